@@ -1,0 +1,123 @@
+#include <gtest/gtest.h>
+
+#include "native/core/allocator.h"
+#include "native/core/shape.h"
+#include "native/core/tensor.h"
+#include "native/core/value.h"
+
+namespace onnx_light {
+namespace {
+
+TEST(Shape, CountsElements) {
+  EXPECT_EQ(Shape({}).num_elements(), 1);
+  EXPECT_EQ(Shape({2, 3, 4}).num_elements(), 24);
+  EXPECT_EQ(Shape({2, 0, 4}).num_elements(), 0);
+  EXPECT_EQ(Shape({2, 3, 4}).SizeFrom(1), 12);
+  EXPECT_EQ(Shape({2, 3, 4}).SizeTo(2), 6);
+  EXPECT_EQ(Shape({2, 3}).ToString(), "[2,3]");
+}
+
+TEST(Shape, RejectsNegativeAndOverflow) {
+  auto neg = Shape::Create({2, -1});
+  ASSERT_FALSE(neg.ok());
+  EXPECT_EQ(neg.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(neg.status().message().find("[2,-1]"), std::string::npos);
+  auto huge = Shape::Create({int64_t{1} << 40, int64_t{1} << 40});
+  ASSERT_FALSE(huge.ok());
+  EXPECT_NE(huge.status().message().find("int64"), std::string::npos);
+  auto bytes = Shape({int64_t{1} << 62}).CheckedByteSize(DataType::kDouble);
+  EXPECT_FALSE(bytes.ok());
+}
+
+TEST(Shape, NormalizeAxis) {
+  EXPECT_EQ(*NormalizeAxis(-1, 3), 2);
+  EXPECT_EQ(*NormalizeAxis(0, 3), 0);
+  EXPECT_FALSE(NormalizeAxis(3, 3).ok());
+  EXPECT_FALSE(NormalizeAxis(-4, 3).ok());
+}
+
+TEST(Allocator, AccountsAllocationsAndPeak) {
+  Allocator a;
+  auto p = a.Allocate(1000);
+  auto q = a.Allocate(24);
+  ASSERT_TRUE(p.ok() && q.ok());
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(*p) % Allocator::kAlignment, 0u);
+  a.Free(*p, 1000);
+  a.Free(*q, 24);
+  const AllocationStats s = a.stats();
+  EXPECT_EQ(s.allocations, 2);
+  EXPECT_EQ(s.bytes_allocated, 1024);
+  EXPECT_EQ(s.current_bytes, 0);
+  EXPECT_EQ(s.peak_bytes, 1024);
+}
+
+TEST(Allocator, LimitGivesResourceExhausted) {
+  Allocator a(/*limit_bytes=*/4096);
+  auto big = a.Allocate(8192);
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(big.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_EQ(a.stats().current_bytes, 0);
+  auto absurd = Allocator().Allocate(SIZE_MAX - 3);
+  EXPECT_EQ(absurd.status().code(), StatusCode::kResourceExhausted);
+}
+
+TEST(ScratchArena, BoundedSlices) {
+  Allocator a;
+  {
+    ScratchArena arena(&a, 256);
+    ASSERT_TRUE(arena.status().ok());
+    EXPECT_TRUE(arena.Allocate(100).ok());
+    EXPECT_TRUE(arena.Allocate(100).ok());
+    auto over = arena.Allocate(100);
+    EXPECT_EQ(over.status().code(), StatusCode::kResourceExhausted);
+    EXPECT_EQ(arena.peak(), 256u);
+  }
+  EXPECT_EQ(a.stats().current_bytes, 0);
+}
+
+TEST(Tensor, AllocateCloneReshape) {
+  auto t = Tensor::Allocate(DataType::kFloat, Shape({2, 3}), Allocator::Default(), /*zero=*/true);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->byte_size(), 24u);
+  EXPECT_EQ(t->data<float>()[5], 0.0f);
+  t->data<float>()[5] = 7;
+  auto c = t->Clone(Allocator::Default());
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->data<float>()[5], 7.0f);
+  EXPECT_FALSE(c->Overlaps(*t));
+  auto r = t->Reshaped(Shape({3, 2}));
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->Overlaps(*t));
+  EXPECT_FALSE(t->Reshaped(Shape({4})).ok());
+  EXPECT_EQ(t->TypeAndShape(), "float[2,3]");
+}
+
+TEST(Tensor, StringsAreConstructedAndFreed) {
+  Allocator a;
+  {
+    auto t = Tensor::Allocate(DataType::kString, Shape({3}), &a);
+    ASSERT_TRUE(t.ok());
+    t->data<std::string>()[1] = std::string(1000, 'x');
+    auto c = t->Clone(&a);
+    ASSERT_TRUE(c.ok());
+    EXPECT_EQ(c->data<std::string>()[1].size(), 1000u);
+  }
+  EXPECT_EQ(a.stats().current_bytes, 0);
+}
+
+TEST(Tensor, OverflowingShapeIsAnError) {
+  auto t = Tensor::Allocate(DataType::kFloat, Shape({int64_t{1} << 40, int64_t{1} << 30}), Allocator::Default());
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(Value, Describe) {
+  auto t = Tensor::Allocate(DataType::kInt64, Shape({2}), Allocator::Default());
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(Value(*t).Describe(), "int64[2]");
+  EXPECT_EQ(Value::Sequence({Value(*t), Value(*t)}).Describe(), "sequence<int64>[2]");
+  EXPECT_TRUE(Value::None().is_none());
+}
+
+}  // namespace
+}  // namespace onnx_light

@@ -1,0 +1,92 @@
+// CpuExecutor: a session-scoped pool of worker threads that runs parallel regions, the
+// calling thread taking part as participant 0. Kernels never see it directly: they call
+// ParallelFor (parallel_for.h). Executors come from ExecutorRegistry, which shares one
+// among sessions with the same policy.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "native/core/status.h"
+#include "native/executor/cpu_execution_policy.h"
+#include "native/executor/function_ref.h"
+
+namespace onnx_light {
+
+class CpuExecutor {
+ public:
+  // Starts EffectiveThreads() - 1 workers (none for a serial policy).
+  static StatusOr<std::shared_ptr<CpuExecutor>> Create(const CpuExecutionPolicy& policy);
+  ~CpuExecutor();
+  CpuExecutor(const CpuExecutor&) = delete;
+  CpuExecutor& operator=(const CpuExecutor&) = delete;
+
+  const CpuExecutionPolicy& policy() const { return policy_; }
+  // Participants available to a region, the caller included.
+  int participants() const { return static_cast<int>(workers_.size()) + 1; }
+
+  // Runs task(p) for p in [0, n) with the caller as p = 0 and returns when all have
+  // finished. n is clamped to participants(). If another thread is already running a
+  // region on this executor, or the caller is inside a region, every task runs inline on
+  // the caller in order, and the return value says how many participants really ran
+  // concurrently (1 then).
+  int Run(int n, FunctionRef<void(int)> task);
+
+  // True on a thread that is currently executing a region's task (worker or caller).
+  static bool InsideRegion();
+
+  // Marks the current thread as inside a region for its lifetime; ParallelFor uses it when
+  // it runs a region serially so that regions opened inside it are recorded as nested.
+  class InlineRegionScope {
+   public:
+    InlineRegionScope();
+    ~InlineRegionScope();
+    InlineRegionScope(const InlineRegionScope&) = delete;
+    InlineRegionScope& operator=(const InlineRegionScope&) = delete;
+  };
+
+ private:
+  explicit CpuExecutor(const CpuExecutionPolicy& policy);
+  void WorkerLoop(int index);
+  void WaitForWorkers(int expected);
+
+  const CpuExecutionPolicy policy_;
+  std::vector<std::thread> workers_;
+
+  // Dispatch word: generation << 16 | participants. One atomic so a worker reads both
+  // consistently even if it wakes late.
+  std::atomic<uint64_t> dispatch_{0};
+  const FunctionRef<void(int)>* task_ = nullptr;
+  std::atomic<int> finished_{0};
+  std::atomic<bool> stop_{false};
+
+  std::mutex region_mutex_;  // one region at a time; contenders run inline instead
+
+  // Parking for workers past their spin window, and for the caller waiting on workers.
+  std::mutex park_mutex_;
+  std::condition_variable worker_cv_;
+  std::condition_variable caller_cv_;
+  std::atomic<int> parked_workers_{0};
+  std::atomic<bool> caller_parked_{false};
+};
+
+// Process registry of executors keyed by policy. Sessions with compatible policies share
+// one; it is destroyed (threads joined) when the last session releases it.
+class ExecutorRegistry {
+ public:
+  static ExecutorRegistry& Global();
+  StatusOr<std::shared_ptr<CpuExecutor>> Acquire(const CpuExecutionPolicy& policy);
+  // Executors currently alive (for tests and diagnostics).
+  int LiveExecutors();
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::pair<std::string, std::weak_ptr<CpuExecutor>>> executors_;
+};
+
+}  // namespace onnx_light

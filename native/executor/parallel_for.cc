@@ -1,0 +1,135 @@
+#include "native/executor/parallel_for.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+
+namespace onnx_light {
+namespace {
+
+int64_t ThreadCpuNanos() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+int64_t WallNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+Status CancelledStatus(const ParallelContext& ctx, const ParallelPlan& plan) {
+  const bool timeout = ctx.cancellation->deadline_passed();
+  return Cancelled(ctx.kernel, " region '", plan.label, "' stopped: ",
+                   timeout ? "the run's timeout expired" : "the run was terminated");
+}
+
+bool IsCancelled(const ParallelContext& ctx) {
+  return ctx.cancellation != nullptr && ctx.cancellation->IsCancelled();
+}
+
+}  // namespace
+
+Partition ComputePartition(int64_t total, int64_t grain, int requested_participants) {
+  Partition p;
+  if (total <= 0) return p;
+  const int64_t grains = (total + grain - 1) / grain;
+  const int64_t participants = std::max<int64_t>(1, std::min<int64_t>(requested_participants, grains));
+  const int64_t target_blocks = participants * kBlocksPerParticipant;
+  const int64_t grains_per_block = std::max<int64_t>(1, (grains + target_blocks - 1) / target_blocks);
+  p.block_size = grains_per_block * grain;
+  p.num_blocks = (total + p.block_size - 1) / p.block_size;
+  p.participants = static_cast<int>(std::min<int64_t>(participants, p.num_blocks));
+  return p;
+}
+
+int AvailableParticipants(const ParallelContext& ctx, const ParallelPlan& plan) {
+  if (ctx.executor == nullptr || CpuExecutor::InsideRegion()) return 1;
+  int n = ctx.executor->participants();
+  if (plan.max_participants > 0) n = std::min(n, plan.max_participants);
+  return n;
+}
+
+Status ParallelForWithParticipant(const ParallelContext& ctx, int64_t total, const ParallelPlan& plan,
+                                  FunctionRef<Status(int, int64_t, int64_t)> fn) {
+  if (total < 0) return InvalidArgument(ctx.kernel, " region '", plan.label, "': negative total ", total);
+  if (plan.grain <= 0) return InvalidArgument(ctx.kernel, " region '", plan.label, "': grain must be positive, got ", plan.grain);
+  if (plan.max_participants < 0) {
+    return InvalidArgument(ctx.kernel, " region '", plan.label, "': max_participants must be >= 0, got ", plan.max_participants);
+  }
+  if (total == 0) return Status::Ok();
+  if (IsCancelled(ctx)) return CancelledStatus(ctx, plan);
+
+  const bool nested = CpuExecutor::InsideRegion();
+  const int requested = AvailableParticipants(ctx, plan);
+  const Partition partition = ComputePartition(total, plan.grain, requested);
+  const bool record = ctx.events != nullptr;
+  const int64_t wall_start = record ? WallNanos() : 0;
+
+  std::atomic<bool> stop{false};
+  std::mutex error_mutex;
+  Status first_error;
+  std::atomic<int> observed{0};
+  std::atomic<int64_t> cpu_ns{0};
+
+  const auto run_participant = [&](int p) {
+    const int64_t cpu_start = record ? ThreadCpuNanos() : 0;
+    bool ran = false;
+    for (int64_t b = partition.FirstBlock(p); b < partition.LastBlock(p); ++b) {
+      if (stop.load(std::memory_order_relaxed)) break;
+      Status status;
+      if (IsCancelled(ctx)) {
+        status = CancelledStatus(ctx, plan);
+      } else {
+        const int64_t begin = b * partition.block_size;
+        status = fn(p, begin, std::min(total, begin + partition.block_size));
+        ran = true;
+      }
+      if (!status.ok()) {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (first_error.ok()) first_error = status;
+        stop.store(true, std::memory_order_relaxed);
+        break;
+      }
+    }
+    if (record) {
+      if (ran) observed.fetch_add(1, std::memory_order_relaxed);
+      cpu_ns.fetch_add(ThreadCpuNanos() - cpu_start, std::memory_order_relaxed);
+    }
+  };
+
+  if (partition.participants <= 1) {
+    CpuExecutor::InlineRegionScope inline_region;
+    run_participant(0);
+  } else {
+    ctx.executor->Run(partition.participants, run_participant);
+  }
+
+  if (record) {
+    RegionEvent event;
+    event.label = plan.label;
+    event.kernel = ctx.kernel;
+    event.total = total;
+    event.grain = plan.grain;
+    event.requested_participants = requested;
+    event.admitted_participants = partition.participants;
+    event.observed_participants = observed.load();
+    event.nested = nested;
+    event.wall_ns = WallNanos() - wall_start;
+    event.cpu_ns = cpu_ns.load();
+    ctx.events->RecordRegion(event);
+  }
+  return first_error;
+}
+
+Status ParallelFor(const ParallelContext& ctx, int64_t total, const ParallelPlan& plan,
+                   FunctionRef<Status(int64_t, int64_t)> fn) {
+  return ParallelForWithParticipant(ctx, total, plan,
+                                    [&](int, int64_t begin, int64_t end) { return fn(begin, end); });
+}
+
+}  // namespace onnx_light

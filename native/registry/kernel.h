@@ -1,0 +1,196 @@
+// The kernel interface: how a node's implementation is declared (KernelDef), created once
+// per node (KernelInfo -> OpKernel) and run (KernelContext). Kernels see only this: no
+// session, no Python, no global state.
+#pragma once
+
+#include <climits>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "native/core/allocator.h"
+#include "native/core/status.h"
+#include "native/core/tensor.h"
+#include "native/core/value.h"
+#include "native/executor/parallel_for.h"
+#include "native/registry/attribute.h"
+#include "native/tuning/schema.h"
+
+namespace onnx_light {
+
+// What a kernel learns when it is created for a node.
+class KernelInfo {
+ public:
+  KernelInfo(std::string domain, std::string op, std::string node_name, int opset_version,
+             const AttributeMap* attributes, std::vector<DataType> input_types, int num_outputs,
+             ResolvedTuning tuning);
+
+  const std::string& domain() const { return domain_; }
+  const std::string& op() const { return op_; }
+  const std::string& node_name() const { return node_name_; }
+  int opset_version() const { return opset_version_; }
+  int num_inputs() const { return static_cast<int>(input_types_.size()); }
+  int num_outputs() const { return num_outputs_; }
+  // Element type of input i where the graph says it statically, else kUndefined.
+  DataType input_type(int i) const { return i < num_inputs() ? input_types_[i] : DataType::kUndefined; }
+  const ResolvedTuning& tuning() const { return tuning_; }
+  const AttributeMap& attributes() const { return *attributes_; }
+
+  bool HasAttribute(const std::string& name) const;
+  const Attribute* FindAttribute(const std::string& name) const;
+  // Required attributes: InvalidArgument naming op, node and attribute if absent or mistyped.
+  StatusOr<int64_t> GetInt(const std::string& name) const;
+  StatusOr<float> GetFloat(const std::string& name) const;
+  StatusOr<std::string> GetString(const std::string& name) const;
+  StatusOr<std::vector<int64_t>> GetInts(const std::string& name) const;
+  StatusOr<std::vector<float>> GetFloats(const std::string& name) const;
+  StatusOr<std::vector<std::string>> GetStrings(const std::string& name) const;
+  StatusOr<Tensor> GetTensor(const std::string& name) const;
+  StatusOr<std::shared_ptr<const Graph>> GetGraph(const std::string& name) const;
+  // Optional attributes with defaults (still InvalidArgument if present with another type).
+  StatusOr<int64_t> GetInt(const std::string& name, int64_t default_value) const;
+  StatusOr<float> GetFloat(const std::string& name, float default_value) const;
+  StatusOr<std::string> GetString(const std::string& name, const std::string& default_value) const;
+  StatusOr<std::vector<int64_t>> GetInts(const std::string& name, std::vector<int64_t> default_value) const;
+  StatusOr<std::vector<float>> GetFloats(const std::string& name, std::vector<float> default_value) const;
+
+  // "Add node 'n3'": prefix for messages.
+  std::string Where() const;
+
+ private:
+  StatusOr<const Attribute*> Require(const std::string& name, Attribute::Type type) const;
+
+  std::string domain_, op_, node_name_;
+  int opset_version_;
+  const AttributeMap* attributes_;
+  std::vector<DataType> input_types_;
+  int num_outputs_;
+  ResolvedTuning tuning_;
+};
+
+// Runs a subgraph (If/Loop/Scan bodies) with the session's executor; implemented by the
+// session so that kernels need not know it.
+class SubgraphRunner {
+ public:
+  virtual ~SubgraphRunner() = default;
+  virtual StatusOr<std::vector<Value>> Run(const Graph& graph, const std::vector<Value>& inputs) = 0;
+};
+
+// Per-node per-run state: inputs, outputs, executor, allocator, accounting.
+class KernelContext {
+ public:
+  KernelContext(const std::string* op, const std::string* node_name, std::vector<const Value*> inputs,
+                int num_outputs, Allocator* allocator, ParallelContext parallel,
+                SubgraphRunner* subgraphs = nullptr);
+
+  const std::string& op() const { return *op_; }
+  const std::string& node_name() const { return *node_name_; }
+  std::string Where() const;
+
+  int num_inputs() const { return static_cast<int>(inputs_.size()); }
+  // Null when the input is absent (optional input left empty or beyond the node's inputs).
+  const Value* input_value(int i) const { return i < num_inputs() ? inputs_[i] : nullptr; }
+  // Null when absent, or when the value there is not a tensor.
+  const Tensor* input(int i) const;
+  // The input as a tensor, or InvalidArgument naming op, node and index when absent.
+  StatusOr<const Tensor*> RequiredInput(int i) const;
+
+  int num_outputs() const { return static_cast<int>(outputs_.size()); }
+  // A fresh buffer for output i.
+  StatusOr<Tensor*> AllocateOutput(int i, DataType type, Shape shape);
+  // Sets output i to a value (may alias an input: Identity, Reshape...).
+  Status SetOutput(int i, Value value);
+  std::vector<Value>& outputs() { return outputs_; }
+
+  Allocator* allocator() const { return allocator_; }
+  const ParallelContext& parallel() const { return parallel_; }
+  SubgraphRunner* subgraphs() const { return subgraphs_; }
+
+  // Accounting that feeds node events.
+  void RecordCopy(int64_t count = 1) { copies_ += count; }
+  void RecordScratch(int64_t bytes) { if (bytes > peak_scratch_) peak_scratch_ = bytes; }
+  int64_t copies() const { return copies_; }
+  int64_t peak_scratch() const { return peak_scratch_; }
+
+ private:
+  const std::string* op_;
+  const std::string* node_name_;
+  std::vector<const Value*> inputs_;
+  std::vector<Value> outputs_;
+  Allocator* allocator_;
+  ParallelContext parallel_;
+  SubgraphRunner* subgraphs_;
+  int64_t copies_ = 0;
+  int64_t peak_scratch_ = 0;
+};
+
+class OpKernel {
+ public:
+  virtual ~OpKernel() = default;
+  virtual Status Compute(KernelContext& ctx) = 0;
+};
+
+using KernelFactory = std::function<StatusOr<std::unique_ptr<OpKernel>>(const KernelInfo&)>;
+
+// Creates a T (default-constructible, with Status Init(const KernelInfo&)).
+template <typename T>
+KernelFactory MakeKernel() {
+  return [](const KernelInfo& info) -> StatusOr<std::unique_ptr<OpKernel>> {
+    auto kernel = std::make_unique<T>();
+    OL_RETURN_IF_ERROR(kernel->Init(info));
+    return std::unique_ptr<OpKernel>(std::move(kernel));
+  };
+}
+
+inline constexpr int kOpenEnded = INT_MAX;
+
+// One registration: an op over an opset range, implemented by one family.
+struct KernelDef {
+  std::string domain;             // "" = ai.onnx; "ai.onnx.ml", "ai.onnx.preview.training", ...
+  std::string op;
+  int since_version = 1;
+  int end_version = kOpenEnded;   // inclusive
+  std::string family;             // = the Bazel kernel_family name, e.g. "math"
+  // Element types of the dispatch input (each is one inventory path); empty = untyped.
+  std::vector<DataType> element_types;
+  int dispatch_input = 0;         // whose type picks the element type; -1 when none does
+  std::vector<ParamSpec> tuning;  // empty: no schema (the path is serial)
+  bool calibratable = false;
+  KernelFactory factory;
+};
+
+class KernelRegistry {
+ public:
+  static KernelRegistry& Global();
+
+  // Called by OL_REGISTER_KERNELS blocks at start-up. Errors (duplicates, overlapping
+  // ranges for the same type, a tuning schema that does not validate) are collected and
+  // reported by status(): a broken registration must fail loudly, not vanish.
+  void Add(KernelDef def);
+  const Status& status() const { return status_; }
+
+  // The def that serves (domain, op) at `opset_version` for `element_type` (kUndefined:
+  // any). NotImplemented naming op, domain, opset and type when none does.
+  StatusOr<const KernelDef*> Find(const std::string& domain, const std::string& op, int opset_version,
+                                  DataType element_type) const;
+  const std::vector<std::unique_ptr<KernelDef>>& defs() const { return defs_; }
+
+  // The tuning schema of one path (null when the def declares no parameters).
+  std::shared_ptr<const KernelTuningSchema> SchemaFor(const KernelDef& def, DataType element_type) const;
+
+ private:
+  std::vector<std::unique_ptr<KernelDef>> defs_;
+  Status status_;
+};
+
+// Registers a family's kernels at start-up:
+//   OL_REGISTER_KERNELS(math_unary) { registry.Add({...}); }
+#define OL_REGISTER_KERNELS(unique_name)                                                    \
+  static void OlRegisterKernels_##unique_name(::onnx_light::KernelRegistry& registry);     \
+  [[maybe_unused]] static const bool ol_kernels_registered_##unique_name =                 \
+      (OlRegisterKernels_##unique_name(::onnx_light::KernelRegistry::Global()), true);     \
+  static void OlRegisterKernels_##unique_name(::onnx_light::KernelRegistry& registry)
+
+}  // namespace onnx_light

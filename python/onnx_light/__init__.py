@@ -1,0 +1,15 @@
+"""onnx-light: native CPU kernels for ONNX models."""
+
+from onnx_light import _native
+from onnx_light._native import (  # noqa: F401  (re-exported exception classes)
+    Cancelled,
+    InternalError,
+    InvalidArgument,
+    NotImplemented,
+    ResourceExhausted,
+)
+
+
+def registered_kernels():
+    """Every native kernel registration as a list of dicts (see tools/kernel_inventory)."""
+    return _native.registered_kernels()
