@@ -105,6 +105,15 @@ class ResolvedTuning {
   std::map<std::string, ValueSource> sources_;
 };
 
+// Where a session gets its tuning values from. The session asks once per kernel instance,
+// at creation; null means portable defaults everywhere. The profile-backed implementation
+// lives in native/tuning (profiles, processor descriptors, precedence).
+class TuningSource {
+ public:
+  virtual ~TuningSource() = default;
+  virtual ResolvedTuning Resolve(std::shared_ptr<const KernelTuningSchema> schema) const = 0;
+};
+
 // All schemas, filled at start-up from the kernel registry (one per path).
 class TuningSchemaRegistry {
  public:

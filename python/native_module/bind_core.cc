@@ -2,6 +2,7 @@
 #include <nanobind/stl/string.h>
 
 #include "native/core/data_type.h"
+#include "native/tuning/schema.h"
 #include "python/native_module/bindings.h"
 
 namespace nb = nanobind;
@@ -33,6 +34,10 @@ void BindCore(nb::module_& m) {
   g_exceptions[static_cast<int>(StatusCode::kResourceExhausted)] = make("ResourceExhausted", PyExc_MemoryError);
   g_exceptions[static_cast<int>(StatusCode::kInternal)] = make("InternalError", PyExc_RuntimeError);
   g_exceptions[static_cast<int>(StatusCode::kOk)] = g_exceptions[static_cast<int>(StatusCode::kInternal)];
+
+  // Opaque base of tuning sources (profiles); the session takes one, native/tuning's
+  // bindings derive from it.
+  nb::class_<TuningSource>(m, "TuningSource");
 
   m.def("data_type_name", [](int type) {
     if (!IsValidDataType(type)) ThrowStatus(InvalidArgument("unknown ONNX element type ", type));
