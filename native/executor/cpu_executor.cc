@@ -93,7 +93,7 @@ void CpuExecutor::WorkerLoop(int index) {
     if (index >= participants) continue;
     {
       RegionDepthScope scope;
-      (*task_)(index);
+      task_function_(task_argument_, index);
     }
     if (finished_.fetch_add(1, std::memory_order_seq_cst) + 1 == participants - 1 &&
         caller_parked_.load(std::memory_order_seq_cst)) {
@@ -113,14 +113,20 @@ void CpuExecutor::WaitForWorkers(int expected) {
 }
 
 int CpuExecutor::Run(int n, FunctionRef<void(int)> task) {
+  return Run(
+      n, [](void* argument, int p) { (*static_cast<FunctionRef<void(int)>*>(argument))(p); }, &task);
+}
+
+int CpuExecutor::Run(int n, TaskFunction function, void* argument) {
   if (n > participants()) n = participants();
   std::unique_lock<std::mutex> region(region_mutex_, std::defer_lock);
   if (n <= 1 || InsideRegion() || !region.try_lock()) {
     RegionDepthScope scope;
-    for (int p = 0; p < n; ++p) task(p);
+    for (int p = 0; p < n; ++p) function(argument, p);
     return 1;
   }
-  task_ = &task;
+  task_function_ = function;
+  task_argument_ = argument;
   finished_.store(0, std::memory_order_relaxed);
   const uint64_t generation = (dispatch_.load(std::memory_order_relaxed) >> 16) + 1;
   // seq_cst on both sides (this store then the parked count; a worker's count then its
@@ -133,10 +139,9 @@ int CpuExecutor::Run(int n, FunctionRef<void(int)> task) {
   }
   {
     RegionDepthScope scope;
-    task(0);
+    function(argument, 0);
   }
   WaitForWorkers(n - 1);
-  task_ = nullptr;
   return n;
 }
 

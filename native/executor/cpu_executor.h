@@ -37,6 +37,11 @@ class CpuExecutor {
   // concurrently (1 then).
   int Run(int n, FunctionRef<void(int)> task);
 
+  // The same with a plain function and argument, which travel in the dispatch cache line
+  // itself: a worker then reads one line from the caller's core to learn its work.
+  using TaskFunction = void (*)(void* argument, int participant);
+  int Run(int n, TaskFunction function, void* argument);
+
   // True on a thread that is currently executing a region's task (worker or caller).
   static bool InsideRegion();
 
@@ -60,9 +65,13 @@ class CpuExecutor {
 
   // Dispatch word: generation << 16 | participants. One atomic so a worker reads both
   // consistently even if it wakes late.
-  std::atomic<uint64_t> dispatch_{0};
-  const FunctionRef<void(int)>* task_ = nullptr;
-  std::atomic<int> finished_{0};
+  // Written by the caller, read by spinning workers; finished_ is written by workers and
+  // read by the spinning caller: separate cache lines so they do not ping-pong together.
+  alignas(64) std::atomic<uint64_t> dispatch_{0};
+  TaskFunction task_function_ = nullptr;
+  void* task_argument_ = nullptr;
+  alignas(64) std::atomic<int> finished_{0};
+  alignas(64) char padding_after_finished_[1] = {};
   std::atomic<bool> stop_{false};
 
   std::mutex region_mutex_;  // one region at a time; contenders run inline instead
