@@ -1,0 +1,1 @@
+"""Library code behind the tools/ entry points (kernel inventory, exemptions, gate)."""

@@ -1,0 +1,92 @@
+"""Where the tools find their inputs and what they record about the machine.
+
+Inputs (manifests, kernel sources, exemptions/, the coverage report) are read from the
+runfiles tree: that is what a py_test sees, and `bazel run` builds the same tree. Writes
+go to the workspace that `bazel run` was started from (BUILD_WORKSPACE_DIRECTORY).
+"""
+import os
+import platform
+import subprocess
+
+WORKSPACE_NAME = "onnx_light"
+# Evidence is taken on the calling thread: a serial path runs there under every policy.
+SERIAL_POLICY = {"num_threads": 1, "participants": 1}
+
+
+def runfiles_root():
+    for variable in ("RUNFILES_DIR", "TEST_SRCDIR"):
+        base = os.environ.get(variable)
+        if base and os.path.isdir(os.path.join(base, WORKSPACE_NAME)):
+            return os.path.join(base, WORKSPACE_NAME)
+    return os.getcwd()
+
+
+def workspace_dir():
+    """The source tree of `bazel run`, or None (tests, direct runs)."""
+    return os.environ.get("BUILD_WORKSPACE_DIRECTORY") or None
+
+
+def revision(workspace):
+    """git HEAD of the workspace, or None."""
+    if not workspace:
+        return None
+    try:
+        out = subprocess.run(["git", "-C", workspace, "rev-parse", "HEAD"], capture_output=True,
+                             text=True, check=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip()
+
+
+def processor_descriptor():
+    """The tuning engineer's native processor descriptor when the module has one, else what
+    platform and /proc/cpuinfo say."""
+    from onnx_light import _native  # pylint: disable=import-outside-toplevel
+    native = getattr(_native, "processor_descriptor", None)
+    if native is not None:
+        descriptor = native()
+        return dict(descriptor) if not isinstance(descriptor, dict) else descriptor
+    descriptor = {"architecture": platform.machine(), "logical_cpus": os.cpu_count()}
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                key = key.strip()
+                if key in ("vendor_id", "CPU implementer") and "vendor" not in descriptor:
+                    descriptor["vendor"] = value.strip()
+                elif key in ("model name", "CPU part") and "model" not in descriptor:
+                    descriptor["model"] = value.strip()
+    except OSError:
+        pass
+    return descriptor
+
+
+def bazel_family_problems(workspace, manifest_labels):
+    """Cross-checks with `bazel query` that every kernel library under native/kernels is a
+    kernel_family whose manifest is collected (i.e. listed in families.bzl).
+
+    kernel_family libraries are the alwayslink cc_libraries there (registrations run at
+    start-up); plain helper libraries are not kernels. Returns (problems, note)."""
+    bazel = os.path.join(workspace, "bazelw")
+
+    def query(expression):
+        out = subprocess.run([bazel, "query", expression, "--output=label"], cwd=workspace,
+                             capture_output=True, text=True, timeout=300)
+        if out.returncode != 0:
+            raise RuntimeError(out.stderr.strip().splitlines()[-1:] or ["bazel query failed"])
+        return set(out.stdout.split())
+
+    try:
+        libraries = query("attr(alwayslink, 1, kind(cc_library, //native/kernels/...))")
+        manifests = query("kind(family_manifest, //native/kernels/...)")
+    except (OSError, subprocess.SubprocessError, RuntimeError) as e:
+        return [], f"bazel query cross-check skipped: {e}"
+    problems = []
+    for library in sorted(libraries):
+        if library + "_manifest" not in manifests:
+            problems.append(f"{library} is an alwayslink kernel library without a manifest: declare it "
+                            "with kernel_family() (native/kernels/kernel_family.bzl)")
+        elif library not in manifest_labels:
+            problems.append(f"kernel_family {library} is not in native/kernels/families.bzl: add its "
+                            "label there so that it is linked and inventoried")
+    return problems, f"bazel query cross-check: {len(libraries)} kernel libraries"

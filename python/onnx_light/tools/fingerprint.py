@@ -1,0 +1,104 @@
+"""C++ source normalization: family fingerprints and ParallelFor call sites.
+
+A fingerprint says "this is the implementation a reviewer looked at". It must not change
+when only comments or whitespace change, nor when the manifest lists files in another
+order, but must change with any token of code.
+"""
+import hashlib
+import re
+
+FINGERPRINT_PREFIX = "sha256:"
+FINGERPRINT_PATTERN = re.compile(r"^sha256:[0-9a-f]{64}$")
+
+_RAW_STRING_START = re.compile(r'R"([^()\\\s]{0,16})\(')
+_CALL_SITE = re.compile(r"\b(ParallelFor|ParallelForWithParticipant)\s*\(")
+
+
+def _segments(text):
+    """Splits C++ source into ("code", s) and ("literal", s) segments, dropping comments.
+
+    A comment becomes one space in the code (plus the newlines it spanned, so that line
+    numbers survive). Literals: "...", '...' and raw strings R"d(...)d".
+    """
+    segments = []
+    code = []
+    i, n = 0, len(text)
+
+    def flush():
+        if code:
+            segments.append(("code", "".join(code)))
+            code.clear()
+
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            end = text.find("\n", i)
+            end = n if end < 0 else end
+            code.append(" ")
+            i = end
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            end = n if end < 0 else end + 2
+            code.append(" " + "\n" * text.count("\n", i, end))
+            i = end
+        elif c == "R" and (i == 0 or not _is_word(text[i - 1])) and _RAW_STRING_START.match(text, i):
+            m = _RAW_STRING_START.match(text, i)
+            close = ")" + m.group(1) + '"'
+            end = text.find(close, m.end())
+            end = n if end < 0 else end + len(close)
+            flush()
+            segments.append(("literal", text[i:end]))
+            i = end
+        elif c == '"' or (c == "'" and not (i > 0 and text[i - 1].isalnum())):  # 1'000 is a digit separator
+            end = _literal_end(text, i)
+            flush()
+            segments.append(("literal", text[i:end]))
+            i = end
+        else:
+            code.append(c)
+            i += 1
+    flush()
+    return segments
+
+
+def _is_word(c):
+    return c.isalnum() or c == "_"
+
+
+def _literal_end(text, start):
+    quote = text[start]
+    i = start + 1
+    while i < len(text):
+        if text[i] == "\\":
+            i += 2
+        elif text[i] == quote or text[i] == "\n":  # an unterminated literal ends at its line
+            return i + 1
+        else:
+            i += 1
+    return len(text)
+
+
+def normalize_source(text):
+    """Code without comments, whitespace runs collapsed to one space outside literals."""
+    return "".join(s if kind == "literal" else re.sub(r"\s+", " ", s)
+                   for kind, s in _segments(text)).strip()
+
+
+def family_fingerprint(sources):
+    """Fingerprint of {path: text}: independent of order, comments and whitespace."""
+    digest = hashlib.sha256()
+    for path in sorted(sources):
+        file_hash = hashlib.sha256(normalize_source(sources[path]).encode("utf-8")).hexdigest()
+        digest.update(f"{path}\0{file_hash}\n".encode("utf-8"))
+    return FINGERPRINT_PREFIX + digest.hexdigest()
+
+
+def parallel_for_call_sites(path, text):
+    """["path:line ParallelFor", ...] for every call outside comments and literals."""
+    # Literals are blanked (newlines kept) so that a region label is not a call site.
+    code = "".join(s if kind == "code" else '""' + "\n" * s.count("\n") for kind, s in _segments(text))
+    sites = []
+    for m in _CALL_SITE.finditer(code):
+        line = code.count("\n", 0, m.start()) + 1
+        sites.append(f"{path}:{line} {m.group(1)}")
+    return sites

@@ -1,0 +1,81 @@
+"""Writes and refreshes a family's exemption file from the inventory.
+
+New serial paths get a template (one entry per op: its serial element types), with the
+fingerprint, revision, processor, policy and (when a kernel runner exists) raw
+measurements filled in; the reviewer fills category, reason and revisit, which stay TODO
+markers that the gate rejects (except exemptions.DERIVED_DISPOSITIONS). Entries for paths
+that are gone or no longer serial are dropped. An entry reviewed at an older fingerprint
+is only moved to the current one with mark_reviewed: that is the reviewer's signature.
+"""
+import collections
+
+from onnx_light.tools import environment
+from onnx_light.tools import exemptions as exemptions_lib
+from onnx_light.tools import inventory as inventory_lib
+from onnx_light.tools import measure
+
+
+class EvidenceCollector:
+    """Builds the evidence object: where and how a review's numbers were taken."""
+
+    def __init__(self, revision, processor, runner=None):
+        self.revision = revision or exemptions_lib.TODO + ": git revision unknown"
+        self.processor = processor
+        self.runner = runner
+
+    def __call__(self, domain, op, element_types):
+        measurements = []
+        if self.runner is not None:
+            for element_type in element_types:
+                measurements.extend(measure.measure_path(self.runner, domain, op, element_type))
+        return {"revision": self.revision, "processor": self.processor,
+                "policy": dict(environment.SERIAL_POLICY), "measurements": measurements}
+
+
+def refresh_family(family, inventory, exemption_file, evidence, mark_reviewed=False):
+    """(new file text, or None when the family needs no file; list of changes made)."""
+    serial = {p.key: p for p in inventory.paths if p.family == family and p.state == inventory_lib.SERIAL}
+    current = inventory.families[family].fingerprint if family in inventory.families else ""
+    changes, kept, claimed = [], [], set()
+    for entry in exemptions_lib.entries(exemption_file) if exemption_file else []:
+        name = exemptions_lib.entry_name(entry, family)
+        types = entry.get("element_types") if isinstance(entry.get("element_types"), list) else []
+        live = [t for t in types if (entry.get("domain"), entry.get("op"), t, family) in serial
+                and (entry.get("domain"), entry.get("op"), t, family) not in claimed]
+        if len(live) < len(types) or not types:
+            changes.append(f"{name}: dropped {sorted(set(map(str, types)) - set(live)) or 'the entry'} "
+                           "(no such serial path, or claimed twice)")
+        if not live:
+            continue
+        entry = dict(entry, element_types=sorted(live))
+        if mark_reviewed and entry.get("fingerprint") != current:
+            entry["fingerprint"] = current
+            fresh = evidence(entry["domain"], entry["op"], live)
+            old = entry.get("evidence")
+            if fresh["measurements"] or not (isinstance(old, dict) and old.get("measurements")):
+                entry["evidence"] = fresh  # else keep the old numbers with the revision they were taken at
+            changes.append(f"{name}: marked reviewed at {current}")
+        kept.append(entry)
+        claimed.update((entry["domain"], entry["op"], t, family) for t in live)
+
+    missing = collections.defaultdict(list)
+    for key, path in sorted(serial.items()):
+        if key not in claimed:
+            missing[(path.domain, path.op)].append(path.element_type)
+    for (domain, op), types in sorted(missing.items()):
+        entry = exemptions_lib.template_entry(domain, op, types, current, evidence(domain, op, types))
+        kept.append(entry)
+        todo = "derived disposition" if (domain, op) in exemptions_lib.DERIVED_DISPOSITIONS else "TODO: review"
+        changes.append(f"{exemptions_lib.entry_name(entry, family)}: added template ({todo}, "
+                       f"{len(entry['evidence']['measurements'])} measured cases)")
+    if not kept:
+        return None, changes
+    return exemptions_lib.dumps(family, kept), changes
+
+
+def families_to_refresh(inventory, exemption_files, requested=()):
+    """The requested families, else every family with serial paths or an exemption file."""
+    if requested:
+        return sorted(set(requested))
+    serial = {p.family for p in inventory.paths if p.state == inventory_lib.SERIAL}
+    return sorted(serial | set(exemption_files))

@@ -1,0 +1,62 @@
+"""Loads everything the inventory and the gate look at from one source tree."""
+import dataclasses
+import os
+
+from onnx_light.tools import coverage as coverage_lib
+from onnx_light.tools import exemptions as exemptions_lib
+from onnx_light.tools import inventory as inventory_lib
+
+EXEMPTIONS_DIR = "exemptions"
+
+
+@dataclasses.dataclass
+class Tree:
+    inventory: object
+    exemption_files: dict
+    coverage_text: object   # None when the report does not exist
+
+
+def read_coverage(root):
+    try:
+        with open(os.path.join(root, coverage_lib.COVERAGE_PATH), encoding="utf-8") as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
+
+
+def write_coverage(root, text):
+    """Writes the coverage report below root; returns its path."""
+    target = os.path.join(root, coverage_lib.COVERAGE_PATH)
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    with open(target, "w", encoding="utf-8") as f:
+        f.write(text)
+    return target
+
+
+def load_tree(root, registry, exemptions_root=None, manifest_dir="native/kernels"):
+    """Inventory from the manifests below root/manifest_dir and `registry` (registry dicts),
+    exemptions and coverage from exemptions_root (default: root)."""
+    exemptions_root = exemptions_root or root
+    families, problems = inventory_lib.load_manifests(inventory_lib.find_manifests(root, manifest_dir), root)
+    inventory = inventory_lib.build_kernel_inventory(registry, families, problems)
+    exemption_files = exemptions_lib.load_exemption_files(os.path.join(exemptions_root, EXEMPTIONS_DIR))
+    return Tree(inventory, exemption_files, read_coverage(exemptions_root))
+
+
+def load_current_tree(bazel_query=True, exemptions_from_workspace=False):
+    """The tree the tools run on: the runfiles (manifests, sources, exemptions, coverage)
+    and the linked native registry. Under `bazel run`, also cross-checks the families with
+    `bazel query`. Returns (Tree, notes)."""
+    import onnx_light  # pylint: disable=import-outside-toplevel
+    from onnx_light.tools import environment  # pylint: disable=import-outside-toplevel
+
+    workspace = environment.workspace_dir()
+    tree = load_tree(environment.runfiles_root(), onnx_light.registered_kernels(),
+                     exemptions_root=workspace if exemptions_from_workspace else None)
+    notes = []
+    if bazel_query and workspace:
+        labels = {f.label for f in tree.inventory.families.values()}
+        problems, note = environment.bazel_family_problems(workspace, labels)
+        tree.inventory.problems.extend(problems)
+        notes.append(note)
+    return tree, notes
