@@ -2,11 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <iostream>
+
 namespace onnx_light {
 namespace {
 
 TEST(ProcessorTest, HostDescriptorIsFilledIn) {
   const ProcessorDescriptor& p = HostProcessor();
+  std::cout << "host: " << p.Summary() << "\n";
   EXPECT_FALSE(p.vendor.empty());
   EXPECT_FALSE(p.isa_level.empty());
   EXPECT_GE(p.logical_cores, 1);
