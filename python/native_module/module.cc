@@ -9,4 +9,5 @@ NB_MODULE(_native, m) {
   onnx_light::python::BindCore(m);
   onnx_light::python::BindRegistry(m);
   onnx_light::python::BindTuning(m);
+  onnx_light::python::BindSession(m);
 }
