@@ -5,4 +5,8 @@ the inventory and the benchmarks all take the list from this one place.
 """
 
 KERNEL_FAMILIES = [
+    "//native/kernels/elementwise:logical",
+    "//native/kernels/elementwise:math_binary",
+    "//native/kernels/elementwise:math_unary",
+    "//native/kernels/elementwise:where",
 ]
