@@ -7,4 +7,5 @@ the inventory and the benchmarks all take the list from this one place.
 KERNEL_FAMILIES = [
     "//native/kernels/tensor:cast",
     "//native/kernels/tensor:shape_metadata",
+    "//native/kernels/tensor:construction",
 ]
