@@ -24,8 +24,8 @@ struct Tag {
   using type = T;
 };
 
-// Calls f(Tag<T>) for the C++ arithmetic types that ONNX types map to directly. Sub-byte
-// integers are stored sign/zero-extended in a byte, so they read as int8/uint8.
+// Calls f(Tag<T>) for the C++ arithmetic types that ONNX types map to directly; as targets,
+// sub-byte integers are written sign/zero-extended into their byte (int8/uint8).
 template <typename F>
 bool VisitArithmetic(DataType t, F&& f) {
   switch (t) {
@@ -308,6 +308,25 @@ void FromNarrowFloat(DataType from, const void* src, int64_t n, const Target& t,
   }
 }
 
+// Sub-byte integer sources are read from their low bits only, so that both the canonical
+// sign-extended byte and ml_dtypes' masked byte (int4 -1 stored as 0x0F) read correctly.
+void FromSubByteInteger(DataType from, const uint8_t* src, int64_t n, const Target& t, void* dst) {
+  const int bits = GetDataTypeInfo(from).bits;
+  const bool is_signed = from == DataType::kInt4 || from == DataType::kInt2;
+  const size_t out_size = ElementSize(t.type);
+  int8_t block[kBlock];
+  for (int64_t start = 0; start < n; start += kBlock) {
+    const int64_t m = std::min(kBlock, n - start);
+    for (int64_t i = 0; i < m; ++i) block[i] = static_cast<int8_t>(WrapSubByte(src[start + i], bits, is_signed));
+    void* out = static_cast<char*>(dst) + start * out_size;
+    if (is_signed) {
+      FromArithmetic(block, m, t, out);
+    } else {
+      FromArithmetic(reinterpret_cast<const uint8_t*>(block), m, t, out);
+    }
+  }
+}
+
 Status FromString(const std::string* src, int64_t first_index, int64_t n, const Target& t, void* dst) {
   if (t.type == DataType::kString) {
     auto* out = static_cast<std::string*>(dst);
@@ -367,6 +386,10 @@ Status CastElements(DataType from, const void* src, DataType to, void* dst, int6
   const void* in = static_cast<const char*>(src) + begin * ElementSize(from);
   void* out = static_cast<char*>(dst) + begin * ElementSize(to);
   if (from == DataType::kString) return FromString(static_cast<const std::string*>(in), begin, n, target, out);
+  if (IsSubByteInteger(from)) {
+    FromSubByteInteger(from, static_cast<const uint8_t*>(in), n, target, out);
+    return Status::Ok();
+  }
   const bool visited = VisitArithmetic(from, [&](auto tag) {
     using S = typename decltype(tag)::type;
     FromArithmetic(static_cast<const S*>(in), n, target, out);

@@ -190,6 +190,13 @@ TEST(CastTest, SubByteIntegersWrap) {
   EXPECT_EQ(got, (std::vector<int>{1, -2, -1, 1}));
   // int4 -> float reads the stored, sign-extended value.
   EXPECT_EQ(ToVector<float>(CastAllCounts(i4, DataType::kFloat)), (std::vector<float>{7, -8, 7, -8, 7, -1}));
+  // ml_dtypes stores int4 masked to its 4 bits (-1 as 0x0F, -8 as 0x08): read the same.
+  std::vector<Int4> masked(3);
+  masked[0].value = 0x0f;
+  masked[1].value = 0x08;
+  masked[2].value = 0x07;
+  EXPECT_EQ(ToVector<int32_t>(CastAllCounts(MakeTensor<Int4>({3}, masked), DataType::kInt32)),
+            (std::vector<int32_t>{-1, -8, 7}));
 }
 
 TEST(CastTest, IntegerConversions) {
