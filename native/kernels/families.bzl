@@ -10,4 +10,7 @@ KERNEL_FAMILIES = [
     "//native/kernels/elementwise:math_binary",
     "//native/kernels/elementwise:math_unary",
     "//native/kernels/elementwise:where",
+    "//native/kernels/tensor:cast",
+    "//native/kernels/tensor:shape_metadata",
+    "//native/kernels/tensor:construction",
 ]
