@@ -41,20 +41,29 @@ void PackAPanel(bool trans_a, const float* a, int64_t lda, int64_t i0, int rows,
 
 void PackBDense(bool trans_b, const float* b, int64_t ldb, int64_t k0, int64_t kc, int64_t n0, int64_t nc, int nr,
                 float* dst) {
-  for (int64_t j0 = 0; j0 < nc; j0 += nr) {
-    const int cols = static_cast<int>(std::min<int64_t>(nr, nc - j0));
-    float* panel = dst + (j0 / nr) * kc * nr;
-    if (trans_b) {
-      TransposeInto(b + (n0 + j0) * ldb + k0, ldb, cols, kc, panel, nr);
-      if (cols < nr) {
-        for (int64_t k = 0; k < kc; ++k) std::fill(panel + k * nr + cols, panel + (k + 1) * nr, 0.0f);
-      }
-    } else {
-      const float* src = b + k0 * ldb + n0 + j0;
-      for (int64_t k = 0; k < kc; ++k) {
-        std::memcpy(panel + k * nr, src + k * ldb, sizeof(float) * cols);
-        std::fill(panel + k * nr + cols, panel + (k + 1) * nr, 0.0f);
-      }
+  const int64_t full = nc / nr * nr;
+  const int cols = static_cast<int>(nc - full);  // of the last, partial panel
+  if (trans_b) {
+    for (int64_t j0 = 0; j0 < full; j0 += nr) {
+      TransposeInto(b + (n0 + j0) * ldb + k0, ldb, nr, kc, dst + (j0 / nr) * kc * nr, nr);
+    }
+    if (cols > 0) {
+      float* panel = dst + (full / nr) * kc * nr;
+      for (int64_t k = 0; k < kc; ++k) std::fill(panel + k * nr + cols, panel + (k + 1) * nr, 0.0f);
+      TransposeInto(b + (n0 + full) * ldb + k0, ldb, cols, kc, panel, nr);
+    }
+    return;
+  }
+  // Row by row, so that B is read sequentially.
+  for (int64_t k = 0; k < kc; ++k) {
+    const float* src = b + (k0 + k) * ldb + n0;
+    for (int64_t j0 = 0; j0 < full; j0 += nr) {
+      std::memcpy(dst + ((j0 / nr) * kc + k) * nr, src + j0, sizeof(float) * nr);
+    }
+    if (cols > 0) {
+      float* row = dst + ((full / nr) * kc + k) * nr;
+      std::memcpy(row, src + full, sizeof(float) * cols);
+      std::fill(row + cols, row + nr, 0.0f);
     }
   }
 }
