@@ -13,4 +13,6 @@ KERNEL_FAMILIES = [
     "//native/kernels/tensor:cast",
     "//native/kernels/tensor:shape_metadata",
     "//native/kernels/tensor:construction",
+    "//native/kernels/gemm:gemm",
+    "//native/kernels/transpose:transpose",
 ]

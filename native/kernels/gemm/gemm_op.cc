@@ -1,0 +1,114 @@
+// ONNX Gemm: Y = alpha * op(A) * op(B) + beta * C, C broadcast unidirectionally to (M, N).
+#include <cstring>
+
+#include "native/kernels/gemm/typed_gemm.h"
+#include "native/registry/kernel.h"
+
+namespace onnx_light {
+namespace {
+
+class GemmKernel final : public OpKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    OL_ASSIGN_OR_RETURN(tuning_, gemm::ReadGemmTuning(info.tuning()));
+    OL_ASSIGN_OR_RETURN(const int64_t trans_a, info.GetInt("transA", 0));
+    OL_ASSIGN_OR_RETURN(const int64_t trans_b, info.GetInt("transB", 0));
+    OL_ASSIGN_OR_RETURN(alpha_, info.GetFloat("alpha", 1.0f));
+    OL_ASSIGN_OR_RETURN(beta_, info.GetFloat("beta", 1.0f));
+    trans_a_ = trans_a != 0;
+    trans_b_ = trans_b != 0;
+    return Status::Ok();
+  }
+
+  Status Compute(KernelContext& ctx) override {
+    OL_ASSIGN_OR_RETURN(const Tensor* a, ctx.RequiredInput(0));
+    OL_ASSIGN_OR_RETURN(const Tensor* b, ctx.RequiredInput(1));
+    const Tensor* c = ctx.input(2);
+    if (a->shape().rank() != 2 || b->shape().rank() != 2) {
+      return InvalidArgument(ctx.Where(), ": A and B must be 2-D, got ", a->TypeAndShape(), " and ",
+                             b->TypeAndShape());
+    }
+    if (a->dtype() != b->dtype() || (c != nullptr && c->dtype() != a->dtype())) {
+      return InvalidArgument(ctx.Where(), ": element types differ: A ", a->TypeAndShape(), ", B ",
+                             b->TypeAndShape(), c != nullptr ? ", C " + c->TypeAndShape() : "");
+    }
+    const int64_t m = a->shape()[trans_a_ ? 1 : 0], k = a->shape()[trans_a_ ? 0 : 1];
+    const int64_t kb = b->shape()[trans_b_ ? 1 : 0], n = b->shape()[trans_b_ ? 0 : 1];
+    if (k != kb) {
+      return InvalidArgument(ctx.Where(), ": inner dimensions differ: A ", a->shape(), (trans_a_ ? " (transposed)" : ""),
+                             ", B ", b->shape(), (trans_b_ ? " (transposed)" : ""));
+    }
+    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, a->dtype(), Shape{m, n}));
+    const bool use_c = c != nullptr && beta_ != 0.0f && m > 0 && n > 0;
+    if (use_c) OL_RETURN_IF_ERROR(BroadcastC(ctx, *c, m, n, y));
+    gemm::TypedGemmArgs args;
+    args.trans_a = trans_a_;
+    args.trans_b = trans_b_;
+    args.m = m;
+    args.n = n;
+    args.k = k;
+    args.alpha = alpha_;
+    args.beta = use_c ? beta_ : 0.0;
+    args.a = a->raw_data();
+    args.lda = a->shape()[1];
+    args.b = b->raw_data();
+    args.ldb = b->shape()[1];
+    args.c = y->raw_data();
+    args.ldc = n;
+    gemm::GemmStats stats;
+    OL_RETURN_IF_ERROR(gemm::TypedGemm(a->dtype(), ctx.parallel(), ctx.allocator(), tuning_, args, &stats)
+                           .WithContext(ctx.Where() + ": "));
+    ctx.RecordScratch(stats.scratch_bytes);
+    return Status::Ok();
+  }
+
+ private:
+  // Y = C broadcast to (m, n): C may be a scalar, (n), (1|m, 1|n).
+  static Status BroadcastC(KernelContext& ctx, const Tensor& c, int64_t m, int64_t n, Tensor* y) {
+    const Shape& s = c.shape();
+    const int64_t c_rows = s.rank() == 2 ? s[0] : 1;
+    const int64_t c_cols = s.rank() >= 1 ? s[s.rank() - 1] : 1;
+    if (s.rank() > 2 || (c_rows != 1 && c_rows != m) || (c_cols != 1 && c_cols != n)) {
+      return InvalidArgument(ctx.Where(), ": C ", c.TypeAndShape(), " does not broadcast to [", m, ",", n, "]");
+    }
+    const size_t es = ElementSize(c.dtype());
+    const char* src = static_cast<const char*>(c.raw_data());
+    char* dst = static_cast<char*>(y->raw_data());
+    for (int64_t i = 0; i < m; ++i) {
+      const char* row = src + (c_rows == 1 ? 0 : i) * c_cols * es;
+      char* out = dst + i * n * es;
+      if (c_cols == n) {
+        std::memcpy(out, row, n * es);
+      } else {
+        for (int64_t j = 0; j < n; ++j) std::memcpy(out + j * es, row, es);
+      }
+    }
+    ctx.RecordCopy();
+    return Status::Ok();
+  }
+
+  gemm::GemmTuning tuning_;
+  bool trans_a_ = false, trans_b_ = false;
+  float alpha_ = 1.0f, beta_ = 1.0f;
+};
+
+OL_REGISTER_KERNELS(gemm_op) {
+  using T = DataType;
+  const std::vector<T> floats = {T::kFloat, T::kDouble, T::kFloat16};
+  const std::vector<T> with_ints = {T::kFloat, T::kDouble, T::kFloat16, T::kInt32, T::kInt64, T::kUint32, T::kUint64};
+  std::vector<T> with_bf16 = with_ints;
+  with_bf16.push_back(T::kBFloat16);
+  // Opset ranges: 1-6 (broadcast attribute), 7-8 (numpy broadcast), 9-10 (integers),
+  // 11-12 (optional C), 13+ (bfloat16).
+  const struct {
+    int since, end;
+    const std::vector<T>& types;
+  } ranges[] = {{1, 6, floats}, {7, 8, floats}, {9, 10, with_ints}, {11, 12, with_ints}, {13, kOpenEnded, with_bf16}};
+  for (const auto& r : ranges) {
+    registry.Add(KernelDef{"", "Gemm", r.since, r.end, "gemm", r.types, 0, gemm::GemmTuningParams(), false,
+                           MakeKernel<GemmKernel>()});
+  }
+}
+
+}  // namespace
+}  // namespace onnx_light
