@@ -1,0 +1,31 @@
+// Internal to the GEMM engine: the driver entry points with an explicit microkernel, so
+// that tests and benchmarks can run every kernel the CPU supports.
+#pragma once
+
+#include "native/kernels/gemm/gemm.h"
+#include "native/kernels/gemm/microkernel.h"
+
+namespace onnx_light {
+namespace gemm {
+
+struct GemmProblem {
+  bool trans_a = false;
+  bool trans_b = false;
+  int64_t m = 0, n = 0, k = 0;
+  float alpha = 1.0f;
+  const float* a = nullptr;
+  int64_t lda = 0;
+  const float* b = nullptr;
+  int64_t ldb = 0;
+  float beta = 0.0f;
+  float* c = nullptr;
+  int64_t ldc = 0;
+};
+
+Status SgemmWith(const MicroKernel& kernel, const ParallelContext& parallel, Allocator* allocator,
+                 const GemmTuning& tuning, const GemmProblem& p, GemmStats* stats);
+size_t SerialScratchBytesWith(const MicroKernel& kernel, int64_t m, int64_t n, int64_t k);
+void SgemmSerialWith(const MicroKernel& kernel, const GemmProblem& p, float* scratch);
+
+}  // namespace gemm
+}  // namespace onnx_light

@@ -1,0 +1,348 @@
+#include "native/kernels/gemm/gemm.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#include "native/core/shape.h"
+#include "native/kernels/gemm/engine.h"
+#include "native/kernels/gemm/packing.h"
+
+namespace onnx_light {
+namespace gemm {
+namespace {
+
+constexpr size_t kAlign = 64;
+size_t AlignUp(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
+
+// Largest register tile of any kernel: the edge-tile buffer lives on the stack.
+constexpr int kMaxTile = 32 * 32;
+// GEMV output columns handled per pass: the partial sums stay in L1.
+constexpr int64_t kGemvChunk = 2048;
+
+// Packing scratch of one participant running tiles at most tile_n wide.
+size_t ParticipantScratchBytes(const MicroKernel& kernel, int64_t tile_n, int64_t k) {
+  const int64_t kc = std::max<int64_t>(1, std::min(kernel.kc, k));
+  const int64_t nc = RoundUp(std::min(kernel.nc, std::max<int64_t>(tile_n, 1)), kernel.nr);
+  return AlignUp(sizeof(float) * kc * nc) + AlignUp(sizeof(float) * kc * kernel.mr);
+}
+
+// C = beta * C (K == 0: the product is empty).
+void ScaleC(const GemmProblem& p) {
+  for (int64_t i = 0; i < p.m; ++i) {
+    float* row = p.c + i * p.ldc;
+    if (p.beta == 0.0f) {
+      std::fill(row, row + p.n, 0.0f);
+    } else {
+      for (int64_t j = 0; j < p.n; ++j) row[j] *= p.beta;
+    }
+  }
+}
+
+// One output tile [m0, m1) x [n0, n1), Goto/BLIS loop order: B block in L2, one A
+// micro-panel in L1, microkernel over register tiles. Edge tiles run the same microkernel
+// on a stack copy, so every element sees the same arithmetic wherever the tile falls.
+void RunTile(const MicroKernel& kernel, const GemmProblem& p, const PackedBSource& b, int64_t m0, int64_t m1,
+             int64_t n0, int64_t n1, float* b_pack, float* a_pack) {
+  const int mr = kernel.mr, nr = kernel.nr;
+  alignas(64) float edge[kMaxTile];
+  for (int64_t jc = n0; jc < n1; jc += kernel.nc) {
+    const int64_t nc = std::min(kernel.nc, n1 - jc);
+    for (int64_t pc = 0; pc < p.k; pc += kernel.kc) {
+      const int64_t kc = std::min(kernel.kc, p.k - pc);
+      b.Pack(pc, kc, jc, nc, nr, b_pack);
+      const float beta = pc == 0 ? p.beta : 1.0f;
+      for (int64_t ir = m0; ir < m1; ir += mr) {
+        const int rows = static_cast<int>(std::min<int64_t>(mr, m1 - ir));
+        PackAPanel(p.trans_a, p.a, p.lda, ir, rows, pc, kc, mr, a_pack);
+        for (int64_t jr = 0; jr < nc; jr += nr) {
+          const int cols = static_cast<int>(std::min<int64_t>(nr, nc - jr));
+          const float* b_panel = b_pack + (jr / nr) * kc * nr;
+          float* c = p.c + ir * p.ldc + jc + jr;
+          if (rows == mr && cols == nr) {
+            kernel.tile(kc, a_pack, b_panel, c, p.ldc, p.alpha, beta);
+            continue;
+          }
+          if (beta != 0.0f) {
+            for (int i = 0; i < rows; ++i) std::memcpy(edge + i * nr, c + i * p.ldc, sizeof(float) * cols);
+          }
+          kernel.tile(kc, a_pack, b_panel, edge, nr, p.alpha, beta);
+          for (int i = 0; i < rows; ++i) std::memcpy(c + i * p.ldc, edge + i * nr, sizeof(float) * cols);
+        }
+      }
+    }
+  }
+}
+
+// The 2-D grid of output tiles for `participants`: minimises the estimated time of the
+// slowest participant (compute plus repacking: B is packed once per row of tiles, A once
+// per NC columns of each tile).
+struct Grid {
+  int64_t tiles_m = 1, tiles_n = 1, tile_m = 0, tile_n = 0;
+  int64_t count() const { return tiles_m * tiles_n; }
+};
+
+Grid ChooseGrid(const MicroKernel& kernel, int64_t m, int64_t n, int64_t k, int participants) {
+  // Packing one element costs about as much as this many multiply-adds in the microkernel.
+  constexpr double kPackCostInMacs = 8.0;
+  const int64_t max_m = std::min<int64_t>(CeilDiv(m, kernel.mr), 4 * participants);
+  const int64_t max_n = std::min<int64_t>(CeilDiv(n, kernel.nr), 4 * participants);
+  Grid best;
+  double best_cost = std::numeric_limits<double>::infinity();
+  for (int64_t tm = 1; tm <= max_m; ++tm) {
+    for (int64_t tn = 1; tn <= max_n; ++tn) {
+      const int64_t tile_m = RoundUp(CeilDiv(m, tm), kernel.mr);
+      const int64_t tile_n = RoundUp(CeilDiv(n, tn), kernel.nr);
+      const int64_t used_m = CeilDiv(m, tile_m), used_n = CeilDiv(n, tile_n);
+      if (used_m != tm || used_n != tn) continue;  // an empty row or column of tiles
+      const double rounds = static_cast<double>(CeilDiv(tm * tn, participants));
+      const double per_tile = static_cast<double>(tile_m) * tile_n * k +
+                              kPackCostInMacs * k * (tile_n + tile_m * CeilDiv(tile_n, kernel.nc));
+      const double cost = rounds * per_tile;
+      if (cost < best_cost * 0.999) {
+        best_cost = cost;
+        best = Grid{tm, tn, tile_m, tile_n};
+      }
+    }
+  }
+  return best;
+}
+
+class DenseB final : public PackedBSource {
+ public:
+  DenseB(bool trans, const float* b, int64_t ldb) : trans_(trans), b_(b), ldb_(ldb) {}
+  void Pack(int64_t k0, int64_t kc, int64_t n0, int64_t nc, int nr, float* dst) const override {
+    PackBDense(trans_, b_, ldb_, k0, kc, n0, nc, nr, dst);
+  }
+
+ private:
+  bool trans_;
+  const float* b_;
+  int64_t ldb_;
+};
+
+// GEMV (m == 1 or n == 1), serial over output columns [j0, j1) of the vector result.
+struct GemvPlan {
+  GemvFn fn = nullptr;
+  const float* x = nullptr;  // contiguous K-vector
+  const float* mat = nullptr;
+  int64_t ld = 0;
+  int64_t k = 0;
+  float* out = nullptr;
+  int64_t out_stride = 0;
+  float alpha = 1.0f, beta = 0.0f;
+  bool rows_form = true;  // mat[kk * ld + j] vs mat[j * ld + kk]
+};
+
+void RunGemv(const GemvPlan& g, int64_t j0, int64_t j1) {
+  alignas(64) float y[kGemvChunk];
+  for (int64_t j = j0; j < j1; j += kGemvChunk) {
+    const int64_t n = std::min(kGemvChunk, j1 - j);
+    const float* mat = g.rows_form ? g.mat + j : g.mat + j * g.ld;
+    g.fn(g.k, n, g.x, mat, g.ld, y);
+    float* out = g.out + j * g.out_stride;
+    for (int64_t t = 0; t < n; ++t) {
+      float& o = out[t * g.out_stride];
+      o = g.beta == 0.0f ? g.alpha * y[t] : g.alpha * y[t] + g.beta * o;
+    }
+  }
+}
+
+// The GEMV view of a problem with m == 1 or n == 1; `x_copy` receives a strided vector
+// operand (K floats) when there is one.
+GemvPlan MakeGemvPlan(const MicroKernel& kernel, const GemmProblem& p, float* x_copy, bool* needs_copy) {
+  GemvPlan g;
+  g.k = p.k;
+  g.alpha = p.alpha;
+  g.beta = p.beta;
+  const float* x;
+  int64_t x_stride;
+  if (p.m == 1) {
+    // C[0, j] = sum_k A(0, k) B(k, j)
+    x = p.a;
+    x_stride = p.trans_a ? p.lda : 1;
+    g.mat = p.b;
+    g.ld = p.ldb;
+    g.rows_form = !p.trans_b;
+    g.out = p.c;
+    g.out_stride = 1;
+  } else {
+    // C[i, 0] = sum_k A(i, k) B(k, 0)
+    x = p.b;
+    x_stride = p.trans_b ? 1 : p.ldb;
+    g.mat = p.a;
+    g.ld = p.lda;
+    g.rows_form = p.trans_a;
+    g.out = p.c;
+    g.out_stride = p.ldc;
+  }
+  g.fn = g.rows_form ? kernel.gemv_rows : kernel.gemv_dots;
+  *needs_copy = x_stride != 1 && p.k > 1;
+  if (*needs_copy) {
+    if (x_copy != nullptr) {
+      for (int64_t t = 0; t < p.k; ++t) x_copy[t] = x[t * x_stride];
+    }
+    g.x = x_copy;
+  } else {
+    g.x = x;
+  }
+  return g;
+}
+
+bool IsGemv(const GemmProblem& p) { return p.m == 1 || p.n == 1; }
+
+}  // namespace
+
+std::vector<ParamSpec> GemmTuningParams() {
+  return {ParamSpec::Int64("parallel.minimum_tasks", GemmTuning{}.parallel_minimum_tasks, 1, int64_t{1} << 40,
+                           "work units (64x64x64 multiply-adds each) below which the product runs serially")};
+}
+
+StatusOr<GemmTuning> ReadGemmTuning(const ResolvedTuning& tuning) {
+  GemmTuning t;
+  OL_ASSIGN_OR_RETURN(t.parallel_minimum_tasks, tuning.Int64("parallel.minimum_tasks"));
+  return t;
+}
+
+int64_t GemmWorkUnits(int64_t m, int64_t n, int64_t k) {
+  int64_t mn = 0, mnk = 0;
+  if (MultiplyOverflows(m, n, &mn) || MultiplyOverflows(mn, k, &mnk)) return std::numeric_limits<int64_t>::max();
+  return mnk / kMacsPerWorkUnit;
+}
+
+size_t SerialScratchBytesWith(const MicroKernel& kernel, int64_t m, int64_t n, int64_t k) {
+  // The larger of the packed path's and the GEMV path's needs (SgemmSerialPackedB never
+  // takes the GEMV path).
+  return std::max(AlignUp(sizeof(float) * std::max<int64_t>(k, 1)), ParticipantScratchBytes(kernel, n, k));
+}
+
+void SgemmSerialWith(const MicroKernel& kernel, const GemmProblem& p, float* scratch) {
+  if (p.m == 0 || p.n == 0) return;
+  if (p.k == 0) return ScaleC(p);
+  if (IsGemv(p)) {
+    bool needs_copy = false;
+    const GemvPlan g = MakeGemvPlan(kernel, p, scratch, &needs_copy);
+    return RunGemv(g, 0, p.m == 1 ? p.n : p.m);
+  }
+  const DenseB b(p.trans_b, p.b, p.ldb);
+  float* b_pack = scratch;
+  float* a_pack = scratch + AlignUp(sizeof(float) * std::min(kernel.kc, p.k) *
+                                    RoundUp(std::min(kernel.nc, p.n), kernel.nr)) / sizeof(float);
+  RunTile(kernel, p, b, 0, p.m, 0, p.n, b_pack, a_pack);
+}
+
+Status SgemmWith(const MicroKernel& kernel, const ParallelContext& parallel, Allocator* allocator,
+                 const GemmTuning& tuning, const GemmProblem& p, GemmStats* stats) {
+  if (p.m < 0 || p.n < 0 || p.k < 0) {
+    return InvalidArgument(parallel.kernel, " GEMM: negative shape M=", p.m, " N=", p.n, " K=", p.k);
+  }
+  if (stats != nullptr) *stats = GemmStats{};
+  if (p.m == 0 || p.n == 0) return Status::Ok();
+  if (p.k == 0) {
+    ScaleC(p);
+    return Status::Ok();
+  }
+  const bool parallel_ok = GemmWorkUnits(p.m, p.n, p.k) >= tuning.parallel_minimum_tasks;
+
+  if (IsGemv(p)) {
+    bool needs_copy = false;
+    MakeGemvPlan(kernel, p, nullptr, &needs_copy);
+    ScratchArena arena(allocator, needs_copy ? AlignUp(sizeof(float) * p.k) : 0);
+    OL_RETURN_IF_ERROR(arena.status());
+    float* x_copy = nullptr;
+    if (needs_copy) {
+      OL_ASSIGN_OR_RETURN(x_copy, arena.AllocateArray<float>(p.k));
+    }
+    const GemvPlan g = MakeGemvPlan(kernel, p, x_copy, &needs_copy);
+    const int64_t outputs = p.m == 1 ? p.n : p.m;
+    if (stats != nullptr) stats->scratch_bytes = static_cast<int64_t>(arena.capacity());
+    if (!parallel_ok) {
+      RunGemv(g, 0, outputs);
+      return Status::Ok();
+    }
+    const ParallelPlan plan{"gemm.gemv_columns", /*grain=*/64};
+    if (stats != nullptr) stats->participants = AvailableParticipants(parallel, plan);
+    return ParallelFor(parallel, outputs, plan, [&](int64_t begin, int64_t end) {
+      RunGemv(g, begin, end);
+      return Status::Ok();
+    });
+  }
+
+  const ParallelPlan plan{"gemm.tiles", /*grain=*/1};
+  const int available = parallel_ok ? AvailableParticipants(parallel, plan) : 1;
+  const Grid grid = ChooseGrid(kernel, p.m, p.n, p.k, available);
+  const int participants = static_cast<int>(std::min<int64_t>(available, grid.count()));
+  const size_t per_participant = ParticipantScratchBytes(kernel, grid.tile_n, p.k);
+  ScratchArena arena(allocator, per_participant * participants);
+  OL_RETURN_IF_ERROR(arena.status());
+  std::vector<float*> slices(participants);
+  for (auto& s : slices) {
+    OL_ASSIGN_OR_RETURN(s, arena.AllocateArray<float>(per_participant / sizeof(float)));
+  }
+  if (stats != nullptr) {
+    stats->scratch_bytes = static_cast<int64_t>(arena.capacity());
+    stats->participants = participants;
+  }
+  const DenseB b(p.trans_b, p.b, p.ldb);
+  const int64_t a_offset =
+      (per_participant - AlignUp(sizeof(float) * std::min(kernel.kc, p.k) * kernel.mr)) / sizeof(float);
+  const auto run_tiles = [&](int participant, int64_t begin, int64_t end) {
+    float* b_pack = slices[participant];
+    for (int64_t t = begin; t < end; ++t) {
+      const int64_t tm = t % grid.tiles_m, tn = t / grid.tiles_m;
+      const int64_t m0 = tm * grid.tile_m, n0 = tn * grid.tile_n;
+      RunTile(kernel, p, b, m0, std::min(p.m, m0 + grid.tile_m), n0, std::min(p.n, n0 + grid.tile_n), b_pack,
+              b_pack + a_offset);
+    }
+    return Status::Ok();
+  };
+  if (participants == 1) return run_tiles(0, 0, grid.count());
+  return ParallelForWithParticipant(parallel, grid.count(), ParallelPlan{plan.label, 1, participants}, run_tiles);
+}
+
+const MicroKernel& BestKernel() {
+  static const MicroKernel* const best = SupportedKernels().front();
+  return *best;
+}
+
+std::vector<const MicroKernel*> SupportedKernels() {
+  std::vector<const MicroKernel*> kernels;
+  for (const MicroKernel* k : {Avx512Kernel(), Avx2Kernel(), NeonKernel()}) {
+    if (k != nullptr) kernels.push_back(k);
+  }
+  kernels.push_back(&ScalarKernel());
+  return kernels;
+}
+
+Status Sgemm(const ParallelContext& parallel, Allocator* allocator, const GemmTuning& tuning, bool trans_a,
+             bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+             const float* b, int64_t ldb, float beta, float* c, int64_t ldc, GemmStats* stats) {
+  return SgemmWith(BestKernel(), parallel, allocator, tuning,
+                   GemmProblem{trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc}, stats);
+}
+
+size_t SgemmSerialScratchBytes(int64_t m, int64_t n, int64_t k) {
+  return SerialScratchBytesWith(BestKernel(), m, n, k);
+}
+
+void SgemmSerial(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                 int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc, float* scratch) {
+  SgemmSerialWith(BestKernel(), GemmProblem{trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc},
+                  scratch);
+}
+
+void SgemmSerialPackedB(bool trans_a, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+                        const PackedBSource& b, float beta, float* c, int64_t ldc, float* scratch) {
+  const MicroKernel& kernel = BestKernel();
+  GemmProblem p{trans_a, false, m, n, k, alpha, a, lda, nullptr, 0, beta, c, ldc};
+  if (m == 0 || n == 0) return;
+  if (k == 0) return ScaleC(p);
+  float* a_pack = scratch + AlignUp(sizeof(float) * std::min(kernel.kc, k) * RoundUp(std::min(kernel.nc, n), kernel.nr)) /
+                                sizeof(float);
+  RunTile(kernel, p, b, 0, m, 0, n, scratch, a_pack);
+}
+
+}  // namespace gemm
+}  // namespace onnx_light

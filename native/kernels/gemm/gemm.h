@@ -1,0 +1,86 @@
+// The fp32 GEMM engine shared by Gemm, MatMul, Conv, Attention and the quantized kernels.
+//
+//   C = alpha * op(A) * op(B) + beta * C,   op(X) = X or X^T,   C is M x N row-major.
+//
+// Structure (GotoBLAS/BLIS): B is packed block by block (KC x NC, L2-resident) into panels
+// of NR columns, A is packed one MR-row micro-panel at a time (L1-resident), and a
+// microkernel chosen at run time for the CPU (AVX-512, AVX2+FMA, NEON, portable scalar)
+// accumulates MR x NR register tiles. M == 1 or N == 1 take a bandwidth-bound GEMV path.
+//
+// Parallelism: the output is cut into a 2-D grid of tiles (M x N blocks) run through
+// ParallelFor; every element's K reduction has one fixed order, so the result is
+// bit-identical for any participant count. Packing scratch is reserved before the region
+// and sliced per participant; its size is bounded by the blocking, not by the matrices.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "native/core/allocator.h"
+#include "native/core/status.h"
+#include "native/executor/parallel_for.h"
+#include "native/tuning/schema.h"
+
+namespace onnx_light {
+namespace gemm {
+
+// Tuning values of a GEMM call site, read once from the kernel's ResolvedTuning.
+struct GemmTuning {
+  // Below this much work (in units of kMacsPerWorkUnit multiply-adds) the product runs
+  // on the calling thread.
+  int64_t parallel_minimum_tasks = 16;
+};
+
+// One work unit of `parallel.minimum_tasks`: 64 x 64 x 64 multiply-adds.
+inline constexpr int64_t kMacsPerWorkUnit = int64_t{1} << 18;
+
+// The schema parameters every GEMM-based kernel declares (currently parallel.minimum_tasks).
+std::vector<ParamSpec> GemmTuningParams();
+// Reads them back; Internal if the schema lacks them.
+StatusOr<GemmTuning> ReadGemmTuning(const ResolvedTuning& tuning);
+
+// Work units of an M x N x K product (saturating).
+int64_t GemmWorkUnits(int64_t m, int64_t n, int64_t k);
+
+// What a call used, for the kernel's accounting (ctx.RecordScratch).
+struct GemmStats {
+  int64_t scratch_bytes = 0;
+  int participants = 1;
+};
+
+// Parallel GEMM. Reserves its packing scratch from `allocator` before any worker starts.
+// Strides are in elements; lda is the row stride of A as stored (K for A = M x K
+// untransposed, M for a transposed A stored K x M), likewise ldb and ldc. beta == 0
+// means C is write-only (NaNs in C are not propagated). Shapes must be non-negative.
+Status Sgemm(const ParallelContext& parallel, Allocator* allocator, const GemmTuning& tuning, bool trans_a,
+             bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+             const float* b, int64_t ldb, float beta, float* c, int64_t ldc, GemmStats* stats = nullptr);
+
+// For callers that run many small products inside their own ParallelFor region
+// (attention heads, conv tiles): a serial GEMM in caller-provided scratch, which must be
+// 64-byte aligned (ScratchArena slices are) and hold SgemmSerialScratchBytes(m, n, k)
+// bytes. The result is bit-identical to Sgemm's.
+size_t SgemmSerialScratchBytes(int64_t m, int64_t n, int64_t k);
+void SgemmSerial(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                 int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc, float* scratch);
+
+// Supplies the B operand already in the engine's packed layout, so that a caller can
+// generate B on the fly (Conv's im2col) instead of materialising it.
+class PackedBSource {
+ public:
+  virtual ~PackedBSource() = default;
+  // Writes rows [k0, k0 + kc) x columns [n0, n0 + nc) of B as ceil(nc / nr) panels, each
+  // kc x nr floats stored k-major (panel[k * nr + j]); columns past nc are zero.
+  // Called concurrently from several participants: must be thread-safe (read-only).
+  virtual void Pack(int64_t k0, int64_t kc, int64_t n0, int64_t nc, int nr, float* dst) const = 0;
+};
+
+// Serial GEMM with a generated B: C (m x n, ldc) = alpha * op(A) * B + beta * C, with
+// scratch as for SgemmSerial. Always takes the packed (non-GEMV) path.
+void SgemmSerialPackedB(bool trans_a, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                        int64_t lda, const PackedBSource& b, float beta, float* c, int64_t ldc,
+                        float* scratch);
+
+}  // namespace gemm
+}  // namespace onnx_light

@@ -1,0 +1,216 @@
+// The GEMM engine against a double-accumulation reference, for every microkernel this CPU
+// supports, every transpose combination, odd shapes and several participant counts.
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "native/kernels/gemm/engine.h"
+
+namespace onnx_light {
+namespace gemm {
+namespace {
+
+struct Case {
+  int64_t m, n, k;
+  bool ta, tb;
+  float alpha, beta;
+};
+
+std::vector<float> Random(int64_t count, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(count);
+  for (auto& x : v) x = dist(rng);
+  return v;
+}
+
+// Operands stored with padded leading dimensions, so strides differ from widths.
+struct Operands {
+  Case c;
+  int64_t lda, ldb, ldc;
+  std::vector<float> a, b, c0;
+  explicit Operands(const Case& cs) : c(cs) {
+    const int64_t a_rows = cs.ta ? cs.k : cs.m, a_cols = cs.ta ? cs.m : cs.k;
+    const int64_t b_rows = cs.tb ? cs.n : cs.k, b_cols = cs.tb ? cs.k : cs.n;
+    lda = a_cols + 3;
+    ldb = b_cols + 5;
+    ldc = cs.n + 2;
+    a = Random(a_rows * lda, 1);
+    b = Random(b_rows * ldb, 2);
+    c0 = Random(cs.m * ldc, 3);
+  }
+  float A(int64_t i, int64_t k) const { return c.ta ? a[k * lda + i] : a[i * lda + k]; }
+  float B(int64_t k, int64_t j) const { return c.tb ? b[j * ldb + k] : b[k * ldb + j]; }
+  GemmProblem Problem(float* out) const {
+    return GemmProblem{c.ta, c.tb, c.m, c.n, c.k, c.alpha, a.data(), lda, b.data(), ldb, c.beta, out, ldc};
+  }
+};
+
+void ExpectNearReference(const Operands& op, const std::vector<float>& out, const char* kernel) {
+  const Case& c = op.c;
+  for (int64_t i = 0; i < c.m; ++i) {
+    for (int64_t j = 0; j < c.n; ++j) {
+      double sum = 0, magnitude = 0;
+      for (int64_t k = 0; k < c.k; ++k) {
+        sum += static_cast<double>(op.A(i, k)) * op.B(k, j);
+        magnitude += std::fabs(static_cast<double>(op.A(i, k)) * op.B(k, j));
+      }
+      const double c_in = op.c0[i * op.ldc + j];
+      const double expected = c.alpha * sum + (c.beta == 0.0f ? 0.0 : c.beta * c_in);
+      const double tolerance = 1e-6 * (c.k + 4) * (std::fabs(c.alpha) * magnitude + std::fabs(c.beta * c_in)) + 1e-30;
+      ASSERT_NEAR(out[i * op.ldc + j], expected, tolerance)
+          << kernel << " at (" << i << "," << j << ") of " << c.m << "x" << c.n << "x" << c.k << " ta=" << c.ta
+          << " tb=" << c.tb;
+    }
+    // Padding between rows of C is never written.
+    for (int64_t j = c.n; j < op.ldc && i + 1 < c.m; ++j) ASSERT_EQ(out[i * op.ldc + j], op.c0[i * op.ldc + j]);
+  }
+}
+
+class Runner {
+ public:
+  explicit Runner(int threads) {
+    if (threads > 1) {
+      CpuExecutionPolicy policy;
+      policy.num_threads = threads;
+      executor_ = *CpuExecutor::Create(policy);
+      parallel_.executor = executor_.get();
+    }
+    tuning_.parallel_minimum_tasks = 1;  // smallest parallel threshold: force the parallel path
+  }
+  std::vector<float> Run(const MicroKernel& kernel, const Operands& op, GemmStats* stats = nullptr) {
+    std::vector<float> out = op.c0;
+    const Status s = SgemmWith(kernel, parallel_, &allocator_, tuning_, op.Problem(out.data()), stats);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return out;
+  }
+  Allocator& allocator() { return allocator_; }
+
+ private:
+  std::shared_ptr<CpuExecutor> executor_;
+  ParallelContext parallel_;
+  Allocator allocator_;
+  GemmTuning tuning_;
+};
+
+std::vector<Case> Cases() {
+  std::vector<Case> cases;
+  const int64_t shapes[][3] = {{1, 1, 1},   {1, 1, 7},   {1, 37, 19},  {29, 1, 23}, {2, 3, 1},     {13, 17, 19},
+                               {12, 32, 5}, {24, 64, 9}, {61, 67, 71}, {5, 130, 3}, {131, 7, 401}, {97, 700, 33}};
+  for (const auto& s : shapes) {
+    for (int t = 0; t < 4; ++t) cases.push_back({s[0], s[1], s[2], (t & 1) != 0, (t & 2) != 0, 1.0f, 0.0f});
+    cases.push_back({s[0], s[1], s[2], false, false, 0.5f, -2.0f});
+    cases.push_back({s[0], s[1], s[2], true, true, -1.5f, 1.0f});
+  }
+  return cases;
+}
+
+TEST(GemmEngine, MatchesReferenceForEveryKernel) {
+  Runner serial(1);
+  for (const MicroKernel* kernel : SupportedKernels()) {
+    for (const Case& c : Cases()) {
+      const Operands op(c);
+      ExpectNearReference(op, serial.Run(*kernel, op), kernel->name);
+    }
+  }
+}
+
+TEST(GemmEngine, KBlockingMatchesReference) {
+  // K larger than every kernel's KC, N larger than NC: several blocks in both loops.
+  Runner serial(1);
+  for (const MicroKernel* kernel : SupportedKernels()) {
+    const Operands op(Case{37, 1100, 900, false, true, 1.0f, 0.5f});
+    ExpectNearReference(op, serial.Run(*kernel, op), kernel->name);
+  }
+}
+
+TEST(GemmEngine, BitIdenticalForEveryParticipantCount) {
+  Runner one(1), two(2), four(4), eight(8);
+  std::vector<Case> cases = Cases();
+  cases.push_back({200, 300, 500, false, false, 1.0f, 0.0f});
+  cases.push_back({1, 5000, 300, false, false, 1.0f, 1.0f});
+  cases.push_back({3000, 1, 200, true, false, 2.0f, 0.0f});
+  for (const MicroKernel* kernel : SupportedKernels()) {
+    for (const Case& c : cases) {
+      const Operands op(c);
+      const std::vector<float> expected = one.Run(*kernel, op);
+      for (Runner* r : {&two, &four, &eight}) {
+        ASSERT_EQ(expected, r->Run(*kernel, op)) << kernel->name << " " << c.m << "x" << c.n << "x" << c.k;
+      }
+    }
+  }
+}
+
+TEST(GemmEngine, SerialEntryPointMatchesParallel) {
+  Runner four(4);
+  for (const MicroKernel* kernel : SupportedKernels()) {
+    for (const Case& c : Cases()) {
+      const Operands op(c);
+      std::vector<float> serial = op.c0;
+      std::vector<float> scratch(SerialScratchBytesWith(*kernel, c.m, c.n, c.k) / sizeof(float) + 16);
+      float* aligned = reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(scratch.data()) + 63) & ~uintptr_t{63});
+      SgemmSerialWith(*kernel, op.Problem(serial.data()), aligned);
+      ASSERT_EQ(serial, four.Run(*kernel, op)) << kernel->name << " " << c.m << "x" << c.n << "x" << c.k;
+    }
+  }
+}
+
+TEST(GemmEngine, ScratchIsBoundedByBlockingNotByMatrices) {
+  Runner eight(8);
+  const MicroKernel& kernel = BestKernel();
+  const size_t per_participant = SerialScratchBytesWith(kernel, 1 << 20, 1 << 20, 1 << 20);
+  for (const Case& c : {Case{2000, 40, 700, false, false, 1, 0}, Case{40, 2000, 700, false, true, 1, 0}}) {
+    const Operands op(c);
+    GemmStats stats;
+    eight.allocator().ResetPeak();
+    eight.Run(kernel, op, &stats);
+    EXPECT_GT(stats.participants, 1);
+    EXPECT_LE(stats.scratch_bytes, static_cast<int64_t>(per_participant) * stats.participants);
+    EXPECT_LE(eight.allocator().stats().peak_bytes, stats.scratch_bytes);
+    // Far less than one copy of the operands per participant.
+    EXPECT_LT(stats.scratch_bytes, static_cast<int64_t>(sizeof(float)) * (c.m + c.n) * c.k);
+  }
+}
+
+TEST(GemmEngine, BetaZeroIgnoresNanInC) {
+  Runner serial(1);
+  for (const MicroKernel* kernel : SupportedKernels()) {
+    Operands op(Case{13, 35, 8, false, false, 1.0f, 0.0f});
+    for (auto& v : op.c0) v = std::numeric_limits<float>::quiet_NaN();
+    const std::vector<float> out = serial.Run(*kernel, op);
+    for (int64_t i = 0; i < 13; ++i) {
+      for (int64_t j = 0; j < 35; ++j) ASSERT_FALSE(std::isnan(out[i * op.ldc + j])) << kernel->name;
+    }
+  }
+}
+
+TEST(GemmEngine, EmptyProducts) {
+  Runner serial(1);
+  // K == 0: C = beta * C.
+  Operands op(Case{3, 4, 0, false, false, 1.0f, 2.0f});
+  std::vector<float> out = serial.Run(BestKernel(), op);
+  for (int64_t i = 0; i < 3; ++i) {
+    for (int64_t j = 0; j < 4; ++j) EXPECT_EQ(out[i * op.ldc + j], 2.0f * op.c0[i * op.ldc + j]);
+  }
+  // M == 0 or N == 0: nothing is touched.
+  for (const Case& c : {Case{0, 5, 3, false, false, 1, 1}, Case{4, 0, 3, false, false, 1, 1}}) {
+    Operands empty(c);
+    EXPECT_EQ(serial.Run(BestKernel(), empty), empty.c0);
+  }
+}
+
+TEST(GemmEngine, NegativeShapeIsInvalidArgument) {
+  Allocator allocator;
+  float x = 0;
+  const Status s = Sgemm(ParallelContext{}, &allocator, GemmTuning{}, false, false, -1, 2, 2, 1.0f, &x, 2, &x, 2,
+                         0.0f, &x, 2);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace gemm
+}  // namespace onnx_light

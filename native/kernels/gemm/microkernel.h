@@ -1,0 +1,44 @@
+// Internal to the GEMM engine: the per-ISA microkernels and their cache blocking.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace onnx_light {
+namespace gemm {
+
+// c[i * ldc + j] = alpha * sum_k a[k * mr + i] * b[k * nr + j] + beta * c[i * ldc + j]
+// for a full mr x nr tile; beta == 0 does not read c.
+using TileFn = void (*)(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, float alpha,
+                        float beta);
+// GEMV building blocks, y[j] for j < n (y is written, not accumulated):
+//   rows form: y[j] = sum_k x[k] * m[k * ld + j]   (matrix rows run along k)
+//   dots form: y[j] = sum_k x[k] * m[j * ld + k]   (each y is one dot product)
+// Each y[j] has one summation order whatever n or the position of j.
+using GemvFn = void (*)(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, float* y);
+
+struct MicroKernel {
+  const char* name;
+  int mr;          // rows of the register tile (A, broadcast)
+  int nr;          // columns of the register tile (B, vector loads)
+  int64_t kc;      // K block: an A micro-panel (mr x kc) stays in L1
+  int64_t nc;      // N block: the packed B block (kc x nc) stays in L2
+  TileFn tile;
+  GemvFn gemv_rows;
+  GemvFn gemv_dots;
+};
+
+// Per-ISA kernels; each returns null when not compiled for this architecture or not
+// supported by this CPU.
+const MicroKernel* Avx512Kernel();
+const MicroKernel* Avx2Kernel();
+const MicroKernel* NeonKernel();
+const MicroKernel& ScalarKernel();
+
+// The fastest kernel this CPU supports (chosen once).
+const MicroKernel& BestKernel();
+// Every kernel this CPU supports, best first (tests run them all).
+std::vector<const MicroKernel*> SupportedKernels();
+
+}  // namespace gemm
+}  // namespace onnx_light

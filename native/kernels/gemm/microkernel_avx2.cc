@@ -1,0 +1,114 @@
+// AVX2 + FMA microkernels: 6 x 16 register tile (12 accumulators).
+#include "native/kernels/gemm/microkernel.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+#include <cmath>
+
+#define OL_AVX2 __attribute__((target("avx2,fma")))
+
+namespace onnx_light {
+namespace gemm {
+namespace {
+
+constexpr int kMr = 6;
+constexpr int kNr = 16;
+
+OL_AVX2 void Tile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, float alpha, float beta) {
+  __m256 acc0[kMr], acc1[kMr];
+#pragma GCC unroll 8
+  for (int i = 0; i < kMr; ++i) acc0[i] = acc1[i] = _mm256_setzero_ps();
+  for (int64_t k = 0; k < kc; ++k) {
+    const __m256 b0 = _mm256_loadu_ps(b);
+    const __m256 b1 = _mm256_loadu_ps(b + 8);
+#pragma GCC unroll 8
+    for (int i = 0; i < kMr; ++i) {
+      const __m256 ai = _mm256_broadcast_ss(a + i);
+      acc0[i] = _mm256_fmadd_ps(ai, b0, acc0[i]);
+      acc1[i] = _mm256_fmadd_ps(ai, b1, acc1[i]);
+    }
+    a += kMr;
+    b += kNr;
+  }
+  const __m256 va = _mm256_set1_ps(alpha);
+  if (beta == 0.0f) {
+#pragma GCC unroll 8
+    for (int i = 0; i < kMr; ++i) {
+      _mm256_storeu_ps(c + i * ldc, _mm256_mul_ps(va, acc0[i]));
+      _mm256_storeu_ps(c + i * ldc + 8, _mm256_mul_ps(va, acc1[i]));
+    }
+    return;
+  }
+  const __m256 vb = _mm256_set1_ps(beta);
+#pragma GCC unroll 8
+  for (int i = 0; i < kMr; ++i) {
+    float* row = c + i * ldc;
+    _mm256_storeu_ps(row, _mm256_fmadd_ps(va, acc0[i], _mm256_mul_ps(vb, _mm256_loadu_ps(row))));
+    _mm256_storeu_ps(row + 8, _mm256_fmadd_ps(va, acc1[i], _mm256_mul_ps(vb, _mm256_loadu_ps(row + 8))));
+  }
+}
+
+// y[j] = sum_k x[k] m[k * ld + j]; vector lanes and scalar tail both use one fused
+// multiply-add per k, so every column rounds alike.
+OL_AVX2 void GemvRows(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, float* y) {
+  for (int64_t j = 0; j < n; ++j) y[j] = 0.0f;
+  const int64_t full = n / 8 * 8;
+  for (int64_t kk = 0; kk < k; ++kk) {
+    const float* r = m + kk * ld;
+    const __m256 xv = _mm256_set1_ps(x[kk]);
+    for (int64_t j = 0; j < full; j += 8) {
+      _mm256_storeu_ps(y + j, _mm256_fmadd_ps(xv, _mm256_loadu_ps(r + j), _mm256_loadu_ps(y + j)));
+    }
+    for (int64_t j = full; j < n; ++j) y[j] = std::fma(x[kk], r[j], y[j]);
+  }
+}
+
+OL_AVX2 float HorizontalSum(__m256 v) {
+  const __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  const __m128 t = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  return _mm_cvtss_f32(_mm_add_ss(t, _mm_movehdup_ps(t)));
+}
+
+template <int Rows>
+OL_AVX2 void Dots(int64_t k, const float* x, const float* m, int64_t ld, float* y) {
+  __m256 acc0[Rows], acc1[Rows];
+  for (int r = 0; r < Rows; ++r) acc0[r] = acc1[r] = _mm256_setzero_ps();
+  int64_t kk = 0;
+  for (; kk + 16 <= k; kk += 16) {
+    const __m256 x0 = _mm256_loadu_ps(x + kk), x1 = _mm256_loadu_ps(x + kk + 8);
+    for (int r = 0; r < Rows; ++r) {
+      acc0[r] = _mm256_fmadd_ps(x0, _mm256_loadu_ps(m + r * ld + kk), acc0[r]);
+      acc1[r] = _mm256_fmadd_ps(x1, _mm256_loadu_ps(m + r * ld + kk + 8), acc1[r]);
+    }
+  }
+  for (int r = 0; r < Rows; ++r) {
+    float sum = HorizontalSum(_mm256_add_ps(acc0[r], acc1[r]));
+    for (int64_t t = kk; t < k; ++t) sum = std::fma(x[t], m[r * ld + t], sum);
+    y[r] = sum;
+  }
+}
+
+OL_AVX2 void GemvDots(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, float* y) {
+  int64_t j = 0;
+  for (; j + 4 <= n; j += 4) Dots<4>(k, x, m + j * ld, ld, y + j);
+  for (; j < n; ++j) Dots<1>(k, x, m + j * ld, ld, y + j);
+}
+
+}  // namespace
+
+const MicroKernel* Avx2Kernel() {
+  static const MicroKernel kernel{"avx2", kMr, kNr, /*kc=*/256, /*nc=*/512, Tile, GemvRows, GemvDots};
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? &kernel : nullptr;
+}
+
+}  // namespace gemm
+}  // namespace onnx_light
+
+#else
+namespace onnx_light {
+namespace gemm {
+const MicroKernel* Avx2Kernel() { return nullptr; }
+}  // namespace gemm
+}  // namespace onnx_light
+#endif

@@ -1,0 +1,53 @@
+// Portable microkernels (any architecture; the compiler vectorises the inner loops).
+#include <cmath>
+
+#include "native/kernels/gemm/microkernel.h"
+
+namespace onnx_light {
+namespace gemm {
+namespace {
+
+constexpr int kMr = 4;
+constexpr int kNr = 8;
+
+void Tile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, float alpha, float beta) {
+  float acc[kMr][kNr] = {};
+  for (int64_t k = 0; k < kc; ++k) {
+    for (int i = 0; i < kMr; ++i) {
+      for (int j = 0; j < kNr; ++j) acc[i][j] += a[i] * b[j];
+    }
+    a += kMr;
+    b += kNr;
+  }
+  for (int i = 0; i < kMr; ++i) {
+    float* row = c + i * ldc;
+    for (int j = 0; j < kNr; ++j) row[j] = beta == 0.0f ? alpha * acc[i][j] : alpha * acc[i][j] + beta * row[j];
+  }
+}
+
+void GemvRows(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, float* y) {
+  for (int64_t j = 0; j < n; ++j) y[j] = 0.0f;
+  for (int64_t kk = 0; kk < k; ++kk) {
+    const float* r = m + kk * ld;
+    for (int64_t j = 0; j < n; ++j) y[j] += x[kk] * r[j];
+  }
+}
+
+void GemvDots(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, float* y) {
+  for (int64_t j = 0; j < n; ++j) {
+    const float* r = m + j * ld;
+    float sum = 0.0f;
+    for (int64_t kk = 0; kk < k; ++kk) sum += x[kk] * r[kk];
+    y[j] = sum;
+  }
+}
+
+}  // namespace
+
+const MicroKernel& ScalarKernel() {
+  static const MicroKernel kernel{"scalar", kMr, kNr, /*kc=*/256, /*nc=*/512, Tile, GemvRows, GemvDots};
+  return kernel;
+}
+
+}  // namespace gemm
+}  // namespace onnx_light
