@@ -1,12 +1,13 @@
 // Scaled dot-product attention over validated, layout-independent views: the engine
 // behind Attention (opsets 23-25) and FlexAttention without modifier graphs.
 //
-// Decomposition: (1) each (batch, kv head) decodes its keys and values once, past and new
-// rows together, into packed compute-type panels (and writes present_key/present_value);
+// Decomposition: (1) each (batch, kv head) writes its present_key/present_value rows and,
+// when its keys/values are not already a compute-type matrix (float16/bfloat16 inputs, a
+// cache without present outputs), decodes them once for its whole query-head group;
 // (2) each task (batch, query head, tile of query rows) runs QK^T, softcap, bias, softmax
-// and PV for its rows against the packed panels of its kv head, using per-participant
-// scratch reserved before launch. Both passes split disjoint outputs, so results are
-// bit-identical for every participant count.
+// and PV for its rows, with per-participant scratch reserved before launch and GEMM calls
+// that run inline. Both passes split disjoint outputs, so results are bit-identical for
+// every participant count.
 #pragma once
 
 #include <cstdint>

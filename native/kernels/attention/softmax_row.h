@@ -11,12 +11,9 @@ namespace attention {
 float ExpShiftedSum(float* x, int64_t n, float shift);
 double ExpShiftedSum(double* x, int64_t n, double shift);
 
-template <typename C>
-C RowMax(const C* x, int64_t n) {
-  C m = x[0];
-  for (int64_t i = 1; i < n; ++i) m = x[i] > m ? x[i] : m;
-  return m;
-}
+// Largest of x[0, n), n >= 1 (max is exact, so the lane split cannot change it).
+float RowMax(const float* x, int64_t n);
+double RowMax(const double* x, int64_t n);
 
 template <typename C>
 void ScaleRow(C* x, int64_t n, C factor) {
