@@ -1,9 +1,11 @@
 // Times one Attention node (the kernel alone, created once, outputs allocated per run as
-// a session would) and prints one JSON line of raw samples per thread count, for
+// a session would) and prints one JSON line of raw samples per thread count (wall and
+// process CPU milliseconds), for
 // attention_vs_ort.py to set beside ONNX Runtime.
 //
 //   attention_bench --batch=1 --heads=12 --seq=512 --head_size=64 --threads=1,2 --reps=20
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -87,17 +89,24 @@ int Main(int argc, char** argv) {
       policy.num_threads = threads;
       executor = *ExecutorRegistry::Global().Acquire(policy);
     }
-    std::vector<double> samples;
+    std::vector<double> samples, cpu_samples;
     for (int64_t r = 0; r < reps + 2; ++r) {
       KernelContext ctx(&op, &node, inputs, 1, &allocator, ParallelContext{executor.get(), nullptr, nullptr, "Attention"});
+      const std::clock_t cpu_start = std::clock();
       const auto start = std::chrono::steady_clock::now();
       const Status status = (*kernel)->Compute(ctx);
       const auto stop = std::chrono::steady_clock::now();
+      const std::clock_t cpu_stop = std::clock();
       if (!status.ok()) return std::fprintf(stderr, "%s\n", status.ToString().c_str()), 1;
-      if (r >= 2) samples.push_back(std::chrono::duration<double, std::milli>(stop - start).count());  // 2 warm-ups
+      if (r >= 2) {  // after 2 warm-ups
+        samples.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
+        cpu_samples.push_back(1e3 * static_cast<double>(cpu_stop - cpu_start) / CLOCKS_PER_SEC);
+      }
     }
     std::printf("{\"runtime\": \"onnx_light\", \"threads\": %d, \"samples_ms\": [", threads);
     for (size_t i = 0; i < samples.size(); ++i) std::printf("%s%.4f", i ? ", " : "", samples[i]);
+    std::printf("], \"cpu_ms\": [");
+    for (size_t i = 0; i < cpu_samples.size(); ++i) std::printf("%s%.4f", i ? ", " : "", cpu_samples[i]);
     std::printf("]}\n");
   }
   return 0;

@@ -36,12 +36,13 @@ def ort_session(shape, threads, causal):
 def ort_samples(session, feeds, reps):
     for _ in range(2):  # warm-ups, as the native bench
         session.run(None, feeds)
-    samples = []
+    wall, cpu = [], []
     for _ in range(reps):
-        start = time.perf_counter()
+        cpu_start, start = time.process_time(), time.perf_counter()
         session.run(None, feeds)
-        samples.append((time.perf_counter() - start) * 1e3)
-    return samples
+        wall.append((time.perf_counter() - start) * 1e3)
+        cpu.append((time.process_time() - cpu_start) * 1e3)
+    return wall, cpu
 
 
 def ours_samples(binary, args, threads, reps):
@@ -50,7 +51,8 @@ def ours_samples(binary, args, threads, reps):
          f"--head_size={args.head_size}", f"--causal={int(args.causal)}", f"--threads={threads}",
          f"--reps={reps}"],
         check=True, capture_output=True, text=True).stdout
-    return json.loads(out.strip().splitlines()[-1])["samples_ms"]
+    result = json.loads(out.strip().splitlines()[-1])
+    return result["samples_ms"], result["cpu_ms"]
 
 
 def main():
@@ -71,18 +73,27 @@ def main():
     print(f"Attention fp32 {shape} causal={args.causal}, {args.rounds} interleaved rounds x {args.reps} reps")
     for threads in [int(t) for t in args.threads.split(",")]:
         session = ort_session(shape, threads, args.causal)
-        ours, theirs = [], []
+        ours, theirs, ours_cpu, theirs_cpu = [], [], [], []
         for _ in range(args.rounds):
-            ours += ours_samples(args.binary, args, threads, args.reps)
-            theirs += ort_samples(session, feeds, args.reps)
+            wall, cpu = ours_samples(args.binary, args, threads, args.reps)
+            ours += wall
+            ours_cpu += cpu
+            wall, cpu = ort_samples(session, feeds, args.reps)
+            theirs += wall
+            theirs_cpu += cpu
         result = {
             "threads": threads,
-            "onnx_light_ms": [round(x, 3) for x in ours],
-            "ort_ms": [round(x, 3) for x in theirs],
-            "median_ms": {"onnx_light": statistics.median(ours), "ort": statistics.median(theirs)},
-            "min_ms": {"onnx_light": min(ours), "ort": min(theirs)},
-            "speed_ratio_median": statistics.median(theirs) / statistics.median(ours),
-            "speed_ratio_min": min(theirs) / min(ours),
+            "onnx_light_wall_ms": [round(x, 3) for x in ours],
+            "ort_wall_ms": [round(x, 3) for x in theirs],
+            "onnx_light_cpu_ms": [round(x, 3) for x in ours_cpu],
+            "ort_cpu_ms": [round(x, 3) for x in theirs_cpu],
+            "median_wall_ms": {"onnx_light": statistics.median(ours), "ort": statistics.median(theirs)},
+            "min_wall_ms": {"onnx_light": min(ours), "ort": min(theirs)},
+            "median_cpu_ms": {"onnx_light": statistics.median(ours_cpu), "ort": statistics.median(theirs_cpu)},
+            # ORT time / onnx-light time: >= 1 means onnx-light is faster.
+            "speed_ratio_median_wall": statistics.median(theirs) / statistics.median(ours),
+            "speed_ratio_min_wall": min(theirs) / min(ours),
+            "speed_ratio_median_cpu": statistics.median(theirs_cpu) / statistics.median(ours_cpu),
         }
         print(json.dumps(result))
 

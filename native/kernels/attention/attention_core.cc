@@ -5,12 +5,11 @@
 #include <cstring>
 #include <limits>
 #include <memory>
-#include <type_traits>
 
 #include "native/core/allocator.h"
 #include "native/executor/parallel_for.h"
 #include "native/kernels/attention/element_rows.h"
-#include "native/kernels/attention/head_matmul.h"
+#include "native/kernels/attention/panel_matmul.h"
 #include "native/kernels/attention/softmax_row.h"
 
 namespace onnx_light {
@@ -25,15 +24,6 @@ int64_t SaturatingProduct(std::initializer_list<int64_t> factors) {
   return product;
 }
 
-// Keys or values of one kv head as a row-major compute-type matrix (kv_seq rows).
-template <typename C>
-struct KvMatrix {
-  const C* data = nullptr;
-  int64_t ld = 0;
-};
-
-inline int64_t RoundUp(int64_t n, int64_t multiple) { return (n + multiple - 1) / multiple * multiple; }
-
 inline size_t AlignedBytes(int64_t elements, size_t element_size) {
   return static_cast<size_t>(RoundUp(elements * static_cast<int64_t>(element_size), Allocator::kAlignment));
 }
@@ -44,7 +34,12 @@ class AttentionRunner {
   AttentionRunner(const AttentionProblem& p, const AttentionTuning& t)
       : p_(p),
         kv_seq_(p.kv_seq()),
-        tile_rows_(std::min(std::max<int64_t>(t.query_tile_rows, 1), std::max<int64_t>(p.q_seq, 1))),
+        kv_padded_(RoundUp(kv_seq_, kPanelWidth)),
+        dv_padded_(RoundUp(p.v_head_size, kPanelWidth)),
+        packed_k_size_(PackedSize(p.head_size, kv_seq_)),
+        packed_v_size_(PackedSize(kv_seq_, p.v_head_size)),
+        tile_rows_(std::min(RoundUp(std::max<int64_t>(t.query_tile_rows, 1), kRowBlock),
+                            RoundUp(std::max<int64_t>(p.q_seq, 1), kRowBlock))),
         tiles_per_head_((p.q_seq + tile_rows_ - 1) / tile_rows_),
         has_bias_(p.mask.data != nullptr || p.is_causal || p.left_window >= 0 || p.right_window >= 0 ||
                   !p.nonpad_kv_seqlen.empty()) {}
@@ -53,13 +48,15 @@ class AttentionRunner {
     const bool parallel = AttentionMultiplyAdds(p_) >= tuning.minimum_multiply_adds;
     const ParallelPlan kv_plan{"attention.kv_heads", 1};
     const ParallelPlan task_plan{"attention.query_tiles", 1};
-    const int participants = parallel ? AvailableParticipants(ctx.parallel(), task_plan) : 1;
+    const int participants =
+        parallel ? std::max(AvailableParticipants(ctx.parallel(), kv_plan), AvailableParticipants(ctx.parallel(), task_plan))
+                 : 1;
     OL_RETURN_IF_ERROR(ReserveScratch(ctx, participants));
 
     const int64_t kv_tasks = p_.batch * p_.kv_heads;
     const int64_t q_tasks = p_.batch * p_.q_heads * tiles_per_head_;
-    auto gather = [&](int64_t begin, int64_t end) {
-      for (int64_t t = begin; t < end; ++t) GatherKvHead(t / p_.kv_heads, t % p_.kv_heads);
+    auto pack = [&](int participant, int64_t begin, int64_t end) {
+      for (int64_t t = begin; t < end; ++t) PackKvHead(participant, t / p_.kv_heads, t % p_.kv_heads);
       return Status::Ok();
     };
     auto attend = [&](int participant, int64_t begin, int64_t end) {
@@ -67,91 +64,82 @@ class AttentionRunner {
       return Status::Ok();
     };
     if (!parallel) {
-      OL_RETURN_IF_ERROR(gather(0, kv_tasks));
+      OL_RETURN_IF_ERROR(pack(0, 0, kv_tasks));
       return attend(0, 0, q_tasks);
     }
-    OL_RETURN_IF_ERROR(ParallelFor(ctx.parallel(), kv_tasks, kv_plan, gather));
+    OL_RETURN_IF_ERROR(ParallelForWithParticipant(ctx.parallel(), kv_tasks, kv_plan, pack));
     return ParallelForWithParticipant(ctx.parallel(), q_tasks, task_plan, attend);
   }
 
  private:
-  // Keys (or values) are read where they are when they already form a compute-type
-  // matrix: the input itself without a cache, or the present output with one. Otherwise
-  // (other element types, or a cache without a present output of the compute type) they
-  // are decoded once per kv head into scratch.
-  bool KeysInPlace() const { return p_.k.type == kDataTypeOf<C> && (p_.past_seq == 0 || p_.present_k != nullptr); }
-  bool ValuesInPlace() const { return p_.v.type == kDataTypeOf<C> && (p_.past_seq == 0 || p_.present_v != nullptr); }
+  // Layout of one participant's slice: query tile, score rows, output tile, bias row (also
+  // the decode row of the packing pass), one normaliser per query row.
+  size_t QTileBytes() const { return AlignedBytes(tile_rows_ * p_.head_size, sizeof(C)); }
+  size_t ScoresBytes() const { return AlignedBytes(tile_rows_ * kv_padded_, sizeof(C)); }
+  size_t OutBytes() const { return AlignedBytes(tile_rows_ * dv_padded_, sizeof(C)); }
+  size_t RowBytes() const {
+    return AlignedBytes(std::max({kv_seq_, p_.head_size, p_.v_head_size, int64_t{1}}), sizeof(C));
+  }
 
   Status ReserveScratch(KernelContext& ctx, int participants) {
-    const int64_t heads = p_.batch * p_.kv_heads;
-    const int64_t k_elements = KeysInPlace() ? 0 : heads * kv_seq_ * p_.head_size;
-    const int64_t v_elements = ValuesInPlace() ? 0 : heads * kv_seq_ * p_.v_head_size;
-    // Per participant: a query tile, its score rows, its output tile, one bias row and the
-    // GEMM packing buffers; bounded by tile_rows x kv_seq whatever the head count.
-    const bool is_double = std::is_same_v<C, double>;
-    const size_t gemm_bytes = std::max(HeadMatMulScratchBytes(is_double, tile_rows_, kv_seq_, p_.head_size),
-                                       HeadMatMulScratchBytes(is_double, tile_rows_, p_.v_head_size, kv_seq_));
-    participant_bytes_ = AlignedBytes(tile_rows_ * p_.head_size, sizeof(C)) +
-                         AlignedBytes(tile_rows_ * kv_seq_, sizeof(C)) +
-                         AlignedBytes(tile_rows_ * p_.v_head_size, sizeof(C)) + AlignedBytes(kv_seq_, sizeof(C)) +
-                         RoundUp(static_cast<int64_t>(gemm_bytes), Allocator::kAlignment);
-    const size_t total = AlignedBytes(k_elements, sizeof(C)) + AlignedBytes(v_elements, sizeof(C)) +
-                         participant_bytes_ * static_cast<size_t>(participants);
+    // The packed cache is one compute-type copy of K and V; per participant everything
+    // is bounded by tile_rows x kv_seq whatever the head count.
+    const int64_t packed_total = p_.batch * p_.kv_heads * (packed_k_size_ + packed_v_size_);
+    participant_bytes_ = QTileBytes() + ScoresBytes() + OutBytes() + RowBytes() + AlignedBytes(tile_rows_, sizeof(C));
+    const size_t total = AlignedBytes(packed_total, sizeof(C)) + participant_bytes_ * static_cast<size_t>(participants);
     arena_ = std::make_unique<ScratchArena>(ctx.allocator(), total);
     OL_RETURN_IF_ERROR(arena_->status());
-    OL_ASSIGN_OR_RETURN(decoded_k_, arena_->AllocateArray<C>(static_cast<size_t>(k_elements)));
-    OL_ASSIGN_OR_RETURN(decoded_v_, arena_->AllocateArray<C>(static_cast<size_t>(v_elements)));
+    OL_ASSIGN_OR_RETURN(packed_kv_, arena_->AllocateArray<C>(static_cast<size_t>(packed_total)));
     OL_ASSIGN_OR_RETURN(void* tasks, arena_->Allocate(participant_bytes_ * static_cast<size_t>(participants)));
     task_scratch_ = static_cast<char*>(tasks);
     ctx.RecordScratch(static_cast<int64_t>(total));
     return Status::Ok();
   }
 
-  KvMatrix<C> Keys(int64_t b, int64_t kvh) const {
-    const int64_t head = b * p_.kv_heads + kvh;
-    if (!KeysInPlace()) return {decoded_k_ + head * kv_seq_ * p_.head_size, p_.head_size};
-    if (p_.past_seq > 0) return {static_cast<const C*>(p_.present_k) + head * kv_seq_ * p_.head_size, p_.head_size};
-    return {static_cast<const C*>(p_.k.data) + p_.k.Offset(b, kvh, 0), p_.k.row_stride};
+  char* ParticipantScratch(int participant) const {
+    return task_scratch_ + participant_bytes_ * static_cast<size_t>(participant);
   }
-  KvMatrix<C> Values(int64_t b, int64_t kvh) const {
-    const int64_t head = b * p_.kv_heads + kvh;
-    if (!ValuesInPlace()) return {decoded_v_ + head * kv_seq_ * p_.v_head_size, p_.v_head_size};
-    if (p_.past_seq > 0) return {static_cast<const C*>(p_.present_v) + head * kv_seq_ * p_.v_head_size, p_.v_head_size};
-    return {static_cast<const C*>(p_.v.data) + p_.v.Offset(b, kvh, 0), p_.v.row_stride};
+  C* PackedK(int64_t b, int64_t kvh) const {
+    return packed_kv_ + (b * p_.kv_heads + kvh) * (packed_k_size_ + packed_v_size_);
   }
+  C* PackedV(int64_t b, int64_t kvh) const { return PackedK(b, kvh) + packed_k_size_; }
 
-  // Row j of the concatenated cache: past rows first, then the new ones.
-  static const void* SourceRow(const RowView& past, const RowView& now, int64_t past_seq, int64_t b, int64_t h,
-                               int64_t j, int64_t* offset, DataType* type) {
-    const bool from_past = j < past_seq;
-    const RowView& v = from_past ? past : now;
-    *offset = v.Offset(b, h, from_past ? j : j - past_seq);
-    *type = v.type;
-    return v.data;
-  }
-
-  // Writes present_key/present_value of one kv head and decodes what is not in place.
-  void GatherKvHead(int64_t b, int64_t kvh) {
-    const int64_t head = b * p_.kv_heads + kvh;
-    GatherRows(p_.past_k, p_.k, b, kvh, p_.head_size, static_cast<char*>(p_.present_k),
-               KeysInPlace() ? nullptr : decoded_k_ + head * kv_seq_ * p_.head_size, head);
-    GatherRows(p_.past_v, p_.v, b, kvh, p_.v_head_size, static_cast<char*>(p_.present_v),
-               ValuesInPlace() ? nullptr : decoded_v_ + head * kv_seq_ * p_.v_head_size, head);
-  }
-
-  void GatherRows(const RowView& past, const RowView& now, int64_t b, int64_t kvh, int64_t width, char* present,
-                  C* decoded, int64_t head) const {
-    const size_t row_bytes = width * ElementSize(now.type);
-    for (int64_t j = 0; j < kv_seq_; ++j) {
-      int64_t offset;
-      DataType type;
-      const void* src = SourceRow(past, now, p_.past_seq, b, kvh, j, &offset, &type);
-      if (present != nullptr) {
-        std::memcpy(present + (head * kv_seq_ + j) * row_bytes, static_cast<const char*>(src) + offset * ElementSize(type),
-                    row_bytes);
-      }
-      if (decoded != nullptr) LoadRow(type, src, offset, width, decoded + j * width);
+  // Decodes rows j of one kv head (past rows first) into its packed panels, keys
+  // transposed (head_size x kv_seq) for QK^T, values as they are (kv_seq x v_head_size),
+  // and writes the head's present_key/present_value rows.
+  void PackKvHead(int participant, int64_t b, int64_t kvh) {
+    C* row = reinterpret_cast<C*>(ParticipantScratch(participant));
+    C* packed_k = PackedK(b, kvh);
+    C* packed_v = PackedV(b, kvh);
+    if (kv_seq_ > 0) {  // zero the padded columns of the last panels
+      std::fill(packed_k + packed_k_size_ - p_.head_size * kPanelWidth, packed_k + packed_k_size_, C(0));
+      std::fill(packed_v + packed_v_size_ - kv_seq_ * kPanelWidth, packed_v + packed_v_size_, C(0));
     }
+    const int64_t head = b * p_.kv_heads + kvh;
+    for (int64_t j = 0; j < kv_seq_; ++j) {
+      const bool past = j < p_.past_seq;
+      const RowView& ks = past ? p_.past_k : p_.k;
+      const RowView& vs = past ? p_.past_v : p_.v;
+      const int64_t k_offset = ks.Offset(b, kvh, past ? j : j - p_.past_seq);
+      const int64_t v_offset = vs.Offset(b, kvh, past ? j : j - p_.past_seq);
+      CopyPresentRow(ks, k_offset, p_.head_size, p_.present_k, head * kv_seq_ + j);
+      CopyPresentRow(vs, v_offset, p_.v_head_size, p_.present_v, head * kv_seq_ + j);
+      LoadRow(ks.type, ks.data, k_offset, p_.head_size, row);
+      C* k_column = packed_k + PackedIndex(p_.head_size, 0, j);
+      for (int64_t d = 0; d < p_.head_size; ++d) k_column[d * kPanelWidth] = row[d];
+      LoadRow(vs.type, vs.data, v_offset, p_.v_head_size, row);
+      for (int64_t d0 = 0; d0 < p_.v_head_size; d0 += kPanelWidth) {
+        const int64_t width = std::min(kPanelWidth, p_.v_head_size - d0);
+        std::copy(row + d0, row + d0 + width, packed_v + PackedIndex(kv_seq_, j, d0));
+      }
+    }
+  }
+
+  static void CopyPresentRow(const RowView& src, int64_t offset, int64_t width, void* present, int64_t row) {
+    if (present == nullptr) return;
+    const size_t bytes = static_cast<size_t>(width) * ElementSize(src.type);
+    std::memcpy(static_cast<char*>(present) + row * bytes, static_cast<const char*>(src.data) + offset * ElementSize(src.type),
+                bytes);
   }
 
   // Keys visible to query row i of batch b: causal frontier, sliding window and padding,
@@ -208,9 +196,12 @@ class AttentionRunner {
     StoreRow(p_.y.type, p_.qk_output, ((b * p_.q_heads + h) * p_.q_seq + i) * kv_seq_, row, kv_seq_);
   }
 
-  // Turns one row of raw scores into probabilities (in place), emitting the requested
-  // qk_matmul_output stage on the way.
-  void ScoresToProbabilities(int64_t b, int64_t h, int64_t i, C* s, C* bias) const {
+  // Turns one row of raw scores into unnormalised probabilities exp(s - max) (in place),
+  // emitting the requested qk_matmul_output stage on the way, and returns the factor
+  // (1 / sum) that normalises them; applying it to the PV row instead of the kv_seq
+  // probabilities saves a pass over the scores. A fully masked row attends nothing: its
+  // probabilities are zeros, not NaN.
+  C ScoresToProbabilities(int64_t b, int64_t h, int64_t i, C* s, C* bias) const {
     StoreQk(0, b, h, i, s);
     if (p_.softcap > 0) {
       const C cap = static_cast<C>(p_.softcap);
@@ -223,13 +214,18 @@ class AttentionRunner {
       for (int64_t j = 0; j < kv_seq_; ++j) s[j] += bias[j];
     }
     StoreQk(2, b, h, i, s);
-    if (!any_visible) {  // a fully masked row attends nothing: zeros, not NaN
+    if (!any_visible) {
       std::fill(s, s + kv_seq_, C(0));
-    } else {
-      const C sum = ExpShiftedSum(s, kv_seq_, RowMax(s, kv_seq_));
-      ScaleRow(s, kv_seq_, C(1) / sum);
+      StoreQk(3, b, h, i, s);
+      return C(0);
     }
-    StoreQk(3, b, h, i, s);
+    const C normalizer = C(1) / ExpShiftedSum(s, kv_seq_, RowMax(s, kv_seq_));
+    if (p_.qk_output != nullptr && p_.qk_output_mode == 3) {
+      ScaleRow(s, kv_seq_, normalizer);
+      StoreQk(3, b, h, i, s);
+      return C(1);
+    }
+    return normalizer;
   }
 
   void AttendTile(int participant, int64_t task) {
@@ -239,13 +235,14 @@ class AttentionRunner {
     const int64_t kvh = h / (p_.q_heads / p_.kv_heads);
     const int64_t row0 = tile * tile_rows_;
     const int64_t rows = std::min(tile_rows_, p_.q_seq - row0);
+    const int64_t rows_padded = RoundUp(rows, kRowBlock);
 
-    char* base = task_scratch_ + participant_bytes_ * static_cast<size_t>(participant);
+    char* base = ParticipantScratch(participant);
     C* q_tile = reinterpret_cast<C*>(base);
-    C* scores = reinterpret_cast<C*>(base + AlignedBytes(tile_rows_ * p_.head_size, sizeof(C)));
-    C* out = reinterpret_cast<C*>(reinterpret_cast<char*>(scores) + AlignedBytes(tile_rows_ * kv_seq_, sizeof(C)));
-    C* bias = reinterpret_cast<C*>(reinterpret_cast<char*>(out) + AlignedBytes(tile_rows_ * p_.v_head_size, sizeof(C)));
-    void* gemm_scratch = reinterpret_cast<char*>(bias) + AlignedBytes(kv_seq_, sizeof(C));
+    C* scores = reinterpret_cast<C*>(base + QTileBytes());
+    C* out = reinterpret_cast<C*>(base + QTileBytes() + ScoresBytes());
+    C* bias = reinterpret_cast<C*>(base + QTileBytes() + ScoresBytes() + OutBytes());
+    C* normalizers = reinterpret_cast<C*>(base + QTileBytes() + ScoresBytes() + OutBytes() + RowBytes());
 
     const C scale = static_cast<C>(p_.scale);
     for (int64_t r = 0; r < rows; ++r) {
@@ -253,25 +250,27 @@ class AttentionRunner {
       LoadRow(p_.q.type, p_.q.data, p_.q.Offset(b, h, row0 + r), p_.head_size, q_row);
       ScaleRow(q_row, p_.head_size, scale);
     }
-    const KvMatrix<C> keys = Keys(b, kvh);
-    const KvMatrix<C> values = Values(b, kvh);
-    HeadMatMul(/*trans_b=*/true, rows, kv_seq_, p_.head_size, q_tile, p_.head_size, keys.data, keys.ld, scores,
-               kv_seq_, gemm_scratch);
-    for (int64_t r = 0; r < rows; ++r) ScoresToProbabilities(b, h, row0 + r, scores + r * kv_seq_, bias);
-    HeadMatMul(/*trans_b=*/false, rows, p_.v_head_size, kv_seq_, scores, kv_seq_, values.data, values.ld, out,
-               p_.v_head_size, gemm_scratch);
+    // Padded rows are zero: their scores (0) and outputs are computed and never stored.
+    std::fill(q_tile + rows * p_.head_size, q_tile + rows_padded * p_.head_size, C(0));
+    PanelMatMul(rows_padded, kv_seq_, p_.head_size, q_tile, p_.head_size, PackedK(b, kvh), scores, kv_padded_);
     for (int64_t r = 0; r < rows; ++r) {
-      StoreRow(p_.y.type, p_.y.data, p_.y.Offset(b, h, row0 + r), out + r * p_.v_head_size, p_.v_head_size);
+      normalizers[r] = ScoresToProbabilities(b, h, row0 + r, scores + r * kv_padded_, bias);
+    }
+    PanelMatMul(rows_padded, p_.v_head_size, kv_seq_, scores, kv_padded_, PackedV(b, kvh), out, dv_padded_);
+    for (int64_t r = 0; r < rows; ++r) {
+      C* out_row = out + r * dv_padded_;
+      ScaleRow(out_row, p_.v_head_size, normalizers[r]);
+      StoreRow(p_.y.type, p_.y.data, p_.y.Offset(b, h, row0 + r), out_row, p_.v_head_size);
     }
   }
 
   const AttentionProblem& p_;
-  const int64_t kv_seq_;
+  const int64_t kv_seq_, kv_padded_, dv_padded_;
+  const int64_t packed_k_size_, packed_v_size_;
   const int64_t tile_rows_, tiles_per_head_;
   const bool has_bias_;
   std::unique_ptr<ScratchArena> arena_;
-  C* decoded_k_ = nullptr;
-  C* decoded_v_ = nullptr;
+  C* packed_kv_ = nullptr;
   char* task_scratch_ = nullptr;
   size_t participant_bytes_ = 0;
 };
