@@ -5,14 +5,15 @@ the inventory and the benchmarks all take the list from this one place.
 """
 
 KERNEL_FAMILIES = [
+    "//native/kernels/attention:attention",
     "//native/kernels/controlflow",
     "//native/kernels/elementwise:logical",
     "//native/kernels/elementwise:math_binary",
     "//native/kernels/elementwise:math_unary",
     "//native/kernels/elementwise:where",
-    "//native/kernels/tensor:cast",
-    "//native/kernels/tensor:shape_metadata",
-    "//native/kernels/tensor:construction",
     "//native/kernels/gemm:gemm",
+    "//native/kernels/tensor:cast",
+    "//native/kernels/tensor:construction",
+    "//native/kernels/tensor:shape_metadata",
     "//native/kernels/transpose:transpose",
 ]
