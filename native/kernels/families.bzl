@@ -5,4 +5,5 @@ the inventory and the benchmarks all take the list from this one place.
 """
 
 KERNEL_FAMILIES = [
+    "//native/kernels/reduction",
 ]
