@@ -2,6 +2,7 @@
 // the code base promises, and the strided walks that visit groups of dimensions.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -52,5 +53,22 @@ class StridedWalk {
   std::array<int64_t, kMaxDims> sizes_{}, strides_{}, index_{};
   int64_t offset_ = 0;
 };
+
+// An axis-wise op over a tensor viewed as [outer, length, inner]: the element (lane, k) of
+// lane (o, i) sits at o * length * inner + k * inner + i. Lanes [begin, end) of the
+// outer * inner lane space are visited as tiles of up to `tile` adjacent lanes of one
+// outer row, so that each step along the axis reads `lanes` contiguous elements:
+//   fn(int64_t offset_of_first_lane, int64_t first_lane, int64_t lanes).
+template <typename F>
+void ForEachLaneTile(int64_t length, int64_t inner, int64_t tile, int64_t begin, int64_t end, F&& fn) {
+  for (int64_t lane = begin; lane < end;) {
+    const int64_t row = lane / inner;
+    const int64_t row_end = std::min(end, (row + 1) * inner);
+    for (int64_t t = lane; t < row_end; t += tile) {
+      fn(row * length * inner + (t - row * inner), t, std::min(tile, row_end - t));
+    }
+    lane = row_end;
+  }
+}
 
 }  // namespace onnx_light
