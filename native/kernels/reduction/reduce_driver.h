@@ -12,7 +12,7 @@
 
 #include "native/core/allocator.h"
 #include "native/executor/parallel_for.h"
-#include "native/kernels/reduction/reduce_layout.h"
+#include "native/kernels/reduce_util/reduce_layout.h"
 #include "native/registry/kernel.h"
 
 namespace onnx_light {

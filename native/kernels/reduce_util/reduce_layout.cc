@@ -1,4 +1,4 @@
-#include "native/kernels/reduction/reduce_layout.h"
+#include "native/kernels/reduce_util/reduce_layout.h"
 
 #include <algorithm>
 
