@@ -6,6 +6,7 @@ the inventory and the benchmarks all take the list from this one place.
 
 KERNEL_FAMILIES = [
     "//native/kernels/normalization",
+    "//native/kernels/pooling",
     "//native/kernels/reduction",
     "//native/kernels/softmax",
 ]
