@@ -9,4 +9,5 @@ KERNEL_FAMILIES = [
     "//native/kernels/pooling",
     "//native/kernels/reduction",
     "//native/kernels/softmax",
+    "//native/kernels/topk_cumsum",
 ]
