@@ -12,8 +12,13 @@ KERNEL_FAMILIES = [
     "//native/kernels/elementwise:math_unary",
     "//native/kernels/elementwise:where",
     "//native/kernels/gemm:gemm",
+    "//native/kernels/normalization",
+    "//native/kernels/pooling",
+    "//native/kernels/reduction",
+    "//native/kernels/softmax",
     "//native/kernels/tensor:cast",
     "//native/kernels/tensor:construction",
     "//native/kernels/tensor:shape_metadata",
+    "//native/kernels/topk_cumsum",
     "//native/kernels/transpose:transpose",
 ]

@@ -1,0 +1,37 @@
+#include "native/kernels/normalization/norm_common.h"
+
+namespace onnx_light {
+
+std::vector<ParamSpec> NormTuningParams() {
+  return {MinimumElementsParam(32768, "input elements below which the normalization runs serially"),
+          ParamSpec::Int64("parallel.grain_elements", 16384, 1, int64_t{1} << 40,
+                           "smallest parallel block, in input elements")};
+}
+
+StatusOr<NormTuning> ReadNormTuning(const KernelInfo& info) {
+  NormTuning t;
+  OL_ASSIGN_OR_RETURN(t.minimum_elements, info.tuning().Int64("parallel.minimum_elements"));
+  OL_ASSIGN_OR_RETURN(t.grain_elements, info.tuning().Int64("parallel.grain_elements"));
+  return t;
+}
+
+KernelDef NormDef(std::string op, int since, int end, std::vector<DataType> types, KernelFactory factory) {
+  KernelDef def;
+  def.op = std::move(op);
+  def.since_version = since;
+  def.end_version = end;
+  def.family = "normalization";
+  def.element_types = std::move(types);
+  def.dispatch_input = 0;
+  def.tuning = NormTuningParams();
+  def.factory = std::move(factory);
+  return def;
+}
+
+std::vector<DataType> NormFloatTypes(bool with_bfloat16) {
+  std::vector<DataType> types = {DataType::kFloat16, DataType::kFloat, DataType::kDouble};
+  if (with_bfloat16) types.push_back(DataType::kBFloat16);
+  return types;
+}
+
+}  // namespace onnx_light

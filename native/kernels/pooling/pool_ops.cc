@@ -1,0 +1,295 @@
+// MaxPool (with Indices), AveragePool, LpPool and their Global* forms. Every output
+// element is independent: the window ops split the flattened [N*C, out...] output space,
+// the global ops split the N*C planes.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "native/kernels/pooling/pool_geometry.h"
+#include "native/kernels/reduce_util/numeric.h"
+
+namespace onnx_light {
+namespace {
+
+enum class PoolKind { kMax, kAverage, kLp };
+
+using MaxPoolTypes = TypeList<Float16, float, double, BFloat16, int8_t, uint8_t>;
+
+struct PoolTuning {
+  int64_t minimum_elements = 0;  // input reads (outputs x window) below which the pool runs serially
+  int64_t grain_elements = 1;
+};
+
+std::vector<ParamSpec> PoolTuningParams() {
+  return {MinimumElementsParam(32768, "input reads (outputs x window taps) below which the pool runs serially"),
+          ParamSpec::Int64("parallel.grain_elements", 16384, 1, int64_t{1} << 40,
+                           "smallest parallel block, in input reads")};
+}
+
+StatusOr<PoolTuning> ReadPoolTuning(const KernelInfo& info) {
+  PoolTuning t;
+  OL_ASSIGN_OR_RETURN(t.minimum_elements, info.tuning().Int64("parallel.minimum_elements"));
+  OL_ASSIGN_OR_RETURN(t.grain_elements, info.tuning().Int64("parallel.grain_elements"));
+  return t;
+}
+
+// LpPool's p: a float before opset 2, an int after.
+StatusOr<int64_t> ReadP(const KernelInfo& info) {
+  const Attribute* a = info.FindAttribute("p");
+  if (a != nullptr && a->type == Attribute::Type::kFloat) return static_cast<int64_t>(a->f);
+  OL_ASSIGN_OR_RETURN(int64_t p, info.GetInt("p", 2));
+  if (p < 1) return InvalidArgument(info.Where(), ": p must be >= 1, got ", p);
+  return p;
+}
+
+template <typename A>
+A LpRoot(A sum, int64_t p) {
+  return p == 1 ? sum : p == 2 ? std::sqrt(sum) : std::pow(sum, A(1) / static_cast<A>(p));
+}
+template <typename A>
+A LpPower(A v, int64_t p) {
+  const A a = std::fabs(v);
+  return p == 1 ? a : p == 2 ? a * a : std::pow(a, static_cast<A>(p));
+}
+
+struct PoolOptions {
+  bool count_include_pad = false;
+  bool column_major_indices = false;  // MaxPool storage_order = 1
+  int64_t p = 2;
+};
+
+// Output elements [begin, end) of the flattened [planes, out...] space.
+template <PoolKind K, typename T>
+void PoolOutputs(const PoolGeometry& g, const PoolOptions& opt, const T* x, T* y, int64_t* indices, int64_t begin,
+                 int64_t end) {
+  using A = typename Numeric<T>::Acc;
+  const int r = g.rank;
+  std::array<int64_t, kMaxPoolRank> o{}, in_stride{}, w{};
+  in_stride[r - 1] = 1;
+  for (int d = r - 2; d >= 0; --d) in_stride[d] = in_stride[d + 1] * g.in[d + 1];
+  int64_t rem = begin % g.out_plane;
+  for (int d = r - 1; d >= 0; --d) o[d] = rem % g.out[d], rem /= g.out[d];
+
+  for (int64_t out = begin; out < end; ++out) {
+    const int64_t plane = out / g.out_plane;
+    const T* xp = x + plane * g.in_plane;
+    std::array<WindowSpan, kMaxPoolRank> span;
+    bool empty = false;
+    int64_t padded_taps = 1;
+    for (int d = 0; d < r; ++d) {
+      span[d] = SpanOf(g, d, o[d]);
+      empty = empty || span[d].lo == span[d].hi;
+      w[d] = span[d].lo;
+      const int64_t reach = g.in[d] + g.pad_end[d] - span[d].start;  // taps inside the padded input
+      padded_taps *= std::min(g.kernel[d], (reach + g.dilation[d] - 1) / g.dilation[d]);
+    }
+    A acc = K == PoolKind::kMax ? std::numeric_limits<A>::lowest() : A(0);
+    if constexpr (K == PoolKind::kMax) {
+      if constexpr (std::numeric_limits<A>::has_infinity) acc = -std::numeric_limits<A>::infinity();
+    }
+    int64_t best = -1, taps = 0;
+    const int last = r - 1;
+    while (!empty) {
+      int64_t offset = 0;
+      for (int d = 0; d < last; ++d) offset += (span[d].start + w[d] * g.dilation[d]) * in_stride[d];
+      for (int64_t t = span[last].lo; t < span[last].hi; ++t) {
+        const int64_t at = offset + span[last].start + t * g.dilation[last];
+        const A v = Numeric<T>::Load(xp[at]);
+        if constexpr (K == PoolKind::kMax) {
+          if (v > acc || best < 0) acc = v, best = at;
+        } else if constexpr (K == PoolKind::kAverage) {
+          acc += v;
+        } else {
+          acc += LpPower(v, opt.p);
+        }
+      }
+      taps += span[last].hi - span[last].lo;
+      int d = last - 1;  // advance the outer taps
+      for (; d >= 0; --d) {
+        if (++w[d] < span[d].hi) break;
+        w[d] = span[d].lo;
+      }
+      if (d < 0) break;
+    }
+    if constexpr (K == PoolKind::kAverage) {
+      const int64_t count = opt.count_include_pad ? padded_taps : taps;
+      acc = count > 0 ? acc / static_cast<A>(count) : A(0);
+    } else if constexpr (K == PoolKind::kLp) {
+      acc = LpRoot(acc, opt.p);
+    }
+    y[out] = Numeric<T>::Store(acc);
+    if (indices != nullptr) {
+      int64_t spatial = std::max<int64_t>(best, 0);
+      if (opt.column_major_indices) {
+        int64_t col = 0, col_stride = 1, row = spatial;
+        std::array<int64_t, kMaxPoolRank> idx{};
+        for (int d = r - 1; d >= 0; --d) idx[d] = row % g.in[d], row /= g.in[d];
+        for (int d = 0; d < r; ++d) col += idx[d] * col_stride, col_stride *= g.in[d];
+        spatial = col;
+      }
+      indices[out] = plane * g.in_plane + spatial;
+    }
+    for (int d = r - 1; d >= 0; --d) {  // next output position
+      if (++o[d] < g.out[d]) break;
+      o[d] = 0;
+    }
+  }
+}
+
+template <PoolKind K>
+class PoolKernel : public OpKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    OL_RETURN_IF_ERROR(attrs_.Init(info));
+    if constexpr (K == PoolKind::kAverage) {
+      OL_ASSIGN_OR_RETURN(int64_t include, info.GetInt("count_include_pad", 0));
+      options_.count_include_pad = include != 0;
+    }
+    if constexpr (K == PoolKind::kMax) {
+      OL_ASSIGN_OR_RETURN(int64_t order, info.GetInt("storage_order", 0));
+      options_.column_major_indices = order != 0;
+    }
+    if constexpr (K == PoolKind::kLp) {
+      OL_ASSIGN_OR_RETURN(options_.p, ReadP(info));
+    }
+    OL_ASSIGN_OR_RETURN(tuning_, ReadPoolTuning(info));
+    return Status::Ok();
+  }
+
+  Status Compute(KernelContext& ctx) override {
+    OL_ASSIGN_OR_RETURN(const Tensor* x, ctx.RequiredInput(0));
+    OL_ASSIGN_OR_RETURN(PoolGeometry g, MakePoolGeometry(attrs_, x->shape(), ctx.Where()));
+    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), g.output_shape));
+    int64_t* indices = nullptr;
+    if (K == PoolKind::kMax && ctx.num_outputs() > 1) {
+      OL_ASSIGN_OR_RETURN(Tensor * i, ctx.AllocateOutput(1, DataType::kInt64, g.output_shape));
+      indices = i->data<int64_t>();
+    }
+    const int64_t outputs = g.planes * g.out_plane;
+    int64_t window = 1;
+    for (int d = 0; d < g.rank; ++d) window *= g.kernel[d];
+    auto run = [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* in = x->data<T>();
+      T* out = y->data<T>();
+      auto block = [&](int64_t begin, int64_t end) {
+        PoolOutputs<K, T>(g, options_, in, out, indices, begin, end);
+        return Status::Ok();
+      };
+      if (outputs * window < tuning_.minimum_elements) return block(0, outputs);
+      const ParallelPlan plan{"pool.outputs", std::max<int64_t>(1, tuning_.grain_elements / window)};
+      return ParallelFor(ctx.parallel(), outputs, plan, block);
+    };
+    if constexpr (K == PoolKind::kMax) return VisitType(MaxPoolTypes{}, x->dtype(), ctx.Where(), run);
+    else return VisitType(FloatTypes{}, x->dtype(), ctx.Where(), run);
+  }
+
+ private:
+  PoolAttributes attrs_;
+  PoolOptions options_;
+  PoolTuning tuning_;
+};
+
+// GlobalAveragePool, GlobalMaxPool, GlobalLpPool: one value per [n, c] plane.
+template <PoolKind K>
+class GlobalPoolKernel : public OpKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    if constexpr (K == PoolKind::kLp) {
+      OL_ASSIGN_OR_RETURN(p_, ReadP(info));
+    }
+    OL_ASSIGN_OR_RETURN(tuning_, ReadPoolTuning(info));
+    return Status::Ok();
+  }
+
+  Status Compute(KernelContext& ctx) override {
+    OL_ASSIGN_OR_RETURN(const Tensor* x, ctx.RequiredInput(0));
+    const Shape& s = x->shape();
+    if (s.rank() < 2) {
+      return InvalidArgument(ctx.Where(), ": input must have rank >= 2 ([N, C, ...]), got shape ", s.ToString());
+    }
+    std::vector<int64_t> dims = s.dims();
+    std::fill(dims.begin() + 2, dims.end(), 1);
+    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), Shape(dims)));
+    const int64_t planes = s[0] * s[1], plane = s.SizeFrom(2);
+    return VisitType(FloatTypes{}, x->dtype(), ctx.Where(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      using A = typename Numeric<T>::Acc;
+      const T* in = x->data<T>();
+      T* out = y->data<T>();
+      auto block = [&](int64_t begin, int64_t end) {
+        for (int64_t p = begin; p < end; ++p) {
+          const T* xp = in + p * plane;
+          A acc = K == PoolKind::kMax ? -std::numeric_limits<A>::infinity() : A(0);
+          for (int64_t i = 0; i < plane; ++i) {
+            const A v = Numeric<T>::Load(xp[i]);
+            if constexpr (K == PoolKind::kMax) acc = v > acc ? v : acc;
+            else if constexpr (K == PoolKind::kAverage) acc += v;
+            else acc += LpPower(v, p_);
+          }
+          if constexpr (K == PoolKind::kAverage) acc /= static_cast<A>(plane);
+          if constexpr (K == PoolKind::kLp) acc = LpRoot(acc, p_);
+          out[p] = Numeric<T>::Store(acc);
+        }
+        return Status::Ok();
+      };
+      if (planes * plane < tuning_.minimum_elements) return block(0, planes);
+      const ParallelPlan plan{"globalpool.planes", std::max<int64_t>(1, tuning_.grain_elements / std::max<int64_t>(plane, 1))};
+      return ParallelFor(ctx.parallel(), planes, plan, block);
+    });
+  }
+
+ private:
+  int64_t p_ = 2;
+  PoolTuning tuning_;
+};
+
+void AddPool(KernelRegistry& registry, const char* op, int since, int end, std::vector<DataType> types,
+             KernelFactory factory) {
+  KernelDef def;
+  def.op = op;
+  def.since_version = since;
+  def.end_version = end;
+  def.family = "pooling";
+  def.element_types = std::move(types);
+  def.tuning = PoolTuningParams();
+  def.factory = std::move(factory);
+  registry.Add(std::move(def));
+}
+
+std::vector<DataType> PoolFloats(int opset) {
+  std::vector<DataType> t = {DataType::kFloat16, DataType::kFloat, DataType::kDouble};
+  if (opset >= 22) t.push_back(DataType::kBFloat16);
+  return t;
+}
+
+}  // namespace
+
+OL_REGISTER_KERNELS(pooling_family) {
+  const int max_spans[][2] = {{1, 7}, {8, 9}, {10, 10}, {11, 11}, {12, 21}, {22, kOpenEnded}};
+  for (const auto& s : max_spans) {
+    std::vector<DataType> types = PoolFloats(s[0]);
+    if (s[0] >= 12) types.insert(types.end(), {DataType::kInt8, DataType::kUint8});
+    AddPool(registry, "MaxPool", s[0], s[1], types, MakeKernel<PoolKernel<PoolKind::kMax>>());
+  }
+  const int avg_spans[][2] = {{1, 6}, {7, 9}, {10, 10}, {11, 18}, {19, 21}, {22, kOpenEnded}};
+  for (const auto& s : avg_spans) {
+    AddPool(registry, "AveragePool", s[0], s[1], PoolFloats(s[0]), MakeKernel<PoolKernel<PoolKind::kAverage>>());
+  }
+  const int lp_spans[][2] = {{1, 1}, {2, 10}, {11, 17}, {18, 21}, {22, kOpenEnded}};
+  for (const auto& s : lp_spans) {
+    AddPool(registry, "LpPool", s[0], s[1], PoolFloats(s[0]), MakeKernel<PoolKernel<PoolKind::kLp>>());
+  }
+  for (const auto& s : {std::pair<int, int>{1, 21}, std::pair<int, int>{22, kOpenEnded}}) {
+    AddPool(registry, "GlobalAveragePool", s.first, s.second, PoolFloats(s.first),
+            MakeKernel<GlobalPoolKernel<PoolKind::kAverage>>());
+    AddPool(registry, "GlobalMaxPool", s.first, s.second, PoolFloats(s.first),
+            MakeKernel<GlobalPoolKernel<PoolKind::kMax>>());
+  }
+  const int glp_spans[][2] = {{1, 1}, {2, 21}, {22, kOpenEnded}};
+  for (const auto& s : glp_spans) {
+    AddPool(registry, "GlobalLpPool", s[0], s[1], PoolFloats(s[0]), MakeKernel<GlobalPoolKernel<PoolKind::kLp>>());
+  }
+}
+
+}  // namespace onnx_light

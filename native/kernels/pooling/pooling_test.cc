@@ -1,0 +1,159 @@
+#include <cmath>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "native/kernels/reduce_util/test_support.h"
+
+namespace onnx_light {
+namespace testing {
+namespace {
+
+const std::vector<std::pair<std::string, ParamValue>> kForceParallel = {
+    {"parallel.minimum_elements", int64_t{1}},
+    {"parallel.grain_elements", int64_t{1}},
+};
+
+std::vector<float> Iota(int64_t n, float from = 1) {
+  std::vector<float> v(n);
+  for (int64_t i = 0; i < n; ++i) v[i] = from + static_cast<float>(i);
+  return v;
+}
+
+std::vector<Value> Pool(KernelTester& t) { return RunAllCounts(t, kForceParallel); }
+
+TEST(MaxPool, StridedWindowsWithRowAndColumnMajorIndices) {
+  for (int64_t order : {0, 1}) {
+    KernelTester t("MaxPool", 12);
+    t.Input(MakeTensor<float>({1, 1, 4, 4}, Iota(16))).Outputs(2);
+    t.Attr("kernel_shape", std::vector<int64_t>{2, 2}).Attr("strides", std::vector<int64_t>{2, 2});
+    t.Attr("storage_order", order);
+    auto out = Pool(t);
+    ASSERT_EQ(out.size(), 2u);
+    EXPECT_EQ(out[0].tensor().shape(), Shape({1, 1, 2, 2}));
+    EXPECT_EQ(ToVector<float>(out[0].tensor()), (std::vector<float>{6, 8, 14, 16}));
+    // Element (h, w) of a 4x4 plane: row-major h*4+w, column-major w*4+h.
+    const std::vector<int64_t> expected = order == 0 ? std::vector<int64_t>{5, 7, 13, 15} : std::vector<int64_t>{5, 13, 7, 15};
+    EXPECT_EQ(ToVector<int64_t>(out[1].tensor()), expected);
+  }
+}
+
+TEST(MaxPool, IndicesCountBatchAndChannelAndDilation) {
+  KernelTester t("MaxPool", 12);
+  t.Input(MakeTensor<float>({1, 2, 4, 4}, Iota(32))).Outputs(2);
+  t.Attr("kernel_shape", std::vector<int64_t>{2, 2}).Attr("dilations", std::vector<int64_t>{2, 2});
+  auto out = Pool(t);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].tensor().shape(), Shape({1, 2, 2, 2}));
+  // Window (0,0) with dilation 2 reads (0,0),(0,2),(2,0),(2,2): max at (2,2) = 11.
+  EXPECT_EQ(ToVector<float>(out[0].tensor()), (std::vector<float>{11, 12, 15, 16, 27, 28, 31, 32}));
+  EXPECT_EQ(ToVector<int64_t>(out[1].tensor()), (std::vector<int64_t>{10, 11, 14, 15, 26, 27, 30, 31}));
+}
+
+TEST(MaxPool, CeilModeDropsWindowsStartingInPadding) {
+  KernelTester t("MaxPool", 10);
+  t.Input(MakeTensor<float>({1, 1, 5}, {3, 1, 4, 1, 5})).Attr("kernel_shape", std::vector<int64_t>{2});
+  t.Attr("strides", std::vector<int64_t>{2}).Attr("ceil_mode", int64_t{1});
+  auto out = Pool(t);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(ToVector<float>(out[0].tensor()), (std::vector<float>{3, 4, 5}));
+
+  KernelTester floor("MaxPool", 10);
+  floor.Input(MakeTensor<float>({1, 1, 5}, {3, 1, 4, 1, 5})).Attr("kernel_shape", std::vector<int64_t>{2});
+  floor.Attr("strides", std::vector<int64_t>{2});
+  auto f = Pool(floor);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(ToVector<float>(f[0].tensor()), (std::vector<float>{3, 4}));
+
+  KernelTester dropped("MaxPool", 12);  // 4 + 1 pad, k=2, s=2: third window would start in the pad
+  dropped.Input(MakeTensor<float>({1, 1, 4}, {1, 2, 3, 4})).Attr("kernel_shape", std::vector<int64_t>{2});
+  dropped.Attr("strides", std::vector<int64_t>{2}).Attr("pads", std::vector<int64_t>{0, 1}).Attr("ceil_mode", int64_t{1});
+  auto d = Pool(dropped);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(ToVector<float>(d[0].tensor()), (std::vector<float>{2, 4}));
+}
+
+TEST(MaxPool, Int8AndSameUpper) {
+  KernelTester t("MaxPool", 12);
+  t.Input(MakeTensor<int8_t>({1, 1, 3, 3}, {-5, 1, 2, -3, -4, 0, 7, -8, -9}));
+  t.Attr("kernel_shape", std::vector<int64_t>{2, 2}).Attr("auto_pad", std::string("SAME_UPPER"));
+  auto out = Pool(t);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].tensor().shape(), Shape({1, 1, 3, 3}));
+  EXPECT_EQ(ToVector<int8_t>(out[0].tensor()), (std::vector<int8_t>{1, 2, 2, 7, 0, 0, 7, -8, -9}));
+}
+
+TEST(AveragePool, CountIncludePad) {
+  for (int64_t include : {0, 1}) {
+    KernelTester t("AveragePool", 19);
+    t.Input(MakeTensor<float>({1, 1, 3, 3}, std::vector<float>(9, 9.0f)));
+    t.Attr("kernel_shape", std::vector<int64_t>{3, 3}).Attr("pads", std::vector<int64_t>{1, 1, 1, 1});
+    t.Attr("count_include_pad", include);
+    auto out = Pool(t);
+    ASSERT_EQ(out.size(), 1u);
+    const std::vector<float> expected =
+        include ? std::vector<float>{4, 6, 4, 6, 9, 6, 4, 6, 4} : std::vector<float>(9, 9.0f);
+    EXPECT_EQ(ToVector<float>(out[0].tensor()), expected);
+  }
+}
+
+TEST(LpPool, EuclideanNormOfWindows) {
+  KernelTester t("LpPool", 18);
+  t.Input(MakeTensor<float>({1, 1, 2, 2}, {3, 4, 0, 12})).Attr("kernel_shape", std::vector<int64_t>{2, 2});
+  auto out = Pool(t);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_FLOAT_EQ(out[0].tensor().data<float>()[0], 13.0f);
+}
+
+TEST(GlobalPools, OneValuePerPlane) {
+  const auto x = Iota(2 * 3 * 4);
+  struct Case { const char* op; std::vector<float> expected; };
+  for (const Case& c : {Case{"GlobalAveragePool", {2.5, 6.5, 10.5, 14.5, 18.5, 22.5}},
+                        Case{"GlobalMaxPool", {4, 8, 12, 16, 20, 24}}}) {
+    KernelTester t(c.op, 22);
+    t.Input(MakeTensor<float>({2, 3, 2, 2}, x));
+    auto out = Pool(t);
+    ASSERT_EQ(out.size(), 1u) << c.op;
+    EXPECT_EQ(out[0].tensor().shape(), Shape({2, 3, 1, 1}));
+    EXPECT_EQ(ToVector<float>(out[0].tensor()), c.expected) << c.op;
+  }
+  KernelTester lp("GlobalLpPool", 2);
+  lp.Input(MakeTensor<float>({1, 1, 2}, {6, 8})).Attr("p", int64_t{2});
+  auto out = Pool(lp);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_FLOAT_EQ(out[0].tensor().data<float>()[0], 10.0f);
+}
+
+// A convolution-sized case: identical for every participant count, spot-checked.
+TEST(MaxPool, LargeInputIsDeterministic) {
+  std::vector<float> x(2 * 8 * 33 * 31);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.37f * i);
+  KernelTester t("MaxPool", 12);
+  t.Input(MakeTensor<float>({2, 8, 33, 31}, x)).Outputs(2);
+  t.Attr("kernel_shape", std::vector<int64_t>{3, 3}).Attr("pads", std::vector<int64_t>{1, 1, 1, 1});
+  auto out = Pool(t);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].tensor().shape(), Shape({2, 8, 33, 31}));
+  const float* y = out[0].tensor().data<float>();
+  const int64_t* idx = out[1].tensor().data<int64_t>();
+  for (int64_t i = 0; i < out[0].tensor().num_elements(); ++i) ASSERT_EQ(y[i], x[idx[i]]);
+  EXPECT_EQ(y[31 + 1], std::max({x[0], x[1], x[2], x[31], x[32], x[33], x[62], x[63], x[64]}));
+}
+
+TEST(Pool, BadShapesAreInvalidArgument) {
+  KernelTester rank("MaxPool", 12);
+  rank.NodeName("mp").Input(MakeTensor<float>({1, 4}, Iota(4))).Attr("kernel_shape", std::vector<int64_t>{2, 2});
+  auto s = rank.Run(1).status();
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("[1,4]"), std::string::npos) << s.message();
+  KernelTester big("AveragePool", 19);
+  big.Input(MakeTensor<float>({1, 1, 2, 2}, Iota(4))).Attr("kernel_shape", std::vector<int64_t>{3, 3});
+  EXPECT_EQ(big.Run(1).status().code(), StatusCode::kInvalidArgument);
+  KernelTester no_kernel("MaxPool", 12);
+  no_kernel.Input(MakeTensor<float>({1, 1, 2, 2}, Iota(4)));
+  EXPECT_EQ(no_kernel.Run(1).status().code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace onnx_light

@@ -1,0 +1,26 @@
+// ReduceLogSum, ReduceLogSumExp (integer types dropped at opset 28).
+#include "native/kernels/reduction/reduce_kernel.h"
+
+namespace onnx_light {
+namespace {
+
+template <ReduceOp Op>
+void AddLogReduce(KernelRegistry& registry, const char* op) {
+  using Kernel = ReduceKernel<Op, ReduceNumericTypes>;
+  registry.Add(ReductionDef(op, 1, 10, ReduceTypesOpset1(), MakeKernel<Kernel>()));
+  registry.Add(ReductionDef(op, 11, 12, ReduceTypesOpset1(), MakeKernel<Kernel>()));
+  registry.Add(ReductionDef(op, 13, 17, ReduceTypesOpset13(), MakeKernel<Kernel>()));
+  registry.Add(ReductionDef(op, 18, 27, ReduceTypesOpset13(), MakeKernel<Kernel>()));
+  registry.Add(ReductionDef(op, 28, kOpenEnded,
+                            {DataType::kBFloat16, DataType::kFloat16, DataType::kFloat, DataType::kDouble},
+                            MakeKernel<ReduceKernel<Op, FloatTypes>>()));
+}
+
+}  // namespace
+
+OL_REGISTER_KERNELS(reduction_log) {
+  AddLogReduce<ReduceOp::kLogSum>(registry, "ReduceLogSum");
+  AddLogReduce<ReduceOp::kLogSumExp>(registry, "ReduceLogSumExp");
+}
+
+}  // namespace onnx_light

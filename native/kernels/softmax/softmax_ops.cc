@@ -1,0 +1,159 @@
+// Softmax, LogSoftmax, Hardmax. Before opset 13 the input is flattened to 2-D at `axis`
+// (default 1) and each row of the flattened tail is normalised; from opset 13 only the
+// single `axis` (default -1) is. Rows (or tiles of strided lanes) are independent, so
+// they are split across participants; each lane's arithmetic never depends on the split.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "native/kernels/reduce_util/axes.h"
+#include "native/kernels/reduce_util/numeric.h"
+#include "native/registry/kernel.h"
+
+namespace onnx_light {
+namespace {
+
+enum class SoftmaxKind { kSoftmax, kLogSoftmax, kHardmax };
+
+// Strided lanes are processed this many at a time (stack buffers; changes no result).
+constexpr int64_t kTileLanes = 128;
+
+template <typename A>
+A MaxPropagatingNan(A a, A b) {
+  return (std::isnan(a) || std::isnan(b)) ? a + b : (a < b ? b : a);
+}
+
+// One lane of `length` elements at stride `stride` (1 for contiguous rows).
+template <SoftmaxKind K, typename T>
+void NormalizeLane(const T* x, T* y, int64_t length, int64_t stride) {
+  using N = Numeric<T>;
+  using A = typename N::Acc;
+  if constexpr (K == SoftmaxKind::kHardmax) {
+    int64_t best_k = 0;
+    A best = N::Load(x[0]);
+    for (int64_t k = 1; k < length && !std::isnan(best); ++k) {  // first maximum; NaN wins
+      const A v = N::Load(x[k * stride]);
+      if (std::isnan(v) || best < v) best = v, best_k = k;
+    }
+    for (int64_t k = 0; k < length; ++k) y[k * stride] = N::Store(A(k == best_k ? 1 : 0));
+  } else {
+    A m = -std::numeric_limits<A>::infinity();
+    for (int64_t k = 0; k < length; ++k) m = MaxPropagatingNan(m, N::Load(x[k * stride]));
+    A sum = 0;
+    for (int64_t k = 0; k < length; ++k) sum += std::exp(N::Load(x[k * stride]) - m);
+    if constexpr (K == SoftmaxKind::kLogSoftmax) {
+      const A shift = m + std::log(sum);
+      for (int64_t k = 0; k < length; ++k) y[k * stride] = N::Store(N::Load(x[k * stride]) - shift);
+    } else {
+      const A scale = A(1) / sum;
+      for (int64_t k = 0; k < length; ++k) y[k * stride] = N::Store(std::exp(N::Load(x[k * stride]) - m) * scale);
+    }
+  }
+}
+
+// `lanes` adjacent strided lanes together, so every step along the axis reads contiguous
+// memory; per lane the same operations in the same order as NormalizeLane.
+template <SoftmaxKind K, typename T>
+void NormalizeLaneTile(const T* x, T* y, int64_t length, int64_t inner, int64_t lanes) {
+  using N = Numeric<T>;
+  using A = typename N::Acc;
+  if constexpr (K == SoftmaxKind::kHardmax) {
+    for (int64_t j = 0; j < lanes; ++j) NormalizeLane<K, T>(x + j, y + j, length, inner);
+  } else {
+    A m[kTileLanes], sum[kTileLanes];
+    for (int64_t j = 0; j < lanes; ++j) m[j] = -std::numeric_limits<A>::infinity(), sum[j] = 0;
+    for (int64_t k = 0; k < length; ++k) {
+      for (int64_t j = 0; j < lanes; ++j) m[j] = MaxPropagatingNan(m[j], N::Load(x[k * inner + j]));
+    }
+    for (int64_t k = 0; k < length; ++k) {
+      for (int64_t j = 0; j < lanes; ++j) sum[j] += std::exp(N::Load(x[k * inner + j]) - m[j]);
+    }
+    for (int64_t j = 0; j < lanes; ++j) {
+      if constexpr (K == SoftmaxKind::kLogSoftmax) sum[j] = m[j] + std::log(sum[j]);
+      else sum[j] = A(1) / sum[j];
+    }
+    for (int64_t k = 0; k < length; ++k) {
+      for (int64_t j = 0; j < lanes; ++j) {
+        const A v = N::Load(x[k * inner + j]);
+        if constexpr (K == SoftmaxKind::kLogSoftmax) y[k * inner + j] = N::Store(v - sum[j]);
+        else y[k * inner + j] = N::Store(std::exp(v - m[j]) * sum[j]);
+      }
+    }
+  }
+}
+
+template <SoftmaxKind K>
+class SoftmaxKernel : public OpKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    flatten_ = info.opset_version() < 13;
+    OL_ASSIGN_OR_RETURN(axis_, info.GetInt("axis", flatten_ ? 1 : -1));
+    OL_ASSIGN_OR_RETURN(minimum_elements_, info.tuning().Int64("parallel.minimum_elements"));
+    OL_ASSIGN_OR_RETURN(grain_elements_, info.tuning().Int64("parallel.grain_elements"));
+    return Status::Ok();
+  }
+
+  Status Compute(KernelContext& ctx) override {
+    OL_ASSIGN_OR_RETURN(const Tensor* input, ctx.RequiredInput(0));
+    const Shape& shape = input->shape();
+    OL_ASSIGN_OR_RETURN(int axis, NormalizeAxisFor(axis_, shape, ctx.Where()));
+    const int64_t outer = shape.SizeTo(axis);
+    const int64_t length = flatten_ ? shape.SizeFrom(axis) : shape[axis];
+    const int64_t inner = flatten_ ? 1 : shape.SizeFrom(axis + 1);
+    OL_ASSIGN_OR_RETURN(Tensor * output, ctx.AllocateOutput(0, input->dtype(), shape));
+    if (outer * length * inner == 0) return Status::Ok();
+    return VisitType(FloatTypes{}, input->dtype(), ctx.Where(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* x = input->data<T>();
+      T* y = output->data<T>();
+      auto lanes = [&](int64_t begin, int64_t end) {
+        if (inner == 1) {
+          for (int64_t r = begin; r < end; ++r) NormalizeLane<K, T>(x + r * length, y + r * length, length, 1);
+        } else {
+          ForEachLaneTile(length, inner, kTileLanes, begin, end, [&](int64_t offset, int64_t, int64_t n) {
+            NormalizeLaneTile<K, T>(x + offset, y + offset, length, inner, n);
+          });
+        }
+        return Status::Ok();
+      };
+      if (outer * length * inner < minimum_elements_) return lanes(0, outer * inner);
+      const ParallelPlan plan{"softmax.lanes", std::max<int64_t>(1, grain_elements_ / length)};
+      return ParallelFor(ctx.parallel(), outer * inner, plan, lanes);
+    });
+  }
+
+ private:
+  bool flatten_ = false;
+  int64_t axis_ = -1;
+  int64_t minimum_elements_ = 0, grain_elements_ = 1;
+};
+
+template <SoftmaxKind K>
+void AddSoftmaxOp(KernelRegistry& registry, const char* op) {
+  const std::vector<DataType> legacy = {DataType::kFloat16, DataType::kFloat, DataType::kDouble};
+  const std::vector<DataType> current = {DataType::kFloat16, DataType::kFloat, DataType::kDouble, DataType::kBFloat16};
+  const int spans[][2] = {{1, 10}, {11, 12}, {13, kOpenEnded}};
+  for (const auto& span : spans) {
+    KernelDef def;
+    def.op = op;
+    def.since_version = span[0];
+    def.end_version = span[1];
+    def.family = "softmax";
+    def.element_types = span[0] >= 13 ? current : legacy;
+    def.tuning = {MinimumElementsParam(32768, "input elements below which the op runs serially"),
+                  ParamSpec::Int64("parallel.grain_elements", 16384, 1, int64_t{1} << 40,
+                                   "smallest parallel block, in input elements")};
+    def.factory = MakeKernel<SoftmaxKernel<K>>();
+    registry.Add(std::move(def));
+  }
+}
+
+}  // namespace
+
+OL_REGISTER_KERNELS(softmax_family) {
+  AddSoftmaxOp<SoftmaxKind::kSoftmax>(registry, "Softmax");
+  AddSoftmaxOp<SoftmaxKind::kLogSoftmax>(registry, "LogSoftmax");
+  AddSoftmaxOp<SoftmaxKind::kHardmax>(registry, "Hardmax");
+}
+
+}  // namespace onnx_light

@@ -1,0 +1,84 @@
+// CumSum: running sums along one axis (exclusive / reverse). Each lane is sequential, the
+// lanes are independent: strided lanes advance together in tiles so that each step along
+// the axis reads contiguous memory. float16/bfloat16 keep the running sum in float.
+#include <algorithm>
+
+#include "native/kernels/reduce_util/axes.h"
+#include "native/kernels/reduce_util/numeric.h"
+#include "native/kernels/topk_cumsum/lane_tuning.h"
+
+namespace onnx_light {
+namespace {
+
+using CumSumTypes = TypeList<uint32_t, uint64_t, int32_t, int64_t, float, double, Float16, BFloat16>;
+constexpr int64_t kTileLanes = 256;  // stack tile of running sums; changes no result
+
+class CumSumKernel : public OpKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    OL_ASSIGN_OR_RETURN(int64_t exclusive, info.GetInt("exclusive", 0));
+    OL_ASSIGN_OR_RETURN(int64_t reverse, info.GetInt("reverse", 0));
+    exclusive_ = exclusive != 0;
+    reverse_ = reverse != 0;
+    OL_ASSIGN_OR_RETURN(tuning_, ReadLaneTuning(info));
+    return Status::Ok();
+  }
+
+  Status Compute(KernelContext& ctx) override {
+    OL_ASSIGN_OR_RETURN(const Tensor* x, ctx.RequiredInput(0));
+    OL_ASSIGN_OR_RETURN(const Tensor* axis_tensor, ctx.RequiredInput(1));
+    if (axis_tensor->num_elements() != 1 || axis_tensor->shape().rank() > 1 ||
+        (axis_tensor->dtype() != DataType::kInt32 && axis_tensor->dtype() != DataType::kInt64)) {
+      return InvalidArgument(ctx.Where(), ": axis must be a scalar int32 or int64 tensor, got ",
+                             axis_tensor->TypeAndShape());
+    }
+    const int64_t raw_axis = axis_tensor->dtype() == DataType::kInt32 ? axis_tensor->data<int32_t>()[0]
+                                                                       : axis_tensor->data<int64_t>()[0];
+    const Shape& shape = x->shape();
+    OL_ASSIGN_OR_RETURN(int axis, NormalizeAxisFor(raw_axis, shape, ctx.Where()));
+    const int64_t outer = shape.SizeTo(axis), length = shape[axis], inner = shape.SizeFrom(axis + 1);
+    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), shape));
+    if (outer * length * inner == 0) return Status::Ok();
+    return VisitType(CumSumTypes{}, x->dtype(), ctx.Where(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      using A = typename Numeric<T>::Acc;
+      const T* in = x->data<T>();
+      T* out = y->data<T>();
+      auto lanes = [&](int64_t begin, int64_t end) {
+        ForEachLaneTile(length, inner, kTileLanes, begin, end, [&](int64_t offset, int64_t, int64_t n) {
+          A sum[kTileLanes];
+          std::fill(sum, sum + n, A(0));
+          for (int64_t step = 0; step < length; ++step) {
+            const int64_t at = offset + (reverse_ ? length - 1 - step : step) * inner;
+            for (int64_t j = 0; j < n; ++j) {
+              const A v = Numeric<T>::Load(in[at + j]);
+              if (!exclusive_) sum[j] = WrappingAdd(sum[j], v);
+              out[at + j] = Numeric<T>::Store(sum[j]);
+              if (exclusive_) sum[j] = WrappingAdd(sum[j], v);
+            }
+          }
+        });
+        return Status::Ok();
+      };
+      if (outer * length * inner < tuning_.minimum_elements) return lanes(0, outer * inner);
+      const ParallelPlan plan{"cumsum.lanes", std::max<int64_t>(1, tuning_.grain_elements / length)};
+      return ParallelFor(ctx.parallel(), outer * inner, plan, lanes);
+    });
+  }
+
+ private:
+  bool exclusive_ = false, reverse_ = false;
+  LaneTuning tuning_;
+};
+
+}  // namespace
+
+OL_REGISTER_KERNELS(cumsum) {
+  std::vector<DataType> types = {DataType::kUint32, DataType::kUint64, DataType::kInt32,
+                                 DataType::kInt64,  DataType::kFloat,  DataType::kDouble};
+  registry.Add(LaneDef("CumSum", 11, 13, types, MakeKernel<CumSumKernel>()));
+  types.insert(types.end(), {DataType::kFloat16, DataType::kBFloat16});
+  registry.Add(LaneDef("CumSum", 14, kOpenEnded, types, MakeKernel<CumSumKernel>()));
+}
+
+}  // namespace onnx_light

@@ -1,0 +1,42 @@
+// The tuning schema shared by TopK and CumSum: both split independent lanes along one
+// axis across participants.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "native/registry/kernel.h"
+
+namespace onnx_light {
+
+struct LaneTuning {
+  int64_t minimum_elements = 0;  // input elements below which the op runs serially
+  int64_t grain_elements = 1;    // smallest parallel block, in input elements
+};
+
+inline std::vector<ParamSpec> LaneTuningParams() {
+  return {MinimumElementsParam(32768, "input elements below which the op runs serially"),
+          ParamSpec::Int64("parallel.grain_elements", 16384, 1, int64_t{1} << 40,
+                           "smallest parallel block, in input elements")};
+}
+
+inline StatusOr<LaneTuning> ReadLaneTuning(const KernelInfo& info) {
+  LaneTuning t;
+  OL_ASSIGN_OR_RETURN(t.minimum_elements, info.tuning().Int64("parallel.minimum_elements"));
+  OL_ASSIGN_OR_RETURN(t.grain_elements, info.tuning().Int64("parallel.grain_elements"));
+  return t;
+}
+
+inline KernelDef LaneDef(const char* op, int since, int end, std::vector<DataType> types, KernelFactory factory) {
+  KernelDef def;
+  def.op = op;
+  def.since_version = since;
+  def.end_version = end;
+  def.family = "topk_cumsum";
+  def.element_types = std::move(types);
+  def.tuning = LaneTuningParams();
+  def.factory = std::move(factory);
+  return def;
+}
+
+}  // namespace onnx_light

@@ -1,0 +1,116 @@
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "native/kernels/reduce_util/test_support.h"
+
+namespace onnx_light {
+namespace testing {
+namespace {
+
+const std::vector<std::pair<std::string, ParamValue>> kForceParallel = {
+    {"parallel.minimum_elements", int64_t{1}},
+    {"parallel.grain_elements", int64_t{1}},
+};
+
+TEST(TopK, LargestAndSmallestWithTiesByLowerIndex) {
+  KernelTester t("TopK", 11);
+  t.Input(MakeTensor<float>({2, 5}, {3, 1, 3, 2, 5, /**/ 0, 0, -1, 7, 0})).Input(MakeTensor<int64_t>({1}, {3})).Outputs(2);
+  auto out = RunAllCounts(t, kForceParallel);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].tensor().shape(), Shape({2, 3}));
+  EXPECT_EQ(ToVector<float>(out[0].tensor()), (std::vector<float>{5, 3, 3, 7, 0, 0}));
+  EXPECT_EQ(ToVector<int64_t>(out[1].tensor()), (std::vector<int64_t>{4, 0, 2, 3, 0, 1}));
+
+  KernelTester s("TopK", 11);
+  s.Input(MakeTensor<int32_t>({2, 5}, {3, 1, 3, 2, 5, /**/ 0, 0, -1, 7, 0})).Input(MakeTensor<int64_t>({1}, {2}));
+  s.Attr("largest", int64_t{0}).Outputs(2);
+  auto small = RunAllCounts(s, kForceParallel);
+  ASSERT_EQ(small.size(), 2u);
+  EXPECT_EQ(ToVector<int32_t>(small[0].tensor()), (std::vector<int32_t>{1, 2, -1, 0}));
+  EXPECT_EQ(ToVector<int64_t>(small[1].tensor()), (std::vector<int64_t>{1, 3, 2, 0}));
+}
+
+TEST(TopK, StridedAxisNanAndAttributeK) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  KernelTester t("TopK", 1);  // k as an attribute, axis 0 of [3, 2]
+  t.Input(MakeTensor<float>({3, 2}, {1, 4, nan, 6, 2, 5})).Attr("k", int64_t{2}).Attr("axis", int64_t{0}).Outputs(2);
+  auto out = RunAllCounts(t, kForceParallel);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].tensor().shape(), Shape({2, 2}));
+  const auto v = ToVector<float>(out[0].tensor());
+  EXPECT_TRUE(std::isnan(v[0]));
+  EXPECT_EQ(v[1], 6);
+  EXPECT_EQ(v[2], 2);
+  EXPECT_EQ(v[3], 5);
+  EXPECT_EQ(ToVector<int64_t>(out[1].tensor()), (std::vector<int64_t>{1, 1, 2, 2}));
+}
+
+TEST(TopK, LargeLanesAreDeterministic) {
+  std::vector<float> x(64 * 1000);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::round(std::sin(0.1f * i) * 50);  // many ties
+  KernelTester t("TopK", 11);
+  t.Input(MakeTensor<float>({64, 1000}, x)).Input(MakeTensor<int64_t>({1}, {10})).Outputs(2);
+  auto out = RunAllCounts(t, kForceParallel);
+  ASSERT_EQ(out.size(), 2u);
+  const float* v = out[0].tensor().data<float>();
+  const int64_t* idx = out[1].tensor().data<int64_t>();
+  for (int r = 0; r < 64; ++r) {
+    for (int j = 0; j < 10; ++j) {
+      ASSERT_EQ(v[r * 10 + j], x[r * 1000 + idx[r * 10 + j]]);
+      if (j > 0) {
+        ASSERT_TRUE(v[r * 10 + j - 1] > v[r * 10 + j] ||
+                    (v[r * 10 + j - 1] == v[r * 10 + j] && idx[r * 10 + j - 1] < idx[r * 10 + j]));
+      }
+    }
+  }
+}
+
+TEST(TopK, KOutOfRangeIsInvalidArgument) {
+  KernelTester t("TopK", 11);
+  t.NodeName("top").Input(MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6})).Input(MakeTensor<int64_t>({1}, {4}));
+  auto s = t.Run(1).status();
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("[2,3]"), std::string::npos) << s.message();
+}
+
+TEST(CumSum, InclusiveExclusiveReverseAndStridedAxis) {
+  const std::vector<float> x = {1, 2, 3, 4, 5, 6};  // [2, 3]
+  struct Case { int64_t axis, exclusive, reverse; std::vector<float> expected; };
+  for (const Case& c : {Case{1, 0, 0, {1, 3, 6, 4, 9, 15}}, Case{1, 1, 0, {0, 1, 3, 0, 4, 9}},
+                        Case{1, 0, 1, {6, 5, 3, 15, 11, 6}}, Case{1, 1, 1, {5, 3, 0, 11, 6, 0}},
+                        Case{0, 0, 0, {1, 2, 3, 5, 7, 9}}, Case{-2, 1, 1, {4, 5, 6, 0, 0, 0}}}) {
+    KernelTester t("CumSum", 14);
+    t.Input(MakeTensor<float>({2, 3}, x)).Input(MakeTensor<int32_t>(Shape(), {static_cast<int32_t>(c.axis)}));
+    t.Attr("exclusive", c.exclusive).Attr("reverse", c.reverse);
+    auto out = RunAllCounts(t, kForceParallel);
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(ToVector<float>(out[0].tensor()), c.expected) << c.axis << c.exclusive << c.reverse;
+  }
+}
+
+TEST(CumSum, LowPrecisionRunsInFloatAndIntegers) {
+  std::vector<Float16> h(3000, Float16::FromFloat(1.0f));
+  KernelTester t("CumSum", 14);
+  t.Input(MakeTensor<Float16>({3000}, h)).Input(MakeTensor<int64_t>({1}, {0}));
+  auto out = RunAllCounts(t, kForceParallel);
+  ASSERT_EQ(out.size(), 1u);
+  // 2049 is not a float16 value: the stored result rounds, but the float running sum does not stall at 2048.
+  EXPECT_EQ(out[0].tensor().data<Float16>()[2999].ToFloat(), 3000.0f);
+
+  KernelTester i("CumSum", 11);
+  i.Input(MakeTensor<int64_t>({4}, {1, -2, 3, -4})).Input(MakeTensor<int64_t>(Shape(), {0}));
+  auto o = RunAllCounts(i, kForceParallel);
+  ASSERT_EQ(o.size(), 1u);
+  EXPECT_EQ(ToVector<int64_t>(o[0].tensor()), (std::vector<int64_t>{1, -1, 2, -2}));
+
+  KernelTester bad("CumSum", 14);
+  bad.Input(MakeTensor<float>({2}, {1, 2})).Input(MakeTensor<int64_t>({1}, {1}));
+  EXPECT_EQ(bad.Run(1).status().code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace onnx_light
