@@ -237,7 +237,18 @@ def _sort_key(entry):
     return (str(entry.get("domain")), str(entry.get("op")), str(entry.get("element_types")))
 
 
+def format_json(value, indent=0):
+    """JSON with two-space indentation, lists of scalars on one line (samples, types)."""
+    pad, inner = "  " * indent, "  " * (indent + 1)
+    if isinstance(value, dict) and value:
+        items = [f"{inner}{json.dumps(k)}: {format_json(v, indent + 1)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + pad + "}"
+    if isinstance(value, list) and any(isinstance(v, (dict, list)) for v in value):
+        return "[\n" + ",\n".join(inner + format_json(v, indent + 1) for v in value) + "\n" + pad + "]"
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+
+
 def dumps(family, exemption_entries):
     """The canonical text of a family's file (stable order and formatting)."""
     doc = {"family": family, "exemptions": sorted(exemption_entries, key=_sort_key)}
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return format_json(doc) + "\n"
