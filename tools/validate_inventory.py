@@ -70,7 +70,7 @@ def main(argv):
     evidence = None
     if workspace:
         evidence = templates.EvidenceCollector(environment.revision(workspace),
-                                               environment.processor_descriptor())(None, None, [])
+                                               environment.processor_descriptor()).context()
     failures = validation.validate(tree.inventory, tree.exemption_files, tree.coverage_text, evidence)
     for note in notes:
         print(note)

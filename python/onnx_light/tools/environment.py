@@ -42,10 +42,10 @@ def processor_descriptor():
     """The tuning engineer's native processor descriptor when the module has one, else what
     platform and /proc/cpuinfo say."""
     from onnx_light import _native  # pylint: disable=import-outside-toplevel
-    native = getattr(_native, "processor_descriptor", None)
+    native = getattr(_native, "host_processor", None)
     if native is not None:
-        descriptor = native()
-        return dict(descriptor) if not isinstance(descriptor, dict) else descriptor
+        # Its scalar fields identify the machine; feature and cache lists stay in profiles.
+        return {k: v for k, v in native().items() if not isinstance(v, (list, dict)) and v not in ("", None)}
     descriptor = {"architecture": platform.machine(), "logical_cpus": os.cpu_count()}
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as f:

@@ -238,14 +238,19 @@ def _sort_key(entry):
 
 
 def format_json(value, indent=0):
-    """JSON with two-space indentation, lists of scalars on one line (samples, types)."""
+    """JSON with two-space indentation; lists of scalars (samples, types) and short objects
+    of scalars (processor, policy) on one line."""
     pad, inner = "  " * indent, "  " * (indent + 1)
+    flat = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    if isinstance(value, dict) and not any(isinstance(v, (dict, list)) for v in value.values()) \
+            and len(flat) <= 100:
+        return flat
     if isinstance(value, dict) and value:
         items = [f"{inner}{json.dumps(k)}: {format_json(v, indent + 1)}" for k, v in value.items()]
         return "{\n" + ",\n".join(items) + "\n" + pad + "}"
     if isinstance(value, list) and any(isinstance(v, (dict, list)) for v in value):
         return "[\n" + ",\n".join(inner + format_json(v, indent + 1) for v in value) + "\n" + pad + "]"
-    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    return flat
 
 
 def dumps(family, exemption_entries):

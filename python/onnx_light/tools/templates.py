@@ -23,13 +23,17 @@ class EvidenceCollector:
         self.processor = processor
         self.runner = runner
 
+    def context(self):
+        """Evidence without measurements: revision, processor, policy."""
+        return {"revision": self.revision, "processor": self.processor,
+                "policy": dict(environment.SERIAL_POLICY), "measurements": []}
+
     def __call__(self, domain, op, element_types):
-        measurements = []
+        evidence = self.context()
         if self.runner is not None:
             for element_type in element_types:
-                measurements.extend(measure.measure_path(self.runner, domain, op, element_type))
-        return {"revision": self.revision, "processor": self.processor,
-                "policy": dict(environment.SERIAL_POLICY), "measurements": measurements}
+                evidence["measurements"].extend(measure.measure_path(self.runner, domain, op, element_type))
+        return evidence
 
 
 def refresh_family(family, inventory, exemption_file, evidence, mark_reviewed=False):

@@ -114,14 +114,16 @@ def test_measurements_time_the_runner_on_conformance_inputs():
 
     def runner(domain, op, opset, inputs, attributes, participants):
         calls.append((domain, op, opset, len(inputs), participants))
+        return 700 + len(calls)  # the kernel's own compute ns
 
     evidence = collector(runner)("ai.onnx", "Shape", ["*"])
     measurements = evidence["measurements"]
     assert 1 <= len(measurements) <= measure.MAX_CASES
     for m in measurements:
         assert m["participants"] == 1 and len(m["samples_ns"]) == measure.SAMPLES
-        assert all(isinstance(s, int) and s > 0 for s in m["samples_ns"])
-        assert m["case"].startswith("onnx conformance test_shape") and m["inputs"].startswith("float[")
+        assert all(700 < s < 800 for s in m["samples_ns"])
+        assert m["case"].startswith("onnx conformance test_shape") and m["case"].endswith("(compute_ns)")
+        assert m["inputs"].startswith("float[")
     assert len(calls) == len(measurements) * (measure.WARMUP + measure.SAMPLES)
     assert {c[:2] for c in calls} == {("ai.onnx", "Shape")} and {c[4] for c in calls} == {1}
     assert exemptions.entry_errors(exemptions.template_entry(
@@ -133,6 +135,10 @@ def test_measurements_select_the_element_type_and_skip_rejected_cases():
         raise ValueError("NotImplemented")
 
     assert measure.measure_path(rejecting_runner, "ai.onnx", "Shape", "*") == []
+    # A runner that reports no compute time is timed around the call.
+    wall = measure.measure_path(lambda *args: None, "ai.onnx", "Size", "*")
+    assert wall and all(s >= 1 for m in wall for s in m["samples_ns"])
+    assert wall[0]["case"].endswith("(wall time of the call)")
     assert all(case.inputs[0].dtype.name == "int32" for case in measure.conformance_cases("ai.onnx", "Add", "int32"))
     assert measure.conformance_cases("ai.onnx", "Add", "float")
 
