@@ -40,6 +40,9 @@ def write_templates(tree, workspace):
     directory = os.path.join(workspace, tree_lib.EXEMPTIONS_DIR)
     os.makedirs(directory, exist_ok=True)
     for family in templates.families_to_refresh(tree.inventory, tree.exemption_files, FLAGS.family):
+        if family not in tree.inventory.families and family not in tree.exemption_files:
+            print(f"{family}: no such family (known: {', '.join(sorted(tree.inventory.families))})")
+            continue
         existing = tree.exemption_files.get(family)
         text, changes = templates.refresh_family(family, tree.inventory, existing, evidence,
                                                  FLAGS.mark_reviewed)

@@ -6,7 +6,9 @@ single-kernel runner (onnx_light._native.run_kernel, from the tuning work) with 
 participant, and a sample is the kernel's own compute_ns; without that runner there are
 no measurements and the writer says so.
 """
+import collections
 import dataclasses
+import functools
 import time
 
 import numpy as np
@@ -57,25 +59,31 @@ def _inputs_text(inputs):
                     for a in inputs)
 
 
+@functools.lru_cache(maxsize=1)
+def _single_node_cases():
+    """{(domain, op): [onnx TestCase]}: the single-node conformance cases, loaded once."""
+    from onnx.backend.test.case import node as node_cases  # pylint: disable=import-outside-toplevel
+    by_op = collections.defaultdict(list)
+    for case in node_cases.collect_testcases(None):
+        graph = case.model.graph
+        if len(graph.node) == 1 and case.data_sets:
+            node = graph.node[0]
+            by_op[(node.domain or "ai.onnx", node.op_type)].append(case)
+    return by_op
+
+
 def conformance_cases(domain, op, element_type, limit=MAX_CASES):
     """Single-node conformance cases of (domain, op) whose first input has element_type."""
     import onnx  # pylint: disable=import-outside-toplevel
-    from onnx.backend.test.case import node as node_cases  # pylint: disable=import-outside-toplevel
     cases = []
-    for case in node_cases.collect_testcases(None):
-        graph = case.model.graph
-        if len(graph.node) != 1 or not case.data_sets:
-            continue
-        node = graph.node[0]
-        if node.op_type != op or (node.domain or "ai.onnx") != domain:
-            continue
+    for case in _single_node_cases().get((domain, op), []):
         inputs = list(case.data_sets[0][0])
         if element_type != "*" and not (inputs and isinstance(inputs[0], np.ndarray)
                                         and _element_type_name(inputs[0]) == element_type):
             continue
         opset = next((o.version for o in case.model.opset_import
                       if (o.domain or "ai.onnx") == domain), 0)
-        attributes = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+        attributes = {a.name: onnx.helper.get_attribute_value(a) for a in case.model.graph.node[0].attribute}
         cases.append(Case(case.name, opset, inputs, attributes))
         if len(cases) == limit:
             break
