@@ -23,89 +23,50 @@ void ExpectIdentical(const Value& a, const Value& b, const std::string& what) {
 }
 
 KernelTester::KernelTester(std::string op, int opset_version, std::string domain)
-    : op_(std::move(op)), domain_(std::move(domain)), opset_version_(opset_version) {}
+    : runner_(std::move(op), opset_version, std::move(domain)) {}
 
-KernelTester& KernelTester::Input(Tensor tensor) { return InputValue(Value(std::move(tensor))); }
+KernelTester& KernelTester::Input(Tensor tensor) {
+  runner_.Input(std::move(tensor));
+  return *this;
+}
 KernelTester& KernelTester::InputValue(Value value) {
-  inputs_.push_back(std::make_unique<Value>(std::move(value)));
+  runner_.InputValue(std::move(value));
   return *this;
 }
 KernelTester& KernelTester::MissingInput() {
-  inputs_.push_back(nullptr);
+  runner_.MissingInput();
   return *this;
 }
 KernelTester& KernelTester::Outputs(int n) {
-  num_outputs_ = n;
+  runner_.Outputs(n);
   return *this;
 }
 KernelTester& KernelTester::NodeName(std::string name) {
-  node_name_ = std::move(name);
+  runner_.NodeName(std::move(name));
+  return *this;
+}
+KernelTester& KernelTester::Tuning(const std::string& name, ParamValue value) {
+  runner_.Tuning(name, std::move(value));
   return *this;
 }
 
-#define OL_ATTR(Arg, Kind, field)                                          \
-  KernelTester& KernelTester::Attr(const std::string& name, Arg value) {  \
-    Attribute a;                                                          \
-    a.name = name;                                                        \
-    a.type = Attribute::Type::Kind;                                       \
-    a.field = std::move(value);                                           \
-    attributes_[name] = std::move(a);                                     \
-    return *this;                                                         \
+#define OL_ATTR(Arg)                                                     \
+  KernelTester& KernelTester::Attr(const std::string& name, Arg value) { \
+    runner_.Attr(name, std::move(value));                                \
+    return *this;                                                        \
   }
-OL_ATTR(int64_t, kInt, i)
-OL_ATTR(float, kFloat, f)
-OL_ATTR(const std::string&, kString, s)
-OL_ATTR(std::vector<int64_t>, kInts, ints)
-OL_ATTR(std::vector<float>, kFloats, floats)
-OL_ATTR(std::vector<std::string>, kStrings, strings)
-OL_ATTR(Tensor, kTensor, t)
+OL_ATTR(int64_t)
+OL_ATTR(float)
+OL_ATTR(const std::string&)
+OL_ATTR(std::vector<int64_t>)
+OL_ATTR(std::vector<float>)
+OL_ATTR(std::vector<std::string>)
+OL_ATTR(Tensor)
 #undef OL_ATTR
 
-KernelTester& KernelTester::Tuning(const std::string& name, ParamValue value) {
-  tuning_overrides_.emplace_back(name, std::move(value));
-  return *this;
-}
-
 StatusOr<KernelRunResult> KernelTester::RunWithDetails(int num_threads, const CancellationToken* cancel) {
-  OL_RETURN_IF_ERROR(KernelRegistry::Global().status());
-  std::vector<DataType> input_types;
-  std::vector<const Value*> inputs;
-  for (const auto& v : inputs_) {
-    inputs.push_back(v.get());
-    input_types.push_back(v && v->is_tensor() ? v->tensor().dtype() : DataType::kUndefined);
-  }
-  DataType element_type = DataType::kUndefined;
-  // Find any def for the op first to learn its dispatch input.
-  OL_ASSIGN_OR_RETURN(const KernelDef* any, KernelRegistry::Global().Find(domain_, op_, opset_version_, DataType::kUndefined));
-  if (any->dispatch_input >= 0 && any->dispatch_input < static_cast<int>(input_types.size())) {
-    element_type = input_types[any->dispatch_input];
-  }
-  OL_ASSIGN_OR_RETURN(const KernelDef* def, KernelRegistry::Global().Find(domain_, op_, opset_version_, element_type));
-  ResolvedTuning tuning = ResolvedTuning::Defaults(KernelRegistry::Global().SchemaFor(*def, element_type));
-  for (const auto& [name, value] : tuning_overrides_) {
-    OL_RETURN_IF_ERROR(tuning.Set(name, value, ValueSource::kExplicitProfile));
-  }
-  KernelInfo info(domain_, op_, node_name_, opset_version_, &attributes_, input_types, num_outputs_, tuning);
-  OL_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> kernel, def->factory(info));
-
-  std::shared_ptr<CpuExecutor> executor;
-  if (num_threads > 1) {
-    CpuExecutionPolicy policy;
-    policy.num_threads = num_threads;
-    OL_ASSIGN_OR_RETURN(executor, ExecutorRegistry::Global().Acquire(policy));
-  }
-  EventCollector events;
-  auto allocator = std::make_shared<Allocator>();
-  allocators_.push_back(allocator);
-  ParallelContext parallel{executor.get(), cancel, &events, op_.c_str()};
-  KernelContext ctx(&op_, &node_name_, inputs, num_outputs_, allocator.get(), parallel);
-  OL_RETURN_IF_ERROR(kernel->Compute(ctx).WithContext(ctx.Where() + ": "));
-  KernelRunResult result;
-  result.allocator = allocator;
-  result.outputs = std::move(ctx.outputs());
-  result.regions = events.regions();
-  result.allocation = allocator->stats();
-  result.peak_scratch = ctx.peak_scratch();
+  OL_ASSIGN_OR_RETURN(KernelRunResult result, runner_.Run(num_threads, cancel));
+  allocators_.push_back(result.allocator);
   return result;
 }
 

@@ -1,5 +1,7 @@
 // KernelTester: runs one registered kernel on given inputs under a chosen participant
 // count, the way the session would, for the googletest suites of every kernel family.
+// The engine is KernelRunner (kernel_runner.h); this adds gtest helpers and keeps the
+// outputs of every run alive as long as the tester.
 //
 //   KernelTester t("Add", 14);
 //   t.Input(MakeTensor<float>({2, 3}, {...})).Input(MakeTensor<float>({3}, {...}));
@@ -16,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include "native/registry/kernel.h"
+#include "native/registry/kernel_runner.h"
 
 namespace onnx_light {
 namespace testing {
@@ -38,14 +41,7 @@ std::vector<T> ToVector(const Tensor& t) {
 // Bit-identical comparison of two values (dtype, shape and bytes; strings by content).
 void ExpectIdentical(const Value& a, const Value& b, const std::string& what = "");
 
-struct KernelRunResult {
-  // Declared first so that it outlives the outputs it allocated.
-  std::shared_ptr<Allocator> allocator;
-  std::vector<Value> outputs;
-  std::vector<RegionEvent> regions;
-  AllocationStats allocation;
-  int64_t peak_scratch = 0;
-};
+using KernelRunResult = ::onnx_light::KernelRunResult;
 
 class KernelTester {
  public:
@@ -72,12 +68,7 @@ class KernelTester {
   StatusOr<std::vector<Value>> Run(int num_threads);
 
  private:
-  std::string op_, domain_, node_name_ = "test_node";
-  int opset_version_;
-  std::vector<std::unique_ptr<Value>> inputs_;
-  int num_outputs_ = 1;
-  AttributeMap attributes_;
-  std::vector<std::pair<std::string, ParamValue>> tuning_overrides_;
+  KernelRunner runner_;
   // Allocators of past runs: outputs returned by Run() stay valid while the tester lives.
   std::vector<std::shared_ptr<Allocator>> allocators_;
 };

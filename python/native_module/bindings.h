@@ -9,6 +9,7 @@ namespace onnx_light::python {
 
 void BindCore(nanobind::module_& m);      // DataType names, Status exceptions
 void BindRegistry(nanobind::module_& m);  // registered kernels (for the inventory)
+void BindTuning(nanobind::module_& m);    // descriptors, tuning sources, kernel runner, calibration
 
 // Raises the Python exception that matches status.code() (see onnx_light.errors).
 [[noreturn]] void ThrowStatus(const Status& status);

@@ -1,0 +1,124 @@
+#include "native/registry/kernel_runner.h"
+
+#include <chrono>
+
+namespace onnx_light {
+
+KernelRunner::KernelRunner(std::string op, int opset_version, std::string domain)
+    : op_(std::move(op)), domain_(std::move(domain)), opset_version_(opset_version) {}
+
+KernelRunner& KernelRunner::Input(Tensor tensor) { return InputValue(Value(std::move(tensor))); }
+KernelRunner& KernelRunner::InputValue(Value value) {
+  inputs_.push_back(std::make_unique<Value>(std::move(value)));
+  return *this;
+}
+KernelRunner& KernelRunner::MissingInput() {
+  inputs_.push_back(nullptr);
+  return *this;
+}
+KernelRunner& KernelRunner::ClearInputs() {
+  inputs_.clear();
+  return *this;
+}
+KernelRunner& KernelRunner::Outputs(int n) {
+  num_outputs_ = n;
+  return *this;
+}
+KernelRunner& KernelRunner::NodeName(std::string name) {
+  node_name_ = std::move(name);
+  return *this;
+}
+KernelRunner& KernelRunner::Attr(Attribute attribute) {
+  const std::string name = attribute.name;
+  attributes_[name] = std::move(attribute);
+  return *this;
+}
+
+#define OL_ATTR(Arg, Kind, field)                                          \
+  KernelRunner& KernelRunner::Attr(const std::string& name, Arg value) {  \
+    Attribute a;                                                          \
+    a.name = name;                                                        \
+    a.type = Attribute::Type::Kind;                                       \
+    a.field = std::move(value);                                           \
+    return Attr(std::move(a));                                            \
+  }
+OL_ATTR(int64_t, kInt, i)
+OL_ATTR(float, kFloat, f)
+OL_ATTR(const std::string&, kString, s)
+OL_ATTR(std::vector<int64_t>, kInts, ints)
+OL_ATTR(std::vector<float>, kFloats, floats)
+OL_ATTR(std::vector<std::string>, kStrings, strings)
+OL_ATTR(Tensor, kTensor, t)
+#undef OL_ATTR
+
+KernelRunner& KernelRunner::Tuning(const std::string& name, ParamValue value) {
+  tuning_overrides_.emplace_back(name, std::move(value));
+  return *this;
+}
+KernelRunner& KernelRunner::ClearTuning() {
+  tuning_overrides_.clear();
+  return *this;
+}
+KernelRunner& KernelRunner::MemoryLimit(int64_t bytes) {
+  memory_limit_ = bytes;
+  return *this;
+}
+
+StatusOr<const KernelDef*> KernelRunner::FindDef(DataType* element_type_out) const {
+  OL_RETURN_IF_ERROR(KernelRegistry::Global().status());
+  // Any def of the op first, to learn its dispatch input.
+  OL_ASSIGN_OR_RETURN(const KernelDef* any,
+                      KernelRegistry::Global().Find(domain_, op_, opset_version_, DataType::kUndefined));
+  DataType element_type = DataType::kUndefined;
+  const int d = any->dispatch_input;
+  if (d >= 0 && d < static_cast<int>(inputs_.size()) && inputs_[d] && inputs_[d]->is_tensor()) {
+    element_type = inputs_[d]->tensor().dtype();
+  }
+  if (element_type_out) *element_type_out = element_type;
+  return KernelRegistry::Global().Find(domain_, op_, opset_version_, element_type);
+}
+
+StatusOr<KernelRunResult> KernelRunner::Run(int num_threads, const CancellationToken* cancel) {
+  if (num_threads < 1) return InvalidArgument("KernelRunner: ", op_, ": participant count must be >= 1, got ", num_threads);
+  DataType element_type = DataType::kUndefined;
+  OL_ASSIGN_OR_RETURN(const KernelDef* def, FindDef(&element_type));
+  std::vector<DataType> input_types;
+  std::vector<const Value*> inputs;
+  for (const auto& v : inputs_) {
+    inputs.push_back(v.get());
+    input_types.push_back(v && v->is_tensor() ? v->tensor().dtype() : DataType::kUndefined);
+  }
+  ResolvedTuning tuning = ResolvedTuning::Defaults(KernelRegistry::Global().SchemaFor(*def, element_type));
+  for (const auto& [name, value] : tuning_overrides_) {
+    OL_RETURN_IF_ERROR(tuning.Set(name, value, ValueSource::kExplicitProfile).WithContext(op_ + ": "));
+  }
+  KernelInfo info(domain_, op_, node_name_, opset_version_, &attributes_, input_types, num_outputs_, tuning);
+  OL_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> kernel, def->factory(info));
+
+  if (num_threads == 1) {
+    executor_.reset();
+  } else if (!executor_ || executor_->participants() != num_threads) {
+    CpuExecutionPolicy policy;
+    policy.num_threads = num_threads;
+    OL_ASSIGN_OR_RETURN(executor_, ExecutorRegistry::Global().Acquire(policy));
+  }
+  // One kernel opens few regions; a small collector keeps repeated runs cheap.
+  EventCollector events(/*region_capacity=*/1024, /*node_capacity=*/1);
+  auto allocator = std::make_shared<Allocator>(memory_limit_);
+  ParallelContext parallel{executor_.get(), cancel, &events, op_.c_str()};
+  KernelContext ctx(&op_, &node_name_, inputs, num_outputs_, allocator.get(), parallel);
+  const auto start = std::chrono::steady_clock::now();
+  const Status status = kernel->Compute(ctx);
+  const auto stop = std::chrono::steady_clock::now();
+  OL_RETURN_IF_ERROR(status.WithContext(ctx.Where() + ": "));
+  KernelRunResult result;
+  result.allocator = allocator;
+  result.outputs = std::move(ctx.outputs());
+  result.regions = events.regions();
+  result.allocation = allocator->stats();
+  result.peak_scratch = ctx.peak_scratch();
+  result.compute_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(stop - start).count();
+  return result;
+}
+
+}  // namespace onnx_light

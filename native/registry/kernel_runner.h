@@ -1,0 +1,76 @@
+// KernelRunner: creates one registered kernel the way the session would (attributes,
+// inputs, tuning overrides) and runs it with a chosen participant count, returning its
+// outputs, region events and allocation accounting. Used by the googletest harness
+// (kernel_test_util.h), the calibrators, the inventory's exemption measurements and the
+// kernel_baseline benchmark (through onnx_light._native.run_kernel).
+//
+//   KernelRunner r("Add", 14);
+//   r.Input(a).Input(b).Tuning("parallel.minimum_elements", int64_t{1});
+//   OL_ASSIGN_OR_RETURN(KernelRunResult serial, r.Run(1));
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "native/registry/kernel.h"
+
+namespace onnx_light {
+
+struct KernelRunResult {
+  // Declared first so that it outlives the outputs it allocated.
+  std::shared_ptr<Allocator> allocator;
+  std::vector<Value> outputs;
+  std::vector<RegionEvent> regions;
+  AllocationStats allocation;
+  int64_t peak_scratch = 0;
+  int64_t compute_ns = 0;  // wall time of Compute alone (not kernel creation)
+};
+
+class KernelRunner {
+ public:
+  KernelRunner(std::string op, int opset_version, std::string domain = "");
+
+  KernelRunner& Input(Tensor tensor);
+  KernelRunner& InputValue(Value value);
+  KernelRunner& MissingInput();  // an optional input left empty
+  KernelRunner& ClearInputs();
+  KernelRunner& Outputs(int n);
+  KernelRunner& Attr(const std::string& name, int64_t value);
+  KernelRunner& Attr(const std::string& name, float value);
+  KernelRunner& Attr(const std::string& name, const std::string& value);
+  KernelRunner& Attr(const std::string& name, std::vector<int64_t> values);
+  KernelRunner& Attr(const std::string& name, std::vector<float> values);
+  KernelRunner& Attr(const std::string& name, std::vector<std::string> values);
+  KernelRunner& Attr(const std::string& name, Tensor value);
+  KernelRunner& Attr(Attribute attribute);
+  KernelRunner& NodeName(std::string name);
+  // Overrides a tuning value of the kernel instance (checked against its schema at Run).
+  KernelRunner& Tuning(const std::string& name, ParamValue value);
+  KernelRunner& ClearTuning();
+  // Caps the bytes the run's allocator hands out (ResourceExhausted beyond).
+  KernelRunner& MemoryLimit(int64_t bytes);
+
+  // The def that serves the inputs given so far, and the dispatch element type.
+  StatusOr<const KernelDef*> FindDef(DataType* element_type = nullptr) const;
+
+  // Creates the kernel and runs it with `num_threads` participants (1 = serial, no
+  // executor; more than the cores is allowed). The executor is kept for the next run
+  // with the same count, so that repeated runs do not measure thread start-up.
+  // `cancel` is polled between blocks.
+  StatusOr<KernelRunResult> Run(int num_threads, const CancellationToken* cancel = nullptr);
+
+ private:
+  std::string op_, domain_, node_name_ = "test_node";
+  int opset_version_;
+  std::vector<std::unique_ptr<Value>> inputs_;
+  int num_outputs_ = 1;
+  AttributeMap attributes_;
+  std::vector<std::pair<std::string, ParamValue>> tuning_overrides_;
+  int64_t memory_limit_ = Allocator::kNoLimit;
+  std::shared_ptr<CpuExecutor> executor_;
+};
+
+}  // namespace onnx_light

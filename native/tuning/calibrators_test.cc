@@ -1,0 +1,158 @@
+// The kernel runner and the calibrators, on the test-only kernels of "test.tuning".
+#include "native/tuning/calibrators.h"
+
+#include <gtest/gtest.h>
+
+#include "native/registry/kernel_test_util.h"
+
+namespace onnx_light {
+namespace {
+
+using testing::ExpectIdentical;
+using testing::KernelTester;
+using testing::MakeTensor;
+using testing::ToVector;
+
+std::shared_ptr<const KernelTuningSchema> SchemaOf(const std::string& op, const std::string& type = "float") {
+  SchemaKey key;
+  key.domain = "test.tuning";
+  key.op = op;
+  key.element_type = type;
+  key.family = "tuning_test_kernels";
+  return TuningSchemaRegistry::Global().Find(key);
+}
+
+Tensor Iota(int64_t n) {
+  std::vector<float> v(n);
+  for (int64_t i = 0; i < n; ++i) v[i] = static_cast<float>(i % 7);
+  return MakeTensor<float>(Shape({n}), v);
+}
+
+TEST(KernelRunnerTest, TesterRunsSeriallyAndInParallelIdentically) {
+  KernelTester t("TestScale", 1, "test.tuning");
+  t.Input(Iota(10000)).Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.grain", int64_t{100});
+  auto serial = t.RunWithDetails(1);
+  ASSERT_TRUE(serial.ok()) << serial.status().ToString();
+  EXPECT_EQ(ToVector<float>(serial->outputs[0].tensor())[10], 2 * 3 + 1);  // x = 10 % 7 = 3
+  for (int participants : {2, 4, 8}) {
+    auto parallel = t.RunWithDetails(participants);
+    ASSERT_TRUE(parallel.ok()) << parallel.status().ToString();
+    ExpectIdentical(serial->outputs[0], parallel->outputs[0], "participants " + std::to_string(participants));
+    ASSERT_EQ(parallel->regions.size(), 1u);
+    EXPECT_EQ(parallel->regions[0].requested_participants, participants);
+    EXPECT_EQ(parallel->regions[0].grain, 100);
+  }
+  EXPECT_GT(serial->allocation.bytes_allocated, 0);
+  EXPECT_GE(serial->compute_ns, 0);
+}
+
+TEST(KernelRunnerTest, ReportsBadRequests) {
+  KernelRunner r("TestScale", 1, "test.tuning");
+  r.Input(Iota(16));
+  EXPECT_NE(r.Run(0).status().message().find("participant count must be >= 1"), std::string::npos);
+  r.Tuning("parallel.minimum_elements", 2.5);
+  EXPECT_NE(r.Run(1).status().message().find("is int64; got a double"), std::string::npos);
+  r.ClearTuning().Tuning("no.such.param", int64_t{1});
+  EXPECT_NE(r.Run(1).status().message().find("unknown tuning parameter 'no.such.param'"), std::string::npos);
+  r.ClearTuning().MemoryLimit(8);
+  EXPECT_EQ(r.Run(1).status().code(), StatusCode::kResourceExhausted);
+  KernelRunner missing("NoSuchOp", 1, "test.tuning");
+  EXPECT_EQ(missing.Run(1).status().code(), StatusCode::kNotImplemented);
+  KernelRunner wrong_type("TestScale", 1, "test.tuning");
+  wrong_type.Input(MakeTensor<double>(Shape({2}), {1, 2}));
+  EXPECT_NE(wrong_type.Run(1).status().message().find("element type double"), std::string::npos);
+}
+
+CalibrationRequest SmallRequest(const std::string& op) {
+  CalibrationRequest request;
+  request.schema = SchemaOf(op);
+  request.search.min_size = 1 << 10;
+  request.search.max_size = 1 << 17;
+  request.search.harness.repetitions = 3;
+  return request;
+}
+
+CalibrationBudget SmallBudget() {
+  CalibrationBudget b;
+  b.time_ns = 300'000'000;
+  b.memory_bytes = 64 << 20;
+  b.threads = 2;
+  return b;
+}
+
+TEST(CalibratorsTest, ElementwiseCalibratorMeasuresAndAccounts) {
+  BudgetAccount account(SmallBudget());
+  auto report = Calibrate(SmallRequest("TestAdd"), account);  // two inputs: probed
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->calibrator, "elementwise_crossover");
+  EXPECT_EQ(report->schema_key, SchemaOf("TestAdd")->key.ToString());
+  ASSERT_EQ(report->choices.size(), 1u);
+  const ParameterChoice& c = report->choices[0];
+  EXPECT_EQ(c.name, "parallel.minimum_elements");
+  EXPECT_EQ(std::get<int64_t>(c.portable_default), 32768);
+  EXPECT_EQ(c.changed, std::get<int64_t>(c.selected) != 32768) << c.reason;
+  EXPECT_FALSE(c.reason.empty());
+  EXPECT_TRUE(report->evidence.rejected.empty());
+  ASSERT_FALSE(report->evidence.sizes.empty()) << report->evidence.stop_reason;
+  for (const SizeMeasurement& m : report->evidence.sizes) {
+    ASSERT_EQ(m.names.size(), 2u);
+    EXPECT_EQ(m.samples_ns[0].size(), 3u);
+  }
+  EXPECT_EQ(report->max_threads_used, 2);
+  EXPECT_GT(report->runs, 0);
+  EXPECT_EQ(report->spent_ns, account.spent_ns());
+  EXPECT_LE(report->peak_memory_bytes, SmallBudget().memory_bytes);
+}
+
+TEST(CalibratorsTest, ElementwiseCalibratorRejectsAWrongParallelPath) {
+  BudgetAccount account(SmallBudget());
+  auto report = Calibrate(SmallRequest("TestWrongInParallel"), account);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  ASSERT_FALSE(report->evidence.rejected.empty());
+  EXPECT_NE(report->evidence.rejected[0].find("parallel: output differs from serial"), std::string::npos)
+      << report->evidence.rejected[0];
+  const ParameterChoice& c = report->choices[0];
+  EXPECT_FALSE(c.changed);
+  EXPECT_EQ(std::get<int64_t>(c.selected), 32768);
+  // Up to the grain (one block) the parallel path is still right; from the first size
+  // where it differs it is not timed, and nothing it measured earlier can be selected.
+  ASSERT_FALSE(report->evidence.sizes.empty());
+  EXPECT_EQ(report->evidence.sizes.back().Find("parallel"), -1);
+}
+
+TEST(CalibratorsTest, RegistryPrefersTheMostSpecificCalibrator) {
+  CalibratorRegistry registry;
+  auto named = [](const char* name) -> Calibrator {
+    return [name](const CalibrationRequest&, BudgetAccount&) -> StatusOr<CalibrationReport> {
+      CalibrationReport r;
+      r.calibrator = name;
+      return r;
+    };
+  };
+  const KernelTuningSchema& schema = *SchemaOf("TestScale");
+  EXPECT_EQ(registry.Find(schema).status().code(), StatusCode::kNotImplemented);
+  registry.Register({"", "", "parallel.minimum_elements"}, "generic", named("generic"));
+  registry.Register({"", "gemm", ""}, "gemm", named("gemm"));
+  EXPECT_EQ(registry.Find(schema)->name, "generic");
+  registry.Register({"", "tuning_test_kernels", ""}, "family", named("family"));
+  EXPECT_EQ(registry.Find(schema)->name, "family");
+  registry.Register({schema.key.ToString(), "", ""}, "exact", named("exact"));
+  EXPECT_EQ(registry.Find(schema)->name, "exact");
+  EXPECT_EQ(registry.Find(*SchemaOf("TestAdd"))->name, "family");
+}
+
+TEST(CalibratorsTest, RefusesSchemasThatAreNotCalibratable) {
+  KernelTuningSchema s = *SchemaOf("TestScale");
+  s.calibratable = false;
+  CalibrationRequest request;
+  request.schema = std::make_shared<KernelTuningSchema>(s);
+  BudgetAccount account(SmallBudget());
+  EXPECT_NE(Calibrate(request, account).status().message().find("is not flagged calibratable"), std::string::npos);
+  CalibrationBudget bad = SmallBudget();
+  bad.threads = 0;
+  BudgetAccount bad_account(bad);
+  EXPECT_EQ(Calibrate(SmallRequest("TestScale"), bad_account).status().code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace onnx_light

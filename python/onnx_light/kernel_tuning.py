@@ -1,0 +1,288 @@
+"""Kernel tuning from Python: schemas and current values, calibration within a budget,
+profiles, and the TuningSource that InferenceSession(..., tuning_profile=...) takes.
+
+    import onnx_light.kernel_tuning as kt
+    result = kt.calibrate(ops=["Add"], budget_ms=2000, output=kt.default_profile_path())
+    source = kt.tuning_source()                 # profiles of this machine, by precedence
+    session = onnx_light.InferenceSession(model, tuning_profile=source)
+
+Precedence (highest first): an explicitly given profile, a profile for this exact
+processor and execution descriptor, the same microarchitecture, the same ISA level, the
+portable defaults. The native TableTuningSource enforces it; this module decides which
+tier each stored profile belongs to.
+"""
+import dataclasses
+import time
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Union
+
+import numpy as np
+import onnx
+import onnx.defs
+import onnx.helper
+
+from onnx_light import _native
+from onnx_light.tuning_profiles import (  # noqa: F401  (re-exported)
+    EXACT_MACHINE, EXPLICIT, INVALID, LOADED, OTHER_MACHINE, SAME_ISA_LEVEL, SAME_MICROARCHITECTURE, STALE_ABI,
+    Profile, ProfileError, default_profile_path, now_utc, parse_document, profile_from_json, read_document,
+    save_profiles, tier_for)
+
+TUNING_ABI = _native.TUNING_ABI
+
+
+def schemas() -> List[Dict[str, Any]]:
+    """Every registered tuning schema (key, domain, op, element type, family, params)."""
+    return sorted(_native.tuning_schemas(), key=lambda s: s["key"])
+
+
+def host_processor() -> Dict[str, Any]:
+    return _native.host_processor()
+
+
+def execution_descriptor(num_threads: int = 0, affinity: Sequence[int] = ()) -> Dict[str, Any]:
+    return _native.execution_descriptor(num_threads, list(affinity))
+
+
+# ------------------------------------------------------------------------------ loading
+
+@dataclasses.dataclass
+class LoadedProfile:
+    index: int
+    schema_key: str
+    status: str            # loaded, stale_abi, other_machine, invalid
+    tier: Optional[str]    # precedence tier when loaded
+    reason: str
+
+
+@dataclasses.dataclass
+class LoadReport:
+    path: str
+    profiles: List[LoadedProfile]
+
+    def count(self, status: str) -> int:
+        return sum(1 for p in self.profiles if p.status == status)
+
+
+def _apply(source, profile: Profile, tier: str) -> Optional[str]:
+    """Adds a profile's values; the first error (as text) when one does not fit."""
+    for param, value in sorted(profile.values.items()):
+        try:
+            source.add(profile.schema_key, param, value, tier)
+        except ValueError as e:
+            return str(e)
+    return None
+
+
+def _load_into(source, raw_profiles: List[Any], path: str, processor, execution, explicit: bool) -> LoadReport:
+    report = LoadReport(path, [])
+    for i, raw in enumerate(raw_profiles):
+        where = f"$.profiles[{i}]"
+        try:
+            profile = profile_from_json(raw, where)
+        except ProfileError as e:
+            key = raw.get("schema_key", "?") if isinstance(raw, dict) else "?"
+            report.profiles.append(LoadedProfile(i, str(key), INVALID, None, str(e)))
+            continue
+        if explicit:
+            status, tier, reason = (LOADED, EXPLICIT, "given explicitly") if profile.tuning_abi == TUNING_ABI else (
+                STALE_ABI, None, f"tuning ABI {profile.tuning_abi}, this build uses {TUNING_ABI}")
+        else:
+            status, tier, reason = tier_for(profile, processor, execution, TUNING_ABI)
+        if status == LOADED:
+            error = _apply(source, profile, tier)
+            if error:
+                status, tier, reason = INVALID, None, f"{where}.values: {error}"
+        report.profiles.append(LoadedProfile(i, profile.schema_key, status, tier, reason))
+    return report
+
+
+ExplicitProfile = Union[str, List[Profile], Dict[str, Dict[str, Any]]]
+
+
+def build_tuning_source(profiles_path: Optional[str] = "", explicit: Optional[ExplicitProfile] = None,
+                        num_threads: int = 0, affinity: Sequence[int] = (), processor: Optional[dict] = None):
+    """A TableTuningSource for a session with policy (num_threads, affinity), and the load
+    reports. profiles_path: the machine's profile document ("" = the default path, None =
+    none). explicit: a profile document path, a list of Profiles, or {schema_key: {param:
+    value}}; its values outrank every stored profile (an unknown key or parameter, a wrong
+    type or an out-of-bounds value raises ValueError)."""
+    source = _native.TableTuningSource()
+    processor = processor if processor is not None else host_processor()
+    execution = execution_descriptor(num_threads, affinity)
+    reports = []
+    if isinstance(explicit, dict):
+        for key, values in explicit.items():
+            for param, value in values.items():
+                source.add(key, param, value, EXPLICIT)
+    elif isinstance(explicit, str):
+        reports.append(_load_into(source, read_document(explicit), explicit, processor, execution, explicit=True))
+    elif explicit is not None:
+        reports.append(_load_into(source, [p.to_json() for p in explicit], "<given>", processor, execution, True))
+    if profiles_path is not None:
+        path = profiles_path or default_profile_path()
+        reports.append(_load_into(source, read_document(path), path, processor, execution, explicit=False))
+    return source, reports
+
+
+def tuning_source(profiles_path: Optional[str] = "", explicit: Optional[ExplicitProfile] = None,
+                  num_threads: int = 0, affinity: Sequence[int] = ()):
+    """The _native.TuningSource that InferenceSession(..., tuning_profile=...) takes."""
+    return build_tuning_source(profiles_path, explicit, num_threads, affinity)[0]
+
+
+def inspect_profiles(path: Optional[str] = None, num_threads: int = 0, affinity: Sequence[int] = ()) -> LoadReport:
+    """How each profile of a document would load here (status, tier, reason)."""
+    path = path or default_profile_path()
+    return build_tuning_source(path, None, num_threads, affinity)[1][-1]
+
+
+def current_values(source=None) -> List[Dict[str, Any]]:
+    """Per schema and parameter: the resolved value, where it came from, default, meaning."""
+    source = source if source is not None else _native.TableTuningSource()
+    rows = []
+    for schema in schemas():
+        resolved = source.resolve(schema["key"])
+        for p in schema["params"]:
+            value, origin = resolved[p["name"]]
+            rows.append({"schema_key": schema["key"], "op": schema["op"], "element_type": schema["element_type"],
+                         "param": p["name"], "value": value, "source": origin, "default": p["default"],
+                         "meaning": p["meaning"], "calibratable": schema["calibratable"]})
+    return rows
+
+
+# --------------------------------------------------------------------------- kernel runs
+
+def _to_triple(array) -> tuple:
+    if isinstance(array, tuple):
+        return array  # already (bytes, shape, onnx_type)
+    array = np.ascontiguousarray(array)
+    return (array.tobytes(), list(array.shape), onnx.helper.np_dtype_to_tensor_dtype(array.dtype))
+
+
+def _from_triple(triple) -> Optional[np.ndarray]:
+    if triple is None:
+        return None
+    data, shape, onnx_type = triple
+    dtype = onnx.helper.tensor_dtype_to_np_dtype(onnx_type)
+    return np.frombuffer(data, dtype=dtype).reshape(shape).copy()
+
+
+def run_kernel(op: str, inputs: Sequence[Optional[np.ndarray]], opset: int, domain: str = "",
+               attributes: Optional[Dict[str, Any]] = None, tuning: Optional[Dict[str, Any]] = None,
+               num_threads: int = 1, num_outputs: int = 1, memory_limit: int = 0) -> Dict[str, Any]:
+    """Runs one registered kernel on numpy inputs (None = an absent optional input) with
+    `num_threads` participants. Returns outputs (numpy), region events, compute_ns and
+    allocation stats."""
+    result = _native.run_kernel(op, opset, domain, [None if a is None else _to_triple(a) for a in inputs],
+                                dict(attributes or {}), dict(tuning or {}), num_threads, num_outputs, "run_kernel",
+                                memory_limit)
+    result["outputs"] = [_from_triple(t) for t in result["outputs"]]
+    return result
+
+
+# ---------------------------------------------------------------------------- calibration
+
+@dataclasses.dataclass
+class CalibrationBudget:
+    time_ms: float = 2000.0
+    memory_mb: float = 256.0
+    threads: int = 0  # 0: the execution policy's threads
+
+    def validate(self):
+        if not self.time_ms > 0:
+            raise ValueError(f"calibration budget: time_ms must be positive, got {self.time_ms}")
+        if not self.memory_mb > 0:
+            raise ValueError(f"calibration budget: memory_mb must be positive, got {self.memory_mb}")
+        if self.threads < 0:
+            raise ValueError(f"calibration budget: threads must be >= 0, got {self.threads}")
+
+
+@dataclasses.dataclass
+class CalibrationResult:
+    reports: List[Dict[str, Any]]
+    profiles: List[Profile]
+    spent_ns: int
+    budget_ns: int
+    skipped: List[str]
+
+
+def select_schemas(ops: Optional[Iterable[str]] = None, element_types: Optional[Iterable[str]] = None,
+                   domain: Optional[str] = None) -> List[Dict[str, Any]]:
+    """Calibratable schemas of the given ops / element types (None: all); unknown op names
+    raise ValueError."""
+    chosen = [s for s in schemas() if s["calibratable"]]
+    if domain is not None:
+        chosen = [s for s in chosen if s["domain"] == domain]
+    if ops is not None:
+        ops = list(ops)
+        known = {s["op"] for s in schemas()}
+        unknown = [op for op in ops if op not in known]
+        if unknown:
+            raise ValueError(f"no registered kernel has a tuning schema for op(s) {', '.join(unknown)}")
+        chosen = [s for s in chosen if s["op"] in ops]
+    if element_types is not None:
+        element_types = set(element_types)
+        chosen = [s for s in chosen if s["element_type"] in element_types]
+    return chosen
+
+
+def _same_shaped_inputs(schema: Dict[str, Any]) -> int:
+    """Input count for the elementwise calibrator from onnx.defs (0: let it probe)."""
+    domain = "" if schema["domain"] == "ai.onnx" else schema["domain"]
+    try:
+        op_schema = onnx.defs.get_schema(schema["op"], domain=domain)
+    except onnx.defs.SchemaError:
+        return 0
+    return op_schema.min_input
+
+
+def calibrate(ops: Optional[Iterable[str]] = None, element_types: Optional[Iterable[str]] = None,
+              budget: Optional[CalibrationBudget] = None, num_threads: int = 0, affinity: Sequence[int] = (),
+              output: Optional[str] = None, revision: str = "", min_size: int = 1 << 10, max_size: int = 1 << 24,
+              repetitions: int = 5, margin: float = 0.10, domain: Optional[str] = None,
+              progress: Optional[Callable[[int, int, Dict[str, Any], Optional[Dict[str, Any]]], None]] = None
+              ) -> CalibrationResult:
+    """Calibrates the selected calibratable schemas within `budget` (shared: each schema
+    gets an equal part of what is left) and returns the reports and profiles; writes them
+    to `output` (merging) when given."""
+    budget = budget or CalibrationBudget()
+    budget.validate()
+    execution = execution_descriptor(num_threads, affinity)
+    threads = budget.threads or execution["threads"]
+    processor = host_processor()
+    selected = select_schemas(ops, element_types, domain)
+    total_ns = int(budget.time_ms * 1e6)
+    memory_bytes = int(budget.memory_mb * (1 << 20))
+    spent = 0
+    reports, profiles, skipped = [], [], []
+    for i, schema in enumerate(selected):
+        remaining = total_ns - spent
+        share = remaining // (len(selected) - i)
+        if progress:
+            progress(i, len(selected), schema, None)
+        if share <= 0:
+            skipped.append(f"{schema['key']}: no time budget left")
+            continue
+        try:
+            report = _native.calibrate(schema["key"], share, memory_bytes, threads, min_size, max_size, repetitions,
+                                       margin, _same_shaped_inputs(schema), 0)
+        except (ValueError, NotImplementedError) as e:
+            skipped.append(f"{schema['key']}: {e}")
+            continue
+        spent += report["budget"]["spent_ns"]
+        reports.append(report)
+        values = {c["name"]: c["selected"] for c in report["choices"] if c["changed"]}
+        profiles.append(Profile(schema_key=schema["key"], processor=processor, execution=execution, values=values,
+                                tuning_abi=TUNING_ABI, evidence=_evidence(report, margin, repetitions),
+                                revision=revision, created=now_utc()))
+        if progress:
+            progress(i + 1, len(selected), schema, report)
+    if output:
+        save_profiles(output, profiles)
+    return CalibrationResult(reports, profiles, spent, total_ns, skipped)
+
+
+def _evidence(report: Dict[str, Any], margin: float, repetitions: int) -> Dict[str, Any]:
+    return {"calibrator": report["calibrator"], "margin": margin, "repetitions": repetitions,
+            "choices": report["choices"], "crossover": report["evidence"]["crossover"],
+            "stop_reason": report["evidence"]["stop_reason"], "rejected": report["evidence"]["rejected"],
+            "sizes": report["evidence"]["sizes"], "budget": report["budget"]}
