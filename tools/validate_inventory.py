@@ -27,14 +27,13 @@ flags.DEFINE_multi_string("family", [], "With --write_templates: only these fami
 flags.DEFINE_bool("mark_reviewed", False,
                   "With --write_templates: record that stale entries were re-reviewed (moves them to "
                   "the current fingerprint and evidence).")
-flags.DEFINE_bool("measure", True, "With --write_templates: time new paths when a kernel runner exists.")
+flags.DEFINE_bool("measure", True, "With --write_templates: time new serial paths (run_kernel, one participant).")
 flags.DEFINE_bool("bazel_query", True, "Under `bazel run`, cross-check the families with `bazel query`.")
 
 
 def write_templates(tree, workspace):
-    runner = measure.find_runner() if FLAGS.measure else None
-    print("measurements: " + ("onnx_light._native.run_kernel on conformance inputs" if runner else
-                              "none (no kernel runner in onnx_light._native)"))
+    runner = measure.native_runner if FLAGS.measure else None
+    print("measurements: " + ("serial compute_ns on ONNX conformance inputs" if runner else "off (--nomeasure)"))
     evidence = templates.EvidenceCollector(environment.revision(workspace),
                                            environment.processor_descriptor(), runner)
     directory = os.path.join(workspace, tree_lib.EXEMPTIONS_DIR)

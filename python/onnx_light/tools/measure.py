@@ -2,20 +2,23 @@
 
 Inputs come from the ONNX conformance node cases of the op (onnx.backend.test): small,
 realistic shapes chosen by the operator's authors. The kernel runs through the native
-single-kernel runner (onnx_light._native.run_kernel, from the tuning work) with one
-participant, and a sample is the kernel's own compute_ns; without that runner there are
-no measurements and the writer says so.
+single-kernel runner (onnx_light.kernel_tuning.run_kernel) with one participant, and a
+sample is the kernel's own compute_ns. A case the kernel rejects (an unsupported
+attribute or type) is skipped.
 """
 import collections
 import dataclasses
 import functools
-import time
+import warnings
 
 import numpy as np
 
 WARMUP = 3
 SAMPLES = 11
 MAX_CASES = 3
+# "Typical" size: a case whose tensor inputs all share one shape is also run with them
+# repeated along axis 0 up to about this many elements each.
+TYPICAL_ELEMENTS = 1 << 16
 
 
 @dataclasses.dataclass
@@ -24,29 +27,30 @@ class Case:
     opset: int
     inputs: list
     attributes: dict
+    num_outputs: int
 
 
-def find_runner():
-    """runner(domain, op, opset, inputs, attributes, participants) -> compute ns, or None
-    when the native module has no single-kernel runner."""
-    from onnx_light import _native  # pylint: disable=import-outside-toplevel
-    native = getattr(_native, "run_kernel", None)
-    if native is None:
-        return None
-
-    def run(domain, op, opset, inputs, attributes, participants):
-        # The binding takes tensors as (bytes, shape, ONNX element type) triples.
-        triples = [(a.tobytes(), list(a.shape), _onnx_type(a)) for a in inputs]
-        attributes = {k: v.decode() if isinstance(v, bytes) else v for k, v in attributes.items()}
-        result = native(op=op, opset=opset, domain="" if domain == "ai.onnx" else domain,
-                        inputs=triples, attributes=attributes, num_threads=participants)
-        return result["compute_ns"]
-    return run
+def native_runner(domain, op, case, participants):
+    """Runs one registered kernel on a case; returns the kernel's own compute ns."""
+    from onnx_light import kernel_tuning  # pylint: disable=import-outside-toplevel
+    result = kernel_tuning.run_kernel(op, case.inputs, case.opset, domain="" if domain == "ai.onnx" else domain,
+                                      attributes=case.attributes, num_threads=participants,
+                                      num_outputs=case.num_outputs)
+    return result["compute_ns"]
 
 
 def _onnx_type(array):
     import onnx  # pylint: disable=import-outside-toplevel
     return onnx.helper.np_dtype_to_tensor_dtype(array.dtype)
+
+
+def _python_attribute(value):
+    """onnx attribute values as the runner takes them (text as str, not bytes)."""
+    if isinstance(value, bytes):
+        return value.decode()
+    if isinstance(value, list):
+        return [_python_attribute(v) for v in value]
+    return value
 
 
 def _element_type_name(array):
@@ -64,7 +68,10 @@ def _single_node_cases():
     """{(domain, op): [onnx TestCase]}: the single-node conformance cases, loaded once."""
     from onnx.backend.test.case import node as node_cases  # pylint: disable=import-outside-toplevel
     by_op = collections.defaultdict(list)
-    for case in node_cases.collect_testcases(None):
+    with warnings.catch_warnings():  # the generators' own overflow/divide warnings
+        warnings.simplefilter("ignore")
+        all_cases = node_cases.collect_testcases(None)
+    for case in all_cases:
         graph = case.model.graph
         if len(graph.node) == 1 and case.data_sets:
             node = graph.node[0]
@@ -83,35 +90,42 @@ def conformance_cases(domain, op, element_type, limit=MAX_CASES):
             continue
         opset = next((o.version for o in case.model.opset_import
                       if (o.domain or "ai.onnx") == domain), 0)
-        attributes = {a.name: onnx.helper.get_attribute_value(a) for a in case.model.graph.node[0].attribute}
-        cases.append(Case(case.name, opset, inputs, attributes))
+        node = case.model.graph.node[0]
+        attributes = {a.name: _python_attribute(onnx.helper.get_attribute_value(a)) for a in node.attribute}
+        cases.append(Case(case.name, opset, inputs, attributes, len(node.output)))
         if len(cases) == limit:
             break
     return cases
 
 
-def measure_path(runner, domain, op, element_type):
-    """[{case, inputs, participants, samples_ns}] for up to MAX_CASES conformance cases.
+def scaled(case):
+    """The case at a typical size, or None when its inputs do not share one shape."""
+    shapes = {a.shape for a in case.inputs if isinstance(a, np.ndarray)}
+    if len(shapes) != 1 or len(case.inputs) == 0 or not all(isinstance(a, np.ndarray) for a in case.inputs):
+        return None
+    shape = shapes.pop()
+    size = int(np.prod(shape))
+    if not shape or size == 0 or size >= TYPICAL_ELEMENTS:
+        return None
+    repeats = -(-TYPICAL_ELEMENTS // size)
+    inputs = [np.concatenate([a] * repeats, axis=0) for a in case.inputs]
+    return dataclasses.replace(case, name=f"{case.name} x{repeats} on axis 0", inputs=inputs)
 
-    A sample is what the runner returns (the kernel's own compute time) or, when it
-    returns nothing, the wall time of the call."""
+
+def measure_path(runner, domain, op, element_type):
+    """[{case, inputs, participants, samples_ns}] for up to MAX_CASES conformance cases,
+    each also at a typical size where scaled() can make one. runner(domain, op, case,
+    participants) returns the kernel's compute ns (native_runner)."""
     measurements = []
-    for case in conformance_cases(domain, op, element_type):
-        def run():
-            return runner(domain, op, case.opset, case.inputs, case.attributes, 1)
+    small = conformance_cases(domain, op, element_type)
+    for case in small + [c for c in map(scaled, small) if c is not None]:
         try:
             for _ in range(WARMUP):
-                run()
+                runner(domain, op, case, 1)
         except Exception:  # pylint: disable=broad-except  (a case the kernel rejects is skipped)
             continue
-        samples, clock = [], "compute_ns"
-        for _ in range(SAMPLES):
-            start = time.perf_counter_ns()
-            compute_ns = run()
-            if compute_ns is None:
-                compute_ns, clock = time.perf_counter_ns() - start, "wall time of the call"
-            samples.append(max(1, int(compute_ns)))
-        measurements.append({"case": f"onnx conformance {case.name} ({clock})",
+        samples = [max(1, int(runner(domain, op, case, 1))) for _ in range(SAMPLES)]
+        measurements.append({"case": f"onnx conformance {case.name} (compute_ns)",
                              "inputs": _inputs_text(case.inputs), "participants": 1,
                              "samples_ns": samples})
     return measurements

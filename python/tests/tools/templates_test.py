@@ -1,5 +1,8 @@
+import dataclasses
 import json
 import os
+
+import numpy as np
 
 import fixtures
 from onnx_light.tools import coverage
@@ -112,35 +115,44 @@ def test_stale_entries_move_to_the_new_fingerprint_only_when_marked_reviewed(tmp
 def test_measurements_time_the_runner_on_conformance_inputs():
     calls = []
 
-    def runner(domain, op, opset, inputs, attributes, participants):
-        calls.append((domain, op, opset, len(inputs), participants))
+    def runner(domain, op, case, participants):
+        calls.append((domain, op, case.opset, case.num_outputs, participants))
         return 700 + len(calls)  # the kernel's own compute ns
 
     evidence = collector(runner)("ai.onnx", "Shape", ["*"])
     measurements = evidence["measurements"]
-    assert 1 <= len(measurements) <= measure.MAX_CASES
+    assert 2 <= len(measurements) <= 2 * measure.MAX_CASES
     for m in measurements:
         assert m["participants"] == 1 and len(m["samples_ns"]) == measure.SAMPLES
         assert all(700 < s < 800 for s in m["samples_ns"])
         assert m["case"].startswith("onnx conformance test_shape") and m["case"].endswith("(compute_ns)")
         assert m["inputs"].startswith("float[")
+    # Each small case once more at a typical size (Shape's single input is scalable).
+    typical = [m for m in measurements if " on axis 0" in m["case"]]
+    assert len(typical) * 2 == len(measurements)
     assert len(calls) == len(measurements) * (measure.WARMUP + measure.SAMPLES)
-    assert {c[:2] for c in calls} == {("ai.onnx", "Shape")} and {c[4] for c in calls} == {1}
+    assert {c[:2] for c in calls} == {("ai.onnx", "Shape")} and {c[3:] for c in calls} == {(1, 1)}
     assert exemptions.entry_errors(exemptions.template_entry(
         "ai.onnx", "Shape", ["*"], "sha256:" + "1" * 64, evidence)) == []
 
 
 def test_measurements_select_the_element_type_and_skip_rejected_cases():
-    def rejecting_runner(domain, op, opset, inputs, attributes, participants):
+    def rejecting_runner(domain, op, case, participants):
         raise ValueError("NotImplemented")
 
     assert measure.measure_path(rejecting_runner, "ai.onnx", "Shape", "*") == []
-    # A runner that reports no compute time is timed around the call.
-    wall = measure.measure_path(lambda *args: None, "ai.onnx", "Size", "*")
-    assert wall and all(s >= 1 for m in wall for s in m["samples_ns"])
-    assert wall[0]["case"].endswith("(wall time of the call)")
     assert all(case.inputs[0].dtype.name == "int32" for case in measure.conformance_cases("ai.onnx", "Add", "int32"))
     assert measure.conformance_cases("ai.onnx", "Add", "float")
+
+
+def test_scaled_cases_repeat_same_shaped_inputs_along_axis_0():
+    case = measure.Case("t", 13, [np.ones((3, 4), np.float32), np.zeros((3, 4), np.float32)], {}, 1)
+    big = measure.scaled(case)
+    assert big.name == "t x5462 on axis 0" and [a.shape for a in big.inputs] == [(16386, 4)] * 2
+    assert big.inputs[1].sum() == 0 and big.inputs[0].sum() == big.inputs[0].size
+    assert measure.scaled(dataclasses.replace(case, inputs=[np.ones((3, 4)), np.ones((4,))])) is None
+    assert measure.scaled(dataclasses.replace(case, inputs=[np.ones(())])) is None
+    assert measure.scaled(dataclasses.replace(case, inputs=[np.ones((1 << 17,))])) is None
 
 
 def test_families_to_refresh():
