@@ -27,19 +27,21 @@ flags.DEFINE_multi_string("family", [], "With --write_templates: only these fami
 flags.DEFINE_bool("mark_reviewed", False,
                   "With --write_templates: record that stale entries were re-reviewed (moves them to "
                   "the current fingerprint and evidence).")
-flags.DEFINE_bool("measure", True, "With --write_templates: time new paths when a kernel runner exists.")
+flags.DEFINE_bool("measure", True, "With --write_templates: time new serial paths (run_kernel, one participant).")
 flags.DEFINE_bool("bazel_query", True, "Under `bazel run`, cross-check the families with `bazel query`.")
 
 
 def write_templates(tree, workspace):
-    runner = measure.find_runner() if FLAGS.measure else None
-    print("measurements: " + ("onnx_light._native.run_kernel on conformance inputs" if runner else
-                              "none (no kernel runner in onnx_light._native)"))
+    runner = measure.native_runner if FLAGS.measure else None
+    print("measurements: " + ("serial compute_ns on ONNX conformance inputs" if runner else "off (--nomeasure)"))
     evidence = templates.EvidenceCollector(environment.revision(workspace),
                                            environment.processor_descriptor(), runner)
     directory = os.path.join(workspace, tree_lib.EXEMPTIONS_DIR)
     os.makedirs(directory, exist_ok=True)
     for family in templates.families_to_refresh(tree.inventory, tree.exemption_files, FLAGS.family):
+        if family not in tree.inventory.families and family not in tree.exemption_files:
+            print(f"{family}: no such family (known: {', '.join(sorted(tree.inventory.families))})")
+            continue
         existing = tree.exemption_files.get(family)
         text, changes = templates.refresh_family(family, tree.inventory, existing, evidence,
                                                  FLAGS.mark_reviewed)
@@ -70,7 +72,7 @@ def main(argv):
     evidence = None
     if workspace:
         evidence = templates.EvidenceCollector(environment.revision(workspace),
-                                               environment.processor_descriptor())(None, None, [])
+                                               environment.processor_descriptor()).context()
     failures = validation.validate(tree.inventory, tree.exemption_files, tree.coverage_text, evidence)
     for note in notes:
         print(note)

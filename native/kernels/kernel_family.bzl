@@ -28,6 +28,12 @@ family_manifest = rule(
     },
 )
 
+def family_manifest_label(family_label):
+    """The manifest target of a family label; accepts the short form "//pkg/name"."""
+    if ":" not in family_label:
+        family_label = family_label + ":" + family_label.split("/")[-1]
+    return family_label + "_manifest"
+
 def kernel_family(name, srcs, hdrs = [], deps = [], copts = [], **kwargs):
     """A family's kernels: registered at start-up (alwayslink), with its manifest."""
     cc_library(

@@ -5,7 +5,6 @@ runfiles tree: that is what a py_test sees, and `bazel run` builds the same tree
 go to the workspace that `bazel run` was started from (BUILD_WORKSPACE_DIRECTORY).
 """
 import os
-import platform
 import subprocess
 
 WORKSPACE_NAME = "onnx_light"
@@ -39,26 +38,11 @@ def revision(workspace):
 
 
 def processor_descriptor():
-    """The tuning engineer's native processor descriptor when the module has one, else what
-    platform and /proc/cpuinfo say."""
-    from onnx_light import _native  # pylint: disable=import-outside-toplevel
-    native = getattr(_native, "processor_descriptor", None)
-    if native is not None:
-        descriptor = native()
-        return dict(descriptor) if not isinstance(descriptor, dict) else descriptor
-    descriptor = {"architecture": platform.machine(), "logical_cpus": os.cpu_count()}
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                key, _, value = line.partition(":")
-                key = key.strip()
-                if key in ("vendor_id", "CPU implementer") and "vendor" not in descriptor:
-                    descriptor["vendor"] = value.strip()
-                elif key in ("model name", "CPU part") and "model" not in descriptor:
-                    descriptor["model"] = value.strip()
-    except OSError:
-        pass
-    return descriptor
+    """The machine, as the tuning profiles name it (onnx_light.kernel_tuning.host_processor):
+    its scalar fields; the ISA feature and cache lists stay in the profiles."""
+    from onnx_light import kernel_tuning  # pylint: disable=import-outside-toplevel
+    return {k: v for k, v in kernel_tuning.host_processor().items()
+            if not isinstance(v, (list, dict)) and v not in ("", None)}
 
 
 def bazel_family_problems(workspace, manifest_labels):

@@ -237,7 +237,23 @@ def _sort_key(entry):
     return (str(entry.get("domain")), str(entry.get("op")), str(entry.get("element_types")))
 
 
+def format_json(value, indent=0):
+    """JSON with two-space indentation; lists of scalars (samples, types) and short objects
+    of scalars (processor, policy) on one line."""
+    pad, inner = "  " * indent, "  " * (indent + 1)
+    flat = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    if isinstance(value, dict) and not any(isinstance(v, (dict, list)) for v in value.values()) \
+            and len(flat) <= 100:
+        return flat
+    if isinstance(value, dict) and value:
+        items = [f"{inner}{json.dumps(k)}: {format_json(v, indent + 1)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + pad + "}"
+    if isinstance(value, list) and any(isinstance(v, (dict, list)) for v in value):
+        return "[\n" + ",\n".join(inner + format_json(v, indent + 1) for v in value) + "\n" + pad + "]"
+    return flat
+
+
 def dumps(family, exemption_entries):
     """The canonical text of a family's file (stable order and formatting)."""
     doc = {"family": family, "exemptions": sorted(exemption_entries, key=_sort_key)}
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return format_json(doc) + "\n"

@@ -1,8 +1,9 @@
 """C++ source normalization: family fingerprints and ParallelFor call sites.
 
 A fingerprint says "this is the implementation a reviewer looked at". It must not change
-when only comments or whitespace change, nor when the manifest lists files in another
-order, but must change with any token of code.
+when only comments or whitespace change (re-indenting, re-wrapping, clang-format), nor
+when the manifest lists files in another order, but must change with any token of code
+or any character of a literal.
 """
 import hashlib
 import re
@@ -62,7 +63,7 @@ def _segments(text):
 
 
 def _is_word(c):
-    return c.isalnum() or c == "_"
+    return c != "" and (c.isalnum() or c == "_")
 
 
 def _literal_end(text, start):
@@ -78,10 +79,38 @@ def _literal_end(text, start):
     return len(text)
 
 
+# Characters that may form a longer token with a neighbour ("- -x" is not "--x").
+_OPERATOR_CHARS = frozenset("+-*/%<>=&|^!:.")
+
+
+def _squeeze(code, before, after):
+    """Whitespace in code: a space only where it separates two words or two operator
+    characters; nowhere else (so "f (a, b)" and "f(a,b)" normalize alike)."""
+    code = re.sub(r"\s+", " ", code)
+    out = []
+    for i, c in enumerate(code):
+        if c == " ":
+            left = code[i - 1] if i else before
+            right = code[i + 1] if i + 1 < len(code) else after
+            if not ((_is_word(left) and _is_word(right))
+                    or (left in _OPERATOR_CHARS and right in _OPERATOR_CHARS)):
+                continue
+        out.append(c)
+    return "".join(out)
+
+
 def normalize_source(text):
-    """Code without comments, whitespace runs collapsed to one space outside literals."""
-    return "".join(s if kind == "literal" else re.sub(r"\s+", " ", s)
-                   for kind, s in _segments(text)).strip()
+    """Code without comments and without insignificant whitespace; literals unchanged."""
+    segments = _segments(text)
+    out = []
+    for i, (kind, s) in enumerate(segments):
+        if kind == "literal":
+            out.append(s)
+        else:
+            before = segments[i - 1][1][-1:] if i else ""
+            after = segments[i + 1][1][:1] if i + 1 < len(segments) else ""
+            out.append(_squeeze(s, before, after))
+    return "".join(out).strip()
 
 
 def family_fingerprint(sources):

@@ -159,7 +159,7 @@ def build_kernel_inventory(registry, families, problems=()):
                         "native/kernels/families.bzl")
 
     paths = []
-    for key in sorted(grouped):
+    for key in sorted(grouped, key=lambda k: (k[3], k[0], k[1], k[2])):  # by family
         defs = sorted(grouped[key], key=lambda d: d["since_version"])
         family = families.get(key[3])
         calls = family.calls_parallel_for if family else False

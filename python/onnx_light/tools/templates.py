@@ -1,8 +1,8 @@
 """Writes and refreshes a family's exemption file from the inventory.
 
 New serial paths get a template (one entry per op: its serial element types), with the
-fingerprint, revision, processor, policy and (when a kernel runner exists) raw
-measurements filled in; the reviewer fills category, reason and revisit, which stay TODO
+fingerprint, revision, processor, policy and raw serial measurements (measure.py) filled
+in; the reviewer fills category, reason and revisit, which stay TODO
 markers that the gate rejects (except exemptions.DERIVED_DISPOSITIONS). Entries for paths
 that are gone or no longer serial are dropped. An entry reviewed at an older fingerprint
 is only moved to the current one with mark_reviewed: that is the reviewer's signature.
@@ -23,13 +23,17 @@ class EvidenceCollector:
         self.processor = processor
         self.runner = runner
 
+    def context(self):
+        """Evidence without measurements: revision, processor, policy."""
+        return {"revision": self.revision, "processor": self.processor,
+                "policy": dict(environment.SERIAL_POLICY), "measurements": []}
+
     def __call__(self, domain, op, element_types):
-        measurements = []
+        evidence = self.context()
         if self.runner is not None:
             for element_type in element_types:
-                measurements.extend(measure.measure_path(self.runner, domain, op, element_type))
-        return {"revision": self.revision, "processor": self.processor,
-                "policy": dict(environment.SERIAL_POLICY), "measurements": measurements}
+                evidence["measurements"].extend(measure.measure_path(self.runner, domain, op, element_type))
+        return evidence
 
 
 def refresh_family(family, inventory, exemption_file, evidence, mark_reviewed=False):

@@ -33,11 +33,14 @@ def write_coverage(root, text):
     return target
 
 
-def load_tree(root, registry, exemptions_root=None, manifest_dir="native/kernels"):
-    """Inventory from the manifests below root/manifest_dir and `registry` (registry dicts),
-    exemptions and coverage from exemptions_root (default: root)."""
+def load_tree(root, registry, exemptions_root=None, manifest_files=None):
+    """Inventory from `registry` (registry dicts) and the manifests (default: every one
+    below root/native/kernels; sources relative to root); exemptions and coverage from
+    exemptions_root (default: root)."""
     exemptions_root = exemptions_root or root
-    families, problems = inventory_lib.load_manifests(inventory_lib.find_manifests(root, manifest_dir), root)
+    if manifest_files is None:
+        manifest_files = inventory_lib.find_manifests(root)
+    families, problems = inventory_lib.load_manifests(manifest_files, root)
     inventory = inventory_lib.build_kernel_inventory(registry, families, problems)
     exemption_files = exemptions_lib.load_exemption_files(os.path.join(exemptions_root, EXEMPTIONS_DIR))
     return Tree(inventory, exemption_files, read_coverage(exemptions_root))

@@ -8,10 +8,10 @@ says what to do.
 """
 import collections
 import dataclasses
-import json
 
 from onnx_light.tools import coverage as coverage_lib
 from onnx_light.tools import exemptions as exemptions_lib
+from onnx_light.tools import fingerprint as fingerprint_lib
 from onnx_light.tools import inventory as inventory_lib
 
 MISSING = "MISSING"
@@ -102,7 +102,7 @@ def validate(inventory, exemption_files, coverage_text, evidence=None):
             f"parallelize it with a tuning schema, or review it and add this entry to "
             f"exemptions/{exemptions_lib.file_name(family)} (or run {WRITE_TEMPLATES.format(family=family)}, "
             "which fills revision, processor, policy and measurements):",
-            template=json.dumps(template, indent=2)))
+            template=exemptions_lib.format_json(template)))
 
     if coverage_text is None or coverage_text != coverage_lib.render_coverage(inventory):
         state = "is missing" if coverage_text is None else "is not current"
@@ -145,8 +145,8 @@ def _file_failures(exemption_file, inventory, paths):
                     "orphan", name, f"{entry.get('op')}[{element_type}] is {path.state} now, not serial",
                     f"remove it from the entry (or run {WRITE_TEMPLATES.format(family=family)}, which drops it)"))
         reviewed = entry.get("fingerprint")
-        if (isinstance(reviewed, str) and family_fingerprint and reviewed != family_fingerprint
-                and not exemptions_lib.is_todo(reviewed)):
+        if (isinstance(reviewed, str) and fingerprint_lib.FINGERPRINT_PATTERN.match(reviewed)
+                and family_fingerprint and reviewed != family_fingerprint):
             failures.append(Failure(
                 "stale", name,
                 f"reviewed at {reviewed}, but the implementation of {family!r} is now {family_fingerprint}",

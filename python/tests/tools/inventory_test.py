@@ -1,0 +1,92 @@
+import csv
+import io
+import json
+import os
+
+import fixtures
+from onnx_light.tools import environment
+from onnx_light.tools import inventory as inventory_lib
+
+
+def _states(inventory):
+    return {(p.op, p.element_type): p.state for p in inventory.paths}
+
+
+def test_states_follow_schema_calibration_and_call_sites():
+    tree = fixtures.load(registry_dicts=fixtures.registry(without_families=()),
+                         families=("fx_serial", "fx_tunable", "fx_fixed"))
+    assert tree.inventory.problems == []
+    assert _states(tree.inventory) == {
+        ("Relu", "float"): "tunable", ("Relu", "double"): "tunable",
+        ("Softmax", "float"): "calibratable",
+        ("Shape", "*"): "serial", ("SequenceAt", "*"): "serial", ("Pad", "float"): "serial",
+        ("RandomUniform", "float"): "serial", ("RandomUniform", "double"): "serial",
+        ("Cast", "float"): "tunable", ("Where", "float"): "parallel_fixed_policy",
+    }
+    assert tree.inventory.counts() == {"calibratable": 1, "tunable": 3, "parallel_fixed_policy": 1, "serial": 5}
+
+
+def test_opset_ranges_of_one_op_and_type_are_one_path():
+    inventory = fixtures.load().inventory
+    shape = [p for p in inventory.paths if p.op == "Shape"]
+    assert len(shape) == 1 and shape[0].opsets == ["1-14", "15-"]
+    relu = [p for p in inventory.paths if p.op == "Relu" and p.element_type == "float"][0]
+    assert relu.opsets == ["6-13", "14-"] and relu.tuning == ["parallel.minimum_elements"]
+
+
+def test_families_carry_manifest_sources_fingerprint_and_call_sites():
+    families = fixtures.load(families=("fx_serial", "fx_tunable", "fx_fixed"),
+                             registry_dicts=fixtures.registry(without_families=())).inventory.families
+    tunable = families["fx_tunable"]
+    assert tunable.label == "//python/tests/tools/testdata:fx_tunable"
+    assert tunable.package == "python/tests/tools/testdata"
+    assert tunable.sources == [f"{fixtures.TESTDATA}/fx_tunable/tunable_kernels.cc",
+                               f"{fixtures.TESTDATA}/fx_tunable/tunable_kernels.h"]
+    assert tunable.call_sites == [f"{fixtures.TESTDATA}/fx_tunable/tunable_kernels.cc:8 ParallelFor"]
+    assert families["fx_fixed"].call_sites == [f"{fixtures.TESTDATA}/fx_fixed/fixed_kernels.cc:5 ParallelForWithParticipant"]
+    assert families["fx_serial"].call_sites == []  # its comment and string mention ParallelFor(
+    assert len({f.fingerprint for f in families.values()}) == 3
+
+
+def test_registry_family_without_manifest_and_manifest_without_kernels_are_problems():
+    registry = fixtures.registry() + [
+        {"domain": "ai.onnx", "op": "Abs", "since_version": 13, "end_version": -1, "family": "fx_ghost",
+         "element_types": ["float"], "tuning": [], "calibratable": False}]
+    inventory = fixtures.load(registry_dicts=registry, families=("fx_serial", "fx_tunable", "fx_fixed")).inventory
+    assert any("'fx_ghost' has registered kernels but no manifest" in p for p in inventory.problems)
+    assert any("'fx_fixed'" in p and "registers no kernel" in p for p in inventory.problems)
+
+
+def test_opset_ranges_that_disagree_take_the_weakest_state_and_are_a_problem():
+    registry = fixtures.registry()
+    registry[1]["tuning"] = []  # Relu 14-: no schema in a family that calls ParallelFor
+    inventory = fixtures.load(registry_dicts=registry).inventory
+    assert _states(inventory)[("Relu", "float")] == "parallel_fixed_policy"
+    assert any("opset ranges disagree" in p for p in inventory.problems)
+
+
+def test_unreadable_source_is_a_problem(tmp_path):
+    root = fixtures.copy_tree(tmp_path)
+    os.remove(fixtures.source(root, "fx_serial", "serial_kernels.cc"))
+    inventory = fixtures.load(root).inventory
+    assert any("cannot read source" in p and "serial_kernels.cc" in p for p in inventory.problems)
+
+
+def test_filters_and_formats():
+    inventory = fixtures.load().inventory
+    serial = inventory.filtered(states=["serial"])
+    assert {p.state for p in serial} == {"serial"} and len(serial) == 5
+    assert {p.family for p in inventory.filtered(families=["fx_tunable"])} == {"fx_tunable"}
+    rows = list(csv.DictReader(io.StringIO(inventory_lib.format_csv(serial))))
+    assert [r["op"] for r in rows] == ["Pad", "RandomUniform", "RandomUniform", "SequenceAt", "Shape"]
+    doc = json.loads(inventory_lib.format_json(inventory, inventory.paths))
+    assert doc["counts"]["serial"] == 5 and len(doc["paths"]) == 8
+    assert doc["families"]["fx_serial"]["fingerprint"].startswith("sha256:")
+    text = inventory_lib.format_text(inventory, inventory.paths)
+    assert "serial                      5" in text and "fx_tunable" in text
+
+
+def test_find_manifests_walks_the_given_directory():
+    found = inventory_lib.find_manifests(environment.runfiles_root(), fixtures.TESTDATA)
+    assert [os.path.basename(f) for f in found] == [
+        "fx_fixed_manifest.json", "fx_serial_manifest.json", "fx_tunable_manifest.json"]
