@@ -117,6 +117,7 @@ StatusOr<KernelRunResult> KernelRunner::Run(int num_threads, const CancellationT
   result.regions = events.regions();
   result.allocation = allocator->stats();
   result.peak_scratch = ctx.peak_scratch();
+  result.copies = ctx.copies();
   result.compute_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(stop - start).count();
   return result;
 }

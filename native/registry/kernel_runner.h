@@ -27,6 +27,7 @@ struct KernelRunResult {
   AllocationStats allocation;
   int64_t peak_scratch = 0;
   int64_t compute_ns = 0;  // wall time of Compute alone (not kernel creation)
+  int64_t copies = 0;      // tensors the kernel copied rather than aliased
 };
 
 class KernelRunner {
