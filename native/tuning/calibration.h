@@ -60,9 +60,11 @@ class BudgetAccount {
 
 // One candidate run at a problem size: its outputs and the time of the measured work.
 struct CandidateRun {
+  // Whatever the outputs' memory depends on (their allocator); declared first so that it
+  // is destroyed after them.
+  std::shared_ptr<void> keep_alive;
   std::vector<Value> outputs;
   int64_t compute_ns = 0;
-  std::shared_ptr<void> keep_alive;  // whatever the outputs' memory depends on
 };
 using CandidateFn = std::function<StatusOr<CandidateRun>(int64_t size)>;
 

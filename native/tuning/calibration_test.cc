@@ -27,7 +27,7 @@ CandidateFn Synthetic(FakeTime& time, std::function<int64_t(int64_t)> cost, floa
   return [&time, cost, last](int64_t size) -> StatusOr<CandidateRun> {
     const int64_t ns = cost(size);
     time.now += ns;
-    return CandidateRun{Output(last), ns, nullptr};
+    return CandidateRun{nullptr, Output(last), ns};
   };
 }
 

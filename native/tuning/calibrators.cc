@@ -112,7 +112,7 @@ class ElementwiseProblem {
       OL_RETURN_IF_ERROR(Prepare(size));
       runner_.ClearTuning().Tuning(kMinimumElements, threshold);
       OL_ASSIGN_OR_RETURN(KernelRunResult r, runner_.Run(participants));
-      return CandidateRun{std::move(r.outputs), r.compute_ns, r.allocator};
+      return CandidateRun{r.allocator, std::move(r.outputs), r.compute_ns};
     };
   }
 
