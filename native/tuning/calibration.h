@@ -116,10 +116,14 @@ struct CrossoverOptions {
   int64_t max_size = int64_t{1} << 24;
   int64_t growth = 2;                 // size ratio between consecutive sizes
   int64_t bytes_per_element = 0;      // memory alive per element at once (budget check)
+  // Re-measure the two winning sizes with fresh samples before accepting a crossover, so
+  // that one noisy pair (a busy machine) does not move a threshold.
+  bool confirm = true;
 };
 
 struct CrossoverResult {
   std::vector<SizeMeasurement> sizes;
+  std::vector<SizeMeasurement> confirmations;  // the re-measurements, in order
   std::optional<int64_t> crossover;
   std::vector<std::string> rejected;  // candidates rejected at some size, with reasons
   std::string stop_reason;            // why the search ended

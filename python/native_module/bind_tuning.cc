@@ -251,22 +251,26 @@ nb::dict ReportToDict(const CalibrationReport& r) {
     choices.append(cd);
   }
   d["choices"] = choices;
-  nb::list sizes;
-  for (const SizeMeasurement& m : r.evidence.sizes) {
-    nb::dict md;
-    md["size"] = m.size;
-    nb::dict samples, medians;
-    for (size_t i = 0; i < m.names.size(); ++i) {
-      samples[m.names[i].c_str()] = m.samples_ns[i];
-      medians[m.names[i].c_str()] = m.median_ns[i];
+  const auto measurements = [](const std::vector<SizeMeasurement>& list) {
+    nb::list out;
+    for (const SizeMeasurement& m : list) {
+      nb::dict md;
+      md["size"] = m.size;
+      nb::dict samples, medians;
+      for (size_t i = 0; i < m.names.size(); ++i) {
+        samples[m.names[i].c_str()] = m.samples_ns[i];
+        medians[m.names[i].c_str()] = m.median_ns[i];
+      }
+      md["samples_ns"] = samples;
+      md["median_ns"] = medians;
+      md["rejected"] = m.rejected;
+      out.append(md);
     }
-    md["samples_ns"] = samples;
-    md["median_ns"] = medians;
-    md["rejected"] = m.rejected;
-    sizes.append(md);
-  }
+    return out;
+  };
   nb::dict evidence;
-  evidence["sizes"] = sizes;
+  evidence["sizes"] = measurements(r.evidence.sizes);
+  evidence["confirmations"] = measurements(r.evidence.confirmations);
   evidence["crossover"] = r.evidence.crossover ? nb::object(nb::int_(*r.evidence.crossover)) : nb::none();
   evidence["rejected"] = r.evidence.rejected;
   evidence["stop_reason"] = r.evidence.stop_reason;

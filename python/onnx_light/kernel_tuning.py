@@ -285,4 +285,5 @@ def _evidence(report: Dict[str, Any], margin: float, repetitions: int) -> Dict[s
     return {"calibrator": report["calibrator"], "margin": margin, "repetitions": repetitions,
             "choices": report["choices"], "crossover": report["evidence"]["crossover"],
             "stop_reason": report["evidence"]["stop_reason"], "rejected": report["evidence"]["rejected"],
-            "sizes": report["evidence"]["sizes"], "budget": report["budget"]}
+            "sizes": report["evidence"]["sizes"], "confirmations": report["evidence"]["confirmations"],
+            "budget": report["budget"]}
