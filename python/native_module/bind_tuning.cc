@@ -8,6 +8,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <cstring>
+#include <map>
 
 #include "native/registry/kernel_runner.h"
 #include "native/tuning/calibrators.h"
@@ -176,6 +177,17 @@ Attribute AttributeFromPython(const std::string& name, nb::handle v) {
   return a;
 }
 
+// Executors of past run_kernel calls, one per participant count, kept for the process so
+// that repeated runs (benchmarks, exemption measurements) measure warm workers rather
+// than thread start-up. The registry hands the same executor to the runner.
+void KeepExecutorAlive(int num_threads) {
+  static auto* executors = new std::map<int, std::shared_ptr<CpuExecutor>>();  // never destroyed
+  if (num_threads <= 1 || executors->count(num_threads)) return;
+  CpuExecutionPolicy policy;
+  policy.num_threads = num_threads;
+  (*executors)[num_threads] = Unwrap(ExecutorRegistry::Global().Acquire(policy));
+}
+
 nb::dict RunKernel(const std::string& op, int opset, const std::string& domain, nb::list inputs, nb::dict attributes,
                    nb::dict tuning, int num_threads, int num_outputs, const std::string& node_name,
                    int64_t memory_limit) {
@@ -196,6 +208,10 @@ nb::dict RunKernel(const std::string& op, int opset, const std::string& domain, 
     const std::string n = nb::cast<std::string>(name);
     runner.Tuning(n, FromPython("tuning value '" + n + "'", value));
   }
+  if (num_threads > CpuExecutionPolicy::kMaxThreads) {
+    ThrowStatus(InvalidArgument("run_kernel: num_threads must be <= ", CpuExecutionPolicy::kMaxThreads));
+  }
+  KeepExecutorAlive(num_threads);
   StatusOr<KernelRunResult> run = [&] {
     nb::gil_scoped_release release;
     return runner.Run(num_threads);
