@@ -175,10 +175,17 @@ void DetectArchitecture(ProcessorDescriptor& d) {
 
 #elif defined(__aarch64__)
 
-// MIDR_EL1 from sysfs; 0 when the kernel does not expose it (then /proc/cpuinfo).
+// MIDR_EL1: from sysfs; else read directly where the kernel emulates ID register reads
+// from user space (HWCAP_CPUID); else from /proc/cpuinfo; 0 when nothing says.
 uint64_t ReadMidr() {
   const std::string text = ReadFirstLine("/sys/devices/system/cpu/cpu0/regs/identification/midr_el1");
   if (!text.empty()) return std::stoull(text, nullptr, 16);
+  constexpr unsigned long kHwcapCpuid = 1ul << 11;
+  if (getauxval(AT_HWCAP) & kHwcapCpuid) {
+    uint64_t midr = 0;
+    __asm__ volatile("mrs %0, MIDR_EL1" : "=r"(midr));
+    return midr;
+  }
   std::ifstream in("/proc/cpuinfo");
   std::map<std::string, uint64_t> fields;
   for (std::string line; std::getline(in, line);) {
