@@ -143,6 +143,18 @@ TEST(CalibratorsTest, RegistryPrefersTheMostSpecificCalibrator) {
   EXPECT_EQ(registry.Find(*SchemaOf("TestAdd"))->name, "family");
 }
 
+TEST(CalibratorsTest, FamilyCalibratorsRegisterAtStartUp) {
+  CalibrationRequest request;
+  request.schema = SchemaOf("TestScale", "int32");
+  BudgetAccount account(SmallBudget());
+  auto report = Calibrate(request, account);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->calibrator, "test_scale_int32");
+  EXPECT_EQ(std::get<int64_t>(report->choices.at(0).selected), 4096);
+  // The float schema of the same op still gets the generic one.
+  EXPECT_EQ(CalibratorRegistry::Global().Find(*SchemaOf("TestScale"))->name, "elementwise_crossover");
+}
+
 TEST(CalibratorsTest, RefusesSchemasThatAreNotCalibratable) {
   KernelTuningSchema s = *SchemaOf("TestScale");
   s.calibratable = false;
