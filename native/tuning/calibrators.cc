@@ -34,9 +34,12 @@ StatusOr<const KernelDef*> DefFor(const SchemaKey& key, int opset_version) {
   return best;
 }
 
-// Benign values in [0.5, 2] (integers 1..3, booleans alternating): no overflow, no
-// division by zero, no NaN, valid for logarithms and square roots.
-double BenignValue(int64_t i) { return 0.5 + 1.5 * static_cast<double>((i * 2654435761u) % 1024) / 1023.0; }
+// Benign values in [0.5, 2] (integers 1 or 2, booleans mixed), scattered by a
+// multiplicative hash: no overflow, no division by zero, no NaN, valid for logarithms
+// and square roots.
+double BenignValue(int64_t i) {
+  return 0.5 + 1.5 * static_cast<double>((static_cast<uint64_t>(i) * 2654435761u) % 1024) / 1023.0;
+}
 
 template <typename T>
 void FillWith(Tensor& t, T (*convert)(double)) {

@@ -104,6 +104,18 @@ TEST(CalibratorsTest, ElementwiseCalibratorMeasuresAndAccounts) {
   EXPECT_LE(report->peak_memory_bytes, SmallBudget().memory_bytes);
 }
 
+TEST(CalibratorsTest, ElementwiseCalibratorFillsIntegerInputs) {
+  BudgetAccount account(SmallBudget());
+  CalibrationRequest request = SmallRequest("TestAdd");
+  request.schema = SchemaOf("TestAdd", "int32");
+  request.num_inputs = 2;
+  request.search.max_size = 1 << 12;
+  auto report = Calibrate(request, account);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_TRUE(report->evidence.rejected.empty());
+  EXPECT_FALSE(report->evidence.sizes.empty()) << report->evidence.stop_reason;
+}
+
 TEST(CalibratorsTest, ElementwiseCalibratorRejectsAWrongParallelPath) {
   BudgetAccount account(SmallBudget());
   CalibrationRequest request = SmallRequest("TestWrongInParallel");
