@@ -46,6 +46,26 @@ TEST(KernelRunnerTest, TesterRunsSeriallyAndInParallelIdentically) {
   EXPECT_GE(serial->compute_ns, 0);
 }
 
+TEST(KernelRunnerTest, ResolvesTuningThroughASource) {
+  // A source whose every schema resolves to threshold 1: the kernel takes its parallel path.
+  struct ForceParallel : TuningSource {
+    ResolvedTuning Resolve(std::shared_ptr<const KernelTuningSchema> schema) const override {
+      ResolvedTuning r = ResolvedTuning::Defaults(schema);
+      EXPECT_TRUE(r.Set("parallel.minimum_elements", int64_t{1}, ValueSource::kExactMachine).ok());
+      return r;
+    }
+  } source;
+  KernelRunner r("TestScale", 1, "test.tuning");
+  r.Input(Iota(4096)).Source(&source);
+  auto run = r.Run(2);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  ASSERT_EQ(run->regions.size(), 1u);
+  EXPECT_EQ(run->regions[0].requested_participants, 2);
+  // Overrides still apply on top of the source.
+  r.Tuning("parallel.minimum_elements", int64_t{1} << 20);
+  EXPECT_TRUE(r.Run(2)->regions.empty());
+}
+
 TEST(KernelRunnerTest, ReportsBadRequests) {
   KernelRunner r("TestScale", 1, "test.tuning");
   r.Input(Iota(16));

@@ -190,8 +190,9 @@ void KeepExecutorAlive(int num_threads) {
 
 nb::dict RunKernel(const std::string& op, int opset, const std::string& domain, nb::list inputs, nb::dict attributes,
                    nb::dict tuning, int num_threads, int num_outputs, const std::string& node_name,
-                   int64_t memory_limit) {
+                   int64_t memory_limit, const TuningSource* source) {
   KernelRunner runner(op, opset, domain);
+  runner.Source(source);
   runner.Outputs(num_outputs).NodeName(node_name);
   if (memory_limit > 0) runner.MemoryLimit(memory_limit);
   int index = 0;
@@ -382,8 +383,9 @@ void BindTuning(nb::module_& m) {
   m.def("run_kernel", &RunKernel, nb::arg("op"), nb::arg("opset"), nb::arg("domain") = "",
         nb::arg("inputs") = nb::list(), nb::arg("attributes") = nb::dict(), nb::arg("tuning") = nb::dict(),
         nb::arg("num_threads") = 1, nb::arg("num_outputs") = 1, nb::arg("node_name") = "run_kernel",
-        nb::arg("memory_limit") = 0,
-        "Runs one registered kernel; inputs are (bytes, shape, onnx_type) triples or None. Returns outputs "
+        nb::arg("memory_limit") = 0, nb::arg("tuning_source").none() = nb::none(),
+        "Runs one registered kernel; inputs are (bytes, shape, onnx_type) triples or None; tuning values come "
+        "from tuning_source (else the portable defaults) then the tuning overrides. Returns outputs "
         "(triples), region events, compute_ns and allocation stats. Use onnx_light.kernel_tuning.run_kernel "
         "for numpy arrays.");
 

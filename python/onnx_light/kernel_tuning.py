@@ -168,13 +168,15 @@ def _from_triple(triple) -> Optional[np.ndarray]:
 
 def run_kernel(op: str, inputs: Sequence[Optional[np.ndarray]], opset: int, domain: str = "",
                attributes: Optional[Dict[str, Any]] = None, tuning: Optional[Dict[str, Any]] = None,
-               num_threads: int = 1, num_outputs: int = 1, memory_limit: int = 0) -> Dict[str, Any]:
+               num_threads: int = 1, num_outputs: int = 1, memory_limit: int = 0,
+               tuning_source=None) -> Dict[str, Any]:
     """Runs one registered kernel on numpy inputs (None = an absent optional input) with
-    `num_threads` participants. Returns outputs (numpy), region events, compute_ns and
-    allocation stats."""
+    `num_threads` participants, its tuning resolved through `tuning_source` (default: the
+    portable defaults) and then `tuning` overrides. Returns outputs (numpy), region
+    events, compute_ns and allocation stats."""
     result = _native.run_kernel(op, opset, domain, [None if a is None else _to_triple(a) for a in inputs],
                                 dict(attributes or {}), dict(tuning or {}), num_threads, num_outputs, "run_kernel",
-                                memory_limit)
+                                memory_limit, tuning_source)
     result["outputs"] = [_from_triple(t) for t in result["outputs"]]
     return result
 

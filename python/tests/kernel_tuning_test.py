@@ -202,6 +202,10 @@ def test_run_kernel_serial_and_parallel():
     assert parallel["outputs"][0].tobytes() == serial["outputs"][0].tobytes()
     assert parallel["regions"][0]["requested_participants"] == 4
     assert parallel["bytes_allocated"] >= x.nbytes
+    # A tuning source decides the path: threshold 1 from an explicit profile -> parallel.
+    source = kt.tuning_source(profiles_path=None, explicit={KEY: {PARAM: 1}})
+    profiled = kt.run_kernel("TestScale", [x], opset=1, domain="test.tuning", num_threads=2, tuning_source=source)
+    assert profiled["regions"][0]["requested_participants"] == 2
     with pytest.raises(onnx_light.NotImplemented, match="element type double"):
         kt.run_kernel("TestScale", [x.astype(np.float64)], opset=1, domain="test.tuning")
     with pytest.raises(ValueError, match="input 1 is required but absent"):
