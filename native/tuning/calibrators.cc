@@ -214,6 +214,11 @@ StatusOr<CalibrationReport> CalibrateElementwise(const CalibrationRequest& reque
 
   CalibrationReport report;
   report.choices.push_back({kMinimumElements, spec->portable_default, decision.value, decision.changed, decision.reason});
+  for (const ParamSpec& other : schema.params) {
+    if (other.name == kMinimumElements) continue;
+    report.choices.push_back({other.name, other.portable_default, other.portable_default, false,
+                              "not calibrated by the elementwise crossover search: portable default kept"});
+  }
   report.evidence = std::move(result);
   return report;
 }

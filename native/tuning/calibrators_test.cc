@@ -106,7 +106,10 @@ TEST(CalibratorsTest, ElementwiseCalibratorMeasuresAndAccounts) {
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_EQ(report->calibrator, "elementwise_crossover");
   EXPECT_EQ(report->schema_key, SchemaOf("TestAdd")->key.ToString());
-  ASSERT_EQ(report->choices.size(), 1u);
+  ASSERT_EQ(report->choices.size(), 2u);
+  EXPECT_EQ(report->choices[1].name, "parallel.grain");
+  EXPECT_FALSE(report->choices[1].changed);
+  EXPECT_EQ(std::get<int64_t>(report->choices[1].selected), 1024);
   const ParameterChoice& c = report->choices[0];
   EXPECT_EQ(c.name, "parallel.minimum_elements");
   EXPECT_EQ(std::get<int64_t>(c.portable_default), 32768);
