@@ -78,7 +78,7 @@ def print_summary(result):
             if c["changed"] and isinstance(c["default"], (int, float)) and c["default"]:
                 change = f"{(c['selected'] - c['default']) / c['default']:+.0%}"
             print(f"{op:<14} {element_type:<10} {c['name']:<26} {c['default']!s:>9} {c['selected']!s:>9} {change:>8}"
-                  f"  {around(r, c['selected'])}")
+                  f"  {around(r, c['selected']) if c['measured'] else '-'}")
             print(f"{'':<14} {c['reason']}")
     for s in result.skipped:
         print(f"skipped: {s}")

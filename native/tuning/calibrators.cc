@@ -217,7 +217,7 @@ StatusOr<CalibrationReport> CalibrateElementwise(const CalibrationRequest& reque
   for (const ParamSpec& other : schema.params) {
     if (other.name == kMinimumElements) continue;
     report.choices.push_back({other.name, other.portable_default, other.portable_default, false,
-                              "not calibrated by the elementwise crossover search: portable default kept"});
+                              "not calibrated by the elementwise crossover search: portable default kept", false});
   }
   report.evidence = std::move(result);
   return report;

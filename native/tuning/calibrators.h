@@ -29,6 +29,7 @@ struct ParameterChoice {
   ParamValue selected;
   bool changed = false;
   std::string reason;
+  bool measured = true;  // false: the calibrator does not tune this parameter
 };
 
 struct CalibrationReport {

@@ -109,6 +109,7 @@ TEST(CalibratorsTest, ElementwiseCalibratorMeasuresAndAccounts) {
   ASSERT_EQ(report->choices.size(), 2u);
   EXPECT_EQ(report->choices[1].name, "parallel.grain");
   EXPECT_FALSE(report->choices[1].changed);
+  EXPECT_FALSE(report->choices[1].measured);
   EXPECT_EQ(std::get<int64_t>(report->choices[1].selected), 1024);
   const ParameterChoice& c = report->choices[0];
   EXPECT_EQ(c.name, "parallel.minimum_elements");

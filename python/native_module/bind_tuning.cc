@@ -265,6 +265,7 @@ nb::dict ReportToDict(const CalibrationReport& r) {
     cd["selected"] = ToPython(c.selected);
     cd["changed"] = c.changed;
     cd["reason"] = c.reason;
+    cd["measured"] = c.measured;
     choices.append(cd);
   }
   d["choices"] = choices;
