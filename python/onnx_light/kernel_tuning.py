@@ -12,7 +12,7 @@ portable defaults. The native TableTuningSource enforces it; this module decides
 tier each stored profile belongs to.
 """
 import dataclasses
-import time
+import os
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Union
 
 import numpy as np
@@ -257,6 +257,7 @@ def calibrate(ops: Optional[Iterable[str]] = None, element_types: Optional[Itera
     spent = 0
     reports, profiles, skipped = [], [], []
     for i, schema in enumerate(selected):
+        load_before = os.getloadavg()[0]
         remaining = total_ns - spent
         share = remaining // (len(selected) - i)
         if progress:
@@ -274,7 +275,8 @@ def calibrate(ops: Optional[Iterable[str]] = None, element_types: Optional[Itera
         reports.append(report)
         values = {c["name"]: c["selected"] for c in report["choices"] if c["changed"]}
         profiles.append(Profile(schema_key=schema["key"], processor=processor, execution=execution, values=values,
-                                tuning_abi=TUNING_ABI, evidence=_evidence(report, margin, repetitions),
+                                tuning_abi=TUNING_ABI,
+                                evidence=_evidence(report, margin, repetitions, (load_before, os.getloadavg()[0])),
                                 revision=revision, created=now_utc()))
         if progress:
             progress(i + 1, len(selected), schema, report)
@@ -283,8 +285,11 @@ def calibrate(ops: Optional[Iterable[str]] = None, element_types: Optional[Itera
     return CalibrationResult(reports, profiles, spent, total_ns, skipped)
 
 
-def _evidence(report: Dict[str, Any], margin: float, repetitions: int) -> Dict[str, Any]:
+def _evidence(report: Dict[str, Any], margin: float, repetitions: int, load) -> Dict[str, Any]:
+    # The 1-minute load average before and after: a profile measured on a busy machine
+    # says so (parallel candidates lose when other processes hold the cores).
     return {"calibrator": report["calibrator"], "margin": margin, "repetitions": repetitions,
+            "load_average": list(load),
             "choices": report["choices"], "crossover": report["evidence"]["crossover"],
             "stop_reason": report["evidence"]["stop_reason"], "rejected": report["evidence"]["rejected"],
             "sizes": report["evidence"]["sizes"], "confirmations": report["evidence"]["confirmations"],

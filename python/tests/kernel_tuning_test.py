@@ -234,6 +234,7 @@ def test_calibrate_writes_profiles_with_evidence(tmp_path):
     saved = [kt.profile_from_json(p, "$") for p in kt.read_document(path)]
     assert {p.schema_key for p in saved} == {r["schema_key"] for r in result.reports}
     assert all(p.revision == "abc123" and p.evidence["sizes"] for p in saved)
+    assert all(len(p.evidence["load_average"]) == 2 for p in saved)
     wrong_profile = next(p for p in saved if "TestWrongInParallel" in p.schema_key)
     assert wrong_profile.values == {}
     # What was saved loads back as this machine's exact tier.
