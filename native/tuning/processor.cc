@@ -169,6 +169,11 @@ void DetectArchitecture(ProcessorDescriptor& d) {
     d.model_name.erase(0, d.model_name.find_first_not_of(' '));
   }
   if (d.vendor == "GenuineIntel" && d.family == 6) d.microarchitecture = IntelMicroarchitecture(d.model, d.stepping);
+  // Hypervisors may report a model that the features contradict (AMX on a model number of
+  // a core without it): then the name would mislead the same-microarchitecture tier.
+  const bool amx_core = d.microarchitecture == "sapphirerapids" || d.microarchitecture == "emeraldrapids" ||
+                        d.microarchitecture == "graniterapids";
+  if (d.vendor == "GenuineIntel" && Has(d.isa_features, "amx-tile") && !amx_core) d.microarchitecture.clear();
   if (d.vendor == "AuthenticAMD") d.microarchitecture = AmdMicroarchitecture(d.family, d.model);
   d.isa_level = X86IsaLevel(d.isa_features);
 }
