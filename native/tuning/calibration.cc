@@ -135,9 +135,12 @@ StatusOr<SizeMeasurement> MeasureAtSize(int64_t size, const Candidate& reference
       return m;
     }
     std::string why;
+    const int64_t compare_start = account.Now();
+    const bool same = run.ok() && SameOutputs(expected->outputs, (*run)->outputs, &why);
+    account.ChargeOverhead(account.Now() - compare_start);
     if (!run.ok()) {
       m.rejected.push_back(StrCat(c.name, ": failed: ", run.status().message()));
-    } else if (!SameOutputs(expected->outputs, (*run)->outputs, &why)) {
+    } else if (!same) {
       m.rejected.push_back(StrCat(c.name, ": output differs from ", reference.name, " at size ", size, " (", why, ")"));
     } else {
       timed.push_back(&c);

@@ -37,6 +37,8 @@ class BudgetAccount {
   bool CanAfford(int64_t estimated_ns) const { return spent_ns_ + estimated_ns <= budget_.time_ns; }
   // Records a finished run of `size` work units that took `ns`.
   void ChargeRun(int64_t ns, int64_t size);
+  // Harness work between runs (comparing outputs) that the budget also pays for.
+  void ChargeOverhead(int64_t ns) { spent_ns_ += ns; }
   // Expected time of a run of `size` units: the last run scaled linearly (0 before any).
   int64_t EstimateRun(int64_t size) const;
   // ResourceExhausted (and nothing reserved) when `bytes` more would exceed the budget.
