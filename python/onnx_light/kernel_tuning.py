@@ -187,7 +187,7 @@ def run_kernel(op: str, inputs: Sequence[Optional[np.ndarray]], opset: int, doma
 class CalibrationBudget:
     time_ms: float = 2000.0
     memory_mb: float = 256.0
-    threads: int = 0  # 0: the execution policy's threads
+    threads: int = 0  # participants of the parallel candidate; 0: the execution policy's threads
 
     def validate(self):
         if not self.time_ms > 0:
@@ -248,8 +248,9 @@ def calibrate(ops: Optional[Iterable[str]] = None, element_types: Optional[Itera
     to `output` (merging) when given."""
     budget = budget or CalibrationBudget()
     budget.validate()
-    execution = execution_descriptor(num_threads, affinity)
-    threads = budget.threads or execution["threads"]
+    # The profile is keyed by the participants the parallel candidate really used.
+    execution = execution_descriptor(budget.threads or num_threads, affinity)
+    threads = execution["threads"]
     processor = host_processor()
     selected = select_schemas(ops, element_types, domain)
     total_ns = int(budget.time_ms * 1e6)
