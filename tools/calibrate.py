@@ -78,7 +78,7 @@ def print_summary(result):
             if c["changed"] and isinstance(c["default"], (int, float)) and c["default"]:
                 change = f"{(c['selected'] - c['default']) / c['default']:+.0%}"
             print(f"{op:<14} {element_type:<10} {c['name']:<26} {c['default']!s:>9} {c['selected']!s:>9} {change:>8}"
-                  f"  {around(r, c['selected'])}")
+                  f"  {around(r, c['selected']) if c['measured'] else '-'}")
             print(f"{'':<14} {c['reason']}")
     for s in result.skipped:
         print(f"skipped: {s}")
@@ -93,6 +93,10 @@ def main(argv):
         print_current_values(FLAGS.output)
         return 0
     output = None if FLAGS.dry_run else (FLAGS.output or kt.default_profile_path())
+    load, cores = os.getloadavg()[0], kt.host_processor()["logical_cores"]
+    if load > cores:
+        print(f"warning: load average {load:.1f} on {cores} CPUs: other processes compete for the cores, so "
+              "parallel candidates will measure worse than on a quiet machine", file=sys.stderr)
     budget = kt.CalibrationBudget(time_ms=FLAGS.budget_ms, memory_mb=FLAGS.memory_mb, threads=FLAGS.threads)
     try:
         result = kt.calibrate(ops=FLAGS.ops, element_types=FLAGS.types, budget=budget, num_threads=FLAGS.threads,

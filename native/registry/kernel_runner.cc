@@ -55,6 +55,10 @@ KernelRunner& KernelRunner::Tuning(const std::string& name, ParamValue value) {
   tuning_overrides_.emplace_back(name, std::move(value));
   return *this;
 }
+KernelRunner& KernelRunner::Source(const TuningSource* source) {
+  source_ = source;
+  return *this;
+}
 KernelRunner& KernelRunner::ClearTuning() {
   tuning_overrides_.clear();
   return *this;
@@ -88,7 +92,8 @@ StatusOr<KernelRunResult> KernelRunner::Run(int num_threads, const CancellationT
     inputs.push_back(v.get());
     input_types.push_back(v && v->is_tensor() ? v->tensor().dtype() : DataType::kUndefined);
   }
-  ResolvedTuning tuning = ResolvedTuning::Defaults(KernelRegistry::Global().SchemaFor(*def, element_type));
+  auto schema = KernelRegistry::Global().SchemaFor(*def, element_type);
+  ResolvedTuning tuning = source_ ? source_->Resolve(schema) : ResolvedTuning::Defaults(schema);
   for (const auto& [name, value] : tuning_overrides_) {
     OL_RETURN_IF_ERROR(tuning.Set(name, value, ValueSource::kExplicitProfile).WithContext(op_ + ": "));
   }

@@ -48,7 +48,11 @@ class KernelRunner {
   KernelRunner& Attr(const std::string& name, Tensor value);
   KernelRunner& Attr(Attribute attribute);
   KernelRunner& NodeName(std::string name);
-  // Overrides a tuning value of the kernel instance (checked against its schema at Run).
+  // Resolves the kernel's tuning through `source` (a profile) instead of the portable
+  // defaults; null restores the defaults. Not owned: it must outlive the runs.
+  KernelRunner& Source(const TuningSource* source);
+  // Overrides a tuning value of the kernel instance (checked against its schema at Run);
+  // overrides apply on top of the source.
   KernelRunner& Tuning(const std::string& name, ParamValue value);
   KernelRunner& ClearTuning();
   // Caps the bytes the run's allocator hands out (ResourceExhausted beyond).
@@ -70,6 +74,7 @@ class KernelRunner {
   int num_outputs_ = 1;
   AttributeMap attributes_;
   std::vector<std::pair<std::string, ParamValue>> tuning_overrides_;
+  const TuningSource* source_ = nullptr;
   int64_t memory_limit_ = Allocator::kNoLimit;
   std::shared_ptr<CpuExecutor> executor_;
 };

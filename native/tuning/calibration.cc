@@ -135,9 +135,12 @@ StatusOr<SizeMeasurement> MeasureAtSize(int64_t size, const Candidate& reference
       return m;
     }
     std::string why;
+    const int64_t compare_start = account.Now();
+    const bool same = run.ok() && SameOutputs(expected->outputs, (*run)->outputs, &why);
+    account.ChargeOverhead(account.Now() - compare_start);
     if (!run.ok()) {
       m.rejected.push_back(StrCat(c.name, ": failed: ", run.status().message()));
-    } else if (!SameOutputs(expected->outputs, (*run)->outputs, &why)) {
+    } else if (!same) {
       m.rejected.push_back(StrCat(c.name, ": output differs from ", reference.name, " at size ", size, " (", why, ")"));
     } else {
       timed.push_back(&c);
@@ -162,6 +165,32 @@ StatusOr<SizeMeasurement> MeasureAtSize(int64_t size, const Candidate& reference
   return m;
 }
 
+namespace {
+
+// One size measured within the memory budget; nullopt (with `stop` set) when the budget
+// ends the search.
+StatusOr<std::optional<SizeMeasurement>> MeasureWithinBudget(int64_t size, const Candidate& reference,
+                                                             const std::vector<Candidate>& candidates,
+                                                             const CrossoverOptions& options, BudgetAccount& account,
+                                                             std::string* stop) {
+  const int64_t bytes = options.bytes_per_element * size;
+  if (!account.ReserveMemory(bytes).ok()) {
+    *stop = StrCat("memory budget: size ", size, " needs ", bytes, " bytes");
+    return std::optional<SizeMeasurement>();
+  }
+  bool out_of_budget = false;
+  StatusOr<SizeMeasurement> m = MeasureAtSize(size, reference, candidates, options.harness, account, &out_of_budget);
+  account.ReleaseMemory(bytes);
+  if (!m.ok()) return m.status();
+  if (out_of_budget) {
+    *stop = StrCat("time budget: stopped at size ", size);
+    return std::optional<SizeMeasurement>();
+  }
+  return std::optional<SizeMeasurement>(std::move(m).value());
+}
+
+}  // namespace
+
 StatusOr<CrossoverResult> FindParallelCrossover(const CandidateFn& serial, const CandidateFn& parallel,
                                                 const CrossoverOptions& options, BudgetAccount& account) {
   if (options.min_size < 1 || options.max_size < options.min_size || options.growth < 2) {
@@ -170,41 +199,47 @@ StatusOr<CrossoverResult> FindParallelCrossover(const CandidateFn& serial, const
   }
   const Candidate reference{"serial", serial};
   const std::vector<Candidate> candidates = {{"parallel", parallel}};
+  const double margin = options.harness.margin;
   CrossoverResult result;
   std::vector<bool> wins;
   for (int64_t size = options.min_size; size <= options.max_size; size *= options.growth) {
-    const int64_t bytes = options.bytes_per_element * size;
-    if (!account.ReserveMemory(bytes).ok()) {
-      result.stop_reason = StrCat("memory budget: size ", size, " needs ", bytes, " bytes");
-      break;
-    }
-    bool out_of_budget = false;
-    StatusOr<SizeMeasurement> m = MeasureAtSize(size, reference, candidates, options.harness, account, &out_of_budget);
-    account.ReleaseMemory(bytes);
-    if (!m.ok()) return m.status();
-    const bool complete = !out_of_budget;
+    OL_ASSIGN_OR_RETURN(std::optional<SizeMeasurement> m,
+                        MeasureWithinBudget(size, reference, candidates, options, account, &result.stop_reason));
+    if (!m) return result;
     for (const auto& r : m->rejected) result.rejected.push_back(r);
-    if (complete) {
-      wins.push_back(m->Wins("parallel", options.harness.margin));
-      result.sizes.push_back(std::move(m).value());
-    }
+    wins.push_back(m->Wins("parallel", margin));
+    result.sizes.push_back(std::move(*m));
     if (!result.rejected.empty()) {
       result.stop_reason = "the parallel candidate was rejected (output differs from serial)";
       return result;
     }
-    if (!complete) {
-      result.stop_reason = StrCat("time budget: stopped at size ", size);
-      return result;
-    }
     const size_t n = wins.size();
     if (n >= 2 && wins[n - 2] && wins[n - 1]) {
-      result.crossover = result.sizes[n - 2].size;
-      result.stop_reason = "crossover found";
-      return result;
+      bool confirmed = true;
+      for (size_t i = n - 2; options.confirm && i < n; ++i) {
+        OL_ASSIGN_OR_RETURN(std::optional<SizeMeasurement> again,
+                            MeasureWithinBudget(result.sizes[i].size, reference, candidates, options, account,
+                                                &result.stop_reason));
+        if (!again) return result;
+        const bool still_wins = again->Wins("parallel", margin) && again->rejected.empty();
+        for (const auto& r : again->rejected) result.rejected.push_back(r);
+        result.confirmations.push_back(std::move(*again));
+        wins[i] = still_wins;
+        confirmed = confirmed && still_wins;
+      }
+      if (!result.rejected.empty()) {
+        result.stop_reason = "the parallel candidate was rejected (output differs from serial)";
+        return result;
+      }
+      if (confirmed) {
+        result.crossover = result.sizes[n - 2].size;
+        result.stop_reason = options.confirm ? "crossover found and confirmed" : "crossover found";
+        return result;
+      }
     }
     if (size > options.max_size / options.growth) break;
   }
-  if (result.stop_reason.empty()) result.stop_reason = StrCat("largest size ", options.max_size, " reached");
+  result.stop_reason = StrCat("largest size ", options.max_size, " reached");
   return result;
 }
 

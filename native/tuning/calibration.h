@@ -37,6 +37,8 @@ class BudgetAccount {
   bool CanAfford(int64_t estimated_ns) const { return spent_ns_ + estimated_ns <= budget_.time_ns; }
   // Records a finished run of `size` work units that took `ns`.
   void ChargeRun(int64_t ns, int64_t size);
+  // Harness work between runs (comparing outputs) that the budget also pays for.
+  void ChargeOverhead(int64_t ns) { spent_ns_ += ns; }
   // Expected time of a run of `size` units: the last run scaled linearly (0 before any).
   int64_t EstimateRun(int64_t size) const;
   // ResourceExhausted (and nothing reserved) when `bytes` more would exceed the budget.
@@ -60,9 +62,11 @@ class BudgetAccount {
 
 // One candidate run at a problem size: its outputs and the time of the measured work.
 struct CandidateRun {
+  // Whatever the outputs' memory depends on (their allocator); declared first so that it
+  // is destroyed after them.
+  std::shared_ptr<void> keep_alive;
   std::vector<Value> outputs;
   int64_t compute_ns = 0;
-  std::shared_ptr<void> keep_alive;  // whatever the outputs' memory depends on
 };
 using CandidateFn = std::function<StatusOr<CandidateRun>(int64_t size)>;
 
@@ -114,10 +118,14 @@ struct CrossoverOptions {
   int64_t max_size = int64_t{1} << 24;
   int64_t growth = 2;                 // size ratio between consecutive sizes
   int64_t bytes_per_element = 0;      // memory alive per element at once (budget check)
+  // Re-measure the two winning sizes with fresh samples before accepting a crossover, so
+  // that one noisy pair (a busy machine) does not move a threshold.
+  bool confirm = true;
 };
 
 struct CrossoverResult {
   std::vector<SizeMeasurement> sizes;
+  std::vector<SizeMeasurement> confirmations;  // the re-measurements, in order
   std::optional<int64_t> crossover;
   std::vector<std::string> rejected;  // candidates rejected at some size, with reasons
   std::string stop_reason;            // why the search ended

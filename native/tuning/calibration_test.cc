@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 namespace onnx_light {
 namespace {
 
@@ -27,7 +29,7 @@ CandidateFn Synthetic(FakeTime& time, std::function<int64_t(int64_t)> cost, floa
   return [&time, cost, last](int64_t size) -> StatusOr<CandidateRun> {
     const int64_t ns = cost(size);
     time.now += ns;
-    return CandidateRun{Output(last), ns, nullptr};
+    return CandidateRun{nullptr, Output(last), ns};
   };
 }
 
@@ -98,6 +100,36 @@ TEST(CalibrationTest, CrossoverIsTheFirstOfTwoConsecutiveWins) {
   ThresholdDecision near = DecideThreshold(*result, 32768, 0.10);
   EXPECT_FALSE(near.changed) << near.reason;
   EXPECT_EQ(near.value, 32768);
+}
+
+TEST(CalibrationTest, ANoisyPairIsNotConfirmed) {
+  FakeTime time;
+  BudgetAccount account(LargeBudget(), time.clock());
+  // The first measurement (validation + 5 timed runs) of 4096 and 8192 is a fluke in
+  // parallel's favour; re-measured, parallel loses there.
+  auto calls = std::make_shared<std::map<int64_t, int>>();
+  auto flaky = [calls](int64_t size) {
+    const bool fluke = (size == 4096 || size == 8192) && ++(*calls)[size] <= 6;
+    return fluke ? size / 4 : ParallelCost(size);
+  };
+  auto result = FindParallelCrossover(Synthetic(time, SerialCost), Synthetic(time, flaky), CrossoverOptions{}, account);
+  ASSERT_TRUE(result.ok());
+  ASSERT_TRUE(result->crossover.has_value());
+  EXPECT_EQ(*result->crossover, 16384);
+  EXPECT_EQ(result->stop_reason, "crossover found and confirmed");
+  // 4096 and 8192 re-measured (both lose), then 16384 and 32768 (both win).
+  ASSERT_EQ(result->confirmations.size(), 4u);
+  EXPECT_FALSE(result->confirmations[0].Wins("parallel", 0.1));
+  EXPECT_TRUE(result->confirmations[3].Wins("parallel", 0.1));
+  // Without confirmation the fluke would have been taken.
+  FakeTime time2;
+  BudgetAccount account2(LargeBudget(), time2.clock());
+  calls->clear();
+  CrossoverOptions unconfirmed;
+  unconfirmed.confirm = false;
+  auto fooled = FindParallelCrossover(Synthetic(time2, SerialCost), Synthetic(time2, flaky), unconfirmed, account2);
+  ASSERT_TRUE(fooled.ok());
+  EXPECT_EQ(*fooled->crossover, 4096);
 }
 
 TEST(CalibrationTest, NoWinByTheMarginKeepsTheDefault) {

@@ -34,9 +34,12 @@ StatusOr<const KernelDef*> DefFor(const SchemaKey& key, int opset_version) {
   return best;
 }
 
-// Benign values in [0.5, 2] (integers 1..3, booleans alternating): no overflow, no
-// division by zero, no NaN, valid for logarithms and square roots.
-double BenignValue(int64_t i) { return 0.5 + 1.5 * static_cast<double>((i * 2654435761u) % 1024) / 1023.0; }
+// Benign values in [0.5, 2] (integers 1 or 2, booleans mixed), scattered by a
+// multiplicative hash: no overflow, no division by zero, no NaN, valid for logarithms
+// and square roots.
+double BenignValue(int64_t i) {
+  return 0.5 + 1.5 * static_cast<double>((static_cast<uint64_t>(i) * 2654435761u) % 1024) / 1023.0;
+}
 
 template <typename T>
 void FillWith(Tensor& t, T (*convert)(double)) {
@@ -112,7 +115,7 @@ class ElementwiseProblem {
       OL_RETURN_IF_ERROR(Prepare(size));
       runner_.ClearTuning().Tuning(kMinimumElements, threshold);
       OL_ASSIGN_OR_RETURN(KernelRunResult r, runner_.Run(participants));
-      return CandidateRun{std::move(r.outputs), r.compute_ns, r.allocator};
+      return CandidateRun{r.allocator, std::move(r.outputs), r.compute_ns};
     };
   }
 
@@ -211,6 +214,11 @@ StatusOr<CalibrationReport> CalibrateElementwise(const CalibrationRequest& reque
 
   CalibrationReport report;
   report.choices.push_back({kMinimumElements, spec->portable_default, decision.value, decision.changed, decision.reason});
+  for (const ParamSpec& other : schema.params) {
+    if (other.name == kMinimumElements) continue;
+    report.choices.push_back({other.name, other.portable_default, other.portable_default, false,
+                              "not calibrated by the elementwise crossover search: portable default kept", false});
+  }
   report.evidence = std::move(result);
   return report;
 }

@@ -29,6 +29,7 @@ struct ParameterChoice {
   ParamValue selected;
   bool changed = false;
   std::string reason;
+  bool measured = true;  // false: the calibrator does not tune this parameter
 };
 
 struct CalibrationReport {
@@ -77,6 +78,13 @@ class CalibratorRegistry {
 // Runs the calibrator that serves request.schema within `account`'s budget and fills in
 // the accounting. InvalidArgument for a schema that is not calibratable.
 StatusOr<CalibrationReport> Calibrate(const CalibrationRequest& request, BudgetAccount& account);
+
+// Registers a family's calibrator at start-up (in an alwayslink kernel_family source):
+//   OL_REGISTER_CALIBRATOR(gemm_tasks, (CalibratorSelector{"", "gemm", "parallel.minimum_tasks"}),
+//                          CalibrateGemmTasks);
+#define OL_REGISTER_CALIBRATOR(unique_name, selector, calibrator)                           \
+  [[maybe_unused]] static const bool ol_calibrator_registered_##unique_name =               \
+      (::onnx_light::CalibratorRegistry::Global().Register(selector, #unique_name, calibrator), true)
 
 // The generic calibrator (registered for parallel.minimum_elements).
 StatusOr<CalibrationReport> CalibrateElementwise(const CalibrationRequest& request, BudgetAccount& account);

@@ -46,6 +46,26 @@ TEST(KernelRunnerTest, TesterRunsSeriallyAndInParallelIdentically) {
   EXPECT_GE(serial->compute_ns, 0);
 }
 
+TEST(KernelRunnerTest, ResolvesTuningThroughASource) {
+  // A source whose every schema resolves to threshold 1: the kernel takes its parallel path.
+  struct ForceParallel : TuningSource {
+    ResolvedTuning Resolve(std::shared_ptr<const KernelTuningSchema> schema) const override {
+      ResolvedTuning r = ResolvedTuning::Defaults(schema);
+      EXPECT_TRUE(r.Set("parallel.minimum_elements", int64_t{1}, ValueSource::kExactMachine).ok());
+      return r;
+    }
+  } source;
+  KernelRunner r("TestScale", 1, "test.tuning");
+  r.Input(Iota(4096)).Source(&source);
+  auto run = r.Run(2);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  ASSERT_EQ(run->regions.size(), 1u);
+  EXPECT_EQ(run->regions[0].requested_participants, 2);
+  // Overrides still apply on top of the source.
+  r.Tuning("parallel.minimum_elements", int64_t{1} << 20);
+  EXPECT_TRUE(r.Run(2)->regions.empty());
+}
+
 TEST(KernelRunnerTest, ReportsBadRequests) {
   KernelRunner r("TestScale", 1, "test.tuning");
   r.Input(Iota(16));
@@ -86,7 +106,11 @@ TEST(CalibratorsTest, ElementwiseCalibratorMeasuresAndAccounts) {
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_EQ(report->calibrator, "elementwise_crossover");
   EXPECT_EQ(report->schema_key, SchemaOf("TestAdd")->key.ToString());
-  ASSERT_EQ(report->choices.size(), 1u);
+  ASSERT_EQ(report->choices.size(), 2u);
+  EXPECT_EQ(report->choices[1].name, "parallel.grain");
+  EXPECT_FALSE(report->choices[1].changed);
+  EXPECT_FALSE(report->choices[1].measured);
+  EXPECT_EQ(std::get<int64_t>(report->choices[1].selected), 1024);
   const ParameterChoice& c = report->choices[0];
   EXPECT_EQ(c.name, "parallel.minimum_elements");
   EXPECT_EQ(std::get<int64_t>(c.portable_default), 32768);
@@ -104,9 +128,25 @@ TEST(CalibratorsTest, ElementwiseCalibratorMeasuresAndAccounts) {
   EXPECT_LE(report->peak_memory_bytes, SmallBudget().memory_bytes);
 }
 
+TEST(CalibratorsTest, ElementwiseCalibratorFillsIntegerInputs) {
+  BudgetAccount account(SmallBudget());
+  CalibrationRequest request = SmallRequest("TestAdd");
+  request.schema = SchemaOf("TestAdd", "int32");
+  request.num_inputs = 2;
+  request.search.max_size = 1 << 12;
+  auto report = Calibrate(request, account);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_TRUE(report->evidence.rejected.empty());
+  EXPECT_FALSE(report->evidence.sizes.empty()) << report->evidence.stop_reason;
+}
+
 TEST(CalibratorsTest, ElementwiseCalibratorRejectsAWrongParallelPath) {
   BudgetAccount account(SmallBudget());
-  auto report = Calibrate(SmallRequest("TestWrongInParallel"), account);
+  CalibrationRequest request = SmallRequest("TestWrongInParallel");
+  // From 2 grains up the parallel path has two blocks and is wrong: start there, so that
+  // even a slow machine (qemu) reaches it within the budget.
+  request.search.min_size = 1 << 11;
+  auto report = Calibrate(request, account);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   ASSERT_FALSE(report->evidence.rejected.empty());
   EXPECT_NE(report->evidence.rejected[0].find("parallel: output differs from serial"), std::string::npos)
@@ -114,10 +154,8 @@ TEST(CalibratorsTest, ElementwiseCalibratorRejectsAWrongParallelPath) {
   const ParameterChoice& c = report->choices[0];
   EXPECT_FALSE(c.changed);
   EXPECT_EQ(std::get<int64_t>(c.selected), 32768);
-  // Up to the grain (one block) the parallel path is still right; from the first size
-  // where it differs it is not timed, and nothing it measured earlier can be selected.
-  ASSERT_FALSE(report->evidence.sizes.empty());
-  EXPECT_EQ(report->evidence.sizes.back().Find("parallel"), -1);
+  ASSERT_EQ(report->evidence.sizes.size(), 1u);
+  EXPECT_EQ(report->evidence.sizes[0].Find("parallel"), -1);  // never timed
 }
 
 TEST(CalibratorsTest, RegistryPrefersTheMostSpecificCalibrator) {
@@ -139,6 +177,18 @@ TEST(CalibratorsTest, RegistryPrefersTheMostSpecificCalibrator) {
   registry.Register({schema.key.ToString(), "", ""}, "exact", named("exact"));
   EXPECT_EQ(registry.Find(schema)->name, "exact");
   EXPECT_EQ(registry.Find(*SchemaOf("TestAdd"))->name, "family");
+}
+
+TEST(CalibratorsTest, FamilyCalibratorsRegisterAtStartUp) {
+  CalibrationRequest request;
+  request.schema = SchemaOf("TestScale", "int32");
+  BudgetAccount account(SmallBudget());
+  auto report = Calibrate(request, account);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->calibrator, "test_scale_int32");
+  EXPECT_EQ(std::get<int64_t>(report->choices.at(0).selected), 4096);
+  // The float schema of the same op still gets the generic one.
+  EXPECT_EQ(CalibratorRegistry::Global().Find(*SchemaOf("TestScale"))->name, "elementwise_crossover");
 }
 
 TEST(CalibratorsTest, RefusesSchemasThatAreNotCalibratable) {

@@ -169,16 +169,28 @@ void DetectArchitecture(ProcessorDescriptor& d) {
     d.model_name.erase(0, d.model_name.find_first_not_of(' '));
   }
   if (d.vendor == "GenuineIntel" && d.family == 6) d.microarchitecture = IntelMicroarchitecture(d.model, d.stepping);
+  // Hypervisors may report a model that the features contradict (AMX on a model number of
+  // a core without it): then the name would mislead the same-microarchitecture tier.
+  const bool amx_core = d.microarchitecture == "sapphirerapids" || d.microarchitecture == "emeraldrapids" ||
+                        d.microarchitecture == "graniterapids";
+  if (d.vendor == "GenuineIntel" && Has(d.isa_features, "amx-tile") && !amx_core) d.microarchitecture.clear();
   if (d.vendor == "AuthenticAMD") d.microarchitecture = AmdMicroarchitecture(d.family, d.model);
   d.isa_level = X86IsaLevel(d.isa_features);
 }
 
 #elif defined(__aarch64__)
 
-// MIDR_EL1 from sysfs; 0 when the kernel does not expose it (then /proc/cpuinfo).
+// MIDR_EL1: from sysfs; else read directly where the kernel emulates ID register reads
+// from user space (HWCAP_CPUID); else from /proc/cpuinfo; 0 when nothing says.
 uint64_t ReadMidr() {
   const std::string text = ReadFirstLine("/sys/devices/system/cpu/cpu0/regs/identification/midr_el1");
   if (!text.empty()) return std::stoull(text, nullptr, 16);
+  constexpr unsigned long kHwcapCpuid = 1ul << 11;
+  if (getauxval(AT_HWCAP) & kHwcapCpuid) {
+    uint64_t midr = 0;
+    __asm__ volatile("mrs %0, MIDR_EL1" : "=r"(midr));
+    return midr;
+  }
   std::ifstream in("/proc/cpuinfo");
   std::map<std::string, uint64_t> fields;
   for (std::string line; std::getline(in, line);) {

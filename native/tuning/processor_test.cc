@@ -30,6 +30,7 @@ TEST(ProcessorTest, HostDescriptorIsFilledIn) {
 #elif defined(__aarch64__)
   EXPECT_EQ(p.architecture, "aarch64");
   EXPECT_TRUE(p.HasFeature("asimd"));  // mandatory in ARMv8-A Linux
+  EXPECT_EQ(p.family, 0xF);            // MIDR architecture field of every ARMv8+ core
   EXPECT_EQ(p.isa_level.rfind("armv8", 0), 0u);
 #endif
 }

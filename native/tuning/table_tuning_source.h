@@ -4,6 +4,7 @@
 // Which tier a profile belongs to (exact machine, same microarchitecture, same ISA level)
 // is decided by whoever reads profiles (onnx_light.kernel_tuning); this class only
 // enforces precedence and validates values against the schemas.
+// Fill it (Add) before handing it to sessions; Resolve may then be called concurrently.
 #pragma once
 
 #include <map>

@@ -8,6 +8,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <cstring>
+#include <map>
 
 #include "native/registry/kernel_runner.h"
 #include "native/tuning/calibrators.h"
@@ -176,10 +177,22 @@ Attribute AttributeFromPython(const std::string& name, nb::handle v) {
   return a;
 }
 
+// Executors of past run_kernel calls, one per participant count, kept for the process so
+// that repeated runs (benchmarks, exemption measurements) measure warm workers rather
+// than thread start-up. The registry hands the same executor to the runner.
+void KeepExecutorAlive(int num_threads) {
+  static auto* executors = new std::map<int, std::shared_ptr<CpuExecutor>>();  // never destroyed
+  if (num_threads <= 1 || executors->count(num_threads)) return;
+  CpuExecutionPolicy policy;
+  policy.num_threads = num_threads;
+  (*executors)[num_threads] = Unwrap(ExecutorRegistry::Global().Acquire(policy));
+}
+
 nb::dict RunKernel(const std::string& op, int opset, const std::string& domain, nb::list inputs, nb::dict attributes,
                    nb::dict tuning, int num_threads, int num_outputs, const std::string& node_name,
-                   int64_t memory_limit) {
+                   int64_t memory_limit, const TuningSource* source) {
   KernelRunner runner(op, opset, domain);
+  runner.Source(source);
   runner.Outputs(num_outputs).NodeName(node_name);
   if (memory_limit > 0) runner.MemoryLimit(memory_limit);
   int index = 0;
@@ -196,6 +209,10 @@ nb::dict RunKernel(const std::string& op, int opset, const std::string& domain, 
     const std::string n = nb::cast<std::string>(name);
     runner.Tuning(n, FromPython("tuning value '" + n + "'", value));
   }
+  if (num_threads > CpuExecutionPolicy::kMaxThreads) {
+    ThrowStatus(InvalidArgument("run_kernel: num_threads must be <= ", CpuExecutionPolicy::kMaxThreads));
+  }
+  KeepExecutorAlive(num_threads);
   StatusOr<KernelRunResult> run = [&] {
     nb::gil_scoped_release release;
     return runner.Run(num_threads);
@@ -248,25 +265,30 @@ nb::dict ReportToDict(const CalibrationReport& r) {
     cd["selected"] = ToPython(c.selected);
     cd["changed"] = c.changed;
     cd["reason"] = c.reason;
+    cd["measured"] = c.measured;
     choices.append(cd);
   }
   d["choices"] = choices;
-  nb::list sizes;
-  for (const SizeMeasurement& m : r.evidence.sizes) {
-    nb::dict md;
-    md["size"] = m.size;
-    nb::dict samples, medians;
-    for (size_t i = 0; i < m.names.size(); ++i) {
-      samples[m.names[i].c_str()] = m.samples_ns[i];
-      medians[m.names[i].c_str()] = m.median_ns[i];
+  const auto measurements = [](const std::vector<SizeMeasurement>& list) {
+    nb::list out;
+    for (const SizeMeasurement& m : list) {
+      nb::dict md;
+      md["size"] = m.size;
+      nb::dict samples, medians;
+      for (size_t i = 0; i < m.names.size(); ++i) {
+        samples[m.names[i].c_str()] = m.samples_ns[i];
+        medians[m.names[i].c_str()] = m.median_ns[i];
+      }
+      md["samples_ns"] = samples;
+      md["median_ns"] = medians;
+      md["rejected"] = m.rejected;
+      out.append(md);
     }
-    md["samples_ns"] = samples;
-    md["median_ns"] = medians;
-    md["rejected"] = m.rejected;
-    sizes.append(md);
-  }
+    return out;
+  };
   nb::dict evidence;
-  evidence["sizes"] = sizes;
+  evidence["sizes"] = measurements(r.evidence.sizes);
+  evidence["confirmations"] = measurements(r.evidence.confirmations);
   evidence["crossover"] = r.evidence.crossover ? nb::object(nb::int_(*r.evidence.crossover)) : nb::none();
   evidence["rejected"] = r.evidence.rejected;
   evidence["stop_reason"] = r.evidence.stop_reason;
@@ -362,8 +384,9 @@ void BindTuning(nb::module_& m) {
   m.def("run_kernel", &RunKernel, nb::arg("op"), nb::arg("opset"), nb::arg("domain") = "",
         nb::arg("inputs") = nb::list(), nb::arg("attributes") = nb::dict(), nb::arg("tuning") = nb::dict(),
         nb::arg("num_threads") = 1, nb::arg("num_outputs") = 1, nb::arg("node_name") = "run_kernel",
-        nb::arg("memory_limit") = 0,
-        "Runs one registered kernel; inputs are (bytes, shape, onnx_type) triples or None. Returns outputs "
+        nb::arg("memory_limit") = 0, nb::arg("tuning_source").none() = nb::none(),
+        "Runs one registered kernel; inputs are (bytes, shape, onnx_type) triples or None; tuning values come "
+        "from tuning_source (else the portable defaults) then the tuning overrides. Returns outputs "
         "(triples), region events, compute_ns and allocation stats. Use onnx_light.kernel_tuning.run_kernel "
         "for numpy arrays.");
 

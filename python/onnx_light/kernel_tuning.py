@@ -12,7 +12,7 @@ portable defaults. The native TableTuningSource enforces it; this module decides
 tier each stored profile belongs to.
 """
 import dataclasses
-import time
+import os
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Union
 
 import numpy as np
@@ -168,13 +168,15 @@ def _from_triple(triple) -> Optional[np.ndarray]:
 
 def run_kernel(op: str, inputs: Sequence[Optional[np.ndarray]], opset: int, domain: str = "",
                attributes: Optional[Dict[str, Any]] = None, tuning: Optional[Dict[str, Any]] = None,
-               num_threads: int = 1, num_outputs: int = 1, memory_limit: int = 0) -> Dict[str, Any]:
+               num_threads: int = 1, num_outputs: int = 1, memory_limit: int = 0,
+               tuning_source=None) -> Dict[str, Any]:
     """Runs one registered kernel on numpy inputs (None = an absent optional input) with
-    `num_threads` participants. Returns outputs (numpy), region events, compute_ns and
-    allocation stats."""
+    `num_threads` participants, its tuning resolved through `tuning_source` (default: the
+    portable defaults) and then `tuning` overrides. Returns outputs (numpy), region
+    events, compute_ns and allocation stats."""
     result = _native.run_kernel(op, opset, domain, [None if a is None else _to_triple(a) for a in inputs],
                                 dict(attributes or {}), dict(tuning or {}), num_threads, num_outputs, "run_kernel",
-                                memory_limit)
+                                memory_limit, tuning_source)
     result["outputs"] = [_from_triple(t) for t in result["outputs"]]
     return result
 
@@ -185,7 +187,7 @@ def run_kernel(op: str, inputs: Sequence[Optional[np.ndarray]], opset: int, doma
 class CalibrationBudget:
     time_ms: float = 2000.0
     memory_mb: float = 256.0
-    threads: int = 0  # 0: the execution policy's threads
+    threads: int = 0  # participants of the parallel candidate; 0: the execution policy's threads
 
     def validate(self):
         if not self.time_ms > 0:
@@ -246,8 +248,9 @@ def calibrate(ops: Optional[Iterable[str]] = None, element_types: Optional[Itera
     to `output` (merging) when given."""
     budget = budget or CalibrationBudget()
     budget.validate()
-    execution = execution_descriptor(num_threads, affinity)
-    threads = budget.threads or execution["threads"]
+    # The profile is keyed by the participants the parallel candidate really used.
+    execution = execution_descriptor(budget.threads or num_threads, affinity)
+    threads = execution["threads"]
     processor = host_processor()
     selected = select_schemas(ops, element_types, domain)
     total_ns = int(budget.time_ms * 1e6)
@@ -255,6 +258,7 @@ def calibrate(ops: Optional[Iterable[str]] = None, element_types: Optional[Itera
     spent = 0
     reports, profiles, skipped = [], [], []
     for i, schema in enumerate(selected):
+        load_before = os.getloadavg()[0]
         remaining = total_ns - spent
         share = remaining // (len(selected) - i)
         if progress:
@@ -272,7 +276,8 @@ def calibrate(ops: Optional[Iterable[str]] = None, element_types: Optional[Itera
         reports.append(report)
         values = {c["name"]: c["selected"] for c in report["choices"] if c["changed"]}
         profiles.append(Profile(schema_key=schema["key"], processor=processor, execution=execution, values=values,
-                                tuning_abi=TUNING_ABI, evidence=_evidence(report, margin, repetitions),
+                                tuning_abi=TUNING_ABI,
+                                evidence=_evidence(report, margin, repetitions, (load_before, os.getloadavg()[0])),
                                 revision=revision, created=now_utc()))
         if progress:
             progress(i + 1, len(selected), schema, report)
@@ -281,8 +286,12 @@ def calibrate(ops: Optional[Iterable[str]] = None, element_types: Optional[Itera
     return CalibrationResult(reports, profiles, spent, total_ns, skipped)
 
 
-def _evidence(report: Dict[str, Any], margin: float, repetitions: int) -> Dict[str, Any]:
+def _evidence(report: Dict[str, Any], margin: float, repetitions: int, load) -> Dict[str, Any]:
+    # The 1-minute load average before and after: a profile measured on a busy machine
+    # says so (parallel candidates lose when other processes hold the cores).
     return {"calibrator": report["calibrator"], "margin": margin, "repetitions": repetitions,
+            "load_average": list(load),
             "choices": report["choices"], "crossover": report["evidence"]["crossover"],
             "stop_reason": report["evidence"]["stop_reason"], "rejected": report["evidence"]["rejected"],
-            "sizes": report["evidence"]["sizes"], "budget": report["budget"]}
+            "sizes": report["evidence"]["sizes"], "confirmations": report["evidence"]["confirmations"],
+            "budget": report["budget"]}

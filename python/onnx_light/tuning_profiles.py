@@ -15,7 +15,7 @@ import fcntl
 import json
 import os
 import tempfile
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List
 
 FORMAT = "onnx-light-tuning-profiles"
 FORMAT_VERSION = 1

@@ -202,6 +202,10 @@ def test_run_kernel_serial_and_parallel():
     assert parallel["outputs"][0].tobytes() == serial["outputs"][0].tobytes()
     assert parallel["regions"][0]["requested_participants"] == 4
     assert parallel["bytes_allocated"] >= x.nbytes
+    # A tuning source decides the path: threshold 1 from an explicit profile -> parallel.
+    source = kt.tuning_source(profiles_path=None, explicit={KEY: {PARAM: 1}})
+    profiled = kt.run_kernel("TestScale", [x], opset=1, domain="test.tuning", num_threads=2, tuning_source=source)
+    assert profiled["regions"][0]["requested_participants"] == 2
     with pytest.raises(onnx_light.NotImplemented, match="element type double"):
         kt.run_kernel("TestScale", [x.astype(np.float64)], opset=1, domain="test.tuning")
     with pytest.raises(ValueError, match="input 1 is required but absent"):
@@ -230,10 +234,11 @@ def test_calibrate_writes_profiles_with_evidence(tmp_path):
     saved = [kt.profile_from_json(p, "$") for p in kt.read_document(path)]
     assert {p.schema_key for p in saved} == {r["schema_key"] for r in result.reports}
     assert all(p.revision == "abc123" and p.evidence["sizes"] for p in saved)
+    assert all(len(p.evidence["load_average"]) == 2 for p in saved)
     wrong_profile = next(p for p in saved if "TestWrongInParallel" in p.schema_key)
     assert wrong_profile.values == {}
     # What was saved loads back as this machine's exact tier.
-    report = kt.inspect_profiles(path, num_threads=0)
+    report = kt.inspect_profiles(path, num_threads=2)  # the participants calibration used
     assert {p.tier for p in report.profiles} == {kt.EXACT_MACHINE}
 
 
