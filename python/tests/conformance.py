@@ -41,12 +41,14 @@ def one_line(error):
 def run_case(case, policy):
     """None on success, else the reason (one line)."""
     import onnx_light.backend
-    from onnx.backend.test.runner import Runner
+    from onnx.backend.test.runner import Runner, _normalize_tensor
 
     try:
         rep = onnx_light.backend.prepare(case.model, "CPU", cpu_execution=policy)
         for inputs, expected in case.data_sets:
-            outputs = list(rep.run(inputs))
+            # As onnx's runner does: data sets may hold TensorProtos (types numpy lacks).
+            outputs = list(rep.run([_normalize_tensor(x) for x in inputs]))
+            expected = [_normalize_tensor(x) for x in expected]
             Runner.assert_similar_outputs(expected, outputs, rtol=case.rtol, atol=case.atol)
         return None
     except Exception as error:  # noqa: BLE001  every failure is a result to report
