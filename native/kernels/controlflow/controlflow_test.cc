@@ -266,5 +266,40 @@ TEST(ScanTest, MismatchedSequenceLengthsAreRejected) {
   EXPECT_NE(out.status().message().find("sequence length: 3 vs 4"), std::string::npos) << out.status().message();
 }
 
+// SequenceMap body: y = s + t, with s from the sequence and t either a matching sequence
+// element or a tensor passed to every iteration.
+TEST(SequenceMapTest, PairsSequenceElementsAndBroadcastsTensors) {
+  auto body = NewGraph("body");
+  body->inputs.push_back(Info("s", DataType::kFloat, {2}));
+  body->inputs.push_back(Info("t", DataType::kFloat, {2}));
+  body->nodes.push_back(Add("s", "t", "y"));
+  body->outputs.push_back(Info("y", DataType::kFloat, {2}));
+  auto g = NewGraph("main", 17);
+  Node map = MakeNode("SequenceMap", {"seq", "other"}, {"out"});
+  SetGraph(map, "body", body);
+  g->nodes.push_back(map);
+  ValueInfo seq;
+  seq.name = "seq";
+  seq.type.kind = TypeDescription::Kind::kSequence;
+  g->inputs.push_back(seq);
+  seq.name = "other";
+  g->inputs.push_back(seq);
+  seq.name = "out";
+  g->outputs.push_back(seq);
+
+  const Value items = Value::Sequence({Value(Make<float>({2}, {1, 2})), Value(Make<float>({2}, {3, 4}))});
+  auto paired = RunOnce(g, {{"seq", items}, {"other", items}});
+  ASSERT_TRUE(paired.ok()) << paired.status().ToString();
+  ASSERT_EQ((*paired)[0].items().size(), 2u);
+  EXPECT_EQ(Floats((*paired)[0].items()[1]), std::vector<float>({6, 8}));
+
+  g->inputs[1].type.kind = TypeDescription::Kind::kTensor;
+  g->inputs[1].type.element_type = DataType::kFloat;
+  auto broadcast = RunOnce(g, {{"seq", items}, {"other", Value(Make<float>({2}, {10, 20}))}});
+  ASSERT_TRUE(broadcast.ok()) << broadcast.status().ToString();
+  EXPECT_EQ(Floats((*broadcast)[0].items()[0]), std::vector<float>({11, 22}));
+  EXPECT_EQ(Floats((*broadcast)[0].items()[1]), std::vector<float>({13, 24}));
+}
+
 }  // namespace
 }  // namespace onnx_light
