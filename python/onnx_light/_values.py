@@ -49,8 +49,9 @@ def encode_array(array):
     if element_type == STRING:
         items = [s.encode("utf-8") if isinstance(s, str) else bytes(s) for s in array.reshape(-1)]
         return (STRING, array.shape, items)
-    shape = array.shape  # before ascontiguousarray, which makes a 0-d array 1-d
-    return (element_type, shape, np.ascontiguousarray(array).reshape(-1).view(np.uint8))
+    shape = array.shape  # before ascontiguousarray, which turns a 0-d array into shape (1,)
+    array = np.ascontiguousarray(array)
+    return (element_type, shape, array.reshape(-1).view(np.uint8))
 
 
 def encode_value(value):
