@@ -8,4 +8,5 @@ KERNEL_FAMILIES = [
     "//native/kernels/tensor:cast",
     "//native/kernels/tensor:shape_metadata",
     "//native/kernels/tensor:construction",
+    "//native/kernels/tensor:gather",
 ]

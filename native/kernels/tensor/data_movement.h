@@ -1,0 +1,50 @@
+// Shared by the data-movement and construction families: the element-block parallel
+// policy (parallel.minimum_elements + parallel.grain_elements) and type-agnostic copies.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "native/registry/kernel.h"
+
+namespace onnx_light {
+
+// Tuning of a kernel that moves or fills output elements; `minimum` is the portable
+// serial cut-over in output elements.
+std::vector<ParamSpec> ElementBlockTuning(int64_t minimum, int64_t grain);
+
+class ElementParallelism {
+ public:
+  Status Init(const KernelInfo& info);
+  // Runs fn over [0, units), each unit writing about `unit_elements` output elements: serially
+  // below parallel.minimum_elements (or when `serial` is set), else in contiguous unit blocks
+  // of at least parallel.grain_elements elements.
+  Status Run(const KernelContext& ctx, const char* label, int64_t units, int64_t unit_elements,
+             FunctionRef<Status(int64_t begin, int64_t end)> fn, bool serial = false) const;
+
+ private:
+  int64_t minimum_elements_ = 0;
+  int64_t grain_elements_ = 1;
+};
+
+// Copies n elements (of `type`, element_size bytes each) from src[src_index...] to
+// dst[dst_index...]. Strings are assigned element by element, everything else is memcpy'd.
+inline void CopyElements(DataType type, size_t element_size, const void* src, int64_t src_index, void* dst,
+                         int64_t dst_index, int64_t n) {
+  if (n <= 0) return;
+  if (type == DataType::kString) {
+    const auto* s = static_cast<const std::string*>(src) + src_index;
+    std::copy(s, s + n, static_cast<std::string*>(dst) + dst_index);
+    return;
+  }
+  std::memcpy(static_cast<char*>(dst) + dst_index * element_size,
+              static_cast<const char*>(src) + src_index * element_size, n * element_size);
+}
+
+// String payloads allocate per element: their copies stay on the calling thread.
+inline bool SerialPayload(DataType type) { return type == DataType::kString; }
+
+}  // namespace onnx_light
