@@ -9,4 +9,5 @@ KERNEL_FAMILIES = [
     "//native/kernels/tensor:shape_metadata",
     "//native/kernels/tensor:construction",
     "//native/kernels/tensor:gather",
+    "//native/kernels/tensor:concat_split",
 ]
