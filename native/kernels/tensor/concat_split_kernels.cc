@@ -192,7 +192,7 @@ class SplitKernel : public OpKernel {
 OL_REGISTER_KERNELS(tensor_concat_split) {
   KernelDef def;
   def.family = "concat_split";
-  def.tuning = ElementBlockTuning(65536, 16384);
+  def.tuning = ElementBlockTuning(262144, 65536);
   def.op = "Concat";
   def.factory = MakeKernel<ConcatKernel>();
   AddForOpsets(registry, def, {1, 4, 11, 13}, FloatTypesOrAllAt);

@@ -208,7 +208,7 @@ class GatherNdKernel : public OpKernel {
 OL_REGISTER_KERNELS(tensor_gather) {
   KernelDef def;
   def.family = "gather";
-  def.tuning = ElementBlockTuning(65536, 16384);
+  def.tuning = ElementBlockTuning(262144, 65536);
   def.op = "Gather";
   def.factory = MakeKernel<GatherKernel>();
   AddForOpsets(registry, def, {1, 11, 13}, [](int v) { return TensorTypesAt(v); });
