@@ -10,4 +10,5 @@ KERNEL_FAMILIES = [
     "//native/kernels/tensor:construction",
     "//native/kernels/tensor:gather",
     "//native/kernels/tensor:concat_split",
+    "//native/kernels/tensor:slice_expand_tile",
 ]

@@ -24,4 +24,52 @@ Status ElementParallelism::Run(const KernelContext& ctx, const char* label, int6
   return ParallelFor(ctx.parallel(), units, ParallelPlan{label, grain_units}, fn);
 }
 
+std::vector<int64_t> DenseStrides(const Shape& shape) {
+  std::vector<int64_t> strides(shape.rank(), 1);
+  for (int d = shape.rank() - 2; d >= 0; --d) strides[d] = strides[d + 1] * shape.dim(d + 1);
+  return strides;
+}
+
+Status CopyThroughOffsets(const KernelContext& ctx, const ElementParallelism& parallelism, const char* label,
+                          const Tensor& in, Tensor* out, const std::vector<std::vector<int64_t>>& offsets) {
+  const Shape& shape = out->shape();
+  const DataType type = in.dtype();
+  const size_t size = ElementSize(type);
+  if (out->num_elements() == 0) return Status::Ok();
+  if (shape.rank() == 0) {
+    CopyElements(type, size, in.raw_data(), 0, out->raw_data(), 0, 1);
+    return Status::Ok();
+  }
+  const int last = shape.rank() - 1;
+  const int64_t cols = shape.dim(last);
+  // Runs along the last dimension: [column, column + length) reads input offsets
+  // last_offsets[column] + 0, 1, ... (consecutive).
+  struct Run {
+    int64_t column, length;
+  };
+  const std::vector<int64_t>& last_offsets = offsets[last];
+  std::vector<Run> runs;
+  for (int64_t c = 0; c < cols;) {
+    int64_t e = c + 1;
+    while (e < cols && last_offsets[e] == last_offsets[e - 1] + 1) ++e;
+    runs.push_back({c, e - c});
+    c = e;
+  }
+  const int64_t rows = shape.SizeTo(last);
+  return parallelism.Run(ctx, label, rows, cols, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      int64_t base = 0;
+      for (int64_t d = last - 1, rest = r; d >= 0; --d) {
+        base += offsets[d][rest % shape.dim(static_cast<int>(d))];
+        rest /= shape.dim(static_cast<int>(d));
+      }
+      for (const Run& run : runs) {
+        CopyElements(type, size, in.raw_data(), base + last_offsets[run.column], out->raw_data(), r * cols + run.column,
+                     run.length);
+      }
+    }
+    return Status::Ok();
+  }, SerialPayload(type));
+}
+
 }  // namespace onnx_light

@@ -44,6 +44,17 @@ inline void CopyElements(DataType type, size_t element_size, const void* src, in
               static_cast<const char*>(src) + src_index * element_size, n * element_size);
 }
 
+// out[o] = in[sum over d of offsets[d][o_d]] for every output multi-index o: the common core
+// of Slice, Expand and Tile, whose outputs index their input dimension by dimension.
+// offsets[d] has out.shape().dim(d) entries (input element offsets, already times the
+// input's stride). Parallel over rows of the last dimension; runs of consecutive input
+// offsets along that dimension are copied as blocks.
+Status CopyThroughOffsets(const KernelContext& ctx, const ElementParallelism& parallelism, const char* label,
+                          const Tensor& in, Tensor* out, const std::vector<std::vector<int64_t>>& offsets);
+
+// Element strides of a dense row-major shape.
+std::vector<int64_t> DenseStrides(const Shape& shape);
+
 // String payloads allocate per element: their copies stay on the calling thread.
 inline bool SerialPayload(DataType type) { return type == DataType::kString; }
 
