@@ -11,4 +11,5 @@ KERNEL_FAMILIES = [
     "//native/kernels/tensor:gather",
     "//native/kernels/tensor:concat_split",
     "//native/kernels/tensor:slice_expand_tile",
+    "//native/kernels/tensor:pad",
 ]

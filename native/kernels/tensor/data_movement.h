@@ -49,11 +49,18 @@ inline void CopyElements(DataType type, size_t element_size, const void* src, in
 // offsets[d] has out.shape().dim(d) entries (input element offsets, already times the
 // input's stride). Parallel over rows of the last dimension; runs of consecutive input
 // offsets along that dimension are copied as blocks.
+// An offset of kFillOffset in any dimension makes the element `*fill` (one element of the
+// tensor's type; Pad's constant mode) instead.
+inline constexpr int64_t kFillOffset = INT64_MIN;
 Status CopyThroughOffsets(const KernelContext& ctx, const ElementParallelism& parallelism, const char* label,
-                          const Tensor& in, Tensor* out, const std::vector<std::vector<int64_t>>& offsets);
+                          const Tensor& in, Tensor* out, const std::vector<std::vector<int64_t>>& offsets,
+                          const void* fill = nullptr);
 
 // Element strides of a dense row-major shape.
 std::vector<int64_t> DenseStrides(const Shape& shape);
+
+// Writes n copies of the element at `value` to dst[dst_index...].
+void FillElements(DataType type, size_t element_size, const void* value, void* dst, int64_t dst_index, int64_t n);
 
 // String payloads allocate per element: their copies stay on the calling thread.
 inline bool SerialPayload(DataType type) { return type == DataType::kString; }

@@ -13,7 +13,7 @@ OPS = {
     "Flatten": "input", "Squeeze": "input", "Unsqueeze": "input", "Identity": "input",
     "Constant": None, "ConstantOfShape": "output", "Range": "input", "EyeLike": "input",
     "Gather": "input", "GatherElements": "input", "GatherND": "input", "Concat": "input", "Split": "input",
-    "Slice": "input", "Expand": "input", "Tile": "input",
+    "Slice": "input", "Expand": "input", "Tile": "input", "Pad": "input",
 }
 
 
