@@ -12,4 +12,5 @@ KERNEL_FAMILIES = [
     "//native/kernels/tensor:concat_split",
     "//native/kernels/tensor:slice_expand_tile",
     "//native/kernels/tensor:pad",
+    "//native/kernels/tensor:scatter",
 ]

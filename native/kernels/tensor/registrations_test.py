@@ -14,6 +14,7 @@ OPS = {
     "Constant": None, "ConstantOfShape": "output", "Range": "input", "EyeLike": "input",
     "Gather": "input", "GatherElements": "input", "GatherND": "input", "Concat": "input", "Split": "input",
     "Slice": "input", "Expand": "input", "Tile": "input", "Pad": "input",
+    "ScatterElements": "input", "ScatterND": "input",
 }
 
 
