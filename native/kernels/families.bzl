@@ -13,4 +13,6 @@ KERNEL_FAMILIES = [
     "//native/kernels/tensor:slice_expand_tile",
     "//native/kernels/tensor:pad",
     "//native/kernels/tensor:scatter",
+    "//native/kernels/tensor:space_depth",
+    "//native/kernels/tensor:trilu",
 ]
