@@ -15,4 +15,5 @@ KERNEL_FAMILIES = [
     "//native/kernels/tensor:scatter",
     "//native/kernels/tensor:space_depth",
     "//native/kernels/tensor:trilu",
+    "//native/kernels/tensor:ordered_selection",
 ]

@@ -15,7 +15,7 @@ OPS = {
     "Gather": "input", "GatherElements": "input", "GatherND": "input", "Concat": "input", "Split": "input",
     "Slice": "input", "Expand": "input", "Tile": "input", "Pad": "input",
     "ScatterElements": "input", "ScatterND": "input", "DepthToSpace": "input", "SpaceToDepth": "input",
-    "Trilu": "input",
+    "Trilu": "input", "NonZero": "input", "Compress": "input", "Unique": "input",
 }
 
 
