@@ -16,4 +16,6 @@ KERNEL_FAMILIES = [
     "//native/kernels/tensor:space_depth",
     "//native/kernels/tensor:trilu",
     "//native/kernels/tensor:ordered_selection",
+    "//native/kernels/tensor:one_hot",
+    "//native/kernels/tensor:reverse_sequence",
 ]

@@ -16,6 +16,7 @@ OPS = {
     "Slice": "input", "Expand": "input", "Tile": "input", "Pad": "input",
     "ScatterElements": "input", "ScatterND": "input", "DepthToSpace": "input", "SpaceToDepth": "input",
     "Trilu": "input", "NonZero": "input", "Compress": "input", "Unique": "input",
+    "OneHot": "input", "ReverseSequence": "input",
 }
 
 
