@@ -112,8 +112,8 @@ class CastLikeKernel : public CastBase {
 };
 
 std::vector<ParamSpec> CastTuning() {
-  return {MinimumElementsParam(65536, "elements below which the conversion runs on the calling thread"),
-          ParamSpec::Int64("parallel.grain_elements", 16384, 256, int64_t{1} << 40,
+  return {MinimumElementsParam(262144, "elements below which the conversion runs on the calling thread"),
+          ParamSpec::Int64("parallel.grain_elements", 65536, 256, int64_t{1} << 40,
                            "smallest block of elements one participant converts")};
 }
 

@@ -4,35 +4,12 @@
 #include <cmath>
 #include <cstring>
 
+#include "native/kernels/tensor/data_movement.h"
 #include "native/kernels/tensor/onnx_types.h"
 #include "native/kernels/tensor/tensor_args.h"
 
 namespace onnx_light {
 namespace {
-
-std::vector<ParamSpec> FillTuning() {
-  return {MinimumElementsParam(262144, "output elements below which the fill runs on the calling thread"),
-          ParamSpec::Int64("parallel.grain_elements", 65536, 1024, int64_t{1} << 40,
-                           "smallest block of output elements one participant fills")};
-}
-
-struct FillPolicy {
-  int64_t minimum_elements = 0;
-  int64_t grain = 1;
-  Status Init(const KernelInfo& info) {
-    OL_ASSIGN_OR_RETURN(minimum_elements, info.tuning().Int64("parallel.minimum_elements"));
-    OL_ASSIGN_OR_RETURN(grain, info.tuning().Int64("parallel.grain_elements"));
-    return Status::Ok();
-  }
-  // Runs fn over [0, total) units of `unit_elements` output elements each.
-  Status Run(const KernelContext& ctx, const char* label, int64_t total, int64_t unit_elements,
-             FunctionRef<Status(int64_t, int64_t)> fn) const {
-    const int64_t elements = total * std::max<int64_t>(unit_elements, 1);
-    if (elements < minimum_elements) return fn(0, total);
-    const int64_t grain_units = std::max<int64_t>(1, grain / std::max<int64_t>(unit_elements, 1));
-    return ParallelFor(ctx.parallel(), total, ParallelPlan{label, grain_units}, fn);
-  }
-};
 
 // Copies one element's bytes (`pattern`, size 1/2/4/8) into [begin, end) of dst.
 template <typename Word>
@@ -81,7 +58,7 @@ class ConstantOfShapeKernel : public OpKernel {
   }
 
  private:
-  FillPolicy policy_;
+  ElementParallelism policy_;
   DataType type_ = DataType::kFloat;
   unsigned char pattern_[8] = {};  // float 0 by default
 };
@@ -180,7 +157,7 @@ class RangeKernel : public OpKernel {
     }
   }
 
-  FillPolicy policy_;
+  ElementParallelism policy_;
   bool stash_in_float_ = true;
 };
 
@@ -241,7 +218,7 @@ class EyeLikeKernel : public OpKernel {
   }
 
  private:
-  FillPolicy policy_;
+  ElementParallelism policy_;
   int64_t k_ = 0;
   DataType dtype_ = DataType::kUndefined;
 };
@@ -249,7 +226,7 @@ class EyeLikeKernel : public OpKernel {
 OL_REGISTER_KERNELS(tensor_construction) {
   KernelDef def;
   def.family = "construction";
-  def.tuning = FillTuning();
+  def.tuning = ElementBlockTuning(262144, 65536);
 
   // The output type comes from the `value` attribute: the paths are T2, no input dispatches.
   def.op = "ConstantOfShape";

@@ -12,7 +12,11 @@ OPS = {
     "Cast": "input", "CastLike": "input", "Shape": "input", "Size": "input", "Reshape": "input",
     "Flatten": "input", "Squeeze": "input", "Unsqueeze": "input", "Identity": "input",
     "Constant": None, "ConstantOfShape": "output", "Range": "input", "EyeLike": "input",
-    "Gather": "input", "GatherElements": "input", "GatherND": "input", "Concat": "input",
+    "Gather": "input", "GatherElements": "input", "GatherND": "input", "Concat": "input", "Split": "input",
+    "Slice": "input", "Expand": "input", "Tile": "input", "Pad": "input",
+    "ScatterElements": "input", "ScatterND": "input", "DepthToSpace": "input", "SpaceToDepth": "input",
+    "Trilu": "input", "NonZero": "input", "Compress": "input", "Unique": "input",
+    "OneHot": "input", "ReverseSequence": "input",
 }
 
 

@@ -1,0 +1,109 @@
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "native/kernels/tensor/test_util.h"
+
+namespace onnx_light {
+namespace {
+
+using namespace ::onnx_light::testing;  // NOLINT
+
+TEST(GatherTest, OnnxExamplesAxis0AndAxis1) {
+  // ONNX's Gather examples.
+  KernelTester a("Gather", 13);
+  a.Input(MakeTensor<float>({3, 2}, {1.0f, 1.2f, 2.3f, 3.4f, 4.5f, 5.7f})).Input(MakeTensor<int64_t>({2, 2}, {0, 1, 1, 2}));
+  Tensor y = RunAllCounts(a)[0].tensor();
+  EXPECT_EQ(y.shape(), Shape({2, 2, 2}));
+  EXPECT_EQ(ToVector<float>(y), (std::vector<float>{1.0f, 1.2f, 2.3f, 3.4f, 2.3f, 3.4f, 4.5f, 5.7f}));
+  KernelTester b("Gather", 13);
+  b.Input(MakeTensor<float>({3, 3}, {1.0f, 1.2f, 1.9f, 2.3f, 3.4f, 3.9f, 4.5f, 5.7f, 5.9f}))
+      .Input(MakeTensor<int32_t>({1, 2}, {0, -1})).Attr("axis", int64_t{1});
+  y = RunAllCounts(b)[0].tensor();
+  EXPECT_EQ(y.shape(), Shape({3, 1, 2}));
+  EXPECT_EQ(ToVector<float>(y), (std::vector<float>{1.0f, 1.9f, 2.3f, 3.9f, 4.5f, 5.9f}));
+}
+
+TEST(GatherTest, LargeRowsStringsScalarsAndEmpty) {
+  // data[r][c] = r * 1000 + c: gathered rows are predictable.
+  std::vector<int32_t> data(500 * 300);
+  for (int r = 0; r < 500; ++r) for (int c = 0; c < 300; ++c) data[r * 300 + c] = r * 1000 + c;
+  std::vector<int64_t> idx(1000);
+  for (int i = 0; i < 1000; ++i) idx[i] = (i * 37) % 500 - (i % 2 ? 500 : 0);
+  KernelTester t("Gather", 13);
+  t.Input(MakeTensor<int32_t>({500, 300}, data)).Input(MakeTensor<int64_t>({1000}, idx));
+  const auto y = ToVector<int32_t>(RunAllCounts(t, 4096)[0].tensor());
+  for (int i = 0; i < 1000; i += 97) {
+    EXPECT_EQ(y[i * 300 + 7], ((i * 37) % 500) * 1000 + 7) << i;
+  }
+  KernelTester s("Gather", 13);
+  s.Input(MakeTensor<std::string>({3}, {"a", "b", "c"})).Input(MakeTensor<int64_t>({}, {2}));
+  Tensor z = RunAllCounts(s)[0].tensor();
+  EXPECT_EQ(z.shape(), Shape({}));
+  EXPECT_EQ(ToVector<std::string>(z), std::vector<std::string>{"c"});
+  KernelTester e("Gather", 13);
+  e.Input(MakeTensor<float>({0, 3}, {})).Input(MakeTensor<int64_t>({2}, {0, 1})).Attr("axis", int64_t{1});
+  EXPECT_EQ(RunAllCounts(e)[0].tensor().shape(), Shape({0, 2}));
+}
+
+TEST(GatherTest, OutOfRangeIndexNamesNodeIndexAndShape) {
+  KernelTester t("Gather", 13);
+  t.NodeName("g1").Input(MakeTensor<float>({3, 2}, Iota<float>(6))).Input(MakeTensor<int64_t>({2}, {0, 3}));
+  const std::string m = ErrorOf(t);
+  EXPECT_NE(m.find("g1"), std::string::npos) << m;
+  EXPECT_NE(m.find("index 3"), std::string::npos) << m;
+  EXPECT_NE(m.find("[3,2]"), std::string::npos) << m;
+  KernelTester axis("Gather", 13);
+  axis.Input(MakeTensor<float>({3}, Iota<float>(3))).Input(MakeTensor<int64_t>({1}, {0})).Attr("axis", int64_t{1});
+  EXPECT_NE(ErrorOf(axis).find("axis"), std::string::npos);
+  KernelTester type("Gather", 13);
+  type.Input(MakeTensor<float>({3}, Iota<float>(3))).Input(MakeTensor<float>({1}, {0}));
+  EXPECT_NE(ErrorOf(type).find("int32 or int64"), std::string::npos);
+}
+
+TEST(GatherElementsTest, OnnxExamplesAndLarge) {
+  KernelTester a("GatherElements", 13);
+  a.Input(MakeTensor<float>({2, 2}, {1, 2, 3, 4})).Input(MakeTensor<int64_t>({2, 2}, {0, 0, 1, 0})).Attr("axis", int64_t{1});
+  EXPECT_EQ(ToVector<float>(RunAllCounts(a)[0].tensor()), (std::vector<float>{1, 1, 4, 3}));
+  KernelTester b("GatherElements", 13);
+  b.Input(MakeTensor<float>({3, 3}, Iota<float>(9, 1))).Input(MakeTensor<int32_t>({2, 3}, {1, 2, 0, 2, 0, -3}));
+  EXPECT_EQ(ToVector<float>(RunAllCounts(b)[0].tensor()), (std::vector<float>{4, 8, 3, 7, 2, 3}));
+  // Reversal along axis 1 of a [40, 50, 30] tensor, where data = its flat index.
+  std::vector<int64_t> idx(40 * 50 * 30);
+  for (int i = 0; i < 40; ++i) for (int j = 0; j < 50; ++j) for (int k = 0; k < 30; ++k) idx[(i * 50 + j) * 30 + k] = 49 - j;
+  KernelTester c("GatherElements", 13);
+  c.Input(MakeTensor<int32_t>({40, 50, 30}, Iota<int32_t>(60000))).Input(MakeTensor<int64_t>({40, 50, 30}, idx)).Attr("axis", int64_t{-2});
+  const auto y = ToVector<int32_t>(RunAllCounts(c, 64)[0].tensor());
+  EXPECT_EQ(y[(3 * 50 + 4) * 30 + 5], (3 * 50 + 45) * 30 + 5);
+  KernelTester bad("GatherElements", 13);
+  bad.NodeName("ge").Input(MakeTensor<float>({2, 2}, {1, 2, 3, 4})).Input(MakeTensor<int64_t>({1, 2}, {0, 2}));
+  EXPECT_NE(ErrorOf(bad).find("index 2"), std::string::npos);
+  KernelTester rank("GatherElements", 13);
+  rank.Input(MakeTensor<float>({2, 2}, {1, 2, 3, 4})).Input(MakeTensor<int64_t>({2}, {0, 1}));
+  EXPECT_NE(ErrorOf(rank).find("same rank"), std::string::npos);
+}
+
+TEST(GatherNdTest, OnnxExamplesWithBatchDims) {
+  KernelTester a("GatherND", 13);
+  a.Input(MakeTensor<int32_t>({2, 2}, {0, 1, 2, 3})).Input(MakeTensor<int64_t>({2, 2}, {0, 0, 1, 1}));
+  EXPECT_EQ(ToVector<int32_t>(RunAllCounts(a)[0].tensor()), (std::vector<int32_t>{0, 3}));
+  KernelTester b("GatherND", 13);
+  b.Input(MakeTensor<int32_t>({2, 2}, {0, 1, 2, 3})).Input(MakeTensor<int64_t>({2, 1}, {1, 0}));
+  EXPECT_EQ(ToVector<int32_t>(RunAllCounts(b)[0].tensor()), (std::vector<int32_t>{2, 3, 0, 1}));
+  KernelTester c("GatherND", 13);
+  c.Input(MakeTensor<int32_t>({2, 2, 2}, Iota<int32_t>(8))).Input(MakeTensor<int64_t>({2, 1}, {1, 0})).Attr("batch_dims", int64_t{1});
+  Tensor y = RunAllCounts(c)[0].tensor();
+  EXPECT_EQ(y.shape(), Shape({2, 2}));
+  EXPECT_EQ(ToVector<int32_t>(y), (std::vector<int32_t>{2, 3, 4, 5}));
+  KernelTester bad("GatherND", 13);
+  bad.NodeName("gnd").Input(MakeTensor<int32_t>({2, 2}, {0, 1, 2, 3})).Input(MakeTensor<int64_t>({1, 2}, {0, -3}));
+  const std::string m = ErrorOf(bad);
+  EXPECT_NE(m.find("index -3"), std::string::npos) << m;
+  KernelTester deep("GatherND", 13);
+  deep.Input(MakeTensor<int32_t>({2, 2}, {0, 1, 2, 3})).Input(MakeTensor<int64_t>({1, 3}, {0, 0, 0}));
+  EXPECT_FALSE(deep.Run(1).ok());
+}
+
+}  // namespace
+}  // namespace onnx_light

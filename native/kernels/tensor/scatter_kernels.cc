@@ -1,0 +1,240 @@
+// ScatterElements and ScatterND. The copy of `data` into the output is parallel over
+// contiguous blocks; the updates are applied serially, in index order: indices may repeat,
+// and with a reduction (or plain overwrite) the result depends on the order of conflicting
+// writes, which only a single ordered pass keeps deterministic and as ONNX specifies.
+#include <algorithm>
+
+#include "native/kernels/tensor/data_movement.h"
+#include "native/kernels/tensor/onnx_types.h"
+
+namespace onnx_light {
+namespace {
+
+enum class Reduction { kNone, kAdd, kMul, kMax, kMin };
+
+StatusOr<Reduction> ParseReduction(const KernelInfo& info) {
+  OL_ASSIGN_OR_RETURN(std::string r, info.GetString("reduction", "none"));
+  if (r == "none") return Reduction::kNone;
+  if (r == "add" && info.opset_version() >= 16) return Reduction::kAdd;
+  if (r == "mul" && info.opset_version() >= 16) return Reduction::kMul;
+  if (r == "max" && info.opset_version() >= 18) return Reduction::kMax;
+  if (r == "min" && info.opset_version() >= 18) return Reduction::kMin;
+  return InvalidArgument(info.Where(), ": unsupported reduction '", r, "' at opset ", info.opset_version());
+}
+
+template <typename T>
+T Combine(T a, T b, Reduction r) {
+  switch (r) {
+    case Reduction::kAdd: return static_cast<T>(a + b);
+    case Reduction::kMul: return static_cast<T>(a * b);
+    case Reduction::kMax: return std::max(a, b);
+    case Reduction::kMin: return std::min(a, b);
+    default: return b;
+  }
+}
+template <typename H>
+H CombineNarrow(H a, H b, Reduction r) {  // float16/bfloat16: in float, rounded once
+  return H::FromFloat(Combine(a.ToFloat(), b.ToFloat(), r));
+}
+
+// Applies update element `u` to output element `o` (both element offsets).
+using ApplyFn = void (*)(void* out, int64_t o, const void* updates, int64_t u, Reduction r);
+
+template <typename T>
+void ApplyArithmetic(void* out, int64_t o, const void* updates, int64_t u, Reduction r) {
+  T& dst = static_cast<T*>(out)[o];
+  const T src = static_cast<const T*>(updates)[u];
+  if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
+    dst = CombineNarrow(dst, src, r);
+  } else {
+    dst = Combine(dst, src, r);
+  }
+}
+
+// The element applier for `type` under `r`; null when the reduction has no meaning there.
+ApplyFn ApplierFor(DataType type, Reduction r) {
+  if (r == Reduction::kNone) return nullptr;  // plain copies go through CopyElements
+  switch (type) {
+    case DataType::kFloat: return ApplyArithmetic<float>;
+    case DataType::kDouble: return ApplyArithmetic<double>;
+    case DataType::kFloat16: return ApplyArithmetic<Float16>;
+    case DataType::kBFloat16: return ApplyArithmetic<BFloat16>;
+    case DataType::kInt8: return ApplyArithmetic<int8_t>;
+    case DataType::kInt16: return ApplyArithmetic<int16_t>;
+    case DataType::kInt32: return ApplyArithmetic<int32_t>;
+    case DataType::kInt64: return ApplyArithmetic<int64_t>;
+    case DataType::kUint8: return ApplyArithmetic<uint8_t>;
+    case DataType::kUint16: return ApplyArithmetic<uint16_t>;
+    case DataType::kUint32: return ApplyArithmetic<uint32_t>;
+    case DataType::kUint64: return ApplyArithmetic<uint64_t>;
+    default: return nullptr;
+  }
+}
+
+int64_t IndexAt(const Tensor& indices, int64_t i) {
+  return indices.dtype() == DataType::kInt32 ? indices.data<int32_t>()[i] : indices.data<int64_t>()[i];
+}
+
+class ScatterBase : public OpKernel {
+ protected:
+  Status InitScatter(const KernelInfo& info) {
+    OL_ASSIGN_OR_RETURN(reduction_, ParseReduction(info));
+    return parallel_.Init(info);
+  }
+
+  // Allocates the output as a copy of data (parallel) and checks types.
+  StatusOr<Tensor*> CopyData(KernelContext& ctx, const Tensor& data, const Tensor& updates, ApplyFn* apply) const {
+    if (updates.dtype() != data.dtype()) {
+      return InvalidArgument(ctx.Where(), ": updates ", updates.TypeAndShape(), " must have data's type ",
+                             DataTypeName(data.dtype()));
+    }
+    *apply = ApplierFor(data.dtype(), reduction_);
+    if (reduction_ != Reduction::kNone && *apply == nullptr) {
+      return InvalidArgument(ctx.Where(), ": reduction is not defined for ", data.TypeAndShape());
+    }
+    OL_ASSIGN_OR_RETURN(Tensor* y, ctx.AllocateOutput(0, data.dtype(), data.shape()));
+    const DataType type = data.dtype();
+    const size_t size = ElementSize(type);
+    OL_RETURN_IF_ERROR(parallel_.Run(ctx, "scatter.copy", data.num_elements(), 1, [&](int64_t begin, int64_t end) {
+      CopyElements(type, size, data.raw_data(), begin, y->raw_data(), begin, end - begin);
+      return Status::Ok();
+    }, SerialPayload(type)));
+    ctx.RecordCopy();
+    return y;
+  }
+
+  void Apply(ApplyFn apply, DataType type, Tensor* y, int64_t o, const Tensor& updates, int64_t u, int64_t n) const {
+    if (apply == nullptr) {
+      CopyElements(type, ElementSize(type), updates.raw_data(), u, y->raw_data(), o, n);
+      return;
+    }
+    for (int64_t i = 0; i < n; ++i) apply(y->raw_data(), o + i, updates.raw_data(), u + i, reduction_);
+  }
+
+  Reduction reduction_ = Reduction::kNone;
+  ElementParallelism parallel_;
+};
+
+class ScatterElementsKernel : public ScatterBase {
+ public:
+  Status Init(const KernelInfo& info) {
+    OL_ASSIGN_OR_RETURN(axis_, info.GetInt("axis", 0));
+    return InitScatter(info);
+  }
+  Status Compute(KernelContext& ctx) override {
+    OL_ASSIGN_OR_RETURN(const Tensor* data, ctx.RequiredInput(0));
+    OL_ASSIGN_OR_RETURN(const Tensor* indices, ctx.RequiredInput(1));
+    OL_ASSIGN_OR_RETURN(const Tensor* updates, ctx.RequiredInput(2));
+    const Shape& ds = data->shape();
+    const Shape& is = indices->shape();
+    if (indices->dtype() != DataType::kInt32 && indices->dtype() != DataType::kInt64) {
+      return InvalidArgument(ctx.Where(), ": indices must be int32 or int64, got ", indices->TypeAndShape());
+    }
+    if (ds.rank() == 0 || is.rank() != ds.rank() || updates->shape() != is) {
+      return InvalidArgument(ctx.Where(), ": data ", data->TypeAndShape(), ", indices ", indices->TypeAndShape(),
+                             " and updates ", updates->TypeAndShape(), " must share a rank >= 1, indices and updates a shape");
+    }
+    auto axis_or = NormalizeAxis(axis_, ds.rank());
+    if (!axis_or.ok()) return InvalidArgument(ctx.Where(), ": axis ", axis_, " is out of range for ", data->TypeAndShape());
+    const int axis = *axis_or;
+    for (int d = 0; d < ds.rank(); ++d) {
+      if (d != axis && is.dim(d) > ds.dim(d)) {
+        return InvalidArgument(ctx.Where(), ": indices ", is.ToString(), " exceed data ", ds.ToString(), " on axis ", d);
+      }
+    }
+    const int64_t dim = ds.dim(axis);
+    for (int64_t i = 0; i < indices->num_elements(); ++i) {
+      const int64_t v = IndexAt(*indices, i);
+      if (v < -dim || v >= dim) {
+        return InvalidArgument(ctx.Where(), ": index ", v, " at position ", i, " is out of range for axis ", axis,
+                               " of data ", data->TypeAndShape());
+      }
+    }
+    ApplyFn apply = nullptr;
+    OL_ASSIGN_OR_RETURN(Tensor* y, CopyData(ctx, *data, *updates, &apply));
+    const std::vector<int64_t> strides = DenseStrides(ds);
+    const int rank = ds.rank();
+    std::vector<int64_t> coordinate(rank, 0);
+    for (int64_t i = 0; i < indices->num_elements(); ++i) {  // ordered: see the file comment
+      int64_t offset = 0;
+      for (int d = 0; d < rank; ++d) {
+        int64_t c = coordinate[d];
+        if (d == axis) {
+          c = IndexAt(*indices, i);
+          if (c < 0) c += dim;
+        }
+        offset += c * strides[d];
+      }
+      Apply(apply, data->dtype(), y, offset, *updates, i, 1);
+      for (int d = rank - 1; d >= 0 && ++coordinate[d] == is.dim(d); --d) coordinate[d] = 0;
+    }
+    return Status::Ok();
+  }
+
+ private:
+  int64_t axis_ = 0;
+};
+
+class ScatterNdKernel : public ScatterBase {
+ public:
+  Status Init(const KernelInfo& info) { return InitScatter(info); }
+  Status Compute(KernelContext& ctx) override {
+    OL_ASSIGN_OR_RETURN(const Tensor* data, ctx.RequiredInput(0));
+    OL_ASSIGN_OR_RETURN(const Tensor* indices, ctx.RequiredInput(1));
+    OL_ASSIGN_OR_RETURN(const Tensor* updates, ctx.RequiredInput(2));
+    const Shape& ds = data->shape();
+    const Shape& is = indices->shape();
+    if (indices->dtype() != DataType::kInt64 || is.rank() < 1) {
+      return InvalidArgument(ctx.Where(), ": indices must be int64 of rank >= 1, got ", indices->TypeAndShape());
+    }
+    const int64_t k = is.dim(is.rank() - 1);
+    if (k < 1 || k > ds.rank()) {
+      return InvalidArgument(ctx.Where(), ": indices ", is.ToString(), " index more dims than data ", ds.ToString(), " has");
+    }
+    std::vector<int64_t> expected(is.dims().begin(), is.dims().end() - 1);
+    expected.insert(expected.end(), ds.dims().begin() + k, ds.dims().end());
+    if (updates->shape() != Shape(expected)) {
+      return InvalidArgument(ctx.Where(), ": updates ", updates->TypeAndShape(), " must have shape ", Shape(expected).ToString());
+    }
+    const int64_t tuples = is.SizeTo(is.rank() - 1), slice = ds.SizeFrom(static_cast<int>(k));
+    const int64_t* idx = indices->data<int64_t>();
+    for (int64_t t = 0; t < tuples; ++t) {
+      for (int64_t j = 0; j < k; ++j) {
+        const int64_t v = idx[t * k + j], dim = ds.dim(static_cast<int>(j));
+        if (v < -dim || v >= dim) {
+          return InvalidArgument(ctx.Where(), ": index ", v, " (tuple ", t, ", coordinate ", j,
+                                 ") is out of range for data ", data->TypeAndShape());
+        }
+      }
+    }
+    ApplyFn apply = nullptr;
+    OL_ASSIGN_OR_RETURN(Tensor* y, CopyData(ctx, *data, *updates, &apply));
+    const std::vector<int64_t> strides = DenseStrides(ds);
+    for (int64_t t = 0; t < tuples; ++t) {  // ordered: see the file comment
+      int64_t offset = 0;
+      for (int64_t j = 0; j < k; ++j) {
+        int64_t c = idx[t * k + j];
+        if (c < 0) c += ds.dim(static_cast<int>(j));
+        offset += c * strides[j];
+      }
+      Apply(apply, data->dtype(), y, offset, *updates, t * slice, slice);
+    }
+    return Status::Ok();
+  }
+};
+
+OL_REGISTER_KERNELS(tensor_scatter) {
+  KernelDef def;
+  def.family = "scatter";
+  def.tuning = ElementBlockTuning(262144, 65536);
+  auto types = [](int v) { return TensorTypesAt(v < 13 ? 11 : 13); };  // unchanged through opset 18
+  def.op = "ScatterElements";
+  def.factory = MakeKernel<ScatterElementsKernel>();
+  AddForOpsets(registry, def, {11, 13, 16, 18}, types);
+  def.op = "ScatterND";
+  def.factory = MakeKernel<ScatterNdKernel>();
+  AddForOpsets(registry, def, {11, 13, 16, 18}, types);
+}
+
+}  // namespace
+}  // namespace onnx_light

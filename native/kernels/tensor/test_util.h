@@ -1,0 +1,48 @@
+// Helpers shared by the tensor families' tests.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "native/registry/kernel_test_util.h"
+
+namespace onnx_light {
+namespace testing {
+
+// Runs serially, then with 2, 4 and 8 participants and the parallel path forced
+// (parallel.minimum_elements = 1, parallel.grain_elements = `grain`); every output must be
+// bit-identical to the serial one. Returns the serial outputs (empty on failure).
+inline std::vector<Value> RunAllCounts(KernelTester& t, int64_t grain = 1) {
+  t.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.grain_elements", grain);
+  auto serial = t.Run(1);
+  EXPECT_TRUE(serial.ok()) << serial.status().ToString();
+  if (!serial.ok()) return {};
+  for (int threads : {2, 4, 8}) {
+    auto parallel = t.Run(threads);
+    EXPECT_TRUE(parallel.ok()) << parallel.status().ToString();
+    if (!parallel.ok()) continue;
+    for (size_t i = 0; i < serial->size(); ++i) {
+      ExpectIdentical(serial->at(i), parallel->at(i), "output " + std::to_string(i) + ", threads=" + std::to_string(threads));
+    }
+  }
+  return *serial;
+}
+
+// The message of the error the kernel must report.
+inline std::string ErrorOf(KernelTester& t) {
+  auto r = t.Run(1);
+  EXPECT_FALSE(r.ok());
+  return r.ok() ? "" : r.status().message();
+}
+
+template <typename T>
+std::vector<T> Iota(int64_t n, T start = T(0)) {
+  std::vector<T> v(n);
+  for (int64_t i = 0; i < n; ++i) v[i] = static_cast<T>(start + static_cast<T>(i));
+  return v;
+}
+
+}  // namespace testing
+}  // namespace onnx_light
