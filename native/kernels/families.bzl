@@ -6,5 +6,6 @@ the inventory and the benchmarks all take the list from this one place.
 
 KERNEL_FAMILIES = [
     "//native/kernels/gemm:gemm",
+    "//native/kernels/conv:conv",
     "//native/kernels/transpose:transpose",
 ]

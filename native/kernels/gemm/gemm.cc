@@ -323,6 +323,11 @@ Status Sgemm(const ParallelContext& parallel, Allocator* allocator, const GemmTu
                    GemmProblem{trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc}, stats);
 }
 
+GemmBlocking PreferredBlocking() {
+  const MicroKernel& k = BestKernel();
+  return GemmBlocking{k.mr, k.nr, k.kc, k.nc};
+}
+
 size_t SgemmSerialScratchBytes(int64_t m, int64_t n, int64_t k) {
   return SerialScratchBytesWith(BestKernel(), m, n, k);
 }
