@@ -7,6 +7,7 @@ the inventory and the benchmarks all take the list from this one place.
 KERNEL_FAMILIES = [
     "//native/kernels/controlflow",
     "//native/kernels/gemm:gemm",
+    "//native/kernels/quantized:quantized",
     "//native/kernels/conv:conv",
     "//native/kernels/transpose:transpose",
 ]
