@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "native/kernels/conv/depthwise.h"
 #include "native/kernels/conv/geometry3d.h"
 #include "native/kernels/conv/im2col.h"
 
@@ -11,44 +12,6 @@ namespace conv {
 namespace {
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-// Direct convolution of one output plane from one input plane (one input channel per
-// group): y = sum over kernel offsets (in order) of w * x, then + bias.
-void DepthwisePlane(const Geometry3d& g, const float* x, const float* w, float bias, float* y) {
-  std::fill(y, y + g.out_size, 0.0f);
-  const int64_t s = g.stride[2];
-  for (int64_t od = 0; od < g.out[0]; ++od) {
-    for (int64_t oh = 0; oh < g.out[1]; ++oh) {
-      float* out = y + (od * g.out[1] + oh) * g.out[2];
-      for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
-        const int64_t id = od * g.stride[0] + kd * g.dilation[0] - g.pad[0];
-        if (id < 0 || id >= g.in[0]) continue;
-        for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
-          const int64_t ih = oh * g.stride[1] + kh * g.dilation[1] - g.pad[1];
-          if (ih < 0 || ih >= g.in[1]) continue;
-          const float* in = x + (id * g.in[1] + ih) * g.in[2];
-          const float* wk = w + (kd * g.kernel[1] + kh) * g.kernel[2];
-          for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
-            const int64_t z = kw * g.dilation[2] - g.pad[2];
-            // Valid ow: 0 <= ow * s + z < W.
-            const int64_t lo = std::min(g.out[2], std::max<int64_t>(0, (-z + s - 1) / s));
-            const int64_t hi = std::max(lo, std::min(g.out[2], g.in[2] - z <= 0 ? 0 : (g.in[2] - z + s - 1) / s));
-            const float wv = wk[kw];
-            const float* src = in + z;
-            if (s == 1) {
-              for (int64_t ow = lo; ow < hi; ++ow) out[ow] += wv * src[ow];
-            } else {
-              for (int64_t ow = lo; ow < hi; ++ow) out[ow] += wv * src[ow * s];
-            }
-          }
-        }
-      }
-    }
-  }
-  if (bias != 0.0f) {
-    for (int64_t i = 0; i < g.out_size; ++i) y[i] += bias;
-  }
-}
 
 Status Depthwise(KernelContext& ctx, const ConvGeometry& cg, const float* x, const float* w, const float* bias,
                  float* y, const gemm::GemmTuning& tuning) {

@@ -313,7 +313,7 @@ const MicroKernel& BestKernel() {
 
 std::vector<const MicroKernel*> SupportedKernels() {
   std::vector<const MicroKernel*> kernels;
-  for (const MicroKernel* k : {Avx512Kernel(), Avx512Tile12x32Kernel(), Avx2Kernel(), NeonKernel()}) {
+  for (const MicroKernel* k : {Avx512Kernel(), Avx512Tile8x48Kernel(), Avx2Kernel(), NeonKernel()}) {
     if (k != nullptr) kernels.push_back(k);
   }
   kernels.push_back(&ScalarKernel());

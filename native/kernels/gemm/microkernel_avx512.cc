@@ -1,8 +1,8 @@
 // AVX-512 microkernels, 24 accumulators with A broadcast from memory. The default tile is
-// 8 x 48: eight rows divide the channel counts of CNNs and the row counts of most GEMMs,
-// so edge tiles are rare, and each k step issues 24 FMAs against 3 loads and 8
-// broadcasts. The 12 x 32 tile (2 loads, 12 broadcasts) is kept selectable for the
-// benchmarks that justify the choice (benchmarks/reports/gemm/README.md).
+// 12 x 32 (2 loads and 12 broadcasts per 24 FMAs). The 8 x 48 tile (no edge rows on CNN
+// channel counts, 3 loads and 8 broadcasts) is kept selectable: measured, it wins on some
+// shapes and loses badly where N is small (49, 196 output positions), so it is not the
+// default (benchmarks/reports/gemm/README.md, tiles_1thread.csv).
 #include "native/kernels/gemm/microkernel.h"
 
 #if defined(__x86_64__)
@@ -125,12 +125,12 @@ OL_AVX512 void GemvDots(int64_t k, int64_t n, const float* x, const float* m, in
 }  // namespace
 
 const MicroKernel* Avx512Kernel() {
-  static const MicroKernel kernel{"avx512_8x48", 8, 48, /*kc=*/384, /*nc=*/672, Tile<8, 3>, GemvRows, GemvDots};
+  static const MicroKernel kernel{"avx512_12x32", 12, 32, /*kc=*/384, /*nc=*/640, Tile<12, 2>, GemvRows, GemvDots};
   return __builtin_cpu_supports("avx512f") ? &kernel : nullptr;
 }
 
-const MicroKernel* Avx512Tile12x32Kernel() {
-  static const MicroKernel kernel{"avx512_12x32", 12, 32, /*kc=*/384, /*nc=*/640, Tile<12, 2>, GemvRows, GemvDots};
+const MicroKernel* Avx512Tile8x48Kernel() {
+  static const MicroKernel kernel{"avx512_8x48", 8, 48, /*kc=*/384, /*nc=*/672, Tile<8, 3>, GemvRows, GemvDots};
   return __builtin_cpu_supports("avx512f") ? &kernel : nullptr;
 }
 
@@ -141,7 +141,7 @@ const MicroKernel* Avx512Tile12x32Kernel() {
 namespace onnx_light {
 namespace gemm {
 const MicroKernel* Avx512Kernel() { return nullptr; }
-const MicroKernel* Avx512Tile12x32Kernel() { return nullptr; }
+const MicroKernel* Avx512Tile8x48Kernel() { return nullptr; }
 }  // namespace gemm
 }  // namespace onnx_light
 #endif
