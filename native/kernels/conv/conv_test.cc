@@ -139,6 +139,10 @@ TEST(Conv, DepthwiseAndChannelMultiplier) {
   CheckConv({{2, 8, 15, 15}, {8, 1, 3, 3}, 8, {2, 2}, {}, {1, 1, 1, 1}}, {1, 1}, {8, 8});
   CheckConv({{1, 4, 12, 12}, {8, 1, 5, 5}, 4, {1, 1}, {2, 2}, {4, 4, 4, 4}}, {4, 4}, {12, 12});
   CheckConv({{1, 1, 9, 9}, {3, 1, 3, 3}, 1, {}, {}, {}}, {0, 0}, {7, 7});
+  // Rows wide enough for the SIMD row kernel (16 columns per vector), strides 1 and 2, dilation.
+  CheckConv({{2, 3, 6, 70}, {3, 1, 3, 3}, 3, {1, 1}, {}, {1, 1, 1, 1}}, {1, 1}, {6, 70});
+  CheckConv({{1, 2, 9, 75}, {2, 1, 3, 5}, 2, {2, 2}, {1, 2}, {1, 2, 1, 2}}, {1, 2}, {5, 36});
+  CheckConv({{1, 2, 4, 50}, {2, 1, 2, 3}, 2, {1, 3}, {}, {0, 1, 0, 1}}, {0, 1}, {3, 17});
 }
 
 TEST(Conv, OneAndThreeDimensional) {
