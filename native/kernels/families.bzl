@@ -7,6 +7,7 @@ the inventory and the benchmarks all take the list from this one place.
 KERNEL_FAMILIES = [
     "//native/kernels/attention:attention",
     "//native/kernels/controlflow",
+    "//native/kernels/conv:conv",
     "//native/kernels/elementwise:logical",
     "//native/kernels/elementwise:math_binary",
     "//native/kernels/elementwise:math_unary",
@@ -14,6 +15,7 @@ KERNEL_FAMILIES = [
     "//native/kernels/gemm:gemm",
     "//native/kernels/normalization",
     "//native/kernels/pooling",
+    "//native/kernels/quantized:quantized",
     "//native/kernels/reduction",
     "//native/kernels/sequence",
     "//native/kernels/softmax",

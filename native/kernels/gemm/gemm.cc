@@ -19,8 +19,9 @@ int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
 
 // Largest register tile of any kernel: the edge-tile buffer lives on the stack.
 constexpr int kMaxTile = 32 * 32;
-// GEMV output columns handled per pass: the partial sums stay in L1.
-constexpr int64_t kGemvChunk = 2048;
+// GEMV output columns handled per pass: the partial sums (16 KiB) stay in L1 while the
+// matrix streams through once.
+constexpr int64_t kGemvChunk = 4096;
 
 // Packing scratch of one participant running tiles at most tile_n wide.
 size_t ParticipantScratchBytes(const MicroKernel& kernel, int64_t tile_n, int64_t k) {
@@ -262,8 +263,11 @@ Status SgemmWith(const MicroKernel& kernel, const ParallelContext& parallel, All
       RunGemv(g, 0, outputs);
       return Status::Ok();
     }
-    const ParallelPlan plan{"gemm.gemv_columns", /*grain=*/64};
-    if (stats != nullptr) stats->participants = AvailableParticipants(parallel, plan);
+    // One contiguous column range per participant: each streams its part of the matrix once.
+    const int available = AvailableParticipants(parallel, ParallelPlan{"gemm.gemv_columns", 1});
+    const int64_t grain = RoundUp(CeilDiv(outputs, available), 16);
+    const ParallelPlan plan{"gemm.gemv_columns", grain};
+    if (stats != nullptr) stats->participants = available;
     return ParallelFor(parallel, outputs, plan, [&](int64_t begin, int64_t end) {
       RunGemv(g, begin, end);
       return Status::Ok();
@@ -309,7 +313,7 @@ const MicroKernel& BestKernel() {
 
 std::vector<const MicroKernel*> SupportedKernels() {
   std::vector<const MicroKernel*> kernels;
-  for (const MicroKernel* k : {Avx512Kernel(), Avx2Kernel(), NeonKernel()}) {
+  for (const MicroKernel* k : {Avx512Kernel(), Avx512Tile8x48Kernel(), Avx2Kernel(), NeonKernel()}) {
     if (k != nullptr) kernels.push_back(k);
   }
   kernels.push_back(&ScalarKernel());
@@ -321,6 +325,11 @@ Status Sgemm(const ParallelContext& parallel, Allocator* allocator, const GemmTu
              const float* b, int64_t ldb, float beta, float* c, int64_t ldc, GemmStats* stats) {
   return SgemmWith(BestKernel(), parallel, allocator, tuning,
                    GemmProblem{trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc}, stats);
+}
+
+GemmBlocking PreferredBlocking() {
+  const MicroKernel& k = BestKernel();
+  return GemmBlocking{k.mr, k.nr, k.kc, k.nc};
 }
 
 size_t SgemmSerialScratchBytes(int64_t m, int64_t n, int64_t k) {

@@ -76,6 +76,14 @@ class PackedBSource {
   virtual void Pack(int64_t k0, int64_t kc, int64_t n0, int64_t nc, int nr, float* dst) const = 0;
 };
 
+// The register tile and cache blocks of the microkernel chosen for this CPU: a caller that
+// tiles its own work (Conv's output columns) picks tiles of whole panels and blocks.
+struct GemmBlocking {
+  int mr = 1, nr = 1;
+  int64_t kc = 1, nc = 1;
+};
+GemmBlocking PreferredBlocking();
+
 // Serial GEMM with a generated B: C (m x n, ldc) = alpha * op(A) * B + beta * C, with
 // scratch as for SgemmSerial. Always takes the packed (non-GEMV) path.
 void SgemmSerialPackedB(bool trans_a, int64_t m, int64_t n, int64_t k, float alpha, const float* a,

@@ -1,5 +1,8 @@
-// GFLOP/s of the GEMM engine, one CSV row per repetition:
+// GFLOP/s of the GEMM engine, one CSV row per repetition (single-thread GFLOP/s from the
+// thread's CPU time, which other processes on a shared machine do not inflate):
 //   gemm_engine_bench [--kernel=avx512|avx2|neon|scalar] [--threads=N] [--reps=R] M N K [ta tb]
+#include <time.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -48,18 +51,26 @@ int main(int argc, char** argv) {
   GemmTuning tuning;
   tuning.parallel_minimum_tasks = 1;
   const GemmProblem p{ta, tb, m, n, k, 1.0f, a.data(), ta ? m : k, b.data(), tb ? k : n, 0.0f, c.data(), n};
-  std::printf("kernel,threads,m,n,k,rep,seconds,gflops\n");
+  const auto cpu_now = [] {
+    timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+  };
+  std::printf("kernel,threads,m,n,k,rep,wall_seconds,cpu_seconds,gflops\n");
   for (int rep = -2; rep < reps; ++rep) {  // two warm-up runs
     const auto start = std::chrono::steady_clock::now();
+    const double cpu_start = cpu_now();
     const Status s = SgemmWith(*kernel, parallel, &allocator, tuning, p, nullptr);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double cpu = cpu_now() - cpu_start;
+    const double seconds = threads == 1 ? cpu : wall;
     if (!s.ok()) {
       std::fprintf(stderr, "%s\n", s.ToString().c_str());
       return 1;
     }
     if (rep >= 0) {
-      std::printf("%s,%d,%lld,%lld,%lld,%d,%.6e,%.2f\n", kernel->name, threads, static_cast<long long>(m),
-                  static_cast<long long>(n), static_cast<long long>(k), rep, seconds, 2e-9 * m * n * k / seconds);
+      std::printf("%s,%d,%lld,%lld,%lld,%d,%.6e,%.6e,%.2f\n", kernel->name, threads, static_cast<long long>(m),
+                  static_cast<long long>(n), static_cast<long long>(k), rep, wall, cpu, 2e-9 * m * n * k / seconds);
     }
   }
   return 0;

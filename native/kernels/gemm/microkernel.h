@@ -31,6 +31,7 @@ struct MicroKernel {
 // Per-ISA kernels; each returns null when not compiled for this architecture or not
 // supported by this CPU.
 const MicroKernel* Avx512Kernel();
+const MicroKernel* Avx512Tile8x48Kernel();  // the alternative tile, for tests and benchmarks
 const MicroKernel* Avx2Kernel();
 const MicroKernel* NeonKernel();
 const MicroKernel& ScalarKernel();

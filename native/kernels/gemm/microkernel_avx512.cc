@@ -1,4 +1,8 @@
-// AVX-512 microkernels: 12 x 32 register tile (24 accumulators, A broadcast from memory).
+// AVX-512 microkernels, 24 accumulators with A broadcast from memory. The default tile is
+// 12 x 32 (2 loads and 12 broadcasts per 24 FMAs). The 8 x 48 tile (no edge rows on CNN
+// channel counts, 3 loads and 8 broadcasts) is kept selectable: measured, it wins on some
+// shapes and loses badly where N is small (49, 196 output positions), so it is not the
+// default (benchmarks/reports/gemm/README.md, tiles_1thread.csv).
 #include "native/kernels/gemm/microkernel.h"
 
 #if defined(__x86_64__)
@@ -10,42 +14,47 @@ namespace onnx_light {
 namespace gemm {
 namespace {
 
-constexpr int kMr = 12;
-constexpr int kNr = 32;
-
+// Register tile of MR rows x 16 * NV columns.
+template <int MR, int NV>
 OL_AVX512 void Tile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, float alpha, float beta) {
-  __m512 acc0[kMr], acc1[kMr];
+  constexpr int kNr = 16 * NV;
+  __m512 acc[MR][NV];
 #pragma GCC unroll 16
-  for (int i = 0; i < kMr; ++i) acc0[i] = acc1[i] = _mm512_setzero_ps();
+  for (int i = 0; i < MR; ++i) {
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_setzero_ps();
+  }
   for (int64_t k = 0; k < kc; ++k) {
-    const __m512 b0 = _mm512_loadu_ps(b);
-    const __m512 b1 = _mm512_loadu_ps(b + 16);
+    __m512 bv[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) bv[v] = _mm512_loadu_ps(b + 16 * v);
     _mm_prefetch(reinterpret_cast<const char*>(b + 8 * kNr), _MM_HINT_T0);
-    _mm_prefetch(reinterpret_cast<const char*>(b + 8 * kNr + 16), _MM_HINT_T0);
 #pragma GCC unroll 16
-    for (int i = 0; i < kMr; ++i) {
+    for (int i = 0; i < MR; ++i) {
       const __m512 ai = _mm512_set1_ps(a[i]);
-      acc0[i] = _mm512_fmadd_ps(ai, b0, acc0[i]);
-      acc1[i] = _mm512_fmadd_ps(ai, b1, acc1[i]);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_fmadd_ps(ai, bv[v], acc[i][v]);
     }
-    a += kMr;
+    a += MR;
     b += kNr;
   }
   const __m512 va = _mm512_set1_ps(alpha);
   if (beta == 0.0f) {
 #pragma GCC unroll 16
-    for (int i = 0; i < kMr; ++i) {
-      _mm512_storeu_ps(c + i * ldc, _mm512_mul_ps(va, acc0[i]));
-      _mm512_storeu_ps(c + i * ldc + 16, _mm512_mul_ps(va, acc1[i]));
+    for (int i = 0; i < MR; ++i) {
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) _mm512_storeu_ps(c + i * ldc + 16 * v, _mm512_mul_ps(va, acc[i][v]));
     }
     return;
   }
   const __m512 vb = _mm512_set1_ps(beta);
 #pragma GCC unroll 16
-  for (int i = 0; i < kMr; ++i) {
-    float* row = c + i * ldc;
-    _mm512_storeu_ps(row, _mm512_fmadd_ps(va, acc0[i], _mm512_mul_ps(vb, _mm512_loadu_ps(row))));
-    _mm512_storeu_ps(row + 16, _mm512_fmadd_ps(va, acc1[i], _mm512_mul_ps(vb, _mm512_loadu_ps(row + 16))));
+  for (int i = 0; i < MR; ++i) {
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) {
+      float* out = c + i * ldc + 16 * v;
+      _mm512_storeu_ps(out, _mm512_fmadd_ps(va, acc[i][v], _mm512_mul_ps(vb, _mm512_loadu_ps(out))));
+    }
   }
 }
 
@@ -116,7 +125,12 @@ OL_AVX512 void GemvDots(int64_t k, int64_t n, const float* x, const float* m, in
 }  // namespace
 
 const MicroKernel* Avx512Kernel() {
-  static const MicroKernel kernel{"avx512", kMr, kNr, /*kc=*/384, /*nc=*/640, Tile, GemvRows, GemvDots};
+  static const MicroKernel kernel{"avx512_12x32", 12, 32, /*kc=*/384, /*nc=*/640, Tile<12, 2>, GemvRows, GemvDots};
+  return __builtin_cpu_supports("avx512f") ? &kernel : nullptr;
+}
+
+const MicroKernel* Avx512Tile8x48Kernel() {
+  static const MicroKernel kernel{"avx512_8x48", 8, 48, /*kc=*/384, /*nc=*/672, Tile<8, 3>, GemvRows, GemvDots};
   return __builtin_cpu_supports("avx512f") ? &kernel : nullptr;
 }
 
@@ -127,6 +141,7 @@ const MicroKernel* Avx512Kernel() {
 namespace onnx_light {
 namespace gemm {
 const MicroKernel* Avx512Kernel() { return nullptr; }
+const MicroKernel* Avx512Tile8x48Kernel() { return nullptr; }
 }  // namespace gemm
 }  // namespace onnx_light
 #endif

@@ -1,0 +1,101 @@
+// ONNX Conv and ConvTranspose (float, float16, bfloat16, double).
+#include <vector>
+
+#include "native/kernels/conv/conv_direct.h"
+#include "native/kernels/conv/conv_float.h"
+#include "native/registry/kernel.h"
+
+namespace onnx_light {
+namespace {
+
+template <bool kTranspose>
+class ConvKernel final : public OpKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    OL_ASSIGN_OR_RETURN(attrs_, conv::ConvAttributes::Read(info));
+    OL_ASSIGN_OR_RETURN(tuning_, gemm::ReadGemmTuning(info.tuning()));
+    return Status::Ok();
+  }
+
+  Status Compute(KernelContext& ctx) override {
+    OL_ASSIGN_OR_RETURN(const Tensor* x, ctx.RequiredInput(0));
+    OL_ASSIGN_OR_RETURN(const Tensor* w, ctx.RequiredInput(1));
+    const Tensor* b = ctx.input(2);
+    if (w->dtype() != x->dtype() || (b != nullptr && b->dtype() != x->dtype())) {
+      return InvalidArgument(ctx.Where(), ": element types differ: X ", x->TypeAndShape(), ", W ", w->TypeAndShape());
+    }
+    conv::ConvGeometry g;
+    if (kTranspose) {
+      OL_ASSIGN_OR_RETURN(g, conv::ResolveConvTranspose(attrs_, x->shape(), w->shape(), ctx.Where()));
+    } else {
+      OL_ASSIGN_OR_RETURN(g, conv::ResolveConv(attrs_, x->shape(), w->shape(), ctx.Where()));
+    }
+    if (b != nullptr && (b->shape().rank() != 1 || b->shape()[0] != g.out_channels)) {
+      return InvalidArgument(ctx.Where(), ": bias ", b->TypeAndShape(), " must have ", g.out_channels, " elements");
+    }
+    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), g.output_shape()));
+    switch (x->dtype()) {
+      case DataType::kFloat:
+        return Float(ctx, g, x->data<float>(), w->data<float>(), b != nullptr ? b->data<float>() : nullptr,
+                     y->data<float>());
+      case DataType::kDouble:
+        return conv::DirectConv<double, kTranspose>(ctx, g, x->data<double>(), w->data<double>(),
+                                                     b != nullptr ? b->data<double>() : nullptr, y->data<double>(),
+                                                     tuning_);
+      case DataType::kFloat16: return Widened<Float16>(ctx, g, *x, *w, b, y);
+      case DataType::kBFloat16: return Widened<BFloat16>(ctx, g, *x, *w, b, y);
+      default:
+        return NotImplemented(ctx.Where(), ": element type ", DataTypeName(x->dtype()), " is not supported");
+    }
+  }
+
+ private:
+  Status Float(KernelContext& ctx, const conv::ConvGeometry& g, const float* x, const float* w, const float* b,
+               float* y) {
+    return kTranspose ? conv::ConvTransposeForward(ctx, g, x, w, b, y, tuning_)
+                      : conv::ConvForward(ctx, g, x, w, b, y, tuning_);
+  }
+
+  // 16-bit floats: widened to float once (scratch of the tensors' size, taken before any
+  // region), computed in float, rounded back once.
+  template <typename Half>
+  Status Widened(KernelContext& ctx, const conv::ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b,
+                 Tensor* y) {
+    const int64_t counts[] = {x.num_elements(), w.num_elements(), b != nullptr ? b->num_elements() : 0,
+                              y->num_elements()};
+    ScratchArena arena(ctx.allocator(), sizeof(float) * (counts[0] + counts[1] + counts[2] + counts[3]) + 4 * 64);
+    OL_RETURN_IF_ERROR(arena.status());
+    float* f[4];
+    for (int i = 0; i < 4; ++i) {
+      OL_ASSIGN_OR_RETURN(f[i], arena.AllocateArray<float>(counts[i]));
+    }
+    const Tensor* sources[] = {&x, &w, b};
+    for (int i = 0; i < 3; ++i) {
+      for (int64_t e = 0; e < counts[i]; ++e) f[i][e] = sources[i]->data<Half>()[e].ToFloat();
+    }
+    OL_RETURN_IF_ERROR(Float(ctx, g, f[0], f[1], b != nullptr ? f[2] : nullptr, f[3]));
+    for (int64_t e = 0; e < counts[3]; ++e) y->data<Half>()[e] = Half::FromFloat(f[3][e]);
+    ctx.RecordScratch(static_cast<int64_t>(arena.capacity()));
+    return Status::Ok();
+  }
+
+  conv::ConvAttributes attrs_;
+  gemm::GemmTuning tuning_;
+};
+
+OL_REGISTER_KERNELS(conv_ops) {
+  using T = DataType;
+  const std::vector<T> types = {T::kFloat, T::kDouble, T::kFloat16};
+  const std::vector<T> with_bf16 = {T::kFloat, T::kDouble, T::kFloat16, T::kBFloat16};
+  const char* const ops[] = {"Conv", "ConvTranspose"};
+  for (const char* op : ops) {
+    const bool transpose = std::string(op) == "ConvTranspose";
+    const KernelFactory factory = transpose ? MakeKernel<ConvKernel<true>>() : MakeKernel<ConvKernel<false>>();
+    registry.Add(KernelDef{"", op, 1, 10, "conv", types, 0, gemm::GemmTuningParams(), false, factory});
+    registry.Add(KernelDef{"", op, 11, 21, "conv", types, 0, gemm::GemmTuningParams(), false, factory});
+    registry.Add(KernelDef{"", op, 22, kOpenEnded, "conv", with_bf16, 0, gemm::GemmTuningParams(), false, factory});
+  }
+}
+
+}  // namespace
+}  // namespace onnx_light

@@ -1,0 +1,253 @@
+// Conv and ConvTranspose against naive double-precision references written from the ONNX
+// definitions, for 1-D/2-D/3-D shapes, groups, depthwise, dilations, strides, pads and
+// auto_pad; bit-identical for 1, 2, 4 and 8 participants.
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "native/registry/kernel_test_util.h"
+
+namespace onnx_light {
+namespace {
+
+using testing::ExpectIdentical;
+using testing::KernelTester;
+using testing::MakeTensor;
+using testing::ToVector;
+
+std::vector<float> Random(int64_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+int64_t Product(const std::vector<int64_t>& v, size_t from = 0) {
+  int64_t p = 1;
+  for (size_t i = from; i < v.size(); ++i) p *= v[i];
+  return p;
+}
+
+// Multi-index of flat position `flat` in `dims`.
+std::vector<int64_t> Unflatten(int64_t flat, const std::vector<int64_t>& dims) {
+  std::vector<int64_t> idx(dims.size());
+  for (size_t i = dims.size(); i-- > 0;) {
+    idx[i] = flat % dims[i];
+    flat /= dims[i];
+  }
+  return idx;
+}
+
+int64_t Flatten(const std::vector<int64_t>& idx, const std::vector<int64_t>& dims) {
+  int64_t f = 0;
+  for (size_t i = 0; i < dims.size(); ++i) f = f * dims[i] + idx[i];
+  return f;
+}
+
+struct ConvCase {
+  std::vector<int64_t> x, w;  // shapes
+  int64_t group = 1;
+  std::vector<int64_t> strides, dilations, pads;  // pads: begin..., end...
+  bool bias = true;
+  std::string auto_pad;  // empty: explicit pads
+};
+
+// Y[n, m, o] = B[m] + sum_{c, k} W[m, c, k] X[n, g*C/G + c, o*s - p + k*d].
+std::vector<double> ReferenceConv(const ConvCase& c, const std::vector<float>& x, const std::vector<float>& w,
+                                  const std::vector<float>& b, const std::vector<int64_t>& pads,
+                                  const std::vector<int64_t>& out_spatial) {
+  const size_t r = c.x.size() - 2;
+  const int64_t n_batch = c.x[0], channels = c.x[1], m_out = c.w[0], cg = c.w[1];
+  const std::vector<int64_t> in_sp(c.x.begin() + 2, c.x.end()), k_sp(c.w.begin() + 2, c.w.end());
+  const int64_t out_size = Product(out_spatial), k_size = Product(k_sp), in_size = Product(in_sp);
+  std::vector<double> y(n_batch * m_out * out_size);
+  for (int64_t n = 0; n < n_batch; ++n) {
+    for (int64_t m = 0; m < m_out; ++m) {
+      const int64_t grp = m / (m_out / c.group);
+      for (int64_t o = 0; o < out_size; ++o) {
+        const auto oi = Unflatten(o, out_spatial);
+        double s = c.bias ? b[m] : 0.0;
+        for (int64_t ci = 0; ci < cg; ++ci) {
+          for (int64_t k = 0; k < k_size; ++k) {
+            const auto ki = Unflatten(k, k_sp);
+            std::vector<int64_t> ii(r);
+            bool inside = true;
+            for (size_t a = 0; a < r; ++a) {
+              ii[a] = oi[a] * (c.strides.empty() ? 1 : c.strides[a]) - pads[a] + ki[a] * (c.dilations.empty() ? 1 : c.dilations[a]);
+              inside = inside && ii[a] >= 0 && ii[a] < in_sp[a];
+            }
+            if (!inside) continue;
+            s += double(w[(m * cg + ci) * k_size + k]) * x[(n * channels + grp * cg + ci) * in_size + Flatten(ii, in_sp)];
+          }
+        }
+        y[(n * m_out + m) * out_size + o] = s;
+      }
+    }
+  }
+  (void)channels;
+  return y;
+}
+
+std::vector<Value> RunAllCounts(KernelTester& t) {
+  t.Tuning("parallel.minimum_tasks", int64_t{1});
+  auto serial = t.Run(1);
+  EXPECT_TRUE(serial.ok()) << serial.status().ToString();
+  if (!serial.ok()) return {};
+  for (int threads : {2, 4, 8}) {
+    auto parallel = t.Run(threads);
+    EXPECT_TRUE(parallel.ok()) << parallel.status().ToString();
+    if (parallel.ok()) ExpectIdentical(serial->at(0), parallel->at(0), "participants=" + std::to_string(threads));
+  }
+  return *serial;
+}
+
+void CheckConv(const ConvCase& c, const std::vector<int64_t>& expected_pads, const std::vector<int64_t>& expected_out) {
+  const auto x = Random(Product(c.x), 1), w = Random(Product(c.w), 2), b = Random(c.w[0], 3);
+  KernelTester t("Conv", 22);
+  t.Input(MakeTensor<float>(Shape(c.x), x)).Input(MakeTensor<float>(Shape(c.w), w));
+  if (c.bias) t.Input(MakeTensor<float>({c.w[0]}, b));
+  t.Attr("group", c.group);
+  if (!c.strides.empty()) t.Attr("strides", c.strides);
+  if (!c.dilations.empty()) t.Attr("dilations", c.dilations);
+  if (!c.pads.empty()) t.Attr("pads", c.pads);
+  if (!c.auto_pad.empty()) t.Attr("auto_pad", c.auto_pad);
+  auto out = RunAllCounts(t);
+  ASSERT_EQ(out.size(), 1u);
+  std::vector<int64_t> y_shape = {c.x[0], c.w[0]};
+  y_shape.insert(y_shape.end(), expected_out.begin(), expected_out.end());
+  ASSERT_EQ(out[0].tensor().shape(), Shape(y_shape));
+  const auto want = ReferenceConv(c, x, w, b, expected_pads, expected_out);
+  const auto got = ToVector<float>(out[0].tensor());
+  for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << i;
+}
+
+TEST(Conv, TwoDimensionalShapes) {
+  // 3x3 pad 1, ResNet-like block; 1x1 pointwise; strided 7x7; dilated; grouped.
+  CheckConv({{1, 16, 14, 14}, {32, 16, 3, 3}, 1, {}, {}, {1, 1, 1, 1}}, {1, 1}, {14, 14});
+  CheckConv({{2, 24, 9, 9}, {40, 24, 1, 1}}, {0, 0}, {9, 9});
+  CheckConv({{1, 3, 23, 23}, {8, 3, 7, 7}, 1, {2, 2}, {}, {3, 3, 3, 3}}, {3, 3}, {12, 12});
+  CheckConv({{1, 4, 11, 13}, {6, 4, 3, 3}, 1, {1, 2}, {2, 1}, {0, 1, 2, 0}}, {0, 1}, {9, 6});
+  CheckConv({{2, 8, 10, 10}, {12, 2, 3, 3}, 4, {1, 1}, {}, {1, 1, 1, 1}}, {1, 1}, {10, 10});
+  CheckConv({{1, 5, 40, 37}, {7, 5, 2, 2}, 1, {1, 1}, {}, {}, false}, {0, 0}, {39, 36});
+}
+
+TEST(Conv, DepthwiseAndChannelMultiplier) {
+  CheckConv({{2, 8, 15, 15}, {8, 1, 3, 3}, 8, {2, 2}, {}, {1, 1, 1, 1}}, {1, 1}, {8, 8});
+  CheckConv({{1, 4, 12, 12}, {8, 1, 5, 5}, 4, {1, 1}, {2, 2}, {4, 4, 4, 4}}, {4, 4}, {12, 12});
+  CheckConv({{1, 1, 9, 9}, {3, 1, 3, 3}, 1, {}, {}, {}}, {0, 0}, {7, 7});
+  // Rows wide enough for the SIMD row kernel (16 columns per vector), strides 1 and 2, dilation.
+  CheckConv({{2, 3, 6, 70}, {3, 1, 3, 3}, 3, {1, 1}, {}, {1, 1, 1, 1}}, {1, 1}, {6, 70});
+  CheckConv({{1, 2, 9, 75}, {2, 1, 3, 5}, 2, {2, 2}, {1, 2}, {1, 2, 1, 2}}, {1, 2}, {5, 36});
+  CheckConv({{1, 2, 4, 50}, {2, 1, 2, 3}, 2, {1, 3}, {}, {0, 1, 0, 1}}, {0, 1}, {3, 17});
+}
+
+TEST(Conv, OneAndThreeDimensional) {
+  CheckConv({{2, 6, 30}, {5, 6, 4}, 1, {3}, {2}, {1, 2}}, {1}, {9});
+  CheckConv({{1, 3, 6, 7, 8}, {4, 3, 3, 2, 3}, 1, {1, 2, 1}, {}, {1, 0, 1, 1, 1, 0}}, {1, 0, 1}, {6, 4, 7});
+  CheckConv({{1, 4, 5, 5, 5}, {4, 1, 3, 3, 3}, 4, {}, {}, {1, 1, 1, 1, 1, 1}}, {1, 1, 1}, {5, 5, 5});
+}
+
+TEST(Conv, AutoPad) {
+  // in 10, kernel 4, stride 3: out 4, total pad (4-1)*3 + 4 - 10 = 3: upper 1|2, lower 2|1.
+  CheckConv({{1, 2, 10, 10}, {3, 2, 4, 4}, 1, {3, 3}, {}, {}, true, "SAME_UPPER"}, {1, 1}, {4, 4});
+  CheckConv({{1, 2, 10, 10}, {3, 2, 4, 4}, 1, {3, 3}, {}, {}, true, "SAME_LOWER"}, {2, 2}, {4, 4});
+  CheckConv({{1, 2, 10, 10}, {3, 2, 4, 4}, 1, {3, 3}, {}, {}, true, "VALID"}, {0, 0}, {3, 3});
+}
+
+TEST(Conv, BadInputsAreInvalidArgument) {
+  KernelTester channels("Conv", 11);
+  channels.Input(MakeTensor<float>({1, 3, 4, 4}, std::vector<float>(48))).Input(MakeTensor<float>({2, 2, 3, 3}, std::vector<float>(36)));
+  EXPECT_EQ(channels.Run(1).status().code(), StatusCode::kInvalidArgument);
+  KernelTester rank("Conv", 11);
+  rank.Input(MakeTensor<float>({4, 4}, std::vector<float>(16))).Input(MakeTensor<float>({1, 1}, std::vector<float>(1)));
+  EXPECT_EQ(rank.Run(1).status().code(), StatusCode::kInvalidArgument);
+  KernelTester bias("Conv", 11);
+  bias.Input(MakeTensor<float>({1, 1, 4, 4}, std::vector<float>(16)))
+      .Input(MakeTensor<float>({2, 1, 3, 3}, std::vector<float>(18)))
+      .Input(MakeTensor<float>({3}, std::vector<float>(3)));
+  EXPECT_EQ(bias.Run(1).status().code(), StatusCode::kInvalidArgument);
+  KernelTester stride("Conv", 11);
+  stride.Input(MakeTensor<float>({1, 1, 4, 4}, std::vector<float>(16)))
+      .Input(MakeTensor<float>({1, 1, 3, 3}, std::vector<float>(9)))
+      .Attr("strides", std::vector<int64_t>{0, 1});
+  EXPECT_EQ(stride.Run(1).status().code(), StatusCode::kInvalidArgument);
+}
+
+// ConvTranspose: Y[n, g*M/G + m, i*s - p + k*d] += X[n, g*C/G + c, i] W[g*C/G + c, m, k], plus bias.
+struct TransposeCase {
+  std::vector<int64_t> x, w;
+  int64_t group = 1;
+  std::vector<int64_t> strides, dilations, pads, output_padding, output_shape;
+  std::string auto_pad;
+};
+
+void CheckConvTranspose(const TransposeCase& c, const std::vector<int64_t>& pads_begin, const std::vector<int64_t>& out_sp) {
+  const auto x = Random(Product(c.x), 4), w = Random(Product(c.w), 5), b = Random(c.w[1] * c.group, 6);
+  KernelTester t("ConvTranspose", 22);
+  t.Input(MakeTensor<float>(Shape(c.x), x)).Input(MakeTensor<float>(Shape(c.w), w)).Input(MakeTensor<float>({c.w[1] * c.group}, b));
+  t.Attr("group", c.group);
+  if (!c.strides.empty()) t.Attr("strides", c.strides);
+  if (!c.dilations.empty()) t.Attr("dilations", c.dilations);
+  if (!c.pads.empty()) t.Attr("pads", c.pads);
+  if (!c.output_padding.empty()) t.Attr("output_padding", c.output_padding);
+  if (!c.output_shape.empty()) t.Attr("output_shape", c.output_shape);
+  if (!c.auto_pad.empty()) t.Attr("auto_pad", c.auto_pad);
+  auto out = RunAllCounts(t);
+  ASSERT_EQ(out.size(), 1u);
+  const size_t r = c.x.size() - 2;
+  const int64_t n_batch = c.x[0], channels = c.x[1], mg = c.w[1], m_out = mg * c.group, cg = channels / c.group;
+  const std::vector<int64_t> in_sp(c.x.begin() + 2, c.x.end()), k_sp(c.w.begin() + 2, c.w.end());
+  std::vector<int64_t> y_shape = {n_batch, m_out};
+  y_shape.insert(y_shape.end(), out_sp.begin(), out_sp.end());
+  ASSERT_EQ(out[0].tensor().shape(), Shape(y_shape));
+  const int64_t out_size = Product(out_sp), in_size = Product(in_sp), k_size = Product(k_sp);
+  std::vector<double> want(n_batch * m_out * out_size);
+  for (int64_t n = 0; n < n_batch; ++n) {
+    for (int64_t m = 0; m < m_out; ++m) {
+      for (int64_t o = 0; o < out_size; ++o) want[(n * m_out + m) * out_size + o] = b[m];
+      const int64_t grp = m / mg;
+      for (int64_t ci = 0; ci < cg; ++ci) {
+        const int64_t c_in = grp * cg + ci;
+        for (int64_t i = 0; i < in_size; ++i) {
+          const auto ii = Unflatten(i, in_sp);
+          for (int64_t k = 0; k < k_size; ++k) {
+            const auto ki = Unflatten(k, k_sp);
+            std::vector<int64_t> oi(r);
+            bool inside = true;
+            for (size_t a = 0; a < r; ++a) {
+              oi[a] = ii[a] * (c.strides.empty() ? 1 : c.strides[a]) - pads_begin[a] + ki[a] * (c.dilations.empty() ? 1 : c.dilations[a]);
+              inside = inside && oi[a] >= 0 && oi[a] < out_sp[a];
+            }
+            if (!inside) continue;
+            want[(n * m_out + m) * out_size + Flatten(oi, out_sp)] +=
+                double(x[(n * channels + c_in) * in_size + i]) * w[(c_in * mg + m % mg) * k_size + k];
+          }
+        }
+      }
+    }
+  }
+  const auto got = ToVector<float>(out[0].tensor());
+  for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << i;
+}
+
+TEST(ConvTranspose, StridesPadsGroupsAndOutputShape) {
+  // out = s*(in-1) + output_padding + (k-1)*d + 1 - pads.
+  CheckConvTranspose({{1, 3, 5, 5}, {3, 4, 3, 3}, 1, {2, 2}, {}, {1, 1, 1, 1}}, {1, 1}, {9, 9});
+  CheckConvTranspose({{2, 4, 4, 6}, {4, 3, 3, 2}, 2, {2, 3}, {1, 2}, {0, 1, 1, 0}, {1, 2}}, {0, 1}, {9, 19});
+  CheckConvTranspose({{1, 2, 7}, {2, 5, 4}, 1, {3}, {}, {}, {}}, {0}, {22});
+  CheckConvTranspose({{1, 2, 3, 3, 2}, {2, 2, 2, 3, 2}, 1, {1, 2, 2}}, {0, 0, 0}, {4, 7, 4});
+  // output_shape without pads: total padding 3*(3-1)+3-10 = -1 -> begin 0, end -1 (one extra row).
+  CheckConvTranspose({{1, 1, 3, 3}, {1, 2, 3, 3}, 1, {3, 2}, {}, {}, {}, {10, 8}}, {0, 0}, {10, 8});
+  // SAME_UPPER: out = in * stride, total = 2*(4-1)+3-8 = 1 -> begin 0.
+  CheckConvTranspose({{1, 2, 4, 4}, {2, 2, 3, 3}, 1, {2, 2}, {}, {}, {}, {}, "SAME_UPPER"}, {0, 0}, {8, 8});
+  CheckConvTranspose({{1, 2, 4, 4}, {2, 2, 3, 3}, 1, {2, 2}, {}, {}, {}, {}, "SAME_LOWER"}, {1, 1}, {8, 8});
+  // Depthwise-style groups.
+  CheckConvTranspose({{1, 6, 5, 5}, {6, 1, 3, 3}, 6, {1, 1}}, {0, 0}, {7, 7});
+}
+
+}  // namespace
+}  // namespace onnx_light
