@@ -6,4 +6,5 @@ the inventory and the benchmarks all take the list from this one place.
 
 KERNEL_FAMILIES = [
     "//native/kernels/attention:attention",
+    "//native/kernels/controlflow:controlflow",
 ]
