@@ -197,7 +197,8 @@ class LinearAttentionKernel : public OpKernel {
 OL_REGISTER_KERNELS(linear_attention) {
   registry.Add(KernelDef{"", "LinearAttention", 27, kOpenEnded, "attention",
                          {DataType::kFloat, DataType::kFloat16, DataType::kBFloat16}, 0,
-                         {ParamSpec::Int64("parallel.minimum_multiply_adds", int64_t{1} << 17, 1, int64_t{1} << 50,
+                         // Same cost model as Attention's threshold (attention_core.cc).
+                         {ParamSpec::Int64("parallel.minimum_multiply_adds", int64_t{1} << 22, 1, int64_t{1} << 50,
                                            "state update and read multiply-adds below which heads run serially")},
                          false, MakeKernel<LinearAttentionKernel>()});
 }
