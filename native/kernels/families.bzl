@@ -7,4 +7,5 @@ the inventory and the benchmarks all take the list from this one place.
 KERNEL_FAMILIES = [
     "//native/kernels/attention:attention",
     "//native/kernels/controlflow:controlflow",
+    "//native/kernels/rnn:rnn",
 ]
