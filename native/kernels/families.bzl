@@ -7,5 +7,10 @@ the inventory and the benchmarks all take the list from this one place.
 KERNEL_FAMILIES = [
     "//native/kernels/attention:attention",
     "//native/kernels/controlflow:controlflow",
+    "//native/kernels/sequence:sequence",
+    "//native/kernels/elementwise:logical",
+    "//native/kernels/elementwise:math_binary",
+    "//native/kernels/elementwise:math_unary",
+    "//native/kernels/elementwise:where",
     "//native/kernels/rnn:rnn",
 ]

@@ -61,7 +61,7 @@ class Loop : public OpKernel {
         OL_ASSIGN_OR_RETURN(stacked, EmptyScanOutput(ctx, *body_, 1 + num_carried + k));
       } else {
         const Tensor& first = scans[k].front();
-        auto result = StackAxis(scans[k], 0, first.dtype(), first.shape(), ctx.allocator());
+        auto result = axis_copy::Stack(scans[k], 0, first.dtype(), first.shape(), ctx.allocator());
         if (!result.ok()) return result.status().WithContext(StrCat(ctx.Where(), ": scan output ", k, ": "));
         stacked = std::move(result).value();
         ctx.RecordCopy();

@@ -57,7 +57,7 @@ StatusOr<ScanResult> RunScan(KernelContext& ctx, const Graph& body, const ScanSp
     for (int i = 0; i < spec.num_states; ++i) inputs[i] = std::move(states[i]);
     for (int j = 0; j < spec.num_scan_inputs; ++j) {
       const int64_t index = spec.input_directions[j] ? length - 1 - t : t;
-      OL_ASSIGN_OR_RETURN(Tensor slice, SliceAxis(*scan_inputs[j], axes[j], index, ctx.allocator()));
+      OL_ASSIGN_OR_RETURN(Tensor slice, axis_copy::Slice(*scan_inputs[j], axes[j], index, 1, false, ctx.allocator()));
       inputs[spec.num_states + j] = Value(std::move(slice));
       ctx.RecordCopy();
     }
@@ -85,7 +85,7 @@ StatusOr<ScanResult> RunScan(KernelContext& ctx, const Graph& body, const ScanSp
     const Tensor& first = per_iteration[k].front();
     auto axis = NormalizeAxis(spec.output_axes[k], first.shape().rank() + 1);
     if (!axis.ok()) return axis.status().WithContext(StrCat(ctx.Where(), ": scan output ", k, ": "));
-    auto stacked = StackAxis(per_iteration[k], *axis, first.dtype(), first.shape(), ctx.allocator());
+    auto stacked = axis_copy::Stack(per_iteration[k], *axis, first.dtype(), first.shape(), ctx.allocator());
     if (!stacked.ok()) return stacked.status().WithContext(StrCat(ctx.Where(), ": scan output ", k, ": "));
     ctx.RecordCopy();
     result.outputs.push_back(std::move(stacked).value());
@@ -209,7 +209,7 @@ class Scan8 : public OpKernel {
       std::vector<Value> states;
       std::vector<Tensor> slices;
       for (size_t i = 0; i < batched.size(); ++i) {
-        OL_ASSIGN_OR_RETURN(Tensor slice, SliceAxis(*batched[i], 0, b, ctx.allocator()));
+        OL_ASSIGN_OR_RETURN(Tensor slice, axis_copy::Slice(*batched[i], 0, b, 1, false, ctx.allocator()));
         if (static_cast<int>(i) < spec_.num_states) {
           states.push_back(Value(std::move(slice)));
         } else {
@@ -227,7 +227,7 @@ class Scan8 : public OpKernel {
     }
     const auto stack = [&](int output, const std::vector<Tensor>& parts) -> Status {
       if (parts.empty()) return InvalidArgument(ctx.Where(), ": a batch of size 0 has no outputs to stack");
-      OL_ASSIGN_OR_RETURN(Tensor t, StackAxis(parts, 0, parts[0].dtype(), parts[0].shape(), ctx.allocator()));
+      OL_ASSIGN_OR_RETURN(Tensor t, axis_copy::Stack(parts, 0, parts[0].dtype(), parts[0].shape(), ctx.allocator()));
       return ctx.SetOutput(output, Value(std::move(t)));
     };
     for (int i = 0; i < spec_.num_states; ++i) OL_RETURN_IF_ERROR(stack(i, states_by_batch[i]));
