@@ -4,6 +4,7 @@
 // attention_vs_ort.py to set beside ONNX Runtime.
 //
 //   attention_bench --batch=1 --heads=12 --seq=512 --head_size=64 --threads=1,2 --reps=20
+//   (--tile=N and --minimum_multiply_adds=N override the tuning values)
 #include <chrono>
 #include <ctime>
 #include <cstdio>
@@ -77,6 +78,10 @@ int Main(int argc, char** argv) {
   if (!def.ok()) return std::fprintf(stderr, "%s\n", def.status().ToString().c_str()), 1;
   ResolvedTuning tuning = ResolvedTuning::Defaults(registry.SchemaFor(**def, DataType::kFloat));
   if (tile > 0 && !tuning.Set("algorithm.query_tile_rows", tile, ValueSource::kExplicitProfile).ok()) return 1;
+  // --minimum_multiply_adds=1 forces the parallel path (crossover sweeps).
+  if (const int64_t minimum = Flag(argc, argv, "minimum_multiply_adds", 0)) {
+    if (!tuning.Set("parallel.minimum_multiply_adds", minimum, ValueSource::kExplicitProfile).ok()) return 1;
+  }
   KernelInfo info("", op, node, 23, &attributes, {DataType::kFloat, DataType::kFloat, DataType::kFloat}, 1, tuning);
   auto kernel = (*def)->factory(info);
   if (!kernel.ok()) return std::fprintf(stderr, "%s\n", kernel.status().ToString().c_str()), 1;

@@ -7,6 +7,7 @@ the inventory and the benchmarks all take the list from this one place.
 KERNEL_FAMILIES = [
     "//native/kernels/attention:attention",
     "//native/kernels/controlflow",
+    "//native/kernels/controlflow:controlflow",
     "//native/kernels/conv:conv",
     "//native/kernels/elementwise:logical",
     "//native/kernels/elementwise:math_binary",
@@ -17,7 +18,9 @@ KERNEL_FAMILIES = [
     "//native/kernels/pooling",
     "//native/kernels/quantized:quantized",
     "//native/kernels/reduction",
+    "//native/kernels/rnn:rnn",
     "//native/kernels/sequence",
+    "//native/kernels/sequence:sequence",
     "//native/kernels/softmax",
     "//native/kernels/tensor:cast",
     "//native/kernels/tensor:concat_split",

@@ -124,13 +124,17 @@ class AttentionRunner {
       const int64_t v_offset = vs.Offset(b, kvh, past ? j : j - p_.past_seq);
       CopyPresentRow(ks, k_offset, p_.head_size, p_.present_k, head * kv_seq_ + j);
       CopyPresentRow(vs, v_offset, p_.v_head_size, p_.present_v, head * kv_seq_ + j);
-      LoadRow(ks.type, ks.data, k_offset, p_.head_size, row);
-      C* k_column = packed_k + PackedIndex(p_.head_size, 0, j);
-      for (int64_t d = 0; d < p_.head_size; ++d) k_column[d * kPanelWidth] = row[d];
-      LoadRow(vs.type, vs.data, v_offset, p_.v_head_size, row);
-      for (int64_t d0 = 0; d0 < p_.v_head_size; d0 += kPanelWidth) {
-        const int64_t width = std::min(kPanelWidth, p_.v_head_size - d0);
-        std::copy(row + d0, row + d0 + width, packed_v + PackedIndex(kv_seq_, j, d0));
+      if (p_.probabilities.data == nullptr) {  // split runs pack only the side they use
+        LoadRow(ks.type, ks.data, k_offset, p_.head_size, row);
+        C* k_column = packed_k + PackedIndex(p_.head_size, 0, j);
+        for (int64_t d = 0; d < p_.head_size; ++d) k_column[d * kPanelWidth] = row[d];
+      }
+      if (!p_.scores_only) {
+        LoadRow(vs.type, vs.data, v_offset, p_.v_head_size, row);
+        for (int64_t d0 = 0; d0 < p_.v_head_size; d0 += kPanelWidth) {
+          const int64_t width = std::min(kPanelWidth, p_.v_head_size - d0);
+          std::copy(row + d0, row + d0 + width, packed_v + PackedIndex(kv_seq_, j, d0));
+        }
       }
     }
   }
@@ -193,7 +197,7 @@ class AttentionRunner {
 
   void StoreQk(int mode, int64_t b, int64_t h, int64_t i, const C* row) const {
     if (p_.qk_output == nullptr || p_.qk_output_mode != mode) return;
-    StoreRow(p_.y.type, p_.qk_output, ((b * p_.q_heads + h) * p_.q_seq + i) * kv_seq_, row, kv_seq_);
+    StoreRow(p_.qk_type, p_.qk_output, ((b * p_.q_heads + h) * p_.q_seq + i) * kv_seq_, row, kv_seq_);
   }
 
   // Turns one row of raw scores into unnormalised probabilities exp(s - max) (in place),
@@ -244,17 +248,30 @@ class AttentionRunner {
     C* bias = reinterpret_cast<C*>(base + QTileBytes() + ScoresBytes() + OutBytes());
     C* normalizers = reinterpret_cast<C*>(base + QTileBytes() + ScoresBytes() + OutBytes() + RowBytes());
 
-    const C scale = static_cast<C>(p_.scale);
-    for (int64_t r = 0; r < rows; ++r) {
-      C* q_row = q_tile + r * p_.head_size;
-      LoadRow(p_.q.type, p_.q.data, p_.q.Offset(b, h, row0 + r), p_.head_size, q_row);
-      ScaleRow(q_row, p_.head_size, scale);
-    }
-    // Padded rows are zero: their scores (0) and outputs are computed and never stored.
-    std::fill(q_tile + rows * p_.head_size, q_tile + rows_padded * p_.head_size, C(0));
-    PanelMatMul(rows_padded, kv_seq_, p_.head_size, q_tile, p_.head_size, PackedK(b, kvh), scores, kv_padded_);
-    for (int64_t r = 0; r < rows; ++r) {
-      normalizers[r] = ScoresToProbabilities(b, h, row0 + r, scores + r * kv_padded_, bias);
+    if (p_.probabilities.data != nullptr) {
+      for (int64_t r = 0; r < rows; ++r) {
+        LoadRow(p_.probabilities.type, p_.probabilities.data, p_.probabilities.Offset(b, h, row0 + r), kv_seq_,
+                scores + r * kv_padded_);
+        normalizers[r] = C(1);
+      }
+      for (int64_t r = rows; r < rows_padded; ++r) std::fill(scores + r * kv_padded_, scores + (r + 1) * kv_padded_, C(0));
+    } else {
+      const C scale = static_cast<C>(p_.scale);
+      for (int64_t r = 0; r < rows; ++r) {
+        C* q_row = q_tile + r * p_.head_size;
+        LoadRow(p_.q.type, p_.q.data, p_.q.Offset(b, h, row0 + r), p_.head_size, q_row);
+        ScaleRow(q_row, p_.head_size, scale);
+      }
+      // Padded rows are zero: their scores (0) and outputs are computed and never stored.
+      std::fill(q_tile + rows * p_.head_size, q_tile + rows_padded * p_.head_size, C(0));
+      PanelMatMul(rows_padded, kv_seq_, p_.head_size, q_tile, p_.head_size, PackedK(b, kvh), scores, kv_padded_);
+      if (p_.scores_only) {
+        for (int64_t r = 0; r < rows; ++r) StoreQk(0, b, h, row0 + r, scores + r * kv_padded_);
+        return;
+      }
+      for (int64_t r = 0; r < rows; ++r) {
+        normalizers[r] = ScoresToProbabilities(b, h, row0 + r, scores + r * kv_padded_, bias);
+      }
     }
     PanelMatMul(rows_padded, p_.v_head_size, kv_seq_, scores, kv_padded_, PackedV(b, kvh), out, dv_padded_);
     for (int64_t r = 0; r < rows; ++r) {
@@ -277,9 +294,11 @@ class AttentionRunner {
 
 }  // namespace
 
-// About 2^18 multiply-adds (tens of microseconds serially) amortise the start of the two
-// regions (ONNX Runtime's cost model: ~100k cycles per region); calibrated per machine.
-constexpr int64_t kDefaultMinimumMultiplyAdds = int64_t{1} << 18;
+// 2^22 multiply-adds run serially in about 90 us here (47 GMAC/s); splitting pays once the
+// work is about twice a region start (ONNX Runtime's cost model: ~100k cycles, ~40 us).
+// A sweep on the loaded 2-core machine found no crossover up to 2^25 (the report has the
+// samples): per-machine calibration decides; this is the conservative portable default.
+constexpr int64_t kDefaultMinimumMultiplyAdds = int64_t{1} << 22;
 constexpr int64_t kDefaultQueryTileRows = 64;
 
 std::vector<ParamSpec> AttentionTuningSpecs() {

@@ -69,7 +69,15 @@ struct AttentionProblem {
   MutableRowView y;             // (batch, q head, row) -> v_head_size values
   void* present_k = nullptr;    // (B, Hkv, kv_seq, head_size) of k.type, or null
   void* present_v = nullptr;    // (B, Hkv, kv_seq, v_head_size) of v.type, or null
-  void* qk_output = nullptr;    // (B, Hq, q_seq, kv_seq) of y.type, or null
+  void* qk_output = nullptr;    // (B, Hq, q_seq, kv_seq) of qk_type, or null
+  DataType qk_type = DataType::kUndefined;
+
+  // Split runs, for modifier graphs that need whole score tensors (FlexAttention):
+  // scores_only stops after writing the raw scores to qk_output (mode 0; y unused);
+  // probabilities, when set, replaces QK^T and softmax with rows read from it
+  // ((B, Hq, q_seq, kv_seq), contiguous) and runs PV alone.
+  bool scores_only = false;
+  RowView probabilities;
 };
 
 struct AttentionTuning {

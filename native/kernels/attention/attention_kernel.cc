@@ -254,6 +254,7 @@ Status AttentionKernel::AllocateOutputs(KernelContext& ctx, bool output_3d, Atte
   if (ctx.num_outputs() > 3) {
     OL_ASSIGN_OR_RETURN(Tensor * qk, ctx.AllocateOutput(3, t1, Shape{b, hq, sq, p->kv_seq()}));
     p->qk_output = qk->raw_data();
+    p->qk_type = t1;
   }
   return Status::Ok();
 }

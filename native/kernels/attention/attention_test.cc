@@ -299,6 +299,41 @@ TEST(Attention, ScratchStaysWithinTileBound) {
   EXPECT_LE(r->allocation.peak_bytes, r->peak_scratch + 96 * 4 * 16 * 4 + 4096);
 }
 
+// FlexAttention without modifier graphs is plain rank-4 attention (GQA, scale).
+TEST(FlexAttention, MatchesNaiveReferenceForEveryParticipantCount) {
+  for (DataType type : {DataType::kFloat, DataType::kFloat16, DataType::kDouble}) {
+    AttentionCase c;
+    c.q_heads = 6; c.kv_heads = 2; c.q_seq = 9; c.kv_seq = 7; c.head = 12; c.v_head = 5; c.type = type; c.scale = 0.3f;
+    Inputs in;
+    KernelTester attention = MakeTester(c, &in);  // for the rounded inputs
+    KernelTester t("FlexAttention", 1, "ai.onnx.preview");
+    auto tensor = [&](std::vector<double>* v, int64_t heads, int64_t seq, int64_t d) {
+      return MakeFloatTensor(type, Shape{c.batch, heads, seq, d}, v);
+    };
+    t.Input(tensor(&in.q, c.q_heads, c.q_seq, c.head)).Input(tensor(&in.k, c.kv_heads, c.kv_seq, c.head));
+    t.Input(tensor(&in.v, c.kv_heads, c.kv_seq, c.v_head)).Attr("scale", *c.scale);
+    auto serial = t.Run(1);
+    ASSERT_TRUE(serial.ok()) << serial.status().ToString();
+    ExpectNear(NaiveAttention(c, in).y, serial->at(0).tensor(), ToleranceFor(type), "FlexAttention Y");
+    t.Tuning("parallel.minimum_multiply_adds", int64_t{1});
+    for (int threads : {1, 2, 4, 8}) {
+      auto parallel = t.Run(threads);
+      ASSERT_TRUE(parallel.ok()) << parallel.status().ToString();
+      ExpectIdentical(serial->at(0), parallel->at(0), "FlexAttention with " + std::to_string(threads) + " threads");
+    }
+  }
+}
+
+TEST(FlexAttention, RejectsBadInputs) {
+  auto f = [](Shape s) { std::vector<double> v = RandomValues(s.num_elements(), 1); return MakeFloatTensor(DataType::kFloat, s, &v); };
+  KernelTester t("FlexAttention", 1, "ai.onnx.preview");
+  t.Input(f({1, 3, 2, 4})).Input(f({1, 2, 5, 4})).Input(f({1, 2, 5, 4}));  // 3 query heads, 2 kv heads
+  EXPECT_EQ(t.Run(1).status().code(), StatusCode::kInvalidArgument);
+  KernelTester rank3("FlexAttention", 1, "ai.onnx.preview");
+  rank3.Input(f({1, 2, 4})).Input(f({1, 5, 4})).Input(f({1, 5, 4}));
+  EXPECT_EQ(rank3.Run(1).status().code(), StatusCode::kInvalidArgument);
+}
+
 TEST(Attention, RejectsBadInputs) {
   auto f = [](Shape s) { std::vector<double> v = RandomValues(s.num_elements(), 1); return MakeFloatTensor(DataType::kFloat, s, &v); };
   {  // mixed ranks

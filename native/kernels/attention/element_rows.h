@@ -65,6 +65,15 @@ Narrow RoundTo(C v) {
   }
 }
 
+template <typename T>
+T FromFloat(float v) {
+  if constexpr (std::is_same_v<T, float>) {
+    return v;
+  } else {
+    return T::FromFloat(v);
+  }
+}
+
 // Row of C values stored at element `index` of `base`, rounded to `type` (a float type).
 template <typename C>
 void StoreRow(DataType type, void* base, int64_t index, const C* in, int64_t n) {
