@@ -5,6 +5,11 @@ the inventory and the benchmarks all take the list from this one place.
 """
 
 KERNEL_FAMILIES = [
+    "//native/kernels/controlflow",
+    "//native/kernels/elementwise:logical",
+    "//native/kernels/elementwise:math_binary",
+    "//native/kernels/elementwise:math_unary",
+    "//native/kernels/elementwise:where",
     "//native/kernels/normalization",
     "//native/kernels/pooling",
     "//native/kernels/reduction",

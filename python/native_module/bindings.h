@@ -9,6 +9,7 @@ namespace onnx_light::python {
 
 void BindCore(nanobind::module_& m);      // DataType names, Status exceptions
 void BindRegistry(nanobind::module_& m);  // registered kernels (for the inventory)
+void BindSession(nanobind::module_& m);   // Graph, Session, CpuExecutionPolicy, RunOptions
 
 // Raises the Python exception that matches status.code() (see onnx_light.errors).
 [[noreturn]] void ThrowStatus(const Status& status);

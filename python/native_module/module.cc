@@ -8,4 +8,5 @@ NB_MODULE(_native, m) {
   m.doc() = "onnx-light native runtime: kernels, executor, session, tuning";
   onnx_light::python::BindCore(m);
   onnx_light::python::BindRegistry(m);
+  onnx_light::python::BindSession(m);
 }

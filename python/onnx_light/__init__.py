@@ -8,6 +8,12 @@ from onnx_light._native import (  # noqa: F401  (re-exported exception classes)
     NotImplemented,
     ResourceExhausted,
 )
+from onnx_light.session import (  # noqa: F401
+    CpuExecutionPolicy,
+    InferenceSession,
+    NodeArg,
+    RunOptions,
+)
 
 
 def registered_kernels():

@@ -1,0 +1,263 @@
+#include "native/session/session.h"
+
+#include <chrono>
+
+#include "native/registry/kernel.h"
+#include "native/session/plan.h"
+
+namespace onnx_light {
+namespace {
+
+Status AtNode(const Status& status, const std::string& where) {
+  if (status.ok() || status.message().find(where) != std::string::npos) return status;
+  return status.WithContext(where + ": ");
+}
+
+int64_t NowNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string InputNames(const Graph& graph) {
+  std::string names;
+  for (const auto& input : graph.inputs) names += (names.empty() ? "'" : ", '") + input.name + "'";
+  return names.empty() ? "(none)" : names;
+}
+
+// Fills the slots every run starts with: initializers and captured outer-scope values.
+std::vector<Value> NewFrame(const GraphPlan& plan, const std::vector<Value>* parent_frame) {
+  std::vector<Value> frame(plan.num_slots);
+  for (const auto& [slot, tensor] : plan.initializers) frame[slot] = Value(tensor);
+  for (const auto& [slot, parent_slot] : plan.outer_values) frame[slot] = (*parent_frame)[parent_slot];
+  return frame;
+}
+
+}  // namespace
+
+// Executes plans for one Run. Also the SubgraphRunner that control-flow kernels call:
+// a subgraph runs in a fresh frame on the same thread and executor, capturing outer-scope
+// values from the frame of the node that calls it.
+class Session::Runner final : public SubgraphRunner {
+ public:
+  Runner(const Session& session, const RunOptions& options) : session_(session), options_(options) {
+    parallel_.executor = session.executor_.get();
+    parallel_.cancellation = options.cancellation;
+    parallel_.events = options.events;
+  }
+
+  Status Execute(const GraphPlan& plan, std::vector<Value>& frame) {
+    const GraphPlan* saved_plan = current_plan_;
+    std::vector<Value>* saved_frame = current_frame_;
+    current_plan_ = &plan;
+    current_frame_ = &frame;
+    Status status = ExecuteNodes(plan, frame);
+    current_plan_ = saved_plan;
+    current_frame_ = saved_frame;
+    return status;
+  }
+
+  StatusOr<std::vector<Value>> Run(const Graph& graph, const std::vector<Value>& inputs) override {
+    auto it = session_.subgraph_plans_.find(&graph);
+    if (it == session_.subgraph_plans_.end() || it->second->parent != current_plan_) {
+      return Internal("subgraph '", graph.name, "' was not planned as a subgraph of the calling node's graph");
+    }
+    const GraphPlan& plan = *it->second;
+    if (inputs.size() != plan.input_slots.size()) {
+      return InvalidArgument("subgraph '", graph.name, "' takes ", plan.input_slots.size(), " inputs, got ",
+                             inputs.size());
+    }
+    std::vector<Value> frame = NewFrame(plan, current_frame_);
+    for (size_t i = 0; i < inputs.size(); ++i) frame[plan.input_slots[i]] = inputs[i];
+    OL_RETURN_IF_ERROR(Execute(plan, frame).WithContext(StrCat("subgraph '", graph.name, "': ")));
+    std::vector<Value> outputs;
+    outputs.reserve(plan.output_slots.size());
+    for (int slot : plan.output_slots) outputs.push_back(frame[slot]);
+    return outputs;
+  }
+
+ private:
+  Status CheckCancelled(const PlannedNode& node) const {
+    if (options_.cancellation == nullptr || !options_.cancellation->IsCancelled()) return Status::Ok();
+    return Cancelled("run stopped before ", node.where, ": ",
+                     options_.cancellation->deadline_passed() ? "the run's timeout expired" : "the run was terminated");
+  }
+
+  // The kernel for the element type the dispatch input has in this run.
+  StatusOr<OpKernel*> KernelFor(PlannedNode& node, const std::vector<const Value*>& inputs) {
+    DataType actual = DataType::kUndefined;
+    if (node.dispatch_input >= 0 && node.dispatch_input < static_cast<int>(inputs.size()) &&
+        inputs[node.dispatch_input] != nullptr) {
+      actual = inputs[node.dispatch_input]->element_type();
+    }
+    if (node.primary.kernel && (actual == node.primary.element_type || actual == DataType::kUndefined)) {
+      return node.primary.kernel.get();
+    }
+    std::lock_guard<std::mutex> lock(node.others_mutex);
+    for (const auto& other : node.others) {
+      if (other->element_type == actual) return other->kernel.get();
+    }
+    OL_ASSIGN_OR_RETURN(auto instance, CreateKernelInstance(node, actual, session_.tuning_source_.get()));
+    node.others.push_back(std::move(instance));
+    return node.others.back()->kernel.get();
+  }
+
+  Status ExecuteNodes(const GraphPlan& plan, std::vector<Value>& frame) {
+    std::vector<const Value*> inputs;
+    for (const auto& planned : plan.nodes) {
+      PlannedNode& node = *planned;
+      OL_RETURN_IF_ERROR(CheckCancelled(node));
+      inputs.clear();
+      for (int slot : node.inputs) inputs.push_back(slot < 0 ? nullptr : &frame[slot]);
+      OL_ASSIGN_OR_RETURN(OpKernel * kernel, KernelFor(node, inputs));
+
+      ParallelContext parallel = parallel_;
+      parallel.kernel = node.node->op.c_str();
+      KernelContext ctx(&node.node->op, &node.node->name, inputs, static_cast<int>(node.outputs.size()),
+                        session_.allocator_.get(), parallel, this);
+      EventCollector* events = options_.events;
+      const int64_t start = events ? NowNanos() : 0;
+      const AllocationStats before = events ? session_.allocator_->stats() : AllocationStats{};
+      OL_RETURN_IF_ERROR(AtNode(kernel->Compute(ctx), node.where));
+      if (events) {
+        const AllocationStats after = session_.allocator_->stats();
+        NodeEvent event;
+        event.op = node.node->op;
+        event.node = node.node->name;
+        event.duration_ns = NowNanos() - start;
+        event.allocations = after.allocations - before.allocations;
+        event.bytes_allocated = after.bytes_allocated - before.bytes_allocated;
+        event.copies = ctx.copies();
+        event.peak_scratch_bytes = ctx.peak_scratch();
+        events->RecordNode(std::move(event));
+      }
+      for (size_t i = 0; i < node.outputs.size(); ++i) {
+        if (node.outputs[i] >= 0) frame[node.outputs[i]] = std::move(ctx.outputs()[i]);
+      }
+      for (int slot : node.release_after) frame[slot] = Value();
+    }
+    return Status::Ok();
+  }
+
+  const Session& session_;
+  const RunOptions& options_;
+  ParallelContext parallel_;
+  const GraphPlan* current_plan_ = nullptr;
+  std::vector<Value>* current_frame_ = nullptr;
+};
+
+StatusOr<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const Graph> graph,
+                                                   const CpuExecutionPolicy& policy,
+                                                   std::shared_ptr<const TuningSource> tuning_source) {
+  if (graph == nullptr) return InvalidArgument("Session::Create: no graph");
+  OL_RETURN_IF_ERROR(KernelRegistry::Global().status());
+  OL_RETURN_IF_ERROR(policy.Validate());
+  std::unique_ptr<Session> session(new Session());
+  session->graph_ = std::move(graph);
+  session->policy_ = policy;
+  session->tuning_source_ = std::move(tuning_source);
+  session->allocator_ = std::make_unique<Allocator>();
+  if (policy.EffectiveThreads() > 1) {
+    OL_ASSIGN_OR_RETURN(session->executor_, ExecutorRegistry::Global().Acquire(policy));
+  }
+  OL_ASSIGN_OR_RETURN(session->plan_, PlanGraph(*session->graph_, nullptr, session->tuning_source_.get(),
+                                                &session->subgraph_plans_));
+  return session;
+}
+
+Session::~Session() = default;
+
+Status Session::ValidateFeed(const ValueInfo& declared, const Value& value) const {
+  const auto mismatch = [&](const std::string& got) {
+    return InvalidArgument("input '", declared.name, "': expected ", declared.Describe(), ", got ", got);
+  };
+  switch (declared.type.kind) {
+    case TypeDescription::Kind::kTensor: {
+      if (!value.is_tensor()) return mismatch(value.Describe());
+      const Tensor& t = value.tensor();
+      if (declared.type.element_type != DataType::kUndefined && t.dtype() != declared.type.element_type) {
+        return mismatch(StrCat("element type ", DataTypeName(t.dtype()), " (", t.TypeAndShape(), ")"));
+      }
+      if (!declared.has_shape) return Status::Ok();
+      if (t.shape().rank() != static_cast<int>(declared.dims.size())) {
+        return mismatch(StrCat("rank ", t.shape().rank(), " (", t.TypeAndShape(), ")"));
+      }
+      for (int axis = 0; axis < t.shape().rank(); ++axis) {
+        if (declared.dims[axis] >= 0 && declared.dims[axis] != t.shape()[axis]) {
+          return mismatch(StrCat("dimension ", axis, " = ", t.shape()[axis], " (", t.TypeAndShape(), ")"));
+        }
+      }
+      return Status::Ok();
+    }
+    case TypeDescription::Kind::kSequence:
+      return value.is_sequence() ? Status::Ok() : mismatch(value.Describe());
+    case TypeDescription::Kind::kMap:
+      return value.is_map() ? Status::Ok() : mismatch(value.Describe());
+    default:
+      return Status::Ok();  // optional or undeclared: any value
+  }
+}
+
+StatusOr<std::vector<Value>> Session::Run(const std::vector<std::pair<std::string, Value>>& feeds,
+                                          const std::vector<std::string>& output_names,
+                                          const RunOptions& options) const {
+  const Graph& graph = *graph_;
+  std::vector<Value> frame = NewFrame(*plan_, nullptr);
+  std::vector<bool> fed(graph.inputs.size(), false);
+  for (const auto& [name, value] : feeds) {
+    size_t i = 0;
+    while (i < graph.inputs.size() && graph.inputs[i].name != name) ++i;
+    if (i == graph.inputs.size()) {
+      return InvalidArgument("feed '", name, "' is not an input of the model; its inputs are ", InputNames(graph));
+    }
+    if (fed[i]) return InvalidArgument("input '", name, "' is fed twice");
+    OL_RETURN_IF_ERROR(ValidateFeed(graph.inputs[i], value));
+    fed[i] = true;
+    frame[plan_->input_slots[i]] = value;
+  }
+  for (size_t i = 0; i < graph.inputs.size(); ++i) {
+    if (!fed[i] && !plan_->input_has_default[i]) {
+      return InvalidArgument("missing feed for input '", graph.inputs[i].name, "' (expected ",
+                             graph.inputs[i].Describe(), ")");
+    }
+  }
+  std::vector<int> wanted;
+  if (output_names.empty()) {
+    wanted = plan_->output_slots;
+  } else {
+    for (const auto& name : output_names) {
+      size_t i = 0;
+      while (i < graph.outputs.size() && graph.outputs[i].name != name) ++i;
+      if (i == graph.outputs.size()) return InvalidArgument("'", name, "' is not an output of the model");
+      wanted.push_back(plan_->output_slots[i]);
+    }
+  }
+  Runner runner(*this, options);
+  OL_RETURN_IF_ERROR(runner.Execute(*plan_, frame));
+  std::vector<Value> outputs;
+  outputs.reserve(wanted.size());
+  for (int slot : wanted) outputs.push_back(frame[slot]);
+  return outputs;
+}
+
+std::vector<TuningValueReport> Session::TuningReport() const {
+  std::vector<TuningValueReport> report;
+  const auto add_instance = [&](const PlannedNode& node, const KernelInstance& instance) {
+    if (!instance.kernel || instance.tuning.schema() == nullptr) return;
+    for (const auto& [name, value] : instance.tuning.values()) {
+      report.push_back({node.where, instance.tuning.schema()->key.ToString(), name, ParamValueToString(value),
+                        instance.tuning.SourceOf(name)});
+    }
+  };
+  const auto add_plan = [&](const GraphPlan& plan) {
+    for (const auto& node : plan.nodes) {
+      add_instance(*node, node->primary);
+      std::lock_guard<std::mutex> lock(node->others_mutex);
+      for (const auto& other : node->others) add_instance(*node, *other);
+    }
+  };
+  add_plan(*plan_);
+  for (const auto& [graph, plan] : subgraph_plans_) add_plan(*plan);
+  return report;
+}
+
+}  // namespace onnx_light

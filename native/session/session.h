@@ -1,0 +1,80 @@
+// Session: a planned graph ready to run. Created once from a Graph (kernels instantiated,
+// tuning resolved, executor acquired), then Run any number of times, from any thread.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "native/core/allocator.h"
+#include "native/core/status.h"
+#include "native/core/value.h"
+#include "native/executor/cancellation.h"
+#include "native/executor/cpu_execution_policy.h"
+#include "native/executor/cpu_executor.h"
+#include "native/executor/region_events.h"
+#include "native/session/graph.h"
+#include "native/tuning/schema.h"
+
+namespace onnx_light {
+
+struct GraphPlan;
+
+struct RunOptions {
+  const CancellationToken* cancellation = nullptr;  // polled between nodes and blocks
+  EventCollector* events = nullptr;                 // node and region events; null = off
+};
+
+// One resolved tuning value of one node's kernel, and where it came from.
+struct TuningValueReport {
+  std::string node;       // "Add node 'n3'"
+  std::string schema;     // SchemaKey::ToString()
+  std::string parameter;
+  std::string value;
+  ValueSource source;
+};
+
+class Session {
+ public:
+  // Plans `graph` (InvalidArgument for cycles, dangling inputs, malformed graphs;
+  // NotImplemented for ops without a kernel). Subgraphs share the session's executor.
+  static StatusOr<std::unique_ptr<Session>> Create(std::shared_ptr<const Graph> graph,
+                                                   const CpuExecutionPolicy& policy,
+                                                   std::shared_ptr<const TuningSource> tuning_source = nullptr);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  const Graph& graph() const { return *graph_; }
+  // Null under a serial policy.
+  CpuExecutor* executor() const { return executor_.get(); }
+  const CpuExecutionPolicy& policy() const { return policy_; }
+  AllocationStats memory() const { return allocator_->stats(); }
+
+  // Runs the graph. `feeds` by graph input name (inputs with an initializer may be
+  // omitted); `output_names` empty = every graph output, in graph order.
+  StatusOr<std::vector<Value>> Run(const std::vector<std::pair<std::string, Value>>& feeds,
+                                   const std::vector<std::string>& output_names,
+                                   const RunOptions& options = {}) const;
+
+  // Every tuning value of every kernel instance created so far (subgraphs included).
+  std::vector<TuningValueReport> TuningReport() const;
+
+  class Runner;  // executes plans (session.cc)
+
+ private:
+  Session() = default;
+  Status ValidateFeed(const ValueInfo& declared, const Value& value) const;
+
+  std::shared_ptr<const Graph> graph_;
+  CpuExecutionPolicy policy_;
+  std::shared_ptr<CpuExecutor> executor_;
+  std::shared_ptr<const TuningSource> tuning_source_;
+  std::unique_ptr<Allocator> allocator_;
+  std::unique_ptr<GraphPlan> plan_;
+  std::map<const Graph*, std::unique_ptr<GraphPlan>> subgraph_plans_;
+};
+
+}  // namespace onnx_light

@@ -1,0 +1,333 @@
+#include "native/session/session.h"
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+namespace onnx_light {
+namespace {
+
+constexpr char kTestDomain[] = "test.session";
+
+ValueInfo FloatInfo(const std::string& name, std::vector<int64_t> dims) {
+  ValueInfo v;
+  v.name = name;
+  v.type.kind = TypeDescription::Kind::kTensor;
+  v.type.element_type = DataType::kFloat;
+  v.has_shape = true;
+  v.dims = std::move(dims);
+  return v;
+}
+
+Node MakeNode(const std::string& op, const std::string& name, std::vector<std::string> inputs,
+              std::vector<std::string> outputs) {
+  Node n;
+  n.op = op;
+  n.domain = kTestDomain;
+  n.name = name;
+  n.inputs = std::move(inputs);
+  n.outputs = std::move(outputs);
+  return n;
+}
+
+std::shared_ptr<Graph> NewGraph() {
+  auto g = std::make_shared<Graph>();
+  g->name = "g";
+  g->opset_imports[kTestDomain] = 1;
+  return g;
+}
+
+Tensor Floats(Shape shape, float value) {
+  auto t = Tensor::Allocate(DataType::kFloat, std::move(shape), Allocator::Default());
+  EXPECT_TRUE(t.ok());
+  for (int64_t i = 0; i < t->num_elements(); ++i) t->data<float>()[i] = value;
+  return *t;
+}
+
+// x -> Add(x, x) -> Add(., x) -> ... : after k nodes every element is (k + 1) * x.
+std::shared_ptr<Graph> AddChain(int length, int64_t n) {
+  auto g = NewGraph();
+  g->inputs.push_back(FloatInfo("x", {n}));
+  std::string previous = "x";
+  for (int i = 0; i < length; ++i) {
+    const std::string out = "t" + std::to_string(i);
+    g->nodes.push_back(MakeNode("TestAdd", "add" + std::to_string(i), {previous, "x"}, {out}));
+    previous = out;
+  }
+  g->outputs.push_back(FloatInfo(previous, {n}));
+  return g;
+}
+
+std::unique_ptr<Session> MustCreate(std::shared_ptr<const Graph> graph, int threads = 1,
+                                    std::shared_ptr<const TuningSource> tuning = nullptr) {
+  CpuExecutionPolicy policy;
+  policy.num_threads = threads;
+  auto s = Session::Create(std::move(graph), policy, std::move(tuning));
+  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  return s.ok() ? std::move(s).value() : nullptr;
+}
+
+TEST(SessionTest, RunsAChainSeriallyAndInParallelWithTheSameResult) {
+  auto graph = AddChain(5, 100000);
+  for (int threads : {1, 2, 4}) {
+    auto session = MustCreate(graph, threads);
+    ASSERT_NE(session, nullptr);
+    EXPECT_EQ(session->executor() == nullptr, threads == 1);
+    auto out = session->Run({{"x", Value(Floats({100000}, 1.5f))}}, {});
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    ASSERT_EQ(out->size(), 1u);
+    const Tensor& t = (*out)[0].tensor();
+    ASSERT_EQ(t.shape(), Shape({100000}));
+    for (int64_t i = 0; i < t.num_elements(); i += 9999) EXPECT_EQ(t.data<float>()[i], 9.0f);
+  }
+}
+
+TEST(SessionTest, OrdersNodesTopologically) {
+  auto g = NewGraph();
+  g->inputs.push_back(FloatInfo("x", {2}));
+  g->nodes.push_back(MakeNode("TestAdd", "second", {"a", "a"}, {"y"}));
+  g->nodes.push_back(MakeNode("TestAdd", "first", {"x", "x"}, {"a"}));
+  g->outputs.push_back(FloatInfo("y", {2}));
+  auto session = MustCreate(g);
+  auto out = session->Run({{"x", Value(Floats({2}, 1.0f))}}, {"y"});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)[0].tensor().data<float>()[1], 4.0f);
+}
+
+TEST(SessionTest, RejectsACycleNamingANodeOnIt) {
+  auto g = NewGraph();
+  g->inputs.push_back(FloatInfo("x", {2}));
+  g->nodes.push_back(MakeNode("TestAdd", "entry", {"x", "x"}, {"e"}));
+  g->nodes.push_back(MakeNode("TestAdd", "loop_a", {"e", "b"}, {"a"}));
+  g->nodes.push_back(MakeNode("TestAdd", "loop_b", {"a", "x"}, {"b"}));
+  g->nodes.push_back(MakeNode("TestAdd", "after", {"b", "x"}, {"y"}));
+  g->outputs.push_back(FloatInfo("y", {2}));
+  auto s = Session::Create(g, CpuExecutionPolicy::Serial());
+  ASSERT_EQ(s.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.status().message().find("cycle"), std::string::npos) << s.status().message();
+  EXPECT_NE(s.status().message().find("'loop_a'"), std::string::npos) << s.status().message();
+  EXPECT_NE(s.status().message().find("'loop_b'"), std::string::npos) << s.status().message();
+  EXPECT_EQ(s.status().message().find("'after'"), std::string::npos) << s.status().message();
+}
+
+TEST(SessionTest, RejectsADanglingInputNamingNodeAndInput) {
+  auto g = NewGraph();
+  g->inputs.push_back(FloatInfo("x", {2}));
+  g->nodes.push_back(MakeNode("TestAdd", "adder", {"x", "nowhere"}, {"y"}));
+  g->outputs.push_back(FloatInfo("y", {2}));
+  auto s = Session::Create(g, CpuExecutionPolicy::Serial());
+  ASSERT_EQ(s.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.status().message().find("TestAdd node 'adder': input 'nowhere'"), std::string::npos)
+      << s.status().message();
+}
+
+TEST(SessionTest, RejectsAnOpWithoutKernelNamingOpDomainAndOpset) {
+  auto g = NewGraph();
+  g->inputs.push_back(FloatInfo("x", {2}));
+  g->nodes.push_back(MakeNode("NoSuchOp", "mystery", {"x"}, {"y"}));
+  g->outputs.push_back(FloatInfo("y", {2}));
+  auto s = Session::Create(g, CpuExecutionPolicy::Serial());
+  ASSERT_EQ(s.status().code(), StatusCode::kNotImplemented);
+  EXPECT_NE(s.status().message().find("NoSuchOp node 'mystery'"), std::string::npos) << s.status().message();
+  EXPECT_NE(s.status().message().find("test.session"), std::string::npos) << s.status().message();
+  EXPECT_NE(s.status().message().find("opset 1"), std::string::npos) << s.status().message();
+}
+
+TEST(SessionTest, RejectsAnElementTypeWithoutKernel) {
+  auto g = NewGraph();
+  ValueInfo x = FloatInfo("x", {2});
+  x.type.element_type = DataType::kDouble;
+  g->inputs.push_back(x);
+  g->nodes.push_back(MakeNode("TestAdd", "adder", {"x", "x"}, {"y"}));
+  g->outputs.push_back(FloatInfo("y", {2}));
+  auto s = Session::Create(g, CpuExecutionPolicy::Serial());
+  ASSERT_EQ(s.status().code(), StatusCode::kNotImplemented);
+  EXPECT_NE(s.status().message().find("element type double"), std::string::npos) << s.status().message();
+}
+
+TEST(SessionTest, ValidatesFeeds) {
+  auto session = MustCreate(AddChain(1, 3));
+  const auto run = [&](std::vector<std::pair<std::string, Value>> feeds) {
+    return session->Run(feeds, {}).status();
+  };
+  Status missing = run({});
+  EXPECT_EQ(missing.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(missing.message().find("missing feed for input 'x'"), std::string::npos) << missing.message();
+
+  Status extra = run({{"x", Value(Floats({3}, 1))}, {"z", Value(Floats({3}, 1))}});
+  EXPECT_NE(extra.message().find("feed 'z' is not an input"), std::string::npos) << extra.message();
+
+  auto doubles = Tensor::Allocate(DataType::kDouble, Shape({3}), Allocator::Default(), true);
+  Status dtype = run({{"x", Value(*doubles)}});
+  EXPECT_NE(dtype.message().find("input 'x': expected tensor(float)[3], got element type double"), std::string::npos)
+      << dtype.message();
+
+  Status rank = run({{"x", Value(Floats({3, 1}, 1))}});
+  EXPECT_NE(rank.message().find("got rank 2"), std::string::npos) << rank.message();
+
+  Status dim = run({{"x", Value(Floats({4}, 1))}});
+  EXPECT_NE(dim.message().find("got dimension 0 = 4"), std::string::npos) << dim.message();
+
+  Status output = session->Run({{"x", Value(Floats({3}, 1))}}, {"nope"}).status();
+  EXPECT_NE(output.message().find("'nope' is not an output"), std::string::npos) << output.message();
+}
+
+TEST(SessionTest, WrapsKernelErrorsWithOpAndNode) {
+  auto g = NewGraph();
+  g->inputs.push_back(FloatInfo("x", {2}));
+  g->nodes.push_back(MakeNode("TestFail", "breaker", {"x"}, {"y"}));
+  g->outputs.push_back(FloatInfo("y", {2}));
+  auto session = MustCreate(g);
+  Status s = session->Run({{"x", Value(Floats({2}, 1))}}, {}).status();
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(), "TestFail node 'breaker': TestFail always fails");
+}
+
+TEST(SessionTest, FreesIntermediatesAfterTheirLastUse) {
+  constexpr int64_t kElements = 1 << 16;
+  constexpr int64_t kBytes = kElements * 4;
+  auto session = MustCreate(AddChain(20, kElements));
+  auto out = session->Run({{"x", Value(Floats({kElements}, 1))}}, {});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  const AllocationStats stats = session->memory();
+  EXPECT_EQ(stats.allocations, 20);
+  // A chain needs the value being read and the one being written: never all twenty.
+  EXPECT_LE(stats.peak_bytes, 2 * kBytes + 2 * Allocator::kAlignment);
+  EXPECT_EQ(stats.current_bytes, kBytes) << "only the output is alive";
+}
+
+TEST(SessionTest, RecordsNodeEvents) {
+  auto session = MustCreate(AddChain(3, 8));
+  EventCollector events;
+  RunOptions options;
+  options.events = &events;
+  ASSERT_TRUE(session->Run({{"x", Value(Floats({8}, 1))}}, {}, options).ok());
+  ASSERT_EQ(events.nodes().size(), 3u);
+  EXPECT_EQ(events.nodes()[1].op, "TestAdd");
+  EXPECT_EQ(events.nodes()[1].node, "add1");
+  EXPECT_EQ(events.nodes()[1].allocations, 1);
+  EXPECT_EQ(events.nodes()[1].bytes_allocated, 32);
+}
+
+std::shared_ptr<Graph> SlowGraph() {
+  auto g = NewGraph();
+  g->inputs.push_back(FloatInfo("x", {1}));
+  Node slow = MakeNode("TestSlow", "sleeper", {"x"}, {"y"});
+  Attribute steps;
+  steps.name = "steps";
+  steps.type = Attribute::Type::kInt;
+  steps.i = 50000;  // at least 50 s if nothing stops it
+  slow.attributes["steps"] = steps;
+  g->nodes.push_back(slow);
+  g->outputs.push_back(FloatInfo("y", {1}));
+  return g;
+}
+
+TEST(SessionTest, TerminateFromAnotherThreadCancelsARunningRun) {
+  for (int threads : {1, 2}) {
+    auto session = MustCreate(SlowGraph(), threads);
+    CancellationToken token;
+    RunOptions options;
+    options.cancellation = &token;
+    std::thread terminator([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      token.Cancel();
+    });
+    Status s = session->Run({{"x", Value(Floats({1}, 1))}}, {}, options).status();
+    terminator.join();
+    EXPECT_EQ(s.code(), StatusCode::kCancelled) << s.ToString();
+    EXPECT_NE(s.message().find("terminated"), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find("'sleeper'"), std::string::npos) << s.message();
+  }
+}
+
+TEST(SessionTest, TimeoutCancelsARun) {
+  auto session = MustCreate(SlowGraph(), 2);
+  CancellationToken token;
+  token.SetDeadline(std::chrono::steady_clock::now() + std::chrono::milliseconds(30));
+  RunOptions options;
+  options.cancellation = &token;
+  Status s = session->Run({{"x", Value(Floats({1}, 1))}}, {}, options).status();
+  EXPECT_EQ(s.code(), StatusCode::kCancelled) << s.ToString();
+  EXPECT_NE(s.message().find("timeout"), std::string::npos) << s.message();
+}
+
+class FixedTuning : public TuningSource {
+ public:
+  ResolvedTuning Resolve(std::shared_ptr<const KernelTuningSchema> schema) const override {
+    ResolvedTuning r = ResolvedTuning::Defaults(schema);
+    EXPECT_TRUE(r.Set("parallel.minimum_elements", int64_t{7}, ValueSource::kExactMachine).ok());
+    return r;
+  }
+};
+
+TEST(SessionTest, ReportsWhereEachTuningValueCameFrom) {
+  // add1 reads t0, whose type is unknown until run time: its kernel is created by the run.
+  auto defaults = MustCreate(AddChain(2, 4));
+  EXPECT_EQ(defaults->TuningReport().size(), 1u);
+  ASSERT_TRUE(defaults->Run({{"x", Value(Floats({4}, 1))}}, {}).ok());
+  auto report = defaults->TuningReport();
+  ASSERT_EQ(report.size(), 2u);
+  EXPECT_EQ(report[0].node, "TestAdd node 'add0'");
+  EXPECT_EQ(report[0].parameter, "parallel.minimum_elements");
+  EXPECT_EQ(report[0].value, "65536");
+  EXPECT_EQ(report[0].source, ValueSource::kPortableDefault);
+
+  auto tuned = MustCreate(AddChain(2, 4), 1, std::make_shared<FixedTuning>());
+  ASSERT_TRUE(tuned->Run({{"x", Value(Floats({4}, 1))}}, {}).ok());
+  report = tuned->TuningReport();
+  ASSERT_EQ(report.size(), 2u);
+  EXPECT_EQ(report[1].value, "7");
+  EXPECT_EQ(report[1].source, ValueSource::kExactMachine);
+}
+
+// body(b) = b + outer, where `outer` is computed in the main graph before the call.
+TEST(SessionTest, SubgraphsReadOuterScopeValues) {
+  auto body = std::make_shared<Graph>();
+  body->name = "body";
+  body->inputs.push_back(FloatInfo("b", {2}));
+  body->nodes.push_back(MakeNode("TestAdd", "inner", {"b", "outer"}, {"r"}));
+  body->outputs.push_back(FloatInfo("r", {2}));
+
+  auto g = NewGraph();
+  g->inputs.push_back(FloatInfo("x", {2}));
+  Node call = MakeNode("TestCall", "call", {"x"}, {"y"});
+  Attribute attr;
+  attr.name = "body";
+  attr.type = Attribute::Type::kGraph;
+  attr.g = body;
+  call.attributes["body"] = attr;
+  g->nodes.push_back(call);  // listed before the producer of `outer`: must still run after it
+  g->nodes.push_back(MakeNode("TestAdd", "make_outer", {"x", "x"}, {"outer"}));
+  g->outputs.push_back(FloatInfo("y", {2}));
+  for (int threads : {1, 2}) {
+    auto session = MustCreate(g, threads);
+    auto out = session->Run({{"x", Value(Floats({2}, 3))}}, {});
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    EXPECT_EQ((*out)[0].tensor().data<float>()[0], 9.0f);
+  }
+}
+
+TEST(SessionTest, RejectsASubgraphReadingAnUnknownName) {
+  auto body = std::make_shared<Graph>();
+  body->name = "body";
+  body->nodes.push_back(MakeNode("TestAdd", "inner", {"ghost", "ghost"}, {"r"}));
+  body->outputs.push_back(FloatInfo("r", {2}));
+  auto g = NewGraph();
+  Node call = MakeNode("TestCall", "call", {}, {"y"});
+  Attribute attr;
+  attr.type = Attribute::Type::kGraph;
+  attr.g = body;
+  call.attributes["body"] = attr;
+  g->nodes.push_back(call);
+  g->outputs.push_back(FloatInfo("y", {2}));
+  auto s = Session::Create(g, CpuExecutionPolicy::Serial());
+  ASSERT_EQ(s.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.status().message().find("TestCall node 'call': a subgraph reads 'ghost'"), std::string::npos)
+      << s.status().message();
+}
+
+}  // namespace
+}  // namespace onnx_light

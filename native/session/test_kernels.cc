@@ -1,0 +1,115 @@
+// Test-only kernels in domain "test.session": enough to exercise planning, lifetimes,
+// errors, events, cancellation and subgraphs without any real kernel family.
+#include <chrono>
+#include <thread>
+
+#include "native/registry/kernel.h"
+
+namespace onnx_light {
+namespace {
+
+// C = A + B for float tensors of equal shape; parallel above a tunable threshold.
+class TestAdd : public OpKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    OL_ASSIGN_OR_RETURN(minimum_elements_, info.tuning().Int64("parallel.minimum_elements"));
+    return Status::Ok();
+  }
+  Status Compute(KernelContext& ctx) override {
+    OL_ASSIGN_OR_RETURN(const Tensor* a, ctx.RequiredInput(0));
+    OL_ASSIGN_OR_RETURN(const Tensor* b, ctx.RequiredInput(1));
+    if (a->shape() != b->shape()) {
+      return InvalidArgument(ctx.Where(), ": shapes differ: ", a->TypeAndShape(), " vs ", b->TypeAndShape());
+    }
+    OL_ASSIGN_OR_RETURN(Tensor * c, ctx.AllocateOutput(0, DataType::kFloat, a->shape()));
+    const float* x = a->data<float>();
+    const float* y = b->data<float>();
+    float* z = c->data<float>();
+    auto add = [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) z[i] = x[i] + y[i];
+      return Status::Ok();
+    };
+    if (a->num_elements() < minimum_elements_) return add(0, a->num_elements());
+    return ParallelFor(ctx.parallel(), a->num_elements(), ParallelPlan{"test_add.blocks", 1}, add);
+  }
+
+ private:
+  int64_t minimum_elements_ = 0;
+};
+
+// Always fails with InvalidArgument (a kernel error must reach the caller with the node).
+class TestFail : public OpKernel {
+ public:
+  Status Init(const KernelInfo&) { return Status::Ok(); }
+  Status Compute(KernelContext&) override { return InvalidArgument("TestFail always fails"); }
+};
+
+// Runs `steps` small regions that each sleep `step_ms` per item: a long-running kernel
+// that only cancellation (polled when a region starts) stops early. Output = input.
+class TestSlow : public OpKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    OL_ASSIGN_OR_RETURN(steps_, info.GetInt("steps", 1000));
+    OL_ASSIGN_OR_RETURN(step_ms_, info.GetInt("step_ms", 1));
+    return Status::Ok();
+  }
+  Status Compute(KernelContext& ctx) override {
+    for (int64_t step = 0; step < steps_; ++step) {
+      OL_RETURN_IF_ERROR(ParallelFor(ctx.parallel(), 2, ParallelPlan{"test_slow.step", 1},
+                                     [&](int64_t begin, int64_t end) {
+                                       std::this_thread::sleep_for(std::chrono::milliseconds(step_ms_ * (end - begin)));
+                                       return Status::Ok();
+                                     }));
+    }
+    return ctx.SetOutput(0, *ctx.input_value(0));
+  }
+
+ private:
+  int64_t steps_ = 0, step_ms_ = 0;
+};
+
+// Runs its "body" subgraph on its inputs and returns the body's outputs.
+class TestCall : public OpKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    OL_ASSIGN_OR_RETURN(body_, info.GetGraph("body"));
+    return Status::Ok();
+  }
+  Status Compute(KernelContext& ctx) override {
+    std::vector<Value> inputs;
+    for (int i = 0; i < ctx.num_inputs(); ++i) inputs.push_back(*ctx.input_value(i));
+    OL_ASSIGN_OR_RETURN(std::vector<Value> outputs, ctx.subgraphs()->Run(*body_, inputs));
+    for (int i = 0; i < ctx.num_outputs() && i < static_cast<int>(outputs.size()); ++i) {
+      OL_RETURN_IF_ERROR(ctx.SetOutput(i, outputs[i]));
+    }
+    return Status::Ok();
+  }
+
+ private:
+  std::shared_ptr<const Graph> body_;
+};
+
+KernelDef Def(const char* op, KernelFactory factory, std::vector<ParamSpec> tuning = {}) {
+  KernelDef def;
+  def.domain = "test.session";
+  def.op = op;
+  def.family = "session_test_kernels";
+  def.tuning = std::move(tuning);
+  def.factory = std::move(factory);
+  return def;
+}
+
+}  // namespace
+
+OL_REGISTER_KERNELS(session_test_kernels) {
+  KernelDef add = Def("TestAdd", MakeKernel<TestAdd>(), {MinimumElementsParam(1 << 16)});
+  add.element_types = {DataType::kFloat};
+  registry.Add(std::move(add));
+  registry.Add(Def("TestFail", MakeKernel<TestFail>()));
+  registry.Add(Def("TestSlow", MakeKernel<TestSlow>()));
+  KernelDef call = Def("TestCall", MakeKernel<TestCall>());
+  call.dispatch_input = -1;
+  registry.Add(std::move(call));
+}
+
+}  // namespace onnx_light

@@ -1,0 +1,113 @@
+"""InferenceSession: the ONNX Runtime Python API over the native session."""
+
+import os
+
+import onnx
+
+from onnx_light import _native
+from onnx_light._model import build_graph, describe_type, load_model, prepare_model
+from onnx_light._values import decode_value, encode_value
+
+CpuExecutionPolicy = _native.CpuExecutionPolicy
+RunOptions = _native.RunOptions
+
+
+def _type_name(type_proto):
+    """ONNX Runtime's type strings: "tensor(float)", "seq(tensor(int64))", "optional(...)"."""
+    which = type_proto.WhichOneof("value")
+    if which == "tensor_type":
+        elem = type_proto.tensor_type.elem_type
+        return f"tensor({onnx.helper.tensor_dtype_to_string(elem).split('.')[-1].lower()})"
+    if which == "sequence_type":
+        return f"seq({_type_name(type_proto.sequence_type.elem_type)})"
+    if which == "optional_type":
+        return f"optional({_type_name(type_proto.optional_type.elem_type)})"
+    if which == "map_type":
+        key = onnx.helper.tensor_dtype_to_string(type_proto.map_type.key_type).split(".")[-1].lower()
+        return f"map({key},{_type_name(type_proto.map_type.value_type)})"
+    return "unknown"
+
+
+class NodeArg:
+    """A graph input or output: .name, .type ("tensor(float)"), .shape (ints, dim names or None)."""
+
+    def __init__(self, value_info):
+        self.name = value_info.name
+        self.type = _type_name(value_info.type)
+        self.shape = None
+        if value_info.type.HasField("tensor_type") and value_info.type.tensor_type.HasField("shape"):
+            self.shape = [
+                d.dim_value if d.HasField("dim_value") else (d.dim_param or None)
+                for d in value_info.type.tensor_type.shape.dim
+            ]
+
+    def __repr__(self):
+        return f"NodeArg(name={self.name!r}, type={self.type!r}, shape={self.shape!r})"
+
+
+class InferenceSession:
+    """Loads an ONNX model (path, bytes or onnx.ModelProto) and runs it on the CPU.
+
+    cpu_execution: an onnx_light.CpuExecutionPolicy (default: one thread per physical core).
+    tuning_profile: None (portable defaults) or an onnx_light._native.TuningSource.
+    """
+
+    def __init__(self, model, cpu_execution=None, tuning_profile=None, providers=None, **unused_ort_options):
+        if providers is not None and not any(
+            (p[0] if isinstance(p, tuple) else p) == "CPUExecutionProvider" for p in providers
+        ):
+            raise ValueError(f"onnx-light only provides CPUExecutionProvider, not {providers}")
+        if cpu_execution is None:
+            cpu_execution = CpuExecutionPolicy()
+        if not isinstance(cpu_execution, CpuExecutionPolicy):
+            raise TypeError("cpu_execution must be an onnx_light.CpuExecutionPolicy")
+        if tuning_profile is not None and not isinstance(tuning_profile, _native.TuningSource):
+            raise TypeError("tuning_profile must be None or an onnx_light._native.TuningSource")
+        base_dir = os.path.dirname(os.fspath(model)) if isinstance(model, (str, os.PathLike)) else ""
+        proto = prepare_model(load_model(model))
+        self._model = proto
+        self._session = _native.Session.create(build_graph(proto, base_dir), cpu_execution, tuning_profile)
+        initializers = {i.name for i in proto.graph.initializer}
+        self._inputs = [NodeArg(vi) for vi in proto.graph.input if vi.name not in initializers]
+        self._overridable = [NodeArg(vi) for vi in proto.graph.input if vi.name in initializers]
+        self._outputs = [NodeArg(vi) for vi in proto.graph.output]
+
+    def get_inputs(self):
+        return list(self._inputs)
+
+    def get_overridable_initializers(self):
+        return list(self._overridable)
+
+    def get_outputs(self):
+        return list(self._outputs)
+
+    def get_providers(self):
+        return ["CPUExecutionProvider"]
+
+    def get_modelmeta(self):
+        return self._model.metadata_props
+
+    def _encode_feeds(self, input_feed):
+        if not isinstance(input_feed, dict):
+            raise TypeError("input_feed must be a dict of input name -> value")
+        return [(name, encode_value(value)) for name, value in input_feed.items()]
+
+    def run(self, output_names, input_feed, run_options=None):
+        """Runs the model: a list of numpy arrays (lists for sequences, None for empty optionals)."""
+        names = list(output_names) if output_names else []
+        raw = self._session.run(self._encode_feeds(input_feed), names, run_options)
+        return [decode_value(r) for r in raw]
+
+    def run_with_events(self, output_names, input_feed, run_options=None):
+        """As run, also returning (node events, region events) of this run."""
+        names = list(output_names) if output_names else []
+        raw, nodes, regions = self._session.run_with_events(self._encode_feeds(input_feed), names, run_options)
+        return [decode_value(r) for r in raw], nodes, regions
+
+    def tuning_report(self):
+        """For every kernel instance: node, schema, parameter, value and where the value came from."""
+        return self._session.tuning_report()
+
+    def memory(self):
+        """The session allocator's counters: allocations, bytes_allocated, current_bytes, peak_bytes."""
+        return self._session.memory()

@@ -1,0 +1,154 @@
+"""InferenceSession API and bad input: every failure is a Python exception that says what
+and where (these models need no kernel: the graph passes its input through)."""
+
+import ml_dtypes
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+import onnx_light
+
+
+def passthrough_model(elem_type, shape):
+    x = helper.make_tensor_value_info("x", elem_type, shape)
+    return helper.make_model(helper.make_graph([], "passthrough", [x], [x]))
+
+
+# Every ONNX element type crosses the boundary both ways, bit for bit.
+ALL_TYPES = [
+    (TensorProto.FLOAT, np.float32), (TensorProto.DOUBLE, np.float64), (TensorProto.FLOAT16, np.float16),
+    (TensorProto.INT8, np.int8), (TensorProto.INT16, np.int16), (TensorProto.INT32, np.int32),
+    (TensorProto.INT64, np.int64), (TensorProto.UINT8, np.uint8), (TensorProto.UINT16, np.uint16),
+    (TensorProto.UINT32, np.uint32), (TensorProto.UINT64, np.uint64), (TensorProto.BOOL, np.bool_),
+    (TensorProto.COMPLEX64, np.complex64), (TensorProto.COMPLEX128, np.complex128),
+    (TensorProto.BFLOAT16, ml_dtypes.bfloat16), (TensorProto.FLOAT8E4M3FN, ml_dtypes.float8_e4m3fn),
+    (TensorProto.FLOAT8E4M3FNUZ, ml_dtypes.float8_e4m3fnuz), (TensorProto.FLOAT8E5M2, ml_dtypes.float8_e5m2),
+    (TensorProto.FLOAT8E5M2FNUZ, ml_dtypes.float8_e5m2fnuz), (TensorProto.FLOAT8E8M0, ml_dtypes.float8_e8m0fnu),
+    (TensorProto.INT4, ml_dtypes.int4), (TensorProto.UINT4, ml_dtypes.uint4), (TensorProto.INT2, ml_dtypes.int2),
+    (TensorProto.UINT2, ml_dtypes.uint2), (TensorProto.FLOAT4E2M1, ml_dtypes.float4_e2m1fn),
+    (TensorProto.FLOAT6E2M3, ml_dtypes.float6_e2m3fn), (TensorProto.FLOAT6E3M2, ml_dtypes.float6_e3m2fn),
+]
+
+
+@pytest.mark.parametrize("elem_type,dtype", ALL_TYPES)
+def test_every_element_type_round_trips(elem_type, dtype):
+    session = onnx_light.InferenceSession(passthrough_model(elem_type, [2, None]))
+    x = (np.arange(6) % 3).reshape(2, 3).astype(dtype)
+    (y,) = session.run(None, {"x": x})
+    assert y.dtype == np.dtype(dtype)
+    assert y.shape == (2, 3)
+    assert y.tobytes() == x.tobytes()
+    assert session.get_inputs()[0].type == "tensor(" + helper.tensor_dtype_to_string(elem_type).split(".")[-1].lower() + ")"
+
+
+def test_strings_and_non_contiguous_arrays_round_trip():
+    session = onnx_light.InferenceSession(passthrough_model(TensorProto.STRING, [2]))
+    (y,) = session.run(["x"], {"x": np.array(["héllo", "wörld"], dtype=object)})
+    assert y.tolist() == ["héllo", "wörld"]
+    session = onnx_light.InferenceSession(passthrough_model(TensorProto.INT64, [3, 2]))
+    x = np.arange(6, dtype=np.int64).reshape(2, 3).T
+    (y,) = session.run(None, {"x": x})
+    np.testing.assert_array_equal(y, x)
+
+
+def test_outputs_are_copies_not_views_of_feeds():
+    session = onnx_light.InferenceSession(passthrough_model(TensorProto.FLOAT, [2]))
+    x = np.ones(2, np.float32)
+    (y,) = session.run(None, {"x": x})
+    y[0] = 5
+    assert x[0] == 1
+
+
+def test_model_from_path_bytes_and_proto(tmp_path):
+    model = passthrough_model(TensorProto.FLOAT, [1])
+    path = tmp_path / "m.onnx"
+    onnx.save(model, str(path))
+    for source in (model, model.SerializeToString(), str(path), path):
+        session = onnx_light.InferenceSession(source, cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=1))
+        assert session.run(None, {"x": np.array([2.5], np.float32)})[0].tolist() == [2.5]
+        assert session.get_providers() == ["CPUExecutionProvider"]
+        assert [o.name for o in session.get_outputs()] == ["x"]
+
+
+def test_cpu_execution_policy_is_validated():
+    policy = onnx_light.CpuExecutionPolicy(num_threads=2, spin_microseconds=50)
+    assert policy.num_threads == 2 and policy.spin_microseconds == 50
+    with pytest.raises(ValueError, match="num_threads"):
+        onnx_light.CpuExecutionPolicy(num_threads=-1)
+    with pytest.raises(ValueError, match="spin_microseconds"):
+        onnx_light.CpuExecutionPolicy(spin_microseconds=-5)
+
+
+def test_malformed_bytes():
+    with pytest.raises(onnx_light.InvalidArgument, match="not a serialized ONNX model"):
+        onnx_light.InferenceSession(b"\x08\x07garbage\xff\xff\xff")
+    with pytest.raises(onnx_light.InvalidArgument, match="no graph"):
+        onnx_light.InferenceSession(b"")
+
+
+def two_node_model(nodes, inputs=("x",)):
+    vis = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2]) for n in inputs]
+    out = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])
+    return helper.make_model(helper.make_graph(nodes, "g", vis, [out]))
+
+
+def test_graph_with_a_cycle():
+    model = two_node_model([
+        helper.make_node("Add", ["x", "b"], ["a"], name="first"),
+        helper.make_node("Add", ["a", "x"], ["b"], name="second"),
+        helper.make_node("Add", ["b", "x"], ["y"], name="last"),
+    ])
+    with pytest.raises(onnx_light.InvalidArgument, match=r"cycle: .*'first'.*'second'"):
+        onnx_light.InferenceSession(model)
+
+
+def test_dangling_input():
+    model = two_node_model([helper.make_node("Add", ["x", "ghost"], ["y"], name="adder")])
+    with pytest.raises(ValueError, match="Add node 'adder': input 'ghost' dangles"):
+        onnx_light.InferenceSession(model)
+
+
+def test_unsupported_op():
+    model = two_node_model([helper.make_node("NoSuchOperator", ["x"], ["y"], name="odd", domain="com.example")])
+    model.opset_import.append(helper.make_opsetid("com.example", 3))
+    with pytest.raises(NotImplementedError, match=r"NoSuchOperator node 'odd': no kernel implements NoSuchOperator "
+                                                  r"\(domain 'com.example', opset 3\)"):
+        onnx_light.InferenceSession(model)
+
+
+def test_feed_errors_name_the_input_and_what_was_expected():
+    session = onnx_light.InferenceSession(passthrough_model(TensorProto.FLOAT, [2, "batch"]))
+    ok = np.zeros((2, 7), np.float32)
+    with pytest.raises(ValueError, match=r"missing feed for input 'x' \(expected tensor\(float\)\[2,\?\]\)"):
+        session.run(None, {})
+    with pytest.raises(ValueError, match="feed 'z' is not an input of the model; its inputs are 'x'"):
+        session.run(None, {"x": ok, "z": ok})
+    with pytest.raises(ValueError, match=r"input 'x': expected tensor\(float\)\[2,\?\], got element type double"):
+        session.run(None, {"x": ok.astype(np.float64)})
+    with pytest.raises(ValueError, match="input 'x': expected .* got rank 3"):
+        session.run(None, {"x": ok.reshape(2, 7, 1)})
+    with pytest.raises(ValueError, match="input 'x': expected .* got dimension 0 = 3"):
+        session.run(None, {"x": np.zeros((3, 7), np.float32)})
+    with pytest.raises(ValueError, match="'nope' is not an output"):
+        session.run(["nope"], {"x": ok})
+    with pytest.raises(ValueError, match="has no ONNX element type"):
+        session.run(None, {"x": np.zeros(2, dtype="datetime64[s]")})
+
+
+def test_initializer_with_an_overflowing_shape():
+    graph = onnx_light._native.Graph()
+    huge = (onnx_light._values.element_type_of(np.float32), (2**40, 2**40), np.zeros(0, np.uint8))
+    with pytest.raises(onnx_light.InvalidArgument, match=r"shape \[1099511627776,1099511627776\] has more elements than int64 can count"):
+        graph.add_initializer("w", huge)
+
+
+def test_run_options():
+    options = onnx_light.RunOptions()
+    assert options.terminate is False
+    options.timeout_seconds = 1.5
+    assert options.timeout_seconds == 1.5
+    with pytest.raises(ValueError, match="timeout_seconds"):
+        options.timeout_seconds = -1
+    options.terminate = True
+    assert options.terminate is True
