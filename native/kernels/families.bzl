@@ -12,6 +12,7 @@ KERNEL_FAMILIES = [
     "//native/kernels/elementwise:where",
     "//native/kernels/normalization",
     "//native/kernels/pooling",
+    "//native/kernels/pooling:unpool",
     "//native/kernels/reduction",
     "//native/kernels/softmax",
     "//native/kernels/topk_cumsum",

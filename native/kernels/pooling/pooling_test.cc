@@ -154,6 +154,30 @@ TEST(Pool, BadShapesAreInvalidArgument) {
   EXPECT_EQ(no_kernel.Run(1).status().code(), StatusCode::kInvalidArgument);
 }
 
+TEST(MaxUnpool, ScattersPooledValuesAndChecksIndices) {
+  KernelTester t("MaxUnpool", 22);
+  t.Input(MakeTensor<float>({1, 1, 2, 2}, {6, 8, 14, 16})).Input(MakeTensor<int64_t>({1, 1, 2, 2}, {5, 7, 13, 15}));
+  t.Attr("kernel_shape", std::vector<int64_t>{2, 2}).Attr("strides", std::vector<int64_t>{2, 2});
+  auto out = t.Run(1);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)[0].tensor().shape(), Shape({1, 1, 4, 4}));
+  EXPECT_EQ(ToVector<float>((*out)[0].tensor()),
+            (std::vector<float>{0, 0, 0, 0, 0, 6, 0, 8, 0, 0, 0, 0, 0, 14, 0, 16}));
+
+  KernelTester shaped("MaxUnpool", 11);  // explicit output_shape
+  shaped.Input(MakeTensor<float>({1, 1, 1, 1}, {3})).Input(MakeTensor<int64_t>({1, 1, 1, 1}, {3}));
+  shaped.Input(MakeTensor<int64_t>({4}, {1, 1, 3, 3})).Attr("kernel_shape", std::vector<int64_t>{2, 2});
+  auto s = shaped.Run(1);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  // Index 3 addresses (1, 1) of the default 2x2 output; it lands at (1, 1) of 3x3.
+  EXPECT_EQ(ToVector<float>((*s)[0].tensor()), (std::vector<float>{0, 0, 0, 0, 3, 0, 0, 0, 0}));
+
+  KernelTester bad("MaxUnpool", 22);
+  bad.Input(MakeTensor<float>({1, 1, 1, 1}, {3})).Input(MakeTensor<int64_t>({1, 1, 1, 1}, {9}));
+  bad.Attr("kernel_shape", std::vector<int64_t>{2, 2});
+  EXPECT_EQ(bad.Run(1).status().code(), StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace testing
 }  // namespace onnx_light
