@@ -16,6 +16,7 @@ KERNEL_FAMILIES = [
     "//native/kernels/gemm:gemm",
     "//native/kernels/normalization",
     "//native/kernels/pooling",
+    "//native/kernels/pooling:unpool",
     "//native/kernels/quantized:quantized",
     "//native/kernels/reduction",
     "//native/kernels/rnn:rnn",

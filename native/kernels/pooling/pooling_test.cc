@@ -154,6 +154,60 @@ TEST(Pool, BadShapesAreInvalidArgument) {
   EXPECT_EQ(no_kernel.Run(1).status().code(), StatusCode::kInvalidArgument);
 }
 
+// One roi covering a 2x2 map exactly: with output_half_pixel and sampling_ratio 1 the
+// single sample of each 1x1 bin sits at the bin centre; max mode keeps the largest
+// weighted corner.
+TEST(RoiAlign, BinCentresAndModes) {
+  KernelTester avg("RoiAlign", 16);
+  avg.Input(MakeTensor<float>({1, 1, 2, 2}, {1, 2, 3, 4})).Input(MakeTensor<float>({1, 4}, {0, 0, 1, 1}));
+  avg.Input(MakeTensor<int64_t>({1}, {0})).Attr("output_height", int64_t{2}).Attr("output_width", int64_t{2});
+  avg.Attr("sampling_ratio", int64_t{1}).Attr("coordinate_transformation_mode", std::string("output_half_pixel"));
+  auto a = Pool(avg);
+  ASSERT_EQ(a.size(), 1u);
+  // Samples at (0.25, 0.25), (0.25, 0.75), (0.75, 0.25), (0.75, 0.75) of the bilinear map.
+  const std::vector<float> expected = {1.75f, 2.25f, 2.75f, 3.25f};
+  const auto got = ToVector<float>(a[0].tensor());
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(got[i], expected[i], 1e-6) << i;
+
+  KernelTester bad("RoiAlign", 16);
+  bad.Input(MakeTensor<float>({1, 1, 2, 2}, {1, 2, 3, 4})).Input(MakeTensor<float>({1, 4}, {0, 0, 1, 1}));
+  bad.Input(MakeTensor<int64_t>({1}, {3}));
+  EXPECT_EQ(bad.Run(1).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(MaxRoiPool, QuantisedBins) {
+  KernelTester t("MaxRoiPool", 22);
+  t.Input(MakeTensor<float>({1, 1, 4, 4}, Iota(16))).Input(MakeTensor<float>({1, 5}, {0, 0, 0, 3, 3}));
+  t.Attr("pooled_shape", std::vector<int64_t>{2, 2});
+  auto out = Pool(t);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(ToVector<float>(out[0].tensor()), (std::vector<float>{6, 8, 14, 16}));
+}
+
+TEST(MaxUnpool, ScattersPooledValuesAndChecksIndices) {
+  KernelTester t("MaxUnpool", 22);
+  t.Input(MakeTensor<float>({1, 1, 2, 2}, {6, 8, 14, 16})).Input(MakeTensor<int64_t>({1, 1, 2, 2}, {5, 7, 13, 15}));
+  t.Attr("kernel_shape", std::vector<int64_t>{2, 2}).Attr("strides", std::vector<int64_t>{2, 2});
+  auto out = t.Run(1);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)[0].tensor().shape(), Shape({1, 1, 4, 4}));
+  EXPECT_EQ(ToVector<float>((*out)[0].tensor()),
+            (std::vector<float>{0, 0, 0, 0, 0, 6, 0, 8, 0, 0, 0, 0, 0, 14, 0, 16}));
+
+  KernelTester shaped("MaxUnpool", 11);  // explicit output_shape
+  shaped.Input(MakeTensor<float>({1, 1, 1, 1}, {3})).Input(MakeTensor<int64_t>({1, 1, 1, 1}, {3}));
+  shaped.Input(MakeTensor<int64_t>({4}, {1, 1, 3, 3})).Attr("kernel_shape", std::vector<int64_t>{2, 2});
+  auto s = shaped.Run(1);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  // Index 3 addresses (1, 1) of the default 2x2 output; it lands at (1, 1) of 3x3.
+  EXPECT_EQ(ToVector<float>((*s)[0].tensor()), (std::vector<float>{0, 0, 0, 0, 3, 0, 0, 0, 0}));
+
+  KernelTester bad("MaxUnpool", 22);
+  bad.Input(MakeTensor<float>({1, 1, 1, 1}, {3})).Input(MakeTensor<int64_t>({1, 1, 1, 1}, {9}));
+  bad.Attr("kernel_shape", std::vector<int64_t>{2, 2});
+  EXPECT_EQ(bad.Run(1).status().code(), StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace testing
 }  // namespace onnx_light

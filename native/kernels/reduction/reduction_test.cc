@@ -1,5 +1,6 @@
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -247,6 +248,44 @@ TEST(ArgMax, TiesNanSelectLastAndStridedAxis) {
   KernelTester bad("ArgMax", 13);
   bad.Input(MakeTensor<float>({2, 2}, {1, 2, 3, 4})).Attr("axis", int64_t{2});
   EXPECT_EQ(bad.Run(1).status().code(), StatusCode::kInvalidArgument);
+}
+
+// The serial/parallel choice follows parallel.minimum_elements; the chunk-partial path is
+// taken for few long runs; a cancelled run stops with Cancelled.
+TEST(ReduceSum, RegionsFollowTheThresholdAndCancellationStops) {
+  const auto x = Ramp(8 * 4096);
+  auto make = [&](int64_t rows) {
+    auto t = std::make_unique<KernelTester>("ReduceSum", 13);
+    t->Input(MakeTensor<float>({rows, 32768 / rows}, x)).Input(MakeTensor<int64_t>({1}, {1}));
+    return t;
+  };
+  auto small = make(8);
+  small->Tuning("parallel.minimum_elements", int64_t{1} << 20);
+  auto serial = small->RunWithDetails(4);
+  ASSERT_TRUE(serial.ok()) << serial.status().ToString();
+  EXPECT_TRUE(serial->regions.empty());
+
+  auto many = make(256);
+  many->Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.grain_elements", int64_t{1});
+  auto rows = many->RunWithDetails(4);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  ASSERT_EQ(rows->regions.size(), 1u);
+  EXPECT_STREQ(rows->regions[0].label, "reduce.outputs");
+  EXPECT_GT(rows->regions[0].admitted_participants, 1);
+
+  auto few = make(1);
+  few->Tuning("parallel.minimum_elements", int64_t{1}).Tuning("algorithm.partial_chunk_elements", int64_t{1024});
+  auto partials = few->RunWithDetails(4);
+  ASSERT_TRUE(partials.ok()) << partials.status().ToString();
+  ASSERT_EQ(partials->regions.size(), 1u);
+  EXPECT_STREQ(partials->regions[0].label, "reduce.partials");
+  EXPECT_EQ(partials->regions[0].total, 32);
+  EXPECT_GT(partials->peak_scratch, 0);
+
+  CancellationToken cancel;
+  cancel.Cancel();
+  auto cancelled = many->RunWithDetails(4, &cancel);
+  EXPECT_EQ(cancelled.status().code(), StatusCode::kCancelled);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "native/kernels/reduce_util/axes.h"
 #include "native/kernels/reduce_util/numeric.h"
@@ -39,11 +40,20 @@ void NormalizeLane(const T* x, T* y, int64_t length, int64_t stride) {
   } else {
     A m = -std::numeric_limits<A>::infinity();
     for (int64_t k = 0; k < length; ++k) m = MaxPropagatingNan(m, N::Load(x[k * stride]));
+    // Where y can hold an unrounded exp (T is its own accumulator type), exp runs once.
+    constexpr bool kKeepExp = K == SoftmaxKind::kSoftmax && std::is_same_v<T, A>;
     A sum = 0;
-    for (int64_t k = 0; k < length; ++k) sum += std::exp(N::Load(x[k * stride]) - m);
+    for (int64_t k = 0; k < length; ++k) {
+      const A e = std::exp(N::Load(x[k * stride]) - m);
+      if constexpr (kKeepExp) y[k * stride] = e;
+      sum += e;
+    }
     if constexpr (K == SoftmaxKind::kLogSoftmax) {
       const A shift = m + std::log(sum);
       for (int64_t k = 0; k < length; ++k) y[k * stride] = N::Store(N::Load(x[k * stride]) - shift);
+    } else if constexpr (kKeepExp) {
+      const A scale = A(1) / sum;
+      for (int64_t k = 0; k < length; ++k) y[k * stride] *= scale;
     } else {
       const A scale = A(1) / sum;
       for (int64_t k = 0; k < length; ++k) y[k * stride] = N::Store(std::exp(N::Load(x[k * stride]) - m) * scale);
