@@ -28,16 +28,21 @@ def workspace_dir():
     return os.environ.get("BUILD_WORKSPACE_DIRECTORY") or None
 
 
-def revision(workspace):
-    """git HEAD of the workspace, or None."""
-    if not workspace:
-        return None
+def _git(workspace, *args):
     try:
-        out = subprocess.run(["git", "-C", workspace, "rev-parse", "HEAD"], capture_output=True,
-                             text=True, check=True, timeout=30)
+        return subprocess.run(["git", "-C", workspace, *args], capture_output=True, text=True,
+                              check=True, timeout=30).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return None
-    return out.stdout.strip()
+
+
+def revision(workspace):
+    """git HEAD of the workspace, or None."""
+    return _git(workspace, "rev-parse", "HEAD") if workspace else None
+
+
+def has_uncommitted_changes(workspace):
+    return bool(workspace and _git(workspace, "status", "--porcelain", "--untracked-files=no"))
 
 
 def processor_descriptor():
