@@ -32,29 +32,22 @@ flags.DEFINE_bool("bazel_query", True, "Under `bazel run`, cross-check the famil
 
 
 def write_templates(tree, workspace):
+    """Refreshes exemptions/ and the coverage report in the workspace; reloads them."""
+    if environment.has_uncommitted_changes(workspace):
+        print("warning: uncommitted changes; the evidence records HEAD as the revision, so commit "
+              "the kernel sources first and rerun for exact provenance")
     runner = measure.native_runner if FLAGS.measure else None
     print("measurements: " + ("serial compute_ns on ONNX conformance inputs" if runner else "off (--nomeasure)"))
     evidence = templates.EvidenceCollector(environment.revision(workspace),
                                            environment.processor_descriptor(), runner)
     directory = os.path.join(workspace, tree_lib.EXEMPTIONS_DIR)
-    os.makedirs(directory, exist_ok=True)
-    for family in templates.families_to_refresh(tree.inventory, tree.exemption_files, FLAGS.family):
-        if family not in tree.inventory.families and family not in tree.exemption_files:
-            print(f"{family}: no such family (known: {', '.join(sorted(tree.inventory.families))})")
-            continue
-        existing = tree.exemption_files.get(family)
-        text, changes = templates.refresh_family(family, tree.inventory, existing, evidence,
-                                                 FLAGS.mark_reviewed)
-        path = os.path.join(directory, exemptions.file_name(family))
-        if text is None:
-            if os.path.exists(path):
-                os.remove(path)
-                changes.append("no serial path left: file removed")
-        else:
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(text)
-        for change in changes:
-            print(f"{path}: {change}")
+    for line in templates.write_templates(directory, tree.inventory, tree.exemption_files, evidence,
+                                          FLAGS.family, FLAGS.mark_reviewed):
+        print(line)
+    tree.exemption_files = exemptions.load_exemption_files(directory)
+    validation.attach_dispositions(tree.inventory, tree.exemption_files)
+    tree.coverage_text = coverage.render_coverage(tree.inventory)
+    tree_lib.write_coverage(workspace, tree.coverage_text)
 
 
 def main(argv):
@@ -65,10 +58,6 @@ def main(argv):
         if not workspace:
             sys.exit("--write_templates needs `bazel run` (BUILD_WORKSPACE_DIRECTORY)")
         write_templates(tree, workspace)
-        tree.exemption_files = exemptions.load_exemption_files(os.path.join(workspace, tree_lib.EXEMPTIONS_DIR))
-        validation.attach_dispositions(tree.inventory, tree.exemption_files)
-        tree.coverage_text = coverage.render_coverage(tree.inventory)
-        tree_lib.write_coverage(workspace, tree.coverage_text)
     evidence = None
     if workspace:
         evidence = templates.EvidenceCollector(environment.revision(workspace),

@@ -7,6 +7,9 @@ go to the workspace that `bazel run` was started from (BUILD_WORKSPACE_DIRECTORY
 import os
 import subprocess
 
+from onnx_light import kernel_tuning
+from onnx_light.tools import inventory
+
 WORKSPACE_NAME = "onnx_light"
 # Evidence is taken on the calling thread: a serial path runs there under every policy.
 SERIAL_POLICY = {"num_threads": 1, "participants": 1}
@@ -25,22 +28,26 @@ def workspace_dir():
     return os.environ.get("BUILD_WORKSPACE_DIRECTORY") or None
 
 
-def revision(workspace):
-    """git HEAD of the workspace, or None."""
-    if not workspace:
-        return None
+def _git(workspace, *args):
     try:
-        out = subprocess.run(["git", "-C", workspace, "rev-parse", "HEAD"], capture_output=True,
-                             text=True, check=True, timeout=30)
+        return subprocess.run(["git", "-C", workspace, *args], capture_output=True, text=True,
+                              check=True, timeout=30).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return None
-    return out.stdout.strip()
+
+
+def revision(workspace):
+    """git HEAD of the workspace, or None."""
+    return _git(workspace, "rev-parse", "HEAD") if workspace else None
+
+
+def has_uncommitted_changes(workspace):
+    return bool(workspace and _git(workspace, "status", "--porcelain", "--untracked-files=no"))
 
 
 def processor_descriptor():
     """The machine, as the tuning profiles name it (onnx_light.kernel_tuning.host_processor):
     its scalar fields; the ISA feature and cache lists stay in the profiles."""
-    from onnx_light import kernel_tuning  # pylint: disable=import-outside-toplevel
     return {k: v for k, v in kernel_tuning.host_processor().items()
             if not isinstance(v, (list, dict)) and v not in ("", None)}
 
@@ -48,16 +55,14 @@ def processor_descriptor():
 def bazel_family_problems(workspace, manifest_labels):
     """Cross-checks with `bazel query` that every kernel library under native/kernels is a
     kernel_family whose manifest is collected (i.e. listed in families.bzl).
-
-    kernel_family libraries are the alwayslink cc_libraries there (registrations run at
-    start-up); plain helper libraries are not kernels. Returns (problems, note)."""
+    Returns (problems, note)."""
     bazel = os.path.join(workspace, "bazelw")
 
     def query(expression):
         out = subprocess.run([bazel, "query", expression, "--output=label"], cwd=workspace,
                              capture_output=True, text=True, timeout=300)
         if out.returncode != 0:
-            raise RuntimeError(out.stderr.strip().splitlines()[-1:] or ["bazel query failed"])
+            raise RuntimeError((out.stderr.strip().splitlines() or ["bazel query failed"])[-1])
         return set(out.stdout.split())
 
     try:
@@ -65,12 +70,21 @@ def bazel_family_problems(workspace, manifest_labels):
         manifests = query("kind(family_manifest, //native/kernels/...)")
     except (OSError, subprocess.SubprocessError, RuntimeError) as e:
         return [], f"bazel query cross-check skipped: {e}"
+    return (kernel_library_problems(libraries, manifests, manifest_labels),
+            f"bazel query cross-check: {len(libraries)} kernel libraries")
+
+
+def kernel_library_problems(libraries, manifest_targets, collected_labels):
+    """Kernel libraries are the alwayslink cc_libraries (their registrations run at start-up);
+    each must be a kernel_family (a <name>_manifest target exists) whose manifest the
+    inventory collected (its label is in families.bzl). Plain helper libraries are not
+    kernels and are not alwayslink."""
     problems = []
     for library in sorted(libraries):
-        if library + "_manifest" not in manifests:
-            problems.append(f"{library} is an alwayslink kernel library without a manifest: declare it "
-                            "with kernel_family() (native/kernels/kernel_family.bzl)")
-        elif library not in manifest_labels:
-            problems.append(f"kernel_family {library} is not in native/kernels/families.bzl: add its "
-                            "label there so that it is linked and inventoried")
-    return problems, f"bazel query cross-check: {len(libraries)} kernel libraries"
+        if library + "_manifest" not in manifest_targets:
+            problems.append(inventory.Problem(f"{library} is an alwayslink kernel library without a manifest",
+                                              "declare it with kernel_family() (native/kernels/kernel_family.bzl)"))
+        elif library not in collected_labels:
+            problems.append(inventory.Problem(f"kernel_family {library} is not in native/kernels/families.bzl",
+                                              "add its label there so that it is linked and inventoried"))
+    return problems

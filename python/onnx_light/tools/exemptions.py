@@ -54,16 +54,24 @@ _RNG_REVISIT = ("When a counter-based or skip-ahead generator replaces the seque
 _SHAPE_REASON = ("The output is computed from the input's shape alone; no element of the payload "
                  "is read, so there is no per-element work to partition.")
 _SHAPE_REVISIT = "If the kernel ever reads or copies the input payload."
+_CONTROL_FLOW_REASON = ("Runs subgraphs through the session: If one branch, Loop and Scan one iteration "
+                        "after another, each consuming the state the previous one produced. The "
+                        "subgraphs' own kernels use the session executor; the node has no "
+                        "independent payload work of its own to partition.")
+_CONTROL_FLOW_REVISIT = ("If Scan/Loop iterations without carried state become common in the model "
+                         "corpus (they could run as independent tasks).")
 
 # Dispositions the writer fills in because they follow from the op's definition, not from
-# its implementation (every other category needs a reviewer):
+# its implementation (every other op needs a reviewer):
 #   - the six random generators are serial by design (plan, "Random generators"),
-#   - Shape and Size read only shape metadata.
+#   - Shape and Size read only shape metadata,
+#   - If, Loop and Scan are control flow over subgraphs.
 DERIVED_DISPOSITIONS = {
     **{("ai.onnx", op): (DETERMINISTIC_RNG, _RNG_REASON, _RNG_REVISIT)
        for op in ("RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike",
                   "Bernoulli", "Multinomial")},
     **{("ai.onnx", op): (METADATA_ONLY, _SHAPE_REASON, _SHAPE_REVISIT) for op in ("Shape", "Size")},
+    **{("ai.onnx", op): (ORDERED, _CONTROL_FLOW_REASON, _CONTROL_FLOW_REVISIT) for op in ("If", "Loop", "Scan")},
 }
 
 

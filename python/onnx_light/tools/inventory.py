@@ -34,6 +34,13 @@ UNTYPED = "*"
 MANIFEST_SUFFIX = "_manifest.json"
 
 
+@dataclasses.dataclass(frozen=True)
+class Problem:
+    """Something structurally wrong with the build or the registrations."""
+    message: str
+    remedy: str
+
+
 @dataclasses.dataclass
 class Family:
     name: str
@@ -74,7 +81,7 @@ class KernelPath:
 class Inventory:
     paths: list
     families: dict           # name -> Family (every manifest)
-    problems: list           # structural problems: each a sentence saying what to do
+    problems: list           # [Problem]
 
     def counts(self):
         counts = collections.Counter(p.state for p in self.paths)
@@ -111,8 +118,8 @@ def load_manifests(manifest_files, root):
         family = Family(name=data["family"], label=data["label"], package=data["package"],
                         sources=sorted(data["sources"]))
         if family.name in families:
-            problems.append(f"family {family.name!r} has two manifests ({families[family.name].label}, "
-                            f"{family.label}): rename one kernel_family target")
+            problems.append(Problem(f"family {family.name!r} has two manifests ({families[family.name].label}, "
+                                    f"{family.label})", "rename one kernel_family target"))
             continue
         texts = {}
         for source in family.sources:
@@ -120,8 +127,9 @@ def load_manifests(manifest_files, root):
                 with open(os.path.join(root, source), encoding="utf-8") as f:
                     texts[source] = f.read()
             except OSError as e:
-                problems.append(f"family {family.name!r}: cannot read source {source} ({e.strerror}); "
-                                "the manifest's runfiles must include its sources")
+                problems.append(Problem(f"family {family.name!r}: cannot read source {source} ({e.strerror})",
+                                        "the manifest's runfiles must include its sources (list the "
+                                        "manifests in `data`)"))
         family.fingerprint = fingerprint.family_fingerprint(texts)
         family.call_sites = [site for source in sorted(texts)
                              for site in fingerprint.parallel_for_call_sites(source, texts[source])]
@@ -151,12 +159,13 @@ def build_kernel_inventory(registry, families, problems=()):
 
     registered_families = {key[3] for key in grouped}
     for name in sorted(registered_families - set(families)):
-        problems.append(f"family {name!r} has registered kernels but no manifest: declare it with "
-                        "kernel_family() and add its label to native/kernels/families.bzl")
+        problems.append(Problem(f"family {name!r} has registered kernels but no manifest",
+                                "declare it with kernel_family() and add its label to "
+                                "native/kernels/families.bzl"))
     for name in sorted(set(families) - registered_families):
-        problems.append(f"family {name!r} ({families[name].label}) has a manifest but registers no "
-                        "kernel: check its OL_REGISTER_KERNELS family names, or remove it from "
-                        "native/kernels/families.bzl")
+        problems.append(Problem(f"family {name!r} ({families[name].label}) has a manifest but registers "
+                                "no kernel", "check the family names in its OL_REGISTER_KERNELS, or "
+                                "remove it from native/kernels/families.bzl"))
 
     paths = []
     for key in sorted(grouped, key=lambda k: (k[3], k[0], k[1], k[2])):  # by family
@@ -166,8 +175,8 @@ def build_kernel_inventory(registry, families, problems=()):
         states = {_def_state(d, calls) for d in defs}
         state = next(s for s in _WEAKEST_FIRST if s in states)
         if len(states) > 1:
-            problems.append(f"{key[1]}[{key[2]}] ({key[3]}): opset ranges disagree on the tuning schema "
-                            f"({', '.join(sorted(states))}); give every range the same schema")
+            problems.append(Problem(f"{key[1]}[{key[2]}] ({key[3]}): opset ranges disagree on the tuning "
+                                    f"schema ({', '.join(sorted(states))})", "give every range the same schema"))
         tuning = sorted({p["name"] for d in defs for p in d.get("tuning", [])})
         paths.append(KernelPath(
             domain=key[0], op=key[1], element_type=key[2], family=key[3], state=state,
@@ -198,7 +207,7 @@ def summary_table(inventory):
 def format_text(inventory, paths):
     lines = [summary_table(inventory), ""]
     for problem in inventory.problems:
-        lines.append("PROBLEM: " + problem)
+        lines.append(f"PROBLEM: {problem.message}\n    -> {problem.remedy}")
     if inventory.problems:
         lines.append("")
     lines.append(f"{'family':<20} {'domain':<10} {'op':<24} {'type':<10} {'state':<22} "
@@ -220,7 +229,7 @@ def format_json(inventory, paths):
     return json.dumps({
         "counts": inventory.counts(),
         "families": {name: dataclasses.asdict(f) for name, f in sorted(inventory.families.items())},
-        "problems": inventory.problems,
+        "problems": [dataclasses.asdict(p) for p in inventory.problems],
         "paths": [_row(p) for p in paths],
     }, indent=2)
 

@@ -12,6 +12,10 @@ import functools
 import warnings
 
 import numpy as np
+import onnx
+from onnx.backend.test.case import node as node_cases
+
+from onnx_light import kernel_tuning
 
 WARMUP = 3
 SAMPLES = 11
@@ -32,7 +36,6 @@ class Case:
 
 def native_runner(domain, op, case, participants):
     """Runs one registered kernel on a case; returns the kernel's own compute ns."""
-    from onnx_light import kernel_tuning  # pylint: disable=import-outside-toplevel
     result = kernel_tuning.run_kernel(op, case.inputs, case.opset, domain="" if domain == "ai.onnx" else domain,
                                       attributes=case.attributes, num_threads=participants,
                                       num_outputs=case.num_outputs)
@@ -40,7 +43,6 @@ def native_runner(domain, op, case, participants):
 
 
 def _onnx_type(array):
-    import onnx  # pylint: disable=import-outside-toplevel
     return onnx.helper.np_dtype_to_tensor_dtype(array.dtype)
 
 
@@ -54,7 +56,6 @@ def _python_attribute(value):
 
 
 def _element_type_name(array):
-    import onnx  # pylint: disable=import-outside-toplevel
     return onnx.TensorProto.DataType.Name(_onnx_type(array)).lower()
 
 
@@ -66,7 +67,6 @@ def _inputs_text(inputs):
 @functools.lru_cache(maxsize=1)
 def _single_node_cases():
     """{(domain, op): [onnx TestCase]}: the single-node conformance cases, loaded once."""
-    from onnx.backend.test.case import node as node_cases  # pylint: disable=import-outside-toplevel
     by_op = collections.defaultdict(list)
     with warnings.catch_warnings():  # the generators' own overflow/divide warnings
         warnings.simplefilter("ignore")
@@ -81,7 +81,6 @@ def _single_node_cases():
 
 def conformance_cases(domain, op, element_type, limit=MAX_CASES):
     """Single-node conformance cases of (domain, op) whose first input has element_type."""
-    import onnx  # pylint: disable=import-outside-toplevel
     cases = []
     for case in _single_node_cases().get((domain, op), []):
         inputs = list(case.data_sets[0][0])

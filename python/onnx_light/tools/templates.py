@@ -8,6 +8,7 @@ that are gone or no longer serial are dropped. An entry reviewed at an older fin
 is only moved to the current one with mark_reviewed: that is the reviewer's signature.
 """
 import collections
+import os
 
 from onnx_light.tools import environment
 from onnx_light.tools import exemptions as exemptions_lib
@@ -83,3 +84,25 @@ def families_to_refresh(inventory, exemption_files, requested=()):
         return sorted(set(requested))
     serial = {p.family for p in inventory.paths if p.state == inventory_lib.SERIAL}
     return sorted(serial | set(exemption_files))
+
+
+def write_templates(directory, inventory, exemption_files, evidence, families=(), mark_reviewed=False):
+    """Refreshes the exemption files of `families` (default: families_to_refresh) in
+    directory; returns what changed, one line each."""
+    os.makedirs(directory, exist_ok=True)
+    report = []
+    for family in families_to_refresh(inventory, exemption_files, families):
+        if family not in inventory.families and family not in exemption_files:
+            report.append(f"{family}: no such family (known: {', '.join(sorted(inventory.families))})")
+            continue
+        text, changes = refresh_family(family, inventory, exemption_files.get(family), evidence, mark_reviewed)
+        path = os.path.join(directory, exemptions_lib.file_name(family))
+        if text is None:
+            if os.path.exists(path):
+                os.remove(path)
+                changes.append("no serial path left: file removed")
+        else:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+        report.extend(f"{path}: {change}" for change in changes)
+    return report

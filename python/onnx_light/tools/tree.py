@@ -2,7 +2,9 @@
 import dataclasses
 import os
 
+import onnx_light
 from onnx_light.tools import coverage as coverage_lib
+from onnx_light.tools import environment
 from onnx_light.tools import exemptions as exemptions_lib
 from onnx_light.tools import inventory as inventory_lib
 
@@ -50,9 +52,6 @@ def load_current_tree(bazel_query=True, exemptions_from_workspace=False):
     """The tree the tools run on: the runfiles (manifests, sources, exemptions, coverage)
     and the linked native registry. Under `bazel run`, also cross-checks the families with
     `bazel query`. Returns (Tree, notes)."""
-    import onnx_light  # pylint: disable=import-outside-toplevel
-    from onnx_light.tools import environment  # pylint: disable=import-outside-toplevel
-
     workspace = environment.workspace_dir()
     tree = load_tree(environment.runfiles_root(), onnx_light.registered_kernels(),
                      exemptions_root=workspace if exemptions_from_workspace else None)

@@ -65,7 +65,7 @@ def attach_dispositions(inventory, exemption_files):
 def validate(inventory, exemption_files, coverage_text, evidence=None):
     """Every failure of the gate, in a stable order. `evidence` (dict) is pasted into the
     templates printed for missing dispositions; None leaves TODO markers there."""
-    failures = [Failure("inventory", "structure", problem, "fix the build or the registration")
+    failures = [Failure("inventory", "structure", problem.message, problem.remedy)
                 for problem in inventory.problems]
     claims = attach_dispositions(inventory, exemption_files)
     paths = {p.key: p for p in inventory.paths}

@@ -53,8 +53,10 @@ def test_registry_family_without_manifest_and_manifest_without_kernels_are_probl
         {"domain": "ai.onnx", "op": "Abs", "since_version": 13, "end_version": -1, "family": "fx_ghost",
          "element_types": ["float"], "tuning": [], "calibratable": False}]
     inventory = fixtures.load(registry_dicts=registry, families=("fx_serial", "fx_tunable", "fx_fixed")).inventory
-    assert any("'fx_ghost' has registered kernels but no manifest" in p for p in inventory.problems)
-    assert any("'fx_fixed'" in p and "registers no kernel" in p for p in inventory.problems)
+    messages = [p.message for p in inventory.problems]
+    assert "family 'fx_ghost' has registered kernels but no manifest" in messages
+    assert any("'fx_fixed'" in m and "registers no kernel" in m for m in messages)
+    assert all(p.remedy for p in inventory.problems)
 
 
 def test_opset_ranges_that_disagree_take_the_weakest_state_and_are_a_problem():
@@ -62,14 +64,14 @@ def test_opset_ranges_that_disagree_take_the_weakest_state_and_are_a_problem():
     registry[1]["tuning"] = []  # Relu 14-: no schema in a family that calls ParallelFor
     inventory = fixtures.load(registry_dicts=registry).inventory
     assert _states(inventory)[("Relu", "float")] == "parallel_fixed_policy"
-    assert any("opset ranges disagree" in p for p in inventory.problems)
+    assert any("opset ranges disagree" in p.message for p in inventory.problems)
 
 
 def test_unreadable_source_is_a_problem(tmp_path):
     root = fixtures.copy_tree(tmp_path)
     os.remove(fixtures.source(root, "fx_serial", "serial_kernels.cc"))
     inventory = fixtures.load(root).inventory
-    assert any("cannot read source" in p and "serial_kernels.cc" in p for p in inventory.problems)
+    assert any("cannot read source" in p.message and "serial_kernels.cc" in p.message for p in inventory.problems)
 
 
 def test_filters_and_formats():
@@ -90,3 +92,12 @@ def test_find_manifests_walks_the_given_directory():
     found = inventory_lib.find_manifests(environment.runfiles_root(), fixtures.TESTDATA)
     assert [os.path.basename(f) for f in found] == [
         "fx_fixed_manifest.json", "fx_serial_manifest.json", "fx_tunable_manifest.json"]
+
+
+def test_bazel_cross_check_flags_unlisted_families_and_libraries_without_manifest():
+    libraries = {"//native/kernels/a:a", "//native/kernels/b:b", "//native/kernels/c:c"}
+    manifests = {"//native/kernels/a:a_manifest", "//native/kernels/b:b_manifest"}
+    problems = environment.kernel_library_problems(libraries, manifests, {"//native/kernels/a:a"})
+    assert [p.message for p in problems] == [
+        "kernel_family //native/kernels/b:b is not in native/kernels/families.bzl",
+        "//native/kernels/c:c is an alwayslink kernel library without a manifest"]

@@ -159,3 +159,19 @@ def test_families_to_refresh():
     tree = fixtures.load()
     assert templates.families_to_refresh(tree.inventory, tree.exemption_files) == ["fx_serial"]
     assert templates.families_to_refresh(tree.inventory, tree.exemption_files, ["fx_tunable"]) == ["fx_tunable"]
+
+
+def test_write_templates_writes_refreshes_and_removes_files(tmp_path):
+    root = fixtures.copy_tree(tmp_path)
+    directory = os.path.join(root, fixtures.TESTDATA, "exemptions")
+    write(root, None)
+    tree = fixtures.load(root)
+    report = templates.write_templates(directory, tree.inventory, tree.exemption_files, collector(),
+                                       families=["fx_serial", "fx_nope"])
+    assert report[0].startswith("fx_nope: no such family") and len(report) == 5
+    assert sorted(os.listdir(directory)) == ["fx_serial.json"]
+
+    registry = [d for d in fixtures.registry() if d["family"] != "fx_serial"]
+    tree = fixtures.load(root, registry_dicts=registry, families=("fx_tunable",))
+    report = templates.write_templates(directory, tree.inventory, tree.exemption_files, collector())
+    assert report[-1].endswith("no serial path left: file removed") and os.listdir(directory) == []

@@ -189,3 +189,4 @@ def test_inventory_problems_fail_the_gate():
          "element_types": ["float"], "tuning": [{"name": "parallel.minimum_elements"}], "calibratable": False}]
     failures = gate(fixtures.load(registry_dicts=registry))
     assert kinds(failures) == ["inventory"] and "no manifest" in failures[0].message
+    assert "families.bzl" in failures[0].remedy
