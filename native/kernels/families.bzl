@@ -14,6 +14,7 @@ KERNEL_FAMILIES = [
     "//native/kernels/gemm:gemm",
     "//native/kernels/normalization",
     "//native/kernels/pooling",
+    "//native/kernels/quantization",
     "//native/kernels/reduction",
     "//native/kernels/softmax",
     "//native/kernels/tensor:cast",
