@@ -5,7 +5,9 @@ namespace quantization {
 
 StatusOr<QuantLayout> PlanQuantLayout(const Shape& input, const Tensor& scale, const Tensor* zero_point,
                                       int64_t axis, int64_t block_size, const std::string& where) {
-  if (zero_point != nullptr && zero_point->shape() != scale.shape()) {
+  // One-element parameters of different ranks ([] and [1]) both mean per tensor.
+  const bool both_single = zero_point != nullptr && zero_point->num_elements() == 1 && scale.num_elements() == 1;
+  if (zero_point != nullptr && zero_point->shape() != scale.shape() && !both_single) {
     return InvalidArgument(where, ": zero point ", zero_point->TypeAndShape(), " must have the shape of scale ",
                            scale.TypeAndShape());
   }

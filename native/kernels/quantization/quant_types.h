@@ -37,10 +37,18 @@ struct HasFormat : std::false_type {};
 template <typename T>
 struct HasFormat<T, std::void_t<decltype(T::format())>> : std::true_type {};
 
+// Bits of a sub-byte integer's value: only the low `kBits` are read, so a byte holding
+// the sign-extended value and one holding the packed nibble (as ml_dtypes stores int4)
+// read alike.
+template <typename T>
+inline constexpr int kBits = std::is_same_v<T, Int4> || std::is_same_v<T, UInt4> ? 4 : 2;
+
 template <typename T>
 inline double ToDouble(const T& v) {
   if constexpr (kIsSubByteInt<T>) {
-    return static_cast<double>(v.value);
+    const int low = static_cast<uint8_t>(v.value) & ((1 << kBits<T>) - 1);
+    constexpr int sign = std::is_same_v<T, Int4> || std::is_same_v<T, Int2> ? 1 << (kBits<T> - 1) : 0;
+    return static_cast<double>((low ^ sign) - sign);
   } else if constexpr (HasFormat<T>::value) {
     return v.ToDouble();
   } else {

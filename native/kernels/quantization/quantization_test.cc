@@ -212,6 +212,22 @@ TEST(DequantizeLinearTest, Float8AndInt4InputsAndHalfOutput) {
   }
 }
 
+TEST(DequantizeLinearTest, SubByteValuesReadFromTheLowBitsEitherWay) {
+  // -1 as int4 is 0xFF sign-extended or 0x0F packed (as ml_dtypes stores it); int2 -2 is
+  // 0xFE or 0x02.
+  KernelTester t("DequantizeLinear", 25);
+  t.Input(MakeTensor<Int4>({2}, {Int4{-1}, Int4{0x0F}})).Input(MakeTensor<float>({}, {1.0f}));
+  auto out = RunAllCounts(t);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(ToVector<float>(out[0].tensor()), (std::vector<float>{-1.0f, -1.0f}));
+  KernelTester t2("DequantizeLinear", 25);
+  t2.Input(MakeTensor<Int2>({2}, {Int2{-2}, Int2{2}})).Input(MakeTensor<float>({1}, {1.0f}))
+      .Input(MakeTensor<Int2>({}, {Int2{1}}));
+  auto out2 = RunAllCounts(t2);
+  ASSERT_EQ(out2.size(), 1u);
+  EXPECT_EQ(ToVector<float>(out2[0].tensor()), (std::vector<float>{-3.0f, -3.0f}));
+}
+
 TEST(DequantizeLinearTest, RejectsZeroPointOfAnotherType) {
   KernelTester t("DequantizeLinear", 13);
   t.Input(MakeTensor<uint8_t>({2}, {1, 2})).Input(MakeTensor<float>({}, {1.0f})).Input(MakeTensor<int8_t>({}, {0}));
