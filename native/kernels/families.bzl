@@ -15,6 +15,7 @@ KERNEL_FAMILIES = [
     "//native/kernels/normalization",
     "//native/kernels/pooling",
     "//native/kernels/quantization",
+    "//native/kernels/random",
     "//native/kernels/reduction",
     "//native/kernels/softmax",
     "//native/kernels/tensor:cast",
