@@ -16,6 +16,8 @@ KERNEL_FAMILIES = [
     "//native/kernels/pooling",
     "//native/kernels/quantization",
     "//native/kernels/random",
+    "//native/kernels/signal",
+    "//native/kernels/signal:signal_windows",
     "//native/kernels/reduction",
     "//native/kernels/softmax",
     "//native/kernels/tensor:cast",
