@@ -1,0 +1,101 @@
+// DynamicQuantizeLinear (opset 11): uint8 quantization of a float tensor with the scale
+// and zero point derived from its range [min(0, min x), max(0, max x)].
+//
+// The range is found over fixed chunks of parallel.block_elements elements (min and max
+// are exact, so the result never depends on the participant count), then the tensor is
+// quantized in contiguous blocks. NaN elements do not take part in the range.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "native/kernels/quantization/quant_kernel_base.h"
+
+namespace onnx_light {
+namespace quantization {
+namespace {
+
+struct Range {
+  float lo = 0.0f, hi = 0.0f;  // starts at 0: the range always contains zero
+};
+
+Range RangeOf(const float* x, int64_t begin, int64_t end) {
+  Range r;
+  for (int64_t i = begin; i < end; ++i) {
+    r.lo = x[i] < r.lo ? x[i] : r.lo;
+    r.hi = x[i] > r.hi ? x[i] : r.hi;
+  }
+  return r;
+}
+
+class DynamicQuantizeLinearKernel : public OpKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    where_ = info.Where();
+    return policy_.Init(info);
+  }
+
+  Status Compute(KernelContext& ctx) override {
+    OL_ASSIGN_OR_RETURN(const Tensor* x, ctx.RequiredInput(0));
+    if (x->dtype() != DataType::kFloat) {
+      return NotImplemented(where_, ": input must be float, got ", x->TypeAndShape());
+    }
+    const float* xs = x->data<float>();
+    const int64_t n = x->num_elements();
+    OL_ASSIGN_OR_RETURN(Range range, FindRange(ctx, xs, n));
+
+    // As the ONNX definition spells it, in float.
+    const float scale = (range.hi == range.lo ? 1.0f : range.hi - range.lo) / 255.0f;
+    const float zero = std::nearbyint(std::min(255.0f, std::max(0.0f, 0.0f - range.lo / scale)));
+
+    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, DataType::kUint8, x->shape()));
+    OL_ASSIGN_OR_RETURN(Tensor * y_scale, ctx.AllocateOutput(1, DataType::kFloat, Shape()));
+    OL_ASSIGN_OR_RETURN(Tensor * y_zero, ctx.AllocateOutput(2, DataType::kUint8, Shape()));
+    *y_scale->data<float>() = scale;
+    *y_zero->data<uint8_t>() = static_cast<uint8_t>(zero);
+    uint8_t* ys = y->data<uint8_t>();
+    return ForEachChunk(ctx, policy_, "DynamicQuantizeLinear", n, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        const float q = xs[i] / scale;
+        const float v = (std::isnan(q) ? 0.0f : std::nearbyint(q)) + zero;
+        ys[i] = static_cast<uint8_t>(std::min(255.0f, std::max(0.0f, v)));
+      }
+    });
+  }
+
+ private:
+  StatusOr<Range> FindRange(const KernelContext& ctx, const float* x, int64_t n) const {
+    if (n < policy_.minimum_elements) return RangeOf(x, 0, n);
+    const int64_t chunk = policy_.block_elements;
+    std::vector<Range> partial(static_cast<size_t>((n + chunk - 1) / chunk));
+    OL_RETURN_IF_ERROR(ParallelFor(ctx.parallel(), static_cast<int64_t>(partial.size()),
+                                   ParallelPlan{"DynamicQuantizeLinear.range", 1}, [&](int64_t begin, int64_t end) {
+                                     for (int64_t c = begin; c < end; ++c) {
+                                       partial[c] = RangeOf(x, c * chunk, std::min(n, (c + 1) * chunk));
+                                     }
+                                     return Status::Ok();
+                                   }));
+    Range r;
+    for (const Range& p : partial) r = {std::min(r.lo, p.lo), std::max(r.hi, p.hi)};
+    return r;
+  }
+
+  std::string where_;
+  elementwise::BlockPolicy policy_;
+};
+
+OL_REGISTER_KERNELS(dynamic_quantize_linear) {
+  KernelDef def;
+  def.op = "DynamicQuantizeLinear";
+  def.since_version = 11;
+  def.family = "quantization";
+  def.element_types = {DataType::kFloat};
+  def.tuning = elementwise::ElementwiseTuning(elementwise::kCheapMinimumElements);
+  def.calibratable = true;
+  def.factory = MakeKernel<DynamicQuantizeLinearKernel>();
+  registry.Add(std::move(def));
+}
+
+}  // namespace
+}  // namespace quantization
+}  // namespace onnx_light
