@@ -25,6 +25,8 @@ struct RegionDepthScope {
 };
 
 constexpr uint64_t kParticipantMask = 0xffff;
+constexpr uint64_t kClosed = 1ull << 31;
+constexpr uint64_t kJoinedMask = kClosed - 1;
 
 // Spins until pred() or the window passes; checks the clock every 64 relaxes.
 template <typename Pred>
@@ -90,17 +92,26 @@ void CpuExecutor::WorkerLoop(int index) {
     if (stop_.load(std::memory_order_acquire)) return;
     seen = dispatch_.load(std::memory_order_acquire);
     const int participants = static_cast<int>(seen & kParticipantMask);
-    if (index >= participants) continue;
+    if (index >= participants || !Join(seen >> 16)) continue;
     {
       RegionDepthScope scope;
       task_function_(task_argument_, index);
     }
-    if (finished_.fetch_add(1, std::memory_order_seq_cst) + 1 == participants - 1 &&
-        caller_parked_.load(std::memory_order_seq_cst)) {
+    finished_.fetch_add(1, std::memory_order_seq_cst);
+    if (caller_parked_.load(std::memory_order_seq_cst)) {
       std::lock_guard<std::mutex> lock(park_mutex_);
       caller_cv_.notify_one();
     }
   }
+}
+
+bool CpuExecutor::Join(uint64_t generation) {
+  const uint64_t tag = (generation & 0xffffffffu) << 32;
+  uint64_t a = admission_.load(std::memory_order_seq_cst);
+  while ((a & ~(kClosed | kJoinedMask)) == tag && !(a & kClosed)) {
+    if (admission_.compare_exchange_weak(a, a + 1, std::memory_order_seq_cst)) return true;
+  }
+  return false;
 }
 
 void CpuExecutor::WaitForWorkers(int expected) {
@@ -129,6 +140,7 @@ int CpuExecutor::Run(int n, TaskFunction function, void* argument) {
   task_argument_ = argument;
   finished_.store(0, std::memory_order_relaxed);
   const uint64_t generation = (dispatch_.load(std::memory_order_relaxed) >> 16) + 1;
+  admission_.store((generation & 0xffffffffu) << 32, std::memory_order_seq_cst);
   // seq_cst on both sides (this store then the parked count; a worker's count then its
   // re-check of the dispatch word) guarantees a parking worker sees the new region or we
   // see it parked and wake it.
@@ -141,8 +153,10 @@ int CpuExecutor::Run(int n, TaskFunction function, void* argument) {
     RegionDepthScope scope;
     function(argument, 0);
   }
-  WaitForWorkers(n - 1);
-  return n;
+  // Close admission: late workers skip this region; wait only for those that joined.
+  const int joined = static_cast<int>(admission_.fetch_or(kClosed, std::memory_order_seq_cst) & kJoinedMask);
+  WaitForWorkers(joined);
+  return joined + 1;
 }
 
 ExecutorRegistry& ExecutorRegistry::Global() {

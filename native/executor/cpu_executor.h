@@ -30,11 +30,14 @@ class CpuExecutor {
   // Participants available to a region, the caller included.
   int participants() const { return static_cast<int>(workers_.size()) + 1; }
 
-  // Runs task(p) for p in [0, n) with the caller as p = 0 and returns when all have
-  // finished. n is clamped to participants(). If another thread is already running a
-  // region on this executor, or the caller is inside a region, every task runs inline on
-  // the caller in order, and the return value says how many participants really ran
-  // concurrently (1 then).
+  // Offers task(p) to participants p in [0, n), the caller running p = 0, and returns
+  // once the caller's task has returned and every worker that joined has finished.
+  // A worker that has not joined by the time the caller's task returns is released
+  // without running: waiting for a thread the OS has not scheduled would stall the
+  // caller, so the task must let any participant finish the others' work (ParallelFor's
+  // blocks are claimed, not owned). n is clamped to participants(). If another thread is
+  // already running a region on this executor, or the caller is inside a region, every
+  // task runs inline on the caller in order. Returns how many participants joined.
   int Run(int n, FunctionRef<void(int)> task);
 
   // The same with a plain function and argument, which travel in the dispatch cache line
@@ -59,6 +62,8 @@ class CpuExecutor {
   explicit CpuExecutor(const CpuExecutionPolicy& policy);
   void WorkerLoop(int index);
   void WaitForWorkers(int expected);
+  // Admits the calling worker to region `generation` unless the caller has closed it.
+  bool Join(uint64_t generation);
 
   const CpuExecutionPolicy policy_;
   std::vector<std::thread> workers_;
@@ -70,7 +75,9 @@ class CpuExecutor {
   alignas(64) std::atomic<uint64_t> dispatch_{0};
   TaskFunction task_function_ = nullptr;
   void* task_argument_ = nullptr;
-  alignas(64) std::atomic<int> finished_{0};
+  // Admission of workers to the current region: generation << 32 | kClosed | joined.
+  alignas(64) std::atomic<uint64_t> admission_{0};
+  std::atomic<int> finished_{0};
   alignas(64) char padding_after_finished_[1] = {};
   std::atomic<bool> stop_{false};
 

@@ -73,7 +73,9 @@ TEST_P(ParticipantsTest, RecordsParticipantsInEvents) {
   EXPECT_EQ(regions[0].grain, 1024);
   EXPECT_EQ(regions[0].requested_participants, participants);
   EXPECT_EQ(regions[0].admitted_participants, participants);
-  EXPECT_EQ(regions[0].observed_participants, participants);
+  // Who runs blocks depends on scheduling: a late worker's blocks are finished by others.
+  EXPECT_GE(regions[0].observed_participants, 1);
+  EXPECT_LE(regions[0].observed_participants, participants);
   EXPECT_FALSE(regions[0].nested);
 }
 
@@ -142,6 +144,23 @@ TEST_P(ParticipantsTest, CancellationStopsBetweenBlocks) {
   Status t = ParallelFor(late, 10, {"timeout", 1}, [&](int64_t, int64_t) { return Status::Ok(); });
   EXPECT_EQ(t.code(), StatusCode::kCancelled);
   EXPECT_NE(t.message().find("timeout"), std::string::npos);
+}
+
+// Blocks run by a participant other than their owner see that participant's index, and
+// no two concurrently running blocks share an index (per-participant scratch relies on it).
+TEST_P(ParticipantsTest, ParticipantIndexIsUniqueAmongRunningBlocks) {
+  auto executor = MakeExecutor(GetParam());
+  ParallelContext ctx{executor.get(), nullptr, nullptr, "Test"};
+  std::vector<std::atomic<int>> in_use(GetParam());
+  std::atomic<int> clashes{0};
+  ASSERT_TRUE(ParallelForWithParticipant(ctx, 4000, {"slots", 1}, [&](int p, int64_t, int64_t) {
+                if (p < 0 || p >= GetParam()) return Internal("participant index ", p, " out of range");
+                if (in_use[p].fetch_add(1) != 0) clashes.fetch_add(1);
+                std::this_thread::yield();
+                in_use[p].fetch_sub(1);
+                return Status::Ok();
+              }).ok());
+  EXPECT_EQ(clashes.load(), 0);
 }
 
 TEST_P(ParticipantsTest, ManyRegionsBackToBack) {

@@ -80,6 +80,7 @@ Status ParallelForWithParticipant(const ParallelContext& ctx, int64_t total, con
     const ParallelContext* ctx;
     std::atomic<bool> stop{false};
     bool record;
+    std::atomic<int64_t>* claims;  // next unclaimed block of each owner's run
     alignas(64) const ParallelPlan* plan;
     std::atomic<int> observed{0};
     std::atomic<int64_t> cpu_ns{0};
@@ -89,13 +90,23 @@ Status ParallelForWithParticipant(const ParallelContext& ctx, int64_t total, con
   state.record = record;
   state.plan = &plan;
 
+  // Blocks are fixed by the partition; who runs them is not. Participant p claims its
+  // own contiguous run first, then helps with the others' unclaimed blocks, so a worker
+  // the OS has not scheduled yet delays nobody. Claims are per-owner counters.
+  std::atomic<int64_t> claims[CpuExecutionPolicy::kMaxThreads];
+  for (int p = 0; p < partition.participants; ++p) {
+    claims[p].store(partition.FirstBlock(p), std::memory_order_relaxed);
+  }
+  state.claims = claims;
+
   const auto run_participant = [](void* argument, int p) {
     RegionState* s = static_cast<RegionState*>(argument);
     const int64_t cpu_start = s->record ? ThreadCpuNanos() : 0;
     bool ran = false;
     const Partition& part = s->partition;
-    for (int64_t b = part.FirstBlock(p); b < part.LastBlock(p); ++b) {
-      if (s->stop.load(std::memory_order_relaxed)) break;
+    // Returns false when the region must stop (error, cancellation).
+    const auto run_block = [&](int64_t b) {
+      if (s->stop.load(std::memory_order_relaxed)) return false;
       Status status;
       if (IsCancelled(*s->ctx)) {
         status = CancelledStatus(*s->ctx, *s->plan);
@@ -104,11 +115,18 @@ Status ParallelForWithParticipant(const ParallelContext& ctx, int64_t total, con
         status = s->fn(p, begin, std::min(s->total, begin + part.block_size));
         ran = true;
       }
-      if (!status.ok()) {
-        std::lock_guard<std::mutex> lock(s->error_mutex);
-        if (s->first_error.ok()) s->first_error = status;
-        s->stop.store(true, std::memory_order_relaxed);
-        break;
+      if (status.ok()) return true;
+      std::lock_guard<std::mutex> lock(s->error_mutex);
+      if (s->first_error.ok()) s->first_error = status;
+      s->stop.store(true, std::memory_order_relaxed);
+      return false;
+    };
+    bool go = true;
+    for (int i = 0; go && i < part.participants; ++i) {
+      const int owner = (p + i) % part.participants;
+      const int64_t last = part.LastBlock(owner);
+      for (int64_t b; go && (b = s->claims[owner].fetch_add(1, std::memory_order_relaxed)) < last;) {
+        go = run_block(b);
       }
     }
     if (s->record) {

@@ -8,7 +8,8 @@
 //
 // Contract (DESIGN.md, executor): [0, total) is cut into contiguous blocks that depend only
 // on (total, grain, participants); participant p runs its own contiguous run of blocks, the
-// caller being participant 0. A call from inside a region runs inline and is recorded as
+// caller being participant 0, then helps finish others' unclaimed blocks (so a worker the
+// OS has not scheduled delays nobody; outputs do not depend on who ran a block). A call from inside a region runs inline and is recorded as
 // nested. Cancellation is polled between blocks (-> Cancelled); the first error a block
 // returns is returned and the other participants stop at their next block boundary.
 #pragma once
@@ -60,8 +61,9 @@ int AvailableParticipants(const ParallelContext& ctx, const ParallelPlan& plan);
 Status ParallelFor(const ParallelContext& ctx, int64_t total, const ParallelPlan& plan,
                    FunctionRef<Status(int64_t begin, int64_t end)> fn);
 
-// As ParallelFor, but fn also receives the participant index, so that each participant
-// can use its own slice of scratch reserved before the call.
+// As ParallelFor, but fn also receives the index of the participant running the block
+// (unique among concurrently running blocks), so that each can use its own slice of
+// scratch reserved before the call.
 Status ParallelForWithParticipant(const ParallelContext& ctx, int64_t total, const ParallelPlan& plan,
                                   FunctionRef<Status(int participant, int64_t begin, int64_t end)> fn);
 

@@ -3,6 +3,41 @@
 #include <chrono>
 
 namespace onnx_light {
+namespace {
+
+// The run's allocator must outlive every output buffer it handed out, however long the
+// caller keeps an output (a test helper may return one after its runner is gone): each
+// output tensor holds the allocator too. Members are destroyed in reverse order, so the
+// buffer is freed before the allocator.
+struct OutputHolder {
+  std::shared_ptr<Allocator> allocator;
+  Tensor tensor;
+};
+
+Tensor KeepingAlive(const Tensor& t, const std::shared_ptr<Allocator>& allocator) {
+  if (!t.defined()) return t;
+  auto holder = std::make_shared<OutputHolder>(OutputHolder{allocator, t});
+  return Tensor::Borrow(t.dtype(), t.shape(), const_cast<void*>(t.raw_data()), std::move(holder));
+}
+
+Value KeepingAlive(Value v, const std::shared_ptr<Allocator>& allocator) {
+  switch (v.kind()) {
+    case Value::Kind::kTensor:
+      return Value(KeepingAlive(v.tensor(), allocator)).set_optional(v.optional());
+    case Value::Kind::kSequence: {
+      std::vector<Value> items;
+      for (const Value& item : v.items()) items.push_back(KeepingAlive(item, allocator));
+      return Value::Sequence(std::move(items), v.element_type()).set_optional(v.optional());
+    }
+    case Value::Kind::kMap:
+      return Value::Map(KeepingAlive(v.map_keys(), allocator), KeepingAlive(v.map_values(), allocator));
+    case Value::Kind::kNone:
+      return v;
+  }
+  return v;
+}
+
+}  // namespace
 
 KernelRunner::KernelRunner(std::string op, int opset_version, std::string domain)
     : op_(std::move(op)), domain_(std::move(domain)), opset_version_(opset_version) {}
@@ -118,7 +153,7 @@ StatusOr<KernelRunResult> KernelRunner::Run(int num_threads, const CancellationT
   OL_RETURN_IF_ERROR(status.WithContext(ctx.Where() + ": "));
   KernelRunResult result;
   result.allocator = allocator;
-  result.outputs = std::move(ctx.outputs());
+  for (Value& output : ctx.outputs()) result.outputs.push_back(KeepingAlive(std::move(output), allocator));
   result.regions = events.regions();
   result.allocation = allocator->stats();
   result.peak_scratch = ctx.peak_scratch();
