@@ -140,6 +140,23 @@ TEST(CalibratorsTest, ElementwiseCalibratorFillsIntegerInputs) {
   EXPECT_FALSE(report->evidence.sizes.empty()) << report->evidence.stop_reason;
 }
 
+TEST(CalibratorsTest, RequiredAttributesAreGivenByTheRequest) {
+  CalibrationRequest request = SmallRequest("TestNeedsAttribute");
+  request.search.max_size = 1 << 12;
+  BudgetAccount without(SmallBudget());
+  EXPECT_NE(Calibrate(request, without).status().message().find("required attribute 'direction' is missing"),
+            std::string::npos);
+  Attribute direction;
+  direction.name = "direction";
+  direction.type = Attribute::Type::kString;
+  direction.s = "LEFT";
+  request.attributes.push_back(direction);
+  BudgetAccount with(SmallBudget());
+  auto report = Calibrate(request, with);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_FALSE(report->evidence.sizes.empty());
+}
+
 TEST(CalibratorsTest, ElementwiseCalibratorRejectsAWrongParallelPath) {
   BudgetAccount account(SmallBudget());
   CalibrationRequest request = SmallRequest("TestWrongInParallel");
