@@ -66,6 +66,18 @@ TEST(KernelRunnerTest, ResolvesTuningThroughASource) {
   EXPECT_TRUE(r.Run(2)->regions.empty());
 }
 
+TEST(KernelRunnerTest, KeepsItsExecutorAcrossSerialRuns) {
+  KernelRunner r("TestScale", 1, "test.tuning");
+  r.Input(Iota(4096)).Tuning("parallel.minimum_elements", int64_t{1});
+  const int before = ExecutorRegistry::Global().LiveExecutors();
+  ASSERT_TRUE(r.Run(3).ok());
+  EXPECT_EQ(ExecutorRegistry::Global().LiveExecutors(), before + 1);
+  auto serial = r.Run(1);
+  ASSERT_TRUE(serial.ok());
+  EXPECT_EQ(serial->regions.at(0).requested_participants, 1);  // serial: no executor used
+  EXPECT_EQ(ExecutorRegistry::Global().LiveExecutors(), before + 1);  // but still alive
+}
+
 TEST(KernelRunnerTest, ReportsBadRequests) {
   KernelRunner r("TestScale", 1, "test.tuning");
   r.Input(Iota(16));
