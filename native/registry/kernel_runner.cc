@@ -135,9 +135,9 @@ StatusOr<KernelRunResult> KernelRunner::Run(int num_threads, const CancellationT
   KernelInfo info(domain_, op_, node_name_, opset_version_, &attributes_, input_types, num_outputs_, tuning);
   OL_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> kernel, def->factory(info));
 
-  if (num_threads == 1) {
-    executor_.reset();
-  } else if (!executor_ || executor_->participants() != num_threads) {
+  // A serial run uses no executor but keeps the one of earlier parallel runs: alternating
+  // serial and parallel runs (calibration) must not restart threads each time.
+  if (num_threads > 1 && (!executor_ || executor_->participants() != num_threads)) {
     CpuExecutionPolicy policy;
     policy.num_threads = num_threads;
     OL_ASSIGN_OR_RETURN(executor_, ExecutorRegistry::Global().Acquire(policy));
@@ -145,7 +145,7 @@ StatusOr<KernelRunResult> KernelRunner::Run(int num_threads, const CancellationT
   // One kernel opens few regions; a small collector keeps repeated runs cheap.
   EventCollector events(/*region_capacity=*/1024, /*node_capacity=*/1);
   auto allocator = std::make_shared<Allocator>(memory_limit_);
-  ParallelContext parallel{executor_.get(), cancel, &events, op_.c_str()};
+  ParallelContext parallel{num_threads > 1 ? executor_.get() : nullptr, cancel, &events, op_.c_str()};
   KernelContext ctx(&op_, &node_name_, inputs, num_outputs_, allocator.get(), parallel);
   const auto start = std::chrono::steady_clock::now();
   const Status status = kernel->Compute(ctx);

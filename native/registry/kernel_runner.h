@@ -62,8 +62,9 @@ class KernelRunner {
   StatusOr<const KernelDef*> FindDef(DataType* element_type = nullptr) const;
 
   // Creates the kernel and runs it with `num_threads` participants (1 = serial, no
-  // executor; more than the cores is allowed). The executor is kept for the next run
-  // with the same count, so that repeated runs do not measure thread start-up.
+  // executor; more than the cores is allowed). The executor of a parallel run is kept
+  // (also across serial runs) for the next run with the same count, so that repeated
+  // runs do not measure thread start-up.
   // `cancel` is polled between blocks.
   StatusOr<KernelRunResult> Run(int num_threads, const CancellationToken* cancel = nullptr);
 

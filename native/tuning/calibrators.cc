@@ -94,9 +94,11 @@ StatusOr<Tensor> BenignTensor(DataType type, int64_t size, Allocator* allocator)
 // forced to `threshold`, with `participants` participants.
 class ElementwiseProblem {
  public:
-  ElementwiseProblem(const KernelDef& def, int opset, DataType type, int num_inputs, int64_t memory_limit)
+  ElementwiseProblem(const KernelDef& def, int opset, DataType type, int num_inputs,
+                     const std::vector<Attribute>& attributes, int64_t memory_limit)
       : runner_(def.op, opset, def.domain), type_(type), num_inputs_(num_inputs) {
     runner_.MemoryLimit(memory_limit);
+    for (const Attribute& a : attributes) runner_.Attr(a);
   }
 
   Status Prepare(int64_t size) {
@@ -128,10 +130,11 @@ class ElementwiseProblem {
 };
 
 // Same-shaped input counts to try when the request does not say: the first that runs.
-StatusOr<int> ProbeInputCount(const KernelDef& def, int opset, DataType type) {
+StatusOr<int> ProbeInputCount(const KernelDef& def, int opset, DataType type,
+                              const std::vector<Attribute>& attributes) {
   Status last;
   for (int n = 1; n <= 3; ++n) {
-    ElementwiseProblem probe(def, opset, type, n, Allocator::kNoLimit);
+    ElementwiseProblem probe(def, opset, type, n, attributes, Allocator::kNoLimit);
     StatusOr<CandidateRun> run = probe.Candidate(int64_t{1} << 50, 1)(16);
     if (run.ok()) return n;
     last = run.status();
@@ -193,7 +196,7 @@ StatusOr<CalibrationReport> CalibrateElementwise(const CalibrationRequest& reque
   const int opset = request.opset_version > 0 ? request.opset_version : def->since_version;
   int num_inputs = request.num_inputs;
   if (num_inputs <= 0) {
-    OL_ASSIGN_OR_RETURN(num_inputs, ProbeInputCount(*def, opset, type));
+    OL_ASSIGN_OR_RETURN(num_inputs, ProbeInputCount(*def, opset, type, request.attributes));
   }
 
   const int participants = account.budget().threads;
@@ -204,7 +207,7 @@ StatusOr<CalibrationReport> CalibrateElementwise(const CalibrationRequest& reque
   search.max_size = std::min<int64_t>(search.max_size, static_cast<int64_t>(spec->maximum));
   search.min_size = std::max<int64_t>(search.min_size, static_cast<int64_t>(spec->minimum));
 
-  ElementwiseProblem problem(*def, opset, type, num_inputs, account.budget().memory_bytes);
+  ElementwiseProblem problem(*def, opset, type, num_inputs, request.attributes, account.budget().memory_bytes);
   const int64_t serial_threshold = static_cast<int64_t>(spec->maximum);
   OL_ASSIGN_OR_RETURN(CrossoverResult result,
                       FindParallelCrossover(problem.Candidate(serial_threshold, 1),

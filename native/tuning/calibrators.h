@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "native/registry/attribute.h"
 #include "native/tuning/calibration.h"
 #include "native/tuning/schema.h"
 
@@ -20,6 +21,8 @@ struct CalibrationRequest {
   std::shared_ptr<const KernelTuningSchema> schema;
   int opset_version = 0;  // 0: the newest registration of the schema's op
   int num_inputs = 0;     // same-shaped inputs of the elementwise calibrator; 0: probe 1..3
+  // Attributes the op requires (e.g. BitShift's direction), chosen benign by the caller.
+  std::vector<Attribute> attributes;
   CrossoverOptions search;
 };
 

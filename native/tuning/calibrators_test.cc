@@ -66,6 +66,18 @@ TEST(KernelRunnerTest, ResolvesTuningThroughASource) {
   EXPECT_TRUE(r.Run(2)->regions.empty());
 }
 
+TEST(KernelRunnerTest, KeepsItsExecutorAcrossSerialRuns) {
+  KernelRunner r("TestScale", 1, "test.tuning");
+  r.Input(Iota(4096)).Tuning("parallel.minimum_elements", int64_t{1});
+  const int before = ExecutorRegistry::Global().LiveExecutors();
+  ASSERT_TRUE(r.Run(3).ok());
+  EXPECT_EQ(ExecutorRegistry::Global().LiveExecutors(), before + 1);
+  auto serial = r.Run(1);
+  ASSERT_TRUE(serial.ok());
+  EXPECT_EQ(serial->regions.at(0).requested_participants, 1);  // serial: no executor used
+  EXPECT_EQ(ExecutorRegistry::Global().LiveExecutors(), before + 1);  // but still alive
+}
+
 TEST(KernelRunnerTest, ReportsBadRequests) {
   KernelRunner r("TestScale", 1, "test.tuning");
   r.Input(Iota(16));
@@ -138,6 +150,23 @@ TEST(CalibratorsTest, ElementwiseCalibratorFillsIntegerInputs) {
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_TRUE(report->evidence.rejected.empty());
   EXPECT_FALSE(report->evidence.sizes.empty()) << report->evidence.stop_reason;
+}
+
+TEST(CalibratorsTest, RequiredAttributesAreGivenByTheRequest) {
+  CalibrationRequest request = SmallRequest("TestNeedsAttribute");
+  request.search.max_size = 1 << 12;
+  BudgetAccount without(SmallBudget());
+  EXPECT_NE(Calibrate(request, without).status().message().find("required attribute 'direction' is missing"),
+            std::string::npos);
+  Attribute direction;
+  direction.name = "direction";
+  direction.type = Attribute::Type::kString;
+  direction.s = "LEFT";
+  request.attributes.push_back(direction);
+  BudgetAccount with(SmallBudget());
+  auto report = Calibrate(request, with);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_FALSE(report->evidence.sizes.empty());
 }
 
 TEST(CalibratorsTest, ElementwiseCalibratorRejectsAWrongParallelPath) {

@@ -305,8 +305,11 @@ nb::dict ReportToDict(const CalibrationReport& r) {
 
 nb::dict CalibrateSchema(const std::string& key, int64_t budget_ns, int64_t memory_bytes, int threads,
                          int64_t min_size, int64_t max_size, int repetitions, double margin, int num_inputs,
-                         int opset) {
+                         int opset, nb::dict attributes) {
   CalibrationRequest request;
+  for (auto [name, value] : attributes) {
+    request.attributes.push_back(AttributeFromPython(nb::cast<std::string>(name), value));
+  }
   request.schema = SchemaByKey(key);
   request.opset_version = opset;
   request.num_inputs = num_inputs;
@@ -393,6 +396,7 @@ void BindTuning(nb::module_& m) {
   m.def("calibrate", &CalibrateSchema, nb::arg("schema_key"), nb::arg("budget_ns"), nb::arg("memory_bytes"),
         nb::arg("threads"), nb::arg("min_size") = 1 << 10, nb::arg("max_size") = 1 << 24,
         nb::arg("repetitions") = 5, nb::arg("margin") = 0.10, nb::arg("num_inputs") = 0, nb::arg("opset") = 0,
+        nb::arg("attributes") = nb::dict(),
         "Runs the calibrator of one schema within the budget; returns choices, evidence and accounting.");
 }
 

@@ -227,6 +227,13 @@ def select_schemas(ops: Optional[Iterable[str]] = None, element_types: Optional[
     return chosen
 
 
+# Benign values for attributes that ops require (no default in onnx.defs), so that the
+# generic calibrator can run them.
+_REQUIRED_ATTRIBUTES = {
+    ("ai.onnx", "BitShift"): {"direction": "LEFT"},
+}
+
+
 def _same_shaped_inputs(schema: Dict[str, Any]) -> int:
     """Input count for the elementwise calibrator from onnx.defs (0: let it probe)."""
     domain = "" if schema["domain"] == "ai.onnx" else schema["domain"]
@@ -268,7 +275,8 @@ def calibrate(ops: Optional[Iterable[str]] = None, element_types: Optional[Itera
             continue
         try:
             report = _native.calibrate(schema["key"], share, memory_bytes, threads, min_size, max_size, repetitions,
-                                       margin, _same_shaped_inputs(schema), 0)
+                                       margin, _same_shaped_inputs(schema), 0,
+                                       _REQUIRED_ATTRIBUTES.get((schema["domain"], schema["op"]), {}))
         except (ValueError, NotImplementedError) as e:
             skipped.append(f"{schema['key']}: {e}")
             continue

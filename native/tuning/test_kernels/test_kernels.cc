@@ -3,17 +3,19 @@
 //   TestAdd(a, b)        y = a + b
 //   TestWrongInParallel  like TestScale, but blocks after the first add 1: its parallel
 //                        output differs from its serial output (a calibrator must reject it)
+//   TestNeedsAttribute   like TestScale, with a required string attribute "direction"
 #include "native/registry/kernel.h"
 
 namespace onnx_light {
 namespace {
 
-enum class Variant { kScale, kAdd, kWrongInParallel };
+enum class Variant { kScale, kAdd, kWrongInParallel, kNeedsAttribute };
 
 template <typename T, Variant V>
 class TestElementwise : public OpKernel {
  public:
   Status Init(const KernelInfo& info) {
+    if (V == Variant::kNeedsAttribute) OL_RETURN_IF_ERROR(info.GetString("direction").status());
     OL_ASSIGN_OR_RETURN(minimum_elements_, info.tuning().Int64("parallel.minimum_elements"));
     OL_ASSIGN_OR_RETURN(grain_, info.tuning().Int64("parallel.grain"));
     return Status::Ok();
@@ -72,6 +74,7 @@ OL_REGISTER_KERNELS(tuning_test_kernels) {
   registry.Add(Def<Variant::kScale>("TestScale"));
   registry.Add(Def<Variant::kAdd>("TestAdd"));
   registry.Add(Def<Variant::kWrongInParallel>("TestWrongInParallel"));
+  registry.Add(Def<Variant::kNeedsAttribute>("TestNeedsAttribute"));
 }
 
 }  // namespace onnx_light
