@@ -176,7 +176,17 @@ def _sparse_to_dense(sparse):
 
 
 def _tensor(proto, base_dir):
-    return encode_array(numpy_helper.to_array(proto, base_dir=base_dir))
+    count = 1
+    for d in proto.dims:
+        count *= d
+    if any(d < 0 for d in proto.dims) or count >= 2**63:
+        raise _native.InvalidArgument(f"tensor '{proto.name}' has shape {list(proto.dims)}, whose element count "
+                                      "is negative or overflows int64")
+    try:
+        array = numpy_helper.to_array(proto, base_dir=base_dir)
+    except (ValueError, TypeError, OSError) as e:
+        raise _native.InvalidArgument(f"tensor '{proto.name}' (shape {list(proto.dims)}) cannot be read: {e}") from None
+    return encode_array(array)
 
 
 class GraphBuilder:
