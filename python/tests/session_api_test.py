@@ -187,3 +187,24 @@ def test_events_tuning_report_and_memory():
     assert all(r["source"] for r in report)
     memory = session.memory()
     assert memory["allocations"] == 2 and memory["peak_bytes"] >= 32
+
+
+def test_concurrent_runs_of_one_session():
+    """run releases the GIL; runs from several threads share the session and its executor."""
+    import concurrent.futures
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [64])
+    nodes = [helper.make_node("Add", ["x", "x"], ["t"]), helper.make_node("Mul", ["t", "x"], ["y"])]
+    model = helper.make_model(helper.make_graph(nodes, "g", [x], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [64])]),
+                              opset_imports=[helper.make_opsetid("", 17)])
+    session = onnx_light.InferenceSession(model, cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=2))
+
+    def work(seed):
+        values = np.random.default_rng(seed).standard_normal(64).astype(np.float32)
+        for _ in range(50):
+            (y,) = session.run(None, {"x": values})
+            np.testing.assert_array_equal(y, (values + values) * values)
+        return True
+
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        assert all(pool.map(work, range(8)))
