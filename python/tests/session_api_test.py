@@ -208,3 +208,16 @@ def test_concurrent_runs_of_one_session():
 
     with concurrent.futures.ThreadPoolExecutor(4) as pool:
         assert all(pool.map(work, range(8)))
+
+
+def test_sequence_feeds_are_checked_against_the_declared_element_type():
+    seq = helper.make_tensor_sequence_value_info("s", TensorProto.FLOAT, None)
+    session = onnx_light.InferenceSession(helper.make_model(helper.make_graph([], "g", [seq], [seq])))
+    items = [np.ones(2, np.float32), np.zeros(3, np.float32)]
+    out = session.run(None, {"s": items})[0]
+    assert [a.tolist() for a in out] == [[1, 1], [0, 0, 0]]
+    assert session.get_inputs()[0].type == "seq(tensor(float))"
+    with pytest.raises(ValueError, match=r"input 's': expected sequence\(tensor\(float\)\), got a sequence holding int64\[2\]"):
+        session.run(None, {"s": [np.ones(2, np.int64)]})
+    with pytest.raises(ValueError, match=r"input 's': expected sequence\(tensor\(float\)\), got float\[2\]"):
+        session.run(None, {"s": np.ones(2, np.float32)})
