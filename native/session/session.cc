@@ -215,8 +215,16 @@ Status Session::ValidateFeed(const ValueInfo& declared, const Value& value) cons
       }
       return Status::Ok();
     }
-    case TypeDescription::Kind::kSequence:
-      return value.is_sequence() ? Status::Ok() : mismatch(value.Describe());
+    case TypeDescription::Kind::kSequence: {
+      if (!value.is_sequence()) return mismatch(value.Describe());
+      const DataType declared_type = declared.type.element_type;
+      for (const Value& item : value.items()) {
+        if (!item.is_tensor() || (declared_type != DataType::kUndefined && item.tensor().dtype() != declared_type)) {
+          return mismatch(StrCat("a sequence holding ", item.Describe()));
+        }
+      }
+      return Status::Ok();
+    }
     case TypeDescription::Kind::kMap:
       return value.is_map() ? Status::Ok() : mismatch(value.Describe());
     default:

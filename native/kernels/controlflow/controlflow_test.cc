@@ -153,6 +153,45 @@ TEST(LoopTest, CarriesStateAndStacksScanOutputs) {
   EXPECT_EQ(Floats((*out)[1]), std::vector<float>({11, 22, 12, 24, 13, 26}));
 }
 
+// Forces every tunable kernel onto its parallel path.
+class ParallelEverywhere : public TuningSource {
+ public:
+  ResolvedTuning Resolve(std::shared_ptr<const KernelTuningSchema> schema) const override {
+    ResolvedTuning r = ResolvedTuning::Defaults(schema);
+    EXPECT_TRUE(r.Set("parallel.minimum_elements", int64_t{1}, ValueSource::kExplicitProfile).ok());
+    return r;
+  }
+};
+
+TEST(LoopTest, BodiesRunOnTheSessionExecutor) {
+  CpuExecutionPolicy policy;
+  policy.num_threads = 2;
+  policy.spin_microseconds = 0;
+  auto session = Session::Create(AccumulatingLoop(true), policy, std::make_shared<ParallelEverywhere>());
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  EventCollector events;
+  RunOptions options;
+  options.events = &events;
+  auto out = (*session)->Run({{"M", Value(Make<int64_t>({}, {3}))},
+                              {"cond", Value(Make<bool>({}, {true}))},
+                              {"s0", Value(Make<float>({2}, {0, 0}))},
+                              {"x", Value(Make<float>({2}, {1, 2}))}},
+                             {}, options);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(Floats((*out)[0]), std::vector<float>({3, 6}));
+  // One region per iteration, offered the session executor's two participants (not a
+  // second pool, and not nested: the Loop kernel itself runs outside any region).
+  const auto regions = events.regions();
+  ASSERT_EQ(regions.size(), 3u);
+  for (const RegionEvent& r : regions) {
+    EXPECT_EQ(r.requested_participants, 2);
+    EXPECT_FALSE(r.nested);
+  }
+  // Node events: the Loop and the three body runs of TestAdd.
+  EXPECT_EQ(events.nodes().size(), 4u);
+  EXPECT_EQ(ExecutorRegistry::Global().LiveExecutors(), 1);
+}
+
 TEST(LoopTest, ZeroIterationsGiveTheInitialStateAndEmptyScanOutputs) {
   auto g = AccumulatingLoop(true);
   auto out = RunOnce(g, {{"M", Value(Make<int64_t>({}, {0}))},
