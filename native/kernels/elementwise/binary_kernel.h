@@ -52,8 +52,18 @@ void BinarySpan(const Op& op, const A* a, int64_t a_stride, const B* b, int64_t 
 template <typename Op, typename A, typename B, typename O>
 Status RunBinary(const KernelContext& ctx, const BlockPolicy& policy, const char* label, const Op& op,
                  const BroadcastPlan& plan, const A* a, const B* b, O* out) {
+  const bool stream = policy.Streams<O>(plan.output_size);
   return RunBlocks(ctx, policy, label, plan.output_size, [&](int64_t begin, int64_t end) {
     ForEachRun(plan, begin, end, [&](int64_t o, const int64_t* offset, const int64_t* stride, int64_t n) {
+      if constexpr (std::is_trivially_copyable_v<O>) {
+        if (stream) {
+          WriteStreaming(out + o, n, [&](O* buffer, int64_t k, int64_t count) {
+            BinarySpan(op, a + offset[0] + k * stride[0], stride[0], b + offset[1] + k * stride[1], stride[1], buffer,
+                       count);
+          });
+          return;
+        }
+      }
       BinarySpan(op, a + offset[0], stride[0], b + offset[1], stride[1], out + o, n);
     });
   });

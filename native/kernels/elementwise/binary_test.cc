@@ -4,6 +4,8 @@
 #include <limits>
 #include <vector>
 
+#include "native/executor/cpu_executor.h"
+#include "native/executor/parallel_for.h"
 #include "native/kernels/elementwise/test_util.h"
 
 namespace onnx_light {
@@ -26,6 +28,42 @@ TEST(Add, SameShapeFloatAcrossParticipantCounts) {
   Tensor out = RunBinary<float>("Add", 14, MakeTensor<float>({n}, a), MakeTensor<float>({n}, b));
   ASSERT_EQ(out.shape(), Shape{n});
   for (int64_t i = 0; i < n; ++i) EXPECT_EQ(out.data<float>()[i], a[i] + b[i]);
+}
+
+// Called from inside another region, the kernel's own region runs inline on the calling
+// thread (no deadlock, no oversubscription) and gives the same bytes.
+TEST(Add, NestedInsideAnotherRegion) {
+  const int64_t n = 3000;
+  auto a = RandomValues<float>(n, -10, 10, 5);
+  auto b = RandomValues<float>(n, -10, 10, 6);
+  auto make = [&] {
+    auto t = std::make_unique<KernelTester>("Add", 14);
+    t->Input(MakeTensor<float>({n}, a)).Input(MakeTensor<float>({n}, b));
+    t->Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.block_elements", int64_t{64});
+    return t;
+  };
+  auto serial_tester = make();  // owns the allocator of the reference output
+  auto reference = serial_tester->Run(1);
+  ASSERT_TRUE(reference.ok());
+  CpuExecutionPolicy policy;
+  policy.num_threads = 2;
+  auto outer = ExecutorRegistry::Global().Acquire(policy);
+  ASSERT_TRUE(outer.ok());
+  std::vector<std::unique_ptr<KernelTester>> testers;
+  testers.push_back(make());
+  testers.push_back(make());
+  std::vector<std::vector<Value>> outputs(2);
+  ParallelContext ctx{outer->get(), nullptr, nullptr, "outer"};
+  Status s = ParallelFor(ctx, 2, ParallelPlan{"outer", 1}, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      auto r = testers[i]->Run(4);
+      if (!r.ok()) return r.status();
+      outputs[i] = std::move(*r);
+    }
+    return Status::Ok();
+  });
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  for (const auto& out : outputs) ExpectIdentical(reference->at(0), out.at(0), "nested");
 }
 
 TEST(Add, BroadcastChannelBiasAndScalar) {

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
+#include "native/kernels/elementwise/streaming_store.h"
 #include "native/executor/parallel_for.h"
 #include "native/registry/kernel.h"
 #include "native/tuning/schema.h"
@@ -18,6 +20,9 @@ namespace elementwise {
 inline constexpr int64_t kCheapMinimumElements = 65536;
 inline constexpr int64_t kTranscendentalMinimumElements = 8192;
 inline constexpr int64_t kDefaultBlockElements = 4096;
+// 4M elements (16 MB of float): beyond the last-level cache of most x86 servers' share per
+// core, where the output is evicted before anything reads it again.
+inline constexpr int64_t kDefaultStreamingStoreElements = int64_t{1} << 22;
 
 // The schema every elementwise kernel declares.
 inline std::vector<ParamSpec> ElementwiseTuning(int64_t minimum_elements) {
@@ -25,6 +30,8 @@ inline std::vector<ParamSpec> ElementwiseTuning(int64_t minimum_elements) {
       MinimumElementsParam(minimum_elements, "output elements below which the kernel runs serially"),
       ParamSpec::Int64("parallel.block_elements", kDefaultBlockElements, 64, int64_t{1} << 30,
                        "output elements per block are a multiple of this (the ParallelFor grain)"),
+      ParamSpec::Int64("algorithm.streaming_store_elements", kDefaultStreamingStoreElements, 1, int64_t{1} << 50,
+                       "outputs of at least this many elements are written with non-temporal stores"),
   };
 }
 
@@ -32,11 +39,19 @@ inline std::vector<ParamSpec> ElementwiseTuning(int64_t minimum_elements) {
 struct BlockPolicy {
   int64_t minimum_elements = kCheapMinimumElements;
   int64_t block_elements = kDefaultBlockElements;
+  int64_t streaming_store_elements = kDefaultStreamingStoreElements;
 
   Status Init(const KernelInfo& info) {
     OL_ASSIGN_OR_RETURN(minimum_elements, info.tuning().Int64("parallel.minimum_elements"));
     OL_ASSIGN_OR_RETURN(block_elements, info.tuning().Int64("parallel.block_elements"));
+    OL_ASSIGN_OR_RETURN(streaming_store_elements, info.tuning().Int64("algorithm.streaming_store_elements"));
     return Status::Ok();
+  }
+
+  // Whether an output of `elements` of type O is streamed (strings never are).
+  template <typename O>
+  bool Streams(int64_t elements) const {
+    return std::is_trivially_copyable_v<O> && elements >= streaming_store_elements;
   }
 };
 
@@ -46,11 +61,13 @@ Status RunBlocks(const KernelContext& ctx, const BlockPolicy& policy, const char
   if (total <= 0) return Status::Ok();
   if (total < policy.minimum_elements) {
     fn(int64_t{0}, total);
+    StreamingFence();
     return Status::Ok();
   }
   return ParallelFor(ctx.parallel(), total, ParallelPlan{label, policy.block_elements},
                      [&](int64_t begin, int64_t end) {
                        fn(begin, end);
+                       StreamingFence();
                        return Status::Ok();
                      });
 }

@@ -20,8 +20,8 @@ using onnx_light::testing::MakeTensor;
 using onnx_light::testing::ToVector;
 
 // The serial output (participant count 1, default thresholds), after checking that the
-// forced-parallel runs (threshold 1, 64-element blocks) on 1, 2, 4 and 8 participants
-// produce the same bytes.
+// forced-parallel runs (threshold 1, 64-element blocks) on 1, 2, 4 and 8 participants, and
+// runs with streaming stores forced, produce the same bytes.
 inline Tensor RunAllCounts(KernelTester& tester) {
   auto serial = tester.Run(1);
   EXPECT_TRUE(serial.ok()) << serial.status().ToString();
@@ -36,7 +36,17 @@ inline Tensor RunAllCounts(KernelTester& tester) {
       EXPECT_FALSE(parallel->regions.empty()) << "the forced parallel path opened no region";
     }
   }
-  return serial->at(0).tensor();
+  // The same with every output streamed out through non-temporal stores.
+  tester.Tuning("algorithm.streaming_store_elements", int64_t{1});
+  for (int participants : {1, 3}) {
+    auto streamed = tester.Run(participants);
+    EXPECT_TRUE(streamed.ok()) << streamed.status().ToString();
+    if (streamed.ok()) ExpectIdentical(serial->at(0), streamed->at(0), "streaming stores");
+  }
+  // A copy owned by the default allocator: the tester's allocator dies with the tester.
+  auto copy = serial->at(0).tensor().Clone(Allocator::Default());
+  EXPECT_TRUE(copy.ok()) << copy.status().ToString();
+  return copy.ok() ? *copy : Tensor();
 }
 
 template <typename T>

@@ -68,8 +68,15 @@ class UnaryKernel : public OpKernel {
       OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, kDataTypeOf<O>, x->shape()));
       const T* in = x->data<T>();
       O* out = y->data<O>();
+      const bool stream = policy_.Streams<O>(x->num_elements());
       return RunBlocks(ctx, policy_, label_.c_str(), x->num_elements(), [&](int64_t begin, int64_t end) {
-        UnarySpan(op_, in + begin, out + begin, end - begin);
+        if (stream) {
+          WriteStreaming(out + begin, end - begin, [&](O* buffer, int64_t k, int64_t count) {
+            UnarySpan(op_, in + begin + k, buffer, count);
+          });
+        } else {
+          UnarySpan(op_, in + begin, out + begin, end - begin);
+        }
       });
     });
   }

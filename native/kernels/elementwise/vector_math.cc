@@ -125,7 +125,8 @@ OL_AVX2 inline __m256 GeluErf8(__m256 x) {
   const __m256 minus_half_xx = _mm256_mul_ps(_mm256_set1_ps(-0.5f), xx);
   const __m256 hi = _mm256_add_ps(minus_half_xx, p);
   const __m256 lo = _mm256_fnmadd_ps(half, xx_error, _mm256_sub_ps(p, _mm256_sub_ps(hi, minus_half_xx)));
-  const __m256 erfc = _mm256_mul_ps(t, _mm256_fmadd_ps(Exp8(hi), lo, Exp8(hi)));
+  const __m256 e = Exp8(hi);
+  const __m256 erfc = _mm256_mul_ps(t, _mm256_fmadd_ps(e, lo, e));
   const __m256 half_x = _mm256_mul_ps(half, x);
   const __m256 positive = _mm256_fnmadd_ps(half_x, erfc, x);
   const __m256 negative = _mm256_mul_ps(half_x, erfc);
