@@ -25,11 +25,12 @@ def main():
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--shapes", default=";".join(SHAPES), help="'m n k' separated by ';'")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
     kernels = args.kernels.split(",")
     rows, gflops = [], {}
-    for shape in SHAPES:
+    for shape in args.shapes.split(";"):
         for rnd in range(args.rounds):
             for kernel in kernels:
                 out = subprocess.run([args.bench, f"--kernel={kernel}", f"--threads={args.threads}",
@@ -37,12 +38,13 @@ def main():
                                      check=True).stdout.strip().splitlines()[1:]
                 for line in out:
                     f = line.split(",")
-                    rows.append([kernel, args.threads, f[2], f[3], f[4], rnd, f[5], f[6], f[7], f[8]])
-                    gflops.setdefault((shape, kernel), []).append(float(f[8]))
+                    rows.append([kernel, args.threads, f[2], f[3], f[4], rnd, *f[5:10]])
+                    gflops.setdefault((shape, kernel), []).append(float(f[9]))
         print(shape, "  ".join(f"{k}: {statistics.median(gflops[(shape, k)]):.1f}" for k in kernels), flush=True)
     with open(args.out, "w", newline="") as f:
         writer = csv.writer(f)
-        writer.writerow(["kernel", "threads", "m", "n", "k", "round", "rep", "wall_seconds", "cpu_seconds", "gflops"])
+        writer.writerow(["kernel", "threads", "m", "n", "k", "round", "rep", "wall_seconds", "cpu_seconds",
+                         "process_cpu_seconds", "gflops"])
         writer.writerows(rows)
 
 

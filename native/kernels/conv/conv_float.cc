@@ -76,28 +76,36 @@ Status GemmConv(KernelContext& ctx, const ConvGeometry& cg, const float* x, cons
   const Tiling tiling = ChooseTiling(cg, available);
   const int64_t tasks = tiling.tasks(cg);
   const int participants = static_cast<int>(std::min<int64_t>(available, tasks));
+  // The weights are packed once, shared read-only by every task; each participant packs
+  // only its im2col (B) blocks.
   const size_t slice = gemm::SgemmSerialScratchBytes(mg, tiling.tile, k);
-  ScratchArena arena(ctx.allocator(), slice * participants);
+  const size_t packed_group = gemm::PrepackedASize(mg, k);
+  const size_t packed_bytes = (sizeof(float) * packed_group * cg.group + 63) / 64 * 64;
+  ScratchArena arena(ctx.allocator(), packed_bytes + slice * participants);
   OL_RETURN_IF_ERROR(arena.status());
+  OL_ASSIGN_OR_RETURN(float* packed_w, arena.AllocateArray<float>(packed_group * cg.group));
   std::vector<float*> scratch(participants);
   for (auto& s : scratch) {
     OL_ASSIGN_OR_RETURN(s, arena.AllocateArray<float>(slice / sizeof(float)));
   }
   ctx.RecordScratch(static_cast<int64_t>(arena.capacity()));
+  for (int64_t grp = 0; grp < cg.group; ++grp) {
+    gemm::PrepackA(false, mg, k, w + grp * mg * k, k, packed_w + grp * packed_group);
+  }
   const auto run = [&](int participant, int64_t begin, int64_t end) {
     for (int64_t t = begin; t < end; ++t) {
       const int64_t plane = t / tiling.tiles_per_plane, col0 = (t % tiling.tiles_per_plane) * tiling.tile;
       const int64_t n = plane / cg.group, grp = plane % cg.group;
       const int64_t cols = std::min(tiling.tile, g.out_size - col0);
       const float* xg = x + (n * cg.in_channels + grp * cgi) * g.in_size;
-      const float* wg = w + grp * mg * k;
+      const float* wg = packed_w + grp * packed_group;
       float* yg = y + (n * cg.out_channels + grp * mg) * g.out_size + col0;
       if (pointwise) {
-        gemm::SgemmSerial(false, false, mg, cols, k, 1.0f, wg, k, xg + col0, g.in_size, 0.0f, yg, g.out_size,
-                          scratch[participant]);
+        const gemm::DenseBSource source(false, xg + col0, g.in_size);
+        gemm::SgemmSerialPrepackedA(wg, mg, cols, k, 1.0f, source, 0.0f, yg, g.out_size, scratch[participant]);
       } else {
         const Im2colSource source(g, xg, col0);
-        gemm::SgemmSerialPackedB(false, mg, cols, k, 1.0f, wg, k, source, 0.0f, yg, g.out_size, scratch[participant]);
+        gemm::SgemmSerialPrepackedA(wg, mg, cols, k, 1.0f, source, 0.0f, yg, g.out_size, scratch[participant]);
       }
       if (bias != nullptr) {
         for (int64_t m = 0; m < mg; ++m) {

@@ -158,6 +158,28 @@ TEST(Conv, AutoPad) {
   CheckConv({{1, 2, 10, 10}, {3, 2, 4, 4}, 1, {3, 3}, {}, {}, true, "VALID"}, {0, 0}, {3, 3});
 }
 
+TEST(Conv, ScratchDoesNotGrowWithTheImage) {
+  // Per-participant packing scratch is bounded by the GEMM blocking: doubling the image
+  // (and the output) leaves the peak scratch of an 8-participant run unchanged.
+  int64_t peaks[2];
+  for (int i = 0; i < 2; ++i) {
+    const int64_t side = 96 << i;  // both large enough to occupy all 8 participants
+    KernelTester t("Conv", 11);
+    t.Input(MakeTensor<float>({1, 16, side, side}, Random(16 * side * side, 1)))
+        .Input(MakeTensor<float>({32, 16, 3, 3}, Random(32 * 16 * 9, 2)))
+        .Attr("pads", std::vector<int64_t>{1, 1, 1, 1})
+        .Tuning("parallel.minimum_tasks", int64_t{1});
+    auto run = t.RunWithDetails(8);
+    ASSERT_TRUE(run.ok()) << run.status().ToString();
+    peaks[i] = run->peak_scratch;
+    const int64_t output_bytes = 32 * side * side * 4;
+    // Everything the run allocated beyond its output is scratch.
+    EXPECT_LE(run->allocation.peak_bytes, output_bytes + run->peak_scratch);
+  }
+  EXPECT_GT(peaks[0], 0);
+  EXPECT_EQ(peaks[0], peaks[1]);
+}
+
 TEST(Conv, BadInputsAreInvalidArgument) {
   KernelTester channels("Conv", 11);
   channels.Input(MakeTensor<float>({1, 3, 4, 4}, std::vector<float>(48))).Input(MakeTensor<float>({2, 2, 3, 3}, std::vector<float>(36)));

@@ -45,8 +45,10 @@ void ScaleC(const GemmProblem& p) {
 // One output tile [m0, m1) x [n0, n1), Goto/BLIS loop order: B block in L2, one A
 // micro-panel in L1, microkernel over register tiles. Edge tiles run the same microkernel
 // on a stack copy, so every element sees the same arithmetic wherever the tile falls.
+// With `prepacked_a`, A's panels are read from it (PrepackA's layout: K blocks of kc,
+// each holding ceil(m / mr) panels of mr x kc) instead of being packed here.
 void RunTile(const MicroKernel& kernel, const GemmProblem& p, const PackedBSource& b, int64_t m0, int64_t m1,
-             int64_t n0, int64_t n1, float* b_pack, float* a_pack) {
+             int64_t n0, int64_t n1, float* b_pack, float* a_pack, const float* prepacked_a = nullptr) {
   const int mr = kernel.mr, nr = kernel.nr;
   alignas(64) float edge[kMaxTile];
   for (int64_t jc = n0; jc < n1; jc += kernel.nc) {
@@ -57,19 +59,24 @@ void RunTile(const MicroKernel& kernel, const GemmProblem& p, const PackedBSourc
       const float beta = pc == 0 ? p.beta : 1.0f;
       for (int64_t ir = m0; ir < m1; ir += mr) {
         const int rows = static_cast<int>(std::min<int64_t>(mr, m1 - ir));
-        PackAPanel(p.trans_a, p.a, p.lda, ir, rows, pc, kc, mr, a_pack);
+        const float* a_panel = a_pack;
+        if (prepacked_a != nullptr) {
+          a_panel = prepacked_a + pc * RoundUp(p.m, mr) + ir * kc;
+        } else {
+          PackAPanel(p.trans_a, p.a, p.lda, ir, rows, pc, kc, mr, a_pack);
+        }
         for (int64_t jr = 0; jr < nc; jr += nr) {
           const int cols = static_cast<int>(std::min<int64_t>(nr, nc - jr));
           const float* b_panel = b_pack + (jr / nr) * kc * nr;
           float* c = p.c + ir * p.ldc + jc + jr;
           if (rows == mr && cols == nr) {
-            kernel.tile(kc, a_pack, b_panel, c, p.ldc, p.alpha, beta);
+            kernel.tile(kc, a_panel, b_panel, c, p.ldc, p.alpha, beta);
             continue;
           }
           if (beta != 0.0f) {
             for (int i = 0; i < rows; ++i) std::memcpy(edge + i * nr, c + i * p.ldc, sizeof(float) * cols);
           }
-          kernel.tile(kc, a_pack, b_panel, edge, nr, p.alpha, beta);
+          kernel.tile(kc, a_panel, b_panel, edge, nr, p.alpha, beta);
           for (int i = 0; i < rows; ++i) std::memcpy(c + i * p.ldc, edge + i * nr, sizeof(float) * cols);
         }
       }
@@ -110,19 +117,6 @@ Grid ChooseGrid(const MicroKernel& kernel, int64_t m, int64_t n, int64_t k, int 
   }
   return best;
 }
-
-class DenseB final : public PackedBSource {
- public:
-  DenseB(bool trans, const float* b, int64_t ldb) : trans_(trans), b_(b), ldb_(ldb) {}
-  void Pack(int64_t k0, int64_t kc, int64_t n0, int64_t nc, int nr, float* dst) const override {
-    PackBDense(trans_, b_, ldb_, k0, kc, n0, nc, nr, dst);
-  }
-
- private:
-  bool trans_;
-  const float* b_;
-  int64_t ldb_;
-};
 
 // GEMV (m == 1 or n == 1), serial over output columns [j0, j1) of the vector result.
 struct GemvPlan {
@@ -227,7 +221,7 @@ void SgemmSerialWith(const MicroKernel& kernel, const GemmProblem& p, float* scr
     const GemvPlan g = MakeGemvPlan(kernel, p, scratch, &needs_copy);
     return RunGemv(g, 0, p.m == 1 ? p.n : p.m);
   }
-  const DenseB b(p.trans_b, p.b, p.ldb);
+  const DenseBSource b(p.trans_b, p.b, p.ldb);
   float* b_pack = scratch;
   float* a_pack = scratch + AlignUp(sizeof(float) * std::min(kernel.kc, p.k) *
                                     RoundUp(std::min(kernel.nc, p.n), kernel.nr)) / sizeof(float);
@@ -289,7 +283,7 @@ Status SgemmWith(const MicroKernel& kernel, const ParallelContext& parallel, All
     stats->scratch_bytes = static_cast<int64_t>(arena.capacity());
     stats->participants = participants;
   }
-  const DenseB b(p.trans_b, p.b, p.ldb);
+  const DenseBSource b(p.trans_b, p.b, p.ldb);
   const int64_t a_offset =
       (per_participant - AlignUp(sizeof(float) * std::min(kernel.kc, p.k) * kernel.mr)) / sizeof(float);
   const auto run_tiles = [&](int participant, int64_t begin, int64_t end) {
@@ -325,6 +319,34 @@ Status Sgemm(const ParallelContext& parallel, Allocator* allocator, const GemmTu
              const float* b, int64_t ldb, float beta, float* c, int64_t ldc, GemmStats* stats) {
   return SgemmWith(BestKernel(), parallel, allocator, tuning,
                    GemmProblem{trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc}, stats);
+}
+
+void DenseBSource::Pack(int64_t k0, int64_t kc, int64_t n0, int64_t nc, int nr, float* dst) const {
+  PackBDense(trans_b_, b_, ldb_, k0, kc, n0, nc, nr, dst);
+}
+
+size_t PrepackedASize(int64_t m, int64_t k) {
+  return static_cast<size_t>(RoundUp(std::max<int64_t>(m, 1), BestKernel().mr) * std::max<int64_t>(k, 1));
+}
+
+void PrepackA(bool trans_a, int64_t m, int64_t k, const float* a, int64_t lda, float* packed) {
+  const MicroKernel& kernel = BestKernel();
+  const int64_t m_pad = RoundUp(m, kernel.mr);
+  for (int64_t pc = 0; pc < k; pc += kernel.kc) {
+    const int64_t kc = std::min(kernel.kc, k - pc);
+    for (int64_t ir = 0; ir < m; ir += kernel.mr) {
+      const int rows = static_cast<int>(std::min<int64_t>(kernel.mr, m - ir));
+      PackAPanel(trans_a, a, lda, ir, rows, pc, kc, kernel.mr, packed + pc * m_pad + ir * kc);
+    }
+  }
+}
+
+void SgemmSerialPrepackedA(const float* packed_a, int64_t m, int64_t n, int64_t k, float alpha,
+                           const PackedBSource& b, float beta, float* c, int64_t ldc, float* scratch) {
+  GemmProblem p{false, false, m, n, k, alpha, nullptr, 0, nullptr, 0, beta, c, ldc};
+  if (m == 0 || n == 0) return;
+  if (k == 0) return ScaleC(p);
+  RunTile(BestKernel(), p, b, 0, m, 0, n, scratch, nullptr, packed_a);
 }
 
 GemmBlocking PreferredBlocking() {

@@ -90,5 +90,25 @@ void SgemmSerialPackedB(bool trans_a, int64_t m, int64_t n, int64_t k, float alp
                         int64_t lda, const PackedBSource& b, float beta, float* c, int64_t ldc,
                         float* scratch);
 
+// B given as a dense matrix, for the calls below that take a PackedBSource.
+class DenseBSource final : public PackedBSource {
+ public:
+  DenseBSource(bool trans_b, const float* b, int64_t ldb) : trans_b_(trans_b), b_(b), ldb_(ldb) {}
+  void Pack(int64_t k0, int64_t kc, int64_t n0, int64_t nc, int nr, float* dst) const override;
+
+ private:
+  bool trans_b_;
+  const float* b_;
+  int64_t ldb_;
+};
+
+// A packed once and shared read-only by many products (a convolution's weights used by
+// every output tile): PrepackedASize(m, k) floats (64-byte aligned buffer), filled by
+// PrepackA, then consumed by SgemmSerialPrepackedA, which packs only B.
+size_t PrepackedASize(int64_t m, int64_t k);
+void PrepackA(bool trans_a, int64_t m, int64_t k, const float* a, int64_t lda, float* packed);
+void SgemmSerialPrepackedA(const float* packed_a, int64_t m, int64_t n, int64_t k, float alpha, const PackedBSource& b,
+                           float beta, float* c, int64_t ldc, float* scratch);
+
 }  // namespace gemm
 }  // namespace onnx_light

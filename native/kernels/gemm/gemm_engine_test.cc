@@ -159,6 +159,24 @@ TEST(GemmEngine, SerialEntryPointMatchesParallel) {
   }
 }
 
+TEST(GemmEngine, PrepackedAMatchesSgemmBitwise) {
+  // The public prepacked-A entry point (best kernel) against the parallel engine.
+  Runner two(2);
+  for (const Case& c : {Case{37, 100, 900, false, false, 1.0f, 0.0f}, Case{13, 65, 17, true, true, 0.5f, 2.0f},
+                        Case{2, 3, 1, false, true, 1.0f, 1.0f}}) {
+    const Operands op(c);
+    std::vector<float> packed(PrepackedASize(c.m, c.k) + 16), scratch(SgemmSerialScratchBytes(c.m, c.n, c.k) / 4 + 16);
+    const auto align = [](std::vector<float>& v) {
+      return reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(v.data()) + 63) & ~uintptr_t{63});
+    };
+    PrepackA(c.ta, c.m, c.k, op.a.data(), op.lda, align(packed));
+    std::vector<float> out = op.c0;
+    SgemmSerialPrepackedA(align(packed), c.m, c.n, c.k, c.alpha, DenseBSource(c.tb, op.b.data(), op.ldb), c.beta,
+                          out.data(), op.ldc, align(scratch));
+    ASSERT_EQ(out, two.Run(BestKernel(), op)) << c.m << "x" << c.n << "x" << c.k;
+  }
+}
+
 TEST(GemmEngine, ScratchIsBoundedByBlockingNotByMatrices) {
   Runner eight(8);
   const MicroKernel& kernel = BestKernel();

@@ -173,6 +173,23 @@ TEST(MatMul, BroadcastBatchesAndVectors) {
   }
 }
 
+TEST(MatMul, ScratchDoesNotGrowWithM) {
+  // The packing scratch of an 8-participant run depends on the blocking, not on M.
+  int64_t peaks[2];
+  for (int i = 0; i < 2; ++i) {
+    const int64_t m = 512 << i, k = 96, n = 80;
+    KernelTester t("MatMul", 13);
+    t.Input(MakeTensor<float>({m, k}, Random(m * k, 1))).Input(MakeTensor<float>({k, n}, Random(k * n, 2)));
+    t.Tuning("parallel.minimum_tasks", int64_t{1});
+    auto run = t.RunWithDetails(8);
+    ASSERT_TRUE(run.ok()) << run.status().ToString();
+    peaks[i] = run->peak_scratch;
+    EXPECT_LE(run->allocation.peak_bytes, m * n * 4 + run->peak_scratch);
+  }
+  EXPECT_GT(peaks[0], 0);
+  EXPECT_EQ(peaks[0], peaks[1]);
+}
+
 TEST(MatMul, NonFloatTypes) {
   {
     // int32 wraps around like numpy: 65536 * 65536 = 2^32 -> 0.
