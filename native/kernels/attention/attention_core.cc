@@ -205,31 +205,46 @@ class AttentionRunner {
   // (1 / sum) that normalises them; applying it to the PV row instead of the kv_seq
   // probabilities saves a pass over the scores. A fully masked row attends nothing: its
   // probabilities are zeros, not NaN.
-  C ScoresToProbabilities(int64_t b, int64_t h, int64_t i, C* s, C* bias) const {
+  C ScoresToProbabilities(int64_t b, int64_t h, int64_t i, C* s, C* bias, int64_t keys) const {
     StoreQk(0, b, h, i, s);
     if (p_.softcap > 0) {
       const C cap = static_cast<C>(p_.softcap);
-      for (int64_t j = 0; j < kv_seq_; ++j) s[j] = cap * std::tanh(s[j] / cap);
+      for (int64_t j = 0; j < keys; ++j) s[j] = cap * std::tanh(s[j] / cap);
     }
     StoreQk(1, b, h, i, s);
-    bool any_visible = kv_seq_ > 0;
+    bool any_visible = keys > 0;
     if (has_bias_) {
       any_visible = BuildBias(b, h, i, bias);
-      for (int64_t j = 0; j < kv_seq_; ++j) s[j] += bias[j];
+      for (int64_t j = 0; j < keys; ++j) s[j] += bias[j];
     }
     StoreQk(2, b, h, i, s);
     if (!any_visible) {
-      std::fill(s, s + kv_seq_, C(0));
+      std::fill(s, s + keys, C(0));
       StoreQk(3, b, h, i, s);
       return C(0);
     }
-    const C normalizer = C(1) / ExpShiftedSum(s, kv_seq_, RowMax(s, kv_seq_));
+    const C normalizer = C(1) / ExpShiftedSum(s, keys, RowMax(s, keys));
     if (p_.qk_output != nullptr && p_.qk_output_mode == 3) {
-      ScaleRow(s, kv_seq_, normalizer);
+      ScaleRow(s, keys, normalizer);
       StoreQk(3, b, h, i, s);
       return C(1);
     }
     return normalizer;
+  }
+
+  // Keys [0, n) that any row of the tile may attend: causal frontiers, right windows and
+  // padding end every row's key range early, and the keys past them are skipped by QK^T,
+  // softmax and PV (about half the work of causal prefill). A qk_matmul_output needs
+  // every score, so then all keys are computed.
+  int64_t TileKeys(int64_t b, int64_t row0, int64_t rows) const {
+    if (p_.qk_output != nullptr) return kv_seq_;
+    int64_t keys = 0;
+    for (int64_t r = 0; r < rows; ++r) {
+      int64_t lo, hi;
+      VisibleKeys(b, row0 + r, &lo, &hi);
+      keys = std::max(keys, hi);
+    }
+    return keys;
   }
 
   void AttendTile(int participant, int64_t task) {
@@ -240,6 +255,7 @@ class AttentionRunner {
     const int64_t row0 = tile * tile_rows_;
     const int64_t rows = std::min(tile_rows_, p_.q_seq - row0);
     const int64_t rows_padded = RoundUp(rows, kRowBlock);
+    const int64_t keys = p_.probabilities.data != nullptr ? kv_seq_ : TileKeys(b, row0, rows);
 
     char* base = ParticipantScratch(participant);
     C* q_tile = reinterpret_cast<C*>(base);
@@ -264,16 +280,17 @@ class AttentionRunner {
       }
       // Padded rows are zero: their scores (0) and outputs are computed and never stored.
       std::fill(q_tile + rows * p_.head_size, q_tile + rows_padded * p_.head_size, C(0));
-      PanelMatMul(rows_padded, kv_seq_, p_.head_size, q_tile, p_.head_size, PackedK(b, kvh), scores, kv_padded_);
+      PanelMatMul(rows_padded, keys, p_.head_size, q_tile, p_.head_size, PackedK(b, kvh), p_.head_size, scores,
+                  kv_padded_);
       if (p_.scores_only) {
         for (int64_t r = 0; r < rows; ++r) StoreQk(0, b, h, row0 + r, scores + r * kv_padded_);
         return;
       }
       for (int64_t r = 0; r < rows; ++r) {
-        normalizers[r] = ScoresToProbabilities(b, h, row0 + r, scores + r * kv_padded_, bias);
+        normalizers[r] = ScoresToProbabilities(b, h, row0 + r, scores + r * kv_padded_, bias, keys);
       }
     }
-    PanelMatMul(rows_padded, p_.v_head_size, kv_seq_, scores, kv_padded_, PackedV(b, kvh), out, dv_padded_);
+    PanelMatMul(rows_padded, p_.v_head_size, keys, scores, kv_padded_, PackedV(b, kvh), kv_seq_, out, dv_padded_);
     for (int64_t r = 0; r < rows; ++r) {
       C* out_row = out + r * dv_padded_;
       ScaleRow(out_row, p_.v_head_size, normalizers[r]);

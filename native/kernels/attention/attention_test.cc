@@ -299,6 +299,19 @@ TEST(Attention, ScratchStaysWithinTileBound) {
   EXPECT_LE(r->allocation.peak_bytes, r->peak_scratch + 96 * 4 * 16 * 4 + 4096);
 }
 
+// A cancelled run stops between blocks and reports Cancelled, serial threshold or not
+// being irrelevant once the parallel path is forced.
+TEST(Attention, CancelledRunReturnsCancelled) {
+  AttentionCase c;
+  c.q_seq = 32; c.kv_seq = 32;
+  Inputs in;
+  KernelTester t = MakeTester(c, &in);
+  t.Tuning("parallel.minimum_multiply_adds", int64_t{1}).Tuning("algorithm.query_tile_rows", int64_t{8});
+  CancellationToken cancel;
+  cancel.Cancel();
+  for (int threads : {2, 4}) EXPECT_EQ(t.RunWithDetails(threads, &cancel).status().code(), StatusCode::kCancelled);
+}
+
 // FlexAttention without modifier graphs is plain rank-4 attention (GQA, scale).
 TEST(FlexAttention, MatchesNaiveReferenceForEveryParticipantCount) {
   for (DataType type : {DataType::kFloat, DataType::kFloat16, DataType::kDouble}) {

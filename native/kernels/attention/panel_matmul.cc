@@ -12,11 +12,11 @@ namespace {
 constexpr int64_t kPortableRows = 4;
 
 template <typename T>
-void PanelMatMulPortable(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b_packed, T* c,
-                         int64_t ldc) {
+void PanelMatMulPortable(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b_packed, int64_t packed_rows,
+                         T* c, int64_t ldc) {
   const int64_t panels = RoundUp(n, kPanelWidth) / kPanelWidth;
   for (int64_t p = 0; p < panels; ++p) {
-    const T* panel = b_packed + p * k * kPanelWidth;
+    const T* panel = b_packed + p * packed_rows * kPanelWidth;
     for (int64_t i = 0; i < m; i += kPortableRows) {
       T acc[kPortableRows][kPanelWidth] = {};
       for (int64_t r = 0; r < k; ++r) {
@@ -37,12 +37,12 @@ void PanelMatMulPortable(int64_t m, int64_t n, int64_t k, const T* a, int64_t ld
 #if defined(__x86_64__)
 // 4 rows x 16 columns of accumulators in 8 ymm registers; one FMA per product.
 __attribute__((target("avx2,fma"))) void PanelMatMulAvx2(int64_t m, int64_t n, int64_t k, const float* a,
-                                                         int64_t lda, const float* b_packed, float* c,
-                                                         int64_t ldc) {
+                                                         int64_t lda, const float* b_packed,
+                                                         int64_t packed_rows, float* c, int64_t ldc) {
   static_assert(kPanelWidth == 16 && kRowBlock % 4 == 0, "the AVX2 kernel is written for 4x16 blocks");
   const int64_t panels = RoundUp(n, kPanelWidth) / kPanelWidth;
   for (int64_t p = 0; p < panels; ++p) {
-    const float* panel = b_packed + p * k * kPanelWidth;
+    const float* panel = b_packed + p * packed_rows * kPanelWidth;
     for (int64_t i = 0; i < m; i += 4) {
       const float* a0 = a + i * lda;
       const float* a1 = a0 + lda;
@@ -89,14 +89,15 @@ __attribute__((target("avx2,fma"))) void PanelMatMulAvx2(int64_t m, int64_t n, i
 // element is one FMA chain over r = 0..k-1, as in the AVX2 and portable kernels.
 template <int Panels>
 __attribute__((target("avx512f"))) inline void Rows8Avx512(int64_t k, const float* a, int64_t lda,
-                                                           const float* panel, float* c, int64_t ldc) {
+                                                           const float* panel, int64_t packed_rows, float* c,
+                                                           int64_t ldc) {
   __m512 acc[8][Panels];
 #pragma GCC unroll 8
   for (int i = 0; i < 8; ++i) {
 #pragma GCC unroll 2
     for (int q = 0; q < Panels; ++q) acc[i][q] = _mm512_setzero_ps();
   }
-  const int64_t panel_stride = k * kPanelWidth;
+  const int64_t panel_stride = packed_rows * kPanelWidth;
   for (int64_t r = 0; r < k; ++r) {
     __m512 bv[Panels];
 #pragma GCC unroll 2
@@ -116,17 +117,17 @@ __attribute__((target("avx512f"))) inline void Rows8Avx512(int64_t k, const floa
 }
 
 __attribute__((target("avx512f"))) void PanelMatMulAvx512(int64_t m, int64_t n, int64_t k, const float* a,
-                                                          int64_t lda, const float* b_packed, float* c,
-                                                          int64_t ldc) {
+                                                          int64_t lda, const float* b_packed,
+                                                          int64_t packed_rows, float* c, int64_t ldc) {
   static_assert(kPanelWidth == 16 && kRowBlock % 8 == 0, "the AVX-512 kernel is written for 8x16 blocks");
   const int64_t panels = RoundUp(n, kPanelWidth) / kPanelWidth;
   for (int64_t p = 0; p < panels; p += 2) {
-    const float* panel = b_packed + p * k * kPanelWidth;
+    const float* panel = b_packed + p * packed_rows * kPanelWidth;
     for (int64_t i = 0; i < m; i += 8) {
       if (p + 1 < panels) {
-        Rows8Avx512<2>(k, a + i * lda, lda, panel, c + i * ldc + p * kPanelWidth, ldc);
+        Rows8Avx512<2>(k, a + i * lda, lda, panel, packed_rows, c + i * ldc + p * kPanelWidth, ldc);
       } else {
-        Rows8Avx512<1>(k, a + i * lda, lda, panel, c + i * ldc + p * kPanelWidth, ldc);
+        Rows8Avx512<1>(k, a + i * lda, lda, panel, packed_rows, c + i * ldc + p * kPanelWidth, ldc);
       }
     }
   }
@@ -145,18 +146,18 @@ bool HasAvx2Fma() {
 
 }  // namespace
 
-void PanelMatMul(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b_packed, float* c,
-                 int64_t ldc) {
+void PanelMatMul(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b_packed,
+                 int64_t packed_rows, float* c, int64_t ldc) {
 #if defined(__x86_64__)
-  if (HasAvx512()) return PanelMatMulAvx512(m, n, k, a, lda, b_packed, c, ldc);
-  if (HasAvx2Fma()) return PanelMatMulAvx2(m, n, k, a, lda, b_packed, c, ldc);
+  if (HasAvx512()) return PanelMatMulAvx512(m, n, k, a, lda, b_packed, packed_rows, c, ldc);
+  if (HasAvx2Fma()) return PanelMatMulAvx2(m, n, k, a, lda, b_packed, packed_rows, c, ldc);
 #endif
-  PanelMatMulPortable(m, n, k, a, lda, b_packed, c, ldc);
+  PanelMatMulPortable(m, n, k, a, lda, b_packed, packed_rows, c, ldc);
 }
 
-void PanelMatMul(int64_t m, int64_t n, int64_t k, const double* a, int64_t lda, const double* b_packed, double* c,
-                 int64_t ldc) {
-  PanelMatMulPortable(m, n, k, a, lda, b_packed, c, ldc);
+void PanelMatMul(int64_t m, int64_t n, int64_t k, const double* a, int64_t lda, const double* b_packed,
+                 int64_t packed_rows, double* c, int64_t ldc) {
+  PanelMatMulPortable(m, n, k, a, lda, b_packed, packed_rows, c, ldc);
 }
 
 }  // namespace attention

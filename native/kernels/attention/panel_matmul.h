@@ -25,13 +25,14 @@ inline int64_t PackedIndex(int64_t k, int64_t r, int64_t c) {
 }
 
 // c[i * ldc + j] = sum over r < k of a[i * lda + r] * B(r, j), for i < m and
-// j < RoundUp(n, kPanelWidth). m must be a multiple of kRowBlock (callers pad A with zero
+// j < RoundUp(n, kPanelWidth), where B was packed with packed_rows >= k rows (only its
+// leading k rows take part). m must be a multiple of kRowBlock (callers pad A with zero
 // rows). Each output element is accumulated in order r = 0..k-1, so a row's result does
 // not depend on which other rows share its call.
 void PanelMatMul(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b_packed,
-                 float* c, int64_t ldc);
+                 int64_t packed_rows, float* c, int64_t ldc);
 void PanelMatMul(int64_t m, int64_t n, int64_t k, const double* a, int64_t lda, const double* b_packed,
-                 double* c, int64_t ldc);
+                 int64_t packed_rows, double* c, int64_t ldc);
 
 }  // namespace attention
 }  // namespace onnx_light

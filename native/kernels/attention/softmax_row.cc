@@ -80,12 +80,20 @@ __attribute__((target("avx2,fma"))) float ExpShiftedSumAvx2(float* x, int64_t n,
   return ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5])) + ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]));
 }
 
+// Four independent running maxima hide the max latency; max is exact, so the split
+// cannot change the result.
 __attribute__((target("avx2,fma"))) float RowMaxAvx2(const float* x, int64_t n) {
-  __m256 m = _mm256_set1_ps(x[0]);
+  __m256 m0 = _mm256_set1_ps(x[0]), m1 = m0, m2 = m0, m3 = m0;
   int64_t i = 0;
-  for (; i + 8 <= n; i += 8) m = _mm256_max_ps(_mm256_loadu_ps(x + i), m);
+  for (; i + 32 <= n; i += 32) {
+    m0 = _mm256_max_ps(_mm256_loadu_ps(x + i), m0);
+    m1 = _mm256_max_ps(_mm256_loadu_ps(x + i + 8), m1);
+    m2 = _mm256_max_ps(_mm256_loadu_ps(x + i + 16), m2);
+    m3 = _mm256_max_ps(_mm256_loadu_ps(x + i + 24), m3);
+  }
+  for (; i + 8 <= n; i += 8) m0 = _mm256_max_ps(_mm256_loadu_ps(x + i), m0);
   alignas(32) float lanes[8];
-  _mm256_store_ps(lanes, m);
+  _mm256_store_ps(lanes, _mm256_max_ps(_mm256_max_ps(m0, m1), _mm256_max_ps(m2, m3)));
   float r = lanes[0];
   for (int l = 1; l < 8; ++l) r = lanes[l] > r ? lanes[l] : r;
   for (; i < n; ++i) r = x[i] > r ? x[i] : r;
