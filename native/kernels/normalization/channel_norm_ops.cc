@@ -192,7 +192,7 @@ OL_REGISTER_KERNELS(normalization_channels) {
   const int bn_spans[][2] = {{1, 5}, {6, 6}, {7, 8}, {9, 13}, {14, 14}, {15, kOpenEnded}};
   for (const auto& span : bn_spans) {
     registry.Add(NormDef("BatchNormalization", span[0], span[1], NormFloatTypes(span[0] >= 14),
-                         MakeKernel<BatchNormKernel>()));
+                         MakeKernel<BatchNormKernel>(), kAffineNormMinimum));
   }
   registry.Add(NormDef("InstanceNormalization", 1, 5, NormFloatTypes(false), MakeKernel<GroupedNormKernel<false>>()));
   registry.Add(NormDef("InstanceNormalization", 6, 21, NormFloatTypes(false), MakeKernel<GroupedNormKernel<false>>()));
