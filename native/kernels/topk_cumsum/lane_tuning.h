@@ -18,7 +18,7 @@ struct LaneTuning {
 // (about three times the ~30 us, 100k-cycle cost of opening a region). Serial costs per
 // element from benchmarks/reduce_norm.
 inline constexpr int64_t kTopKMinimum = int64_t{1} << 13;    // gather + partial sort (k=10): ~17 ns/element
-inline constexpr int64_t kCumSumMinimum = int64_t{1} << 16;  // dependent add chain: ~1-3 ns/element
+inline constexpr int64_t kCumSumMinimum = int64_t{1} << 17;  // one dependent add per element: ~0.6 ns/element
 
 inline std::vector<ParamSpec> LaneTuningParams(int64_t minimum_elements) {
   return {MinimumElementsParam(minimum_elements, "input elements below which the op runs serially"),
