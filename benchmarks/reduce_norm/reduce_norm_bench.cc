@@ -2,7 +2,7 @@
 // the outer axis, Softmax rows x 1024, LayerNormalization rows x 768, MaxPool 3x3/2) over
 // a size sweep from small through the crossover to large. A benchmark, not a test.
 //
-//   ./bazelw run --config=opt //benchmarks/reduce_norm:reduce_norm_bench -- [samples]
+//   ./bazelw run --config=opt //benchmarks/reduce_norm:reduce_norm_bench -- [samples] [sweep|cost]
 //
 // For every shape it prints the median latency of: serial (no executor), 2 participants
 // with parallel.minimum_elements forced to 1 (the parallel path at every size, to find
@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <string>
@@ -58,7 +59,12 @@ class Runner {
   static std::unique_ptr<Runner> Create(const Case& c, int threads, bool force_parallel) {
     auto r = std::unique_ptr<Runner>(new Runner());
     r->case_ = &c;
-    const KernelDef* def = *KernelRegistry::Global().Find("", c.op, c.opset, c.inputs[0].dtype());
+    auto found = KernelRegistry::Global().Find("", c.op, c.opset, c.inputs[0].dtype());
+    if (!found.ok()) {
+      std::fprintf(stderr, "%s: %s\n", c.label.c_str(), found.status().ToString().c_str());
+      std::exit(1);
+    }
+    const KernelDef* def = *found;
     ResolvedTuning tuning = ResolvedTuning::Defaults(KernelRegistry::Global().SchemaFor(*def, c.inputs[0].dtype()));
     if (force_parallel) tuning.Set("parallel.minimum_elements", int64_t{1}, ValueSource::kExplicitProfile).IgnoreError();
     std::vector<DataType> types;
@@ -170,12 +176,58 @@ std::vector<Case> Corpus() {
   return cases;
 }
 
+Attribute ScalarAttr(const std::string& name, int64_t v) {
+  Attribute a;
+  a.name = name;
+  a.type = Attribute::Type::kInt;
+  a.i = v;
+  return a;
+}
+
+Tensor Int64s(std::vector<int64_t> values) { return Axes(std::move(values)); }
+
+// One large case per op: serial cost per work unit (the unit of the op's
+// parallel.minimum_elements: input elements, or window taps for the pools).
+std::vector<Case> CostCorpus() {
+  std::vector<Case> cases;
+  const Shape square({1024, 1024});
+  cases.push_back({"cost", "ReduceSum [1024,1024] axes=[1]", "ReduceSum", 13, {Filled(square), Axes({1})}, {}, 1 << 20});
+  cases.push_back({"cost", "ReduceMax [1024,1024] axes=[0]", "ReduceMax", 18, {Filled(square), Axes({0})}, {}, 1 << 20});
+  cases.push_back({"cost", "ReduceLogSumExp [1024,1024] axes=[1]", "ReduceLogSumExp", 18, {Filled(square), Axes({1})}, {}, 1 << 20});
+  cases.push_back({"cost", "ArgMax [1024,1024] axis=1", "ArgMax", 13, {Filled(square)}, {{"axis", ScalarAttr("axis", 1)}}, 1 << 20});
+  cases.push_back({"cost", "Softmax [256,1024]", "Softmax", 13, {Filled(Shape({256, 1024}))}, {}, 256 * 1024});
+  cases.push_back({"cost", "Hardmax [256,1024]", "Hardmax", 13, {Filled(Shape({256, 1024}))}, {}, 256 * 1024});
+  cases.push_back({"cost", "LayerNormalization [512,768]", "LayerNormalization", 17,
+                   {Filled(Shape({512, 768})), Filled(Shape({768})), Filled(Shape({768}))}, {}, 512 * 768});
+  const Shape image({8, 64, 32, 32});
+  cases.push_back({"cost", "BatchNormalization [8,64,32,32]", "BatchNormalization", 15,
+                   {Filled(image), Filled(Shape({64})), Filled(Shape({64})), Filled(Shape({64})), Filled(Shape({64}))},
+                   {}, 8 * 64 * 1024});
+  cases.push_back({"cost", "GroupNormalization [8,64,32,32] g=8", "GroupNormalization", 21,
+                   {Filled(image), Filled(Shape({64})), Filled(Shape({64}))}, {{"num_groups", ScalarAttr("num_groups", 8)}},
+                   8 * 64 * 1024});
+  cases.push_back({"cost", "LpNormalization [1024,1024]", "LpNormalization", 22, {Filled(square)}, {}, 1 << 20});
+  AttributeMap pool;
+  pool["kernel_shape"] = IntsAttr("kernel_shape", {3, 3});
+  pool["pads"] = IntsAttr("pads", {1, 1, 1, 1});
+  cases.push_back({"cost", "MaxPool [1,64,56,56] k3 p1", "MaxPool", 12, {Filled(Shape({1, 64, 56, 56}))}, pool,
+                   64 * 56 * 56 * 9});
+  cases.push_back({"cost", "AveragePool [1,64,56,56] k3 p1", "AveragePool", 19, {Filled(Shape({1, 64, 56, 56}))}, pool,
+                   64 * 56 * 56 * 9});
+  cases.push_back({"cost", "GlobalAveragePool [8,256,14,14]", "GlobalAveragePool", 22, {Filled(Shape({8, 256, 14, 14}))},
+                   {}, 8 * 256 * 196});
+  cases.push_back({"cost", "TopK [1024,1024] k=10", "TopK", 11, {Filled(square), Int64s({10})}, {}, 1 << 20});
+  cases.push_back({"cost", "CumSum [1024,1024] axis=1", "CumSum", 14, {Filled(square), Int64s({1})}, {}, 1 << 20});
+  return cases;
+}
+
 }  // namespace
 }  // namespace onnx_light
 
 int main(int argc, char** argv) {
   using namespace onnx_light;
-  const int samples = argc > 1 ? std::atoi(argv[1]) : 7;
+  const int samples = argc > 1 ? std::max(1, std::atoi(argv[1])) : 7;
+  const std::string only = argc > 2 ? argv[2] : "";  // "sweep" or "cost": run one section
   if (!KernelRegistry::Global().status().ok()) {
     std::fprintf(stderr, "%s\n", KernelRegistry::Global().status().ToString().c_str());
     return 1;
@@ -184,7 +236,7 @@ int main(int argc, char** argv) {
   std::printf("%-19s %-25s %8s | %9s %9s %9s | %9s %9s %9s | %6s %6s %6s\n", "family", "shape", "work",
               "ser_med", "frc2_med", "def2_med", "ser_min", "frc2_min", "def2_min", "frc_md", "frc_mn", "def_mn");
   std::vector<std::string> raw;
-  for (const Case& c : Corpus()) {
+  for (const Case& c : only == "cost" ? std::vector<Case>{} : Corpus()) {
     auto serial = Runner::Create(c, 1, false);
     auto forced = Runner::Create(c, 2, true);
     auto defaults = Runner::Create(c, 2, false);
@@ -197,6 +249,18 @@ int main(int argc, char** argv) {
     raw.push_back(c.family + " " + c.label + "\n  serial:   " + Join(s) + "\n  forced2:  " + Join(f) +
                   "\n  default2: " + Join(d));
   }
+  // Conservative thresholds: offer 2 participants only when the serial run lasts at least
+  // 100 us, about three times the ~30 us (100k-cycle) cost of opening a region.
+  std::printf("\nserial cost per work unit (min of %d samples) and the threshold it suggests\n", samples);
+  std::printf("%-40s %10s %10s %14s\n", "case", "serial_us", "ns/unit", "100us/ns_unit");
+  for (const Case& c : only == "sweep" ? std::vector<Case>{} : CostCorpus()) {
+    auto serial = Runner::Create(c, 1, false);
+    const auto t = SampleInterleaved({serial.get()}, samples);
+    const double ns = Min(t[0]) * 1000.0 / static_cast<double>(c.work);
+    std::printf("%-40s %10.1f %10.3f %14.0f\n", c.label.c_str(), Min(t[0]), ns, 100000.0 / ns);
+    raw.push_back(c.label + "\n  serial:   " + Join(t[0]));
+  }
+
   std::printf("\nraw samples (us per run)\n");
   for (const std::string& r : raw) std::printf("%s\n", r.c_str());
   return 0;

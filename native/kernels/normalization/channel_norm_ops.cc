@@ -140,13 +140,14 @@ class GroupedNormKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(ChannelShape cs, GetChannelShape(ctx, *x));
     const int64_t C = cs.channels;
     const int64_t groups = kGroups ? num_groups_ : C;
+    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), x->shape()));
+    if (x->num_elements() == 0) return Status::Ok();
     if (groups <= 0 || (C % groups) != 0) {
       return InvalidArgument(ctx.Where(), ": num_groups ", groups, " must be positive and divide the ", C,
                              " channels of input shape ", x->shape().ToString());
     }
     const int64_t group_channels = C / groups;
     const int64_t param_count = per_group_params_ ? groups : C;
-    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), x->shape()));
     return VisitType(FloatTypes{}, x->dtype(), ctx.Where(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       using A = typename Numeric<T>::Acc;
@@ -192,7 +193,7 @@ OL_REGISTER_KERNELS(normalization_channels) {
   const int bn_spans[][2] = {{1, 5}, {6, 6}, {7, 8}, {9, 13}, {14, 14}, {15, kOpenEnded}};
   for (const auto& span : bn_spans) {
     registry.Add(NormDef("BatchNormalization", span[0], span[1], NormFloatTypes(span[0] >= 14),
-                         MakeKernel<BatchNormKernel>()));
+                         MakeKernel<BatchNormKernel>(), kAffineNormMinimum));
   }
   registry.Add(NormDef("InstanceNormalization", 1, 5, NormFloatTypes(false), MakeKernel<GroupedNormKernel<false>>()));
   registry.Add(NormDef("InstanceNormalization", 6, 21, NormFloatTypes(false), MakeKernel<GroupedNormKernel<false>>()));

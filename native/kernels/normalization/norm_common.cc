@@ -2,8 +2,8 @@
 
 namespace onnx_light {
 
-std::vector<ParamSpec> NormTuningParams() {
-  return {MinimumElementsParam(32768, "input elements below which the normalization runs serially"),
+std::vector<ParamSpec> NormTuningParams(int64_t minimum_elements) {
+  return {MinimumElementsParam(minimum_elements, "input elements below which the normalization runs serially"),
           ParamSpec::Int64("parallel.grain_elements", 16384, 1, int64_t{1} << 40,
                            "smallest parallel block, in input elements")};
 }
@@ -15,7 +15,8 @@ StatusOr<NormTuning> ReadNormTuning(const KernelInfo& info) {
   return t;
 }
 
-KernelDef NormDef(std::string op, int since, int end, std::vector<DataType> types, KernelFactory factory) {
+KernelDef NormDef(std::string op, int since, int end, std::vector<DataType> types, KernelFactory factory,
+                  int64_t minimum_elements) {
   KernelDef def;
   def.op = std::move(op);
   def.since_version = since;
@@ -23,7 +24,7 @@ KernelDef NormDef(std::string op, int since, int end, std::vector<DataType> type
   def.family = "normalization";
   def.element_types = std::move(types);
   def.dispatch_input = 0;
-  def.tuning = NormTuningParams();
+  def.tuning = NormTuningParams(minimum_elements);
   def.factory = std::move(factory);
   return def;
 }

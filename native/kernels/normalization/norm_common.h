@@ -18,11 +18,18 @@ struct NormTuning {
   int64_t minimum_elements = 0;  // input elements below which the op runs serially
   int64_t grain_elements = 1;    // smallest parallel block, in input elements
 };
-std::vector<ParamSpec> NormTuningParams();
+std::vector<ParamSpec> NormTuningParams(int64_t minimum_elements);
 StatusOr<NormTuning> ReadNormTuning(const KernelInfo& info);
 
+// Portable parallel.minimum_elements defaults: the serial run must last about 100 us
+// (about three times the ~30 us, 100k-cycle cost of opening a region). Serial costs per
+// element from benchmarks/reduce_norm.
+inline constexpr int64_t kStatisticsNormMinimum = int64_t{1} << 16;  // mean/var + apply: ~0.9-1.3 ns/element
+inline constexpr int64_t kAffineNormMinimum = int64_t{1} << 18;      // BatchNorm inference: ~0.31 ns/element
+
 // A normalization family KernelDef (dispatch on input 0).
-KernelDef NormDef(std::string op, int since, int end, std::vector<DataType> types, KernelFactory factory);
+KernelDef NormDef(std::string op, int since, int end, std::vector<DataType> types, KernelFactory factory,
+                  int64_t minimum_elements = kStatisticsNormMinimum);
 std::vector<DataType> NormFloatTypes(bool with_bfloat16);
 
 // Runs fn(item) for items [0, items), each touching `item_elements` input elements:

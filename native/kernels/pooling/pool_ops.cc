@@ -20,8 +20,15 @@ struct PoolTuning {
   int64_t grain_elements = 1;
 };
 
-std::vector<ParamSpec> PoolTuningParams() {
-  return {MinimumElementsParam(32768, "input reads (outputs x window taps) below which the pool runs serially"),
+// Portable parallel.minimum_elements defaults: the serial run must last about 100 us
+// (about three times the ~30 us, 100k-cycle cost of opening a region). Serial costs from
+// benchmarks/reduce_norm.
+constexpr int64_t kMaxPoolMinimum = int64_t{1} << 16;     // window taps: ~1.7 ns/tap
+constexpr int64_t kSumPoolMinimum = int64_t{1} << 15;     // AveragePool/LpPool taps: ~4.8 ns/tap
+constexpr int64_t kGlobalPoolMinimum = int64_t{1} << 18;  // contiguous planes: ~0.35 ns/element
+
+std::vector<ParamSpec> PoolTuningParams(int64_t minimum_elements) {
+  return {MinimumElementsParam(minimum_elements, "input reads (outputs x window taps) below which the pool runs serially"),
           ParamSpec::Int64("parallel.grain_elements", 16384, 1, int64_t{1} << 40,
                            "smallest parallel block, in input reads")};
 }
@@ -245,14 +252,14 @@ class GlobalPoolKernel : public OpKernel {
 };
 
 void AddPool(KernelRegistry& registry, const char* op, int since, int end, std::vector<DataType> types,
-             KernelFactory factory) {
+             KernelFactory factory, int64_t minimum_elements) {
   KernelDef def;
   def.op = op;
   def.since_version = since;
   def.end_version = end;
   def.family = "pooling";
   def.element_types = std::move(types);
-  def.tuning = PoolTuningParams();
+  def.tuning = PoolTuningParams(minimum_elements);
   def.factory = std::move(factory);
   registry.Add(std::move(def));
 }
@@ -270,25 +277,27 @@ OL_REGISTER_KERNELS(pooling_family) {
   for (const auto& s : max_spans) {
     std::vector<DataType> types = PoolFloats(s[0]);
     if (s[0] >= 12) types.insert(types.end(), {DataType::kInt8, DataType::kUint8});
-    AddPool(registry, "MaxPool", s[0], s[1], types, MakeKernel<PoolKernel<PoolKind::kMax>>());
+    AddPool(registry, "MaxPool", s[0], s[1], types, MakeKernel<PoolKernel<PoolKind::kMax>>(), kMaxPoolMinimum);
   }
   const int avg_spans[][2] = {{1, 6}, {7, 9}, {10, 10}, {11, 18}, {19, 21}, {22, kOpenEnded}};
   for (const auto& s : avg_spans) {
-    AddPool(registry, "AveragePool", s[0], s[1], PoolFloats(s[0]), MakeKernel<PoolKernel<PoolKind::kAverage>>());
+    AddPool(registry, "AveragePool", s[0], s[1], PoolFloats(s[0]), MakeKernel<PoolKernel<PoolKind::kAverage>>(),
+            kSumPoolMinimum);
   }
   const int lp_spans[][2] = {{1, 1}, {2, 10}, {11, 17}, {18, 21}, {22, kOpenEnded}};
   for (const auto& s : lp_spans) {
-    AddPool(registry, "LpPool", s[0], s[1], PoolFloats(s[0]), MakeKernel<PoolKernel<PoolKind::kLp>>());
+    AddPool(registry, "LpPool", s[0], s[1], PoolFloats(s[0]), MakeKernel<PoolKernel<PoolKind::kLp>>(), kSumPoolMinimum);
   }
   for (const auto& s : {std::pair<int, int>{1, 21}, std::pair<int, int>{22, kOpenEnded}}) {
     AddPool(registry, "GlobalAveragePool", s.first, s.second, PoolFloats(s.first),
-            MakeKernel<GlobalPoolKernel<PoolKind::kAverage>>());
+            MakeKernel<GlobalPoolKernel<PoolKind::kAverage>>(), kGlobalPoolMinimum);
     AddPool(registry, "GlobalMaxPool", s.first, s.second, PoolFloats(s.first),
-            MakeKernel<GlobalPoolKernel<PoolKind::kMax>>());
+            MakeKernel<GlobalPoolKernel<PoolKind::kMax>>(), kGlobalPoolMinimum);
   }
   const int glp_spans[][2] = {{1, 1}, {2, 21}, {22, kOpenEnded}};
   for (const auto& s : glp_spans) {
-    AddPool(registry, "GlobalLpPool", s[0], s[1], PoolFloats(s[0]), MakeKernel<GlobalPoolKernel<PoolKind::kLp>>());
+    AddPool(registry, "GlobalLpPool", s[0], s[1], PoolFloats(s[0]), MakeKernel<GlobalPoolKernel<PoolKind::kLp>>(),
+            kGlobalPoolMinimum);
   }
 }
 

@@ -17,7 +17,8 @@ struct RoiTuning {
 };
 
 std::vector<ParamSpec> RoiTuningParams() {
-  return {MinimumElementsParam(32768, "input reads (output planes x samples) below which the op runs serially"),
+  // Bilinear samples cost about as much as window taps (see pool_ops.cc).
+  return {MinimumElementsParam(int64_t{1} << 16, "input reads (output planes x samples) below which the op runs serially"),
           ParamSpec::Int64("parallel.grain_elements", 16384, 1, int64_t{1} << 40,
                            "smallest parallel block, in input reads")};
 }

@@ -108,7 +108,7 @@ class ArgExtremeKernel : public OpKernel {
 };
 
 std::vector<ParamSpec> ArgTuningParams() {
-  return {MinimumElementsParam(32768, "input elements below which ArgMax/ArgMin run serially"),
+  return {MinimumElementsParam(kArgExtremeMinimum, "input elements below which ArgMax/ArgMin run serially"),
           ParamSpec::Int64("parallel.grain_elements", 16384, 1, int64_t{1} << 40,
                            "smallest parallel block, in input elements read")};
 }
@@ -125,7 +125,8 @@ template <bool kMax>
 void AddArgOp(KernelRegistry& registry, const char* op) {
   const int spans[][2] = {{1, 10}, {11, 11}, {12, 12}, {13, kOpenEnded}};
   for (const auto& span : spans) {
-    KernelDef def = ReductionDef(op, span[0], span[1], ArgDataTypes(span[0] >= 13), MakeKernel<ArgExtremeKernel<kMax>>());
+    KernelDef def = ReductionDef(op, span[0], span[1], ArgDataTypes(span[0] >= 13), MakeKernel<ArgExtremeKernel<kMax>>(),
+                                 kArgExtremeMinimum);
     def.tuning = ArgTuningParams();
     registry.Add(std::move(def));
   }

@@ -2,9 +2,9 @@
 
 namespace onnx_light {
 
-std::vector<ParamSpec> ReductionTuningParams() {
+std::vector<ParamSpec> ReductionTuningParams(int64_t minimum_elements) {
   return {
-      MinimumElementsParam(32768, "input elements below which the reduction runs serially"),
+      MinimumElementsParam(minimum_elements, "input elements below which the reduction runs serially"),
       ParamSpec::Int64("parallel.grain_elements", 16384, 1, int64_t{1} << 40,
                        "smallest parallel block, in input elements read"),
       ParamSpec::Int64("algorithm.partial_chunk_elements", 8192, 64, int64_t{1} << 40,
@@ -46,7 +46,8 @@ StatusOr<std::vector<int>> ReduceAxesSource::Resolve(const KernelContext& ctx, c
   return NormalizeAxes(raw, shape, ctx.Where());
 }
 
-KernelDef ReductionDef(std::string op, int since, int end, std::vector<DataType> types, KernelFactory factory) {
+KernelDef ReductionDef(std::string op, int since, int end, std::vector<DataType> types, KernelFactory factory,
+                       int64_t minimum_elements) {
   KernelDef def;
   def.op = std::move(op);
   def.since_version = since;
@@ -54,7 +55,7 @@ KernelDef ReductionDef(std::string op, int since, int end, std::vector<DataType>
   def.family = "reduction";
   def.element_types = std::move(types);
   def.dispatch_input = 0;
-  def.tuning = ReductionTuningParams();
+  def.tuning = ReductionTuningParams(minimum_elements);
   def.factory = std::move(factory);
   return def;
 }

@@ -15,7 +15,8 @@
 namespace onnx_light {
 
 // The reduction family's tuning schema (shared by ReduceX and ArgMax/ArgMin).
-std::vector<ParamSpec> ReductionTuningParams();
+// `minimum_elements` is the op's portable parallel.minimum_elements default.
+std::vector<ParamSpec> ReductionTuningParams(int64_t minimum_elements);
 StatusOr<ReduceTuning> ReadReductionTuning(const KernelInfo& info);
 
 // Axes of a Reduce* node: from the attribute or the optional input; empty means "all"
@@ -75,7 +76,16 @@ class ReduceKernel : public OpKernel {
   ReduceTuning tuning_{};
 };
 
-KernelDef ReductionDef(std::string op, int since, int end, std::vector<DataType> types, KernelFactory factory);
+KernelDef ReductionDef(std::string op, int since, int end, std::vector<DataType> types, KernelFactory factory,
+                       int64_t minimum_elements);
+
+// Portable parallel.minimum_elements defaults: the serial run must last about 100 us
+// (about three times the ~30 us, 100k-cycle cost of opening a region) before two
+// participants are offered. Serial costs per element from benchmarks/reduce_norm.
+inline constexpr int64_t kCheapReduceMinimum = int64_t{1} << 19;    // sum-like, prod: ~0.17 ns/element
+inline constexpr int64_t kExtremeReduceMinimum = int64_t{1} << 17;  // max/min (NaN-propagating): ~0.64 ns/element
+inline constexpr int64_t kLogSumExpMinimum = int64_t{1} << 15;      // exp per element: ~2.9 ns/element
+inline constexpr int64_t kArgExtremeMinimum = int64_t{1} << 16;     // compare + index: ~1.3 ns/element
 
 // Type sets of the Reduce* schemas.
 std::vector<DataType> ReduceTypesOpset1();   // uint32, uint64, int32, int64, float16, float, double

@@ -7,13 +7,14 @@ namespace {
 template <ReduceOp Op>
 void AddLogReduce(KernelRegistry& registry, const char* op) {
   using Kernel = ReduceKernel<Op, ReduceNumericTypes>;
-  registry.Add(ReductionDef(op, 1, 10, ReduceTypesOpset1(), MakeKernel<Kernel>()));
-  registry.Add(ReductionDef(op, 11, 12, ReduceTypesOpset1(), MakeKernel<Kernel>()));
-  registry.Add(ReductionDef(op, 13, 17, ReduceTypesOpset13(), MakeKernel<Kernel>()));
-  registry.Add(ReductionDef(op, 18, 27, ReduceTypesOpset13(), MakeKernel<Kernel>()));
+  const int64_t minimum = Op == ReduceOp::kLogSumExp ? kLogSumExpMinimum : kCheapReduceMinimum;
+  registry.Add(ReductionDef(op, 1, 10, ReduceTypesOpset1(), MakeKernel<Kernel>(), minimum));
+  registry.Add(ReductionDef(op, 11, 12, ReduceTypesOpset1(), MakeKernel<Kernel>(), minimum));
+  registry.Add(ReductionDef(op, 13, 17, ReduceTypesOpset13(), MakeKernel<Kernel>(), minimum));
+  registry.Add(ReductionDef(op, 18, 27, ReduceTypesOpset13(), MakeKernel<Kernel>(), minimum));
   registry.Add(ReductionDef(op, 28, kOpenEnded,
                             {DataType::kBFloat16, DataType::kFloat16, DataType::kFloat, DataType::kDouble},
-                            MakeKernel<ReduceKernel<Op, FloatTypes>>()));
+                            MakeKernel<ReduceKernel<Op, FloatTypes>>(), minimum));
 }
 
 }  // namespace

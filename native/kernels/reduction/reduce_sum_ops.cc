@@ -7,14 +7,14 @@ namespace {
 template <ReduceOp Op>
 void AddArithmeticReduce(KernelRegistry& registry, const char* op) {
   using Kernel = ReduceKernel<Op, ReduceNumericTypes>;
-  registry.Add(ReductionDef(op, 1, 10, ReduceTypesOpset1(), MakeKernel<Kernel>()));
-  registry.Add(ReductionDef(op, 11, 12, ReduceTypesOpset1(), MakeKernel<Kernel>()));
+  registry.Add(ReductionDef(op, 1, 10, ReduceTypesOpset1(), MakeKernel<Kernel>(), kCheapReduceMinimum));
+  registry.Add(ReductionDef(op, 11, 12, ReduceTypesOpset1(), MakeKernel<Kernel>(), kCheapReduceMinimum));
   if (Op == ReduceOp::kSum) {  // axes became an input at opset 13 for ReduceSum only
-    registry.Add(ReductionDef(op, 13, kOpenEnded, ReduceTypesOpset13(), MakeKernel<Kernel>()));
+    registry.Add(ReductionDef(op, 13, kOpenEnded, ReduceTypesOpset13(), MakeKernel<Kernel>(), kCheapReduceMinimum));
     return;
   }
-  registry.Add(ReductionDef(op, 13, 17, ReduceTypesOpset13(), MakeKernel<Kernel>()));
-  registry.Add(ReductionDef(op, 18, kOpenEnded, ReduceTypesOpset13(), MakeKernel<Kernel>()));
+  registry.Add(ReductionDef(op, 13, 17, ReduceTypesOpset13(), MakeKernel<Kernel>(), kCheapReduceMinimum));
+  registry.Add(ReductionDef(op, 18, kOpenEnded, ReduceTypesOpset13(), MakeKernel<Kernel>(), kCheapReduceMinimum));
 }
 
 }  // namespace

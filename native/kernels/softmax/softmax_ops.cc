@@ -16,6 +16,12 @@ namespace {
 
 enum class SoftmaxKind { kSoftmax, kLogSoftmax, kHardmax };
 
+// Portable parallel.minimum_elements defaults: the serial run must last about 100 us
+// (about three times the ~30 us, 100k-cycle cost of opening a region). Serial costs per
+// element from benchmarks/reduce_norm.
+constexpr int64_t kExpMinimum = int64_t{1} << 15;      // Softmax/LogSoftmax: ~3.2 ns/element
+constexpr int64_t kHardmaxMinimum = int64_t{1} << 16;  // compare + write: ~1.4 ns/element
+
 // Strided lanes are processed this many at a time (stack buffers; changes no result).
 constexpr int64_t kTileLanes = 128;
 
@@ -150,7 +156,8 @@ void AddSoftmaxOp(KernelRegistry& registry, const char* op) {
     def.end_version = span[1];
     def.family = "softmax";
     def.element_types = span[0] >= 13 ? current : legacy;
-    def.tuning = {MinimumElementsParam(32768, "input elements below which the op runs serially"),
+    def.tuning = {MinimumElementsParam(K == SoftmaxKind::kHardmax ? kHardmaxMinimum : kExpMinimum,
+                                       "input elements below which the op runs serially"),
                   ParamSpec::Int64("parallel.grain_elements", 16384, 1, int64_t{1} << 40,
                                    "smallest parallel block, in input elements")};
     def.factory = MakeKernel<SoftmaxKernel<K>>();

@@ -45,6 +45,21 @@ class CumSumKernel : public OpKernel {
       const T* in = x->data<T>();
       T* out = y->data<T>();
       auto lanes = [&](int64_t begin, int64_t end) {
+        if (inner == 1) {  // contiguous lanes: a plain running sum per row
+          for (int64_t lane = begin; lane < end; ++lane) {
+            const T* xr = in + lane * length;
+            T* yr = out + lane * length;
+            A sum = 0;
+            for (int64_t step = 0; step < length; ++step) {
+              const int64_t k = reverse_ ? length - 1 - step : step;
+              const A v = Numeric<T>::Load(xr[k]);
+              if (!exclusive_) sum = WrappingAdd(sum, v);
+              yr[k] = Numeric<T>::Store(sum);
+              if (exclusive_) sum = WrappingAdd(sum, v);
+            }
+          }
+          return Status::Ok();
+        }
         ForEachLaneTile(length, inner, kTileLanes, begin, end, [&](int64_t offset, int64_t, int64_t n) {
           A sum[kTileLanes];
           std::fill(sum, sum + n, A(0));
@@ -76,9 +91,9 @@ class CumSumKernel : public OpKernel {
 OL_REGISTER_KERNELS(cumsum) {
   std::vector<DataType> types = {DataType::kUint32, DataType::kUint64, DataType::kInt32,
                                  DataType::kInt64,  DataType::kFloat,  DataType::kDouble};
-  registry.Add(LaneDef("CumSum", 11, 13, types, MakeKernel<CumSumKernel>()));
+  registry.Add(LaneDef("CumSum", 11, 13, types, MakeKernel<CumSumKernel>(), kCumSumMinimum));
   types.insert(types.end(), {DataType::kFloat16, DataType::kBFloat16});
-  registry.Add(LaneDef("CumSum", 14, kOpenEnded, types, MakeKernel<CumSumKernel>()));
+  registry.Add(LaneDef("CumSum", 14, kOpenEnded, types, MakeKernel<CumSumKernel>(), kCumSumMinimum));
 }
 
 }  // namespace onnx_light

@@ -14,8 +14,14 @@ struct LaneTuning {
   int64_t grain_elements = 1;    // smallest parallel block, in input elements
 };
 
-inline std::vector<ParamSpec> LaneTuningParams() {
-  return {MinimumElementsParam(32768, "input elements below which the op runs serially"),
+// Portable parallel.minimum_elements defaults: the serial run must last about 100 us
+// (about three times the ~30 us, 100k-cycle cost of opening a region). Serial costs per
+// element from benchmarks/reduce_norm.
+inline constexpr int64_t kTopKMinimum = int64_t{1} << 13;    // gather + partial sort (k=10): ~17 ns/element
+inline constexpr int64_t kCumSumMinimum = int64_t{1} << 17;  // one dependent add per element: ~0.6 ns/element
+
+inline std::vector<ParamSpec> LaneTuningParams(int64_t minimum_elements) {
+  return {MinimumElementsParam(minimum_elements, "input elements below which the op runs serially"),
           ParamSpec::Int64("parallel.grain_elements", 16384, 1, int64_t{1} << 40,
                            "smallest parallel block, in input elements")};
 }
@@ -27,14 +33,15 @@ inline StatusOr<LaneTuning> ReadLaneTuning(const KernelInfo& info) {
   return t;
 }
 
-inline KernelDef LaneDef(const char* op, int since, int end, std::vector<DataType> types, KernelFactory factory) {
+inline KernelDef LaneDef(const char* op, int since, int end, std::vector<DataType> types, KernelFactory factory,
+                         int64_t minimum_elements) {
   KernelDef def;
   def.op = op;
   def.since_version = since;
   def.end_version = end;
   def.family = "topk_cumsum";
   def.element_types = std::move(types);
-  def.tuning = LaneTuningParams();
+  def.tuning = LaneTuningParams(minimum_elements);
   def.factory = std::move(factory);
   return def;
 }
