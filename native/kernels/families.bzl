@@ -7,6 +7,7 @@ the inventory and the benchmarks all take the list from this one place.
 KERNEL_FAMILIES = [
     "//native/kernels/attention:attention",
     "//native/kernels/controlflow",
+    "//native/kernels/einsum",
     "//native/kernels/elementwise:logical",
     "//native/kernels/elementwise:math_binary",
     "//native/kernels/elementwise:math_unary",
