@@ -13,6 +13,7 @@ KERNEL_FAMILIES = [
     "//native/kernels/elementwise:math_unary",
     "//native/kernels/elementwise:where",
     "//native/kernels/gemm:gemm",
+    "//native/kernels/loss",
     "//native/kernels/lrn_det",
     "//native/kernels/normalization",
     "//native/kernels/pooling",
