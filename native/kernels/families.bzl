@@ -6,6 +6,7 @@ the inventory and the benchmarks all take the list from this one place.
 
 KERNEL_FAMILIES = [
     "//native/kernels/attention:attention",
+    "//native/kernels/bitcast",
     "//native/kernels/controlflow",
     "//native/kernels/einsum",
     "//native/kernels/elementwise:logical",
