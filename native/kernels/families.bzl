@@ -16,6 +16,7 @@ KERNEL_FAMILIES = [
     "//native/kernels/gemm:gemm",
     "//native/kernels/loss",
     "//native/kernels/lrn_det",
+    "//native/kernels/nms",
     "//native/kernels/normalization",
     "//native/kernels/pooling",
     "//native/kernels/quantization",
