@@ -22,6 +22,7 @@ KERNEL_FAMILIES = [
     "//native/kernels/quantization",
     "//native/kernels/random",
     "//native/kernels/reduction",
+    "//native/kernels/resize",
     "//native/kernels/signal",
     "//native/kernels/signal:signal_windows",
     "//native/kernels/softmax",
