@@ -1,4 +1,4 @@
-// Resize (opsets 10-19) without antialias: nearest (four rounding modes), n-linear and
+// Resize (opsets 10-19) and Upsample (9) without antialias: nearest (four rounding modes), n-linear and
 // cubic (cubic_coeff_a, exclude_outside) under every coordinate_transformation_mode,
 // with scales or sizes (axes, keep_aspect_ratio_policy). Each resized axis gets a table
 // of taps (input index, weight) per output coordinate; an output element is the in-order
@@ -318,6 +318,12 @@ OL_REGISTER_KERNELS(resize) {
   def.calibratable = true;
   def.factory = MakeKernel<ResizeKernel>();
   AddForOpsets(registry, def, {10, 11, 13, 18, 19}, ResizeTypesAt);
+  // Upsample 9 is Resize 10 (inputs X, scales; asymmetric coordinates, floor for nearest).
+  def.op = "Upsample";
+  def.since_version = 9;
+  def.end_version = 9;
+  def.element_types = ResizeTypesAt(9);
+  registry.Add(std::move(def));
 }
 
 }  // namespace
