@@ -1,6 +1,6 @@
-// Resize (opsets 10-19) and Upsample (9) without antialias: nearest (four rounding modes), n-linear and
+// Resize (opsets 10-19) and Upsample (9): nearest (four rounding modes), n-linear and
 // cubic (cubic_coeff_a, exclude_outside) under every coordinate_transformation_mode,
-// with scales or sizes (axes, keep_aspect_ratio_policy). Each resized axis gets a table
+// with scales or sizes (axes, keep_aspect_ratio_policy, antialias). Each resized axis gets a table
 // of taps (input index, weight) per output coordinate; an output element is the in-order
 // sum over the product of its axes' taps. Output elements are split across participants
 // (work_units.h), so results never depend on the participant count.
@@ -41,7 +41,44 @@ struct Options {
   std::string coordinates = "half_pixel", nearest = "round_prefer_floor";
   double cubic_a = -0.75, extrapolation = 0.0;
   bool exclude_outside = false;
+  bool antialias = false;
 };
+
+double CubicKernel(double s, double A) {
+  s = std::fabs(s);
+  if (s <= 1) return ((A + 2) * s - (A + 3)) * s * s + 1;
+  if (s < 2) return ((A * s - 5 * A) * s + 8 * A) * s - 4 * A;
+  return 0.0;
+}
+
+// Antialiased linear/cubic taps: the filter stretched by 1 / min(scale, 1), over the n
+// input positions nearest x (the left one preferred when x is an integer), weights
+// normalised to sum 1, indices clamped to the edge (or dropped with exclude_outside).
+void AntialiasTaps(const Options& o, double x, double scale, int64_t in, std::vector<Tap>* taps) {
+  const double s = std::min(scale, 1.0);
+  const double support = o.mode == Mode::kLinear ? 1.0 : 2.0;
+  const int64_t start = static_cast<int64_t>(std::floor(-support / s)) + 1;
+  const int64_t n = 2 - 2 * start;
+  const int64_t base = x == std::floor(x) ? static_cast<int64_t>(x) - 1 : static_cast<int64_t>(std::floor(x));
+  std::vector<double> w(static_cast<size_t>(n));
+  double total = 0.0;
+  for (int64_t k = 0; k < n; ++k) {
+    const double arg = (static_cast<double>(base + start + k) - x) * s;
+    w[k] = o.mode == Mode::kLinear ? std::min(1.0, std::max(0.0, 1.0 - std::fabs(arg))) : CubicKernel(arg, o.cubic_a);
+    total += w[k];
+  }
+  double kept = 0.0;
+  for (int64_t k = 0; k < n; ++k) {
+    w[k] /= total;
+    const int64_t index = base + start + k;
+    if (o.exclude_outside && (index < 0 || index >= in)) w[k] = 0.0;
+    kept += w[k];
+  }
+  for (int64_t k = 0; k < n; ++k) {
+    const int64_t index = std::min(std::max<int64_t>(base + start + k, 0), in - 1);
+    taps->push_back({index, o.exclude_outside && kept != 0.0 ? w[k] / kept : w[k]});
+  }
+}
 
 double ToOriginal(const Options& o, double x, double scale, int64_t in, int64_t out, double roi_start,
                   double roi_end) {
@@ -78,6 +115,8 @@ AxisTaps BuildAxis(const Options& o, int64_t in, int64_t out, double scale, doub
     a.outside.push_back(o.coordinates == "tf_crop_and_resize" && (xo < 0 || xo > in - 1));
     if (o.mode == Mode::kNearest) {
       a.taps.push_back({clamp(NearestIndex(o.nearest, xo)), 1.0});
+    } else if (o.antialias) {
+      AntialiasTaps(o, xo, scale, in, &a.taps);
     } else if (o.mode == Mode::kLinear) {
       const double xc = std::min(std::max(xo, 0.0), static_cast<double>(in - 1));
       const int64_t x0 = static_cast<int64_t>(std::floor(xc));
@@ -99,7 +138,7 @@ AxisTaps BuildAxis(const Options& o, int64_t in, int64_t out, double scale, doub
     }
     a.first.push_back(static_cast<int64_t>(a.taps.size()));
   }
-  a.max_taps = o.mode == Mode::kNearest ? 1 : (o.mode == Mode::kLinear ? 2 : 4);
+  for (size_t x = 0; x + 1 < a.first.size(); ++x) a.max_taps = std::max(a.max_taps, a.first[x + 1] - a.first[x]);
   return a;
 }
 
@@ -161,7 +200,7 @@ class ResizeKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(int64_t antialias, info.GetInt("antialias", 0));
     OL_ASSIGN_OR_RETURN(axes_, info.GetInts("axes", {}));
     OL_ASSIGN_OR_RETURN(policy_name_, info.GetString("keep_aspect_ratio_policy", "stretch"));
-    if (antialias != 0 && o_.mode != Mode::kNearest) return NotImplemented(where_, ": antialias is not implemented");
+    o_.antialias = antialias != 0 && o_.mode != Mode::kNearest;
     o_.cubic_a = a;
     o_.extrapolation = extrapolation;
     o_.exclude_outside = exclude != 0;

@@ -74,9 +74,18 @@ TEST(ResizeTest, RejectsMissingScalesAndSizes) {
   KernelTester t("Resize", 19);
   t.Input(MakeTensor<float>({1, 2}, {1, 2}));
   EXPECT_FALSE(t.Run(1).ok());
-  KernelTester a("Resize", 19);
-  WithScales(a, {1, 2}, {1, 2}).Attr("mode", std::string("linear")).Attr("antialias", int64_t{1});
-  EXPECT_FALSE(a.Run(1).ok());  // antialias is not implemented
+  KernelTester m("Resize", 19);
+  WithScales(m, {1, 2}, {1, 2}).Attr("mode", std::string("bilinear"));
+  EXPECT_FALSE(m.Run(1).ok());
+}
+
+TEST(ResizeTest, AntialiasAveragesOverTheStretchedTriangle) {
+  KernelTester t("Resize", 19);
+  // Downscale 4 -> 2 (scale 0.5, half_pixel): x_original = 0.5 and 2.5; the triangle of
+  // half-width 2 covers indices -1..2 with weights 1, 3, 3, 1 (/ 8), edges clamped.
+  WithScales(t, {0, 8, 16, 24}, {1, 0.5f}).Attr("mode", std::string("linear")).Attr("antialias", int64_t{1});
+  EXPECT_EQ(RunAllCounts(t, Shape{1, 2}), (std::vector<float>{(0 * 1 + 0 * 3 + 8 * 3 + 16) / 8.0f,
+                                                               (8 + 16 * 3 + 24 * 3 + 24) / 8.0f}));
 }
 
 }  // namespace
