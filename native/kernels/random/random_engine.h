@@ -18,14 +18,20 @@
 namespace onnx_light {
 namespace random {
 
-// The `seed` attribute (a float): absent -> a fresh seed from std::random_device per
-// run; present -> its bit pattern seeds every run alike (reruns give the same values).
+// The `seed` attribute (a float for the Random* ops, an int for Dropout): absent -> a
+// fresh seed from std::random_device per run; present -> its value (a float's bit
+// pattern) seeds every run alike (reruns give the same values).
 class SeedPolicy {
  public:
   Status Init(const KernelInfo& info) {
-    if (!info.HasAttribute("seed")) return Status::Ok();
-    OL_ASSIGN_OR_RETURN(float seed, info.GetFloat("seed"));
+    const Attribute* a = info.FindAttribute("seed");
+    if (a == nullptr) return Status::Ok();
     seeded_ = true;
+    if (a->type == Attribute::Type::kInt) {
+      seed_ = static_cast<uint32_t>(a->i);
+      return Status::Ok();
+    }
+    OL_ASSIGN_OR_RETURN(float seed, info.GetFloat("seed"));
     std::memcpy(&seed_, &seed, sizeof seed_);
     return Status::Ok();
   }

@@ -134,5 +134,46 @@ TEST(RandomTest, MultinomialRejectsBadInput) {
   EXPECT_FALSE(d.Run(1).ok());
 }
 
+TEST(DropoutTest, InferencePassesDataThroughWithAllKeptMask) {
+  KernelTester t("Dropout", 13);
+  t.Input(MakeTensor<float>({3}, {1, -2, 3})).Input(MakeTensor<float>({}, {0.5f})).Outputs(2);
+  auto r = t.Run(1);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(ToVector<float>(r->at(0).tensor()), (std::vector<float>{1, -2, 3}));
+  ASSERT_EQ(r->at(1).tensor().dtype(), DataType::kBool);
+  EXPECT_EQ(ToVector<bool>(r->at(1).tensor()), (std::vector<bool>{true, true, true}));
+
+  KernelTester old("Dropout", 7);  // before opset 10 the mask has the data's type
+  old.Input(MakeTensor<double>({2}, {4, 5})).Outputs(2);
+  auto o = old.Run(1);
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_EQ(ToVector<double>(o->at(1).tensor()), (std::vector<double>{1, 1}));
+}
+
+TEST(DropoutTest, TrainingKeepsAndScalesByTheMask) {
+  std::vector<float> x(4000);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = 1.0f + static_cast<float>(i % 13);
+  KernelTester t("Dropout", 13);
+  t.Input(MakeTensor<float>({4000}, x)).Input(MakeTensor<float>({}, {0.25f})).Input(MakeTensor<bool>({}, {true}))
+      .Attr("seed", 2.0f).Outputs(2);
+  Tensor y = RunSeeded(t);
+  auto r = t.Run(1);
+  ASSERT_TRUE(r.ok());
+  const std::vector<bool> mask = ToVector<bool>(r->at(1).tensor());
+  const std::vector<float> out = ToVector<float>(y);
+  int kept = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    EXPECT_FLOAT_EQ(out[i], mask[i] ? x[i] / 0.75f : 0.0f) << i;
+    kept += mask[i];
+  }
+  EXPECT_NEAR(kept / 4000.0, 0.75, 0.03);  // sd 0.007
+}
+
+TEST(DropoutTest, RejectsRatioOfOneInTraining) {
+  KernelTester t("Dropout", 13);
+  t.Input(MakeTensor<float>({2}, {1, 2})).Input(MakeTensor<float>({}, {1.0f})).Input(MakeTensor<bool>({}, {true}));
+  EXPECT_FALSE(t.Run(1).ok());
+}
+
 }  // namespace
 }  // namespace onnx_light

@@ -17,7 +17,7 @@ using testing::ToVector;
 
 // Serial run plus 2, 4 and 8 participants with one bin per block; all must be identical.
 std::vector<float> RunAllCounts(KernelTester& t, Shape expected_shape) {
-  t.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.block_samples", int64_t{1});
+  t.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.block_multiply_adds", int64_t{1});
   auto serial = t.Run(1);
   EXPECT_TRUE(serial.ok()) << serial.status().ToString();
   if (!serial.ok()) return {};
@@ -78,7 +78,7 @@ TEST(DftTest, LargeDoubleSignalIsIdenticalForEveryParticipantCount) {
   for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.7 * i) + 0.25 * std::cos(3.1 * i);
   KernelTester t("DFT", 20);
   t.Input(MakeTensor<double>({3, 257, 2}, x)).Tuning("parallel.minimum_elements", int64_t{1})
-      .Tuning("parallel.block_samples", int64_t{300});
+      .Tuning("parallel.block_multiply_adds", int64_t{300});
   auto serial = t.Run(1);
   ASSERT_TRUE(serial.ok()) << serial.status().ToString();
   for (int threads : {2, 4, 8}) {

@@ -67,7 +67,7 @@ class StftKernel : public OpKernel {
 
       OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), Shape{batch, frames, bins, 2}));
       T* out = y->data<T>();
-      return RunBins(ctx, policy_, "STFT", batch * frames * bins, length, [&](int64_t begin, int64_t end) {
+      return RunWorkUnits(ctx, policy_, "STFT", batch * frames * bins, length, [&](int64_t begin, int64_t end) {
         for (int64_t b = begin; b < end; ++b) {
           const int64_t k = b % bins, f = (b / bins) % frames, s = b / (bins * frames);
           const Complex v = BinSum(signal + s * signal_length + f * step, 1, weights, length, k, twiddles, length);
@@ -81,7 +81,7 @@ class StftKernel : public OpKernel {
  private:
   std::string where_;
   bool onesided_ = true;
-  TransformPolicy policy_;
+  WorkUnitPolicy policy_;
 };
 
 OL_REGISTER_KERNELS(stft) {
@@ -90,7 +90,7 @@ OL_REGISTER_KERNELS(stft) {
   def.since_version = 17;
   def.family = "signal";
   def.element_types = {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16};
-  def.tuning = TransformTuning();
+  def.tuning = WorkUnitTuning(32768, "bin");
   def.calibratable = true;
   def.factory = MakeKernel<StftKernel>();
   registry.Add(std::move(def));

@@ -1,0 +1,370 @@
+// Resize (opsets 10-19) and Upsample (9): nearest (four rounding modes), n-linear and
+// cubic (cubic_coeff_a, exclude_outside) under every coordinate_transformation_mode,
+// with scales or sizes (axes, keep_aspect_ratio_policy, antialias). Each resized axis gets a table
+// of taps (input index, weight) per output coordinate; an output element is the in-order
+// sum over the product of its axes' taps. Output elements are split across participants
+// (work_units.h), so results never depend on the participant count.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "native/kernels/tensor/onnx_types.h"
+#include "native/kernels/work_units/work_units.h"
+
+namespace onnx_light {
+namespace resize {
+namespace {
+
+enum class Mode { kNearest, kLinear, kCubic };
+
+constexpr int kMaxRank = 16;  // output coordinates live on each worker's stack
+
+struct Tap {
+  int64_t index;
+  double weight;
+};
+
+// Taps of one axis: taps[first[x] .. first[x + 1]) serve output coordinate x; outside[x]
+// marks coordinates that fall outside the crop (tf_crop_and_resize extrapolation).
+struct AxisTaps {
+  std::vector<int64_t> first;
+  std::vector<Tap> taps;
+  std::vector<bool> outside;
+  int64_t max_taps = 1;
+};
+
+struct Options {
+  Mode mode = Mode::kNearest;
+  std::string coordinates = "half_pixel", nearest = "round_prefer_floor";
+  double cubic_a = -0.75, extrapolation = 0.0;
+  bool exclude_outside = false;
+  bool antialias = false;
+};
+
+double CubicKernel(double s, double A) {
+  s = std::fabs(s);
+  if (s <= 1) return ((A + 2) * s - (A + 3)) * s * s + 1;
+  if (s < 2) return ((A * s - 5 * A) * s + 8 * A) * s - 4 * A;
+  return 0.0;
+}
+
+// Antialiased linear/cubic taps: the filter stretched by 1 / min(scale, 1), over the n
+// input positions nearest x (the left one preferred when x is an integer), weights
+// normalised to sum 1, indices clamped to the edge (or dropped with exclude_outside).
+void AntialiasTaps(const Options& o, double x, double scale, int64_t in, std::vector<Tap>* taps) {
+  const double s = std::min(scale, 1.0);
+  const double support = o.mode == Mode::kLinear ? 1.0 : 2.0;
+  const int64_t start = static_cast<int64_t>(std::floor(-support / s)) + 1;
+  const int64_t n = 2 - 2 * start;
+  const int64_t base = x == std::floor(x) ? static_cast<int64_t>(x) - 1 : static_cast<int64_t>(std::floor(x));
+  std::vector<double> w(static_cast<size_t>(n));
+  double total = 0.0;
+  for (int64_t k = 0; k < n; ++k) {
+    const double arg = (static_cast<double>(base + start + k) - x) * s;
+    w[k] = o.mode == Mode::kLinear ? std::min(1.0, std::max(0.0, 1.0 - std::fabs(arg))) : CubicKernel(arg, o.cubic_a);
+    total += w[k];
+  }
+  double kept = 0.0;
+  for (int64_t k = 0; k < n; ++k) {
+    w[k] /= total;
+    const int64_t index = base + start + k;
+    if (o.exclude_outside && (index < 0 || index >= in)) w[k] = 0.0;
+    kept += w[k];
+  }
+  for (int64_t k = 0; k < n; ++k) {
+    const int64_t index = std::min(std::max<int64_t>(base + start + k, 0), in - 1);
+    taps->push_back({index, o.exclude_outside && kept != 0.0 ? w[k] / kept : w[k]});
+  }
+}
+
+double ToOriginal(const Options& o, double x, double scale, int64_t in, int64_t out, double roi_start,
+                  double roi_end) {
+  const std::string& m = o.coordinates;
+  if (m == "asymmetric") return x / scale;
+  // The resized length as the reference takes it: in * scale, fractional when scales are given.
+  if (m == "align_corners") return out == 1 ? 0.0 : x * (in - 1) / (in * scale - 1);
+  if (m == "pytorch_half_pixel") return out > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
+  if (m == "tf_crop_and_resize") {
+    return out > 1 ? roi_start * (in - 1) + x * (roi_end - roi_start) * (in - 1) / static_cast<double>(out - 1)
+                   : 0.5 * (roi_start + roi_end) * (in - 1);
+  }
+  if (m == "half_pixel_symmetric") {
+    const double adjustment = static_cast<double>(out) / (scale * in);
+    const double offset = in / 2.0 * (1.0 - adjustment);
+    return offset + (x + 0.5) / scale - 0.5;
+  }
+  return (x + 0.5) / scale - 0.5;  // half_pixel
+}
+
+int64_t NearestIndex(const std::string& mode, double x) {
+  if (mode == "floor") return static_cast<int64_t>(std::floor(x));
+  if (mode == "ceil") return static_cast<int64_t>(std::ceil(x));
+  if (mode == "round_prefer_ceil") return static_cast<int64_t>(std::floor(x + 0.5));
+  return static_cast<int64_t>(std::ceil(x - 0.5));  // round_prefer_floor
+}
+
+AxisTaps BuildAxis(const Options& o, int64_t in, int64_t out, double scale, double roi_start, double roi_end) {
+  AxisTaps a;
+  a.first.push_back(0);
+  auto clamp = [&](int64_t i) { return std::min(std::max<int64_t>(i, 0), in - 1); };
+  for (int64_t x = 0; x < out; ++x) {
+    const double xo = ToOriginal(o, static_cast<double>(x), scale, in, out, roi_start, roi_end);
+    a.outside.push_back(o.coordinates == "tf_crop_and_resize" && (xo < 0 || xo > in - 1));
+    if (o.mode == Mode::kNearest) {
+      a.taps.push_back({clamp(NearestIndex(o.nearest, xo)), 1.0});
+    } else if (o.antialias) {
+      AntialiasTaps(o, xo, scale, in, &a.taps);
+    } else if (o.mode == Mode::kLinear) {
+      const double xc = std::min(std::max(xo, 0.0), static_cast<double>(in - 1));
+      const int64_t x0 = static_cast<int64_t>(std::floor(xc));
+      const double t = xc - x0;
+      a.taps.push_back({x0, 1.0 - t});
+      a.taps.push_back({clamp(x0 + 1), t});
+    } else {
+      const int64_t x0 = static_cast<int64_t>(std::floor(xo));
+      const double t = xo - x0, A = o.cubic_a;
+      const double d[4] = {1 + t, t, 1 - t, 2 - t};
+      double w[4], total = 0.0;
+      for (int k = 0; k < 4; ++k) {
+        const double s = d[k];
+        w[k] = s <= 1 ? ((A + 2) * s - (A + 3)) * s * s + 1 : ((A * s - 5 * A) * s + 8 * A) * s - 4 * A;
+        if (o.exclude_outside && (x0 - 1 + k < 0 || x0 - 1 + k >= in)) w[k] = 0.0;
+        total += w[k];
+      }
+      for (int k = 0; k < 4; ++k) a.taps.push_back({clamp(x0 - 1 + k), o.exclude_outside ? w[k] / total : w[k]});
+    }
+    a.first.push_back(static_cast<int64_t>(a.taps.size()));
+  }
+  for (size_t x = 0; x + 1 < a.first.size(); ++x) a.max_taps = std::max(a.max_taps, a.first[x + 1] - a.first[x]);
+  return a;
+}
+
+template <typename T>
+inline double Load(const T& v) {
+  if constexpr (std::is_arithmetic_v<T>) return static_cast<double>(v);
+  else return v.ToDouble();
+}
+
+template <typename T>
+inline T Store(double v) {
+  if constexpr (std::is_floating_point_v<T>) return static_cast<T>(v);
+  else if constexpr (std::is_integral_v<T>) return static_cast<T>(v);  // truncates, as a cast does
+  else return T::FromDouble(v);
+}
+
+template <typename... Ts>
+struct TypeList {};
+using NumericTypes = TypeList<float, double, Float16, BFloat16, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t,
+                              uint32_t, uint64_t>;
+
+template <typename... Ts, typename Fn>
+Status DispatchType(TypeList<Ts...>, DataType type, const std::string& where, Fn&& fn) {
+  Status result;
+  const bool found = ((type == kDataTypeOf<Ts> ? (result = fn(static_cast<Ts*>(nullptr)), true) : false) || ...);
+  if (!found) return NotImplemented(where, ": element type ", DataTypeName(type), " is not supported for this mode");
+  return result;
+}
+
+StatusOr<std::vector<double>> ReadDoubles(const Tensor* t, const std::string& where) {
+  std::vector<double> v;
+  if (t == nullptr) return v;
+  for (int64_t i = 0; i < t->num_elements(); ++i) {
+    if (t->dtype() == DataType::kFloat) v.push_back(t->data<float>()[i]);
+    else if (t->dtype() == DataType::kDouble) v.push_back(t->data<double>()[i]);
+    else if (t->dtype() == DataType::kFloat16) v.push_back(t->data<Float16>()[i].ToFloat());
+    else if (t->dtype() == DataType::kInt64) v.push_back(static_cast<double>(t->data<int64_t>()[i]));
+    else return InvalidArgument(where, ": roi/scales/sizes of unsupported type ", t->TypeAndShape());
+  }
+  return v;
+}
+
+class ResizeKernel : public OpKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    where_ = info.Where();
+    opset_ = info.opset_version();
+    OL_ASSIGN_OR_RETURN(std::string mode, info.GetString("mode", "nearest"));
+    if (mode == "nearest") o_.mode = Mode::kNearest;
+    else if (mode == "linear") o_.mode = Mode::kLinear;
+    else if (mode == "cubic" && opset_ >= 11) o_.mode = Mode::kCubic;
+    else return InvalidArgument(where_, ": unsupported mode '", mode, "'");
+    OL_ASSIGN_OR_RETURN(o_.coordinates, info.GetString("coordinate_transformation_mode",
+                                                       opset_ < 11 ? "asymmetric" : "half_pixel"));
+    OL_ASSIGN_OR_RETURN(o_.nearest, info.GetString("nearest_mode", opset_ < 11 ? "floor" : "round_prefer_floor"));
+    OL_ASSIGN_OR_RETURN(float a, info.GetFloat("cubic_coeff_a", -0.75f));
+    OL_ASSIGN_OR_RETURN(float extrapolation, info.GetFloat("extrapolation_value", 0.0f));
+    OL_ASSIGN_OR_RETURN(int64_t exclude, info.GetInt("exclude_outside", 0));
+    OL_ASSIGN_OR_RETURN(int64_t antialias, info.GetInt("antialias", 0));
+    OL_ASSIGN_OR_RETURN(axes_, info.GetInts("axes", {}));
+    OL_ASSIGN_OR_RETURN(policy_name_, info.GetString("keep_aspect_ratio_policy", "stretch"));
+    o_.antialias = antialias != 0 && o_.mode != Mode::kNearest;
+    o_.cubic_a = a;
+    o_.extrapolation = extrapolation;
+    o_.exclude_outside = exclude != 0;
+    return policy_.Init(info);
+  }
+
+  Status Compute(KernelContext& ctx) override {
+    OL_ASSIGN_OR_RETURN(const Tensor* x, ctx.RequiredInput(0));
+    const int rank = x->shape().rank();
+    if (rank > kMaxRank) return NotImplemented(where_, ": rank above ", kMaxRank, ": ", x->TypeAndShape());
+    const Tensor* roi_t = opset_ >= 11 ? ctx.input(1) : nullptr;
+    const Tensor* scales_t = ctx.input(opset_ >= 11 ? 2 : 1);
+    const Tensor* sizes_t = opset_ >= 11 ? ctx.input(3) : nullptr;
+    OL_ASSIGN_OR_RETURN(std::vector<double> roi, ReadDoubles(roi_t, where_));
+    OL_ASSIGN_OR_RETURN(std::vector<double> given_scales, ReadDoubles(scales_t, where_));
+    OL_ASSIGN_OR_RETURN(std::vector<double> given_sizes, ReadDoubles(sizes_t, where_));
+    std::vector<int> axes;
+    for (int64_t a : axes_) axes.push_back(static_cast<int>(a < 0 ? a + rank : a));
+    if (axes.empty()) {
+      for (int d = 0; d < rank; ++d) axes.push_back(d);
+    }
+    std::vector<double> scale(rank, 1.0);
+    std::vector<int64_t> out_dims = x->shape().dims();
+    if (!given_sizes.empty()) {
+      if (given_sizes.size() != axes.size()) return InvalidArgument(where_, ": sizes must have one value per axis");
+      double common = policy_name_ == "not_larger" ? 1e300 : 0.0;
+      for (size_t k = 0; k < axes.size(); ++k) {
+        const double s = given_sizes[k] / x->shape()[axes[k]];
+        common = policy_name_ == "not_larger" ? std::min(common, s) : std::max(common, s);
+      }
+      for (size_t k = 0; k < axes.size(); ++k) {
+        const int d = axes[k];
+        if (policy_name_ == "stretch") {
+          scale[d] = given_sizes[k] / x->shape()[d];
+          out_dims[d] = static_cast<int64_t>(given_sizes[k]);
+        } else {
+          scale[d] = common;
+          out_dims[d] = static_cast<int64_t>(std::nearbyint(common * x->shape()[d]));
+        }
+      }
+    } else if (!given_scales.empty()) {
+      if (given_scales.size() != axes.size()) return InvalidArgument(where_, ": scales must have one value per axis");
+      for (size_t k = 0; k < axes.size(); ++k) {
+        const int d = axes[k];
+        if (!(given_scales[k] > 0)) return InvalidArgument(where_, ": scales must be positive");
+        scale[d] = given_scales[k];
+        out_dims[d] = static_cast<int64_t>(std::floor(x->shape()[d] * given_scales[k]));
+      }
+    } else {
+      return InvalidArgument(where_, ": one of scales and sizes is required");
+    }
+    std::vector<AxisTaps> tables(rank);
+    int64_t cost = 1;
+    for (int d = 0; d < rank; ++d) {
+      const int64_t in = x->shape()[d];
+      double roi_start = 0.0, roi_end = 1.0;
+      auto it = std::find(axes.begin(), axes.end(), d);
+      if (!roi.empty() && it != axes.end()) {
+        const size_t k = it - axes.begin();
+        roi_start = roi[k];
+        roi_end = roi[k + axes.size()];
+      }
+      if (in == 0) return InvalidArgument(where_, ": cannot resize an empty dimension ", x->TypeAndShape());
+      tables[d] = BuildAxis(o_, in, out_dims[d], scale[d], roi_start, roi_end);
+      cost *= tables[d].max_taps;
+    }
+    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), Shape(out_dims)));
+    std::vector<int64_t> in_strides(rank, 1);
+    for (int d = rank - 2; d >= 0; --d) in_strides[d] = in_strides[d + 1] * x->shape()[d + 1];
+    if (o_.mode == Mode::kNearest && x->dtype() != DataType::kString) {
+      return Gather(ctx, *x, y, tables, in_strides, out_dims);
+    }
+    return DispatchType(NumericTypes{}, x->dtype(), where_, [&](auto* tag) -> Status {
+      using T = std::remove_pointer_t<decltype(tag)>;
+      const T* in = x->data<T>();
+      T* out = y->data<T>();
+      return RunWorkUnits(ctx, policy_, "Resize", y->num_elements(), cost, [&](int64_t begin, int64_t end) {
+        int64_t coord[kMaxRank];
+        for (int64_t e = begin; e < end; ++e) {
+          bool outside = false;
+          int64_t rest = e;
+          for (int d = rank - 1; d >= 0; --d) {
+            coord[d] = rest % out_dims[d];
+            rest /= out_dims[d];
+            outside = outside || tables[d].outside[coord[d]];
+          }
+          out[e] = Store<T>(outside ? o_.extrapolation : Sum(in, tables, in_strides, coord, 0, rank, 0));
+        }
+      });
+    });
+  }
+
+ private:
+  // Sum over the taps of axes [d, rank) for output coordinates `coord`, input offset so far.
+  template <typename T>
+  static double Sum(const T* in, const std::vector<AxisTaps>& tables, const std::vector<int64_t>& strides,
+                    const int64_t* coord, int d, int rank, int64_t offset) {
+    if (d == rank) return Load(in[offset]);
+    const AxisTaps& a = tables[d];
+    double total = 0.0;
+    for (int64_t k = a.first[coord[d]]; k < a.first[coord[d] + 1]; ++k) {
+      const Tap& tap = a.taps[k];
+      if (tap.weight == 0.0) continue;
+      total += tap.weight * Sum(in, tables, strides, coord, d + 1, rank, offset + tap.index * strides[d]);
+    }
+    return total;
+  }
+
+  // Nearest: one tap per axis, so elements are copied bytewise (any non-string type; the
+  // tf_crop_and_resize extrapolation value applies to float, other types get zero bytes).
+  Status Gather(const KernelContext& ctx, const Tensor& x, Tensor* y, const std::vector<AxisTaps>& tables,
+                const std::vector<int64_t>& strides, const std::vector<int64_t>& out_dims) const {
+    const size_t size = ElementSize(x.dtype());
+    const char* in = static_cast<const char*>(x.raw_data());
+    char* out = static_cast<char*>(y->raw_data());
+    const int rank = static_cast<int>(out_dims.size());
+    std::vector<char> fill(size, 0);
+    if (o_.coordinates == "tf_crop_and_resize" && x.dtype() == DataType::kFloat) {
+      const float v = static_cast<float>(o_.extrapolation);
+      std::memcpy(fill.data(), &v, size);
+    }
+    return RunWorkUnits(ctx, policy_, "Resize", y->num_elements(), 1, [&](int64_t begin, int64_t end) {
+      for (int64_t e = begin; e < end; ++e) {
+        int64_t rest = e, offset = 0;
+        bool outside = false;
+        for (int d = rank - 1; d >= 0; --d) {
+          const int64_t c = rest % out_dims[d];
+          rest /= out_dims[d];
+          outside = outside || tables[d].outside[c];
+          offset += tables[d].taps[c].index * strides[d];
+        }
+        std::memcpy(out + e * size, outside ? fill.data() : in + offset * size, size);
+      }
+    });
+  }
+
+  std::string where_;
+  int opset_ = 19;
+  Options o_;
+  std::vector<int64_t> axes_;
+  std::string policy_name_ = "stretch";
+  WorkUnitPolicy policy_;
+};
+
+std::vector<DataType> ResizeTypesAt(int opset) {
+  return TensorTypesAt(opset, TensorTypeSet{/*string=*/false, /*complex=*/false, true, false, false});
+}
+
+OL_REGISTER_KERNELS(resize) {
+  KernelDef def;
+  def.op = "Resize";
+  def.family = "resize";
+  def.tuning = WorkUnitTuning(65536, "output element");
+  def.calibratable = true;
+  def.factory = MakeKernel<ResizeKernel>();
+  AddForOpsets(registry, def, {10, 11, 13, 18, 19}, ResizeTypesAt);
+  // Upsample 9 is Resize 10 (inputs X, scales; asymmetric coordinates, floor for nearest).
+  def.op = "Upsample";
+  def.since_version = 9;
+  def.end_version = 9;
+  def.element_types = ResizeTypesAt(9);
+  registry.Add(std::move(def));
+}
+
+}  // namespace
+}  // namespace resize
+}  // namespace onnx_light

@@ -1,0 +1,92 @@
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "native/registry/kernel_test_util.h"
+
+namespace onnx_light {
+namespace {
+
+using testing::ExpectIdentical;
+using testing::KernelTester;
+using testing::MakeTensor;
+using testing::ToVector;
+
+std::vector<float> RunAllCounts(KernelTester& t, Shape expected_shape) {
+  t.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.block_multiply_adds", int64_t{1});
+  auto serial = t.Run(1);
+  EXPECT_TRUE(serial.ok()) << serial.status().ToString();
+  if (!serial.ok()) return {};
+  for (int threads : {2, 4, 8}) {
+    auto parallel = t.Run(threads);
+    EXPECT_TRUE(parallel.ok()) << parallel.status().ToString();
+    if (parallel.ok()) ExpectIdentical(serial->at(0), parallel->at(0), "threads=" + std::to_string(threads));
+  }
+  EXPECT_EQ(serial->at(0).tensor().shape(), expected_shape);
+  return ToVector<float>(serial->at(0).tensor());
+}
+
+KernelTester& WithScales(KernelTester& t, std::vector<float> x, std::vector<float> scales) {
+  const int64_t n = static_cast<int64_t>(x.size());
+  return t.Input(MakeTensor<float>({1, n}, x)).MissingInput().Input(MakeTensor<float>({2}, scales));
+}
+
+TEST(ResizeTest, NearestHalfPixelRoundPreferFloor) {
+  KernelTester t("Resize", 19);
+  WithScales(t, {1, 2}, {1, 2});
+  // x_original = (x + 0.5) / 2 - 0.5 = -0.25, 0.25, 0.75, 1.25 -> 0, 0, 1, 1.
+  EXPECT_EQ(RunAllCounts(t, Shape{1, 4}), (std::vector<float>{1, 1, 2, 2}));
+}
+
+TEST(ResizeTest, LinearHalfPixelClampsAtTheEdges) {
+  KernelTester t("Resize", 19);
+  WithScales(t, {1, 2}, {1, 2}).Attr("mode", std::string("linear"));
+  EXPECT_EQ(RunAllCounts(t, Shape{1, 4}), (std::vector<float>{1, 1.25f, 1.75f, 2}));
+}
+
+TEST(ResizeTest, AlignCornersWithSizes) {
+  KernelTester t("Resize", 19);
+  t.Input(MakeTensor<float>({1, 2}, {0, 10})).MissingInput().MissingInput().Input(MakeTensor<int64_t>({2}, {1, 3}))
+      .Attr("mode", std::string("linear")).Attr("coordinate_transformation_mode", std::string("align_corners"));
+  EXPECT_EQ(RunAllCounts(t, Shape{1, 3}), (std::vector<float>{0, 5, 10}));
+}
+
+TEST(ResizeTest, CropAndResizeExtrapolatesOutsideTheInput) {
+  KernelTester t("Resize", 19);
+  // roi [0, 2] on the last axis of a 2-long input: x_original = 0, 1, 2; 2 is outside.
+  t.Input(MakeTensor<float>({1, 2}, {3, 4})).Input(MakeTensor<float>({4}, {0, 0, 1, 2}))
+      .MissingInput().Input(MakeTensor<int64_t>({2}, {1, 3}))
+      .Attr("mode", std::string("linear")).Attr("coordinate_transformation_mode", std::string("tf_crop_and_resize"))
+      .Attr("extrapolation_value", 7.0f);
+  EXPECT_EQ(RunAllCounts(t, Shape{1, 3}), (std::vector<float>{3, 4, 7}));
+}
+
+TEST(ResizeTest, CubicKeepsConstantsAndIsIdenticalAcrossCounts) {
+  KernelTester t("Resize", 19);
+  t.Input(MakeTensor<float>({1, 1, 4, 4}, std::vector<float>(16, 2.5f))).MissingInput()
+      .Input(MakeTensor<float>({4}, {1, 1, 2.5f, 1.5f})).Attr("mode", std::string("cubic"));
+  // The cubic weights of every output coordinate sum to 1, so a constant image stays constant.
+  for (float v : RunAllCounts(t, Shape{1, 1, 10, 6})) EXPECT_NEAR(v, 2.5f, 1e-6);
+}
+
+TEST(ResizeTest, RejectsMissingScalesAndSizes) {
+  KernelTester t("Resize", 19);
+  t.Input(MakeTensor<float>({1, 2}, {1, 2}));
+  EXPECT_FALSE(t.Run(1).ok());
+  KernelTester m("Resize", 19);
+  WithScales(m, {1, 2}, {1, 2}).Attr("mode", std::string("bilinear"));
+  EXPECT_FALSE(m.Run(1).ok());
+}
+
+TEST(ResizeTest, AntialiasAveragesOverTheStretchedTriangle) {
+  KernelTester t("Resize", 19);
+  // Downscale 4 -> 2 (scale 0.5, half_pixel): x_original = 0.5 and 2.5; the triangle of
+  // half-width 2 covers indices -1..2 with weights 1, 3, 3, 1 (/ 8), edges clamped.
+  WithScales(t, {0, 8, 16, 24}, {1, 0.5f}).Attr("mode", std::string("linear")).Attr("antialias", int64_t{1});
+  EXPECT_EQ(RunAllCounts(t, Shape{1, 2}), (std::vector<float>{(0 * 1 + 0 * 3 + 8 * 3 + 16) / 8.0f,
+                                                               (8 + 16 * 3 + 24 * 3 + 24) / 8.0f}));
+}
+
+}  // namespace
+}  // namespace onnx_light
