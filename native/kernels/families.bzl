@@ -18,4 +18,10 @@ KERNEL_FAMILIES = [
     "//native/kernels/tensor:ordered_selection",
     "//native/kernels/tensor:one_hot",
     "//native/kernels/tensor:reverse_sequence",
+    "//native/kernels/controlflow",
+    "//native/kernels/sequence",
+    "//native/kernels/elementwise:logical",
+    "//native/kernels/elementwise:math_binary",
+    "//native/kernels/elementwise:math_unary",
+    "//native/kernels/elementwise:where",
 ]

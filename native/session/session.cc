@@ -32,6 +32,33 @@ std::vector<Value> NewFrame(const GraphPlan& plan, const std::vector<Value>* par
   return frame;
 }
 
+// The same value, its tensors holding `allocator` alive (their buffers return to it).
+Value KeepingAllocatorAlive(const Value& value, const std::shared_ptr<Allocator>& allocator) {
+  struct Holder {
+    std::shared_ptr<Allocator> allocator;  // declared first: destroyed after the tensor
+    Tensor tensor;
+  };
+  const auto hold = [&](const Tensor& t) {
+    auto holder = std::make_shared<Holder>(Holder{allocator, t});
+    void* data = const_cast<void*>(t.raw_data());
+    return Tensor::Borrow(t.dtype(), t.shape(), data, std::shared_ptr<void>(holder, holder.get()));
+  };
+  switch (value.kind()) {
+    case Value::Kind::kTensor:
+      return Value(hold(value.tensor())).set_optional(value.optional());
+    case Value::Kind::kSequence: {
+      std::vector<Value> items;
+      for (const Value& item : value.items()) items.push_back(KeepingAllocatorAlive(item, allocator));
+      return Value::Sequence(std::move(items), value.element_type()).set_optional(value.optional());
+    }
+    case Value::Kind::kMap:
+      return Value::Map(hold(value.map_keys()), hold(value.map_values()));
+    case Value::Kind::kNone:
+      break;
+  }
+  return value;
+}
+
 }  // namespace
 
 // Executes plans for one Run. Also the SubgraphRunner that control-flow kernels call:
@@ -155,7 +182,7 @@ StatusOr<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const Graph> 
   session->graph_ = std::move(graph);
   session->policy_ = policy;
   session->tuning_source_ = std::move(tuning_source);
-  session->allocator_ = std::make_unique<Allocator>();
+  session->allocator_ = std::make_shared<Allocator>();
   if (policy.EffectiveThreads() > 1) {
     OL_ASSIGN_OR_RETURN(session->executor_, ExecutorRegistry::Global().Acquire(policy));
   }
@@ -235,7 +262,7 @@ StatusOr<std::vector<Value>> Session::Run(const std::vector<std::pair<std::strin
   OL_RETURN_IF_ERROR(runner.Execute(*plan_, frame));
   std::vector<Value> outputs;
   outputs.reserve(wanted.size());
-  for (int slot : wanted) outputs.push_back(frame[slot]);
+  for (int slot : wanted) outputs.push_back(KeepingAllocatorAlive(frame[slot], allocator_));
   return outputs;
 }
 

@@ -54,7 +54,8 @@ class Session {
   AllocationStats memory() const { return allocator_->stats(); }
 
   // Runs the graph. `feeds` by graph input name (inputs with an initializer may be
-  // omitted); `output_names` empty = every graph output, in graph order.
+  // omitted); `output_names` empty = every graph output, in graph order. The outputs
+  // keep the session's allocator alive, so they may outlive the session.
   StatusOr<std::vector<Value>> Run(const std::vector<std::pair<std::string, Value>>& feeds,
                                    const std::vector<std::string>& output_names,
                                    const RunOptions& options = {}) const;
@@ -72,7 +73,7 @@ class Session {
   CpuExecutionPolicy policy_;
   std::shared_ptr<CpuExecutor> executor_;
   std::shared_ptr<const TuningSource> tuning_source_;
-  std::unique_ptr<Allocator> allocator_;
+  std::shared_ptr<Allocator> allocator_;  // outputs of Run keep it alive
   std::unique_ptr<GraphPlan> plan_;
   std::map<const Graph*, std::unique_ptr<GraphPlan>> subgraph_plans_;
 };

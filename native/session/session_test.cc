@@ -198,6 +198,17 @@ TEST(SessionTest, FreesIntermediatesAfterTheirLastUse) {
   EXPECT_EQ(stats.current_bytes, kBytes) << "only the output is alive";
 }
 
+TEST(SessionTest, OutputsOutliveTheSession) {
+  std::vector<Value> outputs;
+  {
+    auto session = MustCreate(AddChain(2, 4));
+    auto out = session->Run({{"x", Value(Floats({4}, 2))}}, {});
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    outputs = std::move(out).value();
+  }
+  EXPECT_EQ(outputs[0].tensor().data<float>()[3], 6.0f);  // read (and later freed) after the session
+}
+
 TEST(SessionTest, RecordsNodeEvents) {
   auto session = MustCreate(AddChain(3, 8));
   EventCollector events;

@@ -27,7 +27,8 @@ namespace nb = nanobind;
 namespace onnx_light::python {
 namespace {
 
-using ByteArray = nb::ndarray<uint8_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+// Read-only is fine: the session never writes to a borrowed buffer.
+using ByteArray = nb::ndarray<const uint8_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 
 // Keeps a Python object alive for as long as a native tensor borrows its memory; the last
 // owner may be released on a thread without the GIL (a session run), so take it.
@@ -76,7 +77,7 @@ Tensor TensorFromPython(nb::handle encoded) {
     ThrowStatus(InvalidArgument("tensor ", DataTypeName(type), shape.ToString(), " needs ", *expected,
                                 " bytes, got ", bytes.size()));
   }
-  return Tensor::Borrow(type, std::move(shape), bytes.data(), KeepAlive(parts[2]));
+  return Tensor::Borrow(type, std::move(shape), const_cast<uint8_t*>(bytes.data()), KeepAlive(parts[2]));
 }
 
 Value ValueFromPython(nb::handle object) {

@@ -5,6 +5,8 @@ import os
 
 import numpy as np
 import onnx
+import onnx.inliner
+import onnx.shape_inference
 from onnx import AttributeProto, numpy_helper
 from google.protobuf.message import DecodeError
 
@@ -37,15 +39,110 @@ def load_model(model):
     return proto
 
 
+def _infer(proto):
+    try:
+        return onnx.shape_inference.infer_shapes(proto, strict_mode=False)
+    except Exception:  # noqa: BLE001  inference is an optimisation; the kernels check for real
+        return proto
+
+
+_KERNEL_RANGES = None
+
+
+def _kernel_ranges():
+    """(domain, op) -> [(since, end)] of the native registrations (end None = open); fixed
+    once the extension has loaded, so computed once."""
+    global _KERNEL_RANGES
+    if _KERNEL_RANGES is not None:
+        return _KERNEL_RANGES
+    ranges = {}
+    for k in _native.registered_kernels():
+        domain = "" if k["domain"] == "ai.onnx" else k["domain"]
+        end = None if k["end_version"] < 0 else k["end_version"]
+        ranges.setdefault((domain, k["op"]), []).append((k["since_version"], end))
+    _KERNEL_RANGES = ranges
+    return ranges
+
+
+def _ops_without_kernel(proto, ranges, write_defaults=False):
+    """(domain, op) of nodes, subgraphs included, that no kernel serves at the model's opset.
+    With write_defaults, those nodes get their schema's attribute defaults written out: the
+    inliner resolves a body's attribute references only against attributes the node carries."""
+    opsets = {("" if i.domain == "ai.onnx" else i.domain): i.version for i in proto.opset_import}
+    missing = set()
+
+    def visit(graph):
+        for node in graph.node:
+            domain = "" if node.domain == "ai.onnx" else node.domain
+            opset = opsets.get(domain)
+            served = any(since <= (opset or 0) and (end is None or opset <= end)
+                         for since, end in ranges.get((domain, node.op_type), []))
+            if not served and opset is not None:
+                missing.add((domain, node.op_type))
+                if write_defaults:
+                    _write_attribute_defaults(node, domain, opset)
+            for a in node.attribute:
+                if a.type == AttributeProto.GRAPH:
+                    visit(a.g)
+                for g in a.graphs:
+                    visit(g)
+
+    visit(proto.graph)
+    return missing
+
+
+def _write_attribute_defaults(node, domain, opset):
+    try:
+        schema = onnx.defs.get_schema(node.op_type, opset, domain)
+    except onnx.defs.SchemaError:
+        return
+    present = {a.name for a in node.attribute}
+    for name, attribute in schema.attributes.items():
+        if name not in present and attribute.default_value.type != AttributeProto.UNDEFINED:
+            default = node.attribute.add()
+            default.CopyFrom(attribute.default_value)
+            default.name = name
+
+
+def _expand_functions_without_kernels(proto):
+    """Replaces ops that no kernel serves by their ONNX function bodies, where the standard
+    defines one (SoftmaxCrossEntropyLoss, CenterCropPad, ...): onnx's own inliner expands
+    them, repeatedly since a body may use other such ops."""
+    ranges = _kernel_ranges()
+    for round_ in range(4):
+        missing = _ops_without_kernel(proto, ranges)
+        if not any(_has_function(op, domain, proto) for domain, op in missing):
+            break
+        if round_ == 0:  # the attribute defaults go into a copy, never the caller's model
+            original, proto = proto, onnx.ModelProto()
+            proto.CopyFrom(original)
+        _ops_without_kernel(proto, ranges, write_defaults=True)
+        try:
+            expanded = onnx.inliner.inline_selected_functions(proto, sorted(missing), inline_schema_functions=True)
+        except Exception:  # noqa: BLE001  no body, or one onnx cannot build: the op stays, and fails as NotImplemented
+            break
+        if expanded.graph == proto.graph:
+            break
+        proto = _infer(expanded)
+    return proto
+
+
+def _has_function(op, domain, proto):
+    opset = next((i.version for i in proto.opset_import if (i.domain or "") == domain), None)
+    try:
+        schema = onnx.defs.get_schema(op, opset, domain)
+    except (onnx.defs.SchemaError, TypeError):
+        return False
+    return schema.has_function or schema.has_context_dependent_function
+
+
 def prepare_model(proto):
-    """Inlines model-local functions and adds inferred value types (best effort)."""
+    """Inlines model-local functions, expands standard functions that no kernel serves, and
+    adds inferred value types (best effort)."""
     if proto.functions:
         proto = onnx.inliner.inline_local_functions(proto)
-    try:
-        proto = onnx.shape_inference.infer_shapes(proto, strict_mode=False)
-    except Exception:  # noqa: BLE001  inference is an optimisation; the kernels check for real
-        pass
-    return proto
+    proto = _infer(proto)
+    return _expand_functions_without_kernels(proto)
 
 
 def describe_type(type_proto):
@@ -79,7 +176,17 @@ def _sparse_to_dense(sparse):
 
 
 def _tensor(proto, base_dir):
-    return encode_array(numpy_helper.to_array(proto, base_dir=base_dir))
+    count = 1
+    for d in proto.dims:
+        count *= d
+    if any(d < 0 for d in proto.dims) or count >= 2**63:
+        raise _native.InvalidArgument(f"tensor '{proto.name}' has shape {list(proto.dims)}, whose element count "
+                                      "is negative or overflows int64")
+    try:
+        array = numpy_helper.to_array(proto, base_dir=base_dir)
+    except (ValueError, TypeError, OSError) as e:
+        raise _native.InvalidArgument(f"tensor '{proto.name}' (shape {list(proto.dims)}) cannot be read: {e}") from None
+    return encode_array(array)
 
 
 class GraphBuilder:

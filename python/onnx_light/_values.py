@@ -7,20 +7,34 @@ from onnx import helper
 
 STRING = 8  # TensorProto.STRING
 
+# Memoised onnx.helper look-ups: they sit on every run's path.
+_ELEMENT_TYPES = {}
+_NUMPY_DTYPES = {}
+
 
 def element_type_of(dtype):
     """ONNX element type number of a numpy dtype (ValueError when ONNX has no such type)."""
+    try:
+        return _ELEMENT_TYPES[dtype]
+    except (KeyError, TypeError):
+        pass
     dtype = np.dtype(dtype)
     if dtype.kind in ("O", "U", "S"):
-        return STRING
-    try:
-        return helper.np_dtype_to_tensor_dtype(dtype)
-    except (KeyError, ValueError, TypeError) as e:
-        raise ValueError(f"numpy dtype {dtype} has no ONNX element type") from e
+        element_type = STRING
+    else:
+        try:
+            element_type = helper.np_dtype_to_tensor_dtype(dtype)
+        except (KeyError, ValueError, TypeError) as e:
+            raise ValueError(f"numpy dtype {dtype} has no ONNX element type") from e
+    _ELEMENT_TYPES[dtype] = element_type
+    return element_type
 
 
 def numpy_dtype_of(element_type):
-    return helper.tensor_dtype_to_np_dtype(element_type)
+    dtype = _NUMPY_DTYPES.get(element_type)
+    if dtype is None:
+        dtype = _NUMPY_DTYPES[element_type] = np.dtype(helper.tensor_dtype_to_np_dtype(element_type))
+    return dtype
 
 
 def type_string(element_type):
@@ -29,13 +43,14 @@ def type_string(element_type):
 
 
 def encode_array(array):
-    array = np.asarray(array)
+    if type(array) is not np.ndarray:
+        array = np.asarray(array)
     element_type = element_type_of(array.dtype)
     if element_type == STRING:
         items = [s.encode("utf-8") if isinstance(s, str) else bytes(s) for s in array.reshape(-1)]
         return (STRING, array.shape, items)
-    array = np.ascontiguousarray(array)
-    return (element_type, array.shape, array.reshape(-1).view(np.uint8))
+    shape = array.shape  # before ascontiguousarray, which makes a 0-d array 1-d
+    return (element_type, shape, np.ascontiguousarray(array).reshape(-1).view(np.uint8))
 
 
 def encode_value(value):

@@ -136,6 +136,23 @@ def test_feed_errors_name_the_input_and_what_was_expected():
         session.run(None, {"x": np.zeros(2, dtype="datetime64[s]")})
 
 
+def test_model_initializer_with_an_overflowing_shape():
+    huge = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[2**40, 2**40])
+    graph = helper.make_graph([], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])], initializer=[huge])
+    with pytest.raises(onnx_light.InvalidArgument, match=r"tensor 'w' has shape \[1099511627776, 1099511627776\], "
+                                                         r"whose element count is negative or overflows int64"):
+        onnx_light.InferenceSession(helper.make_model(graph))
+
+
+def test_model_initializer_without_its_data():
+    short = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[4], float_data=[1.0, 2.0])
+    graph = helper.make_graph([], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])], initializer=[short])
+    with pytest.raises(onnx_light.InvalidArgument, match=r"tensor 'w' \(shape \[4\]\) cannot be read"):
+        onnx_light.InferenceSession(helper.make_model(graph))
+
+
 def test_initializer_with_an_overflowing_shape():
     graph = onnx_light._native.Graph()
     huge = (onnx_light._values.element_type_of(np.float32), (2**40, 2**40), np.zeros(0, np.uint8))
@@ -152,3 +169,42 @@ def test_run_options():
         options.timeout_seconds = -1
     options.terminate = True
     assert options.terminate is True
+
+
+def test_events_tuning_report_and_memory():
+    """Two Adds (elementwise family): node events per node, tuning values with their source."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])
+    nodes = [helper.make_node("Add", ["x", "x"], ["t"], name="first"), helper.make_node("Add", ["t", "x"], ["y"], name="second")]
+    model = helper.make_model(helper.make_graph(nodes, "g", [x], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])]),
+                              opset_imports=[helper.make_opsetid("", 17)])
+    session = onnx_light.InferenceSession(model, cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=1))
+    (y,), nodes, regions = session.run_with_events(None, {"x": np.arange(4, dtype=np.float32)})
+    assert y.tolist() == [0, 3, 6, 9]
+    assert [(e["op"], e["node"], e["allocations"], e["bytes_allocated"]) for e in nodes] == [
+        ("Add", "first", 1, 16), ("Add", "second", 1, 16)]
+    report = session.tuning_report()
+    assert {r["node"] for r in report} == {"Add node 'first'", "Add node 'second'"}
+    assert all(r["source"] for r in report)
+    memory = session.memory()
+    assert memory["allocations"] == 2 and memory["peak_bytes"] >= 32
+
+
+def test_concurrent_runs_of_one_session():
+    """run releases the GIL; runs from several threads share the session and its executor."""
+    import concurrent.futures
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [64])
+    nodes = [helper.make_node("Add", ["x", "x"], ["t"]), helper.make_node("Mul", ["t", "x"], ["y"])]
+    model = helper.make_model(helper.make_graph(nodes, "g", [x], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [64])]),
+                              opset_imports=[helper.make_opsetid("", 17)])
+    session = onnx_light.InferenceSession(model, cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=2))
+
+    def work(seed):
+        values = np.random.default_rng(seed).standard_normal(64).astype(np.float32)
+        for _ in range(50):
+            (y,) = session.run(None, {"x": values})
+            np.testing.assert_array_equal(y, (values + values) * values)
+        return True
+
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        assert all(pool.map(work, range(8)))

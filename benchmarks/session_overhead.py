@@ -1,0 +1,96 @@
+"""Per-node session overhead: a chain of small Add nodes run by onnx-light and by ONNX
+Runtime in one process, with the same thread count. Benchmark, not a test.
+
+    ./bazelw run --config=opt //benchmarks:session_overhead -- --nodes 200 --elements 16 --threads 1
+
+Prints raw per-run samples (microseconds), medians, the per-node overhead of each runtime
+(median run time / nodes) and the ratio onnx-light / ONNX Runtime.
+"""
+
+import argparse
+import json
+import statistics
+import time
+
+import numpy as np
+import onnxruntime as ort
+from onnx import TensorProto, helper
+
+import onnx_light
+
+
+def add_chain(nodes, elements):
+    """y = x + c + c + ... (nodes Adds), each on a small float tensor."""
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [elements])]
+    const = helper.make_tensor("c", TensorProto.FLOAT, [elements], np.full(elements, 0.5, np.float32).tolist())
+    chain, previous = [], "x"
+    for i in range(nodes):
+        out = f"t{i}"
+        chain.append(helper.make_node("Add", [previous, "c"], [out], name=f"add{i}"))
+        previous = out
+    outputs = [helper.make_tensor_value_info(previous, TensorProto.FLOAT, [elements])]
+    graph = helper.make_graph(chain, "add_chain", inputs, outputs, initializer=[const])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def sample(run, repeats, warmup):
+    for _ in range(warmup):
+        run()
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter_ns()
+        run()
+        samples.append((time.perf_counter_ns() - start) / 1000.0)
+    return samples
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--nodes", type=int, default=200)
+    parser.add_argument("--elements", type=int, default=16)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--repeats", type=int, default=200)
+    parser.add_argument("--warmup", type=int, default=20)
+    parser.add_argument("--json", help="also write the samples here")
+    args = parser.parse_args()
+
+    model = add_chain(args.nodes, args.elements).SerializeToString()
+    x = np.random.default_rng(0).standard_normal(args.elements).astype(np.float32)
+    feeds = {"x": x}
+
+    ours = onnx_light.InferenceSession(model, cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=args.threads))
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = args.threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    # No graph rewrites: both runtimes execute the same 200 nodes.
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    theirs = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+
+    expected = x + 0.5 * args.nodes
+    np.testing.assert_allclose(ours.run(None, feeds)[0], expected, rtol=1e-5)
+    np.testing.assert_allclose(theirs.run(None, feeds)[0], expected, rtol=1e-5)
+
+    # Interleave the two runtimes in rounds so that machine noise hits both alike.
+    ours_samples, theirs_samples = [], []
+    rounds = 5
+    for _ in range(rounds):
+        ours_samples += sample(lambda: ours.run(None, feeds), args.repeats // rounds, args.warmup)
+        theirs_samples += sample(lambda: theirs.run(None, feeds), args.repeats // rounds, args.warmup)
+
+    ours_median, theirs_median = statistics.median(ours_samples), statistics.median(theirs_samples)
+    print(f"chain of {args.nodes} Add nodes on float[{args.elements}], {args.threads} thread(s), "
+          f"{len(ours_samples)} runs each")
+    print(f"onnx-light   run: median {ours_median:9.1f} us  per node {1000 * ours_median / args.nodes:7.1f} ns")
+    print(f"onnxruntime  run: median {theirs_median:9.1f} us  per node {1000 * theirs_median / args.nodes:7.1f} ns")
+    print(f"ratio onnx-light / onnxruntime: {ours_median / theirs_median:.2f}")
+    print("raw onnx-light samples (us):", " ".join(f"{s:.1f}" for s in ours_samples))
+    print("raw onnxruntime samples (us):", " ".join(f"{s:.1f}" for s in theirs_samples))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"nodes": args.nodes, "elements": args.elements, "threads": args.threads,
+                       "onnx_light_us": ours_samples, "onnxruntime_us": theirs_samples}, f)
+
+
+if __name__ == "__main__":
+    main()

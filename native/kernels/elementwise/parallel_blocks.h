@@ -1,0 +1,59 @@
+// How the elementwise families split work: contiguous output blocks through ParallelFor
+// once the output reaches parallel.minimum_elements, the serial loop below it.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "native/executor/parallel_for.h"
+#include "native/registry/kernel.h"
+#include "native/tuning/schema.h"
+
+namespace onnx_light {
+namespace elementwise {
+
+// Portable defaults, from benchmarks/elementwise_bandwidth on a 2-core x86-64 (see
+// README.md in this package): a region costs a few microseconds to start, which a memory-
+// bound add repays from ~64K elements and a transcendental op from ~8K.
+inline constexpr int64_t kCheapMinimumElements = 65536;
+inline constexpr int64_t kTranscendentalMinimumElements = 8192;
+inline constexpr int64_t kDefaultBlockElements = 4096;
+
+// The schema every elementwise kernel declares.
+inline std::vector<ParamSpec> ElementwiseTuning(int64_t minimum_elements) {
+  return {
+      MinimumElementsParam(minimum_elements, "output elements below which the kernel runs serially"),
+      ParamSpec::Int64("parallel.block_elements", kDefaultBlockElements, 64, int64_t{1} << 30,
+                       "output elements per block are a multiple of this (the ParallelFor grain)"),
+  };
+}
+
+// Tuning values read once per kernel instance.
+struct BlockPolicy {
+  int64_t minimum_elements = kCheapMinimumElements;
+  int64_t block_elements = kDefaultBlockElements;
+
+  Status Init(const KernelInfo& info) {
+    OL_ASSIGN_OR_RETURN(minimum_elements, info.tuning().Int64("parallel.minimum_elements"));
+    OL_ASSIGN_OR_RETURN(block_elements, info.tuning().Int64("parallel.block_elements"));
+    return Status::Ok();
+  }
+};
+
+// Runs fn(begin, end) over [0, total): serially below the threshold, else in blocks.
+template <typename Fn>
+Status RunBlocks(const KernelContext& ctx, const BlockPolicy& policy, const char* label, int64_t total, Fn&& fn) {
+  if (total <= 0) return Status::Ok();
+  if (total < policy.minimum_elements) {
+    fn(int64_t{0}, total);
+    return Status::Ok();
+  }
+  return ParallelFor(ctx.parallel(), total, ParallelPlan{label, policy.block_elements},
+                     [&](int64_t begin, int64_t end) {
+                       fn(begin, end);
+                       return Status::Ok();
+                     });
+}
+
+}  // namespace elementwise
+}  // namespace onnx_light

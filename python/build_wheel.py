@@ -1,0 +1,77 @@
+"""Builds the onnx_light wheel: the package's .py files and _native.so with the METADATA,
+WHEEL and RECORD files of the wheel format (Bazel 4.2 has no offline py_wheel).
+
+    build_wheel.py --out onnx_light-<version>-<tag>.whl --version V files...
+
+Each file lands at its path from the last "onnx_light/" on (.../onnx_light/_native.so too).
+"""
+
+import argparse
+import base64
+import hashlib
+import os
+import sys
+import sysconfig
+import zipfile
+
+REQUIRES = ["numpy", "onnx", "ml_dtypes"]
+
+
+def python_tag():
+    """The interpreter the extension was built against: cp311-cp311-linux_x86_64."""
+    version = f"cp{sys.version_info.major}{sys.version_info.minor}"
+    platform = sysconfig.get_platform().replace("-", "_").replace(".", "_")
+    return f"{version}-{version}-{platform}"
+
+
+def record_line(path, data):
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    return f"{path},sha256={digest},{len(data)}"
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--version", required=True)
+    parser.add_argument("sources", nargs="+", help="package files (.py and _native.so) under onnx_light/")
+    args = parser.parse_args()
+
+    tag = python_tag()
+    expected = f"onnx_light-{args.version}-{tag}.whl"
+    if os.path.basename(args.out) != expected:
+        sys.exit(f"build_wheel: this interpreter makes {expected}, but the target declares "
+                 f"{os.path.basename(args.out)}: update WHEEL_TAG in python/BUILD")
+
+    files = {}
+    for source in args.sources:
+        relative = source[source.rindex("onnx_light/"):]
+        with open(source, "rb") as f:
+            files[relative] = f.read()
+    if "onnx_light/_native.so" not in files:
+        sys.exit("build_wheel: no onnx_light/_native.so among the files")
+
+    dist_info = f"onnx_light-{args.version}.dist-info"
+    files[f"{dist_info}/METADATA"] = "\n".join(
+        ["Metadata-Version: 2.1", "Name: onnx-light", f"Version: {args.version}",
+         "Summary: Native CPU kernels for ONNX models with an ONNX Runtime style Python API",
+         "Requires-Python: ==%d.%d.*" % sys.version_info[:2]]
+        + [f"Requires-Dist: {r}" for r in REQUIRES]
+    ).encode() + b"\n"
+    files[f"{dist_info}/WHEEL"] = (
+        f"Wheel-Version: 1.0\nGenerator: onnx_light build_wheel\nRoot-Is-Purelib: false\nTag: {tag}\n".encode()
+    )
+    record = [record_line(path, data) for path, data in sorted(files.items())]
+    record.append(f"{dist_info}/RECORD,,")
+    files[f"{dist_info}/RECORD"] = ("\n".join(record) + "\n").encode()
+
+    # Fixed timestamps and order: the same inputs give the same bytes.
+    with zipfile.ZipFile(args.out, "w", compression=zipfile.ZIP_DEFLATED) as wheel:
+        for path, data in sorted(files.items()):
+            info = zipfile.ZipInfo(path, date_time=(2020, 1, 1, 0, 0, 0))
+            info.external_attr = (0o755 if path.endswith(".so") else 0o644) << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            wheel.writestr(info, data)
+
+
+if __name__ == "__main__":
+    main()

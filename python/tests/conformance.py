@@ -1,0 +1,217 @@
+"""The ONNX node test suite against onnx-light, under a serial and a parallel policy.
+
+Each case runs through onnx_light.backend and is compared with the case's expected outputs
+by onnx's own BackendTest comparison (same rtol/atol). Known failures live in
+conformance_known_failures.txt (`case<TAB>reason`); the run fails when a case outside the
+list fails or a listed case passes, so the list stays true. Cases run in forked worker
+processes: a crashing or hanging case is reported as a failure of that case, not lost.
+
+    conformance.py            check against the list (the py_test)
+    conformance.py --update   rewrite the list (bazel run //python:update_conformance_known_failures)
+"""
+
+import argparse
+import multiprocessing
+import multiprocessing.connection
+import os
+import sys
+import time
+import traceback
+import warnings
+
+KNOWN_FAILURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "conformance_known_failures.txt")
+CASE_TIMEOUT_SECONDS = 60
+POLICIES = ("serial", "parallel")
+
+
+def load_cases():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from onnx.backend.test.loader import load_model_tests
+
+        return {case.name: case for case in load_model_tests(kind="node")}
+
+
+def one_line(error):
+    text = f"{type(error).__name__}: {error}".replace("\t", " ")
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return " ".join(lines[:2])[:300]
+
+
+def run_case(case, policy):
+    """None on success, else the reason (one line)."""
+    import onnx_light.backend
+    from onnx.backend.test.runner import Runner, _normalize_tensor
+
+    try:
+        rep = onnx_light.backend.prepare(case.model, "CPU", cpu_execution=policy)
+        for inputs, expected in case.data_sets:
+            # As onnx's runner does: data sets may hold TensorProtos (types numpy lacks).
+            outputs = list(rep.run([_normalize_tensor(x) for x in inputs]))
+            expected = [_normalize_tensor(x) for x in expected]
+            Runner.assert_similar_outputs(expected, outputs, rtol=case.rtol, atol=case.atol)
+        return None
+    except Exception as error:  # noqa: BLE001  every failure is a result to report
+        return one_line(error)
+
+
+def make_policies():
+    import onnx_light
+
+    default = onnx_light.CpuExecutionPolicy()
+    # "parallel" is the default policy, or two participants where the default is serial.
+    parallel = default if default.effective_threads() > 1 else onnx_light.CpuExecutionPolicy(num_threads=2)
+    return {"serial": onnx_light.CpuExecutionPolicy(num_threads=1), "parallel": parallel}
+
+
+def worker(conn, cases, names):
+    policies = make_policies()
+    for name in names:
+        for policy in POLICIES:
+            conn.send(("start", name, policy))
+            conn.send(("done", name, policy, run_case(cases[name], policies[policy])))
+    conn.close()
+
+
+def run_all(cases, names, workers):
+    """{(case, policy): reason or None}; crashes and hangs become reasons."""
+    ctx = multiprocessing.get_context("fork")
+    pending = list(names)
+    results = {}
+    chunk = max(1, len(pending) // (workers * 4))
+    active = {}  # connection -> [process, current (name, policy), started, assigned names]
+
+    def launch():
+        assigned, pending[:] = pending[:chunk], pending[chunk:]
+        parent, child = ctx.Pipe(duplex=False)
+        process = ctx.Process(target=worker, args=(child, cases, assigned), daemon=True)
+        process.start()
+        child.close()
+        active[parent] = [process, None, time.monotonic(), assigned]
+
+    def abandon(conn, reason):
+        process, current, _, assigned = active.pop(conn)
+        process.kill()
+        process.join()
+        if current is not None:
+            results[current] = reason
+        # Cases the worker did not finish go back to the queue.
+        unfinished = [n for n in assigned if any((n, p) not in results for p in POLICIES)]
+        for n in unfinished:
+            if current is not None and n == current[0]:
+                for p in POLICIES:
+                    results.setdefault((n, p), f"not run: {reason} under the {current[1]} policy")
+            else:
+                pending.insert(0, n)
+
+    while pending and len(active) < workers:
+        launch()
+    while active:
+        ready = multiprocessing.connection.wait(list(active), timeout=1.0)
+        for conn in ready:
+            try:
+                message = conn.recv()
+            except EOFError:
+                process = active[conn][0]
+                process.join()
+                if process.exitcode == 0:
+                    active.pop(conn)
+                else:
+                    abandon(conn, f"crash: the worker process died (exit code {process.exitcode})")
+                if pending:
+                    launch()
+                continue
+            if message[0] == "start":
+                active[conn][1] = (message[1], message[2])
+                active[conn][2] = time.monotonic()
+            else:
+                results[(message[1], message[2])] = message[3]
+                active[conn][1] = None
+        for conn, (process, current, started, _) in list(active.items()):
+            if current is not None and time.monotonic() - started > CASE_TIMEOUT_SECONDS:
+                abandon(conn, f"hang: no result within {CASE_TIMEOUT_SECONDS} s")
+                if pending:
+                    launch()
+    return results
+
+
+def read_known_failures(path):
+    known = {}
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                line = line.rstrip("\n")
+                if line and not line.startswith("#"):
+                    name, _, reason = line.partition("\t")
+                    known[name] = reason
+    return known
+
+
+def case_reason(results, name):
+    """A case fails when either policy fails; differing outcomes are reported as such."""
+    serial, parallel = results[(name, "serial")], results[(name, "parallel")]
+    if serial is None and parallel is None:
+        return None
+    if serial == parallel:
+        return serial
+    return f"serial: {serial or 'passed'} | parallel: {parallel or 'passed'}"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--update", action="store_true", help="rewrite the known-failures list")
+    parser.add_argument("--known_failures", default=None, help="list to read or write")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--filter", default="", help="only cases whose name contains this")
+    args = parser.parse_args(argv)
+    path = args.known_failures
+    if path is None:
+        workspace = os.environ.get("BUILD_WORKSPACE_DIRECTORY")
+        path = os.path.join(workspace, "python/tests/conformance_known_failures.txt") if args.update and workspace \
+            else KNOWN_FAILURES
+
+    started = time.monotonic()
+    cases = load_cases()
+    names = sorted(n for n in cases if args.filter in n)
+    results = run_all(cases, names, args.workers)
+    for policy in POLICIES:
+        passed = sum(1 for n in names if results[(n, policy)] is None)
+        print(f"conformance: {passed} passed of {len(names)} ({policy} policy)")
+    failures = {n: case_reason(results, n) for n in names}
+    failures = {n: r for n, r in failures.items() if r is not None}
+
+    if args.update:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("# ONNX node test cases onnx-light fails, with the reason. Regenerate with\n")
+            f.write("#   ./bazelw run //python:update_conformance_known_failures\n")
+            for name in sorted(failures):
+                f.write(f"{name}\t{failures[name]}\n")
+        print(f"wrote {len(failures)} known failures to {path} ({time.monotonic() - started:.0f} s)")
+        return 0
+
+    known = read_known_failures(path)
+    if args.filter:
+        known = {n: r for n, r in known.items() if args.filter in n}
+    new_failures = sorted(set(failures) - set(known))
+    now_passing = sorted(n for n in known if n in cases and n not in failures)
+    vanished = sorted(n for n in known if n not in cases)
+    for name in new_failures:
+        print(f"NEW FAILURE  {name}: {failures[name]}")
+    for name in now_passing:
+        print(f"NOW PASSES   {name} (remove it from the known failures)")
+    for name in vanished:
+        print(f"NO SUCH CASE {name} (remove it from the known failures)")
+    print(f"{len(failures)} failing, {len(known)} known ({time.monotonic() - started:.0f} s)")
+    if new_failures or now_passing or vanished:
+        print("the known-failures list is out of date: fix the cases or run "
+              "./bazelw run //python:update_conformance_known_failures")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except Exception:  # noqa: BLE001
+        traceback.print_exc()
+        sys.exit(2)
