@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "native/kernels/tensor/cast_convert.h"
-#include "native/registry/kernel_test_util.h"
+#include "native/kernels/tensor/test_util.h"
 
 namespace onnx_light {
 namespace {
@@ -40,7 +40,7 @@ Tensor CastAllCounts(const Tensor& x, DataType to, int opset = 25, int64_t satur
     EXPECT_TRUE(parallel.ok()) << parallel.status().ToString();
     if (parallel.ok()) ExpectIdentical(serial->at(0), parallel->at(0), "threads=" + std::to_string(threads));
   }
-  return serial->at(0).tensor();
+  return testing::Detach(serial->at(0)).tensor();
 }
 
 template <typename T>

@@ -14,7 +14,7 @@ OPS = {
     "Constant": None, "ConstantOfShape": "output", "Range": "input", "EyeLike": "input",
     "Gather": "input", "GatherElements": "input", "GatherND": "input", "Concat": "input", "Split": "input",
     "Slice": "input", "Expand": "input", "Tile": "input", "Pad": "input",
-    "ScatterElements": "input", "ScatterND": "input", "DepthToSpace": "input", "SpaceToDepth": "input",
+    "ScatterElements": "input", "Scatter": "input", "ScatterND": "input", "DepthToSpace": "input", "SpaceToDepth": "input",
     "Trilu": "input", "NonZero": "input", "Compress": "input", "Unique": "input",
     "OneHot": "input", "ReverseSequence": "input",
 }

@@ -227,10 +227,12 @@ OL_REGISTER_KERNELS(tensor_scatter) {
   KernelDef def;
   def.family = "scatter";
   def.tuning = ElementBlockTuning(262144, 65536);
-  auto types = [](int v) { return TensorTypesAt(v < 13 ? 11 : 13); };  // unchanged through opset 18
+  auto types = [](int v) { return TensorTypesAt(v < 13 ? 11 : 13); };  // unchanged 9..18
   def.op = "ScatterElements";
   def.factory = MakeKernel<ScatterElementsKernel>();
   AddForOpsets(registry, def, {11, 13, 16, 18}, types);
+  def.op = "Scatter";  // the opset 9 name of ScatterElements (deprecated from opset 11)
+  AddForOpsets(registry, def, {9, 11}, types);
   def.op = "ScatterND";
   def.factory = MakeKernel<ScatterNdKernel>();
   AddForOpsets(registry, def, {11, 13, 16, 18}, types);

@@ -3,11 +3,12 @@
 
 #include <gtest/gtest.h>
 
-#include "native/registry/kernel_test_util.h"
+#include "native/kernels/tensor/test_util.h"
 
 namespace onnx_light {
 namespace {
 
+using testing::ErrorOf;
 using testing::ExpectIdentical;
 using testing::KernelTester;
 using testing::MakeTensor;
@@ -23,12 +24,6 @@ Value RunBoth(KernelTester& t) {
   EXPECT_TRUE(four.ok());
   if (four.ok()) ExpectIdentical(serial->at(0), four->at(0));
   return serial->at(0);
-}
-
-std::string ErrorOf(KernelTester& t) {
-  auto r = t.Run(1);
-  EXPECT_FALSE(r.ok());
-  return r.ok() ? "" : r.status().message();
 }
 
 Tensor Iota(Shape shape) {

@@ -11,9 +11,23 @@
 namespace onnx_light {
 namespace testing {
 
+// A copy of `v` whose tensors live in Allocator::Default(): outputs of a KernelTester are
+// freed through the tester's allocator, so values kept past the tester must be detached.
+inline Value Detach(const Value& v) {
+  if (v.is_sequence()) {
+    std::vector<Value> items;
+    for (const Value& item : v.items()) items.push_back(Detach(item));
+    return Value::Sequence(std::move(items), v.element_type());
+  }
+  if (!v.is_tensor()) return v;
+  auto copy = v.tensor().Clone(Allocator::Default());
+  EXPECT_TRUE(copy.ok()) << copy.status().ToString();
+  return copy.ok() ? Value(*copy) : Value();
+}
+
 // Runs serially, then with 2, 4 and 8 participants and the parallel path forced
 // (parallel.minimum_elements = 1, parallel.grain_elements = `grain`); every output must be
-// bit-identical to the serial one. Returns the serial outputs (empty on failure).
+// bit-identical to the serial one. Returns the serial outputs, detached (empty on failure).
 inline std::vector<Value> RunAllCounts(KernelTester& t, int64_t grain = 1) {
   t.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.grain_elements", grain);
   auto serial = t.Run(1);
@@ -27,7 +41,9 @@ inline std::vector<Value> RunAllCounts(KernelTester& t, int64_t grain = 1) {
       ExpectIdentical(serial->at(i), parallel->at(i), "output " + std::to_string(i) + ", threads=" + std::to_string(threads));
     }
   }
-  return *serial;
+  std::vector<Value> detached;
+  for (const Value& v : *serial) detached.push_back(Detach(v));
+  return detached;
 }
 
 // The message of the error the kernel must report.
