@@ -39,5 +39,6 @@ KERNEL_FAMILIES = [
     "//native/kernels/tensor:space_depth",
     "//native/kernels/tensor:trilu",
     "//native/kernels/topk_cumsum:topk_cumsum",
+    "//native/kernels/training:training",
     "//native/kernels/transpose:transpose",
 ]
