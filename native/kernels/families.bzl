@@ -38,6 +38,7 @@ KERNEL_FAMILIES = [
     "//native/kernels/tensor:slice_expand_tile",
     "//native/kernels/tensor:space_depth",
     "//native/kernels/tensor:trilu",
+    "//native/kernels/text:text",
     "//native/kernels/topk_cumsum:topk_cumsum",
     "//native/kernels/training:training",
     "//native/kernels/transpose:transpose",
