@@ -1,4 +1,5 @@
 // Binarizer and ArrayFeatureExtractor: values written out by hand, bad indices rejected.
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -49,6 +50,39 @@ TEST(ArrayFeatureExtractor, VectorBecomesOneRowOfStrings) {
 TEST(ArrayFeatureExtractor, RejectsOutOfRangeIndex) {
   KernelTester t("ArrayFeatureExtractor", 1, "ai.onnx.ml");
   t.Input(MakeTensor<float>({2, 2}, {1, 2, 3, 4})).Input(MakeTensor<int64_t>({1}, {2}));
+  EXPECT_FALSE(t.Run(1).ok());
+}
+
+}  // namespace
+}  // namespace onnx_light
+
+namespace onnx_light {
+namespace {
+
+TEST(LabelEncoder, StringsToIntsWithDefault) {
+  testing::KernelTester t("LabelEncoder", 4, "ai.onnx.ml");
+  t.Attr("keys_strings", std::vector<std::string>{"a", "b"}).Attr("values_int64s", std::vector<int64_t>{7, 9});
+  t.Input(testing::MakeTensor<std::string>({2, 2}, {"b", "z", "a", "b"}));
+  auto out = t.Run(1);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(testing::ToVector<int64_t>(out->at(0).tensor()), (std::vector<int64_t>{9, -1, 7, 9}));
+}
+
+TEST(LabelEncoder, TensorTablesAndNan) {
+  testing::KernelTester t("LabelEncoder", 4, "ai.onnx.ml");
+  t.Attr("keys_tensor", testing::MakeTensor<double>({3}, {1.5, NAN, -0.0}));
+  t.Attr("values_tensor", testing::MakeTensor<int32_t>({3}, {10, 20, 30}));
+  t.Attr("default_tensor", testing::MakeTensor<int32_t>({1}, {-5}));
+  t.Input(testing::MakeTensor<double>({4}, {NAN, 0.0, 1.5, 2.0}));
+  auto out = t.Run(1);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(testing::ToVector<int32_t>(out->at(0).tensor()), (std::vector<int32_t>{20, 30, 10, -5}));
+}
+
+TEST(LabelEncoder, RejectsUnevenTable) {
+  testing::KernelTester t("LabelEncoder", 2, "ai.onnx.ml");
+  t.Attr("keys_int64s", std::vector<int64_t>{1, 2}).Attr("values_floats", std::vector<float>{1.0f});
+  t.Input(testing::MakeTensor<int64_t>({1}, {1}));
   EXPECT_FALSE(t.Run(1).ok());
 }
 
