@@ -185,7 +185,8 @@ class OptimizerKernel : public OpKernel {
   Status Update(KernelContext& ctx, const Rule& rule, int n, int p, const Tensor& x) {
     const T* in[Rule::kRoles];
     for (int role = 0; role < Rule::kRoles; ++role) in[role] = ctx.input(2 + role * n + p)->template data<T>();
-    // Outputs the node leaves unnamed still get computed, into a scratch-free dummy slot.
+    // Outputs beyond the node's last one are still computed (every rule writes all its
+    // roles), into a scratch tensor allocated here, before the workers start.
     T* out[Rule::kOutputs];
     std::vector<Tensor> unused;
     for (int k = 0; k < Rule::kOutputs; ++k) {
