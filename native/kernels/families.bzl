@@ -39,9 +39,9 @@ KERNEL_FAMILIES = [
     "//native/kernels/tensor:space_depth",
     "//native/kernels/tensor:trilu",
     "//native/kernels/text:text",
+    "//native/kernels/topk_cumsum:topk_cumsum",
     "//native/kernels/traditional_ml:ml_simple",
     "//native/kernels/traditional_ml:traditional_ml",
-    "//native/kernels/topk_cumsum:topk_cumsum",
     "//native/kernels/training:training",
     "//native/kernels/transpose:transpose",
 ]
