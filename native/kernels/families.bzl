@@ -44,6 +44,10 @@ KERNEL_FAMILIES = [
     "//native/kernels/tensor:slice_expand_tile",
     "//native/kernels/tensor:space_depth",
     "//native/kernels/tensor:trilu",
+    "//native/kernels/text:text",
     "//native/kernels/topk_cumsum:topk_cumsum",
+    "//native/kernels/traditional_ml:ml_simple",
+    "//native/kernels/traditional_ml:traditional_ml",
+    "//native/kernels/training:training",
     "//native/kernels/transpose:transpose",
 ]

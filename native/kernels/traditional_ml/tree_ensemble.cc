@@ -1,0 +1,245 @@
+// TreeEnsemble (ai.onnx.ml 5): every row walks every tree to one leaf and the leaves'
+// weights aggregate per target (SUM, AVERAGE, MIN, MAX). Rows are independent and each
+// output row is written by one participant, so rows split through ParallelFor once
+// rows x trees reaches parallel.minimum_elements (family traditional_ml). Computes in
+// double, stores float or double (float16 and post_transform other than NONE are not
+// implemented).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "native/executor/parallel_for.h"
+#include "native/core/allocator.h"
+#include "native/kernels/traditional_ml/ml_types.h"
+#include "native/registry/kernel.h"
+#include "native/tuning/schema.h"
+
+namespace onnx_light {
+namespace ml {
+namespace {
+
+// Tree walks per call below which the kernel runs serially: a walk costs ~10-50 ns, a
+// region start a few microseconds.
+constexpr int64_t kMinimumWalks = 4096;
+constexpr int64_t kBlockRows = 16;
+
+enum Mode : uint8_t { kLeq = 0, kLt, kGte, kGt, kEq, kNeq, kMember };
+enum Aggregate : int64_t { kAverage = 0, kSum, kMin, kMax };
+
+struct TreeNode {
+  int64_t feature;
+  double split;
+  uint8_t mode;
+  bool missing_goes_true;
+  int64_t next[2];     // [false, true]: a node or a leaf index
+  bool next_leaf[2];
+  std::vector<double> members;  // kMember: the set, sorted
+};
+
+StatusOr<std::vector<double>> DoublesOf(const KernelInfo& info, const char* name, bool required) {
+  if (!info.HasAttribute(name)) {
+    if (required) return InvalidArgument(info.Where(), ": attribute ", name, " is required");
+    return std::vector<double>{};
+  }
+  OL_ASSIGN_OR_RETURN(Tensor t, info.GetTensor(name));
+  std::vector<double> out(static_cast<size_t>(t.num_elements()));
+  Status s = DispatchOn<float, double>(t.dtype(), info.Where(), [&](auto* tag) -> Status {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<double>(t.data<T>()[i]);
+    return Status::Ok();
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
+class TreeEnsembleKernel : public OpKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    where_ = info.Where();
+    OL_ASSIGN_OR_RETURN(minimum_walks_, info.tuning().Int64("parallel.minimum_elements"));
+    OL_ASSIGN_OR_RETURN(block_rows_, info.tuning().Int64("parallel.block_rows"));
+    OL_ASSIGN_OR_RETURN(int64_t post, info.GetInt("post_transform", 0));
+    if (post != 0) return NotImplemented(where_, ": post_transform ", post, " (only NONE = 0 is implemented)");
+    OL_ASSIGN_OR_RETURN(aggregate_, info.GetInt("aggregate_function", kSum));
+    if (aggregate_ < kAverage || aggregate_ > kMax) {
+      return InvalidArgument(where_, ": aggregate_function must be 0..3, got ", aggregate_);
+    }
+    OL_ASSIGN_OR_RETURN(n_targets_, info.GetInt("n_targets"));
+    OL_ASSIGN_OR_RETURN(roots_, info.GetInts("tree_roots"));
+    OL_ASSIGN_OR_RETURN(leaf_targets_, info.GetInts("leaf_targetids"));
+    OL_ASSIGN_OR_RETURN(leaf_weights_, DoublesOf(info, "leaf_weights", true));
+    if (n_targets_ < 1 || leaf_targets_.size() != leaf_weights_.size()) {
+      return InvalidArgument(where_, ": need n_targets >= 1 and one target id per leaf weight");
+    }
+    for (int64_t t : leaf_targets_) {
+      if (t < 0 || t >= n_targets_) return InvalidArgument(where_, ": leaf target id ", t, " outside [0, ", n_targets_, ")");
+    }
+    return ReadNodes(info);
+  }
+
+  Status Compute(KernelContext& ctx) override {
+    OL_ASSIGN_OR_RETURN(const Tensor* x, ctx.RequiredInput(0));
+    const Shape& shape = x->shape();
+    if (shape.rank() != 2 || shape.dim(1) <= max_feature_) {
+      return InvalidArgument(where_, ": X must be [N, F] with F > ", max_feature_, " (the largest feature id), got ",
+                             x->TypeAndShape());
+    }
+    const int64_t rows = shape.dim(0), features = shape.dim(1);
+    return DispatchOn<float, double>(x->dtype(), where_, [&](auto* tag) -> Status {
+      using T = std::remove_pointer_t<decltype(tag)>;
+      OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), Shape{rows, n_targets_}));
+      const T* in = x->data<T>();
+      T* out = y->data<T>();
+      // One accumulator row of n_targets doubles per participant, reserved before launch.
+      const ParallelPlan plan{"TreeEnsembleRows", block_rows_};
+      const bool parallel = rows * static_cast<int64_t>(roots_.size()) >= minimum_walks_;
+      const int participants = parallel ? AvailableParticipants(ctx.parallel(), plan) : 1;
+      const size_t bytes = sizeof(double) * static_cast<size_t>(n_targets_) * participants;
+      ScratchArena arena(ctx.allocator(), bytes + 64);
+      OL_RETURN_IF_ERROR(arena.status());
+      OL_ASSIGN_OR_RETURN(double* scratch, arena.AllocateArray<double>(static_cast<size_t>(n_targets_) * participants));
+      ctx.RecordScratch(static_cast<int64_t>(bytes));
+      auto run = [&](int participant, int64_t begin, int64_t end) -> Status {
+        double* acc = scratch + participant * n_targets_;
+        for (int64_t r = begin; r < end; ++r) {
+          OL_RETURN_IF_ERROR(PredictRow(in + r * features, acc));
+          for (int64_t t = 0; t < n_targets_; ++t) out[r * n_targets_ + t] = static_cast<T>(acc[t]);
+        }
+        return Status::Ok();
+      };
+      if (!parallel) return run(0, 0, rows);
+      return ParallelForWithParticipant(ctx.parallel(), rows, plan, run);
+    });
+  }
+
+ private:
+  Status ReadNodes(const KernelInfo& info) {
+    OL_ASSIGN_OR_RETURN(std::vector<int64_t> features, info.GetInts("nodes_featureids"));
+    OL_ASSIGN_OR_RETURN(std::vector<int64_t> true_ids, info.GetInts("nodes_truenodeids"));
+    OL_ASSIGN_OR_RETURN(std::vector<int64_t> false_ids, info.GetInts("nodes_falsenodeids"));
+    OL_ASSIGN_OR_RETURN(std::vector<int64_t> true_leafs, info.GetInts("nodes_trueleafs"));
+    OL_ASSIGN_OR_RETURN(std::vector<int64_t> false_leafs, info.GetInts("nodes_falseleafs"));
+    OL_ASSIGN_OR_RETURN(std::vector<double> splits, DoublesOf(info, "nodes_splits", true));
+    OL_ASSIGN_OR_RETURN(std::vector<double> members, DoublesOf(info, "membership_values", false));
+    std::vector<int64_t> missing;
+    if (info.HasAttribute("nodes_missing_value_tracks_true")) {
+      OL_ASSIGN_OR_RETURN(missing, info.GetInts("nodes_missing_value_tracks_true"));
+    }
+    OL_ASSIGN_OR_RETURN(Tensor modes, info.GetTensor("nodes_modes"));
+    const size_t n = features.size();
+    if (modes.dtype() != DataType::kUint8 || static_cast<size_t>(modes.num_elements()) != n ||
+        true_ids.size() != n || false_ids.size() != n || true_leafs.size() != n || false_leafs.size() != n ||
+        splits.size() != n || (!missing.empty() && missing.size() != n)) {
+      return InvalidArgument(where_, ": the nodes_* attributes must all have one entry per node (", n, ")");
+    }
+    size_t member_at = 0;
+    nodes_.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      TreeNode& node = nodes_[i];
+      node = TreeNode{features[i], splits[i], modes.data<uint8_t>()[i], !missing.empty() && missing[i] != 0,
+                      {false_ids[i], true_ids[i]}, {false_leafs[i] != 0, true_leafs[i] != 0}, {}};
+      if (node.mode > kMember || node.feature < 0) {
+        return InvalidArgument(where_, ": node ", i, " has mode ", int{node.mode}, " and feature ", node.feature);
+      }
+      for (int b = 0; b < 2; ++b) {
+        const size_t limit = node.next_leaf[b] ? leaf_weights_.size() : n;
+        if (node.next[b] < 0 || static_cast<size_t>(node.next[b]) >= limit) {
+          return InvalidArgument(where_, ": node ", i, " branches to ", node.next_leaf[b] ? "leaf " : "node ",
+                                 node.next[b], ", out of range");
+        }
+      }
+      if (node.mode == kMember) {  // the k-th member node takes the k-th NaN-terminated set
+        while (member_at < members.size() && !std::isnan(members[member_at])) node.members.push_back(members[member_at++]);
+        if (member_at++ >= members.size()) return InvalidArgument(where_, ": membership_values lacks a set for node ", i);
+        std::sort(node.members.begin(), node.members.end());
+      }
+      max_feature_ = std::max(max_feature_, node.feature);
+    }
+    for (int64_t root : roots_) {
+      if (root < 0 || static_cast<size_t>(root) >= n) return InvalidArgument(where_, ": tree root ", root, " out of range");
+    }
+    return Status::Ok();
+  }
+
+  static bool Goes(const TreeNode& node, double v) {
+    if (std::isnan(v) && node.missing_goes_true) return true;
+    switch (node.mode) {
+      case kLeq: return v <= node.split;
+      case kLt: return v < node.split;
+      case kGte: return v >= node.split;
+      case kGt: return v > node.split;
+      case kEq: return v == node.split;
+      case kNeq: return v != node.split;
+      default: return std::binary_search(node.members.begin(), node.members.end(), v);
+    }
+  }
+
+  // Aggregates every tree's leaf for one row into acc[n_targets]. A root whose two
+  // branches name one leaf is that leaf; a walk longer than the node count is a cycle.
+  template <typename T>
+  Status PredictRow(const T* row, double* acc) const {
+    const double init = aggregate_ == kMin   ? std::numeric_limits<T>::max()
+                        : aggregate_ == kMax ? std::numeric_limits<T>::lowest()
+                                             : 0.0;
+    std::fill(acc, acc + n_targets_, init);
+    for (int64_t root : roots_) {
+      const TreeNode* node = &nodes_[root];
+      int64_t leaf = -1;
+      if (node->next_leaf[0] && node->next_leaf[1] && node->next[0] == node->next[1]) leaf = node->next[0];
+      for (size_t steps = 0; leaf < 0; ++steps) {
+        if (steps > nodes_.size()) return InvalidArgument(where_, ": tree at root ", root, " has a cycle");
+        const int b = Goes(*node, static_cast<double>(row[node->feature])) ? 1 : 0;
+        if (node->next_leaf[b]) {
+          leaf = node->next[b];
+        } else {
+          node = &nodes_[node->next[b]];
+        }
+      }
+      double& a = acc[leaf_targets_[leaf]];
+      const double w = leaf_weights_[leaf];
+      switch (aggregate_) {
+        case kAverage: a += w / static_cast<double>(roots_.size()); break;
+        case kSum: a += w; break;
+        case kMin: a = std::min(a, w); break;
+        default: a = std::max(a, w); break;
+      }
+    }
+    return Status::Ok();
+  }
+
+  std::string where_;
+  int64_t minimum_walks_ = kMinimumWalks;
+  int64_t block_rows_ = kBlockRows;
+  int64_t aggregate_ = kSum;
+  int64_t n_targets_ = 1;
+  int64_t max_feature_ = -1;
+  std::vector<int64_t> roots_;
+  std::vector<int64_t> leaf_targets_;
+  std::vector<double> leaf_weights_;
+  std::vector<TreeNode> nodes_;
+};
+
+OL_REGISTER_KERNELS(ml_tree_ensemble) {
+  KernelDef def;
+  def.domain = "ai.onnx.ml";
+  def.op = "TreeEnsemble";
+  def.since_version = 5;
+  def.family = "traditional_ml";
+  def.element_types = {DataType::kFloat, DataType::kDouble};
+  def.tuning = {
+      MinimumElementsParam(kMinimumWalks, "tree walks (rows x trees) below which the kernel runs serially"),
+      ParamSpec::Int64("parallel.block_rows", kBlockRows, 1, int64_t{1} << 30,
+                       "rows per block are a multiple of this (the ParallelFor grain)"),
+  };
+  def.calibratable = true;
+  def.factory = MakeKernel<TreeEnsembleKernel>();
+  registry.Add(std::move(def));
+}
+
+}  // namespace
+}  // namespace ml
+}  // namespace onnx_light
