@@ -13,6 +13,7 @@ KERNEL_FAMILIES = [
     "//native/kernels/elementwise:math_unary",
     "//native/kernels/elementwise:where",
     "//native/kernels/gemm:gemm",
+    "//native/kernels/image:center_crop_pad",
     "//native/kernels/image:grid_sample",
     "//native/kernels/loss:loss",
     "//native/kernels/normalization:normalization",
