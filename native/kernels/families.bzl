@@ -15,6 +15,7 @@ KERNEL_FAMILIES = [
     "//native/kernels/gemm:gemm",
     "//native/kernels/image:center_crop_pad",
     "//native/kernels/image:grid_sample",
+    "//native/kernels/image:non_max_suppression",
     "//native/kernels/loss:loss",
     "//native/kernels/normalization:normalization",
     "//native/kernels/pooling:pooling",
