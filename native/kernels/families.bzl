@@ -14,6 +14,7 @@ KERNEL_FAMILIES = [
     "//native/kernels/elementwise:where",
     "//native/kernels/gemm:gemm",
     "//native/kernels/image:center_crop_pad",
+    "//native/kernels/image:col2im",
     "//native/kernels/image:grid_sample",
     "//native/kernels/image:non_max_suppression",
     "//native/kernels/loss:loss",
