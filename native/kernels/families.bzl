@@ -16,6 +16,7 @@ KERNEL_FAMILIES = [
     "//native/kernels/image:center_crop_pad",
     "//native/kernels/image:col2im",
     "//native/kernels/image:grid_sample",
+    "//native/kernels/image:lrn",
     "//native/kernels/image:non_max_suppression",
     "//native/kernels/loss:loss",
     "//native/kernels/normalization:normalization",
