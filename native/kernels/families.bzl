@@ -18,6 +18,7 @@ KERNEL_FAMILIES = [
     "//native/kernels/image:grid_sample",
     "//native/kernels/image:lrn",
     "//native/kernels/image:non_max_suppression",
+    "//native/kernels/image:resize",
     "//native/kernels/loss:loss",
     "//native/kernels/normalization:normalization",
     "//native/kernels/pooling:pooling",
