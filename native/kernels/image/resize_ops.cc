@@ -1,7 +1,8 @@
-// Resize (opsets 11-19) without antialias. Each resized axis maps an output index to a
-// source coordinate (coordinate_transformation_mode) and from it to 1 (nearest), 2
-// (linear) or 4 (cubic) taps on the indices ceil(x)-1 .. and their weights; the output is
-// the tensor product over axes, reading clamped (edge) indices. The per-axis tap tables are
+// Resize (opsets 11-19). Each resized axis maps an output index to a source coordinate
+// (coordinate_transformation_mode) and from it to 1 (nearest), 2 (linear) or 4 (cubic) taps
+// around ceil(x)-1 and their weights; with antialias a downscaling linear/cubic filter is
+// stretched by 1/scale (more taps, normalised). The output is the tensor product over
+// axes, reading clamped (edge) indices. The per-axis tap tables are
 // built once before launch; output elements are independent and split across participants.
 #include <algorithm>
 #include <cmath>
@@ -15,7 +16,6 @@ namespace onnx_light {
 namespace {
 
 constexpr int kMaxRank = 8;
-constexpr int kMaxTaps = 4;
 
 enum class Mode { kNearest, kLinear, kCubic };
 
@@ -44,7 +44,8 @@ class ResizeKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(float extrapolation, info.GetFloat("extrapolation_value", 0.f));
     extrapolation_ = extrapolation;
     OL_ASSIGN_OR_RETURN(int64_t antialias, info.GetInt("antialias", 0));
-    if (antialias != 0) return NotImplemented(where, ": antialias is not implemented");
+    antialias_ = antialias != 0;
+    if (antialias_ && mode_ == Mode::kNearest) return InvalidArgument(where, ": antialias needs mode linear or cubic");
     OL_ASSIGN_OR_RETURN(aspect_policy_, info.GetString("keep_aspect_ratio_policy", "stretch"));
     has_axes_ = info.HasAttribute("axes");
     if (has_axes_) {
@@ -78,20 +79,25 @@ class ResizeKernel : public OpKernel {
     if (total == 0) return Status::Ok();
     if (in.num_elements() == 0) return InvalidArgument(ctx.Where(), ": cannot resize an empty input ", in.ToString());
 
-    int64_t table_entries = 0;
-    for (int d = 0; d < rank; ++d) table_entries += out_dims[d];
-    const size_t bytes = static_cast<size_t>(table_entries) * (kMaxTaps * (sizeof(int64_t) + sizeof(double)) + 1) +
+    int64_t taps[kMaxRank], tap_entries = 0, table_entries = 0;
+    for (int d = 0; d < rank; ++d) {
+      taps[d] = TapsFor(scale[d]);
+      tap_entries += out_dims[d] * taps[d], table_entries += out_dims[d];
+    }
+    const size_t bytes = static_cast<size_t>(tap_entries) * (sizeof(int64_t) + sizeof(double)) +
+                         static_cast<size_t>(table_entries) +
                          3 * 64 * static_cast<size_t>(rank);  // 3 slices per axis, each 64-byte aligned
     ScratchArena arena(ctx.allocator(), bytes);
     OL_RETURN_IF_ERROR(arena.status());
     ctx.RecordScratch(static_cast<int64_t>(bytes));
     AxisTable tables[kMaxRank];
     for (int d = 0; d < rank; ++d) {
-      OL_ASSIGN_OR_RETURN(int64_t* index, arena.AllocateArray<int64_t>(out_dims[d] * kMaxTaps));
-      OL_ASSIGN_OR_RETURN(double* weight, arena.AllocateArray<double>(out_dims[d] * kMaxTaps));
+      OL_ASSIGN_OR_RETURN(int64_t* index, arena.AllocateArray<int64_t>(out_dims[d] * taps[d]));
+      OL_ASSIGN_OR_RETURN(double* weight, arena.AllocateArray<double>(out_dims[d] * taps[d]));
       OL_ASSIGN_OR_RETURN(uint8_t* outside, arena.AllocateArray<uint8_t>(out_dims[d]));
-      tables[d] = {BuildAxis(in[d], out_dims[d], scale[d], roi_start[d], roi_end[d], index, weight, outside), index,
-                   weight, outside};
+      BuildAxis(in[d], out_dims[d], scale[d], roi_start[d], roi_end[d], static_cast<int>(taps[d]), index, weight,
+                outside);
+      tables[d] = {static_cast<int>(taps[d]), index, weight, outside};
     }
     return VisitType(FloatTypes{}, x->dtype(), ctx.Where(), [&](auto tag) {
       using T = typename decltype(tag)::type;
@@ -117,7 +123,7 @@ class ResizeKernel : public OpKernel {
             double w = 1;
             int64_t offset = 0;
             for (int d = 0; d < rank; ++d) {
-              const int64_t at = pos[d] * kMaxTaps + pick[d];
+              const int64_t at = pos[d] * tables[d].taps + pick[d];
               offset += tables[d].index[at] * in_stride[d];
               w *= tables[d].weight[at];
             }
@@ -223,29 +229,41 @@ class ResizeKernel : public OpKernel {
     return (x + 0.5) / scale - 0.5;  // half_pixel
   }
 
-  void CubicWeights(double t, double* w) const {
+  // The filter's stretch: 1, or the downscale factor when antialiasing.
+  double FilterScale(double scale) const { return antialias_ ? std::min(scale, 1.0) : 1.0; }
+  // First tap relative to ceil(x) - 1: the filter support is (-1, 1] (linear) or (-2, 2]
+  // (cubic) in units of 1 / FilterScale.
+  int64_t FirstTap(double scale) const {
+    const double radius = mode_ == Mode::kLinear ? 1.0 : 2.0;
+    return static_cast<int64_t>(std::floor(-radius / FilterScale(scale)) + 1);
+  }
+  int64_t TapsFor(double scale) const { return mode_ == Mode::kNearest ? 1 : 2 - 2 * FirstTap(scale); }
+
+  double Kernel(double s) const {
+    s = std::abs(s);
+    if (mode_ == Mode::kLinear) return std::max(0.0, 1 - s);
     const double a = cubic_a_;
-    auto near = [a](double s) { return ((a + 2) * s - (a + 3)) * s * s + 1; };
-    auto far = [a](double s) { return ((a * s - 5 * a) * s + 8 * a) * s - 4 * a; };
-    w[0] = far(t + 1), w[1] = near(t), w[2] = near(1 - t), w[3] = far(2 - t);
+    if (s <= 1) return ((a + 2) * s - (a + 3)) * s * s + 1;
+    if (s < 2) return ((a * s - 5 * a) * s + 8 * a) * s - 4 * a;
+    return 0;
   }
 
-  // Fills one axis's table; returns the taps per output index.
-  int BuildAxis(int64_t in, int64_t out, double scale, double roi_start, double roi_end, int64_t* index,
-                double* weight, uint8_t* outside) const {
-    const int taps = mode_ == Mode::kNearest ? 1 : mode_ == Mode::kLinear ? 2 : 4;
+  // Fills one axis's table of `taps` taps per output index.
+  void BuildAxis(int64_t in, int64_t out, double scale, double roi_start, double roi_end, int taps, int64_t* index,
+                 double* weight, uint8_t* outside) const {
+    const double filter_scale = FilterScale(scale);
+    const int64_t first_tap = FirstTap(scale);
     const bool unit = in == out && transform_ != "tf_crop_and_resize" && scale == 1.0;
     for (int64_t o = 0; o < out; ++o) {
-      int64_t* idx = index + o * kMaxTaps;
-      double* w = weight + o * kMaxTaps;
+      int64_t* idx = index + o * taps;
+      double* w = weight + o * taps;
       outside[o] = 0;
       const double c = unit ? static_cast<double>(o) : SourceCoordinate(o, in, out, scale, roi_start, roi_end);
       if (transform_ == "tf_crop_and_resize" && (c < 0 || c > static_cast<double>(in - 1))) outside[o] = 1;
       // Taps start at ceil(c) - 1 with t in (0, 1]: an exact source index is the second tap.
       const double base = std::ceil(c) - 1;
       const double t = c - base;
-      const int64_t b = static_cast<int64_t>(std::clamp(base, -8.0, static_cast<double>(in) + 8));
-      double raw[kMaxTaps];
+      const int64_t b = static_cast<int64_t>(std::clamp(base, -8.0 - taps, static_cast<double>(in + taps) + 8));
       int64_t first = b;
       if (mode_ == Mode::kNearest) {
         bool upper = true;
@@ -256,29 +274,33 @@ class ResizeKernel : public OpKernel {
           else upper = t > 0.5;  // round_prefer_floor
         }
         first = upper ? b + 1 : b;
-        raw[0] = 1;
-      } else if (mode_ == Mode::kLinear) {
-        raw[0] = 1 - t, raw[1] = t;
+        w[0] = 1;
       } else {
-        first = b - 1;
-        CubicWeights(t, raw);
+        first = b + first_tap;
+        for (int k = 0; k < taps; ++k) w[k] = Kernel((static_cast<double>(first_tap + k) - t) * filter_scale);
+        if (antialias_) Normalize(w, taps);
       }
-      double total = 0;
       for (int k = 0; k < taps; ++k) {
         const int64_t i = first + k;
-        if (exclude_outside_ && (i < 0 || i >= in)) raw[k] = 0;
-        total += raw[k];
+        if (exclude_outside_ && (i < 0 || i >= in)) w[k] = 0;
         idx[k] = std::clamp<int64_t>(i, 0, in - 1);
       }
-      for (int k = 0; k < taps; ++k) w[k] = exclude_outside_ && total != 0 ? raw[k] / total : raw[k];
+      if (exclude_outside_) Normalize(w, taps);
     }
-    return taps;
+  }
+
+  static void Normalize(double* w, int taps) {
+    double total = 0;
+    for (int k = 0; k < taps; ++k) total += w[k];
+    if (total != 0) {
+      for (int k = 0; k < taps; ++k) w[k] /= total;
+    }
   }
 
   Mode mode_ = Mode::kNearest;
   std::string transform_, nearest_mode_, aspect_policy_;
   double cubic_a_ = -0.75, extrapolation_ = 0;
-  bool exclude_outside_ = false, has_axes_ = false;
+  bool exclude_outside_ = false, antialias_ = false, has_axes_ = false;
   std::vector<int64_t> axes_;
   int64_t minimum_elements_ = 0, grain_elements_ = 1;
 };

@@ -65,14 +65,28 @@ TEST(Resize, SizesAndTfCropExtrapolation) {
   EXPECT_EQ(ToVector<float>(out[0].tensor()), (std::vector<float>{7, 5, 7}));
 }
 
+// Antialiased linear x0.5: a triangle of half-width 2 source pixels around the source
+// coordinate (0.5, then 2.5), edge-clamped: weights 1/8, 3/8, 3/8, 1/8.
+TEST(Resize, AntialiasWidensTheLinearFilter) {
+  KernelTester t("Resize", 19);
+  t.Input(MakeTensor<float>(Shape{1, 4}, {0, 4, 8, 12})).MissingInput().Input(MakeTensor<float>(Shape{2}, {1, 0.5f}))
+      .Attr("mode", std::string("linear")).Attr("antialias", int64_t{1});
+  auto out = RunAllCounts(t, kForceParallel);
+  ASSERT_EQ(out.size(), 1u);
+  const auto y = ToVector<float>(out[0].tensor());
+  ASSERT_EQ(y.size(), 2u);
+  EXPECT_NEAR(y[0], (0 * 1 + 0 * 3 + 4 * 3 + 8 * 1) / 8.0, 1e-6);
+  EXPECT_NEAR(y[1], (4 * 1 + 8 * 3 + 12 * 3 + 12 * 1) / 8.0, 1e-6);
+}
+
 TEST(Resize, RejectsBothOrNeitherScalesAndSizes) {
   KernelTester t("Resize", 19);
   t.Input(MakeTensor<float>(Shape{1, 2}, {0, 10}));
   EXPECT_FALSE(t.Run(1).ok());
-  KernelTester antialias("Resize", 19);
-  antialias.Input(MakeTensor<float>(Shape{1, 2}, {0, 10})).MissingInput().Input(MakeTensor<float>(Shape{2}, {1, 0.5f}))
-      .Attr("mode", std::string("linear")).Attr("antialias", int64_t{1});
-  EXPECT_FALSE(antialias.Run(1).ok());
+  KernelTester both("Resize", 19);
+  both.Input(MakeTensor<float>(Shape{1, 2}, {0, 10})).MissingInput().Input(MakeTensor<float>(Shape{2}, {1, 2}))
+      .Input(MakeTensor<int64_t>(Shape{2}, {1, 4}));
+  EXPECT_FALSE(both.Run(1).ok());
 }
 
 }  // namespace
