@@ -8,6 +8,7 @@ KERNEL_FAMILIES = [
     "//native/kernels/attention:attention",
     "//native/kernels/controlflow:controlflow",
     "//native/kernels/conv:conv",
+    "//native/kernels/dropout:dropout",
     "//native/kernels/elementwise:logical",
     "//native/kernels/elementwise:math_binary",
     "//native/kernels/elementwise:math_unary",
