@@ -1,102 +1,132 @@
 #include <cmath>
-#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
-#include "native/registry/kernel_test_util.h"
+#include "native/kernels/reduce_util/test_support.h"
 
 namespace onnx_light {
+namespace testing {
 namespace {
 
-using testing::ExpectIdentical;
-using testing::KernelTester;
-using testing::MakeTensor;
-using testing::ToVector;
+const std::vector<std::pair<std::string, ParamValue>> kForceParallel = {
+    {"parallel.minimum_elements", int64_t{1}},
+    {"parallel.grain_elements", int64_t{1}},
+};
 
-std::vector<Value> RunAllCounts(KernelTester& t) {
-  t.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.block_multiply_adds", int64_t{1});
-  auto serial = t.Run(1);
-  EXPECT_TRUE(serial.ok()) << serial.status().ToString();
-  if (!serial.ok()) return {};
-  for (int threads : {2, 4, 8}) {
-    auto parallel = t.Run(threads);
-    EXPECT_TRUE(parallel.ok()) << parallel.status().ToString();
-    if (!parallel.ok()) continue;
-    for (size_t i = 0; i < serial->size(); ++i) ExpectIdentical(serial->at(i), parallel->at(i), "threads=" + std::to_string(threads));
-  }
-  return *serial;
+void ExpectNear(const std::vector<float>& a, const std::vector<double>& e, double tol) {
+  ASSERT_EQ(a.size(), e.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], e[i], tol) << "at " << i;
 }
 
-const std::vector<float> kLogp = {-1, -2, -3, -4, -5, -6};  // [2, 3]
-
-TEST(NllLossTest, NoneSumAndWeightedMean) {
-  KernelTester none("NegativeLogLikelihoodLoss", 13);
-  none.Input(MakeTensor<float>({2, 3}, kLogp)).Input(MakeTensor<int64_t>({2}, {2, 0})).Attr("reduction", std::string("none"));
-  auto out = RunAllCounts(none);
+// input [2, 3]: loss = -input[n, target[n]] * weight[target[n]].
+TEST(NegativeLogLikelihoodLoss, NoReductionWithWeights) {
+  KernelTester t("NegativeLogLikelihoodLoss", 13);
+  t.Input(MakeTensor<float>(Shape{2, 3}, {0.5f, -1.f, 2.f, 3.f, 4.f, -5.f}))
+      .Input(MakeTensor<int64_t>(Shape{2}, {2, 0}))
+      .Input(MakeTensor<float>(Shape{3}, {0.1f, 0.2f, 0.3f}))
+      .Attr("reduction", std::string("none"));
+  auto out = RunAllCounts(t, kForceParallel);
   ASSERT_EQ(out.size(), 1u);
-  EXPECT_EQ(ToVector<float>(out[0].tensor()), (std::vector<float>{3, 4}));
-
-  KernelTester sum("NegativeLogLikelihoodLoss", 13);
-  sum.Input(MakeTensor<float>({2, 3}, kLogp)).Input(MakeTensor<int32_t>({2}, {2, 0})).Attr("reduction", std::string("sum"));
-  out = RunAllCounts(sum);
-  ASSERT_EQ(out.size(), 1u);
-  EXPECT_EQ(ToVector<float>(out[0].tensor()), (std::vector<float>{7}));
-
-  KernelTester mean("NegativeLogLikelihoodLoss", 13);
-  mean.Input(MakeTensor<float>({2, 3}, kLogp)).Input(MakeTensor<int64_t>({2}, {2, 0}))
-      .Input(MakeTensor<float>({3}, {1, 10, 3}));
-  out = RunAllCounts(mean);
-  ASSERT_EQ(out.size(), 1u);
-  EXPECT_FLOAT_EQ(ToVector<float>(out[0].tensor())[0], (3 * 3 + 1 * 4) / 4.0f);  // (w2 * 3 + w0 * 4) / (w2 + w0)
+  EXPECT_EQ(out[0].tensor().shape(), Shape{2});
+  ExpectNear(ToVector<float>(out[0].tensor()), {-2.0 * 0.3, -3.0 * 0.1}, 1e-7);
 }
 
-TEST(NllLossTest, IgnoredPositionsLeaveTheMean) {
+// input [2, 2, 2] (N, C, d1), int32 targets with one ignored lane; mean divides by the
+// weights of the lanes that count: (-(1)*2 - (4)*1 - (6)*1) / (2 + 1 + 1).
+TEST(NegativeLogLikelihoodLoss, MeanOverPositionsSkipsIgnoredLanes) {
   KernelTester t("NegativeLogLikelihoodLoss", 22);
-  t.Input(MakeTensor<float>({1, 3, 2}, {-1, -2, -3, -4, -5, -6})).Input(MakeTensor<int64_t>({1, 2}, {1, -100}))
-      .Attr("ignore_index", int64_t{-100});
-  auto out = RunAllCounts(t);
+  // x[n][c][d]: n=0: c0={1,2} c1={3,4}; n=1: c0={5,6} c1={7,8}
+  t.Input(MakeTensor<float>(Shape{2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8}))
+      .Input(MakeTensor<int32_t>(Shape{2, 2}, {0, 1, -1, 0}))
+      .Input(MakeTensor<float>(Shape{2}, {2.f, 1.f}))
+      .Attr("ignore_index", int64_t{-1});
+  auto out = RunAllCounts(t, kForceParallel);
   ASSERT_EQ(out.size(), 1u);
-  // Position 0 has class 1 at d = 0: -(-3); position 1 is ignored.
-  EXPECT_EQ(ToVector<float>(out[0].tensor()), (std::vector<float>{3}));
+  EXPECT_EQ(out[0].tensor().shape(), Shape());
+  // lanes: (n0,d0) t0 -> -1*2 ; (n0,d1) t1 -> -4*1 ; (n1,d0) ignored ; (n1,d1) t0 -> -6*2
+  ExpectNear(ToVector<float>(out[0].tensor()), {(-2.0 - 4.0 - 12.0) / (2.0 + 1.0 + 2.0)}, 1e-6);
 }
 
-TEST(SoftmaxCrossEntropyLossTest, UniformScoresGiveLogC) {
-  KernelTester t("SoftmaxCrossEntropyLoss", 13);
-  t.Input(MakeTensor<double>({2, 2}, {0, 0, 5, 5})).Input(MakeTensor<int64_t>({2}, {0, 1})).Outputs(2);
-  auto out = RunAllCounts(t);
-  ASSERT_EQ(out.size(), 2u);
-  EXPECT_DOUBLE_EQ(ToVector<double>(out[0].tensor())[0], std::log(2.0));
-  for (double lp : ToVector<double>(out[1].tensor())) EXPECT_DOUBLE_EQ(lp, -std::log(2.0));
+TEST(NegativeLogLikelihoodLoss, SumIsIdenticalAcrossParticipantCounts) {
+  const int64_t n = 37, c = 5, d = 11;
+  std::vector<double> x(n * c * d);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.37 * static_cast<double>(i));
+  std::vector<int64_t> target(n * d);
+  double expected = 0;
+  for (int64_t s = 0; s < n; ++s) {
+    for (int64_t p = 0; p < d; ++p) {
+      target[s * d + p] = (s * 7 + p * 3) % c;
+      expected -= x[(s * c + target[s * d + p]) * d + p];
+    }
+  }
+  KernelTester t("NegativeLogLikelihoodLoss", 13);
+  t.Input(MakeTensor<double>(Shape{n, c, d}, x)).Input(MakeTensor<int64_t>(Shape{n, d}, target))
+      .Attr("reduction", std::string("sum"));
+  auto out = RunAllCounts(t, kForceParallel);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_NEAR(ToVector<double>(out[0].tensor())[0], expected, 1e-12);
 }
 
-TEST(SoftmaxCrossEntropyLossTest, LargeInputIsIdenticalForEveryParticipantCount) {
-  std::vector<float> x(4 * 5 * 300);
-  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(std::sin(0.37 * i) * 4.0);
-  std::vector<int64_t> labels(4 * 300);
-  for (size_t i = 0; i < labels.size(); ++i) labels[i] = static_cast<int64_t>(i % 5);
-  KernelTester t("SoftmaxCrossEntropyLoss", 13);
-  t.Input(MakeTensor<float>({4, 5, 300}, x)).Input(MakeTensor<int64_t>({4, 300}, labels))
-      .Attr("reduction", std::string("none")).Outputs(2);
-  auto out = RunAllCounts(t);
-  ASSERT_EQ(out.size(), 2u);
-  // Position (n = 1, d = 7), label 2 (= (300 + 7) % 5): -log softmax over the 5 classes.
-  double total = 0;
-  for (int c = 0; c < 5; ++c) total += std::exp(static_cast<double>(x[(1 * 5 + c) * 300 + 7]));
-  const double expected = std::log(total) - x[(1 * 5 + 2) * 300 + 7];
-  EXPECT_NEAR(ToVector<float>(out[0].tensor())[300 + 7], expected, 1e-5);
-}
-
-TEST(NllLossTest, RejectsBadTargets) {
-  KernelTester range("NegativeLogLikelihoodLoss", 13);
-  range.Input(MakeTensor<float>({2, 3}, kLogp)).Input(MakeTensor<int64_t>({2}, {3, 0}));
-  auto r = range.Run(1);
+TEST(NegativeLogLikelihoodLoss, RejectsBadTargetsAndShapes) {
+  KernelTester out_of_range("NegativeLogLikelihoodLoss", 13);
+  out_of_range.Input(MakeTensor<float>(Shape{1, 3}, {1, 2, 3})).Input(MakeTensor<int64_t>(Shape{1}, {3}));
+  auto r = out_of_range.Run(1);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().ToString().find("outside"), std::string::npos) << r.status().ToString();
-  KernelTester shape("NegativeLogLikelihoodLoss", 13);
-  shape.Input(MakeTensor<float>({2, 3}, kLogp)).Input(MakeTensor<int64_t>({3}, {0, 0, 0}));
-  EXPECT_FALSE(shape.Run(1).ok());
+  EXPECT_NE(r.status().ToString().find("outside [0, 3)"), std::string::npos) << r.status().ToString();
+
+  KernelTester mismatch("NegativeLogLikelihoodLoss", 13);
+  mismatch.Input(MakeTensor<float>(Shape{2, 3}, {1, 2, 3, 4, 5, 6})).Input(MakeTensor<int64_t>(Shape{3}, {0, 0, 0}));
+  EXPECT_FALSE(mismatch.Run(1).ok());
+
+  KernelTester bad_weight("NegativeLogLikelihoodLoss", 13);
+  bad_weight.Input(MakeTensor<float>(Shape{1, 3}, {1, 2, 3})).Input(MakeTensor<int64_t>(Shape{1}, {0}))
+      .Input(MakeTensor<float>(Shape{2}, {1, 1}));
+  EXPECT_FALSE(bad_weight.Run(1).ok());
+
+  KernelTester bad_reduction("NegativeLogLikelihoodLoss", 13);
+  bad_reduction.Input(MakeTensor<float>(Shape{1, 3}, {1, 2, 3})).Input(MakeTensor<int64_t>(Shape{1}, {0}))
+      .Attr("reduction", std::string("max"));
+  EXPECT_FALSE(bad_reduction.Run(1).ok());
+}
+
+// Scores [2, 3, 2]; log_prob = log-softmax over axis 1, loss = sum of -log_prob at labels.
+TEST(SoftmaxCrossEntropyLoss, SumWithLogProbOutput) {
+  const int64_t n = 2, c = 3, d = 2;
+  const std::vector<float> x = {0.1f, 1.f, -2.f, 0.5f, 3.f, 0.f, 1.5f, -1.f, 2.f, 2.f, 0.25f, 4.f};
+  const std::vector<int64_t> labels = {2, 0, 1, 2};
+  std::vector<double> log_prob(x.size());
+  double expected = 0;
+  for (int64_t s = 0; s < n; ++s) {
+    for (int64_t p = 0; p < d; ++p) {
+      double total = 0;
+      for (int64_t k = 0; k < c; ++k) total += std::exp(double(x[(s * c + k) * d + p]));
+      for (int64_t k = 0; k < c; ++k) log_prob[(s * c + k) * d + p] = x[(s * c + k) * d + p] - std::log(total);
+      expected -= log_prob[(s * c + labels[s * d + p]) * d + p];
+    }
+  }
+  KernelTester t("SoftmaxCrossEntropyLoss", 13);
+  t.Input(MakeTensor<float>(Shape{n, c, d}, x)).Input(MakeTensor<int64_t>(Shape{n, d}, labels))
+      .Attr("reduction", std::string("sum")).Outputs(2);
+  auto out = RunAllCounts(t, kForceParallel);
+  ASSERT_EQ(out.size(), 2u);
+  ExpectNear(ToVector<float>(out[0].tensor()), {expected}, 1e-5);
+  EXPECT_EQ(out[1].tensor().shape(), (Shape{n, c, d}));
+  ExpectNear(ToVector<float>(out[1].tensor()), log_prob, 1e-6);
+}
+
+// Uniform scores: every counted lane loses log(C) times its weight.
+TEST(SoftmaxCrossEntropyLoss, WeightedMeanWithIgnoredLane) {
+  KernelTester t("SoftmaxCrossEntropyLoss", 12);
+  t.Input(MakeTensor<float>(Shape{3, 4}, std::vector<float>(12, 0.75f)))
+      .Input(MakeTensor<int64_t>(Shape{3}, {1, 7, 3}))
+      .Input(MakeTensor<float>(Shape{4}, {1.f, 2.f, 3.f, 4.f}))
+      .Attr("ignore_index", int64_t{7});
+  auto out = RunAllCounts(t, kForceParallel);
+  ASSERT_EQ(out.size(), 1u);
+  ExpectNear(ToVector<float>(out[0].tensor()), {std::log(4.0) * (2 + 4) / (2 + 4)}, 1e-6);
 }
 
 }  // namespace
+}  // namespace testing
 }  // namespace onnx_light
