@@ -6,7 +6,50 @@
 namespace onnx_light {
 namespace {
 size_t RoundUp(size_t n, size_t a) { return (n + a - 1) / a * a; }
+
+// The size class of a request (-1 when too large to cache) and the class's block size.
+int SizeClass(size_t bytes) {
+  if (bytes > Allocator::kMaxCachedBlock) return -1;
+  int c = 0;
+  while ((Allocator::kAlignment << c) < bytes) ++c;
+  return c;
+}
+size_t ClassBytes(int size_class) { return Allocator::kAlignment << size_class; }
 }  // namespace
+
+Allocator::~Allocator() {
+  for (FreeBlock*& head : free_lists_) {
+    while (head != nullptr) {
+      FreeBlock* next = head->next;
+      std::free(head);
+      head = next;
+    }
+  }
+}
+
+void* Allocator::TakeCached(int size_class) {
+  std::lock_guard<std::mutex> lock(cache_mutex_);
+  FreeBlock* block = free_lists_[size_class];
+  if (block == nullptr) return nullptr;
+  free_lists_[size_class] = block->next;
+  cached_bytes_ -= ClassBytes(size_class);
+  return block;
+}
+
+bool Allocator::PutCached(void* ptr, int size_class) {
+  std::lock_guard<std::mutex> lock(cache_mutex_);
+  if (cached_bytes_ + ClassBytes(size_class) > kMaxCachedBytes) return false;
+  auto* block = static_cast<FreeBlock*>(ptr);
+  block->next = free_lists_[size_class];
+  free_lists_[size_class] = block;
+  cached_bytes_ += ClassBytes(size_class);
+  return true;
+}
+
+size_t Allocator::cached_bytes() const {
+  std::lock_guard<std::mutex> lock(cache_mutex_);
+  return cached_bytes_;
+}
 
 StatusOr<void*> Allocator::Allocate(size_t bytes) {
   if (bytes > static_cast<size_t>(INT64_MAX) - kAlignment) {
@@ -19,7 +62,12 @@ StatusOr<void*> Allocator::Allocate(size_t bytes) {
     return ResourceExhausted("allocation of ", bytes, " bytes would exceed the memory limit of ",
                              limit_bytes_, " bytes (", now - n, " in use)");
   }
-  void* p = std::aligned_alloc(kAlignment, RoundUp(bytes == 0 ? 1 : bytes, kAlignment));
+  const int size_class = SizeClass(bytes);
+  void* p = size_class >= 0 ? TakeCached(size_class) : nullptr;
+  if (p == nullptr) {
+    const size_t block = size_class >= 0 ? ClassBytes(size_class) : RoundUp(bytes, kAlignment);
+    p = std::aligned_alloc(kAlignment, block);
+  }
   if (p == nullptr) {
     current_bytes_.fetch_sub(n, std::memory_order_relaxed);
     return ResourceExhausted("the system refused an allocation of ", bytes, " bytes");
@@ -34,7 +82,8 @@ StatusOr<void*> Allocator::Allocate(size_t bytes) {
 
 void Allocator::Free(void* ptr, size_t bytes) {
   if (ptr == nullptr) return;
-  std::free(ptr);
+  const int size_class = SizeClass(bytes);
+  if (size_class < 0 || !PutCached(ptr, size_class)) std::free(ptr);
   current_bytes_.fetch_sub(static_cast<int64_t>(bytes), std::memory_order_relaxed);
 }
 

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 
 #include "native/core/status.h"
 
@@ -18,13 +19,26 @@ struct AllocationStats {
 
 // 64-byte aligned allocations with accounting and an optional limit. Stats are atomic so
 // that reading them from another thread is safe; the allocator itself is meant for the
-// session thread (workers never allocate: scratch is reserved before a region starts).
+// session thread (workers never allocate: scratch is reserved before a region starts),
+// but Default() is shared, so the block cache is guarded by a mutex (uncontended in a
+// session, so it costs a few nanoseconds).
+//
+// Small blocks (up to kMaxCachedBlock bytes) are rounded up to a power-of-two size class
+// and, when freed, kept on a per-class free list for the next request of that class:
+// glibc's aligned_alloc takes a slow path for small blocks, and a session run frees and
+// reallocates the same sizes node after node. The stats count what callers asked for
+// (cached blocks are not "current"), and the limit applies to those requested bytes.
 class Allocator {
  public:
   static constexpr size_t kAlignment = 64;
   static constexpr int64_t kNoLimit = INT64_MAX;
+  // Largest block size served from the cache; larger blocks go straight to the system.
+  static constexpr size_t kMaxCachedBlock = size_t{64} << 10;
+  // Bytes the free lists may hold in total; frees beyond it return blocks to the system.
+  static constexpr size_t kMaxCachedBytes = size_t{16} << 20;
 
   explicit Allocator(int64_t limit_bytes = kNoLimit) : limit_bytes_(limit_bytes) {}
+  ~Allocator();
   Allocator(const Allocator&) = delete;
   Allocator& operator=(const Allocator&) = delete;
 
@@ -37,11 +51,27 @@ class Allocator {
   void ResetPeak();
   int64_t limit_bytes() const { return limit_bytes_; }
 
+  // Bytes currently held on the free lists (not counted in stats().current_bytes).
+  size_t cached_bytes() const;
+
   // Process-wide allocator for tensors made outside any session (tests, Python helpers).
   static Allocator* Default();
 
  private:
+  // Size classes 64, 128, ..., kMaxCachedBlock bytes.
+  static constexpr int kNumClasses = 11;
+  static_assert((kAlignment << (kNumClasses - 1)) == kMaxCachedBlock, "size classes");
+  struct FreeBlock {
+    FreeBlock* next;
+  };
+
+  void* TakeCached(int size_class);
+  bool PutCached(void* ptr, int size_class);
+
   const int64_t limit_bytes_;
+  mutable std::mutex cache_mutex_;
+  FreeBlock* free_lists_[kNumClasses] = {};
+  size_t cached_bytes_ = 0;
   std::atomic<int64_t> allocations_{0};
   std::atomic<int64_t> bytes_allocated_{0};
   std::atomic<int64_t> current_bytes_{0};

@@ -51,6 +51,52 @@ TEST(Allocator, AccountsAllocationsAndPeak) {
   EXPECT_EQ(s.peak_bytes, 1024);
 }
 
+TEST(Allocator, ReusesFreedSmallBlocksOfTheSameSizeClass) {
+  Allocator a;
+  auto p = a.Allocate(100);  // size class 128
+  ASSERT_TRUE(p.ok());
+  a.Free(*p, 100);
+  EXPECT_EQ(a.cached_bytes(), 128u);
+  auto q = a.Allocate(120);  // same class: the cached block comes back
+  ASSERT_TRUE(q.ok());
+  EXPECT_EQ(*q, *p);
+  EXPECT_EQ(a.cached_bytes(), 0u);
+  auto r = a.Allocate(0);  // another class: a fresh aligned block
+  ASSERT_TRUE(r.ok());
+  EXPECT_NE(*r, *q);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(*r) % Allocator::kAlignment, 0u);
+  a.Free(*q, 120);
+  a.Free(*r, 0);
+  const AllocationStats s = a.stats();  // stats count requests, not cached blocks
+  EXPECT_EQ(s.allocations, 3);
+  EXPECT_EQ(s.bytes_allocated, 220);
+  EXPECT_EQ(s.current_bytes, 0);
+  EXPECT_EQ(s.peak_bytes, 120);  // q alone: p was freed before it, r is empty
+  EXPECT_EQ(a.cached_bytes(), 128u + 64u);
+}
+
+TEST(Allocator, LargeBlocksBypassTheCache) {
+  Allocator a;
+  auto p = a.Allocate(Allocator::kMaxCachedBlock + 1);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(*p) % Allocator::kAlignment, 0u);
+  a.Free(*p, Allocator::kMaxCachedBlock + 1);
+  EXPECT_EQ(a.cached_bytes(), 0u);
+  EXPECT_EQ(a.stats().current_bytes, 0);
+}
+
+TEST(Allocator, LimitCountsRequestedBytesNotCachedBlocks) {
+  Allocator a(/*limit_bytes=*/100);
+  auto p = a.Allocate(100);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(a.Allocate(1).status().code(), StatusCode::kResourceExhausted);
+  a.Free(*p, 100);  // cached, but no longer in use: the limit frees up
+  auto again = a.Allocate(100);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, *p);
+  a.Free(*again, 100);
+}
+
 TEST(Allocator, LimitGivesResourceExhausted) {
   Allocator a(/*limit_bytes=*/4096);
   auto big = a.Allocate(8192);

@@ -87,6 +87,7 @@ struct LegacyBroadcast {
   }
 
   StatusOr<BroadcastPlan> Plan(const Tensor& a, const Tensor& b, const std::string& where) const {
+    if (!active && a.shape() == b.shape()) return SameShapePlan(a.shape(), 2);
     if (!active) return PlanBroadcast({a.shape(), b.shape()}, where);
     const int64_t normalized_axis = axis < 0 ? axis + a.shape().rank() : axis;
     OL_ASSIGN_OR_RETURN(Shape b_shape, LegacyBroadcastShape(a.shape(), b.shape(), broadcast,

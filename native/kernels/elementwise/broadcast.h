@@ -117,6 +117,19 @@ inline StatusOr<BroadcastPlan> PlanBroadcast(const std::vector<Shape>& shapes, c
   return plan;
 }
 
+// The plan PlanBroadcast gives inputs that all have `shape`: one flat contiguous run. For
+// the common same-shape case, without the planner's shape copies and temporaries.
+inline BroadcastPlan SameShapePlan(const Shape& shape, int num_inputs) {
+  BroadcastPlan plan;
+  plan.output_shape = shape;
+  plan.output_size = shape.num_elements();
+  plan.num_inputs = num_inputs;
+  plan.rank = 1;
+  plan.dims[0] = plan.output_size;
+  for (int i = 0; i < num_inputs; ++i) plan.strides[i][0] = 1;
+  return plan;
+}
+
 // Pre-opset-7 "broadcast=1" semantics: B's shape is a contiguous run of A's dims starting
 // at `axis` (suffix when axis is absent) or B is a scalar; returns B's shape padded with
 // 1s to A's rank. With broadcast=0 the shapes must be equal.

@@ -27,6 +27,19 @@ TEST(Broadcast, SameShapesMergeIntoOneRun) {
   EXPECT_EQ(plan->output_shape, (Shape{2, 3, 4}));
 }
 
+TEST(Broadcast, SameShapePlanWalksLikeThePlanner) {
+  for (const Shape& shape : {Shape{2, 3, 4}, Shape{}, Shape{1, 1}, Shape{5}}) {
+    auto planned = PlanBroadcast({shape, shape}, "t");
+    ASSERT_TRUE(planned.ok());
+    const BroadcastPlan direct = SameShapePlan(shape, 2);
+    EXPECT_EQ(direct.output_shape, planned->output_shape);
+    EXPECT_EQ(direct.output_size, planned->output_size);
+    const int64_t n = direct.output_size;
+    EXPECT_EQ(Walk(direct, 0, n), Walk(*planned, 0, n)) << shape.ToString();
+    if (n > 2) EXPECT_EQ(Walk(direct, 1, n - 1), Walk(*planned, 1, n - 1)) << shape.ToString();
+  }
+}
+
 TEST(Broadcast, ChannelBiasKeepsThreeAxes) {
   auto plan = PlanBroadcast({Shape{2, 3, 4, 5}, Shape{3, 1, 1}}, "t");
   ASSERT_TRUE(plan.ok());
