@@ -63,6 +63,18 @@ CorpusCase RowWise(const std::string& op, int opset, std::function<void(KernelRu
   return c;
 }
 
+// Data movement over rows x 256 floats: work = output elements.
+CorpusCase Rows256(const std::string& op, int opset, int64_t output_factor,
+                   std::function<void(KernelRunner&, int64_t)> setup) {
+  CorpusCase c{op, "", opset, "float", {}};
+  for (int s = 0; s < 3; ++s) {
+    const int64_t rows = kElementSizes[s] / 256;
+    c.sizes.push_back({kLabels[s], rows * 256 * output_factor, ShapeText({Shape({rows, 256})}),
+                       [=](KernelRunner& r) { setup(r, rows); }});
+  }
+  return c;
+}
+
 }  // namespace
 
 std::vector<CorpusCase> KernelCorpus(bool smallest) {
@@ -178,6 +190,37 @@ std::vector<CorpusCase> KernelCorpus(bool smallest) {
                               }});
     }
     corpus.push_back(gather);
+  }
+  corpus.push_back(Rows256("Concat", 13, 2, [](KernelRunner& r, int64_t rows) {
+    r.Input(RandomFloats(Shape({rows, 256}), -1, 1, 1)).Input(RandomFloats(Shape({rows, 256}), -1, 1, 2));
+    r.Attr("axis", int64_t{0});
+  }));
+  corpus.push_back(Rows256("Expand", 13, 1, [](KernelRunner& r, int64_t rows) {
+    r.Input(RandomFloats(Shape({1, 256}), -1, 1, 1)).Input(Int64s({rows, 256}));
+  }));
+  corpus.push_back(Rows256("Pad", 18, 1, [](KernelRunner& r, int64_t rows) {
+    r.Input(RandomFloats(Shape({rows, 256}), -1, 1, 1)).Input(Int64s({0, 1, 0, 1}));
+  }));
+  corpus.push_back(Rows256("Trilu", 14, 1, [](KernelRunner& r, int64_t rows) {
+    r.Input(RandomFloats(Shape({rows, 256}), -1, 1, 1));
+  }));
+  corpus.push_back(Rows256("DepthToSpace", 13, 1, [](KernelRunner& r, int64_t rows) {
+    r.Input(RandomFloats(Shape({1, 4, rows, 64}), -1, 1, 1)).Attr("blocksize", int64_t{2});
+  }));
+  {
+    CorpusCase quantize{"QuantizeLinear", "", 21, "float", {}};
+    for (int s = 0; s < 3; ++s) {
+      const int64_t n = kElementSizes[s];
+      quantize.sizes.push_back({kLabels[s], n, ShapeText({Shape({n})}), [=](KernelRunner& r) {
+                                  r.Input(RandomFloats(Shape({n}), -10, 10, 1));
+                                  auto scale = Tensor::Allocate(DataType::kFloat, Shape(), Allocator::Default());
+                                  scale->data<float>()[0] = 0.1f;
+                                  auto zero = Tensor::Allocate(DataType::kUint8, Shape(), Allocator::Default());
+                                  zero->data<uint8_t>()[0] = 128;
+                                  r.Input(*scale).Input(*zero);
+                                }});
+    }
+    corpus.push_back(quantize);
   }
   if (smallest) {
     for (auto& c : corpus) c.sizes.resize(1);
