@@ -125,6 +125,9 @@ TEST_P(ParticipantsTest, FirstErrorIsReturnedAndOthersStop) {
     }
     const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
     while (!failed.load() && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+    // Leave the failing participant time to raise the stop flag (it does so right after
+    // its block returns) before this one looks for its next block.
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
     return Status::Ok();
   });
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
