@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "native/registry/kernel_test_util.h"
+#include "native/registry/kernel_test_checks.h"
 
 namespace onnx_light {
 namespace {
@@ -18,13 +18,7 @@ using testing::KernelTester;
 using testing::MakeTensor;
 using testing::ToVector;
 
-std::vector<float> Random(int64_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(rng);
-  return v;
-}
+std::vector<float> Random(int64_t n, uint32_t seed) { return testing::RandomFloats(n, seed); }
 
 int64_t Product(const std::vector<int64_t>& v, size_t from = 0) {
   int64_t p = 1;

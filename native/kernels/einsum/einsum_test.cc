@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "native/registry/kernel_test_util.h"
+#include "native/registry/kernel_test_checks.h"
 
 namespace onnx_light {
 namespace {
@@ -13,19 +13,11 @@ using testing::KernelTester;
 using testing::MakeTensor;
 using testing::ToVector;
 
+// Forces the parallel path, then checks serial against 2, 4 and 8 participants.
 template <typename T>
 std::vector<T> RunAllCounts(KernelTester& t, Shape expected_shape) {
   t.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.block_multiply_adds", int64_t{1});
-  auto serial = t.Run(1);
-  EXPECT_TRUE(serial.ok()) << serial.status().ToString();
-  if (!serial.ok()) return {};
-  for (int threads : {2, 4, 8}) {
-    auto parallel = t.Run(threads);
-    EXPECT_TRUE(parallel.ok()) << parallel.status().ToString();
-    if (parallel.ok()) ExpectIdentical(serial->at(0), parallel->at(0), "threads=" + std::to_string(threads));
-  }
-  EXPECT_EQ(serial->at(0).tensor().shape(), expected_shape);
-  return ToVector<T>(serial->at(0).tensor());
+  return testing::SerialMatchesParticipants<T>(t, expected_shape);
 }
 
 TEST(EinsumTest, MatrixProduct) {
