@@ -18,6 +18,7 @@ from absl import app, flags
 from onnx import TensorProto, helper
 
 import onnx_light
+from benchmarks.ort_reference import ort_session
 
 FLAGS = flags.FLAGS
 flags.DEFINE_integer("repeats", 0, "samples per case (0: scaled to the size)")
@@ -51,13 +52,6 @@ def make_feeds(op, n, rng):
     if op == "Where":
         feeds["c"] = rng.random(n) > 0.5
     return feeds
-
-
-def ort_session(model, threads):
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    return ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
 
 
 def main(argv):

@@ -17,6 +17,7 @@ import onnxruntime as ort
 from onnx import TensorProto, helper
 
 import onnx_light
+from benchmarks.ort_reference import ort_session
 
 
 def add_chain(nodes, elements):
@@ -59,13 +60,8 @@ def main():
     feeds = {"x": x}
 
     ours = onnx_light.InferenceSession(model, cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=args.threads))
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = args.threads
-    options.inter_op_num_threads = 1
-    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     # No graph rewrites: both runtimes execute the same 200 nodes.
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    theirs = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+    theirs = ort_session(model, args.threads, ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
 
     expected = x + 0.5 * args.nodes
     np.testing.assert_allclose(ours.run(None, feeds)[0], expected, rtol=1e-5)

@@ -16,8 +16,9 @@ import subprocess
 import time
 
 import numpy as np
-import onnxruntime as ort
 from onnx import TensorProto, helper
+
+from benchmarks.ort_reference import ort_session
 
 
 def ort_session(shape, threads, causal):
@@ -27,10 +28,7 @@ def ort_session(shape, threads, causal):
         [helper.make_tensor_value_info(n, TensorProto.FLOAT, shape) for n in "QKV"],
         [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 23)])
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    return ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    return ort_session(model, threads)
 
 
 def ort_samples(session, feeds, reps):

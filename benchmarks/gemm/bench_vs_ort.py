@@ -18,10 +18,10 @@ import time
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 from onnx import TensorProto, helper
 
 import onnx_light
+from benchmarks.ort_reference import ort_session
 
 
 def matmul_case(m, n, k):
@@ -90,10 +90,7 @@ def main(argv=None):
         model.ir_version = 8
         data = model.SerializeToString()
         for threads in [int(t) for t in args.threads.split(",")]:
-            options = ort.SessionOptions()
-            options.intra_op_num_threads = threads
-            options.inter_op_num_threads = 1
-            theirs = ort.InferenceSession(data, options, providers=["CPUExecutionProvider"])
+            theirs = ort_session(data, threads)
             ours = onnx_light.InferenceSession(data, cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=threads))
             expected = theirs.run(None, feeds)[0]
             got = ours.run(None, feeds)[0]

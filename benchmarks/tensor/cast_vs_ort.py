@@ -11,10 +11,10 @@ import time
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 from onnx import TensorProto, helper
 
 import onnx_light
+from benchmarks.ort_reference import ort_session
 
 SIZES = [1024, 65536, 16 * 1024 * 1024]
 THREADS = [1, 2]
@@ -52,10 +52,7 @@ def main():
         x = (rng.standard_normal(n) * 100).astype(np.float32)
         for threads in THREADS:
             ol = onnx_light.InferenceSession(model, cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=threads))
-            options = ort.SessionOptions()
-            options.intra_op_num_threads = threads
-            options.inter_op_num_threads = 1
-            rt = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+            rt = ort_session(model, threads)
             assert np.array_equal(ol.run(None, {"x": x})[0].view(np.uint16), rt.run(None, {"x": x})[0].view(np.uint16))
             ours = samples(lambda: ol.run(None, {"x": x}), n)
             theirs = samples(lambda: rt.run(None, {"x": x}), n)
