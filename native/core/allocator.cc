@@ -1,23 +1,48 @@
 #include "native/core/allocator.h"
 
+#include <sys/mman.h>
+
 #include <cstdlib>
+#include <iterator>
 #include <new>
 
 namespace onnx_light {
 namespace {
 size_t RoundUp(size_t n, size_t a) { return (n + a - 1) / a * a; }
 
-// The size class of a request (-1 when too large to cache) and the class's block size.
-int SizeClass(size_t bytes) {
-  if (bytes > Allocator::kMaxCachedBlock) return -1;
+constexpr size_t kHugePageBytes = size_t{2} << 20;
+
+// Index of a small block size (64 << index).
+int SmallClassIndex(size_t block_bytes) {
   int c = 0;
-  while ((Allocator::kAlignment << c) < bytes) ++c;
+  while ((Allocator::kAlignment << c) < block_bytes) ++c;
   return c;
 }
-size_t ClassBytes(int size_class) { return Allocator::kAlignment << size_class; }
+
+// A fresh block from the system (nullptr when refused).
+void* SystemAllocate(size_t block_bytes) {
+  const size_t alignment = block_bytes >= Allocator::kHugePageMinimum ? kHugePageBytes : Allocator::kAlignment;
+  void* p = nullptr;
+  if (posix_memalign(&p, alignment, block_bytes) != 0) return nullptr;
+#ifdef MADV_HUGEPAGE
+  // Advice only: where transparent huge pages are off, this changes nothing.
+  if (alignment == kHugePageBytes) madvise(p, block_bytes, MADV_HUGEPAGE);
+#endif
+  return p;
+}
 }  // namespace
 
-Allocator::~Allocator() {
+size_t Allocator::BlockBytes(size_t bytes) {
+  if (bytes <= kMaxCachedBlock) return kAlignment << SmallClassIndex(bytes);
+  size_t power = kMaxCachedBlock;
+  while (power <= bytes / 2) power *= 2;  // largest power of two <= bytes
+  return RoundUp(bytes, power / 4);
+}
+
+Allocator::~Allocator() { ReleaseCached(); }
+
+void Allocator::ReleaseCached() {
+  std::lock_guard<std::mutex> lock(cache_mutex_);
   for (FreeBlock*& head : free_lists_) {
     while (head != nullptr) {
       FreeBlock* next = head->next;
@@ -25,30 +50,60 @@ Allocator::~Allocator() {
       head = next;
     }
   }
+  cached_small_bytes_ = 0;
+  for (const LargeBlock& block : large_blocks_) std::free(block.ptr);
+  large_blocks_.clear();
+  cached_large_bytes_ = 0;
 }
 
-void* Allocator::TakeCached(int size_class) {
+void* Allocator::TakeCached(size_t block_bytes) {
   std::lock_guard<std::mutex> lock(cache_mutex_);
-  FreeBlock* block = free_lists_[size_class];
-  if (block == nullptr) return nullptr;
-  free_lists_[size_class] = block->next;
-  cached_bytes_ -= ClassBytes(size_class);
-  return block;
+  if (block_bytes <= kMaxCachedBlock) {
+    FreeBlock*& head = free_lists_[SmallClassIndex(block_bytes)];
+    FreeBlock* block = head;
+    if (block == nullptr) return nullptr;
+    head = block->next;
+    cached_small_bytes_ -= block_bytes;
+    return block;
+  }
+  // Newest first: the most recently freed block is the likeliest to be in cache.
+  for (auto it = large_blocks_.rbegin(); it != large_blocks_.rend(); ++it) {
+    if (it->bytes != block_bytes) continue;
+    void* p = it->ptr;
+    large_blocks_.erase(std::next(it).base());
+    cached_large_bytes_ -= block_bytes;
+    return p;
+  }
+  return nullptr;
 }
 
-bool Allocator::PutCached(void* ptr, int size_class) {
+bool Allocator::PutCached(void* ptr, size_t block_bytes) {
   std::lock_guard<std::mutex> lock(cache_mutex_);
-  if (cached_bytes_ + ClassBytes(size_class) > kMaxCachedBytes) return false;
-  auto* block = static_cast<FreeBlock*>(ptr);
-  block->next = free_lists_[size_class];
-  free_lists_[size_class] = block;
-  cached_bytes_ += ClassBytes(size_class);
+  if (block_bytes <= kMaxCachedBlock) {
+    if (cached_small_bytes_ + block_bytes > kMaxCachedBytes) return false;
+    FreeBlock*& head = free_lists_[SmallClassIndex(block_bytes)];
+    auto* block = static_cast<FreeBlock*>(ptr);
+    block->next = head;
+    head = block;
+    cached_small_bytes_ += block_bytes;
+    return true;
+  }
+  if (block_bytes > max_cached_large_bytes_) return false;
+  size_t evict = 0;  // oldest blocks that make room
+  while (cached_large_bytes_ + block_bytes > max_cached_large_bytes_) {
+    cached_large_bytes_ -= large_blocks_[evict].bytes;
+    std::free(large_blocks_[evict].ptr);
+    ++evict;
+  }
+  large_blocks_.erase(large_blocks_.begin(), large_blocks_.begin() + evict);
+  large_blocks_.push_back(LargeBlock{ptr, block_bytes});
+  cached_large_bytes_ += block_bytes;
   return true;
 }
 
 size_t Allocator::cached_bytes() const {
   std::lock_guard<std::mutex> lock(cache_mutex_);
-  return cached_bytes_;
+  return cached_small_bytes_ + cached_large_bytes_;
 }
 
 StatusOr<void*> Allocator::Allocate(size_t bytes) {
@@ -62,12 +117,9 @@ StatusOr<void*> Allocator::Allocate(size_t bytes) {
     return ResourceExhausted("allocation of ", bytes, " bytes would exceed the memory limit of ",
                              limit_bytes_, " bytes (", now - n, " in use)");
   }
-  const int size_class = SizeClass(bytes);
-  void* p = size_class >= 0 ? TakeCached(size_class) : nullptr;
-  if (p == nullptr) {
-    const size_t block = size_class >= 0 ? ClassBytes(size_class) : RoundUp(bytes, kAlignment);
-    p = std::aligned_alloc(kAlignment, block);
-  }
+  const size_t block_bytes = BlockBytes(bytes);
+  void* p = TakeCached(block_bytes);
+  if (p == nullptr) p = SystemAllocate(block_bytes);
   if (p == nullptr) {
     current_bytes_.fetch_sub(n, std::memory_order_relaxed);
     return ResourceExhausted("the system refused an allocation of ", bytes, " bytes");
@@ -82,8 +134,7 @@ StatusOr<void*> Allocator::Allocate(size_t bytes) {
 
 void Allocator::Free(void* ptr, size_t bytes) {
   if (ptr == nullptr) return;
-  const int size_class = SizeClass(bytes);
-  if (size_class < 0 || !PutCached(ptr, size_class)) std::free(ptr);
+  if (!PutCached(ptr, BlockBytes(bytes))) std::free(ptr);
   current_bytes_.fetch_sub(static_cast<int64_t>(bytes), std::memory_order_relaxed);
 }
 

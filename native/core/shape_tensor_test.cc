@@ -1,3 +1,5 @@
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "native/core/allocator.h"
@@ -75,14 +77,70 @@ TEST(Allocator, ReusesFreedSmallBlocksOfTheSameSizeClass) {
   EXPECT_EQ(a.cached_bytes(), 128u + 64u);
 }
 
-TEST(Allocator, LargeBlocksBypassTheCache) {
+TEST(Allocator, LargeSizeClassesAreQuarterPowersOfTwo) {
+  EXPECT_EQ(Allocator::BlockBytes(0), 64u);
+  EXPECT_EQ(Allocator::BlockBytes(Allocator::kMaxCachedBlock), Allocator::kMaxCachedBlock);
+  // Just above the small classes: 64 KiB + 16 KiB steps.
+  EXPECT_EQ(Allocator::BlockBytes(Allocator::kMaxCachedBlock + 1), size_t{80} << 10);
+  EXPECT_EQ(Allocator::BlockBytes(size_t{64} << 20), size_t{64} << 20);
+  EXPECT_EQ(Allocator::BlockBytes((size_t{64} << 20) + 1), size_t{80} << 20);
+  for (size_t bytes : {size_t{100000}, size_t{3} << 20, (size_t{7} << 20) + 12345, size_t{1} << 33}) {
+    const size_t block = Allocator::BlockBytes(bytes);
+    EXPECT_GE(block, bytes);
+    EXPECT_LE(block, bytes + bytes / 4) << bytes;
+    EXPECT_EQ(block % Allocator::kAlignment, 0u);
+  }
+}
+
+TEST(Allocator, ReusesFreedLargeBlocksOfTheSameSizeClass) {
   Allocator a;
-  auto p = a.Allocate(Allocator::kMaxCachedBlock + 1);
+  const size_t bytes = size_t{3} << 20;
+  auto p = a.Allocate(bytes);
   ASSERT_TRUE(p.ok());
-  EXPECT_EQ(reinterpret_cast<uintptr_t>(*p) % Allocator::kAlignment, 0u);
-  a.Free(*p, Allocator::kMaxCachedBlock + 1);
+  static_cast<char*>(*p)[bytes - 1] = 1;
+  a.Free(*p, bytes);
+  EXPECT_EQ(a.cached_bytes(), Allocator::BlockBytes(bytes));
+  EXPECT_EQ(a.stats().current_bytes, 0);
+  auto q = a.Allocate(bytes - 1000);  // same class
+  ASSERT_TRUE(q.ok());
+  EXPECT_EQ(*q, *p);
+  EXPECT_EQ(a.cached_bytes(), 0u);
+  auto r = a.Allocate(bytes * 2);  // another class: nothing cached fits
+  ASSERT_TRUE(r.ok());
+  EXPECT_NE(*r, *q);
+  a.Free(*q, bytes - 1000);
+  a.Free(*r, bytes * 2);
+  EXPECT_EQ(a.cached_bytes(), Allocator::BlockBytes(bytes) + Allocator::BlockBytes(bytes * 2));
+  a.ReleaseCached();
   EXPECT_EQ(a.cached_bytes(), 0u);
   EXPECT_EQ(a.stats().current_bytes, 0);
+}
+
+TEST(Allocator, LargeBlockCacheKeepsToItsBudget) {
+  const size_t block = size_t{256} << 10;
+  Allocator a(Allocator::kNoLimit, /*max_cached_large_bytes=*/3 * block);
+  std::vector<void*> blocks;
+  for (int i = 0; i < 5; ++i) {
+    auto p = a.Allocate(block);
+    ASSERT_TRUE(p.ok());
+    blocks.push_back(*p);
+  }
+  for (void* p : blocks) a.Free(p, block);
+  EXPECT_EQ(a.cached_bytes(), 3 * block);  // the two oldest went back to the system
+  auto too_big = a.Allocate(4 * block);    // larger than the whole budget: never cached
+  ASSERT_TRUE(too_big.ok());
+  a.Free(*too_big, 4 * block);
+  EXPECT_EQ(a.cached_bytes(), 3 * block);
+  EXPECT_EQ(a.stats().current_bytes, 0);
+}
+
+TEST(Allocator, HugeBlocksAreAlignedForHugePages) {
+  Allocator a(Allocator::kNoLimit, /*max_cached_large_bytes=*/0);
+  auto p = a.Allocate(Allocator::kHugePageMinimum);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(*p) % (size_t{2} << 20), 0u);
+  a.Free(*p, Allocator::kHugePageMinimum);
+  EXPECT_EQ(a.cached_bytes(), 0u);  // a zero budget caches nothing
 }
 
 TEST(Allocator, LimitCountsRequestedBytesNotCachedBlocks) {

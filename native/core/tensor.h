@@ -43,6 +43,11 @@ class Tensor {
   // A deep copy into a new buffer from `allocator`.
   StatusOr<Tensor> Clone(Allocator* allocator) const;
 
+  // True when this tensor is the only holder of its buffer (no other tensor, view or
+  // keep-alive owner shares it), so the buffer can be handed on without a copy. A pure
+  // view (no holder) is never exclusive.
+  bool OwnsBufferExclusively() const { return holder_ != nullptr && holder_.use_count() == 1; }
+
   // True when both tensors may touch the same bytes.
   bool Overlaps(const Tensor& other) const;
 

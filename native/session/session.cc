@@ -32,6 +32,38 @@ std::vector<Value> NewFrame(const GraphPlan& plan, const std::vector<Value>* par
   return frame;
 }
 
+// The same value with every tensor owning its buffer alone: tensors that share theirs
+// with an initializer, a feed, another output or a kernel attribute are copied. The caller
+// may then keep, write or hand on (e.g. to numpy, without a copy) what Run returns.
+StatusOr<Value> OwnedByCaller(const Value& value, Allocator* allocator) {
+  const auto own = [&](const Tensor& t) -> StatusOr<Tensor> {
+    if (t.OwnsBufferExclusively() || t.num_elements() == 0) return t;
+    return t.Clone(allocator);
+  };
+  switch (value.kind()) {
+    case Value::Kind::kTensor: {
+      OL_ASSIGN_OR_RETURN(Tensor t, own(value.tensor()));
+      return Value(std::move(t)).set_optional(value.optional());
+    }
+    case Value::Kind::kSequence: {
+      std::vector<Value> items;
+      for (const Value& item : value.items()) {
+        OL_ASSIGN_OR_RETURN(Value owned, OwnedByCaller(item, allocator));
+        items.push_back(std::move(owned));
+      }
+      return Value::Sequence(std::move(items), value.element_type()).set_optional(value.optional());
+    }
+    case Value::Kind::kMap: {
+      OL_ASSIGN_OR_RETURN(Tensor keys, own(value.map_keys()));
+      OL_ASSIGN_OR_RETURN(Tensor values, own(value.map_values()));
+      return Value::Map(std::move(keys), std::move(values));
+    }
+    case Value::Kind::kNone:
+      break;
+  }
+  return value;
+}
+
 // The same value, its tensors holding `allocator` alive (their buffers return to it).
 Value KeepingAllocatorAlive(const Value& value, const std::shared_ptr<Allocator>& allocator) {
   struct Holder {
@@ -270,7 +302,12 @@ StatusOr<std::vector<Value>> Session::Run(const std::vector<std::pair<std::strin
   OL_RETURN_IF_ERROR(runner.Execute(*plan_, frame));
   std::vector<Value> outputs;
   outputs.reserve(wanted.size());
-  for (int slot : wanted) outputs.push_back(KeepingAllocatorAlive(frame[slot], allocator_));
+  for (int slot : wanted) outputs.push_back(frame[slot]);
+  frame.clear();  // intermediates released: an output's buffer is now shared only if aliased
+  for (Value& output : outputs) {
+    OL_ASSIGN_OR_RETURN(Value owned, OwnedByCaller(output, allocator_.get()));
+    output = KeepingAllocatorAlive(owned, allocator_);
+  }
   return outputs;
 }
 

@@ -209,6 +209,35 @@ TEST(SessionTest, OutputsOutliveTheSession) {
   EXPECT_EQ(outputs[0].tensor().data<float>()[3], 6.0f);  // read (and later freed) after the session
 }
 
+// Outputs are the caller's alone (the Python binding hands them to numpy without a copy):
+// a computed output is not copied, one that would alias a feed or an initializer is.
+TEST(SessionTest, OutputsOwnTheirBuffersAlone) {
+  auto computed = MustCreate(AddChain(2, 4));
+  const Value feed(Floats({4}, 2));
+  auto out = computed->Run({{"x", feed}}, {});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_TRUE((*out)[0].tensor().OwnsBufferExclusively());
+  EXPECT_FALSE((*out)[0].tensor().Overlaps(feed.tensor()));
+
+  auto passthrough = NewGraph();  // graph output = graph input, and an initializer output
+  passthrough->inputs.push_back(FloatInfo("x", {4}));
+  passthrough->initializers["w"] = Floats({4}, 7);
+  passthrough->outputs.push_back(FloatInfo("x", {4}));
+  passthrough->outputs.push_back(FloatInfo("w", {4}));
+  auto session = MustCreate(passthrough);
+  auto both = session->Run({{"x", feed}}, {"x", "w", "x"});
+  ASSERT_TRUE(both.ok()) << both.status().ToString();
+  const Tensor& x0 = (*both)[0].tensor();
+  const Tensor& w = (*both)[1].tensor();
+  const Tensor& x1 = (*both)[2].tensor();
+  for (const Tensor* t : {&x0, &w, &x1}) EXPECT_TRUE(t->OwnsBufferExclusively());
+  EXPECT_FALSE(x0.Overlaps(feed.tensor()));
+  EXPECT_FALSE(x0.Overlaps(x1));
+  EXPECT_FALSE(w.Overlaps(passthrough->initializers["w"]));
+  EXPECT_EQ(x1.data<float>()[3], 2.0f);
+  EXPECT_EQ(w.data<float>()[0], 7.0f);
+}
+
 TEST(SessionTest, RecordsNodeEvents) {
   auto session = MustCreate(AddChain(3, 8));
   EventCollector events;

@@ -104,13 +104,22 @@ nb::object TensorToPython(const Tensor& t) {
     }
     return nb::make_tuple(static_cast<int>(t.dtype()), shape, items);
   }
-  // A copy: outputs may alias initializers or feeds, and must outlive the session.
   const size_t bytes = t.byte_size();
-  auto* copy = new uint8_t[bytes > 0 ? bytes : 1];
-  if (bytes > 0) std::memcpy(copy, t.raw_data(), bytes);
-  nb::capsule owner(copy, [](void* p) noexcept { delete[] static_cast<uint8_t*>(p); });
   size_t dims[1] = {bytes};
-  nb::object data = nb::cast(nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>>(copy, 1, dims, owner));
+  nb::object data;
+  if (t.OwnsBufferExclusively() && bytes > 0) {
+    // No copy: nothing else can see the buffer (Session::Run hands out only such tensors),
+    // so numpy takes it over; it returns to its allocator when the array dies.
+    auto* owned = new Tensor(t);
+    nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<Tensor*>(p); });
+    data = nb::cast(nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>>(owned->raw_data(), 1, dims, owner));
+  } else {
+    // Shared with something that outlives this call (an initializer, a feed, ...): copy.
+    auto* copy = new uint8_t[bytes > 0 ? bytes : 1];
+    if (bytes > 0) std::memcpy(copy, t.raw_data(), bytes);
+    nb::capsule owner(copy, [](void* p) noexcept { delete[] static_cast<uint8_t*>(p); });
+    data = nb::cast(nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>>(copy, 1, dims, owner));
+  }
   return nb::make_tuple(static_cast<int>(t.dtype()), shape, data);
 }
 
