@@ -1,11 +1,13 @@
 // Float transcendental spans for the unary family: an exact scalar implementation (libm per
-// element, intermediate double where it buys accuracy) and, on x86-64 CPUs with AVX2+FMA,
-// vectorised polynomial approximations within ~2e-7 relative error of the exact values
-// (checked in vector_math_test). One implementation is chosen per process, so every
-// element of a tensor is computed by the same code whatever the block boundaries.
+// element, intermediate double where it buys accuracy) and, on x86-64 CPUs with AVX2+FMA
+// or AVX-512F, vectorised polynomial approximations within ~2e-7 relative error of the
+// exact values (checked in vector_math_test; one algorithm for every width,
+// vector_math_impl.h). One implementation is chosen per process, so every element of a
+// tensor is computed by the same code whatever the block boundaries.
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 namespace onnx_light {
 namespace elementwise {
@@ -23,8 +25,11 @@ struct SpanKernels {
 };
 
 const SpanKernels& Scalar();
-// Null when the build or the CPU has no AVX2+FMA.
+// Null when the build or the CPU has no AVX2+FMA (resp. AVX-512F).
 const SpanKernels* Avx2();
+const SpanKernels* Avx512();
+// The vectorised implementations this CPU can run, widest first (empty on others).
+std::vector<const SpanKernels*> Vectorised();
 // The best available for this CPU, chosen once.
 const SpanKernels& Best();
 

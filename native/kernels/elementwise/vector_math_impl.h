@@ -1,0 +1,132 @@
+// The vectorised float algorithms of vector_math, written once over a SIMD width: each
+// ISA's file (vector_math_avx2.cc, vector_math_avx512.cc) defines a lane type `S` with the
+// few operations below and instantiates these templates after a `#pragma GCC target`, so
+// every lane of every width runs the same instructions on the same constants and gives
+// the same value. Include only from those files.
+//
+// S provides: V (float vector), M (lane mask), kLanes, Set, Load, Store, Add, Sub, Mul,
+// Div, Min, Max, Fmadd(a,b,c)=a*b+c, Fnmadd(a,b,c)=c-a*b, Fmsub(a,b,c)=a*b-c,
+// RoundNearest, Abs, SignOf (x's sign bit alone), Or, Less, IsNan, Select(m, t, f) = m ? t : f,
+// and ScaleByPow2(p, n) = p * 2^n for integral n in [-151, 128] without overflowing 2^n.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+namespace onnx_light {
+namespace elementwise {
+namespace vector_math {
+namespace {
+
+// exp: Cody-Waite reduction x = n ln2 + r, |r| <= ln2/2, Cephes' degree-6 polynomial for
+// e^r, and 2^n applied as two factors so that results in the subnormal range stay exact.
+template <class S>
+inline typename S::V Exp(typename S::V x) {
+  using V = typename S::V;
+  const V clamped = S::Min(S::Max(x, S::Set(-104.0f)), S::Set(89.0f));
+  const V n = S::RoundNearest(S::Mul(clamped, S::Set(1.44269504088896341f)));
+  V r = S::Fnmadd(n, S::Set(0.693359375f), clamped);
+  r = S::Fnmadd(n, S::Set(-2.12194440e-4f), r);
+  V p = S::Set(1.9875691500e-4f);
+  p = S::Fmadd(p, r, S::Set(1.3981999507e-3f));
+  p = S::Fmadd(p, r, S::Set(8.3334519073e-3f));
+  p = S::Fmadd(p, r, S::Set(4.1665795894e-2f));
+  p = S::Fmadd(p, r, S::Set(1.6666665459e-1f));
+  p = S::Fmadd(p, r, S::Set(5.0000001201e-1f));
+  p = S::Fmadd(p, S::Mul(r, r), S::Add(r, S::Set(1.0f)));
+  return S::Select(S::IsNan(x), x, S::ScaleByPow2(p, n));  // NaN stays NaN
+}
+
+// sigmoid(x) = 1 / (1 + e) for x >= 0, e / (1 + e) below, with e = exp(-|x|): no overflow,
+// no cancellation.
+template <class S>
+inline typename S::V Sigmoid(typename S::V x) {
+  using V = typename S::V;
+  const V e = Exp<S>(S::Sub(S::Set(0.0f), S::Abs(x)));
+  const V s = S::Div(S::Set(1.0f), S::Add(S::Set(1.0f), e));
+  return S::Select(S::Less(x, S::Set(0.0f)), S::Mul(e, s), s);
+}
+
+// tanh: Cephes' odd polynomial below |x| = 0.625 (where 1 - 2/(e^2x + 1) would cancel),
+// the exponential form above; the sign is copied back.
+template <class S>
+inline typename S::V Tanh(typename S::V x) {
+  using V = typename S::V;
+  const V a = S::Abs(x);
+  const V z = S::Mul(x, x);
+  V p = S::Set(-5.70498872745e-3f);
+  p = S::Fmadd(p, z, S::Set(2.06390887954e-2f));
+  p = S::Fmadd(p, z, S::Set(-5.37397155531e-2f));
+  p = S::Fmadd(p, z, S::Set(1.33314422036e-1f));
+  p = S::Fmadd(p, z, S::Set(-3.33332819422e-1f));
+  const V small = S::Fmadd(S::Mul(p, z), x, x);
+  const V e = Exp<S>(S::Add(a, a));
+  const V large_abs = S::Sub(S::Set(1.0f), S::Div(S::Set(2.0f), S::Add(e, S::Set(1.0f))));
+  return S::Select(S::Less(a, S::Set(0.625f)), small, S::Or(large_abs, S::SignOf(x)));
+}
+
+// gelu(x) = x - 0.5 x erfc(x/sqrt2) for x >= 0 and 0.5 x erfc(|x|/sqrt2) below, with
+// erfc(z) = t exp(-z^2 + P(t)), t = 1 / (1 + z/2) (Numerical Recipes' erfcc, relative error
+// < 1.2e-7 for all z >= 0).
+template <class S>
+inline typename S::V GeluErf(typename S::V x) {
+  using V = typename S::V;
+  const V z = S::Mul(S::Abs(x), S::Set(0.70710678118654752f));
+  const V t = S::Div(S::Set(1.0f), S::Fmadd(z, S::Set(0.5f), S::Set(1.0f)));
+  V p = S::Set(0.17087277f);
+  p = S::Fmadd(p, t, S::Set(-0.82215223f));
+  p = S::Fmadd(p, t, S::Set(1.48851587f));
+  p = S::Fmadd(p, t, S::Set(-1.13520398f));
+  p = S::Fmadd(p, t, S::Set(0.27886807f));
+  p = S::Fmadd(p, t, S::Set(-0.18628806f));
+  p = S::Fmadd(p, t, S::Set(0.09678418f));
+  p = S::Fmadd(p, t, S::Set(0.37409196f));
+  p = S::Fmadd(p, t, S::Set(1.00002368f));
+  p = S::Fmadd(p, t, S::Set(-1.26551223f));
+  const V xx = S::Mul(x, x);
+  const V xx_error = S::Fmsub(x, x, xx);
+  const V half = S::Set(0.5f);
+  // exponent = p - x^2/2 as hi + lo (Fast2Sum): hi alone is only good to half an ulp of
+  // ~|x|^2/2, which e^hi would turn into a relative error of several 1e-6 for |x| > 8.
+  const V minus_half_xx = S::Mul(S::Set(-0.5f), xx);
+  const V hi = S::Add(minus_half_xx, p);
+  const V lo = S::Fnmadd(half, xx_error, S::Sub(p, S::Sub(hi, minus_half_xx)));
+  const V e = Exp<S>(hi);
+  const V erfc = S::Mul(t, S::Fmadd(e, lo, e));
+  const V half_x = S::Mul(half, x);
+  return S::Select(S::Less(x, S::Set(0.0f)), S::Mul(half_x, erfc), S::Fnmadd(half_x, erfc, x));
+}
+
+// gelu_tanh(x) = x * sigmoid(2 u), u = sqrt(2/pi) (x + 0.044715 x^3): the same value as
+// 0.5 x (1 + tanh u) without its cancellation for negative x.
+template <class S>
+inline typename S::V GeluTanh(typename S::V x) {
+  using V = typename S::V;
+  const V x3 = S::Mul(S::Mul(x, x), x);
+  const V u = S::Mul(S::Set(1.5957691216057308f), S::Fmadd(x3, S::Set(0.044715f), x));  // 2 sqrt(2/pi) u
+  return S::Mul(x, Sigmoid<S>(u));
+}
+
+// Full vectors, then the tail through a padded vector: every element is computed by the
+// same instructions wherever the block boundaries fall.
+template <class S, typename S::V (*F)(typename S::V)>
+void Span(const float* in, float* out, int64_t n) {
+  int64_t i = 0;
+  for (; i + S::kLanes <= n; i += S::kLanes) S::Store(out + i, F(S::Load(in + i)));
+  if (i < n) {
+    float buffer[S::kLanes] = {};
+    std::memcpy(buffer, in + i, (n - i) * sizeof(float));
+    S::Store(buffer, F(S::Load(buffer)));
+    std::memcpy(out + i, buffer, (n - i) * sizeof(float));
+  }
+}
+
+template <class S>
+SpanKernels MakeSpanKernels(const char* isa) {
+  return {isa, Span<S, Exp<S>>, Span<S, Sigmoid<S>>, Span<S, Tanh<S>>, Span<S, GeluErf<S>>, Span<S, GeluTanh<S>>};
+}
+
+}  // namespace
+}  // namespace vector_math
+}  // namespace elementwise
+}  // namespace onnx_light
