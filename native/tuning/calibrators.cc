@@ -122,8 +122,8 @@ class ElementwiseProblem {
   }
 
  private:
+  Allocator input_allocator_;  // declared first: destroyed after the runner's inputs
   KernelRunner runner_;
-  Allocator input_allocator_;
   DataType type_;
   int num_inputs_;
   int64_t prepared_size_ = -1;
