@@ -60,6 +60,29 @@ def test_outputs_are_copies_not_views_of_feeds():
     assert x[0] == 1
 
 
+def test_computed_outputs_are_handed_over_without_a_copy_and_stay_valid():
+    # A computed output's buffer goes to numpy as is: writable, owned by no one else, and
+    # alive after the session and the next runs (which must not reuse it while it lives).
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1 << 18])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1 << 18])
+    w = helper.make_tensor_value_info("w", TensorProto.FLOAT, [1 << 18])
+    graph = helper.make_graph([helper.make_node("Add", ["x", "x"], ["y"])], "add", [x], [y, w],
+                              [onnx.numpy_helper.from_array(np.full(1 << 18, 3, np.float32), "w")])
+    session = onnx_light.InferenceSession(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)]))
+    feed = np.arange(1 << 18, dtype=np.float32)
+    first, initializer = session.run(None, {"x": feed})
+    assert first.flags.writeable and first.ctypes.data % 64 == 0
+    assert not np.shares_memory(first, feed)
+    initializer[:] = -1  # a copy: the session's initializer is untouched
+    for k in range(3):
+        later, again = session.run(None, {"x": feed + k})
+        assert not np.shares_memory(later, first)
+        np.testing.assert_array_equal(later, 2 * (feed + k))
+        np.testing.assert_array_equal(again, np.full(1 << 18, 3, np.float32))
+    del session
+    np.testing.assert_array_equal(first, 2 * feed)
+
+
 def test_model_from_path_bytes_and_proto(tmp_path):
     model = passthrough_model(TensorProto.FLOAT, [1])
     path = tmp_path / "m.onnx"
