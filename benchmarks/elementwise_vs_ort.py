@@ -2,7 +2,7 @@
 
     ./bazelw run --config=opt //benchmarks:elementwise_vs_ort -- [--repeats=N] [--json=out.json]
 
-For Add, Mul, Sigmoid, Gelu and Where at 1K, 64K and 16M float32 elements, with 1 and 2
+For Add, Mul, Sigmoid, Gelu, Cast (float32 -> float16) and Where at 1K, 64K and 16M elements, with 1 and 2
 threads, both runtimes run the same model on the same feeds, interleaved sample by sample
 so that load from other processes hits both alike. Prints the median latency of each and
 the ratio onnx-light / ORT; --json keeps every raw sample. "kernel ms" is the onnx-light
@@ -23,7 +23,7 @@ from benchmarks.ort_reference import ort_session
 FLAGS = flags.FLAGS
 flags.DEFINE_integer("repeats", 0, "samples per case (0: scaled to the size)")
 flags.DEFINE_string("json", "", "where to write the raw samples")
-flags.DEFINE_list("ops", ["Add", "Mul", "Sigmoid", "Gelu", "Where"], "ops to run")
+flags.DEFINE_list("ops", ["Add", "Mul", "Sigmoid", "Gelu", "Cast", "Where"], "ops to run")
 flags.DEFINE_list("sizes", ["1024", "65536", "16777216"], "element counts")
 flags.DEFINE_list("threads", ["1", "2"], "thread counts")
 
@@ -33,12 +33,14 @@ F = TensorProto.FLOAT
 def make_model(op, n):
     x = helper.make_tensor_value_info("x", F, [n])
     y = helper.make_tensor_value_info("y", F, [n])
-    out = helper.make_tensor_value_info("out", F, [n])
+    out = helper.make_tensor_value_info("out", TensorProto.FLOAT16 if op == "Cast" else F, [n])
     if op in ("Add", "Mul"):
         nodes, inputs, opset = [helper.make_node(op, ["x", "y"], ["out"])], [x, y], 14
     elif op == "Where":
         c = helper.make_tensor_value_info("c", TensorProto.BOOL, [n])
         nodes, inputs, opset = [helper.make_node("Where", ["c", "x", "y"], ["out"])], [c, x, y], 16
+    elif op == "Cast":
+        nodes, inputs, opset = [helper.make_node("Cast", ["x"], ["out"], to=TensorProto.FLOAT16)], [x], 21
     else:
         nodes, inputs, opset = [helper.make_node(op, ["x"], ["out"])], [x], 20
     graph = helper.make_graph(nodes, op, inputs, [out])

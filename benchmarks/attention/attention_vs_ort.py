@@ -21,7 +21,7 @@ from onnx import TensorProto, helper
 from benchmarks.ort_reference import ort_session
 
 
-def ort_session(shape, threads, causal):
+def ort_attention_session(shape, threads, causal):
     node = helper.make_node("Attention", ["Q", "K", "V"], ["Y"], is_causal=int(causal))
     graph = helper.make_graph(
         [node], "attention",
@@ -70,7 +70,7 @@ def main():
     feeds = {n: rng.uniform(-1, 1, shape).astype(np.float32) for n in "QKV"}
     print(f"Attention fp32 {shape} causal={args.causal}, {args.rounds} interleaved rounds x {args.reps} reps")
     for threads in [int(t) for t in args.threads.split(",")]:
-        session = ort_session(shape, threads, args.causal)
+        session = ort_attention_session(shape, threads, args.causal)
         ours, theirs, ours_cpu, theirs_cpu = [], [], [], []
         for _ in range(args.rounds):
             wall, cpu = ours_samples(args.binary, args, threads, args.reps)
