@@ -2,22 +2,53 @@
 
 The manifest (<name>_manifest.json) names the family and the sources that implement it;
 the kernel inventory reads it to fingerprint the family and find its ParallelFor call
-sites, so the inventory is derived from the build rather than kept by hand.
+sites, so the inventory is derived from the build rather than kept by hand. Sources of
+the kernel helper libraries the family depends on (anything under native/kernels reached
+through `deps`, e.g. the GEMM engine under Conv) are listed as `shared_sources`: they
+change the family's fingerprint, so an exemption is re-reviewed when code it runs changes.
 """
 
 load("@rules_cc//cc:defs.bzl", "cc_library")
 
+_KERNELS_PACKAGE = "native/kernels"
+
+KernelSourcesInfo = provider(
+    doc = "Sources of cc_library targets under native/kernels, transitively through deps.",
+    fields = ["files"],
+)
+
+def _kernel_sources_aspect_impl(target, ctx):
+    direct = []
+    if ctx.label.workspace_root == "" and ctx.label.package.startswith(_KERNELS_PACKAGE):
+        for attr in ("srcs", "hdrs"):
+            direct += getattr(ctx.rule.files, attr, [])
+    transitive = [dep[KernelSourcesInfo].files for dep in getattr(ctx.rule.attr, "deps", []) if KernelSourcesInfo in dep]
+    return [KernelSourcesInfo(files = depset(direct, transitive = transitive))]
+
+kernel_sources_aspect = aspect(
+    implementation = _kernel_sources_aspect_impl,
+    attr_aspects = ["deps"],
+)
+
 def _family_manifest_impl(ctx):
     out = ctx.actions.declare_file(ctx.label.name + ".json")
+    own = {f.short_path: True for f in ctx.files.srcs}
+    shared = [
+        f
+        for dep in ctx.attr.deps
+        for f in dep[KernelSourcesInfo].files.to_list()
+        if f.short_path not in own
+    ]
     ctx.actions.write(out, json.encode({
         "family": ctx.attr.family,
         "package": ctx.label.package,
         "label": "//%s:%s" % (ctx.label.package, ctx.attr.family),
-        "sources": sorted([f.short_path for f in ctx.files.srcs]),
+        "sources": sorted(own.keys()),
+        "shared_sources": sorted({f.short_path: True for f in shared}.keys()),
     }))
     return [DefaultInfo(
         files = depset([out]),
-        runfiles = ctx.runfiles(files = [out] + ctx.files.srcs),
+        runfiles = ctx.runfiles(files = [out] + ctx.files.srcs + shared),
     )]
 
 family_manifest = rule(
@@ -25,6 +56,7 @@ family_manifest = rule(
     attrs = {
         "family": attr.string(mandatory = True),
         "srcs": attr.label_list(allow_files = True),
+        "deps": attr.label_list(aspects = [kernel_sources_aspect]),
     },
 )
 
@@ -55,5 +87,6 @@ def kernel_family(name, srcs, hdrs = [], deps = [], copts = [], **kwargs):
         name = name + "_manifest",
         family = name,
         srcs = srcs + hdrs,
+        deps = deps,
         visibility = ["//visibility:public"],
     )

@@ -47,6 +47,9 @@ class Family:
     label: str
     package: str
     sources: list
+    # Sources of kernel helper libraries the family builds on: fingerprinted, but their
+    # ParallelFor calls are their own families' call sites, not this family's.
+    shared_sources: list = dataclasses.field(default_factory=list)
     fingerprint: str = ""
     call_sites: list = dataclasses.field(default_factory=list)
 
@@ -116,13 +119,13 @@ def load_manifests(manifest_files, root):
         with open(manifest_file, encoding="utf-8") as f:
             data = json.load(f)
         family = Family(name=data["family"], label=data["label"], package=data["package"],
-                        sources=sorted(data["sources"]))
+                        sources=sorted(data["sources"]), shared_sources=sorted(data.get("shared_sources", [])))
         if family.name in families:
             problems.append(Problem(f"family {family.name!r} has two manifests ({families[family.name].label}, "
                                     f"{family.label})", "rename one kernel_family target"))
             continue
         texts = {}
-        for source in family.sources:
+        for source in family.sources + family.shared_sources:
             try:
                 with open(os.path.join(root, source), encoding="utf-8") as f:
                     texts[source] = f.read()
@@ -131,7 +134,7 @@ def load_manifests(manifest_files, root):
                                         "the manifest's runfiles must include its sources (list the "
                                         "manifests in `data`)"))
         family.fingerprint = fingerprint.family_fingerprint(texts)
-        family.call_sites = [site for source in sorted(texts)
+        family.call_sites = [site for source in family.sources if source in texts
                              for site in fingerprint.parallel_for_call_sites(source, texts[source])]
         families[family.name] = family
     return families, problems

@@ -60,8 +60,9 @@ def _element_type_name(array):
 
 
 def _inputs_text(inputs):
-    return " ".join(f"{_element_type_name(a)}{list(a.shape)}" if isinstance(a, np.ndarray) else type(a).__name__
+    text = " ".join(f"{_element_type_name(a)}{list(a.shape)}" if isinstance(a, np.ndarray) else type(a).__name__
                     for a in inputs)
+    return text or "no inputs"
 
 
 @functools.lru_cache(maxsize=1)

@@ -48,6 +48,31 @@ def test_families_carry_manifest_sources_fingerprint_and_call_sites():
     assert len({f.fingerprint for f in families.values()}) == 3
 
 
+def test_shared_sources_change_the_fingerprint_but_bring_no_call_sites(tmp_path):
+    # A family built on a helper library: the helper's text is part of the family's
+    # fingerprint (an exemption is re-reviewed when it changes), while the helper's own
+    # ParallelFor belongs to the families that call it.
+    (tmp_path / "fam").mkdir()
+    (tmp_path / "helper").mkdir()
+    (tmp_path / "fam" / "ops.cc").write_text("void Op() { CopyRows(); }\n")
+    helper = tmp_path / "helper" / "rows.cc"
+    helper.write_text("void CopyRows() { ParallelFor(ctx, n, plan, fn); }\n")
+    manifest = tmp_path / "fam" / "fam_manifest.json"
+    manifest.write_text(json.dumps({"family": "fam", "package": "fam", "label": "//fam:fam",
+                                    "sources": ["fam/ops.cc"], "shared_sources": ["helper/rows.cc"]}))
+
+    def load():
+        families, problems = inventory_lib.load_manifests([str(manifest)], str(tmp_path))
+        assert problems == []
+        return families["fam"]
+
+    before = load()
+    assert before.shared_sources == ["helper/rows.cc"]
+    assert before.call_sites == []
+    helper.write_text("void CopyRows() { for (;;) {} }\n")
+    assert load().fingerprint != before.fingerprint
+
+
 def test_registry_family_without_manifest_and_manifest_without_kernels_are_problems():
     registry = fixtures.registry() + [
         {"domain": "ai.onnx", "op": "Abs", "since_version": 13, "end_version": -1, "family": "fx_ghost",
