@@ -48,6 +48,8 @@ const SpanKernels& Scalar() { return kScalar; }
 // throughout: reach them only through the CPU checks below.
 const SpanKernels& Avx2Kernels();
 const SpanKernels& Avx512Kernels();
+#elif defined(__aarch64__)
+const SpanKernels& NeonKernels();  // vector_math_neon.cc: Advanced SIMD is architectural
 #endif
 
 const SpanKernels* Avx2() {
@@ -68,16 +70,24 @@ const SpanKernels* Avx512() {
 #endif
 }
 
+const SpanKernels* Neon() {
+#if defined(__aarch64__)
+  return &NeonKernels();
+#else
+  return nullptr;
+#endif
+}
+
 std::vector<const SpanKernels*> Vectorised() {
   std::vector<const SpanKernels*> available;
-  for (const SpanKernels* kernels : {Avx512(), Avx2()}) {
+  for (const SpanKernels* kernels : {Avx512(), Avx2(), Neon()}) {
     if (kernels != nullptr) available.push_back(kernels);
   }
   return available;
 }
 
 const SpanKernels& Best() {
-  static const SpanKernels* best = Avx512() ? Avx512() : Avx2() ? Avx2() : &Scalar();
+  static const SpanKernels* best = Avx512() ? Avx512() : Avx2() ? Avx2() : Neon() ? Neon() : &Scalar();
   return *best;
 }
 

@@ -1,6 +1,6 @@
 // Float transcendental spans for the unary family: an exact scalar implementation (libm per
 // element, intermediate double where it buys accuracy) and, on x86-64 CPUs with AVX2+FMA
-// or AVX-512F, vectorised polynomial approximations within ~2e-7 relative error of the
+// or AVX-512F and on every AArch64 CPU (Advanced SIMD), vectorised polynomial approximations within ~2e-7 relative error of the
 // exact values (checked in vector_math_test; one algorithm for every width,
 // vector_math_impl.h). One implementation is chosen per process, so every element of a
 // tensor is computed by the same code whatever the block boundaries.
@@ -28,6 +28,8 @@ const SpanKernels& Scalar();
 // Null when the build or the CPU has no AVX2+FMA (resp. AVX-512F).
 const SpanKernels* Avx2();
 const SpanKernels* Avx512();
+// Null except on AArch64.
+const SpanKernels* Neon();
 // The vectorised implementations this CPU can run, widest first (empty on others).
 std::vector<const SpanKernels*> Vectorised();
 // The best available for this CPU, chosen once.

@@ -44,7 +44,7 @@ void ExpectSpanClose(SpanFn fast, SpanFn exact, const std::vector<float>& x, dou
 
 TEST(VectorMath, VectorisedMatchesScalarWithinTolerance) {
   const std::vector<const SpanKernels*> vectorised = Vectorised();
-  if (vectorised.empty()) {  // e.g. aarch64: the exact path is the one that runs
+  if (vectorised.empty()) {  // an x86-64 CPU without AVX2: the exact path is the one that runs
     EXPECT_EQ(&Best(), &Scalar());
     return;
   }
