@@ -10,53 +10,15 @@
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx2,fma")
 
-#include "native/kernels/elementwise/vector_math_impl.h"
+#include "native/kernels/simd/lanes_avx512.h"
+#include "native/kernels/elementwise/vector_math_spans.h"
 
 namespace onnx_light {
 namespace elementwise {
 namespace vector_math {
-namespace {
-
-struct Lanes16 {
-  using V = __m512;
-  using M = __mmask16;
-  static constexpr int kLanes = 16;
-  static V Set(float v) { return _mm512_set1_ps(v); }
-  static V Load(const float* p) { return _mm512_loadu_ps(p); }
-  static void Store(float* p, V v) { _mm512_storeu_ps(p, v); }
-  static V Add(V a, V b) { return _mm512_add_ps(a, b); }
-  static V Sub(V a, V b) { return _mm512_sub_ps(a, b); }
-  static V Mul(V a, V b) { return _mm512_mul_ps(a, b); }
-  static V Div(V a, V b) { return _mm512_div_ps(a, b); }
-  static V Min(V a, V b) { return _mm512_min_ps(a, b); }
-  static V Max(V a, V b) { return _mm512_max_ps(a, b); }
-  static V Fmadd(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
-  static V Fnmadd(V a, V b, V c) { return _mm512_fnmadd_ps(a, b, c); }
-  static V Fmsub(V a, V b, V c) { return _mm512_fmsub_ps(a, b, c); }
-  static V RoundNearest(V a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
-  static V Abs(V a) { return _mm512_abs_ps(a); }
-  static V SignOf(V a) {
-    return _mm512_castsi512_ps(_mm512_and_epi32(_mm512_castps_si512(a), _mm512_set1_epi32(INT32_MIN)));
-  }
-  static V Or(V a, V b) { return _mm512_castsi512_ps(_mm512_or_epi32(_mm512_castps_si512(a), _mm512_castps_si512(b))); }
-  static M Less(V a, V b) { return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ); }
-  static M IsNan(V a) { return _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q); }
-  static V Select(M m, V t, V f) { return _mm512_mask_blend_ps(m, f, t); }
-  static V ScaleByPow2(V p, V n) {
-    const __m512i ni = _mm512_cvtps_epi32(n);
-    const __m512i n1 = _mm512_srai_epi32(ni, 1);
-    const __m512i n2 = _mm512_sub_epi32(ni, n1);
-    const __m512i bias = _mm512_set1_epi32(127);
-    const V s1 = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(n1, bias), 23));
-    const V s2 = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(n2, bias), 23));
-    return _mm512_mul_ps(_mm512_mul_ps(p, s1), s2);
-  }
-};
-
-}  // namespace
 
 const SpanKernels& Avx512Kernels() {
-  static const SpanKernels kernels = MakeSpanKernels<Lanes16>("avx512");
+  static const SpanKernels kernels = MakeSpanKernels<simd::Lanes16>("avx512");
   return kernels;
 }
 

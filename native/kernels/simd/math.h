@@ -1,8 +1,8 @@
-// The vectorised float algorithms of vector_math, written once over a SIMD width: each
-// ISA's file (vector_math_avx2.cc, vector_math_avx512.cc) defines a lane type `S` with the
-// few operations below and instantiates these templates after a `#pragma GCC target`, so
-// every lane of every width runs the same instructions on the same constants and gives
-// the same value. Include only from those files.
+// Vectorised float functions written once over a SIMD width. Each is a template over a
+// lane type `S` (lanes_avx2.h, lanes_avx512.h, lanes_neon.h) with the operations below;
+// a file instantiates them after the `#pragma GCC target` its lane type needs, so every
+// lane of every width runs the same instructions on the same constants and gives the
+// same value.
 //
 // S provides: V (float vector), M (lane mask), kLanes, Set, Load, Store, Add, Sub, Mul,
 // Div, Min, Max, Fmadd(a,b,c)=a*b+c, Fnmadd(a,b,c)=c-a*b, Fmsub(a,b,c)=a*b-c,
@@ -10,12 +10,8 @@
 // and ScaleByPow2(p, n) = p * 2^n for integral n in [-151, 128] without overflowing 2^n.
 #pragma once
 
-#include <cstdint>
-#include <cstring>
-
 namespace onnx_light {
-namespace elementwise {
-namespace vector_math {
+namespace simd {
 namespace {
 
 // exp: Cody-Waite reduction x = n ln2 + r, |r| <= ln2/2, Cephes' degree-6 polynomial for
@@ -107,26 +103,6 @@ inline typename S::V GeluTanh(typename S::V x) {
   return S::Mul(x, Sigmoid<S>(u));
 }
 
-// Full vectors, then the tail through a padded vector: every element is computed by the
-// same instructions wherever the block boundaries fall.
-template <class S, typename S::V (*F)(typename S::V)>
-void Span(const float* in, float* out, int64_t n) {
-  int64_t i = 0;
-  for (; i + S::kLanes <= n; i += S::kLanes) S::Store(out + i, F(S::Load(in + i)));
-  if (i < n) {
-    float buffer[S::kLanes] = {};
-    std::memcpy(buffer, in + i, (n - i) * sizeof(float));
-    S::Store(buffer, F(S::Load(buffer)));
-    std::memcpy(out + i, buffer, (n - i) * sizeof(float));
-  }
-}
-
-template <class S>
-SpanKernels MakeSpanKernels(const char* isa) {
-  return {isa, Span<S, Exp<S>>, Span<S, Sigmoid<S>>, Span<S, Tanh<S>>, Span<S, GeluErf<S>>, Span<S, GeluTanh<S>>};
-}
-
 }  // namespace
-}  // namespace vector_math
-}  // namespace elementwise
+}  // namespace simd
 }  // namespace onnx_light
