@@ -1,7 +1,9 @@
-// ScatterElements and ScatterND. The copy of `data` into the output is parallel over
-// contiguous blocks; the updates are applied serially, in index order: indices may repeat,
-// and with a reduction (or plain overwrite) the result depends on the order of conflicting
-// writes, which only a single ordered pass keeps deterministic and as ONNX specifies.
+// ScatterElements, ScatterND and TensorScatter. The copy of `data` into the output is
+// parallel over contiguous blocks. ScatterElements and ScatterND apply their updates
+// serially, in index order: indices may repeat, and with a reduction (or plain overwrite)
+// the result depends on the order of conflicting writes, which only a single ordered pass
+// keeps deterministic and as ONNX specifies. TensorScatter's prefixes write disjoint rows,
+// so its updates run in parallel over prefixes (in order within each).
 #include <algorithm>
 
 #include "native/kernels/tensor/data_movement.h"
@@ -223,6 +225,78 @@ class ScatterNdKernel : public ScatterBase {
   }
 };
 
+// TensorScatter (opset 24): a KV-cache update. present = past_cache, then for every prefix
+// index (batch, D1, ...) before `axis`, update row i along `axis` is written to row
+// write_indices[batch] + i (modulo max_sequence_length in "circular" mode).
+class TensorScatterKernel : public ScatterBase {
+ public:
+  Status Init(const KernelInfo& info) {
+    OL_ASSIGN_OR_RETURN(std::string mode, info.GetString("mode", "linear"));
+    if (mode != "linear" && mode != "circular") {
+      return InvalidArgument(info.Where(), ": mode must be 'linear' or 'circular', got '", mode, "'");
+    }
+    circular_ = mode == "circular";
+    OL_ASSIGN_OR_RETURN(axis_, info.GetInt("axis", -2));
+    return InitScatter(info);
+  }
+
+  Status Compute(KernelContext& ctx) override {
+    OL_ASSIGN_OR_RETURN(const Tensor* past, ctx.RequiredInput(0));
+    OL_ASSIGN_OR_RETURN(const Tensor* update, ctx.RequiredInput(1));
+    const Tensor* write_indices = ctx.input(2);
+    const Shape& ps = past->shape();
+    const int rank = ps.rank();
+    const int64_t axis = axis_ < 0 ? axis_ + rank : axis_;
+    if (axis < 1 || axis >= rank) {  // dimension 0 is the batch
+      return InvalidArgument(ctx.Where(), ": axis ", axis_, " must name a dimension after the batch of past_cache ",
+                             past->TypeAndShape());
+    }
+    const int a = static_cast<int>(axis);
+    bool shapes_match = update->shape().rank() == rank && update->shape().dim(a) <= ps.dim(a);
+    for (int d = 0; shapes_match && d < rank; ++d) shapes_match = d == a || update->shape().dim(d) == ps.dim(d);
+    if (!shapes_match) {
+      return InvalidArgument(ctx.Where(), ": update ", update->TypeAndShape(), " must match past_cache ",
+                             past->TypeAndShape(), " except for at most as many rows along axis ", axis);
+    }
+    const int64_t batch = ps.dim(0), max_rows = ps.dim(a), rows = update->shape().dim(a);
+    std::vector<int64_t> starts(batch, 0);
+    if (write_indices != nullptr) {
+      if (write_indices->shape() != Shape({batch}) ||
+          (write_indices->dtype() != DataType::kInt64 && write_indices->dtype() != DataType::kInt32)) {
+        return InvalidArgument(ctx.Where(), ": write_indices must be int32 or int64 of shape [", batch, "], got ",
+                               write_indices->TypeAndShape());
+      }
+      for (int64_t b = 0; b < batch; ++b) {
+        starts[b] = write_indices->dtype() == DataType::kInt64 ? write_indices->data<int64_t>()[b]
+                                                                : write_indices->data<int32_t>()[b];
+        if (starts[b] < 0 || (!circular_ && starts[b] + rows > max_rows)) {
+          return InvalidArgument(ctx.Where(), ": write index ", starts[b], " of batch ", b, " puts ", rows,
+                                 " rows outside the ", max_rows, " rows of past_cache ", past->TypeAndShape());
+        }
+      }
+    }
+    ApplyFn apply = nullptr;
+    OL_ASSIGN_OR_RETURN(Tensor* y, CopyData(ctx, *past, *update, &apply));
+    const int64_t prefixes = ps.SizeTo(a), per_batch = batch == 0 ? 1 : prefixes / batch;
+    const int64_t inner = ps.SizeFrom(a + 1);
+    const DataType type = past->dtype();
+    return parallel_.Run(ctx, "tensor_scatter.rows", prefixes, rows * inner, [&](int64_t begin, int64_t end) {
+      for (int64_t p = begin; p < end; ++p) {
+        const int64_t start = starts[p / per_batch];
+        for (int64_t i = 0; i < rows; ++i) {
+          const int64_t row = circular_ ? (start + i) % max_rows : start + i;
+          Apply(apply, type, y, (p * max_rows + row) * inner, *update, (p * rows + i) * inner, inner);
+        }
+      }
+      return Status::Ok();
+    }, SerialPayload(type));
+  }
+
+ private:
+  bool circular_ = false;
+  int64_t axis_ = -2;
+};
+
 OL_REGISTER_KERNELS(tensor_scatter) {
   KernelDef def;
   def.family = "scatter";
@@ -236,6 +310,9 @@ OL_REGISTER_KERNELS(tensor_scatter) {
   def.op = "ScatterND";
   def.factory = MakeKernel<ScatterNdKernel>();
   AddForOpsets(registry, def, {11, 13, 16, 18}, types);
+  def.op = "TensorScatter";
+  def.factory = MakeKernel<TensorScatterKernel>();
+  AddForOpsets(registry, def, {24}, [](int v) { return TensorTypesAt(v); });
 }
 
 }  // namespace

@@ -53,6 +53,44 @@ TEST(ScatterElementsTest, LargeCopyPathAndErrors) {
   EXPECT_NE(ErrorOf(strings).find("not defined"), std::string::npos);
 }
 
+// past [2 batches, 1 head, 4 rows, 2 features]; update 2 rows per batch.
+TEST(TensorScatterTest, LinearAndCircularWritesPerBatch) {
+  std::vector<float> past(16);
+  for (int i = 0; i < 16; ++i) past[i] = static_cast<float>(i);
+  const std::vector<float> update = {100, 101, 102, 103, 200, 201, 202, 203};
+  KernelTester linear("TensorScatter", 24);
+  linear.Input(MakeTensor<float>({2, 1, 4, 2}, past)).Input(MakeTensor<float>({2, 1, 2, 2}, update))
+      .Input(MakeTensor<int64_t>({2}, {1, 2}));
+  EXPECT_EQ(ToVector<float>(RunAllCounts(linear)[0].tensor()),
+            (std::vector<float>{0, 1, 100, 101, 102, 103, 6, 7, 8, 9, 10, 11, 200, 201, 202, 203}));
+  // Circular: batch 1 starts at row 3 and wraps to row 0; no indices means row 0 for all.
+  KernelTester circular("TensorScatter", 24);
+  circular.Input(MakeTensor<float>({2, 1, 4, 2}, past)).Input(MakeTensor<float>({2, 1, 2, 2}, update))
+      .Input(MakeTensor<int32_t>({2}, {0, 3})).Attr("mode", std::string("circular"));
+  EXPECT_EQ(ToVector<float>(RunAllCounts(circular)[0].tensor()),
+            (std::vector<float>{100, 101, 102, 103, 4, 5, 6, 7, 202, 203, 10, 11, 12, 13, 200, 201}));
+  KernelTester prefill("TensorScatter", 24);
+  prefill.Input(MakeTensor<float>({2, 1, 4, 2}, past)).Input(MakeTensor<float>({2, 1, 2, 2}, update));
+  EXPECT_EQ(ToVector<float>(RunAllCounts(prefill)[0].tensor()),
+            (std::vector<float>{100, 101, 102, 103, 4, 5, 6, 7, 200, 201, 202, 203, 12, 13, 14, 15}));
+}
+
+TEST(TensorScatterTest, RejectsRowsOutsideTheCacheAndMismatchedShapes) {
+  const std::vector<float> past(16, 0), update(8, 1);
+  KernelTester overflow("TensorScatter", 24);
+  overflow.Input(MakeTensor<float>({2, 1, 4, 2}, past)).Input(MakeTensor<float>({2, 1, 2, 2}, update))
+      .Input(MakeTensor<int64_t>({2}, {0, 3}));
+  const Status s = overflow.Run(1).status();
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("write index 3 of batch 1"), std::string::npos) << s.message();
+  KernelTester shape("TensorScatter", 24);
+  shape.Input(MakeTensor<float>({2, 1, 4, 2}, past)).Input(MakeTensor<float>({2, 2, 2, 2}, std::vector<float>(16, 1)));
+  EXPECT_EQ(shape.Run(1).status().code(), StatusCode::kInvalidArgument);
+  KernelTester axis("TensorScatter", 24);
+  axis.Input(MakeTensor<float>({2, 1, 4, 2}, past)).Input(MakeTensor<float>({2, 1, 4, 2}, past)).Attr("axis", int64_t{0});
+  EXPECT_EQ(axis.Run(1).status().code(), StatusCode::kInvalidArgument);
+}
+
 TEST(ScatterNdTest, OnnxExamplesAndReductions) {
   KernelTester a("ScatterND", 18);
   a.Input(MakeTensor<float>({8}, {1, 2, 3, 4, 5, 6, 7, 8})).Input(MakeTensor<int64_t>({4, 1}, {4, 3, 1, 7}))

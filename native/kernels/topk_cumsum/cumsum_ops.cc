@@ -1,6 +1,7 @@
-// CumSum: running sums along one axis (exclusive / reverse). Each lane is sequential, the
-// lanes are independent: strided lanes advance together in tiles so that each step along
-// the axis reads contiguous memory. float16/bfloat16 keep the running sum in float.
+// CumSum and CumProd: running sums / products along one axis (exclusive / reverse). Each
+// lane is sequential, the lanes are independent: strided lanes advance together in tiles
+// so that each step along the axis reads contiguous memory. float16/bfloat16 keep the
+// running value in float; integers wrap around on overflow.
 #include <algorithm>
 
 #include "native/kernels/reduce_util/axes.h"
@@ -10,10 +11,25 @@
 namespace onnx_light {
 namespace {
 
-using CumSumTypes = TypeList<uint32_t, uint64_t, int32_t, int64_t, float, double, Float16, BFloat16>;
-constexpr int64_t kTileLanes = 256;  // stack tile of running sums; changes no result
+using CumulativeTypes = TypeList<uint32_t, uint64_t, int32_t, int64_t, float, double, Float16, BFloat16>;
+constexpr int64_t kTileLanes = 256;  // stack tile of running values; changes no result
 
-class CumSumKernel : public OpKernel {
+struct Sum {
+  static constexpr int kIdentity = 0;
+  static constexpr const char* kRegion = "cumsum.lanes";
+  template <typename A>
+  static A Combine(A a, A b) { return WrappingAdd(a, b); }
+};
+
+struct Product {
+  static constexpr int kIdentity = 1;
+  static constexpr const char* kRegion = "cumprod.lanes";
+  template <typename A>
+  static A Combine(A a, A b) { return WrappingMul(a, b); }
+};
+
+template <class Op>
+class CumulativeKernel : public OpKernel {
  public:
   Status Init(const KernelInfo& info) {
     OL_ASSIGN_OR_RETURN(int64_t exclusive, info.GetInt("exclusive", 0));
@@ -39,7 +55,7 @@ class CumSumKernel : public OpKernel {
     const int64_t outer = shape.SizeTo(axis), length = shape[axis], inner = shape.SizeFrom(axis + 1);
     OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), shape));
     if (outer * length * inner == 0) return Status::Ok();
-    return VisitType(CumSumTypes{}, x->dtype(), ctx.Where(), [&](auto tag) {
+    return VisitType(CumulativeTypes{}, x->dtype(), ctx.Where(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       using A = typename Numeric<T>::Acc;
       const T* in = x->data<T>();
@@ -49,34 +65,34 @@ class CumSumKernel : public OpKernel {
           for (int64_t lane = begin; lane < end; ++lane) {
             const T* xr = in + lane * length;
             T* yr = out + lane * length;
-            A sum = 0;
+            A acc = A(Op::kIdentity);
             for (int64_t step = 0; step < length; ++step) {
               const int64_t k = reverse_ ? length - 1 - step : step;
               const A v = Numeric<T>::Load(xr[k]);
-              if (!exclusive_) sum = WrappingAdd(sum, v);
-              yr[k] = Numeric<T>::Store(sum);
-              if (exclusive_) sum = WrappingAdd(sum, v);
+              if (!exclusive_) acc = Op::Combine(acc, v);
+              yr[k] = Numeric<T>::Store(acc);
+              if (exclusive_) acc = Op::Combine(acc, v);
             }
           }
           return Status::Ok();
         }
         ForEachLaneTile(length, inner, kTileLanes, begin, end, [&](int64_t offset, int64_t, int64_t n) {
-          A sum[kTileLanes];
-          std::fill(sum, sum + n, A(0));
+          A acc[kTileLanes];
+          std::fill(acc, acc + n, A(Op::kIdentity));
           for (int64_t step = 0; step < length; ++step) {
             const int64_t at = offset + (reverse_ ? length - 1 - step : step) * inner;
             for (int64_t j = 0; j < n; ++j) {
               const A v = Numeric<T>::Load(in[at + j]);
-              if (!exclusive_) sum[j] = WrappingAdd(sum[j], v);
-              out[at + j] = Numeric<T>::Store(sum[j]);
-              if (exclusive_) sum[j] = WrappingAdd(sum[j], v);
+              if (!exclusive_) acc[j] = Op::Combine(acc[j], v);
+              out[at + j] = Numeric<T>::Store(acc[j]);
+              if (exclusive_) acc[j] = Op::Combine(acc[j], v);
             }
           }
         });
         return Status::Ok();
       };
       if (outer * length * inner < tuning_.minimum_elements) return lanes(0, outer * inner);
-      const ParallelPlan plan{"cumsum.lanes", std::max<int64_t>(1, tuning_.grain_elements / length)};
+      const ParallelPlan plan{Op::kRegion, std::max<int64_t>(1, tuning_.grain_elements / length)};
       return ParallelFor(ctx.parallel(), outer * inner, plan, lanes);
     });
   }
@@ -91,9 +107,11 @@ class CumSumKernel : public OpKernel {
 OL_REGISTER_KERNELS(cumsum) {
   std::vector<DataType> types = {DataType::kUint32, DataType::kUint64, DataType::kInt32,
                                  DataType::kInt64,  DataType::kFloat,  DataType::kDouble};
-  registry.Add(LaneDef("CumSum", 11, 13, types, MakeKernel<CumSumKernel>(), kCumSumMinimum));
+  registry.Add(LaneDef("CumSum", 11, 13, types, MakeKernel<CumulativeKernel<Sum>>(), kCumSumMinimum));
   types.insert(types.end(), {DataType::kFloat16, DataType::kBFloat16});
-  registry.Add(LaneDef("CumSum", 14, kOpenEnded, types, MakeKernel<CumSumKernel>(), kCumSumMinimum));
+  registry.Add(LaneDef("CumSum", 14, kOpenEnded, types, MakeKernel<CumulativeKernel<Sum>>(), kCumSumMinimum));
+  // One dependent multiply per element costs about what CumSum's add does.
+  registry.Add(LaneDef("CumProd", 26, kOpenEnded, types, MakeKernel<CumulativeKernel<Product>>(), kCumSumMinimum));
 }
 
 }  // namespace onnx_light

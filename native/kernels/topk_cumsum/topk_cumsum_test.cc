@@ -111,6 +111,27 @@ TEST(CumSum, LowPrecisionRunsInFloatAndIntegers) {
   EXPECT_EQ(bad.Run(1).status().code(), StatusCode::kInvalidArgument);
 }
 
+TEST(CumProd, InclusiveExclusiveReverseStridedAxisAndWrappingIntegers) {
+  const std::vector<float> x = {1, 2, 3, 4, 5, 6};  // [2, 3]
+  struct Case { int64_t axis, exclusive, reverse; std::vector<float> expected; };
+  for (const Case& c : {Case{1, 0, 0, {1, 2, 6, 4, 20, 120}}, Case{1, 1, 0, {1, 1, 2, 1, 4, 20}},
+                        Case{1, 0, 1, {6, 6, 3, 120, 30, 6}}, Case{1, 1, 1, {6, 3, 1, 30, 6, 1}},
+                        Case{0, 0, 0, {1, 2, 3, 4, 10, 18}}, Case{-2, 1, 1, {4, 5, 6, 1, 1, 1}}}) {
+    KernelTester t("CumProd", 26);
+    t.Input(MakeTensor<float>({2, 3}, x)).Input(MakeTensor<int64_t>(Shape(), {c.axis}));
+    t.Attr("exclusive", c.exclusive).Attr("reverse", c.reverse);
+    auto out = RunAllCounts(t, kForceParallel);
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(ToVector<float>(out[0].tensor()), c.expected) << c.axis << c.exclusive << c.reverse;
+  }
+  // 2^31 overflows int32 and wraps (two's complement), as unsigned arithmetic would.
+  KernelTester i("CumProd", 26);
+  i.Input(MakeTensor<int32_t>({3}, {65536, 32768, 2})).Input(MakeTensor<int32_t>(Shape(), {0}));
+  auto o = RunAllCounts(i, kForceParallel);
+  ASSERT_EQ(o.size(), 1u);
+  EXPECT_EQ(ToVector<int32_t>(o[0].tensor()), (std::vector<int32_t>{65536, INT32_MIN, 0}));
+}
+
 }  // namespace
 }  // namespace testing
 }  // namespace onnx_light
