@@ -160,5 +160,57 @@ TEST(MelWeightMatrixTest, TrianglesPeakAtOne) {
   }
 }
 
+// Both outputs (output, present_state) of CausalConvWithState, identical for 1, 2 and 4
+// participants.
+std::vector<std::vector<float>> RunCausalConv(KernelTester& t) {
+  t.Outputs(2).Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.block_multiply_adds", int64_t{1});
+  auto serial = t.Run(1);
+  EXPECT_TRUE(serial.ok()) << serial.status().ToString();
+  if (!serial.ok()) return {};
+  for (int threads : {2, 4}) {
+    auto parallel = t.Run(threads);
+    EXPECT_TRUE(parallel.ok()) << parallel.status().ToString();
+    for (int o = 0; o < 2 && parallel.ok(); ++o) {
+      ExpectIdentical(serial->at(o), parallel->at(o), "threads=" + std::to_string(threads));
+    }
+  }
+  return {ToVector<float>(serial->at(0).tensor()), ToVector<float>(serial->at(1).tensor())};
+}
+
+TEST(CausalConvWithStateTest, ConvolvesPastStateThenInputAndCarriesTheTail) {
+  // Channel 0 picks the value two steps back; channel 1 mixes three taps plus a bias.
+  KernelTester t("CausalConvWithState", 27);
+  t.Input(MakeTensor<float>({1, 2, 3}, {1, 2, 3, 4, 5, 6}))
+      .Input(MakeTensor<float>({2, 1, 3}, {1, 0, 0, 0.5f, 0.25f, 1}))
+      .Input(MakeTensor<float>({2}, {0, 1}))
+      .Input(MakeTensor<float>({1, 2, 2}, {7, 8, 9, 10}));
+  const auto out = RunCausalConv(t);
+  ASSERT_EQ(out.size(), 2u);
+  ExpectNear(out[0], {7, 8, 1, 12, 12, 10.25f});
+  ExpectNear(out[1], {2, 3, 5, 6});
+
+  KernelTester silu("CausalConvWithState", 27);  // no bias, no past state: zeros
+  silu.Input(MakeTensor<float>({1, 1, 3}, {1, -2, 3})).Input(MakeTensor<float>({1, 1, 2}, {1, 1}))
+      .Attr("activation", std::string("silu"));
+  const auto s = RunCausalConv(silu);
+  ASSERT_EQ(s.size(), 2u);
+  std::vector<float> expected;
+  for (float v : {1.0f, -1.0f, 1.0f}) expected.push_back(v / (1 + std::exp(-v)));
+  ExpectNear(s[0], expected);
+  ExpectNear(s[1], {3});
+}
+
+TEST(CausalConvWithStateTest, RejectsMismatchedShapes) {
+  KernelTester t("CausalConvWithState", 27);
+  t.Input(MakeTensor<float>({1, 2, 3}, std::vector<float>(6, 1)))
+      .Input(MakeTensor<float>({2, 1, 3}, std::vector<float>(6, 1)))
+      .Input(MakeTensor<float>({2}, {0, 0}))
+      .Input(MakeTensor<float>({1, 2, 3}, std::vector<float>(6, 1)))  // k - 1 = 2 columns expected
+      .Outputs(2);
+  const Status s = t.Run(1).status();
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("past_state must be (1, 2, 2)"), std::string::npos) << s.message();
+}
+
 }  // namespace
 }  // namespace onnx_light
