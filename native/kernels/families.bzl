@@ -9,6 +9,7 @@ KERNEL_FAMILIES = [
     "//native/kernels/bitcast:bitcast",
     "//native/kernels/controlflow:controlflow",
     "//native/kernels/conv:conv",
+    "//native/kernels/conv:deform_conv",
     "//native/kernels/einsum:einsum",
     "//native/kernels/elementwise:logical",
     "//native/kernels/elementwise:math_binary",
