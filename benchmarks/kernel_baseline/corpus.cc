@@ -142,6 +142,53 @@ std::vector<CorpusCase> KernelCorpus(bool smallest) {
     corpus.push_back(conv);
   }
   {
+    CorpusCase deform{"DeformConv", "", 19, "float", {}};
+    const int64_t hw[] = {8, 28, 56};
+    for (int s = 0; s < 3; ++s) {
+      const int64_t h = hw[s];
+      const Shape x({1, 64, h, h}), w({64, 64, 3, 3}), offset({1, 18, h, h});
+      deform.sizes.push_back({kLabels[s], 64 * 64 * 9 * h * h, ShapeText({x, w, offset}), [=](KernelRunner& r) {
+                                r.Input(RandomFloats(x, -1, 1, 1));
+                                r.Input(RandomFloats(w, -0.1f, 0.1f, 2));
+                                r.Input(RandomFloats(offset, -2, 2, 3));
+                                r.Attr("pads", std::vector<int64_t>{1, 1, 1, 1});
+                              }});
+    }
+    corpus.push_back(deform);
+  }
+  {
+    // A decode-step KV-cache write: 4 new rows into a (1, 12, L, 64) cache.
+    CorpusCase scatter{"TensorScatter", "", 24, "float", {}};
+    const int64_t lengths[] = {16, 512, 8192};
+    for (int s = 0; s < 3; ++s) {
+      const int64_t L = lengths[s];
+      const Shape cache({1, 12, L, 64}), update({1, 12, 4, 64});
+      scatter.sizes.push_back({kLabels[s], 12 * L * 64, ShapeText({cache, update}), [=](KernelRunner& r) {
+                                 r.Input(RandomFloats(cache, -1, 1, 1));
+                                 r.Input(RandomFloats(update, -1, 1, 2));
+                                 r.Input(Int64s({L - 4}));
+                               }});
+    }
+    corpus.push_back(scatter);
+  }
+  {
+    CorpusCase causal{"CausalConvWithState", "", 27, "float", {}};
+    const int64_t lengths[] = {16, 256, 4096};
+    for (int s = 0; s < 3; ++s) {
+      const int64_t L = lengths[s];
+      const Shape x({1, 256, L}), w({256, 1, 4}), past({1, 256, 3});
+      causal.sizes.push_back({kLabels[s], 256 * L * 4, ShapeText({x, w}), [=](KernelRunner& r) {
+                                r.Input(RandomFloats(x, -1, 1, 1));
+                                r.Input(RandomFloats(w, -1, 1, 2));
+                                r.Input(RandomFloats(Shape({256}), -1, 1, 3));
+                                r.Input(RandomFloats(past, -1, 1, 4));
+                                r.Attr("activation", std::string("silu"));
+                                r.Outputs(2);
+                              }});
+    }
+    corpus.push_back(causal);
+  }
+  {
     CorpusCase attention{"Attention", "", 23, "float", {}};
     const int64_t seqs[] = {16, 128, 512};
     for (int s = 0; s < 3; ++s) {
