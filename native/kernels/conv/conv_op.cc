@@ -14,6 +14,10 @@ class ConvKernel final : public OpKernel {
   Status Init(const KernelInfo& info) {
     OL_ASSIGN_OR_RETURN(attrs_, conv::ConvAttributes::Read(info));
     OL_ASSIGN_OR_RETURN(tuning_, gemm::ReadGemmTuning(info.tuning()));
+    const Tensor* w = info.constant_input(1);
+    if (!kTranspose && w != nullptr) {
+      OL_ASSIGN_OR_RETURN(packed_w_, conv::PackedConvWeights::Pack(*w, attrs_.group));
+    }
     return Status::Ok();
   }
 
@@ -36,8 +40,8 @@ class ConvKernel final : public OpKernel {
     OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), g.output_shape()));
     switch (x->dtype()) {
       case DataType::kFloat:
-        return Float(ctx, g, x->data<float>(), w->data<float>(), b != nullptr ? b->data<float>() : nullptr,
-                     y->data<float>());
+        return Float(ctx, g, x->data<float>(), w->data<float>(), packed_w_.Find(*w),
+                     b != nullptr ? b->data<float>() : nullptr, y->data<float>());
       case DataType::kDouble:
         return conv::DirectConv<double, kTranspose>(ctx, g, x->data<double>(), w->data<double>(),
                                                      b != nullptr ? b->data<double>() : nullptr, y->data<double>(),
@@ -50,10 +54,11 @@ class ConvKernel final : public OpKernel {
   }
 
  private:
-  Status Float(KernelContext& ctx, const conv::ConvGeometry& g, const float* x, const float* w, const float* b,
-               float* y) {
+  // `packed_w`: W prepacked at Init (constant W), else null.
+  Status Float(KernelContext& ctx, const conv::ConvGeometry& g, const float* x, const float* w,
+               const float* packed_w, const float* b, float* y) {
     return kTranspose ? conv::ConvTransposeForward(ctx, g, x, w, b, y, tuning_)
-                      : conv::ConvForward(ctx, g, x, w, b, y, tuning_);
+                      : conv::ConvForward(ctx, g, x, w, packed_w, b, y, tuning_);
   }
 
   // 16-bit floats: widened to float once (scratch of the tensors' size, taken before any
@@ -73,7 +78,7 @@ class ConvKernel final : public OpKernel {
     for (int i = 0; i < 3; ++i) {
       for (int64_t e = 0; e < counts[i]; ++e) f[i][e] = sources[i]->data<Half>()[e].ToFloat();
     }
-    OL_RETURN_IF_ERROR(Float(ctx, g, f[0], f[1], b != nullptr ? f[2] : nullptr, f[3]));
+    OL_RETURN_IF_ERROR(Float(ctx, g, f[0], f[1], nullptr, b != nullptr ? f[2] : nullptr, f[3]));
     for (int64_t e = 0; e < counts[3]; ++e) y->data<Half>()[e] = Half::FromFloat(f[3][e]);
     ctx.RecordScratch(static_cast<int64_t>(arena.capacity()));
     return Status::Ok();
@@ -81,6 +86,7 @@ class ConvKernel final : public OpKernel {
 
   conv::ConvAttributes attrs_;
   gemm::GemmTuning tuning_;
+  conv::PackedConvWeights packed_w_;  // Conv with a constant float W only
 };
 
 OL_REGISTER_KERNELS(conv_ops) {
