@@ -99,18 +99,36 @@ std::vector<Value> RunAllCounts(KernelTester& t) {
   return *serial;
 }
 
-void CheckConv(const ConvCase& c, const std::vector<int64_t>& expected_pads, const std::vector<int64_t>& expected_out) {
-  const auto x = Random(Product(c.x), 1), w = Random(Product(c.w), 2), b = Random(c.w[0], 3);
+// A Conv tester for case `c`; W is a constant (prepacked at kernel creation) or a feed.
+KernelTester MakeConvTester(const ConvCase& c, const std::vector<float>& x, const std::vector<float>& w,
+                            const std::vector<float>& b, bool constant_w) {
   KernelTester t("Conv", 22);
-  t.Input(MakeTensor<float>(Shape(c.x), x)).Input(MakeTensor<float>(Shape(c.w), w));
+  t.Input(MakeTensor<float>(Shape(c.x), x));
+  if (constant_w) {
+    t.ConstantInput(MakeTensor<float>(Shape(c.w), w));
+  } else {
+    t.Input(MakeTensor<float>(Shape(c.w), w));
+  }
   if (c.bias) t.Input(MakeTensor<float>({c.w[0]}, b));
   t.Attr("group", c.group);
   if (!c.strides.empty()) t.Attr("strides", c.strides);
   if (!c.dilations.empty()) t.Attr("dilations", c.dilations);
   if (!c.pads.empty()) t.Attr("pads", c.pads);
   if (!c.auto_pad.empty()) t.Attr("auto_pad", c.auto_pad);
-  auto out = RunAllCounts(t);
+  return t;
+}
+
+// Checks against the reference, for 1, 2, 4 and 8 participants, with W a feed and with W
+// constant (prepacked weights must give bit-identical results).
+void CheckConv(const ConvCase& c, const std::vector<int64_t>& expected_pads, const std::vector<int64_t>& expected_out) {
+  const auto x = Random(Product(c.x), 1), w = Random(Product(c.w), 2), b = Random(c.w[0], 3);
+  KernelTester fed = MakeConvTester(c, x, w, b, false);
+  auto out = RunAllCounts(fed);
   ASSERT_EQ(out.size(), 1u);
+  KernelTester constant = MakeConvTester(c, x, w, b, true);
+  auto prepacked = RunAllCounts(constant);
+  ASSERT_EQ(prepacked.size(), 1u);
+  ExpectIdentical(out[0], prepacked[0], "constant W vs fed W");
   std::vector<int64_t> y_shape = {c.x[0], c.w[0]};
   y_shape.insert(y_shape.end(), expected_out.begin(), expected_out.end());
   ASSERT_EQ(out[0].tensor().shape(), Shape(y_shape));
@@ -127,6 +145,49 @@ TEST(Conv, TwoDimensionalShapes) {
   CheckConv({{1, 4, 11, 13}, {6, 4, 3, 3}, 1, {1, 2}, {2, 1}, {0, 1, 2, 0}}, {0, 1}, {9, 6});
   CheckConv({{2, 8, 10, 10}, {12, 2, 3, 3}, 4, {1, 1}, {}, {1, 1, 1, 1}}, {1, 1}, {10, 10});
   CheckConv({{1, 5, 40, 37}, {7, 5, 2, 2}, 1, {1, 1}, {}, {}, false}, {0, 0}, {39, 36});
+}
+
+TEST(Conv, SmallOutputsManyChannelsAndOddShapes) {
+  // Few output positions and many channels: the tasks split the output channels too.
+  CheckConv({{1, 32, 7, 7}, {96, 32, 3, 3}, 1, {}, {}, {1, 1, 1, 1}}, {1, 1}, {7, 7});
+  CheckConv({{1, 64, 5, 5}, {200, 64, 1, 1}}, {0, 0}, {5, 5});
+  CheckConv({{2, 16, 3, 3}, {50, 8, 3, 3}, 2, {}, {}, {1, 1, 1, 1}}, {1, 1}, {3, 3});
+  // Prime sizes everywhere; 1x1 image and kernel; a two-element reduction.
+  CheckConv({{1, 7, 13, 11}, {29, 7, 3, 3}, 1, {2, 1}, {}, {1, 2, 0, 1}}, {1, 2}, {6, 12});
+  CheckConv({{3, 8, 1, 1}, {17, 8, 1, 1}}, {0, 0}, {1, 1});
+  CheckConv({{1, 2, 31, 37}, {5, 2, 1, 1}, 1, {}, {}, {}, false}, {0, 0}, {31, 37});
+  // Dilations with pads larger than the kernel's reach on one side.
+  CheckConv({{1, 6, 9, 8}, {11, 6, 2, 3}, 1, {1, 1}, {3, 2}, {3, 0, 2, 4}}, {3, 0}, {11, 8});
+}
+
+TEST(Conv, EmptyBatchGivesAnEmptyOutput) {
+  for (bool constant_w : {false, true}) {
+    const ConvCase c{{0, 4, 5, 5}, {6, 4, 3, 3}};
+    KernelTester t = MakeConvTester(c, {}, Random(6 * 4 * 9, 2), Random(6, 3), constant_w);
+    auto out = RunAllCounts(t);
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].tensor().shape(), Shape({0, 6, 3, 3}));
+  }
+}
+
+TEST(Conv, ConstantWeightsArePackedOnceNotPerRun) {
+  // 7x7 output, 256 x 1152 weights: packing them per run needs more scratch than the
+  // participants' im2col panels; with constant W a run's allocations are the output and
+  // those panels only.
+  const ConvCase c{{1, 128, 7, 7}, {256, 128, 3, 3}, 1, {}, {}, {1, 1, 1, 1}};
+  const auto x = Random(Product(c.x), 1), w = Random(Product(c.w), 2), b = Random(256, 3);
+  int64_t scratch[2];
+  for (bool constant_w : {false, true}) {
+    KernelTester t = MakeConvTester(c, x, w, b, constant_w);
+    t.Tuning("parallel.minimum_tasks", int64_t{1});
+    auto run = t.RunWithDetails(2);
+    ASSERT_TRUE(run.ok()) << run.status().ToString();
+    scratch[constant_w] = run->peak_scratch;
+    EXPECT_LE(run->allocation.peak_bytes, 256 * 49 * 4 + run->peak_scratch);
+  }
+  const int64_t weight_bytes = 256 * 128 * 9 * 4;
+  EXPECT_GE(scratch[false] - scratch[true], weight_bytes);
+  EXPECT_LT(scratch[true], weight_bytes / 4);
 }
 
 TEST(Conv, DepthwiseAndChannelMultiplier) {
