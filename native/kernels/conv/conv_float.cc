@@ -15,22 +15,24 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
 
 Status Depthwise(KernelContext& ctx, const ConvGeometry& cg, const float* x, const float* w, const float* bias,
-                 float* y, const gemm::GemmTuning& tuning) {
+                 float* y, const ConvTuning& tuning) {
   const Geometry3d g(cg);
   const int64_t planes = cg.batch * cg.out_channels;
   const int64_t per_group = cg.out_per_group();
+  const DepthwisePlaneFn plane = SelectDepthwisePlane(g);
   const auto run = [&](int64_t begin, int64_t end) {
     for (int64_t p = begin; p < end; ++p) {
       const int64_t n = p / cg.out_channels, m = p % cg.out_channels;
       const float* in = x + (n * cg.in_channels + m / per_group) * g.in_size;
-      DepthwisePlane(g, in, w + m * g.kernel_size, bias != nullptr ? bias[m] : 0.0f, y + p * g.out_size);
+      plane(g, in, w + m * g.kernel_size, bias != nullptr ? bias[m] : 0.0f, y + p * g.out_size);
     }
     return Status::Ok();
   };
-  const int64_t plane_macs = std::max<int64_t>(1, g.out_size * g.kernel_size);
-  if (gemm::GemmWorkUnits(planes, plane_macs, 1) < tuning.parallel_minimum_tasks) return run(0, planes);
-  const int64_t grain = std::max<int64_t>(1, gemm::kMacsPerWorkUnit / plane_macs);
-  return ParallelFor(ctx.parallel(), planes, ParallelPlan{"conv.depthwise_planes", grain}, run);
+  const double multiply_adds = static_cast<double>(planes) * static_cast<double>(g.out_size * g.kernel_size);
+  if (multiply_adds < static_cast<double>(tuning.depthwise_minimum_multiply_adds)) {
+    return run(0, planes);
+  }
+  return ParallelFor(ctx.parallel(), planes, ParallelPlan{"conv.depthwise_planes", 1}, run);
 }
 
 // GEMM tasks: (image, group, block of output channels, tile of output positions). Column
@@ -178,6 +180,22 @@ Status GemmConv(KernelContext& ctx, const ConvGeometry& cg, const float* x, cons
 
 }  // namespace
 
+std::vector<ParamSpec> ConvTuningParams() {
+  std::vector<ParamSpec> params = gemm::GemmTuningParams();
+  params.push_back(ParamSpec::Int64("parallel.depthwise_minimum_multiply_adds",
+                                    ConvTuning{}.depthwise_minimum_multiply_adds, 1, int64_t{1} << 50,
+                                    "multiply-adds below which a depthwise-style convolution (one input channel "
+                                    "per group) runs serially"));
+  return params;
+}
+
+StatusOr<ConvTuning> ReadConvTuning(const ResolvedTuning& tuning) {
+  ConvTuning t;
+  OL_ASSIGN_OR_RETURN(t.gemm, gemm::ReadGemmTuning(tuning));
+  OL_ASSIGN_OR_RETURN(t.depthwise_minimum_multiply_adds, tuning.Int64("parallel.depthwise_minimum_multiply_adds"));
+  return t;
+}
+
 StatusOr<PackedConvWeights> PackedConvWeights::Pack(const Tensor& w, int64_t group) {
   PackedConvWeights packed;
   const Shape& shape = w.shape();
@@ -205,7 +223,7 @@ const float* PackedConvWeights::Find(const Tensor& w) const {
 }
 
 Status ConvForward(KernelContext& ctx, const ConvGeometry& g, const float* x, const float* w,
-                   const float* packed_w, const float* bias, float* y, const gemm::GemmTuning& tuning) {
+                   const float* packed_w, const float* bias, float* y, const ConvTuning& tuning) {
   if (g.batch == 0 || g.out_channels == 0 || g.out_size == 0) return Status::Ok();
   if (g.in_per_group() == 0 || g.kernel_size == 0) {
     // Empty reduction: the output is the bias alone.
@@ -218,7 +236,7 @@ Status ConvForward(KernelContext& ctx, const ConvGeometry& g, const float* x, co
     return Status::Ok();
   }
   if (g.in_per_group() == 1) return Depthwise(ctx, g, x, w, bias, y, tuning);
-  return GemmConv(ctx, g, x, w, packed_w, bias, y, tuning);
+  return GemmConv(ctx, g, x, w, packed_w, bias, y, tuning.gemm);
 }
 
 }  // namespace conv

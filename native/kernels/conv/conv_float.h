@@ -1,12 +1,25 @@
 // fp32 convolution engines shared by Conv, ConvTranspose and the quantized convolutions.
 #pragma once
 
+#include <vector>
+
 #include "native/kernels/conv/conv_geometry.h"
 #include "native/kernels/gemm/gemm.h"
 #include "native/registry/kernel.h"
 
 namespace onnx_light {
 namespace conv {
+
+// Tuning values of Conv (float), read once at Init.
+struct ConvTuning {
+  gemm::GemmTuning gemm;  // the GEMM path's parallel.minimum_tasks
+  // Depthwise-style convolutions (one input channel per group) below this many
+  // multiply-adds run serially.
+  int64_t depthwise_minimum_multiply_adds = int64_t{1} << 20;
+};
+// Conv's schema: the GEMM parameters plus parallel.depthwise_minimum_multiply_adds.
+std::vector<ParamSpec> ConvTuningParams();
+StatusOr<ConvTuning> ReadConvTuning(const ResolvedTuning& tuning);
 
 // Conv weights (M x C/group x kernel...) in the GEMM engine's packed layout, one block per
 // group, prepared once when W is constant so that a run packs only its im2col columns.
@@ -31,7 +44,7 @@ class PackedConvWeights {
 // per-participant packing scratch. `packed_w` (nullable) is W already packed
 // (PackedConvWeights); otherwise the weights are packed for this run.
 Status ConvForward(KernelContext& ctx, const ConvGeometry& g, const float* x, const float* w,
-                   const float* packed_w, const float* bias, float* y, const gemm::GemmTuning& tuning);
+                   const float* packed_w, const float* bias, float* y, const ConvTuning& tuning);
 
 // ConvTranspose: per (image, group, block of output channels) a GEMM W^T X into a bounded
 // column buffer, then col2im into those channels only (disjoint outputs per task).

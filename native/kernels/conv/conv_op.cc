@@ -13,9 +13,12 @@ class ConvKernel final : public OpKernel {
  public:
   Status Init(const KernelInfo& info) {
     OL_ASSIGN_OR_RETURN(attrs_, conv::ConvAttributes::Read(info));
-    OL_ASSIGN_OR_RETURN(tuning_, gemm::ReadGemmTuning(info.tuning()));
-    const Tensor* w = info.constant_input(1);
-    if (!kTranspose && w != nullptr) {
+    if (kTranspose) {
+      OL_ASSIGN_OR_RETURN(tuning_.gemm, gemm::ReadGemmTuning(info.tuning()));
+      return Status::Ok();
+    }
+    OL_ASSIGN_OR_RETURN(tuning_, conv::ReadConvTuning(info.tuning()));
+    if (const Tensor* w = info.constant_input(1)) {
       OL_ASSIGN_OR_RETURN(packed_w_, conv::PackedConvWeights::Pack(*w, attrs_.group));
     }
     return Status::Ok();
@@ -45,7 +48,7 @@ class ConvKernel final : public OpKernel {
       case DataType::kDouble:
         return conv::DirectConv<double, kTranspose>(ctx, g, x->data<double>(), w->data<double>(),
                                                      b != nullptr ? b->data<double>() : nullptr, y->data<double>(),
-                                                     tuning_);
+                                                     tuning_.gemm);
       case DataType::kFloat16: return Widened<Float16>(ctx, g, *x, *w, b, y);
       case DataType::kBFloat16: return Widened<BFloat16>(ctx, g, *x, *w, b, y);
       default:
@@ -57,7 +60,7 @@ class ConvKernel final : public OpKernel {
   // `packed_w`: W prepacked at Init (constant W), else null.
   Status Float(KernelContext& ctx, const conv::ConvGeometry& g, const float* x, const float* w,
                const float* packed_w, const float* b, float* y) {
-    return kTranspose ? conv::ConvTransposeForward(ctx, g, x, w, b, y, tuning_)
+    return kTranspose ? conv::ConvTransposeForward(ctx, g, x, w, b, y, tuning_.gemm)
                       : conv::ConvForward(ctx, g, x, w, packed_w, b, y, tuning_);
   }
 
@@ -85,7 +88,7 @@ class ConvKernel final : public OpKernel {
   }
 
   conv::ConvAttributes attrs_;
-  gemm::GemmTuning tuning_;
+  conv::ConvTuning tuning_;  // ConvTranspose reads only its GEMM part
   conv::PackedConvWeights packed_w_;  // Conv with a constant float W only
 };
 
@@ -97,9 +100,10 @@ OL_REGISTER_KERNELS(conv_ops) {
   for (const char* op : ops) {
     const bool transpose = std::string(op) == "ConvTranspose";
     const KernelFactory factory = transpose ? MakeKernel<ConvKernel<true>>() : MakeKernel<ConvKernel<false>>();
-    registry.Add(KernelDef{"", op, 1, 10, "conv", types, 0, gemm::GemmTuningParams(), false, factory});
-    registry.Add(KernelDef{"", op, 11, 21, "conv", types, 0, gemm::GemmTuningParams(), false, factory});
-    registry.Add(KernelDef{"", op, 22, kOpenEnded, "conv", with_bf16, 0, gemm::GemmTuningParams(), false, factory});
+    const std::vector<ParamSpec> params = transpose ? gemm::GemmTuningParams() : conv::ConvTuningParams();
+    registry.Add(KernelDef{"", op, 1, 10, "conv", types, 0, params, false, factory});
+    registry.Add(KernelDef{"", op, 11, 21, "conv", types, 0, params, false, factory});
+    registry.Add(KernelDef{"", op, 22, kOpenEnded, "conv", with_bf16, 0, params, false, factory});
   }
 }
 
