@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "native/kernels/conv/depthwise.h"
 #include "native/registry/kernel_test_checks.h"
 
 namespace onnx_light {
@@ -198,6 +199,47 @@ TEST(Conv, DepthwiseAndChannelMultiplier) {
   CheckConv({{2, 3, 6, 70}, {3, 1, 3, 3}, 3, {1, 1}, {}, {1, 1, 1, 1}}, {1, 1}, {6, 70});
   CheckConv({{1, 2, 9, 75}, {2, 1, 3, 5}, 2, {2, 2}, {1, 2}, {1, 2, 1, 2}}, {1, 2}, {5, 36});
   CheckConv({{1, 2, 4, 50}, {2, 1, 2, 3}, 2, {1, 3}, {}, {0, 1, 0, 1}}, {0, 1}, {3, 17});
+}
+
+// The per-ISA depthwise planes (whichever this CPU has) against the portable one, on row
+// widths around the vector lengths, strides 1 and 2, dilations, pads wider than the kernel.
+TEST(Conv, DepthwiseSimdPlanesMatchThePortableOne) {
+  struct PlaneCase {
+    int64_t in_h, in_w, kernel_h, kernel_w, stride, dilation, pad_begin, pad_end;
+  };
+  const PlaneCase cases[] = {{14, 14, 3, 3, 1, 1, 1, 1}, {28, 28, 3, 3, 2, 1, 1, 1},  {5, 7, 3, 3, 1, 1, 1, 1},
+                             {9, 17, 3, 5, 1, 2, 4, 3},  {6, 33, 1, 1, 2, 1, 0, 0},   {7, 40, 5, 16, 2, 1, 9, 9},
+                             {3, 1, 3, 3, 1, 1, 1, 1},   {11, 65, 3, 3, 2, 3, 5, 2},  {4, 31, 2, 7, 1, 1, 0, 6}};
+  int checked = 0;
+  for (const PlaneCase& c : cases) {
+    conv::ConvGeometry cg;
+    cg.rank = 2;
+    cg.in_spatial = {c.in_h, c.in_w};
+    cg.kernel = {c.kernel_h, c.kernel_w};
+    cg.strides = {c.stride, c.stride};
+    cg.dilations = {c.dilation, c.dilation};
+    cg.pads_begin = {c.pad_begin, c.pad_begin};
+    cg.pads_end = {c.pad_end, c.pad_end};
+    for (int a = 0; a < 2; ++a) {
+      cg.out_spatial.push_back((cg.in_spatial[a] + c.pad_begin + c.pad_end - c.dilation * (cg.kernel[a] - 1) - 1) / c.stride + 1);
+    }
+    const conv::Geometry3d g(cg);
+    const auto x = Random(g.in_size, 7), w = Random(g.kernel_size, 8);
+    std::vector<float> want(g.out_size), got(g.out_size);
+    conv::DepthwisePlanePortable(g, x.data(), w.data(), 0.25f, want.data());
+    for (const conv::DepthwisePlaneFn fn : {conv::SelectDepthwisePlaneAvx512(g), conv::SelectDepthwisePlaneAvx2(g)}) {
+      if (fn == nullptr) continue;
+      ++checked;
+      std::fill(got.begin(), got.end(), -99.0f);
+      fn(g, x.data(), w.data(), 0.25f, got.data());
+      for (int64_t i = 0; i < g.out_size; ++i) ASSERT_NEAR(got[i], want[i], 1e-5f * (1 + std::fabs(want[i]))) << i;
+    }
+  }
+#if defined(__x86_64__)
+  if (__builtin_cpu_supports("avx2")) {
+    EXPECT_GT(checked, 0) << "an x86-64 CPU with AVX2 must take a SIMD plane";
+  }
+#endif
 }
 
 TEST(Conv, OneAndThreeDimensional) {
