@@ -6,6 +6,7 @@
 #include "native/kernels/conv/depthwise.h"
 #include "native/kernels/conv/geometry3d.h"
 #include "native/kernels/conv/im2col.h"
+#include "native/kernels/conv/implicit_gemm.h"
 
 namespace onnx_light {
 namespace conv {
@@ -203,12 +204,18 @@ StatusOr<PackedConvWeights> PackedConvWeights::Pack(const Tensor& w, int64_t gro
   const int64_t m = shape[0];
   if (m % group != 0 || shape[1] <= 1) return packed;  // invalid, or depthwise (no GEMM)
   const int64_t mg = m / group, k = w.num_elements() / m;
-  const size_t per_group = gemm::PrepackedASize(mg, k);
-  OL_ASSIGN_OR_RETURN(packed.packed_,
-                      Tensor::Allocate(DataType::kFloat, Shape({static_cast<int64_t>(per_group) * group}),
-                                       Allocator::Default()));
+  // The layout of the path ConvForward will take for these weights.
+  const bool implicit = ImplicitGemmApplies(shape.rank() - 2, mg, shape[1], k / shape[1]);
+  const int64_t per_group = implicit ? mg * k : static_cast<int64_t>(gemm::PrepackedASize(mg, k));
+  OL_ASSIGN_OR_RETURN(packed.packed_, Tensor::Allocate(DataType::kFloat, Shape({per_group * group}), Allocator::Default()));
   for (int64_t grp = 0; grp < group; ++grp) {
-    gemm::PrepackA(false, mg, k, w.data<float>() + grp * mg * k, k, packed.packed_.data<float>() + grp * per_group);
+    const float* source = w.data<float>() + grp * mg * k;
+    float* target = packed.packed_.data<float>() + grp * per_group;
+    if (implicit) {
+      PackImplicitWeights(mg, k, source, target);
+    } else {
+      gemm::PrepackA(false, mg, k, source, k, target);
+    }
   }
   packed.source_ = w;
   return packed;
@@ -236,6 +243,9 @@ Status ConvForward(KernelContext& ctx, const ConvGeometry& g, const float* x, co
     return Status::Ok();
   }
   if (g.in_per_group() == 1) return Depthwise(ctx, g, x, w, bias, y, tuning);
+  if (ImplicitGemmApplies(g.rank, g.out_per_group(), g.in_per_group(), g.kernel_size)) {
+    return ImplicitGemmConv(ctx, g, x, w, packed_w, bias, y, tuning.gemm);
+  }
   return GemmConv(ctx, g, x, w, packed_w, bias, y, tuning.gemm);
 }
 

@@ -1,6 +1,7 @@
 // Conv and ConvTranspose against naive double-precision references written from the ONNX
 // definitions, for 1-D/2-D/3-D shapes, groups, depthwise, dilations, strides, pads and
 // auto_pad; bit-identical for 1, 2, 4 and 8 participants.
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
@@ -9,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "native/kernels/conv/depthwise.h"
+#include "native/kernels/conv/implicit_gemm.h"
 #include "native/registry/kernel_test_checks.h"
 
 namespace onnx_light {
@@ -161,6 +163,18 @@ TEST(Conv, SmallOutputsManyChannelsAndOddShapes) {
   CheckConv({{1, 6, 9, 8}, {11, 6, 2, 3}, 1, {1, 1}, {3, 2}, {3, 0, 2, 4}}, {3, 0}, {11, 8});
 }
 
+TEST(Conv, ImplicitGemmShapes) {
+  // Output channels per group a multiple of 32 (the implicit-GEMM path on AVX-512): strides,
+  // dilations, asymmetric pads (also past the input's end), groups, a 7x7/2 first layer,
+  // output sizes that are not a multiple of the 12-position tile, a 1x1 kernel with stride.
+  CheckConv({{1, 3, 29, 31}, {32, 3, 7, 7}, 1, {2, 2}, {}, {3, 3, 3, 3}}, {3, 3}, {15, 16});
+  CheckConv({{2, 16, 9, 9}, {64, 8, 3, 3}, 2, {}, {}, {1, 1, 1, 1}}, {1, 1}, {9, 9});
+  CheckConv({{1, 5, 11, 10}, {32, 5, 3, 2}, 1, {2, 1}, {2, 3}, {0, 2, 3, 1}}, {0, 2}, {5, 10});
+  CheckConv({{1, 7, 5, 6}, {64, 7, 2, 2}, 1, {1, 1}, {}, {0, 0, 0, 0}, false}, {0, 0}, {4, 5});
+  CheckConv({{1, 12, 13, 13}, {32, 12, 1, 1}, 1, {2, 2}, {}, {}}, {0, 0}, {7, 7});
+  CheckConv({{1, 2, 4, 4}, {32, 2, 3, 3}, 1, {1, 1}, {}, {2, 2, 2, 2}}, {2, 2}, {6, 6});
+}
+
 TEST(Conv, EmptyBatchGivesAnEmptyOutput) {
   for (bool constant_w : {false, true}) {
     const ConvCase c{{0, 4, 5, 5}, {6, 4, 3, 3}};
@@ -255,28 +269,48 @@ TEST(Conv, AutoPad) {
   CheckConv({{1, 2, 10, 10}, {3, 2, 4, 4}, 1, {3, 3}, {}, {}, true, "VALID"}, {0, 0}, {3, 3});
 }
 
+// Runs a 3x3 pad-1 Conv of 16 input channels on a side x side image with 8 participants;
+// returns the run's details (peak scratch, allocations).
+KernelRunResult RunSquareConv(KernelTester& t, int64_t side, int64_t out_channels) {
+  t.Input(MakeTensor<float>({1, 16, side, side}, Random(16 * side * side, 1)))
+      .Input(MakeTensor<float>({out_channels, 16, 3, 3}, Random(out_channels * 16 * 9, 2)))
+      .Attr("pads", std::vector<int64_t>{1, 1, 1, 1})
+      .Tuning("parallel.minimum_tasks", int64_t{1});
+  auto run = t.RunWithDetails(8);
+  EXPECT_TRUE(run.ok()) << run.status().ToString();
+  if (!run.ok()) return {};
+  // Everything the run allocated beyond its output is scratch.
+  EXPECT_LE(run->allocation.peak_bytes, out_channels * side * side * 4 + run->peak_scratch);
+  return std::move(run).value();
+}
+
 TEST(Conv, ScratchDoesNotGrowWithTheImage) {
-  // Per-participant packing scratch is bounded by the GEMM blocking, not by the image:
-  // quadrupling the image area (and the output) must not double the peak scratch of an
-  // 8-participant run. (Equal on x86-64, where 96x96 already fills every block; NEON's
-  // larger blocks are not yet full at 96x96.)
+  // im2col + GEMM (24 output channels): per-participant packing scratch is bounded by the
+  // GEMM blocking, not by the image: quadrupling the image area must not double the peak
+  // scratch of an 8-participant run. (Equal on x86-64, where 96x96 already fills every
+  // block; NEON's larger blocks are not yet full at 96x96.)
   int64_t peaks[2];
   for (int i = 0; i < 2; ++i) {
-    const int64_t side = 96 << i;  // both large enough to occupy all 8 participants
     KernelTester t("Conv", 11);
-    t.Input(MakeTensor<float>({1, 16, side, side}, Random(16 * side * side, 1)))
-        .Input(MakeTensor<float>({32, 16, 3, 3}, Random(32 * 16 * 9, 2)))
-        .Attr("pads", std::vector<int64_t>{1, 1, 1, 1})
-        .Tuning("parallel.minimum_tasks", int64_t{1});
-    auto run = t.RunWithDetails(8);
-    ASSERT_TRUE(run.ok()) << run.status().ToString();
-    peaks[i] = run->peak_scratch;
-    const int64_t output_bytes = 32 * side * side * 4;
-    // Everything the run allocated beyond its output is scratch.
-    EXPECT_LE(run->allocation.peak_bytes, output_bytes + run->peak_scratch);
+    peaks[i] = RunSquareConv(t, 96 << i, 24).peak_scratch;
   }
   EXPECT_GT(peaks[0], 0);
   EXPECT_LT(peaks[1], 2 * peaks[0]);
+}
+
+TEST(Conv, ImplicitGemmScratchIsThePaddedInput) {
+  // 32 output channels (the implicit GEMM on AVX-512, im2col + GEMM elsewhere): the
+  // scratch is at most a zero-padded copy of the input plus the packed weights and the
+  // tap offsets, never an im2col matrix (9x the input here).
+  for (const int64_t side : {96, 192}) {
+    KernelTester t("Conv", 11);
+    const int64_t peak = RunSquareConv(t, side, 32).peak_scratch;
+    const int64_t padded_input = 16 * (side + 2) * (side + 2) * 4, weights = 32 * 144 * 4, offsets = 144 * 8;
+    const int64_t im2col = 144 * side * side * 4;
+    EXPECT_GT(peak, 0);
+    EXPECT_LT(peak, im2col / 4);
+    if (conv::ImplicitGemmApplies(2, 32, 16, 9)) EXPECT_LE(peak, padded_input + weights + offsets + 3 * 64);
+  }
 }
 
 TEST(Conv, BadInputsAreInvalidArgument) {

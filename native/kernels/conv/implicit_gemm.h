@@ -1,0 +1,44 @@
+// Implicit-GEMM convolution for AVX-512: output tiles of 12 consecutive output positions
+// x 32 output channels accumulate over K = (input channel, kh, kw), the input pixels
+// broadcast straight from the input (or a zero-padded copy of it when the convolution
+// pads) instead of an im2col copy, the weights read as K x 32 panels packed once. It
+// takes 2-D convolutions whose output channels per group are a multiple of 32; other
+// shapes, and CPUs without AVX-512, take im2col + GEMM.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "native/kernels/conv/conv_geometry.h"
+#include "native/kernels/gemm/gemm.h"
+#include "native/registry/kernel.h"
+
+namespace onnx_light {
+namespace conv {
+
+// The register tile: positions x output channels.
+inline constexpr int kImplicitRows = 12;
+inline constexpr int kImplicitCols = 32;
+
+// c[i * 32 + j] = sum over k < k_count of rows[i][offsets[k]] * w[k * 32 + j], i < 12.
+using ImplicitTileFn = void (*)(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
+                                float* c);
+ImplicitTileFn ImplicitTileAvx512();  // null without AVX-512 or on other ISAs
+
+// Whether a convolution takes the implicit GEMM on this CPU: spatial rank 2, output
+// channels per group a multiple of 32, more than one input channel per group (else it is
+// depthwise) and a kernel larger than 1x1 (1x1 kernels read X as B without im2col, and
+// their short K cannot amortise this tile's transposed store). Depends on W's shape
+// only, so that weights packed at creation match the path a run takes.
+bool ImplicitGemmApplies(int rank, int64_t out_per_group, int64_t in_per_group, int64_t kernel_size);
+
+// Weights of one group (mg x k, row-major) as mg / 32 panels of k x 32.
+void PackImplicitWeights(int64_t mg, int64_t k, const float* w, float* packed);
+
+// Y = conv(X, W) + bias; `packed_w` is PackImplicitWeights of every group (group after
+// group), or null to pack W here.
+Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* x, const float* w,
+                        const float* packed_w, const float* bias, float* y, const gemm::GemmTuning& tuning);
+
+}  // namespace conv
+}  // namespace onnx_light
