@@ -1,6 +1,7 @@
 #include "native/kernels/conv/implicit_gemm.h"
 
 #include <algorithm>
+#include <climits>
 #include <vector>
 
 namespace onnx_light {
@@ -57,6 +58,8 @@ bool ImplicitGemmApplies(int rank, int64_t out_per_group, int64_t in_per_group, 
          in_per_group > 1 && kernel_size > 1;
 }
 
+bool ImplicitGemmFits(const ConvGeometry& g) { return g.out_size <= INT32_MAX / 16; }
+
 void PackImplicitWeights(int64_t mg, int64_t k, const float* w, float* packed) {
   for (int64_t block = 0; block < mg / kImplicitCols; ++block) {
     for (int64_t kk = 0; kk < k; ++kk) {
@@ -109,7 +112,6 @@ Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* 
 
   const ImplicitTileFn tile_fn = BestTile();
   const auto run = [&](int64_t begin, int64_t end) {
-    alignas(64) float c[kImplicitRows * kImplicitCols];
     const float* rows[kImplicitRows];
     for (int64_t t = begin; t < end; ++t) {
       const int64_t plane = t / (blocks * tiles), block = t / tiles % blocks, tile = t % tiles;
@@ -122,13 +124,8 @@ Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* 
         rows[i] = image + oh * g.strides[0] * source.cols + ow * g.strides[1];
       }
       const int64_t m0 = grp * mg + block * kImplicitCols;
-      tile_fn(k, offsets, rows, packed_w + (grp * mg + block * kImplicitCols) * k, c);
-      float* out = y + (n * g.out_channels + m0) * g.out_size + p0;
-      for (int j = 0; j < kImplicitCols; ++j) {
-        const float b = bias != nullptr ? bias[m0 + j] : 0.0f;
-        float* out_row = out + j * g.out_size;
-        for (int64_t i = 0; i < valid; ++i) out_row[i] = c[i * kImplicitCols + j] + b;
-      }
+      tile_fn(k, offsets, rows, packed_w + m0 * k, bias != nullptr ? bias + m0 : nullptr, static_cast<int>(valid),
+              y + (n * g.out_channels + m0) * g.out_size + p0, g.out_size);
     }
     return Status::Ok();
   };

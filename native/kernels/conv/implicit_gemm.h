@@ -20,9 +20,11 @@ namespace conv {
 inline constexpr int kImplicitRows = 12;
 inline constexpr int kImplicitCols = 32;
 
-// c[i * 32 + j] = sum over k < k_count of rows[i][offsets[k]] * w[k * 32 + j], i < 12.
+// For i < valid (<= 12), j < 32:
+//   y[j * ldy + i] = bias[j] + sum over k < k_count of rows[i][offsets[k]] * w[k * 32 + j]
+// (bias null: 0), the sum in k order. ldy * 16 must fit an int32 (ImplicitGemmConv checks).
 using ImplicitTileFn = void (*)(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
-                                float* c);
+                                const float* bias, int valid, float* y, int64_t ldy);
 ImplicitTileFn ImplicitTileAvx512();  // null without AVX-512 or on other ISAs
 
 // Whether a convolution takes the implicit GEMM on this CPU: spatial rank 2, output
@@ -31,6 +33,10 @@ ImplicitTileFn ImplicitTileAvx512();  // null without AVX-512 or on other ISAs
 // their short K cannot amortise this tile's transposed store). Depends on W's shape
 // only, so that weights packed at creation match the path a run takes.
 bool ImplicitGemmApplies(int rank, int64_t out_per_group, int64_t in_per_group, int64_t kernel_size);
+
+// Whether the tile's int32 store offsets reach every output plane of g (planes below
+// 2^31 / 16 positions); larger outputs take im2col + GEMM with weights packed per run.
+bool ImplicitGemmFits(const ConvGeometry& g);
 
 // Weights of one group (mg x k, row-major) as mg / 32 panels of k x 32.
 void PackImplicitWeights(int64_t mg, int64_t k, const float* w, float* packed);

@@ -12,7 +12,8 @@ namespace onnx_light {
 namespace conv {
 namespace {
 
-OL_AVX512 void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w, float* c) {
+OL_AVX512 void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
+                    const float* bias, int valid, float* y, int64_t ldy) {
   constexpr int kRows = kImplicitRows;
   const float* row[kRows];
 #pragma GCC unroll 12
@@ -32,10 +33,17 @@ OL_AVX512 void Tile(int64_t k_count, const int64_t* offsets, const float* const*
     }
     w += kImplicitCols;
   }
+  // Position i of 16 channels goes to 16 output planes: one scatter per vector.
+  const __m512 b0 = bias != nullptr ? _mm512_loadu_ps(bias) : _mm512_setzero_ps();
+  const __m512 b1 = bias != nullptr ? _mm512_loadu_ps(bias + 16) : _mm512_setzero_ps();
+  const __m512i planes = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                                            _mm512_set1_epi32(static_cast<int32_t>(ldy)));
+  float* y1 = y + 16 * ldy;
 #pragma GCC unroll 12
   for (int i = 0; i < kRows; ++i) {
-    _mm512_storeu_ps(c + i * kImplicitCols, acc[i][0]);
-    _mm512_storeu_ps(c + i * kImplicitCols + 16, acc[i][1]);
+    if (i >= valid) break;
+    _mm512_i32scatter_ps(y + i, planes, _mm512_add_ps(acc[i][0], b0), 4);
+    _mm512_i32scatter_ps(y1 + i, planes, _mm512_add_ps(acc[i][1], b1), 4);
   }
 }
 
