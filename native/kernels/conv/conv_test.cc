@@ -309,7 +309,9 @@ TEST(Conv, ImplicitGemmScratchIsThePaddedInput) {
     const int64_t im2col = 144 * side * side * 4;
     EXPECT_GT(peak, 0);
     EXPECT_LT(peak, im2col / 4);
-    if (conv::ImplicitGemmApplies(2, 32, 16, 9)) EXPECT_LE(peak, padded_input + weights + offsets + 3 * 64);
+    if (conv::ImplicitGemmApplies(2, 32, 16, 9)) {
+      EXPECT_LE(peak, padded_input + weights + offsets + 3 * 64);
+    }
   }
 }
 
