@@ -10,10 +10,6 @@ namespace {
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-ImplicitTileFn BestTile() {
-  static const ImplicitTileFn fn = ImplicitTileAvx512();
-  return fn;
-}
 
 // Where the tile reads the input: X itself when the convolution reads no padding, else a
 // zero-padded copy (rows x cols per channel) whose origin is input pixel (-pad_h, -pad_w).
@@ -54,16 +50,17 @@ void PadPlanes(const ConvGeometry& g, const Source& s, const float* x, int64_t b
 }  // namespace
 
 bool ImplicitGemmApplies(int rank, int64_t out_per_group, int64_t in_per_group, int64_t kernel_size) {
-  return BestTile() != nullptr && rank == 2 && out_per_group > 0 && out_per_group % kImplicitCols == 0 &&
-         in_per_group > 1 && kernel_size > 1;
+  return rank == 2 && out_per_group > 0 && in_per_group > 1 && kernel_size > 1 &&
+         ImplicitTileAvx512(out_per_group).fn != nullptr;
 }
 
 bool ImplicitGemmFits(const ConvGeometry& g) { return g.out_size <= INT32_MAX / 16; }
 
 void PackImplicitWeights(int64_t mg, int64_t k, const float* w, float* packed) {
-  for (int64_t block = 0; block < mg / kImplicitCols; ++block) {
+  const int cols = ImplicitTileAvx512(mg).cols;
+  for (int64_t block = 0; block < mg / cols; ++block) {
     for (int64_t kk = 0; kk < k; ++kk) {
-      for (int j = 0; j < kImplicitCols; ++j) packed[(block * k + kk) * kImplicitCols + j] = w[(block * kImplicitCols + j) * k + kk];
+      for (int j = 0; j < cols; ++j) packed[(block * k + kk) * cols + j] = w[(block * cols + j) * k + kk];
     }
   }
 }
@@ -71,8 +68,9 @@ void PackImplicitWeights(int64_t mg, int64_t k, const float* w, float* packed) {
 Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* x, const float* w,
                         const float* packed_w, const float* bias, float* y, const gemm::GemmTuning& tuning) {
   const int64_t mg = g.out_per_group(), cg = g.in_per_group(), k = cg * g.kernel_size;
-  const int64_t out_w = g.out_spatial[1], blocks = mg / kImplicitCols;
-  const int64_t tiles = CeilDiv(g.out_size, kImplicitRows);
+  const ImplicitTile shape = ImplicitTileAvx512(mg);
+  const int64_t out_w = g.out_spatial[1], blocks = mg / shape.cols;
+  const int64_t tiles = CeilDiv(g.out_size, shape.rows);
   const int64_t planes = g.batch * g.group, tasks = planes * blocks * tiles;
   const Source source = ChooseSource(g);
   const int64_t source_plane = source.rows * source.cols;
@@ -110,22 +108,26 @@ Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* 
   }
   ctx.RecordScratch(static_cast<int64_t>(arena.capacity()));
 
-  const ImplicitTileFn tile_fn = BestTile();
+  const int64_t row_step = g.strides[0] * source.cols;
   const auto run = [&](int64_t begin, int64_t end) {
-    const float* rows[kImplicitRows];
+    const float* rows[kMaxImplicitRows];
     for (int64_t t = begin; t < end; ++t) {
       const int64_t plane = t / (blocks * tiles), block = t / tiles % blocks, tile = t % tiles;
       const int64_t n = plane / g.group, grp = plane % g.group;
       const float* image = src + (n * g.in_channels + grp * cg) * source_plane;
-      const int64_t p0 = tile * kImplicitRows, valid = std::min<int64_t>(kImplicitRows, g.out_size - p0);
-      for (int i = 0; i < kImplicitRows; ++i) {
-        // Rows past the output's end repeat position p0 (read, then discarded).
-        const int64_t p = p0 + (i < valid ? i : 0), oh = p / out_w, ow = p % out_w;
-        rows[i] = image + oh * g.strides[0] * source.cols + ow * g.strides[1];
+      const int64_t p0 = tile * shape.rows, valid = std::min<int64_t>(shape.rows, g.out_size - p0);
+      // Rows past the output's end repeat position p0 (read, then discarded).
+      int64_t oh = p0 / out_w, ow = p0 % out_w;
+      for (int i = 0; i < shape.rows; ++i) {
+        rows[i] = i < valid ? image + oh * row_step + ow * g.strides[1] : rows[0];
+        if (++ow == out_w) {
+          ow = 0;
+          ++oh;
+        }
       }
-      const int64_t m0 = grp * mg + block * kImplicitCols;
-      tile_fn(k, offsets, rows, packed_w + m0 * k, bias != nullptr ? bias + m0 : nullptr, static_cast<int>(valid),
-              y + (n * g.out_channels + m0) * g.out_size + p0, g.out_size);
+      const int64_t m0 = grp * mg + block * shape.cols;
+      shape.fn(k, offsets, rows, packed_w + m0 * k, bias != nullptr ? bias + m0 : nullptr, static_cast<int>(valid),
+               y + (n * g.out_channels + m0) * g.out_size + p0, g.out_size);
     }
     return Status::Ok();
   };
