@@ -38,6 +38,18 @@ class KernelInfo {
   const ResolvedTuning& tuning() const { return tuning_; }
   const AttributeMap& attributes() const { return *attributes_; }
 
+  // Input i when its value is fixed for the kernel's whole life (a constant initializer
+  // of the node's graph that is not also a graph input, which a feed could override),
+  // else null. Lets a kernel prepare work once at creation (e.g. pack constant weights);
+  // Compute still receives the same tensor as input i. The pointer is valid during
+  // Init only: copy the Tensor (copies share the buffer) to keep it.
+  const Tensor* constant_input(int i) const {
+    return i >= 0 && i < static_cast<int>(constant_inputs_.size()) ? constant_inputs_[i] : nullptr;
+  }
+  // Set by whoever creates the kernel (session planner, KernelRunner): one entry per
+  // input, null where the input is not constant.
+  void SetConstantInputs(std::vector<const Tensor*> constant_inputs) { constant_inputs_ = std::move(constant_inputs); }
+
   bool HasAttribute(const std::string& name) const;
   const Attribute* FindAttribute(const std::string& name) const;
   // Required attributes: InvalidArgument naming op, node and attribute if absent or mistyped.
@@ -68,6 +80,7 @@ class KernelInfo {
   std::vector<DataType> input_types_;
   int num_outputs_;
   ResolvedTuning tuning_;
+  std::vector<const Tensor*> constant_inputs_;
 };
 
 // Runs a subgraph (If/Loop/Scan bodies) with the session's executor; implemented by the

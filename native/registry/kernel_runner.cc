@@ -45,14 +45,22 @@ KernelRunner::KernelRunner(std::string op, int opset_version, std::string domain
 KernelRunner& KernelRunner::Input(Tensor tensor) { return InputValue(Value(std::move(tensor))); }
 KernelRunner& KernelRunner::InputValue(Value value) {
   inputs_.push_back(std::make_unique<Value>(std::move(value)));
+  constant_.push_back(false);
+  return *this;
+}
+KernelRunner& KernelRunner::ConstantInput(Tensor tensor) {
+  Input(std::move(tensor));
+  constant_.back() = true;
   return *this;
 }
 KernelRunner& KernelRunner::MissingInput() {
   inputs_.push_back(nullptr);
+  constant_.push_back(false);
   return *this;
 }
 KernelRunner& KernelRunner::ClearInputs() {
   inputs_.clear();
+  constant_.clear();
   return *this;
 }
 KernelRunner& KernelRunner::Outputs(int n) {
@@ -133,6 +141,11 @@ StatusOr<KernelRunResult> KernelRunner::Run(int num_threads, const CancellationT
     OL_RETURN_IF_ERROR(tuning.Set(name, value, ValueSource::kExplicitProfile).WithContext(op_ + ": "));
   }
   KernelInfo info(domain_, op_, node_name_, opset_version_, &attributes_, input_types, num_outputs_, tuning);
+  std::vector<const Tensor*> constant_inputs;
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    constant_inputs.push_back(constant_[i] ? &inputs_[i]->tensor() : nullptr);
+  }
+  info.SetConstantInputs(std::move(constant_inputs));
   OL_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> kernel, def->factory(info));
 
   // A serial run uses no executor but keeps the one of earlier parallel runs: alternating

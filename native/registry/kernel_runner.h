@@ -36,6 +36,9 @@ class KernelRunner {
 
   KernelRunner& Input(Tensor tensor);
   KernelRunner& InputValue(Value value);
+  // An input the kernel also sees at creation (KernelInfo::constant_input), like an
+  // initializer of the session's graph.
+  KernelRunner& ConstantInput(Tensor tensor);
   KernelRunner& MissingInput();  // an optional input left empty
   KernelRunner& ClearInputs();
   KernelRunner& Outputs(int n);
@@ -72,6 +75,7 @@ class KernelRunner {
   std::string op_, domain_, node_name_ = "test_node";
   int opset_version_;
   std::vector<std::unique_ptr<Value>> inputs_;
+  std::vector<bool> constant_;  // per input: offered to the kernel at creation
   int num_outputs_ = 1;
   AttributeMap attributes_;
   std::vector<std::pair<std::string, ParamValue>> tuning_overrides_;

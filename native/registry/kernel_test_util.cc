@@ -33,6 +33,10 @@ KernelTester& KernelTester::InputValue(Value value) {
   runner_.InputValue(std::move(value));
   return *this;
 }
+KernelTester& KernelTester::ConstantInput(Tensor tensor) {
+  runner_.ConstantInput(std::move(tensor));
+  return *this;
+}
 KernelTester& KernelTester::MissingInput() {
   runner_.MissingInput();
   return *this;

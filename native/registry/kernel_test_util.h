@@ -49,6 +49,7 @@ class KernelTester {
 
   KernelTester& Input(Tensor tensor);
   KernelTester& InputValue(Value value);
+  KernelTester& ConstantInput(Tensor tensor);  // also seen at creation (KernelInfo::constant_input)
   KernelTester& MissingInput();  // an optional input left empty
   KernelTester& Outputs(int n);
   KernelTester& Attr(const std::string& name, int64_t value);

@@ -246,6 +246,7 @@ class Planner {
       pn->inputs = explicit_inputs_[i];
       for (const auto& name : node.inputs) {
         pn->input_types.push_back(name.empty() ? DataType::kUndefined : StaticElementType(*plan_, name));
+        pn->constant_inputs.push_back(ConstantInitializer(name));
       }
       for (const auto& name : node.outputs) pn->outputs.push_back(name.empty() ? -1 : plan_->slots.at(name));
       auto any = KernelRegistry::Global().Find(Graph::CanonicalDomain(node.domain), node.op, pn->opset, DataType::kUndefined);
@@ -262,6 +263,19 @@ class Planner {
       plan_->nodes.push_back(std::move(pn));
     }
     return Status::Ok();
+  }
+
+  // The initializer `name` when it is constant: an initializer of this graph that is not
+  // also a graph input (a feed may replace those). Initializers of an enclosing graph
+  // read by a subgraph are not offered.
+  const Tensor* ConstantInitializer(const std::string& name) const {
+    if (name.empty()) return nullptr;
+    auto it = graph_.initializers.find(name);
+    if (it == graph_.initializers.end()) return nullptr;
+    for (const auto& input : graph_.inputs) {
+      if (input.name == name) return nullptr;
+    }
+    return &it->second;
   }
 
   void ComputeLifetimes(const std::vector<size_t>& order) {
@@ -308,6 +322,7 @@ StatusOr<std::unique_ptr<KernelInstance>> CreateKernelInstance(const PlannedNode
   }
   KernelInfo info(Graph::CanonicalDomain(n.domain), n.op, n.name, node.opset, &n.attributes, std::move(input_types),
                   static_cast<int>(n.outputs.size()), instance->tuning);
+  info.SetConstantInputs(node.constant_inputs);
   auto kernel = (*def)->factory(info);
   if (!kernel.ok()) return AtNode(kernel.status(), node.where);
   instance->kernel = std::move(kernel).value();

@@ -29,6 +29,9 @@ struct PlannedNode {
   int opset = 0;
   std::vector<DataType> input_types;  // statically known, else kUndefined
   std::vector<int> inputs;             // slot per input, -1 when absent
+  // Per input: the graph's initializer when the input is one that no feed can override
+  // (handed to kernels as KernelInfo::constant_input), else null.
+  std::vector<const Tensor*> constant_inputs;
   std::vector<int> outputs;            // slot per output, -1 when unused
   std::vector<int> release_after;      // slots whose last reader is this node
   int dispatch_input = -1;

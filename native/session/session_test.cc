@@ -323,6 +323,27 @@ TEST(SessionTest, ReportsWhereEachTuningValueCameFrom) {
   EXPECT_EQ(report[1].source, ValueSource::kExactMachine);
 }
 
+// A kernel sees an initializer at creation, but neither a feed nor an initializer that is
+// also a graph input (its default a feed may replace).
+TEST(SessionTest, OffersConstantInitializersToKernelsAtCreation) {
+  auto g = NewGraph();
+  g->inputs.push_back(FloatInfo("x", {1}));
+  g->inputs.push_back(FloatInfo("overridable", {1}));
+  g->initializers["w"] = Floats({1}, 5.0f);
+  g->initializers["overridable"] = Floats({1}, 7.0f);
+  g->nodes.push_back(MakeNode("TestConstants", "probe", {"x", "w", "overridable", ""}, {"y"}));
+  g->outputs.push_back(FloatInfo("y", {4}));
+  auto session = MustCreate(g);
+  ASSERT_NE(session, nullptr);
+  auto out = session->Run({{"x", Value(Floats({1}, 1.0f))}}, {});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  const float* seen = (*out)[0].tensor().data<float>();
+  EXPECT_EQ(seen[0], -1.0f);  // feed
+  EXPECT_EQ(seen[1], 5.0f);   // initializer
+  EXPECT_EQ(seen[2], -1.0f);  // initializer that is also a graph input
+  EXPECT_EQ(seen[3], -1.0f);  // absent optional input
+}
+
 // body(b) = b + outer, where `outer` is computed in the main graph before the call.
 TEST(SessionTest, SubgraphsReadOuterScopeValues) {
   auto body = std::make_shared<Graph>();

@@ -1,5 +1,6 @@
 // Test-only kernels in domain "test.session": enough to exercise planning, lifetimes,
 // errors, events, cancellation and subgraphs without any real kernel family.
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -89,6 +90,27 @@ class TestCall : public OpKernel {
   std::shared_ptr<const Graph> body_;
 };
 
+// Output: per input, the first float of the constant it saw at creation, or -1 when
+// KernelInfo offered none (a feed, or an initializer a feed may override).
+class TestConstants : public OpKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    for (int i = 0; i < info.num_inputs(); ++i) {
+      const Tensor* constant = info.constant_input(i);
+      seen_.push_back(constant != nullptr && constant->num_elements() > 0 ? constant->data<float>()[0] : -1.0f);
+    }
+    return Status::Ok();
+  }
+  Status Compute(KernelContext& ctx) override {
+    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, DataType::kFloat, Shape({static_cast<int64_t>(seen_.size())})));
+    std::copy(seen_.begin(), seen_.end(), y->data<float>());
+    return Status::Ok();
+  }
+
+ private:
+  std::vector<float> seen_;
+};
+
 KernelDef Def(const char* op, KernelFactory factory, std::vector<ParamSpec> tuning = {}) {
   KernelDef def;
   def.domain = "test.session";
@@ -107,6 +129,7 @@ OL_REGISTER_KERNELS(session_test_kernels) {
   registry.Add(std::move(add));
   registry.Add(Def("TestFail", MakeKernel<TestFail>()));
   registry.Add(Def("TestSlow", MakeKernel<TestSlow>()));
+  registry.Add(Def("TestConstants", MakeKernel<TestConstants>()));
   KernelDef call = Def("TestCall", MakeKernel<TestCall>());
   call.dispatch_input = -1;
   registry.Add(std::move(call));

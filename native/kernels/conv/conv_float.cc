@@ -6,55 +6,106 @@
 #include "native/kernels/conv/depthwise.h"
 #include "native/kernels/conv/geometry3d.h"
 #include "native/kernels/conv/im2col.h"
+#include "native/kernels/conv/implicit_gemm.h"
 
 namespace onnx_light {
 namespace conv {
 namespace {
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
 
 Status Depthwise(KernelContext& ctx, const ConvGeometry& cg, const float* x, const float* w, const float* bias,
-                 float* y, const gemm::GemmTuning& tuning) {
+                 float* y, const ConvTuning& tuning) {
   const Geometry3d g(cg);
   const int64_t planes = cg.batch * cg.out_channels;
   const int64_t per_group = cg.out_per_group();
+  const DepthwisePlaneFn plane = SelectDepthwisePlane(g);
   const auto run = [&](int64_t begin, int64_t end) {
     for (int64_t p = begin; p < end; ++p) {
       const int64_t n = p / cg.out_channels, m = p % cg.out_channels;
       const float* in = x + (n * cg.in_channels + m / per_group) * g.in_size;
-      DepthwisePlane(g, in, w + m * g.kernel_size, bias != nullptr ? bias[m] : 0.0f, y + p * g.out_size);
+      plane(g, in, w + m * g.kernel_size, bias != nullptr ? bias[m] : 0.0f, y + p * g.out_size);
     }
     return Status::Ok();
   };
-  const int64_t plane_macs = std::max<int64_t>(1, g.out_size * g.kernel_size);
-  if (gemm::GemmWorkUnits(planes, plane_macs, 1) < tuning.parallel_minimum_tasks) return run(0, planes);
-  const int64_t grain = std::max<int64_t>(1, gemm::kMacsPerWorkUnit / plane_macs);
-  return ParallelFor(ctx.parallel(), planes, ParallelPlan{"conv.depthwise_planes", grain}, run);
+  const double multiply_adds = static_cast<double>(planes) * static_cast<double>(g.out_size * g.kernel_size);
+  if (multiply_adds < static_cast<double>(tuning.depthwise_minimum_multiply_adds)) {
+    return run(0, planes);
+  }
+  return ParallelFor(ctx.parallel(), planes, ParallelPlan{"conv.depthwise_planes", 1}, run);
 }
 
-// GEMM tasks: (image, group, tile of output positions). Tiles are whole packed panels of
-// about one B block; when there are fewer tasks than participants' multiples the tiles
-// shrink so that the count divides evenly (a result never depends on the tiling).
+// GEMM tasks: (image, group, block of output channels, tile of output positions). Column
+// tiles are runs of whole NR panels (panels spread evenly over the tiles), channel blocks
+// runs of whole MR rows. A task generates its im2col columns once and runs all its
+// channels against them, so splitting channels repeats the im2col of those columns; the
+// split is chosen by a cost model only when few tasks exist (small outputs such as 7x7 or
+// 14x14, where column tiles alone cannot balance the participants). A result never
+// depends on the tiling (each element's reduction has one fixed order).
 struct Tiling {
-  int64_t tiles_per_plane = 1, tile = 0;
-  int64_t tasks(const ConvGeometry& g) const { return g.batch * g.group * tiles_per_plane; }
+  int64_t planes = 1, rows = 0, cols = 0;  // per plane: output channels, output positions
+  int64_t row_panels = 1, col_panels = 1;  // MR rows / NR columns each
+  int mr = 1, nr = 1;
+  int64_t row_blocks = 1, col_tiles = 1;
+
+  int64_t tasks() const { return planes * row_blocks * col_tiles; }
+  int64_t RowBegin(int64_t b) const { return std::min(rows, row_panels * b / row_blocks * mr); }
+  int64_t ColBegin(int64_t t) const { return std::min(cols, col_panels * t / col_tiles * nr); }
+  int64_t MaxTileCols() const { return CeilDiv(col_panels, col_tiles) * nr; }
 };
 
-Tiling ChooseTiling(const ConvGeometry& g, int participants) {
+// Partition cost of one im2col (or B packing) element, in multiply-adds.
+constexpr int64_t kPackCostInMacs = 8;
+// With at least this many tasks per participant, plain column tiles balance well enough.
+constexpr int64_t kEnoughTasksPerParticipant = 4;
+
+// The slowest participant's estimated cost under ParallelFor's static partition.
+int64_t SlowestParticipant(const Tiling& t, int64_t k, int participants) {
+  const Partition partition = ComputePartition(t.tasks(), 1, participants);
+  int64_t worst = 0;
+  for (int p = 0; p < partition.participants; ++p) {
+    int64_t cost = 0;
+    const int64_t end = std::min(t.tasks(), partition.LastBlock(p) * partition.block_size);
+    for (int64_t task = partition.FirstBlock(p) * partition.block_size; task < end; ++task) {
+      const int64_t b = task / t.col_tiles % t.row_blocks, c = task % t.col_tiles;
+      const int64_t rows = RoundUp(t.RowBegin(b + 1) - t.RowBegin(b), t.mr);
+      const int64_t cols = RoundUp(t.ColBegin(c + 1) - t.ColBegin(c), t.nr);
+      cost += (rows + kPackCostInMacs) * cols * k;
+    }
+    worst = std::max(worst, cost);
+  }
+  return worst;
+}
+
+Tiling ChooseTiling(const ConvGeometry& g, int64_t k, int participants) {
   const gemm::GemmBlocking blocking = gemm::PreferredBlocking();
-  const int64_t planes = g.batch * g.group;
-  const int64_t max_tiles = std::max<int64_t>(1, CeilDiv(g.out_size, blocking.nr));
-  int64_t tiles = std::min(max_tiles, std::max<int64_t>(1, CeilDiv(g.out_size, blocking.nc)));
-  for (int64_t t = tiles; t <= std::min(max_tiles, tiles + participants); ++t) {
-    if ((planes * t) % participants == 0) {
-      tiles = t;
-      break;
+  Tiling t;
+  t.planes = g.batch * g.group;
+  t.rows = g.out_per_group();
+  t.cols = g.out_size;
+  t.mr = blocking.mr;
+  t.nr = blocking.nr;
+  t.row_panels = CeilDiv(t.rows, t.mr);
+  t.col_panels = CeilDiv(t.cols, t.nr);
+  const int64_t natural_tiles = std::min(t.col_panels, CeilDiv(t.cols, blocking.nc));
+  t.col_tiles = natural_tiles;
+  if (participants == 1 || t.tasks() >= kEnoughTasksPerParticipant * participants) return t;
+  Tiling best = t;
+  int64_t best_cost = SlowestParticipant(t, k, participants);
+  for (int64_t blocks = 1; blocks <= std::min<int64_t>(t.row_panels, 2 * participants); ++blocks) {
+    for (int64_t tiles = natural_tiles; tiles <= std::min(t.col_panels, natural_tiles + 2 * participants); ++tiles) {
+      Tiling candidate = t;
+      candidate.row_blocks = blocks;
+      candidate.col_tiles = tiles;
+      const int64_t cost = SlowestParticipant(candidate, k, participants);
+      if (cost < best_cost) {
+        best = candidate;
+        best_cost = cost;
+      }
     }
   }
-  Tiling tiling;
-  tiling.tile = std::min(g.out_size, CeilDiv(CeilDiv(g.out_size, tiles), blocking.nr) * blocking.nr);
-  tiling.tiles_per_plane = CeilDiv(g.out_size, tiling.tile);
-  return tiling;
+  return best;
 }
 
 bool IsPointwise(const ConvGeometry& g) {
@@ -64,8 +115,8 @@ bool IsPointwise(const ConvGeometry& g) {
   return true;
 }
 
-Status GemmConv(KernelContext& ctx, const ConvGeometry& cg, const float* x, const float* w, const float* bias,
-                float* y, const gemm::GemmTuning& tuning) {
+Status GemmConv(KernelContext& ctx, const ConvGeometry& cg, const float* x, const float* w, const float* packed_w,
+                const float* bias, float* y, const gemm::GemmTuning& tuning) {
   const Geometry3d g(cg);
   const int64_t mg = cg.out_per_group(), cgi = cg.in_per_group(), k = cgi * g.kernel_size;
   const bool pointwise = IsPointwise(cg);
@@ -73,42 +124,49 @@ Status GemmConv(KernelContext& ctx, const ConvGeometry& cg, const float* x, cons
   const bool parallel =
       gemm::GemmWorkUnits(cg.batch * cg.out_channels, g.out_size, k) >= tuning.parallel_minimum_tasks;
   const int available = parallel ? AvailableParticipants(ctx.parallel(), plan) : 1;
-  const Tiling tiling = ChooseTiling(cg, available);
-  const int64_t tasks = tiling.tasks(cg);
+  const Tiling tiling = ChooseTiling(cg, k, available);
+  const int64_t tasks = tiling.tasks();
   const int participants = static_cast<int>(std::min<int64_t>(available, tasks));
-  // The weights are packed once, shared read-only by every task; each participant packs
-  // only its im2col (B) blocks.
-  const size_t slice = gemm::SgemmSerialScratchBytes(mg, tiling.tile, k);
+  // The weights (packed once, here unless the kernel prepacked them) are shared read-only
+  // by every task; each participant packs only its im2col (B) blocks.
+  const size_t slice = gemm::SgemmSerialScratchBytes(mg, tiling.MaxTileCols(), k);
   const size_t packed_group = gemm::PrepackedASize(mg, k);
-  const size_t packed_bytes = (sizeof(float) * packed_group * cg.group + 63) / 64 * 64;
+  const size_t packed_bytes = packed_w != nullptr ? 0 : (sizeof(float) * packed_group * cg.group + 63) / 64 * 64;
   ScratchArena arena(ctx.allocator(), packed_bytes + slice * participants);
   OL_RETURN_IF_ERROR(arena.status());
-  OL_ASSIGN_OR_RETURN(float* packed_w, arena.AllocateArray<float>(packed_group * cg.group));
+  if (packed_w == nullptr) {
+    OL_ASSIGN_OR_RETURN(float* packed, arena.AllocateArray<float>(packed_group * cg.group));
+    for (int64_t grp = 0; grp < cg.group; ++grp) {
+      gemm::PrepackA(false, mg, k, w + grp * mg * k, k, packed + grp * packed_group);
+    }
+    packed_w = packed;
+  }
   std::vector<float*> scratch(participants);
   for (auto& s : scratch) {
     OL_ASSIGN_OR_RETURN(s, arena.AllocateArray<float>(slice / sizeof(float)));
   }
   ctx.RecordScratch(static_cast<int64_t>(arena.capacity()));
-  for (int64_t grp = 0; grp < cg.group; ++grp) {
-    gemm::PrepackA(false, mg, k, w + grp * mg * k, k, packed_w + grp * packed_group);
-  }
   const auto run = [&](int participant, int64_t begin, int64_t end) {
     for (int64_t t = begin; t < end; ++t) {
-      const int64_t plane = t / tiling.tiles_per_plane, col0 = (t % tiling.tiles_per_plane) * tiling.tile;
+      const int64_t plane = t / (tiling.row_blocks * tiling.col_tiles);
+      const int64_t block = t / tiling.col_tiles % tiling.row_blocks, tile = t % tiling.col_tiles;
       const int64_t n = plane / cg.group, grp = plane % cg.group;
-      const int64_t cols = std::min(tiling.tile, g.out_size - col0);
+      const int64_t m0 = tiling.RowBegin(block), m1 = tiling.RowBegin(block + 1);
+      const int64_t col0 = tiling.ColBegin(tile), cols = tiling.ColBegin(tile + 1) - col0;
       const float* xg = x + (n * cg.in_channels + grp * cgi) * g.in_size;
       const float* wg = packed_w + grp * packed_group;
       float* yg = y + (n * cg.out_channels + grp * mg) * g.out_size + col0;
       if (pointwise) {
         const gemm::DenseBSource source(false, xg + col0, g.in_size);
-        gemm::SgemmSerialPrepackedA(wg, mg, cols, k, 1.0f, source, 0.0f, yg, g.out_size, scratch[participant]);
+        gemm::SgemmSerialPrepackedARows(wg, mg, m0, m1, cols, k, 1.0f, source, 0.0f, yg, g.out_size,
+                                        scratch[participant]);
       } else {
         const Im2colSource source(g, xg, col0);
-        gemm::SgemmSerialPrepackedA(wg, mg, cols, k, 1.0f, source, 0.0f, yg, g.out_size, scratch[participant]);
+        gemm::SgemmSerialPrepackedARows(wg, mg, m0, m1, cols, k, 1.0f, source, 0.0f, yg, g.out_size,
+                                        scratch[participant]);
       }
       if (bias != nullptr) {
-        for (int64_t m = 0; m < mg; ++m) {
+        for (int64_t m = m0; m < m1; ++m) {
           const float b = bias[grp * mg + m];
           float* row = yg + m * g.out_size;
           for (int64_t j = 0; j < cols; ++j) row[j] += b;
@@ -123,8 +181,56 @@ Status GemmConv(KernelContext& ctx, const ConvGeometry& cg, const float* x, cons
 
 }  // namespace
 
-Status ConvForward(KernelContext& ctx, const ConvGeometry& g, const float* x, const float* w, const float* bias,
-                   float* y, const gemm::GemmTuning& tuning) {
+std::vector<ParamSpec> ConvTuningParams() {
+  std::vector<ParamSpec> params = gemm::GemmTuningParams();
+  params.push_back(ParamSpec::Int64("parallel.depthwise_minimum_multiply_adds",
+                                    ConvTuning{}.depthwise_minimum_multiply_adds, 1, int64_t{1} << 50,
+                                    "multiply-adds below which a depthwise-style convolution (one input channel "
+                                    "per group) runs serially"));
+  return params;
+}
+
+StatusOr<ConvTuning> ReadConvTuning(const ResolvedTuning& tuning) {
+  ConvTuning t;
+  OL_ASSIGN_OR_RETURN(t.gemm, gemm::ReadGemmTuning(tuning));
+  OL_ASSIGN_OR_RETURN(t.depthwise_minimum_multiply_adds, tuning.Int64("parallel.depthwise_minimum_multiply_adds"));
+  return t;
+}
+
+StatusOr<PackedConvWeights> PackedConvWeights::Pack(const Tensor& w, int64_t group) {
+  PackedConvWeights packed;
+  const Shape& shape = w.shape();
+  if (w.dtype() != DataType::kFloat || shape.rank() < 3 || group <= 0 || w.num_elements() == 0) return packed;
+  const int64_t m = shape[0];
+  if (m % group != 0 || shape[1] <= 1) return packed;  // invalid, or depthwise (no GEMM)
+  const int64_t mg = m / group, k = w.num_elements() / m;
+  // The layout of the path ConvForward will take for these weights.
+  const bool implicit = ImplicitGemmApplies(shape.rank() - 2, mg, shape[1], k / shape[1]);
+  const int64_t per_group = implicit ? mg * k : static_cast<int64_t>(gemm::PrepackedASize(mg, k));
+  OL_ASSIGN_OR_RETURN(packed.packed_, Tensor::Allocate(DataType::kFloat, Shape({per_group * group}), Allocator::Default()));
+  for (int64_t grp = 0; grp < group; ++grp) {
+    const float* source = w.data<float>() + grp * mg * k;
+    float* target = packed.packed_.data<float>() + grp * per_group;
+    if (implicit) {
+      PackImplicitWeights(mg, k, source, target);
+    } else {
+      gemm::PrepackA(false, mg, k, source, k, target);
+    }
+  }
+  packed.source_ = w;
+  return packed;
+}
+
+const float* PackedConvWeights::Find(const Tensor& w) const {
+  if (packed_.num_elements() == 0 || w.dtype() != DataType::kFloat || w.shape() != source_.shape() ||
+      w.data<float>() != source_.data<float>()) {
+    return nullptr;
+  }
+  return packed_.data<float>();
+}
+
+Status ConvForward(KernelContext& ctx, const ConvGeometry& g, const float* x, const float* w,
+                   const float* packed_w, const float* bias, float* y, const ConvTuning& tuning) {
   if (g.batch == 0 || g.out_channels == 0 || g.out_size == 0) return Status::Ok();
   if (g.in_per_group() == 0 || g.kernel_size == 0) {
     // Empty reduction: the output is the bias alone.
@@ -137,7 +243,11 @@ Status ConvForward(KernelContext& ctx, const ConvGeometry& g, const float* x, co
     return Status::Ok();
   }
   if (g.in_per_group() == 1) return Depthwise(ctx, g, x, w, bias, y, tuning);
-  return GemmConv(ctx, g, x, w, bias, y, tuning);
+  if (ImplicitGemmApplies(g.rank, g.out_per_group(), g.in_per_group(), g.kernel_size)) {
+    if (ImplicitGemmFits(g)) return ImplicitGemmConv(ctx, g, x, w, packed_w, bias, y, tuning.gemm);
+    packed_w = nullptr;  // packed for the implicit GEMM: this run packs its own
+  }
+  return GemmConv(ctx, g, x, w, packed_w, bias, y, tuning.gemm);
 }
 
 }  // namespace conv

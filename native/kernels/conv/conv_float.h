@@ -1,6 +1,8 @@
 // fp32 convolution engines shared by Conv, ConvTranspose and the quantized convolutions.
 #pragma once
 
+#include <vector>
+
 #include "native/kernels/conv/conv_geometry.h"
 #include "native/kernels/gemm/gemm.h"
 #include "native/registry/kernel.h"
@@ -8,12 +10,41 @@
 namespace onnx_light {
 namespace conv {
 
+// Tuning values of Conv (float), read once at Init.
+struct ConvTuning {
+  gemm::GemmTuning gemm;  // the GEMM path's parallel.minimum_tasks
+  // Depthwise-style convolutions (one input channel per group) below this many
+  // multiply-adds run serially.
+  int64_t depthwise_minimum_multiply_adds = int64_t{1} << 20;
+};
+// Conv's schema: the GEMM parameters plus parallel.depthwise_minimum_multiply_adds.
+std::vector<ParamSpec> ConvTuningParams();
+StatusOr<ConvTuning> ReadConvTuning(const ResolvedTuning& tuning);
+
+// Conv weights (M x C/group x kernel...) in the GEMM engine's packed layout, one block per
+// group, prepared once when W is constant so that a run packs only its im2col columns.
+// The buffer comes from the default allocator and lives as long as the object.
+class PackedConvWeights {
+ public:
+  // Packs `w` for `group` groups; leaves the object empty when W does not take the GEMM
+  // path (not float, depthwise, empty) or its shape is invalid (Compute reports that).
+  static StatusOr<PackedConvWeights> Pack(const Tensor& w, int64_t group);
+  // The packed weights when `w` is the tensor they were packed from, else null.
+  const float* Find(const Tensor& w) const;
+
+ private:
+  Tensor source_;  // keeps W's buffer alive, so that its address identifies it
+  Tensor packed_;
+};
+
 // Y = conv(X, W) + bias (bias may be null). Depthwise-style convolutions (one input channel
 // per group) run a direct loop parallel over output planes; the rest run one GEMM per
-// (image, group, tile of output positions) with im2col generated straight into the GEMM's
-// packed panels, parallel over those tiles with per-participant packing scratch.
-Status ConvForward(KernelContext& ctx, const ConvGeometry& g, const float* x, const float* w, const float* bias,
-                   float* y, const gemm::GemmTuning& tuning);
+// (image, group, block of output channels, tile of output positions) with im2col
+// generated straight into the GEMM's packed panels, parallel over those tasks with
+// per-participant packing scratch. `packed_w` (nullable) is W already packed
+// (PackedConvWeights); otherwise the weights are packed for this run.
+Status ConvForward(KernelContext& ctx, const ConvGeometry& g, const float* x, const float* w,
+                   const float* packed_w, const float* bias, float* y, const ConvTuning& tuning);
 
 // ConvTranspose: per (image, group, block of output channels) a GEMM W^T X into a bounded
 // column buffer, then col2im into those channels only (disjoint outputs per task).

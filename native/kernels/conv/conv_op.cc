@@ -13,7 +13,14 @@ class ConvKernel final : public OpKernel {
  public:
   Status Init(const KernelInfo& info) {
     OL_ASSIGN_OR_RETURN(attrs_, conv::ConvAttributes::Read(info));
-    OL_ASSIGN_OR_RETURN(tuning_, gemm::ReadGemmTuning(info.tuning()));
+    if (kTranspose) {
+      OL_ASSIGN_OR_RETURN(tuning_.gemm, gemm::ReadGemmTuning(info.tuning()));
+      return Status::Ok();
+    }
+    OL_ASSIGN_OR_RETURN(tuning_, conv::ReadConvTuning(info.tuning()));
+    if (const Tensor* w = info.constant_input(1)) {
+      OL_ASSIGN_OR_RETURN(packed_w_, conv::PackedConvWeights::Pack(*w, attrs_.group));
+    }
     return Status::Ok();
   }
 
@@ -36,12 +43,12 @@ class ConvKernel final : public OpKernel {
     OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), g.output_shape()));
     switch (x->dtype()) {
       case DataType::kFloat:
-        return Float(ctx, g, x->data<float>(), w->data<float>(), b != nullptr ? b->data<float>() : nullptr,
-                     y->data<float>());
+        return Float(ctx, g, x->data<float>(), w->data<float>(), packed_w_.Find(*w),
+                     b != nullptr ? b->data<float>() : nullptr, y->data<float>());
       case DataType::kDouble:
         return conv::DirectConv<double, kTranspose>(ctx, g, x->data<double>(), w->data<double>(),
                                                      b != nullptr ? b->data<double>() : nullptr, y->data<double>(),
-                                                     tuning_);
+                                                     tuning_.gemm);
       case DataType::kFloat16: return Widened<Float16>(ctx, g, *x, *w, b, y);
       case DataType::kBFloat16: return Widened<BFloat16>(ctx, g, *x, *w, b, y);
       default:
@@ -50,10 +57,11 @@ class ConvKernel final : public OpKernel {
   }
 
  private:
-  Status Float(KernelContext& ctx, const conv::ConvGeometry& g, const float* x, const float* w, const float* b,
-               float* y) {
-    return kTranspose ? conv::ConvTransposeForward(ctx, g, x, w, b, y, tuning_)
-                      : conv::ConvForward(ctx, g, x, w, b, y, tuning_);
+  // `packed_w`: W prepacked at Init (constant W), else null.
+  Status Float(KernelContext& ctx, const conv::ConvGeometry& g, const float* x, const float* w,
+               const float* packed_w, const float* b, float* y) {
+    return kTranspose ? conv::ConvTransposeForward(ctx, g, x, w, b, y, tuning_.gemm)
+                      : conv::ConvForward(ctx, g, x, w, packed_w, b, y, tuning_);
   }
 
   // 16-bit floats: widened to float once (scratch of the tensors' size, taken before any
@@ -73,14 +81,15 @@ class ConvKernel final : public OpKernel {
     for (int i = 0; i < 3; ++i) {
       for (int64_t e = 0; e < counts[i]; ++e) f[i][e] = sources[i]->data<Half>()[e].ToFloat();
     }
-    OL_RETURN_IF_ERROR(Float(ctx, g, f[0], f[1], b != nullptr ? f[2] : nullptr, f[3]));
+    OL_RETURN_IF_ERROR(Float(ctx, g, f[0], f[1], nullptr, b != nullptr ? f[2] : nullptr, f[3]));
     for (int64_t e = 0; e < counts[3]; ++e) y->data<Half>()[e] = Half::FromFloat(f[3][e]);
     ctx.RecordScratch(static_cast<int64_t>(arena.capacity()));
     return Status::Ok();
   }
 
   conv::ConvAttributes attrs_;
-  gemm::GemmTuning tuning_;
+  conv::ConvTuning tuning_;  // ConvTranspose reads only its GEMM part
+  conv::PackedConvWeights packed_w_;  // Conv with a constant float W only
 };
 
 OL_REGISTER_KERNELS(conv_ops) {
@@ -91,9 +100,10 @@ OL_REGISTER_KERNELS(conv_ops) {
   for (const char* op : ops) {
     const bool transpose = std::string(op) == "ConvTranspose";
     const KernelFactory factory = transpose ? MakeKernel<ConvKernel<true>>() : MakeKernel<ConvKernel<false>>();
-    registry.Add(KernelDef{"", op, 1, 10, "conv", types, 0, gemm::GemmTuningParams(), false, factory});
-    registry.Add(KernelDef{"", op, 11, 21, "conv", types, 0, gemm::GemmTuningParams(), false, factory});
-    registry.Add(KernelDef{"", op, 22, kOpenEnded, "conv", with_bf16, 0, gemm::GemmTuningParams(), false, factory});
+    const std::vector<ParamSpec> params = transpose ? gemm::GemmTuningParams() : conv::ConvTuningParams();
+    registry.Add(KernelDef{"", op, 1, 10, "conv", types, 0, params, false, factory});
+    registry.Add(KernelDef{"", op, 11, 21, "conv", types, 0, params, false, factory});
+    registry.Add(KernelDef{"", op, 22, kOpenEnded, "conv", with_bf16, 0, params, false, factory});
   }
 }
 

@@ -1,6 +1,7 @@
 // Conv and ConvTranspose against naive double-precision references written from the ONNX
 // definitions, for 1-D/2-D/3-D shapes, groups, depthwise, dilations, strides, pads and
 // auto_pad; bit-identical for 1, 2, 4 and 8 participants.
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
@@ -8,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "native/kernels/conv/depthwise.h"
+#include "native/kernels/conv/implicit_gemm.h"
 #include "native/registry/kernel_test_checks.h"
 
 namespace onnx_light {
@@ -99,18 +102,36 @@ std::vector<Value> RunAllCounts(KernelTester& t) {
   return *serial;
 }
 
-void CheckConv(const ConvCase& c, const std::vector<int64_t>& expected_pads, const std::vector<int64_t>& expected_out) {
-  const auto x = Random(Product(c.x), 1), w = Random(Product(c.w), 2), b = Random(c.w[0], 3);
+// A Conv tester for case `c`; W is a constant (prepacked at kernel creation) or a feed.
+KernelTester MakeConvTester(const ConvCase& c, const std::vector<float>& x, const std::vector<float>& w,
+                            const std::vector<float>& b, bool constant_w) {
   KernelTester t("Conv", 22);
-  t.Input(MakeTensor<float>(Shape(c.x), x)).Input(MakeTensor<float>(Shape(c.w), w));
+  t.Input(MakeTensor<float>(Shape(c.x), x));
+  if (constant_w) {
+    t.ConstantInput(MakeTensor<float>(Shape(c.w), w));
+  } else {
+    t.Input(MakeTensor<float>(Shape(c.w), w));
+  }
   if (c.bias) t.Input(MakeTensor<float>({c.w[0]}, b));
   t.Attr("group", c.group);
   if (!c.strides.empty()) t.Attr("strides", c.strides);
   if (!c.dilations.empty()) t.Attr("dilations", c.dilations);
   if (!c.pads.empty()) t.Attr("pads", c.pads);
   if (!c.auto_pad.empty()) t.Attr("auto_pad", c.auto_pad);
-  auto out = RunAllCounts(t);
+  return t;
+}
+
+// Checks against the reference, for 1, 2, 4 and 8 participants, with W a feed and with W
+// constant (prepacked weights must give bit-identical results).
+void CheckConv(const ConvCase& c, const std::vector<int64_t>& expected_pads, const std::vector<int64_t>& expected_out) {
+  const auto x = Random(Product(c.x), 1), w = Random(Product(c.w), 2), b = Random(c.w[0], 3);
+  KernelTester fed = MakeConvTester(c, x, w, b, false);
+  auto out = RunAllCounts(fed);
   ASSERT_EQ(out.size(), 1u);
+  KernelTester constant = MakeConvTester(c, x, w, b, true);
+  auto prepacked = RunAllCounts(constant);
+  ASSERT_EQ(prepacked.size(), 1u);
+  ExpectIdentical(out[0], prepacked[0], "constant W vs fed W");
   std::vector<int64_t> y_shape = {c.x[0], c.w[0]};
   y_shape.insert(y_shape.end(), expected_out.begin(), expected_out.end());
   ASSERT_EQ(out[0].tensor().shape(), Shape(y_shape));
@@ -129,6 +150,61 @@ TEST(Conv, TwoDimensionalShapes) {
   CheckConv({{1, 5, 40, 37}, {7, 5, 2, 2}, 1, {1, 1}, {}, {}, false}, {0, 0}, {39, 36});
 }
 
+TEST(Conv, SmallOutputsManyChannelsAndOddShapes) {
+  // Few output positions and many channels: the tasks split the output channels too.
+  CheckConv({{1, 32, 7, 7}, {96, 32, 3, 3}, 1, {}, {}, {1, 1, 1, 1}}, {1, 1}, {7, 7});
+  CheckConv({{1, 64, 5, 5}, {200, 64, 1, 1}}, {0, 0}, {5, 5});
+  CheckConv({{2, 16, 3, 3}, {50, 8, 3, 3}, 2, {}, {}, {1, 1, 1, 1}}, {1, 1}, {3, 3});
+  // Prime sizes everywhere; 1x1 image and kernel; a two-element reduction.
+  CheckConv({{1, 7, 13, 11}, {29, 7, 3, 3}, 1, {2, 1}, {}, {1, 2, 0, 1}}, {1, 2}, {6, 12});
+  CheckConv({{3, 8, 1, 1}, {17, 8, 1, 1}}, {0, 0}, {1, 1});
+  CheckConv({{1, 2, 31, 37}, {5, 2, 1, 1}, 1, {}, {}, {}, false}, {0, 0}, {31, 37});
+  // Dilations with pads larger than the kernel's reach on one side.
+  CheckConv({{1, 6, 9, 8}, {11, 6, 2, 3}, 1, {1, 1}, {3, 2}, {3, 0, 2, 4}}, {3, 0}, {11, 8});
+}
+
+TEST(Conv, ImplicitGemmShapes) {
+  // Output channels per group a multiple of 32 (the implicit-GEMM path on AVX-512): strides,
+  // dilations, asymmetric pads (also past the input's end), groups, a 7x7/2 first layer,
+  // output sizes that are not a multiple of the 12-position tile, a 1x1 kernel with stride.
+  CheckConv({{1, 3, 29, 31}, {32, 3, 7, 7}, 1, {2, 2}, {}, {3, 3, 3, 3}}, {3, 3}, {15, 16});
+  CheckConv({{2, 16, 9, 9}, {64, 8, 3, 3}, 2, {}, {}, {1, 1, 1, 1}}, {1, 1}, {9, 9});
+  CheckConv({{1, 5, 11, 10}, {32, 5, 3, 2}, 1, {2, 1}, {2, 3}, {0, 2, 3, 1}}, {0, 2}, {5, 10});
+  CheckConv({{1, 7, 5, 6}, {64, 7, 2, 2}, 1, {1, 1}, {}, {0, 0, 0, 0}, false}, {0, 0}, {4, 5});
+  CheckConv({{1, 12, 13, 13}, {32, 12, 1, 1}, 1, {2, 2}, {}, {}}, {0, 0}, {7, 7});
+  CheckConv({{1, 2, 4, 4}, {32, 2, 3, 3}, 1, {1, 1}, {}, {2, 2, 2, 2}}, {2, 2}, {6, 6});
+}
+
+TEST(Conv, EmptyBatchGivesAnEmptyOutput) {
+  for (bool constant_w : {false, true}) {
+    const ConvCase c{{0, 4, 5, 5}, {6, 4, 3, 3}};
+    KernelTester t = MakeConvTester(c, {}, Random(6 * 4 * 9, 2), Random(6, 3), constant_w);
+    auto out = RunAllCounts(t);
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].tensor().shape(), Shape({0, 6, 3, 3}));
+  }
+}
+
+TEST(Conv, ConstantWeightsArePackedOnceNotPerRun) {
+  // 7x7 output, 256 x 1152 weights: packing them per run needs more scratch than the
+  // participants' im2col panels; with constant W a run's allocations are the output and
+  // those panels only.
+  const ConvCase c{{1, 128, 7, 7}, {256, 128, 3, 3}, 1, {}, {}, {1, 1, 1, 1}};
+  const auto x = Random(Product(c.x), 1), w = Random(Product(c.w), 2), b = Random(256, 3);
+  int64_t scratch[2];
+  for (bool constant_w : {false, true}) {
+    KernelTester t = MakeConvTester(c, x, w, b, constant_w);
+    t.Tuning("parallel.minimum_tasks", int64_t{1});
+    auto run = t.RunWithDetails(2);
+    ASSERT_TRUE(run.ok()) << run.status().ToString();
+    scratch[constant_w] = run->peak_scratch;
+    EXPECT_LE(run->allocation.peak_bytes, 256 * 49 * 4 + run->peak_scratch);
+  }
+  const int64_t weight_bytes = 256 * 128 * 9 * 4;
+  EXPECT_GE(scratch[false] - scratch[true], weight_bytes);
+  EXPECT_LT(scratch[true], weight_bytes / 4);
+}
+
 TEST(Conv, DepthwiseAndChannelMultiplier) {
   CheckConv({{2, 8, 15, 15}, {8, 1, 3, 3}, 8, {2, 2}, {}, {1, 1, 1, 1}}, {1, 1}, {8, 8});
   CheckConv({{1, 4, 12, 12}, {8, 1, 5, 5}, 4, {1, 1}, {2, 2}, {4, 4, 4, 4}}, {4, 4}, {12, 12});
@@ -137,6 +213,48 @@ TEST(Conv, DepthwiseAndChannelMultiplier) {
   CheckConv({{2, 3, 6, 70}, {3, 1, 3, 3}, 3, {1, 1}, {}, {1, 1, 1, 1}}, {1, 1}, {6, 70});
   CheckConv({{1, 2, 9, 75}, {2, 1, 3, 5}, 2, {2, 2}, {1, 2}, {1, 2, 1, 2}}, {1, 2}, {5, 36});
   CheckConv({{1, 2, 4, 50}, {2, 1, 2, 3}, 2, {1, 3}, {}, {0, 1, 0, 1}}, {0, 1}, {3, 17});
+}
+
+// The per-ISA depthwise planes (whichever this CPU has) against the portable one, on row
+// widths around the vector lengths, strides 1 and 2, dilations, pads wider than the kernel.
+TEST(Conv, DepthwiseSimdPlanesMatchThePortableOne) {
+  struct PlaneCase {
+    int64_t in_h, in_w, kernel_h, kernel_w, stride, dilation, pad_begin, pad_end;
+  };
+  const PlaneCase cases[] = {{14, 14, 3, 3, 1, 1, 1, 1}, {28, 28, 3, 3, 2, 1, 1, 1},  {5, 7, 3, 3, 1, 1, 1, 1},
+                             {9, 17, 3, 5, 1, 2, 4, 3},  {6, 33, 1, 1, 2, 1, 0, 0},   {7, 40, 5, 16, 2, 1, 9, 9},
+                             {3, 1, 3, 3, 1, 1, 1, 1},   {11, 65, 3, 3, 2, 3, 5, 2},  {4, 31, 2, 7, 1, 1, 0, 6},
+                             {8, 20, 3, 3, 1, 1, 2, 0},  {9, 23, 3, 3, 2, 1, 0, 3},   {2, 40, 3, 3, 1, 1, 3, 3}};
+  int checked = 0;
+  for (const PlaneCase& c : cases) {
+    conv::ConvGeometry cg;
+    cg.rank = 2;
+    cg.in_spatial = {c.in_h, c.in_w};
+    cg.kernel = {c.kernel_h, c.kernel_w};
+    cg.strides = {c.stride, c.stride};
+    cg.dilations = {c.dilation, c.dilation};
+    cg.pads_begin = {c.pad_begin, c.pad_begin};
+    cg.pads_end = {c.pad_end, c.pad_end};
+    for (int a = 0; a < 2; ++a) {
+      cg.out_spatial.push_back((cg.in_spatial[a] + c.pad_begin + c.pad_end - c.dilation * (cg.kernel[a] - 1) - 1) / c.stride + 1);
+    }
+    const conv::Geometry3d g(cg);
+    const auto x = Random(g.in_size, 7), w = Random(g.kernel_size, 8);
+    std::vector<float> want(g.out_size), got(g.out_size);
+    conv::DepthwisePlanePortable(g, x.data(), w.data(), 0.25f, want.data());
+    for (const conv::DepthwisePlaneFn fn : {conv::SelectDepthwisePlaneAvx512(g), conv::SelectDepthwisePlaneAvx2(g)}) {
+      if (fn == nullptr) continue;
+      ++checked;
+      std::fill(got.begin(), got.end(), -99.0f);
+      fn(g, x.data(), w.data(), 0.25f, got.data());
+      for (int64_t i = 0; i < g.out_size; ++i) ASSERT_NEAR(got[i], want[i], 1e-5f * (1 + std::fabs(want[i]))) << i;
+    }
+  }
+#if defined(__x86_64__)
+  if (__builtin_cpu_supports("avx2")) {
+    EXPECT_GT(checked, 0) << "an x86-64 CPU with AVX2 must take a SIMD plane";
+  }
+#endif
 }
 
 TEST(Conv, OneAndThreeDimensional) {
@@ -152,28 +270,50 @@ TEST(Conv, AutoPad) {
   CheckConv({{1, 2, 10, 10}, {3, 2, 4, 4}, 1, {3, 3}, {}, {}, true, "VALID"}, {0, 0}, {3, 3});
 }
 
+// Runs a 3x3 pad-1 Conv of 16 input channels on a side x side image with 8 participants;
+// returns the run's details (peak scratch, allocations).
+KernelRunResult RunSquareConv(KernelTester& t, int64_t side, int64_t out_channels) {
+  t.Input(MakeTensor<float>({1, 16, side, side}, Random(16 * side * side, 1)))
+      .Input(MakeTensor<float>({out_channels, 16, 3, 3}, Random(out_channels * 16 * 9, 2)))
+      .Attr("pads", std::vector<int64_t>{1, 1, 1, 1})
+      .Tuning("parallel.minimum_tasks", int64_t{1});
+  auto run = t.RunWithDetails(8);
+  EXPECT_TRUE(run.ok()) << run.status().ToString();
+  if (!run.ok()) return {};
+  // Everything the run allocated beyond its output is scratch.
+  EXPECT_LE(run->allocation.peak_bytes, out_channels * side * side * 4 + run->peak_scratch);
+  return std::move(run).value();
+}
+
 TEST(Conv, ScratchDoesNotGrowWithTheImage) {
-  // Per-participant packing scratch is bounded by the GEMM blocking, not by the image:
-  // quadrupling the image area (and the output) must not double the peak scratch of an
-  // 8-participant run. (Equal on x86-64, where 96x96 already fills every block; NEON's
-  // larger blocks are not yet full at 96x96.)
+  // im2col + GEMM (24 output channels): per-participant packing scratch is bounded by the
+  // GEMM blocking, not by the image: quadrupling the image area must not double the peak
+  // scratch of an 8-participant run. (Equal on x86-64, where 96x96 already fills every
+  // block; NEON's larger blocks are not yet full at 96x96.)
   int64_t peaks[2];
   for (int i = 0; i < 2; ++i) {
-    const int64_t side = 96 << i;  // both large enough to occupy all 8 participants
     KernelTester t("Conv", 11);
-    t.Input(MakeTensor<float>({1, 16, side, side}, Random(16 * side * side, 1)))
-        .Input(MakeTensor<float>({32, 16, 3, 3}, Random(32 * 16 * 9, 2)))
-        .Attr("pads", std::vector<int64_t>{1, 1, 1, 1})
-        .Tuning("parallel.minimum_tasks", int64_t{1});
-    auto run = t.RunWithDetails(8);
-    ASSERT_TRUE(run.ok()) << run.status().ToString();
-    peaks[i] = run->peak_scratch;
-    const int64_t output_bytes = 32 * side * side * 4;
-    // Everything the run allocated beyond its output is scratch.
-    EXPECT_LE(run->allocation.peak_bytes, output_bytes + run->peak_scratch);
+    peaks[i] = RunSquareConv(t, 96 << i, 24).peak_scratch;
   }
   EXPECT_GT(peaks[0], 0);
   EXPECT_LT(peaks[1], 2 * peaks[0]);
+}
+
+TEST(Conv, ImplicitGemmScratchIsThePaddedInput) {
+  // 32 output channels (the implicit GEMM on AVX-512, im2col + GEMM elsewhere): the
+  // scratch is at most a zero-padded copy of the input plus the packed weights and the
+  // tap offsets, never an im2col matrix (9x the input here).
+  for (const int64_t side : {96, 192}) {
+    KernelTester t("Conv", 11);
+    const int64_t peak = RunSquareConv(t, side, 32).peak_scratch;
+    const int64_t padded_input = 16 * (side + 2) * (side + 2) * 4, weights = 32 * 144 * 4, offsets = 144 * 8;
+    const int64_t im2col = 144 * side * side * 4;
+    EXPECT_GT(peak, 0);
+    EXPECT_LT(peak, im2col / 4);
+    if (conv::ImplicitGemmApplies(2, 32, 16, 9)) {
+      EXPECT_LE(peak, padded_input + weights + offsets + 3 * 64);
+    }
+  }
 }
 
 TEST(Conv, BadInputsAreInvalidArgument) {

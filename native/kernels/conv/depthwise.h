@@ -1,8 +1,10 @@
-// Depthwise (one input channel per output channel) convolution of one output plane:
-// every output row is the sum over kernel taps in one fixed order, the interior columns
-// (all taps inside the input) through a SIMD row kernel chosen at run time, the border
-// columns through the same taps one by one.
+// Depthwise (one input channel per output channel) convolution of one output plane: every
+// output element is bias + the sum over its taps inside the input in one fixed order
+// (kd, kh, kw). 2-D planes with stride 1 or 2 take a SIMD kernel chosen at run time
+// (AVX-512, AVX2); the rest a portable loop (interior columns without bounds checks).
 #pragma once
+
+#include <cstdint>
 
 #include "native/kernels/conv/geometry3d.h"
 
@@ -10,20 +12,17 @@ namespace onnx_light {
 namespace conv {
 
 // y (out plane) = bias + conv(x (one input plane), w (one kernel)).
-void DepthwisePlane(const Geometry3d& g, const float* x, const float* w, float bias, float* y);
+using DepthwisePlaneFn = void (*)(const Geometry3d& g, const float* x, const float* w, float bias, float* y);
 
-// The interior row kernel: for t < n,
-//   out[t] = sum over taps r < count, kw < kernel_w of w[r][kw] * rows[r][t * stride + kw * dilation]
-// (taps in order r, then kw). Exposed for the per-ISA implementations.
-struct DepthwiseRow {
-  const float* const* rows;   // input row pointers, already offset to the first output column
-  const float* const* weights;  // kernel_w weights per tap row
-  int count;
-  int64_t kernel_w, dilation, stride;
-};
-using DepthwiseRowFn = void (*)(const DepthwiseRow& row, int64_t n, float* out);
-void DepthwiseRowPortable(const DepthwiseRow& row, int64_t n, float* out);
-DepthwiseRowFn DepthwiseRowAvx512();  // null when the CPU lacks AVX-512 or on other ISAs
+// The plane function for g on this CPU: chosen once per convolution, called per plane.
+DepthwisePlaneFn SelectDepthwisePlane(const Geometry3d& g);
+void DepthwisePlanePortable(const Geometry3d& g, const float* x, const float* w, float bias, float* y);
+
+// Per-ISA selectors: null when the CPU lacks the ISA, on other architectures, or when g
+// is not a shape they take (2-D, stride 1 or 2, kernel_w <= kMaxVectorKernelW).
+inline constexpr int64_t kMaxVectorKernelW = 16;
+DepthwisePlaneFn SelectDepthwisePlaneAvx512(const Geometry3d& g);
+DepthwisePlaneFn SelectDepthwisePlaneAvx2(const Geometry3d& g);
 
 }  // namespace conv
 }  // namespace onnx_light

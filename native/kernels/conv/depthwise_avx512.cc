@@ -1,58 +1,59 @@
-// AVX-512 row kernel of the depthwise convolution: 16 output columns per vector, strides
-// 1 and 2 as (permuted) contiguous loads, other strides through the portable kernel.
+// AVX-512 depthwise planes: 16 output columns per vector; row ends and the last partial
+// vector through load masks (masked-off lanes are never read). Stride 2 loads 32
+// consecutive inputs and keeps the even ones.
 #include "native/kernels/conv/depthwise.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-#define OL_AVX512 __attribute__((target("avx512f")))
-
 namespace onnx_light {
 namespace conv {
 namespace {
 
-// Columns [t, t + lanes) of the row, lanes <= 16 (masked loads past the row's end).
-template <int kStride>
-OL_AVX512 __m512 Columns(const DepthwiseRow& row, int64_t t, int64_t lanes) {
-  const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
-  // Input elements touched per tap: lanes (stride 1) or 2 * lanes - 1 (stride 2).
-  const int64_t span = kStride * (lanes - 1) + 1;
-  const __mmask16 lo = static_cast<__mmask16>(span >= 16 ? 0xFFFF : (1u << span) - 1u);
-  const __mmask16 hi = static_cast<__mmask16>(span >= 32 ? 0xFFFF : span <= 16 ? 0u : (1u << (span - 16)) - 1u);
-  __m512 acc = _mm512_setzero_ps();
-  for (int r = 0; r < row.count; ++r) {
-    const float* in = row.rows[r] + t * kStride;
-    const float* wr = row.weights[r];
-    for (int64_t kw = 0; kw < row.kernel_w; ++kw) {
-      const float* src = in + kw * row.dilation;
-      __m512 xv = _mm512_maskz_loadu_ps(lo, src);
-      if (kStride == 2) xv = _mm512_permutex2var_ps(xv, even, _mm512_maskz_loadu_ps(hi, src + 16));
-      acc = _mm512_fmadd_ps(_mm512_set1_ps(wr[kw]), xv, acc);
-    }
-  }
-  return acc;
-}
+#pragma GCC push_options
+#pragma GCC target("avx512f")
 
-template <int kStride>
-OL_AVX512 void Row(const DepthwiseRow& row, int64_t n, float* out) {
-  for (int64_t t = 0; t < n; t += 16) {
-    const int64_t lanes = n - t < 16 ? n - t : 16;
-    const __mmask16 mask = static_cast<__mmask16>(lanes == 16 ? 0xFFFF : (1u << lanes) - 1u);
-    _mm512_mask_storeu_ps(out + t, mask, Columns<kStride>(row, t, lanes));
+struct Avx512 {
+  static constexpr int64_t kLanes = 16;
+  using Vec = __m512;
+  using Mask = __mmask16;
+  struct Tap {
+    Mask lanes, lo, hi;  // result lanes; stride 2: elements of the first / second 16 loaded
+  };
+  static Mask Lanes(int64_t lo, int64_t hi) {
+    lo = lo < 0 ? 0 : lo > 16 ? 16 : lo;
+    hi = hi < lo ? lo : hi > 16 ? 16 : hi;
+    return static_cast<Mask>(((1u << hi) - 1u) & ~((1u << lo) - 1u));
   }
-}
+  template <int kStride>
+  static Tap MakeTap(int64_t first, int64_t last) {
+    // Stride 2: elements [2 first, 2 last - 1) of the 32 loaded, all inside the row.
+    return kStride == 1 ? Tap{Lanes(first, last), 0, 0}
+                        : Tap{Lanes(first, last), Lanes(2 * first, 2 * last - 1), Lanes(2 * first - 16, 2 * last - 17)};
+  }
+  template <int kStride>
+  static Vec Load(const float* p, const Tap& tap) {
+    if (kStride == 1) return _mm512_maskz_loadu_ps(tap.lanes, p);
+    const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    return _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(tap.lo, p), even, _mm512_maskz_loadu_ps(tap.hi, p + 16));
+  }
+  static Vec Zero() { return _mm512_setzero_ps(); }
+  static Vec Set1(float v) { return _mm512_set1_ps(v); }
+  static Vec Fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
+  static Vec Add(Vec a, Vec b) { return _mm512_add_ps(a, b); }
+  static void Store(float* p, Mask mask, Vec v) { _mm512_mask_storeu_ps(p, mask, v); }
+};
 
-void Dispatch(const DepthwiseRow& row, int64_t n, float* out) {
-  switch (row.stride) {
-    case 1: return Row<1>(row, n, out);
-    case 2: return Row<2>(row, n, out);
-    default: return DepthwiseRowPortable(row, n, out);
-  }
-}
+#include "native/kernels/conv/depthwise_plane_simd.inc"
+
+#pragma GCC pop_options
 
 }  // namespace
 
-DepthwiseRowFn DepthwiseRowAvx512() { return __builtin_cpu_supports("avx512f") ? Dispatch : nullptr; }
+DepthwisePlaneFn SelectDepthwisePlaneAvx512(const Geometry3d& g) {
+  static const bool supported = __builtin_cpu_supports("avx512f");
+  return supported ? SelectDepthwisePlane2d<Avx512>(g) : nullptr;
+}
 
 }  // namespace conv
 }  // namespace onnx_light
@@ -60,7 +61,7 @@ DepthwiseRowFn DepthwiseRowAvx512() { return __builtin_cpu_supports("avx512f") ?
 #else
 namespace onnx_light {
 namespace conv {
-DepthwiseRowFn DepthwiseRowAvx512() { return nullptr; }
+DepthwisePlaneFn SelectDepthwisePlaneAvx512(const Geometry3d&) { return nullptr; }
 }  // namespace conv
 }  // namespace onnx_light
 #endif

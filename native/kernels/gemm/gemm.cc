@@ -343,10 +343,19 @@ void PrepackA(bool trans_a, int64_t m, int64_t k, const float* a, int64_t lda, f
 
 void SgemmSerialPrepackedA(const float* packed_a, int64_t m, int64_t n, int64_t k, float alpha,
                            const PackedBSource& b, float beta, float* c, int64_t ldc, float* scratch) {
+  SgemmSerialPrepackedARows(packed_a, m, 0, m, n, k, alpha, b, beta, c, ldc, scratch);
+}
+
+void SgemmSerialPrepackedARows(const float* packed_a, int64_t m, int64_t m0, int64_t m1, int64_t n, int64_t k,
+                               float alpha, const PackedBSource& b, float beta, float* c, int64_t ldc,
+                               float* scratch) {
+  if (m1 <= m0 || n == 0) return;
+  if (k == 0) {
+    GemmProblem rows{false, false, m1 - m0, n, k, alpha, nullptr, 0, nullptr, 0, beta, c + m0 * ldc, ldc};
+    return ScaleC(rows);
+  }
   GemmProblem p{false, false, m, n, k, alpha, nullptr, 0, nullptr, 0, beta, c, ldc};
-  if (m == 0 || n == 0) return;
-  if (k == 0) return ScaleC(p);
-  RunTile(BestKernel(), p, b, 0, m, 0, n, scratch, nullptr, packed_a);
+  RunTile(BestKernel(), p, b, m0, m1, 0, n, scratch, nullptr, packed_a);
 }
 
 GemmBlocking PreferredBlocking() {

@@ -109,6 +109,12 @@ size_t PrepackedASize(int64_t m, int64_t k);
 void PrepackA(bool trans_a, int64_t m, int64_t k, const float* a, int64_t lda, float* packed);
 void SgemmSerialPrepackedA(const float* packed_a, int64_t m, int64_t n, int64_t k, float alpha, const PackedBSource& b,
                            float beta, float* c, int64_t ldc, float* scratch);
+// Rows [m0, m1) of that product only, C still addressed from row 0; m0 must be a multiple
+// of PreferredBlocking().mr. Lets tasks share one packed A split by rows; each element's
+// result is the same as in the whole product.
+void SgemmSerialPrepackedARows(const float* packed_a, int64_t m, int64_t m0, int64_t m1, int64_t n, int64_t k,
+                               float alpha, const PackedBSource& b, float beta, float* c, int64_t ldc,
+                               float* scratch);
 
 }  // namespace gemm
 }  // namespace onnx_light

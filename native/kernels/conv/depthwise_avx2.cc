@@ -1,0 +1,73 @@
+// AVX2 + FMA depthwise planes: 8 output columns per vector; row ends and the last partial
+// vector through masked loads (vmaskmovps never touches masked-off elements). Stride 2
+// loads 16 consecutive inputs and keeps the even ones.
+#include "native/kernels/conv/depthwise.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+namespace onnx_light {
+namespace conv {
+namespace {
+
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+
+struct Avx2 {
+  static constexpr int64_t kLanes = 8;
+  using Vec = __m256;
+  using Mask = __m256i;
+  struct Tap {
+    Mask lo, hi;  // stride 1: result lanes; stride 2: elements of the first / second 8 loaded
+  };
+  // All-ones in lanes j of `index` (0..15) with lo <= j < hi.
+  static Mask Between(__m256i index, int64_t lo, int64_t hi) {
+    const int32_t l = static_cast<int32_t>(lo < 0 ? 0 : lo > 16 ? 16 : lo);
+    const int32_t h = static_cast<int32_t>(hi < 0 ? 0 : hi > 16 ? 16 : hi);
+    return _mm256_and_si256(_mm256_cmpgt_epi32(index, _mm256_set1_epi32(l - 1)),
+                            _mm256_cmpgt_epi32(_mm256_set1_epi32(h), index));
+  }
+  static __m256i Index(int offset) { return _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(offset)); }
+  static Mask Lanes(int64_t lo, int64_t hi) { return Between(Index(0), lo, hi); }
+  template <int kStride>
+  static Tap MakeTap(int64_t first, int64_t last) {
+    if (kStride == 1) return Tap{Lanes(first, last), Lanes(0, 0)};
+    // Elements [2 first, 2 last - 1) of the 16 loaded, all inside the row.
+    return Tap{Between(Index(0), 2 * first, 2 * last - 1), Between(Index(8), 2 * first, 2 * last - 1)};
+  }
+  template <int kStride>
+  static Vec Load(const float* p, const Tap& tap) {
+    if (kStride == 1) return _mm256_maskload_ps(p, tap.lo);
+    const __m256 a = _mm256_maskload_ps(p, tap.lo), b = _mm256_maskload_ps(p + 8, tap.hi);
+    // [a0 a2 b0 b2 | a4 a6 b4 b6] -> [a0 a2 a4 a6 b0 b2 b4 b6]
+    const __m256 evens = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(evens), _MM_SHUFFLE(3, 1, 2, 0)));
+  }
+  static Vec Zero() { return _mm256_setzero_ps(); }
+  static Vec Set1(float v) { return _mm256_set1_ps(v); }
+  static Vec Fma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
+  static Vec Add(Vec a, Vec b) { return _mm256_add_ps(a, b); }
+  static void Store(float* p, Mask mask, Vec v) { _mm256_maskstore_ps(p, mask, v); }
+};
+
+#include "native/kernels/conv/depthwise_plane_simd.inc"
+
+#pragma GCC pop_options
+
+}  // namespace
+
+DepthwisePlaneFn SelectDepthwisePlaneAvx2(const Geometry3d& g) {
+  static const bool supported = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return supported ? SelectDepthwisePlane2d<Avx2>(g) : nullptr;
+}
+
+}  // namespace conv
+}  // namespace onnx_light
+
+#else
+namespace onnx_light {
+namespace conv {
+DepthwisePlaneFn SelectDepthwisePlaneAvx2(const Geometry3d&) { return nullptr; }
+}  // namespace conv
+}  // namespace onnx_light
+#endif

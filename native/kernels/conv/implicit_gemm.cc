@@ -1,0 +1,139 @@
+#include "native/kernels/conv/implicit_gemm.h"
+
+#include <algorithm>
+#include <climits>
+#include <vector>
+
+namespace onnx_light {
+namespace conv {
+namespace {
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+
+// Where the tile reads the input: X itself when the convolution reads no padding, else a
+// zero-padded copy (rows x cols per channel) whose origin is input pixel (-pad_h, -pad_w).
+struct Source {
+  int64_t rows = 0, cols = 0;  // per channel plane
+  bool padded = false;
+};
+
+Source ChooseSource(const ConvGeometry& g) {
+  Source s;
+  // Extent the taps reach, relative to the first (possibly padded) pixel.
+  const int64_t reach_h = (g.out_spatial[0] - 1) * g.strides[0] + (g.kernel[0] - 1) * g.dilations[0] + 1;
+  const int64_t reach_w = (g.out_spatial[1] - 1) * g.strides[1] + (g.kernel[1] - 1) * g.dilations[1] + 1;
+  s.padded = g.pads_begin[0] > 0 || g.pads_begin[1] > 0 || reach_h - g.pads_begin[0] > g.in_spatial[0] ||
+             reach_w - g.pads_begin[1] > g.in_spatial[1];
+  s.rows = s.padded ? reach_h : g.in_spatial[0];
+  s.cols = s.padded ? reach_w : g.in_spatial[1];
+  return s;
+}
+
+// Copies channel planes [begin, end) of X (all images) into the padded layout.
+void PadPlanes(const ConvGeometry& g, const Source& s, const float* x, int64_t begin, int64_t end, float* padded) {
+  const int64_t in_h = g.in_spatial[0], in_w = g.in_spatial[1], top = g.pads_begin[0], left = g.pads_begin[1];
+  for (int64_t plane = begin; plane < end; ++plane) {
+    const float* in = x + plane * in_h * in_w;
+    float* out = padded + plane * s.rows * s.cols;
+    std::fill(out, out + s.rows * s.cols, 0.0f);
+    for (int64_t r = 0; r < s.rows; ++r) {
+      const int64_t ih = r - top;
+      if (ih < 0 || ih >= in_h) continue;
+      // Columns c with 0 <= c - left < in_w.
+      const int64_t c0 = std::max<int64_t>(0, left), c1 = std::min(s.cols, in_w + left);
+      if (c1 > c0) std::copy(in + ih * in_w + (c0 - left), in + ih * in_w + (c1 - left), out + r * s.cols + c0);
+    }
+  }
+}
+
+}  // namespace
+
+bool ImplicitGemmApplies(int rank, int64_t out_per_group, int64_t in_per_group, int64_t kernel_size) {
+  return rank == 2 && out_per_group > 0 && in_per_group > 1 && kernel_size > 1 &&
+         ImplicitTileAvx512(out_per_group).fn != nullptr;
+}
+
+bool ImplicitGemmFits(const ConvGeometry& g) { return g.out_size <= INT32_MAX / 16; }
+
+void PackImplicitWeights(int64_t mg, int64_t k, const float* w, float* packed) {
+  const int cols = ImplicitTileAvx512(mg).cols;
+  for (int64_t block = 0; block < mg / cols; ++block) {
+    for (int64_t kk = 0; kk < k; ++kk) {
+      for (int j = 0; j < cols; ++j) packed[(block * k + kk) * cols + j] = w[(block * cols + j) * k + kk];
+    }
+  }
+}
+
+Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* x, const float* w,
+                        const float* packed_w, const float* bias, float* y, const gemm::GemmTuning& tuning) {
+  const int64_t mg = g.out_per_group(), cg = g.in_per_group(), k = cg * g.kernel_size;
+  const ImplicitTile shape = ImplicitTileAvx512(mg);
+  const int64_t out_w = g.out_spatial[1], blocks = mg / shape.cols;
+  const int64_t tiles = CeilDiv(g.out_size, shape.rows);
+  const int64_t planes = g.batch * g.group, tasks = planes * blocks * tiles;
+  const Source source = ChooseSource(g);
+  const int64_t source_plane = source.rows * source.cols;
+  const int64_t channels = g.batch * g.in_channels;
+
+  ScratchArena arena(ctx.allocator(), sizeof(float) * ((source.padded ? channels * source_plane : 0) +
+                                                       (packed_w == nullptr ? g.group * mg * k : 0)) +
+                                          sizeof(int64_t) * k + 3 * 64);
+  OL_RETURN_IF_ERROR(arena.status());
+  OL_ASSIGN_OR_RETURN(int64_t * offsets, arena.AllocateArray<int64_t>(k));
+  for (int64_t c = 0, kk = 0; c < cg; ++c) {
+    for (int64_t kh = 0; kh < g.kernel[0]; ++kh) {
+      for (int64_t kw = 0; kw < g.kernel[1]; ++kw, ++kk) {
+        offsets[kk] = c * source_plane + kh * g.dilations[0] * source.cols + kw * g.dilations[1];
+      }
+    }
+  }
+  if (packed_w == nullptr) {
+    OL_ASSIGN_OR_RETURN(float* packed, arena.AllocateArray<float>(g.group * mg * k));
+    for (int64_t grp = 0; grp < g.group; ++grp) PackImplicitWeights(mg, k, w + grp * mg * k, packed + grp * mg * k);
+    packed_w = packed;
+  }
+  const float* src = x;
+  const bool parallel = gemm::GemmWorkUnits(g.batch * g.out_channels, g.out_size, k) >= tuning.parallel_minimum_tasks;
+  if (source.padded) {
+    OL_ASSIGN_OR_RETURN(float* padded, arena.AllocateArray<float>(channels * source_plane));
+    const auto pad = [&](int64_t begin, int64_t end) {
+      PadPlanes(g, source, x, begin, end, padded);
+      return Status::Ok();
+    };
+    OL_RETURN_IF_ERROR(parallel ? ParallelFor(ctx.parallel(), channels, ParallelPlan{"conv.implicit_pad", 1}, pad)
+                                : pad(0, channels));
+    ctx.RecordCopy();
+    src = padded;
+  }
+  ctx.RecordScratch(static_cast<int64_t>(arena.capacity()));
+
+  const int64_t row_step = g.strides[0] * source.cols;
+  const auto run = [&](int64_t begin, int64_t end) {
+    const float* rows[kMaxImplicitRows];
+    for (int64_t t = begin; t < end; ++t) {
+      const int64_t plane = t / (blocks * tiles), block = t / tiles % blocks, tile = t % tiles;
+      const int64_t n = plane / g.group, grp = plane % g.group;
+      const float* image = src + (n * g.in_channels + grp * cg) * source_plane;
+      const int64_t p0 = tile * shape.rows, valid = std::min<int64_t>(shape.rows, g.out_size - p0);
+      // Rows past the output's end repeat position p0 (read, then discarded).
+      int64_t oh = p0 / out_w, ow = p0 % out_w;
+      for (int i = 0; i < shape.rows; ++i) {
+        rows[i] = i < valid ? image + oh * row_step + ow * g.strides[1] : rows[0];
+        if (++ow == out_w) {
+          ow = 0;
+          ++oh;
+        }
+      }
+      const int64_t m0 = grp * mg + block * shape.cols;
+      shape.fn(k, offsets, rows, packed_w + m0 * k, bias != nullptr ? bias + m0 : nullptr, static_cast<int>(valid),
+               y + (n * g.out_channels + m0) * g.out_size + p0, g.out_size);
+    }
+    return Status::Ok();
+  };
+  if (!parallel) return run(0, tasks);
+  return ParallelFor(ctx.parallel(), tasks, ParallelPlan{"conv.implicit_tiles", 1}, run);
+}
+
+}  // namespace conv
+}  // namespace onnx_light
