@@ -1,8 +1,12 @@
 // GFLOP/s of the GEMM engine, one CSV row per repetition (single-thread GFLOP/s from the
 // thread's CPU time, which other processes on a shared machine do not inflate):
 //   gemm_engine_bench [--kernel=avx512|avx2|neon|scalar] [--threads=N] [--reps=R] M N K [ta tb]
+// --kernel=read_sum instead sums the floats of an M*N*K / min(M, N)-element matrix (the
+// matrix a GEMV streams) on one thread: the read bandwidth ceiling of one core, reported
+// in the gflops column as GB/s.
 #include <time.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -13,8 +17,68 @@
 
 #include "native/kernels/gemm/engine.h"
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 using namespace onnx_light;
 using namespace onnx_light::gemm;
+
+namespace {
+
+double CpuNow(clockid_t clock) {
+  timespec ts;
+  clock_gettime(clock, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+// Sum of `count` floats (count a multiple of 128), eight independent vector accumulators
+// and software prefetch: as fast as one core can read memory.
+#if defined(__x86_64__)
+__attribute__((target("avx512f"))) float ReadSumAvx512(const float* p, int64_t count) {
+  __m512 acc[8];
+  for (auto& a : acc) a = _mm512_setzero_ps();
+  for (int64_t i = 0; i < count; i += 128) {
+    _mm_prefetch(reinterpret_cast<const char*>(p + i + 1024), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(p + i + 1024 + 64), _MM_HINT_T0);
+    for (int u = 0; u < 8; ++u) acc[u] = _mm512_add_ps(acc[u], _mm512_loadu_ps(p + i + 16 * u));
+  }
+  for (int u = 1; u < 8; ++u) acc[0] = _mm512_add_ps(acc[0], acc[u]);
+  return _mm512_reduce_add_ps(acc[0]);
+}
+#endif
+
+float ReadSum(const float* p, int64_t count) {
+#if defined(__x86_64__)
+  if (__builtin_cpu_supports("avx512f")) return ReadSumAvx512(p, count);
+#endif
+  float acc[16] = {};
+  for (int64_t i = 0; i < count; i += 16) {
+    for (int u = 0; u < 16; ++u) acc[u] += p[i + u];
+  }
+  float sum = 0;
+  for (float a : acc) sum += a;
+  return sum;
+}
+
+int ReadCeiling(int64_t count, int reps) {
+  count = count / 128 * 128;
+  std::vector<float> data(count, 1.0f);
+  std::printf("kernel,threads,m,n,k,rep,wall_seconds,cpu_seconds,process_cpu_seconds,gflops\n");
+  volatile float sink = 0;
+  for (int rep = -2; rep < reps; ++rep) {
+    const double start = CpuNow(CLOCK_THREAD_CPUTIME_ID);
+    sink = sink + ReadSum(data.data(), count);
+    const double cpu = CpuNow(CLOCK_THREAD_CPUTIME_ID) - start;
+    if (rep >= 0) {
+      std::printf("read_sum,1,%lld,1,1,%d,%.6e,%.6e,%.6e,%.2f\n", static_cast<long long>(count), rep, cpu, cpu, cpu,
+                  1e-9 * sizeof(float) * count / cpu);
+    }
+  }
+  return 0;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   std::string kernel_name;
@@ -32,6 +96,7 @@ int main(int argc, char** argv) {
   }
   const int64_t m = dims[0], n = dims[1], k = dims[2];
   const bool ta = dims.size() == 5 && dims[3] != 0, tb = dims.size() == 5 && dims[4] != 0;
+  if (kernel_name == "read_sum") return ReadCeiling(m * n * k / std::max<int64_t>(1, std::min(m, n)), reps);
   const MicroKernel* kernel = &BestKernel();
   for (const MicroKernel* candidate : SupportedKernels()) {
     if (kernel_name == candidate->name) kernel = candidate;
@@ -51,21 +116,16 @@ int main(int argc, char** argv) {
   GemmTuning tuning;
   tuning.parallel_minimum_tasks = 1;
   const GemmProblem p{ta, tb, m, n, k, 1.0f, a.data(), ta ? m : k, b.data(), tb ? k : n, 0.0f, c.data(), n};
-  const auto cpu_now = [](clockid_t clock) {
-    timespec ts;
-    clock_gettime(clock, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-  };
   // process_cpu_seconds sums every participant's CPU time: compared with the one-thread
   // figure it shows the work a parallel split adds (repacking, partition, waiting spins).
   std::printf("kernel,threads,m,n,k,rep,wall_seconds,cpu_seconds,process_cpu_seconds,gflops\n");
   for (int rep = -2; rep < reps; ++rep) {  // two warm-up runs
     const auto start = std::chrono::steady_clock::now();
-    const double cpu_start = cpu_now(CLOCK_THREAD_CPUTIME_ID), process_start = cpu_now(CLOCK_PROCESS_CPUTIME_ID);
+    const double cpu_start = CpuNow(CLOCK_THREAD_CPUTIME_ID), process_start = CpuNow(CLOCK_PROCESS_CPUTIME_ID);
     const Status s = SgemmWith(*kernel, parallel, &allocator, tuning, p, nullptr);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const double cpu = cpu_now(CLOCK_THREAD_CPUTIME_ID) - cpu_start;
-    const double process_cpu = cpu_now(CLOCK_PROCESS_CPUTIME_ID) - process_start;
+    const double cpu = CpuNow(CLOCK_THREAD_CPUTIME_ID) - cpu_start;
+    const double process_cpu = CpuNow(CLOCK_PROCESS_CPUTIME_ID) - process_start;
     const double seconds = threads == 1 ? cpu : wall;
     if (!s.ok()) {
       std::fprintf(stderr, "%s\n", s.ToString().c_str());
