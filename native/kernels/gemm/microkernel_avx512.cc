@@ -2,7 +2,9 @@
 // 12 x 32 (2 loads and 12 broadcasts per 24 FMAs). The 8 x 48 tile (no edge rows on CNN
 // channel counts, 3 loads and 8 broadcasts) is kept selectable: measured, it wins on some
 // shapes and loses badly where N is small (49, 196 output positions), so it is not the
-// default (benchmarks/reports/gemm/README.md, tiles_1thread.csv).
+// default (benchmarks/reports/gemm/README.md, tiles_1thread.csv). The 12 x 32 tile's K block
+// is 256: its A and B micro-panels, (12 + 32) x 256 floats = 44 KiB, fit a 48 KiB L1 (at
+// 384 they did not; the KC/NC sweep in blocking_*.csv measured +2..7%, no loss).
 #include "native/kernels/gemm/microkernel.h"
 
 #if defined(__x86_64__)
@@ -138,7 +140,7 @@ OL_AVX512 void GemvDots(int64_t k, int64_t n, const float* x, const float* m, in
 }  // namespace
 
 const MicroKernel* Avx512Kernel() {
-  static const MicroKernel kernel{"avx512_12x32", 12, 32, /*kc=*/384, /*nc=*/640, Tile<12, 2>, GemvRows, GemvDots};
+  static const MicroKernel kernel{"avx512_12x32", 12, 32, /*kc=*/256, /*nc=*/640, Tile<12, 2>, GemvRows, GemvDots};
   return __builtin_cpu_supports("avx512f") ? &kernel : nullptr;
 }
 
