@@ -18,6 +18,7 @@ constexpr int64_t kTransposeBlock = 8;
 #define OL_AVX512 __attribute__((target("avx512f")))
 
 OL_AVX512 __mmask16 FirstLanes(int64_t count) {
+  if (count <= 0) return 0;
   return count >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << count) - 1u);
 }
 
@@ -63,6 +64,27 @@ OL_AVX512 void TransposeAvx512(const float* src, int64_t ld, int64_t rows, int64
       }
       Transpose16x16(r);
       for (int c = 0; c < block_cols; ++c) _mm512_mask_storeu_ps(dst + (k0 + c) * stride + i0, row_mask, r[c]);
+    }
+  }
+}
+
+// PackBDense without transpose for nr a multiple of 16: blocks of kPackRows rows of B are
+// spread over the panels, so that each panel receives a contiguous run (not one row per
+// panel, a page apart) while the block's rows stay in L1; the partial panel is zero-padded
+// by the masked loads.
+constexpr int64_t kPackRows = 16;
+
+OL_AVX512 void PackBRowsAvx512(const float* b, int64_t ldb, int64_t kc, int64_t nc, int nr, float* dst) {
+  for (int64_t kb = 0; kb < kc; kb += kPackRows) {
+    const int64_t k_end = std::min(kc, kb + kPackRows);
+    for (int64_t j0 = 0; j0 < nc; j0 += nr) {
+      float* panel = dst + (j0 / nr) * kc * nr;
+      for (int64_t k = kb; k < k_end; ++k) {
+        const float* src = b + k * ldb + j0;
+        for (int j = 0; j < nr; j += 16) {
+          _mm512_storeu_ps(panel + k * nr + j, _mm512_maskz_loadu_ps(FirstLanes(nc - j0 - j), src + j));
+        }
+      }
     }
   }
 }
@@ -116,6 +138,10 @@ void PackBDense(bool trans_b, const float* b, int64_t ldb, int64_t k0, int64_t k
     }
     return;
   }
+#if defined(__x86_64__)
+  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  if (avx512 && nr % 16 == 0) return PackBRowsAvx512(b + k0 * ldb + n0, ldb, kc, nc, nr, dst);
+#endif
   // Row by row, so that B is read sequentially.
   for (int64_t k = 0; k < kc; ++k) {
     const float* src = b + (k0 + k) * ldb + n0;
