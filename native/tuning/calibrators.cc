@@ -75,8 +75,9 @@ class ElementwiseProblem {
   }
 
  private:
-  KernelRunner runner_;
+  // Declared before the runner, which holds tensors it allocated: blocks go back to it.
   Allocator input_allocator_;
+  KernelRunner runner_;
   DataType type_;
   int num_inputs_;
   int64_t prepared_size_ = -1;

@@ -45,8 +45,9 @@ class ProductRunner {
     return Status::Ok();
   }
 
-  KernelRunner runner_;
+  // Declared before the runner, which holds tensors it allocated: blocks go back to it.
   Allocator input_allocator_;
+  KernelRunner runner_;
   bool with_c_;
   DataType type_;
   int64_t prepared_units_ = -1;
