@@ -4,7 +4,7 @@
 // shapes and loses badly where N is small (49, 196 output positions), so it is not the
 // default (benchmarks/reports/gemm/README.md, tiles_1thread.csv). The 12 x 32 tile's K block
 // is 256: its A and B micro-panels, (12 + 32) x 256 floats = 44 KiB, fit a 48 KiB L1 (at
-// 384 they did not; the KC/NC sweep in blocking_*.csv measured +2..7%, no loss).
+// 384 they did not; blocking_1thread.csv: +2..7% in short runs, within 3% in steady state).
 #include "native/kernels/gemm/microkernel.h"
 
 #if defined(__x86_64__)
