@@ -60,10 +60,12 @@ OL_AVX2 void AccumulateRows(const float* x, const float* m, int64_t ld, int64_t 
   __m256 xv[R];
 #pragma GCC unroll 8
   for (int i = 0; i < R; ++i) xv[i] = _mm256_set1_ps(x[i]);
+  GemvRowsPrefetch prefetch(m, ld, n, R, kGemvPrefetch);
   int64_t j = 0;
   for (; j + 16 <= n; j += 16) {  // two vectors: one cache line of each row per prefetch
+    const float* ahead = prefetch.Next();
 #pragma GCC unroll 8
-    for (int i = 0; i < R; ++i) _mm_prefetch(reinterpret_cast<const char*>(m + i * ld + j + kGemvPrefetch), _MM_HINT_T0);
+    for (int i = 0; i < R; ++i) _mm_prefetch(reinterpret_cast<const char*>(ahead + i * ld), _MM_HINT_T0);
     __m256 acc0 = _mm256_loadu_ps(y + j), acc1 = _mm256_loadu_ps(y + j + 8);
 #pragma GCC unroll 8
     for (int i = 0; i < R; ++i) {

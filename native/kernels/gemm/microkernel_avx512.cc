@@ -77,10 +77,12 @@ OL_AVX512 void AccumulateRows(const float* x, const float* m, int64_t ld, int64_
   __m512 xv[R];
 #pragma GCC unroll 8
   for (int i = 0; i < R; ++i) xv[i] = _mm512_set1_ps(x[i]);
+  GemvRowsPrefetch prefetch(m, ld, n, R, kGemvPrefetch);
   int64_t j = 0;
   for (; j + 16 <= n; j += 16) {
+    const float* ahead = prefetch.Next();
 #pragma GCC unroll 8
-    for (int i = 0; i < R; ++i) _mm_prefetch(reinterpret_cast<const char*>(m + i * ld + j + kGemvPrefetch), _MM_HINT_T0);
+    for (int i = 0; i < R; ++i) _mm_prefetch(reinterpret_cast<const char*>(ahead + i * ld), _MM_HINT_T0);
     __m512 acc = _mm512_loadu_ps(y + j);
 #pragma GCC unroll 8
     for (int i = 0; i < R; ++i) acc = _mm512_fmadd_ps(xv[i], _mm512_loadu_ps(m + i * ld + j), acc);

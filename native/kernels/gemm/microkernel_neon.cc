@@ -48,9 +48,11 @@ template <int R>
 void AccumulateRows(const float* x, const float* m, int64_t ld, int64_t n, float* y) {
   float32x4_t xv[R];
   for (int i = 0; i < R; ++i) xv[i] = vdupq_n_f32(x[i]);
+  GemvRowsPrefetch prefetch(m, ld, n, R, kGemvPrefetch);
   int64_t j = 0;
   for (; j + 16 <= n; j += 16) {  // one 64-byte line of each row per prefetch
-    for (int i = 0; i < R; ++i) __builtin_prefetch(m + i * ld + j + kGemvPrefetch);
+    const float* ahead = prefetch.Next();
+    for (int i = 0; i < R; ++i) __builtin_prefetch(ahead + i * ld);
     float32x4_t acc[4];
     for (int q = 0; q < 4; ++q) acc[q] = vld1q_f32(y + j + 4 * q);
     for (int i = 0; i < R; ++i) {
