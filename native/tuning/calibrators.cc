@@ -19,6 +19,24 @@ bool Matches(const CalibratorSelector& s, const KernelTuningSchema& schema) {
 
 int Specificity(const CalibratorSelector& s) { return s.schema_key.empty() ? (s.family.empty() ? 0 : 1) : 2; }
 
+}  // namespace
+
+StatusOr<const KernelDef*> DefForSchema(const SchemaKey& key, int opset_version) {
+  const KernelDef* best = nullptr;
+  for (const auto& def : KernelRegistry::Global().defs()) {
+    if (def->domain != key.domain || def->op != key.op || def->family != key.family) continue;
+    const bool typed = std::any_of(def->element_types.begin(), def->element_types.end(),
+                                   [&](DataType t) { return key.element_type == DataTypeName(t); });
+    if (!typed && !(def->element_types.empty() && key.element_type == "*")) continue;
+    if (opset_version > 0 && opset_version >= def->since_version && opset_version <= def->end_version) return def.get();
+    if (!best || def->since_version > best->since_version) best = def.get();
+  }
+  if (!best) return NotImplemented("no kernel registration serves tuning schema ", key.ToString());
+  return best;
+}
+
+namespace {
+
 // Benign values in [0.5, 2] (integers 1 or 2, booleans mixed), scattered by a
 // multiplicative hash: no overflow, no division by zero, no NaN, valid for logarithms
 // and square roots.
@@ -42,6 +60,44 @@ const NarrowFloatFormat* ByteSizedFloatFormat(DataType type) {
     default: return nullptr;
   }
 }
+
+}  // namespace
+
+StatusOr<Tensor> BenignTensor(DataType type, const Shape& shape, Allocator* allocator) {
+  OL_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(type, shape, allocator));
+  switch (type) {
+    case DataType::kFloat: FillWith<float>(t, [](double v) { return static_cast<float>(v); }); break;
+    case DataType::kDouble: FillWith<double>(t, [](double v) { return v; }); break;
+    case DataType::kFloat16:
+      FillWith<uint16_t>(t, [](double v) { return FloatToHalfBits(static_cast<float>(v)); });
+      break;
+    case DataType::kBFloat16:
+      FillWith<uint16_t>(t, [](double v) { return static_cast<uint16_t>(DoubleToNarrowFloat(v, formats::kBFloat16, true)); });
+      break;
+    case DataType::kInt8: FillWith<int8_t>(t, [](double v) { return static_cast<int8_t>(v + 0.5); }); break;
+    case DataType::kUint8: FillWith<uint8_t>(t, [](double v) { return static_cast<uint8_t>(v + 0.5); }); break;
+    case DataType::kInt16: FillWith<int16_t>(t, [](double v) { return static_cast<int16_t>(v + 0.5); }); break;
+    case DataType::kUint16: FillWith<uint16_t>(t, [](double v) { return static_cast<uint16_t>(v + 0.5); }); break;
+    case DataType::kInt32: FillWith<int32_t>(t, [](double v) { return static_cast<int32_t>(v + 0.5); }); break;
+    case DataType::kUint32: FillWith<uint32_t>(t, [](double v) { return static_cast<uint32_t>(v + 0.5); }); break;
+    case DataType::kInt64: FillWith<int64_t>(t, [](double v) { return static_cast<int64_t>(v + 0.5); }); break;
+    case DataType::kUint64: FillWith<uint64_t>(t, [](double v) { return static_cast<uint64_t>(v + 0.5); }); break;
+    case DataType::kBool: FillWith<bool>(t, [](double v) { return v > 1.25; }); break;
+    default: {
+      const NarrowFloatFormat* format = ByteSizedFloatFormat(type);
+      if (format == nullptr) {
+        return NotImplemented("calibration has no benign inputs for element type ", DataTypeName(type));
+      }
+      uint8_t* data = t.data<uint8_t>();
+      for (int64_t i = 0; i < t.num_elements(); ++i) {
+        data[i] = static_cast<uint8_t>(DoubleToNarrowFloat(BenignValue(i), *format, true));
+      }
+    }
+  }
+  return t;
+}
+
+namespace {
 
 // Runs the op on `num_inputs` same-shaped inputs of `size` elements with the threshold
 // forced to `threshold`, with `participants` participants.
@@ -98,52 +154,6 @@ StatusOr<int> ProbeInputCount(const KernelDef& def, int opset, DataType type,
 }
 
 }  // namespace
-
-StatusOr<const KernelDef*> DefForSchema(const SchemaKey& key, int opset_version) {
-  const KernelDef* best = nullptr;
-  for (const auto& def : KernelRegistry::Global().defs()) {
-    if (def->domain != key.domain || def->op != key.op || def->family != key.family) continue;
-    const bool typed = std::any_of(def->element_types.begin(), def->element_types.end(),
-                                   [&](DataType t) { return key.element_type == DataTypeName(t); });
-    if (!typed && !(def->element_types.empty() && key.element_type == "*")) continue;
-    if (opset_version > 0 && opset_version >= def->since_version && opset_version <= def->end_version) return def.get();
-    if (!best || def->since_version > best->since_version) best = def.get();
-  }
-  if (!best) return NotImplemented("no kernel registration serves tuning schema ", key.ToString());
-  return best;
-}
-
-StatusOr<Tensor> BenignTensor(DataType type, const Shape& shape, Allocator* allocator) {
-  OL_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(type, shape, allocator));
-  switch (type) {
-    case DataType::kFloat: FillWith<float>(t, [](double v) { return static_cast<float>(v); }); break;
-    case DataType::kDouble: FillWith<double>(t, [](double v) { return v; }); break;
-    case DataType::kFloat16:
-      FillWith<uint16_t>(t, [](double v) { return FloatToHalfBits(static_cast<float>(v)); });
-      break;
-    case DataType::kBFloat16:
-      FillWith<uint16_t>(t, [](double v) { return static_cast<uint16_t>(DoubleToNarrowFloat(v, formats::kBFloat16, true)); });
-      break;
-    case DataType::kInt8: FillWith<int8_t>(t, [](double v) { return static_cast<int8_t>(v + 0.5); }); break;
-    case DataType::kUint8: FillWith<uint8_t>(t, [](double v) { return static_cast<uint8_t>(v + 0.5); }); break;
-    case DataType::kInt16: FillWith<int16_t>(t, [](double v) { return static_cast<int16_t>(v + 0.5); }); break;
-    case DataType::kUint16: FillWith<uint16_t>(t, [](double v) { return static_cast<uint16_t>(v + 0.5); }); break;
-    case DataType::kInt32: FillWith<int32_t>(t, [](double v) { return static_cast<int32_t>(v + 0.5); }); break;
-    case DataType::kUint32: FillWith<uint32_t>(t, [](double v) { return static_cast<uint32_t>(v + 0.5); }); break;
-    case DataType::kInt64: FillWith<int64_t>(t, [](double v) { return static_cast<int64_t>(v + 0.5); }); break;
-    case DataType::kUint64: FillWith<uint64_t>(t, [](double v) { return static_cast<uint64_t>(v + 0.5); }); break;
-    case DataType::kBool: FillWith<bool>(t, [](double v) { return v > 1.25; }); break;
-    default: {
-      const NarrowFloatFormat* format = ByteSizedFloatFormat(type);
-      if (format == nullptr) {
-        return NotImplemented("calibration has no benign inputs for element type ", DataTypeName(type));
-      }
-      uint8_t* data = t.data<uint8_t>();
-      for (int64_t i = 0; i < t.num_elements(); ++i) data[i] = static_cast<uint8_t>(DoubleToNarrowFloat(BenignValue(i), *format, true));
-    }
-  }
-  return t;
-}
 
 CalibratorRegistry& CalibratorRegistry::Global() {
   static CalibratorRegistry* registry = [] {
