@@ -243,7 +243,8 @@ StatusOr<CrossoverResult> FindParallelCrossover(const CandidateFn& serial, const
   return result;
 }
 
-ThresholdDecision DecideThreshold(const CrossoverResult& result, int64_t portable_default, double margin) {
+ThresholdDecision DecideThreshold(const CrossoverResult& result, int64_t portable_default, double margin,
+                                  const char* unit) {
   ThresholdDecision d{portable_default, false, ""};
   const int margin_pct = static_cast<int>(margin * 100 + 0.5);
   if (!result.rejected.empty()) {
@@ -275,7 +276,7 @@ ThresholdDecision DecideThreshold(const CrossoverResult& result, int64_t portabl
     if (consecutive >= 2) {
       d.value = c;
       d.changed = true;
-      d.reason = StrCat("crossover at ", c, " elements: between ", lo, " and ", hi, " it beats the default ",
+      d.reason = StrCat("crossover at ", c, " ", unit, ": between ", lo, " and ", hi, " it beats the default ",
                         portable_default, " by >= ", margin_pct, "% on consecutive sizes");
       return d;
     }

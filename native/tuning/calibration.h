@@ -143,6 +143,8 @@ struct ThresholdDecision {
   bool changed = false;
   std::string reason;
 };
-ThresholdDecision DecideThreshold(const CrossoverResult& result, int64_t portable_default, double margin);
+// `unit` names what a size counts in the reasons ("elements", "work units").
+ThresholdDecision DecideThreshold(const CrossoverResult& result, int64_t portable_default, double margin,
+                                  const char* unit = "elements");
 
 }  // namespace onnx_light

@@ -19,8 +19,9 @@ bool Matches(const CalibratorSelector& s, const KernelTuningSchema& schema) {
 
 int Specificity(const CalibratorSelector& s) { return s.schema_key.empty() ? (s.family.empty() ? 0 : 1) : 2; }
 
-// The def serving the schema's path: the one covering `opset_version`, else the newest.
-StatusOr<const KernelDef*> DefFor(const SchemaKey& key, int opset_version) {
+}  // namespace
+
+StatusOr<const KernelDef*> DefForSchema(const SchemaKey& key, int opset_version) {
   const KernelDef* best = nullptr;
   for (const auto& def : KernelRegistry::Global().defs()) {
     if (def->domain != key.domain || def->op != key.op || def->family != key.family) continue;
@@ -33,6 +34,8 @@ StatusOr<const KernelDef*> DefFor(const SchemaKey& key, int opset_version) {
   if (!best) return NotImplemented("no kernel registration serves tuning schema ", key.ToString());
   return best;
 }
+
+namespace {
 
 // Benign values in [0.5, 2] (integers 1 or 2, booleans mixed), scattered by a
 // multiplicative hash: no overflow, no division by zero, no NaN, valid for logarithms
@@ -58,8 +61,10 @@ const NarrowFloatFormat* ByteSizedFloatFormat(DataType type) {
   }
 }
 
-StatusOr<Tensor> BenignTensor(DataType type, int64_t size, Allocator* allocator) {
-  OL_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(type, Shape({size}), allocator));
+}  // namespace
+
+StatusOr<Tensor> BenignTensor(DataType type, const Shape& shape, Allocator* allocator) {
+  OL_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(type, shape, allocator));
   switch (type) {
     case DataType::kFloat: FillWith<float>(t, [](double v) { return static_cast<float>(v); }); break;
     case DataType::kDouble: FillWith<double>(t, [](double v) { return v; }); break;
@@ -81,14 +86,18 @@ StatusOr<Tensor> BenignTensor(DataType type, int64_t size, Allocator* allocator)
     default: {
       const NarrowFloatFormat* format = ByteSizedFloatFormat(type);
       if (format == nullptr) {
-        return NotImplemented("the elementwise calibrator has no benign inputs for element type ", DataTypeName(type));
+        return NotImplemented("calibration has no benign inputs for element type ", DataTypeName(type));
       }
       uint8_t* data = t.data<uint8_t>();
-      for (int64_t i = 0; i < size; ++i) data[i] = static_cast<uint8_t>(DoubleToNarrowFloat(BenignValue(i), *format, true));
+      for (int64_t i = 0; i < t.num_elements(); ++i) {
+        data[i] = static_cast<uint8_t>(DoubleToNarrowFloat(BenignValue(i), *format, true));
+      }
     }
   }
   return t;
 }
+
+namespace {
 
 // Runs the op on `num_inputs` same-shaped inputs of `size` elements with the threshold
 // forced to `threshold`, with `participants` participants.
@@ -105,7 +114,7 @@ class ElementwiseProblem {
     if (size == prepared_size_) return Status::Ok();
     runner_.ClearInputs();
     for (int i = 0; i < num_inputs_; ++i) {
-      OL_ASSIGN_OR_RETURN(Tensor t, BenignTensor(type_, size, &input_allocator_));
+      OL_ASSIGN_OR_RETURN(Tensor t, BenignTensor(type_, Shape({size}), &input_allocator_));
       runner_.Input(std::move(t));
     }
     prepared_size_ = size;
@@ -122,7 +131,8 @@ class ElementwiseProblem {
   }
 
  private:
-  Allocator input_allocator_;  // declared first: destroyed after the runner's inputs
+  // Declared before the runner, which holds tensors it allocated: blocks go back to it.
+  Allocator input_allocator_;
   KernelRunner runner_;
   DataType type_;
   int num_inputs_;
@@ -191,7 +201,7 @@ StatusOr<CalibrationReport> CalibrateElementwise(const CalibrationRequest& reque
   const KernelTuningSchema& schema = *request.schema;
   const ParamSpec* spec = schema.Find(kMinimumElements);
   if (spec == nullptr) return InvalidArgument(schema.key.ToString(), " has no ", kMinimumElements, " parameter");
-  OL_ASSIGN_OR_RETURN(const KernelDef* def, DefFor(schema.key, request.opset_version));
+  OL_ASSIGN_OR_RETURN(const KernelDef* def, DefForSchema(schema.key, request.opset_version));
   OL_ASSIGN_OR_RETURN(DataType type, DataTypeFromName(schema.key.element_type));
   const int opset = request.opset_version > 0 ? request.opset_version : def->since_version;
   int num_inputs = request.num_inputs;

@@ -11,7 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "native/core/tensor.h"
 #include "native/registry/attribute.h"
+#include "native/registry/kernel.h"
 #include "native/tuning/calibration.h"
 #include "native/tuning/schema.h"
 
@@ -88,6 +90,13 @@ StatusOr<CalibrationReport> Calibrate(const CalibrationRequest& request, BudgetA
 #define OL_REGISTER_CALIBRATOR(unique_name, selector, calibrator)                           \
   [[maybe_unused]] static const bool ol_calibrator_registered_##unique_name =               \
       (::onnx_light::CalibratorRegistry::Global().Register(selector, #unique_name, calibrator), true)
+
+// The def serving a schema's path: the one covering `opset_version` (0: the newest).
+StatusOr<const KernelDef*> DefForSchema(const SchemaKey& key, int opset_version);
+
+// A tensor of benign values for calibration inputs: in [0.5, 2] (integers 1 or 2,
+// booleans mixed), deterministic; no overflow, division by zero or NaN in any op.
+StatusOr<Tensor> BenignTensor(DataType type, const Shape& shape, Allocator* allocator);
 
 // The generic calibrator (registered for parallel.minimum_elements).
 StatusOr<CalibrationReport> CalibrateElementwise(const CalibrationRequest& request, BudgetAccount& account);

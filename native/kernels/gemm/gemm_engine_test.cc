@@ -145,6 +145,28 @@ TEST(GemmEngine, BitIdenticalForEveryParticipantCount) {
   }
 }
 
+TEST(GemmEngine, GemvMatchesReferenceAndIsParticipantInvariant) {
+  // M == 1 and N == 1 in both storage orders (rows form and dots form), strided vectors
+  // (transposed A or B: the vector is copied), K = 1, N = 1, prime sizes around the
+  // 8-row passes, the vector widths and the 4096-column chunk; padded strides everywhere.
+  const int64_t shapes[][3] = {{1, 1, 1},    {1, 1, 13},  {1, 17, 1},   {1, 29, 31},  {1, 4099, 13},
+                               {1, 131, 67}, {23, 1, 1},  {101, 1, 257}, {4099, 1, 3}, {37, 1, 33}};
+  Runner one(1), two(2), four(4);
+  for (const MicroKernel* kernel : SupportedKernels()) {
+    for (const auto& s : shapes) {
+      for (int t = 0; t < 4; ++t) {
+        const Operands op(Case{s[0], s[1], s[2], (t & 1) != 0, (t & 2) != 0, t == 3 ? -0.5f : 1.0f,
+                               t == 1 ? 2.0f : 0.0f});
+        const std::vector<float> serial = one.Run(*kernel, op);
+        ExpectNearReference(op, serial, kernel->name);
+        for (Runner* r : {&two, &four}) {
+          ASSERT_EQ(serial, r->Run(*kernel, op)) << kernel->name << " " << s[0] << "x" << s[1] << "x" << s[2];
+        }
+      }
+    }
+  }
+}
+
 TEST(GemmEngine, SerialEntryPointMatchesParallel) {
   Runner four(4);
   for (const MicroKernel* kernel : SupportedKernels()) {

@@ -105,7 +105,7 @@ OL_REGISTER_KERNELS(gemm_op) {
     const std::vector<T>& types;
   } ranges[] = {{1, 6, floats}, {7, 8, floats}, {9, 10, with_ints}, {11, 12, with_ints}, {13, kOpenEnded, with_bf16}};
   for (const auto& r : ranges) {
-    registry.Add(KernelDef{"", "Gemm", r.since, r.end, "gemm", r.types, 0, gemm::GemmTuningParams(), false,
+    registry.Add(KernelDef{"", "Gemm", r.since, r.end, "gemm", r.types, 0, gemm::GemmTuningParams(), true,
                            MakeKernel<GemmKernel>()});
   }
 }

@@ -98,7 +98,7 @@ OL_REGISTER_KERNELS(matmul_op) {
     const std::vector<T>& types;
   } ranges[] = {{1, 8, floats}, {9, 12, with_ints}, {13, kOpenEnded, with_bf16}};
   for (const auto& r : ranges) {
-    registry.Add(KernelDef{"", "MatMul", r.since, r.end, "gemm", r.types, 0, gemm::GemmTuningParams(), false,
+    registry.Add(KernelDef{"", "MatMul", r.since, r.end, "gemm", r.types, 0, gemm::GemmTuningParams(), true,
                            MakeKernel<MatMulKernel>()});
   }
 }

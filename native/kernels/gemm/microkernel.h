@@ -17,6 +17,31 @@ using TileFn = void (*)(int64_t kc, const float* a, const float* b, float* c, in
 // Each y[j] has one summation order whatever n or the position of j.
 using GemvFn = void (*)(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, float* y);
 
+// Software prefetch of the GEMV rows form, one step per 16 columns (a cache line) of a
+// pass of `rows` matrix rows over columns [0, n): the address `distance` floats ahead,
+// continuing into the next pass's rows past column n. So the streams run on across passes
+// and never fetch columns outside [0, n) (another participant's, or the next chunk's).
+class GemvRowsPrefetch {
+ public:
+  GemvRowsPrefetch(const float* m, int64_t ld, int64_t n, int rows, int64_t distance)
+      : base_(m + (n > 0 ? distance / n : 0) * rows * ld), column_(n > 0 ? distance % n : 0), n_(n),
+        pass_(rows * ld) {}
+  // The address for row 0 of this step; row i is at + i * ld.
+  const float* Next() {
+    const float* p = base_ + column_;
+    column_ += 16;
+    while (column_ >= n_) {
+      column_ -= n_;
+      base_ += pass_;
+    }
+    return p;
+  }
+
+ private:
+  const float* base_;
+  int64_t column_, n_, pass_;
+};
+
 struct MicroKernel {
   const char* name;
   int mr;          // rows of the register tile (A, broadcast)

@@ -49,19 +49,46 @@ OL_AVX2 void Tile(int64_t kc, const float* a, const float* b, float* c, int64_t 
   }
 }
 
-// y[j] = sum_k x[k] m[k * ld + j]; vector lanes and scalar tail both use one fused
-// multiply-add per k, so every column rounds alike.
+// GEMV streams the matrix once from memory: each matrix row stream is prefetched this
+// many floats (1 KiB) ahead (as the AVX-512 kernel; README in benchmarks/reports/gemm).
+constexpr int64_t kGemvPrefetch = 256;
+
+// y[j] += sum over R rows of x[i] m[i * ld + j], the rows added in order; vector lanes
+// and scalar tail both use one fused multiply-add per row, so every column rounds alike.
+template <int R>
+OL_AVX2 void AccumulateRows(const float* x, const float* m, int64_t ld, int64_t n, float* y) {
+  __m256 xv[R];
+#pragma GCC unroll 8
+  for (int i = 0; i < R; ++i) xv[i] = _mm256_set1_ps(x[i]);
+  GemvRowsPrefetch prefetch(m, ld, n, R, kGemvPrefetch);
+  int64_t j = 0;
+  for (; j + 16 <= n; j += 16) {  // two vectors: one cache line of each row per prefetch
+    const float* ahead = prefetch.Next();
+#pragma GCC unroll 8
+    for (int i = 0; i < R; ++i) _mm_prefetch(reinterpret_cast<const char*>(ahead + i * ld), _MM_HINT_T0);
+    __m256 acc0 = _mm256_loadu_ps(y + j), acc1 = _mm256_loadu_ps(y + j + 8);
+#pragma GCC unroll 8
+    for (int i = 0; i < R; ++i) {
+      acc0 = _mm256_fmadd_ps(xv[i], _mm256_loadu_ps(m + i * ld + j), acc0);
+      acc1 = _mm256_fmadd_ps(xv[i], _mm256_loadu_ps(m + i * ld + j + 8), acc1);
+    }
+    _mm256_storeu_ps(y + j, acc0);
+    _mm256_storeu_ps(y + j + 8, acc1);
+  }
+  for (; j < n; ++j) {
+    float acc = y[j];
+    for (int i = 0; i < R; ++i) acc = std::fma(x[i], m[i * ld + j], acc);
+    y[j] = acc;
+  }
+}
+
+// y[j] = sum_k x[k] m[k * ld + j] in k order for every column: eight rows per pass over y
+// (eight streams in flight), then single rows.
 OL_AVX2 void GemvRows(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, float* y) {
   for (int64_t j = 0; j < n; ++j) y[j] = 0.0f;
-  const int64_t full = n / 8 * 8;
-  for (int64_t kk = 0; kk < k; ++kk) {
-    const float* r = m + kk * ld;
-    const __m256 xv = _mm256_set1_ps(x[kk]);
-    for (int64_t j = 0; j < full; j += 8) {
-      _mm256_storeu_ps(y + j, _mm256_fmadd_ps(xv, _mm256_loadu_ps(r + j), _mm256_loadu_ps(y + j)));
-    }
-    for (int64_t j = full; j < n; ++j) y[j] = std::fma(x[kk], r[j], y[j]);
-  }
+  int64_t kk = 0;
+  for (; kk + 8 <= k; kk += 8) AccumulateRows<8>(x + kk, m + kk * ld, ld, n, y);
+  for (; kk < k; ++kk) AccumulateRows<1>(x + kk, m + kk * ld, ld, n, y);
 }
 
 OL_AVX2 float HorizontalSum(__m256 v) {
@@ -78,8 +105,10 @@ OL_AVX2 void Dots(int64_t k, const float* x, const float* m, int64_t ld, float* 
   for (; kk + 16 <= k; kk += 16) {
     const __m256 x0 = _mm256_loadu_ps(x + kk), x1 = _mm256_loadu_ps(x + kk + 8);
     for (int r = 0; r < Rows; ++r) {
-      acc0[r] = _mm256_fmadd_ps(x0, _mm256_loadu_ps(m + r * ld + kk), acc0[r]);
-      acc1[r] = _mm256_fmadd_ps(x1, _mm256_loadu_ps(m + r * ld + kk + 8), acc1[r]);
+      const float* row = m + r * ld + kk;
+      _mm_prefetch(reinterpret_cast<const char*>(row + kGemvPrefetch), _MM_HINT_T0);
+      acc0[r] = _mm256_fmadd_ps(x0, _mm256_loadu_ps(row), acc0[r]);
+      acc1[r] = _mm256_fmadd_ps(x1, _mm256_loadu_ps(row + 8), acc1[r]);
     }
   }
   for (int r = 0; r < Rows; ++r) {

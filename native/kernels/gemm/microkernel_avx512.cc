@@ -2,7 +2,9 @@
 // 12 x 32 (2 loads and 12 broadcasts per 24 FMAs). The 8 x 48 tile (no edge rows on CNN
 // channel counts, 3 loads and 8 broadcasts) is kept selectable: measured, it wins on some
 // shapes and loses badly where N is small (49, 196 output positions), so it is not the
-// default (benchmarks/reports/gemm/README.md, tiles_1thread.csv).
+// default (benchmarks/reports/gemm/README.md, tiles_1thread.csv). The 12 x 32 tile's K block
+// is 256: its A and B micro-panels, (12 + 32) x 256 floats = 44 KiB, fit a 48 KiB L1 (at
+// 384 they did not; blocking_1thread.csv: +2..7% in short runs, within 3% in steady state).
 #include "native/kernels/gemm/microkernel.h"
 
 #if defined(__x86_64__)
@@ -63,33 +65,45 @@ OL_AVX512 __mmask16 Mask(int64_t remaining) {
   return remaining >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << remaining) - 1u);
 }
 
-// y[j] = sum_k x[k] m[k * ld + j]: four rows per pass over y (kept in L1).
+// GEMV streams the matrix once from memory: each matrix row stream is prefetched this
+// many floats (1 KiB) ahead, far enough to cover the memory latency at one core's
+// bandwidth (sweep in benchmarks/reports/gemm/README.md).
+constexpr int64_t kGemvPrefetch = 256;
+
+// y[j] += sum over R rows of x[i] m[i * ld + j], the rows added in order into one
+// accumulator per 16 columns: R matrix loads per load/store of y (which stays in L1).
+template <int R>
+OL_AVX512 void AccumulateRows(const float* x, const float* m, int64_t ld, int64_t n, float* y) {
+  __m512 xv[R];
+#pragma GCC unroll 8
+  for (int i = 0; i < R; ++i) xv[i] = _mm512_set1_ps(x[i]);
+  GemvRowsPrefetch prefetch(m, ld, n, R, kGemvPrefetch);
+  int64_t j = 0;
+  for (; j + 16 <= n; j += 16) {
+    const float* ahead = prefetch.Next();
+#pragma GCC unroll 8
+    for (int i = 0; i < R; ++i) _mm_prefetch(reinterpret_cast<const char*>(ahead + i * ld), _MM_HINT_T0);
+    __m512 acc = _mm512_loadu_ps(y + j);
+#pragma GCC unroll 8
+    for (int i = 0; i < R; ++i) acc = _mm512_fmadd_ps(xv[i], _mm512_loadu_ps(m + i * ld + j), acc);
+    _mm512_storeu_ps(y + j, acc);
+  }
+  if (j < n) {
+    const __mmask16 mask = Mask(n - j);
+    __m512 acc = _mm512_maskz_loadu_ps(mask, y + j);
+#pragma GCC unroll 8
+    for (int i = 0; i < R; ++i) acc = _mm512_fmadd_ps(xv[i], _mm512_maskz_loadu_ps(mask, m + i * ld + j), acc);
+    _mm512_mask_storeu_ps(y + j, mask, acc);
+  }
+}
+
+// y[j] = sum_k x[k] m[k * ld + j], one fused multiply-add per k in k order for every
+// column: eight rows per pass over y (eight streams in flight), then single rows.
 OL_AVX512 void GemvRows(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, float* y) {
   for (int64_t j = 0; j < n; ++j) y[j] = 0.0f;
   int64_t kk = 0;
-  for (; kk + 4 <= k; kk += 4) {
-    const float* r = m + kk * ld;
-    const __m512 x0 = _mm512_set1_ps(x[kk]), x1 = _mm512_set1_ps(x[kk + 1]);
-    const __m512 x2 = _mm512_set1_ps(x[kk + 2]), x3 = _mm512_set1_ps(x[kk + 3]);
-    for (int64_t j = 0; j < n; j += 16) {
-      const __mmask16 mask = Mask(n - j);
-      __m512 acc = _mm512_maskz_loadu_ps(mask, y + j);
-      acc = _mm512_fmadd_ps(x0, _mm512_maskz_loadu_ps(mask, r + j), acc);
-      acc = _mm512_fmadd_ps(x1, _mm512_maskz_loadu_ps(mask, r + ld + j), acc);
-      acc = _mm512_fmadd_ps(x2, _mm512_maskz_loadu_ps(mask, r + 2 * ld + j), acc);
-      acc = _mm512_fmadd_ps(x3, _mm512_maskz_loadu_ps(mask, r + 3 * ld + j), acc);
-      _mm512_mask_storeu_ps(y + j, mask, acc);
-    }
-  }
-  for (; kk < k; ++kk) {
-    const float* r = m + kk * ld;
-    const __m512 xv = _mm512_set1_ps(x[kk]);
-    for (int64_t j = 0; j < n; j += 16) {
-      const __mmask16 mask = Mask(n - j);
-      const __m512 acc = _mm512_fmadd_ps(xv, _mm512_maskz_loadu_ps(mask, r + j), _mm512_maskz_loadu_ps(mask, y + j));
-      _mm512_mask_storeu_ps(y + j, mask, acc);
-    }
-  }
+  for (; kk + 8 <= k; kk += 8) AccumulateRows<8>(x + kk, m + kk * ld, ld, n, y);
+  for (; kk < k; ++kk) AccumulateRows<1>(x + kk, m + kk * ld, ld, n, y);
 }
 
 // Dot products of `Rows` matrix rows with x, two accumulators per row; every row follows
@@ -102,8 +116,11 @@ OL_AVX512 void Dots(int64_t k, const float* x, const float* m, int64_t ld, float
   for (; kk + 32 <= k; kk += 32) {
     const __m512 x0 = _mm512_loadu_ps(x + kk), x1 = _mm512_loadu_ps(x + kk + 16);
     for (int r = 0; r < Rows; ++r) {
-      acc0[r] = _mm512_fmadd_ps(x0, _mm512_loadu_ps(m + r * ld + kk), acc0[r]);
-      acc1[r] = _mm512_fmadd_ps(x1, _mm512_loadu_ps(m + r * ld + kk + 16), acc1[r]);
+      const float* row = m + r * ld + kk;
+      _mm_prefetch(reinterpret_cast<const char*>(row + kGemvPrefetch), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(row + kGemvPrefetch + 16), _MM_HINT_T0);
+      acc0[r] = _mm512_fmadd_ps(x0, _mm512_loadu_ps(row), acc0[r]);
+      acc1[r] = _mm512_fmadd_ps(x1, _mm512_loadu_ps(row + 16), acc1[r]);
     }
   }
   for (; kk < k; kk += 16) {
@@ -125,7 +142,7 @@ OL_AVX512 void GemvDots(int64_t k, int64_t n, const float* x, const float* m, in
 }  // namespace
 
 const MicroKernel* Avx512Kernel() {
-  static const MicroKernel kernel{"avx512_12x32", 12, 32, /*kc=*/384, /*nc=*/640, Tile<12, 2>, GemvRows, GemvDots};
+  static const MicroKernel kernel{"avx512_12x32", 12, 32, /*kc=*/256, /*nc=*/640, Tile<12, 2>, GemvRows, GemvDots};
   return __builtin_cpu_supports("avx512f") ? &kernel : nullptr;
 }
 

@@ -38,31 +38,73 @@ void Tile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, flo
   }
 }
 
-// y[j] = sum_k x[k] m[k * ld + j]; lanes and tail both use one fused multiply-add per k.
+// GEMV streams the matrix once from memory: each matrix row stream is prefetched this
+// many floats (1 KiB) ahead, as on x86 (not measured on ARM hardware).
+constexpr int64_t kGemvPrefetch = 256;
+
+// y[j] += sum over R rows of x[i] m[i * ld + j], the rows added in order; lanes and tail
+// both use one fused multiply-add per row, so every column rounds alike.
+template <int R>
+void AccumulateRows(const float* x, const float* m, int64_t ld, int64_t n, float* y) {
+  float32x4_t xv[R];
+  for (int i = 0; i < R; ++i) xv[i] = vdupq_n_f32(x[i]);
+  GemvRowsPrefetch prefetch(m, ld, n, R, kGemvPrefetch);
+  int64_t j = 0;
+  for (; j + 16 <= n; j += 16) {  // one 64-byte line of each row per prefetch
+    const float* ahead = prefetch.Next();
+    for (int i = 0; i < R; ++i) __builtin_prefetch(ahead + i * ld);
+    float32x4_t acc[4];
+    for (int q = 0; q < 4; ++q) acc[q] = vld1q_f32(y + j + 4 * q);
+    for (int i = 0; i < R; ++i) {
+      for (int q = 0; q < 4; ++q) acc[q] = vfmaq_f32(acc[q], xv[i], vld1q_f32(m + i * ld + j + 4 * q));
+    }
+    for (int q = 0; q < 4; ++q) vst1q_f32(y + j + 4 * q, acc[q]);
+  }
+  for (; j < n; ++j) {
+    float acc = y[j];
+    for (int i = 0; i < R; ++i) acc = __builtin_fmaf(x[i], m[i * ld + j], acc);
+    y[j] = acc;
+  }
+}
+
+// y[j] = sum_k x[k] m[k * ld + j] in k order for every column: eight rows per pass over y
+// (eight streams in flight), then single rows.
 void GemvRows(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, float* y) {
   for (int64_t j = 0; j < n; ++j) y[j] = 0.0f;
-  const int64_t full = n / 4 * 4;
-  for (int64_t kk = 0; kk < k; ++kk) {
-    const float* r = m + kk * ld;
-    const float32x4_t xv = vdupq_n_f32(x[kk]);
-    for (int64_t j = 0; j < full; j += 4) vst1q_f32(y + j, vfmaq_f32(vld1q_f32(y + j), xv, vld1q_f32(r + j)));
-    for (int64_t j = full; j < n; ++j) y[j] = __builtin_fmaf(x[kk], r[j], y[j]);
+  int64_t kk = 0;
+  for (; kk + 8 <= k; kk += 8) AccumulateRows<8>(x + kk, m + kk * ld, ld, n, y);
+  for (; kk < k; ++kk) AccumulateRows<1>(x + kk, m + kk * ld, ld, n, y);
+}
+
+// Dot products of `Rows` matrix rows with x, four accumulators per row; every row follows
+// the same sequence whatever Rows is.
+template <int Rows>
+void Dots(int64_t k, const float* x, const float* m, int64_t ld, float* y) {
+  float32x4_t acc[Rows][4];
+  for (int r = 0; r < Rows; ++r) {
+    for (int q = 0; q < 4; ++q) acc[r][q] = vdupq_n_f32(0.0f);
+  }
+  int64_t kk = 0;
+  for (; kk + 16 <= k; kk += 16) {
+    float32x4_t xv[4];
+    for (int q = 0; q < 4; ++q) xv[q] = vld1q_f32(x + kk + 4 * q);
+    for (int r = 0; r < Rows; ++r) {
+      const float* row = m + r * ld + kk;
+      __builtin_prefetch(row + kGemvPrefetch);
+      for (int q = 0; q < 4; ++q) acc[r][q] = vfmaq_f32(acc[r][q], xv[q], vld1q_f32(row + 4 * q));
+    }
+  }
+  for (int r = 0; r < Rows; ++r) {
+    float sum = vaddvq_f32(vaddq_f32(vaddq_f32(acc[r][0], acc[r][1]), vaddq_f32(acc[r][2], acc[r][3])));
+    for (int64_t t = kk; t < k; ++t) sum = __builtin_fmaf(x[t], m[r * ld + t], sum);
+    y[r] = sum;
   }
 }
 
 void GemvDots(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, float* y) {
-  for (int64_t j = 0; j < n; ++j) {
-    const float* r = m + j * ld;
-    float32x4_t acc0 = vdupq_n_f32(0.0f), acc1 = vdupq_n_f32(0.0f);
-    int64_t kk = 0;
-    for (; kk + 8 <= k; kk += 8) {
-      acc0 = vfmaq_f32(acc0, vld1q_f32(x + kk), vld1q_f32(r + kk));
-      acc1 = vfmaq_f32(acc1, vld1q_f32(x + kk + 4), vld1q_f32(r + kk + 4));
-    }
-    float sum = vaddvq_f32(vaddq_f32(acc0, acc1));
-    for (; kk < k; ++kk) sum = __builtin_fmaf(x[kk], r[kk], sum);
-    y[j] = sum;
-  }
+  int64_t j = 0;
+  for (; j + 4 <= n; j += 4) Dots<4>(k, x, m + j * ld, ld, y + j);
+  for (; j < n; ++j) Dots<1>(k, x, m + j * ld, ld, y + j);
 }
 
 }  // namespace
