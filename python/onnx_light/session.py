@@ -45,18 +45,36 @@ class NodeArg:
         return f"NodeArg(name={self.name!r}, type={self.type!r}, shape={self.shape!r})"
 
 
+def _policy_from_session_options(options):
+    """The CpuExecutionPolicy matching ONNX Runtime session options (intra-op threads only:
+    onnx-light runs one node at a time, like ORT's sequential execution mode)."""
+    threads = getattr(options, "intra_op_num_threads", 0)
+    if not isinstance(threads, int) or threads < 0:
+        raise ValueError(f"intra_op_num_threads must be a non-negative int, got {threads!r}")
+    return CpuExecutionPolicy(num_threads=threads) if threads > 0 else CpuExecutionPolicy()
+
+
 class InferenceSession:
     """Loads an ONNX model (path, bytes or onnx.ModelProto) and runs it on the CPU.
 
-    cpu_execution: an onnx_light.CpuExecutionPolicy (default: one thread per physical core).
+    cpu_execution: an onnx_light.CpuExecutionPolicy (default: one thread per physical core),
+        or, as ONNX Runtime takes in that place, session options (sess_options=...: any object
+        with `intra_op_num_threads`, such as onnxruntime.SessionOptions; 0 means the default).
     tuning_profile: None (portable defaults) or an onnx_light._native.TuningSource.
     """
 
-    def __init__(self, model, cpu_execution=None, tuning_profile=None, providers=None, **unused_ort_options):
+    def __init__(self, model, cpu_execution=None, tuning_profile=None, providers=None, sess_options=None,
+                 **unused_ort_options):
         if providers is not None and not any(
             (p[0] if isinstance(p, tuple) else p) == "CPUExecutionProvider" for p in providers
         ):
             raise ValueError(f"onnx-light only provides CPUExecutionProvider, not {providers}")
+        if cpu_execution is not None and sess_options is not None:
+            raise TypeError("give cpu_execution or sess_options, not both")
+        if sess_options is None and hasattr(cpu_execution, "intra_op_num_threads"):
+            sess_options, cpu_execution = cpu_execution, None  # ONNX Runtime's positional order
+        if sess_options is not None:
+            cpu_execution = _policy_from_session_options(sess_options)
         if cpu_execution is None:
             cpu_execution = CpuExecutionPolicy()
         if not isinstance(cpu_execution, CpuExecutionPolicy):
@@ -83,6 +101,10 @@ class InferenceSession:
 
     def get_providers(self):
         return ["CPUExecutionProvider"]
+
+    def get_cpu_execution(self):
+        """The CpuExecutionPolicy this session runs under."""
+        return self._session.policy
 
     def get_modelmeta(self):
         return self._model.metadata_props

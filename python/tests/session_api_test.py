@@ -103,6 +103,23 @@ def test_cpu_execution_policy_is_validated():
         onnx_light.CpuExecutionPolicy(spin_microseconds=-5)
 
 
+def test_onnxruntime_session_options_set_the_thread_count():
+    # ORT's call shapes: sess_options by keyword or as the second positional argument.
+    ort = pytest.importorskip("onnxruntime")
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 2
+    model = passthrough_model(TensorProto.FLOAT, [2])
+    for session in (onnx_light.InferenceSession(model, sess_options=options, providers=["CPUExecutionProvider"]),
+                    onnx_light.InferenceSession(model, options)):
+        assert session.run(None, {"x": np.ones(2, np.float32)})[0].tolist() == [1, 1]
+        assert session.get_cpu_execution().num_threads == 2
+    options.intra_op_num_threads = 0  # ORT's "default"
+    assert onnx_light.InferenceSession(model, options).get_cpu_execution().num_threads == \
+        onnx_light.CpuExecutionPolicy().num_threads
+    with pytest.raises(TypeError, match="not both"):
+        onnx_light.InferenceSession(model, onnx_light.CpuExecutionPolicy(), sess_options=options)
+
+
 def test_malformed_bytes():
     with pytest.raises(onnx_light.InvalidArgument, match="not a serialized ONNX model"):
         onnx_light.InferenceSession(b"\x08\x07garbage\xff\xff\xff")
