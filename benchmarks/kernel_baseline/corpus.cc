@@ -1,41 +1,10 @@
 #include "benchmarks/kernel_baseline/corpus.h"
 
-#include <random>
+#include "benchmarks/kernel_baseline/corpus_inputs.h"
 
 namespace onnx_light {
 namespace baseline {
 namespace {
-
-Tensor RandomFloats(Shape shape, float lo, float hi, uint32_t seed) {
-  auto t = Tensor::Allocate(DataType::kFloat, shape, Allocator::Default());
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  for (int64_t i = 0; i < t->num_elements(); ++i) t->data<float>()[i] = dist(rng);
-  return *t;
-}
-
-Tensor Int64s(std::vector<int64_t> values) {
-  auto t = Tensor::Allocate(DataType::kInt64, Shape({static_cast<int64_t>(values.size())}), Allocator::Default());
-  for (size_t i = 0; i < values.size(); ++i) t->data<int64_t>()[i] = values[i];
-  return *t;
-}
-
-Tensor Bools(Shape shape, uint32_t seed) {
-  auto t = Tensor::Allocate(DataType::kBool, shape, Allocator::Default());
-  std::mt19937 rng(seed);
-  for (int64_t i = 0; i < t->num_elements(); ++i) t->data<bool>()[i] = rng() & 1;
-  return *t;
-}
-
-std::string ShapeText(const std::vector<Shape>& shapes) {
-  std::string s;
-  for (const auto& shape : shapes) s += (s.empty() ? "" : "x") + shape.ToString();
-  return s;
-}
-
-// Sizes of an elementwise-like case over n elements: small, crossover, large.
-constexpr int64_t kElementSizes[] = {1 << 10, 1 << 16, 1 << 22};
-const char* const kLabels[] = {"small", "crossover", "large"};
 
 CorpusCase Elementwise(const std::string& op, int opset, int inputs, float lo, float hi) {
   CorpusCase c{op, "", opset, "float", {}};
@@ -269,6 +238,7 @@ std::vector<CorpusCase> KernelCorpus(bool smallest) {
     }
     corpus.push_back(quantize);
   }
+  AddFamilyCases(&corpus);
   if (smallest) {
     for (auto& c : corpus) c.sizes.resize(1);
   }
