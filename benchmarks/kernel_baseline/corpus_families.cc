@@ -36,7 +36,7 @@ CorpusCase BitCast() {
 // A [3, 1.5S, S/2] image cropped in height and padded in width to [3, S, S] (output elements).
 CorpusCase CenterCropPad() {
   return Sized("CenterCropPad", "", 18, "float", [](int s) {
-    const int64_t side = std::vector<int64_t>{16, 128, 1024}[s];
+    const int64_t side = std::vector<int64_t>{16, 128, 1536}[s];
     const Shape x({3, side * 3 / 2, side / 2});
     return CorpusSize{"", 3 * side * side, ShapeText({x}), [=](KernelRunner& r) {
                         r.Input(RandomFloats(x, 0, 1, 1)).Input(Int64s({side, side}));
