@@ -192,7 +192,7 @@ void AddTrees(KernelRunner& r, int64_t trees, int depth, int64_t features) {
   r.Attr("nodes_featureids", feature_ids).Attr("nodes_truenodeids", true_ids).Attr("nodes_falsenodeids", false_ids);
   r.Attr("nodes_trueleafs", true_leafs).Attr("nodes_falseleafs", false_leafs).Attr("tree_roots", roots);
   r.Attr("nodes_splits", RandomFloats(Shape({nodes}), -1, 1, 6));
-  r.Attr("nodes_modes", RandomInts<uint8_t>(DataType::kUint8, Shape({nodes}), 0, 0, 7));  // BRANCH_LEQ
+  r.Attr("nodes_modes", Values<uint8_t>(DataType::kUint8, std::vector<uint8_t>(nodes, 0)));  // BRANCH_LEQ
   r.Attr("leaf_targetids", std::vector<int64_t>(trees * leaves, 0));
   r.Attr("leaf_weights", RandomFloats(Shape({trees * leaves}), -1, 1, 8));
   r.Attr("n_targets", int64_t{1}).Attr("aggregate_function", int64_t{1});  // SUM
