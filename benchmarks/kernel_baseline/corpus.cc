@@ -86,10 +86,10 @@ std::vector<CorpusCase> KernelCorpus(bool smallest) {
   }
   {
     CorpusCase gemm{"MatMul", "", 13, "float", {}};
-    const int64_t dims[] = {32, 128, 512};
+    const int64_t dims[] = {64, 128, 512};  // 1, 8 and 512 GEMM work units
     for (int s = 0; s < 3; ++s) {
       const int64_t d = dims[s];
-      gemm.sizes.push_back({kLabels[s], d * d * d, ShapeText({Shape({d, d}), Shape({d, d})}), [=](KernelRunner& r) {
+      gemm.sizes.push_back({kLabels[s], GemmUnits(d * d * d), ShapeText({Shape({d, d}), Shape({d, d})}), [=](KernelRunner& r) {
                               r.Input(RandomFloats(Shape({d, d}), -1, 1, 1));
                               r.Input(RandomFloats(Shape({d, d}), -1, 1, 2));
                             }});
@@ -101,7 +101,7 @@ std::vector<CorpusCase> KernelCorpus(bool smallest) {
     const int64_t hw[] = {8, 28, 56};
     for (int s = 0; s < 3; ++s) {
       const int64_t h = hw[s];
-      conv.sizes.push_back({kLabels[s], 64 * 64 * 9 * h * h, ShapeText({Shape({1, 64, h, h}), Shape({64, 64, 3, 3})}),
+      conv.sizes.push_back({kLabels[s], GemmUnits(64 * 64 * 9 * h * h), ShapeText({Shape({1, 64, h, h}), Shape({64, 64, 3, 3})}),
                             [=](KernelRunner& r) {
                               r.Input(RandomFloats(Shape({1, 64, h, h}), -1, 1, 1));
                               r.Input(RandomFloats(Shape({64, 64, 3, 3}), -0.1f, 0.1f, 2));
@@ -116,7 +116,7 @@ std::vector<CorpusCase> KernelCorpus(bool smallest) {
     for (int s = 0; s < 3; ++s) {
       const int64_t h = hw[s];
       const Shape x({1, 64, h, h}), w({64, 64, 3, 3}), offset({1, 18, h, h});
-      deform.sizes.push_back({kLabels[s], 64 * 64 * 9 * h * h, ShapeText({x, w, offset}), [=](KernelRunner& r) {
+      deform.sizes.push_back({kLabels[s], GemmUnits(64 * 64 * 9 * h * h), ShapeText({x, w, offset}), [=](KernelRunner& r) {
                                 r.Input(RandomFloats(x, -1, 1, 1));
                                 r.Input(RandomFloats(w, -0.1f, 0.1f, 2));
                                 r.Input(RandomFloats(offset, -2, 2, 3));

@@ -147,7 +147,7 @@ CorpusCase QLinearMatMul() {
   return Sized("QLinearMatMul", "", 21, "uint8", [](int s) {
     const int64_t d = std::vector<int64_t>{64, 128, 256}[s];
     const Shape m({d, d});
-    return CorpusSize{"", d * d * d / (int64_t{1} << 18), ShapeText({m, m}), [=](KernelRunner& r) {
+    return CorpusSize{"", GemmUnits(d * d * d), ShapeText({m, m}), [=](KernelRunner& r) {
                         r.Input(RandomInts<uint8_t>(DataType::kUint8, m, 0, 255, 1));
                         r.Input(FloatScalar(0.02f)).Input(Uint8Scalar(128));
                         r.Input(RandomInts<uint8_t>(DataType::kUint8, m, 0, 255, 2));

@@ -13,6 +13,10 @@ namespace baseline {
 
 // Sizes of an elementwise-like case over n elements: small, crossover, large.
 inline constexpr int64_t kElementSizes[] = {1 << 10, 1 << 16, 1 << 22};
+
+// Work of a GEMM-based case in the unit its `parallel.minimum_tasks` counts (64^3
+// multiply-adds), so that its crossover compares with the schema default.
+inline int64_t GemmUnits(int64_t multiply_adds) { return multiply_adds / (int64_t{64} * 64 * 64); }
 inline const char* const kLabels[] = {"small", "crossover", "large"};
 
 inline Tensor RandomFloats(Shape shape, float lo, float hi, uint32_t seed) {
