@@ -29,7 +29,7 @@ Status Depthwise(KernelContext& ctx, const ConvGeometry& cg, const float* x, con
     }
     return Status::Ok();
   };
-  const double multiply_adds = static_cast<double>(planes) * static_cast<double>(g.out_size * g.kernel_size);
+  const double multiply_adds = static_cast<double>(planes) * static_cast<double>(g.out_size) * static_cast<double>(g.kernel_size);
   if (multiply_adds < static_cast<double>(tuning.depthwise_minimum_multiply_adds)) {
     return run(0, planes);
   }

@@ -2,14 +2,12 @@
 
 #include <algorithm>
 #include <climits>
-#include <vector>
 
 namespace onnx_light {
 namespace conv {
 namespace {
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 
 // Where the tile reads the input: X itself when the convolution reads no padding, else a
 // zero-padded copy (rows x cols per channel) whose origin is input pixel (-pad_h, -pad_w).
