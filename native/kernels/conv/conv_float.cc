@@ -244,8 +244,7 @@ Status ConvForward(KernelContext& ctx, const ConvGeometry& g, const float* x, co
   }
   if (g.in_per_group() == 1) return Depthwise(ctx, g, x, w, bias, y, tuning);
   if (ImplicitGemmApplies(g.rank, g.out_per_group(), g.in_per_group(), g.kernel_size)) {
-    if (ImplicitGemmFits(g)) return ImplicitGemmConv(ctx, g, x, w, packed_w, bias, y, tuning.gemm);
-    packed_w = nullptr;  // packed for the implicit GEMM: this run packs its own
+    return ImplicitGemmConv(ctx, g, x, w, packed_w, bias, y, tuning.gemm);
   }
   return GemmConv(ctx, g, x, w, packed_w, bias, y, tuning.gemm);
 }

@@ -1,7 +1,6 @@
 #include "native/kernels/conv/implicit_gemm.h"
 
 #include <algorithm>
-#include <climits>
 
 namespace onnx_light {
 namespace conv {
@@ -51,8 +50,6 @@ bool ImplicitGemmApplies(int rank, int64_t out_per_group, int64_t in_per_group, 
   return rank == 2 && out_per_group > 0 && in_per_group > 1 && kernel_size > 1 &&
          ImplicitTileAvx512(out_per_group).fn != nullptr;
 }
-
-bool ImplicitGemmFits(const ConvGeometry& g) { return g.out_size <= INT32_MAX / 16; }
 
 void PackImplicitWeights(int64_t mg, int64_t k, const float* w, float* packed) {
   const int cols = ImplicitTileAvx512(mg).cols;

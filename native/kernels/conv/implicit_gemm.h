@@ -18,7 +18,7 @@ namespace conv {
 
 // For i < valid (<= rows), j < cols:
 //   y[j * ldy + i] = bias[j] + sum over k < k_count of rows[i][offsets[k]] * w[k * cols + j]
-// (bias null: 0), the sum in k order. ldy * 16 must fit an int32 (ImplicitGemmFits).
+// (bias null: 0), the sum in k order.
 using ImplicitTileFn = void (*)(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
                                 const float* bias, int valid, float* y, int64_t ldy);
 // A register tile: positions x output channels.
@@ -37,10 +37,6 @@ ImplicitTile ImplicitTileAvx512(int64_t out_per_group);
 // their short K cannot amortise this tile's transposed store). Depends on W's shape
 // only, so that weights packed at creation match the path a run takes.
 bool ImplicitGemmApplies(int rank, int64_t out_per_group, int64_t in_per_group, int64_t kernel_size);
-
-// Whether the tile's int32 store offsets reach every output plane of g (planes below
-// 2^31 / 16 positions); larger outputs take im2col + GEMM with weights packed per run.
-bool ImplicitGemmFits(const ConvGeometry& g);
 
 // Weights of one group (mg x k, row-major) as panels of k x cols, cols the tile's.
 void PackImplicitWeights(int64_t mg, int64_t k, const float* w, float* packed);
