@@ -312,6 +312,15 @@ TEST(Conv, ImplicitGemmScratchIsThePaddedInput) {
     EXPECT_LE(peak, padded_input + weights + offsets + 3 * 64);
     EXPECT_LT(peak, 144 * side * side * 4 / 4);
   }
+  // Images are padded one at a time: four images need one image's padded copy.
+  KernelTester batch("Conv", 11);
+  batch.Input(MakeTensor<float>({4, 16, 40, 40}, Random(4 * 16 * 40 * 40, 1)))
+      .Input(MakeTensor<float>({32, 16, 3, 3}, Random(32 * 16 * 9, 2)))
+      .Attr("pads", std::vector<int64_t>{1, 1, 1, 1})
+      .Tuning("parallel.minimum_tasks", int64_t{1});
+  auto run = batch.RunWithDetails(2);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  EXPECT_LE(run->peak_scratch, 16 * 42 * 42 * 4 + 32 * 144 * 4 + 144 * 8 + 3 * 64);
 }
 
 TEST(Conv, BadInputsAreInvalidArgument) {

@@ -42,7 +42,9 @@ bool ImplicitGemmApplies(int rank, int64_t out_per_group, int64_t in_per_group, 
 void PackImplicitWeights(int64_t mg, int64_t k, const float* w, float* packed);
 
 // Y = conv(X, W) + bias; `packed_w` is PackImplicitWeights of every group (group after
-// group), or null to pack W here.
+// group), or null to pack W here. Images run one after the other, each padded (when the
+// convolution pads) into scratch of one image's size, then split over (group, channel
+// block, position tile) tasks.
 Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* x, const float* w,
                         const float* packed_w, const float* bias, float* y, const gemm::GemmTuning& tuning);
 
