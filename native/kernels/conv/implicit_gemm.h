@@ -1,9 +1,9 @@
 // Implicit-GEMM convolution for AVX-512: output tiles of 6 (or 12) consecutive output
-// positions x 64 (or 32) output channels accumulate over K = (input channel, kh, kw), the input pixels
-// broadcast straight from the input (or a zero-padded copy of it when the convolution
-// pads) instead of an im2col copy, the weights read as K x 64 (32) panels packed once. It
-// takes 2-D convolutions whose output channels per group are a multiple of 32; other
-// shapes, and CPUs without AVX-512, take im2col + GEMM.
+// positions x 64 (or 32) output channels accumulate over K = (input channel, kh, kw),
+// the input pixels broadcast straight from the input (or a zero-padded copy of it when
+// the convolution pads) instead of an im2col copy, the weights read as K x 64 (32)
+// panels packed once. It takes 2-D convolutions whose output channels per group are a
+// multiple of 32; other shapes, and CPUs without AVX-512, take im2col + GEMM.
 #pragma once
 
 #include <cstddef>
@@ -32,10 +32,10 @@ inline constexpr int kMaxImplicitRows = 12;
 ImplicitTile ImplicitTileAvx512(int64_t out_per_group);
 
 // Whether a convolution takes the implicit GEMM on this CPU: spatial rank 2, output
-// channels per group a multiple of 32 (the tile's columns), more than one input channel per group (else it is
-// depthwise) and a kernel larger than 1x1 (1x1 kernels read X as B without im2col, and
-// their short K cannot amortise this tile's transposed store). Depends on W's shape
-// only, so that weights packed at creation match the path a run takes.
+// channels per group a multiple of 32 (the tile's columns), more than one input channel
+// per group (else it is depthwise) and a kernel larger than 1x1 (1x1 kernels read X as
+// B without im2col, and their short K cannot amortise this tile's stores). Depends on
+// W's shape only, so that weights packed at creation match the path a run takes.
 bool ImplicitGemmApplies(int rank, int64_t out_per_group, int64_t in_per_group, int64_t kernel_size);
 
 // Weights of one group (mg x k, row-major) as panels of k x cols, cols the tile's.
