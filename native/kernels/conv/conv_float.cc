@@ -29,7 +29,7 @@ Status Depthwise(KernelContext& ctx, const ConvGeometry& cg, const float* x, con
     }
     return Status::Ok();
   };
-  const double multiply_adds = static_cast<double>(planes) * static_cast<double>(g.out_size * g.kernel_size);
+  const double multiply_adds = static_cast<double>(planes) * static_cast<double>(g.out_size) * static_cast<double>(g.kernel_size);
   if (multiply_adds < static_cast<double>(tuning.depthwise_minimum_multiply_adds)) {
     return run(0, planes);
   }
@@ -244,8 +244,7 @@ Status ConvForward(KernelContext& ctx, const ConvGeometry& g, const float* x, co
   }
   if (g.in_per_group() == 1) return Depthwise(ctx, g, x, w, bias, y, tuning);
   if (ImplicitGemmApplies(g.rank, g.out_per_group(), g.in_per_group(), g.kernel_size)) {
-    if (ImplicitGemmFits(g)) return ImplicitGemmConv(ctx, g, x, w, packed_w, bias, y, tuning.gemm);
-    packed_w = nullptr;  // packed for the implicit GEMM: this run packs its own
+    return ImplicitGemmConv(ctx, g, x, w, packed_w, bias, y, tuning.gemm);
   }
   return GemmConv(ctx, g, x, w, packed_w, bias, y, tuning.gemm);
 }

@@ -38,11 +38,12 @@ class PackedConvWeights {
 };
 
 // Y = conv(X, W) + bias (bias may be null). Depthwise-style convolutions (one input channel
-// per group) run a direct loop parallel over output planes; the rest run one GEMM per
-// (image, group, block of output channels, tile of output positions) with im2col
-// generated straight into the GEMM's packed panels, parallel over those tasks with
-// per-participant packing scratch. `packed_w` (nullable) is W already packed
-// (PackedConvWeights); otherwise the weights are packed for this run.
+// per group) run SIMD plane kernels parallel over output planes; 2-D convolutions whose
+// output channels per group are a multiple of 32 run the implicit GEMM on AVX-512
+// (implicit_gemm.h); the rest run one GEMM per (image, group, block of output channels,
+// tile of output positions) with im2col generated straight into the GEMM's packed panels,
+// parallel over those tasks with per-participant packing scratch. `packed_w` (nullable)
+// is W already packed (PackedConvWeights); otherwise the weights are packed for this run.
 Status ConvForward(KernelContext& ctx, const ConvGeometry& g, const float* x, const float* w,
                    const float* packed_w, const float* bias, float* y, const ConvTuning& tuning);
 

@@ -1,15 +1,12 @@
 #include "native/kernels/conv/implicit_gemm.h"
 
 #include <algorithm>
-#include <climits>
-#include <vector>
 
 namespace onnx_light {
 namespace conv {
 namespace {
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 
 // Where the tile reads the input: X itself when the convolution reads no padding, else a
 // zero-padded copy (rows x cols per channel) whose origin is input pixel (-pad_h, -pad_w).
@@ -30,7 +27,7 @@ Source ChooseSource(const ConvGeometry& g) {
   return s;
 }
 
-// Copies channel planes [begin, end) of X (all images) into the padded layout.
+// Copies channel planes [begin, end) of one image x into the padded layout.
 void PadPlanes(const ConvGeometry& g, const Source& s, const float* x, int64_t begin, int64_t end, float* padded) {
   const int64_t in_h = g.in_spatial[0], in_w = g.in_spatial[1], top = g.pads_begin[0], left = g.pads_begin[1];
   for (int64_t plane = begin; plane < end; ++plane) {
@@ -54,8 +51,6 @@ bool ImplicitGemmApplies(int rank, int64_t out_per_group, int64_t in_per_group, 
          ImplicitTileAvx512(out_per_group).fn != nullptr;
 }
 
-bool ImplicitGemmFits(const ConvGeometry& g) { return g.out_size <= INT32_MAX / 16; }
-
 void PackImplicitWeights(int64_t mg, int64_t k, const float* w, float* packed) {
   const int cols = ImplicitTileAvx512(mg).cols;
   for (int64_t block = 0; block < mg / cols; ++block) {
@@ -71,12 +66,13 @@ Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* 
   const ImplicitTile shape = ImplicitTileAvx512(mg);
   const int64_t out_w = g.out_spatial[1], blocks = mg / shape.cols;
   const int64_t tiles = CeilDiv(g.out_size, shape.rows);
-  const int64_t planes = g.batch * g.group, tasks = planes * blocks * tiles;
+  const int64_t tasks = g.group * blocks * tiles;  // per image
   const Source source = ChooseSource(g);
-  const int64_t source_plane = source.rows * source.cols;
-  const int64_t channels = g.batch * g.in_channels;
+  const int64_t source_plane = source.rows * source.cols, image_floats = g.in_channels * source_plane;
 
-  ScratchArena arena(ctx.allocator(), sizeof(float) * ((source.padded ? channels * source_plane : 0) +
+  // Scratch: the tap offsets, W packed for this run unless prepacked, and one image's
+  // padded copy (images are padded and computed one after the other).
+  ScratchArena arena(ctx.allocator(), sizeof(float) * ((source.padded ? image_floats : 0) +
                                                        (packed_w == nullptr ? g.group * mg * k : 0)) +
                                           sizeof(int64_t) * k + 3 * 64);
   OL_RETURN_IF_ERROR(arena.status());
@@ -93,46 +89,52 @@ Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* 
     for (int64_t grp = 0; grp < g.group; ++grp) PackImplicitWeights(mg, k, w + grp * mg * k, packed + grp * mg * k);
     packed_w = packed;
   }
-  const float* src = x;
-  const bool parallel = gemm::GemmWorkUnits(g.batch * g.out_channels, g.out_size, k) >= tuning.parallel_minimum_tasks;
+  float* padded = nullptr;
   if (source.padded) {
-    OL_ASSIGN_OR_RETURN(float* padded, arena.AllocateArray<float>(channels * source_plane));
-    const auto pad = [&](int64_t begin, int64_t end) {
-      PadPlanes(g, source, x, begin, end, padded);
-      return Status::Ok();
-    };
-    OL_RETURN_IF_ERROR(parallel ? ParallelFor(ctx.parallel(), channels, ParallelPlan{"conv.implicit_pad", 1}, pad)
-                                : pad(0, channels));
-    ctx.RecordCopy();
-    src = padded;
+    OL_ASSIGN_OR_RETURN(padded, arena.AllocateArray<float>(image_floats));
   }
   ctx.RecordScratch(static_cast<int64_t>(arena.capacity()));
+  const bool parallel = gemm::GemmWorkUnits(g.out_channels, g.out_size, k) >= tuning.parallel_minimum_tasks;
 
   const int64_t row_step = g.strides[0] * source.cols;
-  const auto run = [&](int64_t begin, int64_t end) {
-    const float* rows[kMaxImplicitRows];
-    for (int64_t t = begin; t < end; ++t) {
-      const int64_t plane = t / (blocks * tiles), block = t / tiles % blocks, tile = t % tiles;
-      const int64_t n = plane / g.group, grp = plane % g.group;
-      const float* image = src + (n * g.in_channels + grp * cg) * source_plane;
-      const int64_t p0 = tile * shape.rows, valid = std::min<int64_t>(shape.rows, g.out_size - p0);
-      // Rows past the output's end repeat position p0 (read, then discarded).
-      int64_t oh = p0 / out_w, ow = p0 % out_w;
-      for (int i = 0; i < shape.rows; ++i) {
-        rows[i] = i < valid ? image + oh * row_step + ow * g.strides[1] : rows[0];
-        if (++ow == out_w) {
-          ow = 0;
-          ++oh;
-        }
-      }
-      const int64_t m0 = grp * mg + block * shape.cols;
-      shape.fn(k, offsets, rows, packed_w + m0 * k, bias != nullptr ? bias + m0 : nullptr, static_cast<int>(valid),
-               y + (n * g.out_channels + m0) * g.out_size + p0, g.out_size);
+  for (int64_t n = 0; n < g.batch; ++n) {
+    const float* src = x + n * g.in_channels * g.in_size;
+    if (source.padded) {
+      const auto pad = [&](int64_t begin, int64_t end) {
+        PadPlanes(g, source, src, begin, end, padded);
+        return Status::Ok();
+      };
+      OL_RETURN_IF_ERROR(parallel ? ParallelFor(ctx.parallel(), g.in_channels, ParallelPlan{"conv.implicit_pad", 1}, pad)
+                                  : pad(0, g.in_channels));
+      ctx.RecordCopy();
+      src = padded;
     }
-    return Status::Ok();
-  };
-  if (!parallel) return run(0, tasks);
-  return ParallelFor(ctx.parallel(), tasks, ParallelPlan{"conv.implicit_tiles", 1}, run);
+    float* y_image = y + n * g.out_channels * g.out_size;
+    const auto run = [&](int64_t begin, int64_t end) {
+      const float* rows[kMaxImplicitRows];
+      for (int64_t t = begin; t < end; ++t) {
+        const int64_t grp = t / (blocks * tiles), block = t / tiles % blocks, tile = t % tiles;
+        const float* image = src + grp * cg * source_plane;
+        const int64_t p0 = tile * shape.rows, valid = std::min<int64_t>(shape.rows, g.out_size - p0);
+        // Rows past the output's end repeat position p0 (read, then discarded).
+        int64_t oh = p0 / out_w, ow = p0 % out_w;
+        for (int i = 0; i < shape.rows; ++i) {
+          rows[i] = i < valid ? image + oh * row_step + ow * g.strides[1] : rows[0];
+          if (++ow == out_w) {
+            ow = 0;
+            ++oh;
+          }
+        }
+        const int64_t m0 = grp * mg + block * shape.cols;
+        shape.fn(k, offsets, rows, packed_w + m0 * k, bias != nullptr ? bias + m0 : nullptr, static_cast<int>(valid),
+                 y_image + m0 * g.out_size + p0, g.out_size);
+      }
+      return Status::Ok();
+    };
+    OL_RETURN_IF_ERROR(parallel ? ParallelFor(ctx.parallel(), tasks, ParallelPlan{"conv.implicit_tiles", 1}, run)
+                                : run(0, tasks));
+  }
+  return Status::Ok();
 }
 
 }  // namespace conv

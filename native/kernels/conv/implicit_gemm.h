@@ -1,9 +1,9 @@
 // Implicit-GEMM convolution for AVX-512: output tiles of 6 (or 12) consecutive output
-// positions x 64 (or 32) output channels accumulate over K = (input channel, kh, kw), the input pixels
-// broadcast straight from the input (or a zero-padded copy of it when the convolution
-// pads) instead of an im2col copy, the weights read as K x 64 (32) panels packed once. It
-// takes 2-D convolutions whose output channels per group are a multiple of 32; other
-// shapes, and CPUs without AVX-512, take im2col + GEMM.
+// positions x 64 (or 32) output channels accumulate over K = (input channel, kh, kw),
+// the input pixels broadcast straight from the input (or a zero-padded copy of it when
+// the convolution pads) instead of an im2col copy, the weights read as K x 64 (32)
+// panels packed once. It takes 2-D convolutions whose output channels per group are a
+// multiple of 32; other shapes, and CPUs without AVX-512, take im2col + GEMM.
 #pragma once
 
 #include <cstddef>
@@ -18,7 +18,7 @@ namespace conv {
 
 // For i < valid (<= rows), j < cols:
 //   y[j * ldy + i] = bias[j] + sum over k < k_count of rows[i][offsets[k]] * w[k * cols + j]
-// (bias null: 0), the sum in k order. ldy * 16 must fit an int32 (ImplicitGemmFits).
+// (bias null: 0), the sum in k order.
 using ImplicitTileFn = void (*)(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
                                 const float* bias, int valid, float* y, int64_t ldy);
 // A register tile: positions x output channels.
@@ -32,21 +32,19 @@ inline constexpr int kMaxImplicitRows = 12;
 ImplicitTile ImplicitTileAvx512(int64_t out_per_group);
 
 // Whether a convolution takes the implicit GEMM on this CPU: spatial rank 2, output
-// channels per group a multiple of 32 (the tile's columns), more than one input channel per group (else it is
-// depthwise) and a kernel larger than 1x1 (1x1 kernels read X as B without im2col, and
-// their short K cannot amortise this tile's transposed store). Depends on W's shape
-// only, so that weights packed at creation match the path a run takes.
+// channels per group a multiple of 32 (the tile's columns), more than one input channel
+// per group (else it is depthwise) and a kernel larger than 1x1 (1x1 kernels read X as
+// B without im2col, and their short K cannot amortise this tile's stores). Depends on
+// W's shape only, so that weights packed at creation match the path a run takes.
 bool ImplicitGemmApplies(int rank, int64_t out_per_group, int64_t in_per_group, int64_t kernel_size);
-
-// Whether the tile's int32 store offsets reach every output plane of g (planes below
-// 2^31 / 16 positions); larger outputs take im2col + GEMM with weights packed per run.
-bool ImplicitGemmFits(const ConvGeometry& g);
 
 // Weights of one group (mg x k, row-major) as panels of k x cols, cols the tile's.
 void PackImplicitWeights(int64_t mg, int64_t k, const float* w, float* packed);
 
 // Y = conv(X, W) + bias; `packed_w` is PackImplicitWeights of every group (group after
-// group), or null to pack W here.
+// group), or null to pack W here. Images run one after the other, each padded (when the
+// convolution pads) into scratch of one image's size, then split over (group, channel
+// block, position tile) tasks.
 Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* x, const float* w,
                         const float* packed_w, const float* bias, float* y, const gemm::GemmTuning& tuning);
 

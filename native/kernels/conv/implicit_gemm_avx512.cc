@@ -1,7 +1,7 @@
 // The AVX-512 tiles of the implicit-GEMM convolution, 24 accumulators: 6 positions x 64
 // output channels (per k, 4 weight loads and 6 broadcasts feed 24 FMAs) or 12 x 32 (2
 // loads, 12 broadcasts: the GEMM engine's microkernel balance) when the channels per
-// group are not a multiple of 64.
+// group are not a multiple of 64. Results leave through in-register transposes.
 #include "native/kernels/conv/implicit_gemm.h"
 
 #if defined(__x86_64__)
@@ -12,6 +12,36 @@
 namespace onnx_light {
 namespace conv {
 namespace {
+
+// r[i] holds position i of 16 channels (i < 8): writes out[c * ldy + i] for c < 16 and
+// i < count. Two 4x4 transposes within each 128-bit lane, then each channel's 8 positions
+// gathered into one 256-bit half and stored under a mask (masked-off elements are not
+// touched, so the -8 offset of the upper half never reaches outside the row).
+OL_AVX512 inline void StoreTransposed8x16(const __m512 r[8], int count, float* out, int64_t ldy) {
+  __m512 u[4], w[4];  // lane L of u[k] / w[k]: channel 4L + k, positions 0-3 / 4-7
+  for (int half = 0; half < 2; ++half) {
+    const __m512* q = r + 4 * half;
+    const __m512 t0 = _mm512_unpacklo_ps(q[0], q[1]), t1 = _mm512_unpackhi_ps(q[0], q[1]);
+    const __m512 t2 = _mm512_unpacklo_ps(q[2], q[3]), t3 = _mm512_unpackhi_ps(q[2], q[3]);
+    __m512* d = half == 0 ? u : w;
+    d[0] = _mm512_shuffle_ps(t0, t2, 0x44);
+    d[1] = _mm512_shuffle_ps(t0, t2, 0xEE);
+    d[2] = _mm512_shuffle_ps(t1, t3, 0x44);
+    d[3] = _mm512_shuffle_ps(t1, t3, 0xEE);
+  }
+  const __mmask16 low = static_cast<__mmask16>((1u << count) - 1u), high = static_cast<__mmask16>(low << 8);
+#pragma GCC unroll 4
+  for (int k = 0; k < 4; ++k) {
+    // Lanes (0, 1) and (2, 3): [u.L, u.L', w.L, w.L'] -> [u.L, w.L, u.L', w.L'] = channels
+    // 4L + k (low half) and 4L' + k (high half), positions 0-7 each.
+    const __m512 a01 = _mm512_shuffle_f32x4(u[k], w[k], 0x44), a23 = _mm512_shuffle_f32x4(u[k], w[k], 0xEE);
+    const __m512 lanes01 = _mm512_shuffle_f32x4(a01, a01, 0xD8), lanes23 = _mm512_shuffle_f32x4(a23, a23, 0xD8);
+    _mm512_mask_storeu_ps(out + k * ldy, low, lanes01);
+    _mm512_mask_storeu_ps(out + (4 + k) * ldy - 8, high, lanes01);
+    _mm512_mask_storeu_ps(out + (8 + k) * ldy, low, lanes23);
+    _mm512_mask_storeu_ps(out + (12 + k) * ldy - 8, high, lanes23);
+  }
+}
 
 // kRows positions x 16 * kVecs output channels.
 template <int kRows, int kVecs>
@@ -41,16 +71,20 @@ OL_AVX512 void Tile(int64_t k_count, const int64_t* offsets, const float* const*
     }
     w += kCols;
   }
-  // Position i of 16 channels goes to 16 output planes: one scatter per vector.
-  const __m512i planes = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
-                                            _mm512_set1_epi32(static_cast<int32_t>(ldy)));
+  // Transposed stores: each group of 8 positions x 16 channels becomes 16 runs of
+  // consecutive positions, one per output plane.
 #pragma GCC unroll 4
   for (int v = 0; v < kVecs; ++v) {
     const __m512 b = bias != nullptr ? _mm512_loadu_ps(bias + 16 * v) : _mm512_setzero_ps();
-    float* yv = y + 16 * v * ldy;
-#pragma GCC unroll 12
-    for (int i = 0; i < kRows; ++i) {
-      if (i < valid) _mm512_i32scatter_ps(yv + i, planes, _mm512_add_ps(acc[i][v], b), 4);
+#pragma GCC unroll 2
+    for (int group = 0; group * 8 < kRows && group * 8 < valid; ++group) {
+      __m512 r[8];
+#pragma GCC unroll 8
+      for (int i = 0; i < 8; ++i) {
+        r[i] = group * 8 + i < kRows ? _mm512_add_ps(acc[group * 8 + i][v], b) : _mm512_setzero_ps();
+      }
+      const int count = valid - group * 8 < 8 ? valid - group * 8 : 8;
+      StoreTransposed8x16(r, count, y + 16 * v * ldy + group * 8, ldy);
     }
   }
 }
