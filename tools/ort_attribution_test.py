@@ -20,6 +20,7 @@ def test_document_structure():
         assert r["agreement"]["ok"]
         for runtime in ("onnx_light", "ort", "ort_disable_all"):
             assert len(r["end_to_end"][runtime]["samples_ms"]) == 2
+            assert len(r["end_to_end"][runtime]["caller_cpu_samples_ms"]) == 2
         assert r["ratio_vs_ort"] > 0 and r["ratio_vs_ort_disable_all"] > 0
         assert set(r["onnx_light_nodes"]) == {n.name for n in SMALLEST.model.graph.node}
         assert set(r["ort_disable_all_nodes"]) == set(r["onnx_light_nodes"])  # same graph, node for node

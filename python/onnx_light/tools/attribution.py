@@ -37,13 +37,10 @@ def _medians(runs):
     return {node: statistics.median(run[node] for run in runs) for node in runs[0]}
 
 
-def _ours_node_runs(session, feeds, runs):
-    samples = []
-    for _ in range(runs):
-        _, nodes, _ = session.run_with_events(None, feeds)
-        samples.append({e["node"]: e["duration_ns"] * 1e-9 for e in nodes})
-    ops = {e["node"]: e["op"] for e in nodes}
-    return samples, ops
+def _ours_node_run(session, feeds):
+    """{node: seconds} and {node: op} of one run from onnx-light's node events."""
+    _, nodes, _ = session.run_with_events(None, feeds)
+    return {e["node"]: e["duration_ns"] * 1e-9 for e in nodes}, {e["node"]: e["op"] for e in nodes}
 
 
 def _ort_node_runs(profile_path, warmup):
@@ -102,9 +99,15 @@ def fusion_coverage(original, optimized):
 
 
 def _timed(session, feeds):
-    start = time.perf_counter()
+    """(wall seconds, calling thread's CPU seconds) of one run."""
+    start, cpu_start = time.perf_counter(), time.thread_time()
     session.run(None, feeds)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.thread_time() - cpu_start
+
+
+def _node_entries(runs, ops):
+    return {n: {"op": ops[n], "median_ms": s * 1e3, "samples_ms": [r[n] * 1e3 for r in runs]}
+            for n, s in _medians(runs).items()}
 
 
 def _op_table(ours_nodes, ours_ops, theirs_nodes, theirs_ops):
@@ -206,36 +209,40 @@ def attribute_model(corpus_model, threads, ort_session, samples=15, profiled_run
     for _ in range(warmup):
         for name in order:
             sessions[name].run(None, feeds)
-    wall = {name: [] for name in order}
+    timed = {name: [] for name in order}
     for _ in range(samples):
         for name in order:
-            wall[name].append(_timed(sessions[name], feeds))
-    result["end_to_end"] = {name: {"median_ms": statistics.median(s) * 1e3, "samples_ms": [x * 1e3 for x in s]}
-                            for name, s in wall.items()}
+            timed[name].append(_timed(sessions[name], feeds))
+    result["end_to_end"] = {name: {"median_ms": statistics.median(w for w, _ in s) * 1e3,
+                                   "samples_ms": [w * 1e3 for w, _ in s],
+                                   "caller_cpu_median_ms": statistics.median(c for _, c in s) * 1e3,
+                                   "caller_cpu_samples_ms": [c * 1e3 for _, c in s]}
+                            for name, s in timed.items()}
     e2e = {name: v["median_ms"] for name, v in result["end_to_end"].items()}
     result["ratio_vs_ort"] = e2e["onnx_light"] / e2e["ort"]
     result["ratio_vs_ort_disable_all"] = e2e["onnx_light"] / e2e["ort_disable_all"]
 
-    ours_runs, ours_ops = _ours_node_runs(ours, feeds, warmup + profiled_runs)
-    ours_nodes = _medians(ours_runs[warmup:])
-    result["onnx_light_nodes"] = {n: {"op": ours_ops[n], "median_ms": s * 1e3,
-                                      "samples_ms": [r[n] * 1e3 for r in ours_runs[warmup:]]}
-                                  for n, s in ours_nodes.items()}
+    # Profiled runs, interleaved like the end-to-end samples (profiling slows every run).
     with tempfile.TemporaryDirectory() as tmp:
-        for level, opt in LEVELS.items():
-            optimized_path = os.path.join(tmp, f"{level}_optimized.onnx")
-            profiled = ort_session(data, threads, opt, profile_prefix=os.path.join(tmp, level),
-                                   optimized_model_path=optimized_path)
-            for _ in range(warmup + profiled_runs):
-                profiled.run(None, feeds)
-            runs, ops = _ort_node_runs(profiled.end_profiling(), warmup)
+        profiled = {level: ort_session(data, threads, opt, profile_prefix=os.path.join(tmp, level),
+                                       optimized_model_path=os.path.join(tmp, f"{level}_optimized.onnx"))
+                    for level, opt in LEVELS.items()}
+        ours_runs = []
+        for _ in range(warmup + profiled_runs):
+            run, ours_ops = _ours_node_run(ours, feeds)
+            ours_runs.append(run)
+            for session in profiled.values():
+                session.run(None, feeds)
+        result["onnx_light_nodes"] = _node_entries(ours_runs[warmup:], ours_ops)
+        ours_nodes = _medians(ours_runs[warmup:])
+        for level, session in profiled.items():
+            runs, ops = _ort_node_runs(session.end_profiling(), warmup)
+            result[f"{level}_nodes"] = _node_entries(runs, ops)
             nodes = _medians(runs)
-            result[f"{level}_nodes"] = {n: {"op": ops[n], "median_ms": s * 1e3,
-                                            "samples_ms": [r[n] * 1e3 for r in runs]} for n, s in nodes.items()}
             if level == "ort_disable_all":
                 result["op_types_vs_ort_disable_all"] = _op_table(ours_nodes, ours_ops, nodes, ops)
             else:
-                coverage = fusion_coverage(corpus_model.model, onnx.load(optimized_path))
+                coverage = fusion_coverage(corpus_model.model, onnx.load(os.path.join(tmp, f"{level}_optimized.onnx")))
                 result["ort_fusion_coverage"] = {str(k): v for k, v in coverage.items()}
                 result["op_types_vs_ort"] = _fused_table(ours_nodes, ours_ops, nodes, ops, coverage)
     result["status"] = "ok"
@@ -274,9 +281,9 @@ def problems(doc):
         if r["status"] != "ok":
             continue
         where = f"{r['model']}/{r['threads']}T"
-        ours = sum(n["median_ms"] for n in r["onnx_light_nodes"].values())
+        ours = _node_sum(r, "onnx_light")
         for table, level in (("op_types_vs_ort_disable_all", "ort_disable_all"), ("op_types_vs_ort", "ort")):
-            theirs = sum(n["median_ms"] for n in r[f"{level}_nodes"].values())
+            theirs = _node_sum(r, level)
             for side, total in (("ours", ours), ("ort", theirs)):
                 summed = sum(row[f"{side}_ms"] for row in r[table])
                 if not np.isclose(summed, total, rtol=1e-9, atol=1e-9):
@@ -285,6 +292,13 @@ def problems(doc):
                 if total and not np.isclose(shares, 1.0):
                     found.append(f"{where} {table}: {side} shares sum to {shares}")
     return found
+
+
+NODE_SIDES = ("onnx_light", "ort", "ort_disable_all")
+
+
+def _node_sum(result, side):
+    return sum(n["median_ms"] for n in result[f"{side}_nodes"].values())
 
 
 def _fmt(value, digits=2):
@@ -305,16 +319,24 @@ def markdown(doc):
              "Ratios are ours / ORT (>1: onnx-light slower). Tables are sorted by the gap (ours - ORT, ms): "
              "the top rows are where onnx-light loses the most time. Per-node times include each runtime's "
              "per-node dispatch cost; profiled runs are slower than the end-to-end samples.", ""]
-    lines += ["## Summary", "", "| model | threads | ours ms | ORT ms | ratio | ORT_DISABLE_ALL ms | ratio | outputs agree |",
-              "|---|---|---|---|---|---|---|---|"]
+    lines += ["## Summary", "",
+              "End to end: median wall ms (ratio ours/ORT); 1 thread also as the calling thread's CPU ms (both "
+              "runtimes compute on the caller then; other processes inflate it less). Node sums: per-node "
+              "medians of the profiled runs added up (the rest of end to end is per-run overhead).", "",
+              "| model | threads | ours ms | ORT ms | ratio | ORT_DISABLE_ALL ms | ratio | 1T CPU ratio | "
+              "node sums ours / ORT / ORT_DISABLE_ALL ms | outputs agree |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
     for r in doc["results"]:
         if r["status"] != "ok":
             lines.append(f"| {r['model']} | {r['threads']} | error: {r['error'][:80]} | | | | | |")
             continue
         e = r["end_to_end"]
+        cpu_ratio = "-" if r["threads"] != 1 else _fmt(
+            e["onnx_light"]["caller_cpu_median_ms"] / e["ort"]["caller_cpu_median_ms"])
         lines.append(f"| {r['model']} | {r['threads']} | {_fmt(e['onnx_light']['median_ms'])} | "
                      f"{_fmt(e['ort']['median_ms'])} | {_fmt(r['ratio_vs_ort'])} | "
                      f"{_fmt(e['ort_disable_all']['median_ms'])} | {_fmt(r['ratio_vs_ort_disable_all'])} | "
+                     f"{cpu_ratio} | {' / '.join(_fmt(_node_sum(r, side)) for side in NODE_SIDES)} | "
                      f"{'yes' if r['agreement']['ok'] else 'NO'} (max diff {r['agreement']['max_abs_diff']:.1e}) |")
     for r in doc["results"]:
         lines += ["", f"## {r['model']}, {r['threads']} thread(s)", "", f"{r['description']}; {r['nodes']} nodes: "
