@@ -63,15 +63,16 @@ def _ort_node_runs(profile_path, warmup):
 def fusion_coverage(original, optimized):
     """{ORT node name (None: folded at load): [original node names]} for ORT's optimized graph.
 
-    ORT keeps the name of a fused chain's anchor in the fused node's name or output names
-    ("MatMul_3/MatMulAddFusion", "Relu_3_out_nchwc"). A node named nowhere was absorbed:
+    ORT keeps the name of a fused chain's anchor in the fused node's name ("fused Gemm_1",
+    "MatMul_3/MatMulAddFusion", "Relu_3_out_nchwc"; output names are no guide: a reshape ORT
+    inserts after a Gemm takes over the bias Add's output name). A node named nowhere was absorbed:
     it goes to the nearest named node reachable through absorbed nodes whose ORT node is a
     fusion (runs another op type), else to the nearest named one.
     """
     names = {n.name: n for n in original.graph.node}
     anchor = {}  # original node -> ORT node
     for n in optimized.graph.node:
-        for token in re.findall(r"[A-Za-z]+_[0-9]+", " ".join([n.name, *n.output])):
+        for token in re.findall(r"[A-Za-z]+_[0-9]+", n.name):
             if token in names:
                 anchor.setdefault(token, n.name)
     ort_op = {n.name: n.op_type for n in optimized.graph.node}

@@ -11,6 +11,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 OPSET = 20  # Gelu is ai.onnx since 20; LayerNormalization since 17
+ATTENTION_OPSET = 23  # the Attention operator
 SEED = 0
 
 
@@ -47,12 +48,12 @@ class _GraphBuilder:
         self.nodes.append(helper.make_node(op_type, inputs, [name + "_out"], name=name, **attributes))
         return name + "_out"
 
-    def model(self, name, inputs, output, output_shape):
+    def model(self, name, inputs, output, output_shape, opset=OPSET):
         graph = helper.make_graph(self.nodes, name, inputs,
                                   [helper.make_tensor_value_info(output, TensorProto.FLOAT, output_shape)],
                                   self.initializers)
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
-        model.ir_version = 9
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+        model.ir_version = 10
         onnx.checker.check_model(model)
         return model
 
@@ -127,30 +128,35 @@ def resnet_cnn(size=112, classes=1000):
                        {x: _feed([1, 3, size, size])})
 
 
-def transformer_block(seq=128, hidden=384, heads=6, ffn=1536, batch=1):
-    """A pre-LayerNorm encoder block; attention as MatMul/Softmax (its ONNX decomposition)."""
+def transformer_block(seq=128, hidden=384, heads=6, ffn=1536, batch=1, fused_attention=False):
+    """A pre-LayerNorm encoder block. Attention as its MatMul/Softmax decomposition (Reshape,
+    Transpose, MatMul, Mul, Softmax), or with fused_attention as one Attention (opset 23) node."""
     b = _GraphBuilder()
     x = "tokens"
     head_dim = hidden // heads
-    split_heads = b.constant(np.array([batch, seq, heads, head_dim], np.int64), prefix="shape")
-    merge_heads = b.constant(np.array([batch, seq, hidden], np.int64), prefix="shape")
-
     h = b.layer_norm(x, hidden)
-    q, k, v = (b.op("Reshape", [b.linear(h, hidden, hidden), split_heads]) for _ in range(3))
-    q = b.op("Transpose", [q], perm=[0, 2, 1, 3])
-    k = b.op("Transpose", [k], perm=[0, 2, 3, 1])
-    v = b.op("Transpose", [v], perm=[0, 2, 1, 3])
-    scores = b.op("Mul", [b.op("MatMul", [q, k]), b.constant(np.float32(1.0 / np.sqrt(head_dim)))])
-    context = b.op("MatMul", [b.op("Softmax", [scores], axis=-1), v])
-    context = b.op("Reshape", [b.op("Transpose", [context], perm=[0, 2, 1, 3]), merge_heads])
+    q, k, v = (b.linear(h, hidden, hidden) for _ in range(3))
+    if fused_attention:
+        context = b.op("Attention", [q, k, v], q_num_heads=heads, kv_num_heads=heads)
+    else:
+        split_heads = b.constant(np.array([batch, seq, heads, head_dim], np.int64), prefix="shape")
+        merge_heads = b.constant(np.array([batch, seq, hidden], np.int64), prefix="shape")
+        q, k, v = (b.op("Reshape", [t, split_heads]) for t in (q, k, v))
+        q = b.op("Transpose", [q], perm=[0, 2, 1, 3])
+        k = b.op("Transpose", [k], perm=[0, 2, 3, 1])
+        v = b.op("Transpose", [v], perm=[0, 2, 1, 3])
+        scores = b.op("Mul", [b.op("MatMul", [q, k]), b.constant(np.float32(1.0 / np.sqrt(head_dim)))])
+        context = b.op("MatMul", [b.op("Softmax", [scores], axis=-1), v])
+        context = b.op("Reshape", [b.op("Transpose", [context], perm=[0, 2, 1, 3]), merge_heads])
     x1 = b.op("Add", [x, b.linear(context, hidden, hidden)])
     h = b.op("Gelu", [b.linear(b.layer_norm(x1, hidden), hidden, ffn)])
     y = b.op("Add", [x1, b.linear(h, ffn, hidden)])
-    model = b.model("transformer_block", [helper.make_tensor_value_info(x, TensorProto.FLOAT, [batch, seq, hidden])],
-                    y, [batch, seq, hidden])
-    return CorpusModel("transformer_block",
-                       f"encoder block, seq {seq}, hidden {hidden}, {heads} heads, FFN {ffn}, batch {batch}", model,
-                       {x: _feed([batch, seq, hidden])})
+    name = "transformer_attention23" if fused_attention else "transformer_block"
+    model = b.model(name, [helper.make_tensor_value_info(x, TensorProto.FLOAT, [batch, seq, hidden])], y,
+                    [batch, seq, hidden], ATTENTION_OPSET if fused_attention else OPSET)
+    attention = "Attention-23" if fused_attention else "MatMul/Softmax attention"
+    return CorpusModel(name, f"encoder block, seq {seq}, hidden {hidden}, {heads} heads, FFN {ffn}, batch {batch}, "
+                       f"{attention}", model, {x: _feed([batch, seq, hidden])})
 
 
 def _inverted_residual(b, x, in_ch, out_ch, expand, stride):
@@ -177,7 +183,7 @@ def mobilenet_block(size=56):
 
 def corpus():
     """Every corpus model, smallest (by run time) first."""
-    return [mlp(), mobilenet_block(), transformer_block(), resnet_cnn()]
+    return [mlp(), mobilenet_block(), transformer_block(), transformer_block(fused_attention=True), resnet_cnn()]
 
 
 def by_name(name):
