@@ -3,7 +3,7 @@
 For each model and thread count: outputs agree; end-to-end wall time of onnx-light, ORT
 (default graph optimizations) and ORT with ORT_DISABLE_ALL, interleaved sample by sample;
 per-node times from onnx-light's node events and ORT's profiler (separate, profiled
-sessions: profiling costs time, so it never runs in the end-to-end samples).
+runs: profiling costs time, so it never runs in the end-to-end samples).
 
 Per-node time is the median over the profiled runs of that node; an op type's total is
 the sum of its nodes' medians, so op totals add up to the model's node total.
@@ -190,22 +190,8 @@ def unsupported_ops(model):
     return sorted({n.op_type for n in model.graph.node if (n.domain or "ai.onnx", n.op_type) not in registered})
 
 
-def attribute_model(corpus_model, threads, ort_session, samples=15, profiled_runs=10, warmup=2):
-    """One model at one thread count; ort_session: benchmarks.ort_reference.ort_session."""
-    data = corpus_model.model.SerializeToString()
-    feeds = corpus_model.feeds
-    result = {"model": corpus_model.name, "description": corpus_model.description, "threads": threads,
-              "nodes": len(corpus_model.model.graph.node),
-              "op_counts": dict(collections.Counter(n.op_type for n in corpus_model.model.graph.node))}
-    sessions = {level: ort_session(data, threads, opt) for level, opt in LEVELS.items()}
-    try:
-        ours = onnx_light.InferenceSession(data, cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=threads))
-        got = ours.run(None, feeds)
-    except Exception as error:  # an unsupported op or a failing kernel is data for the report
-        return {**result, "status": "onnx_light_error", "error": str(error),
-                "unsupported_ops": unsupported_ops(corpus_model.model)}
-    result["agreement"] = _agreement(got, sessions["ort"].run(None, feeds))
-    sessions["onnx_light"] = ours
+def _end_to_end(sessions, feeds, samples, warmup):
+    """Wall and caller CPU time of whole runs, the three sessions interleaved sample by sample."""
     order = ["onnx_light", "ort", "ort_disable_all"]
     for _ in range(warmup):
         for name in order:
@@ -214,19 +200,23 @@ def attribute_model(corpus_model, threads, ort_session, samples=15, profiled_run
     for _ in range(samples):
         for name in order:
             timed[name].append(_timed(sessions[name], feeds))
-    result["end_to_end"] = {name: {"median_ms": statistics.median(w for w, _ in s) * 1e3,
-                                   "samples_ms": [w * 1e3 for w, _ in s],
-                                   "caller_cpu_median_ms": statistics.median(c for _, c in s) * 1e3,
-                                   "caller_cpu_samples_ms": [c * 1e3 for _, c in s]}
-                            for name, s in timed.items()}
-    e2e = {name: v["median_ms"] for name, v in result["end_to_end"].items()}
-    result["ratio_vs_ort"] = e2e["onnx_light"] / e2e["ort"]
-    result["ratio_vs_ort_disable_all"] = e2e["onnx_light"] / e2e["ort_disable_all"]
+    e2e = {name: {"median_ms": statistics.median(w for w, _ in s) * 1e3, "samples_ms": [w * 1e3 for w, _ in s],
+                  "caller_cpu_median_ms": statistics.median(c for _, c in s) * 1e3,
+                  "caller_cpu_samples_ms": [c * 1e3 for _, c in s]}
+           for name, s in timed.items()}
+    return {"end_to_end": e2e, "ratio_vs_ort": e2e["onnx_light"]["median_ms"] / e2e["ort"]["median_ms"],
+            "ratio_vs_ort_disable_all": e2e["onnx_light"]["median_ms"] / e2e["ort_disable_all"]["median_ms"]}
 
-    # Profiled runs, interleaved like the end-to-end samples (profiling slows every run).
+
+def _per_node(model, ours, feeds, threads, ort_session, profiled_runs, warmup):
+    """Per-node medians of both runtimes and the op-type tables; profiled runs interleaved
+    like the end-to-end samples (profiling slows every run, so they are kept apart)."""
+    data = model.SerializeToString()
+    result = {}
     with tempfile.TemporaryDirectory() as tmp:
+        optimized_path = {level: os.path.join(tmp, f"{level}_optimized.onnx") for level in LEVELS}
         profiled = {level: ort_session(data, threads, opt, profile_prefix=os.path.join(tmp, level),
-                                       optimized_model_path=os.path.join(tmp, f"{level}_optimized.onnx"))
+                                       optimized_model_path=optimized_path[level])
                     for level, opt in LEVELS.items()}
         ours_runs = []
         for _ in range(warmup + profiled_runs):
@@ -243,9 +233,30 @@ def attribute_model(corpus_model, threads, ort_session, samples=15, profiled_run
             if level == "ort_disable_all":
                 result["op_types_vs_ort_disable_all"] = _op_table(ours_nodes, ours_ops, nodes, ops)
             else:
-                coverage = fusion_coverage(corpus_model.model, onnx.load(os.path.join(tmp, f"{level}_optimized.onnx")))
+                coverage = fusion_coverage(model, onnx.load(optimized_path[level]))
                 result["ort_fusion_coverage"] = {str(k): v for k, v in coverage.items()}
                 result["op_types_vs_ort"] = _fused_table(ours_nodes, ours_ops, nodes, ops, coverage)
+    return result
+
+
+def attribute_model(corpus_model, threads, ort_session, samples=15, profiled_runs=10, warmup=2):
+    """One model at one thread count; ort_session: benchmarks.ort_reference.ort_session."""
+    data = corpus_model.model.SerializeToString()
+    feeds = corpus_model.feeds
+    result = {"model": corpus_model.name, "description": corpus_model.description, "threads": threads,
+              "nodes": len(corpus_model.model.graph.node),
+              "op_counts": dict(collections.Counter(n.op_type for n in corpus_model.model.graph.node))}
+    sessions = {level: ort_session(data, threads, opt) for level, opt in LEVELS.items()}
+    try:
+        ours = onnx_light.InferenceSession(data, cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=threads))
+        got = ours.run(None, feeds)
+    except Exception as error:  # an unsupported op or a failing kernel is data for the report
+        return {**result, "status": "onnx_light_error", "error": str(error),
+                "unsupported_ops": unsupported_ops(corpus_model.model)}
+    result["agreement"] = _agreement(got, sessions["ort"].run(None, feeds))
+    sessions["onnx_light"] = ours
+    result.update(_end_to_end(sessions, feeds, samples, warmup))
+    result.update(_per_node(corpus_model.model, ours, feeds, threads, ort_session, profiled_runs, warmup))
     result["status"] = "ok"
     return result
 
