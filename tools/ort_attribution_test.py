@@ -78,3 +78,11 @@ def test_corpus_model_matches_ort(corpus_model):
     assert len(got) == len(expected)
     for g, e in zip(got, expected):
         np.testing.assert_allclose(g, e, rtol=1e-4, atol=1e-4 * float(np.abs(e).max()))
+
+
+def test_corpus_totals_add_up_the_models():
+    for threads in (1, 2):
+        rows = attribution.corpus_op_types(DOC, threads)
+        ours = sum(n["median_ms"] for r in DOC["results"] if r["threads"] == threads
+                   for n in r["onnx_light_nodes"].values())
+        assert sum(row["ours_ms"] for row in rows) == pytest.approx(ours)

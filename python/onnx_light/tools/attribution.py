@@ -286,6 +286,20 @@ def run(models, threads, ort_session, samples=15, profiled_runs=10, progress=Non
     return doc
 
 
+def corpus_op_types(doc, threads):
+    """The node-for-node op tables of every model at `threads`, added up per op type."""
+    rows = {}
+    for r in doc["results"]:
+        if r["status"] != "ok" or r["threads"] != threads:
+            continue
+        for row in r["op_types_vs_ort_disable_all"]:
+            total = rows.setdefault(row["op"], {"op": row["op"], "ours_ms": 0.0, "ort_ms": 0.0, "models": []})
+            total["ours_ms"] += row["ours_ms"]
+            total["ort_ms"] += row["ort_ms"]
+            total["models"].append(r["model"])
+    return _finish(rows.values())
+
+
 def problems(doc):
     """Inconsistencies of a document: op tables that do not add up to the node totals."""
     found = []
@@ -350,6 +364,13 @@ def markdown(doc):
                      f"{_fmt(e['ort_disable_all']['median_ms'])} | {_fmt(r['ratio_vs_ort_disable_all'])} | "
                      f"{cpu_ratio} | {' / '.join(_fmt(_node_sum(r, side)) for side in NODE_SIDES)} | "
                      f"{'yes' if r['agreement']['ok'] else 'NO'} (max diff {r['agreement']['max_abs_diff']:.1e}) |")
+    for threads in sorted({r["threads"] for r in doc["results"]}):
+        lines += ["", f"## Across the corpus, {threads} thread(s)", "",
+                  "Node-for-node (ORT_DISABLE_ALL) op totals of every model added up: where kernel work pays.", "",
+                  "| op | ours ms | ORT ms | ratio | gap ms | models |", "|---|---|---|---|---|---|"]
+        for row in corpus_op_types(doc, threads):
+            lines.append(f"| {row['op']} | {_fmt(row['ours_ms'], 3)} | {_fmt(row['ort_ms'], 3)} | "
+                         f"{_fmt(row['ratio'])} | {row['gap_ms']:+.3f} | {', '.join(row['models'])} |")
     for r in doc["results"]:
         lines += ["", f"## {r['model']}, {r['threads']} thread(s)", "", f"{r['description']}; {r['nodes']} nodes: "
                   + ", ".join(f"{op} x{n}" for op, n in sorted(r["op_counts"].items())) + ".", ""]
