@@ -344,7 +344,7 @@ def markdown(doc):
              "Raw samples are in attribution.json.", "",
              "Ratios are ours / ORT (>1: onnx-light slower). Tables are sorted by the gap (ours - ORT, ms): "
              "the top rows are where onnx-light loses the most time. Per-node times include each runtime's "
-             "per-node dispatch cost; profiled runs are slower than the end-to-end samples.", ""]
+             "per-node dispatch cost.", ""]
     lines += ["## Summary", "",
               "End to end: median wall ms (ratio ours/ORT); 1 thread also as the calling thread's CPU ms (both "
               "runtimes compute on the caller then; other processes inflate it less). Node sums: per-node "
