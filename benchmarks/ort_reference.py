@@ -9,8 +9,10 @@ graph optimizations, its own thread pool with the requested size).
 import onnxruntime as ort
 
 
-def ort_session(model, threads, graph_optimization_level=None):
-    """An ORT CPU session on `threads` intra-op threads; model: ModelProto or bytes."""
+def ort_session(model, threads, graph_optimization_level=None, profile_prefix=None, optimized_model_path=None):
+    """An ORT CPU session on `threads` intra-op threads; model: ModelProto or bytes.
+    profile_prefix: enable ORT's profiler (end_profiling() writes <prefix>_<time>.json);
+    optimized_model_path: where ORT saves the graph it runs (after its fusions)."""
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
@@ -18,5 +20,10 @@ def ort_session(model, threads, graph_optimization_level=None):
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     if graph_optimization_level is not None:
         options.graph_optimization_level = graph_optimization_level
+    if profile_prefix is not None:
+        options.enable_profiling = True
+        options.profile_file_prefix = profile_prefix
+    if optimized_model_path is not None:
+        options.optimized_model_filepath = optimized_model_path
     data = model if isinstance(model, bytes) else model.SerializeToString()
     return ort.InferenceSession(data, options, providers=["CPUExecutionProvider"])

@@ -1,0 +1,88 @@
+"""The attribution tool on the smallest corpus model, and every corpus model against ORT."""
+import numpy as np
+import onnx
+import pytest
+
+import onnx_light
+from benchmarks.ort_reference import ort_session
+from onnx_light.tools import attribution, model_corpus
+
+SMALLEST = model_corpus.corpus()[0]
+DOC = attribution.run([SMALLEST], [1, 2], ort_session, samples=2, profiled_runs=2)
+
+
+def test_document_structure():
+    assert DOC["schema"] == attribution.SCHEMA
+    assert DOC["conditions"]["load_before"].startswith("load average")
+    assert [(r["model"], r["threads"], r["status"]) for r in DOC["results"]] == [(SMALLEST.name, 1, "ok"),
+                                                                                 (SMALLEST.name, 2, "ok")]
+    for r in DOC["results"]:
+        assert r["agreement"]["ok"]
+        for runtime in ("onnx_light", "ort", "ort_disable_all"):
+            assert len(r["end_to_end"][runtime]["samples_ms"]) == 2
+            assert len(r["end_to_end"][runtime]["caller_cpu_samples_ms"]) == 2
+        assert r["ratio_vs_ort"] > 0 and r["ratio_vs_ort_disable_all"] > 0
+        assert set(r["onnx_light_nodes"]) == {n.name for n in SMALLEST.model.graph.node}
+        assert set(r["ort_disable_all_nodes"]) == set(r["onnx_light_nodes"])  # same graph, node for node
+    markdown = attribution.markdown(DOC)
+    assert f"## {SMALLEST.name}, 2 thread(s)" in markdown and "| Gemm |" in markdown
+
+
+def test_op_totals_add_up_to_node_totals():
+    assert attribution.problems(DOC) == []
+    for r in DOC["results"]:
+        counts = {row["op"]: row["ours_nodes"] for row in r["op_types_vs_ort_disable_all"]}
+        assert counts == r["op_counts"]
+        # Every original node is covered once by the default-level table.
+        assert sum(sum(row["covers"].values()) for row in r["op_types_vs_ort"]) == r["nodes"]
+
+
+def test_problems_finds_a_row_that_does_not_add_up():
+    broken = {**DOC, "results": [dict(DOC["results"][0])]}
+    broken["results"][0]["op_types_vs_ort_disable_all"] = DOC["results"][0]["op_types_vs_ort_disable_all"][1:]
+    assert attribution.problems(broken)
+
+
+def test_fusions_are_attributed_to_the_ort_nodes_that_run_them(tmp_path):
+    """ORT folds BatchNormalization into Conv and fuses Relu and residual Adds: each of our
+    nodes belongs to exactly one ORT node, and the BatchNormalizations to Convs."""
+    model = model_corpus.resnet_cnn(size=56).model
+    path = str(tmp_path / "optimized.onnx")
+    ort_session(model, 1, optimized_model_path=path)
+    optimized = onnx.load(path)
+    coverage = attribution.fusion_coverage(model, optimized)
+    covered = [n for nodes in coverage.values() for n in nodes]
+    assert sorted(covered) == sorted(n.name for n in model.graph.node)
+    ort_ops = {n.name: n.op_type for n in optimized.graph.node}
+    ours_ops = {n.name: n.op_type for n in model.graph.node}
+    for ort_node, nodes in coverage.items():
+        for node in nodes:
+            if ours_ops[node] == "BatchNormalization":
+                assert ort_ops[ort_node] == "Conv", (node, ort_node)
+
+
+def test_unsupported_ops_are_reported_not_skipped():
+    model = onnx.helper.make_model(onnx.helper.make_graph(
+        [onnx.helper.make_node("Relu", ["x"], ["y"]), onnx.helper.make_node("NoSuchOp", ["y"], ["z"])], "g",
+        [onnx.helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2])],
+        [onnx.helper.make_tensor_value_info("z", onnx.TensorProto.FLOAT, [2])]))
+    assert attribution.unsupported_ops(model) == ["NoSuchOp"]
+
+
+@pytest.mark.parametrize("corpus_model", model_corpus.corpus(), ids=lambda m: m.name)
+def test_corpus_model_matches_ort(corpus_model):
+    ours = onnx_light.InferenceSession(corpus_model.model.SerializeToString(),
+                                       cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=2))
+    expected = ort_session(corpus_model.model, 1).run(None, corpus_model.feeds)
+    got = ours.run(None, corpus_model.feeds)
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, e, rtol=1e-4, atol=1e-4 * float(np.abs(e).max()))
+
+
+def test_corpus_totals_add_up_the_models():
+    for threads in (1, 2):
+        rows = attribution.corpus_op_types(DOC, threads)
+        ours = sum(n["median_ms"] for r in DOC["results"] if r["threads"] == threads
+                   for n in r["onnx_light_nodes"].values())
+        assert sum(row["ours_ms"] for row in rows) == pytest.approx(ours)
