@@ -22,8 +22,11 @@ struct GemmProblem {
   int64_t ldc = 0;
 };
 
+// `b_source` (optional) supplies B's panels instead of p.b for the tiled path; the GEMV
+// path always reads p.b.
 Status SgemmWith(const MicroKernel& kernel, const ParallelContext& parallel, Allocator* allocator,
-                 const GemmTuning& tuning, const GemmProblem& p, GemmStats* stats);
+                 const GemmTuning& tuning, const GemmProblem& p, GemmStats* stats,
+                 const PackedBSource* b_source = nullptr);
 size_t SerialScratchBytesWith(const MicroKernel& kernel, int64_t m, int64_t n, int64_t k);
 void SgemmSerialWith(const MicroKernel& kernel, const GemmProblem& p, float* scratch);
 

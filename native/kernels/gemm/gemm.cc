@@ -55,7 +55,11 @@ void RunTile(const MicroKernel& kernel, const GemmProblem& p, const PackedBSourc
     const int64_t nc = std::min(kernel.nc, n1 - jc);
     for (int64_t pc = 0; pc < p.k; pc += kernel.kc) {
       const int64_t kc = std::min(kernel.kc, p.k - pc);
-      b.Pack(pc, kc, jc, nc, nr, b_pack);
+      const float* panels = b.Panels(pc, kc, jc, nr);
+      if (panels == nullptr) {
+        b.Pack(pc, kc, jc, nc, nr, b_pack);
+        panels = b_pack;
+      }
       const float beta = pc == 0 ? p.beta : 1.0f;
       for (int64_t ir = m0; ir < m1; ir += mr) {
         const int rows = static_cast<int>(std::min<int64_t>(mr, m1 - ir));
@@ -67,7 +71,7 @@ void RunTile(const MicroKernel& kernel, const GemmProblem& p, const PackedBSourc
         }
         for (int64_t jr = 0; jr < nc; jr += nr) {
           const int cols = static_cast<int>(std::min<int64_t>(nr, nc - jr));
-          const float* b_panel = b_pack + (jr / nr) * kc * nr;
+          const float* b_panel = panels + (jr / nr) * kc * nr;
           float* c = p.c + ir * p.ldc + jc + jr;
           if (rows == mr && cols == nr) {
             kernel.tile(kc, a_panel, b_panel, c, p.ldc, p.alpha, beta);
@@ -229,7 +233,7 @@ void SgemmSerialWith(const MicroKernel& kernel, const GemmProblem& p, float* scr
 }
 
 Status SgemmWith(const MicroKernel& kernel, const ParallelContext& parallel, Allocator* allocator,
-                 const GemmTuning& tuning, const GemmProblem& p, GemmStats* stats) {
+                 const GemmTuning& tuning, const GemmProblem& p, GemmStats* stats, const PackedBSource* b_source) {
   if (p.m < 0 || p.n < 0 || p.k < 0) {
     return InvalidArgument(parallel.kernel, " GEMM: negative shape M=", p.m, " N=", p.n, " K=", p.k);
   }
@@ -283,7 +287,8 @@ Status SgemmWith(const MicroKernel& kernel, const ParallelContext& parallel, All
     stats->scratch_bytes = static_cast<int64_t>(arena.capacity());
     stats->participants = participants;
   }
-  const DenseBSource b(p.trans_b, p.b, p.ldb);
+  const DenseBSource dense(p.trans_b, p.b, p.ldb);
+  const PackedBSource& b = b_source != nullptr ? *b_source : dense;
   const int64_t a_offset =
       (per_participant - AlignUp(sizeof(float) * std::min(kernel.kc, p.k) * kernel.mr)) / sizeof(float);
   const auto run_tiles = [&](int participant, int64_t begin, int64_t end) {
@@ -323,6 +328,62 @@ Status Sgemm(const ParallelContext& parallel, Allocator* allocator, const GemmTu
 
 void DenseBSource::Pack(int64_t k0, int64_t kc, int64_t n0, int64_t nc, int nr, float* dst) const {
   PackBDense(trans_b_, b_, ldb_, k0, kc, n0, nc, nr, dst);
+}
+
+// Layout: K blocks of kc rows (the microkernel's), each holding all ceil(n / nr) panels of
+// kc x nr floats; block k0 starts at k0 * n_padded.
+StatusOr<std::shared_ptr<const PrepackedB>> PrepackedB::Create(Allocator* allocator, bool trans_b, int64_t k,
+                                                               int64_t n, const float* b, int64_t ldb) {
+  if (k < 0 || n < 0) return InvalidArgument("PrepackedB: negative shape K=", k, " N=", n);
+  const MicroKernel& kernel = BestKernel();
+  std::shared_ptr<PrepackedB> packed(new PrepackedB());
+  packed->allocator_ = allocator;
+  packed->trans_b_ = trans_b;
+  packed->dense_ = b;
+  packed->ldb_ = ldb;
+  packed->k_ = k;
+  packed->n_ = n;
+  packed->kc_ = kernel.kc;
+  packed->nr_ = kernel.nr;
+  packed->n_padded_ = RoundUp(std::max<int64_t>(n, 1), kernel.nr);
+  int64_t elements = 0;
+  if (MultiplyOverflows(std::max<int64_t>(k, 1), packed->n_padded_, &elements) ||
+      elements > std::numeric_limits<int64_t>::max() / static_cast<int64_t>(sizeof(float))) {
+    return ResourceExhausted("PrepackedB: K=", k, " x N=", n, " is too large to pack");
+  }
+  packed->bytes_ = static_cast<size_t>(elements) * sizeof(float);
+  OL_ASSIGN_OR_RETURN(void* memory, allocator->Allocate(packed->bytes_));
+  packed->packed_ = static_cast<float*>(memory);
+  for (int64_t k0 = 0; k0 < k; k0 += kernel.kc) {
+    const int64_t kc = std::min(kernel.kc, k - k0);
+    PackBDense(trans_b, b, ldb, k0, kc, 0, n, kernel.nr, packed->packed_ + k0 * packed->n_padded_);
+  }
+  return std::shared_ptr<const PrepackedB>(std::move(packed));
+}
+
+PrepackedB::~PrepackedB() {
+  if (packed_ != nullptr) allocator_->Free(packed_, bytes_);
+}
+
+const float* PrepackedB::Panels(int64_t k0, int64_t kc, int64_t n0, int nr) const {
+  const bool same_blocking = nr == nr_ && k0 % kc_ == 0 && kc == std::min(kc_, k_ - k0) && n0 % nr_ == 0;
+  return same_blocking ? packed_ + k0 * n_padded_ + (n0 / nr_) * kc * nr_ : nullptr;
+}
+
+void PrepackedB::Pack(int64_t k0, int64_t kc, int64_t n0, int64_t nc, int nr, float* dst) const {
+  const float* panels = Panels(k0, kc, n0, nr);
+  if (panels != nullptr && (nc % nr == 0 || n0 + nc == n_)) {  // no real columns where Pack writes zeros
+    std::memcpy(dst, panels, sizeof(float) * kc * RoundUp(nc, nr));
+    return;
+  }
+  PackBDense(trans_b_, dense_, ldb_, k0, kc, n0, nc, nr, dst);  // another blocking: pack afresh
+}
+
+Status SgemmPrepackedB(const ParallelContext& parallel, Allocator* allocator, const GemmTuning& tuning, bool trans_a,
+                       int64_t m, float alpha, const float* a, int64_t lda, const PrepackedB& b, float beta,
+                       float* c, int64_t ldc, GemmStats* stats) {
+  const GemmProblem p{trans_a, b.trans_b(), m, b.n(), b.k(), alpha, a, lda, b.dense(), b.ldb(), beta, c, ldc};
+  return SgemmWith(BestKernel(), parallel, allocator, tuning, p, stats, &b);
 }
 
 size_t PrepackedASize(int64_t m, int64_t k) {

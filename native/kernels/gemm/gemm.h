@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "native/core/allocator.h"
@@ -74,6 +75,9 @@ class PackedBSource {
   // kc x nr floats stored k-major (panel[k * nr + j]); columns past nc are zero.
   // Called concurrently from several participants: must be thread-safe (read-only).
   virtual void Pack(int64_t k0, int64_t kc, int64_t n0, int64_t nc, int nr, float* dst) const = 0;
+  // When B is held packed already in this blocking (PrepackedB): the panels Pack would
+  // write for rows [k0, k0 + kc) from column n0 on, to be read in place. Null otherwise.
+  virtual const float* Panels(int64_t k0, int64_t kc, int64_t n0, int nr) const { return nullptr; }
 };
 
 // The register tile and cache blocks of the microkernel chosen for this CPU: a caller that
@@ -101,6 +105,44 @@ class DenseBSource final : public PackedBSource {
   const float* b_;
   int64_t ldb_;
 };
+
+// B packed once for every product that uses it (a constant weight matrix of Gemm or
+// MatMul), in the layout of the microkernel this process runs: the tiles read its panels
+// in place, so a call packs only A. The dense B stays readable (the GEMV path streams it)
+// and must outlive this object. Results are bit-identical to packing B on every call.
+class PrepackedB final : public PackedBSource {
+ public:
+  // op(B) is k x n; the packed copy comes from `allocator`.
+  static StatusOr<std::shared_ptr<const PrepackedB>> Create(Allocator* allocator, bool trans_b, int64_t k, int64_t n,
+                                                            const float* b, int64_t ldb);
+  ~PrepackedB() override;
+  PrepackedB(const PrepackedB&) = delete;
+  PrepackedB& operator=(const PrepackedB&) = delete;
+
+  void Pack(int64_t k0, int64_t kc, int64_t n0, int64_t nc, int nr, float* dst) const override;
+  const float* Panels(int64_t k0, int64_t kc, int64_t n0, int nr) const override;
+
+  bool trans_b() const { return trans_b_; }
+  const float* dense() const { return dense_; }
+  int64_t ldb() const { return ldb_; }
+  int64_t k() const { return k_; }
+  int64_t n() const { return n_; }
+  size_t bytes() const { return bytes_; }
+
+ private:
+  PrepackedB() = default;
+  Allocator* allocator_ = nullptr;
+  float* packed_ = nullptr;
+  size_t bytes_ = 0;
+  bool trans_b_ = false;
+  const float* dense_ = nullptr;
+  int64_t ldb_ = 0, k_ = 0, n_ = 0, kc_ = 1, nr_ = 1, n_padded_ = 0;
+};
+
+// C = alpha * op(A) * B + beta * C with B prepacked (shapes: op(A) m x k, B b.k() x b.n()).
+Status SgemmPrepackedB(const ParallelContext& parallel, Allocator* allocator, const GemmTuning& tuning, bool trans_a,
+                       int64_t m, float alpha, const float* a, int64_t lda, const PrepackedB& b, float beta,
+                       float* c, int64_t ldc, GemmStats* stats = nullptr);
 
 // A packed once and shared read-only by many products (a convolution's weights used by
 // every output tile): PrepackedASize(m, k) floats (64-byte aligned buffer), filled by

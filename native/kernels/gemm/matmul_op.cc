@@ -13,6 +13,13 @@ class MatMulKernel final : public OpKernel {
  public:
   Status Init(const KernelInfo& info) {
     OL_ASSIGN_OR_RETURN(tuning_, gemm::ReadGemmTuning(info.tuning()));
+    // A constant 2-D float B (a weight matrix) is packed once here, not on every run.
+    const Tensor* b = info.constant_input(1);
+    if (b != nullptr && b->dtype() == DataType::kFloat && b->shape().rank() == 2) {
+      constant_b_ = *b;
+      OL_ASSIGN_OR_RETURN(prepacked_b_, gemm::PrepackedB::Create(Allocator::Default(), false, b->shape()[0],
+                                                                 b->shape()[1], b->data<float>(), b->shape()[1]));
+    }
     return Status::Ok();
   }
 
@@ -33,6 +40,16 @@ class MatMulKernel final : public OpKernel {
     if (a->dtype() == DataType::kFloat && batches > 1 &&
         gemm::GemmWorkUnits(plan.m, plan.n, plan.k) < tuning_.parallel_minimum_tasks) {
       return SmallBatches(ctx, plan, a->data<float>(), b->data<float>(), y->data<float>());
+    }
+    if (prepacked_b_ != nullptr && b->raw_data() == prepacked_b_->dense() && a->dtype() == DataType::kFloat &&
+        batches == 1 && plan.k == prepacked_b_->k() && plan.n == prepacked_b_->n()) {
+      gemm::GemmStats stats;
+      OL_RETURN_IF_ERROR(gemm::SgemmPrepackedB(ctx.parallel(), ctx.allocator(), tuning_, false, plan.m, 1.0f,
+                                               a->data<float>() + plan.a_offsets[0], plan.k, *prepacked_b_, 0.0f,
+                                               y->data<float>(), plan.n, &stats)
+                             .WithContext(ctx.Where() + ": "));
+      ctx.RecordScratch(stats.scratch_bytes);
+      return Status::Ok();
     }
     gemm::TypedGemmArgs args;
     args.m = plan.m;
@@ -85,6 +102,8 @@ class MatMulKernel final : public OpKernel {
   }
 
   gemm::GemmTuning tuning_;
+  Tensor constant_b_;  // keeps the dense B that prepacked_b_ also reads (GEMV path)
+  std::shared_ptr<const gemm::PrepackedB> prepacked_b_;
 };
 
 OL_REGISTER_KERNELS(matmul_op) {
