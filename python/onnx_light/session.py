@@ -4,7 +4,7 @@ import os
 
 import onnx
 
-from onnx_light import _native
+from onnx_light import _native, graph_rewrites
 from onnx_light._model import build_graph, describe_type, load_model, prepare_model
 from onnx_light._values import decode_value, encode_value
 
@@ -61,10 +61,12 @@ class InferenceSession:
         or, as ONNX Runtime takes in that place, session options (sess_options=...: any object
         with `intra_op_num_threads`, such as onnxruntime.SessionOptions; 0 means the default).
     tuning_profile: None (portable defaults) or an onnx_light._native.TuningSource.
+    graph_optimizations: apply onnx_light.graph_rewrites (results equal up to float rounding);
+        ORT session options with graph_optimization_level=ORT_DISABLE_ALL switch them off too.
     """
 
     def __init__(self, model, cpu_execution=None, tuning_profile=None, providers=None, sess_options=None,
-                 **unused_ort_options):
+                 graph_optimizations=True, **unused_ort_options):
         if providers is not None and not any(
             (p[0] if isinstance(p, tuple) else p) == "CPUExecutionProvider" for p in providers
         ):
@@ -75,6 +77,8 @@ class InferenceSession:
             sess_options, cpu_execution = cpu_execution, None  # ONNX Runtime's positional order
         if sess_options is not None:
             cpu_execution = _policy_from_session_options(sess_options)
+            if str(getattr(sess_options, "graph_optimization_level", "")).endswith("ORT_DISABLE_ALL"):
+                graph_optimizations = False
         if cpu_execution is None:
             cpu_execution = CpuExecutionPolicy()
         if not isinstance(cpu_execution, CpuExecutionPolicy):
@@ -83,6 +87,8 @@ class InferenceSession:
             raise TypeError("tuning_profile must be None or an onnx_light._native.TuningSource")
         base_dir = os.path.dirname(os.fspath(model)) if isinstance(model, (str, os.PathLike)) else ""
         proto = prepare_model(load_model(model))
+        if graph_optimizations:
+            proto = graph_rewrites.optimize(proto)
         self._model = proto
         self._session = _native.Session.create(build_graph(proto, base_dir), cpu_execution, tuning_profile)
         initializers = {i.name for i in proto.graph.initializer}
