@@ -142,8 +142,9 @@ def _fused_table(ours_nodes, ours_ops, theirs_nodes, theirs_ops, coverage):
         op = theirs_ops.get(ort_node, "(folded at load)" if ort_node is None else "(not profiled)")
         row = rows.setdefault(op, {"ort_op": op, "covers": collections.Counter(), "ours_ms": 0.0, "ort_ms": 0.0,
                                    "ort_nodes": 0, "ours_share": 0.0, "ort_share": 0.0})
-        row["covers"].update(ours_ops[n] for n in covered)
-        ours = sum(ours_nodes[n] for n in covered)
+        # Nodes that onnx-light's own graph rewrites folded away ran as part of another node.
+        row["covers"].update(ours_ops[n] for n in covered if n in ours_ops)
+        ours = sum(ours_nodes.get(n, 0.0) for n in covered)
         row["ours_ms"] += ours * 1e3
         row["ours_share"] += ours / ours_total
         if ort_node is not None:
