@@ -9,6 +9,7 @@ namespace simd {
 // only through the CPU checks below.
 #define OL_DECLARE_ROWS(Isa)                                                                               \
   float ExpShiftedSum##Isa(const float* x, float* y, int64_t n, float shift);                              \
+  void ScaleRow##Isa(float* x, int64_t n, float factor);                                                   \
   float RowMax##Isa(const float* x, int64_t n);                                                            \
   void MaxInto##Isa(const float* x, float* m, int64_t n);                                                  \
   void ExpShiftedAccumulate##Isa(const float* x, const float* shift, float* y, float* sum, int64_t n);      \
@@ -34,6 +35,11 @@ T ExpShiftedSumPortable(const T* x, T* y, int64_t n, T shift) {
     sum += y[i];
   }
   return sum;
+}
+
+template <typename T>
+void ScaleRowPortable(T* x, int64_t n, T factor) {
+  for (int64_t i = 0; i < n; ++i) x[i] *= factor;
 }
 
 // Eight independent running maxima: no loop-carried latency chain, vectorisable.
@@ -86,6 +92,7 @@ void NormalizeRowPortable(const float* x, float* y, int64_t n, float mean, float
 // One ISA's float rows, chosen once by the CPU checks.
 struct FloatRows {
   decltype(&ExpShiftedSumPortable<float>) exp_shifted_sum;
+  decltype(&ScaleRowPortable<float>) scale_row;
   decltype(&RowMaxPortable<float>) row_max;
   decltype(&MaxIntoPortable) max_into;
   decltype(&ExpShiftedAccumulatePortable) exp_shifted_accumulate;
@@ -96,7 +103,7 @@ struct FloatRows {
 
 #define OL_FLOAT_ROWS(Isa)                                                                          \
   FloatRows {                                                                                       \
-    ExpShiftedSum##Isa, RowMax##Isa, MaxInto##Isa, ExpShiftedAccumulate##Isa, RowSum##Isa,          \
+    ExpShiftedSum##Isa, ScaleRow##Isa, RowMax##Isa, MaxInto##Isa, ExpShiftedAccumulate##Isa, RowSum##Isa,          \
         RowSquaredDeviationSum##Isa, NormalizeRow##Isa                                              \
   }
 
@@ -109,7 +116,7 @@ FloatRows ChooseFloatRows() {
 #elif defined(__aarch64__)
   return OL_FLOAT_ROWS(Neon);
 #endif
-  return FloatRows{ExpShiftedSumPortable<float>, RowMaxPortable<float>, MaxIntoPortable,
+  return FloatRows{ExpShiftedSumPortable<float>, ScaleRowPortable<float>, RowMaxPortable<float>, MaxIntoPortable,
                    ExpShiftedAccumulatePortable, RowSumPortable, RowSquaredDeviationSumPortable,
                    NormalizeRowPortable};
 }
@@ -126,6 +133,8 @@ float ExpShiftedSum(const float* x, float* y, int64_t n, float shift) { return R
 double ExpShiftedSum(const double* x, double* y, int64_t n, double shift) {
   return ExpShiftedSumPortable(x, y, n, shift);
 }
+void ScaleRow(float* x, int64_t n, float factor) { Rows().scale_row(x, n, factor); }
+void ScaleRow(double* x, int64_t n, double factor) { ScaleRowPortable(x, n, factor); }
 float RowMax(const float* x, int64_t n) { return Rows().row_max(x, n); }
 double RowMax(const double* x, int64_t n) { return RowMaxPortable(x, n); }
 void MaxInto(const float* x, float* m, int64_t n) { Rows().max_into(x, m, n); }

@@ -25,10 +25,9 @@ C ExpShiftedSum(C* x, int64_t n, C shift) {
   return ExpShiftedSum(x, x, n, shift);
 }
 
-template <typename C>
-void ScaleRow(C* x, int64_t n, C factor) {
-  for (int64_t i = 0; i < n; ++i) x[i] *= factor;
-}
+// x[i] *= factor for i < n (one rounding each: the same values at every width).
+void ScaleRow(float* x, int64_t n, float factor);
+void ScaleRow(double* x, int64_t n, double factor);
 
 // Lane-wise over n adjacent lanes (one step along the axis of a tile of strided rows):
 // m[j] = max(m[j], x[j]) (NaN as RowMax), and y[j] = exp(x[j] - shift[j]), sum[j] += y[j].

@@ -17,6 +17,7 @@ namespace simd {
 float ExpShiftedSumAvx512(const float* x, float* y, int64_t n, float shift) {
   return ExpShiftedSumSimd<Lanes16>(x, y, n, shift);
 }
+void ScaleRowAvx512(float* x, int64_t n, float factor) { ScaleRowSimd<Lanes16>(x, n, factor); }
 float RowMaxAvx512(const float* x, int64_t n) { return RowMaxSimd<Lanes16>(x, n); }
 void MaxIntoAvx512(const float* x, float* m, int64_t n) { MaxIntoSimd<Lanes16>(x, m, n); }
 void ExpShiftedAccumulateAvx512(const float* x, const float* shift, float* y, float* sum, int64_t n) {

@@ -64,6 +64,14 @@ float ExpShiftedSumSimd(const float* x, float* y, int64_t n, float shift) {
   return SumLanes<S>(acc);
 }
 
+template <class S>
+void ScaleRowSimd(float* x, int64_t n, float factor) {
+  const typename S::V f = S::Set(factor);
+  int64_t i = 0;
+  for (; i + S::kLanes <= n; i += S::kLanes) S::Store(x + i, S::Mul(S::Load(x + i), f));
+  for (; i < n; ++i) x[i] *= factor;
+}
+
 // Four independent running maxima hide the max latency; max is exact, so the split
 // cannot change the result.
 template <class S>
