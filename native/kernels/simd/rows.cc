@@ -7,14 +7,14 @@ namespace simd {
 
 // The vectorised rows (math.h's exp over each ISA's lanes), in rows_<isa>.cc: reach them
 // only through the CPU checks below.
-#define OL_DECLARE_ROWS(Isa)                                                                               \
-  float ExpShiftedSum##Isa(const float* x, float* y, int64_t n, float shift);                              \
-  void ScaleRow##Isa(float* x, int64_t n, float factor);                                                   \
-  float RowMax##Isa(const float* x, int64_t n);                                                            \
-  void MaxInto##Isa(const float* x, float* m, int64_t n);                                                  \
-  void ExpShiftedAccumulate##Isa(const float* x, const float* shift, float* y, float* sum, int64_t n);      \
-  float RowSum##Isa(const float* x, int64_t n);                                                            \
-  float RowSquaredDeviationSum##Isa(const float* x, int64_t n, float mean);                                \
+#define OL_DECLARE_ROWS(Isa)                                                                             \
+  float ExpShiftedSum##Isa(const float* x, float* y, int64_t n, float shift);                            \
+  void ScaleRow##Isa(float* x, int64_t n, float factor);                                                 \
+  float RowMax##Isa(const float* x, int64_t n);                                                          \
+  void MaxInto##Isa(const float* x, float* m, int64_t n);                                                \
+  void ExpShiftedAccumulate##Isa(const float* x, const float* shift, float* y, float* sum, int64_t n);   \
+  float RowSum##Isa(const float* x, int64_t n);                                                          \
+  float RowSquaredDeviationSum##Isa(const float* x, int64_t n, float mean);                              \
   void NormalizeRow##Isa(const float* x, float* y, int64_t n, float mean, float inv, const float* gamma, \
                          const float* beta);
 #if defined(__x86_64__)
@@ -101,11 +101,9 @@ struct FloatRows {
   decltype(&NormalizeRowPortable) normalize_row;
 };
 
-#define OL_FLOAT_ROWS(Isa)                                                                          \
-  FloatRows {                                                                                       \
-    ExpShiftedSum##Isa, ScaleRow##Isa, RowMax##Isa, MaxInto##Isa, ExpShiftedAccumulate##Isa, RowSum##Isa,          \
-        RowSquaredDeviationSum##Isa, NormalizeRow##Isa                                              \
-  }
+#define OL_FLOAT_ROWS(Isa)                                                                           \
+  FloatRows{ExpShiftedSum##Isa, ScaleRow##Isa, RowMax##Isa, MaxInto##Isa, ExpShiftedAccumulate##Isa, \
+            RowSum##Isa, RowSquaredDeviationSum##Isa, NormalizeRow##Isa}
 
 FloatRows ChooseFloatRows() {
 #if defined(__x86_64__)

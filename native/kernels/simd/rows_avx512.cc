@@ -28,7 +28,7 @@ float RowSquaredDeviationSumAvx512(const float* x, int64_t n, float mean) {
   return RowSquaredDeviationSumSimd<Lanes16>(x, n, mean);
 }
 void NormalizeRowAvx512(const float* x, float* y, int64_t n, float mean, float inv, const float* gamma,
-                     const float* beta) {
+                        const float* beta) {
   NormalizeRowSimd<Lanes16>(x, y, n, mean, inv, gamma, beta);
 }
 

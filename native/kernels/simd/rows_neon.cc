@@ -25,7 +25,7 @@ float RowSquaredDeviationSumNeon(const float* x, int64_t n, float mean) {
   return RowSquaredDeviationSumSimd<Lanes4>(x, n, mean);
 }
 void NormalizeRowNeon(const float* x, float* y, int64_t n, float mean, float inv, const float* gamma,
-                     const float* beta) {
+                      const float* beta) {
   NormalizeRowSimd<Lanes4>(x, y, n, mean, inv, gamma, beta);
 }
 
