@@ -11,6 +11,8 @@ namespace simd {
   float ExpShiftedSum##Isa(const float* x, float* y, int64_t n, float shift);                            \
   void ScaleRow##Isa(float* x, int64_t n, float factor);                                                 \
   float RowMax##Isa(const float* x, int64_t n);                                                          \
+  void SoftmaxRow##Isa(const float* x, float* y, int64_t n);                                             \
+  void LogSoftmaxRow##Isa(const float* x, float* y, int64_t n);                                          \
   void MaxInto##Isa(const float* x, float* m, int64_t n);                                                \
   void ExpShiftedAccumulate##Isa(const float* x, const float* shift, float* y, float* sum, int64_t n);   \
   float RowSum##Isa(const float* x, int64_t n);                                                          \
@@ -58,6 +60,16 @@ T RowMaxPortable(const T* x, int64_t n) {
   return m;
 }
 
+void SoftmaxRowPortable(const float* x, float* y, int64_t n) {
+  ScaleRowPortable(y, n, 1.0f / ExpShiftedSumPortable(x, y, n, RowMaxPortable(x, n)));
+}
+
+void LogSoftmaxRowPortable(const float* x, float* y, int64_t n) {
+  const float m = RowMaxPortable(x, n);
+  const float shift = m + std::log(ExpShiftedSumPortable(x, y, n, m));
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] - shift;
+}
+
 void MaxIntoPortable(const float* x, float* m, int64_t n) {
   for (int64_t i = 0; i < n; ++i) m[i] = x[i] > m[i] ? x[i] : m[i];
 }
@@ -94,6 +106,8 @@ struct FloatRows {
   decltype(&ExpShiftedSumPortable<float>) exp_shifted_sum;
   decltype(&ScaleRowPortable<float>) scale_row;
   decltype(&RowMaxPortable<float>) row_max;
+  decltype(&SoftmaxRowPortable) softmax_row;
+  decltype(&LogSoftmaxRowPortable) log_softmax_row;
   decltype(&MaxIntoPortable) max_into;
   decltype(&ExpShiftedAccumulatePortable) exp_shifted_accumulate;
   decltype(&RowSumPortable) row_sum;
@@ -101,9 +115,9 @@ struct FloatRows {
   decltype(&NormalizeRowPortable) normalize_row;
 };
 
-#define OL_FLOAT_ROWS(Isa)                                                                           \
-  FloatRows{ExpShiftedSum##Isa, ScaleRow##Isa, RowMax##Isa, MaxInto##Isa, ExpShiftedAccumulate##Isa, \
-            RowSum##Isa, RowSquaredDeviationSum##Isa, NormalizeRow##Isa}
+#define OL_FLOAT_ROWS(Isa)                                                                                     \
+  FloatRows{ExpShiftedSum##Isa, ScaleRow##Isa, RowMax##Isa, SoftmaxRow##Isa, LogSoftmaxRow##Isa, MaxInto##Isa, \
+            ExpShiftedAccumulate##Isa, RowSum##Isa, RowSquaredDeviationSum##Isa, NormalizeRow##Isa}
 
 FloatRows ChooseFloatRows() {
 #if defined(__x86_64__)
@@ -114,7 +128,8 @@ FloatRows ChooseFloatRows() {
 #elif defined(__aarch64__)
   return OL_FLOAT_ROWS(Neon);
 #endif
-  return FloatRows{ExpShiftedSumPortable<float>, ScaleRowPortable<float>, RowMaxPortable<float>, MaxIntoPortable,
+  return FloatRows{ExpShiftedSumPortable<float>, ScaleRowPortable<float>, RowMaxPortable<float>,
+                   SoftmaxRowPortable, LogSoftmaxRowPortable, MaxIntoPortable,
                    ExpShiftedAccumulatePortable, RowSumPortable, RowSquaredDeviationSumPortable,
                    NormalizeRowPortable};
 }
@@ -135,6 +150,8 @@ void ScaleRow(float* x, int64_t n, float factor) { Rows().scale_row(x, n, factor
 void ScaleRow(double* x, int64_t n, double factor) { ScaleRowPortable(x, n, factor); }
 float RowMax(const float* x, int64_t n) { return Rows().row_max(x, n); }
 double RowMax(const double* x, int64_t n) { return RowMaxPortable(x, n); }
+void SoftmaxRow(const float* x, float* y, int64_t n) { Rows().softmax_row(x, y, n); }
+void LogSoftmaxRow(const float* x, float* y, int64_t n) { Rows().log_softmax_row(x, y, n); }
 void MaxInto(const float* x, float* m, int64_t n) { Rows().max_into(x, m, n); }
 void ExpShiftedAccumulate(const float* x, const float* shift, float* y, float* sum, int64_t n) {
   Rows().exp_shifted_accumulate(x, shift, y, sum, n);

@@ -29,6 +29,12 @@ C ExpShiftedSum(C* x, int64_t n, C shift) {
 void ScaleRow(float* x, int64_t n, float factor);
 void ScaleRow(double* x, int64_t n, double factor);
 
+// A whole contiguous row, n >= 1, in one call: y = softmax(x) = exp(x - max) / sum, or
+// y = log_softmax(x) = x - (max + log(sum)), from RowMax and ExpShiftedSum (y may be x
+// for SoftmaxRow only: LogSoftmaxRow reads x after using y as scratch).
+void SoftmaxRow(const float* x, float* y, int64_t n);
+void LogSoftmaxRow(const float* x, float* y, int64_t n);
+
 // Lane-wise over n adjacent lanes (one step along the axis of a tile of strided rows):
 // m[j] = max(m[j], x[j]) (NaN as RowMax), and y[j] = exp(x[j] - shift[j]), sum[j] += y[j].
 void MaxInto(const float* x, float* m, int64_t n);

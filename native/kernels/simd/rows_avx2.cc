@@ -19,6 +19,8 @@ float ExpShiftedSumAvx2(const float* x, float* y, int64_t n, float shift) {
 }
 void ScaleRowAvx2(float* x, int64_t n, float factor) { ScaleRowSimd<Lanes8>(x, n, factor); }
 float RowMaxAvx2(const float* x, int64_t n) { return RowMaxSimd<Lanes8>(x, n); }
+void SoftmaxRowAvx2(const float* x, float* y, int64_t n) { SoftmaxRowSimd<Lanes8>(x, y, n); }
+void LogSoftmaxRowAvx2(const float* x, float* y, int64_t n) { LogSoftmaxRowSimd<Lanes8>(x, y, n); }
 void MaxIntoAvx2(const float* x, float* m, int64_t n) { MaxIntoSimd<Lanes8>(x, m, n); }
 void ExpShiftedAccumulateAvx2(const float* x, const float* shift, float* y, float* sum, int64_t n) {
   ExpShiftedAccumulateSimd<Lanes8>(x, shift, y, sum, n);

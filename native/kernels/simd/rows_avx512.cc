@@ -19,6 +19,8 @@ float ExpShiftedSumAvx512(const float* x, float* y, int64_t n, float shift) {
 }
 void ScaleRowAvx512(float* x, int64_t n, float factor) { ScaleRowSimd<Lanes16>(x, n, factor); }
 float RowMaxAvx512(const float* x, int64_t n) { return RowMaxSimd<Lanes16>(x, n); }
+void SoftmaxRowAvx512(const float* x, float* y, int64_t n) { SoftmaxRowSimd<Lanes16>(x, y, n); }
+void LogSoftmaxRowAvx512(const float* x, float* y, int64_t n) { LogSoftmaxRowSimd<Lanes16>(x, y, n); }
 void MaxIntoAvx512(const float* x, float* m, int64_t n) { MaxIntoSimd<Lanes16>(x, m, n); }
 void ExpShiftedAccumulateAvx512(const float* x, const float* shift, float* y, float* sum, int64_t n) {
   ExpShiftedAccumulateSimd<Lanes16>(x, shift, y, sum, n);

@@ -16,6 +16,8 @@ float ExpShiftedSumNeon(const float* x, float* y, int64_t n, float shift) {
 }
 void ScaleRowNeon(float* x, int64_t n, float factor) { ScaleRowSimd<Lanes4>(x, n, factor); }
 float RowMaxNeon(const float* x, int64_t n) { return RowMaxSimd<Lanes4>(x, n); }
+void SoftmaxRowNeon(const float* x, float* y, int64_t n) { SoftmaxRowSimd<Lanes4>(x, y, n); }
+void LogSoftmaxRowNeon(const float* x, float* y, int64_t n) { LogSoftmaxRowSimd<Lanes4>(x, y, n); }
 void MaxIntoNeon(const float* x, float* m, int64_t n) { MaxIntoSimd<Lanes4>(x, m, n); }
 void ExpShiftedAccumulateNeon(const float* x, const float* shift, float* y, float* sum, int64_t n) {
   ExpShiftedAccumulateSimd<Lanes4>(x, shift, y, sum, n);

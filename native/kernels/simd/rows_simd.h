@@ -3,6 +3,7 @@
 // the same vector code on a zero-padded buffer, so every element sees the same arithmetic.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -93,6 +94,20 @@ float RowMaxSimd(const float* x, int64_t n) {
   for (int l = 1; l < S::kLanes; ++l) r = lanes[l] > r ? lanes[l] : r;
   for (; i < n; ++i) r = x[i] > r ? x[i] : r;
   return r;
+}
+
+template <class S>
+void SoftmaxRowSimd(const float* x, float* y, int64_t n) {
+  ScaleRowSimd<S>(y, n, 1.0f / ExpShiftedSumSimd<S>(x, y, n, RowMaxSimd<S>(x, n)));
+}
+
+template <class S>
+void LogSoftmaxRowSimd(const float* x, float* y, int64_t n) {
+  const float m = RowMaxSimd<S>(x, n);
+  const typename S::V shift = S::Set(m + std::log(ExpShiftedSumSimd<S>(x, y, n, m)));
+  int64_t i = 0;
+  for (; i + S::kLanes <= n; i += S::kLanes) S::Store(y + i, S::Sub(S::Load(x + i), shift));
+  if (i < n) StoreTail<S>(y + i, S::Sub(LoadTail<S>(x + i, n - i), shift), n - i);
 }
 
 template <class S>

@@ -20,7 +20,10 @@ enum class SoftmaxKind { kSoftmax, kLogSoftmax, kHardmax };
 // Portable parallel.minimum_elements defaults: the serial run must last about 100 us
 // (about three times the ~30 us, 100k-cycle cost of opening a region). Serial costs per
 // element from benchmarks/reduce_norm.
-constexpr int64_t kExpMinimum = int64_t{1} << 15;      // Softmax/LogSoftmax: ~3.2 ns/element
+// Softmax/LogSoftmax: ~3.2 ns/element for float16/bfloat16/double; float's vector rows run
+// at ~0.6 ns/element, so a float region opens from ~20 us of serial work (yet measured
+// 1.5x faster at 2 threads on 98k elements, benchmarks/softmax_layernorm_vs_ort.py).
+constexpr int64_t kExpMinimum = int64_t{1} << 15;
 constexpr int64_t kHardmaxMinimum = int64_t{1} << 16;  // compare + write: ~1.4 ns/element
 
 // Strided lanes are processed this many at a time (stack buffers; changes no result).
@@ -100,18 +103,11 @@ void NormalizeLaneTile(const T* x, T* y, int64_t length, int64_t inner, int64_t 
 }
 
 // float: the vectorised rows of simd/rows.h (its exp flushes results below float's
-// normal range to 0, within 2^-126 of the exact value). Softmax keeps exp(x - max) in y
-// and scales it; LogSoftmax uses y as the exp scratch, then writes x - (max + log sum).
+// normal range to 0, within 2^-126 of the exact value).
 template <SoftmaxKind K>
 void NormalizeFloatRow(const float* x, float* y, int64_t length) {
-  const float m = simd::RowMax(x, length);
-  const float sum = simd::ExpShiftedSum(x, y, length, m);
-  if constexpr (K == SoftmaxKind::kLogSoftmax) {
-    const float shift = m + std::log(sum);
-    for (int64_t k = 0; k < length; ++k) y[k] = x[k] - shift;
-  } else {
-    simd::ScaleRow(y, length, 1.0f / sum);
-  }
+  if constexpr (K == SoftmaxKind::kLogSoftmax) simd::LogSoftmaxRow(x, y, length);
+  else simd::SoftmaxRow(x, y, length);
 }
 
 // `lanes` adjacent strided float lanes: every step along the axis is one contiguous
