@@ -10,7 +10,7 @@
 #include "native/executor/parallel_for.h"
 #include "native/kernels/attention/element_rows.h"
 #include "native/kernels/attention/panel_matmul.h"
-#include "native/kernels/attention/softmax_row.h"
+#include "native/kernels/simd/rows.h"
 
 namespace onnx_light {
 namespace attention {
@@ -223,9 +223,9 @@ class AttentionRunner {
       StoreQk(3, b, h, i, s);
       return C(0);
     }
-    const C normalizer = C(1) / ExpShiftedSum(s, keys, RowMax(s, keys));
+    const C normalizer = C(1) / simd::ExpShiftedSum(s, keys, simd::RowMax(s, keys));
     if (p_.qk_output != nullptr && p_.qk_output_mode == 3) {
-      ScaleRow(s, keys, normalizer);
+      simd::ScaleRow(s, keys, normalizer);
       StoreQk(3, b, h, i, s);
       return C(1);
     }
@@ -276,7 +276,7 @@ class AttentionRunner {
       for (int64_t r = 0; r < rows; ++r) {
         C* q_row = q_tile + r * p_.head_size;
         LoadRow(p_.q.type, p_.q.data, p_.q.Offset(b, h, row0 + r), p_.head_size, q_row);
-        ScaleRow(q_row, p_.head_size, scale);
+        simd::ScaleRow(q_row, p_.head_size, scale);
       }
       // Padded rows are zero: their scores (0) and outputs are computed and never stored.
       std::fill(q_tile + rows * p_.head_size, q_tile + rows_padded * p_.head_size, C(0));
@@ -293,7 +293,7 @@ class AttentionRunner {
     PanelMatMul(rows_padded, p_.v_head_size, keys, scores, kv_padded_, PackedV(b, kvh), kv_seq_, out, dv_padded_);
     for (int64_t r = 0; r < rows; ++r) {
       C* out_row = out + r * dv_padded_;
-      ScaleRow(out_row, p_.v_head_size, normalizers[r]);
+      simd::ScaleRow(out_row, p_.v_head_size, normalizers[r]);
       StoreRow(p_.y.type, p_.y.data, p_.y.Offset(b, h, row0 + r), out_row, p_.v_head_size);
     }
   }

@@ -10,7 +10,7 @@
 #include "native/executor/parallel_for.h"
 #include "native/kernels/attention/attention_core.h"
 #include "native/kernels/attention/element_rows.h"
-#include "native/kernels/attention/softmax_row.h"
+#include "native/kernels/simd/rows.h"
 #include "native/registry/kernel.h"
 
 namespace onnx_light {
@@ -33,8 +33,8 @@ template <typename C>
 void SoftmaxRows(Tensor& t, int64_t n, int64_t begin, int64_t end, C* row) {
   for (int64_t r = begin; r < end; ++r) {
     LoadRow(t.dtype(), t.raw_data(), r * n, n, row);
-    const C sum = ExpShiftedSum(row, n, RowMax(row, n));
-    ScaleRow(row, n, C(1) / sum);
+    const C sum = simd::ExpShiftedSum(row, n, simd::RowMax(row, n));
+    simd::ScaleRow(row, n, C(1) / sum);
     StoreRow(t.dtype(), t.raw_data(), r * n, row, n);
   }
 }

@@ -3,9 +3,11 @@
 // Computation is in Numeric<T>::Acc (float for float16/bfloat16/float, as stash_type=1
 // asks; double for double).
 #include <cmath>
+#include <type_traits>
 
 #include "native/kernels/normalization/norm_common.h"
 #include "native/kernels/reduce_util/axes.h"
+#include "native/kernels/simd/rows.h"
 
 namespace onnx_light {
 namespace {
@@ -55,7 +57,11 @@ class RowNormKernel : public OpKernel {
         const T* xr = in + r * row_size;
         T* yr = out + r * row_size;
         A mean = 0, variance = 0;
-        if constexpr (kRms) {
+        constexpr bool kVector = std::is_same_v<T, float>;  // simd/rows.h, the same formulas
+        if constexpr (kVector) {
+          if (!kRms) mean = simd::RowSum(xr, row_size) / static_cast<float>(row_size);
+          variance = simd::RowSquaredDeviationSum(xr, row_size, mean) / static_cast<float>(row_size);
+        } else if constexpr (kRms) {
           for (int64_t i = 0; i < row_size; ++i) {
             const A v = Numeric<T>::Load(xr[i]);
             variance += v * v;  // mean square
@@ -65,9 +71,13 @@ class RowNormKernel : public OpKernel {
           MeanVariance(xr, row_size, &mean, &variance);
         }
         const A inv = A(1) / std::sqrt(variance + epsilon);
-        for (int64_t i = 0; i < row_size; ++i) {
-          const A v = (static_cast<A>(Numeric<T>::Load(xr[i])) - mean) * inv * gamma[i];
-          yr[i] = Numeric<T>::Store(beta ? v + beta[i] : v);
+        if constexpr (kVector) {
+          simd::NormalizeRow(xr, yr, row_size, mean, inv, gamma, beta);
+        } else {
+          for (int64_t i = 0; i < row_size; ++i) {
+            const A v = (static_cast<A>(Numeric<T>::Load(xr[i])) - mean) * inv * gamma[i];
+            yr[i] = Numeric<T>::Store(beta ? v + beta[i] : v);
+          }
         }
         if (stats[0]) stats[0][r] = static_cast<float>(mean);
         if (stats[1]) stats[1][r] = static_cast<float>(inv);

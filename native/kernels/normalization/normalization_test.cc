@@ -1,4 +1,5 @@
 #include <cmath>
+#include <random>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -79,6 +80,58 @@ TEST(LayerNormalization, Float16ComputesInFloatAndScaleBroadcasts) {
   auto status = bad.Run(1).status();
   EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(status.message().find("[2]"), std::string::npos) << status.message();
+}
+
+// Float rows (the vectorised path; every participant count identical) against double
+// (the scalar path): rows of 1, 7, 45 and 1000 elements, off every vector width, with an
+// offset of 100 that a one-pass variance would lose, and with NaN / inf rows that must
+// stay NaN (or inf). Mean and InvStdDev outputs checked alike.
+void ExpectFloatRowsMatchDouble(const char* op, int opset, int64_t row_size, uint32_t seed) {
+  SCOPED_TRACE(std::string(op) + " rows of " + std::to_string(row_size));
+  const int64_t rows = 6;
+  std::mt19937 gen(seed);
+  std::normal_distribution<float> normal(0.f, 1.f);
+  std::vector<float> x(rows * row_size), scale(row_size), bias(row_size);
+  for (float& v : x) v = 100.f + 3.f * normal(gen);
+  for (float& v : scale) v = normal(gen);
+  for (float& v : bias) v = normal(gen);
+  x[2 * row_size] = std::numeric_limits<float>::quiet_NaN();
+  x[4 * row_size + row_size - 1] = std::numeric_limits<float>::infinity();
+  const bool layer = std::string(op) == "LayerNormalization";
+  const int outputs = layer ? 3 : 1;
+  auto run = [&](auto zero) {
+    using T = decltype(zero);
+    KernelTester t(op, opset);
+    t.Input(MakeTensor<T>({rows, row_size}, std::vector<T>(x.begin(), x.end())))
+        .Input(MakeTensor<T>({row_size}, std::vector<T>(scale.begin(), scale.end())));
+    if (layer) t.Input(MakeTensor<T>({row_size}, std::vector<T>(bias.begin(), bias.end())));
+    t.Outputs(outputs);
+    return RunAllCounts(t, kForceParallel);
+  };
+  const auto got = run(0.f), want = run(0.0);
+  ASSERT_EQ(got.size(), static_cast<size_t>(outputs));
+  ASSERT_EQ(want.size(), static_cast<size_t>(outputs));
+  for (int o = 0; o < outputs; ++o) {
+    const auto y = ToVector<float>(got[o].tensor());
+    const auto e = o == 0 ? ToVector<double>(want[o].tensor()) : std::vector<double>();
+    const auto e_stat = o == 0 ? std::vector<float>() : ToVector<float>(want[o].tensor());
+    for (size_t i = 0; i < y.size(); ++i) {
+      const double expected = o == 0 ? e[i] : e_stat[i];
+      if (std::isnan(expected) || std::isinf(expected)) {
+        EXPECT_TRUE(std::isnan(expected) ? std::isnan(y[i]) : y[i] == expected) << "output " << o << " at " << i;
+      } else {
+        EXPECT_NEAR(y[i], expected, 2e-5 * std::max(1.0, std::fabs(expected))) << "output " << o << " at " << i;
+      }
+    }
+  }
+}
+
+TEST(LayerNormalization, FloatVectorRowsMatchScalarDouble) {
+  uint32_t seed = 1;
+  for (int64_t row_size : {1, 7, 45, 1000}) {
+    ExpectFloatRowsMatchDouble("LayerNormalization", 17, row_size, seed++);
+    ExpectFloatRowsMatchDouble("RMSNormalization", 23, row_size, seed++);
+  }
 }
 
 TEST(RMSNormalization, RootMeanSquare) {

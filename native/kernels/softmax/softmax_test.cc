@@ -1,5 +1,6 @@
 #include <cmath>
 #include <limits>
+#include <random>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -80,6 +81,93 @@ TEST(Softmax, LargeAxisAndLargeValuesStayFinite) {
   const auto y = RunFloat("Softmax", 13, {2, 5000}, x, 1);
   ExpectNear(y, NaiveSoftmax(x, 2, 5000, 1, false), 1e-6);
   EXPECT_FLOAT_EQ(y[7], 1.0f);
+}
+
+// Seeded normal values with the special ones the vector path must keep: -inf (weighs
+// nothing) and magnitudes near the float range (exp underflows for everything but the
+// maximum) anywhere; with `poison`, NaN in the first lane and +inf in the last (each
+// lane becomes NaN, as in double).
+std::vector<float> RandomWithSpecials(int64_t n, uint32_t seed, bool poison) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<float> normal(0.f, 6.f);
+  std::uniform_int_distribution<int> pick(0, 99);
+  std::vector<float> v(n);
+  for (float& e : v) {
+    switch (pick(gen)) {
+      case 0: e = -std::numeric_limits<float>::infinity(); break;
+      case 1: e = 3e37f; break;
+      case 2: e = -3e37f; break;
+      default: e = normal(gen);
+    }
+  }
+  if (poison) {
+    v[0] = std::numeric_limits<float>::quiet_NaN();
+    v[n - 1] = std::numeric_limits<float>::infinity();
+  }
+  return v;
+}
+
+// Runs `op` on x as float (the vectorised path, all participant counts identical) and as
+// double (the scalar std::exp path) and compares: same NaN and infinity positions, else
+// within 2e-6 relative + 1e-7 absolute (LogSoftmax: 2e-6 of max(1, |y|)).
+void ExpectFloatMatchesDouble(const char* op, int opset, const std::vector<int64_t>& dims, int64_t axis,
+                              const std::vector<float>& x) {
+  SCOPED_TRACE(std::string(op) + " axis " + std::to_string(axis) + " of " + Shape(dims).ToString());
+  const auto y = RunFloat(op, opset, dims, x, axis);
+  KernelTester t(op, opset);
+  t.Input(MakeTensor<double>(Shape(dims), std::vector<double>(x.begin(), x.end()))).Attr("axis", axis);
+  auto reference = t.Run(1);
+  ASSERT_TRUE(reference.ok()) << reference.status().ToString();
+  const double* e = (*reference)[0].tensor().data<double>();
+  ASSERT_EQ(y.size(), x.size());
+  const bool log = std::string(op) == "LogSoftmax";
+  int64_t nan = 0;
+  for (size_t i = 0; i < y.size(); ++i) {
+    nan += std::isnan(e[i]);
+    if (std::isnan(e[i]) || std::isinf(e[i])) {
+      EXPECT_TRUE(std::isnan(e[i]) ? std::isnan(y[i]) : y[i] == e[i]) << "at " << i << ": " << y[i] << " vs " << e[i];
+      continue;
+    }
+    const double tol = log ? 2e-6 * std::max(1.0, std::fabs(e[i])) : 2e-6 * std::fabs(e[i]) + 1e-7;
+    EXPECT_NEAR(y[i], e[i], tol) << "at " << i;
+  }
+  EXPECT_LE(nan, static_cast<int64_t>(y.size() / 2));  // most lanes are compared by value
+}
+
+TEST(Softmax, FloatVectorPathMatchesScalarDoubleOnEveryAxis) {
+  // Lengths and inner sizes off the vector widths (tails), and an inner size above the
+  // 128-lane tile (several tiles per outer row).
+  const std::vector<std::vector<int64_t>> shapes = {{3, 37, 21}, {2, 5, 300}, {4, 1000}, {2, 3, 1, 17}};
+  uint32_t seed = 1;
+  for (const auto& dims : shapes) {
+    const int64_t n = Shape(dims).num_elements();
+    for (int64_t axis = 0; axis < static_cast<int64_t>(dims.size()); ++axis) {
+      const auto x = RandomWithSpecials(n, seed++, /*poison=*/true);
+      ExpectFloatMatchesDouble("Softmax", 13, dims, axis, x);
+      ExpectFloatMatchesDouble("LogSoftmax", 13, dims, axis, x);
+    }
+    const auto x = RandomWithSpecials(n, seed++, /*poison=*/false);  // the flattened rows are long
+    ExpectFloatMatchesDouble("Softmax", 11, dims, 1, x);
+    ExpectFloatMatchesDouble("LogSoftmax", 11, dims, 1, x);
+  }
+}
+
+TEST(Softmax, SpecialValuesFollowTheDefinition) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  // Rows of 19 (a vector block plus a tail on every width): -inf weighs nothing; NaN and
+  // +inf make the whole row NaN; a row of -inf is NaN (0/0).
+  std::vector<float> x(4 * 19, 0.f);
+  x[3] = -inf, x[18] = -inf;  // row 0: 17 equal weights
+  x[19 + 17] = nan;           // row 1
+  x[38 + 2] = inf;            // row 2
+  for (int i = 57; i < 76; ++i) x[i] = -inf;
+  const auto y = RunFloat("Softmax", 13, {4, 19}, x, 1);
+  ASSERT_EQ(y.size(), x.size());
+  for (int i = 0; i < 19; ++i) EXPECT_FLOAT_EQ(y[i], (i == 3 || i == 18) ? 0.f : 1.f / 17) << i;
+  for (int i = 19; i < 76; ++i) EXPECT_TRUE(std::isnan(y[i])) << i;
+  const auto log_y = RunFloat("LogSoftmax", 13, {4, 19}, x, 1);
+  EXPECT_EQ(log_y[3], -inf);
+  EXPECT_FLOAT_EQ(log_y[0], -std::log(17.f));
 }
 
 TEST(Hardmax, FirstMaximumWinsAlongAxis) {

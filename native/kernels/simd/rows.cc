@@ -1,0 +1,168 @@
+#include "native/kernels/simd/rows.h"
+
+#include <cmath>
+
+namespace onnx_light {
+namespace simd {
+
+// The vectorised rows (math.h's exp over each ISA's lanes), in rows_<isa>.cc: reach them
+// only through the CPU checks below.
+#define OL_DECLARE_ROWS(Isa)                                                                             \
+  float ExpShiftedSum##Isa(const float* x, float* y, int64_t n, float shift);                            \
+  void ScaleRow##Isa(float* x, int64_t n, float factor);                                                 \
+  float RowMax##Isa(const float* x, int64_t n);                                                          \
+  void SoftmaxRow##Isa(const float* x, float* y, int64_t n);                                             \
+  void LogSoftmaxRow##Isa(const float* x, float* y, int64_t n);                                          \
+  void MaxInto##Isa(const float* x, float* m, int64_t n);                                                \
+  void ExpShiftedAccumulate##Isa(const float* x, const float* shift, float* y, float* sum, int64_t n);   \
+  float RowSum##Isa(const float* x, int64_t n);                                                          \
+  float RowSquaredDeviationSum##Isa(const float* x, int64_t n, float mean);                              \
+  void NormalizeRow##Isa(const float* x, float* y, int64_t n, float mean, float inv, const float* gamma, \
+                         const float* beta);
+#if defined(__x86_64__)
+OL_DECLARE_ROWS(Avx2)
+OL_DECLARE_ROWS(Avx512)
+#elif defined(__aarch64__)
+OL_DECLARE_ROWS(Neon)
+#endif
+#undef OL_DECLARE_ROWS
+
+namespace {
+
+template <typename T>
+T ExpShiftedSumPortable(const T* x, T* y, int64_t n, T shift) {
+  T sum = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    y[i] = std::exp(x[i] - shift);
+    sum += y[i];
+  }
+  return sum;
+}
+
+template <typename T>
+void ScaleRowPortable(T* x, int64_t n, T factor) {
+  for (int64_t i = 0; i < n; ++i) x[i] *= factor;
+}
+
+// Eight independent running maxima: no loop-carried latency chain, vectorisable.
+template <typename T>
+T RowMaxPortable(const T* x, int64_t n) {
+  constexpr int kLanes = 8;
+  T lanes[kLanes];
+  for (int l = 0; l < kLanes; ++l) lanes[l] = x[0];
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int l = 0; l < kLanes; ++l) lanes[l] = x[i + l] > lanes[l] ? x[i + l] : lanes[l];
+  }
+  T m = x[0];
+  for (int l = 0; l < kLanes; ++l) m = lanes[l] > m ? lanes[l] : m;
+  for (; i < n; ++i) m = x[i] > m ? x[i] : m;
+  return m;
+}
+
+void SoftmaxRowPortable(const float* x, float* y, int64_t n) {
+  ScaleRowPortable(y, n, 1.0f / ExpShiftedSumPortable(x, y, n, RowMaxPortable(x, n)));
+}
+
+void LogSoftmaxRowPortable(const float* x, float* y, int64_t n) {
+  const float m = RowMaxPortable(x, n);
+  const float shift = m + std::log(ExpShiftedSumPortable(x, y, n, m));
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] - shift;
+}
+
+void MaxIntoPortable(const float* x, float* m, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) m[i] = x[i] > m[i] ? x[i] : m[i];
+}
+
+void ExpShiftedAccumulatePortable(const float* x, const float* shift, float* y, float* sum, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    y[i] = std::exp(x[i] - shift[i]);
+    sum[i] += y[i];
+  }
+}
+
+float RowSumPortable(const float* x, int64_t n) {
+  float sum = 0;
+  for (int64_t i = 0; i < n; ++i) sum += x[i];
+  return sum;
+}
+
+float RowSquaredDeviationSumPortable(const float* x, int64_t n, float mean) {
+  float sum = 0;
+  for (int64_t i = 0; i < n; ++i) sum += (x[i] - mean) * (x[i] - mean);
+  return sum;
+}
+
+void NormalizeRowPortable(const float* x, float* y, int64_t n, float mean, float inv, const float* gamma,
+                          const float* beta) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = (x[i] - mean) * inv * gamma[i];
+    y[i] = beta ? v + beta[i] : v;
+  }
+}
+
+// One ISA's float rows, chosen once by the CPU checks.
+struct FloatRows {
+  decltype(&ExpShiftedSumPortable<float>) exp_shifted_sum;
+  decltype(&ScaleRowPortable<float>) scale_row;
+  decltype(&RowMaxPortable<float>) row_max;
+  decltype(&SoftmaxRowPortable) softmax_row;
+  decltype(&LogSoftmaxRowPortable) log_softmax_row;
+  decltype(&MaxIntoPortable) max_into;
+  decltype(&ExpShiftedAccumulatePortable) exp_shifted_accumulate;
+  decltype(&RowSumPortable) row_sum;
+  decltype(&RowSquaredDeviationSumPortable) row_squared_deviation_sum;
+  decltype(&NormalizeRowPortable) normalize_row;
+};
+
+#define OL_FLOAT_ROWS(Isa)                                                                                     \
+  FloatRows{ExpShiftedSum##Isa, ScaleRow##Isa, RowMax##Isa, SoftmaxRow##Isa, LogSoftmaxRow##Isa, MaxInto##Isa, \
+            ExpShiftedAccumulate##Isa, RowSum##Isa, RowSquaredDeviationSum##Isa, NormalizeRow##Isa}
+
+FloatRows ChooseFloatRows() {
+#if defined(__x86_64__)
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    return OL_FLOAT_ROWS(Avx512);
+  }
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return OL_FLOAT_ROWS(Avx2);
+#elif defined(__aarch64__)
+  return OL_FLOAT_ROWS(Neon);
+#endif
+  return FloatRows{ExpShiftedSumPortable<float>, ScaleRowPortable<float>, RowMaxPortable<float>,
+                   SoftmaxRowPortable, LogSoftmaxRowPortable, MaxIntoPortable,
+                   ExpShiftedAccumulatePortable, RowSumPortable, RowSquaredDeviationSumPortable,
+                   NormalizeRowPortable};
+}
+#undef OL_FLOAT_ROWS
+
+const FloatRows& Rows() {
+  static const FloatRows rows = ChooseFloatRows();
+  return rows;
+}
+
+}  // namespace
+
+float ExpShiftedSum(const float* x, float* y, int64_t n, float shift) { return Rows().exp_shifted_sum(x, y, n, shift); }
+double ExpShiftedSum(const double* x, double* y, int64_t n, double shift) {
+  return ExpShiftedSumPortable(x, y, n, shift);
+}
+void ScaleRow(float* x, int64_t n, float factor) { Rows().scale_row(x, n, factor); }
+void ScaleRow(double* x, int64_t n, double factor) { ScaleRowPortable(x, n, factor); }
+float RowMax(const float* x, int64_t n) { return Rows().row_max(x, n); }
+double RowMax(const double* x, int64_t n) { return RowMaxPortable(x, n); }
+void SoftmaxRow(const float* x, float* y, int64_t n) { Rows().softmax_row(x, y, n); }
+void LogSoftmaxRow(const float* x, float* y, int64_t n) { Rows().log_softmax_row(x, y, n); }
+void MaxInto(const float* x, float* m, int64_t n) { Rows().max_into(x, m, n); }
+void ExpShiftedAccumulate(const float* x, const float* shift, float* y, float* sum, int64_t n) {
+  Rows().exp_shifted_accumulate(x, shift, y, sum, n);
+}
+float RowSum(const float* x, int64_t n) { return Rows().row_sum(x, n); }
+float RowSquaredDeviationSum(const float* x, int64_t n, float mean) {
+  return Rows().row_squared_deviation_sum(x, n, mean);
+}
+void NormalizeRow(const float* x, float* y, int64_t n, float mean, float inv, const float* gamma, const float* beta) {
+  Rows().normalize_row(x, y, n, mean, inv, gamma, beta);
+}
+
+}  // namespace simd
+}  // namespace onnx_light
