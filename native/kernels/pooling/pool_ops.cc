@@ -1,17 +1,19 @@
 // MaxPool (with Indices), AveragePool, LpPool and their Global* forms. Every output
-// element is independent: the window ops split the flattened [N*C, out...] output space,
-// the global ops split the N*C planes.
+// element is independent: the window ops split the flattened [N*C, out...] output space
+// (2-D float/double pools without Indices split [N*C, out rows] and take the row-interior
+// fast path of pool_rows.h), the global ops split the N*C planes.
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "native/kernels/pooling/pool_geometry.h"
+#include "native/kernels/pooling/pool_rows.h"
+#include "native/kernels/pooling/pool_window.h"
 #include "native/kernels/reduce_util/numeric.h"
 
 namespace onnx_light {
 namespace {
-
-enum class PoolKind { kMax, kAverage, kLp };
 
 using MaxPoolTypes = TypeList<Float16, float, double, BFloat16, int8_t, uint8_t>;
 
@@ -48,22 +50,6 @@ StatusOr<int64_t> ReadP(const KernelInfo& info) {
   if (p < 1) return InvalidArgument(info.Where(), ": p must be >= 1, got ", p);
   return p;
 }
-
-template <typename A>
-A LpRoot(A sum, int64_t p) {
-  return p == 1 ? sum : p == 2 ? std::sqrt(sum) : std::pow(sum, A(1) / static_cast<A>(p));
-}
-template <typename A>
-A LpPower(A v, int64_t p) {
-  const A a = std::fabs(v);
-  return p == 1 ? a : p == 2 ? a * a : std::pow(a, static_cast<A>(p));
-}
-
-struct PoolOptions {
-  bool count_include_pad = false;
-  bool column_major_indices = false;  // MaxPool storage_order = 1
-  int64_t p = 2;
-};
 
 // Output elements [begin, end) of the flattened [planes, out...] space.
 template <PoolKind K, typename T>
@@ -143,6 +129,14 @@ void PoolOutputs(const PoolGeometry& g, const PoolOptions& opt, const T* x, T* y
   }
 }
 
+// Output rows [begin, end) of the flattened [planes, out rows] space of a 2-D pool.
+template <PoolKind K, typename T>
+void PoolRows(const PoolGeometry& g, const PoolOptions& opt, const T* x, T* y, int64_t begin, int64_t end) {
+  for (int64_t r = begin; r < end; ++r) {
+    PoolRow2d<K, T>(g, opt, x + r / g.out[0] * g.in_plane, y + r * g.out[1], r % g.out[0]);
+  }
+}
+
 template <PoolKind K>
 class PoolKernel : public OpKernel {
  public:
@@ -179,11 +173,24 @@ class PoolKernel : public OpKernel {
       using T = typename decltype(tag)::type;
       const T* in = x->data<T>();
       T* out = y->data<T>();
+      const bool serial = outputs * window < tuning_.minimum_elements;
+      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+        if (g.rank == 2 && indices == nullptr) {
+          const int64_t rows = g.planes * g.out[0];
+          auto row_block = [&](int64_t begin, int64_t end) {
+            PoolRows<K, T>(g, options_, in, out, begin, end);
+            return Status::Ok();
+          };
+          if (serial) return row_block(0, rows);
+          const ParallelPlan plan{"pool.rows", std::max<int64_t>(1, tuning_.grain_elements / (window * g.out[1]))};
+          return ParallelFor(ctx.parallel(), rows, plan, row_block);
+        }
+      }
       auto block = [&](int64_t begin, int64_t end) {
         PoolOutputs<K, T>(g, options_, in, out, indices, begin, end);
         return Status::Ok();
       };
-      if (outputs * window < tuning_.minimum_elements) return block(0, outputs);
+      if (serial) return block(0, outputs);
       const ParallelPlan plan{"pool.outputs", std::max<int64_t>(1, tuning_.grain_elements / window)};
       return ParallelFor(ctx.parallel(), outputs, plan, block);
     };

@@ -1,0 +1,154 @@
+#include "native/kernels/pooling/pool_rows.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace onnx_light {
+namespace {
+
+struct ColumnRange {
+  int64_t begin = 0, end = 0;
+};
+
+// Taps along dimension d inside the padded input, for AveragePool's count_include_pad.
+int64_t PaddedTaps(const PoolGeometry& g, int d, const WindowSpan& s) {
+  const int64_t reach = g.in[d] + g.pad_end[d] - s.start;
+  return std::min(g.kernel[d], (reach + g.dilation[d] - 1) / g.dilation[d]);
+}
+
+// One window tap across the row's interior columns: acc[j] folds src[j * step], in the
+// generic path's per-output order. S is the column stride when known at compile time
+// (1, 2: the loads the vectoriser turns into contiguous or de-interleaved vectors), else 0.
+template <PoolKind K, typename T, int S>
+__attribute__((always_inline)) inline void FoldTap(T* __restrict acc, const T* __restrict src, int64_t n,
+                                                   int64_t stride, int64_t p) {
+  const int64_t step = S > 0 ? S : stride;
+  for (int64_t j = 0; j < n; ++j) {
+    const T v = src[j * step];
+    if constexpr (K == PoolKind::kMax) acc[j] = v > acc[j] ? v : acc[j];  // NaN taps after the first lose
+    else if constexpr (K == PoolKind::kAverage) acc[j] += v;
+    else acc[j] += LpPower(v, p);
+  }
+}
+
+template <PoolKind K, typename T, int S>
+__attribute__((always_inline)) inline void RowInterior(const PoolGeometry& g, const PoolOptions& opt,
+                                                       const T* x_plane, T* y_row, int64_t oh, ColumnRange cols) {
+  const WindowSpan h = SpanOf(g, 0, oh);
+  const int64_t n = cols.end - cols.begin, stride = g.stride[1];
+  T* acc = y_row + cols.begin;
+  const T* base = x_plane + cols.begin * stride - g.pad_begin[1];
+  // MaxPool takes its first tap unconditionally (a NaN there wins); the sums start at 0.
+  bool first = K == PoolKind::kMax;
+  if constexpr (K != PoolKind::kMax) std::fill(acc, acc + n, T(0));
+  for (int64_t kh = h.lo; kh < h.hi; ++kh) {
+    const T* row = base + (h.start + kh * g.dilation[0]) * g.in[1];
+    for (int64_t kw = 0; kw < g.kernel[1]; ++kw) {
+      const T* src = row + kw * g.dilation[1];
+      if (first) {
+        const int64_t step = S > 0 ? S : stride;
+        for (int64_t j = 0; j < n; ++j) acc[j] = src[j * step];
+        first = false;
+      } else {
+        FoldTap<K, T, S>(acc, src, n, stride, opt.p);
+      }
+    }
+  }
+  if constexpr (K == PoolKind::kAverage) {
+    // Interior columns have all kernel[1] taps; the rows may be cut by the top/bottom edge.
+    const int64_t count = (opt.count_include_pad ? PaddedTaps(g, 0, h) : h.hi - h.lo) * g.kernel[1];
+    const T divisor = static_cast<T>(count);
+    for (int64_t j = 0; j < n; ++j) acc[j] = acc[j] / divisor;
+  } else if constexpr (K == PoolKind::kLp) {
+    for (int64_t j = 0; j < n; ++j) acc[j] = LpRoot(acc[j], opt.p);
+  }
+}
+
+// Output column `ow` with bounds-checked taps (the row's border columns), folded in the
+// generic path's order.
+template <PoolKind K, typename T>
+T BorderOutput(const PoolGeometry& g, const PoolOptions& opt, const T* x_plane, const WindowSpan& h, int64_t ow) {
+  const WindowSpan w = SpanOf(g, 1, ow);
+  T acc = K == PoolKind::kMax ? -std::numeric_limits<T>::infinity() : T(0);
+  bool first = true;
+  for (int64_t kh = h.lo; kh < h.hi; ++kh) {
+    const T* row = x_plane + (h.start + kh * g.dilation[0]) * g.in[1] + w.start;
+    for (int64_t kw = w.lo; kw < w.hi; ++kw) {
+      const T v = row[kw * g.dilation[1]];
+      if constexpr (K == PoolKind::kMax) acc = first || v > acc ? v : acc;
+      else if constexpr (K == PoolKind::kAverage) acc += v;
+      else acc += LpPower(v, opt.p);
+      first = false;
+    }
+  }
+  if constexpr (K == PoolKind::kAverage) {
+    const int64_t count =
+        opt.count_include_pad ? PaddedTaps(g, 0, h) * PaddedTaps(g, 1, w) : (h.hi - h.lo) * (w.hi - w.lo);
+    return count > 0 ? acc / static_cast<T>(count) : T(0);
+  } else if constexpr (K == PoolKind::kLp) {
+    return LpRoot(acc, opt.p);
+  }
+  return acc;
+}
+
+template <PoolKind K, typename T>
+using RowFn = void (*)(const PoolGeometry&, const PoolOptions&, const T*, T*, int64_t, ColumnRange);
+
+template <PoolKind K, typename T, int S>
+void RowPortable(const PoolGeometry& g, const PoolOptions& opt, const T* x, T* y, int64_t oh, ColumnRange cols) {
+  RowInterior<K, T, S>(g, opt, x, y, oh, cols);
+}
+
+#if defined(__x86_64__)
+// AVX2 without FMA: the folds must not contract, so that they match the generic path.
+template <PoolKind K, typename T, int S>
+__attribute__((target("avx2"))) void RowAvx2(const PoolGeometry& g, const PoolOptions& opt, const T* x, T* y,
+                                             int64_t oh, ColumnRange cols) {
+  RowInterior<K, T, S>(g, opt, x, y, oh, cols);
+}
+#endif
+
+template <PoolKind K, typename T, int S>
+RowFn<K, T> SelectIsa() {
+#if defined(__x86_64__)
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2) return &RowAvx2<K, T, S>;
+#endif
+  return &RowPortable<K, T, S>;
+}
+
+// Output columns [begin, end) whose horizontal window lies inside the input.
+ColumnRange InteriorColumns(const PoolGeometry& g) {
+  const int64_t out = g.out[1], stride = g.stride[1], pad = g.pad_begin[1];
+  const int64_t last_start = g.in[1] - 1 - (g.kernel[1] - 1) * g.dilation[1];  // last in-bounds window start
+  ColumnRange c;
+  c.begin = std::min(out, (pad + stride - 1) / stride);
+  const int64_t end = last_start + pad < 0 ? 0 : (last_start + pad) / stride + 1;
+  c.end = std::clamp(end, c.begin, out);
+  return c;
+}
+
+}  // namespace
+
+template <PoolKind K, typename T>
+void PoolRow2d(const PoolGeometry& g, const PoolOptions& opt, const T* x_plane, T* y_row, int64_t oh) {
+  static const RowFn<K, T> by_stride[3] = {SelectIsa<K, T, 0>(), SelectIsa<K, T, 1>(), SelectIsa<K, T, 2>()};
+  const WindowSpan h = SpanOf(g, 0, oh);
+  ColumnRange cols = InteriorColumns(g);
+  if (h.lo == h.hi) cols = {g.out[1], g.out[1]};  // no row in the input: every column is a border
+  for (int64_t ow = 0; ow < cols.begin; ++ow) y_row[ow] = BorderOutput<K, T>(g, opt, x_plane, h, ow);
+  if (cols.begin < cols.end) by_stride[g.stride[1] <= 2 ? g.stride[1] : 0](g, opt, x_plane, y_row, oh, cols);
+  for (int64_t ow = cols.end; ow < g.out[1]; ++ow) y_row[ow] = BorderOutput<K, T>(g, opt, x_plane, h, ow);
+}
+
+#define OL_POOL_ROWS(K, T) \
+  template void PoolRow2d<K, T>(const PoolGeometry&, const PoolOptions&, const T*, T*, int64_t);
+OL_POOL_ROWS(PoolKind::kMax, float)
+OL_POOL_ROWS(PoolKind::kMax, double)
+OL_POOL_ROWS(PoolKind::kAverage, float)
+OL_POOL_ROWS(PoolKind::kAverage, double)
+OL_POOL_ROWS(PoolKind::kLp, float)
+OL_POOL_ROWS(PoolKind::kLp, double)
+#undef OL_POOL_ROWS
+
+}  // namespace onnx_light
