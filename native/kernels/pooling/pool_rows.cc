@@ -2,6 +2,11 @@
 
 #include <algorithm>
 #include <limits>
+#include <type_traits>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace onnx_light {
 namespace {
@@ -106,12 +111,73 @@ __attribute__((target("avx2"))) void RowAvx2(const PoolGeometry& g, const PoolOp
                                              int64_t oh, ColumnRange cols) {
   RowInterior<K, T, S>(g, opt, x, y, oh, cols);
 }
+
+// 8 floats at src[0], src[S], ..., src[7 * S], reading nothing past src[7 * S].
+template <int S>
+__attribute__((target("avx2"), always_inline)) inline __m256 LoadColumns(const float* src) {
+  if constexpr (S == 1) {
+    return _mm256_loadu_ps(src);
+  } else {
+    // Per 128-bit lane: even elements of src[0..7] and odd ones of src[7..14]; then the
+    // 64-bit quarters reordered into column order.
+    const __m256 mixed = _mm256_shuffle_ps(_mm256_loadu_ps(src), _mm256_loadu_ps(src + 7), _MM_SHUFFLE(3, 1, 2, 0));
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(mixed), _MM_SHUFFLE(3, 1, 2, 0)));
+  }
+}
+
+// NB x 8 output columns of a float MaxPool/AveragePool row at column stride S, from
+// `block` (the first tap of the first column), folding every tap into NB independent
+// registers (independent chains, so the adds and maxes overlap) before one store each.
+// max_ps(v, acc) is exactly `v > acc ? v : acc`.
+template <PoolKind K, int S, int NB>
+__attribute__((target("avx2"), always_inline)) inline void FoldBlocks(const PoolGeometry& g, int64_t rows,
+                                                                      __m256 divisor, const float* block, float* out) {
+  const int64_t row_step = g.dilation[0] * g.in[1], dw = g.dilation[1];
+  __m256 acc[NB];
+  for (int b = 0; b < NB; ++b) acc[b] = K == PoolKind::kMax ? LoadColumns<S>(block + b * 8 * S) : _mm256_setzero_ps();
+  for (int64_t kh = 0; kh < rows; ++kh) {
+    const float* row = block + kh * row_step;
+    for (int64_t kw = K == PoolKind::kMax && kh == 0 ? 1 : 0; kw < g.kernel[1]; ++kw) {
+      for (int b = 0; b < NB; ++b) {
+        const __m256 v = LoadColumns<S>(row + kw * dw + b * 8 * S);
+        acc[b] = K == PoolKind::kMax ? _mm256_max_ps(v, acc[b]) : _mm256_add_ps(acc[b], v);
+      }
+    }
+  }
+  for (int b = 0; b < NB; ++b) {
+    if constexpr (K == PoolKind::kAverage) acc[b] = _mm256_div_ps(acc[b], divisor);
+    _mm256_storeu_ps(out + b * 8, acc[b]);
+  }
+}
+
+// Float MaxPool/AveragePool interior at column stride 1 or 2: 32 columns at a time, then
+// 8; a last partial block is recomputed overlapping the previous one (same values).
+template <PoolKind K, int S>
+__attribute__((target("avx2"))) void RowAvx2Blocked(const PoolGeometry& g, const PoolOptions& opt, const float* x,
+                                                    float* y, int64_t oh, ColumnRange cols) {
+  static_assert(K != PoolKind::kLp && (S == 1 || S == 2));
+  const int64_t n = cols.end - cols.begin;
+  if (n < 8) return RowInterior<K, float, S>(g, opt, x, y, oh, cols);
+  const WindowSpan h = SpanOf(g, 0, oh);
+  const float* first = x + (h.start + h.lo * g.dilation[0]) * g.in[1] + cols.begin * S - g.pad_begin[1];
+  float* out = y + cols.begin;
+  const int64_t count = (opt.count_include_pad ? PaddedTaps(g, 0, h) : h.hi - h.lo) * g.kernel[1];
+  const __m256 divisor = _mm256_set1_ps(static_cast<float>(count));
+  const int64_t rows = h.hi - h.lo;
+  int64_t j = 0;
+  for (; j + 32 <= n; j += 32) FoldBlocks<K, S, 4>(g, rows, divisor, first + j * S, out + j);
+  for (; j + 8 <= n; j += 8) FoldBlocks<K, S, 1>(g, rows, divisor, first + j * S, out + j);
+  if (j < n) FoldBlocks<K, S, 1>(g, rows, divisor, first + (n - 8) * S, out + n - 8);
+}
 #endif
 
 template <PoolKind K, typename T, int S>
 RowFn<K, T> SelectIsa() {
 #if defined(__x86_64__)
   static const bool avx2 = __builtin_cpu_supports("avx2");
+  if constexpr (std::is_same_v<T, float> && K != PoolKind::kLp && (S == 1 || S == 2)) {
+    if (avx2) return &RowAvx2Blocked<K, S>;
+  }
   if (avx2) return &RowAvx2<K, T, S>;
 #endif
   return &RowPortable<K, T, S>;
