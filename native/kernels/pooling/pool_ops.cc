@@ -231,20 +231,31 @@ class GlobalPoolKernel : public OpKernel {
       using A = typename Numeric<T>::Acc;
       const T* in = x->data<T>();
       T* out = y->data<T>();
-      auto block = [&](int64_t begin, int64_t end) {
-        for (int64_t p = begin; p < end; ++p) {
-          const T* xp = in + p * plane;
-          A acc = K == PoolKind::kMax ? -std::numeric_limits<A>::infinity() : A(0);
-          for (int64_t i = 0; i < plane; ++i) {
-            const A v = Numeric<T>::Load(xp[i]);
-            if constexpr (K == PoolKind::kMax) acc = v > acc ? v : acc;
-            else if constexpr (K == PoolKind::kAverage) acc += v;
-            else acc += LpPower(v, p_);
+      // Planes [first, first + L): L independent in-order folds interleaved, so that the
+      // chains overlap; each plane's result is the same as folding it alone.
+      auto planes_at = [&](auto lanes, int64_t first) {
+        constexpr int L = decltype(lanes)::value;
+        A acc[L];
+        for (int l = 0; l < L; ++l) acc[l] = K == PoolKind::kMax ? -std::numeric_limits<A>::infinity() : A(0);
+        const T* xp = in + first * plane;
+        for (int64_t i = 0; i < plane; ++i) {
+          for (int l = 0; l < L; ++l) {
+            const A v = Numeric<T>::Load(xp[l * plane + i]);
+            if constexpr (K == PoolKind::kMax) acc[l] = v > acc[l] ? v : acc[l];
+            else if constexpr (K == PoolKind::kAverage) acc[l] += v;
+            else acc[l] += LpPower(v, p_);
           }
-          if constexpr (K == PoolKind::kAverage) acc /= static_cast<A>(plane);
-          if constexpr (K == PoolKind::kLp) acc = LpRoot(acc, p_);
-          out[p] = Numeric<T>::Store(acc);
         }
+        for (int l = 0; l < L; ++l) {
+          if constexpr (K == PoolKind::kAverage) acc[l] /= static_cast<A>(plane);
+          if constexpr (K == PoolKind::kLp) acc[l] = LpRoot(acc[l], p_);
+          out[first + l] = Numeric<T>::Store(acc[l]);
+        }
+      };
+      auto block = [&](int64_t begin, int64_t end) {
+        int64_t p = begin;
+        for (; p + 8 <= end; p += 8) planes_at(std::integral_constant<int, 8>{}, p);
+        for (; p < end; ++p) planes_at(std::integral_constant<int, 1>{}, p);
         return Status::Ok();
       };
       if (planes * plane < tuning_.minimum_elements) return block(0, planes);

@@ -2,6 +2,7 @@
 // the same pool as a 3-D one with a trailing size-1 dimension, and MaxPool with its
 // Indices output, both take the generic path and must give bit-identical values, on
 // inputs with ties, signed zeros, infinities and NaNs.
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -122,6 +123,26 @@ TEST(PoolRows, AveragePoolMatchesGenericPath) {
 
 TEST(PoolRows, LpPoolMatchesGenericPath) {
   for (int64_t p : {1, 2, 3}) CompareWithGenericPath<float>("LpPool", 18, p);
+}
+
+// Global pools fold 8 planes interleaved: each must equal the window pool whose kernel
+// covers the plane (same fold order; no NaNs, since GlobalMaxPool skips them and MaxPool
+// keeps a leading one). 2 x 11 planes: blocks of 8 and a remainder.
+TEST(PoolRows, GlobalPoolsMatchWholePlaneWindows) {
+  std::vector<float> x = SpecialValues<float>(2 * 11 * 3 * 5, 99);
+  for (float& v : x) v = std::isnan(v) ? 1.25f : v;
+  for (const auto& [global, window] : {std::pair<std::string, std::string>{"GlobalAveragePool", "AveragePool"},
+                                       std::pair<std::string, std::string>{"GlobalMaxPool", "MaxPool"}}) {
+    KernelTester g(global, 22);
+    g.Input(MakeTensor<float>({2, 11, 3, 5}, x));
+    const std::vector<Value> g_out = RunAllCounts(g, kForceParallel);
+    KernelTester w(window, 22);
+    w.Input(MakeTensor<float>({2, 11, 3, 5}, x)).Attr("kernel_shape", std::vector<int64_t>{3, 5});
+    const std::vector<Value> w_out = RunAllCounts(w, kForceParallel);
+    ASSERT_EQ(g_out.size(), 1u);
+    ASSERT_EQ(w_out.size(), 1u);
+    ExpectBitIdentical<float>(g_out[0].tensor(), w_out[0].tensor(), global + " vs " + window);
+  }
 }
 
 // A value check independent of both paths: the stem pool of a ramp picks each window's
