@@ -129,14 +129,6 @@ void PoolOutputs(const PoolGeometry& g, const PoolOptions& opt, const T* x, T* y
   }
 }
 
-// Output rows [begin, end) of the flattened [planes, out rows] space of a 2-D pool.
-template <PoolKind K, typename T>
-void PoolRows(const PoolGeometry& g, const PoolOptions& opt, const T* x, T* y, int64_t begin, int64_t end) {
-  for (int64_t r = begin; r < end; ++r) {
-    PoolRow2d<K, T>(g, opt, x + r / g.out[0] * g.in_plane, y + r * g.out[1], r % g.out[0]);
-  }
-}
-
 template <PoolKind K>
 class PoolKernel : public OpKernel {
  public:
@@ -178,7 +170,7 @@ class PoolKernel : public OpKernel {
         if (g.rank == 2 && indices == nullptr) {
           const int64_t rows = g.planes * g.out[0];
           auto row_block = [&](int64_t begin, int64_t end) {
-            PoolRows<K, T>(g, options_, in, out, begin, end);
+            PoolRows2d<K, T>(g, options_, in, out, begin, end);
             return Status::Ok();
           };
           if (serial) return row_block(0, rows);

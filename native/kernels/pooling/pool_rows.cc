@@ -112,17 +112,19 @@ __attribute__((target("avx2"))) void RowAvx2(const PoolGeometry& g, const PoolOp
   RowInterior<K, T, S>(g, opt, x, y, oh, cols);
 }
 
-// 8 floats at src[0], src[S], ..., src[7 * S], reading nothing past src[7 * S].
+// 8 floats at src[0], src[S], ..., src[7 * S], reading nothing past src[7 * S]. At S == 2
+// they come in the order of columns 0 1 4 5 2 3 6 7 (one shuffle: even elements of
+// src[0..7] and odd ones of src[7..14] per 128-bit lane); the folds are elementwise, so
+// InColumnOrder puts the result in order once, before the store.
 template <int S>
 __attribute__((target("avx2"), always_inline)) inline __m256 LoadColumns(const float* src) {
-  if constexpr (S == 1) {
-    return _mm256_loadu_ps(src);
-  } else {
-    // Per 128-bit lane: even elements of src[0..7] and odd ones of src[7..14]; then the
-    // 64-bit quarters reordered into column order.
-    const __m256 mixed = _mm256_shuffle_ps(_mm256_loadu_ps(src), _mm256_loadu_ps(src + 7), _MM_SHUFFLE(3, 1, 2, 0));
-    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(mixed), _MM_SHUFFLE(3, 1, 2, 0)));
-  }
+  if constexpr (S == 1) return _mm256_loadu_ps(src);
+  else return _mm256_shuffle_ps(_mm256_loadu_ps(src), _mm256_loadu_ps(src + 7), _MM_SHUFFLE(3, 1, 2, 0));
+}
+template <int S>
+__attribute__((target("avx2"), always_inline)) inline __m256 InColumnOrder(__m256 v) {
+  if constexpr (S == 1) return v;
+  else return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(v), _MM_SHUFFLE(3, 1, 2, 0)));
 }
 
 // NB x 8 output columns of a float MaxPool/AveragePool row at column stride S, from
@@ -146,7 +148,7 @@ __attribute__((target("avx2"), always_inline)) inline void FoldBlocks(const Pool
   }
   for (int b = 0; b < NB; ++b) {
     if constexpr (K == PoolKind::kAverage) acc[b] = _mm256_div_ps(acc[b], divisor);
-    _mm256_storeu_ps(out + b * 8, acc[b]);
+    _mm256_storeu_ps(out + b * 8, InColumnOrder<S>(acc[b]));
   }
 }
 
@@ -197,18 +199,25 @@ ColumnRange InteriorColumns(const PoolGeometry& g) {
 }  // namespace
 
 template <PoolKind K, typename T>
-void PoolRow2d(const PoolGeometry& g, const PoolOptions& opt, const T* x_plane, T* y_row, int64_t oh) {
+void PoolRows2d(const PoolGeometry& g, const PoolOptions& opt, const T* x, T* y, int64_t begin, int64_t end) {
   static const RowFn<K, T> by_stride[3] = {SelectIsa<K, T, 0>(), SelectIsa<K, T, 1>(), SelectIsa<K, T, 2>()};
-  const WindowSpan h = SpanOf(g, 0, oh);
-  ColumnRange cols = InteriorColumns(g);
-  if (h.lo == h.hi) cols = {g.out[1], g.out[1]};  // no row in the input: every column is a border
-  for (int64_t ow = 0; ow < cols.begin; ++ow) y_row[ow] = BorderOutput<K, T>(g, opt, x_plane, h, ow);
-  if (cols.begin < cols.end) by_stride[g.stride[1] <= 2 ? g.stride[1] : 0](g, opt, x_plane, y_row, oh, cols);
-  for (int64_t ow = cols.end; ow < g.out[1]; ++ow) y_row[ow] = BorderOutput<K, T>(g, opt, x_plane, h, ow);
+  const RowFn<K, T> interior = by_stride[g.stride[1] <= 2 ? g.stride[1] : 0];
+  const ColumnRange inside = InteriorColumns(g);
+  for (int64_t r = begin; r < end; ++r) {
+    const int64_t oh = r % g.out[0];
+    const T* x_plane = x + r / g.out[0] * g.in_plane;
+    T* y_row = y + r * g.out[1];
+    const WindowSpan h = SpanOf(g, 0, oh);
+    // A row whose window misses the input vertically has only border columns.
+    const ColumnRange cols = h.lo == h.hi ? ColumnRange{g.out[1], g.out[1]} : inside;
+    for (int64_t ow = 0; ow < cols.begin; ++ow) y_row[ow] = BorderOutput<K, T>(g, opt, x_plane, h, ow);
+    if (cols.begin < cols.end) interior(g, opt, x_plane, y_row, oh, cols);
+    for (int64_t ow = cols.end; ow < g.out[1]; ++ow) y_row[ow] = BorderOutput<K, T>(g, opt, x_plane, h, ow);
+  }
 }
 
 #define OL_POOL_ROWS(K, T) \
-  template void PoolRow2d<K, T>(const PoolGeometry&, const PoolOptions&, const T*, T*, int64_t);
+  template void PoolRows2d<K, T>(const PoolGeometry&, const PoolOptions&, const T*, T*, int64_t, int64_t);
 OL_POOL_ROWS(PoolKind::kMax, float)
 OL_POOL_ROWS(PoolKind::kMax, double)
 OL_POOL_ROWS(PoolKind::kAverage, float)

@@ -13,9 +13,8 @@
 
 namespace onnx_light {
 
-// Output row `oh` of one plane of a 2-D pool: `x_plane` is the plane's input, `y_row` the
-// output row.
+// Output rows [begin, end) of the flattened [N*C, out rows] space of a 2-D pool.
 template <PoolKind K, typename T>
-void PoolRow2d(const PoolGeometry& g, const PoolOptions& opt, const T* x_plane, T* y_row, int64_t oh);
+void PoolRows2d(const PoolGeometry& g, const PoolOptions& opt, const T* x, T* y, int64_t begin, int64_t end);
 
 }  // namespace onnx_light
