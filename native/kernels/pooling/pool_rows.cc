@@ -127,33 +127,37 @@ __attribute__((target("avx2"), always_inline)) inline __m256 InColumnOrder(__m25
   else return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(v), _MM_SHUFFLE(3, 1, 2, 0)));
 }
 
-// NB x 8 output columns of a float MaxPool/AveragePool row at column stride S, from
-// `block` (the first tap of the first column), folding every tap into NB independent
-// registers (independent chains, so the adds and maxes overlap) before one store each.
-// max_ps(v, acc) is exactly `v > acc ? v : acc`.
+// NB blocks of 8 output columns of a float MaxPool/AveragePool row at column stride S,
+// block b at columns starts[b]: every tap is folded into NB independent registers
+// (independent chains, so the adds and maxes overlap) before one store each. `first`
+// is the first tap of column 0. max_ps(v, acc) is exactly `v > acc ? v : acc`.
 template <PoolKind K, int S, int NB>
 __attribute__((target("avx2"), always_inline)) inline void FoldBlocks(const PoolGeometry& g, int64_t rows,
-                                                                      __m256 divisor, const float* block, float* out) {
+                                                                      __m256 divisor, const float* first, float* out,
+                                                                      const int64_t (&starts)[NB]) {
   const int64_t row_step = g.dilation[0] * g.in[1], dw = g.dilation[1];
   __m256 acc[NB];
-  for (int b = 0; b < NB; ++b) acc[b] = K == PoolKind::kMax ? LoadColumns<S>(block + b * 8 * S) : _mm256_setzero_ps();
+  for (int b = 0; b < NB; ++b) {
+    acc[b] = K == PoolKind::kMax ? LoadColumns<S>(first + starts[b] * S) : _mm256_setzero_ps();
+  }
   for (int64_t kh = 0; kh < rows; ++kh) {
-    const float* row = block + kh * row_step;
+    const float* row = first + kh * row_step;
     for (int64_t kw = K == PoolKind::kMax && kh == 0 ? 1 : 0; kw < g.kernel[1]; ++kw) {
       for (int b = 0; b < NB; ++b) {
-        const __m256 v = LoadColumns<S>(row + kw * dw + b * 8 * S);
+        const __m256 v = LoadColumns<S>(row + kw * dw + starts[b] * S);
         acc[b] = K == PoolKind::kMax ? _mm256_max_ps(v, acc[b]) : _mm256_add_ps(acc[b], v);
       }
     }
   }
   for (int b = 0; b < NB; ++b) {
     if constexpr (K == PoolKind::kAverage) acc[b] = _mm256_div_ps(acc[b], divisor);
-    _mm256_storeu_ps(out + b * 8, InColumnOrder<S>(acc[b]));
+    _mm256_storeu_ps(out + starts[b], InColumnOrder<S>(acc[b]));
   }
 }
 
 // Float MaxPool/AveragePool interior at column stride 1 or 2: 32 columns at a time, then
-// 8; a last partial block is recomputed overlapping the previous one (same values).
+// the rest (n >= 8) in one call of up to 4 blocks, the last of them ending at column n
+// (overlapping its neighbour: those columns are recomputed with the same values).
 template <PoolKind K, int S>
 __attribute__((target("avx2"))) void RowAvx2Blocked(const PoolGeometry& g, const PoolOptions& opt, const float* x,
                                                     float* y, int64_t oh, ColumnRange cols) {
@@ -167,9 +171,15 @@ __attribute__((target("avx2"))) void RowAvx2Blocked(const PoolGeometry& g, const
   const __m256 divisor = _mm256_set1_ps(static_cast<float>(count));
   const int64_t rows = h.hi - h.lo;
   int64_t j = 0;
-  for (; j + 32 <= n; j += 32) FoldBlocks<K, S, 4>(g, rows, divisor, first + j * S, out + j);
-  for (; j + 8 <= n; j += 8) FoldBlocks<K, S, 1>(g, rows, divisor, first + j * S, out + j);
-  if (j < n) FoldBlocks<K, S, 1>(g, rows, divisor, first + (n - 8) * S, out + n - 8);
+  for (; j + 32 <= n; j += 32) FoldBlocks<K, S, 4>(g, rows, divisor, first, out, {j, j + 8, j + 16, j + 24});
+  const int64_t last = n - 8;
+  switch ((n - j + 7) / 8) {
+    case 1: return FoldBlocks<K, S, 1>(g, rows, divisor, first, out, {last});
+    case 2: return FoldBlocks<K, S, 2>(g, rows, divisor, first, out, {j, last});
+    case 3: return FoldBlocks<K, S, 3>(g, rows, divisor, first, out, {j, j + 8, last});
+    case 4: return FoldBlocks<K, S, 4>(g, rows, divisor, first, out, {j, j + 8, j + 16, last});
+    default: return;  // n is a multiple of 32
+  }
 }
 #endif
 
@@ -196,6 +206,19 @@ ColumnRange InteriorColumns(const PoolGeometry& g) {
   return c;
 }
 
+// Asks for the input rows under output row r (of the flattened [N*C, out rows] space)
+// ahead of use: a row's first loads otherwise wait on memory for each new input row.
+template <typename T>
+void PrefetchWindowRows(const PoolGeometry& g, const T* x, int64_t r) {
+  const WindowSpan h = SpanOf(g, 0, r % g.out[0]);
+  const char* plane = reinterpret_cast<const char*>(x + r / g.out[0] * g.in_plane);
+  const int64_t row_bytes = g.in[1] * static_cast<int64_t>(sizeof(T));
+  for (int64_t kh = h.lo; kh < h.hi; ++kh) {
+    const char* row = plane + (h.start + kh * g.dilation[0]) * row_bytes;
+    for (int64_t at = 0; at < row_bytes; at += 64) __builtin_prefetch(row + at);
+  }
+}
+
 }  // namespace
 
 template <PoolKind K, typename T>
@@ -204,6 +227,7 @@ void PoolRows2d(const PoolGeometry& g, const PoolOptions& opt, const T* x, T* y,
   const RowFn<K, T> interior = by_stride[g.stride[1] <= 2 ? g.stride[1] : 0];
   const ColumnRange inside = InteriorColumns(g);
   for (int64_t r = begin; r < end; ++r) {
+    if (r + 1 < end) PrefetchWindowRows(g, x, r + 1);
     const int64_t oh = r % g.out[0];
     const T* x_plane = x + r / g.out[0] * g.in_plane;
     T* y_row = y + r * g.out[1];

@@ -35,6 +35,10 @@ const Geometry kGeometries[] = {
     {{2, 3}, {1, 2}, {1, 2, 1, 2}, {2, 2}, 1, 10, 19},  // dilation
     {{5, 5}, {3, 3}, {2, 2, 2, 2}, {1, 1}, 0, 4, 4},    // window wider than the input: no interior
     {{3, 3}, {1, 4}, {2, 2, 2, 2}, {1, 1}, 0, 8, 33},   // stride > 2
+    // Interior widths 49, 42 and 32: a 32-column block, then 3, 2 and no remaining blocks.
+    {{3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, 0, 5, 101},
+    {{2, 2}, {1, 1}, {0, 0, 0, 0}, {1, 1}, 0, 4, 43},
+    {{3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 0, 3, 34},
 };
 
 // Few distinct values so that windows tie; signed zeros, infinities and NaNs in between.
