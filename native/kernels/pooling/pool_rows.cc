@@ -17,8 +17,8 @@ struct ColumnRange {
 
 // Taps along dimension d inside the padded input, for AveragePool's count_include_pad.
 int64_t PaddedTaps(const PoolGeometry& g, int d, const WindowSpan& s) {
-  const int64_t reach = g.in[d] + g.pad_end[d] - s.start;
-  return std::min(g.kernel[d], (reach + g.dilation[d] - 1) / g.dilation[d]);
+  const int64_t reach = g.in[d] + g.pad_end[d] - s.start, dil = g.dilation[d];
+  return std::min(g.kernel[d], dil == 1 ? reach : (reach + dil - 1) / dil);
 }
 
 // One window tap across the row's interior columns: acc[j] folds src[j * step], in the
