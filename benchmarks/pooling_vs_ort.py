@@ -3,7 +3,7 @@
     ./bazelw run --config=opt //benchmarks:pooling_vs_ort -- [--repeats=N] [--json=out.json]
 
 ResNet/MobileNet pooling shapes: the ResNet stem MaxPool (1x64x112x112, 3x3 stride 2 pad 1),
-a 2x2 stride 2 MaxPool/AveragePool on 1x256x56x56, a 3x3 stride 1 pad 1 AveragePool and the
+the same pool on 1x64x28x28 (near the parallel threshold), a 2x2 stride 2 MaxPool/AveragePool on 1x256x56x56, a 3x3 stride 1 pad 1 AveragePool and the
 global pools on 1x2048x7x7 and 1x1280x7x7, with 1 and 2 threads. Both runtimes run the same
 model on the same feeds, interleaved sample by sample; prints medians, the ratio onnx-light /
 ORT, and each node's own duration ("kernel ms": onnx-light's from run_with_events, ORT's from
@@ -31,6 +31,7 @@ flags.DEFINE_string("only", "", "run only cases whose name contains this")
 # name, op, input shape, attributes
 CASES = [
     ("maxpool_stem", "MaxPool", [1, 64, 112, 112], dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])),
+    ("maxpool_small", "MaxPool", [1, 64, 28, 28], dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])),
     ("maxpool_2x2s2", "MaxPool", [1, 256, 56, 56], dict(kernel_shape=[2, 2], strides=[2, 2])),
     ("avgpool_2x2s2", "AveragePool", [1, 256, 56, 56], dict(kernel_shape=[2, 2], strides=[2, 2])),
     ("avgpool_3x3s1p1", "AveragePool", [1, 64, 56, 56],

@@ -18,7 +18,8 @@ namespace {
 using MaxPoolTypes = TypeList<Float16, float, double, BFloat16, int8_t, uint8_t>;
 
 struct PoolTuning {
-  int64_t minimum_elements = 0;  // input reads (outputs x window) below which the pool runs serially
+  int64_t minimum_elements = 0;      // input reads (outputs x window) below which the pool runs serially
+  int64_t minimum_row_reads = 0;     // the same for the 2-D row path (window pools only)
   int64_t grain_elements = 1;
 };
 
@@ -28,17 +29,30 @@ struct PoolTuning {
 constexpr int64_t kMaxPoolMinimum = int64_t{1} << 16;     // window taps: ~1.7 ns/tap
 constexpr int64_t kSumPoolMinimum = int64_t{1} << 15;     // AveragePool/LpPool taps: ~4.8 ns/tap
 constexpr int64_t kGlobalPoolMinimum = int64_t{1} << 18;  // contiguous planes: ~0.35 ns/element
+// The 2-D float/double row path (pool_rows.h), from benchmarks/pooling_vs_ort (AVX2):
+constexpr int64_t kRowPoolMinimum = int64_t{1} << 19;    // MaxPool/AveragePool: ~0.15-0.25 ns/tap
+constexpr int64_t kLpRowPoolMinimum = int64_t{1} << 18;  // LpPool: ~0.4 ns/tap
 
-std::vector<ParamSpec> PoolTuningParams(int64_t minimum_elements) {
-  return {MinimumElementsParam(minimum_elements, "input reads (outputs x window taps) below which the pool runs serially"),
-          ParamSpec::Int64("parallel.grain_elements", 16384, 1, int64_t{1} << 40,
-                           "smallest parallel block, in input reads")};
+// row_minimum > 0: a window pool, which also has the row path's threshold.
+std::vector<ParamSpec> PoolTuningParams(int64_t minimum_elements, int64_t row_minimum) {
+  std::vector<ParamSpec> params = {
+      MinimumElementsParam(minimum_elements, "input reads (outputs x window taps) below which the pool runs serially"),
+      ParamSpec::Int64("parallel.grain_elements", 16384, 1, int64_t{1} << 40, "smallest parallel block, in input reads")};
+  if (row_minimum > 0) {
+    params.push_back(ParamSpec::Int64("parallel.minimum_row_reads", row_minimum, 1, int64_t{1} << 40,
+                                      "input reads below which a 2-D float/double pool without Indices (the "
+                                      "vectorised row path) runs serially"));
+  }
+  return params;
 }
 
-StatusOr<PoolTuning> ReadPoolTuning(const KernelInfo& info) {
+StatusOr<PoolTuning> ReadPoolTuning(const KernelInfo& info, bool window) {
   PoolTuning t;
   OL_ASSIGN_OR_RETURN(t.minimum_elements, info.tuning().Int64("parallel.minimum_elements"));
   OL_ASSIGN_OR_RETURN(t.grain_elements, info.tuning().Int64("parallel.grain_elements"));
+  if (window) {
+    OL_ASSIGN_OR_RETURN(t.minimum_row_reads, info.tuning().Int64("parallel.minimum_row_reads"));
+  }
   return t;
 }
 
@@ -145,7 +159,7 @@ class PoolKernel : public OpKernel {
     if constexpr (K == PoolKind::kLp) {
       OL_ASSIGN_OR_RETURN(options_.p, ReadP(info));
     }
-    OL_ASSIGN_OR_RETURN(tuning_, ReadPoolTuning(info));
+    OL_ASSIGN_OR_RETURN(tuning_, ReadPoolTuning(info, /*window=*/true));
     return Status::Ok();
   }
 
@@ -165,7 +179,6 @@ class PoolKernel : public OpKernel {
       using T = typename decltype(tag)::type;
       const T* in = x->data<T>();
       T* out = y->data<T>();
-      const bool serial = outputs * window < tuning_.minimum_elements;
       if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
         if (g.rank == 2 && indices == nullptr) {
           const int64_t rows = g.planes * g.out[0];
@@ -173,7 +186,7 @@ class PoolKernel : public OpKernel {
             PoolRows2d<K, T>(g, options_, in, out, begin, end);
             return Status::Ok();
           };
-          if (serial) return row_block(0, rows);
+          if (outputs * window < tuning_.minimum_row_reads) return row_block(0, rows);
           const ParallelPlan plan{"pool.rows", std::max<int64_t>(1, tuning_.grain_elements / (window * g.out[1]))};
           return ParallelFor(ctx.parallel(), rows, plan, row_block);
         }
@@ -182,7 +195,7 @@ class PoolKernel : public OpKernel {
         PoolOutputs<K, T>(g, options_, in, out, indices, begin, end);
         return Status::Ok();
       };
-      if (serial) return block(0, outputs);
+      if (outputs * window < tuning_.minimum_elements) return block(0, outputs);
       const ParallelPlan plan{"pool.outputs", std::max<int64_t>(1, tuning_.grain_elements / window)};
       return ParallelFor(ctx.parallel(), outputs, plan, block);
     };
@@ -204,7 +217,7 @@ class GlobalPoolKernel : public OpKernel {
     if constexpr (K == PoolKind::kLp) {
       OL_ASSIGN_OR_RETURN(p_, ReadP(info));
     }
-    OL_ASSIGN_OR_RETURN(tuning_, ReadPoolTuning(info));
+    OL_ASSIGN_OR_RETURN(tuning_, ReadPoolTuning(info, /*window=*/false));
     return Status::Ok();
   }
 
@@ -262,14 +275,14 @@ class GlobalPoolKernel : public OpKernel {
 };
 
 void AddPool(KernelRegistry& registry, const char* op, int since, int end, std::vector<DataType> types,
-             KernelFactory factory, int64_t minimum_elements) {
+             KernelFactory factory, int64_t minimum_elements, int64_t row_minimum = 0) {
   KernelDef def;
   def.op = op;
   def.since_version = since;
   def.end_version = end;
   def.family = "pooling";
   def.element_types = std::move(types);
-  def.tuning = PoolTuningParams(minimum_elements);
+  def.tuning = PoolTuningParams(minimum_elements, row_minimum);
   def.factory = std::move(factory);
   registry.Add(std::move(def));
 }
@@ -287,16 +300,18 @@ OL_REGISTER_KERNELS(pooling_family) {
   for (const auto& s : max_spans) {
     std::vector<DataType> types = PoolFloats(s[0]);
     if (s[0] >= 12) types.insert(types.end(), {DataType::kInt8, DataType::kUint8});
-    AddPool(registry, "MaxPool", s[0], s[1], types, MakeKernel<PoolKernel<PoolKind::kMax>>(), kMaxPoolMinimum);
+    AddPool(registry, "MaxPool", s[0], s[1], types, MakeKernel<PoolKernel<PoolKind::kMax>>(), kMaxPoolMinimum,
+            kRowPoolMinimum);
   }
   const int avg_spans[][2] = {{1, 6}, {7, 9}, {10, 10}, {11, 18}, {19, 21}, {22, kOpenEnded}};
   for (const auto& s : avg_spans) {
     AddPool(registry, "AveragePool", s[0], s[1], PoolFloats(s[0]), MakeKernel<PoolKernel<PoolKind::kAverage>>(),
-            kSumPoolMinimum);
+            kSumPoolMinimum, kRowPoolMinimum);
   }
   const int lp_spans[][2] = {{1, 1}, {2, 10}, {11, 17}, {18, 21}, {22, kOpenEnded}};
   for (const auto& s : lp_spans) {
-    AddPool(registry, "LpPool", s[0], s[1], PoolFloats(s[0]), MakeKernel<PoolKernel<PoolKind::kLp>>(), kSumPoolMinimum);
+    AddPool(registry, "LpPool", s[0], s[1], PoolFloats(s[0]), MakeKernel<PoolKernel<PoolKind::kLp>>(), kSumPoolMinimum,
+            kLpRowPoolMinimum);
   }
   for (const auto& s : {std::pair<int, int>{1, 21}, std::pair<int, int>{22, kOpenEnded}}) {
     AddPool(registry, "GlobalAveragePool", s.first, s.second, PoolFloats(s.first),

@@ -20,6 +20,11 @@ const std::vector<std::pair<std::string, ParamValue>> kForceParallel = {
     {"parallel.minimum_elements", int64_t{1}},
     {"parallel.grain_elements", int64_t{1}},
 };
+const std::vector<std::pair<std::string, ParamValue>> kForceParallelWindow = {
+    {"parallel.minimum_elements", int64_t{1}},
+    {"parallel.minimum_row_reads", int64_t{1}},
+    {"parallel.grain_elements", int64_t{1}},
+};
 
 struct Geometry {
   std::vector<int64_t> kernel, strides, pads, dilations;  // 2-D, pads as [h0, w0, h1, w1]
@@ -95,13 +100,13 @@ void CompareWithGenericPath(const std::string& op, int opset, int64_t option) {
     KernelTester fast(op, opset);
     fast.Input(MakeTensor<T>({2, 3, g.height, g.width}, x));
     SetAttributes(fast, g, false, op, option);
-    const std::vector<Value> fast_out = RunAllCounts(fast, kForceParallel);
+    const std::vector<Value> fast_out = RunAllCounts(fast, kForceParallelWindow);
     ASSERT_EQ(fast_out.size(), 1u) << what;
 
     KernelTester generic(op, opset);
     generic.Input(MakeTensor<T>({2, 3, g.height, g.width, 1}, x));
     SetAttributes(generic, g, true, op, option);
-    const std::vector<Value> generic_out = RunAllCounts(generic, kForceParallel);
+    const std::vector<Value> generic_out = RunAllCounts(generic, kForceParallelWindow);
     ASSERT_EQ(generic_out.size(), 1u) << what;
     ExpectBitIdentical<T>(fast_out[0].tensor(), generic_out[0].tensor(), what + " vs 3-D");
 
@@ -109,7 +114,7 @@ void CompareWithGenericPath(const std::string& op, int opset, int64_t option) {
       KernelTester indexed(op, opset);
       indexed.Input(MakeTensor<T>({2, 3, g.height, g.width}, x)).Outputs(2);
       SetAttributes(indexed, g, false, op, option);
-      const std::vector<Value> indexed_out = RunAllCounts(indexed, kForceParallel);
+      const std::vector<Value> indexed_out = RunAllCounts(indexed, kForceParallelWindow);
       ASSERT_EQ(indexed_out.size(), 2u) << what;
       ExpectBitIdentical<T>(fast_out[0].tensor(), indexed_out[0].tensor(), what + " vs with Indices");
     }
@@ -145,7 +150,7 @@ TEST(PoolRows, GlobalPoolsMatchWholePlaneWindows) {
     const std::vector<Value> g_out = RunAllCounts(g, kForceParallel);
     KernelTester w(window, 22);
     w.Input(MakeTensor<float>({2, 11, 3, 5}, x)).Attr("kernel_shape", std::vector<int64_t>{3, 5});
-    const std::vector<Value> w_out = RunAllCounts(w, kForceParallel);
+    const std::vector<Value> w_out = RunAllCounts(w, kForceParallelWindow);
     ASSERT_EQ(g_out.size(), 1u);
     ASSERT_EQ(w_out.size(), 1u);
     ExpectBitIdentical<float>(g_out[0].tensor(), w_out[0].tensor(), global + " vs " + window);
@@ -162,7 +167,7 @@ TEST(PoolRows, StemMaxPoolOfRamp) {
   t.Input(MakeTensor<float>({1, 1, h, w}, x));
   t.Attr("kernel_shape", std::vector<int64_t>{3, 3}).Attr("strides", std::vector<int64_t>{2, 2});
   t.Attr("pads", std::vector<int64_t>{1, 1, 1, 1});
-  const std::vector<Value> out = RunAllCounts(t, kForceParallel);
+  const std::vector<Value> out = RunAllCounts(t, kForceParallelWindow);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].tensor().shape(), Shape({1, 1, 3, 4}));
   std::vector<float> expected;
