@@ -189,8 +189,9 @@ RowFn<K, T> SelectIsa() {
   static const bool avx2 = __builtin_cpu_supports("avx2");
   if constexpr (std::is_same_v<T, float> && K != PoolKind::kLp && (S == 1 || S == 2)) {
     if (avx2) return &RowAvx2Blocked<K, S>;
+  } else {
+    if (avx2) return &RowAvx2<K, T, S>;
   }
-  if (avx2) return &RowAvx2<K, T, S>;
 #endif
   return &RowPortable<K, T, S>;
 }
