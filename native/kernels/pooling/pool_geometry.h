@@ -2,6 +2,7 @@
 // geometry they give an [N, C, D1..Dk] input, as the ONNX pooling operators define it.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -43,6 +44,10 @@ struct WindowSpan {
 inline WindowSpan SpanOf(const PoolGeometry& g, int d, int64_t o) {
   const int64_t start = o * g.stride[d] - g.pad_begin[d];
   const int64_t dil = g.dilation[d];
+  if (dil == 1) {  // the common case, without the divisions
+    const int64_t hi = std::clamp<int64_t>(g.in[d] - start, 0, g.kernel[d]);
+    return {start, std::min(std::max<int64_t>(-start, 0), hi), hi};
+  }
   int64_t lo = start < 0 ? (-start + dil - 1) / dil : 0;
   int64_t hi = g.in[d] - start <= 0 ? 0 : (g.in[d] - start + dil - 1) / dil;
   if (hi > g.kernel[d]) hi = g.kernel[d];

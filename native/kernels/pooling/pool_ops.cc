@@ -1,22 +1,25 @@
 // MaxPool (with Indices), AveragePool, LpPool and their Global* forms. Every output
-// element is independent: the window ops split the flattened [N*C, out...] output space,
-// the global ops split the N*C planes.
+// element is independent: the window ops split the flattened [N*C, out...] output space
+// (2-D float/double pools without Indices split [N*C, out rows] and take the row-interior
+// fast path of pool_rows.h), the global ops split the N*C planes.
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "native/kernels/pooling/pool_geometry.h"
+#include "native/kernels/pooling/pool_rows.h"
+#include "native/kernels/pooling/pool_window.h"
 #include "native/kernels/reduce_util/numeric.h"
 
 namespace onnx_light {
 namespace {
 
-enum class PoolKind { kMax, kAverage, kLp };
-
 using MaxPoolTypes = TypeList<Float16, float, double, BFloat16, int8_t, uint8_t>;
 
 struct PoolTuning {
-  int64_t minimum_elements = 0;  // input reads (outputs x window) below which the pool runs serially
+  int64_t minimum_elements = 0;      // input reads (outputs x window) below which the pool runs serially
+  int64_t minimum_row_reads = 0;     // the same for the 2-D row path (window pools only)
   int64_t grain_elements = 1;
 };
 
@@ -26,17 +29,30 @@ struct PoolTuning {
 constexpr int64_t kMaxPoolMinimum = int64_t{1} << 16;     // window taps: ~1.7 ns/tap
 constexpr int64_t kSumPoolMinimum = int64_t{1} << 15;     // AveragePool/LpPool taps: ~4.8 ns/tap
 constexpr int64_t kGlobalPoolMinimum = int64_t{1} << 18;  // contiguous planes: ~0.35 ns/element
+// The 2-D float/double row path (pool_rows.h), from benchmarks/pooling_vs_ort (AVX2):
+constexpr int64_t kRowPoolMinimum = int64_t{1} << 19;    // MaxPool/AveragePool: ~0.15-0.25 ns/tap
+constexpr int64_t kLpRowPoolMinimum = int64_t{1} << 18;  // LpPool: ~0.4 ns/tap
 
-std::vector<ParamSpec> PoolTuningParams(int64_t minimum_elements) {
-  return {MinimumElementsParam(minimum_elements, "input reads (outputs x window taps) below which the pool runs serially"),
-          ParamSpec::Int64("parallel.grain_elements", 16384, 1, int64_t{1} << 40,
-                           "smallest parallel block, in input reads")};
+// row_minimum > 0: a window pool, which also has the row path's threshold.
+std::vector<ParamSpec> PoolTuningParams(int64_t minimum_elements, int64_t row_minimum) {
+  std::vector<ParamSpec> params = {
+      MinimumElementsParam(minimum_elements, "input reads (outputs x window taps) below which the pool runs serially"),
+      ParamSpec::Int64("parallel.grain_elements", 16384, 1, int64_t{1} << 40, "smallest parallel block, in input reads")};
+  if (row_minimum > 0) {
+    params.push_back(ParamSpec::Int64("parallel.minimum_row_reads", row_minimum, 1, int64_t{1} << 40,
+                                      "input reads below which a 2-D float/double pool without Indices (the "
+                                      "vectorised row path) runs serially"));
+  }
+  return params;
 }
 
-StatusOr<PoolTuning> ReadPoolTuning(const KernelInfo& info) {
+StatusOr<PoolTuning> ReadPoolTuning(const KernelInfo& info, bool window) {
   PoolTuning t;
   OL_ASSIGN_OR_RETURN(t.minimum_elements, info.tuning().Int64("parallel.minimum_elements"));
   OL_ASSIGN_OR_RETURN(t.grain_elements, info.tuning().Int64("parallel.grain_elements"));
+  if (window) {
+    OL_ASSIGN_OR_RETURN(t.minimum_row_reads, info.tuning().Int64("parallel.minimum_row_reads"));
+  }
   return t;
 }
 
@@ -48,22 +64,6 @@ StatusOr<int64_t> ReadP(const KernelInfo& info) {
   if (p < 1) return InvalidArgument(info.Where(), ": p must be >= 1, got ", p);
   return p;
 }
-
-template <typename A>
-A LpRoot(A sum, int64_t p) {
-  return p == 1 ? sum : p == 2 ? std::sqrt(sum) : std::pow(sum, A(1) / static_cast<A>(p));
-}
-template <typename A>
-A LpPower(A v, int64_t p) {
-  const A a = std::fabs(v);
-  return p == 1 ? a : p == 2 ? a * a : std::pow(a, static_cast<A>(p));
-}
-
-struct PoolOptions {
-  bool count_include_pad = false;
-  bool column_major_indices = false;  // MaxPool storage_order = 1
-  int64_t p = 2;
-};
 
 // Output elements [begin, end) of the flattened [planes, out...] space.
 template <PoolKind K, typename T>
@@ -159,7 +159,7 @@ class PoolKernel : public OpKernel {
     if constexpr (K == PoolKind::kLp) {
       OL_ASSIGN_OR_RETURN(options_.p, ReadP(info));
     }
-    OL_ASSIGN_OR_RETURN(tuning_, ReadPoolTuning(info));
+    OL_ASSIGN_OR_RETURN(tuning_, ReadPoolTuning(info, /*window=*/true));
     return Status::Ok();
   }
 
@@ -179,6 +179,18 @@ class PoolKernel : public OpKernel {
       using T = typename decltype(tag)::type;
       const T* in = x->data<T>();
       T* out = y->data<T>();
+      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+        if (g.rank == 2 && indices == nullptr) {
+          const int64_t rows = g.planes * g.out[0];
+          auto row_block = [&](int64_t begin, int64_t end) {
+            PoolRows2d<K, T>(g, options_, in, out, begin, end);
+            return Status::Ok();
+          };
+          if (outputs * window < tuning_.minimum_row_reads) return row_block(0, rows);
+          const ParallelPlan plan{"pool.rows", std::max<int64_t>(1, tuning_.grain_elements / (window * g.out[1]))};
+          return ParallelFor(ctx.parallel(), rows, plan, row_block);
+        }
+      }
       auto block = [&](int64_t begin, int64_t end) {
         PoolOutputs<K, T>(g, options_, in, out, indices, begin, end);
         return Status::Ok();
@@ -205,7 +217,7 @@ class GlobalPoolKernel : public OpKernel {
     if constexpr (K == PoolKind::kLp) {
       OL_ASSIGN_OR_RETURN(p_, ReadP(info));
     }
-    OL_ASSIGN_OR_RETURN(tuning_, ReadPoolTuning(info));
+    OL_ASSIGN_OR_RETURN(tuning_, ReadPoolTuning(info, /*window=*/false));
     return Status::Ok();
   }
 
@@ -224,20 +236,31 @@ class GlobalPoolKernel : public OpKernel {
       using A = typename Numeric<T>::Acc;
       const T* in = x->data<T>();
       T* out = y->data<T>();
-      auto block = [&](int64_t begin, int64_t end) {
-        for (int64_t p = begin; p < end; ++p) {
-          const T* xp = in + p * plane;
-          A acc = K == PoolKind::kMax ? -std::numeric_limits<A>::infinity() : A(0);
-          for (int64_t i = 0; i < plane; ++i) {
-            const A v = Numeric<T>::Load(xp[i]);
-            if constexpr (K == PoolKind::kMax) acc = v > acc ? v : acc;
-            else if constexpr (K == PoolKind::kAverage) acc += v;
-            else acc += LpPower(v, p_);
+      // Planes [first, first + L): L independent in-order folds interleaved, so that the
+      // chains overlap; each plane's result is the same as folding it alone.
+      auto planes_at = [&](auto lanes, int64_t first) {
+        constexpr int L = decltype(lanes)::value;
+        A acc[L];
+        for (int l = 0; l < L; ++l) acc[l] = K == PoolKind::kMax ? -std::numeric_limits<A>::infinity() : A(0);
+        const T* xp = in + first * plane;
+        for (int64_t i = 0; i < plane; ++i) {
+          for (int l = 0; l < L; ++l) {
+            const A v = Numeric<T>::Load(xp[l * plane + i]);
+            if constexpr (K == PoolKind::kMax) acc[l] = v > acc[l] ? v : acc[l];
+            else if constexpr (K == PoolKind::kAverage) acc[l] += v;
+            else acc[l] += LpPower(v, p_);
           }
-          if constexpr (K == PoolKind::kAverage) acc /= static_cast<A>(plane);
-          if constexpr (K == PoolKind::kLp) acc = LpRoot(acc, p_);
-          out[p] = Numeric<T>::Store(acc);
         }
+        for (int l = 0; l < L; ++l) {
+          if constexpr (K == PoolKind::kAverage) acc[l] /= static_cast<A>(plane);
+          if constexpr (K == PoolKind::kLp) acc[l] = LpRoot(acc[l], p_);
+          out[first + l] = Numeric<T>::Store(acc[l]);
+        }
+      };
+      auto block = [&](int64_t begin, int64_t end) {
+        int64_t p = begin;
+        for (; p + 8 <= end; p += 8) planes_at(std::integral_constant<int, 8>{}, p);
+        for (; p < end; ++p) planes_at(std::integral_constant<int, 1>{}, p);
         return Status::Ok();
       };
       if (planes * plane < tuning_.minimum_elements) return block(0, planes);
@@ -252,14 +275,14 @@ class GlobalPoolKernel : public OpKernel {
 };
 
 void AddPool(KernelRegistry& registry, const char* op, int since, int end, std::vector<DataType> types,
-             KernelFactory factory, int64_t minimum_elements) {
+             KernelFactory factory, int64_t minimum_elements, int64_t row_minimum = 0) {
   KernelDef def;
   def.op = op;
   def.since_version = since;
   def.end_version = end;
   def.family = "pooling";
   def.element_types = std::move(types);
-  def.tuning = PoolTuningParams(minimum_elements);
+  def.tuning = PoolTuningParams(minimum_elements, row_minimum);
   def.factory = std::move(factory);
   registry.Add(std::move(def));
 }
@@ -277,16 +300,18 @@ OL_REGISTER_KERNELS(pooling_family) {
   for (const auto& s : max_spans) {
     std::vector<DataType> types = PoolFloats(s[0]);
     if (s[0] >= 12) types.insert(types.end(), {DataType::kInt8, DataType::kUint8});
-    AddPool(registry, "MaxPool", s[0], s[1], types, MakeKernel<PoolKernel<PoolKind::kMax>>(), kMaxPoolMinimum);
+    AddPool(registry, "MaxPool", s[0], s[1], types, MakeKernel<PoolKernel<PoolKind::kMax>>(), kMaxPoolMinimum,
+            kRowPoolMinimum);
   }
   const int avg_spans[][2] = {{1, 6}, {7, 9}, {10, 10}, {11, 18}, {19, 21}, {22, kOpenEnded}};
   for (const auto& s : avg_spans) {
     AddPool(registry, "AveragePool", s[0], s[1], PoolFloats(s[0]), MakeKernel<PoolKernel<PoolKind::kAverage>>(),
-            kSumPoolMinimum);
+            kSumPoolMinimum, kRowPoolMinimum);
   }
   const int lp_spans[][2] = {{1, 1}, {2, 10}, {11, 17}, {18, 21}, {22, kOpenEnded}};
   for (const auto& s : lp_spans) {
-    AddPool(registry, "LpPool", s[0], s[1], PoolFloats(s[0]), MakeKernel<PoolKernel<PoolKind::kLp>>(), kSumPoolMinimum);
+    AddPool(registry, "LpPool", s[0], s[1], PoolFloats(s[0]), MakeKernel<PoolKernel<PoolKind::kLp>>(), kSumPoolMinimum,
+            kLpRowPoolMinimum);
   }
   for (const auto& s : {std::pair<int, int>{1, 21}, std::pair<int, int>{22, kOpenEnded}}) {
     AddPool(registry, "GlobalAveragePool", s.first, s.second, PoolFloats(s.first),

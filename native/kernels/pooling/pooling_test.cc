@@ -21,6 +21,11 @@ std::vector<float> Iota(int64_t n, float from = 1) {
 }
 
 std::vector<Value> Pool(KernelTester& t) { return RunAllCounts(t, kForceParallel); }
+// MaxPool, AveragePool, LpPool: also the 2-D row path's threshold.
+std::vector<Value> WindowPool(KernelTester& t) {
+  t.Tuning("parallel.minimum_row_reads", int64_t{1});
+  return RunAllCounts(t, kForceParallel);
+}
 
 TEST(MaxPool, StridedWindowsWithRowAndColumnMajorIndices) {
   for (int64_t order : {0, 1}) {
@@ -28,7 +33,7 @@ TEST(MaxPool, StridedWindowsWithRowAndColumnMajorIndices) {
     t.Input(MakeTensor<float>({1, 1, 4, 4}, Iota(16))).Outputs(2);
     t.Attr("kernel_shape", std::vector<int64_t>{2, 2}).Attr("strides", std::vector<int64_t>{2, 2});
     t.Attr("storage_order", order);
-    auto out = Pool(t);
+    auto out = WindowPool(t);
     ASSERT_EQ(out.size(), 2u);
     EXPECT_EQ(out[0].tensor().shape(), Shape({1, 1, 2, 2}));
     EXPECT_EQ(ToVector<float>(out[0].tensor()), (std::vector<float>{6, 8, 14, 16}));
@@ -42,7 +47,7 @@ TEST(MaxPool, IndicesCountBatchAndChannelAndDilation) {
   KernelTester t("MaxPool", 12);
   t.Input(MakeTensor<float>({1, 2, 4, 4}, Iota(32))).Outputs(2);
   t.Attr("kernel_shape", std::vector<int64_t>{2, 2}).Attr("dilations", std::vector<int64_t>{2, 2});
-  auto out = Pool(t);
+  auto out = WindowPool(t);
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].tensor().shape(), Shape({1, 2, 2, 2}));
   // Window (0,0) with dilation 2 reads (0,0),(0,2),(2,0),(2,2): max at (2,2) = 11.
@@ -54,21 +59,21 @@ TEST(MaxPool, CeilModeDropsWindowsStartingInPadding) {
   KernelTester t("MaxPool", 10);
   t.Input(MakeTensor<float>({1, 1, 5}, {3, 1, 4, 1, 5})).Attr("kernel_shape", std::vector<int64_t>{2});
   t.Attr("strides", std::vector<int64_t>{2}).Attr("ceil_mode", int64_t{1});
-  auto out = Pool(t);
+  auto out = WindowPool(t);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(ToVector<float>(out[0].tensor()), (std::vector<float>{3, 4, 5}));
 
   KernelTester floor("MaxPool", 10);
   floor.Input(MakeTensor<float>({1, 1, 5}, {3, 1, 4, 1, 5})).Attr("kernel_shape", std::vector<int64_t>{2});
   floor.Attr("strides", std::vector<int64_t>{2});
-  auto f = Pool(floor);
+  auto f = WindowPool(floor);
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(ToVector<float>(f[0].tensor()), (std::vector<float>{3, 4}));
 
   KernelTester dropped("MaxPool", 12);  // 4 + 1 pad, k=2, s=2: third window would start in the pad
   dropped.Input(MakeTensor<float>({1, 1, 4}, {1, 2, 3, 4})).Attr("kernel_shape", std::vector<int64_t>{2});
   dropped.Attr("strides", std::vector<int64_t>{2}).Attr("pads", std::vector<int64_t>{0, 1}).Attr("ceil_mode", int64_t{1});
-  auto d = Pool(dropped);
+  auto d = WindowPool(dropped);
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(ToVector<float>(d[0].tensor()), (std::vector<float>{2, 4}));
 }
@@ -77,7 +82,7 @@ TEST(MaxPool, Int8AndSameUpper) {
   KernelTester t("MaxPool", 12);
   t.Input(MakeTensor<int8_t>({1, 1, 3, 3}, {-5, 1, 2, -3, -4, 0, 7, -8, -9}));
   t.Attr("kernel_shape", std::vector<int64_t>{2, 2}).Attr("auto_pad", std::string("SAME_UPPER"));
-  auto out = Pool(t);
+  auto out = WindowPool(t);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].tensor().shape(), Shape({1, 1, 3, 3}));
   EXPECT_EQ(ToVector<int8_t>(out[0].tensor()), (std::vector<int8_t>{1, 2, 2, 7, 0, 0, 7, -8, -9}));
@@ -89,7 +94,7 @@ TEST(AveragePool, CountIncludePad) {
     t.Input(MakeTensor<float>({1, 1, 3, 3}, std::vector<float>(9, 9.0f)));
     t.Attr("kernel_shape", std::vector<int64_t>{3, 3}).Attr("pads", std::vector<int64_t>{1, 1, 1, 1});
     t.Attr("count_include_pad", include);
-    auto out = Pool(t);
+    auto out = WindowPool(t);
     ASSERT_EQ(out.size(), 1u);
     const std::vector<float> expected =
         include ? std::vector<float>{4, 6, 4, 6, 9, 6, 4, 6, 4} : std::vector<float>(9, 9.0f);
@@ -100,7 +105,7 @@ TEST(AveragePool, CountIncludePad) {
 TEST(LpPool, EuclideanNormOfWindows) {
   KernelTester t("LpPool", 18);
   t.Input(MakeTensor<float>({1, 1, 2, 2}, {3, 4, 0, 12})).Attr("kernel_shape", std::vector<int64_t>{2, 2});
-  auto out = Pool(t);
+  auto out = WindowPool(t);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_FLOAT_EQ(out[0].tensor().data<float>()[0], 13.0f);
 }
@@ -131,7 +136,7 @@ TEST(MaxPool, LargeInputIsDeterministic) {
   KernelTester t("MaxPool", 12);
   t.Input(MakeTensor<float>({2, 8, 33, 31}, x)).Outputs(2);
   t.Attr("kernel_shape", std::vector<int64_t>{3, 3}).Attr("pads", std::vector<int64_t>{1, 1, 1, 1});
-  auto out = Pool(t);
+  auto out = WindowPool(t);
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].tensor().shape(), Shape({2, 8, 33, 31}));
   const float* y = out[0].tensor().data<float>();

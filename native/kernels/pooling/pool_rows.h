@@ -1,0 +1,20 @@
+// The 2-D fast path of MaxPool (without Indices), AveragePool and LpPool on float and
+// double: per output row, the interior columns (every horizontal tap inside the input)
+// are computed tap by tap across the whole column range, with no bounds checks and
+// vectorised over columns; the border columns fold their in-bounds taps one output at a
+// time. Each output folds its taps in the generic path's order (pool_ops.cc), so results
+// are bit-identical to it.
+#pragma once
+
+#include <cstdint>
+
+#include "native/kernels/pooling/pool_geometry.h"
+#include "native/kernels/pooling/pool_window.h"
+
+namespace onnx_light {
+
+// Output rows [begin, end) of the flattened [N*C, out rows] space of a 2-D pool.
+template <PoolKind K, typename T>
+void PoolRows2d(const PoolGeometry& g, const PoolOptions& opt, const T* x, T* y, int64_t begin, int64_t end);
+
+}  // namespace onnx_light
