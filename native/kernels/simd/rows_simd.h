@@ -154,18 +154,31 @@ float SumMapped(const float* x, int64_t n, F&& f) {
   return total;
 }
 
+// Maps for SumMapped. Function objects, not lambdas: GCC does not give a lambda's body the
+// enclosing `#pragma GCC target`, so a lambda here would be compiled for the baseline ISA
+// and pass vectors through an out-of-line call.
+template <class S>
+struct Unchanged {
+  typename S::V operator()(typename S::V v) const { return v; }
+};
+
+template <class S>
+struct SquaredDeviation {
+  typename S::V mean;
+  typename S::V operator()(typename S::V v) const {
+    const typename S::V d = S::Sub(v, mean);
+    return S::Mul(d, d);
+  }
+};
+
 template <class S>
 float RowSumSimd(const float* x, int64_t n) {
-  return SumMapped<S>(x, n, [](typename S::V v) { return v; });
+  return SumMapped<S>(x, n, Unchanged<S>{});
 }
 
 template <class S>
 float RowSquaredDeviationSumSimd(const float* x, int64_t n, float mean) {
-  const typename S::V m = S::Set(mean);
-  return SumMapped<S>(x, n, [m](typename S::V v) {
-    const typename S::V d = S::Sub(v, m);
-    return S::Mul(d, d);
-  });
+  return SumMapped<S>(x, n, SquaredDeviation<S>{S::Set(mean)});
 }
 
 template <class S>
