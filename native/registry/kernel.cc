@@ -119,10 +119,22 @@ StatusOr<const Tensor*> KernelContext::RequiredInput(int i) const {
 
 StatusOr<Tensor*> KernelContext::AllocateOutput(int i, DataType type, Shape shape) {
   if (i < 0 || i >= num_outputs()) return Internal(Where(), ": output index ", i, " out of range");
+  if (i == offered_output_ && offered_buffer_.dtype() == type && type != DataType::kString &&
+      offered_buffer_.shape() == shape) {
+    offered_output_ = -1;
+    outputs_[i] = Value(std::move(offered_buffer_));
+    offered_buffer_ = Tensor();
+    return &outputs_[i].mutable_tensor();
+  }
   auto t = Tensor::Allocate(type, std::move(shape), allocator_);
   if (!t.ok()) return t.status().WithContext(StrCat(Where(), ": output ", i, ": "));
   outputs_[i] = Value(std::move(t).value());
   return &outputs_[i].mutable_tensor();
+}
+
+void KernelContext::OfferOutputBuffer(int i, Tensor tensor) {
+  offered_output_ = i;
+  offered_buffer_ = std::move(tensor);
 }
 
 Status KernelContext::SetOutput(int i, Value value) {

@@ -111,8 +111,12 @@ class KernelContext {
   StatusOr<const Tensor*> RequiredInput(int i) const;
 
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
-  // A fresh buffer for output i.
+  // A buffer for output i: the one offered for it (OfferOutputBuffer) when its element
+  // type and shape are exactly these, else a fresh one.
   StatusOr<Tensor*> AllocateOutput(int i, DataType type, Shape shape);
+  // Lets output i take over `tensor`'s buffer (an input at its last use that nothing else
+  // holds; see KernelDef::output_may_overwrite_input).
+  void OfferOutputBuffer(int i, Tensor tensor);
   // Sets output i to a value (may alias an input: Identity, Reshape...).
   Status SetOutput(int i, Value value);
   std::vector<Value>& outputs() { return outputs_; }
@@ -132,6 +136,8 @@ class KernelContext {
   const std::string* node_name_;
   std::vector<const Value*> inputs_;
   std::vector<Value> outputs_;
+  int offered_output_ = -1;
+  Tensor offered_buffer_;
   Allocator* allocator_;
   ParallelContext parallel_;
   SubgraphRunner* subgraphs_;
@@ -172,6 +178,11 @@ struct KernelDef {
   std::vector<ParamSpec> tuning;  // empty: no schema (the path is serial)
   bool calibratable = false;
   KernelFactory factory;
+  // Input whose buffer output 0 may be written into (in place) when the session knows the
+  // input is at its last use and held by nothing else: only for kernels where every
+  // output element depends on input elements at the same index alone (elementwise ops).
+  // The kernel still gets it through AllocateOutput, which checks type and shape. -1: never.
+  int output_may_overwrite_input = -1;
 };
 
 class KernelRegistry {

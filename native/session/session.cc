@@ -1,5 +1,6 @@
 #include "native/session/session.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "native/registry/kernel.h"
@@ -142,22 +143,35 @@ class Session::Runner final : public SubgraphRunner {
   }
 
   // The kernel for the element type the dispatch input has in this run.
-  StatusOr<OpKernel*> KernelFor(PlannedNode& node, const std::vector<const Value*>& inputs) {
+  StatusOr<const KernelInstance*> KernelFor(PlannedNode& node, const std::vector<const Value*>& inputs) {
     DataType actual = DataType::kUndefined;
     if (node.dispatch_input >= 0 && node.dispatch_input < static_cast<int>(inputs.size()) &&
         inputs[node.dispatch_input] != nullptr) {
       actual = inputs[node.dispatch_input]->element_type();
     }
     if (node.primary.kernel && (actual == node.primary.element_type || actual == DataType::kUndefined)) {
-      return node.primary.kernel.get();
+      return &node.primary;
     }
     std::lock_guard<std::mutex> lock(node.others_mutex);
     for (const auto& other : node.others) {
-      if (other->element_type == actual) return other->kernel.get();
+      if (other->element_type == actual) return other.get();
     }
     OL_ASSIGN_OR_RETURN(auto instance, CreateKernelInstance(node, actual, session_.tuning_source_.get()));
     node.others.push_back(std::move(instance));
-    return node.others.back()->kernel.get();
+    return node.others.back().get();
+  }
+
+  // An elementwise kernel may write its output over an input that this node reads last and
+  // that nothing else holds (not a feed, an initializer or a value another reader shares):
+  // a hot buffer instead of a fresh one, and one buffer less alive.
+  static void OfferInPlaceBuffer(const PlannedNode& node, const KernelDef& def, std::vector<Value>& frame,
+                                 KernelContext& ctx) {
+    const int k = def.output_may_overwrite_input;
+    if (k < 0 || k >= static_cast<int>(node.inputs.size()) || node.inputs[k] < 0 || node.outputs.empty()) return;
+    const int slot = node.inputs[k];
+    if (std::find(node.release_after.begin(), node.release_after.end(), slot) == node.release_after.end()) return;
+    const Value& value = frame[slot];
+    if (value.is_tensor() && value.tensor().OwnsBufferExclusively()) ctx.OfferOutputBuffer(0, value.tensor());
   }
 
   Status ExecuteNodes(const GraphPlan& plan, std::vector<Value>& frame) {
@@ -167,12 +181,14 @@ class Session::Runner final : public SubgraphRunner {
       OL_RETURN_IF_ERROR(CheckCancelled(node));
       inputs.clear();
       for (int slot : node.inputs) inputs.push_back(slot < 0 ? nullptr : &frame[slot]);
-      OL_ASSIGN_OR_RETURN(OpKernel * kernel, KernelFor(node, inputs));
+      OL_ASSIGN_OR_RETURN(const KernelInstance* instance, KernelFor(node, inputs));
+      OpKernel* kernel = instance->kernel.get();
 
       ParallelContext parallel = parallel_;
       parallel.kernel = node.node->op.c_str();
       KernelContext ctx(&node.node->op, &node.node->name, inputs, static_cast<int>(node.outputs.size()),
                         session_.allocator_.get(), parallel, this);
+      OfferInPlaceBuffer(node, *instance->def, frame, ctx);
       EventCollector* events = options_.events;
       const int64_t start = events ? NowNanos() : 0;
       const AllocationStats before = events ? session_.allocator_->stats() : AllocationStats{};

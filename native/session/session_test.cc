@@ -198,6 +198,37 @@ TEST(SessionTest, FreesIntermediatesAfterTheirLastUse) {
   EXPECT_EQ(stats.current_bytes, kBytes) << "only the output is alive";
 }
 
+// Nodes allowed to work in place write over an input at its last use that nothing else
+// holds: a chain reuses one buffer; a feed, a value read again later, and a graph output
+// are never overwritten.
+TEST(SessionTest, InPlaceKernelsReuseTheirLastUseInputs) {
+  constexpr int64_t kElements = 1 << 10;
+  auto chain = AddChain(20, kElements);
+  for (Node& n : chain->nodes) n.op = "TestAddInPlace";
+  auto session = MustCreate(chain);
+  const Value feed(Floats({kElements}, 1));
+  auto out = session->Run({{"x", feed}}, {});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)[0].tensor().data<float>()[7], 21.0f);
+  EXPECT_EQ(feed.tensor().data<float>()[7], 1.0f) << "the feed is never overwritten";
+  EXPECT_EQ(session->memory().allocations, 1) << "the first node allocates, the others work in place";
+
+  // t0 = x + x; t1 = t0 + x (t0 read again below: no in place); y = t0 + t1 (in place over t0).
+  auto g = NewGraph();
+  g->inputs.push_back(FloatInfo("x", {4}));
+  g->nodes.push_back(MakeNode("TestAddInPlace", "a", {"x", "x"}, {"t0"}));
+  g->nodes.push_back(MakeNode("TestAddInPlace", "b", {"t0", "x"}, {"t1"}));
+  g->nodes.push_back(MakeNode("TestAddInPlace", "c", {"t0", "t1"}, {"y"}));
+  g->outputs.push_back(FloatInfo("y", {4}));
+  g->outputs.push_back(FloatInfo("t1", {4}));
+  auto mixed = MustCreate(g);
+  auto both = mixed->Run({{"x", Value(Floats({4}, 2))}}, {});
+  ASSERT_TRUE(both.ok()) << both.status().ToString();
+  EXPECT_EQ((*both)[0].tensor().data<float>()[0], 4.0f + 6.0f);
+  EXPECT_EQ((*both)[1].tensor().data<float>()[0], 6.0f) << "t1 is a graph output: not overwritten";
+  EXPECT_EQ(mixed->memory().allocations, 2) << "a and b allocate; c writes over t0";
+}
+
 TEST(SessionTest, OutputsOutliveTheSession) {
   std::vector<Value> outputs;
   {

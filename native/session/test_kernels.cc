@@ -126,7 +126,11 @@ KernelDef Def(const char* op, KernelFactory factory, std::vector<ParamSpec> tuni
 OL_REGISTER_KERNELS(session_test_kernels) {
   KernelDef add = Def("TestAdd", MakeKernel<TestAdd>(), {MinimumElementsParam(1 << 16)});
   add.element_types = {DataType::kFloat};
+  KernelDef add_in_place = add;  // the same kernel, allowed to write over its input 0
+  add_in_place.op = "TestAddInPlace";
+  add_in_place.output_may_overwrite_input = 0;
   registry.Add(std::move(add));
+  registry.Add(std::move(add_in_place));
   registry.Add(Def("TestFail", MakeKernel<TestFail>()));
   registry.Add(Def("TestSlow", MakeKernel<TestSlow>()));
   registry.Add(Def("TestConstants", MakeKernel<TestConstants>()));

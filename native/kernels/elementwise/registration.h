@@ -44,6 +44,7 @@ inline void Register(KernelRegistry& registry, const OpRegistration& r) {
     def.tuning = ElementwiseTuning(r.minimum_elements);
     def.calibratable = r.calibratable;
     def.factory = r.factory;
+    def.output_may_overwrite_input = r.dispatch_input;  // elementwise: same index in, same index out
     registry.Add(std::move(def));
   }
 }
