@@ -170,6 +170,9 @@ class Session::Runner final : public SubgraphRunner {
     if (k < 0 || k >= static_cast<int>(node.inputs.size()) || node.inputs[k] < 0 || node.outputs.empty()) return;
     const int slot = node.inputs[k];
     if (std::find(node.release_after.begin(), node.release_after.end(), slot) == node.release_after.end()) return;
+    // Read through another input too (Sum(t, y, t)): a kernel that makes several passes
+    // would read it after overwriting it.
+    if (std::count(node.inputs.begin(), node.inputs.end(), slot) > 1) return;
     const Value& value = frame[slot];
     if (value.is_tensor() && value.tensor().OwnsBufferExclusively()) ctx.OfferOutputBuffer(0, value.tensor());
   }

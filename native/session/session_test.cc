@@ -227,6 +227,17 @@ TEST(SessionTest, InPlaceKernelsReuseTheirLastUseInputs) {
   EXPECT_EQ((*both)[0].tensor().data<float>()[0], 4.0f + 6.0f);
   EXPECT_EQ((*both)[1].tensor().data<float>()[0], 6.0f) << "t1 is a graph output: not overwritten";
   EXPECT_EQ(mixed->memory().allocations, 2) << "a and b allocate; c writes over t0";
+
+  // A value read through two inputs of its last reader is not overwritten (a kernel making
+  // several passes would read it again after writing).
+  auto twice = NewGraph();
+  twice->inputs.push_back(FloatInfo("x", {4}));
+  twice->nodes.push_back(MakeNode("TestAddInPlace", "a", {"x", "x"}, {"t"}));
+  twice->nodes.push_back(MakeNode("TestAddInPlace", "b", {"t", "t"}, {"y"}));
+  twice->outputs.push_back(FloatInfo("y", {4}));
+  auto session2 = MustCreate(twice);
+  ASSERT_TRUE(session2->Run({{"x", Value(Floats({4}, 1))}}, {}).ok());
+  EXPECT_EQ(session2->memory().allocations, 2);
 }
 
 TEST(SessionTest, OutputsOutliveTheSession) {

@@ -170,7 +170,7 @@ class VariadicKernel : public OpKernel {
       OL_ASSIGN_OR_RETURN(Tensor * out, ctx.AllocateOutput(0, kDataTypeOf<T>, out_shape));
       T* o = out->data<T>();
       const Op op;
-      if (n == 1) {
+      if (n == 1 && o != inputs[0]->data<T>()) {  // in place over the input: nothing to copy
         std::memcpy(o, inputs[0]->data<T>(), out->byte_size());
         ctx.RecordCopy();
       }
