@@ -9,16 +9,13 @@ the ratio onnx-light / ORT; --json keeps every raw sample. "kernel ms" is the on
 node's own duration (from run_with_events, separate samples): the session's feed and
 fetch copies and output allocation are the rest of its end-to-end time.
 """
-import json
-import time
 
 import numpy as np
-import onnxruntime as ort
 from absl import app, flags
 from onnx import TensorProto, helper
 
 import onnx_light
-from benchmarks.ort_reference import ort_session
+from benchmarks.ort_reference import interleaved_samples, ort_session, write_results
 
 FLAGS = flags.FLAGS
 flags.DEFINE_integer("repeats", 0, "samples per case (0: scaled to the size)")
@@ -71,14 +68,7 @@ def main(argv):
                 theirs = ort_session(model, threads)
                 np.testing.assert_allclose(ours.run(None, feeds)[0], theirs.run(None, feeds)[0], rtol=1e-5, atol=1e-6)
                 repeats = FLAGS.repeats or max(9, min(2000, (1 << 24) // max(n, 1) * 3))
-                samples = {"onnx_light": [], "ort": [], "onnx_light_kernel": []}
-                for _ in range(repeats):
-                    for name, session in (("onnx_light", ours), ("ort", theirs)):
-                        start = time.perf_counter()
-                        session.run(None, feeds)
-                        samples[name].append((time.perf_counter() - start) * 1e3)
-                    _, nodes, _ = ours.run_with_events(None, feeds)
-                    samples["onnx_light_kernel"].append(sum(e["duration_ns"] for e in nodes) / 1e6)
+                samples = interleaved_samples(ours, theirs, feeds, repeats)
                 ol, rt = np.median(samples["onnx_light"]), np.median(samples["ort"])
                 kernel = np.median(samples["onnx_light_kernel"])
                 print(f"{op:<8} {n:>9} {threads:>3} {ol:>14.4f} {rt:>10.4f} {ol / rt:>7.2f} {kernel:>10.4f} "
@@ -87,8 +77,7 @@ def main(argv):
                                 "median_ms_ort": rt, "ratio": ol / rt, "median_ms_onnx_light_kernel": kernel,
                                 "samples_ms": samples})
     if FLAGS.json:
-        with open(FLAGS.json, "w") as f:
-            json.dump({"onnxruntime": ort.__version__, "results": results}, f, indent=1)
+        write_results(FLAGS.json, results)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""ONNX Runtime sessions for side-by-side benchmarks, configured alike everywhere.
+"""ONNX Runtime sessions for side-by-side benchmarks, configured alike everywhere, and the
+interleaved sampling the single-op comparisons share.
 
 ORT's intra-op workers spin after each run (session.intra_op.allow_spinning=1 by
 default), holding a core for a while. The benchmarks interleave onnx-light and ORT
@@ -6,6 +7,9 @@ sample by sample, so a spinning ORT worker would sit on the second core during o
 2-thread runs. Spinning is switched off; ORT is otherwise left at its defaults (all
 graph optimizations, its own thread pool with the requested size).
 """
+import json
+import time
+
 import onnxruntime as ort
 
 
@@ -27,3 +31,27 @@ def ort_session(model, threads, graph_optimization_level=None, profile_prefix=No
         options.optimized_model_filepath = optimized_model_path
     data = model if isinstance(model, bytes) else model.SerializeToString()
     return ort.InferenceSession(data, options, providers=["CPUExecutionProvider"])
+
+
+def interleaved_samples(ours, theirs, feeds, repeats, per_repeat=None):
+    """onnx-light and ORT run alternately `repeats` times, so that load from other processes
+    hits both alike. Returns {"onnx_light": wall ms, "ort": wall ms, "onnx_light_kernel":
+    onnx-light's summed node time (run_with_events) in ms}, one entry per repeat;
+    `per_repeat()` (optional) runs once per repeat as well."""
+    samples = {"onnx_light": [], "ort": [], "onnx_light_kernel": []}
+    for _ in range(repeats):
+        for name, session in (("onnx_light", ours), ("ort", theirs)):
+            start = time.perf_counter()
+            session.run(None, feeds)
+            samples[name].append((time.perf_counter() - start) * 1e3)
+        _, nodes, _ = ours.run_with_events(None, feeds)
+        samples["onnx_light_kernel"].append(sum(e["duration_ns"] for e in nodes) / 1e6)
+        if per_repeat is not None:
+            per_repeat()
+    return samples
+
+
+def write_results(path, results):
+    """Every case's medians and raw samples, with the ORT version they were measured against."""
+    with open(path, "w") as f:
+        json.dump({"onnxruntime": ort.__version__, "results": results}, f, indent=1)

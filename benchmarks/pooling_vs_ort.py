@@ -12,15 +12,13 @@ its profiler, in a second profiled session), since feed/fetch copies dominate sm
 import json
 import os
 import tempfile
-import time
 
 import numpy as np
-import onnxruntime as ort
 from absl import app, flags
 from onnx import TensorProto, helper
 
 import onnx_light
-from benchmarks.ort_reference import ort_session
+from benchmarks.ort_reference import interleaved_samples, ort_session, write_results
 
 FLAGS = flags.FLAGS
 flags.DEFINE_integer("repeats", 200, "samples per case")
@@ -67,15 +65,8 @@ def main(argv):
             profile_dir = tempfile.mkdtemp()
             profiled = ort_session(model, threads, profile_prefix=os.path.join(profile_dir, "ort"))
             np.testing.assert_allclose(ours.run(None, feeds)[0], theirs.run(None, feeds)[0], rtol=1e-5, atol=1e-6)
-            samples = {"onnx_light": [], "ort": [], "onnx_light_kernel": [], "ort_kernel": []}
-            for _ in range(FLAGS.repeats):
-                for who, session in (("onnx_light", ours), ("ort", theirs)):
-                    start = time.perf_counter()
-                    session.run(None, feeds)
-                    samples[who].append((time.perf_counter() - start) * 1e3)
-                _, nodes, _ = ours.run_with_events(None, feeds)
-                samples["onnx_light_kernel"].append(sum(e["duration_ns"] for e in nodes) / 1e6)
-                profiled.run(None, feeds)
+            samples = interleaved_samples(ours, theirs, feeds, FLAGS.repeats,
+                                          per_repeat=lambda: profiled.run(None, feeds))
             with open(profiled.end_profiling()) as f:
                 samples["ort_kernel"] = [e["dur"] / 1e3 for e in json.load(f)
                                          if e.get("cat") == "Node" and e["name"].endswith("_kernel_time")]
@@ -88,8 +79,7 @@ def main(argv):
                             "median_ms_ort_kernel": ort_kernel, "kernel_ratio": kernel / ort_kernel,
                             "samples_ms": samples})
     if FLAGS.json:
-        with open(FLAGS.json, "w") as f:
-            json.dump({"onnxruntime": ort.__version__, "results": results}, f, indent=1)
+        write_results(FLAGS.json, results)
 
 
 if __name__ == "__main__":

@@ -7,16 +7,13 @@ sample by sample so that load from other processes hits both alike, at 1 and 2 t
 Prints the median end-to-end latency of each and the ratio onnx-light / ORT, and the
 onnx-light node's own duration (run_with_events); --json keeps every raw sample.
 """
-import json
-import time
 
 import numpy as np
-import onnxruntime as ort
 from absl import app, flags
 from onnx import TensorProto, helper
 
 import onnx_light
-from benchmarks.ort_reference import ort_session
+from benchmarks.ort_reference import interleaved_samples, ort_session, write_results
 
 FLAGS = flags.FLAGS
 flags.DEFINE_integer("repeats", 0, "samples per case (0: scaled to the size)")
@@ -74,14 +71,7 @@ def main(argv):
             theirs = ort_session(model, threads)
             np.testing.assert_allclose(ours.run(None, feeds)[0], theirs.run(None, feeds)[0], rtol=1e-4, atol=1e-5)
             repeats = FLAGS.repeats or max(15, min(400, (1 << 22) // n * 4))
-            samples = {"onnx_light": [], "ort": [], "onnx_light_kernel": []}
-            for _ in range(repeats):
-                for name, session in (("onnx_light", ours), ("ort", theirs)):
-                    start = time.perf_counter()
-                    session.run(None, feeds)
-                    samples[name].append((time.perf_counter() - start) * 1e3)
-                _, nodes, _ = ours.run_with_events(None, feeds)
-                samples["onnx_light_kernel"].append(sum(e["duration_ns"] for e in nodes) / 1e6)
+            samples = interleaved_samples(ours, theirs, feeds, repeats)
             ol, rt = np.median(samples["onnx_light"]), np.median(samples["ort"])
             kernel = np.median(samples["onnx_light_kernel"])
             shape_text = "x".join(map(str, shape))
@@ -91,8 +81,7 @@ def main(argv):
                             "median_ms_ort": rt, "ratio": ol / rt, "median_ms_onnx_light_kernel": kernel,
                             "samples_ms": samples})
     if FLAGS.json:
-        with open(FLAGS.json, "w") as f:
-            json.dump({"onnxruntime": ort.__version__, "results": results}, f, indent=1)
+        write_results(FLAGS.json, results)
 
 
 if __name__ == "__main__":

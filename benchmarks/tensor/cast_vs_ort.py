@@ -10,7 +10,6 @@ import statistics
 import time
 
 import numpy as np
-import onnx
 from onnx import TensorProto, helper
 
 import onnx_light
