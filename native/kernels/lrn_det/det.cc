@@ -54,8 +54,8 @@ class DetKernel : public OpKernel {
     }
     const int64_t m = s[rank - 1], count = s.SizeTo(rank - 2);
     std::vector<int64_t> batch(s.dims().begin(), s.dims().end() - 2);
-    return DispatchType(FloatTypes{}, x->dtype(), where_, [&](auto* tag) -> Status {
-      using T = std::remove_pointer_t<decltype(tag)>;
+    return VisitType(FloatTypes{}, x->dtype(), where_, [&](auto tag) -> Status {
+      using T = typename decltype(tag)::type;
       OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), Shape(batch)));
       if (count == 0) return Status::Ok();
       // One m x m working copy per matrix: each participant writes only its own matrices.

@@ -1,4 +1,5 @@
-// Floating element types of LRN and Det, loaded to and stored from double.
+// Floating element types of LRN and Det (dispatched with onnx_light::VisitType over
+// FloatTypes, reduce_util/numeric.h), loaded to and stored from double.
 #pragma once
 
 #include <string>
@@ -7,21 +8,10 @@
 
 #include "native/core/data_type.h"
 #include "native/core/status.h"
+#include "native/kernels/reduce_util/numeric.h"
 
 namespace onnx_light {
 namespace lrn_det {
-
-template <typename... Ts>
-struct TypeList {};
-using FloatTypes = TypeList<float, double, Float16, BFloat16>;
-
-template <typename... Ts, typename Fn>
-Status DispatchType(TypeList<Ts...>, DataType type, const std::string& where, Fn&& fn) {
-  Status result;
-  const bool found = ((type == kDataTypeOf<Ts> ? (result = fn(static_cast<Ts*>(nullptr)), true) : false) || ...);
-  if (!found) return NotImplemented(where, ": element type ", DataTypeName(type), " is not supported");
-  return result;
-}
 
 template <typename T>
 inline double Load(const T& v) {

@@ -35,8 +35,8 @@ class LrnKernel : public OpKernel {
     }
     const int64_t channels = x->shape()[1], inner = x->shape().SizeFrom(2);
     const int64_t before = (size_ - 1) / 2, after = size_ - 1 - before;
-    return DispatchType(FloatTypes{}, x->dtype(), where_, [&](auto* tag) -> Status {
-      using T = std::remove_pointer_t<decltype(tag)>;
+    return VisitType(FloatTypes{}, x->dtype(), where_, [&](auto tag) -> Status {
+      using T = typename decltype(tag)::type;
       OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), x->shape()));
       const T* in = x->data<T>();
       T* out = y->data<T>();

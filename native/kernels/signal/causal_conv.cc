@@ -61,8 +61,8 @@ class CausalConvWithStateKernel : public OpKernel {
     }
     OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), x->shape()));
     OL_ASSIGN_OR_RETURN(Tensor * state, ctx.AllocateOutput(1, x->dtype(), Shape({batch, channels, carry})));
-    return DispatchType(TypeList<float, Float16, BFloat16>{}, x->dtype(), ctx.Where(), [&](auto* tag) {
-      using T = std::remove_pointer_t<decltype(tag)>;
+    return VisitType(TypeList<float, Float16, BFloat16>{}, x->dtype(), ctx.Where(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
       const T* in = x->data<T>();
       const T* weights = w->data<T>();
       const T* b = bias != nullptr ? bias->data<T>() : nullptr;

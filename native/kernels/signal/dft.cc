@@ -53,8 +53,8 @@ class DftKernel : public OpKernel {
     out_shape.mutable_dims()[ax] = bins;
     out_shape.mutable_dims()[rank - 1] = irfft ? 1 : 2;
 
-    return DispatchType(SignalTypes{}, x->dtype(), where_, [&](auto* tag) -> Status {
-      using T = std::remove_pointer_t<decltype(tag)>;
+    return VisitType(SignalTypes{}, x->dtype(), where_, [&](auto tag) -> Status {
+      using T = typename decltype(tag)::type;
       const size_t signal_bytes = sizeof(Complex) * static_cast<size_t>(outer * samples * inner);
       ScratchArena arena(ctx.allocator(), signal_bytes + sizeof(Complex) * length + 128);
       OL_RETURN_IF_ERROR(arena.status());

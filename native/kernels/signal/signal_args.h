@@ -9,22 +9,14 @@
 #include "native/core/data_type.h"
 #include "native/core/status.h"
 #include "native/core/tensor.h"
+#include "native/kernels/reduce_util/numeric.h"
 #include "native/registry/kernel.h"
 
 namespace onnx_light {
 namespace signal {
 
-template <typename... Ts>
-struct TypeList {};
+// The float types signals come in; dispatch with onnx_light::VisitType (reduce_util/numeric.h).
 using SignalTypes = TypeList<float, double, Float16, BFloat16>;
-
-template <typename... Ts, typename Fn>
-Status DispatchType(TypeList<Ts...>, DataType type, const std::string& where, Fn&& fn) {
-  Status result;
-  const bool found = ((type == kDataTypeOf<Ts> ? (result = fn(static_cast<Ts*>(nullptr)), true) : false) || ...);
-  if (!found) return NotImplemented(where, ": element type ", DataTypeName(type), " is not supported");
-  return result;
-}
 
 template <typename T>
 inline double LoadDouble(const T& v) {

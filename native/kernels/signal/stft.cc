@@ -47,8 +47,8 @@ class StftKernel : public OpKernel {
     const int64_t frames = (signal_length - length) / step + 1;
     const int64_t bins = onesided_ ? length / 2 + 1 : length;
 
-    return DispatchType(SignalTypes{}, x->dtype(), where_, [&](auto* tag) -> Status {
-      using T = std::remove_pointer_t<decltype(tag)>;
+    return VisitType(SignalTypes{}, x->dtype(), where_, [&](auto tag) -> Status {
+      using T = typename decltype(tag)::type;
       ScratchArena arena(ctx.allocator(), sizeof(Complex) * (batch * signal_length + length) +
                                               sizeof(double) * length + 192);
       OL_RETURN_IF_ERROR(arena.status());

@@ -21,8 +21,8 @@ using OutputTypes = TypeList<float, double, Float16, BFloat16, uint8_t, uint16_t
 // a cast does).
 Status Emit(KernelContext& ctx, const std::vector<double>& values, DataType type, Shape shape,
             const std::string& where) {
-  return DispatchType(OutputTypes{}, type, where, [&](auto* tag) -> Status {
-    using T = std::remove_pointer_t<decltype(tag)>;
+  return VisitType(OutputTypes{}, type, where, [&](auto tag) -> Status {
+    using T = typename decltype(tag)::type;
     OL_ASSIGN_OR_RETURN(Tensor * out, ctx.AllocateOutput(0, type, shape));
     for (size_t i = 0; i < values.size(); ++i) out->data<T>()[i] = StoreDouble<T>(values[i]);
     return Status::Ok();
@@ -131,8 +131,8 @@ class MelWeightMatrixKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(const Tensor* t, ctx.RequiredInput(index));
     if (t->num_elements() != 1) return InvalidArgument(where_, ": ", name, " must be a scalar, got ", t->TypeAndShape());
     double v = 0;
-    OL_RETURN_IF_ERROR(DispatchType(SignalTypes{}, t->dtype(), where_, [&](auto* tag) -> Status {
-      v = LoadDouble(t->data<std::remove_pointer_t<decltype(tag)>>()[0]);
+    OL_RETURN_IF_ERROR(VisitType(SignalTypes{}, t->dtype(), where_, [&](auto tag) -> Status {
+      v = LoadDouble(t->data<typename decltype(tag)::type>()[0]);
       return Status::Ok();
     }));
     return v;
