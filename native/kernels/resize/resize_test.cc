@@ -3,28 +3,18 @@
 
 #include <gtest/gtest.h>
 
-#include "native/registry/kernel_test_util.h"
+#include "native/registry/kernel_test_checks.h"
 
 namespace onnx_light {
 namespace {
 
-using testing::ExpectIdentical;
 using testing::KernelTester;
 using testing::MakeTensor;
 using testing::ToVector;
 
 std::vector<float> RunAllCounts(KernelTester& t, Shape expected_shape) {
   t.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.block_multiply_adds", int64_t{1});
-  auto serial = t.Run(1);
-  EXPECT_TRUE(serial.ok()) << serial.status().ToString();
-  if (!serial.ok()) return {};
-  for (int threads : {2, 4, 8}) {
-    auto parallel = t.Run(threads);
-    EXPECT_TRUE(parallel.ok()) << parallel.status().ToString();
-    if (parallel.ok()) ExpectIdentical(serial->at(0), parallel->at(0), "threads=" + std::to_string(threads));
-  }
-  EXPECT_EQ(serial->at(0).tensor().shape(), expected_shape);
-  return ToVector<float>(serial->at(0).tensor());
+  return testing::SerialMatchesParticipants<float>(t, expected_shape);
 }
 
 KernelTester& WithScales(KernelTester& t, std::vector<float> x, std::vector<float> scales) {

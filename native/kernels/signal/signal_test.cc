@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "native/registry/kernel_test_util.h"
+#include "native/registry/kernel_test_checks.h"
 
 namespace onnx_light {
 namespace {
@@ -18,16 +18,7 @@ using testing::ToVector;
 // Serial run plus 2, 4 and 8 participants with one bin per block; all must be identical.
 std::vector<float> RunAllCounts(KernelTester& t, Shape expected_shape) {
   t.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.block_multiply_adds", int64_t{1});
-  auto serial = t.Run(1);
-  EXPECT_TRUE(serial.ok()) << serial.status().ToString();
-  if (!serial.ok()) return {};
-  for (int threads : {2, 4, 8}) {
-    auto parallel = t.Run(threads);
-    EXPECT_TRUE(parallel.ok()) << parallel.status().ToString();
-    if (parallel.ok()) ExpectIdentical(serial->at(0), parallel->at(0), "threads=" + std::to_string(threads));
-  }
-  EXPECT_EQ(serial->at(0).tensor().shape(), expected_shape);
-  return ToVector<float>(serial->at(0).tensor());
+  return testing::SerialMatchesParticipants<float>(t, expected_shape);
 }
 
 void ExpectNear(const std::vector<float>& got, const std::vector<float>& want) {
@@ -160,21 +151,14 @@ TEST(MelWeightMatrixTest, TrianglesPeakAtOne) {
   }
 }
 
-// Both outputs (output, present_state) of CausalConvWithState, identical for 1, 2 and 4
+// Both outputs (output, present_state) of CausalConvWithState, identical for 1, 2, 4 and 8
 // participants.
-std::vector<std::vector<float>> RunCausalConv(KernelTester& t) {
+std::vector<std::vector<float>> RunCausalConv(KernelTester& t, const Shape& output_shape) {
   t.Outputs(2).Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.block_multiply_adds", int64_t{1});
+  std::vector<float> output = testing::SerialMatchesParticipants<float>(t, output_shape);  // checks both outputs
   auto serial = t.Run(1);
-  EXPECT_TRUE(serial.ok()) << serial.status().ToString();
-  if (!serial.ok()) return {};
-  for (int threads : {2, 4}) {
-    auto parallel = t.Run(threads);
-    EXPECT_TRUE(parallel.ok()) << parallel.status().ToString();
-    for (int o = 0; o < 2 && parallel.ok(); ++o) {
-      ExpectIdentical(serial->at(o), parallel->at(o), "threads=" + std::to_string(threads));
-    }
-  }
-  return {ToVector<float>(serial->at(0).tensor()), ToVector<float>(serial->at(1).tensor())};
+  if (output.empty() || !serial.ok()) return {};
+  return {output, ToVector<float>(serial->at(1).tensor())};
 }
 
 TEST(CausalConvWithStateTest, ConvolvesPastStateThenInputAndCarriesTheTail) {
@@ -184,7 +168,7 @@ TEST(CausalConvWithStateTest, ConvolvesPastStateThenInputAndCarriesTheTail) {
       .Input(MakeTensor<float>({2, 1, 3}, {1, 0, 0, 0.5f, 0.25f, 1}))
       .Input(MakeTensor<float>({2}, {0, 1}))
       .Input(MakeTensor<float>({1, 2, 2}, {7, 8, 9, 10}));
-  const auto out = RunCausalConv(t);
+  const auto out = RunCausalConv(t, Shape({1, 2, 3}));
   ASSERT_EQ(out.size(), 2u);
   ExpectNear(out[0], {7, 8, 1, 12, 12, 10.25f});
   ExpectNear(out[1], {2, 3, 5, 6});
@@ -192,7 +176,7 @@ TEST(CausalConvWithStateTest, ConvolvesPastStateThenInputAndCarriesTheTail) {
   KernelTester silu("CausalConvWithState", 27);  // no bias, no past state: zeros
   silu.Input(MakeTensor<float>({1, 1, 3}, {1, -2, 3})).Input(MakeTensor<float>({1, 1, 2}, {1, 1}))
       .Attr("activation", std::string("silu"));
-  const auto s = RunCausalConv(silu);
+  const auto s = RunCausalConv(silu, Shape({1, 1, 3}));
   ASSERT_EQ(s.size(), 2u);
   std::vector<float> expected;
   for (float v : {1.0f, -1.0f, 1.0f}) expected.push_back(v / (1 + std::exp(-v)));
