@@ -15,7 +15,7 @@ from onnx import helper, numpy_helper
 
 
 def _constants(graph):
-    """{name: array} of initializers that no feed can override."""
+    """{name: TensorProto} of the initializers that no feed can override."""
     fed = {i.name for i in graph.input}
     return {t.name: t for t in graph.initializer if t.name not in fed}
 
