@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <chrono>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -24,9 +25,16 @@ struct RegionDepthScope {
   ~RegionDepthScope() { --tls_region_depth; }
 };
 
-constexpr uint64_t kParticipantMask = 0xffff;
+// Region::admission: tag << 32 | kClosed | wanted << 16 | joined.
 constexpr uint64_t kClosed = 1ull << 31;
-constexpr uint64_t kJoinedMask = kClosed - 1;
+constexpr uint64_t kJoinedMask = 0xffff;
+constexpr int kWantedShift = 16;
+constexpr uint64_t kWantedMask = 0x7fff;
+static_assert(CpuExecutionPolicy::kMaxThreads <= kJoinedMask, "joined workers fit 16 bits");
+
+uint64_t Joined(uint64_t admission) { return admission & kJoinedMask; }
+uint64_t Wanted(uint64_t admission) { return (admission >> kWantedShift) & kWantedMask; }
+bool Open(uint64_t admission) { return (admission >> 32) != 0 && !(admission & kClosed); }
 
 // Spins until pred() or the window passes; checks the clock every 64 relaxes.
 template <typename Pred>
@@ -46,6 +54,23 @@ bool SpinUntil(Pred pred, int64_t spin_microseconds) {
 }  // namespace
 
 bool CpuExecutor::InsideRegion() { return tls_region_depth > 0; }
+
+namespace {
+thread_local const CpuExecutor* tls_caller_of = nullptr;
+}  // namespace
+
+CpuExecutor::CallerScope::CallerScope(CpuExecutor& executor)
+    : executor_(tls_caller_of == &executor ? nullptr : &executor) {
+  if (executor_ == nullptr) return;  // already counted further up this thread's stack
+  tls_caller_of = executor_;
+  executor_->active_callers_.fetch_add(1, std::memory_order_seq_cst);
+}
+
+CpuExecutor::CallerScope::~CallerScope() {
+  if (executor_ == nullptr) return;
+  executor_->active_callers_.fetch_sub(1, std::memory_order_seq_cst);
+  tls_caller_of = nullptr;
+}
 CpuExecutor::InlineRegionScope::InlineRegionScope() { ++tls_region_depth; }
 CpuExecutor::InlineRegionScope::~InlineRegionScope() { --tls_region_depth; }
 
@@ -55,7 +80,7 @@ StatusOr<std::shared_ptr<CpuExecutor>> CpuExecutor::Create(const CpuExecutionPol
   const int workers = policy.EffectiveThreads() - 1;
   executor->workers_.reserve(workers);
   for (int i = 0; i < workers; ++i) {
-    executor->workers_.emplace_back([e = executor.get(), i] { e->WorkerLoop(i + 1); });
+    executor->workers_.emplace_back([e = executor.get()] { e->WorkerLoop(); });
     if (!policy.affinity.empty()) {
       cpu_set_t set;
       CPU_ZERO(&set);
@@ -72,16 +97,21 @@ CpuExecutor::~CpuExecutor() {
   {
     std::lock_guard<std::mutex> lock(park_mutex_);
     stop_.store(true);
-    dispatch_.fetch_add(1ull << 16);  // wake spinning workers too
+    dispatch_.fetch_add(1);  // wake spinning workers too
   }
   worker_cv_.notify_all();
   for (auto& t : workers_) t.join();
 }
 
-void CpuExecutor::WorkerLoop(int index) {
-  // Not a load: a region dispatched before this thread first runs must still be seen.
-  uint64_t seen = 0;
+void CpuExecutor::WorkerLoop() {
+  // Regions are scanned from a per-thread start so that concurrent regions fill evenly.
+  static std::atomic<int> next_start{0};
+  const int start = next_start.fetch_add(1, std::memory_order_relaxed) % kMaxConcurrentRegions;
   for (;;) {
+    // Read the dispatch word before scanning: a region opened after the scan changes it.
+    const uint64_t seen = dispatch_.load(std::memory_order_seq_cst);
+    if (stop_.load(std::memory_order_acquire)) return;
+    if (JoinAnyRegion(start)) continue;
     const auto changed = [&] { return dispatch_.load(std::memory_order_seq_cst) != seen; };
     if (!SpinUntil(changed, policy_.spin_microseconds)) {
       std::unique_lock<std::mutex> lock(park_mutex_);
@@ -89,38 +119,46 @@ void CpuExecutor::WorkerLoop(int index) {
       worker_cv_.wait(lock, [&] { return changed() || stop_.load(); });
       parked_workers_.fetch_sub(1);
     }
-    if (stop_.load(std::memory_order_acquire)) return;
-    seen = dispatch_.load(std::memory_order_acquire);
-    const int participants = static_cast<int>(seen & kParticipantMask);
-    if (index >= participants || !Join(seen >> 16)) continue;
-    {
-      RegionDepthScope scope;
-      task_function_(task_argument_, index);
-    }
-    finished_.fetch_add(1, std::memory_order_seq_cst);
-    if (caller_parked_.load(std::memory_order_seq_cst)) {
-      std::lock_guard<std::mutex> lock(park_mutex_);
-      caller_cv_.notify_one();
-    }
   }
 }
 
-bool CpuExecutor::Join(uint64_t generation) {
-  const uint64_t tag = (generation & 0xffffffffu) << 32;
-  uint64_t a = admission_.load(std::memory_order_seq_cst);
-  while ((a & ~(kClosed | kJoinedMask)) == tag && !(a & kClosed)) {
-    if (admission_.compare_exchange_weak(a, a + 1, std::memory_order_seq_cst)) return true;
+bool CpuExecutor::JoinAnyRegion(int start) {
+  for (int i = 0; i < kMaxConcurrentRegions; ++i) {
+    Region& region = regions_[(start + i) % kMaxConcurrentRegions];
+    uint64_t a = region.admission.load(std::memory_order_seq_cst);
+    while (Open(a) && Joined(a) < Wanted(a)) {
+      if (!region.admission.compare_exchange_weak(a, a + 1, std::memory_order_seq_cst)) continue;
+      // Admitted: the caller waits for this worker, so the region's fields stay as they
+      // were published until finished is counted below.
+      const int participant = static_cast<int>(Joined(a)) + 1;
+      {
+        RegionDepthScope scope;
+        region.function(region.argument, participant);
+      }
+      region.finished.fetch_add(1, std::memory_order_seq_cst);
+      // The region may be reused from here on: only the executor's own fields below.
+      if (parked_callers_.load(std::memory_order_seq_cst) > 0) {
+        std::lock_guard<std::mutex> lock(park_mutex_);
+        caller_cv_.notify_all();
+      }
+      return true;
+    }
   }
   return false;
 }
 
-void CpuExecutor::WaitForWorkers(int expected) {
-  const auto done = [&] { return finished_.load(std::memory_order_seq_cst) == expected; };
+void CpuExecutor::WaitForWorkers(const Region& region, int expected) {
+  const auto done = [&] { return region.finished.load(std::memory_order_seq_cst) == expected; };
   if (SpinUntil(done, policy_.spin_microseconds)) return;
   std::unique_lock<std::mutex> lock(park_mutex_);
-  caller_parked_.store(true, std::memory_order_seq_cst);
+  parked_callers_.fetch_add(1, std::memory_order_seq_cst);
   caller_cv_.wait(lock, done);
-  caller_parked_.store(false, std::memory_order_release);
+  parked_callers_.fetch_sub(1, std::memory_order_seq_cst);
+}
+
+void CpuExecutor::RunInline(int n, TaskFunction function, void* argument) {
+  RegionDepthScope scope;
+  for (int p = 0; p < n; ++p) function(argument, p);
 }
 
 int CpuExecutor::Run(int n, FunctionRef<void(int)> task) {
@@ -130,21 +168,43 @@ int CpuExecutor::Run(int n, FunctionRef<void(int)> task) {
 
 int CpuExecutor::Run(int n, TaskFunction function, void* argument) {
   if (n > participants()) n = participants();
-  std::unique_lock<std::mutex> region(region_mutex_, std::defer_lock);
-  if (n <= 1 || InsideRegion() || !region.try_lock()) {
-    RegionDepthScope scope;
-    for (int p = 0; p < n; ++p) function(argument, p);
+  if (n <= 1 || InsideRegion()) {
+    RunInline(n, function, argument);
     return 1;
   }
-  task_function_ = function;
-  task_argument_ = argument;
-  finished_.store(0, std::memory_order_relaxed);
-  const uint64_t generation = (dispatch_.load(std::memory_order_relaxed) >> 16) + 1;
-  admission_.store((generation & 0xffffffffu) << 32, std::memory_order_seq_cst);
-  // seq_cst on both sides (this store then the parked count; a worker's count then its
-  // re-check of the dispatch word) guarantees a parking worker sees the new region or we
-  // see it parked and wake it.
-  dispatch_.store(generation << 16 | static_cast<uint64_t>(n), std::memory_order_seq_cst);
+  // The caller counts against the policy's threads (for its whole session run when the
+  // session holds a CallerScope, else while it is inside Run).
+  CallerScope caller(*this);
+  const int share = std::max(1, participants() / std::max(1, active_callers_.load(std::memory_order_seq_cst)));
+  // Claim a free region slot.
+  int slot = -1;
+  uint32_t used = slots_in_use_.load(std::memory_order_relaxed);
+  while (share > 1) {
+    const uint32_t free = ~used & ((1u << kMaxConcurrentRegions) - 1);
+    if (free == 0) break;
+    const int candidate = __builtin_ctz(free);
+    if (slots_in_use_.compare_exchange_weak(used, used | (1u << candidate), std::memory_order_acquire)) {
+      slot = candidate;
+      break;
+    }
+  }
+  if (slot < 0) {
+    RunInline(n, function, argument);
+    return 1;
+  }
+  n = std::min(n, share);
+  Region& region = regions_[slot];
+  region.function = function;
+  region.argument = argument;
+  region.finished.store(0, std::memory_order_relaxed);
+  uint32_t tag = next_generation_.fetch_add(1, std::memory_order_relaxed) + 1;
+  if (tag == 0) tag = next_generation_.fetch_add(1, std::memory_order_relaxed) + 1;  // 0 marks a free slot
+  // seq_cst on both sides (the admission and dispatch stores, then the parked count; a
+  // worker's count, then its re-check of the dispatch word) guarantees a parking worker
+  // sees the new region or the caller sees it parked and wakes it.
+  region.admission.store(static_cast<uint64_t>(tag) << 32 | static_cast<uint64_t>(n - 1) << kWantedShift,
+                         std::memory_order_seq_cst);
+  dispatch_.fetch_add(1, std::memory_order_seq_cst);
   if (parked_workers_.load(std::memory_order_seq_cst) > 0) {
     std::lock_guard<std::mutex> lock(park_mutex_);
     worker_cv_.notify_all();
@@ -154,8 +214,10 @@ int CpuExecutor::Run(int n, TaskFunction function, void* argument) {
     function(argument, 0);
   }
   // Close admission: late workers skip this region; wait only for those that joined.
-  const int joined = static_cast<int>(admission_.fetch_or(kClosed, std::memory_order_seq_cst) & kJoinedMask);
-  WaitForWorkers(joined);
+  const int joined = static_cast<int>(Joined(region.admission.fetch_or(kClosed, std::memory_order_seq_cst)));
+  WaitForWorkers(region, joined);
+  region.admission.store(0, std::memory_order_relaxed);
+  slots_in_use_.fetch_and(~(1u << slot), std::memory_order_release);
   return joined + 1;
 }
 

@@ -35,15 +35,39 @@ class CpuExecutor {
   // A worker that has not joined by the time the caller's task returns is released
   // without running: waiting for a thread the OS has not scheduled would stall the
   // caller, so the task must let any participant finish the others' work (ParallelFor's
-  // blocks are claimed, not owned). n is clamped to participants(). If another thread is
-  // already running a region on this executor, or the caller is inside a region, every
-  // task runs inline on the caller in order. Returns how many participants joined.
+  // blocks are claimed, not owned). Returns how many participants joined.
+  //
+  // Concurrent callers (a server calling Session::Run from several threads, or sessions
+  // sharing this executor) each open their own region: up to kMaxConcurrentRegions at
+  // once, and workers join whichever open region still wants participants. Callers count
+  // against the policy's threads, so a region opened while C callers are inside Run asks
+  // for at most participants() / C (its fair share, the caller included) and the pool is
+  // never oversubscribed; with as many callers as threads each runs alone. n is clamped
+  // to participants() and to that share. A call from inside a region, a share of one, or
+  // no free region slot runs every task inline on the caller, in order.
   int Run(int n, FunctionRef<void(int)> task);
 
-  // The same with a plain function and argument, which travel in the dispatch cache line
-  // itself: a worker then reads one line from the caller's core to learn its work.
+  // The same with a plain function and argument, which travel in the region's own cache
+  // line: a worker reads one line from the caller's core to learn its work.
   using TaskFunction = void (*)(void* argument, int participant);
   int Run(int n, TaskFunction function, void* argument);
+
+  // Regions that may be open at once; further concurrent callers run inline.
+  static constexpr int kMaxConcurrentRegions = 8;
+
+  // Counts the current thread as a caller of `executor` for its lifetime (once per thread:
+  // nested scopes count nothing), so that other callers' fair shares leave it its thread
+  // even between its regions. Session::Run holds one for the whole run.
+  class CallerScope {
+   public:
+    explicit CallerScope(CpuExecutor& executor);
+    ~CallerScope();
+    CallerScope(const CallerScope&) = delete;
+    CallerScope& operator=(const CallerScope&) = delete;
+
+   private:
+    CpuExecutor* executor_;
+  };
 
   // True on a thread that is currently executing a region's task (worker or caller).
   static bool InsideRegion();
@@ -59,36 +83,43 @@ class CpuExecutor {
   };
 
  private:
+  // One open region. admission packs, so that a worker reads them consistently in one
+  // load: generation tag << 32 | kClosed | wanted workers << 16 | joined workers. A tag of
+  // 0 means the slot is free.
+  struct alignas(64) Region {
+    std::atomic<uint64_t> admission{0};
+    TaskFunction function = nullptr;
+    void* argument = nullptr;
+    std::atomic<int> finished{0};
+  };
+
   explicit CpuExecutor(const CpuExecutionPolicy& policy);
-  void WorkerLoop(int index);
-  void WaitForWorkers(int expected);
-  // Admits the calling worker to region `generation` unless the caller has closed it.
-  bool Join(uint64_t generation);
+  void WorkerLoop();
+  // Joins the first open region (from `start` on) that wants another worker, runs its
+  // task and returns true; false when no region wants one.
+  bool JoinAnyRegion(int start);
+  void WaitForWorkers(const Region& region, int expected);
+  void RunInline(int n, TaskFunction function, void* argument);
 
   const CpuExecutionPolicy policy_;
   std::vector<std::thread> workers_;
 
-  // Dispatch word: generation << 16 | participants. One atomic so a worker reads both
-  // consistently even if it wakes late.
-  // Written by the caller, read by spinning workers; finished_ is written by workers and
-  // read by the spinning caller: separate cache lines so they do not ping-pong together.
+  // Bumped each time a region opens; idle workers watch it (spinning, then parked).
   alignas(64) std::atomic<uint64_t> dispatch_{0};
-  TaskFunction task_function_ = nullptr;
-  void* task_argument_ = nullptr;
-  // Admission of workers to the current region: generation << 32 | kClosed | joined.
-  alignas(64) std::atomic<uint64_t> admission_{0};
-  std::atomic<int> finished_{0};
-  alignas(64) char padding_after_finished_[1] = {};
+  // Callers inside Run (their fair share), region slots in use (bit i = regions_[i]) and
+  // the source of generation tags.
+  alignas(64) std::atomic<int> active_callers_{0};
+  std::atomic<uint32_t> slots_in_use_{0};
+  std::atomic<uint32_t> next_generation_{0};
+  Region regions_[kMaxConcurrentRegions];
   std::atomic<bool> stop_{false};
 
-  std::mutex region_mutex_;  // one region at a time; contenders run inline instead
-
-  // Parking for workers past their spin window, and for the caller waiting on workers.
+  // Parking for workers past their spin window, and for callers waiting on workers.
   std::mutex park_mutex_;
   std::condition_variable worker_cv_;
   std::condition_variable caller_cv_;
   std::atomic<int> parked_workers_{0};
-  std::atomic<bool> caller_parked_{false};
+  std::atomic<int> parked_callers_{0};
 };
 
 // Process registry of executors keyed by policy. Sessions with compatible policies share

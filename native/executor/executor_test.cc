@@ -290,6 +290,101 @@ TEST(CpuExecutor, ConcurrentCallersDoNotDeadlock) {
   EXPECT_EQ(sum.load(), 4 * 200 * 100);
 }
 
+// Runs `callers` threads that each hold a CallerScope, meet at a barrier (so every share
+// is computed with all of them counted), then open one region of `requested` participants
+// whose caller task waits (bounded) for `await` participants. Returns each Run's result.
+struct ConcurrentRegions {
+  std::vector<int> joined;
+  int max_running = 0;
+};
+
+ConcurrentRegions RunConcurrentRegions(CpuExecutor& executor, int callers, int requested, int await) {
+  ConcurrentRegions result;
+  result.joined.assign(callers, 0);
+  std::atomic<int> arrived{0}, in_task{0}, running{0}, max_running{0};
+  std::vector<std::thread> threads;
+  for (int c = 0; c < callers; ++c) {
+    threads.emplace_back([&, c] {
+      CpuExecutor::CallerScope scope(executor);
+      arrived.fetch_add(1);
+      while (arrived.load() < callers) std::this_thread::yield();
+      std::atomic<int> entered{0};
+      result.joined[c] = executor.Run(requested, [&](int p) {
+        const int now = running.fetch_add(1) + 1;
+        for (int m = max_running.load(); now > m && !max_running.compare_exchange_weak(m, now);) {
+        }
+        entered.fetch_add(1);
+        if (p == 0) {  // every region open at once, each until the workers it wants have joined
+          const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+          in_task.fetch_add(1);
+          while ((in_task.load() < callers || entered.load() < await) && std::chrono::steady_clock::now() < deadline) {
+            std::this_thread::yield();
+          }
+        }
+        running.fetch_sub(1);
+      });
+      // Every caller stays counted until all regions are done.
+      arrived.fetch_add(1);
+      while (arrived.load() < 2 * callers) std::this_thread::yield();
+    });
+  }
+  for (auto& t : threads) t.join();
+  result.max_running = max_running.load();
+  return result;
+}
+
+TEST(CpuExecutor, ConcurrentCallersEachGetTheirFairShareOfWorkers) {
+  auto executor = MakeExecutor(4);
+  // Two callers on four threads: two participants each (the caller and one worker),
+  // where a single pool lock would have left the second caller alone.
+  ConcurrentRegions r = RunConcurrentRegions(*executor, 2, 4, 2);
+  EXPECT_EQ(r.joined, (std::vector<int>{2, 2}));
+  EXPECT_LE(r.max_running, 4);
+}
+
+TEST(CpuExecutor, CallersAsManyAsThreadsRunAloneWithoutOversubscribing) {
+  auto executor = MakeExecutor(2);
+  ConcurrentRegions r = RunConcurrentRegions(*executor, 2, 2, 1);
+  EXPECT_EQ(r.joined, (std::vector<int>{1, 1}));
+}
+
+TEST(CpuExecutor, MoreConcurrentRegionsThanSlotsRunTheRestInline) {
+  const int callers = CpuExecutor::kMaxConcurrentRegions + 2;
+  auto executor = MakeExecutor(3 * callers);
+  ConcurrentRegions r = RunConcurrentRegions(*executor, callers, 3, 1);
+  // All regions are open at once: the two callers without a slot run alone.
+  int alone = 0;
+  for (int joined : r.joined) {
+    EXPECT_GE(joined, 1);
+    EXPECT_LE(joined, 3);
+    alone += joined == 1;
+  }
+  EXPECT_GE(alone, callers - CpuExecutor::kMaxConcurrentRegions);
+  EXPECT_LE(r.max_running, 3 * callers);
+}
+
+TEST(CpuExecutor, ConcurrentParallelForsAreExactUnderContention) {
+  auto executor = MakeExecutor(4);
+  ParallelContext ctx{executor.get(), nullptr, nullptr, "Test"};
+  std::vector<std::thread> callers;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 3; ++t) {
+    callers.emplace_back([&, t] {
+      std::vector<int64_t> out(5000);
+      for (int r = 0; r < 100; ++r) {
+        Status s = ParallelFor(ctx, out.size(), {"fair", 64}, [&](int64_t b, int64_t e) {
+          for (int64_t i = b; i < e; ++i) out[i] = i * (t + 1) + r;
+          return Status::Ok();
+        });
+        if (!s.ok()) wrong.fetch_add(1);
+        for (int64_t i = 0; i < static_cast<int64_t>(out.size()); ++i) wrong.fetch_add(out[i] != i * (t + 1) + r);
+      }
+    });
+  }
+  for (auto& c : callers) c.join();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
 TEST(CpuExecutor, WorkersParkAfterSpinWindow) {
   CpuExecutionPolicy policy;
   policy.num_threads = 2;

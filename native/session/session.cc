@@ -286,6 +286,9 @@ Status Session::ValidateFeed(const ValueInfo& declared, const Value& value) cons
 StatusOr<std::vector<Value>> Session::Run(const std::vector<std::pair<std::string, Value>>& feeds,
                                           const std::vector<std::string>& output_names,
                                           const RunOptions& options) const {
+  // This run counts against the policy's threads for its whole length (fair shares for
+  // concurrent callers, see CpuExecutor::Run).
+  CpuExecutor::CallerScope caller(*executor_);
   const Graph& graph = *graph_;
   std::vector<Value> frame = NewFrame(*plan_, nullptr);
   std::vector<bool> fed(graph.inputs.size(), false);
