@@ -1,7 +1,7 @@
 """Builds the onnx_light wheel: the package's .py files and _native.so with the METADATA,
 WHEEL and RECORD files of the wheel format (Bazel 4.2 has no offline py_wheel).
 
-    build_wheel.py --out onnx_light-<version>-<tag>.whl --version V files...
+    build_wheel.py --out onnx_light-<version>-<tag>.whl --version V [--status_file F] files...
 
 Each file lands at its path from the last "onnx_light/" on (.../onnx_light/_native.so too).
 """
@@ -14,7 +14,21 @@ import sys
 import sysconfig
 import zipfile
 
-REQUIRES = ["numpy", "onnx", "ml_dtypes"]
+# Run-time dependencies, with the ranges CI tests: the pins of requirements.txt, and for
+# ml_dtypes also its newest release (.ci/run installs the wheel into fresh venvs with each
+# and runs the conformance suite against the installed package).
+REQUIRES = ["numpy>=2.4.6,<2.5", "onnx>=1.23.2,<1.24", "ml_dtypes>=0.6.0,<0.8"]
+
+
+def revision(status_file):
+    """STABLE_ONNX_LIGHT_REVISION from Bazel's stable-status.txt (tools/workspace_status.sh)."""
+    if status_file:
+        with open(status_file, encoding="utf-8") as f:
+            for line in f:
+                key, _, value = line.strip().partition(" ")
+                if key == "STABLE_ONNX_LIGHT_REVISION":
+                    return value
+    return "unknown"
 
 
 def python_tag():
@@ -33,6 +47,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", required=True)
     parser.add_argument("--version", required=True)
+    parser.add_argument("--status_file", default=None, help="Bazel's stable-status.txt (the revision)")
     parser.add_argument("sources", nargs="+", help="package files (.py and _native.so) under onnx_light/")
     args = parser.parse_args()
 
@@ -49,6 +64,7 @@ def main():
             files[relative] = f.read()
     if "onnx_light/_native.so" not in files:
         sys.exit("build_wheel: no onnx_light/_native.so among the files")
+    files["onnx_light/REVISION"] = (revision(args.status_file) + "\n").encode()
 
     dist_info = f"onnx_light-{args.version}.dist-info"
     files[f"{dist_info}/METADATA"] = "\n".join(

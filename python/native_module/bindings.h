@@ -11,6 +11,7 @@ void BindCore(nanobind::module_& m);      // DataType names, Status exceptions
 void BindRegistry(nanobind::module_& m);  // registered kernels (for the inventory)
 void BindTuning(nanobind::module_& m);    // descriptors, tuning sources, kernel runner, calibration
 void BindSession(nanobind::module_& m);   // Graph, Session, CpuExecutionPolicy, RunOptions
+void BindBuildInfo(nanobind::module_& m); // how the extension was compiled
 
 // Raises the Python exception that matches status.code() (see onnx_light.errors).
 [[noreturn]] void ThrowStatus(const Status& status);

@@ -10,4 +10,5 @@ NB_MODULE(_native, m) {
   onnx_light::python::BindRegistry(m);
   onnx_light::python::BindTuning(m);
   onnx_light::python::BindSession(m);
+  onnx_light::python::BindBuildInfo(m);
 }

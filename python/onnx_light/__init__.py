@@ -8,6 +8,7 @@ from onnx_light._native import (  # noqa: F401  (re-exported exception classes)
     NotImplemented,
     ResourceExhausted,
 )
+from onnx_light._build_info import build_info  # noqa: F401
 from onnx_light.session import (  # noqa: F401
     CpuExecutionPolicy,
     InferenceSession,

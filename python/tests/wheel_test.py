@@ -1,12 +1,15 @@
-"""The wheel installs with pip into a fresh venv and runs a model outside Bazel."""
+"""The wheel installs with pip into a fresh venv, runs a model outside Bazel, and is the
+optimised build we benchmark, whatever flags built it."""
 
 import glob
+import json
 import os
 import subprocess
 import sys
 import zipfile
 
 RUN_A_MODEL = r"""
+import json
 import numpy as np, onnx_light
 from onnx import TensorProto, helper
 body = helper.make_graph([], "body",
@@ -16,6 +19,7 @@ graph = helper.make_graph([helper.make_node("Loop", ["M", ""], ["iterations"], b
     [helper.make_tensor_value_info("M", TensorProto.INT64, [])],
     [helper.make_tensor_value_info("iterations", TensorProto.INT64, [None])])
 session = onnx_light.InferenceSession(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)]).SerializeToString())
+print(json.dumps(onnx_light.build_info()))
 print(onnx_light.__file__)
 print(session.run(None, {"M": np.array(3, np.int64)})[0].tolist())
 """
@@ -38,6 +42,12 @@ def test_wheel_contents():
         record = wheel.read(dist_info[0]).decode()
         for name in names:
             assert name in record
+        metadata = wheel.read(dist_info[0].replace("RECORD", "METADATA")).decode()
+        requires = [line.split(": ", 1)[1] for line in metadata.splitlines() if line.startswith("Requires-Dist:")]
+        # Every run-time dependency with the range CI tests (a floor and a ceiling).
+        assert sorted(r.split(">=")[0] for r in requires) == ["ml_dtypes", "numpy", "onnx"]
+        assert all(">=" in r and "<" in r for r in requires), requires
+        assert wheel.read("onnx_light/REVISION").decode().strip(), "the wheel records its source revision"
 
 
 def test_pip_installs_the_wheel_into_a_venv_and_runs_a_model(tmp_path):
@@ -48,6 +58,11 @@ def test_pip_installs_the_wheel_into_a_venv_and_runs_a_model(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONSAFEPATH")}
     result = subprocess.run([python, "-c", RUN_A_MODEL], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    installed_at, iterations = result.stdout.strip().splitlines()[-2:]
+    info, installed_at, iterations = result.stdout.strip().splitlines()[-3:]
     assert installed_at.startswith(str(venv)), installed_at
     assert iterations == "[0, 1, 2]"
+    # The wheel is optimised even though this test target builds in whatever mode the
+    # command line asked for (python/optimized.bzl).
+    info = json.loads(info)
+    assert info["compilation_mode"] == "opt", info
+    assert info["optimized"] is True and info["assertions"] is False, info
