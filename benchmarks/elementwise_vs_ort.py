@@ -1,6 +1,6 @@
 """onnx-light vs ONNX Runtime on single-node elementwise models (a benchmark, not a test).
 
-    ./bazelw run --config=opt //benchmarks:elementwise_vs_ort -- [--repeats=N] [--json=out.json]
+    ./bazelw run //benchmarks:elementwise_vs_ort -- [--repeats=N] [--json=out.json]
 
 For Add, Mul, Sigmoid, Gelu, Cast (float32 -> float16) and Where at 1K, 64K and 16M elements, with 1 and 2
 threads, both runtimes run the same model on the same feeds, interleaved sample by sample

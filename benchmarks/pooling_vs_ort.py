@@ -1,6 +1,6 @@
 """onnx-light vs ONNX Runtime on single-node pooling models (a benchmark, not a test).
 
-    ./bazelw run --config=opt //benchmarks:pooling_vs_ort -- [--repeats=N] [--json=out.json]
+    ./bazelw run //benchmarks:pooling_vs_ort -- [--repeats=N] [--json=out.json]
 
 ResNet/MobileNet pooling shapes: the ResNet stem MaxPool (1x64x112x112, 3x3 stride 2 pad 1),
 the same pool on 1x64x28x28 (near the parallel threshold), a 2x2 stride 2 MaxPool/AveragePool on 1x256x56x56, a 3x3 stride 1 pad 1 AveragePool and the

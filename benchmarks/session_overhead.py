@@ -1,7 +1,7 @@
 """Per-node session overhead: a chain of small Add nodes run by onnx-light and by ONNX
 Runtime in one process, with the same thread count. Benchmark, not a test.
 
-    ./bazelw run --config=opt //benchmarks:session_overhead -- --nodes 200 --elements 16 --threads 1
+    ./bazelw run //benchmarks:session_overhead -- --nodes 200 --elements 16 --threads 1
 
 Prints raw per-run samples (microseconds), medians, the per-node overhead of each runtime
 (median run time / nodes) and the ratio onnx-light / ONNX Runtime.

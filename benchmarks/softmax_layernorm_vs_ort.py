@@ -1,6 +1,6 @@
 """onnx-light vs ONNX Runtime on Softmax, LogSoftmax and LayerNormalization (a benchmark, not a test).
 
-    ./bazelw run --config=opt //benchmarks:softmax_layernorm_vs_ort -- [--repeats=N] [--json=out.json]
+    ./bazelw run //benchmarks:softmax_layernorm_vs_ort -- [--repeats=N] [--json=out.json]
 
 Each case runs one single-node float model in both runtimes on the same feeds, interleaved
 sample by sample so that load from other processes hits both alike, at 1 and 2 threads.

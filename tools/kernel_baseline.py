@@ -1,6 +1,6 @@
 """kernel_baseline: every corpus case under the serial policy and the session threads.
 
-    ./bazelw run --config=opt //tools:kernel_baseline -- --output=/tmp/baseline.json
+    ./bazelw run //tools:kernel_baseline -- --output=/tmp/baseline.json
 
 One JSON document: metadata (revision, processor and execution descriptors, affinity,
 spin policy, Bazel config) and, per case, size and policy, every raw latency sample with

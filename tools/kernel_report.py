@@ -1,7 +1,7 @@
 """kernel_report: the baseline three times per architecture, crossovers, promotion, plots.
 
-    ./bazelw run --config=opt //tools:kernel_report
-    ./bazelw run --config=opt //tools:kernel_report -- --architectures=x86_64 --runs=3
+    ./bazelw run //tools:kernel_report
+    ./bazelw run //tools:kernel_report -- --architectures=x86_64 --runs=3
 
 x86-64 runs natively. ARM64 runs the same corpus built with --config=aarch64 under
 qemu-user: outputs are compared with serial for real, timings are labelled emulated and

@@ -1,7 +1,7 @@
 """ort_attribution: where onnx-light spends a whole model's time, per op type, beside ONNX Runtime.
 
-    ./bazelw run --config=opt //tools:ort_attribution            # writes benchmarks/reports/attribution/
-    ./bazelw run --config=opt //tools:ort_attribution -- --models=mlp --threads=1 --samples=5
+    ./bazelw run //tools:ort_attribution            # writes benchmarks/reports/attribution/
+    ./bazelw run //tools:ort_attribution -- --models=mlp --threads=1 --samples=5
 
 For each corpus model (python/onnx_light/tools/model_corpus.py) and thread count: outputs
 checked against ORT, end-to-end times interleaved with ORT and ORT_DISABLE_ALL, per-node

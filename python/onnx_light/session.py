@@ -90,11 +90,30 @@ class InferenceSession:
         if graph_optimizations:
             proto = graph_rewrites.optimize(proto)
         self._model = proto
+        self._tuning_profile = tuning_profile
         self._session = _native.Session.create(build_graph(proto, base_dir), cpu_execution, tuning_profile)
         initializers = {i.name for i in proto.graph.initializer}
         self._inputs = [NodeArg(vi) for vi in proto.graph.input if vi.name not in initializers]
         self._overridable = [NodeArg(vi) for vi in proto.graph.input if vi.name in initializers]
         self._outputs = [NodeArg(vi) for vi in proto.graph.output]
+
+    def __getstate__(self):
+        """Pickling carries the model (as this session runs it: prepared and rewritten,
+        external data inlined) and the execution policy; unpickling builds a new session, so
+        sessions travel to multiprocessing, Dask or Ray workers."""
+        if self._tuning_profile is not None:
+            raise TypeError("an InferenceSession created with an explicit tuning_profile cannot be pickled "
+                            "(a TuningSource is native state): let the worker load its profile instead")
+        policy = self._session.policy
+        return {
+            "model": self._model.SerializeToString(),
+            "policy": {"num_threads": policy.num_threads, "spin_microseconds": policy.spin_microseconds,
+                       "affinity": list(policy.affinity)},
+        }
+
+    def __setstate__(self, state):
+        # The pickled model is already rewritten: rewriting again would only cost time.
+        self.__init__(state["model"], cpu_execution=CpuExecutionPolicy(**state["policy"]), graph_optimizations=False)
 
     def get_inputs(self):
         return list(self._inputs)

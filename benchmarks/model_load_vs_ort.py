@@ -1,0 +1,108 @@
+"""Session creation: time and peak memory of onnx-light beside ONNX Runtime on models of
+about 50 MB and 250 MB (random weights), from a path with the weights inline and from a
+path with external data. Each measurement runs in a fresh process (so the peak RSS is
+that of one creation), `--repeats` times; medians and raw samples are written.
+
+    ./bazelw run //benchmarks:model_load_vs_ort -- --output=benchmarks/reports/model_load/model_load.json
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from absl import app, flags
+from onnx import TensorProto, helper, numpy_helper
+
+OUTPUT = flags.DEFINE_string("output", "", "where to write the JSON results")
+REPEATS = flags.DEFINE_integer("repeats", 5, "fresh processes per case")
+SIZES_MB = flags.DEFINE_list("sizes_mb", ["50", "250"], "model sizes")
+
+# One creation in a fresh process: prints seconds and the RSS growth (KiB) it caused.
+CHILD = r"""
+import resource, sys, time
+runtime, path = sys.argv[1], sys.argv[2]
+if runtime == "ort":
+    import onnxruntime as ort
+    create = lambda: ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+else:
+    import onnx_light
+    create = lambda: onnx_light.InferenceSession(path)
+import numpy  # imported by both; kept out of the measured growth
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+start = time.perf_counter()
+session = create()
+seconds = time.perf_counter() - start
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(seconds, peak - before)
+"""
+
+
+def mlp_of_size(megabytes, hidden=2048):
+    """x[1, hidden] through MatMul+Relu layers of hidden x hidden float weights."""
+    layers = max(1, round(megabytes * 2**20 / (hidden * hidden * 4)))
+    rng = np.random.default_rng(0)
+    nodes, inits, x = [], [], "x"
+    for i in range(layers):
+        w = f"w{i}"
+        inits.append(numpy_helper.from_array(rng.standard_normal((hidden, hidden), dtype=np.float32) * 0.02, w))
+        nodes += [helper.make_node("MatMul", [x, w], [f"m{i}"], name=f"matmul{i}"),
+                  helper.make_node("Relu", [f"m{i}"], [f"r{i}"], name=f"relu{i}")]
+        x = f"r{i}"
+    graph = helper.make_graph(nodes, "mlp", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, hidden])],
+                              [helper.make_tensor_value_info(x, TensorProto.FLOAT, [1, hidden])], initializer=inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+
+
+def measure(runtime, path, repeats):
+    seconds, rss = [], []
+    env = dict(os.environ)
+    for _ in range(repeats):
+        out = subprocess.run([sys.executable, "-c", CHILD, runtime, path], check=True, capture_output=True,
+                             text=True, env=env).stdout.split()
+        seconds.append(float(out[-2]))
+        rss.append(int(out[-1]) / 1024)
+    return {"seconds": seconds, "median_ms": float(np.median(seconds) * 1e3),
+            "rss_growth_mib": rss, "median_rss_growth_mib": float(np.median(rss))}
+
+
+def main(argv):
+    del argv
+    import onnx_light
+
+    with open("/proc/cpuinfo") as f:
+        cpu = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), "unknown")
+    doc = {"benchmark": "model_load_vs_ort", "conditions": {"cpu": cpu, "build": onnx_light.build_info(),
+           "load_average_before": os.getloadavg(), "repeats": REPEATS.value}, "results": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        for size in [int(s) for s in SIZES_MB.value]:
+            model = mlp_of_size(size)
+            inline = os.path.join(tmp, f"mlp{size}.onnx")
+            onnx.save(model, inline)
+            external_dir = os.path.join(tmp, f"external{size}")
+            os.makedirs(external_dir)
+            external = os.path.join(external_dir, "model.onnx")
+            onnx.save(model, external, save_as_external_data=True, location="weights.bin")
+            model_mib = os.path.getsize(inline) / 2**20
+            for form, path in (("inline", inline), ("external_data", external)):
+                row = {"size_mib": model_mib, "form": form}
+                for runtime in ("onnx_light", "ort"):
+                    row[runtime] = measure(runtime, path, REPEATS.value)
+                row["time_ratio_ours_over_ort"] = row["onnx_light"]["median_ms"] / row["ort"]["median_ms"]
+                row["rss_over_model_size"] = row["onnx_light"]["median_rss_growth_mib"] / model_mib
+                doc["results"].append(row)
+                print(f"{model_mib:6.0f} MiB {form:13s}: ours {row['onnx_light']['median_ms']:8.1f} ms "
+                      f"rss +{row['onnx_light']['median_rss_growth_mib']:6.0f} MiB | ORT {row['ort']['median_ms']:8.1f} ms "
+                      f"rss +{row['ort']['median_rss_growth_mib']:6.0f} MiB | time ours/ORT "
+                      f"{row['time_ratio_ours_over_ort']:.2f}, our RSS/model {row['rss_over_model_size']:.2f}", flush=True)
+    doc["conditions"]["load_average_after"] = os.getloadavg()
+    if OUTPUT.value:
+        os.makedirs(os.path.dirname(os.path.abspath(OUTPUT.value)), exist_ok=True)
+        with open(OUTPUT.value, "w") as f:
+            json.dump(doc, f, indent=1)
+
+
+if __name__ == "__main__":
+    app.run(main)
