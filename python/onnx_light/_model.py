@@ -17,7 +17,8 @@ from onnx_light._values import encode_array
 def load_model(model):
     """A ModelProto from a path, serialized bytes or a ModelProto (InvalidArgument if malformed)."""
     if isinstance(model, onnx.ModelProto):
-        proto = model
+        proto = onnx.ModelProto()  # preparing the model changes it: never the caller's
+        proto.CopyFrom(model)
     elif isinstance(model, (bytes, bytearray, memoryview)):
         try:
             proto = onnx.load_model_from_string(bytes(model))
@@ -39,11 +40,56 @@ def load_model(model):
     return proto
 
 
+# Initializers of more elements than this reach shape inference as typed graph inputs, not
+# as data: inference only needs their types and shapes (data it reads, such as Reshape's
+# target shape, is small), and passing the weights would serialise and parse the whole
+# model twice (70% of creating a session on a 50 MB model).
+_INFERENCE_DATA_LIMIT_ELEMENTS = 1 << 14
+
+
+def _elements(tensor):
+    count = 1
+    for d in tensor.dims:
+        count *= d
+    return count
+
+
 def _infer(proto):
+    """Adds inferred value types to proto, which the caller owns (it is changed in place)."""
+    large = {i.name: i for i in proto.graph.initializer if _elements(i) > _INFERENCE_DATA_LIMIT_ELEMENTS}
+    light = proto
+    if large:
+        light = onnx.ModelProto()
+        for field, value in proto.ListFields():
+            if field.name != "graph":
+                _assign(light, field, value)
+        for field, value in proto.graph.ListFields():
+            if field.name == "initializer":
+                light.graph.initializer.extend(i for i in value if i.name not in large)
+            else:
+                _assign(light.graph, field, value)
+        declared = {i.name for i in light.graph.input}
+        light.graph.input.extend(onnx.helper.make_tensor_value_info(i.name, i.data_type, list(i.dims))
+                                 for i in large.values() if i.name not in declared)
     try:
-        return onnx.shape_inference.infer_shapes(proto, strict_mode=False)
+        inferred = onnx.shape_inference.infer_shapes(light, strict_mode=False)
     except Exception:  # noqa: BLE001  inference is an optimisation; the kernels check for real
         return proto
+    # What inference writes: value_info, output types, and (in subgraphs) the nodes' graphs.
+    for name in ("value_info", "output", "node"):
+        del getattr(proto.graph, name)[:]
+        getattr(proto.graph, name).extend(getattr(inferred.graph, name))
+    return proto
+
+
+def _assign(message, field, value):
+    """message.<field> = value for a field of any kind (repeated, message or scalar)."""
+    if hasattr(value, "CopyFrom"):
+        getattr(message, field.name).CopyFrom(value)
+    elif hasattr(value, "extend"):  # repeated (strings and bytes have no extend)
+        getattr(message, field.name).extend(value)
+    else:
+        setattr(message, field.name, value)
 
 
 _KERNEL_RANGES = None

@@ -262,3 +262,25 @@ def test_sequence_feeds_are_checked_against_the_declared_element_type():
         session.run(None, {"s": [np.ones(2, np.int64)]})
     with pytest.raises(ValueError, match=r"input 's': expected sequence\(tensor\(float\)\), got float\[2\]"):
         session.run(None, {"s": np.ones(2, np.float32)})
+
+
+def test_shape_inference_types_large_initializers_without_their_data_and_leaves_the_callers_model_alone():
+    from onnx import numpy_helper
+
+    w = np.random.default_rng(0).standard_normal((256, 128)).astype(np.float32)  # above the inference data limit
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["h"]), helper.make_node("Reshape", ["h", "shape"], ["y"])],
+        "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 256])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        initializer=[numpy_helper.from_array(w, "w"), numpy_helper.from_array(np.array([4, 64], np.int64), "shape")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    before = model.SerializeToString()
+    session = onnx_light.InferenceSession(model)
+    assert model.SerializeToString() == before
+    types = {vi.name: [d.dim_value for d in vi.type.tensor_type.shape.dim]
+             for vi in list(session._model.graph.value_info) + list(session._model.graph.output)}
+    assert types["h"] == [2, 128]
+    assert types["y"] == [4, 64]  # inferred from the small initializer's data
+    assert [i.name for i in session.get_inputs()] == ["x"]
+    x = np.ones((2, 256), np.float32)
+    np.testing.assert_allclose(session.run(None, {"x": x})[0], (x @ w).reshape(4, 64), rtol=1e-5)
