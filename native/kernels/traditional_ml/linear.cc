@@ -223,7 +223,7 @@ class ScalerKernel : public RowKernel {
   std::vector<double> offset_, scale_;
 };
 
-// Each row divided by its MAX (of |x|), L1 or L2 norm.
+// Each row divided by its MAX, L1 or L2 norm.
 class NormalizerKernel : public RowKernel {
  public:
   Status Init(const KernelInfo& info) {
@@ -239,14 +239,17 @@ class NormalizerKernel : public RowKernel {
     OL_RETURN_IF_ERROR(RowsAndFeatures(*x, where_, &rows, &features));
     OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, DataType::kFloat, x->shape()));
     return EachRow(ctx, "NormalizerRows", *x, rows, features, features, [&](int64_t r, const double* row) {
+      // ONNX Runtime (and the operator's definition): MAX divides by the largest value
+      // (signed), L1 by the sum of |x|, L2 by the Euclidean norm; a zero divisor leaves x.
       double norm = 0;
-      for (int64_t f = 0; f < features; ++f) {
-        if (norm_ == "MAX") norm = std::max(norm, std::abs(row[f]));
-        else if (norm_ == "L1") norm += std::abs(row[f]);
-        else norm += row[f] * row[f];
+      if (norm_ == "MAX") {
+        norm = features > 0 ? row[0] : 0;
+        for (int64_t f = 1; f < features; ++f) norm = std::max(norm, row[f]);
+      } else {
+        for (int64_t f = 0; f < features; ++f) norm += norm_ == "L1" ? std::abs(row[f]) : row[f] * row[f];
+        if (norm_ == "L2") norm = std::sqrt(norm);
       }
-      if (norm_ == "L2") norm = std::sqrt(norm);
-      norm = std::max(norm, 1e-30);
+      if (norm == 0) norm = 1;
       float* out = y->data<float>() + r * features;
       for (int64_t f = 0; f < features; ++f) out[f] = static_cast<float>(row[f] / norm);
     });

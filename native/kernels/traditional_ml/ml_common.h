@@ -59,19 +59,21 @@ inline double Logistic(double v) {
   return v < 0 ? 1.0 - e : e;
 }
 
-// The approximation ONNX Runtime and onnx.reference use (Winitzki, a = 0.147).
-inline double ErfInv(double x) {
-  const double sign = x < 0 ? -1.0 : 1.0;
-  x = (1.0 - x) * (1.0 + x);
+// The approximation ONNX Runtime and onnx.reference use (Winitzki, a = 0.147), in float
+// arithmetic as ONNX Runtime computes it: near 0.5 the cancellation makes the float result
+// differ from a double one in the second significant digit.
+inline float ErfInv(float x) {
+  const float sign = x < 0 ? -1.0f : 1.0f;
+  x = (1 - x) * (1 + x);
   if (x == 0) return 0;
-  const double log = std::log(x);
-  const double v = 2.0 / (3.14159265358979323846 * 0.147) + 0.5 * log;
-  const double v2 = 1.0 / 0.147 * log;
-  const double v3 = -v + std::sqrt(v * v - v2);
+  const float log = std::log(x);
+  const float v = 2 / (3.14159f * 0.147f) + 0.5f * log;
+  const float v2 = 1 / 0.147f * log;
+  const float v3 = -v + std::sqrt(v * v - v2);
   return sign * std::sqrt(v3);
 }
 
-inline double Probit(double v) { return 1.41421356 * ErfInv(v * 2 - 1); }
+inline double Probit(double v) { return 1.41421356f * ErfInv(static_cast<float>(v) * 2 - 1); }
 
 // Applies the transform to one row of scores in place.
 inline void ApplyPostTransform(PostTransform transform, double* scores, int64_t n) {

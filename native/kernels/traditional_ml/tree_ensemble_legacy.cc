@@ -2,8 +2,10 @@
 // scikit-learn, LightGBM and XGBoost converters write. Nodes are named by (tree id, node
 // id); every row walks every tree to a leaf, whose (target, weight) pairs aggregate per
 // target (regressor: SUM, AVERAGE, MIN, MAX; classifier: SUM), then base_values and the
-// post_transform apply. The classifier's binary case (one class id, two labels) follows
-// ONNX Runtime: scores [1 - s, s] for non-negative weights, [-s, s] otherwise.
+// post_transform apply. Two-label classifiers follow ONNX Runtime exactly (which class got
+// weights, how many base values, whether all weights are >= 0 decide the label rule and the
+// second score: [1 - s, s], [-s, s], [s, -s] or the logistic pair), except that where ONNX
+// Runtime returns the literal 1 / 0 for int64 labels we return the labels themselves.
 //
 // Parallel work (family traditional_ml), deterministic for every participant count:
 // - many rows: rows split through ParallelFor, each row computed whole by one participant;
@@ -86,7 +88,6 @@ class LegacyTreeEnsembleKernel : public OpKernel {
       std::sort(distinct.begin(), distinct.end());
       distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
       binary_ = n_targets_ == 2 && distinct.size() == 1;
-      if (binary_) binary_class_ = distinct[0];
       all_weights_positive_ = std::all_of(leaf_weights.begin(), leaf_weights.end(), [](double w) { return w >= 0; });
     } else {
       OL_ASSIGN_OR_RETURN(n_targets_, info.GetInt("n_targets", 1));
@@ -102,7 +103,7 @@ class LegacyTreeEnsembleKernel : public OpKernel {
       if (t < 0 || t >= n_targets_) return InvalidArgument(where_, ": target/class id ", t, " outside [0, ", n_targets_, ")");
     }
     if (!base_values_.empty() && static_cast<int64_t>(base_values_.size()) != n_targets_ &&
-        !(classifier_ && binary_ && base_values_.size() == 1)) {
+        !(classifier_ && n_targets_ == 2 && base_values_.size() == 1)) {
       return InvalidArgument(where_, ": base_values has ", base_values_.size(), " entries for ", n_targets_, " targets");
     }
     OL_RETURN_IF_ERROR(ReadNodes(info, leaf_trees, leaf_nodes, leaf_targets, leaf_weights));
@@ -119,7 +120,8 @@ class LegacyTreeEnsembleKernel : public OpKernel {
     const int64_t trees = static_cast<int64_t>(roots_.size());
     const int64_t chunks = (trees + trees_per_chunk_ - 1) / trees_per_chunk_;
     const bool tree_split = rows < tree_split_rows_ && chunks > 1 && rows * trees >= minimum_walks_;
-    const int64_t width = n_targets_;
+    // Per row: the aggregates, then (two-class classifiers) whether each class got a weight.
+    const int64_t width = stride();
     // Aggregates: [rows, width] (row mode) or [chunks, rows, width] (tree-split mode),
     // plus one converted input row per participant in row mode.
     const ParallelPlan row_plan{"TreeEnsembleLegacyRows", block_rows_};
@@ -148,7 +150,12 @@ class LegacyTreeEnsembleKernel : public OpKernel {
       };
       OL_RETURN_IF_ERROR(ParallelFor(ctx.parallel(), chunks, ParallelPlan{"TreeEnsembleLegacyTrees", 1}, run_chunks));
       for (int64_t c = 1; c < chunks; ++c) {  // merge in chunk order
-        for (int64_t i = 0; i < rows * width; ++i) Merge(acc[i], acc[c * rows * width + i]);
+        for (int64_t i = 0; i < rows * width; ++i) {
+          double& into = acc[i];
+          const double from = acc[c * rows * width + i];
+          if (i % width < n_targets_) Merge(into, from);
+          else into = std::max(into, from);  // "has a score" flags
+        }
       }
       return Finish(ctx, rows, acc);
     }
@@ -241,11 +248,16 @@ class LegacyTreeEnsembleKernel : public OpKernel {
     return Status::Ok();
   }
 
+  // Two-class classifiers follow ONNX Runtime, whose result depends on which classes got
+  // any weight: they keep one flag per class after the aggregates.
+  int64_t stride() const { return classifier_ && n_targets_ == 2 ? 2 * n_targets_ : n_targets_; }
+
   void InitAggregate(double* a) const {
     const double init = aggregate_ == kMin   ? std::numeric_limits<double>::infinity()
                         : aggregate_ == kMax ? -std::numeric_limits<double>::infinity()
                                              : 0.0;
     std::fill(a, a + n_targets_, init);
+    std::fill(a + n_targets_, a + stride(), 0.0);
   }
 
   void Merge(double& into, double from) const {
@@ -256,8 +268,10 @@ class LegacyTreeEnsembleKernel : public OpKernel {
     }
   }
 
+  // As ONNX Runtime: NaN takes the true branch where the node tracks missing values to it,
+  // else the comparison decides (false, except BRANCH_NEQ).
   static bool Goes(const Node& node, double v) {
-    if (std::isnan(v)) return node.missing_goes_true;
+    if (std::isnan(v) && node.missing_goes_true) return true;
     switch (node.mode) {
       case kLeq: return v <= node.value;
       case kLt: return v < node.value;
@@ -276,19 +290,22 @@ class LegacyTreeEnsembleKernel : public OpKernel {
         if (steps > nodes_.size()) return InvalidArgument(where_, ": tree ", t, " has a cycle");
         node = &nodes_[node->next[Goes(*node, row[node->feature]) ? 1 : 0]];
       }
-      for (int64_t k = node->weights_begin; k < node->weights_end; ++k) Merge(a[weights_[k].first], weights_[k].second);
+      for (int64_t k = node->weights_begin; k < node->weights_end; ++k) {
+        Merge(a[weights_[k].first], weights_[k].second);
+        if (stride() != n_targets_) a[n_targets_ + weights_[k].first] = 1;
+      }
     }
     return Status::Ok();
   }
 
-  // Aggregates -> outputs: AVERAGE, base values, binary case, post_transform, labels.
+  // Aggregates -> outputs: AVERAGE, base values, the two-class forms, post_transform, labels.
   Status Finish(KernelContext& ctx, int64_t rows, double* acc) {
     const int64_t width = n_targets_;
     const double trees = static_cast<double>(std::max<size_t>(roots_.size(), 1));
     if (!classifier_) {
       OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, DataType::kFloat, Shape{rows, width}));
       for (int64_t r = 0; r < rows; ++r) {
-        double* a = acc + r * width;
+        double* a = acc + r * stride();
         for (int64_t t = 0; t < width; ++t) {
           if (std::isinf(a[t]) && aggregate_ >= kMin) a[t] = 0;  // no tree reached the target
           if (aggregate_ == kAverage) a[t] /= trees;
@@ -303,26 +320,8 @@ class LegacyTreeEnsembleKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(Tensor * labels, ctx.AllocateOutput(0, strings ? DataType::kString : DataType::kInt64, Shape{rows}));
     OL_ASSIGN_OR_RETURN(Tensor * z, ctx.AllocateOutput(1, DataType::kFloat, Shape{rows, width}));
     for (int64_t r = 0; r < rows; ++r) {
-      double* a = acc + r * width;
-      int64_t label = 0;
-      if (binary_) {
-        double s = a[binary_class_] + (base_values_.empty() ? 0.0 : base_values_.size() == 1 ? base_values_[0]
-                                                                                             : base_values_[binary_class_]);
-        if (all_weights_positive_ && post_ != PostTransform::kLogistic) {
-          label = s > 0.5 ? 1 : 0;
-          a[0] = 1.0 - s;
-          a[1] = s;
-        } else {
-          label = s > 0 ? 1 : 0;
-          a[0] = -s;
-          a[1] = s;
-        }
-        ApplyPostTransform(post_, a, 2);
-      } else {
-        for (int64_t t = 0; t < width && !base_values_.empty(); ++t) a[t] += base_values_[t];
-        label = ArgMax(a, width);
-        ApplyPostTransform(post_, a, width);
-      }
+      double* a = acc + r * stride();
+      const int64_t label = width == 2 ? TwoClasses(a) : MultiClass(a);
       for (int64_t t = 0; t < width; ++t) z->data<float>()[r * width + t] = static_cast<float>(a[t]);
       if (strings) {
         labels->data<std::string>()[r] = string_labels_[label];
@@ -331,6 +330,78 @@ class LegacyTreeEnsembleKernel : public OpKernel {
       }
     }
     return Status::Ok();
+  }
+
+  int64_t MultiClass(double* a) const {
+    for (int64_t t = 0; t < n_targets_ && !base_values_.empty(); ++t) a[t] += base_values_[t];
+    const int64_t label = ArgMax(a, n_targets_);
+    ApplyPostTransform(post_, a, n_targets_);
+    return label;
+  }
+
+  // ONNX Runtime's two-label classifier: a[0..1] the class sums, a[2..3] whether each class
+  // got any weight. Returns the label index and leaves the two output scores in a[0..1].
+  int64_t TwoClasses(double* a) const {
+    double p0 = a[0], p1 = a[1];
+    const bool has0 = a[2] != 0;
+    bool has1 = a[3] != 0;
+    int single = 0;  // 1: only p0 carries the score (the positive class's, in the binary case)
+    int second = -1;  // how the missing second score is made (ONNX Runtime's add_second_class)
+    if (base_values_.size() == 2) {
+      if (has1) {
+        p1 = base_values_[1] + p0;
+        p0 = -p1;
+      } else {
+        p1 += base_values_[1];
+        p0 += base_values_[0];
+      }
+    } else if (base_values_.size() == 1) {
+      p0 += base_values_[0];
+      single = has1 ? 0 : 1;
+    } else {
+      second = 3;
+      single = has1 ? 0 : 1;
+    }
+    const double positive = (!single && has1) ? p1 : (has0 ? p0 : 0.0);
+    int64_t label;
+    if (binary_) {
+      if (all_weights_positive_) {
+        label = positive > 0.5 ? 1 : 0;
+        second = positive > 0.5 ? 0 : 1;
+      } else {
+        label = positive > 0 ? 1 : 0;
+        second = positive > 0 ? 2 : 3;
+      }
+    } else {
+      label = positive > 0 ? 1 : 0;  // ONNX Runtime: the positive class when its score is > 0
+    }
+    if (!single) {
+      a[0] = p0;
+      a[1] = p1;
+      ApplyPostTransform(post_, a, 2);
+      return label;
+    }
+    const double s = p0;
+    if (post_ == PostTransform::kProbit) {
+      a[0] = Probit(s);
+      a[1] = 0;
+    } else if (second == 0 || second == 1) {
+      a[0] = 1 - s;
+      a[1] = s;
+    } else if ((second == 2 || second == 3) && post_ == PostTransform::kLogistic) {
+      a[0] = Logistic(-s);
+      a[1] = Logistic(s);
+    } else if (second == 2) {
+      a[0] = -s;
+      a[1] = s;
+    } else if (second == 3) {
+      a[0] = s;
+      a[1] = -s;
+    } else {
+      a[0] = s;
+      a[1] = 0;
+    }
+    return label;
   }
 
   bool classifier_;
@@ -344,7 +415,6 @@ class LegacyTreeEnsembleKernel : public OpKernel {
   int64_t n_targets_ = 1;
   int64_t max_feature_ = -1;
   bool binary_ = false;
-  int64_t binary_class_ = 0;
   bool all_weights_positive_ = true;
   std::vector<double> base_values_;
   std::vector<int64_t> int_labels_;

@@ -1,0 +1,236 @@
+"""ai.onnx.ml operators one at a time against ONNX Runtime, over the attribute space the
+converters do not all reach: every tree branch mode and aggregate, post transforms, the
+binary classifier forms, base values, string labels, integer inputs, SVM kernels. Each
+model runs at 1 and 2 threads, on a batch of 1 and of 64 rows."""
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper
+
+import onnx_light
+
+ML = "ai.onnx.ml"
+RNG_SEED = 7
+
+
+def _model(node, x_type, outputs, ml_opset=3, features=4):
+    inputs = [helper.make_tensor_value_info("x", x_type, [None, features])]
+    graph = helper.make_graph([node], "ml", inputs, outputs)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(ML, ml_opset)])
+    model.ir_version = 8
+    return model
+
+
+def _check(model, x):
+    data = model.SerializeToString()
+    reference = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
+    for threads in (1, 2):
+        ours = onnx_light.InferenceSession(data, cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=threads))
+        for rows in (1, len(x)):
+            expected = reference.run(None, {"x": x[:rows]})
+            got = ours.run(None, {"x": x[:rows]})
+            for a, b in zip(got, expected):
+                assert a.shape == b.shape, (a.shape, b.shape)
+                if b.dtype.kind == "f":
+                    np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+                else:
+                    assert a.tolist() == b.tolist()
+
+
+def _features(dtype=np.float32, rows=64, features=4):
+    rng = np.random.default_rng(RNG_SEED)
+    x = rng.normal(size=(rows, features)).round(1)
+    x[rng.random(x.shape) < 0.05] = np.nan if np.dtype(dtype).kind == "f" else 0
+    return x.astype(dtype)
+
+
+def _random_trees(n_trees, depth, modes, features=4, seed=0):
+    """Complete binary trees: nodes_* attribute lists and the leaves (tree id, node id)."""
+    rng = np.random.default_rng(seed)
+    attrs = {k: [] for k in ("nodes_treeids", "nodes_nodeids", "nodes_featureids", "nodes_modes", "nodes_values",
+                             "nodes_truenodeids", "nodes_falsenodeids", "nodes_missing_value_tracks_true")}
+    leaves = []
+    for tree in range(n_trees):
+        count = 2 ** (depth + 1) - 1
+        for node in range(count):
+            leaf = node >= 2 ** depth - 1
+            attrs["nodes_treeids"].append(tree)
+            attrs["nodes_nodeids"].append(node)
+            attrs["nodes_featureids"].append(0 if leaf else int(rng.integers(features)))
+            attrs["nodes_modes"].append("LEAF" if leaf else str(rng.choice(modes)))
+            attrs["nodes_values"].append(0.0 if leaf else round(float(rng.normal()), 1))
+            attrs["nodes_truenodeids"].append(0 if leaf else 2 * node + 1)
+            attrs["nodes_falsenodeids"].append(0 if leaf else 2 * node + 2)
+            attrs["nodes_missing_value_tracks_true"].append(int(rng.integers(2)))
+            if leaf:
+                leaves.append((tree, node))
+    return attrs, leaves
+
+
+MODES = ["BRANCH_LEQ", "BRANCH_LT", "BRANCH_GTE", "BRANCH_GT", "BRANCH_EQ", "BRANCH_NEQ"]
+
+
+@pytest.mark.parametrize("aggregate", ["SUM", "AVERAGE", "MIN", "MAX"])
+@pytest.mark.parametrize("post", ["NONE", "LOGISTIC", "SOFTMAX", "SOFTMAX_ZERO"])
+def test_tree_ensemble_regressor(aggregate, post):
+    attrs, leaves = _random_trees(12, 3, MODES)
+    rng = np.random.default_rng(1)
+    targets = {"target_treeids": [], "target_nodeids": [], "target_ids": [], "target_weights": []}
+    for tree, node in leaves:
+        for target in range(2):
+            targets["target_treeids"].append(tree)
+            targets["target_nodeids"].append(node)
+            targets["target_ids"].append(target)
+            targets["target_weights"].append(round(float(rng.normal()), 2))
+    node = helper.make_node("TreeEnsembleRegressor", ["x"], ["y"], domain=ML, n_targets=2, aggregate_function=aggregate,
+                            post_transform=post, base_values=[0.5, -0.25], **attrs, **targets)
+    _check(_model(node, TensorProto.FLOAT, [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]), _features())
+
+
+# Forms ONNX Runtime computes differently and converters do not write (strict xfails:
+# they must keep failing; remove an entry when it passes). PROBIT with a single binary
+# score is left out: ONNX Runtime writes one score and leaves the second column unset.
+TREE_CLASSIFIER_DIFFERENCES = {
+    ("binary-mixed", "NONE"): "one class id, mixed-sign weights, one base value, NONE: a few rows get [s, -s] "
+                              "from ONNX Runtime where onnx-light gives [-s, s] (sign of s differs)",
+    ("binary-mixed", "SOFTMAX"): "as binary-mixed/NONE",
+    ("binary-positive", "LOGISTIC"): "one class id, non-negative weights, LOGISTIC: ONNX Runtime writes "
+                                     "[1 - sigmoid(s), sigmoid(s)], onnx-light [1 - s, s] as ONNX Runtime's "
+                                     "write_scores source reads",
+}
+
+
+def _classifier_params():
+    out = []
+    for case in ["multiclass", "binary-mixed", "binary-positive", "two-class-ids"]:
+        for post in ["NONE", "LOGISTIC", "SOFTMAX", "PROBIT"]:
+            if post == "PROBIT" and case.startswith("binary"):
+                continue
+            for labels in ["int64", "string"]:
+                reason = TREE_CLASSIFIER_DIFFERENCES.get((case, post))
+                marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+                out.append(pytest.param(case, post, labels, marks=marks, id=f"{case}-{post}-{labels}"))
+    return out
+
+
+@pytest.mark.parametrize("case,post,labels", _classifier_params())
+def test_tree_ensemble_classifier(case, post, labels):
+    attrs, leaves = _random_trees(8, 3, MODES, seed=3)
+    rng = np.random.default_rng(2)
+    classes = 3 if case == "multiclass" else 2
+    class_ids = range(classes) if case in ("multiclass", "two-class-ids") else [0]
+    weights = {"class_treeids": [], "class_nodeids": [], "class_ids": [], "class_weights": []}
+    for tree, node in leaves:
+        for c in class_ids:
+            weights["class_treeids"].append(tree)
+            weights["class_nodeids"].append(node)
+            weights["class_ids"].append(c)
+            w = round(float(rng.random()), 2) / 8
+            weights["class_weights"].append(w if case != "binary-mixed" else w - 1 / 16)
+    # Two labels with both class ids: ONNX Runtime returns the literal 1 / 0 for int64 labels
+    # (onnx-light the labels), so the labels are 0 and 1 there.
+    first = 0 if case == "two-class-ids" else 10
+    label_attr = ({"classlabels_int64s": list(range(first, first + classes))} if labels == "int64"
+                  else {"classlabels_strings": [f"c{i}" for i in range(classes)]})
+    base = [0.1] * classes if case == "multiclass" else ([0.05] if case.startswith("binary") else [])
+    kwargs = {"base_values": base} if base else {}
+    node = helper.make_node("TreeEnsembleClassifier", ["x"], ["label", "scores"], domain=ML, post_transform=post,
+                            **attrs, **weights, **label_attr, **kwargs)
+    label_type = TensorProto.INT64 if labels == "int64" else TensorProto.STRING
+    model = _model(node, TensorProto.FLOAT, [helper.make_tensor_value_info("label", label_type, None),
+                                             helper.make_tensor_value_info("scores", TensorProto.FLOAT, None)])
+    # No NaN here: ONNX Runtime reorders BRANCH_GT/GTE/NEQ nodes internally, which sends NaN
+    # the other way where the node does not track missing values (the regressor test keeps
+    # NaN, which only LEQ/LT/EQ trees see the same way).
+    _check(model, np.nan_to_num(_features()))
+
+
+@pytest.mark.parametrize("dtype,onnx_type", [(np.float64, TensorProto.DOUBLE), (np.int64, TensorProto.INT64),
+                                             (np.int32, TensorProto.INT32)])
+def test_tree_ensemble_regressor_input_types(dtype, onnx_type):
+    """double against ONNX Runtime; int64 and int32 (which ONNX Runtime does not implement)
+    against the same values fed as double."""
+    attrs, leaves = _random_trees(5, 2, ["BRANCH_LEQ", "BRANCH_GT"], seed=5)
+    node = helper.make_node("TreeEnsembleRegressor", ["x"], ["y"], domain=ML, n_targets=1,
+                            target_treeids=[t for t, _ in leaves], target_nodeids=[n for _, n in leaves],
+                            target_ids=[0] * len(leaves), target_weights=[0.5 * i for i in range(len(leaves))], **attrs)
+    outputs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]
+    if dtype == np.float64:
+        _check(_model(node, onnx_type, outputs), _features(np.float64))
+        return
+    x = np.nan_to_num(_features(np.float64) * 3).round()
+    (expected,) = onnx_light.InferenceSession(_model(node, TensorProto.DOUBLE, outputs)).run(None, {"x": x})
+    (got,) = onnx_light.InferenceSession(_model(node, onnx_type, outputs)).run(None, {"x": x.astype(dtype)})
+    assert got.tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize("post", ["NONE", "LOGISTIC", "SOFTMAX", "SOFTMAX_ZERO"])
+@pytest.mark.parametrize("classes", [2, 3])
+def test_linear_classifier(post, classes):
+    rows = 1 if classes == 2 else classes
+    rng = np.random.default_rng(4)
+    node = helper.make_node("LinearClassifier", ["x"], ["label", "scores"], domain=ML, post_transform=post,
+                            coefficients=rng.normal(size=rows * 4).round(2).tolist(),
+                            intercepts=rng.normal(size=rows).round(2).tolist(),
+                            classlabels_ints=list(range(classes)))
+    model = _model(node, TensorProto.FLOAT, [helper.make_tensor_value_info("label", TensorProto.INT64, None),
+                                             helper.make_tensor_value_info("scores", TensorProto.FLOAT, None)])
+    _check(model, np.nan_to_num(_features()))
+
+
+@pytest.mark.parametrize("kernel", ["LINEAR", "POLY", "RBF", "SIGMOID"])
+@pytest.mark.parametrize("classes,proba", [(2, False), (3, False), (3, True)])
+def test_svm_classifier(kernel, classes, proba):
+    rng = np.random.default_rng(6)
+    per_class = [3] * classes
+    vectors = sum(per_class)
+    pairs = classes * (classes - 1) // 2
+    attrs = dict(kernel_type=kernel, kernel_params=[0.3, 0.1, 2.0], vectors_per_class=per_class,
+                 support_vectors=rng.normal(size=vectors * 4).round(2).tolist(),
+                 coefficients=rng.normal(size=(classes - 1) * vectors).round(2).tolist(),
+                 rho=rng.normal(size=pairs).round(2).tolist(), classlabels_ints=list(range(classes)))
+    if proba:
+        attrs.update(prob_a=(-rng.random(pairs) - 0.5).round(2).tolist(), prob_b=rng.normal(size=pairs).round(2).tolist())
+    node = helper.make_node("SVMClassifier", ["x"], ["label", "scores"], domain=ML, **attrs)
+    model = _model(node, TensorProto.FLOAT, [helper.make_tensor_value_info("label", TensorProto.INT64, None),
+                                             helper.make_tensor_value_info("scores", TensorProto.FLOAT, None)], ml_opset=1)
+    _check(model, np.nan_to_num(_features()))
+
+
+@pytest.mark.parametrize("kernel", ["LINEAR", "POLY", "RBF", "SIGMOID"])
+def test_svm_regressor(kernel):
+    rng = np.random.default_rng(8)
+    node = helper.make_node("SVMRegressor", ["x"], ["y"], domain=ML, kernel_type=kernel, kernel_params=[0.3, 0.1, 3.0],
+                            n_supports=5, support_vectors=rng.normal(size=20).round(2).tolist(),
+                            coefficients=rng.normal(size=5).round(2).tolist(), rho=[0.3])
+    _check(_model(node, TensorProto.FLOAT, [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], ml_opset=1),
+           np.nan_to_num(_features()))
+
+
+@pytest.mark.parametrize("op,attrs,out_type", [
+    ("Scaler", dict(offset=[0.5, -1.0, 0, 2], scale=[2.0, 0.5, 1, -1]), TensorProto.FLOAT),
+    ("Normalizer", dict(norm="L1"), TensorProto.FLOAT),
+    ("Normalizer", dict(norm="L2"), TensorProto.FLOAT),
+    ("Normalizer", dict(norm="MAX"), TensorProto.FLOAT),
+    ("LinearRegressor", dict(coefficients=[1.0, 2, 3, 4, -1, -2, -3, -4], intercepts=[0.5, 1.0], targets=2),
+     TensorProto.FLOAT),
+    ("Imputer", dict(imputed_value_floats=[1.0, 2, 3, 4], replaced_value_float=float("nan")), TensorProto.FLOAT),
+    ("Binarizer", dict(threshold=0.1), TensorProto.FLOAT),
+])
+def test_row_ops(op, attrs, out_type):
+    node = helper.make_node(op, ["x"], ["y"], domain=ML, **attrs)
+    x = _features() if op == "Imputer" else np.nan_to_num(_features())
+    _check(_model(node, TensorProto.FLOAT, [helper.make_tensor_value_info("y", out_type, None)], ml_opset=1), x)
+
+
+def test_one_hot_category_mapper_label_encoder():
+    x = np.array([["a", "b", "zz", "c"]] * 3, dtype=object)
+    for node, out in [
+        (helper.make_node("OneHotEncoder", ["x"], ["y"], domain=ML, cats_strings=["a", "b", "c"]), TensorProto.FLOAT),
+        (helper.make_node("CategoryMapper", ["x"], ["y"], domain=ML, cats_strings=["a", "b"], cats_int64s=[4, 5]),
+         TensorProto.INT64),
+        (helper.make_node("LabelEncoder", ["x"], ["y"], domain=ML, classes_strings=["c", "a"]), TensorProto.INT64),
+    ]:
+        model = _model(node, TensorProto.STRING, [helper.make_tensor_value_info("y", out, None)], ml_opset=1)
+        _check(model, x)
