@@ -1,5 +1,6 @@
 """scikit-learn models end to end: trained with fixed seeds on sklearn's bundled data sets
-(iris, diabetes, breast_cancer, digits: no download), converted with skl2onnx, run by
+(iris, diabetes, breast_cancer, digits: no download), converted with skl2onnx (LightGBM
+and XGBoost through onnxmltools), run by
 onnx-light at 1 and 2 threads, batch 1 and a larger batch, and compared with ONNX Runtime:
 labels exactly, scores and probabilities (ZipMap's list of dicts included) within float
 tolerance. Models that still fail are listed in KNOWN_FAILURES with the reason; they run
@@ -176,6 +177,31 @@ def _int_one_hot_case():
     return onx, lambda n: {name: x[:n]}
 
 
+def _boosting_case(library, model, data):
+    """LightGBM / XGBoost through onnxmltools (their scikit-learn API, fixed seeds)."""
+    onnxmltools = pytest.importorskip("onnxmltools")
+    from onnxmltools.convert.common.data_types import FloatTensorType as MlFloatTensorType
+
+    model, x = _fit(model, data)
+    initial_types = [("input", MlFloatTensorType([None, x.shape[1]]))]
+    convert = onnxmltools.convert_lightgbm if library == "lightgbm" else onnxmltools.convert_xgboost
+    onx = convert(model, initial_types=initial_types, target_opset=15)  # the converters' newest
+    rows = np.random.default_rng(0).permutation(len(x))
+    return onx, lambda n: {"input": x[rows[:n]]}
+
+
+def _lightgbm(kind, **kwargs):
+    lightgbm = pytest.importorskip("lightgbm")
+    cls = lightgbm.LGBMClassifier if kind == "classifier" else lightgbm.LGBMRegressor
+    return cls(n_estimators=20, num_leaves=15, random_state=0, verbose=-1, **kwargs)
+
+
+def _xgboost(kind, **kwargs):
+    xgboost = pytest.importorskip("xgboost")
+    cls = xgboost.XGBClassifier if kind == "classifier" else xgboost.XGBRegressor
+    return cls(n_estimators=20, max_depth=4, random_state=0, n_jobs=1, **kwargs)
+
+
 CASES = {
     "DecisionTreeClassifier/iris": lambda: _tensor_case(DecisionTreeClassifier(max_depth=5, random_state=0), _iris),
     "DecisionTreeRegressor/diabetes": lambda: _tensor_case(DecisionTreeRegressor(max_depth=6, random_state=0), _diabetes),
@@ -228,6 +254,12 @@ CASES = {
     "ColumnTransformer+LogisticRegression/iris+colour": _column_transformer_case,
     "DictVectorizer+LinearRegression/diabetes": _dict_vectorizer_case,
     "TfidfVectorizer+LogisticRegression/text": _text_case,
+    "LGBMClassifier/breast_cancer": lambda: _boosting_case("lightgbm", _lightgbm("classifier"), _binary),
+    "LGBMClassifier/iris": lambda: _boosting_case("lightgbm", _lightgbm("classifier"), _iris),
+    "LGBMRegressor/diabetes+nan": lambda: _boosting_case("lightgbm", _lightgbm("regressor"), _with_missing(_diabetes)),
+    "XGBClassifier/breast_cancer": lambda: _boosting_case("xgboost", _xgboost("classifier"), _binary),
+    "XGBClassifier/iris": lambda: _boosting_case("xgboost", _xgboost("classifier"), _iris),
+    "XGBRegressor/diabetes+nan": lambda: _boosting_case("xgboost", _xgboost("regressor"), _with_missing(_diabetes)),
 }
 
 # Models that do not yet match ONNX Runtime, with the reason (strict xfails: each must
