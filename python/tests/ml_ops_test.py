@@ -4,6 +4,7 @@ binary classifier forms, base values, string labels, integer inputs, SVM kernels
 model runs at 1 and 2 threads, on a batch of 1 and of 64 rows."""
 
 import numpy as np
+import onnx
 import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper
@@ -22,9 +23,10 @@ def _model(node, x_type, outputs, ml_opset=3, features=4):
     return model
 
 
-def _check(model, x):
+def _check(model, x, ort_model=None):
+    """ort_model: the model ONNX Runtime runs when it reads an attribute differently."""
     data = model.SerializeToString()
-    reference = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
+    reference = ort.InferenceSession((ort_model or model).SerializeToString(), providers=["CPUExecutionProvider"])
     for threads in (1, 2):
         ours = onnx_light.InferenceSession(data, cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=threads))
         for rows in (1, len(x)):
@@ -234,3 +236,61 @@ def test_one_hot_category_mapper_label_encoder():
     ]:
         model = _model(node, TensorProto.STRING, [helper.make_tensor_value_info("y", out, None)], ml_opset=1)
         _check(model, x)
+
+
+@pytest.mark.parametrize("aggregate", [0, 1, 2, 3])  # AVERAGE, SUM, MIN, MAX
+@pytest.mark.parametrize("post", [0, 1, 2, 3])  # NONE, SOFTMAX, LOGISTIC, SOFTMAX_ZERO
+@pytest.mark.parametrize("dtype,onnx_type", [(np.float32, TensorProto.FLOAT), (np.float64, TensorProto.DOUBLE)])
+def test_tree_ensemble_5(aggregate, post, dtype, onnx_type):
+    """TreeEnsemble (ai.onnx.ml 5): random complete trees, every comparison mode and set
+    membership, NaN routed by
+    nodes_missing_value_tracks_true; inputs rounded to 0.5 so that equality and membership
+    are hit; 20 trees so that batch 1
+    takes the tree split."""
+    rng = np.random.default_rng(9)
+    trees, depth, features = 20, 3, 4
+    internal, leaves = 2 ** depth - 1, 2 ** depth
+    ids = {k: [] for k in ("nodes_featureids", "nodes_truenodeids", "nodes_falsenodeids", "nodes_trueleafs",
+                           "nodes_falseleafs", "nodes_missing_value_tracks_true", "tree_roots")}
+    modes, splits, members = [], [], []
+    for t in range(trees):
+        ids["tree_roots"].append(t * internal)
+        for i in range(internal):
+            left, right = 2 * i + 1, 2 * i + 2
+            leaf = left >= internal
+            ids["nodes_featureids"].append(int(rng.integers(features)))
+            ids["nodes_truenodeids"].append(t * leaves + left - internal if leaf else t * internal + left)
+            ids["nodes_falsenodeids"].append(t * leaves + right - internal if leaf else t * internal + right)
+            ids["nodes_trueleafs"].append(int(leaf))
+            ids["nodes_falseleafs"].append(int(leaf))
+            mode = int(rng.integers(7))
+            # ONNX Runtime keeps sets as bit masks of small non-negative integers (it refuses
+            # others and casts NaN to an integer): sets of 0..4, and member nodes send NaN true.
+            ids["nodes_missing_value_tracks_true"].append(1 if mode == 6 else int(rng.integers(2)))
+            modes.append(mode)
+            splits.append(round(float(rng.normal()), 1))
+            if mode == 6:  # BRANCH_MEMBER: a NaN-terminated set
+                members.extend([float(v) for v in rng.integers(0, 5, size=3)] + [np.nan])
+    tensor = lambda name, values, t: helper.make_tensor(name, t, [len(values)], values)  # noqa: E731
+    weight_type = onnx_type
+    node = helper.make_node(
+        "TreeEnsemble", ["x"], ["y"], domain=ML, n_targets=2, aggregate_function=aggregate, post_transform=post,
+        nodes_modes=tensor("nodes_modes", modes, TensorProto.UINT8),
+        nodes_splits=tensor("nodes_splits", splits, weight_type),
+        membership_values=tensor("membership_values", members, weight_type) if members else None,
+        leaf_targetids=[int(v) for v in rng.integers(2, size=trees * leaves)],
+        leaf_weights=tensor("leaf_weights", [round(float(v), 2) for v in rng.normal(size=trees * leaves)], weight_type),
+        **ids)
+    if not members:
+        node.attribute.remove(next(a for a in node.attribute if a.name == "membership_values"))
+    model = _model(node, onnx_type, [helper.make_tensor_value_info("y", onnx_type, None)], ml_opset=5)
+    model.opset_import[0].version = 21
+    # The operator numbers post transforms NONE 0, SOFTMAX 1, LOGISTIC 2, SOFTMAX_ZERO 3;
+    # ONNX Runtime reads 1 as LOGISTIC and 2 as SOFTMAX (its internal order): it runs the
+    # model with 1 and 2 swapped, so both compute the transform the operator names.
+    ort_model = None
+    if post in (1, 2):
+        ort_model = onnx.ModelProto()
+        ort_model.CopyFrom(model)
+        next(a for a in ort_model.graph.node[0].attribute if a.name == "post_transform").i = 3 - post
+    _check(model, (_features(dtype) * 2).round() / 2, ort_model)

@@ -89,7 +89,7 @@ TEST(TreeEnsemble, ParticipantCountsGiveIdenticalResults) {
 
 TEST(TreeEnsemble, PostTransformAndFloat16) {
   auto logistic = Ensemble(1);
-  logistic.Attr("post_transform", int64_t{1}).Input(MakeTensor<float>({1, 2}, {0.0f, 3.0f}));  // [11, 0]
+  logistic.Attr("post_transform", int64_t{2}).Input(MakeTensor<float>({1, 2}, {0.0f, 3.0f}));  // [11, 0]
   auto out = logistic.Run(1);
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   const std::vector<float> y = ToVector<float>(out->at(0).tensor());
@@ -129,7 +129,7 @@ TEST(TreeEnsemble, TreeSplitForFewRowsMatchesSerial) {
     targets.insert(targets.end(), {k % 2, (k + 1) % 2});
     weights.insert(weights.end(), {0.3f * static_cast<float>(k), -0.7f * static_cast<float>(k)});
   }
-  t.Attr("n_targets", int64_t{2}).Attr("aggregate_function", int64_t{1}).Attr("post_transform", int64_t{2});
+  t.Attr("n_targets", int64_t{2}).Attr("aggregate_function", int64_t{1}).Attr("post_transform", int64_t{1});
   t.Attr("tree_roots", roots).Attr("nodes_featureids", features);
   t.Attr("nodes_modes", MakeTensor<uint8_t>({40}, modes)).Attr("nodes_splits", MakeTensor<float>({40}, splits));
   t.Attr("nodes_truenodeids", true_ids).Attr("nodes_trueleafs", leafs);

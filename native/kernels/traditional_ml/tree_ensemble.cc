@@ -1,6 +1,6 @@
 // TreeEnsemble (ai.onnx.ml 5): every row walks every tree to one leaf and the leaves'
 // weights aggregate per target (SUM, AVERAGE, MIN, MAX), then the post_transform applies
-// (NONE, LOGISTIC, SOFTMAX, SOFTMAX_ZERO, PROBIT). Rows are independent and each output row
+// (NONE, SOFTMAX, LOGISTIC, SOFTMAX_ZERO, PROBIT, numbered 0-4 in that order). Rows are independent and each output row
 // is written by one participant, so rows split through ParallelFor once rows x trees
 // reaches parallel.minimum_elements (family traditional_ml). With fewer rows than
 // parallel.tree_split_rows the trees split instead, in chunks of algorithm.trees_per_chunk
@@ -100,7 +100,10 @@ class TreeEnsembleKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(trees_per_chunk_, info.tuning().Int64("algorithm.trees_per_chunk"));
     OL_ASSIGN_OR_RETURN(int64_t post, info.GetInt("post_transform", 0));
     if (post < 0 || post > 4) return InvalidArgument(where_, ": post_transform must be 0..4, got ", post);
-    post_ = static_cast<PostTransform>(post);  // NONE, LOGISTIC, SOFTMAX, SOFTMAX_ZERO, PROBIT
+    // TreeEnsemble numbers them NONE 0, SOFTMAX 1, LOGISTIC 2, SOFTMAX_ZERO 3, PROBIT 4.
+    static constexpr PostTransform kByNumber[] = {PostTransform::kNone, PostTransform::kSoftmax, PostTransform::kLogistic,
+                                                  PostTransform::kSoftmaxZero, PostTransform::kProbit};
+    post_ = kByNumber[post];
     OL_ASSIGN_OR_RETURN(aggregate_, info.GetInt("aggregate_function", kSum));
     if (aggregate_ < kAverage || aggregate_ > kMax) {
       return InvalidArgument(where_, ": aggregate_function must be 0..3, got ", aggregate_);
