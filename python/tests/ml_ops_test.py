@@ -294,3 +294,62 @@ def test_tree_ensemble_5(aggregate, post, dtype, onnx_type):
         ort_model.CopyFrom(model)
         next(a for a in ort_model.graph.node[0].attribute if a.name == "post_transform").i = 3 - post
     _check(model, (_features(dtype) * 2).round() / 2, ort_model)
+
+
+def test_tree_ensemble_regressor_double_attributes():
+    """ai.onnx.ml 3's *_as_tensor attributes in double, on double input."""
+    attrs, leaves = _random_trees(6, 3, MODES, seed=11)
+    values = attrs.pop("nodes_values")
+    node = helper.make_node(
+        "TreeEnsembleRegressor", ["x"], ["y"], domain=ML, n_targets=1, post_transform="NONE",
+        nodes_values_as_tensor=helper.make_tensor("v", TensorProto.DOUBLE, [len(values)], [v + 1e-9 for v in values]),
+        target_treeids=[t for t, _ in leaves], target_nodeids=[n for _, n in leaves], target_ids=[0] * len(leaves),
+        target_weights_as_tensor=helper.make_tensor("w", TensorProto.DOUBLE, [len(leaves)],
+                                                    [0.25 * i for i in range(len(leaves))]),
+        base_values_as_tensor=helper.make_tensor("b", TensorProto.DOUBLE, [1], [0.5]), **attrs)
+    _check(_model(node, TensorProto.DOUBLE, [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]),
+           _features(np.float64))
+
+
+def test_feature_vectorizer_and_array_feature_extractor():
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [None, 4])]
+    nodes = [helper.make_node("ArrayFeatureExtractor", ["x", "idx"], ["picked"], domain=ML),
+             helper.make_node("FeatureVectorizer", ["picked", "x"], ["y"], domain=ML, inputdimensions=[3, 2])]
+    graph = helper.make_graph(nodes, "fv", inputs, [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              initializer=[helper.make_tensor("idx", TensorProto.INT64, [2], [3, 0])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(ML, 1)])
+    model.ir_version = 8
+    _check(model, np.nan_to_num(_features()) * 3)
+
+
+def test_dict_vectorizer_int_keys():
+    map_type = helper.make_map_type_proto(TensorProto.INT64, helper.make_tensor_type_proto(TensorProto.FLOAT, None))
+    node = helper.make_node("DictVectorizer", ["m"], ["y"], domain=ML, int64_vocabulary=[5, 1, 9, 3])
+    graph = helper.make_graph([node], "dv", [helper.make_value_info("m", map_type)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(ML, 1)])
+    model.ir_version = 8
+    feed = {"m": {9: 2.5, 3: -1.0, 4: 7.0}}
+    expected = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, feed)
+    for threads in (1, 2):
+        session = onnx_light.InferenceSession(model, cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=threads))
+        got = session.run(None, feed)
+        assert got[0].dtype == expected[0].dtype and got[0].tolist() == expected[0].tolist()
+
+
+def test_svm_regressor_one_class_and_linear():
+    """one_class (scores become +-1) and the linear form against ONNX Runtime. ONNX Runtime
+    ignores SVMRegressor's post_transform; onnx-light applies it, as the operator says:
+    LOGISTIC is checked against the NONE output."""
+    rng = np.random.default_rng(12)
+    x = np.nan_to_num(_features()) / 4
+    for attrs in (dict(n_supports=4, support_vectors=rng.normal(size=16).round(2).tolist(), kernel_type="RBF",
+                       kernel_params=[0.5, 0.0, 1.0], coefficients=rng.normal(size=4).round(2).tolist(), one_class=1),
+                  dict(coefficients=[0.1, -0.2, 0.3, 0.05], kernel_type="LINEAR", kernel_params=[0.0, 0.0, 1.0])):
+        outputs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]
+        plain = helper.make_node("SVMRegressor", ["x"], ["y"], domain=ML, rho=[0.1], **attrs)
+        _check(_model(plain, TensorProto.FLOAT, outputs, ml_opset=1), x)
+        logistic = helper.make_node("SVMRegressor", ["x"], ["y"], domain=ML, rho=[0.1], post_transform="LOGISTIC", **attrs)
+        (raw,) = onnx_light.InferenceSession(_model(plain, TensorProto.FLOAT, outputs, ml_opset=1)).run(None, {"x": x})
+        (got,) = onnx_light.InferenceSession(_model(logistic, TensorProto.FLOAT, outputs, ml_opset=1)).run(None, {"x": x})
+        np.testing.assert_allclose(got, 1 / (1 + np.exp(-raw.astype(np.float64))), rtol=1e-6, atol=1e-7)
