@@ -93,14 +93,7 @@ def test_tree_ensemble_regressor(aggregate, post):
 # Forms ONNX Runtime computes differently and converters do not write (strict xfails:
 # they must keep failing; remove an entry when it passes). PROBIT with a single binary
 # score is left out: ONNX Runtime writes one score and leaves the second column unset.
-TREE_CLASSIFIER_DIFFERENCES = {
-    ("binary-mixed", "NONE"): "one class id, mixed-sign weights, one base value, NONE: a few rows get [s, -s] "
-                              "from ONNX Runtime where onnx-light gives [-s, s] (sign of s differs)",
-    ("binary-mixed", "SOFTMAX"): "as binary-mixed/NONE",
-    ("binary-positive", "LOGISTIC"): "one class id, non-negative weights, LOGISTIC: ONNX Runtime writes "
-                                     "[1 - sigmoid(s), sigmoid(s)], onnx-light [1 - s, s] as ONNX Runtime's "
-                                     "write_scores source reads",
-}
+TREE_CLASSIFIER_DIFFERENCES = {}
 
 
 def _classifier_params():

@@ -4,7 +4,7 @@
 // target (regressor: SUM, AVERAGE, MIN, MAX; classifier: SUM), then base_values and the
 // post_transform apply. Two-label classifiers follow ONNX Runtime exactly (which class got
 // weights, how many base values, whether all weights are >= 0 decide the label rule and the
-// second score: [1 - s, s], [-s, s], [s, -s] or the logistic pair), except that where ONNX
+// second score: [1 - s, s], [-s, s] or their logistic forms), except that where ONNX
 // Runtime returns the literal 1 / 0 for int64 labels we return the labels themselves.
 //
 // Parallel work (family traditional_ml), deterministic for every participant count:
@@ -385,18 +385,13 @@ class LegacyTreeEnsembleKernel : public OpKernel {
     if (post_ == PostTransform::kProbit) {
       a[0] = Probit(s);
       a[1] = 0;
-    } else if (second == 0 || second == 1) {
-      a[0] = 1 - s;
-      a[1] = s;
-    } else if ((second == 2 || second == 3) && post_ == PostTransform::kLogistic) {
-      a[0] = Logistic(-s);
-      a[1] = Logistic(s);
-    } else if (second == 2) {
-      a[0] = -s;
-      a[1] = s;
-    } else if (second == 3) {
-      a[0] = s;
-      a[1] = -s;
+    } else if (second == 0 || second == 1) {  // non-negative weights: [1 - p, p]
+      const double p = post_ == PostTransform::kLogistic ? Logistic(s) : s;
+      a[0] = 1 - p;
+      a[1] = p;
+    } else if (second == 2 || second == 3) {  // mixed weights: [-s, s] or its logistic pair
+      a[0] = post_ == PostTransform::kLogistic ? Logistic(-s) : -s;
+      a[1] = post_ == PostTransform::kLogistic ? Logistic(s) : s;
     } else {
       a[0] = s;
       a[1] = 0;
