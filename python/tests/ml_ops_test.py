@@ -346,3 +346,37 @@ def test_svm_regressor_one_class_and_linear():
         (raw,) = onnx_light.InferenceSession(_model(plain, TensorProto.FLOAT, outputs, ml_opset=1)).run(None, {"x": x})
         (got,) = onnx_light.InferenceSession(_model(logistic, TensorProto.FLOAT, outputs, ml_opset=1)).run(None, {"x": x})
         np.testing.assert_allclose(got, 1 / (1 + np.exp(-raw.astype(np.float64))), rtol=1e-6, atol=1e-7)
+
+
+def test_malformed_models_and_feeds_raise():
+    """Bad trees, labels and feeds are errors naming the node, never a crash."""
+    attrs, leaves = _random_trees(1, 2, ["BRANCH_LEQ"])
+    attrs["nodes_truenodeids"][0] = 0  # the root branches to itself: a cycle
+    outputs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]
+    cyclic = helper.make_node("TreeEnsembleRegressor", ["x"], ["y"], domain=ML, n_targets=1,
+                              target_treeids=[0], target_nodeids=[leaves[0][1]], target_ids=[0],
+                              target_weights=[1.0], **attrs)
+    session = onnx_light.InferenceSession(_model(cyclic, TensorProto.FLOAT, outputs))
+    with pytest.raises(onnx_light.InvalidArgument, match="cycle"):
+        session.run(None, {"x": np.full((1, 4), -5.0, np.float32)})
+
+    bad_target = helper.make_node("TreeEnsembleRegressor", ["x"], ["y"], domain=ML, n_targets=1,
+                                  target_treeids=[0], target_nodeids=[99], target_ids=[0], target_weights=[1.0],
+                                  **_random_trees(1, 2, ["BRANCH_LEQ"])[0])
+    with pytest.raises(onnx_light.InvalidArgument):
+        onnx_light.InferenceSession(_model(bad_target, TensorProto.FLOAT, outputs))
+
+    zipmap = helper.make_node("ZipMap", ["x"], ["z"], domain=ML, classlabels_int64s=[1, 2, 3])
+    model = _model(zipmap, TensorProto.FLOAT, [helper.make_value_info("z", helper.make_sequence_type_proto(
+        helper.make_map_type_proto(TensorProto.INT64, helper.make_tensor_type_proto(TensorProto.FLOAT, None))))],
+        ml_opset=1)
+    with pytest.raises(onnx_light.InvalidArgument, match="ZipMap"):
+        onnx_light.InferenceSession(model).run(None, {"x": np.ones((2, 4), np.float32)})  # 4 columns, 3 labels
+
+    svm = helper.make_node("SVMClassifier", ["x"], ["label", "scores"], domain=ML, kernel_type="RBF",
+                           vectors_per_class=[2, 2], support_vectors=[0.0] * 8, coefficients=[1.0] * 3, rho=[0.0],
+                           classlabels_ints=[0, 1])
+    with pytest.raises(onnx_light.InvalidArgument):
+        onnx_light.InferenceSession(_model(svm, TensorProto.FLOAT, [
+            helper.make_tensor_value_info("label", TensorProto.INT64, None),
+            helper.make_tensor_value_info("scores", TensorProto.FLOAT, None)], ml_opset=1, features=2))
