@@ -1,5 +1,5 @@
 // Corpus cases of the families added after the first session (image ops, einsum, loss,
-// LRN, one-hot, quantized matmul, resize, recurrent, tree ensemble, optimizers). Each
+// LRN, one-hot, quantized matmul, resize, recurrent, tree ensemble, ML encoders, optimizers). Each
 // size's work_units is what the family's parallel.minimum_* parameter counts, as its
 // ParamSpec meaning states, so crossovers compare with the schema default.
 #include "benchmarks/kernel_baseline/corpus_inputs.h"
@@ -210,6 +210,21 @@ CorpusCase TreeEnsemble() {
   });
 }
 
+// N rows of 8 int64 category codes one-hot encoded over 16 categories (ai.onnx.ml
+// OneHotEncoder, family ml_encoders; output elements).
+CorpusCase OneHotEncoder() {
+  return Sized("OneHotEncoder", "ai.onnx.ml", 1, "int64", [](int s) {
+    const int64_t rows = std::vector<int64_t>{4, 64, 1024}[s], cols = 8, categories = 16;
+    const Shape x({rows, cols});
+    return CorpusSize{"", rows * cols * categories, ShapeText({x}), [=](KernelRunner& r) {
+                        r.Input(RandomInts<int64_t>(DataType::kInt64, x, 0, categories - 1, 1));
+                        std::vector<int64_t> cats(categories);
+                        for (int64_t i = 0; i < categories; ++i) cats[i] = i;
+                        r.Attr("cats_int64s", cats);
+                      }};
+  });
+}
+
 // One Adam step of an n-element parameter (parameter elements).
 CorpusCase Adam() {
   return Sized("Adam", "ai.onnx.preview.training", 1, "float", [](int s) {
@@ -228,7 +243,7 @@ CorpusCase Adam() {
 
 void AddFamilyCases(std::vector<CorpusCase>* corpus) {
   for (auto make : {BitCast, CenterCropPad, Col2Im, Einsum, GridSample, SoftmaxCrossEntropyLoss, Lrn, OneHot,
-                    ReverseSequence, Gru, QLinearMatMul, Resize, TreeEnsemble, Adam}) {
+                    ReverseSequence, Gru, QLinearMatMul, Resize, TreeEnsemble, OneHotEncoder, Adam}) {
     corpus->push_back(make());
   }
 }

@@ -50,6 +50,7 @@ KERNEL_FAMILIES = [
     "//native/kernels/tensor:trilu",
     "//native/kernels/text:text",
     "//native/kernels/topk_cumsum:topk_cumsum",
+    "//native/kernels/traditional_ml:ml_encoders",
     "//native/kernels/traditional_ml:ml_simple",
     "//native/kernels/traditional_ml:traditional_ml",
     "//native/kernels/training:training",

@@ -54,14 +54,35 @@ def encode_array(array):
     return (element_type, shape, array.reshape(-1).view(np.uint8))
 
 
-def encode_value(value):
+def _typed_array(items, element_type):
+    """items as a 1-D array of ONNX element type `element_type` (None: as numpy infers)."""
+    if element_type is None:
+        return np.array(items)
+    if element_type == STRING:
+        return np.array([str(i) for i in items], dtype=object)
+    return np.array(items, dtype=numpy_dtype_of(element_type))
+
+
+def encode_value(value, declared=None):
+    """The encoded form of a feed. `declared` is the graph input's encoded type (see
+    _model.describe_type) or None: it picks the key and value types of dicts (maps), so that
+    {"a": 1.0} feeds a map(string, float) as float, as ONNX Runtime converts it."""
     if value is None:
         return None
+    inner = declared[1] if declared is not None and declared[0] in ("sequence", "optional") else None
     if isinstance(value, (list, tuple)):
-        return [encode_value(v) for v in value]
+        return [encode_value(v, inner) for v in value]
     if isinstance(value, dict):
+        key_type = value_type = None
+        if declared is not None and declared[0] == "map":
+            key_type = declared[1]
+            if declared[2] is not None and declared[2][0] == "tensor":
+                value_type = declared[2][1] or None
         keys = list(value.keys())
-        return ("map", encode_array(np.array(keys)), encode_array(np.array([value[k] for k in keys])))
+        return ("map", encode_array(_typed_array(keys, key_type)),
+                encode_array(_typed_array([value[k] for k in keys], value_type)))
+    if inner is not None:
+        return encode_value(value, inner)
     return encode_array(value)
 
 
@@ -81,5 +102,5 @@ def decode_value(encoded):
         return [decode_value(v) for v in encoded]
     if isinstance(encoded[0], str):
         keys, values = decode_array(encoded[1]), decode_array(encoded[2])
-        return dict(zip(keys.tolist(), values))
+        return dict(zip(keys.tolist(), values.tolist()))  # Python scalars, as ONNX Runtime returns
     return decode_array(encoded)

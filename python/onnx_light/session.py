@@ -96,6 +96,9 @@ class InferenceSession:
         self._inputs = [NodeArg(vi) for vi in proto.graph.input if vi.name not in initializers]
         self._overridable = [NodeArg(vi) for vi in proto.graph.input if vi.name in initializers]
         self._outputs = [NodeArg(vi) for vi in proto.graph.output]
+        # Declared input types, for feeds that need one to encode (dicts: maps).
+        self._declared = {vi.name: describe_type(vi.type)[0] for vi in proto.graph.input
+                          if vi.type.WhichOneof("value") != "tensor_type"}
 
     def __getstate__(self):
         """Pickling carries the model (as this session runs it: prepared and rewritten,
@@ -137,7 +140,7 @@ class InferenceSession:
     def _encode_feeds(self, input_feed):
         if not isinstance(input_feed, dict):
             raise TypeError("input_feed must be a dict of input name -> value")
-        return [(name, encode_value(value)) for name, value in input_feed.items()]
+        return [(name, encode_value(value, self._declared.get(name))) for name, value in input_feed.items()]
 
     def run(self, output_names, input_feed, run_options=None):
         """Runs the model: a list of numpy arrays (lists for sequences, None for empty optionals)."""

@@ -284,3 +284,34 @@ def test_shape_inference_types_large_initializers_without_their_data_and_leaves_
     assert [i.name for i in session.get_inputs()] == ["x"]
     x = np.ones((2, 256), np.float32)
     np.testing.assert_allclose(session.run(None, {"x": x})[0], (x @ w).reshape(4, 64), rtol=1e-5)
+
+
+def _ml_model(nodes, inputs, outputs):
+    model = helper.make_model(helper.make_graph(nodes, "ml", inputs, outputs),
+                              opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("ai.onnx.ml", 3)])
+    model.ir_version = 8
+    return model
+
+
+def test_maps_cross_the_boundary_as_onnx_runtime_gives_them():
+    """A dict feeds a map input (converted to the declared key and value types); ZipMap's
+    sequence of maps comes back as a list of dicts; type strings match ONNX Runtime's."""
+    import onnxruntime as ort
+
+    map_type = helper.make_map_type_proto(TensorProto.INT64, helper.make_tensor_type_proto(TensorProto.FLOAT, None))
+    model = _ml_model(
+        [helper.make_node("CastMap", ["m"], ["dense"], domain="ai.onnx.ml"),
+         helper.make_node("ZipMap", ["dense"], ["z"], domain="ai.onnx.ml", classlabels_strings=["a", "b", "c"])],
+        [helper.make_value_info("m", map_type)],
+        [helper.make_value_info("z", helper.make_sequence_type_proto(helper.make_map_type_proto(
+            TensorProto.STRING, helper.make_tensor_type_proto(TensorProto.FLOAT, None))))])
+    feed = {"m": {7: 0.5, 2: 1, 4: 2.25}}  # int keys, mixed Python numbers
+    ours = onnx_light.InferenceSession(model)
+    theirs = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    (got,) = ours.run(None, feed)
+    (expected,) = theirs.run(None, feed)
+    assert got == expected == [{"a": 1.0, "b": 2.25, "c": 0.5}]
+    assert [i.type for i in ours.get_inputs()] == [i.type for i in theirs.get_inputs()] == ["map(int64,tensor(float))"]
+    assert [o.type for o in ours.get_outputs()] == [o.type for o in theirs.get_outputs()]
+    with pytest.raises(onnx_light.InvalidArgument):
+        ours.run(None, {"m": np.ones(3, np.float32)})  # a tensor where a map is declared

@@ -1,5 +1,6 @@
 // TreeEnsemble: a hand-traced two-tree ensemble (values read off the trees), set
-// membership with NaN routing, malformed trees, and 1/2/4/8 participants identical.
+// membership with NaN routing, post transforms, float16, malformed trees, and the row and
+// tree splits identical for 1/2/4/8 participants.
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -7,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "native/core/narrow_float.h"
+#include "native/registry/kernel_test_checks.h"
 #include "native/registry/kernel_test_util.h"
 
 namespace onnx_light {
@@ -82,6 +85,62 @@ TEST(TreeEnsemble, ParticipantCountsGiveIdenticalResults) {
     ASSERT_TRUE(parallel.ok()) << parallel.status().ToString();
     testing::ExpectIdentical(serial->at(0), parallel->at(0));
   }
+}
+
+TEST(TreeEnsemble, PostTransformAndFloat16) {
+  auto logistic = Ensemble(1);
+  logistic.Attr("post_transform", int64_t{2}).Input(MakeTensor<float>({1, 2}, {0.0f, 3.0f}));  // [11, 0]
+  auto out = logistic.Run(1);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  const std::vector<float> y = ToVector<float>(out->at(0).tensor());
+  EXPECT_NEAR(y[0], 1 / (1 + std::exp(-11.0)), 1e-7);
+  EXPECT_FLOAT_EQ(y[1], 0.5f);
+
+  auto half = Ensemble(1);
+  half.Attr("nodes_splits", MakeTensor<Float16>({2}, {Float16::FromFloat(0.5f), Float16::FromFloat(0.0f)}));
+  half.Attr("membership_values", MakeTensor<Float16>({3}, {Float16::FromFloat(5), Float16::FromFloat(3),
+                                                            Float16::FromFloat(NAN)}));
+  half.Attr("leaf_weights", MakeTensor<Float16>({4}, {Float16::FromFloat(1), Float16::FromFloat(2),
+                                                      Float16::FromFloat(10), Float16::FromFloat(20)}));
+  half.Input(MakeTensor<Float16>({2, 2}, {Float16::FromFloat(0), Float16::FromFloat(3), Float16::FromFloat(1),
+                                          Float16::FromFloat(4)}));
+  auto out2 = half.Run(1);
+  ASSERT_TRUE(out2.ok()) << out2.status().ToString();
+  std::vector<float> got;
+  for (Float16 h : ToVector<Float16>(out2->at(0).tensor())) got.push_back(h.ToFloat());
+  EXPECT_EQ(got, (std::vector<float>{11, 0, 0, 22}));
+}
+
+TEST(TreeEnsemble, TreeSplitForFewRowsMatchesSerial) {
+  // 2 rows, 40 trees (the two trees of Ensemble() repeated) in chunks of 3.
+  KernelTester t("TreeEnsemble", 5, "ai.onnx.ml");
+  std::vector<int64_t> roots, features, true_ids, false_ids, leafs, missing, targets;
+  std::vector<uint8_t> modes;
+  std::vector<float> splits, weights;
+  for (int64_t k = 0; k < 40; ++k) {
+    roots.push_back(k);
+    features.push_back(k % 2);
+    modes.push_back(k % 2 == 0 ? 0 : 3);  // LEQ / GT
+    splits.push_back(0.1f * static_cast<float>(k % 7));
+    true_ids.push_back(2 * k);
+    false_ids.push_back(2 * k + 1);
+    leafs.push_back(1);
+    missing.push_back(k % 3 == 0 ? 1 : 0);
+    targets.insert(targets.end(), {k % 2, (k + 1) % 2});
+    weights.insert(weights.end(), {0.3f * static_cast<float>(k), -0.7f * static_cast<float>(k)});
+  }
+  t.Attr("n_targets", int64_t{2}).Attr("aggregate_function", int64_t{1}).Attr("post_transform", int64_t{1});
+  t.Attr("tree_roots", roots).Attr("nodes_featureids", features);
+  t.Attr("nodes_modes", MakeTensor<uint8_t>({40}, modes)).Attr("nodes_splits", MakeTensor<float>({40}, splits));
+  t.Attr("nodes_truenodeids", true_ids).Attr("nodes_trueleafs", leafs);
+  t.Attr("nodes_falsenodeids", false_ids).Attr("nodes_falseleafs", leafs);
+  t.Attr("nodes_missing_value_tracks_true", missing);
+  t.Attr("leaf_targetids", targets).Attr("leaf_weights", MakeTensor<float>({80}, weights));
+  t.Input(MakeTensor<float>({2, 2}, {0.25f, NAN, 0.7f, 0.05f}));
+  t.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("algorithm.trees_per_chunk", int64_t{3});
+  const std::vector<float> y = testing::SerialMatchesParticipants<float>(t, Shape{2, 2});
+  ASSERT_EQ(y.size(), 4u);
+  EXPECT_NEAR(y[0] + y[1], 1.0f, 1e-6);  // SOFTMAX
 }
 
 }  // namespace

@@ -1,9 +1,12 @@
 // TreeEnsemble (ai.onnx.ml 5): every row walks every tree to one leaf and the leaves'
-// weights aggregate per target (SUM, AVERAGE, MIN, MAX). Rows are independent and each
-// output row is written by one participant, so rows split through ParallelFor once
-// rows x trees reaches parallel.minimum_elements (family traditional_ml). Computes in
-// double, stores float or double (float16 and post_transform other than NONE are not
-// implemented).
+// weights aggregate per target (SUM, AVERAGE, MIN, MAX), then the post_transform applies
+// (NONE, SOFTMAX, LOGISTIC, SOFTMAX_ZERO, PROBIT, numbered 0-4 in that order). Rows are independent and each output row
+// is written by one participant, so rows split through ParallelFor once rows x trees
+// reaches parallel.minimum_elements (family traditional_ml). With fewer rows than
+// parallel.tree_split_rows the trees split instead, in chunks of algorithm.trees_per_chunk
+// (a schema value, never the participant count) whose partial aggregates merge in chunk
+// order, so the result is the same for every participant count. Computes in double,
+// stores float, double or float16.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -14,6 +17,8 @@
 
 #include "native/executor/parallel_for.h"
 #include "native/core/allocator.h"
+#include "native/core/narrow_float.h"
+#include "native/kernels/traditional_ml/ml_common.h"
 #include "native/kernels/traditional_ml/ml_types.h"
 #include "native/registry/kernel.h"
 #include "native/tuning/schema.h"
@@ -26,6 +31,35 @@ namespace {
 // region start a few microseconds.
 constexpr int64_t kMinimumWalks = 4096;
 constexpr int64_t kBlockRows = 16;
+constexpr int64_t kTreeSplitRows = 8;
+constexpr int64_t kTreesPerChunk = 16;
+
+template <typename T>
+double ToDouble(T v) {
+  if constexpr (std::is_same_v<T, Float16>) {
+    return v.ToDouble();
+  } else {
+    return static_cast<double>(v);
+  }
+}
+
+template <typename T>
+T FromDouble(double v) {
+  if constexpr (std::is_same_v<T, Float16>) {
+    return Float16::FromDouble(v);
+  } else {
+    return static_cast<T>(v);
+  }
+}
+
+template <typename T>
+double Largest() {
+  if constexpr (std::is_same_v<T, Float16>) {
+    return 65504.0;
+  } else {
+    return static_cast<double>(std::numeric_limits<T>::max());
+  }
+}
 
 enum Mode : uint8_t { kLeq = 0, kLt, kGte, kGt, kEq, kNeq, kMember };
 enum Aggregate : int64_t { kAverage = 0, kSum, kMin, kMax };
@@ -47,9 +81,9 @@ StatusOr<std::vector<double>> DoublesOf(const KernelInfo& info, const char* name
   }
   OL_ASSIGN_OR_RETURN(Tensor t, info.GetTensor(name));
   std::vector<double> out(static_cast<size_t>(t.num_elements()));
-  Status s = DispatchOn<float, double>(t.dtype(), info.Where(), [&](auto* tag) -> Status {
+  Status s = DispatchOn<float, double, Float16>(t.dtype(), info.Where(), [&](auto* tag) -> Status {
     using T = std::remove_pointer_t<decltype(tag)>;
-    for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<double>(t.data<T>()[i]);
+    for (size_t i = 0; i < out.size(); ++i) out[i] = ToDouble(t.data<T>()[i]);
     return Status::Ok();
   });
   if (!s.ok()) return s;
@@ -62,8 +96,14 @@ class TreeEnsembleKernel : public OpKernel {
     where_ = info.Where();
     OL_ASSIGN_OR_RETURN(minimum_walks_, info.tuning().Int64("parallel.minimum_elements"));
     OL_ASSIGN_OR_RETURN(block_rows_, info.tuning().Int64("parallel.block_rows"));
+    OL_ASSIGN_OR_RETURN(tree_split_rows_, info.tuning().Int64("parallel.tree_split_rows"));
+    OL_ASSIGN_OR_RETURN(trees_per_chunk_, info.tuning().Int64("algorithm.trees_per_chunk"));
     OL_ASSIGN_OR_RETURN(int64_t post, info.GetInt("post_transform", 0));
-    if (post != 0) return NotImplemented(where_, ": post_transform ", post, " (only NONE = 0 is implemented)");
+    if (post < 0 || post > 4) return InvalidArgument(where_, ": post_transform must be 0..4, got ", post);
+    // TreeEnsemble numbers them NONE 0, SOFTMAX 1, LOGISTIC 2, SOFTMAX_ZERO 3, PROBIT 4.
+    static constexpr PostTransform kByNumber[] = {PostTransform::kNone, PostTransform::kSoftmax, PostTransform::kLogistic,
+                                                  PostTransform::kSoftmaxZero, PostTransform::kProbit};
+    post_ = kByNumber[post];
     OL_ASSIGN_OR_RETURN(aggregate_, info.GetInt("aggregate_function", kSum));
     if (aggregate_ < kAverage || aggregate_ > kMax) {
       return InvalidArgument(where_, ": aggregate_function must be 0..3, got ", aggregate_);
@@ -89,25 +129,53 @@ class TreeEnsembleKernel : public OpKernel {
                              x->TypeAndShape());
     }
     const int64_t rows = shape.dim(0), features = shape.dim(1);
-    return DispatchOn<float, double>(x->dtype(), where_, [&](auto* tag) -> Status {
+    return DispatchOn<float, double, Float16>(x->dtype(), where_, [&](auto* tag) -> Status {
       using T = std::remove_pointer_t<decltype(tag)>;
       OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), Shape{rows, n_targets_}));
       const T* in = x->data<T>();
       T* out = y->data<T>();
-      // One accumulator row of n_targets doubles per participant, reserved before launch.
+      const int64_t trees = static_cast<int64_t>(roots_.size());
+      const int64_t chunks = (trees + trees_per_chunk_ - 1) / trees_per_chunk_;
+      const bool tree_split = rows < tree_split_rows_ && chunks > 1 && rows * trees >= minimum_walks_;
       const ParallelPlan plan{"TreeEnsembleRows", block_rows_};
-      const bool parallel = rows * static_cast<int64_t>(roots_.size()) >= minimum_walks_;
+      const bool parallel = !tree_split && rows * trees >= minimum_walks_;
+      // Row split: one accumulator row per participant. Tree split: [chunks, rows, targets].
       const int participants = parallel ? AvailableParticipants(ctx.parallel(), plan) : 1;
-      const size_t bytes = sizeof(double) * static_cast<size_t>(n_targets_) * participants;
+      const size_t count = static_cast<size_t>(n_targets_) * (tree_split ? chunks * rows : participants);
+      const size_t bytes = sizeof(double) * count;
       ScratchArena arena(ctx.allocator(), bytes + 64);
       OL_RETURN_IF_ERROR(arena.status());
-      OL_ASSIGN_OR_RETURN(double* scratch, arena.AllocateArray<double>(static_cast<size_t>(n_targets_) * participants));
+      OL_ASSIGN_OR_RETURN(double* scratch, arena.AllocateArray<double>(std::max<size_t>(count, 1)));
       ctx.RecordScratch(static_cast<int64_t>(bytes));
+      auto store = [&](int64_t r, double* acc) {
+        ApplyPostTransform(post_, acc, n_targets_);
+        for (int64_t t = 0; t < n_targets_; ++t) out[r * n_targets_ + t] = FromDouble<T>(acc[t]);
+      };
+      if (tree_split) {
+        auto run_chunks = [&](int64_t begin, int64_t end) -> Status {
+          for (int64_t c = begin; c < end; ++c) {
+            const int64_t t0 = c * trees_per_chunk_, t1 = std::min(trees, t0 + trees_per_chunk_);
+            for (int64_t r = 0; r < rows; ++r) {
+              double* acc = scratch + (c * rows + r) * n_targets_;
+              InitRow<T>(acc);
+              OL_RETURN_IF_ERROR(WalkTrees(in + r * features, t0, t1, acc));
+            }
+          }
+          return Status::Ok();
+        };
+        OL_RETURN_IF_ERROR(ParallelFor(ctx.parallel(), chunks, ParallelPlan{"TreeEnsembleTrees", 1}, run_chunks));
+        for (int64_t c = 1; c < chunks; ++c) {  // merge in chunk order
+          for (int64_t i = 0; i < rows * n_targets_; ++i) Merge(scratch[i], scratch[c * rows * n_targets_ + i]);
+        }
+        for (int64_t r = 0; r < rows; ++r) store(r, scratch + r * n_targets_);
+        return Status::Ok();
+      }
       auto run = [&](int participant, int64_t begin, int64_t end) -> Status {
         double* acc = scratch + participant * n_targets_;
         for (int64_t r = begin; r < end; ++r) {
-          OL_RETURN_IF_ERROR(PredictRow(in + r * features, acc));
-          for (int64_t t = 0; t < n_targets_; ++t) out[r * n_targets_ + t] = static_cast<T>(acc[t]);
+          InitRow<T>(acc);
+          OL_RETURN_IF_ERROR(WalkTrees(in + r * features, 0, trees, acc));
+          store(r, acc);
         }
         return Status::Ok();
       };
@@ -178,35 +246,42 @@ class TreeEnsembleKernel : public OpKernel {
     }
   }
 
-  // Aggregates every tree's leaf for one row into acc[n_targets]. A root whose two
-  // branches name one leaf is that leaf; a walk longer than the node count is a cycle.
+  // acc[n_targets] before any tree: 0, or the type's extremes for MIN and MAX.
   template <typename T>
-  Status PredictRow(const T* row, double* acc) const {
-    const double init = aggregate_ == kMin   ? std::numeric_limits<T>::max()
-                        : aggregate_ == kMax ? std::numeric_limits<T>::lowest()
-                                             : 0.0;
+  void InitRow(double* acc) const {
+    const double init = aggregate_ == kMin ? Largest<T>() : aggregate_ == kMax ? -Largest<T>() : 0.0;
     std::fill(acc, acc + n_targets_, init);
-    for (int64_t root : roots_) {
+  }
+
+  void Merge(double& into, double from) const {
+    switch (aggregate_) {
+      case kMin: into = std::min(into, from); break;
+      case kMax: into = std::max(into, from); break;
+      default: into += from; break;
+    }
+  }
+
+  // Aggregates trees [t0, t1)'s leaves for one row into acc[n_targets], in tree order. A
+  // root whose two branches name one leaf is that leaf; a walk longer than the node count
+  // is a cycle.
+  template <typename T>
+  Status WalkTrees(const T* row, int64_t t0, int64_t t1, double* acc) const {
+    for (int64_t k = t0; k < t1; ++k) {
+      const int64_t root = roots_[k];
       const TreeNode* node = &nodes_[root];
       int64_t leaf = -1;
       if (node->next_leaf[0] && node->next_leaf[1] && node->next[0] == node->next[1]) leaf = node->next[0];
       for (size_t steps = 0; leaf < 0; ++steps) {
         if (steps > nodes_.size()) return InvalidArgument(where_, ": tree at root ", root, " has a cycle");
-        const int b = Goes(*node, static_cast<double>(row[node->feature])) ? 1 : 0;
+        const int b = Goes(*node, ToDouble(row[node->feature])) ? 1 : 0;
         if (node->next_leaf[b]) {
           leaf = node->next[b];
         } else {
           node = &nodes_[node->next[b]];
         }
       }
-      double& a = acc[leaf_targets_[leaf]];
       const double w = leaf_weights_[leaf];
-      switch (aggregate_) {
-        case kAverage: a += w / static_cast<double>(roots_.size()); break;
-        case kSum: a += w; break;
-        case kMin: a = std::min(a, w); break;
-        default: a = std::max(a, w); break;
-      }
+      Merge(acc[leaf_targets_[leaf]], aggregate_ == kAverage ? w / static_cast<double>(roots_.size()) : w);
     }
     return Status::Ok();
   }
@@ -214,6 +289,9 @@ class TreeEnsembleKernel : public OpKernel {
   std::string where_;
   int64_t minimum_walks_ = kMinimumWalks;
   int64_t block_rows_ = kBlockRows;
+  int64_t tree_split_rows_ = kTreeSplitRows;
+  int64_t trees_per_chunk_ = kTreesPerChunk;
+  PostTransform post_ = PostTransform::kNone;
   int64_t aggregate_ = kSum;
   int64_t n_targets_ = 1;
   int64_t max_feature_ = -1;
@@ -229,11 +307,15 @@ OL_REGISTER_KERNELS(ml_tree_ensemble) {
   def.op = "TreeEnsemble";
   def.since_version = 5;
   def.family = "traditional_ml";
-  def.element_types = {DataType::kFloat, DataType::kDouble};
+  def.element_types = {DataType::kFloat, DataType::kDouble, DataType::kFloat16};
   def.tuning = {
       MinimumElementsParam(kMinimumWalks, "tree walks (rows x trees) below which the kernel runs serially"),
       ParamSpec::Int64("parallel.block_rows", kBlockRows, 1, int64_t{1} << 30,
                        "rows per block are a multiple of this (the ParallelFor grain)"),
+      ParamSpec::Int64("parallel.tree_split_rows", kTreeSplitRows, 0, int64_t{1} << 30,
+                       "batches with fewer rows split the trees into chunks instead of the rows"),
+      ParamSpec::Int64("algorithm.trees_per_chunk", kTreesPerChunk, 1, int64_t{1} << 30,
+                       "trees per chunk in the tree split (fixes the merge order: changes rounding, not participants)"),
   };
   def.calibratable = true;
   def.factory = MakeKernel<TreeEnsembleKernel>();

@@ -1,0 +1,376 @@
+// SVMClassifier and SVMRegressor (ai.onnx.ml 1): kernels LINEAR, POLY, RBF, SIGMOID; the
+// classifier votes one-vs-one over support vectors (or scores one linear row per class
+// when there are none), with optional Platt probabilities (prob_a, prob_b) coupled
+// pairwise as libsvm does. Semantics follow ONNX Runtime / onnx.reference, including the
+// binary case's [-s, s] scores. Rows are independent: they split through ParallelFor
+// once rows x support vectors x features reaches parallel.minimum_elements (family
+// traditional_ml), every row computed whole by one participant.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "native/kernels/traditional_ml/ml_common.h"
+#include "native/registry/kernel.h"
+#include "native/tuning/schema.h"
+
+namespace onnx_light {
+namespace ml {
+namespace {
+
+constexpr int64_t kMinimumElements = 32768;
+constexpr int64_t kBlockRows = 4;
+
+enum class SvmKernel { kLinear, kPoly, kRbf, kSigmoid };
+
+struct SvmCommon {
+  SvmKernel kernel = SvmKernel::kLinear;
+  double gamma = 0, coef0 = 0;
+  int64_t degree = 0;
+  PostTransform post = PostTransform::kNone;
+  std::vector<double> coefficients, rho, support_vectors;
+  int64_t minimum_elements = kMinimumElements, block_rows = kBlockRows;
+
+  Status Read(const KernelInfo& info) {
+    OL_ASSIGN_OR_RETURN(minimum_elements, info.tuning().Int64("parallel.minimum_elements"));
+    OL_ASSIGN_OR_RETURN(block_rows, info.tuning().Int64("parallel.block_rows"));
+    OL_ASSIGN_OR_RETURN(post, ReadPostTransform(info));
+    OL_ASSIGN_OR_RETURN(std::string type, info.GetString("kernel_type", "LINEAR"));
+    if (type == "LINEAR") kernel = SvmKernel::kLinear;
+    else if (type == "POLY") kernel = SvmKernel::kPoly;
+    else if (type == "RBF") kernel = SvmKernel::kRbf;
+    else if (type == "SIGMOID") kernel = SvmKernel::kSigmoid;
+    else return InvalidArgument(info.Where(), ": unknown kernel_type '", type, "'");
+    OL_ASSIGN_OR_RETURN(std::vector<float> params, info.GetFloats("kernel_params", {}));
+    if (params.size() >= 3) {
+      gamma = params[0];
+      coef0 = params[1];
+      degree = static_cast<int64_t>(params[2]);
+    }
+    OL_ASSIGN_OR_RETURN(coefficients, FloatsOrTensor(info, "coefficients", true));
+    OL_ASSIGN_OR_RETURN(rho, FloatsOrTensor(info, "rho", false));
+    OL_ASSIGN_OR_RETURN(support_vectors, FloatsOrTensor(info, "support_vectors", false));
+    return Status::Ok();
+  }
+
+  double Dot(const double* a, const double* b, int64_t n, SvmKernel k) const {
+    double s = 0;
+    if (k == SvmKernel::kRbf) {
+      for (int64_t i = 0; i < n; ++i) s += (a[i] - b[i]) * (a[i] - b[i]);
+      return std::exp(-gamma * s);
+    }
+    for (int64_t i = 0; i < n; ++i) s += a[i] * b[i];
+    switch (k) {
+      case SvmKernel::kPoly: return std::pow(s * gamma + coef0, static_cast<double>(degree));
+      case SvmKernel::kSigmoid: return std::tanh(s * gamma + coef0);
+      default: return s;
+    }
+  }
+};
+
+// libsvm's multiclass_probability (pairwise coupling), as onnx.reference writes it.
+void MulticlassProbability(int64_t k, const std::vector<double>& r, double* p) {
+  const int64_t max_iter = std::max<int64_t>(100, k);
+  std::vector<double> q(static_cast<size_t>(k * k)), qp(static_cast<size_t>(k));
+  const double eps = 0.005 / static_cast<double>(k);
+  auto R = [&](int64_t i, int64_t j) { return r[i * k + j]; };
+  for (int64_t t = 0; t < k; ++t) {
+    p[t] = 1.0 / static_cast<double>(k);
+    double d = 0;
+    for (int64_t j = 0; j < t; ++j) {
+      d += R(j, t) * R(j, t);
+      q[t * k + j] = q[j * k + t];
+    }
+    for (int64_t j = t + 1; j < k; ++j) {
+      d += R(j, t) * R(j, t);
+      q[t * k + j] = -R(j, t) * R(t, j);
+    }
+    q[t * k + t] = d;
+  }
+  for (int64_t iter = 0; iter < max_iter; ++iter) {
+    double pqp = 0;
+    for (int64_t t = 0; t < k; ++t) {
+      qp[t] = 0;
+      for (int64_t j = 0; j < k; ++j) qp[t] += q[t * k + j] * p[j];
+      pqp += p[t] * qp[t];
+    }
+    double max_error = 0;
+    for (int64_t t = 0; t < k; ++t) max_error = std::max(max_error, std::abs(qp[t] - pqp));
+    if (max_error < eps) break;
+    for (int64_t t = 0; t < k; ++t) {
+      const double diff = (-qp[t] + pqp) / q[t * k + t];
+      p[t] += diff;
+      pqp = (pqp + diff * (diff * q[t * k + t] + 2 * qp[t])) / (1 + diff) / (1 + diff);
+      for (int64_t j = 0; j < k; ++j) {
+        qp[j] = (qp[j] + diff * q[t * k + j]) / (1 + diff);
+        p[j] /= (1 + diff);
+      }
+    }
+  }
+}
+
+class SvmClassifierKernel : public OpKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    where_ = info.Where();
+    OL_RETURN_IF_ERROR(svm_.Read(info));
+    if (info.HasAttribute("classlabels_strings")) {
+      OL_ASSIGN_OR_RETURN(string_labels_, info.GetStrings("classlabels_strings"));
+    } else if (info.HasAttribute("classlabels_ints")) {
+      OL_ASSIGN_OR_RETURN(int_labels_, info.GetInts("classlabels_ints"));
+    }
+    classes_ = std::max<int64_t>(static_cast<int64_t>(std::max(string_labels_.size(), int_labels_.size())), 1);
+    OL_ASSIGN_OR_RETURN(vectors_per_class_, info.GetInts("vectors_per_class", {}));
+    OL_ASSIGN_OR_RETURN(prob_a_, FloatsOrTensor(info, "prob_a", false));
+    OL_ASSIGN_OR_RETURN(prob_b_, FloatsOrTensor(info, "prob_b", false));
+    for (int64_t v : vectors_per_class_) {
+      if (v < 0) return InvalidArgument(where_, ": vectors_per_class must be >= 0");
+      starts_.push_back(vectors_);
+      vectors_ += v;
+    }
+    if (svm_.rho.empty()) return InvalidArgument(where_, ": rho is required");
+    all_positive_ = std::all_of(svm_.coefficients.begin(), svm_.coefficients.end(), [](double c) { return c >= 0; });
+    if (vectors_ > 0) {
+      if (static_cast<int64_t>(vectors_per_class_.size()) != classes_) {
+        return InvalidArgument(where_, ": vectors_per_class has ", vectors_per_class_.size(), " entries for ", classes_,
+                               " classes");
+      }
+      if (svm_.support_vectors.empty() || svm_.support_vectors.size() % vectors_ != 0) {
+        return InvalidArgument(where_, ": ", svm_.support_vectors.size(), " support vector values for ", vectors_,
+                               " vectors");
+      }
+      features_ = static_cast<int64_t>(svm_.support_vectors.size()) / vectors_;
+      const int64_t pairs = classes_ * (classes_ - 1) / 2;
+      if (static_cast<int64_t>(svm_.coefficients.size()) != (classes_ - 1) * vectors_ ||
+          static_cast<int64_t>(svm_.rho.size()) < pairs) {
+        return InvalidArgument(where_, ": coefficients/rho do not fit ", classes_, " classes and ", vectors_, " vectors");
+      }
+      if (!prob_a_.empty() && (static_cast<int64_t>(prob_a_.size()) < pairs || prob_b_.size() < prob_a_.size())) {
+        return InvalidArgument(where_, ": prob_a/prob_b need one entry per class pair");
+      }
+    } else {
+      if (svm_.coefficients.size() % classes_ != 0) {
+        return InvalidArgument(where_, ": ", svm_.coefficients.size(), " coefficients for ", classes_, " classes");
+      }
+      features_ = static_cast<int64_t>(svm_.coefficients.size()) / classes_;
+    }
+    return Status::Ok();
+  }
+
+  Status Compute(KernelContext& ctx) override {
+    OL_ASSIGN_OR_RETURN(const Tensor* x, ctx.RequiredInput(0));
+    int64_t rows = 0, features = 0;
+    OL_RETURN_IF_ERROR(RowsAndFeatures(*x, where_, &rows, &features));
+    if (features != features_) return InvalidArgument(where_, ": X has ", features, " features, the model ", features_);
+    const bool svc = vectors_ > 0;
+    const bool proba = svc && !prob_a_.empty();
+    const int64_t raw = svc ? classes_ * (classes_ - 1) / 2 : classes_;
+    const int64_t scored = proba ? classes_ : raw;
+    // Output width: a single score becomes two ([-s, s] or [1 - s, s]) when rho has one entry.
+    const bool second = svm_.rho.size() == 1 && classes_ == 2 && scored == 1 && svm_.post != PostTransform::kProbit;
+    const int64_t width = second ? 2 : scored;
+    const bool strings = !string_labels_.empty();
+    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, strings ? DataType::kString : DataType::kInt64, Shape{rows}));
+    OL_ASSIGN_OR_RETURN(Tensor * z, ctx.AllocateOutput(1, DataType::kFloat, Shape{rows, width}));
+    const int64_t cost = (svc ? vectors_ : classes_) * features;
+    return ForRows(ctx, "SVMClassifierRows", rows, cost, svm_.minimum_elements, svm_.block_rows,
+                   [&](int64_t begin, int64_t end) -> Status {
+                     std::vector<double> row(static_cast<size_t>(features)), kernels(static_cast<size_t>(vectors_));
+                     std::vector<double> scores(static_cast<size_t>(std::max<int64_t>(raw, classes_) + 2));
+                     std::vector<double> votes(static_cast<size_t>(classes_)), pairs;
+                     for (int64_t r = begin; r < end; ++r) {
+                       OL_RETURN_IF_ERROR(ReadRowsAsDouble(*x, r, r + 1, features, where_, row.data()));
+                       RowScores(row.data(), kernels.data(), scores.data(), votes.data(), &pairs);
+                       int64_t label = Finish(scores.data(), votes.data(), svc, proba, scored, second);
+                       for (int64_t c = 0; c < width; ++c) z->data<float>()[r * width + c] = static_cast<float>(scores[c]);
+                       if (strings) {
+                         y->data<std::string>()[r] = string_labels_[std::min<int64_t>(label, string_labels_.size() - 1)];
+                       } else {
+                         y->data<int64_t>()[r] = int_labels_.empty() ? label : int_labels_[std::min<int64_t>(label, int_labels_.size() - 1)];
+                       }
+                     }
+                     return Status::Ok();
+                   });
+  }
+
+ private:
+  // Raw scores of one row (pairwise decision values or per-class linear scores), the
+  // votes, and with Platt scaling the class probabilities in scores[0..classes).
+  void RowScores(const double* row, double* kernels, double* scores, double* votes, std::vector<double>* pairs) const {
+    std::fill(votes, votes + classes_, 0.0);
+    if (vectors_ == 0) {
+      for (int64_t c = 0; c < classes_; ++c) {
+        scores[c] = svm_.rho[0] + svm_.Dot(row, svm_.coefficients.data() + c * features_, features_, SvmKernel::kLinear);
+      }
+      return;
+    }
+    for (int64_t v = 0; v < vectors_; ++v) {
+      kernels[v] = svm_.Dot(row, svm_.support_vectors.data() + v * features_, features_, svm_.kernel);
+    }
+    int64_t e = 0;
+    for (int64_t i = 0; i < classes_; ++i) {
+      for (int64_t j = i + 1; j < classes_; ++j, ++e) {
+        double s1 = 0, s2 = 0;
+        const double* ci = svm_.coefficients.data() + (j - 1) * vectors_;
+        const double* cj = svm_.coefficients.data() + i * vectors_;
+        for (int64_t v = starts_[i]; v < starts_[i] + vectors_per_class_[i]; ++v) s1 += ci[v] * kernels[v];
+        for (int64_t v = starts_[j]; v < starts_[j] + vectors_per_class_[j]; ++v) s2 += cj[v] * kernels[v];
+        const double s = svm_.rho[e] + s1 + s2;
+        scores[e] = s;
+        votes[s > 0 ? i : j] += 1;
+      }
+    }
+    if (prob_a_.empty()) return;
+    pairs->assign(static_cast<size_t>(classes_ * classes_), 0.0);
+    e = 0;
+    for (int64_t i = 0; i < classes_; ++i) {
+      for (int64_t j = i + 1; j < classes_; ++j, ++e) {
+        const double v1 = 1.0 - Logistic(scores[e] * prob_a_[e] + prob_b_[e]);
+        const double v2 = std::min(std::max(v1, 1.0e-7), 1 - 1.0e-7);
+        (*pairs)[i * classes_ + j] = v2;
+        (*pairs)[j * classes_ + i] = 1 - v2;
+      }
+    }
+    MulticlassProbability(classes_, *pairs, scores);
+  }
+
+  // The label index, with scores turned into the output row.
+  int64_t Finish(double* scores, const double* votes, bool svc, bool proba, int64_t scored, bool second) const {
+    int64_t max_class;
+    double max_weight;
+    if (svc) {
+      max_class = ArgMax(votes, classes_);
+      max_weight = votes[max_class];
+    } else {
+      max_class = ArgMax(scores, scored);
+      max_weight = scores[max_class];
+    }
+    int64_t label = max_class;
+    int add_second = -1;
+    if (svm_.rho.size() == 1) {
+      if (classes_ == 2) {
+        add_second = 2;
+        if (!proba && all_positive_ && max_weight >= 0.5) label = 1;
+      } else {
+        label = max_weight > 0 ? 1 : 0;
+      }
+    }
+    if (scored >= 2) {
+      ApplyPostTransform(svm_.post, scores, scored);
+    } else if (svm_.post == PostTransform::kProbit) {
+      scores[0] = Probit(scores[0]);
+    } else if (second) {
+      const double s = scores[0];
+      if (add_second == 0 || add_second == 1) {
+        scores[0] = 1 - s;
+        scores[1] = s;
+      } else if (add_second >= 2) {
+        scores[0] = -s;
+        scores[1] = s;
+        if (svm_.post == PostTransform::kLogistic) {
+          scores[0] = Logistic(-s);
+          scores[1] = Logistic(s);
+        } else {
+          ApplyPostTransform(svm_.post, scores, 2);
+        }
+      } else {
+        scores[0] = s;  // a single score with no second class: the output keeps width 2 = s, s
+        scores[1] = s;
+      }
+    }
+    return label;
+  }
+
+  std::string where_;
+  SvmCommon svm_;
+  std::vector<std::string> string_labels_;
+  std::vector<int64_t> int_labels_;
+  int64_t classes_ = 1;
+  std::vector<int64_t> vectors_per_class_, starts_;
+  int64_t vectors_ = 0, features_ = 0;
+  std::vector<double> prob_a_, prob_b_;
+  bool all_positive_ = false;
+};
+
+class SvmRegressorKernel : public OpKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    where_ = info.Where();
+    OL_RETURN_IF_ERROR(svm_.Read(info));
+    OL_ASSIGN_OR_RETURN(supports_, info.GetInt("n_supports", 0));
+    OL_ASSIGN_OR_RETURN(one_class_, info.GetInt("one_class", 0));
+    if (svm_.rho.empty()) return InvalidArgument(where_, ": rho is required");
+    if (supports_ > 0) {
+      if (svm_.support_vectors.size() % supports_ != 0 || static_cast<int64_t>(svm_.coefficients.size()) < supports_) {
+        return InvalidArgument(where_, ": support_vectors/coefficients do not fit n_supports = ", supports_);
+      }
+      features_ = static_cast<int64_t>(svm_.support_vectors.size()) / supports_;
+    } else {
+      features_ = static_cast<int64_t>(svm_.coefficients.size());
+    }
+    return Status::Ok();
+  }
+
+  Status Compute(KernelContext& ctx) override {
+    OL_ASSIGN_OR_RETURN(const Tensor* x, ctx.RequiredInput(0));
+    int64_t rows = 0, features = 0;
+    OL_RETURN_IF_ERROR(RowsAndFeatures(*x, where_, &rows, &features));
+    if (features != features_) return InvalidArgument(where_, ": X has ", features, " features, the model ", features_);
+    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, DataType::kFloat, Shape{rows, 1}));
+    const int64_t cost = std::max<int64_t>(supports_, 1) * features;
+    return ForRows(ctx, "SVMRegressorRows", rows, cost, svm_.minimum_elements, svm_.block_rows,
+                   [&](int64_t begin, int64_t end) -> Status {
+                     std::vector<double> row(static_cast<size_t>(features));
+                     for (int64_t r = begin; r < end; ++r) {
+                       OL_RETURN_IF_ERROR(ReadRowsAsDouble(*x, r, r + 1, features, where_, row.data()));
+                       double s = 0;
+                       if (supports_ > 0) {
+                         for (int64_t j = 0; j < supports_; ++j) {
+                           s += svm_.coefficients[j] *
+                                svm_.Dot(row.data(), svm_.support_vectors.data() + j * features_, features_, svm_.kernel);
+                         }
+                       } else {
+                         s = svm_.Dot(row.data(), svm_.coefficients.data(), features_, SvmKernel::kLinear);
+                       }
+                       s += svm_.rho[0];
+                       if (one_class_ != 0) s = s > 0 ? 1.0 : -1.0;
+                       ApplyPostTransform(svm_.post, &s, 1);
+                       y->data<float>()[r] = static_cast<float>(s);
+                     }
+                     return Status::Ok();
+                   });
+  }
+
+ private:
+  std::string where_;
+  SvmCommon svm_;
+  int64_t supports_ = 0, one_class_ = 0, features_ = 0;
+};
+
+template <typename K>
+void Register(KernelRegistry& registry, const char* op) {
+  KernelDef def;
+  def.domain = "ai.onnx.ml";
+  def.op = op;
+  def.since_version = 1;
+  def.family = "traditional_ml";
+  def.element_types = {DataType::kFloat, DataType::kDouble, DataType::kInt64, DataType::kInt32};
+  def.tuning = {
+      MinimumElementsParam(kMinimumElements,
+                           "kernel evaluations x features (rows x support vectors x features) below which rows stay serial"),
+      ParamSpec::Int64("parallel.block_rows", kBlockRows, 1, int64_t{1} << 30,
+                       "rows per block are a multiple of this (the ParallelFor grain)"),
+  };
+  def.factory = MakeKernel<K>();
+  registry.Add(std::move(def));
+}
+
+OL_REGISTER_KERNELS(ml_svm) {
+  Register<SvmClassifierKernel>(registry, "SVMClassifier");
+  Register<SvmRegressorKernel>(registry, "SVMRegressor");
+}
+
+}  // namespace
+}  // namespace ml
+}  // namespace onnx_light
