@@ -56,6 +56,16 @@ bool SpinUntil(Pred pred, int64_t spin_microseconds) {
 bool CpuExecutor::InsideRegion() { return tls_region_depth > 0; }
 
 namespace {
+// Bumped in every child the process forks: executors created before a fork know they are
+// in another process (their worker threads were not copied) by comparing it.
+std::atomic<uint64_t> g_process_generation{0};
+}  // namespace
+
+bool CpuExecutor::Forked() const {
+  return g_process_generation.load(std::memory_order_relaxed) != process_generation_;
+}
+
+namespace {
 thread_local const CpuExecutor* tls_caller_of = nullptr;
 }  // namespace
 
@@ -76,6 +86,7 @@ CpuExecutor::InlineRegionScope::~InlineRegionScope() { --tls_region_depth; }
 
 StatusOr<std::shared_ptr<CpuExecutor>> CpuExecutor::Create(const CpuExecutionPolicy& policy) {
   OL_RETURN_IF_ERROR(policy.Validate());
+  ExecutorRegistry::Global();  // installs the fork handlers that Forked() relies on
   std::shared_ptr<CpuExecutor> executor(new CpuExecutor(policy));
   const int workers = policy.EffectiveThreads() - 1;
   executor->workers_.reserve(workers);
@@ -91,15 +102,23 @@ StatusOr<std::shared_ptr<CpuExecutor>> CpuExecutor::Create(const CpuExecutionPol
   return executor;
 }
 
-CpuExecutor::CpuExecutor(const CpuExecutionPolicy& policy) : policy_(policy) {}
+CpuExecutor::CpuExecutor(const CpuExecutionPolicy& policy)
+    : policy_(policy), process_generation_(g_process_generation.load(std::memory_order_relaxed)) {}
 
 CpuExecutor::~CpuExecutor() {
+  if (Forked()) {
+    // The threads belong to the parent; joining them here would wait forever, and their
+    // mutexes may have been held at the fork. Their handles are left, deliberately.
+    new std::vector<std::thread>(std::move(workers_));
+    parking_.release();
+    return;
+  }
   {
-    std::lock_guard<std::mutex> lock(park_mutex_);
+    std::lock_guard<std::mutex> lock(parking_->mutex);
     stop_.store(true);
     dispatch_.fetch_add(1);  // wake spinning workers too
   }
-  worker_cv_.notify_all();
+  parking_->worker_cv.notify_all();
   for (auto& t : workers_) t.join();
 }
 
@@ -114,9 +133,9 @@ void CpuExecutor::WorkerLoop() {
     if (JoinAnyRegion(start)) continue;
     const auto changed = [&] { return dispatch_.load(std::memory_order_seq_cst) != seen; };
     if (!SpinUntil(changed, policy_.spin_microseconds)) {
-      std::unique_lock<std::mutex> lock(park_mutex_);
+      std::unique_lock<std::mutex> lock(parking_->mutex);
       parked_workers_.fetch_add(1);
-      worker_cv_.wait(lock, [&] { return changed() || stop_.load(); });
+      parking_->worker_cv.wait(lock, [&] { return changed() || stop_.load(); });
       parked_workers_.fetch_sub(1);
     }
   }
@@ -138,8 +157,8 @@ bool CpuExecutor::JoinAnyRegion(int start) {
       region.finished.fetch_add(1, std::memory_order_seq_cst);
       // The region may be reused from here on: only the executor's own fields below.
       if (parked_callers_.load(std::memory_order_seq_cst) > 0) {
-        std::lock_guard<std::mutex> lock(park_mutex_);
-        caller_cv_.notify_all();
+        std::lock_guard<std::mutex> lock(parking_->mutex);
+        parking_->caller_cv.notify_all();
       }
       return true;
     }
@@ -150,9 +169,9 @@ bool CpuExecutor::JoinAnyRegion(int start) {
 void CpuExecutor::WaitForWorkers(const Region& region, int expected) {
   const auto done = [&] { return region.finished.load(std::memory_order_seq_cst) == expected; };
   if (SpinUntil(done, policy_.spin_microseconds)) return;
-  std::unique_lock<std::mutex> lock(park_mutex_);
+  std::unique_lock<std::mutex> lock(parking_->mutex);
   parked_callers_.fetch_add(1, std::memory_order_seq_cst);
-  caller_cv_.wait(lock, done);
+  parking_->caller_cv.wait(lock, done);
   parked_callers_.fetch_sub(1, std::memory_order_seq_cst);
 }
 
@@ -167,7 +186,7 @@ int CpuExecutor::Run(int n, FunctionRef<void(int)> task) {
 }
 
 int CpuExecutor::Run(int n, TaskFunction function, void* argument) {
-  if (n > participants()) n = participants();
+  if (n > participants()) n = participants();  // 1 in a forked child
   if (n <= 1 || InsideRegion()) {
     RunInline(n, function, argument);
     return 1;
@@ -206,8 +225,8 @@ int CpuExecutor::Run(int n, TaskFunction function, void* argument) {
                          std::memory_order_seq_cst);
   dispatch_.fetch_add(1, std::memory_order_seq_cst);
   if (parked_workers_.load(std::memory_order_seq_cst) > 0) {
-    std::lock_guard<std::mutex> lock(park_mutex_);
-    worker_cv_.notify_all();
+    std::lock_guard<std::mutex> lock(parking_->mutex);
+    parking_->worker_cv.notify_all();
   }
   {
     RegionDepthScope scope;
@@ -222,7 +241,18 @@ int CpuExecutor::Run(int n, TaskFunction function, void* argument) {
 }
 
 ExecutorRegistry& ExecutorRegistry::Global() {
-  static ExecutorRegistry* registry = new ExecutorRegistry();
+  static ExecutorRegistry* registry = [] {
+    auto* r = new ExecutorRegistry();
+    // Fork safety: the registry's lock is held across fork() so that the child never
+    // inherits it locked by a thread that does not exist there; the child counts a new
+    // process generation (executors created before it stop using their workers).
+    pthread_atfork([] { Global().mutex_.lock(); }, [] { Global().mutex_.unlock(); },
+                   [] {
+                     g_process_generation.fetch_add(1, std::memory_order_relaxed);
+                     Global().mutex_.unlock();
+                   });
+    return r;
+  }();
   return *registry;
 }
 
@@ -231,7 +261,8 @@ StatusOr<std::shared_ptr<CpuExecutor>> ExecutorRegistry::Acquire(const CpuExecut
   const std::string key = policy.Key();
   std::lock_guard<std::mutex> lock(mutex_);
   for (auto it = executors_.begin(); it != executors_.end();) {
-    if (auto live = it->second.lock()) {
+    auto live = it->second.lock();
+    if (live && !live->Forked()) {
       if (it->first == key) return live;
       ++it;
     } else {

@@ -27,8 +27,14 @@ class CpuExecutor {
   CpuExecutor& operator=(const CpuExecutor&) = delete;
 
   const CpuExecutionPolicy& policy() const { return policy_; }
-  // Participants available to a region, the caller included.
-  int participants() const { return static_cast<int>(workers_.size()) + 1; }
+  // Participants available to a region, the caller included. In a process forked from
+  // the one that created this executor its workers do not exist: 1 there (see Forked).
+  int participants() const { return Forked() ? 1 : static_cast<int>(workers_.size()) + 1; }
+  // True in a child forked after this executor was created (multiprocessing's fork start
+  // method, pre-forking servers): the executor runs everything on the caller, never waits
+  // for or wakes a worker, and its destructor leaves the parent's threads alone. The
+  // registry hands such a child fresh executors.
+  bool Forked() const;
 
   // Offers task(p) to participants p in [0, n), the caller running p = 0, and returns
   // once the caller's task has returned and every worker that joined has finished.
@@ -102,6 +108,7 @@ class CpuExecutor {
   void RunInline(int n, TaskFunction function, void* argument);
 
   const CpuExecutionPolicy policy_;
+  const uint64_t process_generation_;  // see Forked()
   std::vector<std::thread> workers_;
 
   // Bumped each time a region opens; idle workers watch it (spinning, then parked).
@@ -114,10 +121,15 @@ class CpuExecutor {
   Region regions_[kMaxConcurrentRegions];
   std::atomic<bool> stop_{false};
 
-  // Parking for workers past their spin window, and for callers waiting on workers.
-  std::mutex park_mutex_;
-  std::condition_variable worker_cv_;
-  std::condition_variable caller_cv_;
+  // Parking for workers past their spin window, and for callers waiting on workers. On
+  // the heap so that a forked child can leave it undestroyed: the parent's parked workers
+  // are waiters that glibc's condition variable would wait for forever.
+  struct Parking {
+    std::mutex mutex;
+    std::condition_variable worker_cv;
+    std::condition_variable caller_cv;
+  };
+  std::unique_ptr<Parking> parking_ = std::make_unique<Parking>();
   std::atomic<int> parked_workers_{0};
   std::atomic<int> parked_callers_{0};
 };

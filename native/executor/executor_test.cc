@@ -9,6 +9,8 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "native/executor/parallel_for.h"
 
@@ -383,6 +385,62 @@ TEST(CpuExecutor, ConcurrentParallelForsAreExactUnderContention) {
   }
   for (auto& c : callers) c.join();
   EXPECT_EQ(wrong.load(), 0);
+}
+
+// In a child forked while an executor's workers run (multiprocessing's fork method, a
+// pre-forking server), the inherited executor computes on the caller alone, the registry
+// hands out a fresh executor with live workers, and destroying the inherited one returns.
+TEST(CpuExecutor, ForkedChildRunsInheritedExecutorsInlineAndGetsFreshOnes) {
+#ifdef __SANITIZE_THREAD__
+  GTEST_SKIP() << "ThreadSanitizer cannot start threads in a child forked from a threaded process";
+#endif
+  CpuExecutionPolicy policy;
+  policy.num_threads = 3;
+  auto inherited = ExecutorRegistry::Global().Acquire(policy);
+  ASSERT_TRUE(inherited.ok());
+  ParallelContext warm{inherited->get(), nullptr, nullptr, "Test"};
+  ASSERT_TRUE(ParallelFor(warm, 1000, {"warm", 1}, [](int64_t, int64_t) { return Status::Ok(); }).ok());
+  // Past the spin window: the workers are parked on the executor's condition variable,
+  // whose destruction in the child would otherwise wait for them forever.
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    alarm(20);  // a hang fails the test instead of stalling it
+    int failures = 0;
+    std::shared_ptr<CpuExecutor> old = *inherited;
+    failures += !old->Forked() + (old->participants() != 1);
+    std::vector<int64_t> out(10000);
+    ParallelContext ctx{old.get(), nullptr, nullptr, "Test"};
+    failures += !ParallelFor(ctx, out.size(), {"child", 16}, [&](int64_t b, int64_t e) {
+                   for (int64_t i = b; i < e; ++i) out[i] = i;
+                   return Status::Ok();
+                 }).ok();
+    for (int64_t i = 0; i < static_cast<int64_t>(out.size()); ++i) failures += out[i] != i;
+    auto fresh = ExecutorRegistry::Global().Acquire(policy);
+    failures += !fresh.ok() || fresh->get() == old.get() || (*fresh)->Forked() || (*fresh)->participants() != 3;
+    if (fresh.ok()) {
+      EventCollector events;
+      ParallelContext fresh_ctx{fresh->get(), nullptr, &events, "Test"};
+      std::atomic<int> entered{0};
+      failures += !ParallelFor(fresh_ctx, 3, {"fresh", 1}, [&](int64_t, int64_t) {
+                     entered.fetch_add(1);
+                     // hold the block until a second participant has one (bounded)
+                     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+                     while (entered.load() < 2 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+                     return Status::Ok();
+                   }).ok();
+      failures += entered.load() != 3 || events.regions().at(0).observed_participants < 2;
+    }
+    { auto drop = std::move(*inherited); }  // every reference dropped: the inherited executor
+    old.reset();                              // is destroyed here and must not wait for workers
+    _exit(failures == 0 ? 0 : 10 + failures);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child was killed by signal " << WTERMSIG(status) << " (14: it hung)";
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "failed checks in the child: " << WEXITSTATUS(status) - 10;
 }
 
 TEST(CpuExecutor, WorkersParkAfterSpinWindow) {

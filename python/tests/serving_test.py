@@ -2,8 +2,11 @@
 Dask cluster with process workers all give the outputs of a plain local run."""
 
 import concurrent.futures
+import gc
 import multiprocessing
+import os
 import pickle
+import time
 
 import distributed
 import numpy as np
@@ -83,3 +86,31 @@ def test_dask_local_cluster_with_process_workers_matches_a_local_run(session):
         outputs = client.gather(futures)
     for seed, output in enumerate(outputs):
         np.testing.assert_array_equal(output, session.run(None, feeds(seed))[0])
+
+
+def test_forked_child_runs_and_destroys_an_inherited_session():
+    """A pre-forking server or multiprocessing's fork method: the child inherits a session
+    whose executor's worker threads exist only in the parent (a policy of its own, so that
+    deleting the session in the child destroys that executor there)."""
+    inherited = onnx_light.InferenceSession(mlp_model(), cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=3))
+    expected = inherited.run(None, feeds(3))[0]
+    time.sleep(0.05)  # the parent's workers park: the child must not wait for them
+    pid = os.fork()
+    if pid == 0:
+        ok = np.array_equal(inherited.run(None, feeds(3))[0], expected)
+        fresh = onnx_light.InferenceSession(mlp_model(), cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=3))
+        ok = ok and np.array_equal(fresh.run(None, feeds(3))[0], expected)
+        del inherited, fresh
+        gc.collect()
+        os._exit(0 if ok else 1)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        raise AssertionError("the forked child hung")
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
