@@ -9,6 +9,7 @@ import onnx.inliner
 import onnx.shape_inference
 from onnx import AttributeProto, numpy_helper
 from google.protobuf.message import DecodeError
+from onnx.onnx_cpp2py_export import defs as _onnx_defs
 
 from onnx_light import _native
 from onnx_light._values import encode_array
@@ -37,6 +38,117 @@ def load_model(model):
     if proto.ir_version <= 0:
         raise _native.InvalidArgument(f"the model declares IR version {proto.ir_version}; malformed model")
     return proto
+
+
+# ------------------------------------------------------------------------------ validation
+# What ONNX's checker rejects before anything runs, with messages that name the op, the
+# node and the offending value. The bounds are what the onnx package this build pins
+# knows: a model from a newer standard may mean something this runtime cannot honour.
+
+def _known_opset_ranges():
+    """domain ("" = ai.onnx) -> (lowest, highest) opset version the onnx package defines."""
+    ranges = dict(_onnx_defs.schema_version_map())
+    ranges[""] = (1, onnx.defs.onnx_opset_version())
+    return ranges
+
+
+def _node_label(node, index, graph):
+    name = f"'{node.name}'" if node.name else f"#{index}"
+    where = f" in graph '{graph.name}'" if graph.name else ""
+    domain = f"{node.domain}." if node.domain and node.domain != "ai.onnx" else ""
+    return f"{domain}{node.op_type} node {name}{where}"
+
+
+def _check_arity(node, label, schema):
+    """Input and output counts against the schema's min/max, and no required (single)
+    input left empty: what onnx.checker's node verification enforces."""
+    n_in, n_out = len(node.input), len(node.output)
+    if not schema.min_input <= n_in <= schema.max_input:
+        bound = f"{schema.min_input}" if schema.min_input == schema.max_input else (
+            f"{schema.min_input} to {schema.max_input}" if schema.max_input < 2**31 - 1 else f"at least {schema.min_input}")
+        raise _native.InvalidArgument(f"{label}: {n_in} inputs given, {node.op_type}-{schema.since_version} takes {bound}")
+    if not schema.min_output <= n_out <= schema.max_output:
+        bound = f"{schema.min_output}" if schema.min_output == schema.max_output else (
+            f"{schema.min_output} to {schema.max_output}" if schema.max_output < 2**31 - 1 else f"at least {schema.min_output}")
+        raise _native.InvalidArgument(f"{label}: {n_out} outputs given, {node.op_type}-{schema.since_version} produces {bound}")
+    single = onnx.defs.OpSchema.FormalParameterOption.Single
+    for i, name in enumerate(node.input):
+        formal = schema.inputs[min(i, len(schema.inputs) - 1)] if schema.inputs else None
+        if not name and formal is not None and formal.option == single:
+            raise _native.InvalidArgument(f"{label}: required input {i} ('{formal.name}') is empty")
+
+
+def validate_model(proto):
+    """InvalidArgument for what ONNX rejects before anything runs: an IR version or an opset
+    newer than the onnx package knows, a node whose input/output count its schema does not
+    allow, and a name defined twice (initializers, graph inputs, node outputs), in the main
+    graph and every subgraph."""
+    if proto.ir_version > onnx.IR_VERSION:
+        raise _native.InvalidArgument(
+            f"the model declares IR version {proto.ir_version}; this runtime knows IR versions up to "
+            f"{onnx.IR_VERSION} (onnx {onnx.__version__})")
+    known = _known_opset_ranges()
+    opsets = {}
+    for imp in proto.opset_import:
+        domain = "" if imp.domain == "ai.onnx" else imp.domain
+        if domain in opsets and opsets[domain] != imp.version:
+            raise _native.InvalidArgument(f"the model imports domain '{imp.domain or 'ai.onnx'}' twice "
+                                          f"(opsets {opsets[domain]} and {imp.version})")
+        opsets[domain] = imp.version
+        if domain in known:
+            low, high = known[domain]
+            if not low <= imp.version <= high:
+                raise _native.InvalidArgument(
+                    f"the model imports opset {imp.version} of domain '{imp.domain or 'ai.onnx'}'; this runtime "
+                    f"knows opsets {low} to {high} of it (onnx {onnx.__version__})")
+    schemas = {}
+
+    def schema_for(node):
+        domain = "" if node.domain == "ai.onnx" else node.domain
+        key = (node.op_type, domain)
+        if key not in schemas:
+            try:
+                schemas[key] = onnx.defs.get_schema(node.op_type, opsets[domain], domain) if domain in opsets else None
+            except onnx.defs.SchemaError:
+                schemas[key] = None  # no such op at this opset: the kernel lookup says so (NotImplemented)
+        return schemas[key]
+
+    def visit(graph):
+        defined = {}
+
+        def define(name, what):
+            if name in defined:
+                raise _native.InvalidArgument(f"graph '{graph.name}': '{name}' is defined twice: as {defined[name]} "
+                                              f"and as {what}")
+            defined[name] = what
+
+        inputs = set()
+        for vi in graph.input:
+            if vi.name in inputs:
+                raise _native.InvalidArgument(f"graph '{graph.name}': input '{vi.name}' is declared twice")
+            inputs.add(vi.name)
+        initializers = set()
+        for init in list(graph.initializer) + [sp.values for sp in graph.sparse_initializer]:
+            if init.name in initializers:
+                raise _native.InvalidArgument(f"graph '{graph.name}': initializer '{init.name}' is defined twice")
+            initializers.add(init.name)
+        for name in inputs | initializers:  # an initializer may give a graph input its default
+            define(name, "a graph input" if name in inputs else "an initializer")
+        for index, node in enumerate(graph.node):
+            label = _node_label(node, index, graph)
+            for name in node.output:
+                if name:
+                    define(name, f"output of {label}")
+            schema = schema_for(node)
+            if schema is not None:
+                _check_arity(node, label, schema)
+            for a in node.attribute:
+                if a.type == AttributeProto.GRAPH:
+                    visit(a.g)
+                for g in a.graphs:
+                    visit(g)
+
+    visit(proto.graph)
 
 
 def _infer(proto):
