@@ -21,6 +21,13 @@ class OnnxLightBackendRep(BackendRep):
         self._input_names = [vi.name for vi in session._model.graph.input]
 
     def run(self, inputs, **kwargs):
+        return self.session.run(None, self._feeds(inputs), kwargs.get("run_options"))
+
+    def run_with_events(self, inputs, **kwargs):
+        """As run, also returning (node events, region events) of the run."""
+        return self.session.run_with_events(None, self._feeds(inputs), kwargs.get("run_options"))
+
+    def _feeds(self, inputs):
         if isinstance(inputs, dict):
             feeds = inputs
         else:
@@ -29,7 +36,7 @@ class OnnxLightBackendRep(BackendRep):
             if len(inputs) > len(self._input_names):
                 raise ValueError(f"{len(inputs)} inputs given; the model has {len(self._input_names)}")
             feeds = dict(zip(self._input_names, inputs))
-        return self.session.run(None, feeds, kwargs.get("run_options"))
+        return feeds
 
 
 class OnnxLightBackend(Backend):

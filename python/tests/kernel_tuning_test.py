@@ -291,3 +291,36 @@ def test_calibrate_rejects_bad_selections_and_budgets():
         kt.calibrate(ops=["NoSuchOp"])
     with pytest.raises(ValueError, match="time_ms must be positive"):
         kt.calibrate(ops=["TestAdd"], budget=kt.CalibrationBudget(time_ms=0))
+
+
+def test_forced_parallel_tuning_sets_every_parallel_threshold_to_its_minimum():
+    source = kt.forced_parallel_tuning()
+    checked = 0
+    for schema in kt.schemas():
+        resolved = source.resolve(schema["key"])
+        for param in schema["params"]:
+            value, origin = resolved[param["name"]]
+            if param["name"].startswith("parallel."):
+                assert (value, origin) == (param["minimum"], "explicit_profile"), (schema["key"], param["name"])
+                checked += 1
+            else:
+                assert (value, origin) == (param["default"], "portable_default"), (schema["key"], param["name"])
+    assert checked > 100
+
+
+def test_forced_parallel_splits_a_tiny_add_and_matches_the_serial_run():
+    from onnx import TensorProto, helper
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1024])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1024])
+    model = helper.make_model(helper.make_graph([helper.make_node("Mul", ["x", "x"], ["y"])], "g", [x], [y]),
+                              opset_imports=[helper.make_opsetid("", 14)])
+    feed = {"x": np.linspace(-3, 3, 1024, dtype=np.float32)}
+    (serial,) = onnx_light.InferenceSession(model, onnx_light.CpuExecutionPolicy(num_threads=1)).run(None, feed)
+    default = onnx_light.InferenceSession(model, onnx_light.CpuExecutionPolicy(num_threads=4))
+    _, _, regions = default.run_with_events(None, feed)
+    assert not any(r["admitted_participants"] > 1 for r in regions)  # 1024 elements: serial by default
+    forced = onnx_light.InferenceSession(model, onnx_light.CpuExecutionPolicy(num_threads=4),
+                                         tuning_profile=kt.forced_parallel_tuning())
+    (out,), _, regions = forced.run_with_events(None, feed)
+    assert any(r["admitted_participants"] > 1 for r in regions), regions
+    assert out.tobytes() == serial.tobytes()
