@@ -7,7 +7,7 @@ import numpy as np
 import onnx
 import onnx.inliner
 import onnx.shape_inference
-from onnx import AttributeProto, numpy_helper
+from onnx import AttributeProto, TensorProto, numpy_helper
 from google.protobuf.message import DecodeError
 from onnx.onnx_cpp2py_export import defs as _onnx_defs
 
@@ -78,6 +78,39 @@ def _check_arity(node, label, schema):
             raise _native.InvalidArgument(f"{label}: required input {i} ('{formal.name}') is empty")
 
 
+_KNOWN_ELEMENT_TYPES = frozenset(onnx.helper.get_all_tensor_dtypes()) - {TensorProto.UNDEFINED}
+
+
+def _check_element_types(type_proto, what):
+    """A declared input type names real element types (what a feed is checked against): not
+    0 (undefined) nor a number this onnx does not know."""
+    which = type_proto.WhichOneof("value")
+    if which == "tensor_type" or which == "sparse_tensor_type":
+        elem = getattr(type_proto, which).elem_type
+        if elem not in _KNOWN_ELEMENT_TYPES:
+            raise _native.InvalidArgument(f"{what} declares element type {elem}, which is "
+                                          f"{'undefined' if elem == 0 else 'not an ONNX element type'}")
+    elif which in ("sequence_type", "optional_type"):
+        _check_element_types(getattr(type_proto, which).elem_type, what)
+    elif which == "map_type":
+        if type_proto.map_type.key_type not in _KNOWN_ELEMENT_TYPES:
+            raise _native.InvalidArgument(f"{what} declares map key type {type_proto.map_type.key_type}")
+        _check_element_types(type_proto.map_type.value_type, what)
+
+
+def _check_text(text, what):
+    """Names reach native code as UTF-8: a name protobuf hands over as undecodable bytes (or
+    a str with surrogate escapes) is refused here rather than failing as std::bad_cast in the
+    binding."""
+    if isinstance(text, bytes):
+        raise _native.InvalidArgument(f"{what} {text!r} is not valid UTF-8")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise _native.InvalidArgument(f"{what} {text.encode('utf-8', 'backslashreplace').decode()!r} is not valid "
+                                      "UTF-8") from None
+
+
 def validate_model(proto):
     """InvalidArgument for what ONNX rejects before anything runs: an IR version or an opset
     newer than the onnx package knows, a node whose input/output count its schema does not
@@ -90,6 +123,7 @@ def validate_model(proto):
     known = _known_opset_ranges()
     opsets = {}
     for imp in proto.opset_import:
+        _check_text(imp.domain, "an opset import's domain")
         domain = "" if imp.domain == "ai.onnx" else imp.domain
         if domain in opsets and opsets[domain] != imp.version:
             raise _native.InvalidArgument(f"the model imports domain '{imp.domain or 'ai.onnx'}' twice "
@@ -113,7 +147,21 @@ def validate_model(proto):
                 schemas[key] = None  # no such op at this opset: the kernel lookup says so (NotImplemented)
         return schemas[key]
 
+    def check_names(graph):
+        _check_text(graph.name, "a graph name")
+        where = f"graph '{graph.name}'"
+        for kind, infos in (("input", graph.input), ("output", graph.output), ("value_info", graph.value_info),
+                            ("initializer", graph.initializer)):
+            for vi in infos:
+                _check_text(vi.name, f"{where}: {kind} name")
+        for index, node in enumerate(graph.node):
+            for text, what in ([(node.op_type, "op type"), (node.domain, "domain"), (node.name, "node name")] +
+                               [(n, "input name") for n in node.input] + [(n, "output name") for n in node.output] +
+                               [(a.name, "attribute name") for a in node.attribute]):
+                _check_text(text, f"{where}: node #{index}: {what}")
+
     def visit(graph):
+        check_names(graph)
         defined = {}
 
         def define(name, what):
@@ -127,6 +175,8 @@ def validate_model(proto):
             if vi.name in inputs:
                 raise _native.InvalidArgument(f"graph '{graph.name}': input '{vi.name}' is declared twice")
             inputs.add(vi.name)
+            if graph is proto.graph:  # a subgraph's inputs may leave their types to inference
+                _check_element_types(vi.type, f"graph '{graph.name}': input '{vi.name}'")
         initializers = set()
         for init in list(graph.initializer) + [sp.values for sp in graph.sparse_initializer]:
             if init.name in initializers:

@@ -12,18 +12,26 @@ CpuExecutionPolicy = _native.CpuExecutionPolicy
 RunOptions = _native.RunOptions
 
 
+def _element_name(elem_type):
+    """"float" for TensorProto.FLOAT; "undefined" for 0 and numbers this onnx does not know
+    (an output may leave its element type open)."""
+    try:
+        return onnx.helper.tensor_dtype_to_string(elem_type).split(".")[-1].lower()
+    except (KeyError, ValueError):
+        return "undefined"
+
+
 def _type_name(type_proto):
     """ONNX Runtime's type strings: "tensor(float)", "seq(tensor(int64))", "optional(...)"."""
     which = type_proto.WhichOneof("value")
     if which == "tensor_type":
-        elem = type_proto.tensor_type.elem_type
-        return f"tensor({onnx.helper.tensor_dtype_to_string(elem).split('.')[-1].lower()})"
+        return f"tensor({_element_name(type_proto.tensor_type.elem_type)})"
     if which == "sequence_type":
         return f"seq({_type_name(type_proto.sequence_type.elem_type)})"
     if which == "optional_type":
         return f"optional({_type_name(type_proto.optional_type.elem_type)})"
     if which == "map_type":
-        key = onnx.helper.tensor_dtype_to_string(type_proto.map_type.key_type).split(".")[-1].lower()
+        key = _element_name(type_proto.map_type.key_type)
         return f"map({key},{_type_name(type_proto.map_type.value_type)})"
     return "unknown"
 

@@ -248,3 +248,39 @@ def test_a_timeout_that_is_no_duration_is_rejected(seconds):
     options = onnx_light.RunOptions()
     with pytest.raises(onnx_light.InvalidArgument, match="timeout_seconds must be a finite number >= 0"):
         options.timeout_seconds = seconds
+
+
+# ------------------------------------------------------------------- found by fuzz_model
+
+@pytest.mark.parametrize("elem_type,message", [(0, "element type 0, which is undefined"),
+                                               (99, "element type 99, which is not an ONNX element type")])
+def test_a_graph_input_of_no_element_type_is_rejected(elem_type, message):
+    # It reached NodeArg, whose type name lookup raised KeyError.
+    m = model([helper.make_node("Relu", ["x"], ["y"])], [info("x", [2])], [info("y", [2])])
+    m.graph.input[0].type.tensor_type.elem_type = elem_type
+    with pytest.raises(onnx_light.InvalidArgument, match="graph 'g': input 'x' declares " + message):
+        onnx_light.InferenceSession(m)
+
+
+@pytest.mark.parametrize("elem_type", [0, 99])
+def test_an_undefined_element_type_is_named_so_not_a_key_error(elem_type):
+    assert onnx_light.NodeArg(helper.make_tensor_value_info("y", elem_type, [2])).type == "tensor(undefined)"
+
+
+def test_a_name_that_is_not_utf8_is_rejected_naming_it():
+    # Protobuf keeps undecodable bytes of a string field; they reached the binding, which
+    # failed with RuntimeError: std::bad_cast.
+    m = model([helper.make_node("Einsum", ["x", "x"], ["y"], equation="i,i->i")], [info("x", [2])], [info("y")])
+    data = m.SerializeToString().replace(b"equation", b"equ\xf7tion")
+    with pytest.raises(onnx_light.InvalidArgument, match=r"node #0: attribute name b'equ\\xf7tion' is not valid UTF-8"):
+        onnx_light.InferenceSession(data)
+
+
+def test_an_unnamed_node_is_named_once_by_its_index():
+    # Used to read "Conv node #1: Conv node (unnamed): kernel ...".
+    m = model([helper.make_node("Identity", ["x"], ["t"]), helper.make_node("Conv", ["t", "w"], ["y"])],
+              [info("x", [1, 1, 2, 2])], [info("y")], [const("w", np.ones((1, 1, 3, 3), np.float32))])
+    with pytest.raises(onnx_light.InvalidArgument) as error:
+        onnx_light.InferenceSession(m, graph_optimizations=False).run(None, {"x": X4})
+    assert str(error.value).startswith("Conv node #1: kernel [3,3]"), str(error.value)
+    assert "unnamed" not in str(error.value)
