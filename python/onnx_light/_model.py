@@ -98,6 +98,23 @@ def _check_element_types(type_proto, what):
         _check_element_types(type_proto.map_type.value_type, what)
 
 
+def _check_einsum_equation(node, label):
+    """Einsum's equation: terms of letters (one '...' at most) separated by commas, then at
+    most one '->' and an output term. Checked before onnx's shape inference, which never
+    returns for some malformed equations (onnx 1.23: 'bij<,bjk->bik', 'ij,jk-->ik')."""
+    equation = next((a.s for a in node.attribute if a.name == "equation"), b"")
+    text = equation.decode("utf-8", errors="replace").replace(" ", "")
+    inputs, arrow, output = text.partition("->")
+    if "->" in output:
+        raise _native.InvalidArgument(f"{label}: einsum equation {text!r} has more than one '->'")
+    for term in inputs.split(",") + ([output] if arrow else []):
+        rest = term.replace("...", "", 1)
+        bad = next((c for c in rest if not ("a" <= c <= "z" or "A" <= c <= "Z")), None)
+        if bad is not None:
+            raise _native.InvalidArgument(f"{label}: unexpected character {bad!r} in einsum term {term!r} of "
+                                          f"equation {text!r}")
+
+
 def _check_text(text, what):
     """Names reach native code as UTF-8: a name protobuf hands over as undecodable bytes (or
     a str with surrogate escapes) is refused here rather than failing as std::bad_cast in the
@@ -192,6 +209,8 @@ def validate_model(proto):
             schema = schema_for(node)
             if schema is not None:
                 _check_arity(node, label, schema)
+            if node.op_type == "Einsum" and node.domain in ("", "ai.onnx"):
+                _check_einsum_equation(node, label)
             for a in node.attribute:
                 if a.type == AttributeProto.GRAPH:
                     visit(a.g)

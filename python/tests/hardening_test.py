@@ -284,3 +284,16 @@ def test_an_unnamed_node_is_named_once_by_its_index():
         onnx_light.InferenceSession(m, graph_optimizations=False).run(None, {"x": X4})
     assert str(error.value).startswith("Conv node #1: kernel [3,3]"), str(error.value)
     assert "unnamed" not in str(error.value)
+
+
+@pytest.mark.parametrize("equation,message", [
+    ("bij<,bjk->bik", "unexpected character '<' in einsum term 'bij<'"),
+    ("bij,bjk-->bik", "unexpected character '-' in einsum term 'bjk-'"),
+    ("ij,jk->i->k", "einsum equation 'ij,jk->i->k' has more than one '->'"),
+], ids=["bad_character_in_an_input_term", "double_dash", "two_arrows"])
+def test_a_malformed_einsum_equation_is_rejected_before_shape_inference(equation, message):
+    # onnx's shape inference never returns for the first two (the session hung at creation).
+    m = model([helper.make_node("Einsum", ["x", "y"], ["z"], name="e", equation=equation)],
+              [info("x", [5, 2, 3]), info("y", [5, 3, 4])], [info("z")], opset=12)
+    with pytest.raises(onnx_light.InvalidArgument, match="Einsum node 'e' in graph 'g': " + message):
+        onnx_light.InferenceSession(m)
