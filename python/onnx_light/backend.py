@@ -50,7 +50,8 @@ class OnnxLightBackend(Backend):
 
     @classmethod
     def prepare(cls, model, device="CPU", **kwargs):
-        """kwargs: cpu_execution (CpuExecutionPolicy), tuning_profile, check_model (default True)."""
+        """kwargs: cpu_execution (CpuExecutionPolicy), tuning_profile, memory_limit_bytes (0 = the
+        machine's memory), check_model (default True)."""
         if not cls.supports_device(device):
             raise ValueError(f"onnx-light runs on the CPU only, not {device!r}")
         if isinstance(model, (bytes, bytearray)):
@@ -58,7 +59,8 @@ class OnnxLightBackend(Backend):
         if isinstance(model, onnx.ModelProto) and kwargs.get("check_model", True):
             super().prepare(model, device)  # onnx.checker, as every backend does
         session = InferenceSession(
-            model, cpu_execution=kwargs.get("cpu_execution"), tuning_profile=kwargs.get("tuning_profile")
+            model, cpu_execution=kwargs.get("cpu_execution"), tuning_profile=kwargs.get("tuning_profile"),
+            memory_limit_bytes=kwargs.get("memory_limit_bytes", 0)
         )
         return OnnxLightBackendRep(session)
 

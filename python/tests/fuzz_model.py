@@ -7,8 +7,8 @@ onnx-light's errors (InvalidArgument, NotImplemented, ResourceExhausted, Cancell
 Python API error (TypeError/ValueError); anything else, an InternalError, another
 exception type, a crash or a hang is a finding.
 
-    python fuzz_model.py -runs=100000            # fuzz (libFuzzer flags)
-    python fuzz_model.py crash-<hash>            # replay one input
+    ./bazelw run //python:fuzz_model -- -runs=100000 -artifact_prefix=/tmp/fuzz/   # libFuzzer flags
+    ./bazelw run //python:fuzz_model -- /path/to/crash-<hash>                     # replay one input
 
 fuzz_smoke_test.py runs a short bounded fuzz run and replays every regression input.
 """

@@ -203,6 +203,15 @@ def test_a_memory_limit_fails_the_node_that_would_exceed_it_and_nothing_else():
     session.run(None, {"x": np.ones(1000, np.float32)})
 
 
+def test_the_backend_passes_the_memory_limit_on():
+    import onnx_light.backend
+    m = model([helper.make_node("Relu", ["x"], ["y"], name="r")], [info("x", [None])], [info("y", [None])])
+    rep = onnx_light.backend.prepare(m, memory_limit_bytes=1 << 20)
+    assert rep.session.memory_limit_bytes() == 1 << 20
+    with pytest.raises(onnx_light.ResourceExhausted, match=r"Relu node 'r'.*4000000 bytes"):
+        rep.run([np.ones(10**6, np.float32)])
+
+
 # ----------------------------------------------------------------- convolution geometry
 
 def test_conv_whose_kernel_is_larger_than_its_padded_input_is_rejected():
