@@ -100,18 +100,23 @@ Status ConvAttributes::Validate(const std::string& where) const {
   if (!pads.empty() && pads.size() % 2 != 0) {
     return InvalidArgument(where, ": pads ", Join(pads), " must have two entries (begin, end) per spatial axis");
   }
-  // ConvTranspose: output_padding adds rows the stride skipped over, so each entry must
-  // be smaller than its stride (ONNX's reference and ONNX Runtime reject the rest).
+  // ConvTranspose: output_padding adds rows the stride (or, with a larger dilation, the
+  // kernel's spread) skipped over, so each entry must be smaller than max(stride, dilation),
+  // as ONNX Runtime requires; a larger one reads rows no input reaches.
+  const auto at = [](const std::vector<int64_t>& v, size_t i) -> int64_t {
+    return v.empty() ? 1 : (i < v.size() ? v[i] : -1);
+  };
   for (size_t i = 0; i < output_padding.size(); ++i) {
-    const int64_t stride = strides.empty() ? 1 : (i < strides.size() ? strides[i] : -1);
-    if (stride < 0) {
-      return InvalidArgument(where, ": output_padding ", Join(output_padding), " and strides ", Join(strides),
-                             " have different lengths");
+    const int64_t stride = at(strides, i), dilation = at(dilations, i);
+    if (stride < 0 || dilation < 0) {
+      return InvalidArgument(where, ": output_padding ", Join(output_padding), ", strides ", Join(strides),
+                             " and dilations ", Join(dilations), " have different lengths");
     }
-    if (output_padding[i] < 0 || output_padding[i] >= stride) {
-      return InvalidArgument(where, ": output_padding ", Join(output_padding), " must be >= 0 and smaller than strides ",
-                             strides.empty() ? std::string("[1,...] (the default)") : Join(strides), " (axis ", i, ": ",
-                             output_padding[i], ")");
+    const int64_t bound = std::max(stride, dilation);
+    if (output_padding[i] < 0 || output_padding[i] >= bound) {
+      return InvalidArgument(where, ": output_padding ", Join(output_padding),
+                             " must be >= 0 and smaller than max(stride, dilation) (axis ", i, ": ", output_padding[i],
+                             " vs stride ", stride, ", dilation ", dilation, ")");
     }
   }
   return Status::Ok();

@@ -26,7 +26,7 @@ struct ConvAttributes {
   // creation for every node whose types are known.
   static StatusOr<ConvAttributes> Read(const KernelInfo& info);
   // Ranges that need no input shape: strides, dilations, kernel_shape >= 1, pads >= 0,
-  // group >= 1, 0 <= output_padding < stride; InvalidArgument naming the value.
+  // group >= 1, 0 <= output_padding < max(stride, dilation); InvalidArgument naming the value.
   Status Validate(const std::string& where) const;
 };
 

@@ -384,12 +384,28 @@ INSTANTIATE_TEST_SUITE_P(
         GeometryErrorCase{"OutputPaddingEqualToStride", "ConvTranspose", {1, 1, 2, 2}, {1, 1, 3, 3},
                           {{"strides", {2, 2}}, {"output_padding", {2, 2}}}, "output_padding [2,2]"},
         GeometryErrorCase{"OutputPaddingAboveStride", "ConvTranspose", {1, 1, 2, 2}, {1, 1, 3, 3},
-                          {{"strides", {2, 3}}, {"output_padding", {1, 5}}}, "(axis 1: 5)"},
+                          {{"strides", {2, 3}}, {"output_padding", {1, 5}}}, "(axis 1: 5 vs stride 3, dilation 1)"},
         GeometryErrorCase{"OutputPaddingWithDefaultStride", "ConvTranspose", {1, 1, 2, 2}, {1, 1, 3, 3},
-                          {{"output_padding", {1, 0}}}, "(axis 0: 1)"},
+                          {{"output_padding", {1, 0}}}, "(axis 0: 1 vs stride 1, dilation 1)"},
+        GeometryErrorCase{"OutputPaddingEqualToTheLargerDilation", "ConvTranspose", {1, 1, 2, 2}, {1, 1, 3, 3},
+                          {{"dilations", {3, 1}}, {"output_padding", {3, 0}}}, "(axis 0: 3 vs stride 1, dilation 3)"},
         GeometryErrorCase{"NegativeOutputPadding", "ConvTranspose", {1, 1, 2, 2}, {1, 1, 3, 3},
-                          {{"strides", {2, 2}}, {"output_padding", {0, -1}}}, "must be >= 0 and smaller than strides"}),
+                          {{"strides", {2, 2}}, {"output_padding", {0, -1}}},
+                          "must be >= 0 and smaller than max(stride, dilation)"}),
     [](const ::testing::TestParamInfo<GeometryErrorCase>& info) { return info.param.name; });
+
+// ONNX Runtime's bound: output_padding below a dilation larger than the stride is allowed.
+TEST(ConvTranspose, OutputPaddingBelowADilationLargerThanTheStrideRuns) {
+  KernelTester t("ConvTranspose", 22);
+  t.Input(MakeTensor<float>({1, 1, 2, 2}, std::vector<float>(4, 1.0f)))
+      .Input(MakeTensor<float>({1, 1, 3, 3}, std::vector<float>(9, 1.0f)))
+      .Attr("dilations", std::vector<int64_t>{2, 1})
+      .Attr("output_padding", std::vector<int64_t>{1, 0});
+  auto out = t.Run(1);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  // out = stride * (in - 1) + output_padding + (kernel - 1) * dilation + 1.
+  EXPECT_EQ((*out)[0].tensor().shape(), Shape({1, 1, 7, 4}));
+}
 
 // A kernel exactly as large as the padded input still gives one output per axis.
 TEST(Conv, KernelAsLargeAsThePaddedInputGivesOneOutput) {
