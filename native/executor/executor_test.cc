@@ -3,6 +3,8 @@
 // the machine has (more participants than cores is part of the contract).
 #include <atomic>
 #include <chrono>
+#include <cmath>
+#include <limits>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -219,6 +221,39 @@ TEST(ParallelFor, RejectsBadArguments) {
   EXPECT_EQ(ParallelFor(ctx, 10, {"zero", 0}, noop).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(ParallelFor(ctx, 10, {"neg", -5}, noop).code(), StatusCode::kInvalidArgument);
   EXPECT_TRUE(ParallelFor(ctx, 0, {"empty", 1}, noop).ok());
+}
+
+// A timeout too far ahead for int64 nanoseconds (1e10 s and more) used to wrap into the
+// past and cancel every run at once; it saturates to "no deadline".
+class FarTimeoutTest : public ::testing::TestWithParam<double> {};
+
+TEST_P(FarTimeoutTest, SaturatesToNoDeadlineInsteadOfExpiring) {
+  CancellationToken token;
+  token.SetTimeout(GetParam());
+  EXPECT_FALSE(token.IsCancelled()) << GetParam() << " s";
+  EXPECT_FALSE(token.deadline_passed()) << GetParam() << " s";
+  EXPECT_FALSE(token.has_deadline()) << GetParam() << " s";
+}
+
+INSTANTIATE_TEST_SUITE_P(Timeouts, FarTimeoutTest,
+                         ::testing::Values(9.3e9, 1e10, 1e12, 1e300, std::numeric_limits<double>::max(),
+                                           std::numeric_limits<double>::infinity(), std::nan("")));
+
+TEST(Timeout, RepresentableTimeoutsKeepTheirDeadline) {
+  CancellationToken hour;
+  hour.SetTimeout(3600);
+  EXPECT_TRUE(hour.has_deadline());
+  EXPECT_FALSE(hour.IsCancelled());
+  CancellationToken century;
+  century.SetTimeout(3.2e9);  // about 100 years: still fits
+  EXPECT_TRUE(century.has_deadline());
+  EXPECT_FALSE(century.IsCancelled());
+  for (double passed : {0.0, -1.0}) {
+    CancellationToken token;
+    token.SetTimeout(passed);
+    EXPECT_TRUE(token.IsCancelled()) << passed;
+    EXPECT_TRUE(token.deadline_passed()) << passed;
+  }
 }
 
 TEST(Policy, RejectsBadValues) {

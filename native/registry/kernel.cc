@@ -126,8 +126,8 @@ StatusOr<Tensor*> KernelContext::AllocateOutput(int i, DataType type, Shape shap
     offered_buffer_ = Tensor();
     return &outputs_[i].mutable_tensor();
   }
-  auto t = Tensor::Allocate(type, std::move(shape), allocator_);
-  if (!t.ok()) return t.status().WithContext(StrCat(Where(), ": output ", i, ": "));
+  auto t = Tensor::Allocate(type, shape, allocator_);
+  if (!t.ok()) return t.status().WithContext(StrCat(Where(), ": output ", i, " ", DataTypeName(type), shape.ToString(), ": "));
   outputs_[i] = Value(std::move(t).value());
   return &outputs_[i].mutable_tensor();
 }

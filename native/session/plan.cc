@@ -9,6 +9,12 @@ namespace {
 // Prefixes `where` unless the kernel already named the node.
 Status AtNode(const Status& status, const std::string& where) {
   if (status.ok() || status.message().find(where) != std::string::npos) return status;
+  // A kernel names an unnamed node "Op node (unnamed)"; the graph knows its index: say
+  // "Op node #3" once instead of both.
+  const std::string unnamed = where.substr(0, where.find(" node ")) + " node (unnamed)";
+  if (status.message().compare(0, unnamed.size(), unnamed) == 0) {
+    return Status(status.code(), where + status.message().substr(unnamed.size()));
+  }
   return status.WithContext(where + ": ");
 }
 

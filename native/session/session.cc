@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <new>
+#include <stdexcept>
+
+#include <unistd.h>
 
 #include "native/registry/kernel.h"
 #include "native/session/plan.h"
@@ -11,6 +15,12 @@ namespace {
 
 Status AtNode(const Status& status, const std::string& where) {
   if (status.ok() || status.message().find(where) != std::string::npos) return status;
+  // A kernel names an unnamed node "Op node (unnamed)"; the graph knows its index: say
+  // "Op node #3" once instead of both.
+  const std::string unnamed = where.substr(0, where.find(" node ")) + " node (unnamed)";
+  if (status.message().compare(0, unnamed.size(), unnamed) == 0) {
+    return Status(status.code(), where + status.message().substr(unnamed.size()));
+  }
   return status.WithContext(where + ": ");
 }
 
@@ -195,7 +205,7 @@ class Session::Runner final : public SubgraphRunner {
       EventCollector* events = options_.events;
       const int64_t start = events ? NowNanos() : 0;
       const AllocationStats before = events ? session_.allocator_->stats() : AllocationStats{};
-      OL_RETURN_IF_ERROR(AtNode(kernel->Compute(ctx), node.where));
+      OL_RETURN_IF_ERROR(AtNode(ComputeCatchingAllocationFailures(*kernel, ctx), node.where));
       if (events) {
         const AllocationStats after = session_.allocator_->stats();
         NodeEvent event;
@@ -216,6 +226,20 @@ class Session::Runner final : public SubgraphRunner {
     return Status::Ok();
   }
 
+  // Kernels allocate tensors through the session allocator (a Status), but their own
+  // tables and index vectors come from the C++ heap: a shape that slipped past a kernel's
+  // checks must still end as an error naming the node, not as a dead process.
+  Status ComputeCatchingAllocationFailures(OpKernel& kernel, KernelContext& ctx) const {
+    try {
+      return kernel.Compute(ctx);
+    } catch (const std::bad_alloc&) {
+      return ResourceExhausted("out of memory (std::bad_alloc) while computing; the session allows ",
+                               session_.allocator_->limit_bytes(), " bytes of tensors");
+    } catch (const std::length_error& e) {
+      return ResourceExhausted("a buffer larger than can be allocated was requested (", e.what(), ")");
+    }
+  }
+
   const Session& session_;
   const RunOptions& options_;
   ParallelContext parallel_;
@@ -223,17 +247,39 @@ class Session::Runner final : public SubgraphRunner {
   std::vector<Value>* current_frame_ = nullptr;
 };
 
+int64_t PhysicalMemoryBytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page_size <= 0) return Allocator::kNoLimit;
+  int64_t bytes = 0;
+  return MultiplyOverflows(pages, page_size, &bytes) ? Allocator::kNoLimit : bytes;
+}
+
+Status SessionOptions::Validate() const {
+  if (memory_limit_bytes < 0) {
+    return InvalidArgument("memory_limit_bytes must be >= 0 (0 = the machine's physical memory), got ",
+                           memory_limit_bytes);
+  }
+  return Status::Ok();
+}
+
+int64_t SessionOptions::EffectiveMemoryLimit() const {
+  return memory_limit_bytes > 0 ? memory_limit_bytes : PhysicalMemoryBytes();
+}
+
 StatusOr<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const Graph> graph,
                                                    const CpuExecutionPolicy& policy,
-                                                   std::shared_ptr<const TuningSource> tuning_source) {
+                                                   std::shared_ptr<const TuningSource> tuning_source,
+                                                   const SessionOptions& options) {
   if (graph == nullptr) return InvalidArgument("Session::Create: no graph");
   OL_RETURN_IF_ERROR(KernelRegistry::Global().status());
   OL_RETURN_IF_ERROR(policy.Validate());
+  OL_RETURN_IF_ERROR(options.Validate());
   std::unique_ptr<Session> session(new Session());
   session->graph_ = std::move(graph);
   session->policy_ = policy;
   session->tuning_source_ = std::move(tuning_source);
-  session->allocator_ = std::make_shared<Allocator>();
+  session->allocator_ = std::make_shared<Allocator>(options.EffectiveMemoryLimit());
   if (policy.EffectiveThreads() > 1) {
     OL_ASSIGN_OR_RETURN(session->executor_, ExecutorRegistry::Global().Acquire(policy));
   }

@@ -27,6 +27,23 @@ struct RunOptions {
   EventCollector* events = nullptr;                 // node and region events; null = off
 };
 
+// Limits a session holds its runs to.
+struct SessionOptions {
+  // Bytes the session's tensors may hold at once (intermediates, outputs, kernel scratch;
+  // outputs a caller keeps count until released). An allocation beyond it fails at once
+  // with ResourceExhausted naming the node and the size, and the process lives on.
+  // 0 = the default guard: the machine's physical memory (no swap), beyond which an
+  // allocation cannot succeed without thrashing or the OOM killer.
+  int64_t memory_limit_bytes = 0;
+
+  Status Validate() const;
+  // The limit the session's allocator gets (memory_limit_bytes, or the default guard).
+  int64_t EffectiveMemoryLimit() const;
+};
+
+// The machine's physical memory in bytes (Allocator::kNoLimit when unknown).
+int64_t PhysicalMemoryBytes();
+
 // One resolved tuning value of one node's kernel, and where it came from.
 struct TuningValueReport {
   std::string node;       // "Add node 'n3'"
@@ -42,7 +59,8 @@ class Session {
   // NotImplemented for ops without a kernel). Subgraphs share the session's executor.
   static StatusOr<std::unique_ptr<Session>> Create(std::shared_ptr<const Graph> graph,
                                                    const CpuExecutionPolicy& policy,
-                                                   std::shared_ptr<const TuningSource> tuning_source = nullptr);
+                                                   std::shared_ptr<const TuningSource> tuning_source = nullptr,
+                                                   const SessionOptions& options = {});
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
@@ -51,6 +69,8 @@ class Session {
   // Null under a serial policy.
   CpuExecutor* executor() const { return executor_.get(); }
   const CpuExecutionPolicy& policy() const { return policy_; }
+  // The allocator's limit in bytes (SessionOptions::EffectiveMemoryLimit()).
+  int64_t memory_limit_bytes() const { return allocator_->limit_bytes(); }
   AllocationStats memory() const { return allocator_->stats(); }
 
   // Runs the graph. `feeds` by graph input name (inputs with an initializer may be

@@ -280,6 +280,50 @@ TEST(SessionTest, OutputsOwnTheirBuffersAlone) {
   EXPECT_EQ(w.data<float>()[0], 7.0f);
 }
 
+TEST(SessionTest, MemoryLimitFailsTheNodeThatWouldExceedIt) {
+  constexpr int64_t kElements = 1 << 16;
+  constexpr int64_t kBytes = kElements * 4;
+  CpuExecutionPolicy serial;
+  serial.num_threads = 1;
+  SessionOptions options;
+  options.memory_limit_bytes = kBytes + kBytes / 2;  // one value alive, not two
+  auto session = Session::Create(AddChain(3, kElements), serial, nullptr, options);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  EXPECT_EQ((*session)->memory_limit_bytes(), kBytes + kBytes / 2);
+  Status s = (*session)->Run({{"x", Value(Floats({kElements}, 1))}}, {}).status();
+  EXPECT_EQ(s.code(), StatusCode::kResourceExhausted) << s.ToString();
+  EXPECT_NE(s.message().find("'add1'"), std::string::npos) << s.message();  // add0's output is alive
+  EXPECT_NE(s.message().find(std::to_string(kBytes) + " bytes"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("float[65536]"), std::string::npos) << s.message();
+  // The session stays usable: a smaller run fits.
+  auto small = Session::Create(AddChain(3, 16), serial, nullptr, options);
+  ASSERT_TRUE(small.ok());
+  EXPECT_TRUE((*small)->Run({{"x", Value(Floats({16}, 1))}}, {}).ok());
+}
+
+TEST(SessionTest, DefaultMemoryLimitIsThePhysicalMemory) {
+  auto session = MustCreate(AddChain(1, 4));
+  EXPECT_GT(PhysicalMemoryBytes(), 0);
+  EXPECT_EQ(session->memory_limit_bytes(), PhysicalMemoryBytes());
+  SessionOptions negative;
+  negative.memory_limit_bytes = -1;
+  auto s = Session::Create(AddChain(1, 4), CpuExecutionPolicy(), nullptr, negative);
+  EXPECT_EQ(s.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.status().message().find("memory_limit_bytes"), std::string::npos) << s.status().message();
+}
+
+TEST(SessionTest, AKernelRunningOutOfHeapIsResourceExhaustedNamingTheNode) {
+  auto g = NewGraph();
+  g->inputs.push_back(FloatInfo("x", {2}));
+  g->nodes.push_back(MakeNode("TestBadAlloc", "hog", {"x"}, {"y"}));
+  g->outputs.push_back(FloatInfo("y", {2}));
+  auto session = MustCreate(g);
+  Status s = session->Run({{"x", Value(Floats({2}, 1))}}, {}).status();
+  EXPECT_EQ(s.code(), StatusCode::kResourceExhausted) << s.ToString();
+  EXPECT_NE(s.message().find("TestBadAlloc node 'hog'"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("bad_alloc"), std::string::npos) << s.message();
+}
+
 TEST(SessionTest, RecordsNodeEvents) {
   auto session = MustCreate(AddChain(3, 8));
   EventCollector events;

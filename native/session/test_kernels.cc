@@ -2,6 +2,7 @@
 // errors, events, cancellation and subgraphs without any real kernel family.
 #include <algorithm>
 #include <chrono>
+#include <new>
 #include <thread>
 
 #include "native/registry/kernel.h"
@@ -111,6 +112,14 @@ class TestConstants : public OpKernel {
   std::vector<float> seen_;
 };
 
+// Throws std::bad_alloc as a kernel whose own index tables outgrow the heap would (the
+// session must turn it into ResourceExhausted naming the node).
+class TestBadAlloc : public OpKernel {
+ public:
+  Status Init(const KernelInfo&) { return Status::Ok(); }
+  Status Compute(KernelContext&) override { throw std::bad_alloc(); }
+};
+
 KernelDef Def(const char* op, KernelFactory factory, std::vector<ParamSpec> tuning = {}) {
   KernelDef def;
   def.domain = "test.session";
@@ -134,6 +143,7 @@ OL_REGISTER_KERNELS(session_test_kernels) {
   registry.Add(Def("TestFail", MakeKernel<TestFail>()));
   registry.Add(Def("TestSlow", MakeKernel<TestSlow>()));
   registry.Add(Def("TestConstants", MakeKernel<TestConstants>()));
+  registry.Add(Def("TestBadAlloc", MakeKernel<TestBadAlloc>()));
   KernelDef call = Def("TestCall", MakeKernel<TestCall>());
   call.dispatch_input = -1;
   registry.Add(std::move(call));

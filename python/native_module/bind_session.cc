@@ -222,10 +222,7 @@ std::vector<nb::object> RunSession(const Session& session, nb::list feeds, const
     CancellationToken* token = py_options->token.get();
     token->Reset();
     if (py_options->terminate) token->Cancel();
-    if (py_options->timeout_seconds > 0) {
-      token->SetDeadline(std::chrono::steady_clock::now() +
-                         std::chrono::nanoseconds(static_cast<int64_t>(py_options->timeout_seconds * 1e9)));
-    }
+    if (py_options->timeout_seconds > 0) token->SetTimeout(py_options->timeout_seconds);
     options.cancellation = token;
   }
   StatusOr<std::vector<Value>> result = Status::Ok();
@@ -299,6 +296,10 @@ void BindSession(nb::module_& m) {
         g.value_types[name] = ValueInfoFromPython(name, type, dims);
       }, nb::arg("name"), nb::arg("type").none(), nb::arg("dims").none())
       .def("add_initializer", [](Graph& g, const std::string& name, nb::handle tensor) {
+        // A second initializer of the same name would silently replace the first.
+        if (g.initializers.count(name)) {
+          ThrowStatus(InvalidArgument("graph '", g.name, "': initializer '", name, "' is defined twice"));
+        }
         g.initializers[name] = TensorFromPython(tensor);
       })
       .def("add_node", [](Graph& g, const std::string& op, const std::string& domain, const std::string& name,
@@ -321,16 +322,18 @@ void BindSession(nb::module_& m) {
       .def_static(
           "create",
           [](std::shared_ptr<Graph> graph, const CpuExecutionPolicy& policy,
-             std::shared_ptr<TuningSource> tuning_source) {
+             std::shared_ptr<TuningSource> tuning_source, int64_t memory_limit_bytes) {
+            SessionOptions options;
+            options.memory_limit_bytes = memory_limit_bytes;
             StatusOr<std::unique_ptr<Session>> session = Status::Ok();
             {
               nb::gil_scoped_release release;
-              session = Session::Create(std::move(graph), policy, std::move(tuning_source));
+              session = Session::Create(std::move(graph), policy, std::move(tuning_source), options);
             }
             ThrowIfError(session.status());
             return std::move(session).value();
           },
-          nb::arg("graph"), nb::arg("policy"), nb::arg("tuning_source").none())
+          nb::arg("graph"), nb::arg("policy"), nb::arg("tuning_source").none(), nb::arg("memory_limit_bytes") = 0)
       .def(
           "run",
           [](const Session& s, nb::list feeds, const std::vector<std::string>& outputs, PyRunOptions* options) {
@@ -395,7 +398,8 @@ void BindSession(nb::module_& m) {
         d["peak_bytes"] = stats.peak_bytes;
         return d;
       })
-      .def_prop_ro("policy", &Session::policy);
+      .def_prop_ro("policy", &Session::policy)
+      .def_prop_ro("memory_limit_bytes", &Session::memory_limit_bytes);
 }
 
 }  // namespace onnx_light::python

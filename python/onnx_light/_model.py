@@ -7,8 +7,9 @@ import numpy as np
 import onnx
 import onnx.inliner
 import onnx.shape_inference
-from onnx import AttributeProto, numpy_helper
+from onnx import AttributeProto, TensorProto, numpy_helper
 from google.protobuf.message import DecodeError
+from onnx.onnx_cpp2py_export import defs as _onnx_defs
 
 from onnx_light import _native
 from onnx_light._values import encode_array
@@ -38,6 +39,186 @@ def load_model(model):
     if proto.ir_version <= 0:
         raise _native.InvalidArgument(f"the model declares IR version {proto.ir_version}; malformed model")
     return proto
+
+
+# ------------------------------------------------------------------------------ validation
+# What ONNX's checker rejects before anything runs, with messages that name the op, the
+# node and the offending value. The bounds are what the onnx package this build pins
+# knows: a model from a newer standard may mean something this runtime cannot honour.
+
+def _known_opset_ranges():
+    """domain ("" = ai.onnx) -> (lowest, highest) opset version the onnx package defines."""
+    ranges = dict(_onnx_defs.schema_version_map())
+    ranges[""] = (1, onnx.defs.onnx_opset_version())
+    return ranges
+
+
+def _node_label(node, index, graph):
+    name = f"'{node.name}'" if node.name else f"#{index}"
+    where = f" in graph '{graph.name}'" if graph.name else ""
+    domain = f"{node.domain}." if node.domain and node.domain != "ai.onnx" else ""
+    return f"{domain}{node.op_type} node {name}{where}"
+
+
+def _check_arity(node, label, schema):
+    """Input and output counts against the schema's min/max, and no required (single)
+    input left empty: what onnx.checker's node verification enforces."""
+    n_in, n_out = len(node.input), len(node.output)
+    if not schema.min_input <= n_in <= schema.max_input:
+        bound = f"{schema.min_input}" if schema.min_input == schema.max_input else (
+            f"{schema.min_input} to {schema.max_input}" if schema.max_input < 2**31 - 1 else f"at least {schema.min_input}")
+        raise _native.InvalidArgument(f"{label}: {n_in} inputs given, {node.op_type}-{schema.since_version} takes {bound}")
+    if not schema.min_output <= n_out <= schema.max_output:
+        bound = f"{schema.min_output}" if schema.min_output == schema.max_output else (
+            f"{schema.min_output} to {schema.max_output}" if schema.max_output < 2**31 - 1 else f"at least {schema.min_output}")
+        raise _native.InvalidArgument(f"{label}: {n_out} outputs given, {node.op_type}-{schema.since_version} produces {bound}")
+    single = onnx.defs.OpSchema.FormalParameterOption.Single
+    for i, name in enumerate(node.input):
+        formal = schema.inputs[min(i, len(schema.inputs) - 1)] if schema.inputs else None
+        if not name and formal is not None and formal.option == single:
+            raise _native.InvalidArgument(f"{label}: required input {i} ('{formal.name}') is empty")
+
+
+_KNOWN_ELEMENT_TYPES = frozenset(onnx.helper.get_all_tensor_dtypes()) - {TensorProto.UNDEFINED}
+
+
+def _check_element_types(type_proto, what):
+    """A declared input type names real element types (what a feed is checked against): not
+    0 (undefined) nor a number this onnx does not know."""
+    which = type_proto.WhichOneof("value")
+    if which == "tensor_type" or which == "sparse_tensor_type":
+        elem = getattr(type_proto, which).elem_type
+        if elem not in _KNOWN_ELEMENT_TYPES:
+            raise _native.InvalidArgument(f"{what} declares element type {elem}, which is "
+                                          f"{'undefined' if elem == 0 else 'not an ONNX element type'}")
+    elif which in ("sequence_type", "optional_type"):
+        _check_element_types(getattr(type_proto, which).elem_type, what)
+    elif which == "map_type":
+        if type_proto.map_type.key_type not in _KNOWN_ELEMENT_TYPES:
+            raise _native.InvalidArgument(f"{what} declares map key type {type_proto.map_type.key_type}")
+        _check_element_types(type_proto.map_type.value_type, what)
+
+
+def _check_einsum_equation(node, label):
+    """Einsum's equation: terms of letters (one '...' at most) separated by commas, then at
+    most one '->' and an output term. Checked before onnx's shape inference, which never
+    returns for some malformed equations (onnx 1.23: 'bij<,bjk->bik', 'ij,jk-->ik')."""
+    equation = next((a.s for a in node.attribute if a.name == "equation"), b"")
+    text = equation.decode("utf-8", errors="replace").replace(" ", "")
+    inputs, arrow, output = text.partition("->")
+    if "->" in output:
+        raise _native.InvalidArgument(f"{label}: einsum equation {text!r} has more than one '->'")
+    for term in inputs.split(",") + ([output] if arrow else []):
+        rest = term.replace("...", "", 1)
+        bad = next((c for c in rest if not ("a" <= c <= "z" or "A" <= c <= "Z")), None)
+        if bad is not None:
+            raise _native.InvalidArgument(f"{label}: unexpected character {bad!r} in einsum term {term!r} of "
+                                          f"equation {text!r}")
+
+
+def _check_text(text, what):
+    """Names reach native code as UTF-8: a name protobuf hands over as undecodable bytes (or
+    a str with surrogate escapes) is refused here rather than failing as std::bad_cast in the
+    binding."""
+    if isinstance(text, bytes):
+        raise _native.InvalidArgument(f"{what} {text!r} is not valid UTF-8")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise _native.InvalidArgument(f"{what} {text.encode('utf-8', 'backslashreplace').decode()!r} is not valid "
+                                      "UTF-8") from None
+
+
+def validate_model(proto):
+    """InvalidArgument for what ONNX rejects before anything runs: an IR version or an opset
+    newer than the onnx package knows, a node whose input/output count its schema does not
+    allow, and a name defined twice (initializers, graph inputs, node outputs), in the main
+    graph and every subgraph."""
+    if proto.ir_version > onnx.IR_VERSION:
+        raise _native.InvalidArgument(
+            f"the model declares IR version {proto.ir_version}; this runtime knows IR versions up to "
+            f"{onnx.IR_VERSION} (onnx {onnx.__version__})")
+    known = _known_opset_ranges()
+    opsets = {}
+    for imp in proto.opset_import:
+        _check_text(imp.domain, "an opset import's domain")
+        domain = "" if imp.domain == "ai.onnx" else imp.domain
+        if domain in opsets and opsets[domain] != imp.version:
+            raise _native.InvalidArgument(f"the model imports domain '{imp.domain or 'ai.onnx'}' twice "
+                                          f"(opsets {opsets[domain]} and {imp.version})")
+        opsets[domain] = imp.version
+        if domain in known:
+            low, high = known[domain]
+            if not low <= imp.version <= high:
+                raise _native.InvalidArgument(
+                    f"the model imports opset {imp.version} of domain '{imp.domain or 'ai.onnx'}'; this runtime "
+                    f"knows opsets {low} to {high} of it (onnx {onnx.__version__})")
+    schemas = {}
+
+    def schema_for(node):
+        domain = "" if node.domain == "ai.onnx" else node.domain
+        key = (node.op_type, domain)
+        if key not in schemas:
+            try:
+                schemas[key] = onnx.defs.get_schema(node.op_type, opsets[domain], domain) if domain in opsets else None
+            except onnx.defs.SchemaError:
+                schemas[key] = None  # no such op at this opset: the kernel lookup says so (NotImplemented)
+        return schemas[key]
+
+    def check_names(graph):
+        _check_text(graph.name, "a graph name")
+        where = f"graph '{graph.name}'"
+        for kind, infos in (("input", graph.input), ("output", graph.output), ("value_info", graph.value_info),
+                            ("initializer", graph.initializer)):
+            for vi in infos:
+                _check_text(vi.name, f"{where}: {kind} name")
+        for index, node in enumerate(graph.node):
+            for text, what in ([(node.op_type, "op type"), (node.domain, "domain"), (node.name, "node name")] +
+                               [(n, "input name") for n in node.input] + [(n, "output name") for n in node.output] +
+                               [(a.name, "attribute name") for a in node.attribute]):
+                _check_text(text, f"{where}: node #{index}: {what}")
+
+    def visit(graph):
+        check_names(graph)
+        defined = {}
+
+        def define(name, what):
+            if name in defined:
+                raise _native.InvalidArgument(f"graph '{graph.name}': '{name}' is defined twice: as {defined[name]} "
+                                              f"and as {what}")
+            defined[name] = what
+
+        inputs = set()
+        for vi in graph.input:
+            if vi.name in inputs:
+                raise _native.InvalidArgument(f"graph '{graph.name}': input '{vi.name}' is declared twice")
+            inputs.add(vi.name)
+            if graph is proto.graph:  # a subgraph's inputs may leave their types to inference
+                _check_element_types(vi.type, f"graph '{graph.name}': input '{vi.name}'")
+        initializers = set()
+        for init in list(graph.initializer) + [sp.values for sp in graph.sparse_initializer]:
+            if init.name in initializers:
+                raise _native.InvalidArgument(f"graph '{graph.name}': initializer '{init.name}' is defined twice")
+            initializers.add(init.name)
+        for name in inputs | initializers:  # an initializer may give a graph input its default
+            define(name, "a graph input" if name in inputs else "an initializer")
+        for index, node in enumerate(graph.node):
+            label = _node_label(node, index, graph)
+            for name in node.output:
+                if name:
+                    define(name, f"output of {label}")
+            schema = schema_for(node)
+            if schema is not None:
+                _check_arity(node, label, schema)
+            if node.op_type == "Einsum" and node.domain in ("", "ai.onnx"):
+                _check_einsum_equation(node, label)
+            for a in node.attribute:
+                if a.type == AttributeProto.GRAPH:
+                    visit(a.g)
+                for g in a.graphs:
+                    visit(g)
+
+    visit(proto.graph)
 
 
 # Initializers of more elements than this reach shape inference as typed graph inputs, not

@@ -21,6 +21,13 @@ class OnnxLightBackendRep(BackendRep):
         self._input_names = [vi.name for vi in session._model.graph.input]
 
     def run(self, inputs, **kwargs):
+        return self.session.run(None, self._feeds(inputs), kwargs.get("run_options"))
+
+    def run_with_events(self, inputs, **kwargs):
+        """As run, also returning (node events, region events) of the run."""
+        return self.session.run_with_events(None, self._feeds(inputs), kwargs.get("run_options"))
+
+    def _feeds(self, inputs):
         if isinstance(inputs, dict):
             feeds = inputs
         else:
@@ -29,7 +36,7 @@ class OnnxLightBackendRep(BackendRep):
             if len(inputs) > len(self._input_names):
                 raise ValueError(f"{len(inputs)} inputs given; the model has {len(self._input_names)}")
             feeds = dict(zip(self._input_names, inputs))
-        return self.session.run(None, feeds, kwargs.get("run_options"))
+        return feeds
 
 
 class OnnxLightBackend(Backend):
@@ -43,7 +50,8 @@ class OnnxLightBackend(Backend):
 
     @classmethod
     def prepare(cls, model, device="CPU", **kwargs):
-        """kwargs: cpu_execution (CpuExecutionPolicy), tuning_profile, check_model (default True)."""
+        """kwargs: cpu_execution (CpuExecutionPolicy), tuning_profile, memory_limit_bytes (0 = the
+        machine's memory), check_model (default True)."""
         if not cls.supports_device(device):
             raise ValueError(f"onnx-light runs on the CPU only, not {device!r}")
         if isinstance(model, (bytes, bytearray)):
@@ -51,7 +59,8 @@ class OnnxLightBackend(Backend):
         if isinstance(model, onnx.ModelProto) and kwargs.get("check_model", True):
             super().prepare(model, device)  # onnx.checker, as every backend does
         session = InferenceSession(
-            model, cpu_execution=kwargs.get("cpu_execution"), tuning_profile=kwargs.get("tuning_profile")
+            model, cpu_execution=kwargs.get("cpu_execution"), tuning_profile=kwargs.get("tuning_profile"),
+            memory_limit_bytes=kwargs.get("memory_limit_bytes", 0)
         )
         return OnnxLightBackendRep(session)
 

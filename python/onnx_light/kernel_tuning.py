@@ -62,13 +62,27 @@ class LoadReport:
         return sum(1 for p in self.profiles if p.status == status)
 
 
-def _apply(source, profile: Profile, tier: str) -> Optional[str]:
-    """Adds a profile's values; the first error (as text) when one does not fit."""
+def check_profile_values(profile: Profile) -> Optional[str]:
+    """The first value of `profile` that its schema refuses (unknown key or parameter, wrong
+    type, out of bounds), as text; None when every value fits."""
+    scratch = _native.TableTuningSource()
     for param, value in sorted(profile.values.items()):
         try:
-            source.add(profile.schema_key, param, value, tier)
-        except ValueError as e:
-            return str(e)
+            scratch.add(profile.schema_key, param, value, EXPLICIT)
+        except (ValueError, TypeError) as e:
+            return f"{param}: {e}"
+    return None
+
+
+def _apply(source, profile: Profile, tier: str) -> Optional[str]:
+    """Adds a profile's values, all or none: the first error (as text) when one does not
+    fit, and then nothing of the profile reaches `source` (a half-applied profile would run
+    values that were never measured together)."""
+    error = check_profile_values(profile)
+    if error:
+        return error
+    for param, value in sorted(profile.values.items()):
+        source.add(profile.schema_key, param, value, tier)
     return None
 
 
@@ -90,8 +104,14 @@ def _load_into(source, raw_profiles: List[Any], path: str, processor, execution,
         if status == LOADED:
             error = _apply(source, profile, tier)
             if error:
-                status, tier, reason = INVALID, None, f"{where}.values: {error}"
+                status, tier, reason = INVALID, None, f"{where}.values.{error}"
         report.profiles.append(LoadedProfile(i, profile.schema_key, status, tier, reason))
+    if explicit:
+        # Values given explicitly are a demand, not a hint: one that cannot be honoured is an
+        # error, never a session quietly running on the defaults instead.
+        invalid = [p for p in report.profiles if p.status == INVALID]
+        if invalid:
+            raise ProfileError(f"{path}: {invalid[0].reason}")
     return report
 
 
@@ -111,6 +131,12 @@ def build_tuning_source(profiles_path: Optional[str] = "", explicit: Optional[Ex
     reports = []
     if isinstance(explicit, dict):
         for key, values in explicit.items():
+            if not isinstance(values, dict):
+                raise ProfileError(f"explicit values for {key}: expected a dict of parameter -> value, "
+                                   f"got {type(values).__name__}")
+            error = check_profile_values(Profile(key, {}, {}, values, TUNING_ABI))
+            if error:
+                raise ProfileError(f"explicit values for {key}: {error}")
             for param, value in values.items():
                 source.add(key, param, value, EXPLICIT)
     elif isinstance(explicit, str):
@@ -127,6 +153,30 @@ def tuning_source(profiles_path: Optional[str] = "", explicit: Optional[Explicit
                   num_threads: int = 0, affinity: Sequence[int] = ()):
     """The _native.TuningSource that InferenceSession(..., tuning_profile=...) takes."""
     return build_tuning_source(profiles_path, explicit, num_threads, affinity)[0]
+
+
+FORCED_PARALLEL_PREFIX = "parallel."
+
+
+def forced_parallel_tuning():
+    """A TuningSource with every `parallel.*` parameter of every schema at its minimum, as an
+    explicit profile: every kernel that can split its work does so, at the finest grain
+    its schema allows, however small the input. Run it with CpuExecutionPolicy(num_threads=N)
+    (N > 1, e.g. 4) to put every parallel path through N participants:
+
+        session = onnx_light.InferenceSession(model, cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=4),
+                                              tuning_profile=kt.forced_parallel_tuning())
+
+    Deterministic kernels must then give the serial result bit for bit; the conformance
+    suite checks that (python/tests/conformance.py, policy "forced_parallel")."""
+    source = _native.TableTuningSource()
+    for schema in schemas():
+        for param in schema["params"]:
+            if param["name"].startswith(FORCED_PARALLEL_PREFIX) and param["type"] in ("int64", "double"):
+                minimum = param["minimum"]
+                source.add(schema["key"], param["name"], int(minimum) if param["type"] == "int64" else float(minimum),
+                           EXPLICIT)
+    return source
 
 
 def inspect_profiles(path: Optional[str] = None, num_threads: int = 0, affinity: Sequence[int] = ()) -> LoadReport:
@@ -289,6 +339,10 @@ def calibrate(ops: Optional[Iterable[str]] = None, element_types: Optional[Itera
                                 revision=revision, created=now_utc()))
         if progress:
             progress(i + 1, len(selected), schema, report)
+    for profile in profiles:  # never write a profile that loading would refuse
+        error = check_profile_values(profile)
+        if error:
+            raise ProfileError(f"calibration produced a profile its schema refuses: {profile.schema_key} {error}")
     if output:
         save_profiles(output, profiles)
     return CalibrationResult(reports, profiles, spent, total_ns, skipped)

@@ -5,25 +5,33 @@ import os
 import onnx
 
 from onnx_light import _native, graph_rewrites
-from onnx_light._model import build_graph, describe_type, load_model, prepare_model
+from onnx_light._model import build_graph, describe_type, load_model, prepare_model, validate_model
 from onnx_light._values import decode_value, encode_value
 
 CpuExecutionPolicy = _native.CpuExecutionPolicy
 RunOptions = _native.RunOptions
 
 
+def _element_name(elem_type):
+    """"float" for TensorProto.FLOAT; "undefined" for 0 and numbers this onnx does not know
+    (an output may leave its element type open)."""
+    try:
+        return onnx.helper.tensor_dtype_to_string(elem_type).split(".")[-1].lower()
+    except (KeyError, ValueError):
+        return "undefined"
+
+
 def _type_name(type_proto):
     """ONNX Runtime's type strings: "tensor(float)", "seq(tensor(int64))", "optional(...)"."""
     which = type_proto.WhichOneof("value")
     if which == "tensor_type":
-        elem = type_proto.tensor_type.elem_type
-        return f"tensor({onnx.helper.tensor_dtype_to_string(elem).split('.')[-1].lower()})"
+        return f"tensor({_element_name(type_proto.tensor_type.elem_type)})"
     if which == "sequence_type":
         return f"seq({_type_name(type_proto.sequence_type.elem_type)})"
     if which == "optional_type":
         return f"optional({_type_name(type_proto.optional_type.elem_type)})"
     if which == "map_type":
-        key = onnx.helper.tensor_dtype_to_string(type_proto.map_type.key_type).split(".")[-1].lower()
+        key = _element_name(type_proto.map_type.key_type)
         return f"map({key},{_type_name(type_proto.map_type.value_type)})"
     return "unknown"
 
@@ -61,12 +69,15 @@ class InferenceSession:
         or, as ONNX Runtime takes in that place, session options (sess_options=...: any object
         with `intra_op_num_threads`, such as onnxruntime.SessionOptions; 0 means the default).
     tuning_profile: None (portable defaults) or an onnx_light._native.TuningSource.
+    memory_limit_bytes: bytes the session's tensors may hold at once; a node whose allocation
+        would exceed it fails with ResourceExhausted naming the node and the size (0 = the
+        machine's physical memory, the default guard against allocations that cannot succeed).
     graph_optimizations: apply onnx_light.graph_rewrites (results equal up to float rounding);
         ORT session options with graph_optimization_level=ORT_DISABLE_ALL switch them off too.
     """
 
     def __init__(self, model, cpu_execution=None, tuning_profile=None, providers=None, sess_options=None,
-                 graph_optimizations=True, **unused_ort_options):
+                 graph_optimizations=True, memory_limit_bytes=0, **unused_ort_options):
         if providers is not None and not any(
             (p[0] if isinstance(p, tuple) else p) == "CPUExecutionProvider" for p in providers
         ):
@@ -86,12 +97,18 @@ class InferenceSession:
         if tuning_profile is not None and not isinstance(tuning_profile, _native.TuningSource):
             raise TypeError("tuning_profile must be None or an onnx_light._native.TuningSource")
         base_dir = os.path.dirname(os.fspath(model)) if isinstance(model, (str, os.PathLike)) else ""
-        proto = prepare_model(load_model(model))
+        proto = load_model(model)
+        validate_model(proto)
+        proto = prepare_model(proto)
         if graph_optimizations:
             proto = graph_rewrites.optimize(proto)
         self._model = proto
+        if not isinstance(memory_limit_bytes, int) or isinstance(memory_limit_bytes, bool) or memory_limit_bytes < 0:
+            raise ValueError(f"memory_limit_bytes must be an int >= 0 (0 = physical memory), got {memory_limit_bytes!r}")
         self._tuning_profile = tuning_profile
-        self._session = _native.Session.create(build_graph(proto, base_dir), cpu_execution, tuning_profile)
+        self._memory_limit_bytes = memory_limit_bytes
+        self._session = _native.Session.create(build_graph(proto, base_dir), cpu_execution, tuning_profile,
+                                               memory_limit_bytes)
         initializers = {i.name for i in proto.graph.initializer}
         self._inputs = [NodeArg(vi) for vi in proto.graph.input if vi.name not in initializers]
         self._overridable = [NodeArg(vi) for vi in proto.graph.input if vi.name in initializers]
@@ -110,13 +127,15 @@ class InferenceSession:
         policy = self._session.policy
         return {
             "model": self._model.SerializeToString(),
+            "memory_limit_bytes": self._memory_limit_bytes,
             "policy": {"num_threads": policy.num_threads, "spin_microseconds": policy.spin_microseconds,
                        "affinity": list(policy.affinity)},
         }
 
     def __setstate__(self, state):
         # The pickled model is already rewritten: rewriting again would only cost time.
-        self.__init__(state["model"], cpu_execution=CpuExecutionPolicy(**state["policy"]), graph_optimizations=False)
+        self.__init__(state["model"], cpu_execution=CpuExecutionPolicy(**state["policy"]), graph_optimizations=False,
+                      memory_limit_bytes=state["memory_limit_bytes"])
 
     def get_inputs(self):
         return list(self._inputs)
@@ -157,6 +176,10 @@ class InferenceSession:
     def tuning_report(self):
         """For every kernel instance: node, schema, parameter, value and where the value came from."""
         return self._session.tuning_report()
+
+    def memory_limit_bytes(self):
+        """The limit the session's allocator enforces (the physical memory by default)."""
+        return self._session.memory_limit_bytes
 
     def memory(self):
         """The session allocator's counters: allocations, bytes_allocated, current_bytes, peak_bytes."""

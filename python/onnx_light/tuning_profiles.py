@@ -13,6 +13,7 @@ import dataclasses
 import datetime
 import fcntl
 import json
+import math
 import os
 import tempfile
 from typing import Any, Dict, List
@@ -96,7 +97,9 @@ def profile_from_json(obj: Any, where: str) -> Profile:
             raise ProfileError(f"{where}.{name}: expected {kind.__name__}, got {type(obj[name]).__name__}")
     for param, value in obj["values"].items():
         if not isinstance(value, (bool, int, float, str)):
-            raise ProfileError(f"{where}.values.{param}: expected a number, bool or string")
+            raise ProfileError(f"{where}.values.{param}: expected a number, bool or string, got {type(value).__name__}")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ProfileError(f"{where}.values.{param}: {value} is not a finite number")
     for name in ("threads",):
         if not isinstance(obj["execution"].get(name), int):
             raise ProfileError(f"{where}.execution.{name}: expected int")
@@ -172,6 +175,8 @@ def save_profiles(path: str, profiles: List[Profile]) -> int:
     """Merges `profiles` into the document at `path` (same identity: replaced) atomically,
     under the lock. Returns the number of profiles in the document. A corrupt document is
     not overwritten: ProfileError."""
+    for i, profile in enumerate(profiles):  # what loading would call invalid is never written
+        profile_from_json(profile.to_json() if isinstance(profile, Profile) else profile, f"<to save>[{i}]")
     with _locked(path):
         existing = read_document(path)
         new_ids = {p.identity() for p in profiles}

@@ -1,10 +1,17 @@
-"""The ONNX node test suite against onnx-light, under a serial and a parallel policy.
+"""The ONNX node test suite against onnx-light, under three policies: serial, the default
+parallel one, and forced parallel (4 participants, every `parallel.*` threshold at its
+minimum: onnx_light.kernel_tuning.forced_parallel_tuning), so that every kernel which can
+split its work does, even on the suite's tiny inputs.
 
 Each case runs through onnx_light.backend and is compared with the case's expected outputs
-by onnx's own BackendTest comparison (same rtol/atol). Known failures live in
-conformance_known_failures.txt (`case<TAB>reason`); the run fails when a case outside the
-list fails or a listed case passes, so the list stays true. Cases run in forked worker
-processes: a crashing or hanging case is reported as a failure of that case, not lost.
+by onnx's own BackendTest comparison (same rtol/atol); under forced parallel its outputs
+must also equal the serial run's bit for bit (the determinism contract), except for the
+cases listed with a reason in conformance_forced_parallel_exceptions.txt. Known failures
+live in conformance_known_failures.txt (`case<TAB>reason`); the run fails when a case
+outside the list fails or a listed case passes, so the list stays true (likewise for the
+exceptions). Cases run in forked worker processes: a crashing or hanging case is reported
+as a failure of that case, not lost. The output says how many cases opened regions with
+more than one participant under forced parallel (from the runs' region events).
 
     conformance.py            check against the list
     conformance.py --update   rewrite the list (bazel run //python:update_conformance_known_failures)
@@ -26,8 +33,11 @@ import traceback
 import warnings
 
 KNOWN_FAILURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "conformance_known_failures.txt")
+BITWISE_EXCEPTIONS = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                  "conformance_forced_parallel_exceptions.txt")
 CASE_TIMEOUT_SECONDS = 60
-POLICIES = ("serial", "parallel")
+POLICIES = ("serial", "parallel", "forced_parallel")
+FORCED_PARALLEL_PARTICIPANTS = 4
 
 
 def load_cases():
@@ -67,40 +77,91 @@ def _defined_elements_only(case_name, inputs, outputs, expected):
     return [output] + list(outputs[1:])
 
 
-def run_case(case, policy):
-    """None on success, else the reason (one line)."""
+def same_bits(a, b):
+    """Whether two run outputs (arrays, lists for sequences, None) are identical bit for bit."""
+    import numpy as np
+
+    if isinstance(a, list) or isinstance(b, list):
+        return isinstance(a, list) and isinstance(b, list) and len(a) == len(b) and all(
+            same_bits(x, y) for x, y in zip(a, b))
+    if a is None or b is None:
+        return a is None and b is None
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    if a.dtype == object:
+        return a.tolist() == b.tolist()
+    return np.ascontiguousarray(a).tobytes() == np.ascontiguousarray(b).tobytes()
+
+
+class Outcome:
+    """One case under one policy: reason (None = passed), the outputs of every data set,
+    whether they differ from the serial run's bit for bit (None: not compared, a run gave
+    no outputs), and the regions opened with more than one participant."""
+
+    def __init__(self, reason=None, outputs=None, differs=None, multi_participant_regions=0):
+        self.reason = reason
+        self.outputs = outputs
+        self.differs = differs
+        self.multi_participant_regions = multi_participant_regions
+
+
+def run_case(case, policy, tuning=None, serial=None):
+    """The case's Outcome under `policy` (and `tuning`); with `serial` (the serial run's
+    Outcome), also compares the outputs with it bit for bit and counts regions."""
     import onnx_light.backend
     from onnx.backend.test.runner import Runner, _normalize_tensor
 
+    outcome = Outcome(outputs=[])
     try:
-        rep = onnx_light.backend.prepare(case.model, "CPU", cpu_execution=policy)
+        rep = onnx_light.backend.prepare(case.model, "CPU", cpu_execution=policy, tuning_profile=tuning)
         for inputs, expected in case.data_sets:
             # As onnx's runner does: data sets may hold TensorProtos (types numpy lacks).
-            inputs = [_normalize_tensor(x) for x in inputs]
-            outputs = list(rep.run(inputs))
+            feeds = [_normalize_tensor(x) for x in inputs]
+            if serial is None:
+                outputs = list(rep.run(feeds))
+            else:
+                outputs, _, regions = rep.run_with_events(feeds)
+                outcome.multi_participant_regions += sum(1 for r in regions if r["admitted_participants"] > 1)
+            outcome.outputs.append(outputs)
             expected = [_normalize_tensor(x) for x in expected]
-            outputs = _defined_elements_only(case.name, inputs, outputs, expected)
+            outputs = _defined_elements_only(case.name, feeds, outputs, expected)
             Runner.assert_similar_outputs(expected, outputs, rtol=case.rtol, atol=case.atol)
-        return None
     except Exception as error:  # noqa: BLE001  every failure is a result to report
-        return one_line(error)
+        outcome.reason = one_line(error)
+    # Compared whenever both runs produced outputs for every data set, even when these miss
+    # the expected ones (a seeded random op that cannot reproduce numpy's stream must still
+    # reproduce its own serial run).
+    if serial is not None and len(serial.outputs or []) == len(outcome.outputs) == len(case.data_sets):
+        outcome.differs = not same_bits(serial.outputs, outcome.outputs)
+    outcome.outputs = None if serial is not None else outcome.outputs
+    return outcome
 
 
 def make_policies():
+    """policy name -> (CpuExecutionPolicy, tuning source or None)."""
     import onnx_light
+    from onnx_light import kernel_tuning
 
     default = onnx_light.CpuExecutionPolicy()
     # "parallel" is the default policy, or two participants where the default is serial.
     parallel = default if default.effective_threads() > 1 else onnx_light.CpuExecutionPolicy(num_threads=2)
-    return {"serial": onnx_light.CpuExecutionPolicy(num_threads=1), "parallel": parallel}
+    forced = onnx_light.CpuExecutionPolicy(num_threads=FORCED_PARALLEL_PARTICIPANTS)
+    return {"serial": (onnx_light.CpuExecutionPolicy(num_threads=1), None), "parallel": (parallel, None),
+            "forced_parallel": (forced, kernel_tuning.forced_parallel_tuning())}
 
 
 def worker(conn, cases, names):
     policies = make_policies()
     for name in names:
+        serial = None
         for policy in POLICIES:
             conn.send(("start", name, policy))
-            conn.send(("done", name, policy, run_case(cases[name], policies[policy])))
+            execution, tuning = policies[policy]
+            outcome = run_case(cases[name], execution, tuning, serial if policy == "forced_parallel" else None)
+            if policy == "serial":
+                serial = outcome
+            conn.send(("done", name, policy, (outcome.reason, outcome.differs, outcome.multi_participant_regions)))
     conn.close()
 
 
@@ -109,6 +170,7 @@ def run_all(cases, names, workers):
     ctx = multiprocessing.get_context("fork")
     pending = list(names)
     results = {}
+    details = {}  # (case, policy) -> (differs from serial bit for bit, multi-participant regions)
     chunk = max(1, len(pending) // (workers * 4))
     active = {}  # connection -> [process, current (name, policy), started, assigned names]
 
@@ -156,14 +218,16 @@ def run_all(cases, names, workers):
                 active[conn][1] = (message[1], message[2])
                 active[conn][2] = time.monotonic()
             else:
-                results[(message[1], message[2])] = message[3]
+                reason, differs, multi = message[3]
+                results[(message[1], message[2])] = reason
+                details[(message[1], message[2])] = (differs, multi)
                 active[conn][1] = None
         for conn, (process, current, started, _) in list(active.items()):
             if current is not None and time.monotonic() - started > CASE_TIMEOUT_SECONDS:
                 abandon(conn, f"hang: no result within {CASE_TIMEOUT_SECONDS} s")
                 if pending:
                     launch()
-    return results
+    return results, details
 
 
 def read_known_failures(path):
@@ -179,13 +243,13 @@ def read_known_failures(path):
 
 
 def case_reason(results, name):
-    """A case fails when either policy fails; differing outcomes are reported as such."""
-    serial, parallel = results[(name, "serial")], results[(name, "parallel")]
-    if serial is None and parallel is None:
+    """A case fails when any policy fails; differing outcomes are reported as such."""
+    reasons = [results[(name, policy)] for policy in POLICIES]
+    if all(r is None for r in reasons):
         return None
-    if serial == parallel:
-        return serial
-    return f"serial: {serial or 'passed'} | parallel: {parallel or 'passed'}"
+    if all(r == reasons[0] for r in reasons):
+        return reasons[0]
+    return " | ".join(f"{policy}: {r or 'passed'}" for policy, r in zip(POLICIES, reasons))
 
 
 def run_in_venv_with_wheel(wheel, pip_install, argv):
@@ -226,6 +290,8 @@ def main(argv=None):
     parser.add_argument("--known_failures", default=None, help="list to read or write")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--filter", default="", help="only cases whose name contains this")
+    parser.add_argument("--bitwise_exceptions", default=BITWISE_EXCEPTIONS,
+                        help="cases whose forced-parallel outputs may differ from the serial run's, with reasons")
     args = parser.parse_args(argv)
     path = args.known_failures
     if path is None:
@@ -236,13 +302,22 @@ def main(argv=None):
     started = time.monotonic()
     cases = load_cases()
     names = sorted(n for n in cases if args.filter in n)
-    results = run_all(cases, names, args.workers)
+    results, details = run_all(cases, names, args.workers)
     for policy in POLICIES:
         passed = sum(1 for n in names if results[(n, policy)] is None)
         print(f"conformance: {passed} passed of {len(names)} ({policy} policy)")
+    forced = [details.get((n, "forced_parallel"), (None, 0)) for n in names]
+    multi = sum(1 for _, regions in forced if regions > 0)
+    print(f"forced_parallel: {multi} of {len(names)} cases opened regions with more than one participant "
+          f"({sum(regions for _, regions in forced)} such regions)")
+    differs = {n for n in names if details.get((n, "forced_parallel"), (None, 0))[0]}
     failures = {n: case_reason(results, n) for n in names}
     failures = {n: r for n, r in failures.items() if r is not None}
 
+    exceptions_path = args.bitwise_exceptions
+    exceptions = read_known_failures(exceptions_path)
+    if args.filter:
+        exceptions = {n: r for n, r in exceptions.items() if args.filter in n}
     if args.update:
         with open(path, "w", encoding="utf-8") as f:
             f.write("# ONNX node test cases onnx-light fails, with the reason. Regenerate with\n")
@@ -255,6 +330,17 @@ def main(argv=None):
     known = read_known_failures(path)
     if args.filter:
         known = {n: r for n, r in known.items() if args.filter in n}
+    # A case whose outputs differ from the serial run's fails the run unless it is a listed
+    # exception, whether or not it is also a known failure.
+    unexpected_differences = sorted(differs - set(exceptions))
+    for name in unexpected_differences:
+        print(f"DIFFERS FROM SERIAL {name}: forced-parallel outputs are not the serial run's bit for bit")
+    compared = {n for n in names if details.get((n, "forced_parallel"), (None, 0))[0] is not None}
+    identical = sorted(n for n in exceptions if n in cases and n in compared and n not in differs)
+    for name in identical:
+        print(f"NOW IDENTICAL {name} (remove it from {os.path.basename(exceptions_path)})")
+    for name in sorted(differs & set(exceptions)):
+        print(f"differs from serial (listed exception): {name}: {exceptions[name]}")
     new_failures = sorted(set(failures) - set(known))
     now_passing = sorted(n for n in known if n in cases and n not in failures)
     vanished = sorted(n for n in known if n not in cases)
@@ -265,6 +351,9 @@ def main(argv=None):
     for name in vanished:
         print(f"NO SUCH CASE {name} (remove it from the known failures)")
     print(f"{len(failures)} failing, {len(known)} known ({time.monotonic() - started:.0f} s)")
+    if identical or unexpected_differences:
+        print("forced parallel and serial disagree with the exceptions list: fix the kernels or the list")
+        return 1
     if new_failures or now_passing or vanished:
         print("the known-failures list is out of date: fix the cases or run "
               "./bazelw run //python:update_conformance_known_failures")

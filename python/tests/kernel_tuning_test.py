@@ -132,6 +132,50 @@ def test_invalid_profiles_are_reported_not_applied(tmp_path):
     assert source.resolve(KEY)[PARAM] == (4096, "exact_machine")
 
 
+@pytest.mark.parametrize("value,message", [
+    ("many", "is int64; got a string"), (1.5, "is int64; got a double"), (True, "is int64; got a bool"),
+    (0, r"outside \[1, "), (None, "expected a number, bool or string, got NoneType"),
+    ([4096], "expected a number, bool or string, got list"),
+], ids=["string", "double", "bool", "below_minimum", "null", "list"])
+def test_an_explicit_profile_with_a_value_its_schema_refuses_raises(tmp_path, value, message):
+    # It used to be reported as invalid and dropped, and the session ran on the defaults.
+    profile = make_profile(kt.host_processor(), 2, value)
+    with pytest.raises(kt.ProfileError, match=r"<given>: \$.profiles\[0\].values.*" + message):
+        kt.tuning_source(None, explicit=[profile], num_threads=2)
+    path = tmp_path / "explicit.json"
+    path.write_text(json.dumps({"format": "onnx-light-tuning-profiles", "version": 1, "profiles": [profile.to_json()]}))
+    with pytest.raises(kt.ProfileError, match=str(path) + r": \$.profiles\[0\].values.*" + message):
+        kt.tuning_source(None, explicit=str(path), num_threads=2)
+
+
+@pytest.mark.parametrize("values,message", [
+    ({PARAM: "many"}, "is int64; got a string"), ({PARAM: 4096, "parallel.grain": 0.5}, "is int64; got a double"),
+], ids=["string", "second_value_double"])
+def test_explicit_dict_values_are_checked_all_before_any_is_added(values, message):
+    with pytest.raises(kt.ProfileError, match="explicit values for " + KEY + ".*" + message):
+        kt.tuning_source(None, explicit={KEY: values})
+
+
+def test_a_stored_profile_with_one_bad_value_is_applied_not_at_all(tmp_path):
+    # All or nothing: the good first value must not reach the session without the second.
+    profile = make_profile(kt.host_processor(), 2, 4096)
+    profile.values["parallel.grain"] = "wide"
+    path = str(tmp_path / "p.json")
+    kt.save_profiles(path, [profile])
+    source, reports = kt.build_tuning_source(path, num_threads=2)
+    assert [p.status for p in reports[0].profiles] == [kt.INVALID]
+    assert "$.profiles[0].values.parallel.grain" in reports[0].profiles[0].reason
+    assert source.resolve(KEY)[PARAM] == (32768, "portable_default")
+
+
+@pytest.mark.parametrize("value", [None, float("nan"), float("inf"), {"n": 1}], ids=["null", "nan", "inf", "dict"])
+def test_save_refuses_a_profile_loading_would_call_invalid(tmp_path, value):
+    path = tmp_path / "p.json"
+    with pytest.raises(kt.ProfileError, match=r"<to save>\[0\].values.parallel.minimum_elements"):
+        kt.save_profiles(str(path), [make_profile(kt.host_processor(), 2, value)])
+    assert not path.exists()
+
+
 def test_round_trip_and_merge(tmp_path):
     host = kt.host_processor()
     path = str(tmp_path / "sub" / "p.json")
@@ -247,3 +291,36 @@ def test_calibrate_rejects_bad_selections_and_budgets():
         kt.calibrate(ops=["NoSuchOp"])
     with pytest.raises(ValueError, match="time_ms must be positive"):
         kt.calibrate(ops=["TestAdd"], budget=kt.CalibrationBudget(time_ms=0))
+
+
+def test_forced_parallel_tuning_sets_every_parallel_threshold_to_its_minimum():
+    source = kt.forced_parallel_tuning()
+    checked = 0
+    for schema in kt.schemas():
+        resolved = source.resolve(schema["key"])
+        for param in schema["params"]:
+            value, origin = resolved[param["name"]]
+            if param["name"].startswith("parallel."):
+                assert (value, origin) == (param["minimum"], "explicit_profile"), (schema["key"], param["name"])
+                checked += 1
+            else:
+                assert (value, origin) == (param["default"], "portable_default"), (schema["key"], param["name"])
+    assert checked > 100
+
+
+def test_forced_parallel_splits_a_tiny_add_and_matches_the_serial_run():
+    from onnx import TensorProto, helper
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1024])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1024])
+    model = helper.make_model(helper.make_graph([helper.make_node("Mul", ["x", "x"], ["y"])], "g", [x], [y]),
+                              opset_imports=[helper.make_opsetid("", 14)])
+    feed = {"x": np.linspace(-3, 3, 1024, dtype=np.float32)}
+    (serial,) = onnx_light.InferenceSession(model, onnx_light.CpuExecutionPolicy(num_threads=1)).run(None, feed)
+    default = onnx_light.InferenceSession(model, onnx_light.CpuExecutionPolicy(num_threads=4))
+    _, _, regions = default.run_with_events(None, feed)
+    assert not any(r["admitted_participants"] > 1 for r in regions)  # 1024 elements: serial by default
+    forced = onnx_light.InferenceSession(model, onnx_light.CpuExecutionPolicy(num_threads=4),
+                                         tuning_profile=kt.forced_parallel_tuning())
+    (out,), _, regions = forced.run_with_events(None, feed)
+    assert any(r["admitted_participants"] > 1 for r in regions), regions
+    assert out.tobytes() == serial.tobytes()

@@ -1,5 +1,7 @@
 #include "native/kernels/conv/conv_geometry.h"
 
+#include <algorithm>
+
 namespace onnx_light {
 namespace conv {
 namespace {
@@ -81,7 +83,43 @@ StatusOr<ConvAttributes> ConvAttributes::Read(const KernelInfo& info) {
   OL_ASSIGN_OR_RETURN(a.group, info.GetInt("group", 1));
   OL_ASSIGN_OR_RETURN(a.output_padding, info.GetInts("output_padding", {}));
   OL_ASSIGN_OR_RETURN(a.output_shape, info.GetInts("output_shape", {}));
+  OL_RETURN_IF_ERROR(a.Validate(info.Where()));
   return a;
+}
+
+Status ConvAttributes::Validate(const std::string& where) const {
+  const auto all = [](const std::vector<int64_t>& v, auto&& ok) {
+    return std::all_of(v.begin(), v.end(), ok);
+  };
+  const auto positive = [](int64_t v) { return v >= 1; };
+  if (!all(strides, positive)) return InvalidArgument(where, ": strides ", Join(strides), " must be >= 1");
+  if (!all(dilations, positive)) return InvalidArgument(where, ": dilations ", Join(dilations), " must be >= 1");
+  if (!all(kernel_shape, positive)) return InvalidArgument(where, ": kernel_shape ", Join(kernel_shape), " must be >= 1");
+  if (!all(pads, [](int64_t v) { return v >= 0; })) return InvalidArgument(where, ": pads ", Join(pads), " must be >= 0");
+  if (group < 1) return InvalidArgument(where, ": group must be >= 1, got ", group);
+  if (!pads.empty() && pads.size() % 2 != 0) {
+    return InvalidArgument(where, ": pads ", Join(pads), " must have two entries (begin, end) per spatial axis");
+  }
+  // ConvTranspose: output_padding adds rows the stride (or, with a larger dilation, the
+  // kernel's spread) skipped over, so each entry must be smaller than max(stride, dilation),
+  // as ONNX Runtime requires; a larger one reads rows no input reaches.
+  const auto at = [](const std::vector<int64_t>& v, size_t i) -> int64_t {
+    return v.empty() ? 1 : (i < v.size() ? v[i] : -1);
+  };
+  for (size_t i = 0; i < output_padding.size(); ++i) {
+    const int64_t stride = at(strides, i), dilation = at(dilations, i);
+    if (stride < 0 || dilation < 0) {
+      return InvalidArgument(where, ": output_padding ", Join(output_padding), ", strides ", Join(strides),
+                             " and dilations ", Join(dilations), " have different lengths");
+    }
+    const int64_t bound = std::max(stride, dilation);
+    if (output_padding[i] < 0 || output_padding[i] >= bound) {
+      return InvalidArgument(where, ": output_padding ", Join(output_padding),
+                             " must be >= 0 and smaller than max(stride, dilation) (axis ", i, ": ", output_padding[i],
+                             " vs stride ", stride, ", dilation ", dilation, ")");
+    }
+  }
+  return Status::Ok();
 }
 
 Shape ConvGeometry::output_shape() const {
@@ -121,7 +159,15 @@ StatusOr<ConvGeometry> ResolveConv(const ConvAttributes& attrs, const Shape& x, 
         break;
       }
     }
-    if (g.out_spatial[i] < 0) g.out_spatial[i] = 0;
+    if (g.out_spatial[i] < 1 && !(in == 0 && g.out_spatial[i] == 0)) {  // an empty input stays empty
+      // The (dilated) kernel does not fit in the padded input even once: ONNX's reference
+      // and ONNX Runtime reject this instead of returning an empty tensor.
+      const int64_t padded = in + g.pads_begin[i] + g.pads_end[i];
+      return InvalidArgument(where, ": kernel ", Join(g.kernel), " (dilations ", Join(g.dilations),
+                             ") is larger than the padded input on spatial axis ", i, ": extent ", extent,
+                             " > padded length ", padded, " (X ", x, ", W ", w, ", pads ", Join(g.pads_begin), "+",
+                             Join(g.pads_end), ")");
+    }
   }
   OL_RETURN_IF_ERROR(FinishSizes(where, &g));
   return g;

@@ -22,7 +22,12 @@ struct ConvAttributes {
   // ConvTranspose only.
   std::vector<int64_t> output_padding, output_shape;
 
+  // Reads and validates (Validate) the attributes: at kernel creation, so at session
+  // creation for every node whose types are known.
   static StatusOr<ConvAttributes> Read(const KernelInfo& info);
+  // Ranges that need no input shape: strides, dilations, kernel_shape >= 1, pads >= 0,
+  // group >= 1, 0 <= output_padding < max(stride, dilation); InvalidArgument naming the value.
+  Status Validate(const std::string& where) const;
 };
 
 // A resolved convolution. For Conv, "input" is X and "output" is Y; ConvTranspose is

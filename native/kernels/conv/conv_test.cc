@@ -342,6 +342,83 @@ TEST(Conv, BadInputsAreInvalidArgument) {
   EXPECT_EQ(stride.Run(1).status().code(), StatusCode::kInvalidArgument);
 }
 
+// Geometry that ONNX's reference and ONNX Runtime reject: each case must fail with
+// InvalidArgument naming the offending value (it used to give an empty tensor, or run).
+struct GeometryErrorCase {
+  std::string name, op;
+  std::vector<int64_t> x, w;
+  std::vector<std::pair<std::string, std::vector<int64_t>>> attrs;
+  std::string message;  // a substring the error must contain
+};
+
+class ConvGeometryErrorTest : public ::testing::TestWithParam<GeometryErrorCase> {};
+
+TEST_P(ConvGeometryErrorTest, IsInvalidArgumentNamingTheValue) {
+  const GeometryErrorCase& c = GetParam();
+  KernelTester t(c.op, c.op == "Conv" ? 11 : 22);
+  t.Input(MakeTensor<float>(Shape(c.x), std::vector<float>(Product(c.x))))
+      .Input(MakeTensor<float>(Shape(c.w), std::vector<float>(Product(c.w))));
+  for (const auto& [name, values] : c.attrs) t.Attr(name, values);
+  for (int participants : {1, 4}) {
+    Status s = t.Run(participants).status();
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
+    EXPECT_NE(s.message().find(c.message), std::string::npos) << s.message();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Geometry, ConvGeometryErrorTest,
+    ::testing::Values(
+        GeometryErrorCase{"KernelLargerThanInput", "Conv", {1, 1, 2, 2}, {1, 1, 3, 3}, {},
+                          "extent 3 > padded length 2"},
+        GeometryErrorCase{"KernelLargerThanPaddedInput1D", "Conv", {1, 1, 2}, {1, 1, 5}, {{"pads", {1, 1}}},
+                          "extent 5 > padded length 4"},
+        GeometryErrorCase{"DilatedKernelLargerThanInput", "Conv", {1, 1, 4, 4}, {1, 1, 2, 2},
+                          {{"dilations", {4, 1}}}, "extent 5 > padded length 4"},
+        GeometryErrorCase{"KernelLargerThanPaddedInput2D", "Conv", {1, 1, 4, 4}, {1, 1, 7, 1},
+                          {{"pads", {1, 0, 1, 0}}}, "extent 7 > padded length 6"},
+        GeometryErrorCase{"NegativePads", "Conv", {1, 1, 4, 4}, {1, 1, 3, 3}, {{"pads", {0, -1, 0, 0}}},
+                          "pads [0,-1,0,0] must be >= 0"},
+        GeometryErrorCase{"ZeroDilation", "Conv", {1, 1, 4, 4}, {1, 1, 3, 3}, {{"dilations", {0, 1}}},
+                          "dilations [0,1] must be >= 1"},
+        GeometryErrorCase{"OutputPaddingEqualToStride", "ConvTranspose", {1, 1, 2, 2}, {1, 1, 3, 3},
+                          {{"strides", {2, 2}}, {"output_padding", {2, 2}}}, "output_padding [2,2]"},
+        GeometryErrorCase{"OutputPaddingAboveStride", "ConvTranspose", {1, 1, 2, 2}, {1, 1, 3, 3},
+                          {{"strides", {2, 3}}, {"output_padding", {1, 5}}}, "(axis 1: 5 vs stride 3, dilation 1)"},
+        GeometryErrorCase{"OutputPaddingWithDefaultStride", "ConvTranspose", {1, 1, 2, 2}, {1, 1, 3, 3},
+                          {{"output_padding", {1, 0}}}, "(axis 0: 1 vs stride 1, dilation 1)"},
+        GeometryErrorCase{"OutputPaddingEqualToTheLargerDilation", "ConvTranspose", {1, 1, 2, 2}, {1, 1, 3, 3},
+                          {{"dilations", {3, 1}}, {"output_padding", {3, 0}}}, "(axis 0: 3 vs stride 1, dilation 3)"},
+        GeometryErrorCase{"NegativeOutputPadding", "ConvTranspose", {1, 1, 2, 2}, {1, 1, 3, 3},
+                          {{"strides", {2, 2}}, {"output_padding", {0, -1}}},
+                          "must be >= 0 and smaller than max(stride, dilation)"}),
+    [](const ::testing::TestParamInfo<GeometryErrorCase>& info) { return info.param.name; });
+
+// ONNX Runtime's bound: output_padding below a dilation larger than the stride is allowed.
+TEST(ConvTranspose, OutputPaddingBelowADilationLargerThanTheStrideRuns) {
+  KernelTester t("ConvTranspose", 22);
+  t.Input(MakeTensor<float>({1, 1, 2, 2}, std::vector<float>(4, 1.0f)))
+      .Input(MakeTensor<float>({1, 1, 3, 3}, std::vector<float>(9, 1.0f)))
+      .Attr("dilations", std::vector<int64_t>{2, 1})
+      .Attr("output_padding", std::vector<int64_t>{1, 0});
+  auto out = t.Run(1);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  // out = stride * (in - 1) + output_padding + (kernel - 1) * dilation + 1.
+  EXPECT_EQ((*out)[0].tensor().shape(), Shape({1, 1, 7, 4}));
+}
+
+// A kernel exactly as large as the padded input still gives one output per axis.
+TEST(Conv, KernelAsLargeAsThePaddedInputGivesOneOutput) {
+  KernelTester t("Conv", 11);
+  t.Input(MakeTensor<float>({1, 1, 2, 2}, std::vector<float>(4, 1.0f)))
+      .Input(MakeTensor<float>({1, 1, 4, 4}, std::vector<float>(16, 1.0f)))
+      .Attr("pads", std::vector<int64_t>{1, 1, 1, 1});
+  auto out = t.Run(1);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)[0].tensor().shape(), Shape({1, 1, 1, 1}));
+  EXPECT_EQ((*out)[0].tensor().data<float>()[0], 4.0f);
+}
+
 // ConvTranspose: Y[n, g*M/G + m, i*s - p + k*d] += X[n, g*C/G + c, i] W[g*C/G + c, m, k], plus bias.
 struct TransposeCase {
   std::vector<int64_t> x, w;

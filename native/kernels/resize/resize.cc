@@ -235,10 +235,10 @@ class ResizeKernel : public OpKernel {
         const int d = axes[k];
         if (policy_name_ == "stretch") {
           scale[d] = given_sizes[k] / x->shape()[d];
-          out_dims[d] = static_cast<int64_t>(given_sizes[k]);
+          OL_ASSIGN_OR_RETURN(out_dims[d], OutputLength(given_sizes[k], d));
         } else {
           scale[d] = common;
-          out_dims[d] = static_cast<int64_t>(std::nearbyint(common * x->shape()[d]));
+          OL_ASSIGN_OR_RETURN(out_dims[d], OutputLength(std::nearbyint(common * x->shape()[d]), d));
         }
       }
     } else if (!given_scales.empty()) {
@@ -247,11 +247,21 @@ class ResizeKernel : public OpKernel {
         const int d = axes[k];
         if (!(given_scales[k] > 0)) return InvalidArgument(where_, ": scales must be positive");
         scale[d] = given_scales[k];
-        out_dims[d] = static_cast<int64_t>(std::floor(x->shape()[d] * given_scales[k]));
+        OL_ASSIGN_OR_RETURN(out_dims[d], OutputLength(std::floor(x->shape()[d] * given_scales[k]), d));
       }
     } else {
       return InvalidArgument(where_, ": one of scales and sizes is required");
     }
+    // The output first: a size that cannot be allocated (scales of 1e9, sizes of 2^31)
+    // fails here at once, before tables of one entry per output index are built.
+    for (int d = 0; d < rank; ++d) {
+      if (x->shape()[d] == 0) return InvalidArgument(where_, ": cannot resize an empty dimension ", x->TypeAndShape());
+    }
+    auto out_shape = Shape::Create(out_dims);
+    if (!out_shape.ok()) return out_shape.status().WithContext(where_ + ": resized shape: ");
+    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), *out_shape));
+    if (y->num_elements() == 0) return Status::Ok();
+    OL_RETURN_IF_ERROR(CheckTablesFit(ctx, out_dims));
     std::vector<AxisTaps> tables(rank);
     int64_t cost = 1;
     for (int d = 0; d < rank; ++d) {
@@ -263,11 +273,9 @@ class ResizeKernel : public OpKernel {
         roi_start = roi[k];
         roi_end = roi[k + axes.size()];
       }
-      if (in == 0) return InvalidArgument(where_, ": cannot resize an empty dimension ", x->TypeAndShape());
       tables[d] = BuildAxis(o_, in, out_dims[d], scale[d], roi_start, roi_end);
       cost *= tables[d].max_taps;
     }
-    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), Shape(out_dims)));
     std::vector<int64_t> in_strides(rank, 1);
     for (int d = rank - 2; d >= 0; --d) in_strides[d] = in_strides[d + 1] * x->shape()[d + 1];
     if (o_.mode == Mode::kNearest && x->dtype() != DataType::kString) {
@@ -294,6 +302,33 @@ class ResizeKernel : public OpKernel {
   }
 
  private:
+  // The tables hold at least one tap, one start index and one flag per output index of
+  // every axis; that heap memory counts against the session's limit like the output, so a
+  // huge axis (sizes 2^31) fails here at once instead of growing vectors for minutes.
+  Status CheckTablesFit(const KernelContext& ctx, const std::vector<int64_t>& out_dims) const {
+    constexpr double kBytesPerIndex = sizeof(Tap) + sizeof(int64_t) + 1;
+    double bytes = 0;
+    for (int64_t d : out_dims) bytes += kBytesPerIndex * static_cast<double>(d);
+    const Allocator* allocator = ctx.allocator();
+    const double available = static_cast<double>(allocator->limit_bytes()) - allocator->stats().current_bytes;
+    if (bytes > available) {
+      return ResourceExhausted(where_, ": interpolation tables of at least ", static_cast<int64_t>(bytes),
+                               " bytes for output shape ", Shape(out_dims).ToString(), " would exceed the memory limit of ",
+                               allocator->limit_bytes(), " bytes (", allocator->stats().current_bytes, " in use)");
+    }
+    return Status::Ok();
+  }
+
+  // An output length computed in double: finite, >= 0 and an int64 (the cast of a larger
+  // double is undefined), else InvalidArgument naming the axis and the value.
+  StatusOr<int64_t> OutputLength(double length, int axis) const {
+    if (!(length >= 0) || !(length < 9.2e18)) {
+      return InvalidArgument(where_, ": output length ", length, " on axis ", axis,
+                             " is negative, not finite or beyond int64");
+    }
+    return static_cast<int64_t>(length);
+  }
+
   // Sum over the taps of axes [d, rank) for output coordinates `coord`, input offset so far.
   template <typename T>
   static double Sum(const T* in, const std::vector<AxisTaps>& tables, const std::vector<int64_t>& strides,

@@ -107,6 +107,8 @@ class ExpandKernel : public OpKernel {
     auto out_shape = Shape::Create(out_dims);
     if (!out_shape.ok()) return out_shape.status().WithContext(ctx.Where() + ": expand target: ");
     OL_ASSIGN_OR_RETURN(Tensor* y, ctx.AllocateOutput(0, x->dtype(), *out_shape));
+    // An empty output may still have huge other axes (shape [2^40, 0]): no offset tables.
+    if (y->num_elements() == 0) return Status::Ok();
     const std::vector<int64_t> strides = DenseStrides(xs);
     std::vector<std::vector<int64_t>> offsets(rank);
     for (int d = 0; d < rank; ++d) {
@@ -160,6 +162,8 @@ class TileKernel : public OpKernel {
     auto out_shape = Shape::Create(out_dims);
     if (!out_shape.ok()) return out_shape.status().WithContext(ctx.Where() + ": tiled shape: ");
     OL_ASSIGN_OR_RETURN(Tensor* y, ctx.AllocateOutput(0, x->dtype(), *out_shape));
+    // An empty output may still have huge other axes (shape [2^40, 0]): no offset tables.
+    if (y->num_elements() == 0) return Status::Ok();
     const std::vector<int64_t> strides = DenseStrides(xs);
     std::vector<std::vector<int64_t>> offsets(xs.rank());
     for (int d = 0; d < xs.rank(); ++d) {
