@@ -1,5 +1,7 @@
 #include "native/kernels/attention/panel_matmul.h"
 
+#include "native/kernels/common/isa_variants.h"
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -134,12 +136,12 @@ __attribute__((target("avx512f"))) void PanelMatMulAvx512(int64_t m, int64_t n, 
 }
 
 bool HasAvx512() {
-  static const bool has = __builtin_cpu_supports("avx512f");
+  static const bool has = IsaEnabled(Isa::kAvx512);
   return has;
 }
 
 bool HasAvx2Fma() {
-  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  static const bool has = IsaEnabled(Isa::kAvx2);
   return has;
 }
 #endif

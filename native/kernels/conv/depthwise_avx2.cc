@@ -3,6 +3,8 @@
 // loads 16 consecutive inputs and keeps the even ones.
 #include "native/kernels/conv/depthwise.h"
 
+#include "native/kernels/common/isa_variants.h"
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 
@@ -57,7 +59,7 @@ struct Avx2 {
 }  // namespace
 
 DepthwisePlaneFn SelectDepthwisePlaneAvx2(const Geometry3d& g) {
-  static const bool supported = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  static const bool supported = IsaEnabled(Isa::kAvx2);
   return supported ? SelectDepthwisePlane2d<Avx2>(g) : nullptr;
 }
 

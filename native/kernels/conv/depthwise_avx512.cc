@@ -3,6 +3,8 @@
 // consecutive inputs and keeps the even ones.
 #include "native/kernels/conv/depthwise.h"
 
+#include "native/kernels/common/isa_variants.h"
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 
@@ -51,7 +53,7 @@ struct Avx512 {
 }  // namespace
 
 DepthwisePlaneFn SelectDepthwisePlaneAvx512(const Geometry3d& g) {
-  static const bool supported = __builtin_cpu_supports("avx512f");
+  static const bool supported = IsaEnabled(Isa::kAvx512);
   return supported ? SelectDepthwisePlane2d<Avx512>(g) : nullptr;
 }
 

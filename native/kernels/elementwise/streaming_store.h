@@ -12,6 +12,7 @@
 
 #if defined(__x86_64__)
 #include <immintrin.h>
+#include "native/kernels/common/isa_variants.h"
 #endif
 
 namespace onnx_light {
@@ -32,7 +33,7 @@ __attribute__((target("avx512f"))) inline size_t StreamLines512(char* d, const c
 }
 
 inline bool HasAvx512Streams() {
-  static const bool has = __builtin_cpu_supports("avx512f");
+  static const bool has = IsaEnabled(Isa::kAvx512);
   return has;
 }
 #endif

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "native/kernels/common/isa_variants.h"
+
 namespace onnx_light {
 namespace elementwise {
 namespace vector_math {
@@ -54,7 +56,7 @@ const SpanKernels& NeonKernels();  // vector_math_neon.cc: Advanced SIMD is arch
 
 const SpanKernels* Avx2() {
 #if defined(__x86_64__)
-  static const bool supported = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  static const bool supported = IsaEnabled(Isa::kAvx2);
   return supported ? &Avx2Kernels() : nullptr;
 #else
   return nullptr;
@@ -63,7 +65,7 @@ const SpanKernels* Avx2() {
 
 const SpanKernels* Avx512() {
 #if defined(__x86_64__)
-  static const bool supported = __builtin_cpu_supports("avx512f") && Avx2() != nullptr;
+  static const bool supported = IsaEnabled(Isa::kAvx512);
   return supported ? &Avx512Kernels() : nullptr;
 #else
   return nullptr;

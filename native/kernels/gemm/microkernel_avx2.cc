@@ -1,6 +1,8 @@
 // AVX2 + FMA microkernels: 6 x 16 register tile (12 accumulators).
 #include "native/kernels/gemm/microkernel.h"
 
+#include "native/kernels/common/isa_variants.h"
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 
@@ -128,7 +130,7 @@ OL_AVX2 void GemvDots(int64_t k, int64_t n, const float* x, const float* m, int6
 
 const MicroKernel* Avx2Kernel() {
   static const MicroKernel kernel{"avx2", kMr, kNr, /*kc=*/256, /*nc=*/512, Tile, GemvRows, GemvDots};
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? &kernel : nullptr;
+  return IsaEnabled(Isa::kAvx2) ? &kernel : nullptr;
 }
 
 }  // namespace gemm

@@ -7,6 +7,8 @@
 // 384 they did not; blocking_1thread.csv: +2..7% in short runs, within 3% in steady state).
 #include "native/kernels/gemm/microkernel.h"
 
+#include "native/kernels/common/isa_variants.h"
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 
@@ -143,12 +145,12 @@ OL_AVX512 void GemvDots(int64_t k, int64_t n, const float* x, const float* m, in
 
 const MicroKernel* Avx512Kernel() {
   static const MicroKernel kernel{"avx512_12x32", 12, 32, /*kc=*/256, /*nc=*/640, Tile<12, 2>, GemvRows, GemvDots};
-  return __builtin_cpu_supports("avx512f") ? &kernel : nullptr;
+  return IsaEnabled(Isa::kAvx512) ? &kernel : nullptr;
 }
 
 const MicroKernel* Avx512Tile8x48Kernel() {
   static const MicroKernel kernel{"avx512_8x48", 8, 48, /*kc=*/384, /*nc=*/672, Tile<8, 3>, GemvRows, GemvDots};
-  return __builtin_cpu_supports("avx512f") ? &kernel : nullptr;
+  return IsaEnabled(Isa::kAvx512) ? &kernel : nullptr;
 }
 
 }  // namespace gemm

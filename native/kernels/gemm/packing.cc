@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "native/kernels/common/isa_variants.h"
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -93,7 +95,7 @@ OL_AVX512 void PackBRowsAvx512(const float* b, int64_t ldb, int64_t kc, int64_t 
 // dst[k * stride + i] = src[i * ld + k] for i < rows, k < cols.
 void TransposeInto(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst, int64_t stride) {
 #if defined(__x86_64__)
-  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  static const bool avx512 = IsaEnabled(Isa::kAvx512);
   if (avx512) return TransposeAvx512(src, ld, rows, cols, dst, stride);
 #endif
   for (int64_t k0 = 0; k0 < cols; k0 += kTransposeBlock) {
@@ -139,7 +141,7 @@ void PackBDense(bool trans_b, const float* b, int64_t ldb, int64_t k0, int64_t k
     return;
   }
 #if defined(__x86_64__)
-  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  static const bool avx512 = IsaEnabled(Isa::kAvx512);
   if (avx512 && nr % 16 == 0) return PackBRowsAvx512(b + k0 * ldb + n0, ldb, kc, nc, nr, dst);
 #endif
   // Row by row, so that B is read sequentially.

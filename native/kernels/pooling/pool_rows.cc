@@ -4,6 +4,8 @@
 #include <limits>
 #include <type_traits>
 
+#include "native/kernels/common/isa_variants.h"
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -186,7 +188,7 @@ __attribute__((target("avx2"))) void RowAvx2Blocked(const PoolGeometry& g, const
 template <PoolKind K, typename T, int S>
 RowFn<K, T> SelectIsa() {
 #if defined(__x86_64__)
-  static const bool avx2 = __builtin_cpu_supports("avx2");
+  static const bool avx2 = IsaEnabled(Isa::kAvx2);
   if constexpr (std::is_same_v<T, float> && K != PoolKind::kLp && (S == 1 || S == 2)) {
     if (avx2) return &RowAvx2Blocked<K, S>;
   } else {

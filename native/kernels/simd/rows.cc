@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "native/kernels/common/isa_variants.h"
+
 namespace onnx_light {
 namespace simd {
 
@@ -121,10 +123,8 @@ struct FloatRows {
 
 FloatRows ChooseFloatRows() {
 #if defined(__x86_64__)
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-    return OL_FLOAT_ROWS(Avx512);
-  }
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return OL_FLOAT_ROWS(Avx2);
+  if (IsaEnabled(Isa::kAvx512)) return OL_FLOAT_ROWS(Avx512);
+  if (IsaEnabled(Isa::kAvx2)) return OL_FLOAT_ROWS(Avx2);
 #elif defined(__aarch64__)
   return OL_FLOAT_ROWS(Neon);
 #endif

@@ -1,6 +1,8 @@
 // F16C conversions, chosen at run time: committed builds target baseline x86-64.
 #include "native/kernels/tensor/cast_convert.h"
 
+#include "native/kernels/common/isa_variants.h"
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -11,7 +13,7 @@ namespace onnx_light::cast_internal {
 namespace {
 
 bool CpuHasF16c() {
-  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+  static const bool has = IsaEnabled(Isa::kAvx2);
   return has;
 }
 
