@@ -5,8 +5,9 @@
 //   - A primitive with ISA variants lists every variant compiled for this architecture,
 //     best first and portable last, in one function `...Variants()` returning
 //     `const std::vector<IsaVariant<Impl>>&` (Impl: a function pointer or a struct of
-//     them). The portable variant exists on every architecture and is the reference the
-//     tests compare the others against.
+//     them). The last one is the portable variant: it exists on every architecture and is
+//     the reference the tests compare the others against. (Other variants may also need
+//     no more than Isa::kPortable, e.g. SSE2 code, the x86-64 baseline.)
 //   - Dispatch takes BestVariant(list): the first whose ISA is enabled on this CPU under
 //     the cap (native/core/cpu_features.h: ONNX_LIGHT_MAX_ISA or SetMaxIsa). Choose once,
 //     in a function-local static; never call __builtin_cpu_supports or CPUID yourself.

@@ -2,8 +2,6 @@
 
 #include <cmath>
 
-#include "native/kernels/common/isa_variants.h"
-
 namespace onnx_light {
 namespace elementwise {
 namespace vector_math {
@@ -46,8 +44,8 @@ const SpanKernels kScalar = {"scalar", ExpScalar, SigmoidScalar, TanhScalar, Gel
 const SpanKernels& Scalar() { return kScalar; }
 
 #if defined(__x86_64__)
-// Defined in vector_math_avx2.cc and vector_math_avx512.cc, whose code uses those ISAs
-// throughout: reach them only through the CPU checks below.
+// Defined in vector_math_avx2.cc and vector_math_avx512.cc (isa_library targets, compiled
+// for those ISAs throughout): reach them only through the CPU checks below.
 const SpanKernels& Avx2Kernels();
 const SpanKernels& Avx512Kernels();
 #elif defined(__aarch64__)
@@ -86,6 +84,19 @@ std::vector<const SpanKernels*> Vectorised() {
     if (kernels != nullptr) available.push_back(kernels);
   }
   return available;
+}
+
+const std::vector<IsaVariant<const SpanKernels& (*)()>>& Variants() {
+  static const auto* variants = new std::vector<IsaVariant<const SpanKernels& (*)()>>{
+#if defined(__x86_64__)
+      {"avx512", Isa::kAvx512, Avx512Kernels},
+      {"avx2", Isa::kAvx2, Avx2Kernels},
+#elif defined(__aarch64__)
+      {"neon", Isa::kNeon, NeonKernels},
+#endif
+      {"portable", Isa::kPortable, Scalar},
+  };
+  return *variants;
 }
 
 const SpanKernels& Best() {

@@ -2,13 +2,13 @@
 
 #include <cmath>
 
-#include "native/kernels/common/isa_variants.h"
+#include "native/kernels/simd/rows_variants.h"
 
 namespace onnx_light {
 namespace simd {
 
-// The vectorised rows (math.h's exp over each ISA's lanes), in rows_<isa>.cc: reach them
-// only through the CPU checks below.
+// The vectorised rows (math.h's exp over each ISA's lanes), in rows_<isa>.cc (each an
+// isa_library with its ISA's flags): reach them only through FloatRowsVariants().
 #define OL_DECLARE_ROWS(Isa)                                                                             \
   float ExpShiftedSum##Isa(const float* x, float* y, int64_t n, float shift);                            \
   void ScaleRow##Isa(float* x, int64_t n, float factor);                                                 \
@@ -103,44 +103,33 @@ void NormalizeRowPortable(const float* x, float* y, int64_t n, float mean, float
   }
 }
 
-// One ISA's float rows, chosen once by the CPU checks.
-struct FloatRows {
-  decltype(&ExpShiftedSumPortable<float>) exp_shifted_sum;
-  decltype(&ScaleRowPortable<float>) scale_row;
-  decltype(&RowMaxPortable<float>) row_max;
-  decltype(&SoftmaxRowPortable) softmax_row;
-  decltype(&LogSoftmaxRowPortable) log_softmax_row;
-  decltype(&MaxIntoPortable) max_into;
-  decltype(&ExpShiftedAccumulatePortable) exp_shifted_accumulate;
-  decltype(&RowSumPortable) row_sum;
-  decltype(&RowSquaredDeviationSumPortable) row_squared_deviation_sum;
-  decltype(&NormalizeRowPortable) normalize_row;
-};
-
 #define OL_FLOAT_ROWS(Isa)                                                                                     \
   FloatRows{ExpShiftedSum##Isa, ScaleRow##Isa, RowMax##Isa, SoftmaxRow##Isa, LogSoftmaxRow##Isa, MaxInto##Isa, \
             ExpShiftedAccumulate##Isa, RowSum##Isa, RowSquaredDeviationSum##Isa, NormalizeRow##Isa}
 
-FloatRows ChooseFloatRows() {
-#if defined(__x86_64__)
-  if (IsaEnabled(Isa::kAvx512)) return OL_FLOAT_ROWS(Avx512);
-  if (IsaEnabled(Isa::kAvx2)) return OL_FLOAT_ROWS(Avx2);
-#elif defined(__aarch64__)
-  return OL_FLOAT_ROWS(Neon);
-#endif
-  return FloatRows{ExpShiftedSumPortable<float>, ScaleRowPortable<float>, RowMaxPortable<float>,
-                   SoftmaxRowPortable, LogSoftmaxRowPortable, MaxIntoPortable,
-                   ExpShiftedAccumulatePortable, RowSumPortable, RowSquaredDeviationSumPortable,
-                   NormalizeRowPortable};
-}
-#undef OL_FLOAT_ROWS
-
 const FloatRows& Rows() {
-  static const FloatRows rows = ChooseFloatRows();
+  static const FloatRows rows = BestVariant(FloatRowsVariants()).impl;
   return rows;
 }
 
 }  // namespace
+
+const std::vector<IsaVariant<FloatRows>>& FloatRowsVariants() {
+  static const auto* variants = new std::vector<IsaVariant<FloatRows>>{
+#if defined(__x86_64__)
+      {"avx512", Isa::kAvx512, OL_FLOAT_ROWS(Avx512)},
+      {"avx2", Isa::kAvx2, OL_FLOAT_ROWS(Avx2)},
+#elif defined(__aarch64__)
+      {"neon", Isa::kNeon, OL_FLOAT_ROWS(Neon)},
+#endif
+      {"portable", Isa::kPortable,
+       FloatRows{ExpShiftedSumPortable<float>, ScaleRowPortable<float>, RowMaxPortable<float>, SoftmaxRowPortable,
+                 LogSoftmaxRowPortable, MaxIntoPortable, ExpShiftedAccumulatePortable, RowSumPortable,
+                 RowSquaredDeviationSumPortable, NormalizeRowPortable}},
+  };
+  return *variants;
+}
+#undef OL_FLOAT_ROWS
 
 float ExpShiftedSum(const float* x, float* y, int64_t n, float shift) { return Rows().exp_shifted_sum(x, y, n, shift); }
 double ExpShiftedSum(const double* x, double* y, int64_t n, double shift) {
