@@ -310,6 +310,24 @@ const MicroKernel& BestKernel() {
   return *best;
 }
 
+namespace {
+const MicroKernel* ScalarKernelPointer() { return &ScalarKernel(); }
+}  // namespace
+
+const std::vector<IsaVariant<const MicroKernel* (*)()>>& KernelVariants() {
+  static const auto* variants = new std::vector<IsaVariant<const MicroKernel* (*)()>>{
+#if defined(__x86_64__)
+      {"avx512_12x32", Isa::kAvx512, Avx512Kernel},
+      {"avx512_8x48", Isa::kAvx512, Avx512Tile8x48Kernel},
+      {"avx2", Isa::kAvx2, Avx2Kernel},
+#elif defined(__aarch64__)
+      {"neon", Isa::kNeon, NeonKernel},
+#endif
+      {"scalar", Isa::kPortable, ScalarKernelPointer},
+  };
+  return *variants;
+}
+
 std::vector<const MicroKernel*> SupportedKernels() {
   std::vector<const MicroKernel*> kernels;
   for (const MicroKernel* k : {Avx512Kernel(), Avx512Tile8x48Kernel(), Avx2Kernel(), NeonKernel()}) {

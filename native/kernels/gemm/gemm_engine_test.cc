@@ -1,5 +1,6 @@
 // The GEMM engine against a double-accumulation reference, for every microkernel this CPU
 // supports, every transpose combination, odd shapes and several participant counts.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -7,6 +8,8 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "native/kernels/common/isa_test_util.h"
 
 #include "native/kernels/gemm/engine.h"
 
@@ -109,15 +112,26 @@ std::vector<Case> Cases() {
   return cases;
 }
 
-TEST(GemmEngine, MatchesReferenceForEveryKernel) {
+// One test per microkernel compiled for this architecture: those the CPU cannot run, or
+// the ISA cap excludes, are skipped by name (the other tests iterate SupportedKernels()).
+class GemmKernelVariantTest : public ::testing::TestWithParam<IsaVariant<const MicroKernel* (*)()>> {};
+
+TEST_P(GemmKernelVariantTest, MatchesReference) {
+  OL_SKIP_UNLESS_ISA_ENABLED(GetParam());
+  const MicroKernel* kernel = GetParam().impl();
+  ASSERT_NE(kernel, nullptr) << GetParam().name << " is enabled but its getter returned null";
+  EXPECT_STREQ(kernel->name, GetParam().name);
+  const std::vector<const MicroKernel*> supported = SupportedKernels();
+  EXPECT_NE(std::find(supported.begin(), supported.end(), kernel), supported.end());
   Runner serial(1);
-  for (const MicroKernel* kernel : SupportedKernels()) {
-    for (const Case& c : Cases()) {
-      const Operands op(c);
-      ExpectNearReference(op, serial.Run(*kernel, op), kernel->name);
-    }
+  for (const Case& c : Cases()) {
+    const Operands op(c);
+    ExpectNearReference(op, serial.Run(*kernel, op), kernel->name);
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Isa, GemmKernelVariantTest, ::testing::ValuesIn(KernelVariants()),
+                         IsaVariantTestName<const MicroKernel* (*)()>);
 
 TEST(GemmEngine, KBlockingMatchesReference) {
   // K larger than every kernel's KC, N larger than NC: several blocks in both loops.

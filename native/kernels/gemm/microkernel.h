@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "native/kernels/common/isa_variants.h"
+
 namespace onnx_light {
 namespace gemm {
 
@@ -54,7 +56,7 @@ struct MicroKernel {
 };
 
 // Per-ISA kernels; each returns null when not compiled for this architecture or not
-// supported by this CPU.
+// enabled on this CPU (IsaEnabled: the CPU has the ISA and the ISA cap allows it).
 const MicroKernel* Avx512Kernel();
 const MicroKernel* Avx512Tile8x48Kernel();  // the alternative tile, for tests and benchmarks
 const MicroKernel* Avx2Kernel();
@@ -65,6 +67,9 @@ const MicroKernel& ScalarKernel();
 const MicroKernel& BestKernel();
 // Every kernel this CPU supports, best first (tests run them all).
 std::vector<const MicroKernel*> SupportedKernels();
+// Every kernel compiled for this architecture with the ISA it needs, best first, the
+// scalar one last (isa_variants.h): the list tests iterate to report the ones not run.
+const std::vector<IsaVariant<const MicroKernel* (*)()>>& KernelVariants();
 
 }  // namespace gemm
 }  // namespace onnx_light
