@@ -12,6 +12,7 @@
 #include "native/kernels/common/isa_test_util.h"
 
 #include "native/kernels/gemm/engine.h"
+#include "native/kernels/gemm/packing.h"
 
 namespace onnx_light {
 namespace gemm {
@@ -241,6 +242,46 @@ TEST(GemmEngine, BetaZeroIgnoresNanInC) {
     }
   }
 }
+
+// Every packing variant writes the portable packer's bytes: A panels (rows < mr padded,
+// both layouts) and B blocks (both layouts, partial last panel, nr of 16, 32, 48 and 8);
+// variants this CPU cannot run, or the ISA cap excludes, are skipped by name.
+class PackingVariantTest : public ::testing::TestWithParam<IsaVariant<Packing>> {};
+
+TEST_P(PackingVariantTest, WritesWhatThePortablePackerWrites) {
+  OL_SKIP_UNLESS_ISA_ENABLED(GetParam());
+  const Packing& packing = GetParam().impl;
+  const Packing& reference = PortableVariant(PackingVariants()).impl;
+  const std::vector<float> src = Random(120 * 101, 11);  // covers every read below
+  for (bool trans : {false, true}) {
+    for (int mr : {6, 8, 12}) {
+      for (int rows : {1, mr - 1, mr}) {
+        for (int64_t kc : {int64_t{1}, int64_t{17}, int64_t{40}}) {
+          std::vector<float> got(kc * mr, -1.0f), want(kc * mr, -1.0f);
+          packing.pack_a(trans, src.data(), 90, 3, rows, 5, kc, mr, got.data());
+          reference.pack_a(trans, src.data(), 90, 3, rows, 5, kc, mr, want.data());
+          ASSERT_EQ(got, want) << GetParam().name << " A trans=" << trans << " mr=" << mr << " rows=" << rows
+                               << " kc=" << kc;
+        }
+      }
+    }
+    for (int nr : {8, 16, 32, 48}) {
+      for (int64_t nc : {int64_t{nr}, int64_t{2 * nr + 3}, int64_t{5}}) {
+        for (int64_t kc : {int64_t{1}, int64_t{19}}) {
+          const int64_t panels = (nc + nr - 1) / nr;
+          std::vector<float> got(panels * kc * nr, -1.0f), want(got.size(), -1.0f);
+          packing.pack_b(trans, src.data(), 101, 4, kc, 2, nc, nr, got.data());
+          reference.pack_b(trans, src.data(), 101, 4, kc, 2, nc, nr, want.data());
+          ASSERT_EQ(got, want) << GetParam().name << " B trans=" << trans << " nr=" << nr << " nc=" << nc
+                               << " kc=" << kc;
+        }
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, PackingVariantTest, ::testing::ValuesIn(PackingVariants()),
+                         IsaVariantTestName<Packing>);
 
 TEST(GemmEngine, EmptyProducts) {
   Runner serial(1);
