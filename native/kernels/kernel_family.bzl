@@ -110,6 +110,8 @@ _ISA_ARCH = {
 def isa_library(name, isa, srcs, hdrs = [], deps = [], copts = [], **kwargs):
     """One ISA level's sources of a SIMD primitive, compiled with that level's flags.
 
+    Comes with <name>_linkage_test: the archive may define no symbol with vague linkage
+    (an inline function compiled with these flags could be the copy every caller gets).
     The flags apply only when building for the ISA's architecture; elsewhere the sources
     compile without them (they are guarded by #if defined(__x86_64__) / __aarch64__ and
     then empty). The sources carry no `#pragma GCC target` or target attributes, and are
@@ -129,4 +131,21 @@ def isa_library(name, isa, srcs, hdrs = [], deps = [], copts = [], **kwargs):
             "//conditions:default": [],
         }),
         **kwargs
+    )
+
+    # No symbol with vague linkage in the ISA-flagged archive (check_isa_linkage.sh).
+    # x86-64 only: the aarch64 config runs tests under qemu, which cannot run a script.
+    # (A filegroup, so that the archive itself is among the test's runfiles.)
+    native.filegroup(
+        name = name + "_outputs",
+        srcs = [":" + name],
+        visibility = ["//visibility:private"],
+    )
+    native.sh_test(
+        name = name + "_linkage_test",
+        size = "small",
+        srcs = ["//native/kernels/common:check_isa_linkage.sh"],
+        args = ["$(locations :%s_outputs)" % name],
+        data = [":%s_outputs" % name],
+        target_compatible_with = ["@platforms//cpu:x86_64"],
     )

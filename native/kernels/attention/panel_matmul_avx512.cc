@@ -50,7 +50,7 @@ inline void Rows8Avx512(int64_t k, const float* a, int64_t lda, const float* pan
 void PanelMatMulAvx512(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b_packed,
                        int64_t packed_rows, float* c, int64_t ldc) {
   static_assert(kPanelWidth == 16 && kRowBlock % 8 == 0, "the AVX-512 kernel is written for 8x16 blocks");
-  const int64_t panels = RoundUp(n, kPanelWidth) / kPanelWidth;
+  const int64_t panels = (n + kPanelWidth - 1) / kPanelWidth;  // not RoundUp: see isa_variants.h
   for (int64_t p = 0; p < panels; p += 2) {
     const float* panel = b_packed + p * packed_rows * kPanelWidth;
     for (int64_t i = 0; i < m; i += 8) {

@@ -314,6 +314,18 @@ namespace {
 const MicroKernel* ScalarKernelPointer() { return &ScalarKernel(); }
 }  // namespace
 
+#if defined(__x86_64__)
+// microkernel_avx2.cc and microkernel_avx512.cc (isa_library targets).
+extern const MicroKernel kAvx2MicroKernel, kAvx512MicroKernel, kAvx512Tile8x48MicroKernel;
+const MicroKernel* Avx512Kernel() { return IsaEnabled(Isa::kAvx512) ? &kAvx512MicroKernel : nullptr; }
+const MicroKernel* Avx512Tile8x48Kernel() { return IsaEnabled(Isa::kAvx512) ? &kAvx512Tile8x48MicroKernel : nullptr; }
+const MicroKernel* Avx2Kernel() { return IsaEnabled(Isa::kAvx2) ? &kAvx2MicroKernel : nullptr; }
+#else
+const MicroKernel* Avx512Kernel() { return nullptr; }
+const MicroKernel* Avx512Tile8x48Kernel() { return nullptr; }
+const MicroKernel* Avx2Kernel() { return nullptr; }
+#endif
+
 const std::vector<IsaVariant<const MicroKernel* (*)()>>& KernelVariants() {
   static const auto* variants = new std::vector<IsaVariant<const MicroKernel* (*)()>>{
 #if defined(__x86_64__)

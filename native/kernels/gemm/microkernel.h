@@ -19,6 +19,11 @@ using TileFn = void (*)(int64_t kc, const float* a, const float* b, float* c, in
 // Each y[j] has one summation order whatever n or the position of j.
 using GemvFn = void (*)(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, float* y);
 
+// Internal linkage (an unnamed namespace in this header): the per-ISA files are compiled
+// with their ISA's flags, and an inline member with external linkage emitted there could be
+// the copy the linker keeps for the scalar kernel too.
+namespace {
+
 // Software prefetch of the GEMV rows form, one step per 16 columns (a cache line) of a
 // pass of `rows` matrix rows over columns [0, n): the address `distance` floats ahead,
 // continuing into the next pass's rows past column n. So the streams run on across passes
@@ -43,6 +48,8 @@ class GemvRowsPrefetch {
   const float* base_;
   int64_t column_, n_, pass_;
 };
+
+}  // namespace
 
 struct MicroKernel {
   const char* name;
