@@ -77,6 +77,7 @@ def kernel_family(name, srcs, hdrs = [], deps = [], copts = [], **kwargs):
         deps = deps + [
             "//native/core",
             "//native/executor",
+            "//native/kernels/common:isa_variants",
             "//native/registry",
             "//native/tuning:schema",
         ],
@@ -89,4 +90,62 @@ def kernel_family(name, srcs, hdrs = [], deps = [], copts = [], **kwargs):
         srcs = srcs + hdrs,
         deps = deps,
         visibility = ["//visibility:public"],
+    )
+
+# Compiler flags per ISA level (native/core/cpu_features.h's Isa). kAvx2 is AVX2 + FMA +
+# F16C (every AVX2 CPU has the other two); kAvx512 adds F, BW, DQ and VL. NEON is the
+# aarch64 baseline: no flags.
+ISA_COPTS = {
+    "avx2": ["-mavx2", "-mfma", "-mf16c"],
+    "avx512": ["-mavx2", "-mfma", "-mf16c", "-mavx512f", "-mavx512bw", "-mavx512dq", "-mavx512vl"],
+    "neon": [],
+}
+
+_ISA_ARCH = {
+    "avx2": "//native/kernels/common:x86_64",
+    "avx512": "//native/kernels/common:x86_64",
+    "neon": "//native/kernels/common:aarch64",
+}
+
+def isa_library(name, isa, srcs, hdrs = [], deps = [], copts = [], **kwargs):
+    """One ISA level's sources of a SIMD primitive, compiled with that level's flags.
+
+    Comes with <name>_linkage_test: the archive may define no symbol with vague linkage
+    (an inline function compiled with these flags could be the copy every caller gets).
+    The flags apply only when building for the ISA's architecture; elsewhere the sources
+    compile without them (they are guarded by #if defined(__x86_64__) / __aarch64__ and
+    then empty). The sources carry no `#pragma GCC target` or target attributes, and are
+    reached only after IsaEnabled() (native/kernels/common/isa_variants.h). Depend on it
+    from the primitive's library; its sources count as that library's shared sources in
+    family manifests like any other helper under native/kernels.
+    """
+    if isa not in ISA_COPTS:
+        fail("isa_library %s: isa must be one of %s" % (name, sorted(ISA_COPTS.keys())))
+    cc_library(
+        name = name,
+        srcs = srcs,
+        hdrs = hdrs,
+        deps = deps,
+        copts = copts + select({
+            _ISA_ARCH[isa]: ISA_COPTS[isa],
+            "//conditions:default": [],
+        }),
+        **kwargs
+    )
+
+    # No symbol with vague linkage in the ISA-flagged archive (check_isa_linkage.sh).
+    # x86-64 only: the aarch64 config runs tests under qemu, which cannot run a script.
+    # (A filegroup, so that the archive itself is among the test's runfiles.)
+    native.filegroup(
+        name = name + "_outputs",
+        srcs = [":" + name],
+        visibility = ["//visibility:private"],
+    )
+    native.sh_test(
+        name = name + "_linkage_test",
+        size = "small",
+        srcs = ["//native/kernels/common:check_isa_linkage.sh"],
+        args = ["$(locations :%s_outputs)" % name],
+        data = [":%s_outputs" % name],
+        target_compatible_with = ["@platforms//cpu:x86_64"],
     )

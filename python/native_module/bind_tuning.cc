@@ -10,6 +10,7 @@
 #include <cstring>
 #include <map>
 
+#include "native/core/cpu_features.h"
 #include "native/registry/kernel_runner.h"
 #include "native/tuning/calibrators.h"
 #include "native/tuning/processor.h"
@@ -333,6 +334,20 @@ nb::dict CalibrateSchema(const std::string& key, int64_t budget_ns, int64_t memo
 void BindTuning(nb::module_& m) {
   m.attr("TUNING_ABI") = kTuningAbi;
 
+  m.def("host_isa", [] { return std::string(IsaName(HostIsa())); },
+        "The best ISA level with kernel code this CPU supports: portable, avx2, avx512 or neon.");
+  m.def("max_isa", [] { return std::string(IsaName(MaxIsa())); },
+        "The ISA level kernels may use in this process (ONNX_LIGHT_MAX_ISA or set_max_isa; fixed at first use).");
+  m.def(
+      "set_max_isa",
+      [](const std::string& name) {
+        Isa isa = Isa::kPortable;
+        if (!ParseIsa(name, &isa)) {
+          ThrowStatus(InvalidArgument("set_max_isa: '", name, "' is not one of portable, avx2, avx512, neon"));
+        }
+        return SetMaxIsa(isa);
+      },
+      "Caps the kernels' ISA for this process; false once kernels have chosen under another cap.");
   m.def("host_processor", [] { return ProcessorToDict(HostProcessor()); },
         "The processor descriptor of this machine (architecture, vendor, model, ISA features, caches, cores).");
   m.def(

@@ -38,6 +38,24 @@ def host_processor() -> Dict[str, Any]:
     return _native.host_processor()
 
 
+def host_isa() -> str:
+    """The best ISA level with kernel code this CPU supports: portable, avx2, avx512, neon."""
+    return _native.host_isa()
+
+
+def max_isa() -> str:
+    """The ISA level the kernels of this process may use (host_isa() unless capped)."""
+    return _native.max_isa()
+
+
+def set_max_isa(name: str) -> bool:
+    """Caps the kernels' ISA level for this process, like ONNX_LIGHT_MAX_ISA: "portable",
+    "avx2", "avx512" or "neon". Kernels choose their variant once, so call it before the
+    first session runs; it returns False (and changes nothing) once they have chosen under
+    another cap. Process-wide, hence not a CpuExecutionPolicy field."""
+    return _native.set_max_isa(name)
+
+
 def execution_descriptor(num_threads: int = 0, affinity: Sequence[int] = ()) -> Dict[str, Any]:
     return _native.execution_descriptor(num_threads, list(affinity))
 

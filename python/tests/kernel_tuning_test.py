@@ -45,6 +45,14 @@ def test_processor_and_execution_descriptors():
         kt.execution_descriptor(-1)
 
 
+def test_isa_levels_and_cap():
+    names = ("portable", "avx2", "avx512", "neon")
+    assert kt.host_isa() in names and kt.max_isa() in names
+    assert kt.set_max_isa(kt.max_isa())  # the cap in force is accepted again
+    with pytest.raises(ValueError, match="not one of"):
+        kt.set_max_isa("sse9")
+
+
 def test_current_values_are_portable_defaults_without_profiles():
     rows = [r for r in kt.current_values() if r["schema_key"] == KEY]
     assert {r["param"]: (r["value"], r["source"]) for r in rows} == {

@@ -5,6 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
+
+#include "native/kernels/common/isa_variants.h"
 
 namespace onnx_light {
 namespace attention {
@@ -33,6 +36,13 @@ void PanelMatMul(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, c
                  int64_t packed_rows, float* c, int64_t ldc);
 void PanelMatMul(int64_t m, int64_t n, int64_t k, const double* a, int64_t lda, const double* b_packed,
                  int64_t packed_rows, double* c, int64_t ldc);
+
+// The float kernels, best first, "portable" (the compiler-vectorised loops) last: x86-64
+// "avx512" (8 rows x 32 columns of zmm accumulators), "avx2" (4 x 16 of ymm). PanelMatMul
+// runs the best one enabled (isa_variants.h); the double one is portable only.
+using PanelMatMulFn = void (*)(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b_packed,
+                               int64_t packed_rows, float* c, int64_t ldc);
+const std::vector<IsaVariant<PanelMatMulFn>>& PanelMatMulVariants();
 
 }  // namespace attention
 }  // namespace onnx_light

@@ -13,6 +13,7 @@
 #include "native/kernels/conv/depthwise.h"
 #include "native/kernels/conv/implicit_gemm.h"
 #include "native/registry/kernel_test_checks.h"
+#include "native/kernels/common/isa_test_util.h"
 
 namespace onnx_light {
 namespace {
@@ -207,9 +208,13 @@ TEST(Conv, DepthwiseAndChannelMultiplier) {
   CheckConv({{1, 2, 4, 50}, {2, 1, 2, 3}, 2, {1, 3}, {}, {0, 1, 0, 1}}, {0, 1}, {3, 17});
 }
 
-// The per-ISA depthwise planes (whichever this CPU has) against the portable one, on row
-// widths around the vector lengths, strides 1 and 2, dilations, pads wider than the kernel.
-TEST(Conv, DepthwiseSimdPlanesMatchThePortableOne) {
+// Every depthwise plane variant against the portable one, on row widths around the
+// vector lengths, strides 1 and 2, dilations, pads wider than the kernel; variants this CPU
+// cannot run, or the ISA cap excludes, are skipped by name.
+class DepthwisePlaneVariantTest : public ::testing::TestWithParam<IsaVariant<conv::DepthwiseSelectFn>> {};
+
+TEST_P(DepthwisePlaneVariantTest, MatchesThePortablePlane) {
+  OL_SKIP_UNLESS_ISA_ENABLED(GetParam());
   struct PlaneCase {
     int64_t in_h, in_w, kernel_h, kernel_w, stride, dilation, pad_begin, pad_end;
   };
@@ -234,20 +239,20 @@ TEST(Conv, DepthwiseSimdPlanesMatchThePortableOne) {
     const auto x = Random(g.in_size, 7), w = Random(g.kernel_size, 8);
     std::vector<float> want(g.out_size), got(g.out_size);
     conv::DepthwisePlanePortable(g, x.data(), w.data(), 0.25f, want.data());
-    for (const conv::DepthwisePlaneFn fn : {conv::SelectDepthwisePlaneAvx512(g), conv::SelectDepthwisePlaneAvx2(g)}) {
-      if (fn == nullptr) continue;
-      ++checked;
-      std::fill(got.begin(), got.end(), -99.0f);
-      fn(g, x.data(), w.data(), 0.25f, got.data());
-      for (int64_t i = 0; i < g.out_size; ++i) ASSERT_NEAR(got[i], want[i], 1e-5f * (1 + std::fabs(want[i]))) << i;
+    const conv::DepthwisePlaneFn fn = GetParam().impl(g);
+    if (fn == nullptr) continue;
+    ++checked;
+    std::fill(got.begin(), got.end(), -99.0f);
+    fn(g, x.data(), w.data(), 0.25f, got.data());
+    for (int64_t i = 0; i < g.out_size; ++i) {
+      ASSERT_NEAR(got[i], want[i], 1e-5f * (1 + std::fabs(want[i]))) << GetParam().name << " at " << i;
     }
   }
-#if defined(__x86_64__)
-  if (__builtin_cpu_supports("avx2")) {
-    EXPECT_GT(checked, 0) << "an x86-64 CPU with AVX2 must take a SIMD plane";
-  }
-#endif
+  EXPECT_GT(checked, 0) << GetParam().name << " took none of the 2-D stride 1 and 2 planes";
 }
+
+INSTANTIATE_TEST_SUITE_P(Isa, DepthwisePlaneVariantTest, ::testing::ValuesIn(conv::DepthwisePlaneVariants()),
+                         IsaVariantTestName<conv::DepthwiseSelectFn>);
 
 TEST(Conv, OneAndThreeDimensional) {
   CheckConv({{2, 6, 30}, {5, 6, 4}, 1, {3}, {2}, {1, 2}}, {1}, {9});

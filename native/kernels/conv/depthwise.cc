@@ -8,11 +8,26 @@ namespace {
 
 int64_t CeilDiv(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
 
+DepthwisePlaneFn SelectDepthwisePlanePortable(const Geometry3d&) { return DepthwisePlanePortable; }
+
 }  // namespace
 
+const std::vector<IsaVariant<DepthwiseSelectFn>>& DepthwisePlaneVariants() {
+  static const auto* variants = new std::vector<IsaVariant<DepthwiseSelectFn>>{
+#if defined(__x86_64__)
+      {"avx512", Isa::kAvx512, SelectDepthwisePlaneAvx512},
+      {"avx2", Isa::kAvx2, SelectDepthwisePlaneAvx2},
+#endif
+      {"portable", Isa::kPortable, SelectDepthwisePlanePortable},
+  };
+  return *variants;
+}
+
 DepthwisePlaneFn SelectDepthwisePlane(const Geometry3d& g) {
-  if (DepthwisePlaneFn fn = SelectDepthwisePlaneAvx512(g)) return fn;
-  if (DepthwisePlaneFn fn = SelectDepthwisePlaneAvx2(g)) return fn;
+  static const std::vector<const IsaVariant<DepthwiseSelectFn>*> enabled = EnabledVariants(DepthwisePlaneVariants());
+  for (const IsaVariant<DepthwiseSelectFn>* variant : enabled) {
+    if (DepthwisePlaneFn fn = variant->impl(g)) return fn;
+  }
   return DepthwisePlanePortable;
 }
 

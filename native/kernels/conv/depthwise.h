@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
+#include "native/kernels/common/isa_variants.h"
 #include "native/kernels/conv/geometry3d.h"
 
 namespace onnx_light {
@@ -18,11 +20,17 @@ using DepthwisePlaneFn = void (*)(const Geometry3d& g, const float* x, const flo
 DepthwisePlaneFn SelectDepthwisePlane(const Geometry3d& g);
 void DepthwisePlanePortable(const Geometry3d& g, const float* x, const float* w, float bias, float* y);
 
-// Per-ISA selectors: null when the CPU lacks the ISA, on other architectures, or when g
-// is not a shape they take (2-D, stride 1 or 2, kernel_w <= kMaxVectorKernelW).
+// Per-ISA selectors: null on other architectures, or when g is not a shape they take
+// (2-D, stride 1 or 2, kernel_w <= kMaxVectorKernelW). Call one only when IsaEnabled(its
+// ISA); the functions they return run that ISA's instructions.
 inline constexpr int64_t kMaxVectorKernelW = 16;
 DepthwisePlaneFn SelectDepthwisePlaneAvx512(const Geometry3d& g);
 DepthwisePlaneFn SelectDepthwisePlaneAvx2(const Geometry3d& g);
+
+// The selectors, best first, the portable one (always DepthwisePlanePortable) last.
+// SelectDepthwisePlane takes the first enabled one that returns a function.
+using DepthwiseSelectFn = DepthwisePlaneFn (*)(const Geometry3d& g);
+const std::vector<IsaVariant<DepthwiseSelectFn>>& DepthwisePlaneVariants();
 
 }  // namespace conv
 }  // namespace onnx_light

@@ -1,17 +1,19 @@
 // AVX2 + FMA depthwise planes: 8 output columns per vector; row ends and the last partial
 // vector through masked loads (vmaskmovps never touches masked-off elements). Stride 2
 // loads 16 consecutive inputs and keeps the even ones.
+// Compiled by isa_library(isa = "avx2"); reached only through DepthwisePlaneVariants().
 #include "native/kernels/conv/depthwise.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 
+#if !defined(__AVX2__) || !defined(__FMA__)
+#error "build with isa_library(isa = \"avx2\")"
+#endif
+
 namespace onnx_light {
 namespace conv {
 namespace {
-
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
 
 struct Avx2 {
   static constexpr int64_t kLanes = 8;
@@ -52,14 +54,9 @@ struct Avx2 {
 
 #include "native/kernels/conv/depthwise_plane_simd.inc"
 
-#pragma GCC pop_options
-
 }  // namespace
 
-DepthwisePlaneFn SelectDepthwisePlaneAvx2(const Geometry3d& g) {
-  static const bool supported = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return supported ? SelectDepthwisePlane2d<Avx2>(g) : nullptr;
-}
+DepthwisePlaneFn SelectDepthwisePlaneAvx2(const Geometry3d& g) { return SelectDepthwisePlane2d<Avx2>(g); }
 
 }  // namespace conv
 }  // namespace onnx_light

@@ -1,17 +1,19 @@
 // AVX-512 depthwise planes: 16 output columns per vector; row ends and the last partial
 // vector through load masks (masked-off lanes are never read). Stride 2 loads 32
 // consecutive inputs and keeps the even ones.
+// Compiled by isa_library(isa = "avx512"); reached only through DepthwisePlaneVariants().
 #include "native/kernels/conv/depthwise.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 
+#if !defined(__AVX512F__)
+#error "build with isa_library(isa = \"avx512\")"
+#endif
+
 namespace onnx_light {
 namespace conv {
 namespace {
-
-#pragma GCC push_options
-#pragma GCC target("avx512f")
 
 struct Avx512 {
   static constexpr int64_t kLanes = 16;
@@ -46,14 +48,9 @@ struct Avx512 {
 
 #include "native/kernels/conv/depthwise_plane_simd.inc"
 
-#pragma GCC pop_options
-
 }  // namespace
 
-DepthwisePlaneFn SelectDepthwisePlaneAvx512(const Geometry3d& g) {
-  static const bool supported = __builtin_cpu_supports("avx512f");
-  return supported ? SelectDepthwisePlane2d<Avx512>(g) : nullptr;
-}
+DepthwisePlaneFn SelectDepthwisePlaneAvx512(const Geometry3d& g) { return SelectDepthwisePlane2d<Avx512>(g); }
 
 }  // namespace conv
 }  // namespace onnx_light

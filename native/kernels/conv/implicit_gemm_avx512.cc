@@ -4,6 +4,8 @@
 // group are not a multiple of 64. Results leave through in-register transposes.
 #include "native/kernels/conv/implicit_gemm.h"
 
+#include "native/kernels/common/isa_variants.h"
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 
@@ -92,7 +94,7 @@ OL_AVX512 void Tile(int64_t k_count, const int64_t* offsets, const float* const*
 }  // namespace
 
 ImplicitTile ImplicitTileAvx512(int64_t out_per_group) {
-  if (!__builtin_cpu_supports("avx512f") || out_per_group % 32 != 0) return {};
+  if (!IsaEnabled(Isa::kAvx512) || out_per_group % 32 != 0) return {};
   // 6 x 64 needs half the row pointers and broadcasts of 12 x 32 per FMA.
   if (out_per_group % 64 == 0) return {6, 64, Tile<6, 4>};
   return {12, 32, Tile<12, 2>};

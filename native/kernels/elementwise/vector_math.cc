@@ -44,8 +44,8 @@ const SpanKernels kScalar = {"scalar", ExpScalar, SigmoidScalar, TanhScalar, Gel
 const SpanKernels& Scalar() { return kScalar; }
 
 #if defined(__x86_64__)
-// Defined in vector_math_avx2.cc and vector_math_avx512.cc, whose code uses those ISAs
-// throughout: reach them only through the CPU checks below.
+// Defined in vector_math_avx2.cc and vector_math_avx512.cc (isa_library targets, compiled
+// for those ISAs throughout): reach them only through the CPU checks below.
 const SpanKernels& Avx2Kernels();
 const SpanKernels& Avx512Kernels();
 #elif defined(__aarch64__)
@@ -54,7 +54,7 @@ const SpanKernels& NeonKernels();  // vector_math_neon.cc: Advanced SIMD is arch
 
 const SpanKernels* Avx2() {
 #if defined(__x86_64__)
-  static const bool supported = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  static const bool supported = IsaEnabled(Isa::kAvx2);
   return supported ? &Avx2Kernels() : nullptr;
 #else
   return nullptr;
@@ -63,7 +63,7 @@ const SpanKernels* Avx2() {
 
 const SpanKernels* Avx512() {
 #if defined(__x86_64__)
-  static const bool supported = __builtin_cpu_supports("avx512f") && Avx2() != nullptr;
+  static const bool supported = IsaEnabled(Isa::kAvx512);
   return supported ? &Avx512Kernels() : nullptr;
 #else
   return nullptr;
@@ -84,6 +84,19 @@ std::vector<const SpanKernels*> Vectorised() {
     if (kernels != nullptr) available.push_back(kernels);
   }
   return available;
+}
+
+const std::vector<IsaVariant<const SpanKernels& (*)()>>& Variants() {
+  static const auto* variants = new std::vector<IsaVariant<const SpanKernels& (*)()>>{
+#if defined(__x86_64__)
+      {"avx512", Isa::kAvx512, Avx512Kernels},
+      {"avx2", Isa::kAvx2, Avx2Kernels},
+#elif defined(__aarch64__)
+      {"neon", Isa::kNeon, NeonKernels},
+#endif
+      {"portable", Isa::kPortable, Scalar},
+  };
+  return *variants;
 }
 
 const SpanKernels& Best() {

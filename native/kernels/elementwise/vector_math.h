@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "native/kernels/common/isa_variants.h"
+
 namespace onnx_light {
 namespace elementwise {
 namespace vector_math {
@@ -25,15 +27,18 @@ struct SpanKernels {
 };
 
 const SpanKernels& Scalar();
-// Null when the build or the CPU has no AVX2+FMA (resp. AVX-512F).
+// Null when the build or the CPU has no AVX2+FMA (resp. AVX-512), or the ISA cap excludes it.
 const SpanKernels* Avx2();
 const SpanKernels* Avx512();
 // Null except on AArch64.
 const SpanKernels* Neon();
 // The vectorised implementations this CPU can run, widest first (empty on others).
 std::vector<const SpanKernels*> Vectorised();
-// The best available for this CPU, chosen once.
+// The best available for this CPU (under the ISA cap), chosen once.
 const SpanKernels& Best();
+// Every implementation compiled for this architecture, best first, the exact scalar one
+// (the reference) last, as getters: call one only when IsaEnabled(variant.isa).
+const std::vector<IsaVariant<const SpanKernels& (*)()>>& Variants();
 
 }  // namespace vector_math
 }  // namespace elementwise

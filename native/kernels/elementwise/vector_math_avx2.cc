@@ -1,14 +1,16 @@
-// vector_math on 8 lanes (AVX2 + FMA). Called only after Avx2() has checked the CPU.
+// vector_math on 8 lanes (AVX2 + FMA), compiled by isa_library(isa = "avx2"). Called only
+// after Avx2() has checked the CPU.
 #include "native/kernels/elementwise/vector_math.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 
+#if !defined(__AVX2__) || !defined(__FMA__)
+#error "build with isa_library(isa = \"avx2\")"
+#endif
+
 #include <cstdint>
 #include <cstring>
-
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
 
 #include "native/kernels/simd/lanes_avx2.h"
 #include "native/kernels/elementwise/vector_math_spans.h"
@@ -26,5 +28,4 @@ const SpanKernels& Avx2Kernels() {
 }  // namespace elementwise
 }  // namespace onnx_light
 
-#pragma GCC pop_options
 #endif  // __x86_64__

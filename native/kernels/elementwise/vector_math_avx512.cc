@@ -1,14 +1,16 @@
-// vector_math on 16 lanes (AVX-512F). Called only after Avx512() has checked the CPU.
+// vector_math on 16 lanes (AVX-512F), compiled by isa_library(isa = "avx512"). Called only
+// after Avx512() has checked the CPU.
 #include "native/kernels/elementwise/vector_math.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 
+#if !defined(__AVX512F__)
+#error "build with isa_library(isa = \"avx512\")"
+#endif
+
 #include <cstdint>
 #include <cstring>
-
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx2,fma")
 
 #include "native/kernels/simd/lanes_avx512.h"
 #include "native/kernels/elementwise/vector_math_spans.h"
@@ -26,5 +28,4 @@ const SpanKernels& Avx512Kernels() {
 }  // namespace elementwise
 }  // namespace onnx_light
 
-#pragma GCC pop_options
 #endif  // __x86_64__

@@ -1,5 +1,5 @@
 // SpanKernels from simd/math.h for one lane type; included by the per-ISA vector_math
-// files after their `#pragma GCC target` and lane header.
+// files (isa_library targets, compiled with their ISA's flags) after their lane header.
 #pragma once
 
 #include <cstdint>

@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "native/kernels/common/isa_test_util.h"
+
 namespace onnx_light {
 namespace elementwise {
 namespace vector_math {
@@ -42,26 +44,32 @@ void ExpectSpanClose(SpanFn fast, SpanFn exact, const std::vector<float>& x, dou
   EXPECT_LE(worst, tolerance) << what << " worst at x = " << worst_x;
 }
 
-TEST(VectorMath, VectorisedMatchesScalarWithinTolerance) {
-  const std::vector<const SpanKernels*> vectorised = Vectorised();
-  if (vectorised.empty()) {  // an x86-64 CPU without AVX2: the exact path is the one that runs
-    EXPECT_EQ(&Best(), &Scalar());
-    return;
-  }
-  EXPECT_EQ(&Best(), vectorised.front());
+// Every variant against the exact scalar one (itself included: the portable variant is
+// the reference); variants this CPU cannot run, or the ISA cap excludes, are skipped by name.
+class VectorMathVariantTest : public ::testing::TestWithParam<IsaVariant<const SpanKernels& (*)()>> {};
+
+TEST_P(VectorMathVariantTest, MatchesScalarWithinTolerance) {
+  OL_SKIP_UNLESS_ISA_ENABLED(GetParam());
+  const SpanKernels& fast = GetParam().impl();
   const SpanKernels& exact = Scalar();
-  for (const SpanKernels* fast : vectorised) {
-    SCOPED_TRACE(fast->isa);
-    ExpectSpanClose(fast->exp, exact.exp, Grid(-110, 90, 200001), 2e-7, 1e-37, "exp");
-    ExpectSpanClose(fast->sigmoid, exact.sigmoid, Grid(-110, 110, 200001), 3e-7, 1e-37, "sigmoid");
-    ExpectSpanClose(fast->tanh, exact.tanh, Grid(-12, 12, 200001), 3e-7, 1e-30, "tanh");
-    ExpectSpanClose(fast->tanh, exact.tanh, Grid(-1e-3f, 1e-3f, 20001), 3e-7, 1e-30, "tanh near 0");
-    ExpectSpanClose(fast->gelu_erf, exact.gelu_erf, Grid(-14, 14, 200001), 2e-6, 1e-33, "gelu");
-    ExpectSpanClose(fast->gelu_tanh, exact.gelu_tanh, Grid(-14, 14, 200001), 3e-6, 1e-9, "gelu tanh");
-    // Values under 1e-9 (x < -5.8) are held to an absolute 2e-15: the float argument
-    // u = sqrt(2/pi)(x + 0.044715 x^3) carries a rounding error of ~1e-7 |u|, which e^(2u)
-    // turns into a relative error of several 1e-6 there.
-  }
+  ExpectSpanClose(fast.exp, exact.exp, Grid(-110, 90, 200001), 2e-7, 1e-37, "exp");
+  ExpectSpanClose(fast.sigmoid, exact.sigmoid, Grid(-110, 110, 200001), 3e-7, 1e-37, "sigmoid");
+  ExpectSpanClose(fast.tanh, exact.tanh, Grid(-12, 12, 200001), 3e-7, 1e-30, "tanh");
+  ExpectSpanClose(fast.tanh, exact.tanh, Grid(-1e-3f, 1e-3f, 20001), 3e-7, 1e-30, "tanh near 0");
+  ExpectSpanClose(fast.gelu_erf, exact.gelu_erf, Grid(-14, 14, 200001), 2e-6, 1e-33, "gelu");
+  ExpectSpanClose(fast.gelu_tanh, exact.gelu_tanh, Grid(-14, 14, 200001), 3e-6, 1e-9, "gelu tanh");
+  // Values under 1e-9 (x < -5.8) are held to an absolute 2e-15: the float argument
+  // u = sqrt(2/pi)(x + 0.044715 x^3) carries a rounding error of ~1e-7 |u|, which e^(2u)
+  // turns into a relative error of several 1e-6 there.
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, VectorMathVariantTest, ::testing::ValuesIn(Variants()),
+                         IsaVariantTestName<const SpanKernels& (*)()>);
+
+TEST(VectorMath, BestIsTheFirstEnabledVariant) {
+  const std::vector<const SpanKernels*> vectorised = Vectorised();
+  EXPECT_EQ(&Best(), vectorised.empty() ? &Scalar() : vectorised.front());
+  EXPECT_EQ(&Best(), &BestVariant(Variants()).impl());
 }
 
 // Every width runs the same algorithm on the same constants: lane for lane the same bits.

@@ -310,6 +310,36 @@ const MicroKernel& BestKernel() {
   return *best;
 }
 
+namespace {
+const MicroKernel* ScalarKernelPointer() { return &ScalarKernel(); }
+}  // namespace
+
+#if defined(__x86_64__)
+// microkernel_avx2.cc and microkernel_avx512.cc (isa_library targets).
+extern const MicroKernel kAvx2MicroKernel, kAvx512MicroKernel, kAvx512Tile8x48MicroKernel;
+const MicroKernel* Avx512Kernel() { return IsaEnabled(Isa::kAvx512) ? &kAvx512MicroKernel : nullptr; }
+const MicroKernel* Avx512Tile8x48Kernel() { return IsaEnabled(Isa::kAvx512) ? &kAvx512Tile8x48MicroKernel : nullptr; }
+const MicroKernel* Avx2Kernel() { return IsaEnabled(Isa::kAvx2) ? &kAvx2MicroKernel : nullptr; }
+#else
+const MicroKernel* Avx512Kernel() { return nullptr; }
+const MicroKernel* Avx512Tile8x48Kernel() { return nullptr; }
+const MicroKernel* Avx2Kernel() { return nullptr; }
+#endif
+
+const std::vector<IsaVariant<const MicroKernel* (*)()>>& KernelVariants() {
+  static const auto* variants = new std::vector<IsaVariant<const MicroKernel* (*)()>>{
+#if defined(__x86_64__)
+      {"avx512_12x32", Isa::kAvx512, Avx512Kernel},
+      {"avx512_8x48", Isa::kAvx512, Avx512Tile8x48Kernel},
+      {"avx2", Isa::kAvx2, Avx2Kernel},
+#elif defined(__aarch64__)
+      {"neon", Isa::kNeon, NeonKernel},
+#endif
+      {"scalar", Isa::kPortable, ScalarKernelPointer},
+  };
+  return *variants;
+}
+
 std::vector<const MicroKernel*> SupportedKernels() {
   std::vector<const MicroKernel*> kernels;
   for (const MicroKernel* k : {Avx512Kernel(), Avx512Tile8x48Kernel(), Avx2Kernel(), NeonKernel()}) {

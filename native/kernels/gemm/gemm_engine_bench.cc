@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "native/kernels/gemm/engine.h"
+#include "native/kernels/common/isa_variants.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -51,7 +52,7 @@ __attribute__((target("avx512f"))) float ReadSumAvx512(const float* p, int64_t c
 
 float ReadSum(const float* p, int64_t count) {
 #if defined(__x86_64__)
-  if (__builtin_cpu_supports("avx512f")) return ReadSumAvx512(p, count);
+  if (IsaEnabled(Isa::kAvx512)) return ReadSumAvx512(p, count);
 #endif
   float acc[16] = {};
   for (int64_t i = 0; i < count; i += 16) {

@@ -1,5 +1,6 @@
 // The GEMM engine against a double-accumulation reference, for every microkernel this CPU
 // supports, every transpose combination, odd shapes and several participant counts.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -8,7 +9,10 @@
 
 #include <gtest/gtest.h>
 
+#include "native/kernels/common/isa_test_util.h"
+
 #include "native/kernels/gemm/engine.h"
+#include "native/kernels/gemm/packing.h"
 
 namespace onnx_light {
 namespace gemm {
@@ -109,15 +113,26 @@ std::vector<Case> Cases() {
   return cases;
 }
 
-TEST(GemmEngine, MatchesReferenceForEveryKernel) {
+// One test per microkernel compiled for this architecture: those the CPU cannot run, or
+// the ISA cap excludes, are skipped by name (the other tests iterate SupportedKernels()).
+class GemmKernelVariantTest : public ::testing::TestWithParam<IsaVariant<const MicroKernel* (*)()>> {};
+
+TEST_P(GemmKernelVariantTest, MatchesReference) {
+  OL_SKIP_UNLESS_ISA_ENABLED(GetParam());
+  const MicroKernel* kernel = GetParam().impl();
+  ASSERT_NE(kernel, nullptr) << GetParam().name << " is enabled but its getter returned null";
+  EXPECT_STREQ(kernel->name, GetParam().name);
+  const std::vector<const MicroKernel*> supported = SupportedKernels();
+  EXPECT_NE(std::find(supported.begin(), supported.end(), kernel), supported.end());
   Runner serial(1);
-  for (const MicroKernel* kernel : SupportedKernels()) {
-    for (const Case& c : Cases()) {
-      const Operands op(c);
-      ExpectNearReference(op, serial.Run(*kernel, op), kernel->name);
-    }
+  for (const Case& c : Cases()) {
+    const Operands op(c);
+    ExpectNearReference(op, serial.Run(*kernel, op), kernel->name);
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Isa, GemmKernelVariantTest, ::testing::ValuesIn(KernelVariants()),
+                         IsaVariantTestName<const MicroKernel* (*)()>);
 
 TEST(GemmEngine, KBlockingMatchesReference) {
   // K larger than every kernel's KC, N larger than NC: several blocks in both loops.
@@ -227,6 +242,46 @@ TEST(GemmEngine, BetaZeroIgnoresNanInC) {
     }
   }
 }
+
+// Every packing variant writes the portable packer's bytes: A panels (rows < mr padded,
+// both layouts) and B blocks (both layouts, partial last panel, nr of 16, 32, 48 and 8);
+// variants this CPU cannot run, or the ISA cap excludes, are skipped by name.
+class PackingVariantTest : public ::testing::TestWithParam<IsaVariant<Packing>> {};
+
+TEST_P(PackingVariantTest, WritesWhatThePortablePackerWrites) {
+  OL_SKIP_UNLESS_ISA_ENABLED(GetParam());
+  const Packing& packing = GetParam().impl;
+  const Packing& reference = PortableVariant(PackingVariants()).impl;
+  const std::vector<float> src = Random(120 * 101, 11);  // covers every read below
+  for (bool trans : {false, true}) {
+    for (int mr : {6, 8, 12}) {
+      for (int rows : {1, mr - 1, mr}) {
+        for (int64_t kc : {int64_t{1}, int64_t{17}, int64_t{40}}) {
+          std::vector<float> got(kc * mr, -1.0f), want(kc * mr, -1.0f);
+          packing.pack_a(trans, src.data(), 90, 3, rows, 5, kc, mr, got.data());
+          reference.pack_a(trans, src.data(), 90, 3, rows, 5, kc, mr, want.data());
+          ASSERT_EQ(got, want) << GetParam().name << " A trans=" << trans << " mr=" << mr << " rows=" << rows
+                               << " kc=" << kc;
+        }
+      }
+    }
+    for (int nr : {8, 16, 32, 48}) {
+      for (int64_t nc : {int64_t{nr}, int64_t{2 * nr + 3}, int64_t{5}}) {
+        for (int64_t kc : {int64_t{1}, int64_t{19}}) {
+          const int64_t panels = (nc + nr - 1) / nr;
+          std::vector<float> got(panels * kc * nr, -1.0f), want(got.size(), -1.0f);
+          packing.pack_b(trans, src.data(), 101, 4, kc, 2, nc, nr, got.data());
+          reference.pack_b(trans, src.data(), 101, 4, kc, 2, nc, nr, want.data());
+          ASSERT_EQ(got, want) << GetParam().name << " B trans=" << trans << " nr=" << nr << " nc=" << nc
+                               << " kc=" << kc;
+        }
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, PackingVariantTest, ::testing::ValuesIn(PackingVariants()),
+                         IsaVariantTestName<Packing>);
 
 TEST(GemmEngine, EmptyProducts) {
   Runner serial(1);

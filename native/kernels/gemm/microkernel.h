@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "native/kernels/common/isa_variants.h"
+
 namespace onnx_light {
 namespace gemm {
 
@@ -16,6 +18,11 @@ using TileFn = void (*)(int64_t kc, const float* a, const float* b, float* c, in
 //   dots form: y[j] = sum_k x[k] * m[j * ld + k]   (each y is one dot product)
 // Each y[j] has one summation order whatever n or the position of j.
 using GemvFn = void (*)(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, float* y);
+
+// Internal linkage (an unnamed namespace in this header): the per-ISA files are compiled
+// with their ISA's flags, and an inline member with external linkage emitted there could be
+// the copy the linker keeps for the scalar kernel too.
+namespace {
 
 // Software prefetch of the GEMV rows form, one step per 16 columns (a cache line) of a
 // pass of `rows` matrix rows over columns [0, n): the address `distance` floats ahead,
@@ -42,6 +49,8 @@ class GemvRowsPrefetch {
   int64_t column_, n_, pass_;
 };
 
+}  // namespace
+
 struct MicroKernel {
   const char* name;
   int mr;          // rows of the register tile (A, broadcast)
@@ -54,7 +63,7 @@ struct MicroKernel {
 };
 
 // Per-ISA kernels; each returns null when not compiled for this architecture or not
-// supported by this CPU.
+// enabled on this CPU (IsaEnabled: the CPU has the ISA and the ISA cap allows it).
 const MicroKernel* Avx512Kernel();
 const MicroKernel* Avx512Tile8x48Kernel();  // the alternative tile, for tests and benchmarks
 const MicroKernel* Avx2Kernel();
@@ -65,6 +74,9 @@ const MicroKernel& ScalarKernel();
 const MicroKernel& BestKernel();
 // Every kernel this CPU supports, best first (tests run them all).
 std::vector<const MicroKernel*> SupportedKernels();
+// Every kernel compiled for this architecture with the ISA it needs, best first, the
+// scalar one last (isa_variants.h): the list tests iterate to report the ones not run.
+const std::vector<IsaVariant<const MicroKernel* (*)()>>& KernelVariants();
 
 }  // namespace gemm
 }  // namespace onnx_light

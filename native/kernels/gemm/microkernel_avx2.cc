@@ -1,12 +1,14 @@
 // AVX2 + FMA microkernels: 6 x 16 register tile (12 accumulators).
+// Compiled by isa_library(isa = "avx2") (flags from kernel_family.bzl).
 #include "native/kernels/gemm/microkernel.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-#include <cmath>
+#if !defined(__AVX2__) || !defined(__FMA__)
+#error "build with isa_library(isa = \"avx2\")"
+#endif
 
-#define OL_AVX2 __attribute__((target("avx2,fma")))
 
 namespace onnx_light {
 namespace gemm {
@@ -15,7 +17,7 @@ namespace {
 constexpr int kMr = 6;
 constexpr int kNr = 16;
 
-OL_AVX2 void Tile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, float alpha, float beta) {
+void Tile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, float alpha, float beta) {
   __m256 acc0[kMr], acc1[kMr];
 #pragma GCC unroll 8
   for (int i = 0; i < kMr; ++i) acc0[i] = acc1[i] = _mm256_setzero_ps();
@@ -56,7 +58,7 @@ constexpr int64_t kGemvPrefetch = 256;
 // y[j] += sum over R rows of x[i] m[i * ld + j], the rows added in order; vector lanes
 // and scalar tail both use one fused multiply-add per row, so every column rounds alike.
 template <int R>
-OL_AVX2 void AccumulateRows(const float* x, const float* m, int64_t ld, int64_t n, float* y) {
+void AccumulateRows(const float* x, const float* m, int64_t ld, int64_t n, float* y) {
   __m256 xv[R];
 #pragma GCC unroll 8
   for (int i = 0; i < R; ++i) xv[i] = _mm256_set1_ps(x[i]);
@@ -77,28 +79,28 @@ OL_AVX2 void AccumulateRows(const float* x, const float* m, int64_t ld, int64_t 
   }
   for (; j < n; ++j) {
     float acc = y[j];
-    for (int i = 0; i < R; ++i) acc = std::fma(x[i], m[i * ld + j], acc);
+    for (int i = 0; i < R; ++i) acc = __builtin_fmaf(x[i], m[i * ld + j], acc);
     y[j] = acc;
   }
 }
 
 // y[j] = sum_k x[k] m[k * ld + j] in k order for every column: eight rows per pass over y
 // (eight streams in flight), then single rows.
-OL_AVX2 void GemvRows(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, float* y) {
+void GemvRows(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, float* y) {
   for (int64_t j = 0; j < n; ++j) y[j] = 0.0f;
   int64_t kk = 0;
   for (; kk + 8 <= k; kk += 8) AccumulateRows<8>(x + kk, m + kk * ld, ld, n, y);
   for (; kk < k; ++kk) AccumulateRows<1>(x + kk, m + kk * ld, ld, n, y);
 }
 
-OL_AVX2 float HorizontalSum(__m256 v) {
+float HorizontalSum(__m256 v) {
   const __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
   const __m128 t = _mm_add_ps(s, _mm_movehl_ps(s, s));
   return _mm_cvtss_f32(_mm_add_ss(t, _mm_movehdup_ps(t)));
 }
 
 template <int Rows>
-OL_AVX2 void Dots(int64_t k, const float* x, const float* m, int64_t ld, float* y) {
+void Dots(int64_t k, const float* x, const float* m, int64_t ld, float* y) {
   __m256 acc0[Rows], acc1[Rows];
   for (int r = 0; r < Rows; ++r) acc0[r] = acc1[r] = _mm256_setzero_ps();
   int64_t kk = 0;
@@ -113,12 +115,12 @@ OL_AVX2 void Dots(int64_t k, const float* x, const float* m, int64_t ld, float* 
   }
   for (int r = 0; r < Rows; ++r) {
     float sum = HorizontalSum(_mm256_add_ps(acc0[r], acc1[r]));
-    for (int64_t t = kk; t < k; ++t) sum = std::fma(x[t], m[r * ld + t], sum);
+    for (int64_t t = kk; t < k; ++t) sum = __builtin_fmaf(x[t], m[r * ld + t], sum);
     y[r] = sum;
   }
 }
 
-OL_AVX2 void GemvDots(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, float* y) {
+void GemvDots(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, float* y) {
   int64_t j = 0;
   for (; j + 4 <= n; j += 4) Dots<4>(k, x, m + j * ld, ld, y + j);
   for (; j < n; ++j) Dots<1>(k, x, m + j * ld, ld, y + j);
@@ -126,18 +128,11 @@ OL_AVX2 void GemvDots(int64_t k, int64_t n, const float* x, const float* m, int6
 
 }  // namespace
 
-const MicroKernel* Avx2Kernel() {
-  static const MicroKernel kernel{"avx2", kMr, kNr, /*kc=*/256, /*nc=*/512, Tile, GemvRows, GemvDots};
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? &kernel : nullptr;
-}
+// Constant-initialized (no code runs before a CPU check): gemm.cc hands them out only
+// when IsaEnabled(Isa::kAvx2).
+extern const MicroKernel kAvx2MicroKernel = {"avx2", kMr, kNr, /*kc=*/256, /*nc=*/512, Tile, GemvRows, GemvDots};
 
 }  // namespace gemm
 }  // namespace onnx_light
 
-#else
-namespace onnx_light {
-namespace gemm {
-const MicroKernel* Avx2Kernel() { return nullptr; }
-}  // namespace gemm
-}  // namespace onnx_light
-#endif
+#endif  // __x86_64__

@@ -1,4 +1,5 @@
 // AVX-512 microkernels, 24 accumulators with A broadcast from memory. The default tile is
+// Compiled by isa_library(isa = "avx512") (flags from kernel_family.bzl).
 // 12 x 32 (2 loads and 12 broadcasts per 24 FMAs). The 8 x 48 tile (no edge rows on CNN
 // channel counts, 3 loads and 8 broadcasts) is kept selectable: measured, it wins on some
 // shapes and loses badly where N is small (49, 196 output positions), so it is not the
@@ -10,7 +11,9 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-#define OL_AVX512 __attribute__((target("avx512f")))
+#if !defined(__AVX512F__)
+#error "build with isa_library(isa = \"avx512\")"
+#endif
 
 namespace onnx_light {
 namespace gemm {
@@ -18,7 +21,7 @@ namespace {
 
 // Register tile of MR rows x 16 * NV columns.
 template <int MR, int NV>
-OL_AVX512 void Tile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, float alpha, float beta) {
+void Tile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, float alpha, float beta) {
   constexpr int kNr = 16 * NV;
   __m512 acc[MR][NV];
 #pragma GCC unroll 16
@@ -61,7 +64,7 @@ OL_AVX512 void Tile(int64_t kc, const float* a, const float* b, float* c, int64_
 }
 
 // Lanes [0, min(remaining, 16)).
-OL_AVX512 __mmask16 Mask(int64_t remaining) {
+__mmask16 Mask(int64_t remaining) {
   return remaining >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << remaining) - 1u);
 }
 
@@ -73,7 +76,7 @@ constexpr int64_t kGemvPrefetch = 256;
 // y[j] += sum over R rows of x[i] m[i * ld + j], the rows added in order into one
 // accumulator per 16 columns: R matrix loads per load/store of y (which stays in L1).
 template <int R>
-OL_AVX512 void AccumulateRows(const float* x, const float* m, int64_t ld, int64_t n, float* y) {
+void AccumulateRows(const float* x, const float* m, int64_t ld, int64_t n, float* y) {
   __m512 xv[R];
 #pragma GCC unroll 8
   for (int i = 0; i < R; ++i) xv[i] = _mm512_set1_ps(x[i]);
@@ -99,7 +102,7 @@ OL_AVX512 void AccumulateRows(const float* x, const float* m, int64_t ld, int64_
 
 // y[j] = sum_k x[k] m[k * ld + j], one fused multiply-add per k in k order for every
 // column: eight rows per pass over y (eight streams in flight), then single rows.
-OL_AVX512 void GemvRows(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, float* y) {
+void GemvRows(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, float* y) {
   for (int64_t j = 0; j < n; ++j) y[j] = 0.0f;
   int64_t kk = 0;
   for (; kk + 8 <= k; kk += 8) AccumulateRows<8>(x + kk, m + kk * ld, ld, n, y);
@@ -109,7 +112,7 @@ OL_AVX512 void GemvRows(int64_t k, int64_t n, const float* x, const float* m, in
 // Dot products of `Rows` matrix rows with x, two accumulators per row; every row follows
 // the same sequence whatever Rows is.
 template <int Rows>
-OL_AVX512 void Dots(int64_t k, const float* x, const float* m, int64_t ld, float* y) {
+void Dots(int64_t k, const float* x, const float* m, int64_t ld, float* y) {
   __m512 acc0[Rows], acc1[Rows];
   for (int r = 0; r < Rows; ++r) acc0[r] = acc1[r] = _mm512_setzero_ps();
   int64_t kk = 0;
@@ -133,7 +136,7 @@ OL_AVX512 void Dots(int64_t k, const float* x, const float* m, int64_t ld, float
   for (int r = 0; r < Rows; ++r) y[r] = _mm512_reduce_add_ps(_mm512_add_ps(acc0[r], acc1[r]));
 }
 
-OL_AVX512 void GemvDots(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, float* y) {
+void GemvDots(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, float* y) {
   int64_t j = 0;
   for (; j + 4 <= n; j += 4) Dots<4>(k, x, m + j * ld, ld, y + j);
   for (; j < n; ++j) Dots<1>(k, x, m + j * ld, ld, y + j);
@@ -141,24 +144,14 @@ OL_AVX512 void GemvDots(int64_t k, int64_t n, const float* x, const float* m, in
 
 }  // namespace
 
-const MicroKernel* Avx512Kernel() {
-  static const MicroKernel kernel{"avx512_12x32", 12, 32, /*kc=*/256, /*nc=*/640, Tile<12, 2>, GemvRows, GemvDots};
-  return __builtin_cpu_supports("avx512f") ? &kernel : nullptr;
-}
-
-const MicroKernel* Avx512Tile8x48Kernel() {
-  static const MicroKernel kernel{"avx512_8x48", 8, 48, /*kc=*/384, /*nc=*/672, Tile<8, 3>, GemvRows, GemvDots};
-  return __builtin_cpu_supports("avx512f") ? &kernel : nullptr;
-}
+// Constant-initialized (no code runs before a CPU check): gemm.cc hands them out only
+// when IsaEnabled(Isa::kAvx512).
+extern const MicroKernel kAvx512MicroKernel = {"avx512_12x32", 12, 32, /*kc=*/256, /*nc=*/640,
+                                               Tile<12, 2>,    GemvRows, GemvDots};
+extern const MicroKernel kAvx512Tile8x48MicroKernel = {"avx512_8x48", 8, 48, /*kc=*/384, /*nc=*/672,
+                                                       Tile<8, 3>,    GemvRows, GemvDots};
 
 }  // namespace gemm
 }  // namespace onnx_light
 
-#else
-namespace onnx_light {
-namespace gemm {
-const MicroKernel* Avx512Kernel() { return nullptr; }
-const MicroKernel* Avx512Tile8x48Kernel() { return nullptr; }
-}  // namespace gemm
-}  // namespace onnx_light
-#endif
+#endif  // __x86_64__

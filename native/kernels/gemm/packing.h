@@ -2,6 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
+
+#include "native/kernels/common/isa_variants.h"
 
 namespace onnx_light {
 namespace gemm {
@@ -15,6 +18,18 @@ void PackAPanel(bool trans_a, const float* a, int64_t lda, int64_t i0, int rows,
 // b[j * ldb + k] when trans_b.
 void PackBDense(bool trans_b, const float* b, int64_t ldb, int64_t k0, int64_t kc, int64_t n0, int64_t nc, int nr,
                 float* dst);
+
+// Both packers of one ISA. PackAPanel and PackBDense run the best enabled variant of
+// PackingVariants(): x86-64 "avx512" (16 x 16 in-register transposes, masked row copies
+// for nr a multiple of 16), "portable" (blocked scalar transposes, memcpy rows) last. They
+// write the same bytes.
+struct Packing {
+  void (*pack_a)(bool trans_a, const float* a, int64_t lda, int64_t i0, int rows, int64_t k0, int64_t kc, int mr,
+                 float* dst);
+  void (*pack_b)(bool trans_b, const float* b, int64_t ldb, int64_t k0, int64_t kc, int64_t n0, int64_t nc, int nr,
+                 float* dst);
+};
+const std::vector<IsaVariant<Packing>>& PackingVariants();
 
 }  // namespace gemm
 }  // namespace onnx_light

@@ -4,6 +4,8 @@
 #include <limits>
 #include <type_traits>
 
+#include "native/kernels/common/isa_variants.h"
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -183,14 +185,16 @@ __attribute__((target("avx2"))) void RowAvx2Blocked(const PoolGeometry& g, const
 }
 #endif
 
+// The interior row kernel of one variant (see PoolRowsVariants()).
 template <PoolKind K, typename T, int S>
-RowFn<K, T> SelectIsa() {
+RowFn<K, T> SelectIsa(Isa isa) {
 #if defined(__x86_64__)
-  static const bool avx2 = __builtin_cpu_supports("avx2");
-  if constexpr (std::is_same_v<T, float> && K != PoolKind::kLp && (S == 1 || S == 2)) {
-    if (avx2) return &RowAvx2Blocked<K, S>;
-  } else {
-    if (avx2) return &RowAvx2<K, T, S>;
+  if (isa == Isa::kAvx2) {
+    if constexpr (std::is_same_v<T, float> && K != PoolKind::kLp && (S == 1 || S == 2)) {
+      return &RowAvx2Blocked<K, S>;
+    } else {
+      return &RowAvx2<K, T, S>;
+    }
   }
 #endif
   return &RowPortable<K, T, S>;
@@ -220,11 +224,10 @@ void PrefetchWindowRows(const PoolGeometry& g, const T* x, int64_t r) {
   }
 }
 
-}  // namespace
-
+// Rows [begin, end) with the interior kernels of one variant, by column stride (0: other).
 template <PoolKind K, typename T>
-void PoolRows2d(const PoolGeometry& g, const PoolOptions& opt, const T* x, T* y, int64_t begin, int64_t end) {
-  static const RowFn<K, T> by_stride[3] = {SelectIsa<K, T, 0>(), SelectIsa<K, T, 1>(), SelectIsa<K, T, 2>()};
+void PoolRowsWith(const RowFn<K, T> (&by_stride)[3], const PoolGeometry& g, const PoolOptions& opt, const T* x, T* y,
+                  int64_t begin, int64_t end) {
   const RowFn<K, T> interior = by_stride[g.stride[1] <= 2 ? g.stride[1] : 0];
   const ColumnRange inside = InteriorColumns(g);
   for (int64_t r = begin; r < end; ++r) {
@@ -241,8 +244,36 @@ void PoolRows2d(const PoolGeometry& g, const PoolOptions& opt, const T* x, T* y,
   }
 }
 
-#define OL_POOL_ROWS(K, T) \
-  template void PoolRows2d<K, T>(const PoolGeometry&, const PoolOptions&, const T*, T*, int64_t, int64_t);
+}  // namespace
+
+const std::vector<IsaVariant<Isa>>& PoolRowsVariants() {
+  static const auto* variants = new std::vector<IsaVariant<Isa>>{
+#if defined(__x86_64__)
+      {"avx2", Isa::kAvx2, Isa::kAvx2},
+#endif
+      {"portable", Isa::kPortable, Isa::kPortable},
+  };
+  return *variants;
+}
+
+template <PoolKind K, typename T>
+void PoolRows2d(const PoolGeometry& g, const PoolOptions& opt, const T* x, T* y, int64_t begin, int64_t end) {
+  static const Isa isa = BestVariant(PoolRowsVariants()).impl;
+  static const RowFn<K, T> by_stride[3] = {SelectIsa<K, T, 0>(isa), SelectIsa<K, T, 1>(isa), SelectIsa<K, T, 2>(isa)};
+  PoolRowsWith<K, T>(by_stride, g, opt, x, y, begin, end);
+}
+
+template <PoolKind K, typename T>
+void PoolRows2dVariant(Isa variant, const PoolGeometry& g, const PoolOptions& opt, const T* x, T* y, int64_t begin,
+                       int64_t end) {
+  const RowFn<K, T> by_stride[3] = {SelectIsa<K, T, 0>(variant), SelectIsa<K, T, 1>(variant),
+                                    SelectIsa<K, T, 2>(variant)};
+  PoolRowsWith<K, T>(by_stride, g, opt, x, y, begin, end);
+}
+
+#define OL_POOL_ROWS(K, T)                                                                                   \
+  template void PoolRows2d<K, T>(const PoolGeometry&, const PoolOptions&, const T*, T*, int64_t, int64_t); \
+  template void PoolRows2dVariant<K, T>(Isa, const PoolGeometry&, const PoolOptions&, const T*, T*, int64_t, int64_t);
 OL_POOL_ROWS(PoolKind::kMax, float)
 OL_POOL_ROWS(PoolKind::kMax, double)
 OL_POOL_ROWS(PoolKind::kAverage, float)

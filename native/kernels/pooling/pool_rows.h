@@ -7,8 +7,10 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "native/kernels/pooling/pool_geometry.h"
+#include "native/kernels/common/isa_variants.h"
 #include "native/kernels/pooling/pool_window.h"
 
 namespace onnx_light {
@@ -16,5 +18,17 @@ namespace onnx_light {
 // Output rows [begin, end) of the flattened [N*C, out rows] space of a 2-D pool.
 template <PoolKind K, typename T>
 void PoolRows2d(const PoolGeometry& g, const PoolOptions& opt, const T* x, T* y, int64_t begin, int64_t end);
+
+// The interior-row kernels, best first: "avx2" (x86-64; AVX2 without FMA, so the folds
+// match the generic path bit for bit; float Max/Average at column strides 1 and 2 in
+// register blocks), "portable" (the compiler-vectorised loops) last. Impl names the
+// variant for PoolRows2dVariant. PoolRows2d runs the best enabled one (isa_variants.h).
+const std::vector<IsaVariant<Isa>>& PoolRowsVariants();
+
+// PoolRows2d with the kernels of `variant` (one of PoolRowsVariants(), enabled on this
+// CPU): for tests.
+template <PoolKind K, typename T>
+void PoolRows2dVariant(Isa variant, const PoolGeometry& g, const PoolOptions& opt, const T* x, T* y, int64_t begin,
+                       int64_t end);
 
 }  // namespace onnx_light

@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include "native/kernels/common/isa_test_util.h"
+#include "native/kernels/pooling/pool_rows.h"
 #include "native/kernels/reduce_util/test_support.h"
 
 namespace onnx_light {
@@ -120,6 +122,58 @@ void CompareWithGenericPath(const std::string& op, int opset, int64_t option) {
     }
   }
 }
+
+// Every interior-row variant (pool_rows.h) against the portable one, directly on the
+// row function over every geometry above, bit for bit (any two NaNs match); variants this
+// CPU cannot run, or the ISA cap excludes, are skipped by name.
+template <PoolKind K, typename T>
+void CompareVariantWithPortable(Isa variant, const PoolOptions& opt, const std::string& what) {
+  uint32_t seed = 100;
+  for (const Geometry& geometry : kGeometries) {
+    PoolAttributes attrs;
+    attrs.kernel = geometry.kernel;
+    attrs.strides = geometry.strides;
+    attrs.pads = geometry.pads;
+    attrs.dilations = geometry.dilations;
+    attrs.ceil_mode = geometry.ceil_mode != 0;
+    const StatusOr<PoolGeometry> g = MakePoolGeometry(attrs, Shape({2, 3, geometry.height, geometry.width}), what);
+    ASSERT_TRUE(g.ok()) << what;
+    const std::vector<T> x = SpecialValues<T>(2 * 3 * geometry.height * geometry.width, seed++);
+    const int64_t rows = g->planes * g->out[0];
+    std::vector<T> got(g->planes * g->out_plane), want(got.size());
+    PoolRows2dVariant<K, T>(variant, *g, opt, x.data(), got.data(), 0, rows);
+    PoolRows2dVariant<K, T>(Isa::kPortable, *g, opt, x.data(), want.data(), 0, rows);
+    for (size_t i = 0; i < got.size(); ++i) {
+      if (std::isnan(got[i]) && std::isnan(want[i])) continue;
+      ASSERT_EQ(std::memcmp(&got[i], &want[i], sizeof(T)), 0)
+          << what << " kernel " << geometry.kernel[0] << "x" << geometry.kernel[1] << " on " << geometry.height << "x"
+          << geometry.width << ": element " << i << " " << got[i] << " vs " << want[i];
+    }
+  }
+}
+
+class PoolRowsVariantTest : public ::testing::TestWithParam<IsaVariant<Isa>> {};
+
+TEST_P(PoolRowsVariantTest, MatchesPortableBitForBit) {
+  OL_SKIP_UNLESS_ISA_ENABLED(GetParam());
+  const Isa v = GetParam().impl;
+  PoolOptions opt;
+  CompareVariantWithPortable<PoolKind::kMax, float>(v, opt, "max float");
+  CompareVariantWithPortable<PoolKind::kMax, double>(v, opt, "max double");
+  for (bool include_pad : {false, true}) {
+    opt.count_include_pad = include_pad;
+    CompareVariantWithPortable<PoolKind::kAverage, float>(v, opt, "average float");
+    CompareVariantWithPortable<PoolKind::kAverage, double>(v, opt, "average double");
+  }
+  for (int64_t p : {1, 2, 3}) {
+    opt.p = p;
+    CompareVariantWithPortable<PoolKind::kLp, float>(v, opt, "lp float");
+    CompareVariantWithPortable<PoolKind::kLp, double>(v, opt, "lp double");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, PoolRowsVariantTest, ::testing::ValuesIn(PoolRowsVariants()),
+                         IsaVariantTestName<Isa>);
 
 TEST(PoolRows, MaxPoolMatchesGenericPath) {
   CompareWithGenericPath<float>("MaxPool", 12, 0);

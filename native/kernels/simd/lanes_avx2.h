@@ -1,6 +1,6 @@
 // The lane type of simd/math.h for 8 lanes: AVX2 + FMA.
-// Include only after `#pragma GCC push_options` / `#pragma GCC target("avx2,fma")`,
-// in a file whose code runs only after a CPU check (see simd/math.h).
+// Include only in a file compiled by isa_library(isa = "avx2") (or "avx512"), whose code
+// runs only after IsaEnabled said yes (see simd/math.h).
 #pragma once
 
 #include <immintrin.h>

@@ -1,6 +1,7 @@
 // Vectorised float functions written once over a SIMD width. Each is a template over a
 // lane type `S` (lanes_avx2.h, lanes_avx512.h, lanes_neon.h) with the operations below;
-// a file instantiates them after the `#pragma GCC target` its lane type needs, so every
+// a file compiled with the flags its lane type needs (an isa_library target, see
+// native/kernels/common/README.md) instantiates them, so every
 // lane of every width runs the same instructions on the same constants and gives the
 // same value.
 //

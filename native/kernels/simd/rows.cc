@@ -2,11 +2,13 @@
 
 #include <cmath>
 
+#include "native/kernels/simd/rows_variants.h"
+
 namespace onnx_light {
 namespace simd {
 
-// The vectorised rows (math.h's exp over each ISA's lanes), in rows_<isa>.cc: reach them
-// only through the CPU checks below.
+// The vectorised rows (math.h's exp over each ISA's lanes), in rows_<isa>.cc (each an
+// isa_library with its ISA's flags): reach them only through FloatRowsVariants().
 #define OL_DECLARE_ROWS(Isa)                                                                             \
   float ExpShiftedSum##Isa(const float* x, float* y, int64_t n, float shift);                            \
   void ScaleRow##Isa(float* x, int64_t n, float factor);                                                 \
@@ -81,16 +83,39 @@ void ExpShiftedAccumulatePortable(const float* x, const float* shift, float* y, 
   }
 }
 
+// Sums in the order of the 8-lane vector code (rows_simd.h's SumMapped over Lanes8): two
+// sets of 8 running sums, lanes added as a fixed pairwise tree, the tail last. A single
+// running sum loses too much on long rows far from zero (rows of 1000 around 100 put the
+// normalization off by 3e-5); this order also makes the portable and avx2 sums equal.
+template <typename F>
+float SumMappedPortable(const float* x, int64_t n, F f) {
+  constexpr int kLanes = 8;
+  float a0[kLanes] = {}, a1[kLanes] = {};
+  int64_t i = 0;
+  for (; i + 2 * kLanes <= n; i += 2 * kLanes) {
+    for (int l = 0; l < kLanes; ++l) {
+      a0[l] += f(x[i + l]);
+      a1[l] += f(x[i + kLanes + l]);
+    }
+  }
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int l = 0; l < kLanes; ++l) a0[l] += f(x[i + l]);
+  }
+  for (int l = 0; l < kLanes; ++l) a0[l] += a1[l];
+  for (int width = kLanes / 2; width >= 1; width /= 2) {
+    for (int l = 0; l < width; ++l) a0[l] += a0[l + width];
+  }
+  float total = a0[0];
+  for (; i < n; ++i) total += f(x[i]);
+  return total;
+}
+
 float RowSumPortable(const float* x, int64_t n) {
-  float sum = 0;
-  for (int64_t i = 0; i < n; ++i) sum += x[i];
-  return sum;
+  return SumMappedPortable(x, n, [](float v) { return v; });
 }
 
 float RowSquaredDeviationSumPortable(const float* x, int64_t n, float mean) {
-  float sum = 0;
-  for (int64_t i = 0; i < n; ++i) sum += (x[i] - mean) * (x[i] - mean);
-  return sum;
+  return SumMappedPortable(x, n, [mean](float v) { return (v - mean) * (v - mean); });
 }
 
 void NormalizeRowPortable(const float* x, float* y, int64_t n, float mean, float inv, const float* gamma,
@@ -101,46 +126,33 @@ void NormalizeRowPortable(const float* x, float* y, int64_t n, float mean, float
   }
 }
 
-// One ISA's float rows, chosen once by the CPU checks.
-struct FloatRows {
-  decltype(&ExpShiftedSumPortable<float>) exp_shifted_sum;
-  decltype(&ScaleRowPortable<float>) scale_row;
-  decltype(&RowMaxPortable<float>) row_max;
-  decltype(&SoftmaxRowPortable) softmax_row;
-  decltype(&LogSoftmaxRowPortable) log_softmax_row;
-  decltype(&MaxIntoPortable) max_into;
-  decltype(&ExpShiftedAccumulatePortable) exp_shifted_accumulate;
-  decltype(&RowSumPortable) row_sum;
-  decltype(&RowSquaredDeviationSumPortable) row_squared_deviation_sum;
-  decltype(&NormalizeRowPortable) normalize_row;
-};
-
 #define OL_FLOAT_ROWS(Isa)                                                                                     \
   FloatRows{ExpShiftedSum##Isa, ScaleRow##Isa, RowMax##Isa, SoftmaxRow##Isa, LogSoftmaxRow##Isa, MaxInto##Isa, \
             ExpShiftedAccumulate##Isa, RowSum##Isa, RowSquaredDeviationSum##Isa, NormalizeRow##Isa}
 
-FloatRows ChooseFloatRows() {
-#if defined(__x86_64__)
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-    return OL_FLOAT_ROWS(Avx512);
-  }
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return OL_FLOAT_ROWS(Avx2);
-#elif defined(__aarch64__)
-  return OL_FLOAT_ROWS(Neon);
-#endif
-  return FloatRows{ExpShiftedSumPortable<float>, ScaleRowPortable<float>, RowMaxPortable<float>,
-                   SoftmaxRowPortable, LogSoftmaxRowPortable, MaxIntoPortable,
-                   ExpShiftedAccumulatePortable, RowSumPortable, RowSquaredDeviationSumPortable,
-                   NormalizeRowPortable};
-}
-#undef OL_FLOAT_ROWS
-
 const FloatRows& Rows() {
-  static const FloatRows rows = ChooseFloatRows();
+  static const FloatRows rows = BestVariant(FloatRowsVariants()).impl;
   return rows;
 }
 
 }  // namespace
+
+const std::vector<IsaVariant<FloatRows>>& FloatRowsVariants() {
+  static const auto* variants = new std::vector<IsaVariant<FloatRows>>{
+#if defined(__x86_64__)
+      {"avx512", Isa::kAvx512, OL_FLOAT_ROWS(Avx512)},
+      {"avx2", Isa::kAvx2, OL_FLOAT_ROWS(Avx2)},
+#elif defined(__aarch64__)
+      {"neon", Isa::kNeon, OL_FLOAT_ROWS(Neon)},
+#endif
+      {"portable", Isa::kPortable,
+       FloatRows{ExpShiftedSumPortable<float>, ScaleRowPortable<float>, RowMaxPortable<float>, SoftmaxRowPortable,
+                 LogSoftmaxRowPortable, MaxIntoPortable, ExpShiftedAccumulatePortable, RowSumPortable,
+                 RowSquaredDeviationSumPortable, NormalizeRowPortable}},
+  };
+  return *variants;
+}
+#undef OL_FLOAT_ROWS
 
 float ExpShiftedSum(const float* x, float* y, int64_t n, float shift) { return Rows().exp_shifted_sum(x, y, n, shift); }
 double ExpShiftedSum(const double* x, double* y, int64_t n, double shift) {

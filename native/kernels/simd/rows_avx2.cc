@@ -1,12 +1,14 @@
-// rows.h's primitives on the avx2 lane type. Reached only through rows.cc's CPU checks.
+// rows.h's primitives on the avx2 lane type, compiled with the avx2 flags of isa_library
+// (../kernel_family.bzl). Reached only through FloatRowsVariants().
 #include <cstdint>
 #include <cstring>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
+#if !defined(__AVX2__) || !defined(__FMA__)
+#error "build with isa_library(isa = \"avx2\")"
+#endif
 
 #include "native/kernels/simd/lanes_avx2.h"
 #include "native/kernels/simd/rows_simd.h"
@@ -37,5 +39,4 @@ void NormalizeRowAvx2(const float* x, float* y, int64_t n, float mean, float inv
 }  // namespace simd
 }  // namespace onnx_light
 
-#pragma GCC pop_options
 #endif  // __x86_64__

@@ -1,4 +1,4 @@
-// rows.h's primitives on the neon lane type. Reached only through rows.cc's CPU checks.
+// rows.h's primitives on the neon lane type. Reached only through FloatRowsVariants().
 #include <cstdint>
 #include <cstring>
 

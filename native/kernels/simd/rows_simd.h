@@ -1,7 +1,9 @@
 // The row primitives of rows.h over a lane type of math.h; included by the per-ISA
-// rows_<isa>.cc files after their `#pragma GCC target` and lane header. Tails go through
+// rows_<isa>.cc files (isa_library targets) after their lane header. Tails go through
 // the same vector code on a zero-padded buffer, so every element sees the same arithmetic.
 #pragma once
+
+#include <math.h>
 
 #include <cmath>
 #include <cstdint>
@@ -104,7 +106,9 @@ void SoftmaxRowSimd(const float* x, float* y, int64_t n) {
 template <class S>
 void LogSoftmaxRowSimd(const float* x, float* y, int64_t n) {
   const float m = RowMaxSimd<S>(x, n);
-  const typename S::V shift = S::Set(m + std::log(ExpShiftedSumSimd<S>(x, y, n, m)));
+  // logf, not std::log: the C++ overload is an inline function this ISA-flagged file would
+  // emit with external linkage (isa_variants.h).
+  const typename S::V shift = S::Set(m + logf(ExpShiftedSumSimd<S>(x, y, n, m)));
   int64_t i = 0;
   for (; i + S::kLanes <= n; i += S::kLanes) S::Store(y + i, S::Sub(S::Load(x + i), shift));
   if (i < n) StoreTail<S>(y + i, S::Sub(LoadTail<S>(x + i, n - i), shift), n - i);
@@ -154,9 +158,9 @@ float SumMapped(const float* x, int64_t n, F&& f) {
   return total;
 }
 
-// Maps for SumMapped. Function objects, not lambdas: GCC does not give a lambda's body the
-// enclosing `#pragma GCC target`, so a lambda here would be compiled for the baseline ISA
-// and pass vectors through an out-of-line call.
+// Maps for SumMapped. Function objects, not lambdas: written when these files were
+// compiled under `#pragma GCC target`, which GCC does not give a lambda's body (the
+// isa_library flags now cover the whole file; the function objects stay).
 template <class S>
 struct Unchanged {
   typename S::V operator()(typename S::V v) const { return v; }

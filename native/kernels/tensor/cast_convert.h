@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "native/core/data_type.h"
 #include "native/core/narrow_float.h"
 #include "native/core/status.h"
+#include "native/kernels/common/isa_variants.h"
 
 namespace onnx_light {
 
@@ -28,10 +30,19 @@ Status CastElements(DataType from, const void* src, DataType to, void* dst, int6
                     const CastOptions& options);
 
 namespace cast_internal {
-// Vectorised float <-> float16 (bit patterns) when the CPU has AVX2 and F16C; false when the
-// CPU does not (the caller then uses the scalar codec). Results equal the scalar codec's.
+// Vectorised float <-> float16 (bit patterns) when the CPU has AVX2 and F16C (and the ISA
+// cap allows it); false otherwise (the caller then uses the scalar codec). Results equal
+// the scalar codec's.
 bool FloatToHalfFast(const float* src, uint16_t* dst, int64_t n);
 bool HalfToFloatFast(const uint16_t* src, float* dst, int64_t n);
+
+// The float <-> float16 codec of one ISA (cast_f16.cc): every variant compiled for this
+// architecture, best first, the scalar codec ("portable") last.
+struct HalfCodec {
+  void (*float_to_half)(const float* src, uint16_t* dst, int64_t n);
+  void (*half_to_float)(const uint16_t* src, float* dst, int64_t n);
+};
+const std::vector<IsaVariant<HalfCodec>>& HalfCodecVariants();
 }  // namespace cast_internal
 
 }  // namespace onnx_light

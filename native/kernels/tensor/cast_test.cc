@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "native/kernels/common/isa_test_util.h"
 #include "native/kernels/tensor/cast_convert.h"
 #include "native/kernels/tensor/test_util.h"
 
@@ -50,24 +51,32 @@ std::vector<uint8_t> Bytes(const Tensor& t) {
   return out;
 }
 
-TEST(CastTest, FloatToHalfMatchesScalarCodecOnEveryHalfAndAFloatSweep) {
+// Every float16 codec variant against the scalar codec of native/core (which the portable
+// variant is); variants this CPU cannot run, or the ISA cap excludes, are skipped by name.
+class HalfCodecVariantTest : public ::testing::TestWithParam<IsaVariant<cast_internal::HalfCodec>> {};
+
+TEST_P(HalfCodecVariantTest, FloatToHalfMatchesScalarCodecOnEveryHalfAndAFloatSweep) {
+  OL_SKIP_UNLESS_ISA_ENABLED(GetParam());
   std::vector<float> values;
   for (uint32_t h = 0; h < 65536; ++h) values.push_back(HalfBitsToFloat(static_cast<uint16_t>(h)));
   for (uint64_t u = 0; u <= 0xffffffffu; u += 65521) values.push_back(BitsToFloat(static_cast<uint32_t>(u)));
   // Rounding boundaries: halfway between neighbouring halves, and the overflow edge.
   values.insert(values.end(), {65504.0f, 65519.99f, 65520.0f, 5.9604645e-8f, 2.9802322e-8f, 2.9802326e-8f});
-  std::vector<uint16_t> fast(values.size());
-  if (!cast_internal::FloatToHalfFast(values.data(), fast.data(), values.size())) GTEST_SKIP() << "no F16C";
-  for (size_t i = 0; i < values.size(); ++i) {
-    ASSERT_EQ(fast[i], FloatToHalfBits(values[i])) << "value " << values[i] << " at " << i;
+  for (size_t n : {values.size(), size_t{7}, size_t{9}}) {  // also tails shorter than a vector
+    std::vector<uint16_t> fast(n);
+    GetParam().impl.float_to_half(values.data(), fast.data(), n);
+    for (size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(fast[i], FloatToHalfBits(values[i])) << "value " << values[i] << " at " << i;
+    }
   }
 }
 
-TEST(CastTest, HalfToFloatFastMatchesScalarCodec) {
+TEST_P(HalfCodecVariantTest, HalfToFloatMatchesScalarCodec) {
+  OL_SKIP_UNLESS_ISA_ENABLED(GetParam());
   std::vector<uint16_t> all(65536);
   for (uint32_t h = 0; h < 65536; ++h) all[h] = static_cast<uint16_t>(h);
   std::vector<float> fast(all.size());
-  if (!cast_internal::HalfToFloatFast(all.data(), fast.data(), all.size())) GTEST_SKIP() << "no F16C";
+  GetParam().impl.half_to_float(all.data(), fast.data(), all.size());
   for (uint32_t h = 0; h < 65536; ++h) {
     const float expected = HalfBitsToFloat(all[h]);
     if (std::isnan(expected)) {
@@ -76,6 +85,17 @@ TEST(CastTest, HalfToFloatFastMatchesScalarCodec) {
     }
     ASSERT_EQ(0, std::memcmp(&fast[h], &expected, 4)) << "half bits " << h;
   }
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, HalfCodecVariantTest, ::testing::ValuesIn(cast_internal::HalfCodecVariants()),
+                         IsaVariantTestName<cast_internal::HalfCodec>);
+
+// The fast entry points take the best enabled variant, and decline when that is portable.
+TEST(CastTest, FastCodecIsTheBestEnabledVariant) {
+  const auto& best = BestVariant(cast_internal::HalfCodecVariants());
+  float x = 1.5f;
+  uint16_t h = 0;
+  EXPECT_EQ(cast_internal::FloatToHalfFast(&x, &h, 1), best.isa != Isa::kPortable) << best.name;
 }
 
 TEST(CastTest, FloatToFloat16KnownValuesAcrossParticipantCounts) {
