@@ -3,8 +3,10 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 
+#include <cstdlib>
 #include <string>
 
+#include "native/core/cpu_features.h"
 #include "python/native_module/bindings.h"
 
 namespace nb = nanobind;
@@ -63,6 +65,21 @@ void BindBuildInfo(nb::module_& m) {
 #else
     info["architecture"] = "unknown";
 #endif
+    // Every variant is compiled into the extension (per-ISA translation units); the
+    // kernels pick the best one this CPU runs, under the cap (native/core/cpu_features.h).
+    nb::list compiled;
+#if defined(__x86_64__)
+    for (Isa isa : {Isa::kPortable, Isa::kAvx2, Isa::kAvx512}) compiled.append(IsaName(isa));
+#elif defined(__aarch64__)
+    for (Isa isa : {Isa::kPortable, Isa::kNeon}) compiled.append(IsaName(isa));
+#else
+    compiled.append(IsaName(Isa::kPortable));
+#endif
+    info["isa_compiled"] = compiled;
+    info["isa_supported"] = IsaName(HostIsa());
+    info["isa_selected"] = IsaName(MaxIsa());
+    const char* cap = std::getenv("ONNX_LIGHT_MAX_ISA");
+    info["isa_cap"] = cap != nullptr && *cap != '\0' ? nb::cast(std::string(cap)) : nb::none();
     return info;
   });
 }

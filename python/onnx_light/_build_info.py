@@ -19,8 +19,9 @@ def _revision() -> str:
 
 def build_info() -> dict:
     """compilation_mode ("opt" for the wheel), optimized, assertions, compiler,
-    architecture, isa_compiled (variants in the extension), isa_selected (the one this
-    CPU runs), isa_cap (the cap in force, if any) and revision (source of the wheel)."""
+    architecture, isa_compiled (variants in the extension), isa_supported (the best this
+    CPU runs), isa_selected (what the kernels use: isa_supported unless capped), isa_cap
+    (ONNX_LIGHT_MAX_ISA, if set) and revision (source of the wheel)."""
     info = dict(_native.native_build_info())
     info["revision"] = _revision()
     return info

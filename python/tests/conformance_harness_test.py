@@ -35,6 +35,10 @@ def test_crash_and_hang_are_reported_per_case(monkeypatch):
         "serial: fails under serial | parallel: fails under parallel | forced_parallel: fails under forced_parallel")
     assert "crash: the worker process died" in conformance.case_reason(results, "crashes")
     assert "hang: no result within 2 s" in conformance.case_reason(results, "hangs")
+    # The serial run's outputs reach the forced-parallel run: differences and regions come back.
+    assert details[("differs", "forced_parallel")] == (True, 0)
+    assert details[("ok1", "forced_parallel")] == (False, 3)
+    assert details[("ok2", "forced_parallel")] == (False, 0)
 
 
 def test_undefined_out_of_range_casts_are_masked_and_defined_elements_still_compared():
@@ -50,12 +54,6 @@ def test_undefined_out_of_range_casts_are_masked_and_defined_elements_still_comp
     assert masked[1] == -8 and masked[2] == 7
     # Other cases are left alone.
     assert conformance._defined_elements_only("test_cast_FLOAT_to_INT8", [x], ours, expected) is ours
-
-
-    # The serial run's outputs reach the forced-parallel run: differences and regions come back.
-    assert details[("differs", "forced_parallel")] == (True, 0)
-    assert details[("ok1", "forced_parallel")] == (False, 3)
-    assert details[("ok2", "forced_parallel")] == (False, 0)
 
 
 @pytest.mark.parametrize("a,b,same", [

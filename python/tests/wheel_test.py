@@ -66,3 +66,4 @@ def test_pip_installs_the_wheel_into_a_venv_and_runs_a_model(tmp_path):
     info = json.loads(info)
     assert info["compilation_mode"] == "opt", info
     assert info["optimized"] is True and info["assertions"] is False, info
+    assert "portable" in info["isa_compiled"] and info["isa_selected"] in info["isa_compiled"], info
