@@ -20,9 +20,10 @@ OUTPUT = flags.DEFINE_string("output", "", "where to write the JSON results")
 REPEATS = flags.DEFINE_integer("repeats", 5, "fresh processes per case")
 SIZES_MB = flags.DEFINE_list("sizes_mb", ["50", "250"], "model sizes")
 
-# One creation in a fresh process: prints seconds and the RSS growth (KiB) it caused.
+# One creation in a fresh process: prints seconds and the peak RSS growth (KiB) it caused
+# (the peak, VmHWM, is reset to the current RSS just before: imports do not count).
 CHILD = r"""
-import resource, sys, time
+import sys, time
 runtime, path = sys.argv[1], sys.argv[2]
 if runtime == "ort":
     import onnxruntime as ort
@@ -31,12 +32,18 @@ else:
     import onnx_light
     create = lambda: onnx_light.InferenceSession(path)
 import numpy  # imported by both; kept out of the measured growth
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+def status_kib(field):
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith(field))
+
+with open("/proc/self/clear_refs", "w") as f:
+    f.write("5")  # VmHWM := VmRSS
+before = status_kib("VmRSS:")
 start = time.perf_counter()
 session = create()
 seconds = time.perf_counter() - start
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(seconds, peak - before)
+print(seconds, status_kib("VmHWM:") - before)
 """
 
 
