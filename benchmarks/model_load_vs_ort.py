@@ -5,7 +5,6 @@ that of one creation), `--repeats` times; medians and raw samples are written.
 
     ./bazelw run //benchmarks:model_load_vs_ort -- --output=benchmarks/reports/model_load/model_load.json
 """
-import json
 import os
 import subprocess
 import sys
@@ -15,6 +14,8 @@ import numpy as np
 import onnx
 from absl import app, flags
 from onnx import TensorProto, helper, numpy_helper
+
+from benchmarks.ort_reference import conditions, finish_document
 
 OUTPUT = flags.DEFINE_string("output", "", "where to write the JSON results")
 REPEATS = flags.DEFINE_integer("repeats", 5, "fresh processes per case")
@@ -77,12 +78,7 @@ def measure(runtime, path, repeats):
 
 def main(argv):
     del argv
-    import onnx_light
-
-    with open("/proc/cpuinfo") as f:
-        cpu = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), "unknown")
-    doc = {"benchmark": "model_load_vs_ort", "conditions": {"cpu": cpu, "build": onnx_light.build_info(),
-           "load_average_before": os.getloadavg(), "repeats": REPEATS.value}, "results": []}
+    doc = {"benchmark": "model_load_vs_ort", "results": [], "conditions": conditions(repeats=REPEATS.value)}
     with tempfile.TemporaryDirectory() as tmp:
         for size in [int(s) for s in SIZES_MB.value]:
             model = mlp_of_size(size)
@@ -104,11 +100,7 @@ def main(argv):
                       f"rss +{row['onnx_light']['median_rss_growth_mib']:6.0f} MiB | ORT {row['ort']['median_ms']:8.1f} ms "
                       f"rss +{row['ort']['median_rss_growth_mib']:6.0f} MiB | time ours/ORT "
                       f"{row['time_ratio_ours_over_ort']:.2f}, our RSS/model {row['rss_over_model_size']:.2f}", flush=True)
-    doc["conditions"]["load_average_after"] = os.getloadavg()
-    if OUTPUT.value:
-        os.makedirs(os.path.dirname(os.path.abspath(OUTPUT.value)), exist_ok=True)
-        with open(OUTPUT.value, "w") as f:
-            json.dump(doc, f, indent=1)
+    finish_document(doc, OUTPUT.value)
 
 
 if __name__ == "__main__":

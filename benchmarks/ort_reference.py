@@ -55,3 +55,31 @@ def write_results(path, results):
     """Every case's medians and raw samples, with the ORT version they were measured against."""
     with open(path, "w") as f:
         json.dump({"onnxruntime": ort.__version__, "results": results}, f, indent=1)
+
+
+def cpu_model():
+    with open("/proc/cpuinfo") as f:
+        return next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "unknown")
+
+
+def conditions(**extra):
+    """What every published timing records beside its samples: the CPU, the build it ran
+    (onnx_light.build_info(): compilation mode, ISA, revision), ORT's version and the load
+    average before the run (finish_document adds the one after)."""
+    import os
+
+    import onnx_light
+
+    return {"cpu": cpu_model(), "build": onnx_light.build_info(), "onnxruntime": ort.__version__,
+            "load_average_before": os.getloadavg(), **extra}
+
+
+def finish_document(doc, path):
+    """Records the load average after the run and writes doc to path (if one is given)."""
+    import os
+
+    doc["conditions"]["load_average_after"] = os.getloadavg()
+    if path:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        with open(path, "w") as f:
+            json.dump(doc, f, indent=1)

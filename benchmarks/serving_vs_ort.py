@@ -8,9 +8,6 @@ pause. Both runtimes use their default thread count (one per physical core).
 
     ./bazelw run //benchmarks:serving_vs_ort -- --output=benchmarks/reports/serving/serving.json
 """
-import json
-import os
-import platform
 import threading
 import time
 
@@ -19,24 +16,13 @@ import onnxruntime as ort
 from absl import app, flags
 
 import onnx_light
+from benchmarks.ort_reference import conditions, finish_document
 from onnx_light.tools import model_corpus
 
 FLAGS = flags.DEFINE_string("output", "", "where to write the JSON results (default: stdout only)")
 SECONDS = flags.DEFINE_float("seconds", 4.0, "timed length of each block")
 CALLERS = flags.DEFINE_list("callers", ["1", "2", "4"], "Python caller threads")
 MODELS = flags.DEFINE_list("models", ["resnet_cnn", "transformer_block"], "model_corpus models")
-
-
-def cpu_model():
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return platform.processor()
-
-
-def load_average():
-    return os.getloadavg()
 
 
 def block(session, feeds, callers, seconds):
@@ -72,10 +58,8 @@ def summarize(latencies, wall):
 
 def main(argv):
     del argv
-    doc = {"benchmark": "serving_vs_ort", "conditions": {
-        "cpu": cpu_model(), "build": onnx_light.build_info(), "onnxruntime": ort.__version__,
-        "load_average_before": load_average(), "seconds_per_block": SECONDS.value,
-        "threads": "defaults of both runtimes (one per physical core)"}, "results": []}
+    doc = {"benchmark": "serving_vs_ort", "results": [], "conditions": conditions(
+        seconds_per_block=SECONDS.value, threads="defaults of both runtimes (one per physical core)")}
     for name in MODELS.value:
         corpus_model = model_corpus.by_name(name)
         data = corpus_model.model.SerializeToString()
@@ -98,11 +82,7 @@ def main(argv):
                   f"p50 {row['onnx_light']['p50_ms']:7.3f} p99 {row['onnx_light']['p99_ms']:7.3f} ms | ORT "
                   f"{row['ort']['throughput_per_s']:8.1f}/s p50 {row['ort']['p50_ms']:7.3f} p99 {row['ort']['p99_ms']:7.3f} ms"
                   f" | throughput ours/ORT {row['throughput_ratio_ours_over_ort']:.2f}", flush=True)
-    doc["conditions"]["load_average_after"] = load_average()
-    if FLAGS.value:
-        os.makedirs(os.path.dirname(os.path.abspath(FLAGS.value)), exist_ok=True)
-        with open(FLAGS.value, "w") as f:
-            json.dump(doc, f, indent=1)
+    finish_document(doc, FLAGS.value)
 
 
 if __name__ == "__main__":

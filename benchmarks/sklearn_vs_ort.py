@@ -9,8 +9,6 @@ Latency medians and every raw sample are written.
 
     ./bazelw run //benchmarks:sklearn_vs_ort -- --output=benchmarks/reports/sklearn/sklearn.json
 """
-import json
-import os
 import time
 
 import numpy as np
@@ -22,6 +20,7 @@ from sklearn.ensemble import GradientBoostingClassifier, RandomForestClassifier
 from sklearn.svm import SVC
 
 import onnx_light
+from benchmarks.ort_reference import conditions, finish_document
 
 OUTPUT = flags.DEFINE_string("output", "", "where to write the JSON results")
 REPEATS = flags.DEFINE_integer("repeats", 15, "timed runs per block")
@@ -55,10 +54,7 @@ def timed(session, feeds, repeats):
 
 def main(argv):
     del argv
-    with open("/proc/cpuinfo") as f:
-        cpu = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), "unknown")
-    doc = {"benchmark": "sklearn_vs_ort", "conditions": {"cpu": cpu, "build": onnx_light.build_info(),
-           "onnxruntime": ort.__version__, "load_average_before": os.getloadavg()}, "results": []}
+    doc = {"benchmark": "sklearn_vs_ort", "results": [], "conditions": conditions()}
     for name, model, x in cases():
         data = model.SerializeToString()
         input_name = model.graph.input[0].name
@@ -80,11 +76,7 @@ def main(argv):
             doc["results"].append(row)
             print(f"{name:28s} {threads} thread(s): ours {np.median(row['onnx_light_ms']):8.3f} ms, ORT "
                   f"{np.median(row['ort_ms']):8.3f} ms, ours/ORT {row['ratio_ours_over_ort']:.2f}", flush=True)
-    doc["conditions"]["load_average_after"] = os.getloadavg()
-    if OUTPUT.value:
-        os.makedirs(os.path.dirname(os.path.abspath(OUTPUT.value)), exist_ok=True)
-        with open(OUTPUT.value, "w") as f:
-            json.dump(doc, f, indent=1)
+    finish_document(doc, OUTPUT.value)
 
 
 if __name__ == "__main__":
