@@ -1,7 +1,7 @@
 """optimized_file: a file built in the optimised, portable configuration the wheel ships.
 
 The wheel is the product: whatever the command line carries (fastbuild, dbg, a stray
---copt=-O0 or -march=native, sanitizer flags), the extension inside it is compiled the
+--copt=-O0, a host-specific -march, sanitizer flags), the extension inside it is compiled the
 way .bazelrc's default build compiles it. Since that default is the same configuration,
 `./bazelw build //python:wheel`, the Python tests and every benchmark share one build of
 the extension (the transition changes nothing there, so Bazel adds no output directory).
