@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <new>
+#include <optional>
 #include <stdexcept>
 
 #include <unistd.h>
@@ -334,7 +335,8 @@ StatusOr<std::vector<Value>> Session::Run(const std::vector<std::pair<std::strin
                                           const RunOptions& options) const {
   // This run counts against the policy's threads for its whole length (fair shares for
   // concurrent callers, see CpuExecutor::Run).
-  CpuExecutor::CallerScope caller(*executor_);
+  std::optional<CpuExecutor::CallerScope> caller;  // a serial session has no executor
+  if (executor_ != nullptr) caller.emplace(*executor_);
   const Graph& graph = *graph_;
   std::vector<Value> frame = NewFrame(*plan_, nullptr);
   std::vector<bool> fed(graph.inputs.size(), false);
