@@ -46,6 +46,10 @@ Status CpuExecutionPolicy::Validate() const {
     return InvalidArgument("CpuExecutionPolicy: spin_microseconds must be in [0, ", kMaxSpinMicroseconds,
                            "], got ", spin_microseconds);
   }
+  if (join_wait_microseconds < 0 || join_wait_microseconds > kMaxSpinMicroseconds) {
+    return InvalidArgument("CpuExecutionPolicy: join_wait_microseconds must be in [0, ", kMaxSpinMicroseconds,
+                           "], got ", join_wait_microseconds);
+  }
   if (!affinity.empty()) {
     const std::vector<int> available = AvailableCpus();
     const std::set<int> allowed(available.begin(), available.end());
@@ -68,6 +72,7 @@ int CpuExecutionPolicy::EffectiveThreads() const {
 
 std::string CpuExecutionPolicy::Key() const {
   std::string key = StrCat("threads=", EffectiveThreads(), ";spin_us=", spin_microseconds, ";affinity=");
+  if (join_wait_microseconds > 0) key = StrCat("join_wait_us=", join_wait_microseconds, ";", key);
   if (affinity.empty()) return key + "none";
   for (size_t i = 0; i < affinity.size(); ++i) key += (i ? "," : "") + std::to_string(affinity[i]);
   return key;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -227,6 +228,13 @@ int CpuExecutor::Run(int n, TaskFunction function, void* argument) {
   if (parked_workers_.load(std::memory_order_seq_cst) > 0) {
     std::lock_guard<std::mutex> lock(parking_->mutex);
     parking_->worker_cv.notify_all();
+  }
+  if (policy_.join_wait_microseconds > 0) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(policy_.join_wait_microseconds);
+    while (Joined(region.admission.load(std::memory_order_acquire)) < static_cast<uint64_t>(n - 1) &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::yield();
+    }
   }
   {
     RegionDepthScope scope;

@@ -267,6 +267,11 @@ TEST(Policy, RejectsBadValues) {
   p.spin_microseconds = -3;
   EXPECT_EQ(p.Validate().code(), StatusCode::kInvalidArgument);
   p.spin_microseconds = 10;
+  p.join_wait_microseconds = -1;
+  EXPECT_EQ(p.Validate().code(), StatusCode::kInvalidArgument);
+  p.join_wait_microseconds = CpuExecutionPolicy::kMaxSpinMicroseconds + 1;
+  EXPECT_EQ(p.Validate().code(), StatusCode::kInvalidArgument);
+  p.join_wait_microseconds = 0;
   p.affinity = {100000};
   Status s = p.Validate();
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
@@ -500,6 +505,56 @@ TEST(CpuExecutor, WorkersParkAfterSpinWindow) {
                 return Status::Ok();
               }).ok());
   EXPECT_EQ(ran.load(), 2);
+}
+
+// With a join wait, the caller lets its workers join before it runs its own share, so that
+// each admitted participant runs its own block (the forced-parallel test mode relies on
+// it). Without one, the caller runs the blocks of workers that have not woken yet. (Each
+// block takes 2 ms, so a joined worker has claimed its block before the caller is free to
+// take it.)
+TEST(CpuExecutor, JoinWaitMakesEveryAdmittedParticipantRunBlocks) {
+  CpuExecutionPolicy policy;
+  policy.num_threads = 4;
+  policy.spin_microseconds = 0;  // workers park at once: the slowest case to join
+  policy.join_wait_microseconds = CpuExecutionPolicy::kMaxSpinMicroseconds;
+  auto executor = CpuExecutor::Create(policy);
+  ASSERT_TRUE(executor.ok());
+  EXPECT_NE(policy.Key(), (CpuExecutionPolicy{4, 0, {}, 0}.Key())) << "distinct executors in the registry";
+  EventCollector events(/*region_capacity=*/64, /*node_capacity=*/1);
+  ParallelContext ctx{executor->get(), nullptr, &events, "Test"};
+  for (int round = 0; round < 20; ++round) {
+    ASSERT_TRUE(ParallelFor(ctx, 4, {"tiny", 1}, [](int64_t, int64_t) {
+                  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+                  return Status::Ok();
+                }).ok());
+  }
+  ASSERT_EQ(events.regions().size(), 20u);
+  for (const RegionEvent& region : events.regions()) {
+    EXPECT_EQ(region.admitted_participants, 4);
+    EXPECT_EQ(region.observed_participants, 4);
+  }
+}
+
+// Under a join wait participants do not help each other; a worker that joins too late
+// (here the wait is 1 us and workers park at once) leaves its run to the caller, which runs
+// it after the region: every block still runs exactly once.
+TEST(CpuExecutor, JoinWaitRunsEveryBlockExactlyOnceWhenWorkersAreLate) {
+  CpuExecutionPolicy policy;
+  policy.num_threads = 4;
+  policy.spin_microseconds = 0;
+  policy.join_wait_microseconds = 1;
+  auto executor = CpuExecutor::Create(policy);
+  ASSERT_TRUE(executor.ok());
+  ParallelContext ctx{executor->get(), nullptr, nullptr, "Test"};
+  constexpr int64_t kTotal = 997;
+  for (int round = 0; round < 50; ++round) {
+    std::vector<std::atomic<int>> hits(kTotal);
+    ASSERT_TRUE(ParallelFor(ctx, kTotal, {"late", 3}, [&](int64_t b, int64_t e) {
+                  for (int64_t i = b; i < e; ++i) hits[i].fetch_add(1);
+                  return Status::Ok();
+                }).ok());
+    for (int64_t i = 0; i < kTotal; ++i) ASSERT_EQ(hits[i].load(), 1) << "round " << round << " index " << i;
+  }
 }
 
 }  // namespace

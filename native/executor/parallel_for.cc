@@ -81,6 +81,7 @@ Status ParallelForWithParticipant(const ParallelContext& ctx, int64_t total, con
     std::atomic<bool> stop{false};
     bool record;
     std::atomic<int64_t>* claims;  // next unclaimed block of each owner's run
+    bool own_blocks_only;          // the executor's join wait is on: nobody helps others
     alignas(64) const ParallelPlan* plan;
     std::atomic<int> observed{0};
     std::atomic<int64_t> cpu_ns{0};
@@ -98,6 +99,10 @@ Status ParallelForWithParticipant(const ParallelContext& ctx, int64_t total, con
     claims[p].store(partition.FirstBlock(p), std::memory_order_relaxed);
   }
   state.claims = claims;
+  // With a join wait (CpuExecutionPolicy::join_wait_microseconds, the forced-parallel test
+  // mode) each participant runs only its own run, so that every admitted participant runs
+  // blocks; the caller runs the blocks of any worker that did not join, afterwards.
+  state.own_blocks_only = ctx.executor != nullptr && ctx.executor->policy().join_wait_microseconds > 0;
 
   const auto run_participant = [](void* argument, int p) {
     RegionState* s = static_cast<RegionState*>(argument);
@@ -122,7 +127,8 @@ Status ParallelForWithParticipant(const ParallelContext& ctx, int64_t total, con
       return false;
     };
     bool go = true;
-    for (int i = 0; go && i < part.participants; ++i) {
+    const int owners = s->own_blocks_only ? 1 : part.participants;
+    for (int i = 0; go && i < owners; ++i) {
       const int owner = (p + i) % part.participants;
       const int64_t last = part.LastBlock(owner);
       for (int64_t b; go && (b = s->claims[owner].fetch_add(1, std::memory_order_relaxed)) < last;) {
@@ -140,6 +146,27 @@ Status ParallelForWithParticipant(const ParallelContext& ctx, int64_t total, con
     run_participant(&state, 0);
   } else {
     ctx.executor->Run(partition.participants, run_participant, &state);
+    if (state.own_blocks_only) {
+      // Blocks of workers that never joined (the join wait ran out): the caller runs them,
+      // as participant 0, now that every participant that ran has finished.
+      CpuExecutor::InlineRegionScope inline_region;
+      for (int owner = 1; owner < partition.participants && !state.stop.load(std::memory_order_relaxed); ++owner) {
+        const int64_t last = partition.LastBlock(owner);
+        for (int64_t b; (b = claims[owner].fetch_add(1, std::memory_order_relaxed)) < last;) {
+          if (IsCancelled(ctx)) {
+            state.first_error = CancelledStatus(ctx, plan);
+            break;
+          }
+          const int64_t begin = b * partition.block_size;
+          Status status = fn(0, begin, std::min(total, begin + partition.block_size));
+          if (!status.ok()) {
+            if (state.first_error.ok()) state.first_error = status;
+            break;
+          }
+        }
+        if (!state.first_error.ok()) break;
+      }
+    }
   }
 
   if (record) {

@@ -9,8 +9,10 @@
 // Contract (DESIGN.md, executor): [0, total) is cut into contiguous blocks that depend only
 // on (total, grain, participants); participant p runs its own contiguous run of blocks, the
 // caller being participant 0, then helps finish others' unclaimed blocks (so a worker the
-// OS has not scheduled delays nobody; outputs do not depend on who ran a block). A call from inside a region runs inline and is recorded as
-// nested. Cancellation is polled between blocks (-> Cancelled); the first error a block
+// OS has not scheduled delays nobody; outputs do not depend on who ran a block). Under a
+// policy with a join wait (the forced-parallel test mode) participants do not help: each
+// runs exactly its own run, and the caller runs a never-joined worker's run at the end.
+// A call from inside a region runs inline and is recorded as nested. Cancellation is polled between blocks (-> Cancelled); the first error a block
 // returns is returned and the other participants stop at their next block boundary.
 #pragma once
 

@@ -111,6 +111,11 @@ KernelRunner& KernelRunner::MemoryLimit(int64_t bytes) {
   return *this;
 }
 
+KernelRunner& KernelRunner::JoinWaitMicroseconds(int64_t microseconds) {
+  join_wait_microseconds_ = microseconds;
+  return *this;
+}
+
 StatusOr<const KernelDef*> KernelRunner::FindDef(DataType* element_type_out) const {
   OL_RETURN_IF_ERROR(KernelRegistry::Global().status());
   // Any def of the op first, to learn its dispatch input.
@@ -150,9 +155,11 @@ StatusOr<KernelRunResult> KernelRunner::Run(int num_threads, const CancellationT
 
   // A serial run uses no executor but keeps the one of earlier parallel runs: alternating
   // serial and parallel runs (calibration) must not restart threads each time.
-  if (num_threads > 1 && (!executor_ || executor_->participants() != num_threads)) {
+  if (num_threads > 1 && (!executor_ || executor_->participants() != num_threads ||
+                          executor_->policy().join_wait_microseconds != join_wait_microseconds_)) {
     CpuExecutionPolicy policy;
     policy.num_threads = num_threads;
+    policy.join_wait_microseconds = join_wait_microseconds_;
     OL_ASSIGN_OR_RETURN(executor_, ExecutorRegistry::Global().Acquire(policy));
   }
   // One kernel opens few regions; a small collector keeps repeated runs cheap.

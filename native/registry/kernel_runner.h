@@ -60,6 +60,9 @@ class KernelRunner {
   KernelRunner& ClearTuning();
   // Caps the bytes the run's allocator hands out (ResourceExhausted beyond).
   KernelRunner& MemoryLimit(int64_t bytes);
+  // How long a parallel run's caller waits for its workers to join
+  // (CpuExecutionPolicy::join_wait_microseconds; 0, the default, never waits).
+  KernelRunner& JoinWaitMicroseconds(int64_t microseconds);
 
   // The def that serves the inputs given so far, and the dispatch element type.
   StatusOr<const KernelDef*> FindDef(DataType* element_type = nullptr) const;
@@ -81,6 +84,7 @@ class KernelRunner {
   std::vector<std::pair<std::string, ParamValue>> tuning_overrides_;
   const TuningSource* source_ = nullptr;
   int64_t memory_limit_ = Allocator::kNoLimit;
+  int64_t join_wait_microseconds_ = 0;
   std::shared_ptr<CpuExecutor> executor_;
 };
 

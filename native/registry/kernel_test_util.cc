@@ -1,5 +1,9 @@
 #include "native/registry/kernel_test_util.h"
 
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+
 namespace onnx_light {
 namespace testing {
 
@@ -22,8 +26,89 @@ void ExpectIdentical(const Value& a, const Value& b, const std::string& what) {
   ASSERT_EQ(0, std::memcmp(x.raw_data(), y.raw_data(), x.byte_size())) << what << ": outputs differ bitwise";
 }
 
+namespace {
+
+// What the forced-parallel mode did in this test binary, printed when it exits.
+struct ForcedParallelTally {
+  std::atomic<int64_t> compared{0};         // serial runs repeated with N participants
+  std::atomic<int64_t> multi{0};            // ... whose repeat opened a region admitting > 1 participant
+  std::atomic<int64_t> observed{0};         // ... where more than one participant ran blocks
+  std::atomic<int64_t> not_reproducible{0}; // serial runs that differed from a second serial run
+  ~ForcedParallelTally() {
+    if (KernelTester::ForcedParallelParticipants() == 0) return;
+    std::fprintf(stderr,
+                 "forced parallel (%d participants): %lld serial kernel runs compared with the parallel run, "
+                 "%lld of them opened a region admitting more than one participant (%lld with more than one "
+                 "participant running blocks); %lld not reproducible serially\n",
+                 KernelTester::ForcedParallelParticipants(), static_cast<long long>(compared.load()),
+                 static_cast<long long>(multi.load()), static_cast<long long>(observed.load()),
+                 static_cast<long long>(not_reproducible.load()));
+  }
+};
+ForcedParallelTally& Tally() {
+  static ForcedParallelTally tally;
+  return tally;
+}
+
+bool SameOutputs(const std::vector<Value>& a, const std::vector<Value>& b);
+
+bool SameValue(const Value& a, const Value& b) {
+  if (a.kind() != b.kind()) return false;
+  if (a.is_sequence()) return SameOutputs(a.items(), b.items());
+  if (!a.is_tensor()) return true;
+  const Tensor& x = a.tensor();
+  const Tensor& y = b.tensor();
+  if (x.dtype() != y.dtype() || !(x.shape() == y.shape())) return false;
+  if (x.dtype() == DataType::kString) {
+    for (int64_t i = 0; i < x.num_elements(); ++i) {
+      if (x.data<std::string>()[i] != y.data<std::string>()[i]) return false;
+    }
+    return true;
+  }
+  return std::memcmp(x.raw_data(), y.raw_data(), x.byte_size()) == 0;
+}
+
+bool SameOutputs(const std::vector<Value>& a, const std::vector<Value>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!SameValue(a[i], b[i])) return false;
+  }
+  return true;
+}
+
+// Long enough for a parked worker to wake on a loaded machine (or under a sanitizer).
+constexpr int64_t kForcedParallelJoinWaitMicroseconds = 100000;
+
+}  // namespace
+
+int KernelTester::ForcedParallelParticipants() {
+  static const int participants = [] {
+    const char* text = std::getenv("ONNX_LIGHT_TEST_FORCED_PARALLEL");
+    const int n = text ? std::atoi(text) : 0;
+    return n >= 2 ? n : 0;
+  }();
+  return participants;
+}
+
 KernelTester::KernelTester(std::string op, int opset_version, std::string domain)
-    : runner_(std::move(op), opset_version, std::move(domain)) {}
+    : runner_(std::move(op), opset_version, std::move(domain)) {
+  if (ForcedParallelParticipants() > 0) {
+    static const ForcedParallelTuning forced;
+    runner_.Source(&forced);
+    // The caller waits for its workers to join, so that every participant runs blocks even
+    // in a region of a few microseconds.
+    runner_.JoinWaitMicroseconds(kForcedParallelJoinWaitMicroseconds);
+    forced_parallel_ = true;
+    Tally();  // constructed before any tester finishes, so it is destroyed after them
+  }
+}
+
+KernelTester& KernelTester::PortableDefaults() {
+  runner_.Source(nullptr);
+  runner_.JoinWaitMicroseconds(0);
+  forced_parallel_ = false;
+  return *this;
+}
 
 KernelTester& KernelTester::Input(Tensor tensor) {
   runner_.Input(std::move(tensor));
@@ -71,6 +156,36 @@ OL_ATTR(Tensor)
 StatusOr<KernelRunResult> KernelTester::RunWithDetails(int num_threads, const CancellationToken* cancel) {
   OL_ASSIGN_OR_RETURN(KernelRunResult result, runner_.Run(num_threads, cancel));
   allocators_.push_back(result.allocator);
+  if (forced_parallel_ && num_threads == 1 && cancel == nullptr) {
+    // The forced-parallel mode: the serial result must come out of N participants too.
+    auto again = runner_.Run(1);
+    EXPECT_TRUE(again.ok()) << "forced parallel: a second serial run failed: " << again.status().ToString();
+    if (!again.ok()) return result;
+    if (!SameOutputs(result.outputs, again->outputs)) {
+      ++Tally().not_reproducible;
+      return result;
+    }
+    const int n = ForcedParallelParticipants();
+    auto parallel = runner_.Run(n);
+    EXPECT_TRUE(parallel.ok()) << "forced parallel: the run with " << n
+                               << " participants failed where the serial run succeeded: "
+                               << parallel.status().ToString();
+    if (!parallel.ok()) return result;
+    ++Tally().compared;
+    bool admitted = false, observed = false;
+    for (const RegionEvent& region : parallel->regions) {
+      admitted |= region.admitted_participants > 1;
+      observed |= region.observed_participants > 1;
+    }
+    if (admitted) ++Tally().multi;
+    if (observed) ++Tally().observed;
+    EXPECT_EQ(parallel->outputs.size(), result.outputs.size()) << "forced parallel: output count";
+    for (size_t i = 0; i < result.outputs.size() && i < parallel->outputs.size(); ++i) {
+      ExpectIdentical(result.outputs[i], parallel->outputs[i],
+                      "forced parallel: output " + std::to_string(i) + " with " + std::to_string(n) +
+                          " participants vs serial");
+    }
+  }
   return result;
 }
 

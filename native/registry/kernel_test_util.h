@@ -8,6 +8,15 @@
 //   t.Tuning("parallel.minimum_elements", int64_t{1});  // force the parallel path
 //   auto serial = t.Run(1);  auto four = t.Run(4);
 //   ExpectIdentical(serial->at(0), four->at(0));
+//
+// The forced-parallel mode: with ONNX_LIGHT_TEST_FORCED_PARALLEL=N (N >= 2) in the test
+// environment, every tester resolves its tuning through ForcedParallelTuning (every
+// parallel.* threshold at its minimum; a test's own Tuning overrides still apply on top),
+// and every serial run is repeated with N participants and must match it bit for bit
+// (unless the op is not reproducible even serially: two serial runs that differ, e.g. an
+// unseeded random op, skip the comparison). CI runs every kernel test that way under
+// ThreadSanitizer (.ci/run). A test that checks the portable defaults' thresholds
+// themselves calls PortableDefaults() to keep them.
 #pragma once
 
 #include <cstring>
@@ -19,6 +28,7 @@
 
 #include "native/registry/kernel.h"
 #include "native/registry/kernel_runner.h"
+#include "native/tuning/forced_parallel.h"
 
 namespace onnx_light {
 namespace testing {
@@ -62,6 +72,11 @@ class KernelTester {
   KernelTester& NodeName(std::string name);
   // Overrides a tuning value of the kernel instance (e.g. to force the parallel path).
   KernelTester& Tuning(const std::string& name, ParamValue value);
+  // Keeps the portable defaults in the forced-parallel mode (for tests of the thresholds).
+  KernelTester& PortableDefaults();
+
+  // The participant count of the forced-parallel mode, 0 when it is off.
+  static int ForcedParallelParticipants();
 
   // Creates the kernel and runs it with `num_threads` participants (1 = serial, no
   // executor; more than the cores is allowed). `cancel` is polled between blocks.
@@ -70,6 +85,7 @@ class KernelTester {
 
  private:
   KernelRunner runner_;
+  bool forced_parallel_ = false;
   // Allocators of past runs: outputs returned by Run() stay valid while the tester lives.
   std::vector<std::shared_ptr<Allocator>> allocators_;
 };

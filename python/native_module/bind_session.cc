@@ -243,19 +243,24 @@ std::vector<nb::object> RunSession(const Session& session, nb::list feeds, const
 void BindSession(nb::module_& m) {
   nb::class_<CpuExecutionPolicy>(m, "CpuExecutionPolicy",
                                  "How a session may use the CPU: num_threads (0 = one per physical core, "
-                                 "1 = serial), spin_microseconds, affinity (CPU ids, empty = no pinning).")
+                                 "1 = serial), spin_microseconds, affinity (CPU ids, empty = no pinning), "
+                                 "join_wait_microseconds (a region's caller waits this long for its workers "
+                                 "to join: 0 for serving; the forced-parallel test policy sets it).")
       .def(
           "__init__",
-          [](CpuExecutionPolicy* p, int num_threads, int64_t spin_microseconds, nb::object affinity) {
+          [](CpuExecutionPolicy* p, int num_threads, int64_t spin_microseconds, nb::object affinity,
+             int64_t join_wait_microseconds) {
             new (p) CpuExecutionPolicy();
             p->num_threads = num_threads;
             p->spin_microseconds = spin_microseconds;
             if (!affinity.is_none()) p->affinity = nb::cast<std::vector<int>>(affinity);
+            p->join_wait_microseconds = join_wait_microseconds;
             ThrowIfError(p->Validate());
           },
           nb::arg("num_threads") = 0, nb::arg("spin_microseconds") = CpuExecutionPolicy().spin_microseconds,
-          nb::arg("affinity") = nb::none())
+          nb::arg("affinity") = nb::none(), nb::arg("join_wait_microseconds") = 0)
       .def_ro("num_threads", &CpuExecutionPolicy::num_threads)
+      .def_ro("join_wait_microseconds", &CpuExecutionPolicy::join_wait_microseconds)
       .def_ro("spin_microseconds", &CpuExecutionPolicy::spin_microseconds)
       .def_ro("affinity", &CpuExecutionPolicy::affinity)
       .def("effective_threads", &CpuExecutionPolicy::EffectiveThreads)

@@ -129,7 +129,7 @@ class InferenceSession:
             "model": self._model.SerializeToString(),
             "memory_limit_bytes": self._memory_limit_bytes,
             "policy": {"num_threads": policy.num_threads, "spin_microseconds": policy.spin_microseconds,
-                       "affinity": list(policy.affinity)},
+                       "affinity": list(policy.affinity), "join_wait_microseconds": policy.join_wait_microseconds},
         }
 
     def __setstate__(self, state):

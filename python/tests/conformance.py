@@ -38,6 +38,7 @@ BITWISE_EXCEPTIONS = os.path.join(os.path.dirname(os.path.abspath(__file__)),
 CASE_TIMEOUT_SECONDS = 60
 POLICIES = ("serial", "parallel", "forced_parallel")
 FORCED_PARALLEL_PARTICIPANTS = 4
+FORCED_PARALLEL_JOIN_WAIT_MICROSECONDS = 100000
 
 
 def load_cases():
@@ -146,7 +147,10 @@ def make_policies():
     default = onnx_light.CpuExecutionPolicy()
     # "parallel" is the default policy, or two participants where the default is serial.
     parallel = default if default.effective_threads() > 1 else onnx_light.CpuExecutionPolicy(num_threads=2)
-    forced = onnx_light.CpuExecutionPolicy(num_threads=FORCED_PARALLEL_PARTICIPANTS)
+    # The caller waits (bounded) for its workers, so that every admitted participant runs
+    # blocks even in the tiny regions of the node tests.
+    forced = onnx_light.CpuExecutionPolicy(num_threads=FORCED_PARALLEL_PARTICIPANTS,
+                                           join_wait_microseconds=FORCED_PARALLEL_JOIN_WAIT_MICROSECONDS)
     return {"serial": (onnx_light.CpuExecutionPolicy(num_threads=1), None), "parallel": (parallel, None),
             "forced_parallel": (forced, kernel_tuning.forced_parallel_tuning())}
 

@@ -62,6 +62,13 @@ def test_pickled_session_is_rebuilt_with_its_policy_and_gives_the_same_outputs(s
     np.testing.assert_array_equal(clone.run(None, feeds(1))[0], session.run(None, feeds(1))[0])
 
 
+def test_pickling_keeps_every_field_of_the_policy():
+    policy = onnx_light.CpuExecutionPolicy(num_threads=2, spin_microseconds=50, join_wait_microseconds=1000)
+    clone = pickle.loads(pickle.dumps(onnx_light.InferenceSession(mlp_model(), cpu_execution=policy)))
+    kept = clone.get_cpu_execution()
+    assert (kept.num_threads, kept.spin_microseconds, kept.join_wait_microseconds) == (2, 50, 1000)
+
+
 def test_session_with_an_explicit_tuning_profile_refuses_to_pickle_with_a_reason():
     profiled = onnx_light.InferenceSession(mlp_model(), tuning_profile=onnx_light._native.TableTuningSource())
     with pytest.raises(TypeError, match="tuning_profile"):
