@@ -1,0 +1,353 @@
+// The tree walk shared by TreeEnsemble (ai.onnx.ml 5) and TreeEnsembleClassifier /
+// TreeEnsembleRegressor (ai.onnx.ml 1, 3). A kernel reads its attributes into SourceNodes
+// (its own numbering, leaves as nodes) and a weight list; TreeWalker::Build compiles them
+// once into a node array laid out for the walk, and Walk reports, for every row and tree,
+// the leaf the row reaches.
+//
+// Layout: each tree is laid out depth-first from its root, false branch first (so a node's
+// false child usually follows it), trees in order; a node reached from several parents or
+// trees is stored once, nodes no root reaches are dropped. A node is its threshold, its
+// feature id (bit 31: NaN takes the true branch) and the positions of its two children:
+// 16 bytes with float thresholds, 24 with double. A leaf is a node whose children are
+// itself, so a walk steps without testing for leaves and is over when no row moves.
+// Cycles are rejected by Build.
+//
+// Walk: the trees are the outer loop over the rows given (the caller passes blocks of
+// rows, so a tree's nodes stay in cache while its rows pass), and kLanes rows step through
+// a tree together: their load chains are independent and overlap, and the branch is a
+// select, not a jump. When every node compares the same way (all BRANCH_LEQ, as
+// scikit-learn and LightGBM write them, all BRANCH_LT as XGBoost does, ...) the comparison
+// is a template parameter; otherwise (mixed modes, set membership) each row walks with a
+// per-node switch. Every row's leaves are reported in tree order, whatever the blocking.
+//
+// Comparisons are those of the double threshold against the row value as a double (the
+// kernels' semantics). For float rows the walk compares floats against a float copy of
+// each threshold rounded toward the side that keeps every outcome (x <= t exactly when
+// x <= the largest float <= t, and likewise for <, >=, >), so no row is converted; when a
+// threshold cannot be made exact that way (BRANCH_EQ/NEQ against a value that is not a
+// float) the float rows are compared in double.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "native/core/status.h"
+
+namespace onnx_light {
+namespace ml {
+
+enum class NodeMode : uint8_t { kLeq = 0, kLt, kGte, kGt, kEq, kNeq, kMember, kLeaf };
+
+// One node as a kernel reads it from its attributes.
+struct SourceNode {
+  NodeMode mode = NodeMode::kLeaf;
+  int64_t feature = 0;
+  double threshold = 0;
+  bool missing_goes_true = false;
+  int64_t next[2] = {-1, -1};        // branch: [false, true] indices of SourceNodes
+  std::vector<double> members;       // kMember: the set, sorted
+  int64_t weights_begin = 0;         // leaf: its entries [begin, end) of the weight list
+  int64_t weights_end = 0;
+};
+
+struct LeafWeight {
+  int64_t target;
+  double weight;
+};
+
+template <typename V>
+struct WalkNode {
+  V threshold;
+  int32_t feature;  // bit 31: NaN goes to the true branch
+  int32_t next[2];  // [false, true] positions; a leaf's are its own
+};
+
+class TreeWalker {
+ public:
+  static constexpr int kLanes = 8;
+  static constexpr int32_t kMissingBit = std::numeric_limits<int32_t>::min();
+
+  // InvalidArgument (prefixed by `where`) for out-of-range roots, children, weights or
+  // features, unknown modes and cycles.
+  Status Build(const std::string& where, const std::vector<SourceNode>& nodes, const std::vector<int64_t>& roots,
+               const std::vector<LeafWeight>& weights) {
+    const int64_t n = static_cast<int64_t>(nodes.size());
+    int64_t max_feature = -1;  // over every node, reached or not
+    if (n >= std::numeric_limits<int32_t>::max()) return InvalidArgument(where, ": too many nodes (", n, ")");
+    for (int64_t i = 0; i < n; ++i) {
+      const SourceNode& s = nodes[i];
+      if (s.mode > NodeMode::kLeaf) return InvalidArgument(where, ": node ", i, " has unknown mode ", int{static_cast<uint8_t>(s.mode)});
+      if (s.mode == NodeMode::kLeaf) {
+        if (s.weights_begin < 0 || s.weights_begin > s.weights_end || s.weights_end > static_cast<int64_t>(weights.size())) {
+          return InvalidArgument(where, ": leaf ", i, " has weights [", s.weights_begin, ", ", s.weights_end, ")");
+        }
+        continue;
+      }
+      if (s.feature < 0 || s.feature >= std::numeric_limits<int32_t>::max()) {
+        return InvalidArgument(where, ": node ", i, " reads feature ", s.feature);
+      }
+      max_feature = std::max(max_feature, s.feature);
+      for (int b = 0; b < 2; ++b) {
+        if (s.next[b] < 0 || s.next[b] >= n) return InvalidArgument(where, ": node ", i, " branches to ", s.next[b], ", out of range");
+      }
+    }
+    // Positions: depth-first from each root in tree order, false branch first.
+    std::vector<int32_t> position(static_cast<size_t>(n), -1);
+    std::vector<int64_t> source, stack;
+    roots_.clear();
+    for (int64_t root : roots) {
+      if (root < 0 || root >= n) return InvalidArgument(where, ": tree root ", root, " out of range");
+      stack.push_back(root);
+      while (!stack.empty()) {
+        const int64_t s = stack.back();
+        stack.pop_back();
+        if (position[s] >= 0) continue;
+        position[s] = static_cast<int32_t>(source.size());
+        source.push_back(s);
+        if (nodes[s].mode != NodeMode::kLeaf) {
+          stack.push_back(nodes[s].next[1]);
+          stack.push_back(nodes[s].next[0]);
+        }
+      }
+      roots_.push_back(position[root]);
+    }
+    const size_t count = source.size();
+    dnodes_.assign(count, WalkNode<double>{});
+    fnodes_.clear();
+    modes_.assign(count, NodeMode::kLeaf);
+    member_set_.assign(count, -1);
+    members_.clear();
+    leaf_begin_.assign(count + 1, 0);
+    weights_.clear();
+    max_feature_ = max_feature;
+    bool float_exact = true, uniform = true;
+    NodeMode mode = NodeMode::kLeaf;
+    missing_ = false;
+    std::vector<float> fthreshold(count, 0.0f);
+    for (size_t p = 0; p < count; ++p) {
+      const SourceNode& s = nodes[source[p]];
+      WalkNode<double>& d = dnodes_[p];
+      modes_[p] = s.mode;
+      leaf_begin_[p] = static_cast<int64_t>(weights_.size());
+      if (s.mode == NodeMode::kLeaf) {
+        d = WalkNode<double>{0.0, 0, {static_cast<int32_t>(p), static_cast<int32_t>(p)}};
+        weights_.insert(weights_.end(), weights.begin() + s.weights_begin, weights.begin() + s.weights_end);
+        continue;
+      }
+      d.threshold = s.threshold;
+      d.feature = static_cast<int32_t>(s.feature) | (s.missing_goes_true ? kMissingBit : 0);
+      d.next[0] = position[s.next[0]];
+      d.next[1] = position[s.next[1]];
+      missing_ = missing_ || s.missing_goes_true;
+      if (mode == NodeMode::kLeaf) mode = s.mode;
+      uniform = uniform && s.mode == mode && s.mode != NodeMode::kMember;
+      if (s.mode == NodeMode::kMember) {
+        member_set_[p] = static_cast<int32_t>(members_.size());
+        members_.push_back(s.members);
+      }
+      float_exact = float_exact && FloatThreshold(s.mode, s.threshold, &fthreshold[p]);
+    }
+    leaf_begin_[count] = static_cast<int64_t>(weights_.size());
+    uniform_ = uniform ? mode : NodeMode::kMember;  // kLeaf: no branch at all
+    if (uniform && float_exact) {
+      fnodes_.resize(count);
+      for (size_t p = 0; p < count; ++p) {
+        fnodes_[p] = WalkNode<float>{fthreshold[p], dnodes_[p].feature, {dnodes_[p].next[0], dnodes_[p].next[1]}};
+      }
+    }
+    return CheckAcyclic(where);
+  }
+
+  int64_t trees() const { return static_cast<int64_t>(roots_.size()); }
+  int64_t max_feature() const { return max_feature_; }  // of every branch node; -1 if none
+
+  // Rows [0, rows) of x (row r at x + r * stride, V float or double), trees [t0, t1):
+  // calls leaf(r, begin, end) with the reached leaf's weights, trees in order for each row.
+  template <typename V, typename Fn>
+  void Walk(const V* x, int64_t stride, int64_t rows, int64_t t0, int64_t t1, Fn&& leaf) const {
+    static_assert(std::is_same_v<V, float> || std::is_same_v<V, double>, "rows are float or double");
+    if (rows <= 0 || t0 >= t1) return;
+    auto report = [&](int64_t r, int32_t p) { leaf(r, weights_.data() + leaf_begin_[p], weights_.data() + leaf_begin_[p + 1]); };
+    if (uniform_ == NodeMode::kMember) return WalkMixed(x, stride, rows, t0, t1, report);
+    if constexpr (std::is_same_v<V, float>) {
+      if (!fnodes_.empty()) return WalkUniformModes(fnodes_.data(), x, stride, rows, t0, t1, report);
+    }
+    return WalkUniformModes(dnodes_.data(), x, stride, rows, t0, t1, report);
+  }
+
+ private:
+  // The float threshold that gives every float x the outcome of (double) x against t.
+  static bool FloatThreshold(NodeMode mode, double t, float* out) {
+    if (std::isnan(t)) {
+      *out = std::numeric_limits<float>::quiet_NaN();
+      return true;
+    }
+    float f = static_cast<float>(t);
+    const bool down = mode == NodeMode::kLeq || mode == NodeMode::kGt;  // the largest float <= t
+    const bool up = mode == NodeMode::kLt || mode == NodeMode::kGte;    // the smallest float >= t
+    if (static_cast<double>(f) > t && down) f = std::nextafter(f, -std::numeric_limits<float>::infinity());
+    if (static_cast<double>(f) < t && up) f = std::nextafter(f, std::numeric_limits<float>::infinity());
+    *out = f;
+    return down || up || static_cast<double>(f) == t;
+  }
+
+  Status CheckAcyclic(const std::string& where) const {
+    // Iterative depth-first search; a child still on the path (state 1) closes a cycle.
+    std::vector<uint8_t> state(dnodes_.size(), 0);
+    std::vector<int32_t> stack;
+    for (int32_t root : roots_) {
+      stack.push_back(root);
+      while (!stack.empty()) {
+        const int32_t p = stack.back();
+        if (state[p] == 2) {
+          stack.pop_back();
+          continue;
+        }
+        if (state[p] == 1) {
+          state[p] = 2;
+          stack.pop_back();
+          continue;
+        }
+        state[p] = 1;
+        if (modes_[p] == NodeMode::kLeaf) continue;
+        for (int32_t c : dnodes_[p].next) {
+          if (state[c] == 1) return InvalidArgument(where, ": the tree at root position ", root, " has a cycle");
+          if (state[c] == 0) stack.push_back(c);
+        }
+      }
+    }
+    return Status::Ok();
+  }
+
+  template <NodeMode M, typename N>
+  static bool Compare(N v, N t) {
+    if constexpr (M == NodeMode::kLeq) return v <= t;
+    if constexpr (M == NodeMode::kLt) return v < t;
+    if constexpr (M == NodeMode::kGte) return v >= t;
+    if constexpr (M == NodeMode::kGt) return v > t;
+    if constexpr (M == NodeMode::kEq) return v == t;
+    return v != t;
+  }
+
+  template <typename N, typename V, typename Report>
+  void WalkUniformModes(const WalkNode<N>* nodes, const V* x, int64_t stride, int64_t rows, int64_t t0, int64_t t1,
+                        Report& report) const {
+    switch (uniform_) {
+      case NodeMode::kLeq: return WalkUniformMissing<NodeMode::kLeq>(nodes, x, stride, rows, t0, t1, report);
+      case NodeMode::kLt: return WalkUniformMissing<NodeMode::kLt>(nodes, x, stride, rows, t0, t1, report);
+      case NodeMode::kGte: return WalkUniformMissing<NodeMode::kGte>(nodes, x, stride, rows, t0, t1, report);
+      case NodeMode::kGt: return WalkUniformMissing<NodeMode::kGt>(nodes, x, stride, rows, t0, t1, report);
+      case NodeMode::kEq: return WalkUniformMissing<NodeMode::kEq>(nodes, x, stride, rows, t0, t1, report);
+      case NodeMode::kNeq: return WalkUniformMissing<NodeMode::kNeq>(nodes, x, stride, rows, t0, t1, report);
+      default:  // kLeaf: every tree is a single leaf
+        for (int64_t t = t0; t < t1; ++t) {
+          for (int64_t r = 0; r < rows; ++r) report(r, roots_[t]);
+        }
+        return;
+    }
+  }
+
+  template <NodeMode M, typename N, typename V, typename Report>
+  void WalkUniformMissing(const WalkNode<N>* nodes, const V* x, int64_t stride, int64_t rows, int64_t t0, int64_t t1,
+                          Report& report) const {
+    if (missing_) return WalkUniform<M, true>(nodes, x, stride, rows, t0, t1, report);
+    return WalkUniform<M, false>(nodes, x, stride, rows, t0, t1, report);
+  }
+
+  // One step from node n for value v: the child's position.
+  template <NodeMode M, bool Missing, typename N>
+  static int32_t Step(const WalkNode<N>& n, N v) {
+    bool go = Compare<M>(v, n.threshold);
+    if constexpr (Missing) go = go | ((n.feature < 0) & std::isnan(v));
+    return n.next[go];
+  }
+
+  template <NodeMode M, bool Missing, typename N, typename V, typename Report>
+  void WalkUniform(const WalkNode<N>* nodes, const V* x, int64_t stride, int64_t rows, int64_t t0, int64_t t1,
+                   Report& report) const {
+    constexpr int32_t kFeature = Missing ? ~kMissingBit : -1;
+    for (int64_t t = t0; t < t1; ++t) {
+      const int32_t root = roots_[t];
+      int64_t r = 0;
+      for (; r + kLanes <= rows; r += kLanes) {
+        const V* row = x + r * stride;
+        int32_t at[kLanes];
+        for (int g = 0; g < kLanes; ++g) at[g] = root;
+        for (;;) {
+          int32_t moved = 0;
+          for (int g = 0; g < kLanes; ++g) {
+            const WalkNode<N>& n = nodes[at[g]];
+            const int32_t next = Step<M, Missing>(n, static_cast<N>(row[g * stride + (n.feature & kFeature)]));
+            moved |= next ^ at[g];
+            at[g] = next;
+          }
+          if (moved == 0) break;
+        }
+        for (int g = 0; g < kLanes; ++g) report(r + g, at[g]);
+      }
+      for (; r < rows; ++r) {
+        const V* row = x + r * stride;
+        int32_t at = root;
+        for (;;) {
+          const WalkNode<N>& n = nodes[at];
+          const int32_t next = Step<M, Missing>(n, static_cast<N>(row[n.feature & kFeature]));
+          if (next == at) break;
+          at = next;
+        }
+        report(r, at);
+      }
+    }
+  }
+
+  bool Goes(int32_t p, double v) const {
+    const WalkNode<double>& n = dnodes_[p];
+    if (std::isnan(v) && n.feature < 0) return true;
+    switch (modes_[p]) {
+      case NodeMode::kLeq: return v <= n.threshold;
+      case NodeMode::kLt: return v < n.threshold;
+      case NodeMode::kGte: return v >= n.threshold;
+      case NodeMode::kGt: return v > n.threshold;
+      case NodeMode::kEq: return v == n.threshold;
+      case NodeMode::kNeq: return v != n.threshold;
+      default: {
+        const std::vector<double>& set = members_[member_set_[p]];
+        return std::binary_search(set.begin(), set.end(), v);
+      }
+    }
+  }
+
+  template <typename V, typename Report>
+  void WalkMixed(const V* x, int64_t stride, int64_t rows, int64_t t0, int64_t t1, Report& report) const {
+    for (int64_t t = t0; t < t1; ++t) {
+      for (int64_t r = 0; r < rows; ++r) {
+        const V* row = x + r * stride;
+        int32_t p = roots_[t];
+        while (modes_[p] != NodeMode::kLeaf) {
+          const WalkNode<double>& n = dnodes_[p];
+          p = n.next[Goes(p, static_cast<double>(row[n.feature & ~kMissingBit])) ? 1 : 0];
+        }
+        report(r, p);
+      }
+    }
+  }
+
+  std::vector<int32_t> roots_;             // tree t's root position
+  std::vector<WalkNode<double>> dnodes_;   // every position
+  std::vector<WalkNode<float>> fnodes_;    // the same with float thresholds, when exact and uniform
+  std::vector<NodeMode> modes_;            // kLeaf for leaves
+  std::vector<int32_t> member_set_;        // kMember: index into members_
+  std::vector<std::vector<double>> members_;
+  std::vector<int64_t> leaf_begin_;        // position p's weights: [leaf_begin_[p], leaf_begin_[p + 1])
+  std::vector<LeafWeight> weights_;
+  NodeMode uniform_ = NodeMode::kLeaf;     // the one branch mode, kLeaf if none, kMember if mixed
+  bool missing_ = false;                   // some node sends NaN to its true branch
+  int64_t max_feature_ = -1;
+};
+
+}  // namespace ml
+}  // namespace onnx_light
