@@ -15,7 +15,8 @@
 // Walk: the trees are the outer loop over the rows given (the caller passes blocks of
 // rows, so a tree's nodes stay in cache while its rows pass), and kLanes rows step through
 // a tree together: their load chains are independent and overlap, and the branch is a
-// select, not a jump. When every node compares the same way (all BRANCH_LEQ, as
+// select, not a jump. Rows left over (a batch of one row, say) step through kLanes trees
+// together instead. When every node compares the same way (all BRANCH_LEQ, as
 // scikit-learn and LightGBM write them, all BRANCH_LT as XGBoost does, ...) the comparison
 // is a template parameter; otherwise (mixed modes, set membership) each row walks with a
 // per-node switch. Every row's leaves are reported in tree order, whatever the blocking.
@@ -271,13 +272,13 @@ class TreeWalker {
   void WalkUniform(const WalkNode<N>* nodes, const V* x, int64_t stride, int64_t rows, int64_t t0, int64_t t1,
                    Report& report) const {
     constexpr int32_t kFeature = Missing ? ~kMissingBit : -1;
-    for (int64_t t = t0; t < t1; ++t) {
-      const int32_t root = roots_[t];
-      int64_t r = 0;
-      for (; r + kLanes <= rows; r += kLanes) {
+    // Groups of kLanes rows, one tree at a time.
+    const int64_t grouped = rows / kLanes * kLanes;
+    for (int64_t t = t0; t < t1 && grouped > 0; ++t) {
+      for (int64_t r = 0; r < grouped; r += kLanes) {
         const V* row = x + r * stride;
         int32_t at[kLanes];
-        for (int g = 0; g < kLanes; ++g) at[g] = root;
+        for (int g = 0; g < kLanes; ++g) at[g] = roots_[t];
         for (;;) {
           int32_t moved = 0;
           for (int g = 0; g < kLanes; ++g) {
@@ -290,16 +291,26 @@ class TreeWalker {
         }
         for (int g = 0; g < kLanes; ++g) report(r + g, at[g]);
       }
-      for (; r < rows; ++r) {
-        const V* row = x + r * stride;
-        int32_t at = root;
+    }
+    // The other rows (all of them in a batch of fewer than kLanes) one at a time, kLanes
+    // trees stepping together (a short last group repeats its last tree, unreported).
+    for (int64_t r = grouped; r < rows; ++r) {
+      const V* row = x + r * stride;
+      for (int64_t t = t0; t < t1; t += kLanes) {
+        const int lanes = static_cast<int>(std::min<int64_t>(kLanes, t1 - t));
+        int32_t at[kLanes];
+        for (int g = 0; g < kLanes; ++g) at[g] = roots_[t + std::min(g, lanes - 1)];
         for (;;) {
-          const WalkNode<N>& n = nodes[at];
-          const int32_t next = Step<M, Missing>(n, static_cast<N>(row[n.feature & kFeature]));
-          if (next == at) break;
-          at = next;
+          int32_t moved = 0;
+          for (int g = 0; g < kLanes; ++g) {
+            const WalkNode<N>& n = nodes[at[g]];
+            const int32_t next = Step<M, Missing>(n, static_cast<N>(row[n.feature & kFeature]));
+            moved |= next ^ at[g];
+            at[g] = next;
+          }
+          if (moved == 0) break;
         }
-        report(r, at);
+        for (int g = 0; g < lanes; ++g) report(r, at[g]);
       }
     }
   }
