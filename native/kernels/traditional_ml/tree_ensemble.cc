@@ -7,8 +7,8 @@
 // (a schema value, never the participant count) whose partial aggregates merge in chunk
 // order, so the result is the same for every participant count. The walk is TreeWalker's
 // (tree_walk.h, shared with the ai.onnx.ml 1/3 ensembles): within a participant's rows,
-// blocks of algorithm.walk_rows rows pass each tree in turn, every row still adding its
-// trees in tree order, so the blocking changes no result. Aggregates in double, stores
+// blocks of rows (algorithm.walk_bytes of them) pass each tree in turn, every row still
+// adding its trees in tree order, so the blocking changes no result. Aggregates in double, stores
 // float, double or float16.
 #include <algorithm>
 #include <cmath>
@@ -37,7 +37,6 @@ constexpr int64_t kMinimumWalks = 4096;
 constexpr int64_t kBlockRows = 16;
 constexpr int64_t kTreeSplitRows = 8;
 constexpr int64_t kTreesPerChunk = 16;
-constexpr int64_t kWalkRows = 128;
 
 template <typename T>
 double ToDouble(T v) {
@@ -92,7 +91,7 @@ class TreeEnsembleKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(block_rows_, info.tuning().Int64("parallel.block_rows"));
     OL_ASSIGN_OR_RETURN(tree_split_rows_, info.tuning().Int64("parallel.tree_split_rows"));
     OL_ASSIGN_OR_RETURN(trees_per_chunk_, info.tuning().Int64("algorithm.trees_per_chunk"));
-    OL_ASSIGN_OR_RETURN(walk_rows_, info.tuning().Int64("algorithm.walk_rows"));
+    OL_ASSIGN_OR_RETURN(walk_bytes_, info.tuning().Int64("algorithm.walk_bytes"));
     OL_ASSIGN_OR_RETURN(int64_t post, info.GetInt("post_transform", 0));
     if (post < 0 || post > 4) return InvalidArgument(where_, ": post_transform must be 0..4, got ", post);
     // TreeEnsemble numbers them NONE 0, SOFTMAX 1, LOGISTIC 2, SOFTMAX_ZERO 3, PROBIT 4.
@@ -143,10 +142,12 @@ class TreeEnsembleKernel : public OpKernel {
       const bool tree_split = rows < tree_split_rows_ && chunks > 1 && rows * trees >= minimum_walks_;
       const ParallelPlan plan{"TreeEnsembleRows", block_rows_};
       const bool parallel = !tree_split && rows * trees >= minimum_walks_;
-      // Row split: per participant, the aggregates of walk_rows rows (and their converted
+      // Row split: per participant, the aggregates of a block of rows (and their converted
       // values). Tree split: [chunks, rows, targets] aggregates (and all rows converted).
       const int participants = parallel ? AvailableParticipants(ctx.parallel(), plan) : 1;
-      const int64_t block = tree_split ? rows : std::min(rows, walk_rows_);
+      const int64_t row_bytes = features * static_cast<int64_t>(kConvert ? sizeof(float) : sizeof(T)) +
+                                n_targets_ * static_cast<int64_t>(sizeof(double));
+      const int64_t block = tree_split ? rows : WalkBlockRows(walk_bytes_, row_bytes, rows);
       const size_t acc_count = static_cast<size_t>(n_targets_ * (tree_split ? chunks * rows : participants * block));
       const size_t row_count = kConvert ? static_cast<size_t>(features * block * (tree_split ? 1 : participants)) : 0;
       const size_t bytes = sizeof(double) * acc_count + sizeof(float) * row_count;
@@ -168,10 +169,7 @@ class TreeEnsembleKernel : public OpKernel {
       };
       auto walk = [&](const auto* xr, int64_t n, int64_t t0, int64_t t1, double* acc) {
         for (int64_t r = 0; r < n; ++r) InitRow<T>(acc + r * n_targets_);
-        walker_.Walk(xr, features, n, t0, t1, [&](int64_t r, const LeafWeight* w, const LeafWeight* end) {
-          double* a = acc + r * n_targets_;
-          for (; w != end; ++w) Merge(a[w->target], w->weight);
-        });
+        walker_.Accumulate(xr, features, n, t0, t1, acc, n_targets_, -1, [&](double& into, double w) { Merge(into, w); });
       };
       auto store = [&](int64_t r, double* acc) {
         ApplyPostTransform(post_, acc, n_targets_);
@@ -193,7 +191,7 @@ class TreeEnsembleKernel : public OpKernel {
         for (int64_t r = 0; r < rows; ++r) store(r, scratch + r * n_targets_);
         return Status::Ok();
       }
-      // Each row's trees in order, the trees the outer loop over blocks of walk_rows rows.
+      // Each row's trees in order, the trees the outer loop over blocks of rows.
       auto run = [&](int participant, int64_t begin, int64_t end) -> Status {
         double* acc = scratch + participant * block * n_targets_;
         float* buffer = converted + (kConvert ? participant * block * features : 0);
@@ -285,7 +283,7 @@ class TreeEnsembleKernel : public OpKernel {
   int64_t block_rows_ = kBlockRows;
   int64_t tree_split_rows_ = kTreeSplitRows;
   int64_t trees_per_chunk_ = kTreesPerChunk;
-  int64_t walk_rows_ = kWalkRows;
+  int64_t walk_bytes_ = kWalkBytes;
   PostTransform post_ = PostTransform::kNone;
   int64_t aggregate_ = kSum;
   int64_t n_targets_ = 1;
@@ -307,8 +305,7 @@ OL_REGISTER_KERNELS(ml_tree_ensemble) {
                        "batches with fewer rows split the trees into chunks instead of the rows"),
       ParamSpec::Int64("algorithm.trees_per_chunk", kTreesPerChunk, 1, int64_t{1} << 30,
                        "trees per chunk in the tree split (fixes the merge order: changes rounding, not participants)"),
-      ParamSpec::Int64("algorithm.walk_rows", kWalkRows, 1, int64_t{1} << 30,
-                       "rows that walk each tree before the next tree starts (a cache block: changes no result)"),
+      WalkBytesParam(),
   };
   def.calibratable = true;
   def.factory = MakeKernel<TreeEnsembleKernel>();

@@ -14,8 +14,8 @@
 //   partial aggregates go to their own scratch slot, and the chunks merge in chunk order.
 //   The serial path computes the same chunks, so the result is the same either way.
 // The walk is TreeWalker's (tree_walk.h, shared with TreeEnsemble 5): within a
-// participant's rows, blocks of algorithm.walk_rows rows pass each tree in turn, every row
-// still adding its trees in tree order, so the blocking changes no result.
+// participant's rows, blocks of rows (algorithm.walk_bytes of them) pass each tree in
+// turn, every row still adding its trees in tree order, so the blocking changes no result.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -41,7 +41,6 @@ constexpr int64_t kMinimumWalks = 4096;      // rows x trees below which everyth
 constexpr int64_t kBlockRows = 16;
 constexpr int64_t kTreeSplitRows = 8;        // fewer rows than this: split the trees instead
 constexpr int64_t kTreesPerChunk = 16;
-constexpr int64_t kWalkRows = 128;          // rows that pass one tree before the next
 
 enum Aggregate : uint8_t { kSum = 0, kAverage, kMin, kMax };
 
@@ -55,7 +54,7 @@ class LegacyTreeEnsembleKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(block_rows_, info.tuning().Int64("parallel.block_rows"));
     OL_ASSIGN_OR_RETURN(tree_split_rows_, info.tuning().Int64("parallel.tree_split_rows"));
     OL_ASSIGN_OR_RETURN(trees_per_chunk_, info.tuning().Int64("algorithm.trees_per_chunk"));
-    OL_ASSIGN_OR_RETURN(walk_rows_, info.tuning().Int64("algorithm.walk_rows"));
+    OL_ASSIGN_OR_RETURN(walk_bytes_, info.tuning().Int64("algorithm.walk_bytes"));
     OL_ASSIGN_OR_RETURN(post_, ReadPostTransform(info));
     OL_ASSIGN_OR_RETURN(base_values_, FloatsOrTensor(info, "base_values", false));
     const char* prefix = classifier_ ? "class_" : "target_";
@@ -124,7 +123,9 @@ class LegacyTreeEnsembleKernel : public OpKernel {
     // Float and double rows walk in place; int64 and int32 rows as doubles, converted a
     // block at a time (all rows in the tree split).
     const bool convert = x->dtype() != DataType::kFloat && x->dtype() != DataType::kDouble;
-    const int64_t block = tree_split ? rows : std::min(rows, walk_rows_);
+    const int64_t value_bytes = x->dtype() == DataType::kFloat ? sizeof(float) : sizeof(double);
+    const int64_t row_bytes = features * value_bytes + width * static_cast<int64_t>(sizeof(double));
+    const int64_t block = tree_split ? rows : WalkBlockRows(walk_bytes_, row_bytes, rows);
     // Aggregates: [rows, width] (row split) or [chunks, rows, width] (tree split).
     const size_t acc_count = static_cast<size_t>((tree_split ? chunks : 1) * rows * width);
     const size_t row_count = convert ? static_cast<size_t>(features * block * (tree_split ? 1 : participants)) : 0;
@@ -138,20 +139,14 @@ class LegacyTreeEnsembleKernel : public OpKernel {
     // as doubles, for int64 and int32 X.
     auto walk = [&](int64_t begin, int64_t n, int64_t t0, int64_t t1, double* a, const double* converted) {
       for (int64_t r = 0; r < n; ++r) InitAggregate(a + r * width);
-      const bool flags = width != n_targets_;
-      auto add = [&](int64_t r, const LeafWeight* w, const LeafWeight* end) {
-        double* row = a + r * width;
-        for (; w != end; ++w) {
-          Merge(row[w->target], w->weight);
-          if (flags) row[n_targets_ + w->target] = 1;
-        }
-      };
+      const int64_t flags = width != n_targets_ ? n_targets_ : -1;  // "has a score" after the aggregates
+      auto merge = [&](double& into, double w) { Merge(into, w); };
       if (converted != nullptr) {
-        walker_.Walk(converted, features, n, t0, t1, add);
+        walker_.Accumulate(converted, features, n, t0, t1, a, width, flags, merge);
       } else if (x->dtype() == DataType::kFloat) {
-        walker_.Walk(x->data<float>() + begin * features, features, n, t0, t1, add);
+        walker_.Accumulate(x->data<float>() + begin * features, features, n, t0, t1, a, width, flags, merge);
       } else {
-        walker_.Walk(x->data<double>() + begin * features, features, n, t0, t1, add);
+        walker_.Accumulate(x->data<double>() + begin * features, features, n, t0, t1, a, width, flags, merge);
       }
     };
     if (tree_split) {
@@ -174,7 +169,7 @@ class LegacyTreeEnsembleKernel : public OpKernel {
       }
       return Finish(ctx, rows, acc);
     }
-    // Each row's trees in order, the trees the outer loop over blocks of walk_rows rows.
+    // Each row's trees in order, the trees the outer loop over blocks of rows.
     auto run_rows = [&](int participant, int64_t begin, int64_t end) -> Status {
       double* buffer = xrows + (convert ? participant * block * features : 0);
       for (int64_t b = begin; b < end; b += block) {
@@ -392,7 +387,7 @@ class LegacyTreeEnsembleKernel : public OpKernel {
   int64_t block_rows_ = kBlockRows;
   int64_t tree_split_rows_ = kTreeSplitRows;
   int64_t trees_per_chunk_ = kTreesPerChunk;
-  int64_t walk_rows_ = kWalkRows;
+  int64_t walk_bytes_ = kWalkBytes;
   PostTransform post_ = PostTransform::kNone;
   uint8_t aggregate_ = kSum;
   int64_t n_targets_ = 1;
@@ -413,8 +408,7 @@ std::vector<ParamSpec> TreeTuning() {
                        "batches with fewer rows split the trees into chunks instead of the rows"),
       ParamSpec::Int64("algorithm.trees_per_chunk", kTreesPerChunk, 1, int64_t{1} << 30,
                        "trees per chunk in the tree split (fixes the merge order: changes rounding, not participants)"),
-      ParamSpec::Int64("algorithm.walk_rows", kWalkRows, 1, int64_t{1} << 30,
-                       "rows that walk each tree before the next tree starts (a cache block: changes no result)"),
+      WalkBytesParam(),
   };
 }
 

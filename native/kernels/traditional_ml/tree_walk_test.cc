@@ -51,18 +51,35 @@ std::vector<double> Naive(const std::vector<SourceNode>& nodes, const std::vecto
   return out;
 }
 
+// The same through TreeWalker, one tree at a time (each tree's leaf as the sum of one).
 template <typename V>
 std::vector<double> Walked(const TreeWalker& walker, const std::vector<V>& x, int64_t features, int64_t t0,
                            int64_t t1) {
   const int64_t rows = static_cast<int64_t>(x.size()) / features;
   const int64_t trees = t1 - t0;
   std::vector<double> out(static_cast<size_t>(rows * trees), -1);
-  std::vector<int64_t> seen(static_cast<size_t>(rows), 0);
-  walker.Walk(x.data(), features, rows, t0, t1, [&](int64_t r, const LeafWeight* w, const LeafWeight* end) {
-    EXPECT_EQ(end - w, 1);
-    out[r * trees + seen[r]++] = w->weight;  // trees arrive in order for each row
-  });
+  for (int64_t t = t0; t < t1; ++t) {
+    std::vector<double> acc(static_cast<size_t>(rows), 0.0);
+    walker.Accumulate(x.data(), features, rows, t, t + 1, acc.data(), 1, -1, [](double& a, double w) { a += w; });
+    for (int64_t r = 0; r < rows; ++r) out[r * trees + (t - t0)] = acc[r];
+  }
   return out;
+}
+
+// Every row's sum over trees [t0, t1) in tree order, and Accumulate's over the range at once.
+template <typename V>
+void ExpectSumsMatch(const TreeWalker& walker, const std::vector<double>& leaves, const std::vector<V>& x,
+                     int64_t features, int64_t trees) {
+  const int64_t rows = static_cast<int64_t>(x.size()) / features;
+  std::vector<double> acc(static_cast<size_t>(rows) * 3, 0.0);
+  walker.Accumulate(x.data(), features, rows, 0, trees, acc.data(), 3, 1, [](double& a, double w) { a += w; });
+  for (int64_t r = 0; r < rows; ++r) {
+    double sum = 0;
+    for (int64_t t = 0; t < trees; ++t) sum += leaves[r * trees + t];
+    EXPECT_EQ(acc[r * 3], sum) << "row " << r;
+    EXPECT_EQ(acc[r * 3 + 1], trees > 0 ? 1.0 : 0.0) << "row " << r << ": the flag of target 0";
+    EXPECT_EQ(acc[r * 3 + 2], 0.0) << "row " << r;
+  }
 }
 
 struct Forest {
@@ -152,6 +169,10 @@ TEST(TreeWalker, MatchesNaiveWalk) {
                                             << float_splits << " rows " << rows << " trees " << t0 << ".." << t1);
             EXPECT_EQ(Walked(walker, xf, features, t0, t1), Naive(f.nodes, f.roots, f.weights, xf, features, t0, t1));
             EXPECT_EQ(Walked(walker, xd, features, t0, t1), Naive(f.nodes, f.roots, f.weights, xd, features, t0, t1));
+            if (t0 == 0) {
+              ExpectSumsMatch(walker, Naive(f.nodes, f.roots, f.weights, xf, features, 0, trees), xf, features, trees);
+              ExpectSumsMatch(walker, Naive(f.nodes, f.roots, f.weights, xd, features, 0, trees), xd, features, trees);
+            }
             ++cases;
           }
         }
@@ -159,6 +180,48 @@ TEST(TreeWalker, MatchesNaiveWalk) {
     }
   }
   EXPECT_EQ(cases, 7 * 2 * 2 * 5 * 3);
+}
+
+TEST(TreeWalker, DenseAndListedLeafWeights) {
+  // Leaves giving targets 0 and 1 in order take the dense rows; one leaf listing them the
+  // other way round (or giving one fewer) makes them lists. Both merge the same.
+  for (int variant = 0; variant < 3; ++variant) {
+    std::mt19937 rng(3);
+    Forest f = RandomForest(rng, 6, 5, 3, 0, false, true);
+    std::vector<LeafWeight> weights;
+    for (SourceNode& n : f.nodes) {
+      if (n.mode != NodeMode::kLeaf) continue;
+      const double w = f.weights[n.weights_begin].weight;
+      n.weights_begin = static_cast<int64_t>(weights.size());
+      weights.push_back(LeafWeight{0, w});
+      weights.push_back(LeafWeight{1, -2 * w});
+      n.weights_end = static_cast<int64_t>(weights.size());
+    }
+    if (variant == 1) std::swap(weights[0], weights[1]);
+    if (variant == 2) f.nodes[f.nodes.size() - 1].weights_end -= 1;
+    TreeWalker walker;
+    ASSERT_TRUE(walker.Build("test", f.nodes, f.roots, weights).ok());
+    const int64_t rows = 29, trees = static_cast<int64_t>(f.roots.size());
+    const auto x = RandomRows<float>(rng, f, rows, 3);
+    std::vector<double> acc(rows * 4, 0.0);
+    walker.Accumulate(x.data(), 3, rows, 0, trees, acc.data(), 4, 2, [](double& a, double w) { a += w; });
+    for (int64_t r = 0; r < rows; ++r) {
+      double expected[2] = {0, 0};
+      for (int64_t t = 0; t < trees; ++t) {
+        int64_t p = f.roots[t];
+        while (f.nodes[p].mode != NodeMode::kLeaf) {
+          p = f.nodes[p].next[NaiveGoes(f.nodes[p], x[r * 3 + f.nodes[p].feature]) ? 1 : 0];
+        }
+        for (int64_t k = f.nodes[p].weights_begin; k < f.nodes[p].weights_end; ++k) {
+          expected[weights[k].target] += weights[k].weight;
+        }
+      }
+      EXPECT_EQ(acc[r * 4], expected[0]) << "variant " << variant << " row " << r;
+      EXPECT_EQ(acc[r * 4 + 1], expected[1]) << "variant " << variant << " row " << r;
+      EXPECT_EQ(acc[r * 4 + 2], 1.0);
+      EXPECT_EQ(acc[r * 4 + 3], 1.0);
+    }
+  }
 }
 
 TEST(TreeWalker, FloatRowsAgainstThresholdsBetweenFloats) {
