@@ -160,8 +160,11 @@ TEST(SVMClassifier, KernelsMatchNaiveEvaluation) {
       for (int i = 0; i < 3; ++i) {
         for (int j = i + 1; j < 3; ++j, ++e) {
           double s = rho[e];
-          for (int64_t v = starts[i]; v < starts[i] + per_class[i]; ++v) s += coef[(j - 1) * vectors + v] * k(&x[r * features], &sv[v * features]);
-          for (int64_t v = starts[j]; v < starts[j] + per_class[j]; ++v) s += coef[i * vectors + v] * k(&x[r * features], &sv[v * features]);
+          const float* row = &x[r * features];
+          for (int64_t v = starts[i]; v < starts[i] + per_class[i]; ++v) {
+            s += coef[(j - 1) * vectors + v] * k(row, &sv[v * features]);
+          }
+          for (int64_t v = starts[j]; v < starts[j] + per_class[j]; ++v) s += coef[i * vectors + v] * k(row, &sv[v * features]);
           expected.push_back(s);
           ++votes[s > 0 ? i : j];
         }

@@ -126,7 +126,9 @@ struct SvmCommon {
           }
           break;
         case SvmKernel::kSigmoid:
-          for (int64_t v = 0; v < vectors; ++v) k[v] = static_cast<float>(std::tanh(static_cast<double>(k[v]) * gamma + coef0));
+          for (int64_t v = 0; v < vectors; ++v) {
+            k[v] = static_cast<float>(std::tanh(static_cast<double>(k[v]) * gamma + coef0));
+          }
           break;
       }
     }
@@ -152,7 +154,8 @@ struct SvmCommon {
       char* mine = scratch + slice * participant;
       float* converted = reinterpret_cast<float*>(mine);
       float* kernels = reinterpret_cast<float*>(mine + (convert ? Align64(sizeof(float) * block * features) : 0));
-      float* gemm_scratch = reinterpret_cast<float*>(reinterpret_cast<char*>(kernels) + Align64(sizeof(float) * block * vectors));
+      float* gemm_scratch =
+          reinterpret_cast<float*>(reinterpret_cast<char*>(kernels) + Align64(sizeof(float) * block * vectors));
       std::vector<double> as_double;
       for (int64_t b = begin; b < end; b += block) {
         const int64_t n = std::min(block, end - b);
