@@ -9,12 +9,14 @@
 // trees is stored once, nodes no root reaches are dropped. A node is its threshold, its
 // feature id (bit 31: NaN takes the true branch) and the positions of its two children:
 // 16 bytes with float thresholds, 24 with double. A leaf is a node whose children are
-// itself, so a walk steps without testing for leaves and is over when no row moves; its
+// itself, so a walk steps without testing for leaves (as many steps as the tree is deep,
+// fewer when no row moves); its
 // threshold holds its leaf number, so the node the walk ends on (in cache) leads straight
 // to the weights. Leaves are numbered in layout order, so a tree's weights are contiguous:
 // as one row of K doubles per leaf when every leaf gives targets 0..K-1 in order (a
-// random forest classifier's class weights), else as (target, weight) lists. Cycles are
-// rejected by Build.
+// random forest classifier's class weights), else as (target, weight) lists, found by
+// position when every leaf has the same number (one, in gradient boosting) and through a
+// table of ranges otherwise. Cycles are rejected by Build.
 //
 // Walk: the trees are the outer loop over the rows given (the caller passes blocks of
 // rows, so a tree's nodes stay in cache while its rows pass), and kLanes rows step through
@@ -185,10 +187,14 @@ class TreeWalker {
       float_exact = float_exact && FloatThreshold(s.mode, s.threshold, &fthreshold[p]);
     }
     leaf_begin_.push_back(static_cast<int64_t>(weights_.size()));
-    // Dense rows when every leaf has K weights for targets 0..K-1 in order.
-    dense_k_ = leaves > 0 ? leaf_begin_[1] - leaf_begin_[0] : 0;
+    // Every leaf with K weights: leaf l's are [l * K, (l + 1) * K); dense rows when they
+    // are for targets 0..K-1 in order.
+    fixed_k_ = leaves > 0 ? leaf_begin_[1] - leaf_begin_[0] : 0;
+    for (int64_t l = 0; l < leaves && fixed_k_ > 0; ++l) {
+      if (leaf_begin_[l + 1] - leaf_begin_[l] != fixed_k_) fixed_k_ = 0;
+    }
+    dense_k_ = fixed_k_;
     for (int64_t l = 0; l < leaves && dense_k_ > 0; ++l) {
-      if (leaf_begin_[l + 1] - leaf_begin_[l] != dense_k_) dense_k_ = 0;
       for (int64_t k = 0; k < dense_k_; ++k) {
         if (weights_[leaf_begin_[l] + k].target != k) dense_k_ = 0;
       }
@@ -204,7 +210,7 @@ class TreeWalker {
         fnodes_[p] = WalkNode<float>{fthreshold[p], dnodes_[p].feature, {dnodes_[p].next[0], dnodes_[p].next[1]}};
       }
     }
-    return CheckAcyclic(where);
+    return ComputeDepths(where);
   }
 
   int64_t trees() const { return static_cast<int64_t>(roots_.size()); }
@@ -227,7 +233,9 @@ class TreeWalker {
         if (flags >= 0) std::fill(a + flags, a + flags + dense_k_, 1.0);
         return;
       }
-      for (int64_t i = leaf_begin_[leaf], end = leaf_begin_[leaf + 1]; i < end; ++i) {
+      const int64_t begin = fixed_k_ > 0 ? leaf * fixed_k_ : leaf_begin_[leaf];
+      const int64_t end = fixed_k_ > 0 ? begin + fixed_k_ : leaf_begin_[leaf + 1];
+      for (int64_t i = begin; i < end; ++i) {
         merge(a[weights_[i].target], weights_[i].weight);
         if (flags >= 0) a[flags + weights_[i].target] = 1;
       }
@@ -255,30 +263,36 @@ class TreeWalker {
     return down || up || static_cast<double>(f) == t;
   }
 
-  Status CheckAcyclic(const std::string& where) const {
-    // Iterative depth-first search; a child still on the path (state 1) closes a cycle.
+  // Each tree's depth (branch nodes on its longest path: the steps a walk can take), by an
+  // iterative depth-first search; a child still on the path (state 1) closes a cycle.
+  Status ComputeDepths(const std::string& where) {
     std::vector<uint8_t> state(dnodes_.size(), 0);
+    std::vector<int32_t> height(dnodes_.size(), 0);
     std::vector<int32_t> stack;
+    depth_.clear();
     for (int32_t root : roots_) {
       stack.push_back(root);
       while (!stack.empty()) {
         const int32_t p = stack.back();
+        const bool leaf = modes_[p] == NodeMode::kLeaf;
         if (state[p] == 2) {
           stack.pop_back();
           continue;
         }
-        if (state[p] == 1) {
+        if (state[p] == 1) {  // its children are done
+          height[p] = leaf ? 0 : 1 + std::max(height[dnodes_[p].next[0]], height[dnodes_[p].next[1]]);
           state[p] = 2;
           stack.pop_back();
           continue;
         }
         state[p] = 1;
-        if (modes_[p] == NodeMode::kLeaf) continue;
+        if (leaf) continue;
         for (int32_t c : dnodes_[p].next) {
           if (state[c] == 1) return InvalidArgument(where, ": the tree at root position ", root, " has a cycle");
           if (state[c] == 0) stack.push_back(c);
         }
       }
+      depth_.push_back(height[root]);
     }
     return Status::Ok();
   }
@@ -342,7 +356,7 @@ class TreeWalker {
         const V* row = x + r * stride;
         int32_t at[kLanes];
         for (int g = 0; g < kLanes; ++g) at[g] = roots_[t];
-        for (;;) {
+        for (int32_t step = 0; step < depth_[t]; ++step) {
           int32_t moved = 0;
           for (int g = 0; g < kLanes; ++g) {
             const WalkNode<N>& n = nodes[at[g]];
@@ -362,8 +376,12 @@ class TreeWalker {
       for (int64_t t = t0; t < t1; t += kLanes) {
         const int lanes = static_cast<int>(std::min<int64_t>(kLanes, t1 - t));
         int32_t at[kLanes];
-        for (int g = 0; g < kLanes; ++g) at[g] = roots_[t + std::min(g, lanes - 1)];
-        for (;;) {
+        int32_t depth = 0;
+        for (int g = 0; g < kLanes; ++g) {
+          at[g] = roots_[t + std::min(g, lanes - 1)];
+          depth = std::max(depth, depth_[t + std::min(g, lanes - 1)]);
+        }
+        for (int32_t step = 0; step < depth; ++step) {
           int32_t moved = 0;
           for (int g = 0; g < kLanes; ++g) {
             const WalkNode<N>& n = nodes[at[g]];
@@ -411,6 +429,7 @@ class TreeWalker {
   }
 
   std::vector<int32_t> roots_;             // tree t's root position
+  std::vector<int32_t> depth_;             // tree t's depth (the most steps a walk takes)
   std::vector<WalkNode<double>> dnodes_;   // every position
   std::vector<WalkNode<float>> fnodes_;    // the same with float thresholds, when exact and uniform
   std::vector<NodeMode> modes_;            // kLeaf for leaves
@@ -418,6 +437,7 @@ class TreeWalker {
   std::vector<std::vector<double>> members_;
   std::vector<int64_t> leaf_begin_;        // leaf l's weights: [leaf_begin_[l], leaf_begin_[l + 1])
   std::vector<LeafWeight> weights_;
+  int64_t fixed_k_ = 0;                    // > 0: every leaf has K weights
   int64_t dense_k_ = 0;                    // > 0: every leaf gives targets 0..K-1 in order,
   std::vector<double> dense_;              // leaf l's weights at dense_[l * K ...]
   NodeMode uniform_ = NodeMode::kLeaf;     // the one branch mode, kLeaf if none, kMember if mixed
