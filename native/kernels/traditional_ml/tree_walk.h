@@ -408,7 +408,8 @@ class TreeWalker {
       case NodeMode::kNeq: return v != n.threshold;
       default: {
         const std::vector<double>& set = members_[member_set_[p]];
-        return std::binary_search(set.begin(), set.end(), v);
+        // NaN is in no set (ONNX Runtime, onnx.reference); binary_search would find it.
+        return !std::isnan(v) && std::binary_search(set.begin(), set.end(), v);
       }
     }
   }

@@ -28,7 +28,7 @@ bool NaiveGoes(const SourceNode& n, double v) {
     case NodeMode::kGt: return v > n.threshold;
     case NodeMode::kEq: return v == n.threshold;
     case NodeMode::kNeq: return v != n.threshold;
-    default: return std::binary_search(n.members.begin(), n.members.end(), v);
+    default: return std::find(n.members.begin(), n.members.end(), v) != n.members.end();
   }
 }
 
