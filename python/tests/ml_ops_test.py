@@ -356,9 +356,8 @@ def test_malformed_models_and_feeds_raise():
     cyclic = helper.make_node("TreeEnsembleRegressor", ["x"], ["y"], domain=ML, n_targets=1,
                               target_treeids=[0], target_nodeids=[leaves[0][1]], target_ids=[0],
                               target_weights=[1.0], **attrs)
-    session = onnx_light.InferenceSession(_model(cyclic, TensorProto.FLOAT, outputs))
-    with pytest.raises(onnx_light.InvalidArgument, match="cycle"):
-        session.run(None, {"x": np.full((1, 4), -5.0, np.float32)})
+    with pytest.raises(onnx_light.InvalidArgument, match="cycle"):  # found when the session is created
+        onnx_light.InferenceSession(_model(cyclic, TensorProto.FLOAT, outputs))
 
     bad_target = helper.make_node("TreeEnsembleRegressor", ["x"], ["y"], domain=ML, n_targets=1,
                                   target_treeids=[0], target_nodeids=[99], target_ids=[0], target_weights=[1.0],

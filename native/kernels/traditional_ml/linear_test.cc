@@ -1,5 +1,8 @@
 // LinearClassifier, LinearRegressor, Scaler, Normalizer and the SVMs: values worked out
-// by hand, ONNX Runtime's binary forms, and rows split identically for 1..8 participants.
+// by hand, ONNX Runtime's binary forms, and rows split identically for 1..8 participants;
+// the SVM kernels (computed through the GEMM engine) against a naive double evaluation,
+// identical for every kernel_rows block and participant count.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -122,6 +125,102 @@ TEST(SVMRegressor, LinearAndPoly) {
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   // 2 * (1 + 1)^2 - (2 + 1)^2 + 0.5 = 8 - 9 + 0.5
   EXPECT_EQ(ToVector<float>(out->at(0).tensor()), (std::vector<float>{-0.5f}));
+}
+
+// Three classes with 5, 7 and 4 support vectors over 6 features, random values: the
+// pairwise decision values and votes against a naive evaluation in double.
+TEST(SVMClassifier, KernelsMatchNaiveEvaluation) {
+  const int64_t features = 6, rows = 45;
+  const std::vector<int64_t> per_class = {5, 7, 4};
+  const int64_t vectors = 16;
+  const std::vector<float> sv = testing::RandomFloats(vectors * features, 11, -2, 2);
+  const std::vector<float> coef = testing::RandomFloats(2 * vectors, 12, -1, 1);
+  const std::vector<float> rho = {0.05f, -0.1f, 0.2f};
+  const std::vector<float> x = testing::RandomFloats(rows * features, 13, -2, 2);
+  const double gamma = 0.3, coef0 = 0.2;
+  const std::vector<int64_t> starts = {0, 5, 12};
+  for (const char* kernel : {"RBF", "LINEAR", "POLY", "SIGMOID"}) {
+    auto k = [&](const float* a, const float* b) {
+      double dot = 0, dist = 0;
+      for (int64_t f = 0; f < features; ++f) {
+        dot += static_cast<double>(a[f]) * b[f];
+        dist += (static_cast<double>(a[f]) - b[f]) * (static_cast<double>(a[f]) - b[f]);
+      }
+      const std::string name = kernel;
+      if (name == "RBF") return std::exp(-gamma * dist);
+      if (name == "POLY") return std::pow(gamma * dot + coef0, 3.0);
+      if (name == "SIGMOID") return std::tanh(gamma * dot + coef0);
+      return dot;
+    };
+    std::vector<double> expected;
+    std::vector<int64_t> labels;
+    for (int64_t r = 0; r < rows; ++r) {
+      int votes[3] = {0, 0, 0};
+      int e = 0;
+      for (int i = 0; i < 3; ++i) {
+        for (int j = i + 1; j < 3; ++j, ++e) {
+          double s = rho[e];
+          const float* row = &x[r * features];
+          for (int64_t v = starts[i]; v < starts[i] + per_class[i]; ++v) {
+            s += coef[(j - 1) * vectors + v] * k(row, &sv[v * features]);
+          }
+          for (int64_t v = starts[j]; v < starts[j] + per_class[j]; ++v) s += coef[i * vectors + v] * k(row, &sv[v * features]);
+          expected.push_back(s);
+          ++votes[s > 0 ? i : j];
+        }
+      }
+      labels.push_back(7 + static_cast<int64_t>(std::max_element(votes, votes + 3) - votes));
+    }
+    std::vector<float> first;
+    for (int64_t kernel_rows : {int64_t{1}, int64_t{4}, int64_t{32}}) {
+      KernelTester t("SVMClassifier", 1, "ai.onnx.ml");
+      t.Attr("kernel_type", std::string(kernel)).Attr("kernel_params", std::vector<float>{0.3f, 0.2f, 3.0f});
+      t.Attr("vectors_per_class", per_class).Attr("support_vectors", sv).Attr("coefficients", coef);
+      t.Attr("rho", rho).Attr("classlabels_ints", std::vector<int64_t>{7, 8, 9}).Outputs(2);
+      t.Input(MakeTensor<float>({rows, features}, x));
+      t.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.block_rows", int64_t{2});
+      t.Tuning("algorithm.kernel_rows", kernel_rows);
+      EXPECT_EQ(testing::SerialMatchesParticipants<int64_t>(t, Shape{rows}), labels) << kernel;
+      auto out = t.Run(1);
+      ASSERT_TRUE(out.ok()) << out.status().ToString();
+      const std::vector<float> z = ToVector<float>(out->at(1).tensor());
+      ASSERT_EQ(z.size(), expected.size());
+      for (size_t i = 0; i < z.size(); ++i) {
+        EXPECT_NEAR(z[i], expected[i], 1e-5 * std::max(1.0, std::abs(expected[i]))) << kernel << " value " << i;
+      }
+      if (first.empty()) first = z;
+      EXPECT_EQ(z, first) << kernel << ": kernel_rows " << kernel_rows << " changed a value";
+    }
+  }
+}
+
+TEST(SVMRegressor, RbfMatchesNaiveEvaluationForIntegerRows) {
+  const int64_t features = 3, rows = 21, supports = 9;
+  const std::vector<float> sv = testing::RandomFloats(supports * features, 21, -3, 3);
+  const std::vector<float> coef = testing::RandomFloats(supports, 22, -1, 1);
+  std::vector<int64_t> x(rows * features);
+  for (int64_t i = 0; i < rows * features; ++i) x[i] = (i * 7) % 5 - 2;
+  KernelTester t("SVMRegressor", 1, "ai.onnx.ml");
+  t.Attr("kernel_type", std::string("RBF")).Attr("kernel_params", std::vector<float>{0.4f, 0.0f, 3.0f});
+  t.Attr("n_supports", supports).Attr("support_vectors", sv).Attr("coefficients", coef);
+  t.Attr("rho", std::vector<float>{0.5f});
+  t.Input(MakeTensor<int64_t>({rows, features}, x));
+  t.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.block_rows", int64_t{2});
+  t.Tuning("algorithm.kernel_rows", int64_t{4});
+  const std::vector<float> y = testing::SerialMatchesParticipants<float>(t, Shape{rows, 1});
+  ASSERT_EQ(static_cast<int64_t>(y.size()), rows);
+  for (int64_t r = 0; r < rows; ++r) {
+    double s = 0.5;
+    for (int64_t v = 0; v < supports; ++v) {
+      double d = 0;
+      for (int64_t f = 0; f < features; ++f) {
+        const double diff = static_cast<double>(x[r * features + f]) - sv[v * features + f];
+        d += diff * diff;
+      }
+      s += coef[v] * std::exp(-0.4 * d);
+    }
+    EXPECT_NEAR(y[r], s, 1e-5 * std::max(1.0, std::abs(s))) << "row " << r;
+  }
 }
 
 }  // namespace

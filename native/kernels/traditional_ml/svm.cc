@@ -5,12 +5,23 @@
 // binary case's [-s, s] scores. Rows are independent: they split through ParallelFor
 // once rows x support vectors x features reaches parallel.minimum_elements (family
 // traditional_ml), every row computed whole by one participant.
+//
+// With support vectors, a participant takes its rows in blocks of algorithm.kernel_rows:
+// the block's dot products with every support vector are one product through the GEMM
+// engine (float, its packed path, whose per-element summation order does not depend on the
+// block), then each kernel value follows from its dot product (RBF: |x|^2 + |s|^2 - 2 x.s,
+// exp vectorised), and each row's decision values sum kernel values x coefficients in
+// double in a fixed order. So the result does not depend on the block or participant count.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "native/core/allocator.h"
+#include "native/executor/parallel_for.h"
+#include "native/kernels/gemm/gemm.h"
+#include "native/kernels/simd/rows.h"
 #include "native/kernels/traditional_ml/ml_common.h"
 #include "native/registry/kernel.h"
 #include "native/tuning/schema.h"
@@ -21,6 +32,22 @@ namespace {
 
 constexpr int64_t kMinimumElements = 32768;
 constexpr int64_t kBlockRows = 4;
+constexpr int64_t kKernelRows = 32;
+
+size_t Align64(size_t bytes) { return (bytes + 63) / 64 * 64; }
+
+// sum c[i] * k[i] for i < n in double: four running sums (no single latency chain), then
+// the tail; the order depends only on n.
+double DotCoefficients(const double* c, const float* k, int64_t n) {
+  double s[4] = {0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    for (int j = 0; j < 4; ++j) s[j] += c[i + j] * static_cast<double>(k[i + j]);
+  }
+  double total = (s[0] + s[1]) + (s[2] + s[3]);
+  for (; i < n; ++i) total += c[i] * static_cast<double>(k[i]);
+  return total;
+}
 
 enum class SvmKernel { kLinear, kPoly, kRbf, kSigmoid };
 
@@ -30,11 +57,15 @@ struct SvmCommon {
   int64_t degree = 0;
   PostTransform post = PostTransform::kNone;
   std::vector<double> coefficients, rho, support_vectors;
-  int64_t minimum_elements = kMinimumElements, block_rows = kBlockRows;
+  int64_t minimum_elements = kMinimumElements, block_rows = kBlockRows, kernel_rows = kKernelRows;
+  // The support vectors as floats [vectors, features] (the GEMM's B) and their squared norms.
+  std::vector<float> vectors_f;
+  std::vector<double> norms;
 
   Status Read(const KernelInfo& info) {
     OL_ASSIGN_OR_RETURN(minimum_elements, info.tuning().Int64("parallel.minimum_elements"));
     OL_ASSIGN_OR_RETURN(block_rows, info.tuning().Int64("parallel.block_rows"));
+    OL_ASSIGN_OR_RETURN(kernel_rows, info.tuning().Int64("algorithm.kernel_rows"));
     OL_ASSIGN_OR_RETURN(post, ReadPostTransform(info));
     OL_ASSIGN_OR_RETURN(std::string type, info.GetString("kernel_type", "LINEAR"));
     if (type == "LINEAR") kernel = SvmKernel::kLinear;
@@ -54,18 +85,102 @@ struct SvmCommon {
     return Status::Ok();
   }
 
-  double Dot(const double* a, const double* b, int64_t n, SvmKernel k) const {
+  void PrepareVectors(int64_t vectors, int64_t features) {
+    vectors_f.assign(support_vectors.begin(), support_vectors.begin() + vectors * features);
+    norms.assign(static_cast<size_t>(vectors), 0.0);
+    for (int64_t v = 0; v < vectors; ++v) {
+      const float* s = vectors_f.data() + v * features;
+      for (int64_t f = 0; f < features; ++f) norms[v] += static_cast<double>(s[f]) * s[f];
+    }
+  }
+
+  // Bytes of scratch for one block of `rows` rows: converted rows (`convert`), the kernel
+  // values and the GEMM's packing, each 64-byte aligned.
+  static size_t BlockScratchBytes(int64_t rows, int64_t vectors, int64_t features, bool convert) {
+    return (convert ? Align64(sizeof(float) * rows * features) : 0) + Align64(sizeof(float) * rows * vectors) +
+           Align64(gemm::SgemmSerialScratchBytes(rows, vectors, features));
+  }
+
+  // out[r * vectors + v] = K(x_r, s_v) for the n rows of x (floats, row stride `features`).
+  void KernelRows(const float* x, int64_t n, int64_t vectors, int64_t features, float* out, float* scratch) const {
+    const gemm::DenseBSource b(/*trans_b=*/true, vectors_f.data(), features);
+    gemm::SgemmSerialPackedB(false, n, vectors, features, 1.0f, x, features, b, 0.0f, out, vectors, scratch);
+    for (int64_t r = 0; r < n; ++r) {
+      float* k = out + r * vectors;
+      switch (kernel) {
+        case SvmKernel::kLinear: break;
+        case SvmKernel::kRbf: {
+          double xx = 0;
+          for (int64_t f = 0; f < features; ++f) xx += static_cast<double>(x[r * features + f]) * x[r * features + f];
+          for (int64_t v = 0; v < vectors; ++v) {
+            double d = xx + norms[v] - 2.0 * static_cast<double>(k[v]);
+            if (d < 0) d = 0;  // rounding of the expansion near x == s
+            k[v] = static_cast<float>(-gamma * d);
+          }
+          simd::ExpShiftedSum(k, vectors, 0.0f);  // k = exp(k)
+          break;
+        }
+        case SvmKernel::kPoly:
+          for (int64_t v = 0; v < vectors; ++v) {
+            k[v] = static_cast<float>(std::pow(static_cast<double>(k[v]) * gamma + coef0, static_cast<double>(degree)));
+          }
+          break;
+        case SvmKernel::kSigmoid:
+          for (int64_t v = 0; v < vectors; ++v) {
+            k[v] = static_cast<float>(std::tanh(static_cast<double>(k[v]) * gamma + coef0));
+          }
+          break;
+      }
+    }
+  }
+
+  // Runs fn(rows r0 as floats, n, kernel values [n, vectors], r0) over every row in blocks
+  // of kernel_rows, rows split through ParallelFor as ForRows does.
+  template <typename Fn>
+  Status ForKernelBlocks(KernelContext& ctx, const char* label, const Tensor& x, int64_t rows, int64_t vectors,
+                         int64_t features, const std::string& where, Fn&& fn) const {
+    if (rows == 0) return Status::Ok();
+    const bool convert = x.dtype() != DataType::kFloat;
+    const ParallelPlan plan{label, block_rows};
+    const bool parallel = rows * std::max<int64_t>(vectors * features, 1) >= minimum_elements && rows > block_rows;
+    const int participants = parallel ? AvailableParticipants(ctx.parallel(), plan) : 1;
+    const int64_t block = std::min(rows, kernel_rows);
+    const size_t slice = BlockScratchBytes(block, vectors, features, convert);
+    ScratchArena arena(ctx.allocator(), slice * participants + 64);
+    OL_RETURN_IF_ERROR(arena.status());
+    OL_ASSIGN_OR_RETURN(char* scratch, arena.AllocateArray<char>(slice * participants));
+    ctx.RecordScratch(static_cast<int64_t>(slice * participants));
+    auto run = [&](int participant, int64_t begin, int64_t end) -> Status {
+      char* mine = scratch + slice * participant;
+      float* converted = reinterpret_cast<float*>(mine);
+      float* kernels = reinterpret_cast<float*>(mine + (convert ? Align64(sizeof(float) * block * features) : 0));
+      float* gemm_scratch =
+          reinterpret_cast<float*>(reinterpret_cast<char*>(kernels) + Align64(sizeof(float) * block * vectors));
+      std::vector<double> as_double;
+      for (int64_t b = begin; b < end; b += block) {
+        const int64_t n = std::min(block, end - b);
+        const float* rows_f = nullptr;
+        if (convert) {
+          as_double.resize(static_cast<size_t>(n * features));
+          OL_RETURN_IF_ERROR(ReadRowsAsDouble(x, b, b + n, features, where, as_double.data()));
+          for (int64_t i = 0; i < n * features; ++i) converted[i] = static_cast<float>(as_double[i]);
+          rows_f = converted;
+        } else {
+          rows_f = x.data<float>() + b * features;
+        }
+        KernelRows(rows_f, n, vectors, features, kernels, gemm_scratch);
+        OL_RETURN_IF_ERROR(fn(b, n, static_cast<const float*>(kernels)));
+      }
+      return Status::Ok();
+    };
+    if (!parallel) return run(0, 0, rows);
+    return ParallelForWithParticipant(ctx.parallel(), rows, plan, run);
+  }
+
+  static double LinearDot(const double* a, const double* b, int64_t n) {
     double s = 0;
-    if (k == SvmKernel::kRbf) {
-      for (int64_t i = 0; i < n; ++i) s += (a[i] - b[i]) * (a[i] - b[i]);
-      return std::exp(-gamma * s);
-    }
     for (int64_t i = 0; i < n; ++i) s += a[i] * b[i];
-    switch (k) {
-      case SvmKernel::kPoly: return std::pow(s * gamma + coef0, static_cast<double>(degree));
-      case SvmKernel::kSigmoid: return std::tanh(s * gamma + coef0);
-      default: return s;
-    }
+    return s;
   }
 };
 
@@ -141,6 +256,7 @@ class SvmClassifierKernel : public OpKernel {
                                " vectors");
       }
       features_ = static_cast<int64_t>(svm_.support_vectors.size()) / vectors_;
+      svm_.PrepareVectors(vectors_, features_);
       const int64_t pairs = classes_ * (classes_ - 1) / 2;
       if (static_cast<int64_t>(svm_.coefficients.size()) != (classes_ - 1) * vectors_ ||
           static_cast<int64_t>(svm_.rho.size()) < pairs) {
@@ -173,49 +289,59 @@ class SvmClassifierKernel : public OpKernel {
     const bool strings = !string_labels_.empty();
     OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, strings ? DataType::kString : DataType::kInt64, Shape{rows}));
     OL_ASSIGN_OR_RETURN(Tensor * z, ctx.AllocateOutput(1, DataType::kFloat, Shape{rows, width}));
-    const int64_t cost = (svc ? vectors_ : classes_) * features;
-    return ForRows(ctx, "SVMClassifierRows", rows, cost, svm_.minimum_elements, svm_.block_rows,
+    auto emit = [&](int64_t r, double* scores, const double* votes) {
+      const int64_t label = Finish(scores, votes, svc, proba, scored, second);
+      for (int64_t c = 0; c < width; ++c) z->data<float>()[r * width + c] = static_cast<float>(scores[c]);
+      if (strings) {
+        y->data<std::string>()[r] = string_labels_[std::min<int64_t>(label, string_labels_.size() - 1)];
+      } else {
+        y->data<int64_t>()[r] = int_labels_.empty() ? label : int_labels_[std::min<int64_t>(label, int_labels_.size() - 1)];
+      }
+    };
+    const size_t score_count = static_cast<size_t>(std::max<int64_t>(raw, classes_) + 2);
+    if (svc) {
+      return svm_.ForKernelBlocks(ctx, "SVMClassifierRows", *x, rows, vectors_, features_, where_,
+                                  [&](int64_t begin, int64_t n, const float* kernels) -> Status {
+                                    std::vector<double> scores(score_count), votes(static_cast<size_t>(classes_)), pairs;
+                                    for (int64_t r = 0; r < n; ++r) {
+                                      RowScores(nullptr, kernels + r * vectors_, scores.data(), votes.data(), &pairs);
+                                      emit(begin + r, scores.data(), votes.data());
+                                    }
+                                    return Status::Ok();
+                                  });
+    }
+    return ForRows(ctx, "SVMClassifierRows", rows, classes_ * features, svm_.minimum_elements, svm_.block_rows,
                    [&](int64_t begin, int64_t end) -> Status {
-                     std::vector<double> row(static_cast<size_t>(features)), kernels(static_cast<size_t>(vectors_));
-                     std::vector<double> scores(static_cast<size_t>(std::max<int64_t>(raw, classes_) + 2));
-                     std::vector<double> votes(static_cast<size_t>(classes_)), pairs;
+                     std::vector<double> row(static_cast<size_t>(features));
+                     std::vector<double> scores(score_count), votes(static_cast<size_t>(classes_)), pairs;
                      for (int64_t r = begin; r < end; ++r) {
                        OL_RETURN_IF_ERROR(ReadRowsAsDouble(*x, r, r + 1, features, where_, row.data()));
-                       RowScores(row.data(), kernels.data(), scores.data(), votes.data(), &pairs);
-                       int64_t label = Finish(scores.data(), votes.data(), svc, proba, scored, second);
-                       for (int64_t c = 0; c < width; ++c) z->data<float>()[r * width + c] = static_cast<float>(scores[c]);
-                       if (strings) {
-                         y->data<std::string>()[r] = string_labels_[std::min<int64_t>(label, string_labels_.size() - 1)];
-                       } else {
-                         y->data<int64_t>()[r] = int_labels_.empty() ? label : int_labels_[std::min<int64_t>(label, int_labels_.size() - 1)];
-                       }
+                       RowScores(row.data(), nullptr, scores.data(), votes.data(), &pairs);
+                       emit(r, scores.data(), votes.data());
                      }
                      return Status::Ok();
                    });
   }
 
  private:
-  // Raw scores of one row (pairwise decision values or per-class linear scores), the
-  // votes, and with Platt scaling the class probabilities in scores[0..classes).
-  void RowScores(const double* row, double* kernels, double* scores, double* votes, std::vector<double>* pairs) const {
+  // Raw scores of one row (pairwise decision values from its kernel values, or per-class
+  // linear scores from the row itself when there are no support vectors), the votes, and
+  // with Platt scaling the class probabilities in scores[0..classes).
+  void RowScores(const double* row, const float* kernels, double* scores, double* votes, std::vector<double>* pairs) const {
     std::fill(votes, votes + classes_, 0.0);
     if (vectors_ == 0) {
       for (int64_t c = 0; c < classes_; ++c) {
-        scores[c] = svm_.rho[0] + svm_.Dot(row, svm_.coefficients.data() + c * features_, features_, SvmKernel::kLinear);
+        scores[c] = svm_.rho[0] + SvmCommon::LinearDot(row, svm_.coefficients.data() + c * features_, features_);
       }
       return;
-    }
-    for (int64_t v = 0; v < vectors_; ++v) {
-      kernels[v] = svm_.Dot(row, svm_.support_vectors.data() + v * features_, features_, svm_.kernel);
     }
     int64_t e = 0;
     for (int64_t i = 0; i < classes_; ++i) {
       for (int64_t j = i + 1; j < classes_; ++j, ++e) {
-        double s1 = 0, s2 = 0;
         const double* ci = svm_.coefficients.data() + (j - 1) * vectors_;
         const double* cj = svm_.coefficients.data() + i * vectors_;
-        for (int64_t v = starts_[i]; v < starts_[i] + vectors_per_class_[i]; ++v) s1 += ci[v] * kernels[v];
-        for (int64_t v = starts_[j]; v < starts_[j] + vectors_per_class_[j]; ++v) s2 += cj[v] * kernels[v];
+        const double s1 = DotCoefficients(ci + starts_[i], kernels + starts_[i], vectors_per_class_[i]);
+        const double s2 = DotCoefficients(cj + starts_[j], kernels + starts_[j], vectors_per_class_[j]);
         const double s = svm_.rho[e] + s1 + s2;
         scores[e] = s;
         votes[s > 0 ? i : j] += 1;
@@ -306,6 +432,7 @@ class SvmRegressorKernel : public OpKernel {
         return InvalidArgument(where_, ": support_vectors/coefficients do not fit n_supports = ", supports_);
       }
       features_ = static_cast<int64_t>(svm_.support_vectors.size()) / supports_;
+      svm_.PrepareVectors(supports_, features_);
     } else {
       features_ = static_cast<int64_t>(svm_.coefficients.size());
     }
@@ -318,25 +445,29 @@ class SvmRegressorKernel : public OpKernel {
     OL_RETURN_IF_ERROR(RowsAndFeatures(*x, where_, &rows, &features));
     if (features != features_) return InvalidArgument(where_, ": X has ", features, " features, the model ", features_);
     OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, DataType::kFloat, Shape{rows, 1}));
-    const int64_t cost = std::max<int64_t>(supports_, 1) * features;
-    return ForRows(ctx, "SVMRegressorRows", rows, cost, svm_.minimum_elements, svm_.block_rows,
+    float* out = y->data<float>();
+    auto finish = [&](int64_t r, double s) {
+      s += svm_.rho[0];
+      if (one_class_ != 0) s = s > 0 ? 1.0 : -1.0;
+      ApplyPostTransform(svm_.post, &s, 1);
+      out[r] = static_cast<float>(s);
+    };
+    if (supports_ > 0) {
+      return svm_.ForKernelBlocks(ctx, "SVMRegressorRows", *x, rows, supports_, features_, where_,
+                                  [&](int64_t begin, int64_t n, const float* kernels) -> Status {
+                                    for (int64_t r = 0; r < n; ++r) {
+                                      finish(begin + r, DotCoefficients(svm_.coefficients.data(), kernels + r * supports_,
+                                                                        supports_));
+                                    }
+                                    return Status::Ok();
+                                  });
+    }
+    return ForRows(ctx, "SVMRegressorRows", rows, features, svm_.minimum_elements, svm_.block_rows,
                    [&](int64_t begin, int64_t end) -> Status {
                      std::vector<double> row(static_cast<size_t>(features));
                      for (int64_t r = begin; r < end; ++r) {
                        OL_RETURN_IF_ERROR(ReadRowsAsDouble(*x, r, r + 1, features, where_, row.data()));
-                       double s = 0;
-                       if (supports_ > 0) {
-                         for (int64_t j = 0; j < supports_; ++j) {
-                           s += svm_.coefficients[j] *
-                                svm_.Dot(row.data(), svm_.support_vectors.data() + j * features_, features_, svm_.kernel);
-                         }
-                       } else {
-                         s = svm_.Dot(row.data(), svm_.coefficients.data(), features_, SvmKernel::kLinear);
-                       }
-                       s += svm_.rho[0];
-                       if (one_class_ != 0) s = s > 0 ? 1.0 : -1.0;
-                       ApplyPostTransform(svm_.post, &s, 1);
-                       y->data<float>()[r] = static_cast<float>(s);
+                       finish(r, SvmCommon::LinearDot(row.data(), svm_.coefficients.data(), features_));
                      }
                      return Status::Ok();
                    });
@@ -361,6 +492,8 @@ void Register(KernelRegistry& registry, const char* op) {
                            "kernel evaluations x features (rows x support vectors x features) below which rows stay serial"),
       ParamSpec::Int64("parallel.block_rows", kBlockRows, 1, int64_t{1} << 30,
                        "rows per block are a multiple of this (the ParallelFor grain)"),
+      ParamSpec::Int64("algorithm.kernel_rows", kKernelRows, 1, int64_t{1} << 30,
+                       "rows whose kernel values are one GEMM (a cache block: changes no result)"),
   };
   def.factory = MakeKernel<K>();
   registry.Add(std::move(def));

@@ -55,6 +55,20 @@ TEST(TreeEnsemble, SumAndMaxOverTrees) {
   EXPECT_EQ(ToVector<float>(out2->at(0).tensor()), (std::vector<float>{10, lowest, lowest, 20, 10, lowest}));
 }
 
+TEST(TreeEnsemble, NanIsInNoSet) {
+  // Tree 1's set {3, 5}: NaN takes the true branch only where the node tracks missing
+  // values there (as ONNX Runtime and onnx.reference do).
+  for (int64_t tracks : {int64_t{0}, int64_t{1}}) {
+    auto t = Ensemble(1);
+    t.Attr("nodes_missing_value_tracks_true", std::vector<int64_t>{0, tracks});
+    t.Input(MakeTensor<float>({1, 2}, {1.0f, NAN}));
+    auto out = t.Run(1);
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    // Tree 0: x0 = 1 > 0.5 -> leaf 1 (target 1, 2). Tree 1: leaf 2 (target 0, 10) or leaf 3 (target 1, 20).
+    EXPECT_EQ(ToVector<float>(out->at(0).tensor()), tracks ? (std::vector<float>{10, 2}) : (std::vector<float>{0, 22}));
+  }
+}
+
 TEST(TreeEnsemble, RejectsNarrowInputAndBadBranches) {
   auto narrow = Ensemble(1);
   narrow.Input(MakeTensor<float>({1, 1}, {0.0f}));

@@ -5,8 +5,11 @@
 // reaches parallel.minimum_elements (family traditional_ml). With fewer rows than
 // parallel.tree_split_rows the trees split instead, in chunks of algorithm.trees_per_chunk
 // (a schema value, never the participant count) whose partial aggregates merge in chunk
-// order, so the result is the same for every participant count. Computes in double,
-// stores float, double or float16.
+// order, so the result is the same for every participant count. The walk is TreeWalker's
+// (tree_walk.h, shared with the ai.onnx.ml 1/3 ensembles): within a participant's rows,
+// blocks of rows (algorithm.walk_bytes of them) pass each tree in turn, every row still
+// adding its trees in tree order, so the blocking changes no result. Aggregates in double, stores
+// float, double or float16.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -20,6 +23,7 @@
 #include "native/core/narrow_float.h"
 #include "native/kernels/traditional_ml/ml_common.h"
 #include "native/kernels/traditional_ml/ml_types.h"
+#include "native/kernels/traditional_ml/tree_walk.h"
 #include "native/registry/kernel.h"
 #include "native/tuning/schema.h"
 
@@ -61,18 +65,7 @@ double Largest() {
   }
 }
 
-enum Mode : uint8_t { kLeq = 0, kLt, kGte, kGt, kEq, kNeq, kMember };
 enum Aggregate : int64_t { kAverage = 0, kSum, kMin, kMax };
-
-struct TreeNode {
-  int64_t feature;
-  double split;
-  uint8_t mode;
-  bool missing_goes_true;
-  int64_t next[2];     // [false, true]: a node or a leaf index
-  bool next_leaf[2];
-  std::vector<double> members;  // kMember: the set, sorted
-};
 
 StatusOr<std::vector<double>> DoublesOf(const KernelInfo& info, const char* name, bool required) {
   if (!info.HasAttribute(name)) {
@@ -98,6 +91,7 @@ class TreeEnsembleKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(block_rows_, info.tuning().Int64("parallel.block_rows"));
     OL_ASSIGN_OR_RETURN(tree_split_rows_, info.tuning().Int64("parallel.tree_split_rows"));
     OL_ASSIGN_OR_RETURN(trees_per_chunk_, info.tuning().Int64("algorithm.trees_per_chunk"));
+    OL_ASSIGN_OR_RETURN(walk_bytes_, info.tuning().Int64("algorithm.walk_bytes"));
     OL_ASSIGN_OR_RETURN(int64_t post, info.GetInt("post_transform", 0));
     if (post < 0 || post > 4) return InvalidArgument(where_, ": post_transform must be 0..4, got ", post);
     // TreeEnsemble numbers them NONE 0, SOFTMAX 1, LOGISTIC 2, SOFTMAX_ZERO 3, PROBIT 4.
@@ -109,57 +103,84 @@ class TreeEnsembleKernel : public OpKernel {
       return InvalidArgument(where_, ": aggregate_function must be 0..3, got ", aggregate_);
     }
     OL_ASSIGN_OR_RETURN(n_targets_, info.GetInt("n_targets"));
-    OL_ASSIGN_OR_RETURN(roots_, info.GetInts("tree_roots"));
-    OL_ASSIGN_OR_RETURN(leaf_targets_, info.GetInts("leaf_targetids"));
-    OL_ASSIGN_OR_RETURN(leaf_weights_, DoublesOf(info, "leaf_weights", true));
-    if (n_targets_ < 1 || leaf_targets_.size() != leaf_weights_.size()) {
+    OL_ASSIGN_OR_RETURN(std::vector<int64_t> roots, info.GetInts("tree_roots"));
+    OL_ASSIGN_OR_RETURN(std::vector<int64_t> leaf_targets, info.GetInts("leaf_targetids"));
+    OL_ASSIGN_OR_RETURN(std::vector<double> leaf_weights, DoublesOf(info, "leaf_weights", true));
+    if (n_targets_ < 1 || leaf_targets.size() != leaf_weights.size()) {
       return InvalidArgument(where_, ": need n_targets >= 1 and one target id per leaf weight");
     }
-    for (int64_t t : leaf_targets_) {
+    std::vector<LeafWeight> weights(leaf_weights.size());
+    for (size_t i = 0; i < weights.size(); ++i) {
+      const int64_t t = leaf_targets[i];
       if (t < 0 || t >= n_targets_) return InvalidArgument(where_, ": leaf target id ", t, " outside [0, ", n_targets_, ")");
+      // AVERAGE adds each tree's weight divided by the tree count.
+      const double w = leaf_weights[i];
+      weights[i] = LeafWeight{t, aggregate_ == kAverage ? w / static_cast<double>(roots.size()) : w};
     }
-    return ReadNodes(info);
+    OL_ASSIGN_OR_RETURN(std::vector<SourceNode> nodes, ReadNodes(info, weights.size()));
+    return walker_.Build(where_, nodes, roots, weights);
   }
 
   Status Compute(KernelContext& ctx) override {
     OL_ASSIGN_OR_RETURN(const Tensor* x, ctx.RequiredInput(0));
     const Shape& shape = x->shape();
-    if (shape.rank() != 2 || shape.dim(1) <= max_feature_) {
-      return InvalidArgument(where_, ": X must be [N, F] with F > ", max_feature_, " (the largest feature id), got ",
+    const int64_t max_feature = walker_.max_feature();
+    if (shape.rank() != 2 || shape.dim(1) <= max_feature) {
+      return InvalidArgument(where_, ": X must be [N, F] with F > ", max_feature, " (the largest feature id), got ",
                              x->TypeAndShape());
     }
     const int64_t rows = shape.dim(0), features = shape.dim(1);
     return DispatchOn<float, double, Float16>(x->dtype(), where_, [&](auto* tag) -> Status {
       using T = std::remove_pointer_t<decltype(tag)>;
+      // Rows walk as T, float16 rows as floats (converted a block at a time).
+      constexpr bool kConvert = std::is_same_v<T, Float16>;
       OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), Shape{rows, n_targets_}));
       const T* in = x->data<T>();
       T* out = y->data<T>();
-      const int64_t trees = static_cast<int64_t>(roots_.size());
+      const int64_t trees = walker_.trees();
       const int64_t chunks = (trees + trees_per_chunk_ - 1) / trees_per_chunk_;
       const bool tree_split = rows < tree_split_rows_ && chunks > 1 && rows * trees >= minimum_walks_;
       const ParallelPlan plan{"TreeEnsembleRows", block_rows_};
       const bool parallel = !tree_split && rows * trees >= minimum_walks_;
-      // Row split: one accumulator row per participant. Tree split: [chunks, rows, targets].
+      // Row split: per participant, the aggregates of a block of rows (and their converted
+      // values). Tree split: [chunks, rows, targets] aggregates (and all rows converted).
       const int participants = parallel ? AvailableParticipants(ctx.parallel(), plan) : 1;
-      const size_t count = static_cast<size_t>(n_targets_) * (tree_split ? chunks * rows : participants);
-      const size_t bytes = sizeof(double) * count;
-      ScratchArena arena(ctx.allocator(), bytes + 64);
+      const int64_t row_bytes = features * static_cast<int64_t>(kConvert ? sizeof(float) : sizeof(T)) +
+                                n_targets_ * static_cast<int64_t>(sizeof(double));
+      const int64_t block = tree_split ? rows : WalkBlockRows(walk_bytes_, row_bytes, rows);
+      const size_t acc_count = static_cast<size_t>(n_targets_ * (tree_split ? chunks * rows : participants * block));
+      const size_t row_count = kConvert ? static_cast<size_t>(features * block * (tree_split ? 1 : participants)) : 0;
+      const size_t bytes = sizeof(double) * acc_count + sizeof(float) * row_count;
+      ScratchArena arena(ctx.allocator(), bytes + 128);
       OL_RETURN_IF_ERROR(arena.status());
-      OL_ASSIGN_OR_RETURN(double* scratch, arena.AllocateArray<double>(std::max<size_t>(count, 1)));
+      OL_ASSIGN_OR_RETURN(double* scratch, arena.AllocateArray<double>(std::max<size_t>(acc_count, 1)));
+      OL_ASSIGN_OR_RETURN(float* converted, arena.AllocateArray<float>(std::max<size_t>(row_count, 1)));
       ctx.RecordScratch(static_cast<int64_t>(bytes));
+      // Rows [begin, begin + n) as the walk reads them.
+      auto walk_rows = [&](int64_t begin, int64_t n, float* buffer) {
+        if constexpr (kConvert) {
+          const T* from = in + begin * features;
+          for (int64_t i = 0; i < n * features; ++i) buffer[i] = from[i].ToFloat();
+          return static_cast<const float*>(buffer);
+        } else {
+          (void)buffer;
+          return in + begin * features;
+        }
+      };
+      auto walk = [&](const auto* xr, int64_t n, int64_t t0, int64_t t1, double* acc) {
+        for (int64_t r = 0; r < n; ++r) InitRow<T>(acc + r * n_targets_);
+        walker_.Accumulate(xr, features, n, t0, t1, acc, n_targets_, -1, [&](double& into, double w) { Merge(into, w); });
+      };
       auto store = [&](int64_t r, double* acc) {
         ApplyPostTransform(post_, acc, n_targets_);
         for (int64_t t = 0; t < n_targets_; ++t) out[r * n_targets_ + t] = FromDouble<T>(acc[t]);
       };
       if (tree_split) {
+        const auto* xr = walk_rows(0, rows, converted);
         auto run_chunks = [&](int64_t begin, int64_t end) -> Status {
           for (int64_t c = begin; c < end; ++c) {
             const int64_t t0 = c * trees_per_chunk_, t1 = std::min(trees, t0 + trees_per_chunk_);
-            for (int64_t r = 0; r < rows; ++r) {
-              double* acc = scratch + (c * rows + r) * n_targets_;
-              InitRow<T>(acc);
-              OL_RETURN_IF_ERROR(WalkTrees(in + r * features, t0, t1, acc));
-            }
+            walk(xr, rows, t0, t1, scratch + c * rows * n_targets_);
           }
           return Status::Ok();
         };
@@ -170,12 +191,14 @@ class TreeEnsembleKernel : public OpKernel {
         for (int64_t r = 0; r < rows; ++r) store(r, scratch + r * n_targets_);
         return Status::Ok();
       }
+      // Each row's trees in order, the trees the outer loop over blocks of rows.
       auto run = [&](int participant, int64_t begin, int64_t end) -> Status {
-        double* acc = scratch + participant * n_targets_;
-        for (int64_t r = begin; r < end; ++r) {
-          InitRow<T>(acc);
-          OL_RETURN_IF_ERROR(WalkTrees(in + r * features, 0, trees, acc));
-          store(r, acc);
+        double* acc = scratch + participant * block * n_targets_;
+        float* buffer = converted + (kConvert ? participant * block * features : 0);
+        for (int64_t b = begin; b < end; b += block) {
+          const int64_t n = std::min(block, end - b);
+          walk(walk_rows(b, n, buffer), n, 0, trees, acc);
+          for (int64_t r = 0; r < n; ++r) store(b + r, acc + r * n_targets_);
         }
         return Status::Ok();
       };
@@ -185,7 +208,8 @@ class TreeEnsembleKernel : public OpKernel {
   }
 
  private:
-  Status ReadNodes(const KernelInfo& info) {
+  // Nodes [0, n) then leaves [n, n + leaves) as SourceNodes.
+  StatusOr<std::vector<SourceNode>> ReadNodes(const KernelInfo& info, size_t leaves) {
     OL_ASSIGN_OR_RETURN(std::vector<int64_t> features, info.GetInts("nodes_featureids"));
     OL_ASSIGN_OR_RETURN(std::vector<int64_t> true_ids, info.GetInts("nodes_truenodeids"));
     OL_ASSIGN_OR_RETURN(std::vector<int64_t> false_ids, info.GetInts("nodes_falsenodeids"));
@@ -204,46 +228,39 @@ class TreeEnsembleKernel : public OpKernel {
         splits.size() != n || (!missing.empty() && missing.size() != n)) {
       return InvalidArgument(where_, ": the nodes_* attributes must all have one entry per node (", n, ")");
     }
+    std::vector<SourceNode> nodes(n + leaves);
     size_t member_at = 0;
-    nodes_.resize(n);
     for (size_t i = 0; i < n; ++i) {
-      TreeNode& node = nodes_[i];
-      node = TreeNode{features[i], splits[i], modes.data<uint8_t>()[i], !missing.empty() && missing[i] != 0,
-                      {false_ids[i], true_ids[i]}, {false_leafs[i] != 0, true_leafs[i] != 0}, {}};
-      if (node.mode > kMember || node.feature < 0) {
-        return InvalidArgument(where_, ": node ", i, " has mode ", int{node.mode}, " and feature ", node.feature);
+      SourceNode& node = nodes[i];
+      const uint8_t mode = modes.data<uint8_t>()[i];
+      if (mode > static_cast<uint8_t>(NodeMode::kMember) || features[i] < 0) {
+        return InvalidArgument(where_, ": node ", i, " has mode ", int{mode}, " and feature ", features[i]);
       }
+      node.mode = static_cast<NodeMode>(mode);
+      node.feature = features[i];
+      node.threshold = splits[i];
+      node.missing_goes_true = !missing.empty() && missing[i] != 0;
+      const int64_t ids[2] = {false_ids[i], true_ids[i]};
+      const bool leaf[2] = {false_leafs[i] != 0, true_leafs[i] != 0};
       for (int b = 0; b < 2; ++b) {
-        const size_t limit = node.next_leaf[b] ? leaf_weights_.size() : n;
-        if (node.next[b] < 0 || static_cast<size_t>(node.next[b]) >= limit) {
-          return InvalidArgument(where_, ": node ", i, " branches to ", node.next_leaf[b] ? "leaf " : "node ",
-                                 node.next[b], ", out of range");
+        const size_t limit = leaf[b] ? leaves : n;
+        if (ids[b] < 0 || static_cast<size_t>(ids[b]) >= limit) {
+          return InvalidArgument(where_, ": node ", i, " branches to ", leaf[b] ? "leaf " : "node ", ids[b],
+                                 ", out of range");
         }
+        node.next[b] = leaf[b] ? static_cast<int64_t>(n) + ids[b] : ids[b];
       }
-      if (node.mode == kMember) {  // the k-th member node takes the k-th NaN-terminated set
+      if (node.mode == NodeMode::kMember) {  // the k-th member node takes the k-th NaN-terminated set
         while (member_at < members.size() && !std::isnan(members[member_at])) node.members.push_back(members[member_at++]);
         if (member_at++ >= members.size()) return InvalidArgument(where_, ": membership_values lacks a set for node ", i);
         std::sort(node.members.begin(), node.members.end());
       }
-      max_feature_ = std::max(max_feature_, node.feature);
     }
-    for (int64_t root : roots_) {
-      if (root < 0 || static_cast<size_t>(root) >= n) return InvalidArgument(where_, ": tree root ", root, " out of range");
+    for (size_t k = 0; k < leaves; ++k) {
+      nodes[n + k].weights_begin = static_cast<int64_t>(k);
+      nodes[n + k].weights_end = static_cast<int64_t>(k + 1);
     }
-    return Status::Ok();
-  }
-
-  static bool Goes(const TreeNode& node, double v) {
-    if (std::isnan(v) && node.missing_goes_true) return true;
-    switch (node.mode) {
-      case kLeq: return v <= node.split;
-      case kLt: return v < node.split;
-      case kGte: return v >= node.split;
-      case kGt: return v > node.split;
-      case kEq: return v == node.split;
-      case kNeq: return v != node.split;
-      default: return std::binary_search(node.members.begin(), node.members.end(), v);
-    }
+    return nodes;
   }
 
   // acc[n_targets] before any tree: 0, or the type's extremes for MIN and MAX.
@@ -261,44 +278,16 @@ class TreeEnsembleKernel : public OpKernel {
     }
   }
 
-  // Aggregates trees [t0, t1)'s leaves for one row into acc[n_targets], in tree order. A
-  // root whose two branches name one leaf is that leaf; a walk longer than the node count
-  // is a cycle.
-  template <typename T>
-  Status WalkTrees(const T* row, int64_t t0, int64_t t1, double* acc) const {
-    for (int64_t k = t0; k < t1; ++k) {
-      const int64_t root = roots_[k];
-      const TreeNode* node = &nodes_[root];
-      int64_t leaf = -1;
-      if (node->next_leaf[0] && node->next_leaf[1] && node->next[0] == node->next[1]) leaf = node->next[0];
-      for (size_t steps = 0; leaf < 0; ++steps) {
-        if (steps > nodes_.size()) return InvalidArgument(where_, ": tree at root ", root, " has a cycle");
-        const int b = Goes(*node, ToDouble(row[node->feature])) ? 1 : 0;
-        if (node->next_leaf[b]) {
-          leaf = node->next[b];
-        } else {
-          node = &nodes_[node->next[b]];
-        }
-      }
-      const double w = leaf_weights_[leaf];
-      Merge(acc[leaf_targets_[leaf]], aggregate_ == kAverage ? w / static_cast<double>(roots_.size()) : w);
-    }
-    return Status::Ok();
-  }
-
   std::string where_;
   int64_t minimum_walks_ = kMinimumWalks;
   int64_t block_rows_ = kBlockRows;
   int64_t tree_split_rows_ = kTreeSplitRows;
   int64_t trees_per_chunk_ = kTreesPerChunk;
+  int64_t walk_bytes_ = kWalkBytes;
   PostTransform post_ = PostTransform::kNone;
   int64_t aggregate_ = kSum;
   int64_t n_targets_ = 1;
-  int64_t max_feature_ = -1;
-  std::vector<int64_t> roots_;
-  std::vector<int64_t> leaf_targets_;
-  std::vector<double> leaf_weights_;
-  std::vector<TreeNode> nodes_;
+  TreeWalker walker_;
 };
 
 OL_REGISTER_KERNELS(ml_tree_ensemble) {
@@ -316,6 +305,7 @@ OL_REGISTER_KERNELS(ml_tree_ensemble) {
                        "batches with fewer rows split the trees into chunks instead of the rows"),
       ParamSpec::Int64("algorithm.trees_per_chunk", kTreesPerChunk, 1, int64_t{1} << 30,
                        "trees per chunk in the tree split (fixes the merge order: changes rounding, not participants)"),
+      WalkBytesParam(),
   };
   def.calibratable = true;
   def.factory = MakeKernel<TreeEnsembleKernel>();

@@ -13,6 +13,9 @@
 //   algorithm.trees_per_chunk (a schema value, never the participant count), each chunk's
 //   partial aggregates go to their own scratch slot, and the chunks merge in chunk order.
 //   The serial path computes the same chunks, so the result is the same either way.
+// The walk is TreeWalker's (tree_walk.h, shared with TreeEnsemble 5): within a
+// participant's rows, blocks of rows (algorithm.walk_bytes of them) pass each tree in
+// turn, every row still adding its trees in tree order, so the blocking changes no result.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -26,6 +29,7 @@
 #include "native/core/allocator.h"
 #include "native/executor/parallel_for.h"
 #include "native/kernels/traditional_ml/ml_common.h"
+#include "native/kernels/traditional_ml/tree_walk.h"
 #include "native/registry/kernel.h"
 #include "native/tuning/schema.h"
 
@@ -38,18 +42,7 @@ constexpr int64_t kBlockRows = 16;
 constexpr int64_t kTreeSplitRows = 8;        // fewer rows than this: split the trees instead
 constexpr int64_t kTreesPerChunk = 16;
 
-enum Mode : uint8_t { kLeq = 0, kLt, kGte, kGt, kEq, kNeq, kLeaf };
 enum Aggregate : uint8_t { kSum = 0, kAverage, kMin, kMax };
-
-struct Node {
-  int64_t feature = 0;
-  double value = 0;
-  uint8_t mode = kLeaf;
-  bool missing_goes_true = false;
-  int64_t next[2] = {-1, -1};     // [false, true] node indices
-  int64_t weights_begin = 0;      // leaf: its (target, weight) pairs in weights_
-  int64_t weights_end = 0;
-};
 
 class LegacyTreeEnsembleKernel : public OpKernel {
  public:
@@ -61,6 +54,7 @@ class LegacyTreeEnsembleKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(block_rows_, info.tuning().Int64("parallel.block_rows"));
     OL_ASSIGN_OR_RETURN(tree_split_rows_, info.tuning().Int64("parallel.tree_split_rows"));
     OL_ASSIGN_OR_RETURN(trees_per_chunk_, info.tuning().Int64("algorithm.trees_per_chunk"));
+    OL_ASSIGN_OR_RETURN(walk_bytes_, info.tuning().Int64("algorithm.walk_bytes"));
     OL_ASSIGN_OR_RETURN(post_, ReadPostTransform(info));
     OL_ASSIGN_OR_RETURN(base_values_, FloatsOrTensor(info, "base_values", false));
     const char* prefix = classifier_ ? "class_" : "target_";
@@ -114,37 +108,53 @@ class LegacyTreeEnsembleKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(const Tensor* x, ctx.RequiredInput(0));
     int64_t rows = 0, features = 0;
     OL_RETURN_IF_ERROR(RowsAndFeatures(*x, where_, &rows, &features));
-    if (features <= max_feature_) {
-      return InvalidArgument(where_, ": X has ", features, " features, the trees read feature ", max_feature_);
+    const int64_t max_feature = walker_.max_feature();
+    if (features <= max_feature) {
+      return InvalidArgument(where_, ": X has ", features, " features, the trees read feature ", max_feature);
     }
-    const int64_t trees = static_cast<int64_t>(roots_.size());
+    const int64_t trees = walker_.trees();
     const int64_t chunks = (trees + trees_per_chunk_ - 1) / trees_per_chunk_;
     const bool tree_split = rows < tree_split_rows_ && chunks > 1 && rows * trees >= minimum_walks_;
     // Per row: the aggregates, then (two-class classifiers) whether each class got a weight.
     const int64_t width = stride();
-    // Aggregates: [rows, width] (row mode) or [chunks, rows, width] (tree-split mode),
-    // plus one converted input row per participant in row mode.
     const ParallelPlan row_plan{"TreeEnsembleLegacyRows", block_rows_};
     const bool row_parallel = !tree_split && rows * trees >= minimum_walks_ && rows > block_rows_;
     const int participants = row_parallel ? AvailableParticipants(ctx.parallel(), row_plan) : 1;
+    // Float and double rows walk in place; int64 and int32 rows as doubles, converted a
+    // block at a time (all rows in the tree split).
+    const bool convert = x->dtype() != DataType::kFloat && x->dtype() != DataType::kDouble;
+    const int64_t value_bytes = x->dtype() == DataType::kFloat ? sizeof(float) : sizeof(double);
+    const int64_t row_bytes = features * value_bytes + width * static_cast<int64_t>(sizeof(double));
+    const int64_t block = tree_split ? rows : WalkBlockRows(walk_bytes_, row_bytes, rows);
+    // Aggregates: [rows, width] (row split) or [chunks, rows, width] (tree split).
     const size_t acc_count = static_cast<size_t>((tree_split ? chunks : 1) * rows * width);
-    const size_t row_count = static_cast<size_t>(features) * (tree_split ? rows : participants);
+    const size_t row_count = convert ? static_cast<size_t>(features * block * (tree_split ? 1 : participants)) : 0;
     ScratchArena arena(ctx.allocator(), sizeof(double) * (acc_count + row_count) + 128);
     OL_RETURN_IF_ERROR(arena.status());
     OL_ASSIGN_OR_RETURN(double* acc, arena.AllocateArray<double>(std::max<size_t>(acc_count, 1)));
     OL_ASSIGN_OR_RETURN(double* xrows, arena.AllocateArray<double>(std::max<size_t>(row_count, 1)));
     ctx.RecordScratch(static_cast<int64_t>(sizeof(double) * (acc_count + row_count)));
 
+    // Rows [begin, begin + n), trees [t0, t1) into a[n, width]; `converted`: those rows
+    // as doubles, for int64 and int32 X.
+    auto walk = [&](int64_t begin, int64_t n, int64_t t0, int64_t t1, double* a, const double* converted) {
+      for (int64_t r = 0; r < n; ++r) InitAggregate(a + r * width);
+      const int64_t flags = width != n_targets_ ? n_targets_ : -1;  // "has a score" after the aggregates
+      auto merge = [&](double& into, double w) { Merge(into, w); };
+      if (converted != nullptr) {
+        walker_.Accumulate(converted, features, n, t0, t1, a, width, flags, merge);
+      } else if (x->dtype() == DataType::kFloat) {
+        walker_.Accumulate(x->data<float>() + begin * features, features, n, t0, t1, a, width, flags, merge);
+      } else {
+        walker_.Accumulate(x->data<double>() + begin * features, features, n, t0, t1, a, width, flags, merge);
+      }
+    };
     if (tree_split) {
-      OL_RETURN_IF_ERROR(ReadRowsAsDouble(*x, 0, rows, features, where_, xrows));
+      if (convert) OL_RETURN_IF_ERROR(ReadRowsAsDouble(*x, 0, rows, features, where_, xrows));
       auto run_chunks = [&](int64_t begin, int64_t end) -> Status {
         for (int64_t c = begin; c < end; ++c) {
           const int64_t t0 = c * trees_per_chunk_, t1 = std::min(trees, t0 + trees_per_chunk_);
-          for (int64_t r = 0; r < rows; ++r) {
-            double* a = acc + (c * rows + r) * width;
-            InitAggregate(a);
-            OL_RETURN_IF_ERROR(Walk(xrows + r * features, t0, t1, a));
-          }
+          walk(0, rows, t0, t1, acc + c * rows * width, convert ? xrows : nullptr);
         }
         return Status::Ok();
       };
@@ -159,13 +169,13 @@ class LegacyTreeEnsembleKernel : public OpKernel {
       }
       return Finish(ctx, rows, acc);
     }
+    // Each row's trees in order, the trees the outer loop over blocks of rows.
     auto run_rows = [&](int participant, int64_t begin, int64_t end) -> Status {
-      double* row = xrows + participant * features;
-      for (int64_t r = begin; r < end; ++r) {
-        OL_RETURN_IF_ERROR(ReadRowsAsDouble(*x, r, r + 1, features, where_, row));
-        double* a = acc + r * width;
-        InitAggregate(a);
-        OL_RETURN_IF_ERROR(Walk(row, 0, trees, a));
+      double* buffer = xrows + (convert ? participant * block * features : 0);
+      for (int64_t b = begin; b < end; b += block) {
+        const int64_t n = std::min(block, end - b);
+        if (convert) OL_RETURN_IF_ERROR(ReadRowsAsDouble(*x, b, b + n, features, where_, buffer));
+        walk(b, n, 0, trees, acc + b * width, convert ? buffer : nullptr);
       }
       return Status::Ok();
     };
@@ -205,21 +215,21 @@ class LegacyTreeEnsembleKernel : public OpKernel {
       }
       roots.emplace(tree_ids[i], static_cast<int64_t>(i));
     }
-    nodes_.assign(n, Node{});
+    std::vector<SourceNode> nodes(n);
     for (size_t i = 0; i < n; ++i) {
-      Node& node = nodes_[i];
-      static const char* kModes[] = {"BRANCH_LEQ", "BRANCH_LT", "BRANCH_GTE", "BRANCH_GT", "BRANCH_EQ", "BRANCH_NEQ", "LEAF"};
-      node.mode = 255;
-      for (uint8_t m = 0; m <= kLeaf; ++m) {
-        if (modes[i] == kModes[m]) node.mode = m;
+      SourceNode& node = nodes[i];
+      static const char* kModes[] = {"BRANCH_LEQ", "BRANCH_LT", "BRANCH_GTE", "BRANCH_GT", "BRANCH_EQ", "BRANCH_NEQ"};
+      node.mode = NodeMode::kMember;  // unknown
+      for (uint8_t m = 0; m < 6; ++m) {
+        if (modes[i] == kModes[m]) node.mode = static_cast<NodeMode>(m);
       }
-      if (node.mode == 255) return InvalidArgument(where_, ": node ", i, " has unknown mode '", modes[i], "'");
+      if (modes[i] == "LEAF") node.mode = NodeMode::kLeaf;
+      if (node.mode == NodeMode::kMember) return InvalidArgument(where_, ": node ", i, " has unknown mode '", modes[i], "'");
+      if (node.mode == NodeMode::kLeaf) continue;
       node.feature = features[i];
-      node.value = values.empty() ? 0.0 : values[i];
+      node.threshold = values.empty() ? 0.0 : values[i];
       node.missing_goes_true = !missing.empty() && missing[i] != 0;
-      if (node.mode == kLeaf) continue;
       if (node.feature < 0) return InvalidArgument(where_, ": node ", i, " reads feature ", node.feature);
-      max_feature_ = std::max(max_feature_, node.feature);
       const int64_t ids[2] = {false_ids[i], true_ids[i]};
       for (int b = 0; b < 2; ++b) {
         auto it = index.find({tree_ids[i], ids[b]});
@@ -231,21 +241,23 @@ class LegacyTreeEnsembleKernel : public OpKernel {
       }
     }
     // Leaf weights grouped by leaf, each leaf's in attribute order.
-    std::vector<std::vector<std::pair<int64_t, double>>> per_node(n);
+    std::vector<std::vector<LeafWeight>> per_node(n);
     for (size_t k = 0; k < leaf_trees.size(); ++k) {
       auto it = index.find({leaf_trees[k], leaf_nodes[k]});
       if (it == index.end()) {
         return InvalidArgument(where_, ": a weight names missing node (tree ", leaf_trees[k], ", id ", leaf_nodes[k], ")");
       }
-      per_node[it->second].emplace_back(leaf_targets[k], leaf_weights[k]);
+      per_node[it->second].push_back(LeafWeight{leaf_targets[k], leaf_weights[k]});
     }
+    std::vector<LeafWeight> weights;
     for (size_t i = 0; i < n; ++i) {
-      nodes_[i].weights_begin = static_cast<int64_t>(weights_.size());
-      weights_.insert(weights_.end(), per_node[i].begin(), per_node[i].end());
-      nodes_[i].weights_end = static_cast<int64_t>(weights_.size());
+      nodes[i].weights_begin = static_cast<int64_t>(weights.size());
+      weights.insert(weights.end(), per_node[i].begin(), per_node[i].end());
+      nodes[i].weights_end = static_cast<int64_t>(weights.size());
     }
-    for (const auto& [tree, root] : roots) roots_.push_back(root);
-    return Status::Ok();
+    std::vector<int64_t> tree_roots;
+    for (const auto& [tree, root] : roots) tree_roots.push_back(root);
+    return walker_.Build(where_, nodes, tree_roots, weights);
   }
 
   // Two-class classifiers follow ONNX Runtime, whose result depends on which classes got
@@ -268,40 +280,10 @@ class LegacyTreeEnsembleKernel : public OpKernel {
     }
   }
 
-  // As ONNX Runtime: NaN takes the true branch where the node tracks missing values to it,
-  // else the comparison decides (false, except BRANCH_NEQ).
-  static bool Goes(const Node& node, double v) {
-    if (std::isnan(v) && node.missing_goes_true) return true;
-    switch (node.mode) {
-      case kLeq: return v <= node.value;
-      case kLt: return v < node.value;
-      case kGte: return v >= node.value;
-      case kGt: return v > node.value;
-      case kEq: return v == node.value;
-      default: return v != node.value;
-    }
-  }
-
-  // Trees [t0, t1) for one row, in tree order, aggregated into a[n_targets].
-  Status Walk(const double* row, int64_t t0, int64_t t1, double* a) const {
-    for (int64_t t = t0; t < t1; ++t) {
-      const Node* node = &nodes_[roots_[t]];
-      for (size_t steps = 0; node->mode != kLeaf; ++steps) {
-        if (steps > nodes_.size()) return InvalidArgument(where_, ": tree ", t, " has a cycle");
-        node = &nodes_[node->next[Goes(*node, row[node->feature]) ? 1 : 0]];
-      }
-      for (int64_t k = node->weights_begin; k < node->weights_end; ++k) {
-        Merge(a[weights_[k].first], weights_[k].second);
-        if (stride() != n_targets_) a[n_targets_ + weights_[k].first] = 1;
-      }
-    }
-    return Status::Ok();
-  }
-
   // Aggregates -> outputs: AVERAGE, base values, the two-class forms, post_transform, labels.
   Status Finish(KernelContext& ctx, int64_t rows, double* acc) {
     const int64_t width = n_targets_;
-    const double trees = static_cast<double>(std::max<size_t>(roots_.size(), 1));
+    const double trees = static_cast<double>(std::max<int64_t>(walker_.trees(), 1));
     if (!classifier_) {
       OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, DataType::kFloat, Shape{rows, width}));
       for (int64_t r = 0; r < rows; ++r) {
@@ -405,18 +387,16 @@ class LegacyTreeEnsembleKernel : public OpKernel {
   int64_t block_rows_ = kBlockRows;
   int64_t tree_split_rows_ = kTreeSplitRows;
   int64_t trees_per_chunk_ = kTreesPerChunk;
+  int64_t walk_bytes_ = kWalkBytes;
   PostTransform post_ = PostTransform::kNone;
   uint8_t aggregate_ = kSum;
   int64_t n_targets_ = 1;
-  int64_t max_feature_ = -1;
   bool binary_ = false;
   bool all_weights_positive_ = true;
   std::vector<double> base_values_;
   std::vector<int64_t> int_labels_;
   std::vector<std::string> string_labels_;
-  std::vector<int64_t> roots_;
-  std::vector<Node> nodes_;
-  std::vector<std::pair<int64_t, double>> weights_;
+  TreeWalker walker_;
 };
 
 std::vector<ParamSpec> TreeTuning() {
@@ -428,6 +408,7 @@ std::vector<ParamSpec> TreeTuning() {
                        "batches with fewer rows split the trees into chunks instead of the rows"),
       ParamSpec::Int64("algorithm.trees_per_chunk", kTreesPerChunk, 1, int64_t{1} << 30,
                        "trees per chunk in the tree split (fixes the merge order: changes rounding, not participants)"),
+      WalkBytesParam(),
   };
 }
 

@@ -96,6 +96,24 @@ TEST(TreeEnsembleRegressor, RowAndTreeSplitsMatchSerial) {
   }
 }
 
+TEST(TreeEnsembleRegressor, WalkBlocksChangeNothing) {
+  // Rows pass the trees in blocks of algorithm.walk_bytes (a row here: 8 bytes of floats
+  // and 16 of aggregates): any block size, any participant count, the same bits.
+  const int64_t rows = 203;
+  std::vector<float> x(rows * 2);
+  for (int64_t i = 0; i < rows * 2; ++i) x[i] = static_cast<float>(std::sin(0.61 * static_cast<double>(i)) * 3.0);
+  std::vector<float> first;
+  for (int64_t walk_bytes : {int64_t{1}, int64_t{5 * 24}, int64_t{64 * 24}, int64_t{1000 * 24}}) {
+    auto t = Regressor("AVERAGE", 25, 2);
+    t.Input(MakeTensor<float>({rows, 2}, x));
+    t.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.block_rows", int64_t{4});
+    t.Tuning("algorithm.walk_bytes", walk_bytes);
+    const std::vector<float> y = testing::SerialMatchesParticipants<float>(t, Shape{rows, 2});
+    if (first.empty()) first = y;
+    EXPECT_EQ(y, first) << "walk_bytes " << walk_bytes;
+  }
+}
+
 KernelTester Classifier(const std::vector<int64_t>& class_ids, const std::vector<float>& weights,
                         const std::string& post) {
   KernelTester t("TreeEnsembleClassifier", 1, "ai.onnx.ml");
