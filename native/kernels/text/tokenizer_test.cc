@@ -100,6 +100,16 @@ TEST(Tokenizer, TokenExpressionSeesTheTextBeforeTheSearchPosition) {
   EXPECT_EQ(ToVector<std::string>(out->at(0).tensor()), (Strings{"cat", "cup"}));
 }
 
+TEST(Tokenizer, AlternativesPreferTheFirstNotTheLongest) {
+  // The documented difference from ONNX Runtime (RE2, leftmost-longest: "ab", "ab"):
+  // std::regex's ECMAScript takes the first alternative that matches.
+  auto t = Tokenizer();
+  t.Attr("tokenexp", std::string("a|ab")).Input(MakeTensor<std::string>({1}, {"ab ab"}));
+  auto out = t.Run(1);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(ToVector<std::string>(out->at(0).tensor()), (Strings{"a", "a"}));
+}
+
 TEST(Tokenizer, MarkersGoAroundTheTokensAndPaddingOutside) {
   auto t = Tokenizer(1, 1, "<pad>");
   t.Attr("separators", Strings{" "}).Input(MakeTensor<std::string>({2}, {"a b c", "d"}));
