@@ -3,9 +3,11 @@
 and XGBoost through onnxmltools), run by
 onnx-light at 1 and 2 threads, batch 1 and a larger batch, and compared with ONNX Runtime:
 labels exactly, scores and probabilities (ZipMap's list of dicts included) within float
-tolerance. Models that still fail are listed in KNOWN_FAILURES with the reason; they run
-as strict xfails (a fixed one fails the suite until its entry is removed) and are counted
-in the summary test."""
+tolerance. The few models ONNX Runtime cannot run on this machine (SKLEARN_REFERENCE, with
+the reason) are compared with the fitted scikit-learn model's own predict and
+predict_proba instead. Models that still fail are listed in KNOWN_FAILURES with the
+reason; they run as strict xfails (a fixed one fails the suite until its entry is
+removed) and are counted in the summary test."""
 
 import warnings
 
@@ -159,6 +161,9 @@ def _dict_vectorizer_case():
 
 
 def _text_case():
+    """TfidfVectorizer + LogisticRegression: skl2onnx writes StringNormalizer, com.microsoft
+    Tokenizer, TfIdfVectorizer. A SKLEARN_REFERENCE case: (ModelProto, feeds(batch),
+    predict(batch) -> (labels, probabilities, classes)) from the fitted pipeline itself."""
     docs = np.array(["the cat sat on the mat", "dogs and cats", "the dog barked", "a mat for the cat",
                      "cats sleep all day", "dogs bark at night"] * 5, dtype=object)
     labels = np.array([0, 1, 1, 0, 0, 1] * 5)
@@ -166,7 +171,8 @@ def _text_case():
     pipe.fit(docs, labels)
     onx = to_onnx(pipe, docs[:1].reshape(-1, 1), target_opset=TARGET_OPSET)
     name = onx.graph.input[0].name
-    return onx, lambda n: {name: docs[:n].reshape(-1, 1)}
+    return (onx, lambda n: {name: docs[:n].reshape(-1, 1)},
+            lambda n: (pipe.predict(docs[:n]), pipe.predict_proba(docs[:n]), pipe.classes_))
 
 
 def _int_one_hot_case():
@@ -264,13 +270,16 @@ CASES = {
     "XGBRegressor/diabetes+nan": lambda: _boosting_case("xgboost", _xgboost("regressor"), _with_missing(_diabetes)),
 }
 
-# Models that do not yet match ONNX Runtime, with the reason (strict xfails: each must
-# still fail; remove its entry when it passes).
-KNOWN_FAILURES = {
-    "TfidfVectorizer+LogisticRegression/text": "skl2onnx writes com.microsoft Tokenizer (no onnx-light kernel; an "
-                                                "ONNX Runtime contrib op); ONNX Runtime itself fails here too "
-                                                "(StringNormalizer cannot construct the en_US locale on this machine)",
+# Models compared with scikit-learn's own output instead of ONNX Runtime's, with the reason
+# ONNX Runtime cannot be the reference (their builders also return predict(batch)).
+SKLEARN_REFERENCE = {
+    "TfidfVectorizer+LogisticRegression/text": "ONNX Runtime cannot run this model on this machine: its "
+                                                "StringNormalizer fails to construct the en_US locale",
 }
+
+# Models that do not yet match their reference, with the reason (strict xfails: each must
+# still fail; remove its entry when it passes).
+KNOWN_FAILURES = {}
 
 _BUILT = {}
 
@@ -298,15 +307,15 @@ def _compare(name, ours, theirs, output):
         assert ours.tolist() == theirs.tolist(), f"{where}: labels differ"
 
 
-def _params():
+def _params(names):
     out = []
-    for name in CASES:
+    for name in names:
         marks = [pytest.mark.xfail(strict=True, reason=KNOWN_FAILURES[name])] if name in KNOWN_FAILURES else []
         out.append(pytest.param(name, marks=marks, id=name))
     return out
 
 
-@pytest.mark.parametrize("name", _params())
+@pytest.mark.parametrize("name", _params([n for n in CASES if n not in SKLEARN_REFERENCE]))
 def test_matches_onnxruntime(name):
     onx, feeds = _build(name)
     data = onx.SerializeToString()
@@ -326,8 +335,30 @@ def test_matches_onnxruntime(name):
                 _compare(f"{name} (batch {batch}, threads {session.get_cpu_execution().num_threads})", a, b, i)
 
 
+@pytest.mark.parametrize("name", _params(SKLEARN_REFERENCE))
+def test_matches_scikit_learn(name):
+    """The models ONNX Runtime cannot run here (SKLEARN_REFERENCE): onnx-light's labels equal
+    the fitted pipeline's predict, its probabilities its predict_proba within 1e-5."""
+    onx, feeds, predict = _build(name)
+    data = onx.SerializeToString()
+    for threads in (1, 2):
+        session = onnx_light.InferenceSession(data, cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=threads))
+        for batch in (1, BATCH):
+            where = f"{name} (batch {batch}, threads {threads})"
+            labels, probabilities, classes = predict(batch)
+            got_labels, got_probabilities = session.run(None, feeds(batch))
+            assert np.asarray(got_labels).tolist() == labels.tolist(), f"{where}: labels differ"
+            if isinstance(got_probabilities, list):  # ZipMap: one {class: probability} per row
+                assert all(sorted(row) == sorted(classes.tolist()) for row in got_probabilities), where
+                got_probabilities = [[row[c] for c in classes.tolist()] for row in got_probabilities]
+            np.testing.assert_allclose(np.asarray(got_probabilities, dtype=np.float64), probabilities,
+                                       rtol=0, atol=1e-5, err_msg=f"{where}: probabilities")
+
+
 def test_summary_counts_known_failures():
-    """Every known failure names a case; prints the pass/fail count of the corpus."""
+    """Every known failure and scikit-learn-referenced model names a case; prints the
+    pass/fail count of the corpus."""
     assert set(KNOWN_FAILURES) <= set(CASES)
-    print(f"sklearn corpus: {len(CASES) - len(KNOWN_FAILURES)} of {len(CASES)} models match ONNX Runtime; "
-          f"{len(KNOWN_FAILURES)} known failures")
+    assert set(SKLEARN_REFERENCE) <= set(CASES)
+    print(f"sklearn corpus: {len(CASES) - len(KNOWN_FAILURES)} of {len(CASES)} models match their reference "
+          f"(ONNX Runtime; scikit-learn for {len(SKLEARN_REFERENCE)}); {len(KNOWN_FAILURES)} known failures")
