@@ -94,7 +94,59 @@ Value ValueFromPython(nb::handle object) {
   return Value(TensorFromPython(object));
 }
 
+// The numpy dtype of the element types numpy has natively (the others travel as bytes and
+// are viewed as ml_dtypes types in Python: _values.decode_array).
+bool NumpyDtype(DataType type, nb::dlpack::dtype* out) {
+  using Code = nb::dlpack::dtype_code;
+  auto make = [&](Code code, int bits) {
+    *out = nb::dlpack::dtype{static_cast<uint8_t>(code), static_cast<uint8_t>(bits), 1};
+    return true;
+  };
+  switch (type) {
+    case DataType::kFloat: return make(Code::Float, 32);
+    case DataType::kDouble: return make(Code::Float, 64);
+    case DataType::kFloat16: return make(Code::Float, 16);
+    case DataType::kInt8: return make(Code::Int, 8);
+    case DataType::kInt16: return make(Code::Int, 16);
+    case DataType::kInt32: return make(Code::Int, 32);
+    case DataType::kInt64: return make(Code::Int, 64);
+    case DataType::kUint8: return make(Code::UInt, 8);
+    case DataType::kUint16: return make(Code::UInt, 16);
+    case DataType::kUint32: return make(Code::UInt, 32);
+    case DataType::kUint64: return make(Code::UInt, 64);
+    case DataType::kBool: return make(Code::Bool, 8);
+    case DataType::kComplex64: return make(Code::Complex, 64);
+    case DataType::kComplex128: return make(Code::Complex, 128);
+    default: return false;
+  }
+}
+
+// A tensor as Python sees it: a numpy array of its own dtype and shape when numpy has the
+// element type (no Python-side decoding on the run's path), else the encoded tuple
+// (element type, shape, bytes or list of bytes) that _values.decode_array turns into one.
 nb::object TensorToPython(const Tensor& t) {
+  nb::dlpack::dtype native_dtype;
+  if (NumpyDtype(t.dtype(), &native_dtype)) {
+    const auto& dims = t.shape().dims();
+    std::vector<size_t> shape(dims.begin(), dims.end());
+    const size_t bytes = t.byte_size();
+    void* data;
+    nb::capsule owner;
+    if (t.OwnsBufferExclusively() && bytes > 0) {
+      // No copy: nothing else can see the buffer (Session::Run hands out only such
+      // tensors), so numpy takes it over; it returns to its allocator when the array dies.
+      auto* owned = new Tensor(t);
+      owner = nb::capsule(owned, [](void* p) noexcept { delete static_cast<Tensor*>(p); });
+      data = owned->raw_data();
+    } else {
+      // Shared with something that outlives this call (an initializer, a feed, ...): copy.
+      auto* copy = new uint8_t[bytes > 0 ? bytes : 1];
+      if (bytes > 0) std::memcpy(copy, t.raw_data(), bytes);
+      owner = nb::capsule(copy, [](void* p) noexcept { delete[] static_cast<uint8_t*>(p); });
+      data = copy;
+    }
+    return nb::cast(nb::ndarray<nb::numpy>(data, shape.size(), shape.data(), owner, nullptr, native_dtype));
+  }
   nb::tuple shape = nb::tuple(nb::cast(t.shape().dims()));
   if (t.dtype() == DataType::kString) {
     nb::list items;

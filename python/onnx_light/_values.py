@@ -87,6 +87,8 @@ def encode_value(value, declared=None):
 
 
 def decode_array(encoded):
+    if type(encoded) is np.ndarray:  # numpy has the element type: the native side made it
+        return encoded
     element_type, shape, data = encoded
     if element_type == STRING:
         out = np.empty(len(data), dtype=object)
@@ -96,6 +98,8 @@ def decode_array(encoded):
 
 
 def decode_value(encoded):
+    if type(encoded) is np.ndarray:
+        return encoded
     if encoded is None:
         return None
     if isinstance(encoded, list):

@@ -42,6 +42,19 @@ def test_every_element_type_round_trips(elem_type, dtype):
     assert session.get_inputs()[0].type == "tensor(" + helper.tensor_dtype_to_string(elem_type).split(".")[-1].lower() + ")"
 
 
+@pytest.mark.parametrize("shape", [(), (0,), (3, 0, 2), (1,)])
+@pytest.mark.parametrize("elem_type,dtype", [(TensorProto.FLOAT, np.float32), (TensorProto.BOOL, np.bool_),
+                                             (TensorProto.BFLOAT16, ml_dtypes.bfloat16)])
+def test_scalars_and_empty_tensors_keep_their_shape(shape, elem_type, dtype):
+    # Numpy-native types come back as arrays made natively, the others through the encoded
+    # form: both keep 0-d and empty shapes.
+    session = onnx_light.InferenceSession(passthrough_model(elem_type, list(shape)))
+    x = np.ones(shape, dtype)
+    (y,) = session.run(None, {"x": x})
+    assert type(y) is np.ndarray and y.dtype == np.dtype(dtype) and y.shape == shape
+    assert y.tobytes() == x.tobytes()
+
+
 def test_strings_and_non_contiguous_arrays_round_trip():
     session = onnx_light.InferenceSession(passthrough_model(TensorProto.STRING, [2]))
     (y,) = session.run(["x"], {"x": np.array(["héllo", "wörld"], dtype=object)})
