@@ -24,6 +24,8 @@ flags.DEFINE_integer("min_time_ms", 200, "sampling time per cell (native)")
 flags.DEFINE_integer("emulated_repetitions", 3, "samples per cell under qemu (slow)")
 flags.DEFINE_bool("smallest", False, "only each case's smallest size (a quick check)")
 flags.DEFINE_string("output_dir", "benchmarks/reports", "workspace-relative report directory")
+flags.DEFINE_float("quiet_load", 0.5, "before each run, wait until the 1-minute load average is at or below this")
+flags.DEFINE_integer("quiet_timeout_s", 600, "how long to wait for quiet before a run (then it runs, marked not quiet)")
 
 
 def aarch64_binary(workspace):
@@ -57,9 +59,16 @@ def main(argv):
         runs = []
         for n in range(1, FLAGS.runs + 1):
             baseline.progress(f"kernel_report: {arch} run {n}/{FLAGS.runs}")
+            quiet, load_before = environment.wait_for_quiet(FLAGS.quiet_load, FLAGS.quiet_timeout_s)
+            if not quiet:
+                baseline.progress(f"kernel_report: load {load_before:.2f} stayed above {FLAGS.quiet_load} for "
+                                  f"{FLAGS.quiet_timeout_s} s; running anyway, marked not quiet")
             doc = baseline.run_baseline(binary, revision=revision, build_config_text=config, repetitions=reps,
                                         min_time_ms=min_ms, smallest=FLAGS.smallest, prefix=prefix,
                                         emulated=emulated, architecture=arch)
+            doc["metadata"]["conditions"] = {"load_before": round(load_before, 2),
+                                             "load_after": round(os.getloadavg()[0], 2),
+                                             "quiet_load": FLAGS.quiet_load, "quiet": quiet}
             for problem in baseline.problems(doc):
                 baseline.progress(f"kernel_report: {arch} run {n}: {problem}")
             baseline.write(doc, os.path.join(report_dir, arch, f"baseline_run{n}.json"))

@@ -88,3 +88,21 @@ def kernel_library_problems(libraries, manifest_targets, collected_labels):
             problems.append(inventory.Problem(f"kernel_family {library} is not in native/kernels/families.bzl",
                                               "add its label there so that it is linked and inventoried"))
     return problems
+
+
+def wait_for_quiet(max_load, timeout_s, poll_s=10.0, loadavg=os.getloadavg, sleep=None, clock=None):
+    """Waits (at most timeout_s) until the 1-minute load average is at or below max_load, so
+    that timings are not taken beside a compile. Returns (quiet, load): whether it got quiet
+    and the last load seen; a caller records both with its result."""
+    import time
+
+    sleep = sleep or time.sleep
+    clock = clock or time.monotonic
+    deadline = clock() + timeout_s
+    while True:
+        load = loadavg()[0]
+        if load <= max_load:
+            return True, load
+        if clock() >= deadline:
+            return False, load
+        sleep(poll_s)

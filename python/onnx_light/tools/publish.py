@@ -80,6 +80,12 @@ def markdown(runs_by_arch, analysis, decided, plot_paths, report_dir):
                      f"{p.get('physical_cores')} cores); session threads {meta['execution']['session_threads']}, "
                      f"spin {meta['execution']['spin_microseconds']} us, affinity {meta['execution']['affinity']}; "
                      f"build {meta['build_config']}")
+        loads = [r["metadata"].get("conditions") for r in runs]
+        if all(loads):
+            lines.append("  - 1-minute load average before/after each run: "
+                         + ", ".join(f"{c['load_before']:.2f}/{c['load_after']:.2f}"
+                                     + ("" if c["quiet"] else " (NOT QUIET)") for c in loads)
+                         + f" (each run waits for load <= {loads[0]['quiet_load']})")
     lines += ["", "## Rules", "",
               f"- Unstable: a cell whose run medians spread more than {report.STABILITY_MAX_SPREAD:.2f}x "
               "(max/min) is rejected and decides nothing.",
