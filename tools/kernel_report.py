@@ -78,7 +78,7 @@ def main(argv):
     decided = publish.decisions(analysis)
     plots = publish.plot(analysis, os.path.join(report_dir, "plots"))
     with open(os.path.join(report_dir, "kernel_report.json"), "w", encoding="utf-8") as f:
-        f.write(publish.summary_json(analysis, decided))
+        f.write(publish.summary_json(analysis, decided, runs_by_arch))
     with open(os.path.join(report_dir, "kernel_report.md"), "w", encoding="utf-8") as f:
         f.write(publish.markdown(runs_by_arch, analysis, decided, plots, report_dir))
     print(f"kernel_report: wrote {report_dir}/kernel_report.md, kernel_report.json and {len(plots)} plots")

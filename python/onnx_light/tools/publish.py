@@ -128,7 +128,9 @@ def markdown(runs_by_arch, analysis, decided, plot_paths, report_dir):
     return "\n".join(lines)
 
 
-def summary_json(analysis, decided):
+def summary_json(analysis, decided, runs_by_arch=None):
+    """The report's decisions as JSON; with `runs_by_arch`, each architecture also carries the
+    conditions of its runs (revision, build, processor, load before and after each run)."""
     out = {"rules": {"stability_max_spread": report.STABILITY_MAX_SPREAD, "win_margin": report.WIN_MARGIN,
                      "regression_tolerance": report.REGRESSION_TOLERANCE}, "architectures": {}, "promotions": []}
     for arch, (cells, crossovers, emulated) in analysis.items():
@@ -141,5 +143,12 @@ def summary_json(analysis, decided):
                        "work_units": c.work_units, "run_medians_ns": c.run_medians_ns,
                        "median_ns": statistics.median(c.run_medians_ns)} for c in cells.values()],
         }
+    for arch, runs in (runs_by_arch or {}).items():
+        if arch in out["architectures"]:
+            meta = runs[0]["metadata"]
+            out["architectures"][arch]["conditions"] = {
+                "revision": meta["revision"], "build": meta["build_config"], "timings": meta["timings"],
+                "processor": meta["processor"], "execution": meta["execution"],
+                "load_average_per_run": [r["metadata"].get("conditions") for r in runs]}
     out["promotions"] = [d.__dict__ for d in decided]
     return json.dumps(out, indent=1) + "\n"
