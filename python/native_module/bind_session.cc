@@ -54,7 +54,72 @@ Shape ToShape(const std::vector<int64_t>& dims) {
   return *shape;
 }
 
+// The numpy dtype of the element types numpy has natively (the others travel as bytes and
+// are viewed as ml_dtypes types in Python: _values.decode_array).
+bool NumpyDtype(DataType type, nb::dlpack::dtype* out) {
+  using Code = nb::dlpack::dtype_code;
+  auto make = [&](Code code, int bits) {
+    *out = nb::dlpack::dtype{static_cast<uint8_t>(code), static_cast<uint8_t>(bits), 1};
+    return true;
+  };
+  switch (type) {
+    case DataType::kFloat: return make(Code::Float, 32);
+    case DataType::kDouble: return make(Code::Float, 64);
+    case DataType::kFloat16: return make(Code::Float, 16);
+    case DataType::kInt8: return make(Code::Int, 8);
+    case DataType::kInt16: return make(Code::Int, 16);
+    case DataType::kInt32: return make(Code::Int, 32);
+    case DataType::kInt64: return make(Code::Int, 64);
+    case DataType::kUint8: return make(Code::UInt, 8);
+    case DataType::kUint16: return make(Code::UInt, 16);
+    case DataType::kUint32: return make(Code::UInt, 32);
+    case DataType::kUint64: return make(Code::UInt, 64);
+    case DataType::kBool: return make(Code::Bool, 8);
+    case DataType::kComplex64: return make(Code::Complex, 64);
+    case DataType::kComplex128: return make(Code::Complex, 128);
+    default: return false;
+  }
+}
+
+// The element type of a numpy dtype that NumpyDtype gives (false for any other).
+bool ElementTypeOfNumpy(const nb::dlpack::dtype& dtype, DataType* out) {
+  for (DataType type : {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kInt8, DataType::kInt16,
+                        DataType::kInt32, DataType::kInt64, DataType::kUint8, DataType::kUint16, DataType::kUint32,
+                        DataType::kUint64, DataType::kBool, DataType::kComplex64, DataType::kComplex128}) {
+    nb::dlpack::dtype candidate;
+    if (NumpyDtype(type, &candidate) && candidate == dtype) {
+      *out = type;
+      return true;
+    }
+  }
+  return false;
+}
+
+using FeedArray = nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>;
+
+// A feed that Python passed as the numpy array itself (a C-contiguous array of a numpy-native
+// element type: _values.encode_array): borrowed, no copy, kept alive by the tensor.
+Tensor TensorFromNumpy(nb::handle object) {
+  FeedArray array;
+  if (!nb::try_cast<FeedArray>(object, array, /*convert=*/false)) {
+    ThrowStatus(InvalidArgument("a feed array must be a C-contiguous numpy array on the CPU"));
+  }
+  DataType type;
+  if (!ElementTypeOfNumpy(array.dtype(), &type)) ThrowStatus(InvalidArgument("unsupported numpy element type"));
+  std::vector<int64_t> dims(array.ndim());
+  for (size_t i = 0; i < array.ndim(); ++i) dims[i] = static_cast<int64_t>(array.shape(i));
+  Shape shape = ToShape(dims);
+  auto expected = shape.CheckedByteSize(type);
+  ThrowIfError(expected.status());
+  if (static_cast<size_t>(*expected) != array.nbytes()) {
+    ThrowStatus(InvalidArgument("tensor ", DataTypeName(type), shape.ToString(), " needs ", *expected, " bytes, got ",
+                                array.nbytes()));
+  }
+  return Tensor::Borrow(type, std::move(shape), const_cast<void*>(array.data()), KeepAlive(object));
+}
+
 Tensor TensorFromPython(nb::handle encoded) {
+  if (!nb::isinstance<nb::tuple>(encoded)) return TensorFromNumpy(encoded);
   auto parts = nb::cast<nb::tuple>(encoded);
   if (parts.size() != 3) ThrowStatus(InvalidArgument("malformed tensor encoding"));
   const DataType type = ElementType(nb::cast<int64_t>(parts[0]));
@@ -87,38 +152,12 @@ Value ValueFromPython(nb::handle object) {
     for (nb::handle item : nb::borrow<nb::list>(object)) items.push_back(ValueFromPython(item));
     return Value::Sequence(std::move(items));
   }
+  if (!nb::isinstance<nb::tuple>(object)) return Value(TensorFromNumpy(object));
   auto parts = nb::cast<nb::tuple>(object);
   if (parts.size() == 3 && nb::isinstance<nb::str>(parts[0])) {
     return Value::Map(TensorFromPython(parts[1]), TensorFromPython(parts[2]));
   }
   return Value(TensorFromPython(object));
-}
-
-// The numpy dtype of the element types numpy has natively (the others travel as bytes and
-// are viewed as ml_dtypes types in Python: _values.decode_array).
-bool NumpyDtype(DataType type, nb::dlpack::dtype* out) {
-  using Code = nb::dlpack::dtype_code;
-  auto make = [&](Code code, int bits) {
-    *out = nb::dlpack::dtype{static_cast<uint8_t>(code), static_cast<uint8_t>(bits), 1};
-    return true;
-  };
-  switch (type) {
-    case DataType::kFloat: return make(Code::Float, 32);
-    case DataType::kDouble: return make(Code::Float, 64);
-    case DataType::kFloat16: return make(Code::Float, 16);
-    case DataType::kInt8: return make(Code::Int, 8);
-    case DataType::kInt16: return make(Code::Int, 16);
-    case DataType::kInt32: return make(Code::Int, 32);
-    case DataType::kInt64: return make(Code::Int, 64);
-    case DataType::kUint8: return make(Code::UInt, 8);
-    case DataType::kUint16: return make(Code::UInt, 16);
-    case DataType::kUint32: return make(Code::UInt, 32);
-    case DataType::kUint64: return make(Code::UInt, 64);
-    case DataType::kBool: return make(Code::Bool, 8);
-    case DataType::kComplex64: return make(Code::Complex, 64);
-    case DataType::kComplex128: return make(Code::Complex, 128);
-    default: return false;
-  }
 }
 
 // A tensor as Python sees it: a numpy array of its own dtype and shape when numpy has the

@@ -42,9 +42,18 @@ def type_string(element_type):
     return f"tensor({helper.tensor_dtype_to_string(element_type)[len('TensorProto.'):].lower()})"
 
 
+# Element types numpy has natively: such arrays cross as themselves (the native side reads
+# their dtype and shape), the others as (element type, shape, bytes).
+_NATIVE_DTYPES = frozenset(np.dtype(t) for t in (
+    np.float32, np.float64, np.float16, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+    np.uint64, np.bool_, np.complex64, np.complex128))
+
+
 def encode_array(array):
     if type(array) is not np.ndarray:
         array = np.asarray(array)
+    if array.dtype in _NATIVE_DTYPES and array.flags.c_contiguous:
+        return array
     element_type = element_type_of(array.dtype)
     if element_type == STRING:
         items = [s.encode("utf-8") if isinstance(s, str) else bytes(s) for s in array.reshape(-1)]

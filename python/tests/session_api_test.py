@@ -65,6 +65,17 @@ def test_strings_and_non_contiguous_arrays_round_trip():
     np.testing.assert_array_equal(y, x)
 
 
+def test_read_only_and_sliced_feeds_are_read_where_they_are():
+    # C-contiguous numpy-native feeds cross as the arrays themselves (borrowed); read-only
+    # ones and contiguous slices of larger arrays included.
+    session = onnx_light.InferenceSession(passthrough_model(TensorProto.FLOAT, [2, 3]))
+    frozen = np.arange(6, dtype=np.float32).reshape(2, 3)
+    frozen.flags.writeable = False
+    np.testing.assert_array_equal(session.run(None, {"x": frozen})[0], frozen)
+    big = np.arange(30, dtype=np.float32).reshape(10, 3)
+    np.testing.assert_array_equal(session.run(None, {"x": big[4:6]})[0], big[4:6])
+
+
 def test_outputs_are_copies_not_views_of_feeds():
     session = onnx_light.InferenceSession(passthrough_model(TensorProto.FLOAT, [2]))
     x = np.ones(2, np.float32)
