@@ -7,23 +7,53 @@
 namespace onnx_light {
 namespace testing {
 
-void ExpectIdentical(const Value& a, const Value& b, const std::string& what) {
-  ASSERT_EQ(a.kind(), b.kind()) << what;
-  if (a.is_sequence()) {
-    ASSERT_EQ(a.items().size(), b.items().size()) << what;
-    for (size_t i = 0; i < a.items().size(); ++i) ExpectIdentical(a.items()[i], b.items()[i], what);
-    return;
-  }
-  if (!a.is_tensor()) return;
-  const Tensor& x = a.tensor();
-  const Tensor& y = b.tensor();
-  ASSERT_EQ(x.dtype(), y.dtype()) << what;
-  ASSERT_EQ(x.shape(), y.shape()) << what;
+namespace {
+
+// The first difference between two values, "" when they are identical: kinds, element
+// types, shapes and bytes (strings by content), item by item in sequences and maps.
+std::string Difference(const Value& a, const Value& b);
+
+std::string TensorDifference(const Tensor& x, const Tensor& y) {
+  if (x.dtype() != y.dtype()) return StrCat("element types ", DataTypeName(x.dtype()), " vs ", DataTypeName(y.dtype()));
+  if (!(x.shape() == y.shape())) return StrCat("shapes ", x.shape().ToString(), " vs ", y.shape().ToString());
   if (x.dtype() == DataType::kString) {
-    for (int64_t i = 0; i < x.num_elements(); ++i) ASSERT_EQ(x.data<std::string>()[i], y.data<std::string>()[i]) << what;
-    return;
+    for (int64_t i = 0; i < x.num_elements(); ++i) {
+      if (x.data<std::string>()[i] != y.data<std::string>()[i]) return StrCat("string element ", i, " differs");
+    }
+    return "";
   }
-  ASSERT_EQ(0, std::memcmp(x.raw_data(), y.raw_data(), x.byte_size())) << what << ": outputs differ bitwise";
+  return std::memcmp(x.raw_data(), y.raw_data(), x.byte_size()) == 0 ? "" : "outputs differ bitwise";
+}
+
+std::string Difference(const Value& a, const Value& b) {
+  if (a.kind() != b.kind()) return "kinds differ";
+  switch (a.kind()) {
+    case Value::Kind::kNone: return "";
+    case Value::Kind::kTensor: return TensorDifference(a.tensor(), b.tensor());
+    case Value::Kind::kSequence:
+      if (a.items().size() != b.items().size()) {
+        return StrCat("sequence lengths ", a.items().size(), " vs ", b.items().size());
+      }
+      for (size_t i = 0; i < a.items().size(); ++i) {
+        std::string d = Difference(a.items()[i], b.items()[i]);
+        if (!d.empty()) return StrCat("item ", i, ": ", d);
+      }
+      return "";
+    case Value::Kind::kMap: {
+      std::string d = TensorDifference(a.map_keys(), b.map_keys());
+      if (!d.empty()) return "map keys: " + d;
+      d = TensorDifference(a.map_values(), b.map_values());
+      return d.empty() ? "" : "map values: " + d;
+    }
+  }
+  return "unknown value kind";
+}
+
+}  // namespace
+
+void ExpectIdentical(const Value& a, const Value& b, const std::string& what) {
+  const std::string difference = Difference(a, b);
+  EXPECT_TRUE(difference.empty()) << what << ": " << difference;
 }
 
 namespace {
@@ -50,28 +80,10 @@ ForcedParallelTally& Tally() {
   return tally;
 }
 
-bool SameOutputs(const std::vector<Value>& a, const std::vector<Value>& b);
-
-bool SameValue(const Value& a, const Value& b) {
-  if (a.kind() != b.kind()) return false;
-  if (a.is_sequence()) return SameOutputs(a.items(), b.items());
-  if (!a.is_tensor()) return true;
-  const Tensor& x = a.tensor();
-  const Tensor& y = b.tensor();
-  if (x.dtype() != y.dtype() || !(x.shape() == y.shape())) return false;
-  if (x.dtype() == DataType::kString) {
-    for (int64_t i = 0; i < x.num_elements(); ++i) {
-      if (x.data<std::string>()[i] != y.data<std::string>()[i]) return false;
-    }
-    return true;
-  }
-  return std::memcmp(x.raw_data(), y.raw_data(), x.byte_size()) == 0;
-}
-
 bool SameOutputs(const std::vector<Value>& a, const std::vector<Value>& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
-    if (!SameValue(a[i], b[i])) return false;
+    if (!Difference(a[i], b[i]).empty()) return false;
   }
   return true;
 }

@@ -48,7 +48,8 @@ std::vector<T> ToVector(const Tensor& t) {
   return std::vector<T>(d, d + t.num_elements());
 }
 
-// Bit-identical comparison of two values (dtype, shape and bytes; strings by content).
+// Bit-identical comparison of two values (dtype, shape and bytes; strings by content;
+// sequences and maps item by item); a failure names `what` and the first difference.
 void ExpectIdentical(const Value& a, const Value& b, const std::string& what = "");
 
 using KernelRunResult = ::onnx_light::KernelRunResult;
