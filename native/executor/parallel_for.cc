@@ -148,24 +148,13 @@ Status ParallelForWithParticipant(const ParallelContext& ctx, int64_t total, con
     ctx.executor->Run(partition.participants, run_participant, &state);
     if (state.own_blocks_only) {
       // Blocks of workers that never joined (the join wait ran out): the caller runs them,
-      // as participant 0, now that every participant that ran has finished.
+      // helping as usual, now that every participant that ran has finished. It was counted
+      // as a participant already.
       CpuExecutor::InlineRegionScope inline_region;
-      for (int owner = 1; owner < partition.participants && !state.stop.load(std::memory_order_relaxed); ++owner) {
-        const int64_t last = partition.LastBlock(owner);
-        for (int64_t b; (b = claims[owner].fetch_add(1, std::memory_order_relaxed)) < last;) {
-          if (IsCancelled(ctx)) {
-            state.first_error = CancelledStatus(ctx, plan);
-            break;
-          }
-          const int64_t begin = b * partition.block_size;
-          Status status = fn(0, begin, std::min(total, begin + partition.block_size));
-          if (!status.ok()) {
-            if (state.first_error.ok()) state.first_error = status;
-            break;
-          }
-        }
-        if (!state.first_error.ok()) break;
-      }
+      state.own_blocks_only = false;
+      const int observed = state.observed.load(std::memory_order_relaxed);
+      run_participant(&state, 0);
+      state.observed.store(observed, std::memory_order_relaxed);
     }
   }
 

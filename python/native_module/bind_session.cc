@@ -83,12 +83,10 @@ bool NumpyDtype(DataType type, nb::dlpack::dtype* out) {
 
 // The element type of a numpy dtype that NumpyDtype gives (false for any other).
 bool ElementTypeOfNumpy(const nb::dlpack::dtype& dtype, DataType* out) {
-  for (DataType type : {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kInt8, DataType::kInt16,
-                        DataType::kInt32, DataType::kInt64, DataType::kUint8, DataType::kUint16, DataType::kUint32,
-                        DataType::kUint64, DataType::kBool, DataType::kComplex64, DataType::kComplex128}) {
+  for (int t = 1; t <= static_cast<int>(DataType::kFloat6E3M2); ++t) {
     nb::dlpack::dtype candidate;
-    if (NumpyDtype(type, &candidate) && candidate == dtype) {
-      *out = type;
+    if (NumpyDtype(static_cast<DataType>(t), &candidate) && candidate == dtype) {
+      *out = static_cast<DataType>(t);
       return true;
     }
   }

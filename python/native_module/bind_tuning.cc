@@ -13,6 +13,7 @@
 #include "native/core/cpu_features.h"
 #include "native/registry/kernel_runner.h"
 #include "native/tuning/calibrators.h"
+#include "native/tuning/forced_parallel.h"
 #include "native/tuning/processor.h"
 #include "native/tuning/table_tuning_source.h"
 #include "python/native_module/bindings.h"
@@ -331,6 +332,18 @@ nb::dict CalibrateSchema(const std::string& key, int64_t budget_ns, int64_t memo
 
 }  // namespace
 
+// What a session would resolve for a schema from `source`: {param: (value, source name)}.
+template <typename Source>
+nb::dict ResolveToPython(const Source& source, const std::string& key) {
+  ResolvedTuning r = source.Resolve(SchemaByKey(key));
+  nb::dict out;
+  for (const auto& [name, value] : r.values()) {
+    out[name.c_str()] = nb::make_tuple(ToPython(value), std::string(ValueSourceName(r.SourceOf(name))));
+  }
+  return out;
+}
+constexpr const char* kResolveDoc = "What a session would resolve for a schema: {param: (value, source)}.";
+
 void BindTuning(nb::module_& m) {
   m.attr("TUNING_ABI") = kTuningAbi;
 
@@ -386,18 +399,15 @@ void BindTuning(nb::module_& m) {
           },
           nb::arg("schema_key"), nb::arg("param"), nb::arg("value"), nb::arg("source"),
           "Records a value; raises ValueError for an unknown key or parameter, a wrong type or bounds.")
-      .def(
-          "resolve",
-          [](const TableTuningSource& self, const std::string& key) {
-            ResolvedTuning r = self.Resolve(SchemaByKey(key));
-            nb::dict out;
-            for (const auto& [name, value] : r.values()) {
-              out[name.c_str()] = nb::make_tuple(ToPython(value), std::string(ValueSourceName(r.SourceOf(name))));
-            }
-            return out;
-          },
-          "What a session would resolve for a schema: {param: (value, source)}.")
+      .def("resolve", &ResolveToPython<TableTuningSource>, kResolveDoc)
       .def("rejected", &TableTuningSource::rejected);
+
+  nb::class_<ForcedParallelTuning, TuningSource>(
+      m, "ForcedParallelTuning",
+      "The forced-parallel policy: every parallel.* threshold of every schema at its minimum "
+      "(native/tuning/forced_parallel.h).")
+      .def(nb::init<>())
+      .def("resolve", &ResolveToPython<ForcedParallelTuning>, kResolveDoc);
 
   m.def("run_kernel", &RunKernel, nb::arg("op"), nb::arg("opset"), nb::arg("domain") = "",
         nb::arg("inputs") = nb::list(), nb::arg("attributes") = nb::dict(), nb::arg("tuning") = nb::dict(),

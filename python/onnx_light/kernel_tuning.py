@@ -173,28 +173,19 @@ def tuning_source(profiles_path: Optional[str] = "", explicit: Optional[Explicit
     return build_tuning_source(profiles_path, explicit, num_threads, affinity)[0]
 
 
-FORCED_PARALLEL_PREFIX = "parallel."
-
-
 def forced_parallel_tuning():
     """A TuningSource with every `parallel.*` parameter of every schema at its minimum, as an
-    explicit profile: every kernel that can split its work does so, at the finest grain
-    its schema allows, however small the input. Run it with CpuExecutionPolicy(num_threads=N)
-    (N > 1, e.g. 4) to put every parallel path through N participants:
+    explicit profile (the native ForcedParallelTuning, which the kernel tests' forced mode
+    uses too): every kernel that can split its work does so, at the finest grain its schema
+    allows, however small the input. Run it with CpuExecutionPolicy(num_threads=N) (N > 1,
+    e.g. 4) to put every parallel path through N participants:
 
         session = onnx_light.InferenceSession(model, cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=4),
                                               tuning_profile=kt.forced_parallel_tuning())
 
     Deterministic kernels must then give the serial result bit for bit; the conformance
     suite checks that (python/tests/conformance.py, policy "forced_parallel")."""
-    source = _native.TableTuningSource()
-    for schema in schemas():
-        for param in schema["params"]:
-            if param["name"].startswith(FORCED_PARALLEL_PREFIX) and param["type"] in ("int64", "double"):
-                minimum = param["minimum"]
-                source.add(schema["key"], param["name"], int(minimum) if param["type"] == "int64" else float(minimum),
-                           EXPLICIT)
-    return source
+    return _native.ForcedParallelTuning()
 
 
 def inspect_profiles(path: Optional[str] = None, num_threads: int = 0, affinity: Sequence[int] = ()) -> LoadReport:
