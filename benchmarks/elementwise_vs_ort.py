@@ -11,10 +11,10 @@ fetch copies and output allocation are the rest of its end-to-end time.
 """
 
 import numpy as np
+import onnx_light
 from absl import app, flags
 from onnx import TensorProto, helper
 
-import onnx_light
 from benchmarks.ort_reference import interleaved_samples, ort_session, write_results
 
 FLAGS = flags.FLAGS
@@ -57,25 +57,41 @@ def main(argv):
     del argv
     rng = np.random.default_rng(0)
     results = []
-    print(f"{'op':<8} {'elements':>9} {'thr':>3} {'onnx-light ms':>14} {'ORT ms':>10} {'ratio':>7} "
-          f"{'kernel ms':>10} {'kernel/ORT':>10}")
+    print(
+        f"{'op':<8} {'elements':>9} {'thr':>3} {'onnx-light ms':>14} {'ORT ms':>10} {'ratio':>7} "
+        f"{'kernel ms':>10} {'kernel/ORT':>10}"
+    )
     for op in FLAGS.ops:
         for n in map(int, FLAGS.sizes):
             model = make_model(op, n)
             feeds = make_feeds(op, n, rng)
             for threads in map(int, FLAGS.threads):
-                ours = onnx_light.InferenceSession(model, cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=threads))
+                ours = onnx_light.InferenceSession(
+                    model, cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=threads)
+                )
                 theirs = ort_session(model, threads)
                 np.testing.assert_allclose(ours.run(None, feeds)[0], theirs.run(None, feeds)[0], rtol=1e-5, atol=1e-6)
                 repeats = FLAGS.repeats or max(9, min(2000, (1 << 24) // max(n, 1) * 3))
                 samples = interleaved_samples(ours, theirs, feeds, repeats)
                 ol, rt = np.median(samples["onnx_light"]), np.median(samples["ort"])
                 kernel = np.median(samples["onnx_light_kernel"])
-                print(f"{op:<8} {n:>9} {threads:>3} {ol:>14.4f} {rt:>10.4f} {ol / rt:>7.2f} {kernel:>10.4f} "
-                      f"{kernel / rt:>10.2f}", flush=True)
-                results.append({"op": op, "elements": n, "threads": threads, "median_ms_onnx_light": ol,
-                                "median_ms_ort": rt, "ratio": ol / rt, "median_ms_onnx_light_kernel": kernel,
-                                "samples_ms": samples})
+                print(
+                    f"{op:<8} {n:>9} {threads:>3} {ol:>14.4f} {rt:>10.4f} {ol / rt:>7.2f} {kernel:>10.4f} "
+                    f"{kernel / rt:>10.2f}",
+                    flush=True,
+                )
+                results.append(
+                    {
+                        "op": op,
+                        "elements": n,
+                        "threads": threads,
+                        "median_ms_onnx_light": ol,
+                        "median_ms_ort": rt,
+                        "ratio": ol / rt,
+                        "median_ms_onnx_light_kernel": kernel,
+                        "samples_ms": samples,
+                    }
+                )
     if FLAGS.json:
         write_results(FLAGS.json, results)
 

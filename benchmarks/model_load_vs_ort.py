@@ -5,6 +5,7 @@ that of one creation), `--repeats` times; medians and raw samples are written.
 
     ./bazelw run //benchmarks:model_load_vs_ort -- --output=benchmarks/reports/model_load/model_load.json
 """
+
 import os
 import subprocess
 import sys
@@ -56,11 +57,18 @@ def mlp_of_size(megabytes, hidden=2048):
     for i in range(layers):
         w = f"w{i}"
         inits.append(numpy_helper.from_array(rng.standard_normal((hidden, hidden), dtype=np.float32) * 0.02, w))
-        nodes += [helper.make_node("MatMul", [x, w], [f"m{i}"], name=f"matmul{i}"),
-                  helper.make_node("Relu", [f"m{i}"], [f"r{i}"], name=f"relu{i}")]
+        nodes += [
+            helper.make_node("MatMul", [x, w], [f"m{i}"], name=f"matmul{i}"),
+            helper.make_node("Relu", [f"m{i}"], [f"r{i}"], name=f"relu{i}"),
+        ]
         x = f"r{i}"
-    graph = helper.make_graph(nodes, "mlp", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, hidden])],
-                              [helper.make_tensor_value_info(x, TensorProto.FLOAT, [1, hidden])], initializer=inits)
+    graph = helper.make_graph(
+        nodes,
+        "mlp",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, hidden])],
+        [helper.make_tensor_value_info(x, TensorProto.FLOAT, [1, hidden])],
+        initializer=inits,
+    )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
 
 
@@ -68,12 +76,17 @@ def measure(runtime, path, repeats):
     seconds, rss = [], []
     env = dict(os.environ)
     for _ in range(repeats):
-        out = subprocess.run([sys.executable, "-c", CHILD, runtime, path], check=True, capture_output=True,
-                             text=True, env=env).stdout.split()
+        out = subprocess.run(
+            [sys.executable, "-c", CHILD, runtime, path], check=True, capture_output=True, text=True, env=env
+        ).stdout.split()
         seconds.append(float(out[-2]))
         rss.append(int(out[-1]) / 1024)
-    return {"seconds": seconds, "median_ms": float(np.median(seconds) * 1e3),
-            "rss_growth_mib": rss, "median_rss_growth_mib": float(np.median(rss))}
+    return {
+        "seconds": seconds,
+        "median_ms": float(np.median(seconds) * 1e3),
+        "rss_growth_mib": rss,
+        "median_rss_growth_mib": float(np.median(rss)),
+    }
 
 
 def main(argv):
@@ -96,10 +109,13 @@ def main(argv):
                 row["time_ratio_ours_over_ort"] = row["onnx_light"]["median_ms"] / row["ort"]["median_ms"]
                 row["rss_over_model_size"] = row["onnx_light"]["median_rss_growth_mib"] / model_mib
                 doc["results"].append(row)
-                print(f"{model_mib:6.0f} MiB {form:13s}: ours {row['onnx_light']['median_ms']:8.1f} ms "
-                      f"rss +{row['onnx_light']['median_rss_growth_mib']:6.0f} MiB | ORT {row['ort']['median_ms']:8.1f} ms "
-                      f"rss +{row['ort']['median_rss_growth_mib']:6.0f} MiB | time ours/ORT "
-                      f"{row['time_ratio_ours_over_ort']:.2f}, our RSS/model {row['rss_over_model_size']:.2f}", flush=True)
+                print(
+                    f"{model_mib:6.0f} MiB {form:13s}: ours {row['onnx_light']['median_ms']:8.1f} ms "
+                    f"rss +{row['onnx_light']['median_rss_growth_mib']:6.0f} MiB | ORT {row['ort']['median_ms']:8.1f} ms "
+                    f"rss +{row['ort']['median_rss_growth_mib']:6.0f} MiB | time ours/ORT "
+                    f"{row['time_ratio_ours_over_ort']:.2f}, our RSS/model {row['rss_over_model_size']:.2f}",
+                    flush=True,
+                )
     finish_document(doc, OUTPUT.value)
 
 

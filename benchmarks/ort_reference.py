@@ -7,6 +7,7 @@ sample by sample, so a spinning ORT worker would sit on the second core during o
 2-thread runs. Spinning is switched off; ORT is otherwise left at its defaults (all
 graph optimizations, its own thread pool with the requested size).
 """
+
 import json
 import time
 
@@ -70,8 +71,13 @@ def conditions(**extra):
 
     import onnx_light
 
-    return {"cpu": cpu_model(), "build": onnx_light.build_info(), "onnxruntime": ort.__version__,
-            "load_average_before": os.getloadavg(), **extra}
+    return {
+        "cpu": cpu_model(),
+        "build": onnx_light.build_info(),
+        "onnxruntime": ort.__version__,
+        "load_average_before": os.getloadavg(),
+        **extra,
+    }
 
 
 def finish_document(doc, path):

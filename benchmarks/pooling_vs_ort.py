@@ -9,15 +9,16 @@ model on the same feeds, interleaved sample by sample; prints medians, the ratio
 ORT, and each node's own duration ("kernel ms": onnx-light's from run_with_events, ORT's from
 its profiler, in a second profiled session), since feed/fetch copies dominate small pools.
 """
+
 import json
 import os
 import tempfile
 
 import numpy as np
+import onnx_light
 from absl import app, flags
 from onnx import TensorProto, helper
 
-import onnx_light
 from benchmarks.ort_reference import interleaved_samples, ort_session, write_results
 
 FLAGS = flags.FLAGS
@@ -32,8 +33,12 @@ CASES = [
     ("maxpool_small", "MaxPool", [1, 64, 28, 28], dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])),
     ("maxpool_2x2s2", "MaxPool", [1, 256, 56, 56], dict(kernel_shape=[2, 2], strides=[2, 2])),
     ("avgpool_2x2s2", "AveragePool", [1, 256, 56, 56], dict(kernel_shape=[2, 2], strides=[2, 2])),
-    ("avgpool_3x3s1p1", "AveragePool", [1, 64, 56, 56],
-     dict(kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1], count_include_pad=0)),
+    (
+        "avgpool_3x3s1p1",
+        "AveragePool",
+        [1, 64, 56, 56],
+        dict(kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1], count_include_pad=0),
+    ),
     ("lppool_3x3s2p1", "LpPool", [1, 64, 112, 112], dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])),
     ("gap_2048x7x7", "GlobalAveragePool", [1, 2048, 7, 7], {}),
     ("gap_1280x7x7", "GlobalAveragePool", [1, 1280, 7, 7], {}),
@@ -52,8 +57,10 @@ def main(argv):
     del argv
     rng = np.random.default_rng(0)
     results = []
-    print(f"{'case':<16} {'thr':>3} {'onnx-light ms':>14} {'ORT ms':>10} {'ratio':>7} {'kernel ms':>10} "
-          f"{'ORT kernel':>10} {'kernel ratio':>12}")
+    print(
+        f"{'case':<16} {'thr':>3} {'onnx-light ms':>14} {'ORT ms':>10} {'ratio':>7} {'kernel ms':>10} "
+        f"{'ORT kernel':>10} {'kernel ratio':>12}"
+    )
     for name, op, shape, attrs in CASES:
         if FLAGS.only and FLAGS.only not in name:
             continue
@@ -65,19 +72,41 @@ def main(argv):
             profile_dir = tempfile.mkdtemp()
             profiled = ort_session(model, threads, profile_prefix=os.path.join(profile_dir, "ort"))
             np.testing.assert_allclose(ours.run(None, feeds)[0], theirs.run(None, feeds)[0], rtol=1e-5, atol=1e-6)
-            samples = interleaved_samples(ours, theirs, feeds, FLAGS.repeats,
-                                          per_repeat=lambda: profiled.run(None, feeds))
+            samples = interleaved_samples(
+                ours,
+                theirs,
+                feeds,
+                FLAGS.repeats,
+                per_repeat=lambda profiled=profiled, feeds=feeds: profiled.run(None, feeds),
+            )
             with open(profiled.end_profiling()) as f:
-                samples["ort_kernel"] = [e["dur"] / 1e3 for e in json.load(f)
-                                         if e.get("cat") == "Node" and e["name"].endswith("_kernel_time")]
+                samples["ort_kernel"] = [
+                    e["dur"] / 1e3
+                    for e in json.load(f)
+                    if e.get("cat") == "Node" and e["name"].endswith("_kernel_time")
+                ]
             ol, rt = np.median(samples["onnx_light"]), np.median(samples["ort"])
             kernel, ort_kernel = np.median(samples["onnx_light_kernel"]), np.median(samples["ort_kernel"])
-            print(f"{name:<16} {threads:>3} {ol:>14.4f} {rt:>10.4f} {ol / rt:>7.2f} {kernel:>10.4f} {ort_kernel:>10.4f} "
-                  f"{kernel / ort_kernel:>12.2f}", flush=True)
-            results.append({"case": name, "op": op, "shape": shape, "threads": threads, "median_ms_onnx_light": ol,
-                            "median_ms_ort": rt, "ratio": ol / rt, "median_ms_onnx_light_kernel": kernel,
-                            "median_ms_ort_kernel": ort_kernel, "kernel_ratio": kernel / ort_kernel,
-                            "samples_ms": samples})
+            print(
+                f"{name:<16} {threads:>3} {ol:>14.4f} {rt:>10.4f} {ol / rt:>7.2f} {kernel:>10.4f} {ort_kernel:>10.4f} "
+                f"{kernel / ort_kernel:>12.2f}",
+                flush=True,
+            )
+            results.append(
+                {
+                    "case": name,
+                    "op": op,
+                    "shape": shape,
+                    "threads": threads,
+                    "median_ms_onnx_light": ol,
+                    "median_ms_ort": rt,
+                    "ratio": ol / rt,
+                    "median_ms_onnx_light_kernel": kernel,
+                    "median_ms_ort_kernel": ort_kernel,
+                    "kernel_ratio": kernel / ort_kernel,
+                    "samples_ms": samples,
+                }
+            )
     if FLAGS.json:
         write_results(FLAGS.json, results)
 

@@ -13,10 +13,10 @@ import statistics
 import time
 
 import numpy as np
+import onnx_light
 import onnxruntime as ort
 from onnx import TensorProto, helper
 
-import onnx_light
 from benchmarks.ort_reference import ort_session
 
 
@@ -75,8 +75,10 @@ def main():
         theirs_samples += sample(lambda: theirs.run(None, feeds), args.repeats // rounds, args.warmup)
 
     ours_median, theirs_median = statistics.median(ours_samples), statistics.median(theirs_samples)
-    print(f"chain of {args.nodes} Add nodes on float[{args.elements}], {args.threads} thread(s), "
-          f"{len(ours_samples)} runs each")
+    print(
+        f"chain of {args.nodes} Add nodes on float[{args.elements}], {args.threads} thread(s), "
+        f"{len(ours_samples)} runs each"
+    )
     print(f"onnx-light   run: median {ours_median:9.1f} us  per node {1000 * ours_median / args.nodes:7.1f} ns")
     print(f"onnxruntime  run: median {theirs_median:9.1f} us  per node {1000 * theirs_median / args.nodes:7.1f} ns")
     print(f"ratio onnx-light / onnxruntime: {ours_median / theirs_median:.2f}")
@@ -84,8 +86,16 @@ def main():
     print("raw onnxruntime samples (us):", " ".join(f"{s:.1f}" for s in theirs_samples))
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"nodes": args.nodes, "elements": args.elements, "threads": args.threads,
-                       "onnx_light_us": ours_samples, "onnxruntime_us": theirs_samples}, f)
+            json.dump(
+                {
+                    "nodes": args.nodes,
+                    "elements": args.elements,
+                    "threads": args.threads,
+                    "onnx_light_us": ours_samples,
+                    "onnxruntime_us": theirs_samples,
+                },
+                f,
+            )
 
 
 if __name__ == "__main__":

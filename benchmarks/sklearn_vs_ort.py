@@ -9,9 +9,11 @@ Latency medians and every raw sample are written.
 
     ./bazelw run //benchmarks:sklearn_vs_ort -- --output=benchmarks/reports/sklearn/sklearn.json
 """
+
 import time
 
 import numpy as np
+import onnx_light
 import onnxruntime as ort
 from absl import app, flags
 from skl2onnx import to_onnx
@@ -19,7 +21,6 @@ from sklearn.datasets import make_classification
 from sklearn.ensemble import GradientBoostingClassifier, RandomForestClassifier
 from sklearn.svm import SVC
 
-import onnx_light
 from benchmarks.ort_reference import conditions, finish_document
 
 OUTPUT = flags.DEFINE_string("output", "", "where to write the JSON results")
@@ -74,8 +75,11 @@ def main(argv):
             time.sleep(0.5)
             row["ratio_ours_over_ort"] = float(np.median(row["onnx_light_ms"]) / np.median(row["ort_ms"]))
             doc["results"].append(row)
-            print(f"{name:28s} {threads} thread(s): ours {np.median(row['onnx_light_ms']):8.3f} ms, ORT "
-                  f"{np.median(row['ort_ms']):8.3f} ms, ours/ORT {row['ratio_ours_over_ort']:.2f}", flush=True)
+            print(
+                f"{name:28s} {threads} thread(s): ours {np.median(row['onnx_light_ms']):8.3f} ms, ORT "
+                f"{np.median(row['ort_ms']):8.3f} ms, ours/ORT {row['ratio_ours_over_ort']:.2f}",
+                flush=True,
+            )
     finish_document(doc, OUTPUT.value)
 
 

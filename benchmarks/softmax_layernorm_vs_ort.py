@@ -9,10 +9,10 @@ onnx-light node's own duration (run_with_events); --json keeps every raw sample.
 """
 
 import numpy as np
+import onnx_light
 from absl import app, flags
 from onnx import TensorProto, helper
 
-import onnx_light
 from benchmarks.ort_reference import interleaved_samples, ort_session, write_results
 
 FLAGS = flags.FLAGS
@@ -45,8 +45,10 @@ def make_model(op, shape, axis):
     if op == "LayerNormalization":
         rng = np.random.default_rng(1)
         norm = shape[axis:] if axis >= 0 else shape[axis:]
-        initializers = [helper.make_tensor("scale", F, norm, rng.standard_normal(norm).astype(np.float32).ravel()),
-                        helper.make_tensor("bias", F, norm, rng.standard_normal(norm).astype(np.float32).ravel())]
+        initializers = [
+            helper.make_tensor("scale", F, norm, rng.standard_normal(norm).astype(np.float32).ravel()),
+            helper.make_tensor("bias", F, norm, rng.standard_normal(norm).astype(np.float32).ravel()),
+        ]
         node = helper.make_node(op, ["x", "scale", "bias"], ["y"], axis=axis)
     else:
         node = helper.make_node(op, ["x"], ["y"], axis=axis)
@@ -58,8 +60,10 @@ def main(argv):
     del argv
     rng = np.random.default_rng(0)
     results = []
-    print(f"{'op':<18} {'shape':<18} {'axis':>4} {'thr':>3} {'onnx-light ms':>14} {'ORT ms':>10} {'ratio':>7} "
-          f"{'kernel ms':>10} {'kernel/ORT':>10}")
+    print(
+        f"{'op':<18} {'shape':<18} {'axis':>4} {'thr':>3} {'onnx-light ms':>14} {'ORT ms':>10} {'ratio':>7} "
+        f"{'kernel ms':>10} {'kernel/ORT':>10}"
+    )
     for op, shape, axis in CASES:
         if op not in FLAGS.ops:
             continue
@@ -75,11 +79,24 @@ def main(argv):
             ol, rt = np.median(samples["onnx_light"]), np.median(samples["ort"])
             kernel = np.median(samples["onnx_light_kernel"])
             shape_text = "x".join(map(str, shape))
-            print(f"{op:<18} {shape_text:<18} {axis:>4} {threads:>3} {ol:>14.4f} {rt:>10.4f} {ol / rt:>7.2f} "
-                  f"{kernel:>10.4f} {kernel / rt:>10.2f}", flush=True)
-            results.append({"op": op, "shape": shape, "axis": axis, "threads": threads, "median_ms_onnx_light": ol,
-                            "median_ms_ort": rt, "ratio": ol / rt, "median_ms_onnx_light_kernel": kernel,
-                            "samples_ms": samples})
+            print(
+                f"{op:<18} {shape_text:<18} {axis:>4} {threads:>3} {ol:>14.4f} {rt:>10.4f} {ol / rt:>7.2f} "
+                f"{kernel:>10.4f} {kernel / rt:>10.2f}",
+                flush=True,
+            )
+            results.append(
+                {
+                    "op": op,
+                    "shape": shape,
+                    "axis": axis,
+                    "threads": threads,
+                    "median_ms_onnx_light": ol,
+                    "median_ms_ort": rt,
+                    "ratio": ol / rt,
+                    "median_ms_onnx_light_kernel": kernel,
+                    "samples_ms": samples,
+                }
+            )
     if FLAGS.json:
         write_results(FLAGS.json, results)
 

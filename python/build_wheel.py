@@ -54,12 +54,14 @@ def main():
     tag = python_tag()
     expected = f"onnx_light-{args.version}-{tag}.whl"
     if os.path.basename(args.out) != expected:
-        sys.exit(f"build_wheel: this interpreter makes {expected}, but the target declares "
-                 f"{os.path.basename(args.out)}: update WHEEL_TAG in python/BUILD")
+        sys.exit(
+            f"build_wheel: this interpreter makes {expected}, but the target declares "
+            f"{os.path.basename(args.out)}: update WHEEL_TAG in python/BUILD"
+        )
 
     files = {}
     for source in args.sources:
-        relative = source[source.rindex("onnx_light/"):]
+        relative = source[source.rindex("onnx_light/") :]
         with open(source, "rb") as f:
             files[relative] = f.read()
     if "onnx_light/_native.so" not in files:
@@ -67,12 +69,19 @@ def main():
     files["onnx_light/REVISION"] = (revision(args.status_file) + "\n").encode()
 
     dist_info = f"onnx_light-{args.version}.dist-info"
-    files[f"{dist_info}/METADATA"] = "\n".join(
-        ["Metadata-Version: 2.1", "Name: onnx-light", f"Version: {args.version}",
-         "Summary: Native CPU kernels for ONNX models with an ONNX Runtime style Python API",
-         "Requires-Python: ==%d.%d.*" % sys.version_info[:2]]
-        + [f"Requires-Dist: {r}" for r in REQUIRES]
-    ).encode() + b"\n"
+    files[f"{dist_info}/METADATA"] = (
+        "\n".join(
+            [
+                "Metadata-Version: 2.1",
+                "Name: onnx-light",
+                f"Version: {args.version}",
+                "Summary: Native CPU kernels for ONNX models with an ONNX Runtime style Python API",
+                f"Requires-Python: =={sys.version_info[0]}.{sys.version_info[1]}.*",
+            ]
+            + [f"Requires-Dist: {r}" for r in REQUIRES]
+        ).encode()
+        + b"\n"
+    )
     files[f"{dist_info}/WHEEL"] = (
         f"Wheel-Version: 1.0\nGenerator: onnx_light build_wheel\nRoot-Is-Purelib: false\nTag: {tag}\n".encode()
     )

@@ -6,13 +6,12 @@
 Shows progress while it runs, then a table of what changed and by how much (the median
 serial and parallel times at the sizes around the chosen threshold).
 """
+
 import os
 import subprocess
 import sys
 
-from absl import app
-from absl import flags
-
+from absl import app, flags
 from onnx_light import kernel_tuning as kt
 
 FLAGS = flags.FLAGS
@@ -34,8 +33,12 @@ flags.DEFINE_boolean("list", False, "list schemas with their current values and 
 def source_revision() -> str:
     workspace = os.environ.get("BUILD_WORKSPACE_DIRECTORY", ".")
     try:
-        return subprocess.run(["git", "-C", workspace, "describe", "--always", "--dirty", "--tags"], check=True,
-                              capture_output=True, text=True).stdout.strip()
+        return subprocess.run(
+            ["git", "-C", workspace, "describe", "--always", "--dirty", "--tags"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
 
@@ -53,7 +56,9 @@ def progress(done, total, schema, report):
         line = f"[{done + 1}/{total}] calibrating {schema['op']} {schema['element_type']} ..."
     else:
         b = report["budget"]
-        line = f"[{done}/{total}] {schema['op']} {schema['element_type']}: {b['spent_ns'] / 1e6:.0f} ms, {b['runs']} runs"
+        line = (
+            f"[{done}/{total}] {schema['op']} {schema['element_type']}: {b['spent_ns'] / 1e6:.0f} ms, {b['runs']} runs"
+        )
     end = "\r" if sys.stderr.isatty() and report is None else "\n"
     print(f"{line:<78}", end=end, file=sys.stderr, flush=True)
 
@@ -77,14 +82,18 @@ def print_summary(result):
             change = "kept"
             if c["changed"] and isinstance(c["default"], (int, float)) and c["default"]:
                 change = f"{(c['selected'] - c['default']) / c['default']:+.0%}"
-            print(f"{op:<14} {element_type:<10} {c['name']:<26} {c['default']!s:>9} {c['selected']!s:>9} {change:>8}"
-                  f"  {around(r, c['selected']) if c['measured'] else '-'}")
+            print(
+                f"{op:<14} {element_type:<10} {c['name']:<26} {c['default']!s:>9} {c['selected']!s:>9} {change:>8}"
+                f"  {around(r, c['selected']) if c['measured'] else '-'}"
+            )
             print(f"{'':<14} {c['reason']}")
     for s in result.skipped:
         print(f"skipped: {s}")
     changed = sum(1 for r in result.reports for c in r["choices"] if c["changed"])
-    print(f"\n{len(result.reports)} schemas calibrated, {changed} values changed; "
-          f"spent {result.spent_ns / 1e6:.0f} of {result.budget_ns / 1e6:.0f} ms (the harness's own accounting)")
+    print(
+        f"\n{len(result.reports)} schemas calibrated, {changed} values changed; "
+        f"spent {result.spent_ns / 1e6:.0f} of {result.budget_ns / 1e6:.0f} ms (the harness's own accounting)"
+    )
 
 
 def main(argv):
@@ -95,14 +104,26 @@ def main(argv):
     output = None if FLAGS.dry_run else (FLAGS.output or kt.default_profile_path())
     load, cores = os.getloadavg()[0], kt.host_processor()["logical_cores"]
     if load > cores:
-        print(f"warning: load average {load:.1f} on {cores} CPUs: other processes compete for the cores, so "
-              "parallel candidates will measure worse than on a quiet machine", file=sys.stderr)
+        print(
+            f"warning: load average {load:.1f} on {cores} CPUs: other processes compete for the cores, so "
+            "parallel candidates will measure worse than on a quiet machine",
+            file=sys.stderr,
+        )
     budget = kt.CalibrationBudget(time_ms=FLAGS.budget_ms, memory_mb=FLAGS.memory_mb, threads=FLAGS.threads)
     try:
-        result = kt.calibrate(ops=FLAGS.ops, element_types=FLAGS.types, budget=budget, num_threads=FLAGS.threads,
-                              output=output, revision=FLAGS.revision or source_revision(), min_size=FLAGS.min_size,
-                              max_size=FLAGS.max_size, repetitions=FLAGS.repetitions, margin=FLAGS.margin,
-                              progress=progress)
+        result = kt.calibrate(
+            ops=FLAGS.ops,
+            element_types=FLAGS.types,
+            budget=budget,
+            num_threads=FLAGS.threads,
+            output=output,
+            revision=FLAGS.revision or source_revision(),
+            min_size=FLAGS.min_size,
+            max_size=FLAGS.max_size,
+            repetitions=FLAGS.repetitions,
+            margin=FLAGS.margin,
+            progress=progress,
+        )
     except (ValueError, kt.ProfileError) as e:
         print(f"calibrate: {e}", file=sys.stderr)
         return 2

@@ -6,11 +6,11 @@ One JSON document: metadata (revision, processor and execution descriptors, affi
 spin policy, Bazel config) and, per case, size and policy, every raw latency sample with
 CPU time, participants, grain, scratch, allocations and copies.
 """
+
 import json
 import sys
 
 from absl import app, flags
-
 from onnx_light.tools import baseline, environment
 
 FLAGS = flags.FLAGS
@@ -25,9 +25,15 @@ flags.DEFINE_list("ops", [], "only these ops")
 def main(argv):
     del argv
     doc = baseline.run_baseline(
-        baseline.native_binary(), revision=environment.revision(environment.workspace_dir()) or "unknown",
-        build_config_text=baseline.build_config(), threads=FLAGS.threads, repetitions=FLAGS.repetitions,
-        min_time_ms=FLAGS.min_time_ms, smallest=FLAGS.smallest, ops=FLAGS.ops)
+        baseline.native_binary(),
+        revision=environment.revision(environment.workspace_dir()) or "unknown",
+        build_config_text=baseline.build_config(),
+        threads=FLAGS.threads,
+        repetitions=FLAGS.repetitions,
+        min_time_ms=FLAGS.min_time_ms,
+        smallest=FLAGS.smallest,
+        ops=FLAGS.ops,
+    )
     for problem in baseline.problems(doc):
         print(f"kernel_baseline: {problem}", file=sys.stderr)
     if FLAGS.output:

@@ -1,11 +1,20 @@
 """The baseline's smallest corpus runs and its document has every field filled."""
+
 import onnx_light
 from onnx_light.tools import baseline
 
 
 def run_smallest():
-    return baseline.run_baseline(baseline.native_binary(), revision="test", build_config_text=baseline.build_config(),
-                                 threads=2, repetitions=2, min_time_ms=0, smallest=True, progress=False)
+    return baseline.run_baseline(
+        baseline.native_binary(),
+        revision="test",
+        build_config_text=baseline.build_config(),
+        threads=2,
+        repetitions=2,
+        min_time_ms=0,
+        smallest=True,
+        progress=False,
+    )
 
 
 DOC = run_smallest()

@@ -5,16 +5,13 @@ registry, the kernel_family manifests and the sources.
     ./bazelw run //tools:kernel_inventory -- --format=csv --state=serial
     ./bazelw run //tools:kernel_inventory -- --write_coverage   # benchmarks/reports/coverage.md
 """
+
 import sys
 
-from absl import app
-from absl import flags
-
-from onnx_light.tools import coverage
-from onnx_light.tools import environment
+from absl import app, flags
+from onnx_light.tools import coverage, environment, validation
 from onnx_light.tools import inventory as inventory_lib
 from onnx_light.tools import tree as tree_lib
-from onnx_light.tools import validation
 
 FLAGS = flags.FLAGS
 flags.DEFINE_enum("format", "text", ["text", "json", "csv"], "Output format.")

@@ -8,12 +8,12 @@ qemu-user: outputs are compared with serial for real, timings are labelled emula
 never promote a default. Writes benchmarks/reports/ (in the workspace): <arch>/
 baseline_run<N>.json (raw samples), kernel_report.json, kernel_report.md, plots/*.png.
 """
+
 import os
 import subprocess
 import sys
 
 from absl import app, flags
-
 from onnx_light.tools import baseline, environment, publish
 
 FLAGS = flags.FLAGS
@@ -32,10 +32,12 @@ def aarch64_binary(workspace):
     """Builds the baseline for aarch64 (same commit, opt) and returns its path."""
     bazel = os.path.join(workspace, "bazelw")
     config = ["--config=aarch64", "--config=opt"]
-    subprocess.run([bazel, "build", *config, "//benchmarks/kernel_baseline:kernel_baseline_native"], cwd=workspace,
-                   check=True)
-    bin_dir = subprocess.run([bazel, "info", *config, "bazel-bin"], cwd=workspace, check=True,
-                             capture_output=True, text=True).stdout.strip()
+    subprocess.run(
+        [bazel, "build", *config, "//benchmarks/kernel_baseline:kernel_baseline_native"], cwd=workspace, check=True
+    )
+    bin_dir = subprocess.run(
+        [bazel, "info", *config, "bazel-bin"], cwd=workspace, check=True, capture_output=True, text=True
+    ).stdout.strip()
     return os.path.join(bin_dir, "benchmarks/kernel_baseline/kernel_baseline_native")
 
 
@@ -61,14 +63,27 @@ def main(argv):
             baseline.progress(f"kernel_report: {arch} run {n}/{FLAGS.runs}")
             quiet, load_before = environment.wait_for_quiet(FLAGS.quiet_load, FLAGS.quiet_timeout_s)
             if not quiet:
-                baseline.progress(f"kernel_report: load {load_before:.2f} stayed above {FLAGS.quiet_load} for "
-                                  f"{FLAGS.quiet_timeout_s} s; running anyway, marked not quiet")
-            doc = baseline.run_baseline(binary, revision=revision, build_config_text=config, repetitions=reps,
-                                        min_time_ms=min_ms, smallest=FLAGS.smallest, prefix=prefix,
-                                        emulated=emulated, architecture=arch)
-            doc["metadata"]["conditions"] = {"load_before": round(load_before, 2),
-                                             "load_after": round(os.getloadavg()[0], 2),
-                                             "quiet_load": FLAGS.quiet_load, "quiet": quiet}
+                baseline.progress(
+                    f"kernel_report: load {load_before:.2f} stayed above {FLAGS.quiet_load} for "
+                    f"{FLAGS.quiet_timeout_s} s; running anyway, marked not quiet"
+                )
+            doc = baseline.run_baseline(
+                binary,
+                revision=revision,
+                build_config_text=config,
+                repetitions=reps,
+                min_time_ms=min_ms,
+                smallest=FLAGS.smallest,
+                prefix=prefix,
+                emulated=emulated,
+                architecture=arch,
+            )
+            doc["metadata"]["conditions"] = {
+                "load_before": round(load_before, 2),
+                "load_after": round(os.getloadavg()[0], 2),
+                "quiet_load": FLAGS.quiet_load,
+                "quiet": quiet,
+            }
             for problem in baseline.problems(doc):
                 baseline.progress(f"kernel_report: {arch} run {n}: {problem}")
             baseline.write(doc, os.path.join(report_dir, arch, f"baseline_run{n}.json"))

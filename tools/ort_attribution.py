@@ -8,22 +8,24 @@ checked against ORT, end-to-end times interleaved with ORT and ORT_DISABLE_ALL, 
 times from both runtimes aggregated per op type (ORT's fusions mapped to the nodes they
 cover). Writes attribution.md and attribution.json (every raw sample).
 """
+
 import os
 import sys
 
 import onnxruntime as ort
 from absl import app, flags
+from onnx_light.tools import attribution, environment, model_corpus
 
 from benchmarks.ort_reference import ort_session
-from onnx_light.tools import attribution, environment, model_corpus
 
 FLAGS = flags.FLAGS
 flags.DEFINE_list("models", [], "corpus models to run (default: all)")
 flags.DEFINE_list("threads", ["1", "2"], "thread counts, both runtimes")
 flags.DEFINE_integer("samples", 30, "end-to-end samples per runtime, interleaved")
 flags.DEFINE_integer("profiled_runs", 15, "profiled runs per runtime for per-node medians")
-flags.DEFINE_string("output_dir", None,
-                    "where to write attribution.md/.json (default: benchmarks/reports/attribution of the workspace)")
+flags.DEFINE_string(
+    "output_dir", None, "where to write attribution.md/.json (default: benchmarks/reports/attribution of the workspace)"
+)
 
 
 def main(argv):
@@ -38,8 +40,9 @@ def main(argv):
         ratio = f"ours/ORT {r['ratio_vs_ort']:.2f}" if r["status"] == "ok" else r["error"]
         print(f"ort_attribution: {r['model']} {r['threads']}T: {ratio}", file=sys.stderr, flush=True)
 
-    doc = attribution.run(models, [int(t) for t in FLAGS.threads], ort_session, FLAGS.samples, FLAGS.profiled_runs,
-                          progress)
+    doc = attribution.run(
+        models, [int(t) for t in FLAGS.threads], ort_session, FLAGS.samples, FLAGS.profiled_runs, progress
+    )
     workspace = environment.workspace_dir()
     doc["conditions"]["revision"] = environment.revision(workspace) or "unknown"
     doc["conditions"]["uncommitted_changes"] = environment.has_uncommitted_changes(workspace)

@@ -1,11 +1,12 @@
 """The attribution tool on the smallest corpus model, and every corpus model against ORT."""
+
 import numpy as np
 import onnx
-import pytest
-
 import onnx_light
-from benchmarks.ort_reference import ort_session
+import pytest
 from onnx_light.tools import attribution, model_corpus
+
+from benchmarks.ort_reference import ort_session
 
 SMALLEST = model_corpus.corpus()[0]
 DOC = attribution.run([SMALLEST], [1, 2], ort_session, samples=2, profiled_runs=2)
@@ -14,8 +15,10 @@ DOC = attribution.run([SMALLEST], [1, 2], ort_session, samples=2, profiled_runs=
 def test_document_structure():
     assert DOC["schema"] == attribution.SCHEMA
     assert DOC["conditions"]["load_before"].startswith("load average")
-    assert [(r["model"], r["threads"], r["status"]) for r in DOC["results"]] == [(SMALLEST.name, 1, "ok"),
-                                                                                 (SMALLEST.name, 2, "ok")]
+    assert [(r["model"], r["threads"], r["status"]) for r in DOC["results"]] == [
+        (SMALLEST.name, 1, "ok"),
+        (SMALLEST.name, 2, "ok"),
+    ]
     for r in DOC["results"]:
         assert r["agreement"]["ok"]
         for runtime in ("onnx_light", "ort", "ort_disable_all"):
@@ -62,17 +65,22 @@ def test_fusions_are_attributed_to_the_ort_nodes_that_run_them(tmp_path):
 
 
 def test_unsupported_ops_are_reported_not_skipped():
-    model = onnx.helper.make_model(onnx.helper.make_graph(
-        [onnx.helper.make_node("Relu", ["x"], ["y"]), onnx.helper.make_node("NoSuchOp", ["y"], ["z"])], "g",
-        [onnx.helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2])],
-        [onnx.helper.make_tensor_value_info("z", onnx.TensorProto.FLOAT, [2])]))
+    model = onnx.helper.make_model(
+        onnx.helper.make_graph(
+            [onnx.helper.make_node("Relu", ["x"], ["y"]), onnx.helper.make_node("NoSuchOp", ["y"], ["z"])],
+            "g",
+            [onnx.helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2])],
+            [onnx.helper.make_tensor_value_info("z", onnx.TensorProto.FLOAT, [2])],
+        )
+    )
     assert attribution.unsupported_ops(model) == ["NoSuchOp"]
 
 
 @pytest.mark.parametrize("corpus_model", model_corpus.corpus(), ids=lambda m: m.name)
 def test_corpus_model_matches_ort(corpus_model):
-    ours = onnx_light.InferenceSession(corpus_model.model.SerializeToString(),
-                                       cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=2))
+    ours = onnx_light.InferenceSession(
+        corpus_model.model.SerializeToString(), cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=2)
+    )
     expected = ort_session(corpus_model.model, 1).run(None, corpus_model.feeds)
     got = ours.run(None, corpus_model.feeds)
     assert len(got) == len(expected)
@@ -83,6 +91,7 @@ def test_corpus_model_matches_ort(corpus_model):
 def test_corpus_totals_add_up_the_models():
     for threads in (1, 2):
         rows = attribution.corpus_op_types(DOC, threads)
-        ours = sum(n["median_ms"] for r in DOC["results"] if r["threads"] == threads
-                   for n in r["onnx_light_nodes"].values())
+        ours = sum(
+            n["median_ms"] for r in DOC["results"] if r["threads"] == threads for n in r["onnx_light_nodes"].values()
+        )
         assert sum(row["ours_ms"] for row in rows) == pytest.approx(ours)

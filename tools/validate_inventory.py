@@ -6,27 +6,25 @@ each saying what to do.
     ./bazelw run //tools:validate_inventory -- --write_templates [--family=X]   # after merging families
     ./bazelw run //tools:validate_inventory -- --write_templates --family=X --mark_reviewed
 """
+
 import os
 import sys
 
-from absl import app
-from absl import flags
-
-from onnx_light.tools import coverage
-from onnx_light.tools import environment
-from onnx_light.tools import exemptions
-from onnx_light.tools import measure
-from onnx_light.tools import templates
+from absl import app, flags
+from onnx_light.tools import coverage, environment, exemptions, measure, templates, validation
 from onnx_light.tools import tree as tree_lib
-from onnx_light.tools import validation
 
 FLAGS = flags.FLAGS
-flags.DEFINE_bool("write_templates", False,
-                  "Create/refresh exemption templates (and the coverage report) in the workspace.")
+flags.DEFINE_bool(
+    "write_templates", False, "Create/refresh exemption templates (and the coverage report) in the workspace."
+)
 flags.DEFINE_multi_string("family", [], "With --write_templates: only these families (default: all).")
-flags.DEFINE_bool("mark_reviewed", False,
-                  "With --write_templates: record that stale entries were re-reviewed (moves them to "
-                  "the current fingerprint and evidence).")
+flags.DEFINE_bool(
+    "mark_reviewed",
+    False,
+    "With --write_templates: record that stale entries were re-reviewed (moves them to "
+    "the current fingerprint and evidence).",
+)
 flags.DEFINE_bool("measure", True, "With --write_templates: time new serial paths (run_kernel, one participant).")
 flags.DEFINE_bool("bazel_query", True, "Under `bazel run`, cross-check the families with `bazel query`.")
 
@@ -34,15 +32,17 @@ flags.DEFINE_bool("bazel_query", True, "Under `bazel run`, cross-check the famil
 def write_templates(tree, workspace):
     """Refreshes exemptions/ and the coverage report in the workspace; reloads them."""
     if environment.has_uncommitted_changes(workspace):
-        print("warning: uncommitted changes; the evidence records HEAD as the revision, so commit "
-              "the kernel sources first and rerun for exact provenance")
+        print(
+            "warning: uncommitted changes; the evidence records HEAD as the revision, so commit "
+            "the kernel sources first and rerun for exact provenance"
+        )
     runner = measure.native_runner if FLAGS.measure else None
     print("measurements: " + ("serial compute_ns on ONNX conformance inputs" if runner else "off (--nomeasure)"))
-    evidence = templates.EvidenceCollector(environment.revision(workspace),
-                                           environment.processor_descriptor(), runner)
+    evidence = templates.EvidenceCollector(environment.revision(workspace), environment.processor_descriptor(), runner)
     directory = os.path.join(workspace, tree_lib.EXEMPTIONS_DIR)
-    for line in templates.write_templates(directory, tree.inventory, tree.exemption_files, evidence,
-                                          FLAGS.family, FLAGS.mark_reviewed):
+    for line in templates.write_templates(
+        directory, tree.inventory, tree.exemption_files, evidence, FLAGS.family, FLAGS.mark_reviewed
+    ):
         print(line)
     tree.exemption_files = exemptions.load_exemption_files(directory)
     validation.attach_dispositions(tree.inventory, tree.exemption_files)
@@ -60,8 +60,9 @@ def main(argv):
         write_templates(tree, workspace)
     evidence = None
     if workspace:
-        evidence = templates.EvidenceCollector(environment.revision(workspace),
-                                               environment.processor_descriptor()).context()
+        evidence = templates.EvidenceCollector(
+            environment.revision(workspace), environment.processor_descriptor()
+        ).context()
     failures = validation.validate(tree.inventory, tree.exemption_files, tree.coverage_text, evidence)
     for note in notes:
         print(note)

@@ -1,4 +1,5 @@
 """The merge gate: the real tree's inventory and exemptions agree (see validate_inventory.py)."""
+
 from onnx_light.tools import tree as tree_lib
 from onnx_light.tools import validation
 
@@ -7,4 +8,3 @@ def test_the_tree_validates():
     tree, _ = tree_lib.load_current_tree(bazel_query=False)
     failures = validation.validate(tree.inventory, tree.exemption_files, tree.coverage_text)
     assert not failures, "\n" + validation.report(failures)
-

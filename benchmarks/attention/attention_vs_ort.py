@@ -24,9 +24,11 @@ from benchmarks.ort_reference import ort_session
 def ort_attention_session(shape, threads, causal):
     node = helper.make_node("Attention", ["Q", "K", "V"], ["Y"], is_causal=int(causal))
     graph = helper.make_graph(
-        [node], "attention",
+        [node],
+        "attention",
         [helper.make_tensor_value_info(n, TensorProto.FLOAT, shape) for n in "QKV"],
-        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)])
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)],
+    )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 23)])
     return ort_session(model, threads)
 
@@ -45,10 +47,20 @@ def ort_samples(session, feeds, reps):
 
 def ours_samples(binary, args, threads, reps):
     out = subprocess.run(
-        [binary, f"--batch={args.batch}", f"--heads={args.heads}", f"--seq={args.seq}",
-         f"--head_size={args.head_size}", f"--causal={int(args.causal)}", f"--threads={threads}",
-         f"--reps={reps}"],
-        check=True, capture_output=True, text=True).stdout
+        [
+            binary,
+            f"--batch={args.batch}",
+            f"--heads={args.heads}",
+            f"--seq={args.seq}",
+            f"--head_size={args.head_size}",
+            f"--causal={int(args.causal)}",
+            f"--threads={threads}",
+            f"--reps={reps}",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     result = json.loads(out.strip().splitlines()[-1])
     return result["samples_ms"], result["cpu_ms"]
 

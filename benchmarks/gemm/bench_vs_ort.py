@@ -18,18 +18,22 @@ import time
 
 import numpy as np
 import onnx
+import onnx_light
 from onnx import TensorProto, helper
 
-import onnx_light
 from benchmarks.ort_reference import ort_session
 
 
 def matmul_case(m, n, k):
     graph = helper.make_graph(
-        [helper.make_node("MatMul", ["A", "B"], ["Y"])], "mm",
-        [helper.make_tensor_value_info("A", TensorProto.FLOAT, [m, k]),
-         helper.make_tensor_value_info("B", TensorProto.FLOAT, [k, n])],
-        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [m, n])])
+        [helper.make_node("MatMul", ["A", "B"], ["Y"])],
+        "mm",
+        [
+            helper.make_tensor_value_info("A", TensorProto.FLOAT, [m, k]),
+            helper.make_tensor_value_info("B", TensorProto.FLOAT, [k, n]),
+        ],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [m, n])],
+    )
     rng = np.random.default_rng(0)
     feeds = {"A": rng.standard_normal((m, k), np.float32), "B": rng.standard_normal((k, n), np.float32)}
     return f"matmul_{m}x{n}x{k}", graph, feeds, 2.0 * m * n * k
@@ -42,19 +46,35 @@ def conv_case(name, n, c, h, w, m, kernel, stride=1, pad=0, group=1):
     weight = rng.standard_normal((m, c // group, kernel, kernel), np.float32) * 0.1
     bias = rng.standard_normal((m,), np.float32)
     graph = helper.make_graph(
-        [helper.make_node("Conv", ["X", "W", "B"], ["Y"], kernel_shape=[kernel, kernel], strides=[stride, stride],
-                          pads=[pad] * 4, group=group)], name,
+        [
+            helper.make_node(
+                "Conv",
+                ["X", "W", "B"],
+                ["Y"],
+                kernel_shape=[kernel, kernel],
+                strides=[stride, stride],
+                pads=[pad] * 4,
+                group=group,
+            )
+        ],
+        name,
         [helper.make_tensor_value_info("X", TensorProto.FLOAT, [n, c, h, w])],
         [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [n, m, out_h, out_w])],
-        [onnx.numpy_helper.from_array(weight, "W"), onnx.numpy_helper.from_array(bias, "B")])
+        [onnx.numpy_helper.from_array(weight, "W"), onnx.numpy_helper.from_array(bias, "B")],
+    )
     feeds = {"X": rng.standard_normal((n, c, h, w), np.float32)}
     flops = 2.0 * n * m * out_h * out_w * (c // group) * kernel * kernel
     return f"conv_{name}", graph, feeds, flops
 
 
 def cases(selection):
-    gemm = [matmul_case(1024, 1024, 1024), matmul_case(128, 768, 3072), matmul_case(1, 4096, 4096),
-            matmul_case(4096, 1, 4096), matmul_case(256, 256, 256)]
+    gemm = [
+        matmul_case(1024, 1024, 1024),
+        matmul_case(128, 768, 3072),
+        matmul_case(1, 4096, 4096),
+        matmul_case(4096, 1, 4096),
+        matmul_case(256, 256, 256),
+    ]
     conv = [
         # ResNet-50 layer shapes (batch 1).
         conv_case("resnet_conv1_7x7s2", 1, 3, 224, 224, 64, 7, 2, 3),
@@ -106,11 +126,16 @@ def main(argv=None):
                     wall, cpu = time.perf_counter() - start, time.thread_time() - cpu_start
                     seconds = cpu if threads == 1 else wall
                     samples[runtime].append(seconds)
-                    rows.append([name, runtime, threads, rep, f"{wall:.6e}", f"{cpu:.6e}", f"{flops / seconds * 1e-9:.2f}"])
+                    rows.append(
+                        [name, runtime, threads, rep, f"{wall:.6e}", f"{cpu:.6e}", f"{flops / seconds * 1e-9:.2f}"]
+                    )
             med = {r: statistics.median(s) for r, s in samples.items()}
             gf = {r: flops / t * 1e-9 for r, t in med.items()}
-            print(f"{name:36s} {threads:3d} {gf['onnx_light']:10.1f} {gf['onnxruntime']:10.1f} "
-                  f"{gf['onnx_light'] / gf['onnxruntime']:6.2f}", flush=True)
+            print(
+                f"{name:36s} {threads:3d} {gf['onnx_light']:10.1f} {gf['onnxruntime']:10.1f} "
+                f"{gf['onnx_light'] / gf['onnxruntime']:6.2f}",
+                flush=True,
+            )
     if args.out:
         with open(args.out, "w", newline="") as f:
             writer = csv.writer(f)

@@ -17,8 +17,16 @@ import csv
 import statistics
 import subprocess
 
-SHAPES = ["1024 1024 1024", "128 768 3072", "256 256 256", "64 3136 576", "128 784 1152", "256 196 2304",
-          "512 49 4608", "256 3136 64"]
+SHAPES = [
+    "1024 1024 1024",
+    "128 768 3072",
+    "256 256 256",
+    "64 3136 576",
+    "128 784 1152",
+    "256 196 2304",
+    "512 49 4608",
+    "256 3136 64",
+]
 
 
 def bench_args(config):
@@ -46,9 +54,22 @@ def main():
     for shape in args.shapes.split(";"):
         for rnd in range(args.rounds):
             for config in configs:
-                out = subprocess.run([args.bench, *bench_args(config), f"--threads={args.threads}",
-                                      f"--reps={args.reps}", *shape.split()], capture_output=True, text=True,
-                                     check=True).stdout.strip().splitlines()[1:]
+                out = (
+                    subprocess.run(
+                        [
+                            args.bench,
+                            *bench_args(config),
+                            f"--threads={args.threads}",
+                            f"--reps={args.reps}",
+                            *shape.split(),
+                        ],
+                        capture_output=True,
+                        text=True,
+                        check=True,
+                    )
+                    .stdout.strip()
+                    .splitlines()[1:]
+                )
                 for line in out:
                     f = line.split(",")
                     rows.append([config, f[0], f[10], f[11], args.threads, f[2], f[3], f[4], rnd, *f[5:10]])
@@ -56,8 +77,24 @@ def main():
         print(shape, "  ".join(f"{c}: {statistics.median(gflops[(shape, c)]):.1f}" for c in configs), flush=True)
     with open(args.out, "w", newline="") as f:
         writer = csv.writer(f)
-        writer.writerow(["config", "kernel", "kc", "nc", "threads", "m", "n", "k", "round", "rep", "wall_seconds",
-                         "cpu_seconds", "process_cpu_seconds", "gflops"])
+        writer.writerow(
+            [
+                "config",
+                "kernel",
+                "kc",
+                "nc",
+                "threads",
+                "m",
+                "n",
+                "k",
+                "round",
+                "rep",
+                "wall_seconds",
+                "cpu_seconds",
+                "process_cpu_seconds",
+                "gflops",
+            ]
+        )
         writer.writerows(rows)
     if args.summary:
         with open(args.summary, "w", newline="") as f:

@@ -10,9 +10,9 @@ import statistics
 import time
 
 import numpy as np
+import onnx_light
 from onnx import TensorProto, helper
 
-import onnx_light
 from benchmarks.ort_reference import ort_session
 
 SIZES = [1024, 65536, 16 * 1024 * 1024]
@@ -21,9 +21,11 @@ THREADS = [1, 2]
 
 def cast_model(n):
     graph = helper.make_graph(
-        [helper.make_node("Cast", ["x"], ["y"], to=TensorProto.FLOAT16)], "cast",
+        [helper.make_node("Cast", ["x"], ["y"], to=TensorProto.FLOAT16)],
+        "cast",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [n])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT16, [n])])
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT16, [n])],
+    )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)], ir_version=10)
 
 
@@ -53,8 +55,8 @@ def main():
             ol = onnx_light.InferenceSession(model, cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=threads))
             rt = ort_session(model, threads)
             assert np.array_equal(ol.run(None, {"x": x})[0].view(np.uint16), rt.run(None, {"x": x})[0].view(np.uint16))
-            ours = samples(lambda: ol.run(None, {"x": x}), n)
-            theirs = samples(lambda: rt.run(None, {"x": x}), n)
+            ours = samples(lambda ol=ol, x=x: ol.run(None, {"x": x}), n)
+            theirs = samples(lambda rt=rt, x=x: rt.run(None, {"x": x}), n)
             a, b = statistics.median(ours), statistics.median(theirs)
             print(f"{n:>10} {threads:>7} {a:>14.1f} {b:>10.1f} {a / b:>12.2f}")
             raw.append((n, threads, ours, theirs))

@@ -114,8 +114,8 @@ StatusOr<void*> Allocator::Allocate(size_t bytes) {
   const int64_t now = current_bytes_.fetch_add(n, std::memory_order_relaxed) + n;
   if (now > limit_bytes_) {
     current_bytes_.fetch_sub(n, std::memory_order_relaxed);
-    return ResourceExhausted("allocation of ", bytes, " bytes would exceed the memory limit of ",
-                             limit_bytes_, " bytes (", now - n, " in use)");
+    return ResourceExhausted("allocation of ", bytes, " bytes would exceed the memory limit of ", limit_bytes_,
+                             " bytes (", now - n, " in use)");
   }
   const size_t block_bytes = BlockBytes(bytes);
   void* p = TakeCached(block_bytes);
@@ -171,8 +171,8 @@ ScratchArena::~ScratchArena() { allocator_->Free(base_, capacity_); }
 StatusOr<void*> ScratchArena::Allocate(size_t bytes) {
   const size_t size = RoundUp(bytes, Allocator::kAlignment);
   if (size > capacity_ - used_) {
-    return ResourceExhausted("scratch request of ", bytes, " bytes exceeds the reserved ",
-                             capacity_, " bytes (", used_, " in use)");
+    return ResourceExhausted("scratch request of ", bytes, " bytes exceeds the reserved ", capacity_, " bytes (", used_,
+                             " in use)");
   }
   void* p = static_cast<char*>(base_) + used_;
   used_ += size;

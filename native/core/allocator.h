@@ -12,10 +12,10 @@
 namespace onnx_light {
 
 struct AllocationStats {
-  int64_t allocations = 0;     // number of successful Allocate calls
-  int64_t bytes_allocated = 0; // sum of their sizes
-  int64_t current_bytes = 0;   // live bytes now
-  int64_t peak_bytes = 0;      // highest current_bytes seen
+  int64_t allocations = 0;      // number of successful Allocate calls
+  int64_t bytes_allocated = 0;  // sum of their sizes
+  int64_t current_bytes = 0;    // live bytes now
+  int64_t peak_bytes = 0;       // highest current_bytes seen
 };
 
 // 64-byte aligned allocations with accounting and an optional limit. Stats are atomic so

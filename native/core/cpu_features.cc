@@ -69,21 +69,36 @@ void Probe(CpuInfo& d) {
   };
   const bool always = true;  // features that need no OS-saved register state
   const Bit bits[] = {
-      {"sse2", leaf1.edx, 26, always},       {"sse3", leaf1.ecx, 0, always},
-      {"ssse3", leaf1.ecx, 9, always},       {"fma", leaf1.ecx, 12, avx_state},
-      {"cx16", leaf1.ecx, 13, always},       {"sse4.1", leaf1.ecx, 19, always},
-      {"sse4.2", leaf1.ecx, 20, always},     {"movbe", leaf1.ecx, 22, always},
-      {"popcnt", leaf1.ecx, 23, always},     {"avx", leaf1.ecx, 28, avx_state},
-      {"f16c", leaf1.ecx, 29, avx_state},  {"lahf_lm", ext1.ecx, 0, always},
-      {"lzcnt", ext1.ecx, 5, always},        {"bmi1", leaf7.ebx, 3, always},
-      {"avx2", leaf7.ebx, 5, avx_state},   {"bmi2", leaf7.ebx, 8, always},
-      {"avx512f", leaf7.ebx, 16, avx512_state},   {"avx512dq", leaf7.ebx, 17, avx512_state},
-      {"avx512ifma", leaf7.ebx, 21, avx512_state}, {"avx512cd", leaf7.ebx, 28, avx512_state},
-      {"avx512bw", leaf7.ebx, 30, avx512_state},  {"avx512vl", leaf7.ebx, 31, avx512_state},
-      {"avx512vbmi", leaf7.ecx, 1, avx512_state}, {"avx512vnni", leaf7.ecx, 11, avx512_state},
-      {"avx512bf16", leaf7_1.eax, 5, avx512_state}, {"avxvnni", leaf7_1.eax, 4, avx_state},
-      {"avx512fp16", leaf7.edx, 23, avx512_state}, {"amx-bf16", leaf7.edx, 22, amx_state},
-      {"amx-tile", leaf7.edx, 24, amx_state},      {"amx-int8", leaf7.edx, 25, amx_state},
+      {"sse2", leaf1.edx, 26, always},
+      {"sse3", leaf1.ecx, 0, always},
+      {"ssse3", leaf1.ecx, 9, always},
+      {"fma", leaf1.ecx, 12, avx_state},
+      {"cx16", leaf1.ecx, 13, always},
+      {"sse4.1", leaf1.ecx, 19, always},
+      {"sse4.2", leaf1.ecx, 20, always},
+      {"movbe", leaf1.ecx, 22, always},
+      {"popcnt", leaf1.ecx, 23, always},
+      {"avx", leaf1.ecx, 28, avx_state},
+      {"f16c", leaf1.ecx, 29, avx_state},
+      {"lahf_lm", ext1.ecx, 0, always},
+      {"lzcnt", ext1.ecx, 5, always},
+      {"bmi1", leaf7.ebx, 3, always},
+      {"avx2", leaf7.ebx, 5, avx_state},
+      {"bmi2", leaf7.ebx, 8, always},
+      {"avx512f", leaf7.ebx, 16, avx512_state},
+      {"avx512dq", leaf7.ebx, 17, avx512_state},
+      {"avx512ifma", leaf7.ebx, 21, avx512_state},
+      {"avx512cd", leaf7.ebx, 28, avx512_state},
+      {"avx512bw", leaf7.ebx, 30, avx512_state},
+      {"avx512vl", leaf7.ebx, 31, avx512_state},
+      {"avx512vbmi", leaf7.ecx, 1, avx512_state},
+      {"avx512vnni", leaf7.ecx, 11, avx512_state},
+      {"avx512bf16", leaf7_1.eax, 5, avx512_state},
+      {"avxvnni", leaf7_1.eax, 4, avx_state},
+      {"avx512fp16", leaf7.edx, 23, avx512_state},
+      {"amx-bf16", leaf7.edx, 22, amx_state},
+      {"amx-tile", leaf7.edx, 24, amx_state},
+      {"amx-int8", leaf7.edx, 25, amx_state},
   };
   for (const Bit& b : bits) {
     if (b.usable && (b.reg & (1u << b.bit))) d.features.push_back(b.name);
@@ -154,11 +169,10 @@ void Probe(CpuInfo& d) {
     int bit;
   };
   const Bit bits[] = {
-      {"fp", hwcap, 0},       {"asimd", hwcap, 1},     {"aes", hwcap, 3},     {"sha2", hwcap, 6},
-      {"crc32", hwcap, 7},    {"atomics", hwcap, 8},   {"fphp", hwcap, 9},    {"fp16", hwcap, 10},
-      {"rdm", hwcap, 12},     {"fcma", hwcap, 14},     {"lrcpc", hwcap, 15},  {"dotprod", hwcap, 20},
-      {"sve", hwcap, 22},     {"sve2", hwcap2, 1},     {"i8mm", hwcap2, 13},  {"bf16", hwcap2, 14},
-      {"sme", hwcap2, 23},
+      {"fp", hwcap, 0},      {"asimd", hwcap, 1},    {"aes", hwcap, 3},   {"sha2", hwcap, 6},  {"crc32", hwcap, 7},
+      {"atomics", hwcap, 8}, {"fphp", hwcap, 9},     {"fp16", hwcap, 10}, {"rdm", hwcap, 12},  {"fcma", hwcap, 14},
+      {"lrcpc", hwcap, 15},  {"dotprod", hwcap, 20}, {"sve", hwcap, 22},  {"sve2", hwcap2, 1}, {"i8mm", hwcap2, 13},
+      {"bf16", hwcap2, 14},  {"sme", hwcap2, 23},
   };
   for (const Bit& b : bits) {
     if (b.word & (1ul << b.bit)) d.features.push_back(b.name);
@@ -191,10 +205,14 @@ CpuInfo Detect() {
 // 0 portable, 1 the first SIMD level (avx2, neon), 2 avx512.
 int Rank(Isa isa) {
   switch (isa) {
-    case Isa::kPortable: return 0;
-    case Isa::kAvx2: return 1;
-    case Isa::kNeon: return 1;
-    case Isa::kAvx512: return 2;
+    case Isa::kPortable:
+      return 0;
+    case Isa::kAvx2:
+      return 1;
+    case Isa::kNeon:
+      return 1;
+    case Isa::kAvx512:
+      return 2;
   }
   return 0;
 }
@@ -243,10 +261,14 @@ const CpuInfo& HostCpu() {
 
 const char* IsaName(Isa isa) {
   switch (isa) {
-    case Isa::kPortable: return "portable";
-    case Isa::kAvx2: return "avx2";
-    case Isa::kAvx512: return "avx512";
-    case Isa::kNeon: return "neon";
+    case Isa::kPortable:
+      return "portable";
+    case Isa::kAvx2:
+      return "avx2";
+    case Isa::kAvx512:
+      return "avx512";
+    case Isa::kNeon:
+      return "neon";
   }
   return "?";
 }
@@ -264,10 +286,14 @@ bool ParseIsa(const std::string& text, Isa* isa) {
 bool CpuSupportsIsa(Isa isa) {
   const CpuInfo& c = HostCpu();
   switch (isa) {
-    case Isa::kPortable: return true;
-    case Isa::kAvx2: return c.avx2 && c.fma && c.f16c;
-    case Isa::kAvx512: return c.avx2 && c.fma && c.f16c && c.avx512f && c.avx512bw && c.avx512dq && c.avx512vl;
-    case Isa::kNeon: return c.neon;
+    case Isa::kPortable:
+      return true;
+    case Isa::kAvx2:
+      return c.avx2 && c.fma && c.f16c;
+    case Isa::kAvx512:
+      return c.avx2 && c.fma && c.f16c && c.avx512f && c.avx512bw && c.avx512dq && c.avx512vl;
+    case Isa::kNeon:
+      return c.neon;
   }
   return false;
 }
@@ -321,8 +347,7 @@ std::string IsaDisabledReason(Isa isa) {
     return std::string("the CPU (or this architecture) has no ") + IsaName(isa);
   }
   const Cap& cap = TheCap();
-  return std::string("capped at ") + IsaName(MaxIsa()) +
-         (cap.set_by_call ? " by SetMaxIsa" : " by ONNX_LIGHT_MAX_ISA");
+  return std::string("capped at ") + IsaName(MaxIsa()) + (cap.set_by_call ? " by SetMaxIsa" : " by ONNX_LIGHT_MAX_ISA");
 }
 
 }  // namespace onnx_light

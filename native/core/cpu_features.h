@@ -35,11 +35,11 @@ struct CpuInfo {
   std::string architecture;  // "x86_64", "aarch64", "unknown"
   // x86: CPUID vendor string; aarch64: MIDR implementer (see processor.cc for names).
   std::string vendor;
-  int implementer = 0;       // aarch64 MIDR implementer; 0 on x86
-  int family = 0;            // x86: display family; aarch64: MIDR architecture field
-  int model = 0;             // x86: display model; aarch64: MIDR part number
-  int stepping = 0;          // x86: stepping; aarch64: MIDR variant << 4 | revision
-  std::string model_name;    // x86 brand string; empty elsewhere
+  int implementer = 0;                // aarch64 MIDR implementer; 0 on x86
+  int family = 0;                     // x86: display family; aarch64: MIDR architecture field
+  int model = 0;                      // x86: display model; aarch64: MIDR part number
+  int stepping = 0;                   // x86: stepping; aarch64: MIDR variant << 4 | revision
+  std::string model_name;             // x86 brand string; empty elsewhere
   std::vector<std::string> features;  // sorted: "avx2", "fma", "asimd", "sve", ...
 
   // Named bits the kernels need (each also in `features`).

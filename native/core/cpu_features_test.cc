@@ -11,8 +11,8 @@ namespace {
 
 TEST(CpuFeaturesTest, HostIsProbedAndConsistent) {
   const CpuInfo& cpu = HostCpu();
-  std::cout << "host: " << cpu.architecture << " " << cpu.vendor << ", best ISA " << IsaName(HostIsa())
-            << ", cap " << IsaName(MaxIsa()) << "\n";
+  std::cout << "host: " << cpu.architecture << " " << cpu.vendor << ", best ISA " << IsaName(HostIsa()) << ", cap "
+            << IsaName(MaxIsa()) << "\n";
   EXPECT_TRUE(std::is_sorted(cpu.features.begin(), cpu.features.end()));
   EXPECT_EQ(&cpu, &HostCpu());
   EXPECT_TRUE(CpuSupportsIsa(Isa::kPortable));

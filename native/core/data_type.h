@@ -49,9 +49,9 @@ enum class TypeKind : uint8_t { kUndefined, kFloat, kSignedInt, kUnsignedInt, kB
 
 struct DataTypeInfo {
   DataType type;
-  const char* name;        // ONNX's name: "float", "float16", "int4", "float8e4m3fn", ...
-  size_t element_size;     // bytes per element in memory (sub-byte types use one byte)
-  int bits;                // logical width: 4 for int4, 6 for float6e2m3, 8 for float8...
+  const char* name;     // ONNX's name: "float", "float16", "int4", "float8e4m3fn", ...
+  size_t element_size;  // bytes per element in memory (sub-byte types use one byte)
+  int bits;             // logical width: 4 for int4, 6 for float6e2m3, 8 for float8...
   TypeKind kind;
 };
 
@@ -69,9 +69,13 @@ inline bool IsInteger(DataType t) {
 }
 
 // C++ type <-> DataType.
-template <typename T> struct DataTypeOf;
-#define OL_DATA_TYPE_OF(T, D) \
-  template <> struct DataTypeOf<T> { static constexpr DataType value = DataType::D; };
+template <typename T>
+struct DataTypeOf;
+#define OL_DATA_TYPE_OF(T, D)                      \
+  template <>                                      \
+  struct DataTypeOf<T> {                           \
+    static constexpr DataType value = DataType::D; \
+  };
 OL_DATA_TYPE_OF(float, kFloat)
 OL_DATA_TYPE_OF(uint8_t, kUint8)
 OL_DATA_TYPE_OF(int8_t, kInt8)

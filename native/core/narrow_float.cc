@@ -17,11 +17,16 @@ uint32_t MantissaMask(const NarrowFloatFormat& f) { return (1u << f.mantissa_bit
 uint32_t MaxFiniteMagnitude(const NarrowFloatFormat& f) {
   const uint32_t all = (MaxExponentField(f) << f.mantissa_bits) | MantissaMask(f);
   switch (f.specials) {
-    case Specials::kIeee: return ((MaxExponentField(f) - 1) << f.mantissa_bits) | MantissaMask(f);
-    case Specials::kFiniteNan: return all - 1;
-    case Specials::kUnsignedZeroNan: return all;
-    case Specials::kFinite: return all;
-    case Specials::kExponentOnly: return all - 1;
+    case Specials::kIeee:
+      return ((MaxExponentField(f) - 1) << f.mantissa_bits) | MantissaMask(f);
+    case Specials::kFiniteNan:
+      return all - 1;
+    case Specials::kUnsignedZeroNan:
+      return all;
+    case Specials::kFinite:
+      return all;
+    case Specials::kExponentOnly:
+      return all - 1;
   }
   return all;
 }
@@ -29,11 +34,16 @@ uint32_t MaxFiniteMagnitude(const NarrowFloatFormat& f) {
 uint32_t NanBits(const NarrowFloatFormat& f) {
   const uint32_t all = (MaxExponentField(f) << f.mantissa_bits) | MantissaMask(f);
   switch (f.specials) {
-    case Specials::kIeee: return (MaxExponentField(f) << f.mantissa_bits) | (1u << (f.mantissa_bits - 1));
-    case Specials::kFiniteNan: return all;
-    case Specials::kUnsignedZeroNan: return 1u << (f.total_bits() - 1);
-    case Specials::kFinite: return all;  // no NaN: largest magnitude
-    case Specials::kExponentOnly: return 0xffu;
+    case Specials::kIeee:
+      return (MaxExponentField(f) << f.mantissa_bits) | (1u << (f.mantissa_bits - 1));
+    case Specials::kFiniteNan:
+      return all;
+    case Specials::kUnsignedZeroNan:
+      return 1u << (f.total_bits() - 1);
+    case Specials::kFinite:
+      return all;  // no NaN: largest magnitude
+    case Specials::kExponentOnly:
+      return 0xffu;
   }
   return all;
 }
@@ -87,7 +97,7 @@ uint32_t DoubleToNarrowFloat(double value, const NarrowFloatFormat& f, bool satu
     if (a == 0.0) return 0;  // smallest representable: 2^-127
     int e2;
     const double m = std::frexp(a, &e2);  // a = m * 2^e2, m in [0.5, 1)
-    int e = e2 - 1;                        // a = (2m) * 2^e, 2m in [1, 2)
+    int e = e2 - 1;                       // a = (2m) * 2^e, 2m in [1, 2)
     const bool exact = (m == 0.5);
     if (!exact) {
       if (exponent_rounding == ExponentRounding::kUp) {
@@ -107,8 +117,7 @@ uint32_t DoubleToNarrowFloat(double value, const NarrowFloatFormat& f, bool satu
   const uint32_t sign = negative ? sign_bit : 0u;
   const double a = std::fabs(value);
   const uint32_t overflow =
-      clamps ? max_finite
-             : (f.specials == Specials::kIeee ? (MaxExponentField(f) << mbits) : NanBits(f));
+      clamps ? max_finite : (f.specials == Specials::kIeee ? (MaxExponentField(f) << mbits) : NanBits(f));
   // fnuz has no negative zero and its NaN is the sign bit alone: never add a sign there.
   const auto with_sign = [&](uint32_t magnitude) -> uint32_t {
     if (f.specials == Specials::kUnsignedZeroNan && (magnitude == 0 || magnitude == NanBits(f))) return magnitude;

@@ -13,11 +13,11 @@ namespace onnx_light {
 // Describes a sign/exponent/mantissa format narrower than float.
 struct NarrowFloatFormat {
   enum class Specials : uint8_t {
-    kIeee,        // infinities and NaNs as IEEE 754 (float16, bfloat16, float8e5m2)
-    kFiniteNan,   // "fn": no infinities, NaN = all exponent and mantissa bits set
+    kIeee,             // infinities and NaNs as IEEE 754 (float16, bfloat16, float8e5m2)
+    kFiniteNan,        // "fn": no infinities, NaN = all exponent and mantissa bits set
     kUnsignedZeroNan,  // "fnuz": no infinities, no -0, NaN = sign bit alone (0x80)
-    kFinite,      // no infinities, no NaN (float4e2m1, float6)
-    kExponentOnly,  // float8e8m0: unsigned, exponent only, 0xFF = NaN
+    kFinite,           // no infinities, no NaN (float4e2m1, float6)
+    kExponentOnly,     // float8e8m0: unsigned, exponent only, 0xFF = NaN
   };
   int exponent_bits;
   int mantissa_bits;
@@ -73,11 +73,15 @@ inline float BFloat16BitsToFloat(uint16_t bits) {
 }
 
 // Value types. Each is trivially copyable, sized as numpy/ml_dtypes store it.
-#define OL_DEFINE_NARROW_FLOAT(Name, Storage, Format)                                   \
+#define OL_DEFINE_NARROW_FLOAT(Name, Storage, Format)                                  \
   struct Name {                                                                        \
     Storage bits = 0;                                                                  \
     static constexpr const NarrowFloatFormat& format() { return Format; }              \
-    static Name FromBits(Storage b) { Name n; n.bits = b; return n; }                  \
+    static Name FromBits(Storage b) {                                                  \
+      Name n;                                                                          \
+      n.bits = b;                                                                      \
+      return n;                                                                        \
+    }                                                                                  \
     static Name FromDouble(double v, bool saturate = true) {                           \
       return FromBits(static_cast<Storage>(DoubleToNarrowFloat(v, Format, saturate))); \
     }                                                                                  \
@@ -98,7 +102,11 @@ OL_DEFINE_NARROW_FLOAT(Float6E3M2, uint8_t, formats::kFloat6E3M2)
 struct Float16 {
   uint16_t bits = 0;
   static constexpr const NarrowFloatFormat& format() { return formats::kFloat16; }
-  static Float16 FromBits(uint16_t b) { Float16 h; h.bits = b; return h; }
+  static Float16 FromBits(uint16_t b) {
+    Float16 h;
+    h.bits = b;
+    return h;
+  }
   static Float16 FromFloat(float v) { return FromBits(FloatToHalfBits(v)); }
   static Float16 FromDouble(double v, bool saturate = false) {
     return FromBits(static_cast<uint16_t>(DoubleToNarrowFloat(v, formats::kFloat16, saturate)));
@@ -110,7 +118,11 @@ struct Float16 {
 struct BFloat16 {
   uint16_t bits = 0;
   static constexpr const NarrowFloatFormat& format() { return formats::kBFloat16; }
-  static BFloat16 FromBits(uint16_t b) { BFloat16 h; h.bits = b; return h; }
+  static BFloat16 FromBits(uint16_t b) {
+    BFloat16 h;
+    h.bits = b;
+    return h;
+  }
   static BFloat16 FromFloat(float v) { return FromBits(FloatToBFloat16Bits(v)); }
   static BFloat16 FromDouble(double v, bool saturate = false) {
     return FromBits(static_cast<uint16_t>(DoubleToNarrowFloat(v, formats::kBFloat16, saturate)));
@@ -120,9 +132,17 @@ struct BFloat16 {
 };
 
 // Sub-byte integers, one per byte in memory (sign-extended / zero-extended value).
-struct Int4 { int8_t value = 0; };
-struct UInt4 { uint8_t value = 0; };
-struct Int2 { int8_t value = 0; };
-struct UInt2 { uint8_t value = 0; };
+struct Int4 {
+  int8_t value = 0;
+};
+struct UInt4 {
+  uint8_t value = 0;
+};
+struct Int2 {
+  int8_t value = 0;
+};
+struct UInt2 {
+  uint8_t value = 0;
+};
 
 }  // namespace onnx_light

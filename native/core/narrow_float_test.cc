@@ -24,8 +24,10 @@ double ReferenceHalf(uint16_t h) {
   const int sign = h >> 15, exp = (h >> 10) & 31, mant = h & 1023;
   double v;
   if (exp == 31) return mant ? std::numeric_limits<double>::quiet_NaN() : (sign ? -INFINITY : INFINITY);
-  if (exp == 0) v = std::ldexp(mant, -24);
-  else v = std::ldexp(1024 + mant, exp - 25);
+  if (exp == 0)
+    v = std::ldexp(mant, -24);
+  else
+    v = std::ldexp(1024 + mant, exp - 25);
   return sign ? -v : v;
 }
 
@@ -137,15 +139,15 @@ TEST(Float8, KnownValues) {
 // Every narrow format: decoding then encoding each finite pattern returns it (except the
 // negative zero that fnuz formats do not have).
 TEST(NarrowFloat, EveryFormatRoundTrips) {
-  const NarrowFloatFormat all[] = {formats::kFloat8E4M3FN, formats::kFloat8E4M3FNUZ, formats::kFloat8E5M2,
-                                   formats::kFloat8E5M2FNUZ, formats::kFloat8E8M0, formats::kFloat4E2M1,
-                                   formats::kFloat6E2M3, formats::kFloat6E3M2};
+  const NarrowFloatFormat all[] = {formats::kFloat8E4M3FN,   formats::kFloat8E4M3FNUZ, formats::kFloat8E5M2,
+                                   formats::kFloat8E5M2FNUZ, formats::kFloat8E8M0,     formats::kFloat4E2M1,
+                                   formats::kFloat6E2M3,     formats::kFloat6E3M2};
   for (const auto& f : all) {
     for (uint32_t bits = 0; bits < (1u << f.total_bits()); ++bits) {
       const double v = NarrowFloatToDouble(bits, f);
       if (std::isnan(v) || std::isinf(v)) continue;
-      ASSERT_EQ(DoubleToNarrowFloat(v, f, false), bits) << "format e" << f.exponent_bits << "m" << f.mantissa_bits
-                                                       << " bits " << bits;
+      ASSERT_EQ(DoubleToNarrowFloat(v, f, false), bits)
+          << "format e" << f.exponent_bits << "m" << f.mantissa_bits << " bits " << bits;
     }
   }
 }

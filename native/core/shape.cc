@@ -4,9 +4,7 @@
 
 namespace onnx_light {
 
-bool MultiplyOverflows(int64_t a, int64_t b, int64_t* out) {
-  return __builtin_mul_overflow(a, b, out);
-}
+bool MultiplyOverflows(int64_t a, int64_t b, int64_t* out) { return __builtin_mul_overflow(a, b, out); }
 
 StatusOr<Shape> Shape::Create(std::vector<int64_t> dims) {
   Shape shape(std::move(dims));
@@ -28,7 +26,8 @@ StatusOr<int64_t> Shape::CheckedNumElements() const {
     if (dims_[i] < 0) return InvalidArgument("shape ", ToString(), " has negative dimension at axis ", i);
   }
   for (int64_t d : dims_) {
-    if (MultiplyOverflows(n, d, &n)) return InvalidArgument("shape ", ToString(), " has more elements than int64 can count");
+    if (MultiplyOverflows(n, d, &n))
+      return InvalidArgument("shape ", ToString(), " has more elements than int64 can count");
   }
   return n;
 }

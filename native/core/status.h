@@ -86,9 +86,18 @@ class [[nodiscard]] StatusOr {
   bool ok() const { return status_.ok(); }
   const Status& status() const { return status_; }
 
-  T& value() & { assert(ok()); return *value_; }
-  const T& value() const& { assert(ok()); return *value_; }
-  T&& value() && { assert(ok()); return std::move(*value_); }
+  T& value() & {
+    assert(ok());
+    return *value_;
+  }
+  const T& value() const& {
+    assert(ok());
+    return *value_;
+  }
+  T&& value() && {
+    assert(ok());
+    return std::move(*value_);
+  }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
   T* operator->() { return &value(); }
@@ -104,14 +113,13 @@ class [[nodiscard]] StatusOr {
 #define OL_STATUS_CONCAT_INNER(a, b) a##b
 #define OL_STATUS_CONCAT(a, b) OL_STATUS_CONCAT_INNER(a, b)
 
-#define OL_RETURN_IF_ERROR(expr)                              \
-  do {                                                        \
-    ::onnx_light::Status ol_status_ = (expr);                 \
-    if (!ol_status_.ok()) return ol_status_;                  \
+#define OL_RETURN_IF_ERROR(expr)              \
+  do {                                        \
+    ::onnx_light::Status ol_status_ = (expr); \
+    if (!ol_status_.ok()) return ol_status_;  \
   } while (0)
 
-#define OL_ASSIGN_OR_RETURN(lhs, expr) \
-  OL_ASSIGN_OR_RETURN_IMPL(OL_STATUS_CONCAT(ol_statusor_, __LINE__), lhs, expr)
+#define OL_ASSIGN_OR_RETURN(lhs, expr) OL_ASSIGN_OR_RETURN_IMPL(OL_STATUS_CONCAT(ol_statusor_, __LINE__), lhs, expr)
 #define OL_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
   auto tmp = (expr);                             \
   if (!tmp.ok()) return tmp.status();            \

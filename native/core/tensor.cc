@@ -61,8 +61,8 @@ Tensor Tensor::Borrow(DataType type, Shape shape, void* data, std::shared_ptr<vo
 StatusOr<Tensor> Tensor::Reshaped(Shape shape) const {
   OL_ASSIGN_OR_RETURN(int64_t n, shape.CheckedNumElements());
   if (n != num_elements_) {
-    return InvalidArgument("cannot view ", TypeAndShape(), " as shape ", shape.ToString(),
-                           ": element counts differ (", num_elements_, " vs ", n, ")");
+    return InvalidArgument("cannot view ", TypeAndShape(), " as shape ", shape.ToString(), ": element counts differ (",
+                           num_elements_, " vs ", n, ")");
   }
   Tensor t = *this;
   t.shape_ = std::move(shape);

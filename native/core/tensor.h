@@ -33,9 +33,13 @@ class Tensor {
   void* raw_data() { return data_; }
   const void* raw_data() const { return data_; }
   template <typename T>
-  T* data() { return static_cast<T*>(data_); }
+  T* data() {
+    return static_cast<T*>(data_);
+  }
   template <typename T>
-  const T* data() const { return static_cast<const T*>(data_); }
+  const T* data() const {
+    return static_cast<const T*>(data_);
+  }
 
   // Same buffer under another shape with the same element count (Reshape, Flatten...).
   StatusOr<Tensor> Reshaped(Shape shape) const;

@@ -21,10 +21,14 @@ Value Value::Map(Tensor keys, Tensor values) {
 
 std::string Value::Describe() const {
   switch (kind_) {
-    case Kind::kNone: return "none";
-    case Kind::kTensor: return tensor_.TypeAndShape();
-    case Kind::kSequence: return StrCat("sequence<", DataTypeName(element_type_), ">[", items_->size(), "]");
-    case Kind::kMap: return StrCat("map<", DataTypeName(tensor_.dtype()), ",", DataTypeName(map_values_.dtype()), ">");
+    case Kind::kNone:
+      return "none";
+    case Kind::kTensor:
+      return tensor_.TypeAndShape();
+    case Kind::kSequence:
+      return StrCat("sequence<", DataTypeName(element_type_), ">[", items_->size(), "]");
+    case Kind::kMap:
+      return StrCat("map<", DataTypeName(tensor_.dtype()), ",", DataTypeName(map_values_.dtype()), ">");
   }
   return "?";
 }

@@ -14,7 +14,7 @@ class Value {
  public:
   enum class Kind { kNone, kTensor, kSequence, kMap };
 
-  Value() = default;                                          // kNone (an empty optional)
+  Value() = default;                                                          // kNone (an empty optional)
   Value(Tensor tensor) : kind_(Kind::kTensor), tensor_(std::move(tensor)) {}  // NOLINT
   static Value Sequence(std::vector<Value> items, DataType element_type = DataType::kUndefined);
   // keys: 1-D tensor of int64 or string; values: 1-D tensor of the same length.
@@ -41,13 +41,16 @@ class Value {
 
   // Marks this value as produced through an optional type (ONNX Optional(...)).
   bool optional() const { return optional_; }
-  Value& set_optional(bool optional) { optional_ = optional; return *this; }
+  Value& set_optional(bool optional) {
+    optional_ = optional;
+    return *this;
+  }
 
   std::string Describe() const;  // "float[2,3]", "sequence<float>[4]", "none", "map"
 
  private:
   Kind kind_ = Kind::kNone;
-  Tensor tensor_;                               // the tensor, or a map's keys
+  Tensor tensor_;  // the tensor, or a map's keys
   Tensor map_values_;
   std::shared_ptr<const std::vector<Value>> items_;
   DataType element_type_ = DataType::kUndefined;

@@ -43,8 +43,8 @@ Status CpuExecutionPolicy::Validate() const {
                            "] (0 = one per physical core), got ", num_threads);
   }
   if (spin_microseconds < 0 || spin_microseconds > kMaxSpinMicroseconds) {
-    return InvalidArgument("CpuExecutionPolicy: spin_microseconds must be in [0, ", kMaxSpinMicroseconds,
-                           "], got ", spin_microseconds);
+    return InvalidArgument("CpuExecutionPolicy: spin_microseconds must be in [0, ", kMaxSpinMicroseconds, "], got ",
+                           spin_microseconds);
   }
   if (join_wait_microseconds < 0 || join_wait_microseconds > kMaxSpinMicroseconds) {
     return InvalidArgument("CpuExecutionPolicy: join_wait_microseconds must be in [0, ", kMaxSpinMicroseconds,
@@ -58,17 +58,14 @@ Status CpuExecutionPolicy::Validate() const {
         std::string list;
         for (int c : available) list += (list.empty() ? "" : ",") + std::to_string(c);
         return InvalidArgument("CpuExecutionPolicy: affinity names CPU ", cpu,
-                               ", which does not exist or is not available to this process (available: ",
-                               list, ")");
+                               ", which does not exist or is not available to this process (available: ", list, ")");
       }
     }
   }
   return Status::Ok();
 }
 
-int CpuExecutionPolicy::EffectiveThreads() const {
-  return num_threads == 0 ? PhysicalCoreCount() : num_threads;
-}
+int CpuExecutionPolicy::EffectiveThreads() const { return num_threads == 0 ? PhysicalCoreCount() : num_threads; }
 
 std::string CpuExecutionPolicy::Key() const {
   std::string key = StrCat("threads=", EffectiveThreads(), ";spin_us=", spin_microseconds, ";affinity=");

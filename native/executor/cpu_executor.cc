@@ -62,9 +62,7 @@ namespace {
 std::atomic<uint64_t> g_process_generation{0};
 }  // namespace
 
-bool CpuExecutor::Forked() const {
-  return g_process_generation.load(std::memory_order_relaxed) != process_generation_;
-}
+bool CpuExecutor::Forked() const { return g_process_generation.load(std::memory_order_relaxed) != process_generation_; }
 
 namespace {
 thread_local const CpuExecutor* tls_caller_of = nullptr;

@@ -2,9 +2,9 @@
 // errors, events, registry sharing. Run with 1, 2, 4 and 8 participants on whatever cores
 // the machine has (more participants than cores is part of the contract).
 #include <atomic>
-#include <cstdlib>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <mutex>
 #include <set>
@@ -474,13 +474,14 @@ TEST(CpuExecutor, ForkedChildRunsInheritedExecutorsInlineAndGetsFreshOnes) {
                      entered.fetch_add(1);
                      // hold the block until a second participant has one (bounded)
                      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-                     while (entered.load() < 2 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+                     while (entered.load() < 2 && std::chrono::steady_clock::now() < deadline)
+                       std::this_thread::yield();
                      return Status::Ok();
                    }).ok();
       failures += entered.load() != 3 || events.regions().at(0).observed_participants < 2;
     }
     { auto drop = std::move(*inherited); }  // every reference dropped: the inherited executor
-    old.reset();                              // is destroyed here and must not wait for workers
+    old.reset();                            // is destroyed here and must not wait for workers
     _exit(failures == 0 ? 0 : 10 + failures);
   }
   int status = 0;

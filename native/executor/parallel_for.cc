@@ -17,20 +17,17 @@ int64_t ThreadCpuNanos() {
 }
 
 int64_t WallNanos() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
 
 Status CancelledStatus(const ParallelContext& ctx, const ParallelPlan& plan) {
   const bool timeout = ctx.cancellation->deadline_passed();
-  return Cancelled(ctx.kernel, " region '", plan.label, "' stopped: ",
-                   timeout ? "the run's timeout expired" : "the run was terminated");
+  return Cancelled(ctx.kernel, " region '", plan.label,
+                   "' stopped: ", timeout ? "the run's timeout expired" : "the run was terminated");
 }
 
-bool IsCancelled(const ParallelContext& ctx) {
-  return ctx.cancellation != nullptr && ctx.cancellation->IsCancelled();
-}
+bool IsCancelled(const ParallelContext& ctx) { return ctx.cancellation != nullptr && ctx.cancellation->IsCancelled(); }
 
 }  // namespace
 
@@ -57,9 +54,11 @@ int AvailableParticipants(const ParallelContext& ctx, const ParallelPlan& plan) 
 Status ParallelForWithParticipant(const ParallelContext& ctx, int64_t total, const ParallelPlan& plan,
                                   FunctionRef<Status(int, int64_t, int64_t)> fn) {
   if (total < 0) return InvalidArgument(ctx.kernel, " region '", plan.label, "': negative total ", total);
-  if (plan.grain <= 0) return InvalidArgument(ctx.kernel, " region '", plan.label, "': grain must be positive, got ", plan.grain);
+  if (plan.grain <= 0)
+    return InvalidArgument(ctx.kernel, " region '", plan.label, "': grain must be positive, got ", plan.grain);
   if (plan.max_participants < 0) {
-    return InvalidArgument(ctx.kernel, " region '", plan.label, "': max_participants must be >= 0, got ", plan.max_participants);
+    return InvalidArgument(ctx.kernel, " region '", plan.label, "': max_participants must be >= 0, got ",
+                           plan.max_participants);
   }
   if (total == 0) return Status::Ok();
   if (IsCancelled(ctx)) return CancelledStatus(ctx, plan);
@@ -177,8 +176,7 @@ Status ParallelForWithParticipant(const ParallelContext& ctx, int64_t total, con
 
 Status ParallelFor(const ParallelContext& ctx, int64_t total, const ParallelPlan& plan,
                    FunctionRef<Status(int64_t, int64_t)> fn) {
-  return ParallelForWithParticipant(ctx, total, plan,
-                                    [&](int, int64_t begin, int64_t end) { return fn(begin, end); });
+  return ParallelForWithParticipant(ctx, total, plan, [&](int, int64_t begin, int64_t end) { return fn(begin, end); });
 }
 
 }  // namespace onnx_light

@@ -12,8 +12,8 @@
 // OS has not scheduled delays nobody; outputs do not depend on who ran a block). Under a
 // policy with a join wait (the forced-parallel test mode) participants do not help: each
 // runs exactly its own run, and the caller runs a never-joined worker's run at the end.
-// A call from inside a region runs inline and is recorded as nested. Cancellation is polled between blocks (-> Cancelled); the first error a block
-// returns is returned and the other participants stop at their next block boundary.
+// A call from inside a region runs inline and is recorded as nested. Cancellation is polled between blocks (->
+// Cancelled); the first error a block returns is returned and the other participants stop at their next block boundary.
 #pragma once
 
 #include <cstdint>
@@ -28,16 +28,16 @@ namespace onnx_light {
 
 // What a kernel needs to open regions: handed to it by the session via KernelContext.
 struct ParallelContext {
-  CpuExecutor* executor = nullptr;             // null: everything runs serially
+  CpuExecutor* executor = nullptr;  // null: everything runs serially
   const CancellationToken* cancellation = nullptr;
-  EventCollector* events = nullptr;            // null: events off, zero cost
-  const char* kernel = "";                     // op type, for region events
+  EventCollector* events = nullptr;  // null: events off, zero cost
+  const char* kernel = "";           // op type, for region events
 };
 
 struct ParallelPlan {
-  const char* label = "";      // names the region in events (static storage)
-  int64_t grain = 1;           // smallest block in the caller's work units; blocks are multiples
-  int max_participants = 0;    // 0: as many as the executor has
+  const char* label = "";    // names the region in events (static storage)
+  int64_t grain = 1;         // smallest block in the caller's work units; blocks are multiples
+  int max_participants = 0;  // 0: as many as the executor has
 };
 
 // Blocks per participant: more than one so that cancellation and early stop on error are
@@ -47,9 +47,9 @@ inline constexpr int64_t kBlocksPerParticipant = 4;
 
 // The static partition of a region.
 struct Partition {
-  int64_t block_size = 0;   // multiple of grain
+  int64_t block_size = 0;  // multiple of grain
   int64_t num_blocks = 0;
-  int participants = 0;     // admitted: min(requested, num_blocks)
+  int participants = 0;  // admitted: min(requested, num_blocks)
   // Blocks [first, last) of participant p.
   int64_t FirstBlock(int p) const { return num_blocks * p / participants; }
   int64_t LastBlock(int p) const { return num_blocks * (p + 1) / participants; }

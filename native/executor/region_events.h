@@ -13,16 +13,16 @@
 namespace onnx_light {
 
 struct RegionEvent {
-  const char* label = "";   // region label from the call site's ParallelPlan (static storage)
-  const char* kernel = "";  // op type of the kernel that opened it (static storage)
-  int64_t total = 0;        // work units in the region
-  int64_t grain = 0;        // smallest block
+  const char* label = "";          // region label from the call site's ParallelPlan (static storage)
+  const char* kernel = "";         // op type of the kernel that opened it (static storage)
+  int64_t total = 0;               // work units in the region
+  int64_t grain = 0;               // smallest block
   int requested_participants = 0;  // what the plan and executor allowed
   int admitted_participants = 0;   // after capping by the number of blocks
   int observed_participants = 0;   // participants that ran at least one block
   bool nested = false;             // opened from inside another region: ran inline
   int64_t wall_ns = 0;
-  int64_t cpu_ns = 0;              // summed thread CPU time of the participants
+  int64_t cpu_ns = 0;  // summed thread CPU time of the participants
 };
 
 struct NodeEvent {
@@ -31,7 +31,7 @@ struct NodeEvent {
   int64_t duration_ns = 0;
   int64_t allocations = 0;
   int64_t bytes_allocated = 0;
-  int64_t copies = 0;          // tensors copied rather than aliased
+  int64_t copies = 0;  // tensors copied rather than aliased
   int64_t peak_scratch_bytes = 0;
 };
 

@@ -24,9 +24,21 @@ struct TypeDescription {
 
 struct Attribute {
   enum class Type {
-    kUndefined = 0, kFloat = 1, kInt = 2, kString = 3, kTensor = 4, kGraph = 5,
-    kFloats = 6, kInts = 7, kStrings = 8, kTensors = 9, kGraphs = 10,
-    kSparseTensor = 11, kSparseTensors = 12, kTypeProto = 13, kTypeProtos = 14,
+    kUndefined = 0,
+    kFloat = 1,
+    kInt = 2,
+    kString = 3,
+    kTensor = 4,
+    kGraph = 5,
+    kFloats = 6,
+    kInts = 7,
+    kStrings = 8,
+    kTensors = 9,
+    kGraphs = 10,
+    kSparseTensor = 11,
+    kSparseTensors = 12,
+    kTypeProto = 13,
+    kTypeProtos = 14,
   };
   std::string name;
   Type type = Type::kUndefined;

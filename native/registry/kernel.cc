@@ -6,21 +6,36 @@ namespace onnx_light {
 
 const char* AttributeTypeName(Attribute::Type type) {
   switch (type) {
-    case Attribute::Type::kFloat: return "float";
-    case Attribute::Type::kInt: return "int";
-    case Attribute::Type::kString: return "string";
-    case Attribute::Type::kTensor: return "tensor";
-    case Attribute::Type::kGraph: return "graph";
-    case Attribute::Type::kFloats: return "floats";
-    case Attribute::Type::kInts: return "ints";
-    case Attribute::Type::kStrings: return "strings";
-    case Attribute::Type::kTensors: return "tensors";
-    case Attribute::Type::kGraphs: return "graphs";
-    case Attribute::Type::kSparseTensor: return "sparse_tensor";
-    case Attribute::Type::kSparseTensors: return "sparse_tensors";
-    case Attribute::Type::kTypeProto: return "type_proto";
-    case Attribute::Type::kTypeProtos: return "type_protos";
-    default: return "undefined";
+    case Attribute::Type::kFloat:
+      return "float";
+    case Attribute::Type::kInt:
+      return "int";
+    case Attribute::Type::kString:
+      return "string";
+    case Attribute::Type::kTensor:
+      return "tensor";
+    case Attribute::Type::kGraph:
+      return "graph";
+    case Attribute::Type::kFloats:
+      return "floats";
+    case Attribute::Type::kInts:
+      return "ints";
+    case Attribute::Type::kStrings:
+      return "strings";
+    case Attribute::Type::kTensors:
+      return "tensors";
+    case Attribute::Type::kGraphs:
+      return "graphs";
+    case Attribute::Type::kSparseTensor:
+      return "sparse_tensor";
+    case Attribute::Type::kSparseTensors:
+      return "sparse_tensors";
+    case Attribute::Type::kTypeProto:
+      return "type_proto";
+    case Attribute::Type::kTypeProtos:
+      return "type_protos";
+    default:
+      return "undefined";
   }
 }
 
@@ -63,10 +78,10 @@ StatusOr<const Attribute*> KernelInfo::Require(const std::string& name, Attribut
   return a;
 }
 
-#define OL_GETTER(Ret, Method, Kind, field)                                         \
-  StatusOr<Ret> KernelInfo::Method(const std::string& name) const {                 \
+#define OL_GETTER(Ret, Method, Kind, field)                                        \
+  StatusOr<Ret> KernelInfo::Method(const std::string& name) const {                \
     OL_ASSIGN_OR_RETURN(const Attribute* a, Require(name, Attribute::Type::Kind)); \
-    return a->field;                                                                \
+    return a->field;                                                               \
   }
 OL_GETTER(int64_t, GetInt, kInt, i)
 OL_GETTER(float, GetFloat, kFloat, f)
@@ -78,10 +93,10 @@ OL_GETTER(Tensor, GetTensor, kTensor, t)
 OL_GETTER(std::shared_ptr<const Graph>, GetGraph, kGraph, g)
 #undef OL_GETTER
 
-#define OL_GETTER_DEFAULT(Ret, Arg, Method)                                     \
+#define OL_GETTER_DEFAULT(Ret, Arg, Method)                                            \
   StatusOr<Ret> KernelInfo::Method(const std::string& name, Arg default_value) const { \
-    if (!HasAttribute(name)) return Ret(default_value);                         \
-    return Method(name);                                                        \
+    if (!HasAttribute(name)) return Ret(default_value);                                \
+    return Method(name);                                                               \
   }
 OL_GETTER_DEFAULT(int64_t, int64_t, GetInt)
 OL_GETTER_DEFAULT(float, float, GetFloat)
@@ -92,9 +107,8 @@ OL_GETTER_DEFAULT(std::vector<float>, std::vector<float>, GetFloats)
 
 // ------------------------------------------------------------------------- KernelContext
 
-KernelContext::KernelContext(const std::string* op, const std::string* node_name,
-                             std::vector<const Value*> inputs, int num_outputs, Allocator* allocator,
-                             ParallelContext parallel, SubgraphRunner* subgraphs)
+KernelContext::KernelContext(const std::string* op, const std::string* node_name, std::vector<const Value*> inputs,
+                             int num_outputs, Allocator* allocator, ParallelContext parallel, SubgraphRunner* subgraphs)
     : op_(op),
       node_name_(node_name),
       inputs_(std::move(inputs)),
@@ -127,7 +141,8 @@ StatusOr<Tensor*> KernelContext::AllocateOutput(int i, DataType type, Shape shap
     return &outputs_[i].mutable_tensor();
   }
   auto t = Tensor::Allocate(type, shape, allocator_);
-  if (!t.ok()) return t.status().WithContext(StrCat(Where(), ": output ", i, " ", DataTypeName(type), shape.ToString(), ": "));
+  if (!t.ok())
+    return t.status().WithContext(StrCat(Where(), ": output ", i, " ", DataTypeName(type), shape.ToString(), ": "));
   outputs_[i] = Value(std::move(t).value());
   return &outputs_[i].mutable_tensor();
 }
@@ -206,8 +221,8 @@ void KernelRegistry::Add(KernelDef def) {
   defs_.push_back(std::make_unique<KernelDef>(std::move(def)));
 }
 
-StatusOr<const KernelDef*> KernelRegistry::Find(const std::string& domain, const std::string& op,
-                                                 int opset_version, DataType element_type) const {
+StatusOr<const KernelDef*> KernelRegistry::Find(const std::string& domain, const std::string& op, int opset_version,
+                                                DataType element_type) const {
   bool op_known = false;
   const KernelDef* version_match = nullptr;
   for (const auto& def : defs_) {
@@ -217,14 +232,14 @@ StatusOr<const KernelDef*> KernelRegistry::Find(const std::string& domain, const
     version_match = def.get();
     if (ListsType(*def, element_type)) return def.get();
   }
-  const std::string where = StrCat(op, " (domain '", domain.empty() ? "ai.onnx" : domain, "', opset ", opset_version, ")");
+  const std::string where =
+      StrCat(op, " (domain '", domain.empty() ? "ai.onnx" : domain, "', opset ", opset_version, ")");
   if (!op_known) return NotImplemented("no kernel implements ", where);
   if (version_match == nullptr) return NotImplemented("no kernel implements ", where, " at this opset version");
   return NotImplemented("no kernel implements ", where, " for element type ", DataTypeName(element_type));
 }
 
-std::shared_ptr<const KernelTuningSchema> KernelRegistry::SchemaFor(const KernelDef& def,
-                                                                    DataType element_type) const {
+std::shared_ptr<const KernelTuningSchema> KernelRegistry::SchemaFor(const KernelDef& def, DataType element_type) const {
   if (def.tuning.empty()) return nullptr;
   if (!def.element_types.empty() &&
       std::find(def.element_types.begin(), def.element_types.end(), element_type) == def.element_types.end()) {

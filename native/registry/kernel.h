@@ -24,8 +24,7 @@ namespace onnx_light {
 class KernelInfo {
  public:
   KernelInfo(std::string domain, std::string op, std::string node_name, int opset_version,
-             const AttributeMap* attributes, std::vector<DataType> input_types, int num_outputs,
-             ResolvedTuning tuning);
+             const AttributeMap* attributes, std::vector<DataType> input_types, int num_outputs, ResolvedTuning tuning);
 
   const std::string& domain() const { return domain_; }
   const std::string& op() const { return op_; }
@@ -94,9 +93,8 @@ class SubgraphRunner {
 // Per-node per-run state: inputs, outputs, executor, allocator, accounting.
 class KernelContext {
  public:
-  KernelContext(const std::string* op, const std::string* node_name, std::vector<const Value*> inputs,
-                int num_outputs, Allocator* allocator, ParallelContext parallel,
-                SubgraphRunner* subgraphs = nullptr);
+  KernelContext(const std::string* op, const std::string* node_name, std::vector<const Value*> inputs, int num_outputs,
+                Allocator* allocator, ParallelContext parallel, SubgraphRunner* subgraphs = nullptr);
 
   const std::string& op() const { return *op_; }
   const std::string& node_name() const { return *node_name_; }
@@ -127,7 +125,9 @@ class KernelContext {
 
   // Accounting that feeds node events.
   void RecordCopy(int64_t count = 1) { copies_ += count; }
-  void RecordScratch(int64_t bytes) { if (bytes > peak_scratch_) peak_scratch_ = bytes; }
+  void RecordScratch(int64_t bytes) {
+    if (bytes > peak_scratch_) peak_scratch_ = bytes;
+  }
   int64_t copies() const { return copies_; }
   int64_t peak_scratch() const { return peak_scratch_; }
 
@@ -167,11 +167,11 @@ inline constexpr int kOpenEnded = INT_MAX;
 
 // One registration: an op over an opset range, implemented by one family.
 struct KernelDef {
-  std::string domain;             // "" = ai.onnx; "ai.onnx.ml", "ai.onnx.preview.training", ...
+  std::string domain;  // "" = ai.onnx; "ai.onnx.ml", "ai.onnx.preview.training", ...
   std::string op;
   int since_version = 1;
-  int end_version = kOpenEnded;   // inclusive
-  std::string family;             // = the Bazel kernel_family name, e.g. "math"
+  int end_version = kOpenEnded;  // inclusive
+  std::string family;            // = the Bazel kernel_family name, e.g. "math"
   // Element types of the dispatch input (each is one inventory path); empty = untyped.
   std::vector<DataType> element_types;
   int dispatch_input = 0;         // whose type picks the element type; -1 when none does
@@ -211,10 +211,10 @@ class KernelRegistry {
 
 // Registers a family's kernels at start-up:
 //   OL_REGISTER_KERNELS(math_unary) { registry.Add({...}); }
-#define OL_REGISTER_KERNELS(unique_name)                                                    \
-  static void OlRegisterKernels_##unique_name(::onnx_light::KernelRegistry& registry);     \
-  [[maybe_unused]] static const bool ol_kernels_registered_##unique_name =                 \
-      (OlRegisterKernels_##unique_name(::onnx_light::KernelRegistry::Global()), true);     \
+#define OL_REGISTER_KERNELS(unique_name)                                               \
+  static void OlRegisterKernels_##unique_name(::onnx_light::KernelRegistry& registry); \
+  [[maybe_unused]] static const bool ol_kernels_registered_##unique_name =             \
+      (OlRegisterKernels_##unique_name(::onnx_light::KernelRegistry::Global()), true); \
   static void OlRegisterKernels_##unique_name(::onnx_light::KernelRegistry& registry)
 
 }  // namespace onnx_light

@@ -77,13 +77,13 @@ KernelRunner& KernelRunner::Attr(Attribute attribute) {
   return *this;
 }
 
-#define OL_ATTR(Arg, Kind, field)                                          \
-  KernelRunner& KernelRunner::Attr(const std::string& name, Arg value) {  \
-    Attribute a;                                                          \
-    a.name = name;                                                        \
-    a.type = Attribute::Type::Kind;                                       \
-    a.field = std::move(value);                                           \
-    return Attr(std::move(a));                                            \
+#define OL_ATTR(Arg, Kind, field)                                        \
+  KernelRunner& KernelRunner::Attr(const std::string& name, Arg value) { \
+    Attribute a;                                                         \
+    a.name = name;                                                       \
+    a.type = Attribute::Type::Kind;                                      \
+    a.field = std::move(value);                                          \
+    return Attr(std::move(a));                                           \
   }
 OL_ATTR(int64_t, kInt, i)
 OL_ATTR(float, kFloat, f)
@@ -131,7 +131,8 @@ StatusOr<const KernelDef*> KernelRunner::FindDef(DataType* element_type_out) con
 }
 
 StatusOr<KernelRunResult> KernelRunner::Run(int num_threads, const CancellationToken* cancel) {
-  if (num_threads < 1) return InvalidArgument("KernelRunner: ", op_, ": participant count must be >= 1, got ", num_threads);
+  if (num_threads < 1)
+    return InvalidArgument("KernelRunner: ", op_, ": participant count must be >= 1, got ", num_threads);
   DataType element_type = DataType::kUndefined;
   OL_ASSIGN_OR_RETURN(const KernelDef* def, FindDef(&element_type));
   std::vector<DataType> input_types;

@@ -34,7 +34,8 @@ std::vector<T> SerialMatchesParticipants(KernelTester& t, const Shape& expected_
     EXPECT_TRUE(parallel.ok()) << parallel.status().ToString();
     if (!parallel.ok()) continue;
     for (size_t i = 0; i < serial->size(); ++i) {
-      ExpectIdentical(serial->at(i), parallel->at(i), "output " + std::to_string(i) + ", threads=" + std::to_string(threads));
+      ExpectIdentical(serial->at(i), parallel->at(i),
+                      "output " + std::to_string(i) + ", threads=" + std::to_string(threads));
     }
   }
   EXPECT_EQ(serial->at(0).tensor().shape(), expected_shape);

@@ -28,8 +28,10 @@ std::string TensorDifference(const Tensor& x, const Tensor& y) {
 std::string Difference(const Value& a, const Value& b) {
   if (a.kind() != b.kind()) return "kinds differ";
   switch (a.kind()) {
-    case Value::Kind::kNone: return "";
-    case Value::Kind::kTensor: return TensorDifference(a.tensor(), b.tensor());
+    case Value::Kind::kNone:
+      return "";
+    case Value::Kind::kTensor:
+      return TensorDifference(a.tensor(), b.tensor());
     case Value::Kind::kSequence:
       if (a.items().size() != b.items().size()) {
         return StrCat("sequence lengths ", a.items().size(), " vs ", b.items().size());
@@ -60,10 +62,10 @@ namespace {
 
 // What the forced-parallel mode did in this test binary, printed when it exits.
 struct ForcedParallelTally {
-  std::atomic<int64_t> compared{0};         // serial runs repeated with N participants
-  std::atomic<int64_t> multi{0};            // ... whose repeat opened a region admitting > 1 participant
-  std::atomic<int64_t> observed{0};         // ... where more than one participant ran blocks
-  std::atomic<int64_t> not_reproducible{0}; // serial runs that differed from a second serial run
+  std::atomic<int64_t> compared{0};          // serial runs repeated with N participants
+  std::atomic<int64_t> multi{0};             // ... whose repeat opened a region admitting > 1 participant
+  std::atomic<int64_t> observed{0};          // ... where more than one participant ran blocks
+  std::atomic<int64_t> not_reproducible{0};  // serial runs that differed from a second serial run
   ~ForcedParallelTally() {
     if (KernelTester::ForcedParallelParticipants() == 0) return;
     std::fprintf(stderr,
@@ -193,9 +195,9 @@ StatusOr<KernelRunResult> KernelTester::RunWithDetails(int num_threads, const Ca
     if (observed) ++Tally().observed;
     EXPECT_EQ(parallel->outputs.size(), result.outputs.size()) << "forced parallel: output count";
     for (size_t i = 0; i < result.outputs.size() && i < parallel->outputs.size(); ++i) {
-      ExpectIdentical(result.outputs[i], parallel->outputs[i],
-                      "forced parallel: output " + std::to_string(i) + " with " + std::to_string(n) +
-                          " participants vs serial");
+      ExpectIdentical(
+          result.outputs[i], parallel->outputs[i],
+          "forced parallel: output " + std::to_string(i) + " with " + std::to_string(n) + " participants vs serial");
     }
   }
   return result;

@@ -38,7 +38,8 @@ Tensor MakeTensor(Shape shape, const std::vector<T>& values) {
   auto t = Tensor::Allocate(kDataTypeOf<T>, shape, Allocator::Default());
   EXPECT_TRUE(t.ok()) << t.status().ToString();
   EXPECT_EQ(static_cast<size_t>(t->num_elements()), values.size()) << "MakeTensor: value count vs shape";
-  for (size_t i = 0; i < values.size() && i < static_cast<size_t>(t->num_elements()); ++i) t->template data<T>()[i] = values[i];
+  for (size_t i = 0; i < values.size() && i < static_cast<size_t>(t->num_elements()); ++i)
+    t->template data<T>()[i] = values[i];
   return *t;
 }
 
@@ -61,7 +62,7 @@ class KernelTester {
   KernelTester& Input(Tensor tensor);
   KernelTester& InputValue(Value value);
   KernelTester& ConstantInput(Tensor tensor);  // also seen at creation (KernelInfo::constant_input)
-  KernelTester& MissingInput();  // an optional input left empty
+  KernelTester& MissingInput();                // an optional input left empty
   KernelTester& Outputs(int n);
   KernelTester& Attr(const std::string& name, int64_t value);
   KernelTester& Attr(const std::string& name, float value);

@@ -26,8 +26,8 @@ TEST(ExpectIdentical, FailsOnBytesShapesTypesAndKinds) {
   // -0.0 and 0.0 compare equal as floats but not as bytes.
   EXPECT_NONFATAL_FAILURE(ExpectIdentical(Floats({0.0f}, Shape{1}), Floats({-0.0f}, Shape{1})), "bitwise");
   EXPECT_NONFATAL_FAILURE(ExpectIdentical(Floats({1, 2}, Shape{2}), Floats({1, 2}, Shape{1, 2})), "shapes");
-  EXPECT_NONFATAL_FAILURE(
-      ExpectIdentical(Floats({1}, Shape{1}), Value(MakeTensor<int32_t>(Shape{1}, {1}))), "element types");
+  EXPECT_NONFATAL_FAILURE(ExpectIdentical(Floats({1}, Shape{1}), Value(MakeTensor<int32_t>(Shape{1}, {1}))),
+                          "element types");
   EXPECT_NONFATAL_FAILURE(ExpectIdentical(Floats({1}, Shape{1}), Value::None()), "kinds");
 }
 

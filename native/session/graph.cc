@@ -33,9 +33,7 @@ std::string Node::Where(size_t index) const {
   return name.empty() ? StrCat(op, " node #", index) : StrCat(op, " node '", name, "'");
 }
 
-std::string Graph::CanonicalDomain(const std::string& domain) {
-  return domain == "ai.onnx" ? std::string() : domain;
-}
+std::string Graph::CanonicalDomain(const std::string& domain) { return domain == "ai.onnx" ? std::string() : domain; }
 
 StatusOr<int> Graph::OpsetFor(const std::string& domain) const {
   auto it = opset_imports.find(CanonicalDomain(domain));

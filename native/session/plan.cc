@@ -145,7 +145,8 @@ class Planner {
         return slot;
       }
     }
-    return InvalidArgument("'", name, "' is not a graph input, an initializer, an outer-scope value or the output of any node");
+    return InvalidArgument("'", name,
+                           "' is not a graph input, an initializer, an outer-scope value or the output of any node");
   }
 
   Status ResolveReads() {
@@ -159,7 +160,8 @@ class Planner {
           continue;
         }
         auto slot = SlotForRead(name);
-        if (!slot.ok()) return InvalidArgument(node.Where(i), ": input '", name, "' dangles: ", slot.status().message());
+        if (!slot.ok())
+          return InvalidArgument(node.Where(i), ": input '", name, "' dangles: ", slot.status().message());
         explicit_inputs_[i].push_back(*slot);
         reads_[i].push_back(*slot);
       }
@@ -167,7 +169,9 @@ class Planner {
       ForEachSubgraph(node, [&](const Graph& sub) { CollectFreeNames(sub, &implicit); });
       for (const auto& name : implicit) {
         auto slot = SlotForRead(name);
-        if (!slot.ok()) return InvalidArgument(node.Where(i), ": a subgraph reads '", name, "', which dangles: ", slot.status().message());
+        if (!slot.ok())
+          return InvalidArgument(node.Where(i), ": a subgraph reads '", name,
+                                 "', which dangles: ", slot.status().message());
         reads_[i].push_back(*slot);
       }
     }
@@ -255,7 +259,8 @@ class Planner {
         pn->constant_inputs.push_back(ConstantInitializer(name));
       }
       for (const auto& name : node.outputs) pn->outputs.push_back(name.empty() ? -1 : plan_->slots.at(name));
-      auto any = KernelRegistry::Global().Find(Graph::CanonicalDomain(node.domain), node.op, pn->opset, DataType::kUndefined);
+      auto any =
+          KernelRegistry::Global().Find(Graph::CanonicalDomain(node.domain), node.op, pn->opset, DataType::kUndefined);
       if (!any.ok()) return AtNode(any.status(), pn->where);
       pn->dispatch_input = (*any)->dispatch_input;
       DataType type = DataType::kUndefined;
@@ -321,7 +326,8 @@ StatusOr<std::unique_ptr<KernelInstance>> CreateKernelInstance(const PlannedNode
   instance->element_type = element_type;
   instance->def = *def;
   auto schema = registry.SchemaFor(**def, element_type);
-  instance->tuning = tuning_source != nullptr && schema ? tuning_source->Resolve(schema) : ResolvedTuning::Defaults(schema);
+  instance->tuning =
+      tuning_source != nullptr && schema ? tuning_source->Resolve(schema) : ResolvedTuning::Defaults(schema);
   std::vector<DataType> input_types = node.input_types;
   if (node.dispatch_input >= 0 && node.dispatch_input < static_cast<int>(input_types.size())) {
     input_types[node.dispatch_input] = element_type;

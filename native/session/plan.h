@@ -24,16 +24,16 @@ struct KernelInstance {
 
 struct PlannedNode {
   const Node* node = nullptr;
-  size_t index = 0;        // position in graph.nodes
-  std::string where;       // "Add node 'n3'"
+  size_t index = 0;   // position in graph.nodes
+  std::string where;  // "Add node 'n3'"
   int opset = 0;
   std::vector<DataType> input_types;  // statically known, else kUndefined
-  std::vector<int> inputs;             // slot per input, -1 when absent
+  std::vector<int> inputs;            // slot per input, -1 when absent
   // Per input: the graph's initializer when the input is one that no feed can override
   // (handed to kernels as KernelInfo::constant_input), else null.
   std::vector<const Tensor*> constant_inputs;
-  std::vector<int> outputs;            // slot per output, -1 when unused
-  std::vector<int> release_after;      // slots whose last reader is this node
+  std::vector<int> outputs;        // slot per output, -1 when unused
+  std::vector<int> release_after;  // slots whose last reader is this node
   int dispatch_input = -1;
   // Kernel for the statically known dispatch type (null kernel when the type is unknown
   // until run time); kernels for other run-time types are created on first use.
@@ -48,9 +48,9 @@ struct GraphPlan {
   std::map<std::string, int> slots;   // value name -> slot
   int num_slots = 0;
   std::vector<std::pair<int, Tensor>> initializers;
-  std::vector<int> input_slots;       // per graph input
+  std::vector<int> input_slots;         // per graph input
   std::vector<bool> input_has_default;  // an initializer of the same name (optional feed)
-  std::vector<int> output_slots;      // per graph output
+  std::vector<int> output_slots;        // per graph output
   // Values captured from the enclosing scope: slot here <- slot in the parent's frame.
   std::vector<std::pair<int, int>> outer_values;
   std::vector<std::unique_ptr<PlannedNode>> nodes;  // in execution order

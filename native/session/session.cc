@@ -268,8 +268,7 @@ int64_t SessionOptions::EffectiveMemoryLimit() const {
   return memory_limit_bytes > 0 ? memory_limit_bytes : PhysicalMemoryBytes();
 }
 
-StatusOr<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const Graph> graph,
-                                                   const CpuExecutionPolicy& policy,
+StatusOr<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const Graph> graph, const CpuExecutionPolicy& policy,
                                                    std::shared_ptr<const TuningSource> tuning_source,
                                                    const SessionOptions& options) {
   if (graph == nullptr) return InvalidArgument("Session::Create: no graph");
@@ -284,8 +283,8 @@ StatusOr<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const Graph> 
   if (policy.EffectiveThreads() > 1) {
     OL_ASSIGN_OR_RETURN(session->executor_, ExecutorRegistry::Global().Acquire(policy));
   }
-  OL_ASSIGN_OR_RETURN(session->plan_, PlanGraph(*session->graph_, nullptr, session->tuning_source_.get(),
-                                                &session->subgraph_plans_));
+  OL_ASSIGN_OR_RETURN(session->plan_,
+                      PlanGraph(*session->graph_, nullptr, session->tuning_source_.get(), &session->subgraph_plans_));
   return session;
 }
 

@@ -46,8 +46,8 @@ int64_t PhysicalMemoryBytes();
 
 // One resolved tuning value of one node's kernel, and where it came from.
 struct TuningValueReport {
-  std::string node;       // "Add node 'n3'"
-  std::string schema;     // SchemaKey::ToString()
+  std::string node;    // "Add node 'n3'"
+  std::string schema;  // SchemaKey::ToString()
   std::string parameter;
   std::string value;
   ValueSource source;
@@ -57,8 +57,7 @@ class Session {
  public:
   // Plans `graph` (InvalidArgument for cycles, dangling inputs, malformed graphs;
   // NotImplemented for ops without a kernel). Subgraphs share the session's executor.
-  static StatusOr<std::unique_ptr<Session>> Create(std::shared_ptr<const Graph> graph,
-                                                   const CpuExecutionPolicy& policy,
+  static StatusOr<std::unique_ptr<Session>> Create(std::shared_ptr<const Graph> graph, const CpuExecutionPolicy& policy,
                                                    std::shared_ptr<const TuningSource> tuning_source = nullptr,
                                                    const SessionOptions& options = {});
   ~Session();
@@ -77,8 +76,7 @@ class Session {
   // omitted); `output_names` empty = every graph output, in graph order. The outputs
   // keep the session's allocator alive, so they may outlive the session.
   StatusOr<std::vector<Value>> Run(const std::vector<std::pair<std::string, Value>>& feeds,
-                                   const std::vector<std::string>& output_names,
-                                   const RunOptions& options = {}) const;
+                                   const std::vector<std::string>& output_names, const RunOptions& options = {}) const;
 
   // Every tuning value of every kernel instance created so far (subgraphs included).
   std::vector<TuningValueReport> TuningReport() const;

@@ -149,9 +149,7 @@ TEST(SessionTest, RejectsAnElementTypeWithoutKernel) {
 
 TEST(SessionTest, ValidatesFeeds) {
   auto session = MustCreate(AddChain(1, 3));
-  const auto run = [&](std::vector<std::pair<std::string, Value>> feeds) {
-    return session->Run(feeds, {}).status();
-  };
+  const auto run = [&](std::vector<std::pair<std::string, Value>> feeds) { return session->Run(feeds, {}).status(); };
   Status missing = run({});
   EXPECT_EQ(missing.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(missing.message().find("missing feed for input 'x'"), std::string::npos) << missing.message();

@@ -57,11 +57,11 @@ class TestSlow : public OpKernel {
   }
   Status Compute(KernelContext& ctx) override {
     for (int64_t step = 0; step < steps_; ++step) {
-      OL_RETURN_IF_ERROR(ParallelFor(ctx.parallel(), 2, ParallelPlan{"test_slow.step", 1},
-                                     [&](int64_t begin, int64_t end) {
-                                       std::this_thread::sleep_for(std::chrono::milliseconds(step_ms_ * (end - begin)));
-                                       return Status::Ok();
-                                     }));
+      OL_RETURN_IF_ERROR(
+          ParallelFor(ctx.parallel(), 2, ParallelPlan{"test_slow.step", 1}, [&](int64_t begin, int64_t end) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(step_ms_ * (end - begin)));
+            return Status::Ok();
+          }));
     }
     return ctx.SetOutput(0, *ctx.input_value(0));
   }
@@ -103,7 +103,8 @@ class TestConstants : public OpKernel {
     return Status::Ok();
   }
   Status Compute(KernelContext& ctx) override {
-    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, DataType::kFloat, Shape({static_cast<int64_t>(seen_.size())})));
+    OL_ASSIGN_OR_RETURN(Tensor * y,
+                        ctx.AllocateOutput(0, DataType::kFloat, Shape({static_cast<int64_t>(seen_.size())})));
     std::copy(seen_.begin(), seen_.end(), y->data<float>());
     return Status::Ok();
   }

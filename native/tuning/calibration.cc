@@ -8,7 +8,8 @@ namespace onnx_light {
 
 Status CalibrationBudget::Validate() const {
   if (time_ns <= 0) return InvalidArgument("calibration budget: time must be positive, got ", time_ns, " ns");
-  if (memory_bytes <= 0) return InvalidArgument("calibration budget: memory must be positive, got ", memory_bytes, " bytes");
+  if (memory_bytes <= 0)
+    return InvalidArgument("calibration budget: memory must be positive, got ", memory_bytes, " bytes");
   if (threads < 1) return InvalidArgument("calibration budget: threads must be >= 1, got ", threads);
   return Status::Ok();
 }
@@ -63,7 +64,8 @@ bool SameOutputs(const std::vector<Value>& a, const std::vector<Value>& b, std::
     }
     if (x.dtype() == DataType::kString) {
       for (int64_t k = 0; k < x.num_elements(); ++k) {
-        if (x.data<std::string>()[k] != y.data<std::string>()[k]) return fail(StrCat("output ", i, ": element ", k, " differs"));
+        if (x.data<std::string>()[k] != y.data<std::string>()[k])
+          return fail(StrCat("output ", i, ": element ", k, " differs"));
       }
       continue;
     }
@@ -194,8 +196,8 @@ StatusOr<std::optional<SizeMeasurement>> MeasureWithinBudget(int64_t size, const
 StatusOr<CrossoverResult> FindParallelCrossover(const CandidateFn& serial, const CandidateFn& parallel,
                                                 const CrossoverOptions& options, BudgetAccount& account) {
   if (options.min_size < 1 || options.max_size < options.min_size || options.growth < 2) {
-    return InvalidArgument("crossover search: need 1 <= min_size <= max_size and growth >= 2, got [",
-                           options.min_size, ", ", options.max_size, "] x", options.growth);
+    return InvalidArgument("crossover search: need 1 <= min_size <= max_size and growth >= 2, got [", options.min_size,
+                           ", ", options.max_size, "] x", options.growth);
   }
   const Candidate reference{"serial", serial};
   const std::vector<Candidate> candidates = {{"parallel", parallel}};
@@ -217,9 +219,9 @@ StatusOr<CrossoverResult> FindParallelCrossover(const CandidateFn& serial, const
     if (n >= 2 && wins[n - 2] && wins[n - 1]) {
       bool confirmed = true;
       for (size_t i = n - 2; options.confirm && i < n; ++i) {
-        OL_ASSIGN_OR_RETURN(std::optional<SizeMeasurement> again,
-                            MeasureWithinBudget(result.sizes[i].size, reference, candidates, options, account,
-                                                &result.stop_reason));
+        OL_ASSIGN_OR_RETURN(
+            std::optional<SizeMeasurement> again,
+            MeasureWithinBudget(result.sizes[i].size, reference, candidates, options, account, &result.stop_reason));
         if (!again) return result;
         const bool still_wins = again->Wins("parallel", margin) && again->rejected.empty();
         for (const auto& r : again->rejected) result.rejected.push_back(r);
@@ -252,8 +254,8 @@ ThresholdDecision DecideThreshold(const CrossoverResult& result, int64_t portabl
     return d;
   }
   if (!result.crossover) {
-    d.reason = StrCat("kept the portable default: parallel did not win by ", margin_pct,
-                      "% on two consecutive sizes (", result.stop_reason, ")");
+    d.reason = StrCat("kept the portable default: parallel did not win by ", margin_pct, "% on two consecutive sizes (",
+                      result.stop_reason, ")");
     return d;
   }
   const int64_t c = *result.crossover;

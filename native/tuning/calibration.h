@@ -19,7 +19,7 @@
 namespace onnx_light {
 
 struct CalibrationBudget {
-  int64_t time_ns = int64_t{2'000'000'000};  // wall time spent running candidates
+  int64_t time_ns = int64_t{2'000'000'000};   // wall time spent running candidates
   int64_t memory_bytes = int64_t{256} << 20;  // inputs and outputs alive at once
   int threads = 2;                            // participants a parallel candidate may use
   Status Validate() const;
@@ -116,8 +116,8 @@ struct CrossoverOptions {
   HarnessOptions harness;
   int64_t min_size = int64_t{1} << 10;
   int64_t max_size = int64_t{1} << 24;
-  int64_t growth = 2;                 // size ratio between consecutive sizes
-  int64_t bytes_per_element = 0;      // memory alive per element at once (budget check)
+  int64_t growth = 2;             // size ratio between consecutive sizes
+  int64_t bytes_per_element = 0;  // memory alive per element at once (budget check)
   // Re-measure the two winning sizes with fresh samples before accepting a crossover, so
   // that one noisy pair (a busy machine) does not move a threshold.
   bool confirm = true;

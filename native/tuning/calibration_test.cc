@@ -50,7 +50,8 @@ TEST(CalibrationTest, CandidateWithDifferentOutputIsRejectedBeforeTiming) {
   BudgetAccount account(LargeBudget(), time.clock());
   const Candidate reference{"serial", Synthetic(time, SerialCost)};
   // Far faster, but wrong: it must never be timed, let alone win.
-  const std::vector<Candidate> candidates = {{"fast_but_wrong", Synthetic(time, [](int64_t) { return 1; }, 4)},
+  const std::vector<Candidate> candidates = {{"fast_but_wrong", Synthetic(
+                                                                    time, [](int64_t) { return 1; }, 4)},
                                              {"parallel", Synthetic(time, ParallelCost)}};
   bool out_of_budget = true;
   auto m = MeasureAtSize(1 << 20, reference, candidates, HarnessOptions{}, account, &out_of_budget);
@@ -153,8 +154,8 @@ TEST(CalibrationTest, WrongParallelCandidateIsNeverSelected) {
   FakeTime time;
   BudgetAccount account(LargeBudget(), time.clock());
   CrossoverOptions options;
-  auto result = FindParallelCrossover(Synthetic(time, SerialCost), Synthetic(time, ParallelCost, /*last=*/-3),
-                                      options, account);
+  auto result =
+      FindParallelCrossover(Synthetic(time, SerialCost), Synthetic(time, ParallelCost, /*last=*/-3), options, account);
   ASSERT_TRUE(result.ok());
   EXPECT_FALSE(result->crossover.has_value());
   ASSERT_FALSE(result->rejected.empty());
@@ -206,10 +207,9 @@ TEST(CalibrationTest, BadBudgetsAndSearchesAreRejected) {
   BudgetAccount account(LargeBudget(), time.clock());
   CrossoverOptions options;
   options.growth = 1;
-  EXPECT_EQ(FindParallelCrossover(Synthetic(time, SerialCost), Synthetic(time, SerialCost), options, account)
-                .status()
-                .code(),
-            StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      FindParallelCrossover(Synthetic(time, SerialCost), Synthetic(time, SerialCost), options, account).status().code(),
+      StatusCode::kInvalidArgument);
 }
 
 }  // namespace

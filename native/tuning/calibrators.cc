@@ -52,12 +52,18 @@ void FillWith(Tensor& t, T (*convert)(double)) {
 
 const NarrowFloatFormat* ByteSizedFloatFormat(DataType type) {
   switch (type) {
-    case DataType::kFloat8E4M3FN: return &formats::kFloat8E4M3FN;
-    case DataType::kFloat8E4M3FNUZ: return &formats::kFloat8E4M3FNUZ;
-    case DataType::kFloat8E5M2: return &formats::kFloat8E5M2;
-    case DataType::kFloat8E5M2FNUZ: return &formats::kFloat8E5M2FNUZ;
-    case DataType::kFloat8E8M0: return &formats::kFloat8E8M0;
-    default: return nullptr;
+    case DataType::kFloat8E4M3FN:
+      return &formats::kFloat8E4M3FN;
+    case DataType::kFloat8E4M3FNUZ:
+      return &formats::kFloat8E4M3FNUZ;
+    case DataType::kFloat8E5M2:
+      return &formats::kFloat8E5M2;
+    case DataType::kFloat8E5M2FNUZ:
+      return &formats::kFloat8E5M2FNUZ;
+    case DataType::kFloat8E8M0:
+      return &formats::kFloat8E8M0;
+    default:
+      return nullptr;
   }
 }
 
@@ -66,23 +72,46 @@ const NarrowFloatFormat* ByteSizedFloatFormat(DataType type) {
 StatusOr<Tensor> BenignTensor(DataType type, const Shape& shape, Allocator* allocator) {
   OL_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(type, shape, allocator));
   switch (type) {
-    case DataType::kFloat: FillWith<float>(t, [](double v) { return static_cast<float>(v); }); break;
-    case DataType::kDouble: FillWith<double>(t, [](double v) { return v; }); break;
+    case DataType::kFloat:
+      FillWith<float>(t, [](double v) { return static_cast<float>(v); });
+      break;
+    case DataType::kDouble:
+      FillWith<double>(t, [](double v) { return v; });
+      break;
     case DataType::kFloat16:
       FillWith<uint16_t>(t, [](double v) { return FloatToHalfBits(static_cast<float>(v)); });
       break;
     case DataType::kBFloat16:
-      FillWith<uint16_t>(t, [](double v) { return static_cast<uint16_t>(DoubleToNarrowFloat(v, formats::kBFloat16, true)); });
+      FillWith<uint16_t>(
+          t, [](double v) { return static_cast<uint16_t>(DoubleToNarrowFloat(v, formats::kBFloat16, true)); });
       break;
-    case DataType::kInt8: FillWith<int8_t>(t, [](double v) { return static_cast<int8_t>(v + 0.5); }); break;
-    case DataType::kUint8: FillWith<uint8_t>(t, [](double v) { return static_cast<uint8_t>(v + 0.5); }); break;
-    case DataType::kInt16: FillWith<int16_t>(t, [](double v) { return static_cast<int16_t>(v + 0.5); }); break;
-    case DataType::kUint16: FillWith<uint16_t>(t, [](double v) { return static_cast<uint16_t>(v + 0.5); }); break;
-    case DataType::kInt32: FillWith<int32_t>(t, [](double v) { return static_cast<int32_t>(v + 0.5); }); break;
-    case DataType::kUint32: FillWith<uint32_t>(t, [](double v) { return static_cast<uint32_t>(v + 0.5); }); break;
-    case DataType::kInt64: FillWith<int64_t>(t, [](double v) { return static_cast<int64_t>(v + 0.5); }); break;
-    case DataType::kUint64: FillWith<uint64_t>(t, [](double v) { return static_cast<uint64_t>(v + 0.5); }); break;
-    case DataType::kBool: FillWith<bool>(t, [](double v) { return v > 1.25; }); break;
+    case DataType::kInt8:
+      FillWith<int8_t>(t, [](double v) { return static_cast<int8_t>(v + 0.5); });
+      break;
+    case DataType::kUint8:
+      FillWith<uint8_t>(t, [](double v) { return static_cast<uint8_t>(v + 0.5); });
+      break;
+    case DataType::kInt16:
+      FillWith<int16_t>(t, [](double v) { return static_cast<int16_t>(v + 0.5); });
+      break;
+    case DataType::kUint16:
+      FillWith<uint16_t>(t, [](double v) { return static_cast<uint16_t>(v + 0.5); });
+      break;
+    case DataType::kInt32:
+      FillWith<int32_t>(t, [](double v) { return static_cast<int32_t>(v + 0.5); });
+      break;
+    case DataType::kUint32:
+      FillWith<uint32_t>(t, [](double v) { return static_cast<uint32_t>(v + 0.5); });
+      break;
+    case DataType::kInt64:
+      FillWith<int64_t>(t, [](double v) { return static_cast<int64_t>(v + 0.5); });
+      break;
+    case DataType::kUint64:
+      FillWith<uint64_t>(t, [](double v) { return static_cast<uint64_t>(v + 0.5); });
+      break;
+    case DataType::kBool:
+      FillWith<bool>(t, [](double v) { return v > 1.25; });
+      break;
     default: {
       const NarrowFloatFormat* format = ByteSizedFloatFormat(type);
       if (format == nullptr) {
@@ -149,8 +178,8 @@ StatusOr<int> ProbeInputCount(const KernelDef& def, int opset, DataType type,
     if (run.ok()) return n;
     last = run.status();
   }
-  return InvalidArgument("the elementwise calibrator cannot run ", def.op, " on 1-3 same-shaped inputs: ",
-                         last.message());
+  return InvalidArgument("the elementwise calibrator cannot run ", def.op,
+                         " on 1-3 same-shaped inputs: ", last.message());
 }
 
 }  // namespace
@@ -220,13 +249,14 @@ StatusOr<CalibrationReport> CalibrateElementwise(const CalibrationRequest& reque
   ElementwiseProblem problem(*def, opset, type, num_inputs, request.attributes, account.budget().memory_bytes);
   const int64_t serial_threshold = static_cast<int64_t>(spec->maximum);
   OL_ASSIGN_OR_RETURN(CrossoverResult result,
-                      FindParallelCrossover(problem.Candidate(serial_threshold, 1),
-                                            problem.Candidate(1, participants), search, account));
+                      FindParallelCrossover(problem.Candidate(serial_threshold, 1), problem.Candidate(1, participants),
+                                            search, account));
   const int64_t portable_default = std::get<int64_t>(spec->portable_default);
   ThresholdDecision decision = DecideThreshold(result, portable_default, search.harness.margin);
 
   CalibrationReport report;
-  report.choices.push_back({kMinimumElements, spec->portable_default, decision.value, decision.changed, decision.reason});
+  report.choices.push_back(
+      {kMinimumElements, spec->portable_default, decision.value, decision.changed, decision.reason});
   for (const ParamSpec& other : schema.params) {
     if (other.name == kMinimumElements) continue;
     report.choices.push_back({other.name, other.portable_default, other.portable_default, false,

@@ -87,8 +87,8 @@ StatusOr<CalibrationReport> Calibrate(const CalibrationRequest& request, BudgetA
 // Registers a family's calibrator at start-up (in an alwayslink kernel_family source):
 //   OL_REGISTER_CALIBRATOR(gemm_tasks, (CalibratorSelector{"", "gemm", "parallel.minimum_tasks"}),
 //                          CalibrateGemmTasks);
-#define OL_REGISTER_CALIBRATOR(unique_name, selector, calibrator)                           \
-  [[maybe_unused]] static const bool ol_calibrator_registered_##unique_name =               \
+#define OL_REGISTER_CALIBRATOR(unique_name, selector, calibrator)             \
+  [[maybe_unused]] static const bool ol_calibrator_registered_##unique_name = \
       (::onnx_light::CalibratorRegistry::Global().Register(selector, #unique_name, calibrator), true)
 
 // The def serving a schema's path: the one covering `opset_version` (0: the newest).

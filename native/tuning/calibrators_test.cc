@@ -74,7 +74,7 @@ TEST(KernelRunnerTest, KeepsItsExecutorAcrossSerialRuns) {
   EXPECT_EQ(ExecutorRegistry::Global().LiveExecutors(), before + 1);
   auto serial = r.Run(1);
   ASSERT_TRUE(serial.ok());
-  EXPECT_EQ(serial->regions.at(0).requested_participants, 1);  // serial: no executor used
+  EXPECT_EQ(serial->regions.at(0).requested_participants, 1);         // serial: no executor used
   EXPECT_EQ(ExecutorRegistry::Global().LiveExecutors(), before + 1);  // but still alive
 }
 

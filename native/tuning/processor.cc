@@ -76,8 +76,8 @@ std::string IntelMicroarchitecture(int model, int stepping) {
 std::string AmdMicroarchitecture(int family, int model) {
   if (family == 0x17) return model >= 0x30 ? "zen2" : "zen";
   if (family == 0x19) {
-    const bool zen4 = (model >= 0x10 && model <= 0x1F) || (model >= 0x60 && model <= 0x7F) ||
-                      (model >= 0xA0 && model <= 0xAF);
+    const bool zen4 =
+        (model >= 0x10 && model <= 0x1F) || (model >= 0x60 && model <= 0x7F) || (model >= 0xA0 && model <= 0xAF);
     return zen4 ? "zen4" : "zen3";
   }
   if (family == 0x1A) return "zen5";
@@ -109,8 +109,8 @@ void DetectArchitecture(ProcessorDescriptor& d) {
 
 std::string ArmVendor(int implementer) {
   static const std::map<int, const char*> kImplementers = {
-      {0x41, "ARM"},   {0x42, "Broadcom"}, {0x43, "Cavium"}, {0x46, "Fujitsu"}, {0x48, "HiSilicon"},
-      {0x4E, "NVIDIA"}, {0x51, "Qualcomm"}, {0x61, "Apple"}, {0xC0, "Ampere"},
+      {0x41, "ARM"},    {0x42, "Broadcom"}, {0x43, "Cavium"}, {0x46, "Fujitsu"}, {0x48, "HiSilicon"},
+      {0x4E, "NVIDIA"}, {0x51, "Qualcomm"}, {0x61, "Apple"},  {0xC0, "Ampere"},
   };
   auto it = kImplementers.find(implementer);
   return it == kImplementers.end() ? (implementer ? StrCat("implementer-0x", std::hex, implementer) : "unknown")
@@ -119,9 +119,9 @@ std::string ArmVendor(int implementer) {
 
 std::string ArmMicroarchitecture(int implementer, int part) {
   static const std::map<int, const char*> kArmParts = {
-      {0xd03, "cortex-a53"},  {0xd05, "cortex-a55"},  {0xd07, "cortex-a57"},  {0xd08, "cortex-a72"},
-      {0xd0b, "cortex-a76"},  {0xd0c, "neoverse-n1"}, {0xd0d, "cortex-a77"},  {0xd40, "neoverse-v1"},
-      {0xd41, "cortex-a78"},  {0xd49, "neoverse-n2"}, {0xd4f, "neoverse-v2"}, {0xd8e, "neoverse-n3"},
+      {0xd03, "cortex-a53"}, {0xd05, "cortex-a55"},  {0xd07, "cortex-a57"},  {0xd08, "cortex-a72"},
+      {0xd0b, "cortex-a76"}, {0xd0c, "neoverse-n1"}, {0xd0d, "cortex-a77"},  {0xd40, "neoverse-v1"},
+      {0xd41, "cortex-a78"}, {0xd49, "neoverse-n2"}, {0xd4f, "neoverse-v2"}, {0xd8e, "neoverse-n3"},
   };
   if (implementer == 0x41) {
     auto it = kArmParts.find(part);

@@ -7,10 +7,14 @@ namespace onnx_light {
 
 const char* ParamTypeName(ParamType type) {
   switch (type) {
-    case ParamType::kInt64: return "int64";
-    case ParamType::kDouble: return "double";
-    case ParamType::kBool: return "bool";
-    case ParamType::kEnum: return "enum";
+    case ParamType::kInt64:
+      return "int64";
+    case ParamType::kDouble:
+      return "double";
+    case ParamType::kBool:
+      return "bool";
+    case ParamType::kEnum:
+      return "enum";
   }
   return "?";
 }
@@ -30,10 +34,14 @@ std::string ParamValueToString(const ParamValue& value) {
 namespace {
 const char* VariantTypeName(const ParamValue& v) {
   switch (v.index()) {
-    case 0: return "int64";
-    case 1: return "double";
-    case 2: return "bool";
-    default: return "string";
+    case 0:
+      return "int64";
+    case 1:
+      return "double";
+    case 2:
+      return "bool";
+    default:
+      return "string";
   }
 }
 }  // namespace
@@ -44,8 +52,8 @@ Status ParamSpec::Check(const ParamValue& value) const {
       const auto* v = std::get_if<int64_t>(&value);
       if (!v) return InvalidArgument("tuning parameter '", name, "' is int64; got a ", VariantTypeName(value));
       if (*v < static_cast<int64_t>(minimum) || *v > static_cast<int64_t>(maximum)) {
-        return InvalidArgument("tuning parameter '", name, "' = ", *v, " is outside [",
-                               static_cast<int64_t>(minimum), ", ", static_cast<int64_t>(maximum), "]");
+        return InvalidArgument("tuning parameter '", name, "' = ", *v, " is outside [", static_cast<int64_t>(minimum),
+                               ", ", static_cast<int64_t>(maximum), "]");
       }
       return Status::Ok();
     }
@@ -136,11 +144,16 @@ const ParamSpec* KernelTuningSchema::Find(const std::string& name) const {
 
 const char* ValueSourceName(ValueSource source) {
   switch (source) {
-    case ValueSource::kExplicitProfile: return "explicit_profile";
-    case ValueSource::kExactMachine: return "exact_machine";
-    case ValueSource::kSameMicroarchitecture: return "same_microarchitecture";
-    case ValueSource::kSameIsaLevel: return "same_isa_level";
-    case ValueSource::kPortableDefault: return "portable_default";
+    case ValueSource::kExplicitProfile:
+      return "explicit_profile";
+    case ValueSource::kExactMachine:
+      return "exact_machine";
+    case ValueSource::kSameMicroarchitecture:
+      return "same_microarchitecture";
+    case ValueSource::kSameIsaLevel:
+      return "same_isa_level";
+    case ValueSource::kPortableDefault:
+      return "portable_default";
   }
   return "?";
 }
@@ -216,7 +229,8 @@ Status TuningSchemaRegistry::Register(KernelTuningSchema schema) {
     if ((p.type == ParamType::kInt64 || p.type == ParamType::kDouble) && p.minimum > p.maximum) {
       return InvalidArgument("schema ", schema.key.ToString(), ": parameter '", p.name, "' has empty bounds");
     }
-    OL_RETURN_IF_ERROR(p.Check(p.portable_default).WithContext(StrCat("schema ", schema.key.ToString(), ": default: ")));
+    OL_RETURN_IF_ERROR(
+        p.Check(p.portable_default).WithContext(StrCat("schema ", schema.key.ToString(), ": default: ")));
   }
   const std::string key = schema.key.ToString();
   std::lock_guard<std::mutex> lock(mutex_);

@@ -27,22 +27,21 @@ using ParamValue = std::variant<int64_t, double, bool, std::string>;  // enum va
 std::string ParamValueToString(const ParamValue& value);
 
 struct ParamSpec {
-  std::string name;        // dotted: "parallel.minimum_elements", "algorithm.tile_m"
+  std::string name;  // dotted: "parallel.minimum_elements", "algorithm.tile_m"
   ParamType type = ParamType::kInt64;
   ParamValue portable_default;
   // Inclusive bounds for int64 and double parameters.
   double minimum = 0;
   double maximum = 0;
   std::vector<std::string> enum_values;  // for kEnum
-  std::string meaning;     // one line
+  std::string meaning;                   // one line
 
   // Checks the value's type and bounds; InvalidArgument naming the parameter otherwise.
   Status Check(const ParamValue& value) const;
 
   static ParamSpec Int64(std::string name, int64_t default_value, int64_t minimum, int64_t maximum,
                          std::string meaning);
-  static ParamSpec Double(std::string name, double default_value, double minimum, double maximum,
-                          std::string meaning);
+  static ParamSpec Double(std::string name, double default_value, double minimum, double maximum, std::string meaning);
   static ParamSpec Bool(std::string name, bool default_value, std::string meaning);
   static ParamSpec Enum(std::string name, std::string default_value, std::vector<std::string> values,
                         std::string meaning);
@@ -54,7 +53,7 @@ ParamSpec MinimumElementsParam(int64_t portable_default, std::string meaning = "
 
 struct SchemaKey {
   std::string library = "onnx_light";
-  std::string domain;        // "" is ai.onnx
+  std::string domain;  // "" is ai.onnx
   std::string op;
   std::string element_type;  // ONNX type name, "*" when the kernel is not typed
   std::string family;        // implementation family (the Bazel kernel_family)

@@ -12,8 +12,7 @@ std::shared_ptr<const KernelTuningSchema> TestSchema() {
     s.key.op = "Op";
     s.key.element_type = "float";
     s.key.family = "table_test";
-    s.params = {MinimumElementsParam(32768),
-                ParamSpec::Double("algorithm.ratio", 0.5, 0.0, 1.0, "a ratio"),
+    s.params = {MinimumElementsParam(32768), ParamSpec::Double("algorithm.ratio", 0.5, 0.0, 1.0, "a ratio"),
                 ParamSpec::Bool("algorithm.packed", false, "packs the operand"),
                 ParamSpec::Enum("algorithm.kind", "direct", {"direct", "tiled"}, "loop structure")};
     EXPECT_TRUE(TuningSchemaRegistry::Global().Register(s).ok());

@@ -1,6 +1,7 @@
 """onnx-light: native CPU kernels for ONNX models."""
 
 from onnx_light import _native
+from onnx_light._build_info import build_info  # noqa: F401
 from onnx_light._native import (  # noqa: F401  (re-exported exception classes)
     Cancelled,
     InternalError,
@@ -8,7 +9,6 @@ from onnx_light._native import (  # noqa: F401  (re-exported exception classes)
     NotImplemented,
     ResourceExhausted,
 )
-from onnx_light._build_info import build_info  # noqa: F401
 from onnx_light.session import (  # noqa: F401
     CpuExecutionPolicy,
     InferenceSession,

@@ -7,8 +7,8 @@ import numpy as np
 import onnx
 import onnx.inliner
 import onnx.shape_inference
-from onnx import AttributeProto, TensorProto, numpy_helper
 from google.protobuf.message import DecodeError
+from onnx import AttributeProto, TensorProto, numpy_helper
 from onnx.onnx_cpp2py_export import defs as _onnx_defs
 
 from onnx_light import _native
@@ -46,6 +46,7 @@ def load_model(model):
 # node and the offending value. The bounds are what the onnx package this build pins
 # knows: a model from a newer standard may mean something this runtime cannot honour.
 
+
 def _known_opset_ranges():
     """domain ("" = ai.onnx) -> (lowest, highest) opset version the onnx package defines."""
     ranges = dict(_onnx_defs.schema_version_map())
@@ -65,13 +66,31 @@ def _check_arity(node, label, schema):
     input left empty: what onnx.checker's node verification enforces."""
     n_in, n_out = len(node.input), len(node.output)
     if not schema.min_input <= n_in <= schema.max_input:
-        bound = f"{schema.min_input}" if schema.min_input == schema.max_input else (
-            f"{schema.min_input} to {schema.max_input}" if schema.max_input < 2**31 - 1 else f"at least {schema.min_input}")
-        raise _native.InvalidArgument(f"{label}: {n_in} inputs given, {node.op_type}-{schema.since_version} takes {bound}")
+        bound = (
+            f"{schema.min_input}"
+            if schema.min_input == schema.max_input
+            else (
+                f"{schema.min_input} to {schema.max_input}"
+                if schema.max_input < 2**31 - 1
+                else f"at least {schema.min_input}"
+            )
+        )
+        raise _native.InvalidArgument(
+            f"{label}: {n_in} inputs given, {node.op_type}-{schema.since_version} takes {bound}"
+        )
     if not schema.min_output <= n_out <= schema.max_output:
-        bound = f"{schema.min_output}" if schema.min_output == schema.max_output else (
-            f"{schema.min_output} to {schema.max_output}" if schema.max_output < 2**31 - 1 else f"at least {schema.min_output}")
-        raise _native.InvalidArgument(f"{label}: {n_out} outputs given, {node.op_type}-{schema.since_version} produces {bound}")
+        bound = (
+            f"{schema.min_output}"
+            if schema.min_output == schema.max_output
+            else (
+                f"{schema.min_output} to {schema.max_output}"
+                if schema.max_output < 2**31 - 1
+                else f"at least {schema.min_output}"
+            )
+        )
+        raise _native.InvalidArgument(
+            f"{label}: {n_out} outputs given, {node.op_type}-{schema.since_version} produces {bound}"
+        )
     single = onnx.defs.OpSchema.FormalParameterOption.Single
     for i, name in enumerate(node.input):
         formal = schema.inputs[min(i, len(schema.inputs) - 1)] if schema.inputs else None
@@ -89,8 +108,10 @@ def _check_element_types(type_proto, what):
     if which == "tensor_type" or which == "sparse_tensor_type":
         elem = getattr(type_proto, which).elem_type
         if elem not in _KNOWN_ELEMENT_TYPES:
-            raise _native.InvalidArgument(f"{what} declares element type {elem}, which is "
-                                          f"{'undefined' if elem == 0 else 'not an ONNX element type'}")
+            raise _native.InvalidArgument(
+                f"{what} declares element type {elem}, which is "
+                f"{'undefined' if elem == 0 else 'not an ONNX element type'}"
+            )
     elif which in ("sequence_type", "optional_type"):
         _check_element_types(getattr(type_proto, which).elem_type, what)
     elif which == "map_type":
@@ -112,8 +133,9 @@ def _check_einsum_equation(node, label):
         rest = term.replace("...", "", 1)
         bad = next((c for c in rest if not ("a" <= c <= "z" or "A" <= c <= "Z")), None)
         if bad is not None:
-            raise _native.InvalidArgument(f"{label}: unexpected character {bad!r} in einsum term {term!r} of "
-                                          f"equation {text!r}")
+            raise _native.InvalidArgument(
+                f"{label}: unexpected character {bad!r} in einsum term {term!r} of equation {text!r}"
+            )
 
 
 def _check_text(text, what):
@@ -125,8 +147,9 @@ def _check_text(text, what):
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        raise _native.InvalidArgument(f"{what} {text.encode('utf-8', 'backslashreplace').decode()!r} is not valid "
-                                      "UTF-8") from None
+        raise _native.InvalidArgument(
+            f"{what} {text.encode('utf-8', 'backslashreplace').decode()!r} is not valid UTF-8"
+        ) from None
 
 
 def validate_model(proto):
@@ -137,22 +160,26 @@ def validate_model(proto):
     if proto.ir_version > onnx.IR_VERSION:
         raise _native.InvalidArgument(
             f"the model declares IR version {proto.ir_version}; this runtime knows IR versions up to "
-            f"{onnx.IR_VERSION} (onnx {onnx.__version__})")
+            f"{onnx.IR_VERSION} (onnx {onnx.__version__})"
+        )
     known = _known_opset_ranges()
     opsets = {}
     for imp in proto.opset_import:
         _check_text(imp.domain, "an opset import's domain")
         domain = "" if imp.domain == "ai.onnx" else imp.domain
         if domain in opsets and opsets[domain] != imp.version:
-            raise _native.InvalidArgument(f"the model imports domain '{imp.domain or 'ai.onnx'}' twice "
-                                          f"(opsets {opsets[domain]} and {imp.version})")
+            raise _native.InvalidArgument(
+                f"the model imports domain '{imp.domain or 'ai.onnx'}' twice "
+                f"(opsets {opsets[domain]} and {imp.version})"
+            )
         opsets[domain] = imp.version
         if domain in known:
             low, high = known[domain]
             if not low <= imp.version <= high:
                 raise _native.InvalidArgument(
                     f"the model imports opset {imp.version} of domain '{imp.domain or 'ai.onnx'}'; this runtime "
-                    f"knows opsets {low} to {high} of it (onnx {onnx.__version__})")
+                    f"knows opsets {low} to {high} of it (onnx {onnx.__version__})"
+                )
     schemas = {}
 
     def schema_for(node):
@@ -168,14 +195,21 @@ def validate_model(proto):
     def check_names(graph):
         _check_text(graph.name, "a graph name")
         where = f"graph '{graph.name}'"
-        for kind, infos in (("input", graph.input), ("output", graph.output), ("value_info", graph.value_info),
-                            ("initializer", graph.initializer)):
+        for kind, infos in (
+            ("input", graph.input),
+            ("output", graph.output),
+            ("value_info", graph.value_info),
+            ("initializer", graph.initializer),
+        ):
             for vi in infos:
                 _check_text(vi.name, f"{where}: {kind} name")
         for index, node in enumerate(graph.node):
-            for text, what in ([(node.op_type, "op type"), (node.domain, "domain"), (node.name, "node name")] +
-                               [(n, "input name") for n in node.input] + [(n, "output name") for n in node.output] +
-                               [(a.name, "attribute name") for a in node.attribute]):
+            for text, what in (
+                [(node.op_type, "op type"), (node.domain, "domain"), (node.name, "node name")]
+                + [(n, "input name") for n in node.input]
+                + [(n, "output name") for n in node.output]
+                + [(a.name, "attribute name") for a in node.attribute]
+            ):
                 _check_text(text, f"{where}: node #{index}: {what}")
 
     def visit(graph):
@@ -184,8 +218,9 @@ def validate_model(proto):
 
         def define(name, what):
             if name in defined:
-                raise _native.InvalidArgument(f"graph '{graph.name}': '{name}' is defined twice: as {defined[name]} "
-                                              f"and as {what}")
+                raise _native.InvalidArgument(
+                    f"graph '{graph.name}': '{name}' is defined twice: as {defined[name]} and as {what}"
+                )
             defined[name] = what
 
         inputs = set()
@@ -250,8 +285,11 @@ def _infer(proto):
             else:
                 _assign(light.graph, field, value)
         declared = {i.name for i in light.graph.input}
-        light.graph.input.extend(onnx.helper.make_tensor_value_info(i.name, i.data_type, list(i.dims))
-                                 for i in large.values() if i.name not in declared)
+        light.graph.input.extend(
+            onnx.helper.make_tensor_value_info(i.name, i.data_type, list(i.dims))
+            for i in large.values()
+            if i.name not in declared
+        )
     try:
         inferred = onnx.shape_inference.infer_shapes(light, strict_mode=False)
     except Exception:  # noqa: BLE001  inference is an optimisation; the kernels check for real
@@ -302,8 +340,10 @@ def _ops_without_kernel(proto, ranges, write_defaults=False):
         for node in graph.node:
             domain = "" if node.domain == "ai.onnx" else node.domain
             opset = opsets.get(domain)
-            served = any(since <= (opset or 0) and (end is None or opset <= end)
-                         for since, end in ranges.get((domain, node.op_type), []))
+            served = any(
+                since <= (opset or 0) and (end is None or opset <= end)
+                for since, end in ranges.get((domain, node.op_type), [])
+            )
             if not served and opset is not None:
                 missing.add((domain, node.op_type))
                 if write_defaults:
@@ -407,8 +447,9 @@ def _tensor(proto, base_dir):
     for d in proto.dims:
         count *= d
     if any(d < 0 for d in proto.dims) or count >= 2**63:
-        raise _native.InvalidArgument(f"tensor '{proto.name}' has shape {list(proto.dims)}, whose element count "
-                                      "is negative or overflows int64")
+        raise _native.InvalidArgument(
+            f"tensor '{proto.name}' has shape {list(proto.dims)}, whose element count is negative or overflows int64"
+        )
     try:
         array = numpy_helper.to_array(proto, base_dir=base_dir)
     except (ValueError, TypeError, OSError) as e:

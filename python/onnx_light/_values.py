@@ -39,14 +39,30 @@ def numpy_dtype_of(element_type):
 
 def type_string(element_type):
     """ONNX Runtime's spelling: "tensor(float)", "tensor(bfloat16)"..."""
-    return f"tensor({helper.tensor_dtype_to_string(element_type)[len('TensorProto.'):].lower()})"
+    return f"tensor({helper.tensor_dtype_to_string(element_type)[len('TensorProto.') :].lower()})"
 
 
 # Element types numpy has natively: such arrays cross as themselves (the native side reads
 # their dtype and shape), the others as (element type, shape, bytes).
-_NATIVE_DTYPES = frozenset(np.dtype(t) for t in (
-    np.float32, np.float64, np.float16, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
-    np.uint64, np.bool_, np.complex64, np.complex128))
+_NATIVE_DTYPES = frozenset(
+    np.dtype(t)
+    for t in (
+        np.float32,
+        np.float64,
+        np.float16,
+        np.int8,
+        np.int16,
+        np.int32,
+        np.int64,
+        np.uint8,
+        np.uint16,
+        np.uint32,
+        np.uint64,
+        np.bool_,
+        np.complex64,
+        np.complex128,
+    )
+)
 
 
 def encode_array(array):
@@ -88,8 +104,11 @@ def encode_value(value, declared=None):
             if declared[2] is not None and declared[2][0] == "tensor":
                 value_type = declared[2][1] or None
         keys = list(value.keys())
-        return ("map", encode_array(_typed_array(keys, key_type)),
-                encode_array(_typed_array([value[k] for k in keys], value_type)))
+        return (
+            "map",
+            encode_array(_typed_array(keys, key_type)),
+            encode_array(_typed_array([value[k] for k in keys], value_type)),
+        )
     if inner is not None:
         return encode_value(value, inner)
     return encode_array(value)

@@ -1,8 +1,8 @@
 """onnx.backend implementation, as onnxruntime.backend provides one:
 
-    import onnx.backend.test
-    import onnx_light.backend
-    backend_test = onnx.backend.test.BackendTest(onnx_light.backend, __name__)
+import onnx.backend.test
+import onnx_light.backend
+backend_test = onnx.backend.test.BackendTest(onnx_light.backend, __name__)
 """
 
 import onnx
@@ -59,8 +59,10 @@ class OnnxLightBackend(Backend):
         if isinstance(model, onnx.ModelProto) and kwargs.get("check_model", True):
             super().prepare(model, device)  # onnx.checker, as every backend does
         session = InferenceSession(
-            model, cpu_execution=kwargs.get("cpu_execution"), tuning_profile=kwargs.get("tuning_profile"),
-            memory_limit_bytes=kwargs.get("memory_limit_bytes", 0)
+            model,
+            cpu_execution=kwargs.get("cpu_execution"),
+            tuning_profile=kwargs.get("tuning_profile"),
+            memory_limit_bytes=kwargs.get("memory_limit_bytes", 0),
         )
         return OnnxLightBackendRep(session)
 

@@ -7,6 +7,7 @@ fold_batch_norm_into_conv: Conv followed by an inference-mode BatchNormalization
 constant parameters, becomes one Conv with scaled weights and shifted bias, saving a full
 pass over the activation.
 """
+
 import collections
 
 import numpy as np
@@ -53,7 +54,9 @@ def fold_batch_norm_into_conv(model):
         attrs = {a.name: helper.get_attribute_value(a) for a in bn.attribute}
         if attrs.get("training_mode", 0) or any(bn.output[1:]):
             continue
-        params = [conv.input[1]] + ([conv.input[2]] if len(conv.input) > 2 and conv.input[2] else []) + list(bn.input[1:5])
+        params = (
+            [conv.input[1]] + ([conv.input[2]] if len(conv.input) > 2 and conv.input[2] else []) + list(bn.input[1:5])
+        )
         if len(bn.input) < 5 or not all(p in constants for p in params):
             continue
         w = numpy_helper.to_array(constants[conv.input[1]])
@@ -63,13 +66,19 @@ def fold_batch_norm_into_conv(model):
         channels = w.shape[0]
         if any(p.shape != (channels,) for p in (scale, shift, mean, var)):
             continue
-        bias = (numpy_helper.to_array(constants[conv.input[2]]).astype(np.float64)
-                if len(conv.input) > 2 and conv.input[2] else np.zeros(channels))
+        bias = (
+            numpy_helper.to_array(constants[conv.input[2]]).astype(np.float64)
+            if len(conv.input) > 2 and conv.input[2]
+            else np.zeros(channels)
+        )
         factor = scale / np.sqrt(var + float(attrs.get("epsilon", 1e-5)))
         w_name = _unique(conv.input[1] + "_bn_folded", taken)
         b_name = _unique(bn.output[0] + "_bn_folded_bias", taken)
-        new_initializers.append(numpy_helper.from_array(
-            (w.astype(np.float64) * factor.reshape((-1,) + (1,) * (w.ndim - 1))).astype(np.float32), w_name))
+        new_initializers.append(
+            numpy_helper.from_array(
+                (w.astype(np.float64) * factor.reshape((-1,) + (1,) * (w.ndim - 1))).astype(np.float32), w_name
+            )
+        )
         new_initializers.append(numpy_helper.from_array(((bias - mean) * factor + shift).astype(np.float32), b_name))
         del conv.input[1:]
         conv.input.extend([w_name, b_name])

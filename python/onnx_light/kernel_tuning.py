@@ -11,9 +11,11 @@ processor and execution descriptor, the same microarchitecture, the same ISA lev
 portable defaults. The native TableTuningSource enforces it; this module decides which
 tier each stored profile belongs to.
 """
+
 import dataclasses
 import os
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Union
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import onnx
@@ -22,19 +24,34 @@ import onnx.helper
 
 from onnx_light import _native
 from onnx_light.tuning_profiles import (  # noqa: F401  (re-exported)
-    EXACT_MACHINE, EXPLICIT, INVALID, LOADED, OTHER_MACHINE, SAME_ISA_LEVEL, SAME_MICROARCHITECTURE, STALE_ABI,
-    Profile, ProfileError, default_profile_path, now_utc, parse_document, profile_from_json, read_document,
-    save_profiles, tier_for)
+    EXACT_MACHINE,
+    EXPLICIT,
+    INVALID,
+    LOADED,
+    OTHER_MACHINE,
+    SAME_ISA_LEVEL,
+    SAME_MICROARCHITECTURE,
+    STALE_ABI,
+    Profile,
+    ProfileError,
+    default_profile_path,
+    now_utc,
+    parse_document,
+    profile_from_json,
+    read_document,
+    save_profiles,
+    tier_for,
+)
 
 TUNING_ABI = _native.TUNING_ABI
 
 
-def schemas() -> List[Dict[str, Any]]:
+def schemas() -> list[dict[str, Any]]:
     """Every registered tuning schema (key, domain, op, element type, family, params)."""
     return sorted(_native.tuning_schemas(), key=lambda s: s["key"])
 
 
-def host_processor() -> Dict[str, Any]:
+def host_processor() -> dict[str, Any]:
     return _native.host_processor()
 
 
@@ -56,31 +73,32 @@ def set_max_isa(name: str) -> bool:
     return _native.set_max_isa(name)
 
 
-def execution_descriptor(num_threads: int = 0, affinity: Sequence[int] = ()) -> Dict[str, Any]:
+def execution_descriptor(num_threads: int = 0, affinity: Sequence[int] = ()) -> dict[str, Any]:
     return _native.execution_descriptor(num_threads, list(affinity))
 
 
 # ------------------------------------------------------------------------------ loading
 
+
 @dataclasses.dataclass
 class LoadedProfile:
     index: int
     schema_key: str
-    status: str            # loaded, stale_abi, other_machine, invalid
-    tier: Optional[str]    # precedence tier when loaded
+    status: str  # loaded, stale_abi, other_machine, invalid
+    tier: str | None  # precedence tier when loaded
     reason: str
 
 
 @dataclasses.dataclass
 class LoadReport:
     path: str
-    profiles: List[LoadedProfile]
+    profiles: list[LoadedProfile]
 
     def count(self, status: str) -> int:
         return sum(1 for p in self.profiles if p.status == status)
 
 
-def check_profile_values(profile: Profile) -> Optional[str]:
+def check_profile_values(profile: Profile) -> str | None:
     """The first value of `profile` that its schema refuses (unknown key or parameter, wrong
     type, out of bounds), as text; None when every value fits."""
     scratch = _native.TableTuningSource()
@@ -92,7 +110,7 @@ def check_profile_values(profile: Profile) -> Optional[str]:
     return None
 
 
-def _apply(source, profile: Profile, tier: str) -> Optional[str]:
+def _apply(source, profile: Profile, tier: str) -> str | None:
     """Adds a profile's values, all or none: the first error (as text) when one does not
     fit, and then nothing of the profile reaches `source` (a half-applied profile would run
     values that were never measured together)."""
@@ -104,7 +122,7 @@ def _apply(source, profile: Profile, tier: str) -> Optional[str]:
     return None
 
 
-def _load_into(source, raw_profiles: List[Any], path: str, processor, execution, explicit: bool) -> LoadReport:
+def _load_into(source, raw_profiles: list[Any], path: str, processor, execution, explicit: bool) -> LoadReport:
     report = LoadReport(path, [])
     for i, raw in enumerate(raw_profiles):
         where = f"$.profiles[{i}]"
@@ -115,8 +133,11 @@ def _load_into(source, raw_profiles: List[Any], path: str, processor, execution,
             report.profiles.append(LoadedProfile(i, str(key), INVALID, None, str(e)))
             continue
         if explicit:
-            status, tier, reason = (LOADED, EXPLICIT, "given explicitly") if profile.tuning_abi == TUNING_ABI else (
-                STALE_ABI, None, f"tuning ABI {profile.tuning_abi}, this build uses {TUNING_ABI}")
+            status, tier, reason = (
+                (LOADED, EXPLICIT, "given explicitly")
+                if profile.tuning_abi == TUNING_ABI
+                else (STALE_ABI, None, f"tuning ABI {profile.tuning_abi}, this build uses {TUNING_ABI}")
+            )
         else:
             status, tier, reason = tier_for(profile, processor, execution, TUNING_ABI)
         if status == LOADED:
@@ -133,11 +154,16 @@ def _load_into(source, raw_profiles: List[Any], path: str, processor, execution,
     return report
 
 
-ExplicitProfile = Union[str, List[Profile], Dict[str, Dict[str, Any]]]
+ExplicitProfile = str | list[Profile] | dict[str, dict[str, Any]]
 
 
-def build_tuning_source(profiles_path: Optional[str] = "", explicit: Optional[ExplicitProfile] = None,
-                        num_threads: int = 0, affinity: Sequence[int] = (), processor: Optional[dict] = None):
+def build_tuning_source(
+    profiles_path: str | None = "",
+    explicit: ExplicitProfile | None = None,
+    num_threads: int = 0,
+    affinity: Sequence[int] = (),
+    processor: dict | None = None,
+):
     """A TableTuningSource for a session with policy (num_threads, affinity), and the load
     reports. profiles_path: the machine's profile document ("" = the default path, None =
     none). explicit: a profile document path, a list of Profiles, or {schema_key: {param:
@@ -150,8 +176,9 @@ def build_tuning_source(profiles_path: Optional[str] = "", explicit: Optional[Ex
     if isinstance(explicit, dict):
         for key, values in explicit.items():
             if not isinstance(values, dict):
-                raise ProfileError(f"explicit values for {key}: expected a dict of parameter -> value, "
-                                   f"got {type(values).__name__}")
+                raise ProfileError(
+                    f"explicit values for {key}: expected a dict of parameter -> value, got {type(values).__name__}"
+                )
             error = check_profile_values(Profile(key, {}, {}, values, TUNING_ABI))
             if error:
                 raise ProfileError(f"explicit values for {key}: {error}")
@@ -167,8 +194,12 @@ def build_tuning_source(profiles_path: Optional[str] = "", explicit: Optional[Ex
     return source, reports
 
 
-def tuning_source(profiles_path: Optional[str] = "", explicit: Optional[ExplicitProfile] = None,
-                  num_threads: int = 0, affinity: Sequence[int] = ()):
+def tuning_source(
+    profiles_path: str | None = "",
+    explicit: ExplicitProfile | None = None,
+    num_threads: int = 0,
+    affinity: Sequence[int] = (),
+):
     """The _native.TuningSource that InferenceSession(..., tuning_profile=...) takes."""
     return build_tuning_source(profiles_path, explicit, num_threads, affinity)[0]
 
@@ -188,13 +219,13 @@ def forced_parallel_tuning():
     return _native.ForcedParallelTuning()
 
 
-def inspect_profiles(path: Optional[str] = None, num_threads: int = 0, affinity: Sequence[int] = ()) -> LoadReport:
+def inspect_profiles(path: str | None = None, num_threads: int = 0, affinity: Sequence[int] = ()) -> LoadReport:
     """How each profile of a document would load here (status, tier, reason)."""
     path = path or default_profile_path()
     return build_tuning_source(path, None, num_threads, affinity)[1][-1]
 
 
-def current_values(source=None) -> List[Dict[str, Any]]:
+def current_values(source=None) -> list[dict[str, Any]]:
     """Per schema and parameter: the resolved value, where it came from, default, meaning."""
     source = source if source is not None else _native.TableTuningSource()
     rows = []
@@ -202,13 +233,24 @@ def current_values(source=None) -> List[Dict[str, Any]]:
         resolved = source.resolve(schema["key"])
         for p in schema["params"]:
             value, origin = resolved[p["name"]]
-            rows.append({"schema_key": schema["key"], "op": schema["op"], "element_type": schema["element_type"],
-                         "param": p["name"], "value": value, "source": origin, "default": p["default"],
-                         "meaning": p["meaning"], "calibratable": schema["calibratable"]})
+            rows.append(
+                {
+                    "schema_key": schema["key"],
+                    "op": schema["op"],
+                    "element_type": schema["element_type"],
+                    "param": p["name"],
+                    "value": value,
+                    "source": origin,
+                    "default": p["default"],
+                    "meaning": p["meaning"],
+                    "calibratable": schema["calibratable"],
+                }
+            )
     return rows
 
 
 # --------------------------------------------------------------------------- kernel runs
+
 
 def _to_triple(array) -> tuple:
     if isinstance(array, tuple):
@@ -217,7 +259,7 @@ def _to_triple(array) -> tuple:
     return (array.tobytes(), list(array.shape), onnx.helper.np_dtype_to_tensor_dtype(array.dtype))
 
 
-def _from_triple(triple) -> Optional[np.ndarray]:
+def _from_triple(triple) -> np.ndarray | None:
     if triple is None:
         return None
     data, shape, onnx_type = triple
@@ -225,22 +267,41 @@ def _from_triple(triple) -> Optional[np.ndarray]:
     return np.frombuffer(data, dtype=dtype).reshape(shape).copy()
 
 
-def run_kernel(op: str, inputs: Sequence[Optional[np.ndarray]], opset: int, domain: str = "",
-               attributes: Optional[Dict[str, Any]] = None, tuning: Optional[Dict[str, Any]] = None,
-               num_threads: int = 1, num_outputs: int = 1, memory_limit: int = 0,
-               tuning_source=None) -> Dict[str, Any]:
+def run_kernel(
+    op: str,
+    inputs: Sequence[np.ndarray | None],
+    opset: int,
+    domain: str = "",
+    attributes: dict[str, Any] | None = None,
+    tuning: dict[str, Any] | None = None,
+    num_threads: int = 1,
+    num_outputs: int = 1,
+    memory_limit: int = 0,
+    tuning_source=None,
+) -> dict[str, Any]:
     """Runs one registered kernel on numpy inputs (None = an absent optional input) with
     `num_threads` participants, its tuning resolved through `tuning_source` (default: the
     portable defaults) and then `tuning` overrides. Returns outputs (numpy), region
     events, compute_ns and allocation stats."""
-    result = _native.run_kernel(op, opset, domain, [None if a is None else _to_triple(a) for a in inputs],
-                                dict(attributes or {}), dict(tuning or {}), num_threads, num_outputs, "run_kernel",
-                                memory_limit, tuning_source)
+    result = _native.run_kernel(
+        op,
+        opset,
+        domain,
+        [None if a is None else _to_triple(a) for a in inputs],
+        dict(attributes or {}),
+        dict(tuning or {}),
+        num_threads,
+        num_outputs,
+        "run_kernel",
+        memory_limit,
+        tuning_source,
+    )
     result["outputs"] = [_from_triple(t) for t in result["outputs"]]
     return result
 
 
 # ---------------------------------------------------------------------------- calibration
+
 
 @dataclasses.dataclass
 class CalibrationBudget:
@@ -259,15 +320,16 @@ class CalibrationBudget:
 
 @dataclasses.dataclass
 class CalibrationResult:
-    reports: List[Dict[str, Any]]
-    profiles: List[Profile]
+    reports: list[dict[str, Any]]
+    profiles: list[Profile]
     spent_ns: int
     budget_ns: int
-    skipped: List[str]
+    skipped: list[str]
 
 
-def select_schemas(ops: Optional[Iterable[str]] = None, element_types: Optional[Iterable[str]] = None,
-                   domain: Optional[str] = None) -> List[Dict[str, Any]]:
+def select_schemas(
+    ops: Iterable[str] | None = None, element_types: Iterable[str] | None = None, domain: str | None = None
+) -> list[dict[str, Any]]:
     """Calibratable schemas of the given ops / element types (None: all); unknown op names
     raise ValueError."""
     chosen = [s for s in schemas() if s["calibratable"]]
@@ -293,7 +355,7 @@ _REQUIRED_ATTRIBUTES = {
 }
 
 
-def _same_shaped_inputs(schema: Dict[str, Any]) -> int:
+def _same_shaped_inputs(schema: dict[str, Any]) -> int:
     """Input count for the elementwise calibrator from onnx.defs (0: let it probe)."""
     domain = "" if schema["domain"] == "ai.onnx" else schema["domain"]
     try:
@@ -303,12 +365,21 @@ def _same_shaped_inputs(schema: Dict[str, Any]) -> int:
     return op_schema.min_input
 
 
-def calibrate(ops: Optional[Iterable[str]] = None, element_types: Optional[Iterable[str]] = None,
-              budget: Optional[CalibrationBudget] = None, num_threads: int = 0, affinity: Sequence[int] = (),
-              output: Optional[str] = None, revision: str = "", min_size: int = 1 << 10, max_size: int = 1 << 24,
-              repetitions: int = 5, margin: float = 0.10, domain: Optional[str] = None,
-              progress: Optional[Callable[[int, int, Dict[str, Any], Optional[Dict[str, Any]]], None]] = None
-              ) -> CalibrationResult:
+def calibrate(
+    ops: Iterable[str] | None = None,
+    element_types: Iterable[str] | None = None,
+    budget: CalibrationBudget | None = None,
+    num_threads: int = 0,
+    affinity: Sequence[int] = (),
+    output: str | None = None,
+    revision: str = "",
+    min_size: int = 1 << 10,
+    max_size: int = 1 << 24,
+    repetitions: int = 5,
+    margin: float = 0.10,
+    domain: str | None = None,
+    progress: Callable[[int, int, dict[str, Any], dict[str, Any] | None], None] | None = None,
+) -> CalibrationResult:
     """Calibrates the selected calibratable schemas within `budget` (shared: each schema
     gets an equal part of what is left) and returns the reports and profiles; writes them
     to `output` (merging) when given."""
@@ -333,19 +404,37 @@ def calibrate(ops: Optional[Iterable[str]] = None, element_types: Optional[Itera
             skipped.append(f"{schema['key']}: no time budget left")
             continue
         try:
-            report = _native.calibrate(schema["key"], share, memory_bytes, threads, min_size, max_size, repetitions,
-                                       margin, _same_shaped_inputs(schema), 0,
-                                       _REQUIRED_ATTRIBUTES.get((schema["domain"], schema["op"]), {}))
+            report = _native.calibrate(
+                schema["key"],
+                share,
+                memory_bytes,
+                threads,
+                min_size,
+                max_size,
+                repetitions,
+                margin,
+                _same_shaped_inputs(schema),
+                0,
+                _REQUIRED_ATTRIBUTES.get((schema["domain"], schema["op"]), {}),
+            )
         except (ValueError, NotImplementedError) as e:
             skipped.append(f"{schema['key']}: {e}")
             continue
         spent += report["budget"]["spent_ns"]
         reports.append(report)
         values = {c["name"]: c["selected"] for c in report["choices"] if c["changed"]}
-        profiles.append(Profile(schema_key=schema["key"], processor=processor, execution=execution, values=values,
-                                tuning_abi=TUNING_ABI,
-                                evidence=_evidence(report, margin, repetitions, (load_before, os.getloadavg()[0])),
-                                revision=revision, created=now_utc()))
+        profiles.append(
+            Profile(
+                schema_key=schema["key"],
+                processor=processor,
+                execution=execution,
+                values=values,
+                tuning_abi=TUNING_ABI,
+                evidence=_evidence(report, margin, repetitions, (load_before, os.getloadavg()[0])),
+                revision=revision,
+                created=now_utc(),
+            )
+        )
         if progress:
             progress(i + 1, len(selected), schema, report)
     for profile in profiles:  # never write a profile that loading would refuse
@@ -357,12 +446,19 @@ def calibrate(ops: Optional[Iterable[str]] = None, element_types: Optional[Itera
     return CalibrationResult(reports, profiles, spent, total_ns, skipped)
 
 
-def _evidence(report: Dict[str, Any], margin: float, repetitions: int, load) -> Dict[str, Any]:
+def _evidence(report: dict[str, Any], margin: float, repetitions: int, load) -> dict[str, Any]:
     # The 1-minute load average before and after: a profile measured on a busy machine
     # says so (parallel candidates lose when other processes hold the cores).
-    return {"calibrator": report["calibrator"], "margin": margin, "repetitions": repetitions,
-            "load_average": list(load),
-            "choices": report["choices"], "crossover": report["evidence"]["crossover"],
-            "stop_reason": report["evidence"]["stop_reason"], "rejected": report["evidence"]["rejected"],
-            "sizes": report["evidence"]["sizes"], "confirmations": report["evidence"]["confirmations"],
-            "budget": report["budget"]}
+    return {
+        "calibrator": report["calibrator"],
+        "margin": margin,
+        "repetitions": repetitions,
+        "load_average": list(load),
+        "choices": report["choices"],
+        "crossover": report["evidence"]["crossover"],
+        "stop_reason": report["evidence"]["stop_reason"],
+        "rejected": report["evidence"]["rejected"],
+        "sizes": report["evidence"]["sizes"],
+        "confirmations": report["evidence"]["confirmations"],
+        "budget": report["budget"],
+    }

@@ -13,7 +13,7 @@ RunOptions = _native.RunOptions
 
 
 def _element_name(elem_type):
-    """"float" for TensorProto.FLOAT; "undefined" for 0 and numbers this onnx does not know
+    """ "float" for TensorProto.FLOAT; "undefined" for 0 and numbers this onnx does not know
     (an output may leave its element type open)."""
     try:
         return onnx.helper.tensor_dtype_to_string(elem_type).split(".")[-1].lower()
@@ -76,8 +76,17 @@ class InferenceSession:
         ORT session options with graph_optimization_level=ORT_DISABLE_ALL switch them off too.
     """
 
-    def __init__(self, model, cpu_execution=None, tuning_profile=None, providers=None, sess_options=None,
-                 graph_optimizations=True, memory_limit_bytes=0, **unused_ort_options):
+    def __init__(
+        self,
+        model,
+        cpu_execution=None,
+        tuning_profile=None,
+        providers=None,
+        sess_options=None,
+        graph_optimizations=True,
+        memory_limit_bytes=0,
+        **unused_ort_options,
+    ):
         if providers is not None and not any(
             (p[0] if isinstance(p, tuple) else p) == "CPUExecutionProvider" for p in providers
         ):
@@ -104,38 +113,54 @@ class InferenceSession:
             proto = graph_rewrites.optimize(proto)
         self._model = proto
         if not isinstance(memory_limit_bytes, int) or isinstance(memory_limit_bytes, bool) or memory_limit_bytes < 0:
-            raise ValueError(f"memory_limit_bytes must be an int >= 0 (0 = physical memory), got {memory_limit_bytes!r}")
+            raise ValueError(
+                f"memory_limit_bytes must be an int >= 0 (0 = physical memory), got {memory_limit_bytes!r}"
+            )
         self._tuning_profile = tuning_profile
         self._memory_limit_bytes = memory_limit_bytes
-        self._session = _native.Session.create(build_graph(proto, base_dir), cpu_execution, tuning_profile,
-                                               memory_limit_bytes)
+        self._session = _native.Session.create(
+            build_graph(proto, base_dir), cpu_execution, tuning_profile, memory_limit_bytes
+        )
         initializers = {i.name for i in proto.graph.initializer}
         self._inputs = [NodeArg(vi) for vi in proto.graph.input if vi.name not in initializers]
         self._overridable = [NodeArg(vi) for vi in proto.graph.input if vi.name in initializers]
         self._outputs = [NodeArg(vi) for vi in proto.graph.output]
         # Declared input types, for feeds that need one to encode (dicts: maps).
-        self._declared = {vi.name: describe_type(vi.type)[0] for vi in proto.graph.input
-                          if vi.type.WhichOneof("value") != "tensor_type"}
+        self._declared = {
+            vi.name: describe_type(vi.type)[0]
+            for vi in proto.graph.input
+            if vi.type.WhichOneof("value") != "tensor_type"
+        }
 
     def __getstate__(self):
         """Pickling carries the model (as this session runs it: prepared and rewritten,
         external data inlined) and the execution policy; unpickling builds a new session, so
         sessions travel to multiprocessing, Dask or Ray workers."""
         if self._tuning_profile is not None:
-            raise TypeError("an InferenceSession created with an explicit tuning_profile cannot be pickled "
-                            "(a TuningSource is native state): let the worker load its profile instead")
+            raise TypeError(
+                "an InferenceSession created with an explicit tuning_profile cannot be pickled "
+                "(a TuningSource is native state): let the worker load its profile instead"
+            )
         policy = self._session.policy
         return {
             "model": self._model.SerializeToString(),
             "memory_limit_bytes": self._memory_limit_bytes,
-            "policy": {"num_threads": policy.num_threads, "spin_microseconds": policy.spin_microseconds,
-                       "affinity": list(policy.affinity), "join_wait_microseconds": policy.join_wait_microseconds},
+            "policy": {
+                "num_threads": policy.num_threads,
+                "spin_microseconds": policy.spin_microseconds,
+                "affinity": list(policy.affinity),
+                "join_wait_microseconds": policy.join_wait_microseconds,
+            },
         }
 
     def __setstate__(self, state):
         # The pickled model is already rewritten: rewriting again would only cost time.
-        self.__init__(state["model"], cpu_execution=CpuExecutionPolicy(**state["policy"]), graph_optimizations=False,
-                      memory_limit_bytes=state["memory_limit_bytes"])
+        self.__init__(
+            state["model"],
+            cpu_execution=CpuExecutionPolicy(**state["policy"]),
+            graph_optimizations=False,
+            memory_limit_bytes=state["memory_limit_bytes"],
+        )
 
     def get_inputs(self):
         return list(self._inputs)

@@ -8,6 +8,7 @@ Loading classifies every profile: loaded (with its precedence tier), stale_abi,
 other_machine or invalid. A corrupt file raises ProfileError naming the place (line and
 column, or JSON path) and is never rewritten.
 """
+
 import contextlib
 import dataclasses
 import datetime
@@ -16,7 +17,7 @@ import json
 import math
 import os
 import tempfile
-from typing import Any, Dict, List
+from typing import Any
 
 FORMAT = "onnx-light-tuning-profiles"
 FORMAT_VERSION = 1
@@ -45,11 +46,11 @@ def default_profile_path() -> str:
 @dataclasses.dataclass
 class Profile:
     schema_key: str
-    processor: Dict[str, Any]
-    execution: Dict[str, Any]
-    values: Dict[str, Any]
+    processor: dict[str, Any]
+    execution: dict[str, Any]
+    values: dict[str, Any]
     tuning_abi: int
-    evidence: Dict[str, Any] = dataclasses.field(default_factory=dict)
+    evidence: dict[str, Any] = dataclasses.field(default_factory=dict)
     revision: str = ""
     created: str = ""
 
@@ -57,7 +58,7 @@ class Profile:
         """Profiles with the same identity replace each other when merged."""
         return (self.schema_key, _canonical(self.processor), _canonical(self.execution), self.tuning_abi)
 
-    def to_json(self) -> Dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
 
@@ -66,7 +67,7 @@ def _canonical(value) -> str:
 
 
 def now_utc() -> str:
-    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
 
 
 _FIELDS = {
@@ -109,7 +110,7 @@ def profile_from_json(obj: Any, where: str) -> Profile:
     return Profile(**obj)
 
 
-def parse_document(text: str, path: str) -> List[Any]:
+def parse_document(text: str, path: str) -> list[Any]:
     """The raw profile objects of a document; ProfileError for a corrupt or foreign file."""
     try:
         doc = json.loads(text)
@@ -127,10 +128,10 @@ def parse_document(text: str, path: str) -> List[Any]:
     return profiles
 
 
-def read_document(path: str) -> List[Any]:
+def read_document(path: str) -> list[Any]:
     """Raw profile objects on disk; [] when the file does not exist."""
     try:
-        with open(path, "r", encoding="utf-8") as f:
+        with open(path, encoding="utf-8") as f:
             text = f.read()
     except FileNotFoundError:
         return []
@@ -171,7 +172,7 @@ def _write_atomically(path: str, text: str) -> None:
         os.close(dir_fd)
 
 
-def save_profiles(path: str, profiles: List[Profile]) -> int:
+def save_profiles(path: str, profiles: list[Profile]) -> int:
     """Merges `profiles` into the document at `path` (same identity: replaced) atomically,
     under the lock. Returns the number of profiles in the document. A corrupt document is
     not overwritten: ProfileError."""
@@ -194,7 +195,7 @@ def save_profiles(path: str, profiles: List[Profile]) -> int:
         return len(merged)
 
 
-def tier_for(profile: Profile, processor: Dict[str, Any], execution: Dict[str, Any], abi: int):
+def tier_for(profile: Profile, processor: dict[str, Any], execution: dict[str, Any], abi: int):
     """(status, tier or None, reason) of a profile for this machine and execution policy."""
     if profile.tuning_abi != abi:
         return STALE_ABI, None, f"tuning ABI {profile.tuning_abi}, this build uses {abi}"
@@ -202,15 +203,27 @@ def tier_for(profile: Profile, processor: Dict[str, Any], execution: Dict[str, A
     if p == mine and profile.execution == execution:
         return LOADED, EXACT_MACHINE, "same processor and execution descriptor"
     if profile.execution.get("threads") != execution.get("threads"):
-        return OTHER_MACHINE, None, (f"measured with {profile.execution.get('threads')} threads, "
-                                     f"this policy has {execution.get('threads')}")
+        return (
+            OTHER_MACHINE,
+            None,
+            (f"measured with {profile.execution.get('threads')} threads, this policy has {execution.get('threads')}"),
+        )
     same_arch = p.get("architecture") == mine.get("architecture") and p.get("vendor") == mine.get("vendor")
     if same_arch and p.get("microarchitecture") and p.get("microarchitecture") == mine.get("microarchitecture"):
         return LOADED, SAME_MICROARCHITECTURE, f"same microarchitecture {p['microarchitecture']}"
-    if same_arch and not mine.get("microarchitecture") and (p.get("family"), p.get("model")) == (
-            mine.get("family"), mine.get("model")):
+    if (
+        same_arch
+        and not mine.get("microarchitecture")
+        and (p.get("family"), p.get("model")) == (mine.get("family"), mine.get("model"))
+    ):
         return LOADED, SAME_MICROARCHITECTURE, f"same family/model {p.get('family')}/{p.get('model')}"
     if p.get("architecture") == mine.get("architecture") and p.get("isa_level") == mine.get("isa_level"):
         return LOADED, SAME_ISA_LEVEL, f"same ISA level {p['isa_level']}"
-    return OTHER_MACHINE, None, (f"{p.get('architecture')} {p.get('vendor')} {p.get('isa_level')} "
-                                 f"is not this {mine.get('architecture')} {mine.get('vendor')} {mine.get('isa_level')}")
+    return (
+        OTHER_MACHINE,
+        None,
+        (
+            f"{p.get('architecture')} {p.get('vendor')} {p.get('isa_level')} "
+            f"is not this {mine.get('architecture')} {mine.get('vendor')} {mine.get('isa_level')}"
+        ),
+    )

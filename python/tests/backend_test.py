@@ -2,12 +2,10 @@
 The models use only control flow whose bodies pass values through, so no other kernel family is needed."""
 
 import numpy as np
-import onnx
-import pytest
-from onnx import TensorProto, helper
-
 import onnx_light
 import onnx_light.backend as backend
+import pytest
+from onnx import TensorProto, helper
 
 
 def counting_loop_node():
@@ -60,8 +58,9 @@ def test_prepare_and_run_with_positional_and_named_inputs():
 
 
 def test_run_model_serialized_and_with_a_policy():
-    outputs = backend.run_model(loop_model().SerializeToString(), FEEDS,
-                                cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=1))
+    outputs = backend.run_model(
+        loop_model().SerializeToString(), FEEDS, cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=1)
+    )
     assert outputs[1].tolist() == [0, 1, 2, 3]
 
 

@@ -5,22 +5,32 @@ import threading
 import time
 
 import numpy as np
+import onnx_light
 import pytest
 from onnx import TensorProto, helper
-
-import onnx_light
 
 
 def endless_model():
     body = helper.make_graph(
-        [], "body",
-        [helper.make_tensor_value_info("i", TensorProto.INT64, []), helper.make_tensor_value_info("c", TensorProto.BOOL, []),
-         helper.make_tensor_value_info("v", TensorProto.FLOAT, [1])],
-        [helper.make_tensor_value_info("c", TensorProto.BOOL, []), helper.make_tensor_value_info("v", TensorProto.FLOAT, [1])],
+        [],
+        "body",
+        [
+            helper.make_tensor_value_info("i", TensorProto.INT64, []),
+            helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+            helper.make_tensor_value_info("v", TensorProto.FLOAT, [1]),
+        ],
+        [
+            helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+            helper.make_tensor_value_info("v", TensorProto.FLOAT, [1]),
+        ],
     )
     graph = helper.make_graph(
-        [helper.make_node("Loop", ["M", "", "v0"], ["v"], body=body, name="forever")], "g",
-        [helper.make_tensor_value_info("M", TensorProto.INT64, []), helper.make_tensor_value_info("v0", TensorProto.FLOAT, [1])],
+        [helper.make_node("Loop", ["M", "", "v0"], ["v"], body=body, name="forever")],
+        "g",
+        [
+            helper.make_tensor_value_info("M", TensorProto.INT64, []),
+            helper.make_tensor_value_info("v0", TensorProto.FLOAT, [1]),
+        ],
         [helper.make_tensor_value_info("v", TensorProto.FLOAT, [1])],
     )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
@@ -31,12 +41,16 @@ FEEDS = {"M": np.array(10**12, np.int64), "v0": np.zeros(1, np.float32)}
 
 @pytest.mark.parametrize("threads", [1, 2])
 def test_terminate_from_another_thread(threads):
-    session = onnx_light.InferenceSession(endless_model(), cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=threads))
+    session = onnx_light.InferenceSession(
+        endless_model(), cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=threads)
+    )
     options = onnx_light.RunOptions()
     timer = threading.Timer(0.2, lambda: setattr(options, "terminate", True))
     timer.start()
     started = time.monotonic()
-    with pytest.raises(onnx_light.Cancelled, match=r"Loop node 'forever': stopped at iteration \d+: the run was terminated"):
+    with pytest.raises(
+        onnx_light.Cancelled, match=r"Loop node 'forever': stopped at iteration \d+: the run was terminated"
+    ):
         session.run(None, FEEDS, options)
     timer.join()
     assert time.monotonic() - started < 30

@@ -33,8 +33,9 @@ import traceback
 import warnings
 
 KNOWN_FAILURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "conformance_known_failures.txt")
-BITWISE_EXCEPTIONS = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                  "conformance_forced_parallel_exceptions.txt")
+BITWISE_EXCEPTIONS = os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "conformance_forced_parallel_exceptions.txt"
+)
 CASE_TIMEOUT_SECONDS = 60
 POLICIES = ("serial", "parallel", "forced_parallel")
 FORCED_PARALLEL_PARTICIPANTS = 4
@@ -83,8 +84,12 @@ def same_bits(a, b):
     import numpy as np
 
     if isinstance(a, list) or isinstance(b, list):
-        return isinstance(a, list) and isinstance(b, list) and len(a) == len(b) and all(
-            same_bits(x, y) for x, y in zip(a, b))
+        return (
+            isinstance(a, list)
+            and isinstance(b, list)
+            and len(a) == len(b)
+            and all(same_bits(x, y) for x, y in zip(a, b))
+        )
     if a is None or b is None:
         return a is None and b is None
     a, b = np.asarray(a), np.asarray(b)
@@ -149,10 +154,14 @@ def make_policies():
     parallel = default if default.effective_threads() > 1 else onnx_light.CpuExecutionPolicy(num_threads=2)
     # The caller waits (bounded) for its workers, so that every admitted participant runs
     # blocks even in the tiny regions of the node tests.
-    forced = onnx_light.CpuExecutionPolicy(num_threads=FORCED_PARALLEL_PARTICIPANTS,
-                                           join_wait_microseconds=FORCED_PARALLEL_JOIN_WAIT_MICROSECONDS)
-    return {"serial": (onnx_light.CpuExecutionPolicy(num_threads=1), None), "parallel": (parallel, None),
-            "forced_parallel": (forced, kernel_tuning.forced_parallel_tuning())}
+    forced = onnx_light.CpuExecutionPolicy(
+        num_threads=FORCED_PARALLEL_PARTICIPANTS, join_wait_microseconds=FORCED_PARALLEL_JOIN_WAIT_MICROSECONDS
+    )
+    return {
+        "serial": (onnx_light.CpuExecutionPolicy(num_threads=1), None),
+        "parallel": (parallel, None),
+        "forced_parallel": (forced, kernel_tuning.forced_parallel_tuning()),
+    }
 
 
 def worker(conn, cases, names):
@@ -226,7 +235,7 @@ def run_all(cases, names, workers):
                 results[(message[1], message[2])] = reason
                 details[(message[1], message[2])] = (differs, multi)
                 active[conn][1] = None
-        for conn, (process, current, started, _) in list(active.items()):
+        for conn, (_process, current, started, _) in list(active.items()):
             if current is not None and time.monotonic() - started > CASE_TIMEOUT_SECONDS:
                 abandon(conn, f"hang: no result within {CASE_TIMEOUT_SECONDS} s")
                 if pending:
@@ -271,9 +280,11 @@ def run_in_venv_with_wheel(wheel, pip_install, argv):
         if pip_install:
             subprocess.run(pip + list(pip_install), check=True)
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONSAFEPATH")}
-        check = ("import onnx_light, ml_dtypes; assert onnx_light.__file__.startswith(%r), onnx_light.__file__; "
-                 "print('conformance: installed onnx_light', onnx_light.build_info(), "
-                 "'ml_dtypes', ml_dtypes.__version__)" % venv)
+        check = (
+            f"import onnx_light, ml_dtypes; assert onnx_light.__file__.startswith({venv!r}), onnx_light.__file__; "
+            "print('conformance: installed onnx_light', onnx_light.build_info(), "
+            "'ml_dtypes', ml_dtypes.__version__)"
+        )
         subprocess.run([python, "-c", check], check=True, env=env, cwd=venv)
         return subprocess.run([python, os.path.abspath(__file__)] + argv, env=env, cwd=venv).returncode
 
@@ -294,14 +305,20 @@ def main(argv=None):
     parser.add_argument("--known_failures", default=None, help="list to read or write")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--filter", default="", help="only cases whose name contains this")
-    parser.add_argument("--bitwise_exceptions", default=BITWISE_EXCEPTIONS,
-                        help="cases whose forced-parallel outputs may differ from the serial run's, with reasons")
+    parser.add_argument(
+        "--bitwise_exceptions",
+        default=BITWISE_EXCEPTIONS,
+        help="cases whose forced-parallel outputs may differ from the serial run's, with reasons",
+    )
     args = parser.parse_args(argv)
     path = args.known_failures
     if path is None:
         workspace = os.environ.get("BUILD_WORKSPACE_DIRECTORY")
-        path = os.path.join(workspace, "python/tests/conformance_known_failures.txt") if args.update and workspace \
+        path = (
+            os.path.join(workspace, "python/tests/conformance_known_failures.txt")
+            if args.update and workspace
             else KNOWN_FAILURES
+        )
 
     started = time.monotonic()
     cases = load_cases()
@@ -312,8 +329,10 @@ def main(argv=None):
         print(f"conformance: {passed} passed of {len(names)} ({policy} policy)")
     forced = [details.get((n, "forced_parallel"), (None, 0)) for n in names]
     multi = sum(1 for _, regions in forced if regions > 0)
-    print(f"forced_parallel: {multi} of {len(names)} cases opened regions with more than one participant "
-          f"({sum(regions for _, regions in forced)} such regions)")
+    print(
+        f"forced_parallel: {multi} of {len(names)} cases opened regions with more than one participant "
+        f"({sum(regions for _, regions in forced)} such regions)"
+    )
     differs = {n for n in names if details.get((n, "forced_parallel"), (None, 0))[0]}
     failures = {n: case_reason(results, n) for n in names}
     failures = {n: r for n, r in failures.items() if r is not None}
@@ -359,8 +378,10 @@ def main(argv=None):
         print("forced parallel and serial disagree with the exceptions list: fix the kernels or the list")
         return 1
     if new_failures or now_passing or vanished:
-        print("the known-failures list is out of date: fix the cases or run "
-              "./bazelw run //python:update_conformance_known_failures")
+        print(
+            "the known-failures list is out of date: fix the cases or run "
+            "./bazelw run //python:update_conformance_known_failures"
+        )
         return 1
     return 0
 

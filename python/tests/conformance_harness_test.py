@@ -19,8 +19,11 @@ def fake_run_case(case, policy, tuning=None, serial=None):
     if case == "hangs":
         time.sleep(60)
     reason = None if case.startswith("ok") or case.startswith("differs") else f"fails under {policy}"
-    return conformance.Outcome(reason, differs=serial is not None and case.startswith("differs"),
-                               multi_participant_regions=3 if serial is not None and case == "ok1" else 0)
+    return conformance.Outcome(
+        reason,
+        differs=serial is not None and case.startswith("differs"),
+        multi_participant_regions=3 if serial is not None and case == "ok1" else 0,
+    )
 
 
 def test_crash_and_hang_are_reported_per_case(monkeypatch):
@@ -32,7 +35,8 @@ def test_crash_and_hang_are_reported_per_case(monkeypatch):
     for name in ("ok1", "ok2", "ok3", "differs"):
         assert conformance.case_reason(results, name) is None, name
     assert conformance.case_reason(results, "bad") == (
-        "serial: fails under serial | parallel: fails under parallel | forced_parallel: fails under forced_parallel")
+        "serial: fails under serial | parallel: fails under parallel | forced_parallel: fails under forced_parallel"
+    )
     assert "crash: the worker process died" in conformance.case_reason(results, "crashes")
     assert "hang: no result within 2 s" in conformance.case_reason(results, "hangs")
     # The serial run's outputs reach the forced-parallel run: differences and regions come back.
@@ -56,15 +60,19 @@ def test_undefined_out_of_range_casts_are_masked_and_defined_elements_still_comp
     assert conformance._defined_elements_only("test_cast_FLOAT_to_INT8", [x], ours, expected) is ours
 
 
-@pytest.mark.parametrize("a,b,same", [
-    ([np.float32([1, 2])], [np.float32([1, 2])], True),
-    ([np.float32([0.0])], [np.float32([-0.0])], False),  # equal values, different bits
-    ([np.float32([np.nan])], [np.float32([np.nan])], True),
-    ([np.float32([1, 2])], [np.float64([1, 2])], False),
-    ([np.float32([1, 2])], [np.float32([[1, 2]])], False),
-    ([[np.int64([1])], None], [[np.int64([1])], None], True),
-    ([[np.int64([1])]], [[np.int64([1]), np.int64([2])]], False),
-    ([np.array(["a"], dtype=object)], [np.array(["b"], dtype=object)], False),
-], ids=["equal", "signed_zero", "nan", "dtype", "shape", "sequence_and_none", "sequence_length", "strings"])
+@pytest.mark.parametrize(
+    "a,b,same",
+    [
+        ([np.float32([1, 2])], [np.float32([1, 2])], True),
+        ([np.float32([0.0])], [np.float32([-0.0])], False),  # equal values, different bits
+        ([np.float32([np.nan])], [np.float32([np.nan])], True),
+        ([np.float32([1, 2])], [np.float64([1, 2])], False),
+        ([np.float32([1, 2])], [np.float32([[1, 2]])], False),
+        ([[np.int64([1])], None], [[np.int64([1])], None], True),
+        ([[np.int64([1])]], [[np.int64([1]), np.int64([2])]], False),
+        ([np.array(["a"], dtype=object)], [np.array(["b"], dtype=object)], False),
+    ],
+    ids=["equal", "signed_zero", "nan", "dtype", "shape", "sequence_and_none", "sequence_length", "strings"],
+)
 def test_same_bits(a, b, same):
     assert conformance.same_bits(a, b) is same

@@ -6,16 +6,16 @@ The conformance cases are small, so the two-thread runs take the serial path bel
 kernels' thresholds; the forced-parallel paths are covered by the C++ tests, which check
 bit-identical outputs for 1, 2, 4 and 8 participants.
 """
+
 import warnings
 
 import numpy as np
 import onnx
 import onnx.backend.test.case.node as node_cases
 import onnx.reference
+import onnx_light
 import pytest
 from onnx import TensorProto, helper
-
-import onnx_light
 
 UNARY = """Abs Neg Exp Log Sqrt Reciprocal Floor Ceil Round Sign Erf Sin Cos Tan Asin Acos Atan
 Sinh Cosh Asinh Acosh Atanh Sigmoid HardSigmoid Tanh Relu LeakyRelu Elu Selu Celu Gelu
@@ -79,8 +79,10 @@ RNG = np.random.default_rng(1234)
 
 
 def _model(op, inputs, out_type, attrs, opset):
-    in_infos = [helper.make_tensor_value_info(f"x{i}", helper.np_dtype_to_tensor_dtype(a.dtype), a.shape)
-                for i, a in enumerate(inputs)]
+    in_infos = [
+        helper.make_tensor_value_info(f"x{i}", helper.np_dtype_to_tensor_dtype(a.dtype), a.shape)
+        for i, a in enumerate(inputs)
+    ]
     out_info = helper.make_tensor_value_info("y", out_type, None)
     node = helper.make_node(op, [f"x{i}" for i in range(len(inputs))], ["y"], **attrs)
     graph = helper.make_graph([node], op, in_infos, [out_info])
@@ -109,8 +111,15 @@ def _floats(shape, low=-3.0, high=3.0, dtype=np.float32):
 
 
 UNARY_DOMAINS = {
-    "Log": (0.01, 10), "Sqrt": (0, 10), "Reciprocal": (0.5, 4), "Asin": (-1, 1), "Acos": (-1, 1),
-    "Acosh": (1, 10), "Atanh": (-0.99, 0.99), "Tan": (-1.5, 1.5), "Exp": (-20, 20),
+    "Log": (0.01, 10),
+    "Sqrt": (0, 10),
+    "Reciprocal": (0.5, 4),
+    "Asin": (-1, 1),
+    "Acos": (-1, 1),
+    "Acosh": (1, 10),
+    "Atanh": (-0.99, 0.99),
+    "Tan": (-1.5, 1.5),
+    "Exp": (-20, 20),
 }
 FLOAT_UNARY = [op for op in UNARY if op not in ("Not", "BitwiseNot", "IsNaN", "IsInf", "Clip")]
 
@@ -147,8 +156,12 @@ ARITH_TYPES = [np.float32, np.float64, np.int32, np.int64, np.int8, np.uint16]
 
 
 # Sum and Mean are defined for floats only.
-BINARY_CASES = [(op, dtype) for op in ["Add", "Sub", "Mul", "Div", "Max", "Min", "Sum", "Mean"] for dtype in ARITH_TYPES
-                if op not in ("Sum", "Mean") or np.dtype(dtype).kind == "f"]
+BINARY_CASES = [
+    (op, dtype)
+    for op in ["Add", "Sub", "Mul", "Div", "Max", "Min", "Sum", "Mean"]
+    for dtype in ARITH_TYPES
+    if op not in ("Sum", "Mean") or np.dtype(dtype).kind == "f"
+]
 
 
 @pytest.mark.parametrize("shapes", SHAPE_PAIRS, ids=str)
@@ -186,7 +199,11 @@ def test_logic_bitwise_mod_pow_where_random():
     _run_both("Mod", [_floats((5, 6)), _floats((6,), 0.5, 2)], {"fmod": 1})
     _run_both("Pow", [_floats((5, 6), 0.1, 3), _floats((6,), -2, 2)])
     _run_both("Pow", [_floats((5,), 0.1, 3), RNG.integers(0, 4, (5,)).astype(np.int64)])
-    _run_both("BitShift", [RNG.integers(0, 255, (8,)).astype(np.uint8), RNG.integers(0, 8, (8,)).astype(np.uint8)],
-              {"direction": "LEFT"}, opset=11)
+    _run_both(
+        "BitShift",
+        [RNG.integers(0, 255, (8,)).astype(np.uint8), RNG.integers(0, 8, (8,)).astype(np.uint8)],
+        {"direction": "LEFT"},
+        opset=11,
+    )
     _run_both("PRelu", [_floats((2, 3, 4)), _floats((3, 1))])
     _run_both("Where", [RNG.random((3, 1)) > 0.5, _floats((3, 4)), _floats((4,))])

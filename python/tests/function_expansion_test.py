@@ -2,16 +2,19 @@
 
 import numpy as np
 import onnx.reference
-from onnx import TensorProto, helper
-
 import onnx_light
+from onnx import TensorProto, helper
 from onnx_light import _model
 
 
 def single_node_model(op, opset, **attributes):
     node = helper.make_node(op, ["x"], ["y"], name="the_op", **attributes)
-    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+    )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
 
 

@@ -18,9 +18,21 @@ REGRESSIONS = sorted(glob.glob(os.path.join(HERE, "fuzz_regressions", "*.bin")))
 def test_a_short_fuzz_run_finds_nothing(tmp_path):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
     result = subprocess.run(
-        [sys.executable, os.path.join(HERE, "fuzz_model.py"), "-runs=300", "-seed=18", "-rss_limit_mb=6144",
-         "-timeout=120", f"-artifact_prefix={tmp_path}{os.sep}"],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=False)
+        [
+            sys.executable,
+            os.path.join(HERE, "fuzz_model.py"),
+            "-runs=300",
+            "-seed=18",
+            "-rss_limit_mb=6144",
+            "-timeout=120",
+            f"-artifact_prefix={tmp_path}{os.sep}",
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        check=False,
+    )
     assert result.returncode == 0, result.stdout[-4000:]
     assert "Done 300 runs" in result.stdout, result.stdout[-2000:]
     assert not os.listdir(tmp_path), result.stdout[-4000:]

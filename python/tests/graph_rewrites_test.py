@@ -1,9 +1,9 @@
 """Graph rewrites: same results as the unrewritten model, the pattern gone, and nothing
 rewritten where a rewrite would change meaning."""
-import numpy as np
-from onnx import TensorProto, helper, numpy_helper
 
+import numpy as np
 import onnx_light
+from onnx import TensorProto, helper, numpy_helper
 from onnx_light import graph_rewrites
 
 
@@ -23,9 +23,10 @@ def conv_bn_model(conv_output_is_graph_output=False, bn_params_fed=False):
     outputs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]
     if conv_output_is_graph_output:
         outputs.append(helper.make_tensor_value_info("c", TensorProto.FLOAT, None))
-    nodes = [helper.make_node("Conv", ["x", "W", "B"], ["c"], pads=[1, 1, 1, 1]),
-             helper.make_node("BatchNormalization", ["c", "scale", "shift", "mean", "var"], ["y"], epsilon=1e-3),
-             ]
+    nodes = [
+        helper.make_node("Conv", ["x", "W", "B"], ["c"], pads=[1, 1, 1, 1]),
+        helper.make_node("BatchNormalization", ["c", "scale", "shift", "mean", "var"], ["y"], epsilon=1e-3),
+    ]
     graph = helper.make_graph(nodes, "conv_bn", inputs, outputs, inits)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 15)])
 
@@ -49,6 +50,7 @@ def test_nothing_folds_where_the_conv_output_is_seen_or_a_parameter_can_be_fed()
 
 def test_ort_session_options_can_switch_rewrites_off():
     import onnxruntime as ort  # only its options object
+
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     x = np.ones((1, 3, 10, 10), np.float32)

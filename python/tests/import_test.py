@@ -1,6 +1,5 @@
-import pytest
-
 import onnx_light
+import pytest
 
 
 def test_native_module_loads_and_maps_errors():

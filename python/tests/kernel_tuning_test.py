@@ -12,8 +12,7 @@ import pytest
 def _load_native_with_test_kernels():
     """Loads the extension built with the test-only kernels (domain "test.tuning") as
     onnx_light._native, before onnx_light imports the regular one."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testing",
-                        "_native_with_test_kernels.so")
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testing", "_native_with_test_kernels.so")
     spec = importlib.util.spec_from_file_location("onnx_light._native", path)
     module = importlib.util.module_from_spec(spec)
     sys.modules["onnx_light._native"] = module
@@ -56,35 +55,45 @@ def test_isa_levels_and_cap():
 def test_current_values_are_portable_defaults_without_profiles():
     rows = [r for r in kt.current_values() if r["schema_key"] == KEY]
     assert {r["param"]: (r["value"], r["source"]) for r in rows} == {
-        PARAM: (32768, "portable_default"), "parallel.grain": (1024, "portable_default")}
+        PARAM: (32768, "portable_default"),
+        "parallel.grain": (1024, "portable_default"),
+    }
 
 
-@pytest.mark.parametrize("key,param,value,message", [
-    (KEY, PARAM, 1.5, "is int64; got a double"),
-    (KEY, PARAM, "many", "is int64; got a string"),
-    (KEY, PARAM, True, "is int64; got a bool"),
-    (KEY, PARAM, 0, r"outside \[1, "),
-    (KEY, PARAM, 2**70, "does not fit int64"),
-    (KEY, "parallel.minimum_element", 5, "unknown tuning parameter 'parallel.minimum_element'"),
-    ("onnx_light/ai.onnx/Nope/float/x@1", PARAM, 5, "no tuning schema 'onnx_light/ai.onnx/Nope/float/x@1'"),
-    (KEY, PARAM, [1], "must be int, float, bool or str"),
-])
+@pytest.mark.parametrize(
+    "key,param,value,message",
+    [
+        (KEY, PARAM, 1.5, "is int64; got a double"),
+        (KEY, PARAM, "many", "is int64; got a string"),
+        (KEY, PARAM, True, "is int64; got a bool"),
+        (KEY, PARAM, 0, r"outside \[1, "),
+        (KEY, PARAM, 2**70, "does not fit int64"),
+        (KEY, "parallel.minimum_element", 5, "unknown tuning parameter 'parallel.minimum_element'"),
+        ("onnx_light/ai.onnx/Nope/float/x@1", PARAM, 5, "no tuning schema 'onnx_light/ai.onnx/Nope/float/x@1'"),
+        (KEY, PARAM, [1], "must be int, float, bool or str"),
+    ],
+)
 def test_explicit_values_are_checked(key, param, value, message):
     with pytest.raises(ValueError, match=message):
         kt.tuning_source(profiles_path=None, explicit={key: {param: value}})
 
 
 def make_profile(processor, threads, value, abi=None, key=KEY):
-    return kt.Profile(schema_key=key, processor=processor, execution={"threads": threads, "affinity": []},
-                      values={PARAM: value}, tuning_abi=_native.TUNING_ABI if abi is None else abi,
-                      evidence={"sizes": [{"size": 1024, "samples_ns": {"serial": [1, 2, 3]}}]}, revision="test")
+    return kt.Profile(
+        schema_key=key,
+        processor=processor,
+        execution={"threads": threads, "affinity": []},
+        values={PARAM: value},
+        tuning_abi=_native.TUNING_ABI if abi is None else abi,
+        evidence={"sizes": [{"size": 1024, "samples_ns": {"serial": [1, 2, 3]}}]},
+        revision="test",
+    )
 
 
 def machines():
     """The host and variants of it for each precedence tier."""
     host = kt.host_processor()
-    same_uarch = dict(host, stepping=host["stepping"] + 1, microarchitecture=host["microarchitecture"] or "",
-                      caches=[])
+    same_uarch = dict(host, stepping=host["stepping"] + 1, microarchitecture=host["microarchitecture"] or "", caches=[])
     same_isa = dict(host, vendor="OtherVendor", microarchitecture="other-uarch", family=99, model=99)
     other = dict(host, isa_level="some-other-level", vendor="OtherVendor", microarchitecture="x")
     return host, same_uarch, same_isa, other
@@ -94,14 +103,18 @@ def test_each_precedence_tier(tmp_path):
     host, same_uarch, same_isa, other = machines()
     threads = kt.execution_descriptor(2)["threads"]
     path = str(tmp_path / "profiles.json")
-    tiers = [(host, 1001, "exact_machine"), (same_uarch, 1002, "same_microarchitecture"),
-             (same_isa, 1003, "same_isa_level")]
+    tiers = [
+        (host, 1001, "exact_machine"),
+        (same_uarch, 1002, "same_microarchitecture"),
+        (same_isa, 1003, "same_isa_level"),
+    ]
     # Remove the best tier one at a time: the next one takes over, then the defaults.
     for first in range(len(tiers) + 1):
         if os.path.exists(path):
             os.unlink(path)
-        kt.save_profiles(path, [make_profile(m, threads, v) for m, v, _ in tiers[first:]] +
-                         [make_profile(other, threads, 1004)])
+        kt.save_profiles(
+            path, [make_profile(m, threads, v) for m, v, _ in tiers[first:]] + [make_profile(other, threads, 1004)]
+        )
         source, reports = kt.build_tuning_source(path, num_threads=2)
         value, origin = source.resolve(KEY)[PARAM]
         expected = (tiers[first][1], tiers[first][2]) if first < len(tiers) else (32768, "portable_default")
@@ -129,8 +142,11 @@ def test_invalid_profiles_are_reported_not_applied(tmp_path):
     out_of_bounds = make_profile(host, 2, -1, key=KEY.replace("TestScale", "TestAdd")).to_json()
     missing = {k: v for k, v in good.items() if k != "values"}
     path = tmp_path / "p.json"
-    path.write_text(json.dumps({"format": "onnx-light-tuning-profiles", "version": 1,
-                                "profiles": [good, out_of_bounds, missing, 17]}))
+    path.write_text(
+        json.dumps(
+            {"format": "onnx-light-tuning-profiles", "version": 1, "profiles": [good, out_of_bounds, missing, 17]}
+        )
+    )
     source, reports = kt.build_tuning_source(str(path), num_threads=2)
     profiles = reports[0].profiles
     assert [p.status for p in profiles] == [kt.LOADED, kt.INVALID, kt.INVALID, kt.INVALID]
@@ -140,11 +156,18 @@ def test_invalid_profiles_are_reported_not_applied(tmp_path):
     assert source.resolve(KEY)[PARAM] == (4096, "exact_machine")
 
 
-@pytest.mark.parametrize("value,message", [
-    ("many", "is int64; got a string"), (1.5, "is int64; got a double"), (True, "is int64; got a bool"),
-    (0, r"outside \[1, "), (None, "expected a number, bool or string, got NoneType"),
-    ([4096], "expected a number, bool or string, got list"),
-], ids=["string", "double", "bool", "below_minimum", "null", "list"])
+@pytest.mark.parametrize(
+    "value,message",
+    [
+        ("many", "is int64; got a string"),
+        (1.5, "is int64; got a double"),
+        (True, "is int64; got a bool"),
+        (0, r"outside \[1, "),
+        (None, "expected a number, bool or string, got NoneType"),
+        ([4096], "expected a number, bool or string, got list"),
+    ],
+    ids=["string", "double", "bool", "below_minimum", "null", "list"],
+)
 def test_an_explicit_profile_with_a_value_its_schema_refuses_raises(tmp_path, value, message):
     # It used to be reported as invalid and dropped, and the session ran on the defaults.
     profile = make_profile(kt.host_processor(), 2, value)
@@ -156,9 +179,14 @@ def test_an_explicit_profile_with_a_value_its_schema_refuses_raises(tmp_path, va
         kt.tuning_source(None, explicit=str(path), num_threads=2)
 
 
-@pytest.mark.parametrize("values,message", [
-    ({PARAM: "many"}, "is int64; got a string"), ({PARAM: 4096, "parallel.grain": 0.5}, "is int64; got a double"),
-], ids=["string", "second_value_double"])
+@pytest.mark.parametrize(
+    "values,message",
+    [
+        ({PARAM: "many"}, "is int64; got a string"),
+        ({PARAM: 4096, "parallel.grain": 0.5}, "is int64; got a double"),
+    ],
+    ids=["string", "second_value_double"],
+)
 def test_explicit_dict_values_are_checked_all_before_any_is_added(values, message):
     with pytest.raises(kt.ProfileError, match="explicit values for " + KEY + ".*" + message):
         kt.tuning_source(None, explicit={KEY: values})
@@ -217,17 +245,25 @@ def test_concurrent_writers_lose_nothing(tmp_path):
         assert w.exitcode == 0
     raw = kt.read_document(path)
     assert len(raw) == 60
-    assert {(r["processor"]["worker"], r["processor"]["i"]) for r in raw} == {(w, i) for w in range(4) for i in range(15)}
+    assert {(r["processor"]["worker"], r["processor"]["i"]) for r in raw} == {
+        (w, i) for w in range(4) for i in range(15)
+    }
 
 
-@pytest.mark.parametrize("text,where", [
-    ('{"format": "onnx-light-tuning-profiles", "version": 1, "profiles": [{"schema_key": ', r"p\.json:1:\d+: not valid JSON"),
-    ('{"format": "onnx-light-tuning-profiles",\n "version": 1,\n "profiles": [}', r"p\.json:3:\d+: not valid JSON"),
-    ('[]', r"\$: expected an object"),
-    ('{"format": "something-else", "version": 1, "profiles": []}', r"\$\.format"),
-    ('{"format": "onnx-light-tuning-profiles", "version": 9, "profiles": []}', r"\$\.version"),
-    ('{"format": "onnx-light-tuning-profiles", "version": 1, "profiles": {}}', r"\$\.profiles: expected a list"),
-])
+@pytest.mark.parametrize(
+    "text,where",
+    [
+        (
+            '{"format": "onnx-light-tuning-profiles", "version": 1, "profiles": [{"schema_key": ',
+            r"p\.json:1:\d+: not valid JSON",
+        ),
+        ('{"format": "onnx-light-tuning-profiles",\n "version": 1,\n "profiles": [}', r"p\.json:3:\d+: not valid JSON"),
+        ("[]", r"\$: expected an object"),
+        ('{"format": "something-else", "version": 1, "profiles": []}', r"\$\.format"),
+        ('{"format": "onnx-light-tuning-profiles", "version": 9, "profiles": []}', r"\$\.version"),
+        ('{"format": "onnx-light-tuning-profiles", "version": 1, "profiles": {}}', r"\$\.profiles: expected a list"),
+    ],
+)
 def test_corrupt_file_is_reported_and_left_untouched(tmp_path, text, where):
     path = tmp_path / "p.json"
     path.write_text(text)
@@ -269,10 +305,17 @@ def test_run_kernel_serial_and_parallel():
 def test_calibrate_writes_profiles_with_evidence(tmp_path):
     path = str(tmp_path / "p.json")
     seen = []
-    result = kt.calibrate(ops=["TestAdd", "TestWrongInParallel"], element_types=["float"], domain="test.tuning",
-                          budget=kt.CalibrationBudget(time_ms=600, memory_mb=64, threads=2), output=path,
-                          revision="abc123", max_size=1 << 17, repetitions=3,
-                          progress=lambda done, total, schema, report: seen.append((done, total)))
+    result = kt.calibrate(
+        ops=["TestAdd", "TestWrongInParallel"],
+        element_types=["float"],
+        domain="test.tuning",
+        budget=kt.CalibrationBudget(time_ms=600, memory_mb=64, threads=2),
+        output=path,
+        revision="abc123",
+        max_size=1 << 17,
+        repetitions=3,
+        progress=lambda done, total, schema, report: seen.append((done, total)),
+    )
     assert seen[-1] == (2, 2)
     assert len(result.reports) == 2 and not result.skipped
     by_op = {r["schema_key"].split("/")[2]: r for r in result.reports}
@@ -318,17 +361,21 @@ def test_forced_parallel_tuning_sets_every_parallel_threshold_to_its_minimum():
 
 def test_forced_parallel_splits_a_tiny_add_and_matches_the_serial_run():
     from onnx import TensorProto, helper
+
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1024])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1024])
-    model = helper.make_model(helper.make_graph([helper.make_node("Mul", ["x", "x"], ["y"])], "g", [x], [y]),
-                              opset_imports=[helper.make_opsetid("", 14)])
+    model = helper.make_model(
+        helper.make_graph([helper.make_node("Mul", ["x", "x"], ["y"])], "g", [x], [y]),
+        opset_imports=[helper.make_opsetid("", 14)],
+    )
     feed = {"x": np.linspace(-3, 3, 1024, dtype=np.float32)}
     (serial,) = onnx_light.InferenceSession(model, onnx_light.CpuExecutionPolicy(num_threads=1)).run(None, feed)
     default = onnx_light.InferenceSession(model, onnx_light.CpuExecutionPolicy(num_threads=4))
     _, _, regions = default.run_with_events(None, feed)
     assert not any(r["admitted_participants"] > 1 for r in regions)  # 1024 elements: serial by default
-    forced = onnx_light.InferenceSession(model, onnx_light.CpuExecutionPolicy(num_threads=4),
-                                         tuning_profile=kt.forced_parallel_tuning())
+    forced = onnx_light.InferenceSession(
+        model, onnx_light.CpuExecutionPolicy(num_threads=4), tuning_profile=kt.forced_parallel_tuning()
+    )
     (out,), _, regions = forced.run_with_events(None, feed)
     assert any(r["admitted_participants"] > 1 for r in regions), regions
     assert out.tobytes() == serial.tobytes()

@@ -1,12 +1,16 @@
 """kernel_report's decisions on synthetic samples."""
+
 import math
 
 from onnx_light.tools import report
 
 
 def run(cases):
-    return {"cases": [dict(family=f, op=o, size=s, policy=p, work_units=u, samples_ns=samples)
-                      for f, o, s, p, u, samples in cases]}
+    return {
+        "cases": [
+            dict(family=f, op=o, size=s, policy=p, work_units=u, samples_ns=samples) for f, o, s, p, u, samples in cases
+        ]
+    }
 
 
 def family_runs(serial, parallel, jitter=(1.0, 1.0, 1.0)):

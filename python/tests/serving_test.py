@@ -10,10 +10,9 @@ import time
 
 import distributed
 import numpy as np
+import onnx_light
 import pytest
 from onnx import TensorProto, helper, numpy_helper
-
-import onnx_light
 
 RNG = np.random.default_rng(7)
 WEIGHTS = RNG.standard_normal((64, 32)).astype(np.float32)
@@ -23,11 +22,17 @@ BIAS = RNG.standard_normal(32).astype(np.float32)
 def mlp_model():
     """x[N, 64] -> MatMul -> Add -> Relu -> Softmax: parallel kernels at a large batch."""
     graph = helper.make_graph(
-        [helper.make_node("MatMul", ["x", "w"], ["h"]), helper.make_node("Add", ["h", "b"], ["a"]),
-         helper.make_node("Relu", ["a"], ["r"]), helper.make_node("Softmax", ["r"], ["y"], axis=-1)],
-        "mlp", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [None, 64])],
+        [
+            helper.make_node("MatMul", ["x", "w"], ["h"]),
+            helper.make_node("Add", ["h", "b"], ["a"]),
+            helper.make_node("Relu", ["a"], ["r"]),
+            helper.make_node("Softmax", ["r"], ["y"], axis=-1),
+        ],
+        "mlp",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [None, 64])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None, 32])],
-        initializer=[numpy_helper.from_array(WEIGHTS, "w"), numpy_helper.from_array(BIAS, "b")])
+        initializer=[numpy_helper.from_array(WEIGHTS, "w"), numpy_helper.from_array(BIAS, "b")],
+    )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)]).SerializeToString()
 
 
@@ -84,12 +89,18 @@ def test_process_pool_workers_run_a_pickled_session(session):
 
 
 def test_dask_local_cluster_with_process_workers_matches_a_local_run(session):
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                  host="127.0.0.1") as cluster, distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, host="127.0.0.1"
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         remote = client.scatter(session, broadcast=True)
         # The function travels by value (cloudpickle): it must not need this test module.
-        futures = [client.submit(lambda s, x: s.run(None, {"x": x})[0], remote, feeds(seed)["x"], pure=False)
-                   for seed in range(4)]
+        futures = [
+            client.submit(lambda s, x: s.run(None, {"x": x})[0], remote, feeds(seed)["x"], pure=False)
+            for seed in range(4)
+        ]
         outputs = client.gather(futures)
     for seed, output in enumerate(outputs):
         np.testing.assert_array_equal(output, session.run(None, feeds(seed))[0])

@@ -4,10 +4,9 @@ and where (these models need no kernel: the graph passes its input through)."""
 import ml_dtypes
 import numpy as np
 import onnx
+import onnx_light
 import pytest
 from onnx import TensorProto, helper
-
-import onnx_light
 
 
 def passthrough_model(elem_type, shape):
@@ -17,17 +16,33 @@ def passthrough_model(elem_type, shape):
 
 # Every ONNX element type crosses the boundary both ways, bit for bit.
 ALL_TYPES = [
-    (TensorProto.FLOAT, np.float32), (TensorProto.DOUBLE, np.float64), (TensorProto.FLOAT16, np.float16),
-    (TensorProto.INT8, np.int8), (TensorProto.INT16, np.int16), (TensorProto.INT32, np.int32),
-    (TensorProto.INT64, np.int64), (TensorProto.UINT8, np.uint8), (TensorProto.UINT16, np.uint16),
-    (TensorProto.UINT32, np.uint32), (TensorProto.UINT64, np.uint64), (TensorProto.BOOL, np.bool_),
-    (TensorProto.COMPLEX64, np.complex64), (TensorProto.COMPLEX128, np.complex128),
-    (TensorProto.BFLOAT16, ml_dtypes.bfloat16), (TensorProto.FLOAT8E4M3FN, ml_dtypes.float8_e4m3fn),
-    (TensorProto.FLOAT8E4M3FNUZ, ml_dtypes.float8_e4m3fnuz), (TensorProto.FLOAT8E5M2, ml_dtypes.float8_e5m2),
-    (TensorProto.FLOAT8E5M2FNUZ, ml_dtypes.float8_e5m2fnuz), (TensorProto.FLOAT8E8M0, ml_dtypes.float8_e8m0fnu),
-    (TensorProto.INT4, ml_dtypes.int4), (TensorProto.UINT4, ml_dtypes.uint4), (TensorProto.INT2, ml_dtypes.int2),
-    (TensorProto.UINT2, ml_dtypes.uint2), (TensorProto.FLOAT4E2M1, ml_dtypes.float4_e2m1fn),
-    (TensorProto.FLOAT6E2M3, ml_dtypes.float6_e2m3fn), (TensorProto.FLOAT6E3M2, ml_dtypes.float6_e3m2fn),
+    (TensorProto.FLOAT, np.float32),
+    (TensorProto.DOUBLE, np.float64),
+    (TensorProto.FLOAT16, np.float16),
+    (TensorProto.INT8, np.int8),
+    (TensorProto.INT16, np.int16),
+    (TensorProto.INT32, np.int32),
+    (TensorProto.INT64, np.int64),
+    (TensorProto.UINT8, np.uint8),
+    (TensorProto.UINT16, np.uint16),
+    (TensorProto.UINT32, np.uint32),
+    (TensorProto.UINT64, np.uint64),
+    (TensorProto.BOOL, np.bool_),
+    (TensorProto.COMPLEX64, np.complex64),
+    (TensorProto.COMPLEX128, np.complex128),
+    (TensorProto.BFLOAT16, ml_dtypes.bfloat16),
+    (TensorProto.FLOAT8E4M3FN, ml_dtypes.float8_e4m3fn),
+    (TensorProto.FLOAT8E4M3FNUZ, ml_dtypes.float8_e4m3fnuz),
+    (TensorProto.FLOAT8E5M2, ml_dtypes.float8_e5m2),
+    (TensorProto.FLOAT8E5M2FNUZ, ml_dtypes.float8_e5m2fnuz),
+    (TensorProto.FLOAT8E8M0, ml_dtypes.float8_e8m0fnu),
+    (TensorProto.INT4, ml_dtypes.int4),
+    (TensorProto.UINT4, ml_dtypes.uint4),
+    (TensorProto.INT2, ml_dtypes.int2),
+    (TensorProto.UINT2, ml_dtypes.uint2),
+    (TensorProto.FLOAT4E2M1, ml_dtypes.float4_e2m1fn),
+    (TensorProto.FLOAT6E2M3, ml_dtypes.float6_e2m3fn),
+    (TensorProto.FLOAT6E3M2, ml_dtypes.float6_e3m2fn),
 ]
 
 
@@ -39,12 +54,17 @@ def test_every_element_type_round_trips(elem_type, dtype):
     assert y.dtype == np.dtype(dtype)
     assert y.shape == (2, 3)
     assert y.tobytes() == x.tobytes()
-    assert session.get_inputs()[0].type == "tensor(" + helper.tensor_dtype_to_string(elem_type).split(".")[-1].lower() + ")"
+    assert (
+        session.get_inputs()[0].type
+        == "tensor(" + helper.tensor_dtype_to_string(elem_type).split(".")[-1].lower() + ")"
+    )
 
 
 @pytest.mark.parametrize("shape", [(), (0,), (3, 0, 2), (1,)])
-@pytest.mark.parametrize("elem_type,dtype", [(TensorProto.FLOAT, np.float32), (TensorProto.BOOL, np.bool_),
-                                             (TensorProto.BFLOAT16, ml_dtypes.bfloat16)])
+@pytest.mark.parametrize(
+    "elem_type,dtype",
+    [(TensorProto.FLOAT, np.float32), (TensorProto.BOOL, np.bool_), (TensorProto.BFLOAT16, ml_dtypes.bfloat16)],
+)
 def test_scalars_and_empty_tensors_keep_their_shape(shape, elem_type, dtype):
     # Numpy-native types come back as arrays made natively, the others through the encoded
     # form: both keep 0-d and empty shapes.
@@ -90,8 +110,13 @@ def test_computed_outputs_are_handed_over_without_a_copy_and_stay_valid():
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1 << 18])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1 << 18])
     w = helper.make_tensor_value_info("w", TensorProto.FLOAT, [1 << 18])
-    graph = helper.make_graph([helper.make_node("Add", ["x", "x"], ["y"])], "add", [x], [y, w],
-                              [onnx.numpy_helper.from_array(np.full(1 << 18, 3, np.float32), "w")])
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["x", "x"], ["y"])],
+        "add",
+        [x],
+        [y, w],
+        [onnx.numpy_helper.from_array(np.full(1 << 18, 3, np.float32), "w")],
+    )
     session = onnx_light.InferenceSession(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)]))
     feed = np.arange(1 << 18, dtype=np.float32)
     first, initializer = session.run(None, {"x": feed})
@@ -133,13 +158,17 @@ def test_onnxruntime_session_options_set_the_thread_count():
     options = ort.SessionOptions()
     options.intra_op_num_threads = 2
     model = passthrough_model(TensorProto.FLOAT, [2])
-    for session in (onnx_light.InferenceSession(model, sess_options=options, providers=["CPUExecutionProvider"]),
-                    onnx_light.InferenceSession(model, options)):
+    for session in (
+        onnx_light.InferenceSession(model, sess_options=options, providers=["CPUExecutionProvider"]),
+        onnx_light.InferenceSession(model, options),
+    ):
         assert session.run(None, {"x": np.ones(2, np.float32)})[0].tolist() == [1, 1]
         assert session.get_cpu_execution().num_threads == 2
     options.intra_op_num_threads = 0  # ORT's "default"
-    assert onnx_light.InferenceSession(model, options).get_cpu_execution().num_threads == \
-        onnx_light.CpuExecutionPolicy().num_threads
+    assert (
+        onnx_light.InferenceSession(model, options).get_cpu_execution().num_threads
+        == onnx_light.CpuExecutionPolicy().num_threads
+    )
     with pytest.raises(TypeError, match="not both"):
         onnx_light.InferenceSession(model, onnx_light.CpuExecutionPolicy(), sess_options=options)
 
@@ -158,11 +187,13 @@ def two_node_model(nodes, inputs=("x",)):
 
 
 def test_graph_with_a_cycle():
-    model = two_node_model([
-        helper.make_node("Add", ["x", "b"], ["a"], name="first"),
-        helper.make_node("Add", ["a", "x"], ["b"], name="second"),
-        helper.make_node("Add", ["b", "x"], ["y"], name="last"),
-    ])
+    model = two_node_model(
+        [
+            helper.make_node("Add", ["x", "b"], ["a"], name="first"),
+            helper.make_node("Add", ["a", "x"], ["b"], name="second"),
+            helper.make_node("Add", ["b", "x"], ["y"], name="last"),
+        ]
+    )
     with pytest.raises(onnx_light.InvalidArgument, match=r"cycle: .*'first'.*'second'"):
         onnx_light.InferenceSession(model)
 
@@ -176,8 +207,11 @@ def test_dangling_input():
 def test_unsupported_op():
     model = two_node_model([helper.make_node("NoSuchOperator", ["x"], ["y"], name="odd", domain="com.example")])
     model.opset_import.append(helper.make_opsetid("com.example", 3))
-    with pytest.raises(NotImplementedError, match=r"NoSuchOperator node 'odd': no kernel implements NoSuchOperator "
-                                                  r"\(domain 'com.example', opset 3\)"):
+    with pytest.raises(
+        NotImplementedError,
+        match=r"NoSuchOperator node 'odd': no kernel implements NoSuchOperator "
+        r"\(domain 'com.example', opset 3\)",
+    ):
         onnx_light.InferenceSession(model)
 
 
@@ -202,17 +236,30 @@ def test_feed_errors_name_the_input_and_what_was_expected():
 
 def test_model_initializer_with_an_overflowing_shape():
     huge = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[2**40, 2**40])
-    graph = helper.make_graph([], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
-                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])], initializer=[huge])
-    with pytest.raises(onnx_light.InvalidArgument, match=r"tensor 'w' has shape \[1099511627776, 1099511627776\], "
-                                                         r"whose element count is negative or overflows int64"):
+    graph = helper.make_graph(
+        [],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+        initializer=[huge],
+    )
+    with pytest.raises(
+        onnx_light.InvalidArgument,
+        match=r"tensor 'w' has shape \[1099511627776, 1099511627776\], "
+        r"whose element count is negative or overflows int64",
+    ):
         onnx_light.InferenceSession(helper.make_model(graph))
 
 
 def test_model_initializer_without_its_data():
     short = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[4], float_data=[1.0, 2.0])
-    graph = helper.make_graph([], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
-                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])], initializer=[short])
+    graph = helper.make_graph(
+        [],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+        initializer=[short],
+    )
     with pytest.raises(onnx_light.InvalidArgument, match=r"tensor 'w' \(shape \[4\]\) cannot be read"):
         onnx_light.InferenceSession(helper.make_model(graph))
 
@@ -220,7 +267,10 @@ def test_model_initializer_without_its_data():
 def test_initializer_with_an_overflowing_shape():
     graph = onnx_light._native.Graph()
     huge = (onnx_light._values.element_type_of(np.float32), (2**40, 2**40), np.zeros(0, np.uint8))
-    with pytest.raises(onnx_light.InvalidArgument, match=r"shape \[1099511627776,1099511627776\] has more elements than int64 can count"):
+    with pytest.raises(
+        onnx_light.InvalidArgument,
+        match=r"shape \[1099511627776,1099511627776\] has more elements than int64 can count",
+    ):
         graph.add_initializer("w", huge)
 
 
@@ -239,14 +289,21 @@ def test_events_tuning_report_and_memory():
     """Two Adds (elementwise family): node events per node, tuning values with their source;
     the second Add writes in place over t (its last use), so it allocates nothing."""
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])
-    nodes = [helper.make_node("Add", ["x", "x"], ["t"], name="first"), helper.make_node("Add", ["t", "x"], ["y"], name="second")]
-    model = helper.make_model(helper.make_graph(nodes, "g", [x], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])]),
-                              opset_imports=[helper.make_opsetid("", 17)])
+    nodes = [
+        helper.make_node("Add", ["x", "x"], ["t"], name="first"),
+        helper.make_node("Add", ["t", "x"], ["y"], name="second"),
+    ]
+    model = helper.make_model(
+        helper.make_graph(nodes, "g", [x], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])]),
+        opset_imports=[helper.make_opsetid("", 17)],
+    )
     session = onnx_light.InferenceSession(model, cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=1))
     (y,), nodes, regions = session.run_with_events(None, {"x": np.arange(4, dtype=np.float32)})
     assert y.tolist() == [0, 3, 6, 9]
     assert [(e["op"], e["node"], e["allocations"], e["bytes_allocated"]) for e in nodes] == [
-        ("Add", "first", 1, 16), ("Add", "second", 0, 0)]
+        ("Add", "first", 1, 16),
+        ("Add", "second", 0, 0),
+    ]
     report = session.tuning_report()
     assert {r["node"] for r in report} == {"Add node 'first'", "Add node 'second'"}
     assert all(r["source"] for r in report)
@@ -260,8 +317,10 @@ def test_concurrent_runs_of_one_session():
 
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [64])
     nodes = [helper.make_node("Add", ["x", "x"], ["t"]), helper.make_node("Mul", ["t", "x"], ["y"])]
-    model = helper.make_model(helper.make_graph(nodes, "g", [x], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [64])]),
-                              opset_imports=[helper.make_opsetid("", 17)])
+    model = helper.make_model(
+        helper.make_graph(nodes, "g", [x], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [64])]),
+        opset_imports=[helper.make_opsetid("", 17)],
+    )
     session = onnx_light.InferenceSession(model, cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=2))
 
     def work(seed):
@@ -282,7 +341,9 @@ def test_sequence_feeds_are_checked_against_the_declared_element_type():
     out = session.run(None, {"s": items})[0]
     assert [a.tolist() for a in out] == [[1, 1], [0, 0, 0]]
     assert session.get_inputs()[0].type == "seq(tensor(float))"
-    with pytest.raises(ValueError, match=r"input 's': expected sequence\(tensor\(float\)\), got a sequence holding int64\[2\]"):
+    with pytest.raises(
+        ValueError, match=r"input 's': expected sequence\(tensor\(float\)\), got a sequence holding int64\[2\]"
+    ):
         session.run(None, {"s": [np.ones(2, np.int64)]})
     with pytest.raises(ValueError, match=r"input 's': expected sequence\(tensor\(float\)\), got float\[2\]"):
         session.run(None, {"s": np.ones(2, np.float32)})
@@ -294,15 +355,19 @@ def test_shape_inference_types_large_initializers_without_their_data_and_leaves_
     w = np.random.default_rng(0).standard_normal((256, 128)).astype(np.float32)  # above the inference data limit
     graph = helper.make_graph(
         [helper.make_node("MatMul", ["x", "w"], ["h"]), helper.make_node("Reshape", ["h", "shape"], ["y"])],
-        "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 256])],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 256])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
-        initializer=[numpy_helper.from_array(w, "w"), numpy_helper.from_array(np.array([4, 64], np.int64), "shape")])
+        initializer=[numpy_helper.from_array(w, "w"), numpy_helper.from_array(np.array([4, 64], np.int64), "shape")],
+    )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
     before = model.SerializeToString()
     session = onnx_light.InferenceSession(model)
     assert model.SerializeToString() == before
-    types = {vi.name: [d.dim_value for d in vi.type.tensor_type.shape.dim]
-             for vi in list(session._model.graph.value_info) + list(session._model.graph.output)}
+    types = {
+        vi.name: [d.dim_value for d in vi.type.tensor_type.shape.dim]
+        for vi in list(session._model.graph.value_info) + list(session._model.graph.output)
+    }
     assert types["h"] == [2, 128]
     assert types["y"] == [4, 64]  # inferred from the small initializer's data
     assert [i.name for i in session.get_inputs()] == ["x"]
@@ -311,8 +376,10 @@ def test_shape_inference_types_large_initializers_without_their_data_and_leaves_
 
 
 def _ml_model(nodes, inputs, outputs):
-    model = helper.make_model(helper.make_graph(nodes, "ml", inputs, outputs),
-                              opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("ai.onnx.ml", 3)])
+    model = helper.make_model(
+        helper.make_graph(nodes, "ml", inputs, outputs),
+        opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("ai.onnx.ml", 3)],
+    )
     model.ir_version = 8
     return model
 
@@ -324,11 +391,22 @@ def test_maps_cross_the_boundary_as_onnx_runtime_gives_them():
 
     map_type = helper.make_map_type_proto(TensorProto.INT64, helper.make_tensor_type_proto(TensorProto.FLOAT, None))
     model = _ml_model(
-        [helper.make_node("CastMap", ["m"], ["dense"], domain="ai.onnx.ml"),
-         helper.make_node("ZipMap", ["dense"], ["z"], domain="ai.onnx.ml", classlabels_strings=["a", "b", "c"])],
+        [
+            helper.make_node("CastMap", ["m"], ["dense"], domain="ai.onnx.ml"),
+            helper.make_node("ZipMap", ["dense"], ["z"], domain="ai.onnx.ml", classlabels_strings=["a", "b", "c"]),
+        ],
         [helper.make_value_info("m", map_type)],
-        [helper.make_value_info("z", helper.make_sequence_type_proto(helper.make_map_type_proto(
-            TensorProto.STRING, helper.make_tensor_type_proto(TensorProto.FLOAT, None))))])
+        [
+            helper.make_value_info(
+                "z",
+                helper.make_sequence_type_proto(
+                    helper.make_map_type_proto(
+                        TensorProto.STRING, helper.make_tensor_type_proto(TensorProto.FLOAT, None)
+                    )
+                ),
+            )
+        ],
+    )
     feed = {"m": {7: 0.5, 2: 1, 4: 2.25}}  # int keys, mixed Python numbers
     ours = onnx_light.InferenceSession(model)
     theirs = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])

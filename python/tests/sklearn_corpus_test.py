@@ -12,10 +12,9 @@ removed) and are counted in the summary test."""
 import warnings
 
 import numpy as np
+import onnx_light
 import onnxruntime as ort
 import pytest
-
-import onnx_light
 
 # Plain imports: the corpus' packages are pinned in requirements.txt, and a missing one must
 # fail the test rather than skip it.
@@ -123,6 +122,7 @@ def _with_missing(data):
         x = x.copy()
         x[np.random.default_rng(1).random(x.shape) < 0.1] = np.nan
         return x, y
+
     return load
 
 
@@ -133,10 +133,12 @@ def _column_transformer_case():
     colour = ((x[:, 0] * 10).astype(np.int64) % 3).astype(np.float32).reshape(-1, 1)
     frame = np.hstack([x, colour])
     pipe = make_pipeline(
-        ColumnTransformer([
-            ("num", make_pipeline(SimpleImputer(), StandardScaler()), [0, 1, 2, 3]),
-            ("cat", OneHotEncoder(handle_unknown="ignore"), [4]),
-        ]),
+        ColumnTransformer(
+            [
+                ("num", make_pipeline(SimpleImputer(), StandardScaler()), [0, 1, 2, 3]),
+                ("cat", OneHotEncoder(handle_unknown="ignore"), [4]),
+            ]
+        ),
         LogisticRegression(max_iter=500),
     )
     with warnings.catch_warnings():
@@ -155,8 +157,11 @@ def _dict_vectorizer_case():
     records = [{n: float(v) for n, v in zip(names, row) if v > 0} for row in x]
     pipe = make_pipeline(DictVectorizer(sparse=False), LinearRegression())
     pipe.fit(records, y)
-    onx = skl2onnx.convert_sklearn(pipe, initial_types=[("input", DictionaryType(StringTensorType([]), FloatTensorType([])))],
-                                   target_opset=TARGET_OPSET)
+    onx = skl2onnx.convert_sklearn(
+        pipe,
+        initial_types=[("input", DictionaryType(StringTensorType([]), FloatTensorType([])))],
+        target_opset=TARGET_OPSET,
+    )
     return onx, lambda n: {"input": records[3]}
 
 
@@ -164,15 +169,28 @@ def _text_case():
     """TfidfVectorizer + LogisticRegression: skl2onnx writes StringNormalizer, com.microsoft
     Tokenizer, TfIdfVectorizer. A SKLEARN_REFERENCE case: (ModelProto, feeds(batch),
     predict(batch) -> (labels, probabilities, classes)) from the fitted pipeline itself."""
-    docs = np.array(["the cat sat on the mat", "dogs and cats", "the dog barked", "a mat for the cat",
-                     "cats sleep all day", "dogs bark at night"] * 5, dtype=object)
+    docs = np.array(
+        [
+            "the cat sat on the mat",
+            "dogs and cats",
+            "the dog barked",
+            "a mat for the cat",
+            "cats sleep all day",
+            "dogs bark at night",
+        ]
+        * 5,
+        dtype=object,
+    )
     labels = np.array([0, 1, 1, 0, 0, 1] * 5)
     pipe = make_pipeline(TfidfVectorizer(), LogisticRegression())
     pipe.fit(docs, labels)
     onx = to_onnx(pipe, docs[:1].reshape(-1, 1), target_opset=TARGET_OPSET)
     name = onx.graph.input[0].name
-    return (onx, lambda n: {name: docs[:n].reshape(-1, 1)},
-            lambda n: (pipe.predict(docs[:n]), pipe.predict_proba(docs[:n]), pipe.classes_))
+    return (
+        onx,
+        lambda n: {name: docs[:n].reshape(-1, 1)},
+        lambda n: (pipe.predict(docs[:n]), pipe.predict_proba(docs[:n]), pipe.classes_),
+    )
 
 
 def _int_one_hot_case():
@@ -212,24 +230,42 @@ def _xgboost(kind, **kwargs):
 
 CASES = {
     "DecisionTreeClassifier/iris": lambda: _tensor_case(DecisionTreeClassifier(max_depth=5, random_state=0), _iris),
-    "DecisionTreeRegressor/diabetes": lambda: _tensor_case(DecisionTreeRegressor(max_depth=6, random_state=0), _diabetes),
-    "RandomForestClassifier/iris": lambda: _tensor_case(RandomForestClassifier(n_estimators=10, max_depth=6, random_state=0), _iris),
+    "DecisionTreeRegressor/diabetes": lambda: _tensor_case(
+        DecisionTreeRegressor(max_depth=6, random_state=0), _diabetes
+    ),
+    "RandomForestClassifier/iris": lambda: _tensor_case(
+        RandomForestClassifier(n_estimators=10, max_depth=6, random_state=0), _iris
+    ),
     "RandomForestClassifier/breast_cancer": lambda: _tensor_case(
-        RandomForestClassifier(n_estimators=15, max_depth=6, random_state=0), _binary),
-    "RandomForestRegressor/diabetes": lambda: _tensor_case(RandomForestRegressor(n_estimators=10, max_depth=6, random_state=0), _diabetes),
-    "ExtraTreesClassifier/digits": lambda: _tensor_case(ExtraTreesClassifier(n_estimators=10, max_depth=8, random_state=0), _digits),
-    "ExtraTreesRegressor/diabetes": lambda: _tensor_case(ExtraTreesRegressor(n_estimators=10, max_depth=6, random_state=0), _diabetes),
+        RandomForestClassifier(n_estimators=15, max_depth=6, random_state=0), _binary
+    ),
+    "RandomForestRegressor/diabetes": lambda: _tensor_case(
+        RandomForestRegressor(n_estimators=10, max_depth=6, random_state=0), _diabetes
+    ),
+    "ExtraTreesClassifier/digits": lambda: _tensor_case(
+        ExtraTreesClassifier(n_estimators=10, max_depth=8, random_state=0), _digits
+    ),
+    "ExtraTreesRegressor/diabetes": lambda: _tensor_case(
+        ExtraTreesRegressor(n_estimators=10, max_depth=6, random_state=0), _diabetes
+    ),
     "GradientBoostingClassifier/breast_cancer": lambda: _tensor_case(
-        GradientBoostingClassifier(n_estimators=20, max_depth=3, random_state=0), _binary),
+        GradientBoostingClassifier(n_estimators=20, max_depth=3, random_state=0), _binary
+    ),
     "GradientBoostingClassifier/iris": lambda: _tensor_case(
-        GradientBoostingClassifier(n_estimators=15, max_depth=3, random_state=0), _iris),
+        GradientBoostingClassifier(n_estimators=15, max_depth=3, random_state=0), _iris
+    ),
     "GradientBoostingRegressor/diabetes": lambda: _tensor_case(
-        GradientBoostingRegressor(n_estimators=20, max_depth=3, random_state=0), _diabetes),
+        GradientBoostingRegressor(n_estimators=20, max_depth=3, random_state=0), _diabetes
+    ),
     "HistGradientBoostingClassifier/breast_cancer+nan": lambda: _tensor_case(
-        HistGradientBoostingClassifier(max_iter=15, random_state=0), _with_missing(_binary)),
-    "HistGradientBoostingClassifier/iris": lambda: _tensor_case(HistGradientBoostingClassifier(max_iter=10, random_state=0), _iris),
+        HistGradientBoostingClassifier(max_iter=15, random_state=0), _with_missing(_binary)
+    ),
+    "HistGradientBoostingClassifier/iris": lambda: _tensor_case(
+        HistGradientBoostingClassifier(max_iter=10, random_state=0), _iris
+    ),
     "HistGradientBoostingRegressor/diabetes+nan": lambda: _tensor_case(
-        HistGradientBoostingRegressor(max_iter=15, random_state=0), _with_missing(_diabetes)),
+        HistGradientBoostingRegressor(max_iter=15, random_state=0), _with_missing(_diabetes)
+    ),
     "LogisticRegression/breast_cancer": lambda: _tensor_case(LogisticRegression(max_iter=3000), _binary),
     "LogisticRegression/iris": lambda: _tensor_case(LogisticRegression(max_iter=500), _iris),
     "LogisticRegression/digits": lambda: _tensor_case(LogisticRegression(max_iter=300), _digits),
@@ -240,16 +276,22 @@ CASES = {
     "SVC-linear/iris": lambda: _tensor_case(SVC(kernel="linear", random_state=0), _iris),
     "SVC-rbf-proba/iris": lambda: _tensor_case(SVC(kernel="rbf", probability=True, random_state=0), _iris),
     "SVC-poly/breast_cancer": lambda: _tensor_case(
-        make_pipeline(StandardScaler(), SVC(kernel="poly", degree=2, random_state=0)), _binary),
+        make_pipeline(StandardScaler(), SVC(kernel="poly", degree=2, random_state=0)), _binary
+    ),
     "SVC-rbf-proba/breast_cancer": lambda: _tensor_case(
-        make_pipeline(StandardScaler(), SVC(kernel="rbf", probability=True, random_state=0)), _binary),
+        make_pipeline(StandardScaler(), SVC(kernel="rbf", probability=True, random_state=0)), _binary
+    ),
     "SVR-linear/diabetes": lambda: _tensor_case(SVR(kernel="linear", C=10.0), _diabetes),
     "SVR-rbf/diabetes": lambda: _tensor_case(SVR(kernel="rbf", C=10.0), _diabetes),
     "SVR-poly/diabetes": lambda: _tensor_case(SVR(kernel="poly", degree=2, C=10.0), _diabetes),
     "KNeighborsClassifier/iris": lambda: _tensor_case(KNeighborsClassifier(n_neighbors=5), _iris),
     "KNeighborsRegressor/diabetes": lambda: _tensor_case(KNeighborsRegressor(n_neighbors=5), _diabetes),
-    "MLPClassifier/iris": lambda: _tensor_case(MLPClassifier(hidden_layer_sizes=(16,), max_iter=300, random_state=0), _iris),
-    "MLPRegressor/diabetes": lambda: _tensor_case(MLPRegressor(hidden_layer_sizes=(16,), max_iter=300, random_state=0), _diabetes),
+    "MLPClassifier/iris": lambda: _tensor_case(
+        MLPClassifier(hidden_layer_sizes=(16,), max_iter=300, random_state=0), _iris
+    ),
+    "MLPRegressor/diabetes": lambda: _tensor_case(
+        MLPRegressor(hidden_layer_sizes=(16,), max_iter=300, random_state=0), _diabetes
+    ),
     "KMeans/iris": lambda: _tensor_case(KMeans(n_clusters=3, n_init=3, random_state=0), lambda: (_iris()[0], None)),
     "PCA/digits": lambda: _tensor_case(PCA(n_components=8, random_state=0), lambda: (_digits()[0], None)),
     "StandardScaler/diabetes": lambda: _tensor_case(StandardScaler(), _diabetes),
@@ -274,7 +316,7 @@ CASES = {
 # ONNX Runtime cannot be the reference (their builders also return predict(batch)).
 SKLEARN_REFERENCE = {
     "TfidfVectorizer+LogisticRegression/text": "ONNX Runtime cannot run this model on this machine: its "
-                                                "StringNormalizer fails to construct the en_US locale",
+    "StringNormalizer fails to construct the en_US locale",
 }
 
 # Models that do not yet match their reference, with the reason (strict xfails: each must
@@ -320,8 +362,9 @@ def test_matches_onnxruntime(name):
     onx, feeds = _build(name)
     data = onx.SerializeToString()
     reference = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
-    sessions = [onnx_light.InferenceSession(data, cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=t))
-                for t in (1, 2)]
+    sessions = [
+        onnx_light.InferenceSession(data, cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=t)) for t in (1, 2)
+    ]
     ort_types = [(o.name, o.type) for o in reference.get_outputs()]
     for session in sessions:
         assert [(o.name, o.type) for o in session.get_outputs()] == ort_types, name
@@ -351,8 +394,13 @@ def test_matches_scikit_learn(name):
             if isinstance(got_probabilities, list):  # ZipMap: one {class: probability} per row
                 assert all(sorted(row) == sorted(classes.tolist()) for row in got_probabilities), where
                 got_probabilities = [[row[c] for c in classes.tolist()] for row in got_probabilities]
-            np.testing.assert_allclose(np.asarray(got_probabilities, dtype=np.float64), probabilities,
-                                       rtol=0, atol=1e-5, err_msg=f"{where}: probabilities")
+            np.testing.assert_allclose(
+                np.asarray(got_probabilities, dtype=np.float64),
+                probabilities,
+                rtol=0,
+                atol=1e-5,
+                err_msg=f"{where}: probabilities",
+            )
 
 
 def test_summary_counts_known_failures():
@@ -360,5 +408,7 @@ def test_summary_counts_known_failures():
     pass/fail count of the corpus."""
     assert set(KNOWN_FAILURES) <= set(CASES)
     assert set(SKLEARN_REFERENCE) <= set(CASES)
-    print(f"sklearn corpus: {len(CASES) - len(KNOWN_FAILURES)} of {len(CASES)} models match their reference "
-          f"(ONNX Runtime; scikit-learn for {len(SKLEARN_REFERENCE)}); {len(KNOWN_FAILURES)} known failures")
+    print(
+        f"sklearn corpus: {len(CASES) - len(KNOWN_FAILURES)} of {len(CASES)} models match their reference "
+        f"(ONNX Runtime; scikit-learn for {len(SKLEARN_REFERENCE)}); {len(KNOWN_FAILURES)} known failures"
+    )

@@ -48,9 +48,9 @@ class AttentionRunner {
     const bool parallel = AttentionMultiplyAdds(p_) >= tuning.minimum_multiply_adds;
     const ParallelPlan kv_plan{"attention.kv_heads", 1};
     const ParallelPlan task_plan{"attention.query_tiles", 1};
-    const int participants =
-        parallel ? std::max(AvailableParticipants(ctx.parallel(), kv_plan), AvailableParticipants(ctx.parallel(), task_plan))
-                 : 1;
+    const int participants = parallel ? std::max(AvailableParticipants(ctx.parallel(), kv_plan),
+                                                 AvailableParticipants(ctx.parallel(), task_plan))
+                                      : 1;
     OL_RETURN_IF_ERROR(ReserveScratch(ctx, participants));
 
     const int64_t kv_tasks = p_.batch * p_.kv_heads;
@@ -142,8 +142,8 @@ class AttentionRunner {
   static void CopyPresentRow(const RowView& src, int64_t offset, int64_t width, void* present, int64_t row) {
     if (present == nullptr) return;
     const size_t bytes = static_cast<size_t>(width) * ElementSize(src.type);
-    std::memcpy(static_cast<char*>(present) + row * bytes, static_cast<const char*>(src.data) + offset * ElementSize(src.type),
-                bytes);
+    std::memcpy(static_cast<char*>(present) + row * bytes,
+                static_cast<const char*>(src.data) + offset * ElementSize(src.type), bytes);
   }
 
   // Keys visible to query row i of batch b: causal frontier, sliding window and padding,
@@ -270,7 +270,8 @@ class AttentionRunner {
                 scores + r * kv_padded_);
         normalizers[r] = C(1);
       }
-      for (int64_t r = rows; r < rows_padded; ++r) std::fill(scores + r * kv_padded_, scores + (r + 1) * kv_padded_, C(0));
+      for (int64_t r = rows; r < rows_padded; ++r)
+        std::fill(scores + r * kv_padded_, scores + (r + 1) * kv_padded_, C(0));
     } else {
       const C scale = static_cast<C>(p_.scale);
       for (int64_t r = 0; r < rows; ++r) {
@@ -320,8 +321,7 @@ constexpr int64_t kDefaultQueryTileRows = 64;
 
 std::vector<ParamSpec> AttentionTuningSpecs() {
   return {
-      ParamSpec::Int64("parallel.minimum_multiply_adds", kDefaultMinimumMultiplyAdds, 1,
-                       int64_t{1} << 50,
+      ParamSpec::Int64("parallel.minimum_multiply_adds", kDefaultMinimumMultiplyAdds, 1, int64_t{1} << 50,
                        "QK^T plus PV multiply-adds below which the node runs serially"),
       ParamSpec::Int64("algorithm.query_tile_rows", kDefaultQueryTileRows, 1, 4096,
                        "query rows per task (score scratch per participant = rows x kv_seq)"),

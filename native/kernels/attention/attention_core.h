@@ -55,21 +55,21 @@ struct AttentionProblem {
   int64_t head_size = 0, v_head_size = 0;
   int64_t kv_seq() const { return past_seq + new_kv_seq; }
 
-  RowView q, k, v;              // new keys/values
-  RowView past_k, past_v;       // (B, Hkv, past_seq, D); unused when past_seq == 0
+  RowView q, k, v;         // new keys/values
+  RowView past_k, past_v;  // (B, Hkv, past_seq, D); unused when past_seq == 0
   MaskView mask;
   std::vector<int64_t> nonpad_kv_seqlen;  // per batch; empty when absent
 
   double scale = 1.0;
-  double softcap = 0.0;         // 0: none
+  double softcap = 0.0;  // 0: none
   bool is_causal = false;
   int64_t left_window = -1, right_window = -1;  // -1: unbounded
-  int qk_output_mode = 0;       // 0 raw, 1 softcapped, 2 with bias, 3 probabilities
+  int qk_output_mode = 0;                       // 0 raw, 1 softcapped, 2 with bias, 3 probabilities
 
-  MutableRowView y;             // (batch, q head, row) -> v_head_size values
-  void* present_k = nullptr;    // (B, Hkv, kv_seq, head_size) of k.type, or null
-  void* present_v = nullptr;    // (B, Hkv, kv_seq, v_head_size) of v.type, or null
-  void* qk_output = nullptr;    // (B, Hq, q_seq, kv_seq) of qk_type, or null
+  MutableRowView y;           // (batch, q head, row) -> v_head_size values
+  void* present_k = nullptr;  // (B, Hkv, kv_seq, head_size) of k.type, or null
+  void* present_v = nullptr;  // (B, Hkv, kv_seq, v_head_size) of v.type, or null
+  void* qk_output = nullptr;  // (B, Hq, q_seq, kv_seq) of qk_type, or null
   DataType qk_type = DataType::kUndefined;
 
   // Split runs, for modifier graphs that need whole score tensors (FlexAttention):

@@ -46,8 +46,8 @@ class AttentionKernel : public OpKernel {
       OL_ASSIGN_OR_RETURN(left_window_, info.GetInt("left_window_size", -1));
       OL_ASSIGN_OR_RETURN(right_window_, info.GetInt("right_window_size", -1));
       if (left_window_ < -1 || right_window_ < -1) {
-        return InvalidArgument(info.Where(), ": window sizes must be -1 or >= 0, got left ", left_window_,
-                               " right ", right_window_);
+        return InvalidArgument(info.Where(), ": window sizes must be -1 or >= 0, got left ", left_window_, " right ",
+                               right_window_);
       }
     }
     OL_ASSIGN_OR_RETURN(tuning_, ReadAttentionTuning(info));
@@ -106,8 +106,8 @@ Status AttentionKernel::Describe(KernelContext& ctx, AttentionProblem* p) const 
   const Shape &qs = q->shape(), &ks = k->shape(), &vs = v->shape();
   if (rank == 3) {
     if (q_num_heads_ <= 0 || kv_num_heads_ <= 0) {
-      return InvalidArgument(ctx.Where(), ": 3-D inputs need positive q_num_heads and kv_num_heads, got ",
-                             q_num_heads_, " and ", kv_num_heads_);
+      return InvalidArgument(ctx.Where(), ": 3-D inputs need positive q_num_heads and kv_num_heads, got ", q_num_heads_,
+                             " and ", kv_num_heads_);
     }
     if (qs[2] % q_num_heads_ != 0 || ks[2] % kv_num_heads_ != 0 || vs[2] % kv_num_heads_ != 0) {
       return InvalidArgument(ctx.Where(), ": hidden sizes of Q ", qs, ", K ", ks, " and V ", vs,
@@ -124,8 +124,8 @@ Status AttentionKernel::Describe(KernelContext& ctx, AttentionProblem* p) const 
     p->k = View3d(*k, kv_num_heads_);
     p->v = View3d(*v, kv_num_heads_);
     if (ks[2] / kv_num_heads_ != p->head_size || vs[1] != ks[1] || ks[0] != qs[0] || vs[0] != qs[0]) {
-      return InvalidArgument(ctx.Where(), ": K ", ks, " and V ", vs, " do not match Q ", qs, " with ",
-                             q_num_heads_, " query and ", kv_num_heads_, " kv heads");
+      return InvalidArgument(ctx.Where(), ": K ", ks, " and V ", vs, " do not match Q ", qs, " with ", q_num_heads_,
+                             " query and ", kv_num_heads_, " kv heads");
     }
   } else {
     if (opset_ >= 25 && (q_num_heads_ != 0 || kv_num_heads_ != 0)) {
@@ -177,8 +177,8 @@ Status AttentionKernel::DescribePast(KernelContext& ctx, const Tensor& past_key,
                                      AttentionProblem* p) const {
   const Shape &pk = past_key.shape(), &pv = past_value.shape();
   if (past_key.dtype() != p->k.type || past_value.dtype() != p->v.type || pk.rank() != 4 || pv.rank() != 4 ||
-      pk[0] != p->batch || pk[1] != p->kv_heads || pk[3] != p->head_size || pv[0] != p->batch ||
-      pv[1] != p->kv_heads || pv[2] != pk[2] || pv[3] != p->v_head_size) {
+      pk[0] != p->batch || pk[1] != p->kv_heads || pk[3] != p->head_size || pv[0] != p->batch || pv[1] != p->kv_heads ||
+      pv[2] != pk[2] || pv[3] != p->v_head_size) {
     return InvalidArgument(ctx.Where(), ": past_key ", past_key.TypeAndShape(), " and past_value ",
                            past_value.TypeAndShape(), " must be (", p->batch, ", ", p->kv_heads,
                            ", past, head size) of the K and V types");
@@ -223,8 +223,8 @@ Status AttentionKernel::DescribeMask(KernelContext& ctx, const Tensor& mask, Att
     if (mask_axis < 0) break;
     const int64_t dim = ms[mask_axis];
     if (dim != 1 && dim != target[axis]) {
-      return InvalidArgument(ctx.Where(), ": attn_mask ", ms, " does not broadcast to (", p->batch, ", ",
-                             p->q_heads, ", ", p->q_seq, ", ", p->kv_seq(), ")");
+      return InvalidArgument(ctx.Where(), ": attn_mask ", ms, " does not broadcast to (", p->batch, ", ", p->q_heads,
+                             ", ", p->q_seq, ", ", p->kv_seq(), ")");
     }
     strides[axis] = dim == 1 ? 0 : stride;
     stride *= dim;
@@ -242,9 +242,10 @@ Status AttentionKernel::AllocateOutputs(KernelContext& ctx, bool output_3d, Atte
   Shape y_shape = output_3d ? Shape{b, sq, hq * dv} : Shape{b, hq, sq, dv};
   OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, t1, y_shape));
   p->y = output_3d ? MutableRowView{y->raw_data(), t1, sq * hq * dv, dv, hq * dv}
-                    : MutableRowView{y->raw_data(), t1, hq * sq * dv, sq * dv, dv};
+                   : MutableRowView{y->raw_data(), t1, hq * sq * dv, sq * dv, dv};
   if (ctx.num_outputs() > 1) {
-    OL_ASSIGN_OR_RETURN(Tensor * present_k, ctx.AllocateOutput(1, p->k.type, Shape{b, p->kv_heads, p->kv_seq(), p->head_size}));
+    OL_ASSIGN_OR_RETURN(Tensor * present_k,
+                        ctx.AllocateOutput(1, p->k.type, Shape{b, p->kv_heads, p->kv_seq(), p->head_size}));
     p->present_k = present_k->raw_data();
   }
   if (ctx.num_outputs() > 2) {
@@ -266,8 +267,8 @@ OL_REGISTER_KERNELS(attention) {
   // 23: base op; 24 adds nonpad_kv_seqlen; 25 adds the sliding window.
   const int ranges[3][2] = {{23, 23}, {24, 24}, {25, kOpenEnded}};
   for (const auto& range : ranges) {
-    registry.Add(KernelDef{"", "Attention", range[0], range[1], "attention", types, 0, AttentionTuningSpecs(),
-                           false, MakeKernel<AttentionKernel>()});
+    registry.Add(KernelDef{"", "Attention", range[0], range[1], "attention", types, 0, AttentionTuningSpecs(), false,
+                           MakeKernel<AttentionKernel>()});
   }
 }
 

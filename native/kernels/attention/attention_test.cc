@@ -30,11 +30,11 @@ struct AttentionCase {
   std::vector<int64_t> mask_shape;  // empty: no attn_mask
   bool bool_mask = false;
   bool causal = false;
-  std::vector<int64_t> nonpad;      // empty: no nonpad_kv_seqlen
+  std::vector<int64_t> nonpad;  // empty: no nonpad_kv_seqlen
   int64_t left = -1, right = -1;
   float softcap = 0;
   std::optional<float> scale;
-  int qk_mode = -1;                 // -1: no qk_matmul_output
+  int qk_mode = -1;  // -1: no qk_matmul_output
 };
 
 void PrintTo(const AttentionCase& c, std::ostream* os) { *os << c.name; }
@@ -108,7 +108,8 @@ Expected NaiveAttention(const AttentionCase& c, const Inputs& in) {
         bool any = false;
         for (int64_t j = 0; j < total; ++j) {
           double dot = 0;
-          for (int64_t d = 0; d < c.head; ++d) dot += in.q[((b * c.q_heads + h) * c.q_seq + i) * c.head + d] * key(b, h / group, j, d);
+          for (int64_t d = 0; d < c.head; ++d)
+            dot += in.q[((b * c.q_heads + h) * c.q_seq + i) * c.head + d] * key(b, h / group, j, d);
           double raw = dot * scale;
           double capped = c.softcap > 0 ? c.softcap * std::tanh(raw / c.softcap) : raw;
           bias[j] = Bias(c, in, b, h, i, j);
@@ -123,7 +124,8 @@ Expected NaiveAttention(const AttentionCase& c, const Inputs& in) {
         for (int64_t j = 0; j < total; ++j) {
           const double p = any ? s[j] / sum : 0.0;
           if (c.qk_mode == 3) e.qk[((b * c.q_heads + h) * c.q_seq + i) * total + j] = p;
-          for (int64_t d = 0; d < c.v_head; ++d) e.y[((b * c.q_heads + h) * c.q_seq + i) * c.v_head + d] += p * value(b, h / group, j, d);
+          for (int64_t d = 0; d < c.v_head; ++d)
+            e.y[((b * c.q_heads + h) * c.q_seq + i) * c.v_head + d] += p * value(b, h / group, j, d);
         }
       }
   if (c.three_d) e.y = HeadsToPacked(e.y, c.batch, c.q_heads, c.q_seq, c.v_head);
@@ -209,10 +211,14 @@ TEST_P(AttentionCases, MatchesNaiveReferenceForEveryParticipantCount) {
   if (c.past > 0) {  // present = past rows then new rows
     std::vector<double> present_k, present_v;
     for (int64_t bh = 0; bh < c.batch * c.kv_heads; ++bh) {
-      present_k.insert(present_k.end(), in.past_k.begin() + bh * c.past * c.head, in.past_k.begin() + (bh + 1) * c.past * c.head);
-      present_k.insert(present_k.end(), in.k.begin() + bh * c.kv_seq * c.head, in.k.begin() + (bh + 1) * c.kv_seq * c.head);
-      present_v.insert(present_v.end(), in.past_v.begin() + bh * c.past * c.v_head, in.past_v.begin() + (bh + 1) * c.past * c.v_head);
-      present_v.insert(present_v.end(), in.v.begin() + bh * c.kv_seq * c.v_head, in.v.begin() + (bh + 1) * c.kv_seq * c.v_head);
+      present_k.insert(present_k.end(), in.past_k.begin() + bh * c.past * c.head,
+                       in.past_k.begin() + (bh + 1) * c.past * c.head);
+      present_k.insert(present_k.end(), in.k.begin() + bh * c.kv_seq * c.head,
+                       in.k.begin() + (bh + 1) * c.kv_seq * c.head);
+      present_v.insert(present_v.end(), in.past_v.begin() + bh * c.past * c.v_head,
+                       in.past_v.begin() + (bh + 1) * c.past * c.v_head);
+      present_v.insert(present_v.end(), in.v.begin() + bh * c.kv_seq * c.v_head,
+                       in.v.begin() + (bh + 1) * c.kv_seq * c.v_head);
     }
     ExpectNear(present_k, serial->at(1).tensor(), 0, "present_key");
     ExpectNear(present_v, serial->at(2).tensor(), 0, "present_value");
@@ -226,7 +232,8 @@ TEST_P(AttentionCases, MatchesNaiveReferenceForEveryParticipantCount) {
     ASSERT_TRUE(parallel.ok()) << parallel.status().ToString();
     ASSERT_EQ(parallel->size(), serial->size());
     for (size_t o = 0; o < serial->size(); ++o) {
-      ExpectIdentical(serial->at(o), parallel->at(o), c.name + " output " + std::to_string(o) + " with " + std::to_string(threads) + " threads");
+      ExpectIdentical(serial->at(o), parallel->at(o),
+                      c.name + " output " + std::to_string(o) + " with " + std::to_string(threads) + " threads");
     }
   }
 }
@@ -245,34 +252,146 @@ std::vector<AttentionCase> Cases() {
   };
   add("mha_4d", [](AttentionCase&) {});
   add("mha_3d", [](AttentionCase& c) { c.three_d = true; });
-  add("gqa_3d_diff_v_head", [](AttentionCase& c) { c.three_d = true; c.q_heads = 6; c.kv_heads = 2; c.v_head = 5; });
-  add("mqa_4d_long", [](AttentionCase& c) { c.q_heads = 4; c.kv_heads = 1; c.q_seq = 37; c.kv_seq = 41; c.head = 13; });
+  add("gqa_3d_diff_v_head", [](AttentionCase& c) {
+    c.three_d = true;
+    c.q_heads = 6;
+    c.kv_heads = 2;
+    c.v_head = 5;
+  });
+  add("mqa_4d_long", [](AttentionCase& c) {
+    c.q_heads = 4;
+    c.kv_heads = 1;
+    c.q_seq = 37;
+    c.kv_seq = 41;
+    c.head = 13;
+  });
   add("float_mask_2d", [](AttentionCase& c) { c.mask_shape = {3, 5}; });
   add("float_mask_short_keys", [](AttentionCase& c) { c.mask_shape = {3, 2}; });
-  add("bool_mask_4d_broadcast", [](AttentionCase& c) { c.mask_shape = {2, 1, 3, 5}; c.bool_mask = true; });
+  add("bool_mask_4d_broadcast", [](AttentionCase& c) {
+    c.mask_shape = {2, 1, 3, 5};
+    c.bool_mask = true;
+  });
   add("float_mask_3d_heads", [](AttentionCase& c) { c.mask_shape = {2, 1, 5}; });
-  add("causal_square", [](AttentionCase& c) { c.causal = true; c.q_seq = 5; });
-  add("causal_with_past", [](AttentionCase& c) { c.causal = true; c.past = 4; c.kv_seq = 3; c.q_seq = 3; });
+  add("causal_square", [](AttentionCase& c) {
+    c.causal = true;
+    c.q_seq = 5;
+  });
+  add("causal_with_past", [](AttentionCase& c) {
+    c.causal = true;
+    c.past = 4;
+    c.kv_seq = 3;
+    c.q_seq = 3;
+  });
   add("causal_bool_mask_past_3d", [](AttentionCase& c) {
-    c.causal = true; c.past = 2; c.three_d = true; c.q_heads = 4; c.mask_shape = {3, 7}; c.bool_mask = true; });
-  add("past_gqa_qk_softmax", [](AttentionCase& c) { c.past = 6; c.q_heads = 4; c.qk_mode = 3; c.mask_shape = {3, 11}; });
-  add("qk_raw_softcap", [](AttentionCase& c) { c.softcap = 0.5f; c.qk_mode = 0; c.scale = 2.0f; });
-  add("qk_softcapped", [](AttentionCase& c) { c.softcap = 0.5f; c.qk_mode = 1; });
-  add("qk_with_bias", [](AttentionCase& c) { c.softcap = 2.0f; c.qk_mode = 2; c.mask_shape = {3, 5}; c.causal = true; });
-  add("nonpad_causal", [](AttentionCase& c) { c.opset = 24; c.nonpad = {4, 2}; c.causal = true; c.q_seq = 2; c.kv_seq = 6; });
-  add("nonpad_negative_offset", [](AttentionCase& c) { c.opset = 24; c.nonpad = {1, 5}; c.causal = true; c.q_seq = 3; c.qk_mode = 3; });
-  add("window_left_causal", [](AttentionCase& c) { c.opset = 25; c.left = 2; c.causal = true; c.q_seq = 6; c.kv_seq = 6; });
-  add("window_bidirectional_past", [](AttentionCase& c) { c.opset = 25; c.left = 1; c.right = 1; c.past = 3; c.kv_seq = 4; c.q_seq = 4; });
-  add("window_nonpad_mask", [](AttentionCase& c) { c.opset = 25; c.left = 1; c.nonpad = {5, 3}; c.mask_shape = {5}; c.bool_mask = true; });
-  add("fully_masked_rows", [](AttentionCase& c) { c.opset = 25; c.left = 0; c.right = 0; c.q_seq = 7; c.kv_seq = 3; c.qk_mode = 3; });
-  add("seq_1_decode", [](AttentionCase& c) { c.q_seq = 1; c.past = 9; c.kv_seq = 1; c.causal = true; });
-  add("heads_1_odd_head", [](AttentionCase& c) { c.q_heads = 1; c.kv_heads = 1; c.head = 3; c.v_head = 17; });
+    c.causal = true;
+    c.past = 2;
+    c.three_d = true;
+    c.q_heads = 4;
+    c.mask_shape = {3, 7};
+    c.bool_mask = true;
+  });
+  add("past_gqa_qk_softmax", [](AttentionCase& c) {
+    c.past = 6;
+    c.q_heads = 4;
+    c.qk_mode = 3;
+    c.mask_shape = {3, 11};
+  });
+  add("qk_raw_softcap", [](AttentionCase& c) {
+    c.softcap = 0.5f;
+    c.qk_mode = 0;
+    c.scale = 2.0f;
+  });
+  add("qk_softcapped", [](AttentionCase& c) {
+    c.softcap = 0.5f;
+    c.qk_mode = 1;
+  });
+  add("qk_with_bias", [](AttentionCase& c) {
+    c.softcap = 2.0f;
+    c.qk_mode = 2;
+    c.mask_shape = {3, 5};
+    c.causal = true;
+  });
+  add("nonpad_causal", [](AttentionCase& c) {
+    c.opset = 24;
+    c.nonpad = {4, 2};
+    c.causal = true;
+    c.q_seq = 2;
+    c.kv_seq = 6;
+  });
+  add("nonpad_negative_offset", [](AttentionCase& c) {
+    c.opset = 24;
+    c.nonpad = {1, 5};
+    c.causal = true;
+    c.q_seq = 3;
+    c.qk_mode = 3;
+  });
+  add("window_left_causal", [](AttentionCase& c) {
+    c.opset = 25;
+    c.left = 2;
+    c.causal = true;
+    c.q_seq = 6;
+    c.kv_seq = 6;
+  });
+  add("window_bidirectional_past", [](AttentionCase& c) {
+    c.opset = 25;
+    c.left = 1;
+    c.right = 1;
+    c.past = 3;
+    c.kv_seq = 4;
+    c.q_seq = 4;
+  });
+  add("window_nonpad_mask", [](AttentionCase& c) {
+    c.opset = 25;
+    c.left = 1;
+    c.nonpad = {5, 3};
+    c.mask_shape = {5};
+    c.bool_mask = true;
+  });
+  add("fully_masked_rows", [](AttentionCase& c) {
+    c.opset = 25;
+    c.left = 0;
+    c.right = 0;
+    c.q_seq = 7;
+    c.kv_seq = 3;
+    c.qk_mode = 3;
+  });
+  add("seq_1_decode", [](AttentionCase& c) {
+    c.q_seq = 1;
+    c.past = 9;
+    c.kv_seq = 1;
+    c.causal = true;
+  });
+  add("heads_1_odd_head", [](AttentionCase& c) {
+    c.q_heads = 1;
+    c.kv_heads = 1;
+    c.head = 3;
+    c.v_head = 17;
+  });
   add("batch_0", [](AttentionCase& c) { c.batch = 0; });
-  add("q_seq_0_with_past", [](AttentionCase& c) { c.q_seq = 0; c.past = 2; });
+  add("q_seq_0_with_past", [](AttentionCase& c) {
+    c.q_seq = 0;
+    c.past = 2;
+  });
   add("kv_seq_0", [](AttentionCase& c) { c.kv_seq = 0; });
-  add("float16", [](AttentionCase& c) { c.type = DataType::kFloat16; c.causal = true; c.past = 2; c.mask_shape = {3, 7}; });
-  add("bfloat16_3d", [](AttentionCase& c) { c.type = DataType::kBFloat16; c.three_d = true; c.qk_mode = 2; c.mask_shape = {3, 5}; });
-  add("double_gqa", [](AttentionCase& c) { c.type = DataType::kDouble; c.q_heads = 4; c.kv_heads = 2; c.qk_mode = 3; c.causal = true; });
+  add("float16", [](AttentionCase& c) {
+    c.type = DataType::kFloat16;
+    c.causal = true;
+    c.past = 2;
+    c.mask_shape = {3, 7};
+  });
+  add("bfloat16_3d", [](AttentionCase& c) {
+    c.type = DataType::kBFloat16;
+    c.three_d = true;
+    c.qk_mode = 2;
+    c.mask_shape = {3, 5};
+  });
+  add("double_gqa", [](AttentionCase& c) {
+    c.type = DataType::kDouble;
+    c.q_heads = 4;
+    c.kv_heads = 2;
+    c.qk_mode = 3;
+    c.causal = true;
+  });
   return cases;
 }
 
@@ -281,7 +400,13 @@ INSTANTIATE_TEST_SUITE_P(Attention, AttentionCases, ::testing::ValuesIn(Cases())
 
 TEST(Attention, ScratchStaysWithinTileBound) {
   AttentionCase c;
-  c.batch = 1; c.q_heads = 4; c.kv_heads = 4; c.q_seq = 96; c.kv_seq = 96; c.head = 16; c.v_head = 16;
+  c.batch = 1;
+  c.q_heads = 4;
+  c.kv_heads = 4;
+  c.q_seq = 96;
+  c.kv_seq = 96;
+  c.head = 16;
+  c.v_head = 16;
   Inputs in;
   KernelTester t = MakeTester(c, &in);
   t.Tuning("parallel.minimum_multiply_adds", int64_t{1}).Tuning("algorithm.query_tile_rows", int64_t{8});
@@ -303,7 +428,8 @@ TEST(Attention, ScratchStaysWithinTileBound) {
 // being irrelevant once the parallel path is forced.
 TEST(Attention, CancelledRunReturnsCancelled) {
   AttentionCase c;
-  c.q_seq = 32; c.kv_seq = 32;
+  c.q_seq = 32;
+  c.kv_seq = 32;
   Inputs in;
   KernelTester t = MakeTester(c, &in);
   t.Tuning("parallel.minimum_multiply_adds", int64_t{1}).Tuning("algorithm.query_tile_rows", int64_t{8});
@@ -316,7 +442,14 @@ TEST(Attention, CancelledRunReturnsCancelled) {
 TEST(FlexAttention, MatchesNaiveReferenceForEveryParticipantCount) {
   for (DataType type : {DataType::kFloat, DataType::kFloat16, DataType::kDouble}) {
     AttentionCase c;
-    c.q_heads = 6; c.kv_heads = 2; c.q_seq = 9; c.kv_seq = 7; c.head = 12; c.v_head = 5; c.type = type; c.scale = 0.3f;
+    c.q_heads = 6;
+    c.kv_heads = 2;
+    c.q_seq = 9;
+    c.kv_seq = 7;
+    c.head = 12;
+    c.v_head = 5;
+    c.type = type;
+    c.scale = 0.3f;
     Inputs in;
     KernelTester attention = MakeTester(c, &in);  // for the rounded inputs
     KernelTester t("FlexAttention", 1, "ai.onnx.preview");
@@ -338,7 +471,10 @@ TEST(FlexAttention, MatchesNaiveReferenceForEveryParticipantCount) {
 }
 
 TEST(FlexAttention, RejectsBadInputs) {
-  auto f = [](Shape s) { std::vector<double> v = RandomValues(s.num_elements(), 1); return MakeFloatTensor(DataType::kFloat, s, &v); };
+  auto f = [](Shape s) {
+    std::vector<double> v = RandomValues(s.num_elements(), 1);
+    return MakeFloatTensor(DataType::kFloat, s, &v);
+  };
   KernelTester t("FlexAttention", 1, "ai.onnx.preview");
   t.Input(f({1, 3, 2, 4})).Input(f({1, 2, 5, 4})).Input(f({1, 2, 5, 4}));  // 3 query heads, 2 kv heads
   EXPECT_EQ(t.Run(1).status().code(), StatusCode::kInvalidArgument);
@@ -348,7 +484,10 @@ TEST(FlexAttention, RejectsBadInputs) {
 }
 
 TEST(Attention, RejectsBadInputs) {
-  auto f = [](Shape s) { std::vector<double> v = RandomValues(s.num_elements(), 1); return MakeFloatTensor(DataType::kFloat, s, &v); };
+  auto f = [](Shape s) {
+    std::vector<double> v = RandomValues(s.num_elements(), 1);
+    return MakeFloatTensor(DataType::kFloat, s, &v);
+  };
   {  // mixed ranks
     KernelTester t("Attention", 23);
     t.Input(f({1, 2, 3, 4})).Input(f({1, 3, 8})).Input(f({1, 3, 8}));

@@ -52,11 +52,21 @@ inline std::vector<double> ToDoubles(const Tensor& t) {
   std::vector<double> out(static_cast<size_t>(t.num_elements()));
   for (size_t i = 0; i < out.size(); ++i) {
     switch (t.dtype()) {
-      case DataType::kFloat: out[i] = t.data<float>()[i]; break;
-      case DataType::kFloat16: out[i] = t.data<Float16>()[i].ToFloat(); break;
-      case DataType::kBFloat16: out[i] = t.data<BFloat16>()[i].ToFloat(); break;
-      case DataType::kDouble: out[i] = t.data<double>()[i]; break;
-      default: ADD_FAILURE() << "unexpected output type"; return out;
+      case DataType::kFloat:
+        out[i] = t.data<float>()[i];
+        break;
+      case DataType::kFloat16:
+        out[i] = t.data<Float16>()[i].ToFloat();
+        break;
+      case DataType::kBFloat16:
+        out[i] = t.data<BFloat16>()[i].ToFloat();
+        break;
+      case DataType::kDouble:
+        out[i] = t.data<double>()[i];
+        break;
+      default:
+        ADD_FAILURE() << "unexpected output type";
+        return out;
     }
   }
   return out;
@@ -65,10 +75,14 @@ inline std::vector<double> ToDoubles(const Tensor& t) {
 // Absolute tolerance (values are O(1)) that covers rounding the result to `type`.
 inline double ToleranceFor(DataType type) {
   switch (type) {
-    case DataType::kDouble: return 1e-10;
-    case DataType::kFloat: return 2e-5;
-    case DataType::kFloat16: return 4e-3;
-    default: return 3e-2;
+    case DataType::kDouble:
+      return 1e-10;
+    case DataType::kFloat:
+      return 2e-5;
+    case DataType::kFloat16:
+      return 4e-3;
+    default:
+      return 3e-2;
   }
 }
 

@@ -35,7 +35,8 @@ template <typename C>
 void LoadRow(DataType type, const void* base, int64_t index, int64_t n, C* out) {
   switch (type) {
 #define OL_LOAD(D, T) \
-  case DataType::D: return ConvertRow(static_cast<const T*>(base) + index, n, out);
+  case DataType::D:   \
+    return ConvertRow(static_cast<const T*>(base) + index, n, out);
     OL_LOAD(kFloat, float)
     OL_LOAD(kDouble, double)
     OL_LOAD(kFloat16, Float16)

@@ -20,11 +20,16 @@ namespace {
 // softmax_precision values the schema allows, as element types.
 StatusOr<DataType> PrecisionType(int64_t precision) {
   switch (precision) {
-    case 1: return DataType::kFloat;
-    case 10: return DataType::kFloat16;
-    case 11: return DataType::kDouble;
-    case 16: return DataType::kBFloat16;
-    default: return InvalidArgument("softmax_precision must be 1, 10, 11 or 16, got ", precision);
+    case 1:
+      return DataType::kFloat;
+    case 10:
+      return DataType::kFloat16;
+    case 11:
+      return DataType::kDouble;
+    case 16:
+      return DataType::kBFloat16;
+    default:
+      return InvalidArgument("softmax_precision must be 1, 10, 11 or 16, got ", precision);
   }
 }
 
@@ -121,8 +126,8 @@ class FlexAttentionKernel : public OpKernel {
     // Modifiers see softmax-precision tensors: float unless the inputs are double or an
     // explicit softmax_precision says otherwise.
     const DataType score_type = softmax_type_ != DataType::kUndefined ? softmax_type_
-                                : p->q.type == DataType::kDouble ? DataType::kDouble
-                                                                 : DataType::kFloat;
+                                : p->q.type == DataType::kDouble      ? DataType::kDouble
+                                                                      : DataType::kFloat;
     const Shape score_shape{p->batch, p->q_heads, p->q_seq, p->kv_seq()};
     OL_ASSIGN_OR_RETURN(Tensor scores, Tensor::Allocate(score_type, score_shape, ctx.allocator()));
     AttentionProblem scores_run = *p;
@@ -184,9 +189,16 @@ class FlexAttentionKernel : public OpKernel {
 OL_REGISTER_KERNELS(flex_attention) {
   std::vector<ParamSpec> tuning = AttentionTuningSpecs();
   tuning.push_back(MinimumElementsParam(32768, "score elements below which the modifier-path softmax runs serially"));
-  registry.Add(KernelDef{"ai.onnx.preview", "FlexAttention", 1, kOpenEnded, "attention",
-                         {DataType::kFloat, DataType::kFloat16, DataType::kBFloat16, DataType::kDouble}, 0, tuning,
-                         false, MakeKernel<FlexAttentionKernel>()});
+  registry.Add(KernelDef{"ai.onnx.preview",
+                         "FlexAttention",
+                         1,
+                         kOpenEnded,
+                         "attention",
+                         {DataType::kFloat, DataType::kFloat16, DataType::kBFloat16, DataType::kDouble},
+                         0,
+                         tuning,
+                         false,
+                         MakeKernel<FlexAttentionKernel>()});
 }
 
 }  // namespace attention

@@ -97,13 +97,14 @@ class LinearAttentionKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(scale_, info.GetFloat("scale", 0.0f));
     OL_ASSIGN_OR_RETURN(std::string rule, info.GetString("update_rule", "gated_delta"));
     if (rule != "linear" && rule != "gated" && rule != "delta" && rule != "gated_delta") {
-      return InvalidArgument(info.Where(), ": update_rule must be linear, gated, delta or gated_delta, got '", rule, "'");
+      return InvalidArgument(info.Where(), ": update_rule must be linear, gated, delta or gated_delta, got '", rule,
+                             "'");
     }
     gated_ = rule == "gated" || rule == "gated_delta";
     delta_ = rule == "delta" || rule == "gated_delta";
     if (q_heads_ <= 0 || kv_heads_ <= 0 || q_heads_ % kv_heads_ != 0) {
-      return InvalidArgument(info.Where(), ": q_num_heads (", q_heads_, ") must be a positive multiple of kv_num_heads (",
-                             kv_heads_, ")");
+      return InvalidArgument(info.Where(), ": q_num_heads (", q_heads_,
+                             ") must be a positive multiple of kv_num_heads (", kv_heads_, ")");
     }
     OL_ASSIGN_OR_RETURN(minimum_multiply_adds_, info.tuning().Int64("parallel.minimum_multiply_adds"));
     return Status::Ok();
@@ -148,15 +149,14 @@ class LinearAttentionKernel : public OpKernel {
     const Shape &qs = r->query->shape(), &ks = r->key->shape(), &vs = r->value->shape();
     const DataType t = r->query->dtype();
     if (!IsLinearAttentionFloat(t) || r->key->dtype() != t || r->value->dtype() != t || qs.rank() != 3 ||
-        ks.rank() != 3 || vs.rank() != 3 || qs[2] % q_heads_ != 0 || ks[2] % kv_heads_ != 0 ||
-        vs[2] % kv_heads_ != 0 || ks[0] != qs[0] || vs[0] != qs[0] || ks[1] != qs[1] || vs[1] != qs[1] ||
-        ks[2] / kv_heads_ != qs[2] / q_heads_) {
+        ks.rank() != 3 || vs.rank() != 3 || qs[2] % q_heads_ != 0 || ks[2] % kv_heads_ != 0 || vs[2] % kv_heads_ != 0 ||
+        ks[0] != qs[0] || vs[0] != qs[0] || ks[1] != qs[1] || vs[1] != qs[1] || ks[2] / kv_heads_ != qs[2] / q_heads_) {
       return InvalidArgument(ctx.Where(), ": query, key and value must be (B, T, heads*d) of one float type with ",
-                             q_heads_, " query and ", kv_heads_, " kv heads sharing d_k; got ", r->query->TypeAndShape(),
-                             ", ", r->key->TypeAndShape(), ", ", r->value->TypeAndShape());
+                             q_heads_, " query and ", kv_heads_, " kv heads sharing d_k; got ",
+                             r->query->TypeAndShape(), ", ", r->key->TypeAndShape(), ", ", r->value->TypeAndShape());
     }
-    *r = Recurrence{qs[0], qs[1], q_heads_, kv_heads_, qs[2] / q_heads_, vs[2] / kv_heads_, gated_, delta_, 1.0f,
-                    r->query, r->key, r->value, r->past, r->decay, r->beta};
+    *r = Recurrence{qs[0], qs[1],    q_heads_, kv_heads_, qs[2] / q_heads_, vs[2] / kv_heads_, gated_, delta_,
+                    1.0f,  r->query, r->key,   r->value,  r->past,          r->decay,          r->beta};
     r->scale = scale_ != 0.0f ? scale_ : static_cast<float>(1.0 / std::sqrt(static_cast<double>(r->dk)));
     if (r->past != nullptr &&
         (!IsLinearAttentionFloat(r->past->dtype()) || r->past->shape() != Shape{r->batch, r->kv_heads, r->dk, r->dv})) {
@@ -164,7 +164,8 @@ class LinearAttentionKernel : public OpKernel {
                              ", ", r->dv, "), got ", r->past->TypeAndShape());
     }
     if (gated_ != (r->decay != nullptr) || delta_ != (r->beta != nullptr)) {
-      return InvalidArgument(ctx.Where(), ": decay is required exactly for gated rules and beta exactly for delta rules");
+      return InvalidArgument(ctx.Where(),
+                             ": decay is required exactly for gated rules and beta exactly for delta rules");
     }
     if (r->decay != nullptr) {
       const Shape& ds = r->decay->shape();
@@ -180,7 +181,8 @@ class LinearAttentionKernel : public OpKernel {
       r->beta_per_head = bs.rank() == 3 && bs[2] == r->kv_heads;
       if (r->beta->dtype() != t || bs.rank() != 3 || bs[0] != r->batch || bs[1] != r->steps ||
           (bs[2] != r->kv_heads && bs[2] != 1)) {
-        return InvalidArgument(ctx.Where(), ": beta must be (B, T, kv_heads) or (B, T, 1), got ", r->beta->TypeAndShape());
+        return InvalidArgument(ctx.Where(), ": beta must be (B, T, kv_heads) or (B, T, 1), got ",
+                               r->beta->TypeAndShape());
       }
     }
     return Status::Ok();
@@ -195,12 +197,18 @@ class LinearAttentionKernel : public OpKernel {
 }  // namespace
 
 OL_REGISTER_KERNELS(linear_attention) {
-  registry.Add(KernelDef{"", "LinearAttention", 27, kOpenEnded, "attention",
-                         {DataType::kFloat, DataType::kFloat16, DataType::kBFloat16}, 0,
+  registry.Add(KernelDef{"",
+                         "LinearAttention",
+                         27,
+                         kOpenEnded,
+                         "attention",
+                         {DataType::kFloat, DataType::kFloat16, DataType::kBFloat16},
+                         0,
                          // Same cost model as Attention's threshold (attention_core.cc).
                          {ParamSpec::Int64("parallel.minimum_multiply_adds", int64_t{1} << 22, 1, int64_t{1} << 50,
                                            "state update and read multiply-adds below which heads run serially")},
-                         false, MakeKernel<LinearAttentionKernel>()});
+                         false,
+                         MakeKernel<LinearAttentionKernel>()});
 }
 
 }  // namespace attention

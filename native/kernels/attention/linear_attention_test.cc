@@ -34,9 +34,12 @@ TEST_P(LinearCases, MatchesNaiveRecurrenceForEveryParticipantCount) {
   const bool gated = c.rule == "gated" || c.rule == "gated_delta", delta = c.rule == "delta" || c.rule == "gated_delta";
   const int64_t b_ = c.batch, t_ = c.steps, group = c.q_heads / c.kv_heads;
   std::vector<double> q = RandomValues(b_ * t_ * c.q_heads * c.dk, 1), k = RandomValues(b_ * t_ * c.kv_heads * c.dk, 2);
-  std::vector<double> v = RandomValues(b_ * t_ * c.kv_heads * c.dv, 3), s0 = RandomValues(b_ * c.kv_heads * c.dk * c.dv, 4);
-  const int64_t decay_width = c.decay_per_key ? c.kv_heads * c.dk : c.kv_heads, beta_width = c.beta_per_head ? c.kv_heads : 1;
-  std::vector<double> decay = RandomValues(b_ * t_ * decay_width, 5, -0.5, 0.0), beta = RandomValues(b_ * t_ * beta_width, 6, 0.0, 1.0);
+  std::vector<double> v = RandomValues(b_ * t_ * c.kv_heads * c.dv, 3),
+                      s0 = RandomValues(b_ * c.kv_heads * c.dk * c.dv, 4);
+  const int64_t decay_width = c.decay_per_key ? c.kv_heads * c.dk : c.kv_heads,
+                beta_width = c.beta_per_head ? c.kv_heads : 1;
+  std::vector<double> decay = RandomValues(b_ * t_ * decay_width, 5, -0.5, 0.0),
+                      beta = RandomValues(b_ * t_ * beta_width, 6, 0.0, 1.0);
   KernelTester t("LinearAttention", 27);
   t.Input(MakeFloatTensor(c.type, Shape{b_, t_, c.q_heads * c.dk}, &q))
       .Input(MakeFloatTensor(c.type, Shape{b_, t_, c.kv_heads * c.dk}, &k))
@@ -47,8 +50,10 @@ TEST_P(LinearCases, MatchesNaiveRecurrenceForEveryParticipantCount) {
     t.MissingInput();
     std::fill(s0.begin(), s0.end(), 0.0);
   }
-  if (gated) t.Input(MakeFloatTensor(c.type, Shape{b_, t_, decay_width}, &decay));
-  else if (delta) t.MissingInput();
+  if (gated)
+    t.Input(MakeFloatTensor(c.type, Shape{b_, t_, decay_width}, &decay));
+  else if (delta)
+    t.MissingInput();
   if (delta) t.Input(MakeFloatTensor(c.type, Shape{b_, t_, beta_width}, &beta));
   t.Attr("q_num_heads", c.q_heads).Attr("kv_num_heads", c.kv_heads).Attr("update_rule", c.rule).Outputs(2);
   if (c.scale != 0) t.Attr("scale", c.scale);
@@ -108,14 +113,34 @@ std::vector<LinearCase> Cases() {
     cases.push_back(c);
   };
   add("linear", [](LinearCase& c) { c.rule = "linear"; });
-  add("gated_per_key_decay", [](LinearCase& c) { c.rule = "gated"; c.decay_per_key = true; });
-  add("delta_scalar_beta", [](LinearCase& c) { c.rule = "delta"; c.beta_per_head = false; });
-  add("gated_delta_gqa", [](LinearCase& c) { c.q_heads = 6; c.kv_heads = 2; });
-  add("gated_delta_no_past_scaled", [](LinearCase& c) { c.past = false; c.scale = 0.7f; });
+  add("gated_per_key_decay", [](LinearCase& c) {
+    c.rule = "gated";
+    c.decay_per_key = true;
+  });
+  add("delta_scalar_beta", [](LinearCase& c) {
+    c.rule = "delta";
+    c.beta_per_head = false;
+  });
+  add("gated_delta_gqa", [](LinearCase& c) {
+    c.q_heads = 6;
+    c.kv_heads = 2;
+  });
+  add("gated_delta_no_past_scaled", [](LinearCase& c) {
+    c.past = false;
+    c.scale = 0.7f;
+  });
   add("decode_step", [](LinearCase& c) { c.steps = 1; });
   add("batch_0", [](LinearCase& c) { c.batch = 0; });
-  add("float16", [](LinearCase& c) { c.type = DataType::kFloat16; c.rule = "gated"; });
-  add("bfloat16_mqa", [](LinearCase& c) { c.type = DataType::kBFloat16; c.q_heads = 4; c.kv_heads = 1; c.rule = "linear"; });
+  add("float16", [](LinearCase& c) {
+    c.type = DataType::kFloat16;
+    c.rule = "gated";
+  });
+  add("bfloat16_mqa", [](LinearCase& c) {
+    c.type = DataType::kBFloat16;
+    c.q_heads = 4;
+    c.kv_heads = 1;
+    c.rule = "linear";
+  });
   return cases;
 }
 
@@ -123,7 +148,10 @@ INSTANTIATE_TEST_SUITE_P(LinearAttention, LinearCases, ::testing::ValuesIn(Cases
                          [](const ::testing::TestParamInfo<LinearCase>& info) { return info.param.name; });
 
 TEST(LinearAttention, RejectsBadInputs) {
-  auto f = [](Shape s) { std::vector<double> v = RandomValues(s.num_elements(), 1); return MakeFloatTensor(DataType::kFloat, s, &v); };
+  auto f = [](Shape s) {
+    std::vector<double> v = RandomValues(s.num_elements(), 1);
+    return MakeFloatTensor(DataType::kFloat, s, &v);
+  };
   {  // gated rule without decay
     KernelTester t("LinearAttention", 27);
     t.Input(f({1, 2, 4})).Input(f({1, 2, 4})).Input(f({1, 2, 4})).Outputs(2);

@@ -5,7 +5,6 @@ function-body graphs of other ops and belong to those ops' families."""
 import ml_dtypes
 import numpy as np
 import onnx.backend.test.case.node as node_cases
-
 import onnx_light
 
 # bfloat16 cases: the reference rounds every intermediate to bfloat16 while the kernels
@@ -37,7 +36,8 @@ def missing_subgraph_ops(case):
 
 def run_case(case, threads):
     session = onnx_light.InferenceSession(
-        case.model.SerializeToString(), cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=threads))
+        case.model.SerializeToString(), cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=threads)
+    )
     input_names = [i.name for i in case.model.graph.input]
     output_names = [o.name for o in case.model.graph.output]
     for inputs, expected in case.data_sets:
@@ -49,5 +49,6 @@ def run_case(case, threads):
             tolerance = {"rtol": case.rtol, "atol": case.atol}
             if want.dtype == ml_dtypes.bfloat16:
                 tolerance = {k: max(v, BF16_TOLERANCE[k]) for k, v in tolerance.items()}
-            np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64),
-                                       err_msg=f"{case.name} output {name}", **tolerance)
+            np.testing.assert_allclose(
+                got.astype(np.float64), want.astype(np.float64), err_msg=f"{case.name} output {name}", **tolerance
+            )

@@ -17,8 +17,8 @@ namespace {
 constexpr int64_t kPortableRows = 4;
 
 template <typename T>
-void PanelMatMulPortable(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b_packed, int64_t packed_rows,
-                         T* c, int64_t ldc) {
+void PanelMatMulPortable(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b_packed,
+                         int64_t packed_rows, T* c, int64_t ldc) {
   const int64_t panels = RoundUp(n, kPanelWidth) / kPanelWidth;
   for (int64_t p = 0; p < panels; ++p) {
     const T* panel = b_packed + p * packed_rows * kPanelWidth;
@@ -42,12 +42,11 @@ void PanelMatMulPortable(int64_t m, int64_t n, int64_t k, const T* a, int64_t ld
 }  // namespace
 
 const std::vector<IsaVariant<PanelMatMulFn>>& PanelMatMulVariants() {
-  static const auto* variants = new std::vector<IsaVariant<PanelMatMulFn>>{
+  static const auto* variants = new std::vector<IsaVariant<PanelMatMulFn>> {
 #if defined(__x86_64__)
-      {"avx512", Isa::kAvx512, PanelMatMulAvx512},
-      {"avx2", Isa::kAvx2, PanelMatMulAvx2},
+    {"avx512", Isa::kAvx512, PanelMatMulAvx512}, {"avx2", Isa::kAvx2, PanelMatMulAvx2},
 #endif
-      {"portable", Isa::kPortable, PanelMatMulPortable<float>},
+        {"portable", Isa::kPortable, PanelMatMulPortable<float>},
   };
   return *variants;
 }

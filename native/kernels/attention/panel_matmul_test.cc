@@ -33,8 +33,8 @@ TEST_P(PanelMatMulVariantTest, MatchesPortable) {
   struct Case {
     int64_t m, n, k, extra_rows;
   };
-  for (const Case& cs : {Case{8, 16, 1, 0}, Case{8, 5, 7, 3}, Case{16, 33, 64, 0}, Case{24, 48, 17, 5},
-                         Case{8, 100, 130, 2}}) {
+  for (const Case& cs :
+       {Case{8, 16, 1, 0}, Case{8, 5, 7, 3}, Case{16, 33, 64, 0}, Case{24, 48, 17, 5}, Case{8, 100, 130, 2}}) {
     const int64_t packed_rows = cs.k + cs.extra_rows, lda = cs.k + 3, width = RoundUp(cs.n, kPanelWidth);
     const int64_t ldc = width + 5;
     const std::vector<float> a = Random(cs.m * lda, 1), b = Random(packed_rows * cs.n, 2);

@@ -16,7 +16,7 @@ namespace {
 // One rotation problem, validated.
 struct Rotation {
   int64_t batch = 0, seq = 0, heads = 0, head_size = 0, rotary_dim = 0;
-  bool layout_3d = false;     // (B, S, H*D) rather than (B, H, S, D)
+  bool layout_3d = false;  // (B, S, H*D) rather than (B, H, S, D)
   bool interleaved = false;
   const int64_t* position_ids = nullptr;  // (B, S), or null: caches are (B, S, rotary_dim / 2)
   int64_t Offset(int64_t b, int64_t s, int64_t h) const {
@@ -78,13 +78,16 @@ class RotaryEmbeddingKernel : public OpKernel {
     auto rotate = [&](int64_t begin, int64_t end) {
       switch (x->dtype()) {
         case DataType::kFloat16:
-          RotateRows(r, x->data<Float16>(), cos_cache->data<Float16>(), sin_cache->data<Float16>(), y->data<Float16>(), begin, end);
+          RotateRows(r, x->data<Float16>(), cos_cache->data<Float16>(), sin_cache->data<Float16>(), y->data<Float16>(),
+                     begin, end);
           break;
         case DataType::kBFloat16:
-          RotateRows(r, x->data<BFloat16>(), cos_cache->data<BFloat16>(), sin_cache->data<BFloat16>(), y->data<BFloat16>(), begin, end);
+          RotateRows(r, x->data<BFloat16>(), cos_cache->data<BFloat16>(), sin_cache->data<BFloat16>(),
+                     y->data<BFloat16>(), begin, end);
           break;
         default:
-          RotateRows(r, x->data<float>(), cos_cache->data<float>(), sin_cache->data<float>(), y->data<float>(), begin, end);
+          RotateRows(r, x->data<float>(), cos_cache->data<float>(), sin_cache->data<float>(), y->data<float>(), begin,
+                     end);
       }
       return Status::Ok();
     };
@@ -139,8 +142,8 @@ class RotaryEmbeddingKernel : public OpKernel {
         }
       }
     } else if (cs != Shape{r->batch, r->seq, half}) {
-      return InvalidArgument(ctx.Where(), ": without position_ids the caches must be (", r->batch, ", ", r->seq,
-                             ", ", half, "), got ", cs);
+      return InvalidArgument(ctx.Where(), ": without position_ids the caches must be (", r->batch, ", ", r->seq, ", ",
+                             half, "), got ", cs);
     }
     return Status::Ok();
   }
@@ -153,12 +156,18 @@ class RotaryEmbeddingKernel : public OpKernel {
 }  // namespace
 
 OL_REGISTER_KERNELS(rotary_embedding) {
-  registry.Add(KernelDef{"", "RotaryEmbedding", 23, kOpenEnded, "attention",
-                         {DataType::kFloat, DataType::kFloat16, DataType::kBFloat16}, 0,
+  registry.Add(KernelDef{"",
+                         "RotaryEmbedding",
+                         23,
+                         kOpenEnded,
+                         "attention",
+                         {DataType::kFloat, DataType::kFloat16, DataType::kBFloat16},
+                         0,
                          // A row pass of a few flops per element: ~32k elements (PyTorch's
                          // GRAIN_SIZE) amortise a region start.
                          {MinimumElementsParam(32768, "elements of X below which rows rotate serially")},
-                         false, MakeKernel<RotaryEmbeddingKernel>()});
+                         false,
+                         MakeKernel<RotaryEmbeddingKernel>()});
 }
 
 }  // namespace attention

@@ -62,7 +62,8 @@ TEST_P(RotaryCases, MatchesNaiveRotationForEveryParticipantCount) {
   for (int64_t b = 0; b < c.batch; ++b)
     for (int64_t s = 0; s < c.seq; ++s)
       for (int64_t h = 0; h < c.heads; ++h) {
-        const int64_t base = c.three_d ? ((b * c.seq + s) * c.heads + h) * c.head : ((b * c.heads + h) * c.seq + s) * c.head;
+        const int64_t base =
+            c.three_d ? ((b * c.seq + s) * c.heads + h) * c.head : ((b * c.heads + h) * c.seq + s) * c.head;
         const int64_t cache_row = c.position_ids ? positions[b * c.seq + s] : b * c.seq + s;
         for (int64_t d = rot; d < c.head; ++d) expected[base + d] = x_layout[base + d];
         for (int64_t i = 0; i < half; ++i) {
@@ -94,13 +95,29 @@ std::vector<RotaryCase> Cases() {
   add("halves_4d", [](RotaryCase&) {});
   add("halves_3d", [](RotaryCase& c) { c.three_d = true; });
   add("interleaved", [](RotaryCase& c) { c.interleaved = true; });
-  add("partial_rotary_dim", [](RotaryCase& c) { c.rotary_dim = 4; c.head = 10; });
-  add("partial_interleaved_3d", [](RotaryCase& c) { c.rotary_dim = 6; c.interleaved = true; c.three_d = true; });
+  add("partial_rotary_dim", [](RotaryCase& c) {
+    c.rotary_dim = 4;
+    c.head = 10;
+  });
+  add("partial_interleaved_3d", [](RotaryCase& c) {
+    c.rotary_dim = 6;
+    c.interleaved = true;
+    c.three_d = true;
+  });
   add("no_position_ids", [](RotaryCase& c) { c.position_ids = false; });
-  add("seq_1_heads_1", [](RotaryCase& c) { c.seq = 1; c.heads = 1; });
+  add("seq_1_heads_1", [](RotaryCase& c) {
+    c.seq = 1;
+    c.heads = 1;
+  });
   add("batch_0", [](RotaryCase& c) { c.batch = 0; });
-  add("float16", [](RotaryCase& c) { c.type = DataType::kFloat16; c.interleaved = true; });
-  add("bfloat16", [](RotaryCase& c) { c.type = DataType::kBFloat16; c.three_d = true; });
+  add("float16", [](RotaryCase& c) {
+    c.type = DataType::kFloat16;
+    c.interleaved = true;
+  });
+  add("bfloat16", [](RotaryCase& c) {
+    c.type = DataType::kBFloat16;
+    c.three_d = true;
+  });
   return cases;
 }
 
@@ -108,7 +125,10 @@ INSTANTIATE_TEST_SUITE_P(RotaryEmbedding, RotaryCases, ::testing::ValuesIn(Cases
                          [](const ::testing::TestParamInfo<RotaryCase>& info) { return info.param.name; });
 
 TEST(RotaryEmbedding, RejectsBadInputs) {
-  auto f = [](Shape s) { std::vector<double> v = RandomValues(s.num_elements(), 1); return MakeFloatTensor(DataType::kFloat, s, &v); };
+  auto f = [](Shape s) {
+    std::vector<double> v = RandomValues(s.num_elements(), 1);
+    return MakeFloatTensor(DataType::kFloat, s, &v);
+  };
   {  // position id past the cache
     KernelTester t("RotaryEmbedding", 23);
     t.Input(f({1, 2, 3, 8})).Input(f({4, 4})).Input(f({4, 4})).Input(MakeTensor<int64_t>(Shape{1, 3}, {0, 1, 4}));

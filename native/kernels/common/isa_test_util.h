@@ -27,12 +27,12 @@
 namespace onnx_light {
 
 // Skips the current test, naming the variant and why it cannot run here.
-#define OL_SKIP_UNLESS_ISA_ENABLED(variant)                                                      \
-  do {                                                                                           \
-    if (!::onnx_light::IsaEnabled((variant).isa)) {                                              \
-      GTEST_SKIP() << "ISA variant '" << (variant).name << "' not run: "                         \
-                   << ::onnx_light::IsaDisabledReason((variant).isa);                            \
-    }                                                                                            \
+#define OL_SKIP_UNLESS_ISA_ENABLED(variant)                                            \
+  do {                                                                                 \
+    if (!::onnx_light::IsaEnabled((variant).isa)) {                                    \
+      GTEST_SKIP() << "ISA variant '" << (variant).name                                \
+                   << "' not run: " << ::onnx_light::IsaDisabledReason((variant).isa); \
+    }                                                                                  \
   } while (0)
 
 template <typename Impl>

@@ -40,8 +40,8 @@ StatusOr<Tensor> Slice(const Tensor& input, int axis, int64_t start, int64_t len
   const int64_t outer = shape.SizeTo(axis);
   const int64_t inner = shape.SizeFrom(axis + 1);
   for (int64_t o = 0; o < outer; ++o) {
-    CopyElements(input.dtype(), input.raw_data(), (o * shape[axis] + start) * inner, out.raw_data(),
-                 o * length * inner, length * inner);
+    CopyElements(input.dtype(), input.raw_data(), (o * shape[axis] + start) * inner, out.raw_data(), o * length * inner,
+                 length * inner);
   }
   return out;
 }
@@ -60,8 +60,8 @@ StatusOr<Tensor> Concat(const std::vector<Tensor>& parts, int axis, Allocator* a
       compatible = d == axis || part.shape()[d] == first.shape()[d];
     }
     if (!compatible) {
-      return InvalidArgument("cannot concatenate ", part.TypeAndShape(), " with ", first.TypeAndShape(),
-                             " along axis ", axis, ": types and the other dims must match");
+      return InvalidArgument("cannot concatenate ", part.TypeAndShape(), " with ", first.TypeAndShape(), " along axis ",
+                             axis, ": types and the other dims must match");
     }
     dims[axis] += part.shape()[axis];
   }
@@ -91,8 +91,8 @@ StatusOr<Tensor> Stack(const std::vector<Tensor>& parts, int axis, DataType type
   expanded.reserve(parts.size());
   for (const Tensor& part : parts) {
     if (part.dtype() != type || part.shape() != part_shape) {
-      return InvalidArgument("cannot stack ", part.TypeAndShape(), " with ", DataTypeName(type),
-                             part_shape.ToString(), ": every part must have the same type and shape");
+      return InvalidArgument("cannot stack ", part.TypeAndShape(), " with ", DataTypeName(type), part_shape.ToString(),
+                             ": every part must have the same type and shape");
     }
     OL_ASSIGN_OR_RETURN(Tensor view, part.Reshaped(Shape(dims)));
     expanded.push_back(std::move(view));

@@ -210,9 +210,10 @@ TEST(LoopTest, AnEndlessLoopStopsAtTheTimeout) {
   token.SetDeadline(std::chrono::steady_clock::now() + std::chrono::milliseconds(50));
   RunOptions options;
   options.cancellation = &token;
-  auto out = RunOnce(g, {{"cond", Value(Make<bool>({}, {true}))},
-                         {"s0", Value(Make<float>({2}, {0, 0}))},
-                         {"x", Value(Make<float>({2}, {1, 1}))}},
+  auto out = RunOnce(g,
+                     {{"cond", Value(Make<bool>({}, {true}))},
+                      {"s0", Value(Make<float>({2}, {0, 0}))},
+                      {"x", Value(Make<float>({2}, {1, 1}))}},
                      1, options);
   EXPECT_EQ(out.status().code(), StatusCode::kCancelled) << out.status().ToString();
   EXPECT_NE(out.status().message().find("timeout"), std::string::npos) << out.status().message();

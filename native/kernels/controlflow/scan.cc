@@ -106,7 +106,8 @@ class Scan9 : public OpKernel {
     OL_ASSIGN_OR_RETURN(body_, info.GetGraph("body"));
     OL_ASSIGN_OR_RETURN(int64_t m, info.GetInt("num_scan_inputs"));
     if (m < 1 || m > info.num_inputs()) {
-      return InvalidArgument(info.Where(), ": num_scan_inputs = ", m, " but the node has ", info.num_inputs(), " inputs");
+      return InvalidArgument(info.Where(), ": num_scan_inputs = ", m, " but the node has ", info.num_inputs(),
+                             " inputs");
     }
     spec_.num_scan_inputs = static_cast<int>(m);
     spec_.num_states = info.num_inputs() - spec_.num_scan_inputs;
@@ -162,7 +163,8 @@ class Scan8 : public OpKernel {
     OL_ASSIGN_OR_RETURN(body_, info.GetGraph("body"));
     OL_ASSIGN_OR_RETURN(int64_t m, info.GetInt("num_scan_inputs"));
     if (m < 1 || m > info.num_inputs() - 1) {
-      return InvalidArgument(info.Where(), ": num_scan_inputs = ", m, " but the node has ", info.num_inputs(), " inputs");
+      return InvalidArgument(info.Where(), ": num_scan_inputs = ", m, " but the node has ", info.num_inputs(),
+                             " inputs");
     }
     spec_.num_scan_inputs = static_cast<int>(m);
     spec_.num_states = info.num_inputs() - 1 - spec_.num_scan_inputs;
@@ -182,7 +184,8 @@ class Scan8 : public OpKernel {
     std::vector<const Tensor*> batched;  // states, then scan inputs
     for (int i = 1; i < ctx.num_inputs(); ++i) {
       OL_ASSIGN_OR_RETURN(const Tensor* t, TensorInput(ctx, i));
-      if (t->shape().rank() < 1) return InvalidArgument(ctx.Where(), ": input ", i, " needs a batch axis, got ", t->TypeAndShape());
+      if (t->shape().rank() < 1)
+        return InvalidArgument(ctx.Where(), ": input ", i, " needs a batch axis, got ", t->TypeAndShape());
       batched.push_back(t);
     }
     const int64_t batch = batched.front()->shape()[0];
@@ -199,8 +202,8 @@ class Scan8 : public OpKernel {
       }
       for (int64_t b = 0; b < batch; ++b) {
         if (lens->data<int64_t>()[b] != full) {
-          return NotImplemented(ctx.Where(), ": sequence_lens shorter than the sequence axis (", lens->data<int64_t>()[b],
-                                " < ", full, ") is not supported");
+          return NotImplemented(ctx.Where(), ": sequence_lens shorter than the sequence axis (",
+                                lens->data<int64_t>()[b], " < ", full, ") is not supported");
         }
       }
     }
@@ -231,7 +234,8 @@ class Scan8 : public OpKernel {
       return ctx.SetOutput(output, Value(std::move(t)));
     };
     for (int i = 0; i < spec_.num_states; ++i) OL_RETURN_IF_ERROR(stack(i, states_by_batch[i]));
-    for (int k = 0; k < spec_.num_scan_outputs; ++k) OL_RETURN_IF_ERROR(stack(spec_.num_states + k, outputs_by_batch[k]));
+    for (int k = 0; k < spec_.num_scan_outputs; ++k)
+      OL_RETURN_IF_ERROR(stack(spec_.num_states + k, outputs_by_batch[k]));
     return Status::Ok();
   }
 

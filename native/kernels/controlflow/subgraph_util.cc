@@ -13,8 +13,8 @@ StatusOr<std::vector<Value>> RunBody(KernelContext& ctx, const Graph& body, cons
   OL_ASSIGN_OR_RETURN(SubgraphRunner * runner, Runner(ctx));
   OL_ASSIGN_OR_RETURN(std::vector<Value> outputs, runner->Run(body, inputs));
   if (outputs.size() != expected_outputs) {
-    return InvalidArgument(ctx.Where(), ": subgraph '", body.name, "' returned ", outputs.size(),
-                           " values, expected ", expected_outputs);
+    return InvalidArgument(ctx.Where(), ": subgraph '", body.name, "' returned ", outputs.size(), " values, expected ",
+                           expected_outputs);
   }
   return outputs;
 }
@@ -46,8 +46,9 @@ StatusOr<Tensor> EmptyScanOutput(const KernelContext& ctx, const Graph& body, si
   const std::string name = output < body.outputs.size() ? body.outputs[output].name : "";
   const DataType type = body.ElementTypeOf(name);
   if (type == DataType::kUndefined) {
-    return InvalidArgument(ctx.Where(), ": ran no iteration and subgraph '", body.name, "' does not declare the type of ",
-                           "its output ", output, " ('", name, "'), so the empty scan output has no type");
+    return InvalidArgument(ctx.Where(), ": ran no iteration and subgraph '", body.name,
+                           "' does not declare the type of ", "its output ", output, " ('", name,
+                           "'), so the empty scan output has no type");
   }
   std::vector<int64_t> dims = {0};
   const ValueInfo* info = body.FindValueInfo(name);

@@ -57,7 +57,8 @@ Status DirectConv(KernelContext& ctx, const ConvGeometry& cg, const T* x, const 
                   const gemm::GemmTuning& tuning) {
   const Geometry3d g(cg);
   const int64_t planes = cg.batch * cg.out_channels;
-  const int64_t plane_macs = std::max<int64_t>(1, (kTranspose ? g.in_size : g.out_size) * g.kernel_size * cg.in_per_group());
+  const int64_t plane_macs =
+      std::max<int64_t>(1, (kTranspose ? g.in_size : g.out_size) * g.kernel_size * cg.in_per_group());
   const auto run = [&](int64_t begin, int64_t end) {
     for (int64_t p = begin; p < end; ++p) {
       DirectPlane<T, kTranspose>(cg, g, x, w, bias, p / cg.out_channels, p % cg.out_channels, y + p * g.out_size);

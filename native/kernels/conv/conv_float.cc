@@ -29,7 +29,8 @@ Status Depthwise(KernelContext& ctx, const ConvGeometry& cg, const float* x, con
     }
     return Status::Ok();
   };
-  const double multiply_adds = static_cast<double>(planes) * static_cast<double>(g.out_size) * static_cast<double>(g.kernel_size);
+  const double multiply_adds =
+      static_cast<double>(planes) * static_cast<double>(g.out_size) * static_cast<double>(g.kernel_size);
   if (multiply_adds < static_cast<double>(tuning.depthwise_minimum_multiply_adds)) {
     return run(0, planes);
   }
@@ -121,8 +122,7 @@ Status GemmConv(KernelContext& ctx, const ConvGeometry& cg, const float* x, cons
   const int64_t mg = cg.out_per_group(), cgi = cg.in_per_group(), k = cgi * g.kernel_size;
   const bool pointwise = IsPointwise(cg);
   const ParallelPlan plan{"conv.gemm_tiles", 1};
-  const bool parallel =
-      gemm::GemmWorkUnits(cg.batch * cg.out_channels, g.out_size, k) >= tuning.parallel_minimum_tasks;
+  const bool parallel = gemm::GemmWorkUnits(cg.batch * cg.out_channels, g.out_size, k) >= tuning.parallel_minimum_tasks;
   const int available = parallel ? AvailableParticipants(ctx.parallel(), plan) : 1;
   const Tiling tiling = ChooseTiling(cg, k, available);
   const int64_t tasks = tiling.tasks();
@@ -207,7 +207,8 @@ StatusOr<PackedConvWeights> PackedConvWeights::Pack(const Tensor& w, int64_t gro
   // The layout of the path ConvForward will take for these weights.
   const bool implicit = ImplicitGemmApplies(shape.rank() - 2, mg, shape[1], k / shape[1]);
   const int64_t per_group = implicit ? mg * k : static_cast<int64_t>(gemm::PrepackedASize(mg, k));
-  OL_ASSIGN_OR_RETURN(packed.packed_, Tensor::Allocate(DataType::kFloat, Shape({per_group * group}), Allocator::Default()));
+  OL_ASSIGN_OR_RETURN(packed.packed_,
+                      Tensor::Allocate(DataType::kFloat, Shape({per_group * group}), Allocator::Default()));
   for (int64_t grp = 0; grp < group; ++grp) {
     const float* source = w.data<float>() + grp * mg * k;
     float* target = packed.packed_.data<float>() + grp * per_group;
@@ -229,8 +230,8 @@ const float* PackedConvWeights::Find(const Tensor& w) const {
   return packed_.data<float>();
 }
 
-Status ConvForward(KernelContext& ctx, const ConvGeometry& g, const float* x, const float* w,
-                   const float* packed_w, const float* bias, float* y, const ConvTuning& tuning) {
+Status ConvForward(KernelContext& ctx, const ConvGeometry& g, const float* x, const float* w, const float* packed_w,
+                   const float* bias, float* y, const ConvTuning& tuning) {
   if (g.batch == 0 || g.out_channels == 0 || g.out_size == 0) return Status::Ok();
   if (g.in_per_group() == 0 || g.kernel_size == 0) {
     // Empty reduction: the output is the bias alone.

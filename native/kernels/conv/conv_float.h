@@ -44,8 +44,8 @@ class PackedConvWeights {
 // tile of output positions) with im2col generated straight into the GEMM's packed panels,
 // parallel over those tasks with per-participant packing scratch. `packed_w` (nullable)
 // is W already packed (PackedConvWeights); otherwise the weights are packed for this run.
-Status ConvForward(KernelContext& ctx, const ConvGeometry& g, const float* x, const float* w,
-                   const float* packed_w, const float* bias, float* y, const ConvTuning& tuning);
+Status ConvForward(KernelContext& ctx, const ConvGeometry& g, const float* x, const float* w, const float* packed_w,
+                   const float* bias, float* y, const ConvTuning& tuning);
 
 // ConvTranspose: per (image, group, block of output channels) a GEMM W^T X into a bounded
 // column buffer, then col2im into those channels only (disjoint outputs per task).

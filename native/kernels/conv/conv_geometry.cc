@@ -71,11 +71,16 @@ Status FinishSizes(const std::string& where, ConvGeometry* g) {
 StatusOr<ConvAttributes> ConvAttributes::Read(const KernelInfo& info) {
   ConvAttributes a;
   OL_ASSIGN_OR_RETURN(const std::string pad, info.GetString("auto_pad", "NOTSET"));
-  if (pad == "NOTSET") a.auto_pad = AutoPad::kNotSet;
-  else if (pad == "SAME_UPPER") a.auto_pad = AutoPad::kSameUpper;
-  else if (pad == "SAME_LOWER") a.auto_pad = AutoPad::kSameLower;
-  else if (pad == "VALID") a.auto_pad = AutoPad::kValid;
-  else return InvalidArgument(info.Where(), ": unknown auto_pad '", pad, "'");
+  if (pad == "NOTSET")
+    a.auto_pad = AutoPad::kNotSet;
+  else if (pad == "SAME_UPPER")
+    a.auto_pad = AutoPad::kSameUpper;
+  else if (pad == "SAME_LOWER")
+    a.auto_pad = AutoPad::kSameLower;
+  else if (pad == "VALID")
+    a.auto_pad = AutoPad::kValid;
+  else
+    return InvalidArgument(info.Where(), ": unknown auto_pad '", pad, "'");
   OL_ASSIGN_OR_RETURN(a.dilations, info.GetInts("dilations", {}));
   OL_ASSIGN_OR_RETURN(a.kernel_shape, info.GetInts("kernel_shape", {}));
   OL_ASSIGN_OR_RETURN(a.pads, info.GetInts("pads", {}));
@@ -88,14 +93,14 @@ StatusOr<ConvAttributes> ConvAttributes::Read(const KernelInfo& info) {
 }
 
 Status ConvAttributes::Validate(const std::string& where) const {
-  const auto all = [](const std::vector<int64_t>& v, auto&& ok) {
-    return std::all_of(v.begin(), v.end(), ok);
-  };
+  const auto all = [](const std::vector<int64_t>& v, auto&& ok) { return std::all_of(v.begin(), v.end(), ok); };
   const auto positive = [](int64_t v) { return v >= 1; };
   if (!all(strides, positive)) return InvalidArgument(where, ": strides ", Join(strides), " must be >= 1");
   if (!all(dilations, positive)) return InvalidArgument(where, ": dilations ", Join(dilations), " must be >= 1");
-  if (!all(kernel_shape, positive)) return InvalidArgument(where, ": kernel_shape ", Join(kernel_shape), " must be >= 1");
-  if (!all(pads, [](int64_t v) { return v >= 0; })) return InvalidArgument(where, ": pads ", Join(pads), " must be >= 0");
+  if (!all(kernel_shape, positive))
+    return InvalidArgument(where, ": kernel_shape ", Join(kernel_shape), " must be >= 1");
+  if (!all(pads, [](int64_t v) { return v >= 0; }))
+    return InvalidArgument(where, ": pads ", Join(pads), " must be >= 0");
   if (group < 1) return InvalidArgument(where, ": group must be >= 1, got ", group);
   if (!pads.empty() && pads.size() % 2 != 0) {
     return InvalidArgument(where, ": pads ", Join(pads), " must have two entries (begin, end) per spatial axis");

@@ -36,7 +36,7 @@ struct ConvAttributes {
 struct ConvGeometry {
   int rank = 0;  // spatial rank
   int64_t batch = 0, group = 1;
-  int64_t in_channels = 0, out_channels = 0;   // of X and Y
+  int64_t in_channels = 0, out_channels = 0;  // of X and Y
   std::vector<int64_t> in_spatial, out_spatial, kernel, strides, dilations, pads_begin, pads_end;
   int64_t in_size = 0, out_size = 0, kernel_size = 0;  // products of the spatial dims
   int64_t in_per_group() const { return in_channels / group; }

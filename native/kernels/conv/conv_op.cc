@@ -47,10 +47,12 @@ class ConvKernel final : public OpKernel {
                      b != nullptr ? b->data<float>() : nullptr, y->data<float>());
       case DataType::kDouble:
         return conv::DirectConv<double, kTranspose>(ctx, g, x->data<double>(), w->data<double>(),
-                                                     b != nullptr ? b->data<double>() : nullptr, y->data<double>(),
-                                                     tuning_.gemm);
-      case DataType::kFloat16: return Widened<Float16>(ctx, g, *x, *w, b, y);
-      case DataType::kBFloat16: return Widened<BFloat16>(ctx, g, *x, *w, b, y);
+                                                    b != nullptr ? b->data<double>() : nullptr, y->data<double>(),
+                                                    tuning_.gemm);
+      case DataType::kFloat16:
+        return Widened<Float16>(ctx, g, *x, *w, b, y);
+      case DataType::kBFloat16:
+        return Widened<BFloat16>(ctx, g, *x, *w, b, y);
       default:
         return NotImplemented(ctx.Where(), ": element type ", DataTypeName(x->dtype()), " is not supported");
     }
@@ -58,8 +60,8 @@ class ConvKernel final : public OpKernel {
 
  private:
   // `packed_w`: W prepacked at Init (constant W), else null.
-  Status Float(KernelContext& ctx, const conv::ConvGeometry& g, const float* x, const float* w,
-               const float* packed_w, const float* b, float* y) {
+  Status Float(KernelContext& ctx, const conv::ConvGeometry& g, const float* x, const float* w, const float* packed_w,
+               const float* b, float* y) {
     return kTranspose ? conv::ConvTransposeForward(ctx, g, x, w, b, y, tuning_.gemm)
                       : conv::ConvForward(ctx, g, x, w, packed_w, b, y, tuning_);
   }
@@ -88,7 +90,7 @@ class ConvKernel final : public OpKernel {
   }
 
   conv::ConvAttributes attrs_;
-  conv::ConvTuning tuning_;  // ConvTranspose reads only its GEMM part
+  conv::ConvTuning tuning_;           // ConvTranspose reads only its GEMM part
   conv::PackedConvWeights packed_w_;  // Conv with a constant float W only
 };
 

@@ -10,10 +10,10 @@
 
 #include <gtest/gtest.h>
 
+#include "native/kernels/common/isa_test_util.h"
 #include "native/kernels/conv/depthwise.h"
 #include "native/kernels/conv/implicit_gemm.h"
 #include "native/registry/kernel_test_checks.h"
-#include "native/kernels/common/isa_test_util.h"
 
 namespace onnx_light {
 namespace {
@@ -74,11 +74,13 @@ std::vector<double> ReferenceConv(const ConvCase& c, const std::vector<float>& x
             std::vector<int64_t> ii(r);
             bool inside = true;
             for (size_t a = 0; a < r; ++a) {
-              ii[a] = oi[a] * (c.strides.empty() ? 1 : c.strides[a]) - pads[a] + ki[a] * (c.dilations.empty() ? 1 : c.dilations[a]);
+              ii[a] = oi[a] * (c.strides.empty() ? 1 : c.strides[a]) - pads[a] +
+                      ki[a] * (c.dilations.empty() ? 1 : c.dilations[a]);
               inside = inside && ii[a] >= 0 && ii[a] < in_sp[a];
             }
             if (!inside) continue;
-            s += double(w[(m * cg + ci) * k_size + k]) * x[(n * channels + grp * cg + ci) * in_size + Flatten(ii, in_sp)];
+            s += double(w[(m * cg + ci) * k_size + k]) *
+                 x[(n * channels + grp * cg + ci) * in_size + Flatten(ii, in_sp)];
           }
         }
         y[(n * m_out + m) * out_size + o] = s;
@@ -218,10 +220,10 @@ TEST_P(DepthwisePlaneVariantTest, MatchesThePortablePlane) {
   struct PlaneCase {
     int64_t in_h, in_w, kernel_h, kernel_w, stride, dilation, pad_begin, pad_end;
   };
-  const PlaneCase cases[] = {{14, 14, 3, 3, 1, 1, 1, 1}, {28, 28, 3, 3, 2, 1, 1, 1},  {5, 7, 3, 3, 1, 1, 1, 1},
-                             {9, 17, 3, 5, 1, 2, 4, 3},  {6, 33, 1, 1, 2, 1, 0, 0},   {7, 40, 5, 16, 2, 1, 9, 9},
-                             {3, 1, 3, 3, 1, 1, 1, 1},   {11, 65, 3, 3, 2, 3, 5, 2},  {4, 31, 2, 7, 1, 1, 0, 6},
-                             {8, 20, 3, 3, 1, 1, 2, 0},  {9, 23, 3, 3, 2, 1, 0, 3},   {2, 40, 3, 3, 1, 1, 3, 3}};
+  const PlaneCase cases[] = {{14, 14, 3, 3, 1, 1, 1, 1}, {28, 28, 3, 3, 2, 1, 1, 1}, {5, 7, 3, 3, 1, 1, 1, 1},
+                             {9, 17, 3, 5, 1, 2, 4, 3},  {6, 33, 1, 1, 2, 1, 0, 0},  {7, 40, 5, 16, 2, 1, 9, 9},
+                             {3, 1, 3, 3, 1, 1, 1, 1},   {11, 65, 3, 3, 2, 3, 5, 2}, {4, 31, 2, 7, 1, 1, 0, 6},
+                             {8, 20, 3, 3, 1, 1, 2, 0},  {9, 23, 3, 3, 2, 1, 0, 3},  {2, 40, 3, 3, 1, 1, 3, 3}};
   int checked = 0;
   for (const PlaneCase& c : cases) {
     conv::ConvGeometry cg;
@@ -233,7 +235,8 @@ TEST_P(DepthwisePlaneVariantTest, MatchesThePortablePlane) {
     cg.pads_begin = {c.pad_begin, c.pad_begin};
     cg.pads_end = {c.pad_end, c.pad_end};
     for (int a = 0; a < 2; ++a) {
-      cg.out_spatial.push_back((cg.in_spatial[a] + c.pad_begin + c.pad_end - c.dilation * (cg.kernel[a] - 1) - 1) / c.stride + 1);
+      cg.out_spatial.push_back(
+          (cg.in_spatial[a] + c.pad_begin + c.pad_end - c.dilation * (cg.kernel[a] - 1) - 1) / c.stride + 1);
     }
     const conv::Geometry3d g(cg);
     const auto x = Random(g.in_size, 7), w = Random(g.kernel_size, 8);
@@ -330,7 +333,8 @@ TEST(Conv, ImplicitGemmScratchIsThePaddedInput) {
 
 TEST(Conv, BadInputsAreInvalidArgument) {
   KernelTester channels("Conv", 11);
-  channels.Input(MakeTensor<float>({1, 3, 4, 4}, std::vector<float>(48))).Input(MakeTensor<float>({2, 2, 3, 3}, std::vector<float>(36)));
+  channels.Input(MakeTensor<float>({1, 3, 4, 4}, std::vector<float>(48)))
+      .Input(MakeTensor<float>({2, 2, 3, 3}, std::vector<float>(36)));
   EXPECT_EQ(channels.Run(1).status().code(), StatusCode::kInvalidArgument);
   KernelTester rank("Conv", 11);
   rank.Input(MakeTensor<float>({4, 4}, std::vector<float>(16))).Input(MakeTensor<float>({1, 1}, std::vector<float>(1)));
@@ -371,33 +375,74 @@ TEST_P(ConvGeometryErrorTest, IsInvalidArgumentNamingTheValue) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Geometry, ConvGeometryErrorTest,
-    ::testing::Values(
-        GeometryErrorCase{"KernelLargerThanInput", "Conv", {1, 1, 2, 2}, {1, 1, 3, 3}, {},
-                          "extent 3 > padded length 2"},
-        GeometryErrorCase{"KernelLargerThanPaddedInput1D", "Conv", {1, 1, 2}, {1, 1, 5}, {{"pads", {1, 1}}},
-                          "extent 5 > padded length 4"},
-        GeometryErrorCase{"DilatedKernelLargerThanInput", "Conv", {1, 1, 4, 4}, {1, 1, 2, 2},
-                          {{"dilations", {4, 1}}}, "extent 5 > padded length 4"},
-        GeometryErrorCase{"KernelLargerThanPaddedInput2D", "Conv", {1, 1, 4, 4}, {1, 1, 7, 1},
-                          {{"pads", {1, 0, 1, 0}}}, "extent 7 > padded length 6"},
-        GeometryErrorCase{"NegativePads", "Conv", {1, 1, 4, 4}, {1, 1, 3, 3}, {{"pads", {0, -1, 0, 0}}},
-                          "pads [0,-1,0,0] must be >= 0"},
-        GeometryErrorCase{"ZeroDilation", "Conv", {1, 1, 4, 4}, {1, 1, 3, 3}, {{"dilations", {0, 1}}},
-                          "dilations [0,1] must be >= 1"},
-        GeometryErrorCase{"OutputPaddingEqualToStride", "ConvTranspose", {1, 1, 2, 2}, {1, 1, 3, 3},
-                          {{"strides", {2, 2}}, {"output_padding", {2, 2}}}, "output_padding [2,2]"},
-        GeometryErrorCase{"OutputPaddingAboveStride", "ConvTranspose", {1, 1, 2, 2}, {1, 1, 3, 3},
-                          {{"strides", {2, 3}}, {"output_padding", {1, 5}}}, "(axis 1: 5 vs stride 3, dilation 1)"},
-        GeometryErrorCase{"OutputPaddingWithDefaultStride", "ConvTranspose", {1, 1, 2, 2}, {1, 1, 3, 3},
-                          {{"output_padding", {1, 0}}}, "(axis 0: 1 vs stride 1, dilation 1)"},
-        GeometryErrorCase{"OutputPaddingEqualToTheLargerDilation", "ConvTranspose", {1, 1, 2, 2}, {1, 1, 3, 3},
-                          {{"dilations", {3, 1}}, {"output_padding", {3, 0}}}, "(axis 0: 3 vs stride 1, dilation 3)"},
-        GeometryErrorCase{"NegativeOutputPadding", "ConvTranspose", {1, 1, 2, 2}, {1, 1, 3, 3},
-                          {{"strides", {2, 2}}, {"output_padding", {0, -1}}},
-                          "must be >= 0 and smaller than max(stride, dilation)"}),
-    [](const ::testing::TestParamInfo<GeometryErrorCase>& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Geometry, ConvGeometryErrorTest,
+                         ::testing::Values(GeometryErrorCase{"KernelLargerThanInput",
+                                                             "Conv",
+                                                             {1, 1, 2, 2},
+                                                             {1, 1, 3, 3},
+                                                             {},
+                                                             "extent 3 > padded length 2"},
+                                           GeometryErrorCase{"KernelLargerThanPaddedInput1D",
+                                                             "Conv",
+                                                             {1, 1, 2},
+                                                             {1, 1, 5},
+                                                             {{"pads", {1, 1}}},
+                                                             "extent 5 > padded length 4"},
+                                           GeometryErrorCase{"DilatedKernelLargerThanInput",
+                                                             "Conv",
+                                                             {1, 1, 4, 4},
+                                                             {1, 1, 2, 2},
+                                                             {{"dilations", {4, 1}}},
+                                                             "extent 5 > padded length 4"},
+                                           GeometryErrorCase{"KernelLargerThanPaddedInput2D",
+                                                             "Conv",
+                                                             {1, 1, 4, 4},
+                                                             {1, 1, 7, 1},
+                                                             {{"pads", {1, 0, 1, 0}}},
+                                                             "extent 7 > padded length 6"},
+                                           GeometryErrorCase{"NegativePads",
+                                                             "Conv",
+                                                             {1, 1, 4, 4},
+                                                             {1, 1, 3, 3},
+                                                             {{"pads", {0, -1, 0, 0}}},
+                                                             "pads [0,-1,0,0] must be >= 0"},
+                                           GeometryErrorCase{"ZeroDilation",
+                                                             "Conv",
+                                                             {1, 1, 4, 4},
+                                                             {1, 1, 3, 3},
+                                                             {{"dilations", {0, 1}}},
+                                                             "dilations [0,1] must be >= 1"},
+                                           GeometryErrorCase{"OutputPaddingEqualToStride",
+                                                             "ConvTranspose",
+                                                             {1, 1, 2, 2},
+                                                             {1, 1, 3, 3},
+                                                             {{"strides", {2, 2}}, {"output_padding", {2, 2}}},
+                                                             "output_padding [2,2]"},
+                                           GeometryErrorCase{"OutputPaddingAboveStride",
+                                                             "ConvTranspose",
+                                                             {1, 1, 2, 2},
+                                                             {1, 1, 3, 3},
+                                                             {{"strides", {2, 3}}, {"output_padding", {1, 5}}},
+                                                             "(axis 1: 5 vs stride 3, dilation 1)"},
+                                           GeometryErrorCase{"OutputPaddingWithDefaultStride",
+                                                             "ConvTranspose",
+                                                             {1, 1, 2, 2},
+                                                             {1, 1, 3, 3},
+                                                             {{"output_padding", {1, 0}}},
+                                                             "(axis 0: 1 vs stride 1, dilation 1)"},
+                                           GeometryErrorCase{"OutputPaddingEqualToTheLargerDilation",
+                                                             "ConvTranspose",
+                                                             {1, 1, 2, 2},
+                                                             {1, 1, 3, 3},
+                                                             {{"dilations", {3, 1}}, {"output_padding", {3, 0}}},
+                                                             "(axis 0: 3 vs stride 1, dilation 3)"},
+                                           GeometryErrorCase{"NegativeOutputPadding",
+                                                             "ConvTranspose",
+                                                             {1, 1, 2, 2},
+                                                             {1, 1, 3, 3},
+                                                             {{"strides", {2, 2}}, {"output_padding", {0, -1}}},
+                                                             "must be >= 0 and smaller than max(stride, dilation)"}),
+                         [](const ::testing::TestParamInfo<GeometryErrorCase>& info) { return info.param.name; });
 
 // ONNX Runtime's bound: output_padding below a dilation larger than the stride is allowed.
 TEST(ConvTranspose, OutputPaddingBelowADilationLargerThanTheStrideRuns) {
@@ -432,10 +477,13 @@ struct TransposeCase {
   std::string auto_pad;
 };
 
-void CheckConvTranspose(const TransposeCase& c, const std::vector<int64_t>& pads_begin, const std::vector<int64_t>& out_sp) {
+void CheckConvTranspose(const TransposeCase& c, const std::vector<int64_t>& pads_begin,
+                        const std::vector<int64_t>& out_sp) {
   const auto x = Random(Product(c.x), 4), w = Random(Product(c.w), 5), b = Random(c.w[1] * c.group, 6);
   KernelTester t("ConvTranspose", 22);
-  t.Input(MakeTensor<float>(Shape(c.x), x)).Input(MakeTensor<float>(Shape(c.w), w)).Input(MakeTensor<float>({c.w[1] * c.group}, b));
+  t.Input(MakeTensor<float>(Shape(c.x), x))
+      .Input(MakeTensor<float>(Shape(c.w), w))
+      .Input(MakeTensor<float>({c.w[1] * c.group}, b));
   t.Attr("group", c.group);
   if (!c.strides.empty()) t.Attr("strides", c.strides);
   if (!c.dilations.empty()) t.Attr("dilations", c.dilations);
@@ -465,7 +513,8 @@ void CheckConvTranspose(const TransposeCase& c, const std::vector<int64_t>& pads
             std::vector<int64_t> oi(r);
             bool inside = true;
             for (size_t a = 0; a < r; ++a) {
-              oi[a] = ii[a] * (c.strides.empty() ? 1 : c.strides[a]) - pads_begin[a] + ki[a] * (c.dilations.empty() ? 1 : c.dilations[a]);
+              oi[a] = ii[a] * (c.strides.empty() ? 1 : c.strides[a]) - pads_begin[a] +
+                      ki[a] * (c.dilations.empty() ? 1 : c.dilations[a]);
               inside = inside && oi[a] >= 0 && oi[a] < out_sp[a];
             }
             if (!inside) continue;

@@ -53,12 +53,13 @@ Status ConvTransposeForward(KernelContext& ctx, const ConvGeometry& g, const flo
   const int64_t blocks_per_group = (mg + block - 1) / block;
   const int64_t tasks = g.batch * g.group * blocks_per_group;
   const ParallelPlan plan{"conv_transpose.channel_blocks", 1};
-  const bool parallel = gemm::GemmWorkUnits(g.batch * g.out_channels * ks, g.in_size, cg) >=
-                        tuning.parallel_minimum_tasks;
+  const bool parallel =
+      gemm::GemmWorkUnits(g.batch * g.out_channels * ks, g.in_size, cg) >= tuning.parallel_minimum_tasks;
   const int participants =
       static_cast<int>(std::min<int64_t>(parallel ? AvailableParticipants(ctx.parallel(), plan) : 1, tasks));
   const int64_t col_floats = block * ks * g.in_size;
-  const size_t slice = (sizeof(float) * col_floats + 63) / 64 * 64 + gemm::SgemmSerialScratchBytes(block * ks, g.in_size, cg);
+  const size_t slice =
+      (sizeof(float) * col_floats + 63) / 64 * 64 + gemm::SgemmSerialScratchBytes(block * ks, g.in_size, cg);
   ScratchArena arena(ctx.allocator(), slice * participants);
   OL_RETURN_IF_ERROR(arena.status());
   std::vector<float*> scratch(participants);

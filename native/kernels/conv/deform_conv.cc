@@ -117,7 +117,8 @@ class DeformConvKernel : public OpKernel {
         }
         float* out = yd + (n * g.out_channels + grp * mpg) * positions;
         if (bias != nullptr) {
-          for (int64_t m = 0; m < mpg; ++m) std::fill(out + m * positions, out + (m + 1) * positions, bias->data<float>()[grp * mpg + m]);
+          for (int64_t m = 0; m < mpg; ++m)
+            std::fill(out + m * positions, out + (m + 1) * positions, bias->data<float>()[grp * mpg + m]);
         }
         OL_RETURN_IF_ERROR(gemm::Sgemm(ctx.parallel(), ctx.allocator(), gemm_, false, false, mpg, positions, rows, 1.0f,
                                        w->data<float>() + grp * mpg * rows, rows, columns, positions,
@@ -143,7 +144,8 @@ OL_REGISTER_KERNELS(deform_conv) {
   def.family = "deform_conv";
   def.element_types = {DataType::kFloat};
   def.tuning = gemm::GemmTuningParams();
-  def.tuning.push_back(MinimumElementsParam(16384, "bilinear samples per (image, group) below which the columns are built serially"));
+  def.tuning.push_back(
+      MinimumElementsParam(16384, "bilinear samples per (image, group) below which the columns are built serially"));
   def.factory = MakeKernel<DeformConvKernel>();
   registry.Add(std::move(def));
 }

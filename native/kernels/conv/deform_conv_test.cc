@@ -39,7 +39,8 @@ TEST(DeformConvTest, ZeroOffsetsAndUnitMaskAreAPlainConvolution) {
   conv.Input(MakeTensor<float>({1, 4, 7, 6}, RandomFloats(4 * 7 * 6, 1)))
       .Input(MakeTensor<float>({6, 2, 3, 3}, RandomFloats(6 * 2 * 9, 2)))
       .Input(MakeTensor<float>({6}, RandomFloats(6, 3)))
-      .Attr("group", int64_t{2}).Attr("pads", std::vector<int64_t>{1, 1, 1, 1});
+      .Attr("group", int64_t{2})
+      .Attr("pads", std::vector<int64_t>{1, 1, 1, 1});
   auto expected = conv.Run(1);
   ASSERT_TRUE(expected.ok()) << expected.status().ToString();
   ExpectClose(got, ToVector<float>(expected->at(0).tensor()));
@@ -87,7 +88,8 @@ TEST(DeformConvTest, HalfPixelOffsetsInterpolateBilinearly) {
   KernelTester t("DeformConv", 19);
   const std::vector<float> x = {1, 2, 3, 4};  // 2 x 2
   std::vector<float> offset = {0.5f, 0.5f, 0.5f, 0.5f, 0.25f, 0.25f, 0.25f, 0.25f};
-  t.Input(MakeTensor<float>({1, 1, 2, 2}, x)).Input(MakeTensor<float>({1, 1, 1, 1}, {1.0f}))
+  t.Input(MakeTensor<float>({1, 1, 2, 2}, x))
+      .Input(MakeTensor<float>({1, 1, 1, 1}, {1.0f}))
       .Input(MakeTensor<float>({1, 2, 2, 2}, offset));
   auto out = t.Run(1);
   ASSERT_TRUE(out.ok()) << out.status().ToString();
@@ -101,7 +103,8 @@ TEST(DeformConvTest, HalfPixelOffsetsInterpolateBilinearly) {
 
 TEST(DeformConvTest, RejectsOffsetsOfTheWrongShape) {
   KernelTester t("DeformConv", 19);
-  t.Input(MakeTensor<float>({1, 1, 2, 2}, {1, 2, 3, 4})).Input(MakeTensor<float>({1, 1, 1, 1}, {1.0f}))
+  t.Input(MakeTensor<float>({1, 1, 2, 2}, {1, 2, 3, 4}))
+      .Input(MakeTensor<float>({1, 1, 1, 1}, {1.0f}))
       .Input(MakeTensor<float>({1, 3, 2, 2}, std::vector<float>(12, 0)));
   const Status s = t.Run(1).status();
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);

@@ -13,12 +13,11 @@ DepthwisePlaneFn SelectDepthwisePlanePortable(const Geometry3d&) { return Depthw
 }  // namespace
 
 const std::vector<IsaVariant<DepthwiseSelectFn>>& DepthwisePlaneVariants() {
-  static const auto* variants = new std::vector<IsaVariant<DepthwiseSelectFn>>{
+  static const auto* variants = new std::vector<IsaVariant<DepthwiseSelectFn>> {
 #if defined(__x86_64__)
-      {"avx512", Isa::kAvx512, SelectDepthwisePlaneAvx512},
-      {"avx2", Isa::kAvx2, SelectDepthwisePlaneAvx2},
+    {"avx512", Isa::kAvx512, SelectDepthwisePlaneAvx512}, {"avx2", Isa::kAvx2, SelectDepthwisePlaneAvx2},
 #endif
-      {"portable", Isa::kPortable, SelectDepthwisePlanePortable},
+        {"portable", Isa::kPortable, SelectDepthwisePlanePortable},
   };
   return *variants;
 }

@@ -29,7 +29,9 @@ struct Avx2 {
     return _mm256_and_si256(_mm256_cmpgt_epi32(index, _mm256_set1_epi32(l - 1)),
                             _mm256_cmpgt_epi32(_mm256_set1_epi32(h), index));
   }
-  static __m256i Index(int offset) { return _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(offset)); }
+  static __m256i Index(int offset) {
+    return _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(offset));
+  }
   static Mask Lanes(int64_t lo, int64_t hi) { return Between(Index(0), lo, hi); }
   template <int kStride>
   static Tap MakeTap(int64_t first, int64_t last) {

@@ -12,8 +12,7 @@ class Im2colSource final : public gemm::PackedBSource {
  public:
   // `x` points at the group's first input channel of one image; columns are output
   // positions [first_column, first_column + n) of the GEMM this source feeds.
-  Im2colSource(const Geometry3d& g, const float* x, int64_t first_column)
-      : g_(g), x_(x), first_column_(first_column) {}
+  Im2colSource(const Geometry3d& g, const float* x, int64_t first_column) : g_(g), x_(x), first_column_(first_column) {}
   void Pack(int64_t k0, int64_t kc, int64_t n0, int64_t nc, int nr, float* dst) const override;
 
  private:

@@ -104,8 +104,9 @@ Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* 
         PadPlanes(g, source, src, begin, end, padded);
         return Status::Ok();
       };
-      OL_RETURN_IF_ERROR(parallel ? ParallelFor(ctx.parallel(), g.in_channels, ParallelPlan{"conv.implicit_pad", 1}, pad)
-                                  : pad(0, g.in_channels));
+      OL_RETURN_IF_ERROR(parallel
+                             ? ParallelFor(ctx.parallel(), g.in_channels, ParallelPlan{"conv.implicit_pad", 1}, pad)
+                             : pad(0, g.in_channels));
       ctx.RecordCopy();
       src = padded;
     }

@@ -38,16 +38,22 @@ using Acc = std::conditional_t<std::is_integral_v<T>, uint64_t, double>;
 
 template <typename T>
 inline Acc<T> Load(const T& v) {
-  if constexpr (std::is_integral_v<T>) return static_cast<uint64_t>(static_cast<int64_t>(v));
-  else if constexpr (std::is_floating_point_v<T>) return v;
-  else return v.ToDouble();
+  if constexpr (std::is_integral_v<T>)
+    return static_cast<uint64_t>(static_cast<int64_t>(v));
+  else if constexpr (std::is_floating_point_v<T>)
+    return v;
+  else
+    return v.ToDouble();
 }
 
 template <typename T>
 inline T Store(Acc<T> v) {
-  if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<int64_t>(v));
-  else if constexpr (std::is_floating_point_v<T>) return static_cast<T>(v);
-  else return T::FromDouble(v);
+  if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(static_cast<int64_t>(v));
+  else if constexpr (std::is_floating_point_v<T>)
+    return static_cast<T>(v);
+  else
+    return T::FromDouble(v);
 }
 
 class EinsumKernel : public OpKernel {
@@ -129,8 +135,8 @@ class EinsumKernel : public OpKernel {
 
 std::vector<DataType> EinsumTypesAt(int opset) {
   using D = DataType;
-  std::vector<DataType> types = {D::kUint8, D::kUint16, D::kUint32, D::kUint64, D::kInt8, D::kInt16,
-                                 D::kInt32, D::kInt64, D::kFloat16, D::kFloat, D::kDouble};
+  std::vector<DataType> types = {D::kUint8, D::kUint16, D::kUint32,  D::kUint64, D::kInt8,  D::kInt16,
+                                 D::kInt32, D::kInt64,  D::kFloat16, D::kFloat,  D::kDouble};
   if (opset >= 28) types.push_back(D::kBFloat16);
   return types;
 }

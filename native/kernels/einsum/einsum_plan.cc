@@ -41,8 +41,10 @@ StatusOr<Term> ParseTerm(const std::string& text, const std::string& where) {
 std::vector<std::string> Split(const std::string& s, char sep) {
   std::vector<std::string> parts(1);
   for (char c : s) {
-    if (c == sep) parts.emplace_back();
-    else parts.back() += c;
+    if (c == sep)
+      parts.emplace_back();
+    else
+      parts.back() += c;
   }
   return parts;
 }

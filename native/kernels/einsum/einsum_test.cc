@@ -22,7 +22,8 @@ std::vector<T> RunAllCounts(KernelTester& t, Shape expected_shape) {
 
 TEST(EinsumTest, MatrixProduct) {
   KernelTester t("Einsum", 12);
-  t.Input(MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6})).Input(MakeTensor<float>({3, 2}, {1, 0, 0, 1, 1, 1}))
+  t.Input(MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6}))
+      .Input(MakeTensor<float>({3, 2}, {1, 0, 0, 1, 1, 1}))
       .Attr("equation", std::string("ij,jk->ik"));
   EXPECT_EQ(RunAllCounts<float>(t, Shape{2, 2}), (std::vector<float>{4, 5, 10, 11}));
 }
@@ -46,7 +47,8 @@ TEST(EinsumTest, TraceAndDiagonal) {
 TEST(EinsumTest, EllipsisBroadcastsBatchDimensions) {
   KernelTester t("Einsum", 12);
   // [2, 1, 2] x [3, 2] ("...j,kj->...k"): each row dotted with each of the 3 rows of B.
-  t.Input(MakeTensor<float>({2, 1, 2}, {1, 2, 3, 4})).Input(MakeTensor<float>({3, 2}, {1, 0, 0, 1, 1, 1}))
+  t.Input(MakeTensor<float>({2, 1, 2}, {1, 2, 3, 4}))
+      .Input(MakeTensor<float>({3, 2}, {1, 0, 0, 1, 1, 1}))
       .Attr("equation", std::string("...j,kj->...k"));
   EXPECT_EQ(RunAllCounts<float>(t, Shape{2, 1, 3}), (std::vector<float>{1, 2, 3, 3, 4, 7}));
 }
@@ -54,14 +56,16 @@ TEST(EinsumTest, EllipsisBroadcastsBatchDimensions) {
 TEST(EinsumTest, BatchMatmulWithBroadcastEllipsis) {
   KernelTester t("Einsum", 12);
   // A [2, 1, 2] (batch 2), B [1, 2, 1] (batch 1 broadcast): "...ij,...jk->...ik".
-  t.Input(MakeTensor<int64_t>({2, 1, 2}, {1, 2, 3, 4})).Input(MakeTensor<int64_t>({1, 2, 1}, {10, 100}))
+  t.Input(MakeTensor<int64_t>({2, 1, 2}, {1, 2, 3, 4}))
+      .Input(MakeTensor<int64_t>({1, 2, 1}, {10, 100}))
       .Attr("equation", std::string("...ij,...jk->...ik"));
   EXPECT_EQ(RunAllCounts<int64_t>(t, Shape{2, 1, 1}), (std::vector<int64_t>{210, 430}));
 }
 
 TEST(EinsumTest, OuterProductAndFullSum) {
   KernelTester outer("Einsum", 12);
-  outer.Input(MakeTensor<float>({2}, {1, 2})).Input(MakeTensor<float>({3}, {1, 10, 100}))
+  outer.Input(MakeTensor<float>({2}, {1, 2}))
+      .Input(MakeTensor<float>({3}, {1, 10, 100}))
       .Attr("equation", std::string("i,j->ij"));
   EXPECT_EQ(RunAllCounts<float>(outer, Shape{2, 3}), (std::vector<float>{1, 10, 100, 2, 20, 200}));
   KernelTester sum("Einsum", 12);
@@ -74,7 +78,9 @@ TEST(EinsumTest, LargeContractionIsIdenticalForEveryParticipantCount) {
   for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>((i * 7919) % 101) / 101.0f - 0.5f;
   for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>((i * 104729) % 97) / 97.0f - 0.5f;
   KernelTester t("Einsum", 12);
-  t.Input(MakeTensor<float>({40, 300}, a)).Input(MakeTensor<float>({300, 30}, b)).Attr("equation", std::string("ik,kj->ij"));
+  t.Input(MakeTensor<float>({40, 300}, a))
+      .Input(MakeTensor<float>({300, 30}, b))
+      .Attr("equation", std::string("ik,kj->ij"));
   std::vector<float> y = RunAllCounts<float>(t, Shape{40, 30});
   ASSERT_EQ(y.size(), 1200u);
   double expected = 0;  // element (7, 11), summed in double as the kernel does
@@ -90,7 +96,8 @@ TEST(EinsumTest, RejectsMalformedEquations) {
     EXPECT_FALSE(r.ok()) << eq;
   }
   KernelTester sizes("Einsum", 12);
-  sizes.Input(MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6})).Input(MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6}))
+  sizes.Input(MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6}))
+      .Input(MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6}))
       .Attr("equation", std::string("ij,jk->ik"));
   auto r = sizes.Run(1);
   ASSERT_FALSE(r.ok());

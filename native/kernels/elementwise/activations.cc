@@ -46,7 +46,9 @@ struct SigmoidOp : UnaryOp {
   static constexpr bool kHasFloatSpan = true;
   void FloatSpan(const float* in, float* out, int64_t n) const { vector_math::Best().sigmoid(in, out, n); }
   template <class C>
-  C operator()(C x) const { return StableSigmoid(x); }
+  C operator()(C x) const {
+    return StableSigmoid(x);
+  }
 };
 
 struct TanhOp : UnaryOp {
@@ -54,7 +56,9 @@ struct TanhOp : UnaryOp {
   static constexpr bool kHasFloatSpan = true;
   void FloatSpan(const float* in, float* out, int64_t n) const { vector_math::Best().tanh(in, out, n); }
   template <class C>
-  C operator()(C x) const { return std::tanh(x); }
+  C operator()(C x) const {
+    return std::tanh(x);
+  }
 };
 
 struct GeluOp : UnaryOp {
@@ -86,31 +90,41 @@ struct GeluOp : UnaryOp {
 struct ReluOp : UnaryOp {
   using Types = decltype(SignedInts{} + FloatsBf{});
   template <class C>
-  C operator()(C x) const { return x > 0 ? x : (x != x ? x : C(0)); }
+  C operator()(C x) const {
+    return x > 0 ? x : (x != x ? x : C(0));
+  }
 };
 
 struct LeakyReluOp : AlphaOp<1, 100> {
   using Types = FloatsBf;
   template <class C>
-  C operator()(C x) const { return x < 0 ? C(alpha) * x : x; }
+  C operator()(C x) const {
+    return x < 0 ? C(alpha) * x : x;
+  }
 };
 
 struct EluOp : AlphaOp<1, 1> {
   using Types = FloatsBf;
   template <class C>
-  C operator()(C x) const { return x < 0 ? C(alpha) * std::expm1(x) : x; }
+  C operator()(C x) const {
+    return x < 0 ? C(alpha) * std::expm1(x) : x;
+  }
 };
 
 struct CeluOp : AlphaOp<1, 1> {
   using Types = FloatsBf;
   template <class C>
-  C operator()(C x) const { return x > 0 ? x : C(alpha) * std::expm1(x / C(alpha)); }
+  C operator()(C x) const {
+    return x > 0 ? x : C(alpha) * std::expm1(x / C(alpha));
+  }
 };
 
 struct ThresholdedReluOp : AlphaOp<1, 1> {
   using Types = FloatsBf;
   template <class C>
-  C operator()(C x) const { return x > C(alpha) ? x : C(0); }
+  C operator()(C x) const {
+    return x > C(alpha) ? x : C(0);
+  }
 };
 
 struct SeluOp : UnaryOp {
@@ -123,7 +137,9 @@ struct SeluOp : UnaryOp {
     return Status::Ok();
   }
   template <class C>
-  C operator()(C x) const { return x > 0 ? C(gamma) * x : C(gamma) * C(alpha) * std::expm1(x); }
+  C operator()(C x) const {
+    return x > 0 ? C(gamma) * x : C(gamma) * C(alpha) * std::expm1(x);
+  }
 };
 
 struct HardSigmoidOp : UnaryOp {
@@ -136,31 +152,41 @@ struct HardSigmoidOp : UnaryOp {
     return Status::Ok();
   }
   template <class C>
-  C operator()(C x) const { return UnitClamp(C(alpha) * x + C(beta)); }
+  C operator()(C x) const {
+    return UnitClamp(C(alpha) * x + C(beta));
+  }
 };
 
 struct HardSwishOp : UnaryOp {
   using Types = FloatsBf;
   template <class C>
-  C operator()(C x) const { return x * UnitClamp(x / C(6) + C(0.5)); }
+  C operator()(C x) const {
+    return x * UnitClamp(x / C(6) + C(0.5));
+  }
 };
 
 struct SoftplusOp : UnaryOp {
   using Types = FloatsBf;
   template <class C>
-  C operator()(C x) const { return Softplus(x); }
+  C operator()(C x) const {
+    return Softplus(x);
+  }
 };
 
 struct SoftsignOp : UnaryOp {
   using Types = FloatsBf;
   template <class C>
-  C operator()(C x) const { return x / (C(1) + std::fabs(x)); }
+  C operator()(C x) const {
+    return x / (C(1) + std::fabs(x));
+  }
 };
 
 struct MishOp : UnaryOp {
   using Types = FloatsBf;
   template <class C>
-  C operator()(C x) const { return x * std::tanh(Softplus(x)); }
+  C operator()(C x) const {
+    return x * std::tanh(Softplus(x));
+  }
 };
 
 struct SwishOp : AlphaOp<1, 1> {
@@ -176,7 +202,9 @@ struct SwishOp : AlphaOp<1, 1> {
     }
   }
   template <class C>
-  C operator()(C x) const { return x * StableSigmoid(C(alpha) * x); }
+  C operator()(C x) const {
+    return x * StableSigmoid(C(alpha) * x);
+  }
 };
 
 // Integers (and floats) computed in double, converted back: x < -lambd ? x + bias :
@@ -204,7 +232,9 @@ struct ShrinkOp : UnaryOp {
 OL_REGISTER_KERNELS(elementwise_activations) {
   const int64_t cheap = kCheapMinimumElements;
   const int64_t costly = kTranscendentalMinimumElements;
-  auto classic22 = [] { return std::vector<OpsetTypes>{Since(1, Floats{}), Since(6, Floats{}), Since(22, FloatsBf{})}; };
+  auto classic22 = [] {
+    return std::vector<OpsetTypes>{Since(1, Floats{}), Since(6, Floats{}), Since(22, FloatsBf{})};
+  };
   auto since1_22 = [] { return std::vector<OpsetTypes>{Since(1, Floats{}), Since(22, FloatsBf{})}; };
   RegisterUnary<SigmoidOp>(registry, "Sigmoid", ClassicFloatVersions(), costly);
   RegisterUnary<TanhOp>(registry, "Tanh", ClassicFloatVersions(), costly);
@@ -212,8 +242,8 @@ OL_REGISTER_KERNELS(elementwise_activations) {
   auto relu = ClassicFloatVersions();
   relu.push_back(Since(14, ReluOp::Types{}));
   RegisterUnary<ReluOp>(registry, "Relu", std::move(relu), cheap);
-  RegisterUnary<LeakyReluOp>(registry, "LeakyRelu",
-                             {Since(1, Floats{}), Since(6, Floats{}), Since(16, FloatsBf{})}, cheap);
+  RegisterUnary<LeakyReluOp>(registry, "LeakyRelu", {Since(1, Floats{}), Since(6, Floats{}), Since(16, FloatsBf{})},
+                             cheap);
   RegisterUnary<EluOp>(registry, "Elu", classic22(), costly);
   RegisterUnary<SeluOp>(registry, "Selu", classic22(), costly);
   RegisterUnary<CeluOp>(registry, "Celu", {Since(12, TypeList<float>{}), Since(28, FloatsBf{})}, costly);

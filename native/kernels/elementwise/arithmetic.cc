@@ -19,8 +19,10 @@ struct AddOp : NoAttributes {
   using Types = NumbersBf;
   template <class C>
   C operator()(C a, C b) const {
-    if constexpr (std::is_integral_v<C>) return WrapAdd(a, b);
-    else return a + b;
+    if constexpr (std::is_integral_v<C>)
+      return WrapAdd(a, b);
+    else
+      return a + b;
   }
 };
 
@@ -28,8 +30,10 @@ struct SubOp : NoAttributes {
   using Types = NumbersBf;
   template <class C>
   C operator()(C a, C b) const {
-    if constexpr (std::is_integral_v<C>) return WrapSub(a, b);
-    else return a - b;
+    if constexpr (std::is_integral_v<C>)
+      return WrapSub(a, b);
+    else
+      return a - b;
   }
 };
 
@@ -37,8 +41,10 @@ struct MulOp : NoAttributes {
   using Types = NumbersBf;
   template <class C>
   C operator()(C a, C b) const {
-    if constexpr (std::is_integral_v<C>) return WrapMul(a, b);
-    else return a * b;
+    if constexpr (std::is_integral_v<C>)
+      return WrapMul(a, b);
+    else
+      return a * b;
   }
 };
 
@@ -105,8 +111,10 @@ struct PReluOp : NoAttributes {
   static constexpr bool kBroadcastToFirst = true;
   template <class C>
   C operator()(C x, C slope) const {
-    if constexpr (std::is_integral_v<C>) return x < 0 ? WrapMul(x, slope) : x;
-    else return x < 0 ? x * slope : x;
+    if constexpr (std::is_integral_v<C>)
+      return x < 0 ? WrapMul(x, slope) : x;
+    else
+      return x < 0 ? x * slope : x;
   }
 };
 
@@ -115,10 +123,12 @@ using Arith13 = TypeList<uint32_t, uint64_t, int32_t, int64_t, Float16, float, d
 
 template <typename Op>
 void RegisterArithmetic(KernelRegistry& registry, const char* op) {
-  Register(registry, {op, kFamily,
-                      {Since(1, Floats{}), Since(6, Arith6{}), Since(7, Arith6{}), Since(13, Arith13{}),
-                       Since(14, NumbersBf{})},
-                      MakeKernel<BinaryKernel<Op>>(), kCheapMinimumElements});
+  Register(registry,
+           {op,
+            kFamily,
+            {Since(1, Floats{}), Since(6, Arith6{}), Since(7, Arith6{}), Since(13, Arith13{}), Since(14, NumbersBf{})},
+            MakeKernel<BinaryKernel<Op>>(),
+            kCheapMinimumElements});
 }
 
 OL_REGISTER_KERNELS(elementwise_arithmetic) {
@@ -126,13 +136,18 @@ OL_REGISTER_KERNELS(elementwise_arithmetic) {
   RegisterArithmetic<SubOp>(registry, "Sub");
   RegisterArithmetic<MulOp>(registry, "Mul");
   RegisterArithmetic<DivOp>(registry, "Div");
-  Register(registry, {"Mod", kFamily, {Since(10, Numbers{}), Since(13, NumbersBf{}), Since(28, NumbersBf{})},
-                      MakeKernel<BinaryKernel<ModOp>>(), kCheapMinimumElements});
+  Register(registry, {"Mod",
+                      kFamily,
+                      {Since(10, Numbers{}), Since(13, NumbersBf{}), Since(28, NumbersBf{})},
+                      MakeKernel<BinaryKernel<ModOp>>(),
+                      kCheapMinimumElements});
   using PRelu9 = TypeList<Float16, float, double, uint32_t, uint64_t, int32_t, int64_t>;
-  Register(registry, {"PRelu", kFamily,
+  Register(registry, {"PRelu",
+                      kFamily,
                       {Since(1, Floats{}), Since(6, Floats{}), Since(7, Floats{}), Since(9, PRelu9{}),
                        Since(16, PReluOp::Types{})},
-                      MakeKernel<BinaryKernel<PReluOp>>(), kCheapMinimumElements});
+                      MakeKernel<BinaryKernel<PReluOp>>(),
+                      kCheapMinimumElements});
 }
 
 }  // namespace

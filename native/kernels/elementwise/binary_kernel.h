@@ -152,8 +152,8 @@ class VariadicKernel : public OpKernel {
     for (int i = 0; i < n; ++i) {
       OL_ASSIGN_OR_RETURN(inputs[i], ctx.RequiredInput(i));
       if (inputs[i]->dtype() != inputs[0]->dtype()) {
-        return InvalidArgument(where_, ": inputs must have one element type, got ", inputs[0]->TypeAndShape(),
-                               " and ", inputs[i]->TypeAndShape());
+        return InvalidArgument(where_, ": inputs must have one element type, got ", inputs[0]->TypeAndShape(), " and ",
+                               inputs[i]->TypeAndShape());
       }
       if (same_shape_required_ && inputs[i]->shape() != inputs[0]->shape()) {
         return InvalidArgument(where_, ": before opset 8 inputs must have one shape, got ",

@@ -128,15 +128,17 @@ TEST(Add, IntegerOverflowWraps) {
 TEST(Add, NaNAndInfinityPropagate) {
   const float inf = std::numeric_limits<float>::infinity();
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  Tensor out = RunBinary<float>("Add", 14, MakeTensor<float>({3}, {inf, nan, inf}), MakeTensor<float>({3}, {1, 1, -inf}));
+  Tensor out =
+      RunBinary<float>("Add", 14, MakeTensor<float>({3}, {inf, nan, inf}), MakeTensor<float>({3}, {1, 1, -inf}));
   EXPECT_EQ(out.data<float>()[0], inf);
   EXPECT_TRUE(std::isnan(out.data<float>()[1]));
   EXPECT_TRUE(std::isnan(out.data<float>()[2]));
 }
 
 TEST(Add, Float16AndBFloat16ComputeInFloat) {
-  Tensor h = RunBinary<Float16>("Add", 14, MakeTensor<Float16>({2}, {Float16::FromFloat(1.5f), Float16::FromFloat(65504)}),
-                                MakeTensor<Float16>({2}, {Float16::FromFloat(0.25f), Float16::FromFloat(65504)}));
+  Tensor h =
+      RunBinary<Float16>("Add", 14, MakeTensor<Float16>({2}, {Float16::FromFloat(1.5f), Float16::FromFloat(65504)}),
+                         MakeTensor<Float16>({2}, {Float16::FromFloat(0.25f), Float16::FromFloat(65504)}));
   EXPECT_EQ(h.data<Float16>()[0].ToFloat(), 1.75f);
   EXPECT_TRUE(std::isinf(h.data<Float16>()[1].ToFloat()));
   Tensor b = RunBinary<BFloat16>("Mul", 14, MakeTensor<BFloat16>({1}, {BFloat16::FromFloat(3)}),
@@ -210,14 +212,16 @@ TEST(Pow, MixedBaseAndExponentTypes) {
 
 TEST(Pow, BroadcastExponentMatchesLibm) {
   auto base = RandomValues<double>(3000, 0.1, 3);
-  Tensor out = RunBinary<double>("Pow", 15, MakeTensor<double>({1000, 3}, base), MakeTensor<double>({3}, {0.5, 2, -1.5}));
+  Tensor out =
+      RunBinary<double>("Pow", 15, MakeTensor<double>({1000, 3}, base), MakeTensor<double>({3}, {0.5, 2, -1.5}));
   const double e[3] = {0.5, 2, -1.5};
   for (int64_t k = 0; k < 3000; ++k) EXPECT_EQ(out.data<double>()[k], std::pow(base[k], e[k % 3]));
 }
 
 TEST(PRelu, SlopeBroadcastsToInput) {
   auto x = RandomValues<float>(2 * 3 * 50, -1, 1);
-  Tensor out = RunBinary<float>("PRelu", 16, MakeTensor<float>({2, 3, 50}, x), MakeTensor<float>({3, 1}, {0.1f, 0.2f, 0.3f}));
+  Tensor out =
+      RunBinary<float>("PRelu", 16, MakeTensor<float>({2, 3, 50}, x), MakeTensor<float>({3, 1}, {0.1f, 0.2f, 0.3f}));
   const float slope[3] = {0.1f, 0.2f, 0.3f};
   for (int64_t k = 0; k < 300; ++k) {
     EXPECT_EQ(out.data<float>()[k], x[k] < 0 ? x[k] * slope[(k / 50) % 3] : x[k]);

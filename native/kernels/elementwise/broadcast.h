@@ -28,8 +28,8 @@ struct BroadcastPlan {
   Shape output_shape;
   int64_t output_size = 0;
   int num_inputs = 0;
-  int rank = 0;                                       // merged axes, >= 1
-  std::array<int64_t, kMaxBroadcastRank> dims{};      // merged axis sizes, outermost first
+  int rank = 0;                                   // merged axes, >= 1
+  std::array<int64_t, kMaxBroadcastRank> dims{};  // merged axis sizes, outermost first
   // strides[i][axis]: elements of input i to advance per step along axis (0 = broadcast).
   std::array<std::array<int64_t, kMaxBroadcastRank>, kMaxBroadcastInputs> strides{};
 };
@@ -102,8 +102,7 @@ inline StatusOr<BroadcastPlan> PlanBroadcast(const std::vector<Shape>& shapes, c
       continue;
     }
     if (rank == kMaxBroadcastRank) {
-      return NotImplemented(where, ": shapes ", describe(), " need more than ", kMaxBroadcastRank,
-                            " broadcast axes");
+      return NotImplemented(where, ": shapes ", describe(), " need more than ", kMaxBroadcastRank, " broadcast axes");
     }
     plan.dims[rank] = d;
     for (int i = 0; i < plan.num_inputs; ++i) plan.strides[i][rank] = in_strides[i][axis];

@@ -78,13 +78,21 @@ inline I SaturatingCast(double v) {
 template <typename T>
 using WrapType = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
 template <typename T>
-inline T WrapAdd(T a, T b) { return static_cast<T>(static_cast<WrapType<T>>(a) + static_cast<WrapType<T>>(b)); }
+inline T WrapAdd(T a, T b) {
+  return static_cast<T>(static_cast<WrapType<T>>(a) + static_cast<WrapType<T>>(b));
+}
 template <typename T>
-inline T WrapSub(T a, T b) { return static_cast<T>(static_cast<WrapType<T>>(a) - static_cast<WrapType<T>>(b)); }
+inline T WrapSub(T a, T b) {
+  return static_cast<T>(static_cast<WrapType<T>>(a) - static_cast<WrapType<T>>(b));
+}
 template <typename T>
-inline T WrapMul(T a, T b) { return static_cast<T>(static_cast<WrapType<T>>(a) * static_cast<WrapType<T>>(b)); }
+inline T WrapMul(T a, T b) {
+  return static_cast<T>(static_cast<WrapType<T>>(a) * static_cast<WrapType<T>>(b));
+}
 template <typename T>
-inline T WrapNeg(T a) { return static_cast<T>(WrapType<T>{0} - static_cast<WrapType<T>>(a)); }
+inline T WrapNeg(T a) {
+  return static_cast<T>(WrapType<T>{0} - static_cast<WrapType<T>>(a));
+}
 
 // Type sets the ONNX schemas use (named after their members).
 using Floats = TypeList<float, double, Float16>;
@@ -92,14 +100,16 @@ using FloatsBf = TypeList<float, double, Float16, BFloat16>;
 using Ints = TypeList<int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t>;
 using SignedInts = TypeList<int8_t, int16_t, int32_t, int64_t>;
 using UnsignedInts = TypeList<uint8_t, uint16_t, uint32_t, uint64_t>;
-using Numbers = TypeList<int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, float, double,
-                         Float16>;
+using Numbers =
+    TypeList<int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, float, double, Float16>;
 using NumbersBf = TypeList<int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, float, double,
                            Float16, BFloat16>;
 using Float8s = TypeList<Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ>;
 
 template <typename... A, typename... B>
-constexpr TypeList<A..., B...> operator+(TypeList<A...>, TypeList<B...>) { return {}; }
+constexpr TypeList<A..., B...> operator+(TypeList<A...>, TypeList<B...>) {
+  return {};
+}
 
 }  // namespace elementwise
 }  // namespace onnx_light

@@ -21,27 +21,37 @@ struct Comparison : NoAttributes {
 struct EqualOp : Comparison {
   using Types = decltype(TypeList<bool, std::string>{} + NumbersBf{});
   template <class C>
-  bool operator()(const C& a, const C& b) const { return a == b; }
+  bool operator()(const C& a, const C& b) const {
+    return a == b;
+  }
 };
 struct LessOp : Comparison {
   using Types = NumbersBf;
   template <class C>
-  bool operator()(C a, C b) const { return a < b; }
+  bool operator()(C a, C b) const {
+    return a < b;
+  }
 };
 struct GreaterOp : Comparison {
   using Types = NumbersBf;
   template <class C>
-  bool operator()(C a, C b) const { return a > b; }
+  bool operator()(C a, C b) const {
+    return a > b;
+  }
 };
 struct LessOrEqualOp : Comparison {
   using Types = NumbersBf;
   template <class C>
-  bool operator()(C a, C b) const { return a <= b; }
+  bool operator()(C a, C b) const {
+    return a <= b;
+  }
 };
 struct GreaterOrEqualOp : Comparison {
   using Types = NumbersBf;
   template <class C>
-  bool operator()(C a, C b) const { return a >= b; }
+  bool operator()(C a, C b) const {
+    return a >= b;
+  }
 };
 
 struct AndOp : NoAttributes {
@@ -60,17 +70,23 @@ struct XorOp : NoAttributes {
 struct BitwiseAndOp : NoAttributes {
   using Types = Ints;
   template <class C>
-  C operator()(C a, C b) const { return static_cast<C>(a & b); }
+  C operator()(C a, C b) const {
+    return static_cast<C>(a & b);
+  }
 };
 struct BitwiseOrOp : NoAttributes {
   using Types = Ints;
   template <class C>
-  C operator()(C a, C b) const { return static_cast<C>(a | b); }
+  C operator()(C a, C b) const {
+    return static_cast<C>(a | b);
+  }
 };
 struct BitwiseXorOp : NoAttributes {
   using Types = Ints;
   template <class C>
-  C operator()(C a, C b) const { return static_cast<C>(a ^ b); }
+  C operator()(C a, C b) const {
+    return static_cast<C>(a ^ b);
+  }
 };
 
 // Shift amounts outside [0, bits) give the sign fill alone: -1 for a right shift of a
@@ -104,15 +120,16 @@ struct BitShiftOp {
 
 OL_REGISTER_KERNELS(elementwise_logical) {
   using Equal1 = TypeList<bool, int32_t, int64_t>;
-  Register(registry, {"Equal", kFamily,
+  Register(registry, {"Equal",
+                      kFamily,
                       {Since(1, Equal1{}), Since(7, Equal1{}), Since(11, TypeList<bool>{} + Numbers{}),
                        Since(13, TypeList<bool>{} + NumbersBf{}), Since(19, EqualOp::Types{})},
-                      MakeKernel<BinaryKernel<EqualOp>>(), kCheapMinimumElements});
+                      MakeKernel<BinaryKernel<EqualOp>>(),
+                      kCheapMinimumElements});
   const std::vector<OpsetTypes> less_versions = {Since(1, Floats{}), Since(7, Floats{}), Since(9, Numbers{}),
                                                  Since(13, NumbersBf{})};
   Register(registry, {"Less", kFamily, less_versions, MakeKernel<BinaryKernel<LessOp>>(), kCheapMinimumElements});
-  Register(registry,
-           {"Greater", kFamily, less_versions, MakeKernel<BinaryKernel<GreaterOp>>(), kCheapMinimumElements});
+  Register(registry, {"Greater", kFamily, less_versions, MakeKernel<BinaryKernel<GreaterOp>>(), kCheapMinimumElements});
   const std::vector<OpsetTypes> or_equal_versions = {Since(12, Numbers{}), Since(16, NumbersBf{})};
   Register(registry, {"LessOrEqual", kFamily, or_equal_versions, MakeKernel<BinaryKernel<LessOrEqualOp>>(),
                       kCheapMinimumElements});
@@ -122,14 +139,19 @@ OL_REGISTER_KERNELS(elementwise_logical) {
   Register(registry, {"And", kFamily, bool_versions, MakeKernel<BinaryKernel<AndOp>>(), kCheapMinimumElements});
   Register(registry, {"Or", kFamily, bool_versions, MakeKernel<BinaryKernel<OrOp>>(), kCheapMinimumElements});
   Register(registry, {"Xor", kFamily, bool_versions, MakeKernel<BinaryKernel<XorOp>>(), kCheapMinimumElements});
-  Register(registry, {"BitwiseAnd", kFamily, {Since(18, Ints{})}, MakeKernel<BinaryKernel<BitwiseAndOp>>(),
+  Register(
+      registry,
+      {"BitwiseAnd", kFamily, {Since(18, Ints{})}, MakeKernel<BinaryKernel<BitwiseAndOp>>(), kCheapMinimumElements});
+  Register(registry,
+           {"BitwiseOr", kFamily, {Since(18, Ints{})}, MakeKernel<BinaryKernel<BitwiseOrOp>>(), kCheapMinimumElements});
+  Register(
+      registry,
+      {"BitwiseXor", kFamily, {Since(18, Ints{})}, MakeKernel<BinaryKernel<BitwiseXorOp>>(), kCheapMinimumElements});
+  Register(registry, {"BitShift",
+                      kFamily,
+                      {Since(11, UnsignedInts{}), Since(28, Ints{})},
+                      MakeKernel<BinaryKernel<BitShiftOp>>(),
                       kCheapMinimumElements});
-  Register(registry, {"BitwiseOr", kFamily, {Since(18, Ints{})}, MakeKernel<BinaryKernel<BitwiseOrOp>>(),
-                      kCheapMinimumElements});
-  Register(registry, {"BitwiseXor", kFamily, {Since(18, Ints{})}, MakeKernel<BinaryKernel<BitwiseXorOp>>(),
-                      kCheapMinimumElements});
-  Register(registry, {"BitShift", kFamily, {Since(11, UnsignedInts{}), Since(28, Ints{})},
-                      MakeKernel<BinaryKernel<BitShiftOp>>(), kCheapMinimumElements});
 }
 
 }  // namespace

@@ -6,8 +6,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "native/kernels/elementwise/streaming_store.h"
 #include "native/executor/parallel_for.h"
+#include "native/kernels/elementwise/streaming_store.h"
 #include "native/registry/kernel.h"
 #include "native/tuning/schema.h"
 

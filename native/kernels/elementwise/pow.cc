@@ -84,10 +84,12 @@ class PowKernel : public OpKernel {
 
 OL_REGISTER_KERNELS(elementwise_pow) {
   using Base12 = TypeList<int32_t, int64_t, Float16, float, double>;
-  Register(registry, {"Pow", kFamily,
+  Register(registry, {"Pow",
+                      kFamily,
                       {Since(1, Floats{}), Since(7, Floats{}), Since(12, Base12{}), Since(13, BaseTypes{}),
                        Since(15, BaseTypes{})},
-                      MakeKernel<PowKernel>(), kTranscendentalMinimumElements});
+                      MakeKernel<PowKernel>(),
+                      kTranscendentalMinimumElements});
 }
 
 }  // namespace

@@ -20,7 +20,9 @@ struct Predicate : UnaryOp {
 struct IsNaNOp : Predicate {
   using Types = decltype(FloatsBf{} + Float8s{});
   template <class C>
-  bool operator()(C x) const { return x != x; }
+  bool operator()(C x) const {
+    return x != x;
+  }
 };
 
 struct IsInfOp : Predicate {
@@ -49,7 +51,9 @@ struct NotOp : UnaryOp {
 struct BitwiseNotOp : UnaryOp {
   using Types = Ints;
   template <class C>
-  C operator()(C x) const { return static_cast<C>(~x); }
+  C operator()(C x) const {
+    return static_cast<C>(~x);
+  }
 };
 
 // Clip: bounds from attributes min/max before opset 11, from optional scalar inputs 1 and
@@ -104,8 +108,8 @@ class ClipKernel : public OpKernel {
     const Tensor* t = ctx.input(index);
     if (t == nullptr) return Status::Ok();
     if (t->dtype() != kDataTypeOf<T>) {
-      return InvalidArgument(where_, ": bound ", index, " must have the input's element type ", DataTypeName(kDataTypeOf<T>),
-                             ", got ", t->TypeAndShape());
+      return InvalidArgument(where_, ": bound ", index, " must have the input's element type ",
+                             DataTypeName(kDataTypeOf<T>), ", got ", t->TypeAndShape());
     }
     if (t->num_elements() != 1) {
       return InvalidArgument(where_, ": bound ", index, " must be a scalar, got ", t->TypeAndShape());
@@ -127,10 +131,12 @@ OL_REGISTER_KERNELS(elementwise_predicates_clip) {
   RegisterUnary<IsInfOp>(registry, "IsInf", {Since(10, TypeList<float, double>{}), Since(20, IsInfOp::Types{})}, cheap);
   RegisterUnary<NotOp>(registry, "Not", {Since(1, TypeList<bool>{})}, cheap);
   RegisterUnary<BitwiseNotOp>(registry, "BitwiseNot", {Since(18, Ints{})}, cheap);
-  Register(registry, {"Clip", kUnaryFamily,
-                      {Since(1, Floats{}), Since(6, Floats{}), Since(11, Floats{}), Since(12, Numbers{}),
-                       Since(13, NumbersBf{})},
-                      MakeKernel<ClipKernel>(), cheap});
+  Register(registry,
+           {"Clip",
+            kUnaryFamily,
+            {Since(1, Floats{}), Since(6, Floats{}), Since(11, Floats{}), Since(12, Numbers{}), Since(13, NumbersBf{})},
+            MakeKernel<ClipKernel>(),
+            cheap});
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ struct OpRegistration {
   const char* family;
   std::vector<OpsetTypes> versions;  // ascending since_version; the last one is open-ended
   KernelFactory factory;
-  int64_t minimum_elements;          // portable default of parallel.minimum_elements
+  int64_t minimum_elements;  // portable default of parallel.minimum_elements
   bool calibratable = true;
   int dispatch_input = 0;
 };

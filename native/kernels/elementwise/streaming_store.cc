@@ -35,12 +35,11 @@ void StreamingCopyPortable(void* dst, const void* src, size_t bytes) { std::memc
 }  // namespace
 
 const std::vector<IsaVariant<StreamingCopyFn>>& StreamingCopyVariants() {
-  static const auto* variants = new std::vector<IsaVariant<StreamingCopyFn>>{
+  static const auto* variants = new std::vector<IsaVariant<StreamingCopyFn>> {
 #if defined(__x86_64__)
-      {"avx512", Isa::kAvx512, StreamingCopyAvx512},
-      {"sse2", Isa::kPortable, StreamingCopySse2},
+    {"avx512", Isa::kAvx512, StreamingCopyAvx512}, {"sse2", Isa::kPortable, StreamingCopySse2},
 #endif
-      {"portable", Isa::kPortable, StreamingCopyPortable},
+        {"portable", Isa::kPortable, StreamingCopyPortable},
   };
   return *variants;
 }

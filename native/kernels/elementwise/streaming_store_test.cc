@@ -31,8 +31,8 @@ TEST_P(StreamingCopyVariantTest, CopiesWhatMemcpyCopies) {
       std::memcpy(expected + offset, src.data() + offset % 7, bytes);
       copy(actual + offset, src.data() + offset % 7, bytes);
       StreamingFence();
-      ASSERT_EQ(0, std::memcmp(expected, actual, sizeof(actual))) << GetParam().name << " offset " << offset
-                                                                  << " bytes " << bytes;
+      ASSERT_EQ(0, std::memcmp(expected, actual, sizeof(actual)))
+          << GetParam().name << " offset " << offset << " bytes " << bytes;
     }
   }
 }

@@ -71,9 +71,8 @@ class UnaryKernel : public OpKernel {
       const bool stream = policy_.Streams<O>(x->num_elements());
       return RunBlocks(ctx, policy_, label_.c_str(), x->num_elements(), [&](int64_t begin, int64_t end) {
         if (stream) {
-          WriteStreaming(out + begin, end - begin, [&](O* buffer, int64_t k, int64_t count) {
-            UnarySpan(op_, in + begin + k, buffer, count);
-          });
+          WriteStreaming(out + begin, end - begin,
+                         [&](O* buffer, int64_t k, int64_t count) { UnarySpan(op_, in + begin + k, buffer, count); });
         } else {
           UnarySpan(op_, in + begin, out + begin, end - begin);
         }

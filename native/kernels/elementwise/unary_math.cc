@@ -16,9 +16,12 @@ struct AbsOp : UnaryOp {
   using Types = NumbersBf;
   template <class C>
   C operator()(C x) const {
-    if constexpr (std::is_unsigned_v<C>) return x;
-    else if constexpr (std::is_integral_v<C>) return x < 0 ? WrapNeg(x) : x;
-    else return std::fabs(x);
+    if constexpr (std::is_unsigned_v<C>)
+      return x;
+    else if constexpr (std::is_integral_v<C>)
+      return x < 0 ? WrapNeg(x) : x;
+    else
+      return std::fabs(x);
   }
 };
 
@@ -26,8 +29,10 @@ struct NegOp : UnaryOp {
   using Types = decltype(SignedInts{} + FloatsBf{});
   template <class C>
   C operator()(C x) const {
-    if constexpr (std::is_integral_v<C>) return WrapNeg(x);
-    else return -x;
+    if constexpr (std::is_integral_v<C>)
+      return WrapNeg(x);
+    else
+      return -x;
   }
 };
 
@@ -35,8 +40,10 @@ struct SignOp : UnaryOp {
   using Types = NumbersBf;
   template <class C>
   C operator()(C x) const {
-    if constexpr (std::is_integral_v<C>) return static_cast<C>((x > 0) - (x < 0));
-    else return x > 0 ? C(1) : x < 0 ? C(-1) : x;  // keeps NaN and signed zero
+    if constexpr (std::is_integral_v<C>)
+      return static_cast<C>((x > 0) - (x < 0));
+    else
+      return x > 0 ? C(1) : x < 0 ? C(-1) : x;  // keeps NaN and signed zero
   }
 };
 
@@ -45,7 +52,9 @@ struct ExpOp : UnaryOp {
   static constexpr bool kHasFloatSpan = true;
   void FloatSpan(const float* in, float* out, int64_t n) const { vector_math::Best().exp(in, out, n); }
   template <class C>
-  C operator()(C x) const { return std::exp(x); }
+  C operator()(C x) const {
+    return std::exp(x);
+  }
 };
 
 // Erf of an integer (opset 9) is the truncated erf of its value.
@@ -53,17 +62,21 @@ struct ErfOp : UnaryOp {
   using Types = NumbersBf;
   template <class C>
   C operator()(C x) const {
-    if constexpr (std::is_integral_v<C>) return SaturatingCast<C>(std::erf(static_cast<double>(x)));
-    else return std::erf(x);
+    if constexpr (std::is_integral_v<C>)
+      return SaturatingCast<C>(std::erf(static_cast<double>(x)));
+    else
+      return std::erf(x);
   }
 };
 
 // Float-only functions of one argument, each a libm call on the compute type.
-#define OL_FLOAT_FUNCTION(Name, expression)      \
-  struct Name##Op : UnaryOp {                    \
-    using Types = FloatsBf;                      \
-    template <class C>                           \
-    C operator()(C x) const { return expression; } \
+#define OL_FLOAT_FUNCTION(Name, expression) \
+  struct Name##Op : UnaryOp {               \
+    using Types = FloatsBf;                 \
+    template <class C>                      \
+    C operator()(C x) const {               \
+      return expression;                    \
+    }                                       \
   };
 OL_FLOAT_FUNCTION(Log, std::log(x))
 OL_FLOAT_FUNCTION(Sqrt, std::sqrt(x))

@@ -84,7 +84,8 @@ TEST(Unary, FloatFunctionsMatchReferences) {
     Tensor out = RunUnary<float>(c.op, c.opset, MakeTensor<float>({n}, x));
     ASSERT_EQ(out.dtype(), DataType::kFloat) << c.op;
     for (int64_t i = 0; i < n; ++i) {
-      ExpectClose(out.data<float>()[i], c.reference(x[i]), kFloatTolerance, std::string(c.op) + " at " + std::to_string(x[i]));
+      ExpectClose(out.data<float>()[i], c.reference(x[i]), kFloatTolerance,
+                  std::string(c.op) + " at " + std::to_string(x[i]));
     }
     // double computes in double.
     auto xd = RandomValues<double>(300, c.low, c.high, 12);
@@ -95,23 +96,35 @@ TEST(Unary, FloatFunctionsMatchReferences) {
 
 TEST(Unary, AttributeActivations) {
   auto x = RandomValues<float>(1000, -4, 4);
-  auto check = [&](const char* op, int opset, std::function<void(KernelTester&)> attrs, std::function<double(double)> f) {
+  auto check = [&](const char* op, int opset, std::function<void(KernelTester&)> attrs,
+                   std::function<double(double)> f) {
     Tensor out = RunUnary<float>(op, opset, MakeTensor<float>({1000}, x), attrs);
     for (int i = 0; i < 1000; ++i) ExpectClose(out.data<float>()[i], f(x[i]), kFloatTolerance, op);
   };
-  check("LeakyRelu", 16, [](KernelTester& t) { t.Attr("alpha", 0.1f); }, [](double v) { return v < 0 ? 0.1f * v : v; });
-  check("Elu", 6, [](KernelTester& t) { t.Attr("alpha", 2.0f); }, [](double v) { return v < 0 ? 2 * (std::exp(v) - 1) : v; });
-  check("Celu", 12, [](KernelTester& t) { t.Attr("alpha", 2.0f); },
-        [](double v) { return std::max(0.0, v) + std::min(0.0, 2 * (std::exp(v / 2) - 1)); });
-  check("HardSigmoid", 6, [](KernelTester& t) { t.Attr("alpha", 0.25f).Attr("beta", 0.4f); },
-        [](double v) { return std::max(0.0, std::min(1.0, double(0.25f) * v + double(0.4f))); });
-  check("ThresholdedRelu", 10, [](KernelTester& t) { t.Attr("alpha", 1.5f); }, [](double v) { return v > 1.5 ? v : 0; });
-  check("Swish", 24, [](KernelTester& t) { t.Attr("alpha", 0.5f); }, [](double v) { return v / (1 + std::exp(-0.5 * v)); });
-  check("Shrink", 9, [](KernelTester& t) { t.Attr("lambd", 1.0f).Attr("bias", 0.5f); },
-        [](double v) { return v < -1 ? v + 0.5 : v > 1 ? v - 0.5 : 0; });
-  check("Gelu", 20, [](KernelTester& t) { t.Attr("approximate", std::string("tanh")); }, [](double v) {
-    return 0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
-  });
+  check(
+      "LeakyRelu", 16, [](KernelTester& t) { t.Attr("alpha", 0.1f); }, [](double v) { return v < 0 ? 0.1f * v : v; });
+  check(
+      "Elu", 6, [](KernelTester& t) { t.Attr("alpha", 2.0f); },
+      [](double v) { return v < 0 ? 2 * (std::exp(v) - 1) : v; });
+  check(
+      "Celu", 12, [](KernelTester& t) { t.Attr("alpha", 2.0f); },
+      [](double v) { return std::max(0.0, v) + std::min(0.0, 2 * (std::exp(v / 2) - 1)); });
+  check(
+      "HardSigmoid", 6, [](KernelTester& t) { t.Attr("alpha", 0.25f).Attr("beta", 0.4f); },
+      [](double v) { return std::max(0.0, std::min(1.0, double(0.25f) * v + double(0.4f))); });
+  check(
+      "ThresholdedRelu", 10, [](KernelTester& t) { t.Attr("alpha", 1.5f); }, [](double v) { return v > 1.5 ? v : 0; });
+  check(
+      "Swish", 24, [](KernelTester& t) { t.Attr("alpha", 0.5f); },
+      [](double v) { return v / (1 + std::exp(-0.5 * v)); });
+  check(
+      "Shrink", 9, [](KernelTester& t) { t.Attr("lambd", 1.0f).Attr("bias", 0.5f); },
+      [](double v) { return v < -1  ? v + 0.5
+                            : v > 1 ? v - 0.5
+                                    : 0; });
+  check(
+      "Gelu", 20, [](KernelTester& t) { t.Attr("approximate", std::string("tanh")); },
+      [](double v) { return 0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v))); });
   KernelTester bad("Gelu", 20);
   bad.Input(MakeTensor<float>({1}, {1})).Attr("approximate", std::string("fast"));
   EXPECT_EQ(bad.Run(1).status().code(), StatusCode::kInvalidArgument);

@@ -15,27 +15,35 @@ struct SumOp : NoAttributes {
   using Types = FloatsBf;
   static constexpr bool kHasFinish = false;
   template <class C>
-  C operator()(C a, C b) const { return a + b; }
+  C operator()(C a, C b) const {
+    return a + b;
+  }
 };
 
 struct MeanOp : SumOp {
   static constexpr bool kHasFinish = true;
   template <class C>
-  static C Finish(C sum, int count) { return sum / static_cast<C>(count); }
+  static C Finish(C sum, int count) {
+    return sum / static_cast<C>(count);
+  }
 };
 
 struct MinOp : NoAttributes {
   using Types = NumbersBf;
   static constexpr bool kHasFinish = false;
   template <class C>
-  C operator()(C a, C b) const { return (a < b || a != a) ? a : b; }
+  C operator()(C a, C b) const {
+    return (a < b || a != a) ? a : b;
+  }
 };
 
 struct MaxOp : NoAttributes {
   using Types = NumbersBf;
   static constexpr bool kHasFinish = false;
   template <class C>
-  C operator()(C a, C b) const { return (a > b || a != a) ? a : b; }
+  C operator()(C a, C b) const {
+    return (a > b || a != a) ? a : b;
+  }
 };
 
 OL_REGISTER_KERNELS(elementwise_variadic) {

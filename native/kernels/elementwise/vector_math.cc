@@ -87,14 +87,13 @@ std::vector<const SpanKernels*> Vectorised() {
 }
 
 const std::vector<IsaVariant<const SpanKernels& (*)()>>& Variants() {
-  static const auto* variants = new std::vector<IsaVariant<const SpanKernels& (*)()>>{
+  static const auto* variants = new std::vector<IsaVariant<const SpanKernels& (*)()>> {
 #if defined(__x86_64__)
-      {"avx512", Isa::kAvx512, Avx512Kernels},
-      {"avx2", Isa::kAvx2, Avx2Kernels},
+    {"avx512", Isa::kAvx512, Avx512Kernels}, {"avx2", Isa::kAvx2, Avx2Kernels},
 #elif defined(__aarch64__)
-      {"neon", Isa::kNeon, NeonKernels},
+    {"neon", Isa::kNeon, NeonKernels},
 #endif
-      {"portable", Isa::kPortable, Scalar},
+        {"portable", Isa::kPortable, Scalar},
   };
   return *variants;
 }

@@ -1,9 +1,9 @@
 // Float transcendental spans for the unary family: an exact scalar implementation (libm per
 // element, intermediate double where it buys accuracy) and, on x86-64 CPUs with AVX2+FMA
-// or AVX-512F and on every AArch64 CPU (Advanced SIMD), vectorised polynomial approximations within ~2e-7 relative error of the
-// exact values (checked in vector_math_test; one algorithm for every width,
-// vector_math_impl.h). One implementation is chosen per process, so every element of a
-// tensor is computed by the same code whatever the block boundaries.
+// or AVX-512F and on every AArch64 CPU (Advanced SIMD), vectorised polynomial approximations within ~2e-7 relative
+// error of the exact values (checked in vector_math_test; one algorithm for every width, vector_math_impl.h). One
+// implementation is chosen per process, so every element of a tensor is computed by the same code whatever the block
+// boundaries.
 #pragma once
 
 #include <cstdint>

@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "native/kernels/simd/lanes_avx512.h"
 #include "native/kernels/elementwise/vector_math_spans.h"
+#include "native/kernels/simd/lanes_avx512.h"
 
 namespace onnx_light {
 namespace elementwise {

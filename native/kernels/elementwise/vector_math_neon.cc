@@ -4,8 +4,8 @@
 #if defined(__aarch64__)
 #include <arm_neon.h>
 
-#include "native/kernels/simd/lanes_neon.h"
 #include "native/kernels/elementwise/vector_math_spans.h"
+#include "native/kernels/simd/lanes_neon.h"
 
 namespace onnx_light {
 namespace elementwise {

@@ -68,8 +68,12 @@ class WhereKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(elementwise_where) {
-  Register(registry, {"Where", kFamily, {Since(9, Where9Types{}), Since(16, Where16Types{})},
-                      MakeKernel<WhereKernel>(), kCheapMinimumElements, /*calibratable=*/false,
+  Register(registry, {"Where",
+                      kFamily,
+                      {Since(9, Where9Types{}), Since(16, Where16Types{})},
+                      MakeKernel<WhereKernel>(),
+                      kCheapMinimumElements,
+                      /*calibratable=*/false,
                       /*dispatch_input=*/1});
 }
 

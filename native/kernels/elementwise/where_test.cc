@@ -45,8 +45,9 @@ TEST(Where, StringsComplexAndErrors) {
   EXPECT_EQ(out.data<std::string>()[1], "z");
   using C = std::complex<double>;
   KernelTester z("Where", 16);
-  z.Input(MakeTensor<bool>({2}, {false, true})).Input(MakeTensor<C>({2}, {C(1, 2), C(3, 4)})).Input(
-      MakeTensor<C>({2}, {C(5, 6), C(7, 8)}));
+  z.Input(MakeTensor<bool>({2}, {false, true}))
+      .Input(MakeTensor<C>({2}, {C(1, 2), C(3, 4)}))
+      .Input(MakeTensor<C>({2}, {C(5, 6), C(7, 8)}));
   Tensor zo = RunAllCounts(z);
   EXPECT_EQ(zo.data<C>()[0], C(5, 6));
   EXPECT_EQ(zo.data<C>()[1], C(3, 4));
@@ -59,7 +60,9 @@ TEST(Where, StringsComplexAndErrors) {
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(r.status().message().find("[3]"), std::string::npos) << r.status().message();
   KernelTester bad_condition("Where", 16);
-  bad_condition.Input(MakeTensor<float>({1}, {1})).Input(MakeTensor<float>({1}, {1})).Input(MakeTensor<float>({1}, {0}));
+  bad_condition.Input(MakeTensor<float>({1}, {1}))
+      .Input(MakeTensor<float>({1}, {1}))
+      .Input(MakeTensor<float>({1}, {0}));
   EXPECT_EQ(bad_condition.Run(1).status().code(), StatusCode::kInvalidArgument);
   KernelTester bf16_before_16("Where", 9);
   bf16_before_16.Input(MakeTensor<bool>({1}, {true}))

@@ -227,8 +227,9 @@ void SgemmSerialWith(const MicroKernel& kernel, const GemmProblem& p, float* scr
   }
   const DenseBSource b(p.trans_b, p.b, p.ldb);
   float* b_pack = scratch;
-  float* a_pack = scratch + AlignUp(sizeof(float) * std::min(kernel.kc, p.k) *
-                                    RoundUp(std::min(kernel.nc, p.n), kernel.nr)) / sizeof(float);
+  float* a_pack =
+      scratch +
+      AlignUp(sizeof(float) * std::min(kernel.kc, p.k) * RoundUp(std::min(kernel.nc, p.n), kernel.nr)) / sizeof(float);
   RunTile(kernel, p, b, 0, p.m, 0, p.n, b_pack, a_pack);
 }
 
@@ -327,15 +328,14 @@ const MicroKernel* Avx2Kernel() { return nullptr; }
 #endif
 
 const std::vector<IsaVariant<const MicroKernel* (*)()>>& KernelVariants() {
-  static const auto* variants = new std::vector<IsaVariant<const MicroKernel* (*)()>>{
+  static const auto* variants = new std::vector<IsaVariant<const MicroKernel* (*)()>> {
 #if defined(__x86_64__)
-      {"avx512_12x32", Isa::kAvx512, Avx512Kernel},
-      {"avx512_8x48", Isa::kAvx512, Avx512Tile8x48Kernel},
-      {"avx2", Isa::kAvx2, Avx2Kernel},
+    {"avx512_12x32", Isa::kAvx512, Avx512Kernel}, {"avx512_8x48", Isa::kAvx512, Avx512Tile8x48Kernel},
+        {"avx2", Isa::kAvx2, Avx2Kernel},
 #elif defined(__aarch64__)
-      {"neon", Isa::kNeon, NeonKernel},
+    {"neon", Isa::kNeon, NeonKernel},
 #endif
-      {"scalar", Isa::kPortable, ScalarKernelPointer},
+        {"scalar", Isa::kPortable, ScalarKernelPointer},
   };
   return *variants;
 }
@@ -350,8 +350,8 @@ std::vector<const MicroKernel*> SupportedKernels() {
 }
 
 Status Sgemm(const ParallelContext& parallel, Allocator* allocator, const GemmTuning& tuning, bool trans_a,
-             bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
-             const float* b, int64_t ldb, float beta, float* c, int64_t ldc, GemmStats* stats) {
+             bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, const float* b,
+             int64_t ldb, float beta, float* c, int64_t ldc, GemmStats* stats) {
   return SgemmWith(BestKernel(), parallel, allocator, tuning,
                    GemmProblem{trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc}, stats);
 }
@@ -362,8 +362,8 @@ void DenseBSource::Pack(int64_t k0, int64_t kc, int64_t n0, int64_t nc, int nr, 
 
 // Layout: K blocks of kc rows (the microkernel's), each holding all ceil(n / nr) panels of
 // kc x nr floats; block k0 starts at k0 * n_padded.
-StatusOr<std::shared_ptr<const PrepackedB>> PrepackedB::Create(Allocator* allocator, bool trans_b, int64_t k,
-                                                               int64_t n, const float* b, int64_t ldb) {
+StatusOr<std::shared_ptr<const PrepackedB>> PrepackedB::Create(Allocator* allocator, bool trans_b, int64_t k, int64_t n,
+                                                               const float* b, int64_t ldb) {
   if (k < 0 || n < 0) return InvalidArgument("PrepackedB: negative shape K=", k, " N=", n);
   const MicroKernel& kernel = BestKernel();
   std::shared_ptr<PrepackedB> packed(new PrepackedB());
@@ -410,8 +410,8 @@ void PrepackedB::Pack(int64_t k0, int64_t kc, int64_t n0, int64_t nc, int nr, fl
 }
 
 Status SgemmPrepackedB(const ParallelContext& parallel, Allocator* allocator, const GemmTuning& tuning, bool trans_a,
-                       int64_t m, float alpha, const float* a, int64_t lda, const PrepackedB& b, float beta,
-                       float* c, int64_t ldc, GemmStats* stats) {
+                       int64_t m, float alpha, const float* a, int64_t lda, const PrepackedB& b, float beta, float* c,
+                       int64_t ldc, GemmStats* stats) {
   const GemmProblem p{trans_a, b.trans_b(), m, b.n(), b.k(), alpha, a, lda, b.dense(), b.ldb(), beta, c, ldc};
   return SgemmWith(BestKernel(), parallel, allocator, tuning, p, stats, &b);
 }
@@ -432,14 +432,13 @@ void PrepackA(bool trans_a, int64_t m, int64_t k, const float* a, int64_t lda, f
   }
 }
 
-void SgemmSerialPrepackedA(const float* packed_a, int64_t m, int64_t n, int64_t k, float alpha,
-                           const PackedBSource& b, float beta, float* c, int64_t ldc, float* scratch) {
+void SgemmSerialPrepackedA(const float* packed_a, int64_t m, int64_t n, int64_t k, float alpha, const PackedBSource& b,
+                           float beta, float* c, int64_t ldc, float* scratch) {
   SgemmSerialPrepackedARows(packed_a, m, 0, m, n, k, alpha, b, beta, c, ldc, scratch);
 }
 
 void SgemmSerialPrepackedARows(const float* packed_a, int64_t m, int64_t m0, int64_t m1, int64_t n, int64_t k,
-                               float alpha, const PackedBSource& b, float beta, float* c, int64_t ldc,
-                               float* scratch) {
+                               float alpha, const PackedBSource& b, float beta, float* c, int64_t ldc, float* scratch) {
   if (m1 <= m0 || n == 0) return;
   if (k == 0) {
     GemmProblem rows{false, false, m1 - m0, n, k, alpha, nullptr, 0, nullptr, 0, beta, c + m0 * ldc, ldc};
@@ -458,10 +457,9 @@ size_t SgemmSerialScratchBytes(int64_t m, int64_t n, int64_t k) {
   return SerialScratchBytesWith(BestKernel(), m, n, k);
 }
 
-void SgemmSerial(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-                 int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc, float* scratch) {
-  SgemmSerialWith(BestKernel(), GemmProblem{trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc},
-                  scratch);
+void SgemmSerial(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+                 const float* b, int64_t ldb, float beta, float* c, int64_t ldc, float* scratch) {
+  SgemmSerialWith(BestKernel(), GemmProblem{trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc}, scratch);
 }
 
 void SgemmSerialPackedB(bool trans_a, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
@@ -470,8 +468,9 @@ void SgemmSerialPackedB(bool trans_a, int64_t m, int64_t n, int64_t k, float alp
   GemmProblem p{trans_a, false, m, n, k, alpha, a, lda, nullptr, 0, beta, c, ldc};
   if (m == 0 || n == 0) return;
   if (k == 0) return ScaleC(p);
-  float* a_pack = scratch + AlignUp(sizeof(float) * std::min(kernel.kc, k) * RoundUp(std::min(kernel.nc, n), kernel.nr)) /
-                                sizeof(float);
+  float* a_pack =
+      scratch +
+      AlignUp(sizeof(float) * std::min(kernel.kc, k) * RoundUp(std::min(kernel.nc, n), kernel.nr)) / sizeof(float);
   RunTile(kernel, p, b, 0, m, 0, n, scratch, a_pack);
 }
 

@@ -55,16 +55,16 @@ struct GemmStats {
 // untransposed, M for a transposed A stored K x M), likewise ldb and ldc. beta == 0
 // means C is write-only (NaNs in C are not propagated). Shapes must be non-negative.
 Status Sgemm(const ParallelContext& parallel, Allocator* allocator, const GemmTuning& tuning, bool trans_a,
-             bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
-             const float* b, int64_t ldb, float beta, float* c, int64_t ldc, GemmStats* stats = nullptr);
+             bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, const float* b,
+             int64_t ldb, float beta, float* c, int64_t ldc, GemmStats* stats = nullptr);
 
 // For callers that run many small products inside their own ParallelFor region
 // (attention heads, conv tiles): a serial GEMM in caller-provided scratch, which must be
 // 64-byte aligned (ScratchArena slices are) and hold SgemmSerialScratchBytes(m, n, k)
 // bytes. The result is bit-identical to Sgemm's.
 size_t SgemmSerialScratchBytes(int64_t m, int64_t n, int64_t k);
-void SgemmSerial(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-                 int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc, float* scratch);
+void SgemmSerial(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+                 const float* b, int64_t ldb, float beta, float* c, int64_t ldc, float* scratch);
 
 // Supplies the B operand already in the engine's packed layout, so that a caller can
 // generate B on the fly (Conv's im2col) instead of materialising it.
@@ -90,9 +90,8 @@ GemmBlocking PreferredBlocking();
 
 // Serial GEMM with a generated B: C (m x n, ldc) = alpha * op(A) * B + beta * C, with
 // scratch as for SgemmSerial. Always takes the packed (non-GEMV) path.
-void SgemmSerialPackedB(bool trans_a, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-                        int64_t lda, const PackedBSource& b, float beta, float* c, int64_t ldc,
-                        float* scratch);
+void SgemmSerialPackedB(bool trans_a, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+                        const PackedBSource& b, float beta, float* c, int64_t ldc, float* scratch);
 
 // B given as a dense matrix, for the calls below that take a PackedBSource.
 class DenseBSource final : public PackedBSource {
@@ -141,8 +140,8 @@ class PrepackedB final : public PackedBSource {
 
 // C = alpha * op(A) * B + beta * C with B prepacked (shapes: op(A) m x k, B b.k() x b.n()).
 Status SgemmPrepackedB(const ParallelContext& parallel, Allocator* allocator, const GemmTuning& tuning, bool trans_a,
-                       int64_t m, float alpha, const float* a, int64_t lda, const PrepackedB& b, float beta,
-                       float* c, int64_t ldc, GemmStats* stats = nullptr);
+                       int64_t m, float alpha, const float* a, int64_t lda, const PrepackedB& b, float beta, float* c,
+                       int64_t ldc, GemmStats* stats = nullptr);
 
 // A packed once and shared read-only by many products (a convolution's weights used by
 // every output tile): PrepackedASize(m, k) floats (64-byte aligned buffer), filled by
@@ -155,8 +154,7 @@ void SgemmSerialPrepackedA(const float* packed_a, int64_t m, int64_t n, int64_t 
 // of PreferredBlocking().mr. Lets tasks share one packed A split by rows; each element's
 // result is the same as in the whole product.
 void SgemmSerialPrepackedARows(const float* packed_a, int64_t m, int64_t m0, int64_t m1, int64_t n, int64_t k,
-                               float alpha, const PackedBSource& b, float beta, float* c, int64_t ldc,
-                               float* scratch);
+                               float alpha, const PackedBSource& b, float beta, float* c, int64_t ldc, float* scratch);
 
 }  // namespace gemm
 }  // namespace onnx_light

@@ -46,9 +46,9 @@ TEST(GemmCalibrator, MovesTheThresholdToAConfirmedCrossover) {
   // from 49 units on: the first two winning sizes are 64 and 128.
   CostModel model;
   BudgetAccount account = model.Account(int64_t{1} << 40);
-  auto report = DecideMinimumTasks(*Schema("MatMul", "float"), model.Candidate(kSerial),
-                                   model.Candidate([](int64_t u) { return 20000 + 500 * u; }), CrossoverOptions{},
-                                   account);
+  auto report =
+      DecideMinimumTasks(*Schema("MatMul", "float"), model.Candidate(kSerial),
+                         model.Candidate([](int64_t u) { return 20000 + 500 * u; }), CrossoverOptions{}, account);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   ASSERT_EQ(report->choices.size(), 1u);
   const ParameterChoice& c = report->choices[0];
@@ -65,9 +65,9 @@ TEST(GemmCalibrator, KeepsTheDefaultWhenTheCrossoverIsTheDefault) {
   // Parallel wins by >= 10% from 15 units on: crossover at 16, the portable default.
   CostModel model;
   BudgetAccount account = model.Account(int64_t{1} << 40);
-  auto report = DecideMinimumTasks(*Schema("Gemm", "float"), model.Candidate(kSerial),
-                                   model.Candidate([](int64_t u) { return 6000 + 500 * u; }), CrossoverOptions{},
-                                   account);
+  auto report =
+      DecideMinimumTasks(*Schema("Gemm", "float"), model.Candidate(kSerial),
+                         model.Candidate([](int64_t u) { return 6000 + 500 * u; }), CrossoverOptions{}, account);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_FALSE(report->choices[0].changed) << report->choices[0].reason;
   EXPECT_EQ(std::get<int64_t>(report->choices[0].selected), 16);
@@ -89,8 +89,9 @@ TEST(GemmCalibrator, KeepsTheDefaultWhenParallelNeverWinsAndStopsAtTheLargestPro
 TEST(GemmCalibrator, RejectsAParallelCandidateWhoseOutputDiffers) {
   CostModel model;
   BudgetAccount account = model.Account(int64_t{1} << 40);
-  auto report = DecideMinimumTasks(*Schema("MatMul", "float"), model.Candidate(kSerial),
-                                   model.Candidate([](int64_t u) { return 10 * u; }, 2.0f), CrossoverOptions{}, account);
+  auto report =
+      DecideMinimumTasks(*Schema("MatMul", "float"), model.Candidate(kSerial),
+                         model.Candidate([](int64_t u) { return 10 * u; }, 2.0f), CrossoverOptions{}, account);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_FALSE(report->choices[0].changed);
   ASSERT_FALSE(report->evidence.rejected.empty());
@@ -101,9 +102,9 @@ TEST(GemmCalibrator, StaysWithinItsTimeBudget) {
   CostModel model;
   const int64_t budget_ns = 2'000'000;
   BudgetAccount account = model.Account(budget_ns);
-  auto report = DecideMinimumTasks(*Schema("MatMul", "float"), model.Candidate(kSerial),
-                                   model.Candidate([](int64_t u) { return 20000 + 500 * u; }), CrossoverOptions{},
-                                   account);
+  auto report =
+      DecideMinimumTasks(*Schema("MatMul", "float"), model.Candidate(kSerial),
+                         model.Candidate([](int64_t u) { return 20000 + 500 * u; }), CrossoverOptions{}, account);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_LE(account.spent_ns(), budget_ns);
   EXPECT_NE(report->evidence.stop_reason.find("time budget"), std::string::npos) << report->evidence.stop_reason;
@@ -123,8 +124,8 @@ TEST(GemmCalibrator, ProductShapesHaveAboutTheRequestedWork) {
 // Real kernels through the registry (Calibrate picks the GEMM calibrator for the gemm
 // family), bounded by a small product range; every parallel output must equal the serial.
 TEST(GemmCalibrator, CalibratesMatMulAndGemmWithinBounds) {
-  for (const auto& [op, type] : {std::pair<std::string, std::string>{"MatMul", "float"}, {"Gemm", "float16"},
-                                 {"MatMul", "int64"}}) {
+  for (const auto& [op, type] :
+       {std::pair<std::string, std::string>{"MatMul", "float"}, {"Gemm", "float16"}, {"MatMul", "int64"}}) {
     CalibrationRequest request;
     request.schema = Schema(op, type);
     ASSERT_NE(request.schema, nullptr) << op << " " << type;

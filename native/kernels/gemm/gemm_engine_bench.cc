@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "native/kernels/gemm/engine.h"
 #include "native/kernels/common/isa_variants.h"
+#include "native/kernels/gemm/engine.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -88,15 +88,22 @@ int main(int argc, char** argv) {
   int64_t kc = 0, nc = 0;
   std::vector<int64_t> dims;
   for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--kernel=", 9) == 0) kernel_name = argv[i] + 9;
-    else if (std::strncmp(argv[i], "--threads=", 10) == 0) threads = std::atoi(argv[i] + 10);
-    else if (std::strncmp(argv[i], "--reps=", 7) == 0) reps = std::atoi(argv[i] + 7);
-    else if (std::strncmp(argv[i], "--kc=", 5) == 0) kc = std::atoll(argv[i] + 5);
-    else if (std::strncmp(argv[i], "--nc=", 5) == 0) nc = std::atoll(argv[i] + 5);
-    else dims.push_back(std::atoll(argv[i]));
+    if (std::strncmp(argv[i], "--kernel=", 9) == 0)
+      kernel_name = argv[i] + 9;
+    else if (std::strncmp(argv[i], "--threads=", 10) == 0)
+      threads = std::atoi(argv[i] + 10);
+    else if (std::strncmp(argv[i], "--reps=", 7) == 0)
+      reps = std::atoi(argv[i] + 7);
+    else if (std::strncmp(argv[i], "--kc=", 5) == 0)
+      kc = std::atoll(argv[i] + 5);
+    else if (std::strncmp(argv[i], "--nc=", 5) == 0)
+      nc = std::atoll(argv[i] + 5);
+    else
+      dims.push_back(std::atoll(argv[i]));
   }
   if (dims.size() != 3 && dims.size() != 5) {
-    std::fprintf(stderr, "usage: gemm_engine_bench [--kernel=K] [--kc=KC] [--nc=NC] [--threads=N] [--reps=R] M N K [ta tb]\n");
+    std::fprintf(stderr,
+                 "usage: gemm_engine_bench [--kernel=K] [--kc=KC] [--nc=NC] [--threads=N] [--reps=R] M N K [ta tb]\n");
     return 2;
   }
   const int64_t m = dims[0], n = dims[1], k = dims[2];

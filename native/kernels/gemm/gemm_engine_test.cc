@@ -164,14 +164,14 @@ TEST(GemmEngine, GemvMatchesReferenceAndIsParticipantInvariant) {
   // M == 1 and N == 1 in both storage orders (rows form and dots form), strided vectors
   // (transposed A or B: the vector is copied), K = 1, N = 1, prime sizes around the
   // 8-row passes, the vector widths and the 4096-column chunk; padded strides everywhere.
-  const int64_t shapes[][3] = {{1, 1, 1},    {1, 1, 13},  {1, 17, 1},   {1, 29, 31},  {1, 4099, 13},
-                               {1, 131, 67}, {23, 1, 1},  {101, 1, 257}, {4099, 1, 3}, {37, 1, 33}};
+  const int64_t shapes[][3] = {{1, 1, 1},    {1, 1, 13}, {1, 17, 1},    {1, 29, 31},  {1, 4099, 13},
+                               {1, 131, 67}, {23, 1, 1}, {101, 1, 257}, {4099, 1, 3}, {37, 1, 33}};
   Runner one(1), two(2), four(4);
   for (const MicroKernel* kernel : SupportedKernels()) {
     for (const auto& s : shapes) {
       for (int t = 0; t < 4; ++t) {
-        const Operands op(Case{s[0], s[1], s[2], (t & 1) != 0, (t & 2) != 0, t == 3 ? -0.5f : 1.0f,
-                               t == 1 ? 2.0f : 0.0f});
+        const Operands op(
+            Case{s[0], s[1], s[2], (t & 1) != 0, (t & 2) != 0, t == 3 ? -0.5f : 1.0f, t == 1 ? 2.0f : 0.0f});
         const std::vector<float> serial = one.Run(*kernel, op);
         ExpectNearReference(op, serial, kernel->name);
         for (Runner* r : {&two, &four}) {
@@ -280,8 +280,7 @@ TEST_P(PackingVariantTest, WritesWhatThePortablePackerWrites) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Isa, PackingVariantTest, ::testing::ValuesIn(PackingVariants()),
-                         IsaVariantTestName<Packing>);
+INSTANTIATE_TEST_SUITE_P(Isa, PackingVariantTest, ::testing::ValuesIn(PackingVariants()), IsaVariantTestName<Packing>);
 
 TEST(GemmEngine, EmptyProducts) {
   Runner serial(1);
@@ -301,8 +300,8 @@ TEST(GemmEngine, EmptyProducts) {
 TEST(GemmEngine, NegativeShapeIsInvalidArgument) {
   Allocator allocator;
   float x = 0;
-  const Status s = Sgemm(ParallelContext{}, &allocator, GemmTuning{}, false, false, -1, 2, 2, 1.0f, &x, 2, &x, 2,
-                         0.0f, &x, 2);
+  const Status s =
+      Sgemm(ParallelContext{}, &allocator, GemmTuning{}, false, false, -1, 2, 2, 1.0f, &x, 2, &x, 2, 0.0f, &x, 2);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
 }
 

@@ -22,8 +22,8 @@ class GemmKernel final : public OpKernel {
     if (b != nullptr && b->dtype() == DataType::kFloat && b->shape().rank() == 2) {
       constant_b_ = *b;
       const int64_t k = b->shape()[trans_b_ ? 1 : 0], n = b->shape()[trans_b_ ? 0 : 1];
-      OL_ASSIGN_OR_RETURN(prepacked_b_, gemm::PrepackedB::Create(Allocator::Default(), trans_b_, k, n,
-                                                                 b->data<float>(), b->shape()[1]));
+      OL_ASSIGN_OR_RETURN(prepacked_b_, gemm::PrepackedB::Create(Allocator::Default(), trans_b_, k, n, b->data<float>(),
+                                                                 b->shape()[1]));
     }
     return Status::Ok();
   }
@@ -33,18 +33,17 @@ class GemmKernel final : public OpKernel {
     OL_ASSIGN_OR_RETURN(const Tensor* b, ctx.RequiredInput(1));
     const Tensor* c = ctx.input(2);
     if (a->shape().rank() != 2 || b->shape().rank() != 2) {
-      return InvalidArgument(ctx.Where(), ": A and B must be 2-D, got ", a->TypeAndShape(), " and ",
-                             b->TypeAndShape());
+      return InvalidArgument(ctx.Where(), ": A and B must be 2-D, got ", a->TypeAndShape(), " and ", b->TypeAndShape());
     }
     if (a->dtype() != b->dtype() || (c != nullptr && c->dtype() != a->dtype())) {
-      return InvalidArgument(ctx.Where(), ": element types differ: A ", a->TypeAndShape(), ", B ",
-                             b->TypeAndShape(), c != nullptr ? ", C " + c->TypeAndShape() : "");
+      return InvalidArgument(ctx.Where(), ": element types differ: A ", a->TypeAndShape(), ", B ", b->TypeAndShape(),
+                             c != nullptr ? ", C " + c->TypeAndShape() : "");
     }
     const int64_t m = a->shape()[trans_a_ ? 1 : 0], k = a->shape()[trans_a_ ? 0 : 1];
     const int64_t kb = b->shape()[trans_b_ ? 1 : 0], n = b->shape()[trans_b_ ? 0 : 1];
     if (k != kb) {
-      return InvalidArgument(ctx.Where(), ": inner dimensions differ: A ", a->shape(), (trans_a_ ? " (transposed)" : ""),
-                             ", B ", b->shape(), (trans_b_ ? " (transposed)" : ""));
+      return InvalidArgument(ctx.Where(), ": inner dimensions differ: A ", a->shape(),
+                             (trans_a_ ? " (transposed)" : ""), ", B ", b->shape(), (trans_b_ ? " (transposed)" : ""));
     }
     OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, a->dtype(), Shape{m, n}));
     const bool use_c = c != nullptr && beta_ != 0.0f && m > 0 && n > 0;
@@ -52,8 +51,8 @@ class GemmKernel final : public OpKernel {
     if (prepacked_b_ != nullptr && b->raw_data() == prepacked_b_->dense() && a->dtype() == DataType::kFloat) {
       gemm::GemmStats stats;
       OL_RETURN_IF_ERROR(gemm::SgemmPrepackedB(ctx.parallel(), ctx.allocator(), tuning_, trans_a_, m, alpha_,
-                                               a->data<float>(), a->shape()[1], *prepacked_b_,
-                                               use_c ? beta_ : 0.0f, y->data<float>(), n, &stats)
+                                               a->data<float>(), a->shape()[1], *prepacked_b_, use_c ? beta_ : 0.0f,
+                                               y->data<float>(), n, &stats)
                              .WithContext(ctx.Where() + ": "));
       ctx.RecordScratch(stats.scratch_bytes);
       return Status::Ok();

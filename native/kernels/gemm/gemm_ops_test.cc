@@ -34,13 +34,14 @@ std::vector<Value> RunAllCounts(KernelTester& t) {
 
 // Y = alpha * op(A) op(B) + beta * C in double, C given as a function of (i, j).
 template <typename CFn>
-std::vector<double> Reference(const std::vector<float>& a, const std::vector<float>& b, int64_t m, int64_t n,
-                              int64_t k, bool ta, bool tb, double alpha, double beta, CFn c) {
+std::vector<double> Reference(const std::vector<float>& a, const std::vector<float>& b, int64_t m, int64_t n, int64_t k,
+                              bool ta, bool tb, double alpha, double beta, CFn c) {
   std::vector<double> y(m * n);
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t j = 0; j < n; ++j) {
       double s = 0;
-      for (int64_t kk = 0; kk < k; ++kk) s += double(ta ? a[kk * m + i] : a[i * k + kk]) * (tb ? b[j * k + kk] : b[kk * n + j]);
+      for (int64_t kk = 0; kk < k; ++kk)
+        s += double(ta ? a[kk * m + i] : a[i * k + kk]) * (tb ? b[j * k + kk] : b[kk * n + j]);
       y[i * n + j] = alpha * s + beta * c(i, j);
     }
   }
@@ -66,9 +67,13 @@ TEST(Gemm, HandComputedWithBroadcastRowC) {
 }
 
 TEST(Gemm, RandomShapesTransposesAndCBroadcasts) {
-  struct Case { int64_t m, n, k; bool ta, tb; std::vector<int64_t> c_shape; };
-  const std::vector<Case> cases = {{1, 1, 1, false, false, {}},     {7, 5, 3, true, false, {5}},
-                                   {33, 65, 17, false, true, {33, 1}}, {64, 96, 300, true, true, {64, 96}},
+  struct Case {
+    int64_t m, n, k;
+    bool ta, tb;
+    std::vector<int64_t> c_shape;
+  };
+  const std::vector<Case> cases = {{1, 1, 1, false, false, {}},          {7, 5, 3, true, false, {5}},
+                                   {33, 65, 17, false, true, {33, 1}},   {64, 96, 300, true, true, {64, 96}},
                                    {130, 70, 50, false, false, {1, 70}}, {1, 300, 257, false, true, {300}},
                                    {200, 1, 90, true, false, {200, 1}},  {50, 50, 0, false, false, {1}}};
   for (const Case& c : cases) {
@@ -117,16 +122,18 @@ TEST(Gemm, BadShapesAreInvalidArgument) {
 }
 
 TEST(MatMul, BroadcastBatchesAndVectors) {
-  struct Case { std::vector<int64_t> a, b, y; };
+  struct Case {
+    std::vector<int64_t> a, b, y;
+  };
   const std::vector<Case> cases = {
-      {{4}, {4}, {}},                       // dot product
-      {{3}, {2, 3, 5}, {2, 5}},             // vector x batched matrices
-      {{2, 6, 3}, {3}, {2, 6}},             // batched matrices x vector
+      {{4}, {4}, {}},                           // dot product
+      {{3}, {2, 3, 5}, {2, 5}},                 // vector x batched matrices
+      {{2, 6, 3}, {3}, {2, 6}},                 // batched matrices x vector
       {{2, 1, 5, 7}, {3, 7, 4}, {2, 3, 5, 4}},  // broadcast batch dims
-      {{3, 40, 64}, {64, 33}, {3, 40, 33}},    // shared B: folded into one product
-      {{6, 1, 9}, {6, 9, 1}, {6, 1, 1}},       // many GEMV-sized products
-      {{5, 70, 0}, {5, 0, 8}, {5, 70, 8}},     // K == 0: zeros
-      {{0, 3, 4}, {4, 2}, {0, 3, 2}},          // empty batch
+      {{3, 40, 64}, {64, 33}, {3, 40, 33}},     // shared B: folded into one product
+      {{6, 1, 9}, {6, 9, 1}, {6, 1, 1}},        // many GEMV-sized products
+      {{5, 70, 0}, {5, 0, 8}, {5, 70, 8}},      // K == 0: zeros
+      {{0, 3, 4}, {4, 2}, {0, 3, 2}},           // empty batch
   };
   for (const Case& c : cases) {
     const Shape as(c.a), bs(c.b);
@@ -236,7 +243,10 @@ TEST(MatMul, NonFloatTypes) {
 // bit-identical to packing a fed B on every run, on shapes spanning several K blocks and
 // tiles, for every participant count and for the GEMV path.
 TEST(ConstantB, PrepackedWeightsGiveTheSameBitsAsFedWeights) {
-  struct Case { int64_t m, n, k; bool trans_b; };
+  struct Case {
+    int64_t m, n, k;
+    bool trans_b;
+  };
   for (const Case& c : {Case{64, 200, 700, false}, Case{37, 129, 513, true}, Case{1, 300, 257, false},
                         Case{5, 1, 64, true}, Case{48, 1040, 96, false}}) {
     const std::vector<float> a = Random(c.m * c.k, 1), b = Random(c.k * c.n, 2);
@@ -265,7 +275,8 @@ TEST(MatMul, BadInputsAreInvalidArgument) {
   inner.Input(MakeTensor<float>({2, 3}, std::vector<float>(6))).Input(MakeTensor<float>({2, 2}, std::vector<float>(4)));
   EXPECT_EQ(inner.Run(1).status().code(), StatusCode::kInvalidArgument);
   KernelTester batch("MatMul", 13);
-  batch.Input(MakeTensor<float>({2, 1, 1}, std::vector<float>(2))).Input(MakeTensor<float>({3, 1, 1}, std::vector<float>(3)));
+  batch.Input(MakeTensor<float>({2, 1, 1}, std::vector<float>(2)))
+      .Input(MakeTensor<float>({3, 1, 1}, std::vector<float>(3)));
   EXPECT_EQ(batch.Run(1).status().code(), StatusCode::kInvalidArgument);
   KernelTester scalar("MatMul", 13);
   scalar.Input(MakeTensor<float>({}, {1.0f})).Input(MakeTensor<float>({1}, {1.0f}));

@@ -29,7 +29,8 @@ class MatMulKernel final : public OpKernel {
     if (a->dtype() != b->dtype()) {
       return InvalidArgument(ctx.Where(), ": element types differ: ", a->TypeAndShape(), " x ", b->TypeAndShape());
     }
-    OL_ASSIGN_OR_RETURN(const gemm::MatMulPlan plan, gemm::PlanMatMul(ctx.Where(), a->shape(), b->shape(), /*fold_shared_b=*/true));
+    OL_ASSIGN_OR_RETURN(const gemm::MatMulPlan plan,
+                        gemm::PlanMatMul(ctx.Where(), a->shape(), b->shape(), /*fold_shared_b=*/true));
     OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, a->dtype(), plan.output));
     if (y->num_elements() == 0) return Status::Ok();
     const int64_t batches = static_cast<int64_t>(plan.a_offsets.size());

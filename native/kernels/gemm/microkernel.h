@@ -11,8 +11,7 @@ namespace gemm {
 
 // c[i * ldc + j] = alpha * sum_k a[k * mr + i] * b[k * nr + j] + beta * c[i * ldc + j]
 // for a full mr x nr tile; beta == 0 does not read c.
-using TileFn = void (*)(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, float alpha,
-                        float beta);
+using TileFn = void (*)(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, float alpha, float beta);
 // GEMV building blocks, y[j] for j < n (y is written, not accumulated):
 //   rows form: y[j] = sum_k x[k] * m[k * ld + j]   (matrix rows run along k)
 //   dots form: y[j] = sum_k x[k] * m[j * ld + k]   (each y is one dot product)
@@ -31,8 +30,7 @@ namespace {
 class GemvRowsPrefetch {
  public:
   GemvRowsPrefetch(const float* m, int64_t ld, int64_t n, int rows, int64_t distance)
-      : base_(m + (n > 0 ? distance / n : 0) * rows * ld), column_(n > 0 ? distance % n : 0), n_(n),
-        pass_(rows * ld) {}
+      : base_(m + (n > 0 ? distance / n : 0) * rows * ld), column_(n > 0 ? distance % n : 0), n_(n), pass_(rows * ld) {}
   // The address for row 0 of this step; row i is at + i * ld.
   const float* Next() {
     const float* p = base_ + column_;
@@ -53,10 +51,10 @@ class GemvRowsPrefetch {
 
 struct MicroKernel {
   const char* name;
-  int mr;          // rows of the register tile (A, broadcast)
-  int nr;          // columns of the register tile (B, vector loads)
-  int64_t kc;      // K block: an A micro-panel (mr x kc) stays in L1
-  int64_t nc;      // N block: the packed B block (kc x nc) stays in L2
+  int mr;      // rows of the register tile (A, broadcast)
+  int nr;      // columns of the register tile (B, vector loads)
+  int64_t kc;  // K block: an A micro-panel (mr x kc) stays in L1
+  int64_t nc;  // N block: the packed B block (kc x nc) stays in L2
   TileFn tile;
   GemvFn gemv_rows;
   GemvFn gemv_dots;

@@ -9,7 +9,6 @@
 #error "build with isa_library(isa = \"avx2\")"
 #endif
 
-
 namespace onnx_light {
 namespace gemm {
 namespace {

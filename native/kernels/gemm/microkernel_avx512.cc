@@ -146,10 +146,10 @@ void GemvDots(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, 
 
 // Constant-initialized (no code runs before a CPU check): gemm.cc hands them out only
 // when IsaEnabled(Isa::kAvx512).
-extern const MicroKernel kAvx512MicroKernel = {"avx512_12x32", 12, 32, /*kc=*/256, /*nc=*/640,
-                                               Tile<12, 2>,    GemvRows, GemvDots};
-extern const MicroKernel kAvx512Tile8x48MicroKernel = {"avx512_8x48", 8, 48, /*kc=*/384, /*nc=*/672,
-                                                       Tile<8, 3>,    GemvRows, GemvDots};
+extern const MicroKernel kAvx512MicroKernel = {"avx512_12x32", 12,          32,       /*kc=*/256,
+                                               /*nc=*/640,     Tile<12, 2>, GemvRows, GemvDots};
+extern const MicroKernel kAvx512Tile8x48MicroKernel = {"avx512_8x48", 8,          48,       /*kc=*/384,
+                                                       /*nc=*/672,    Tile<8, 3>, GemvRows, GemvDots};
 
 }  // namespace gemm
 }  // namespace onnx_light

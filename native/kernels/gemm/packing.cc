@@ -41,7 +41,8 @@ OL_AVX512 void Transpose16x16(__m512 r[16]) {
     u[4 * g + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(t1, t3));
   }
   for (int c = 0; c < 4; ++c) {
-    const __m512 even01 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0x88), odd01 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0xDD);
+    const __m512 even01 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0x88),
+                 odd01 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0xDD);
     const __m512 even23 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0x88);
     const __m512 odd23 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0xDD);
     r[c] = _mm512_shuffle_f32x4(even01, even23, 0x88);
@@ -94,8 +95,7 @@ OL_AVX512 void PackBRowsAvx512(const float* b, int64_t ldb, int64_t kc, int64_t 
 
 // dst[k * stride + i] = src[i * ld + k] for i < rows, k < cols; avx512: the caller checked
 // IsaEnabled(Isa::kAvx512).
-void TransposeInto(bool avx512, const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst,
-                   int64_t stride) {
+void TransposeInto(bool avx512, const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst, int64_t stride) {
 #if defined(__x86_64__)
   if (avx512) return TransposeAvx512(src, ld, rows, cols, dst, stride);
 #endif
@@ -161,11 +161,11 @@ void PackBDenseWith(bool trans_b, const float* b, int64_t ldb, int64_t k0, int64
 }  // namespace
 
 const std::vector<IsaVariant<Packing>>& PackingVariants() {
-  static const auto* variants = new std::vector<IsaVariant<Packing>>{
+  static const auto* variants = new std::vector<IsaVariant<Packing>> {
 #if defined(__x86_64__)
-      {"avx512", Isa::kAvx512, Packing{PackAPanelWith<true>, PackBDenseWith<true>}},
+    {"avx512", Isa::kAvx512, Packing{PackAPanelWith<true>, PackBDenseWith<true>}},
 #endif
-      {"portable", Isa::kPortable, Packing{PackAPanelWith<false>, PackBDenseWith<false>}},
+        {"portable", Isa::kPortable, Packing{PackAPanelWith<false>, PackBDenseWith<false>}},
   };
   return *variants;
 }

@@ -9,9 +9,13 @@ namespace {
 
 // Arithmetic type of the simple path: wrapping unsigned for integers, double for double.
 template <typename T, bool = std::is_integral_v<T>>
-struct AccumulatorOf { using type = T; };
+struct AccumulatorOf {
+  using type = T;
+};
 template <typename T>
-struct AccumulatorOf<T, true> { using type = std::make_unsigned_t<T>; };
+struct AccumulatorOf<T, true> {
+  using type = std::make_unsigned_t<T>;
+};
 template <typename T>
 using Accumulator = typename AccumulatorOf<T>::type;
 
@@ -89,8 +93,14 @@ Status WidenedGemm(const ParallelContext& parallel, Allocator* allocator, const 
 
 bool TypedGemmSupports(DataType type) {
   switch (type) {
-    case DataType::kFloat: case DataType::kDouble: case DataType::kFloat16: case DataType::kBFloat16:
-    case DataType::kInt32: case DataType::kInt64: case DataType::kUint32: case DataType::kUint64:
+    case DataType::kFloat:
+    case DataType::kDouble:
+    case DataType::kFloat16:
+    case DataType::kBFloat16:
+    case DataType::kInt32:
+    case DataType::kInt64:
+    case DataType::kUint32:
+    case DataType::kUint64:
       return true;
     default:
       return false;
@@ -109,13 +119,20 @@ Status TypedGemm(DataType type, const ParallelContext& parallel, Allocator* allo
       return Sgemm(parallel, allocator, tuning, g.trans_a, g.trans_b, g.m, g.n, g.k, static_cast<float>(g.alpha),
                    static_cast<const float*>(g.a), g.lda, static_cast<const float*>(g.b), g.ldb,
                    static_cast<float>(g.beta), static_cast<float*>(g.c), g.ldc, stats);
-    case DataType::kFloat16: return WidenedGemm<Float16>(parallel, allocator, tuning, g, stats);
-    case DataType::kBFloat16: return WidenedGemm<BFloat16>(parallel, allocator, tuning, g, stats);
-    case DataType::kDouble: return SimpleGemm<double>(parallel, tuning, g);
-    case DataType::kInt32: return SimpleGemm<int32_t>(parallel, tuning, g);
-    case DataType::kInt64: return SimpleGemm<int64_t>(parallel, tuning, g);
-    case DataType::kUint32: return SimpleGemm<uint32_t>(parallel, tuning, g);
-    case DataType::kUint64: return SimpleGemm<uint64_t>(parallel, tuning, g);
+    case DataType::kFloat16:
+      return WidenedGemm<Float16>(parallel, allocator, tuning, g, stats);
+    case DataType::kBFloat16:
+      return WidenedGemm<BFloat16>(parallel, allocator, tuning, g, stats);
+    case DataType::kDouble:
+      return SimpleGemm<double>(parallel, tuning, g);
+    case DataType::kInt32:
+      return SimpleGemm<int32_t>(parallel, tuning, g);
+    case DataType::kInt64:
+      return SimpleGemm<int64_t>(parallel, tuning, g);
+    case DataType::kUint32:
+      return SimpleGemm<uint32_t>(parallel, tuning, g);
+    case DataType::kUint64:
+      return SimpleGemm<uint64_t>(parallel, tuning, g);
     default:
       return NotImplemented(parallel.kernel, ": GEMM of element type ", DataTypeName(type), " is not implemented");
   }

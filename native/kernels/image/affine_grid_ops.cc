@@ -76,8 +76,8 @@ class AffineGridKernel : public OpKernel {
       };
       const int64_t total = sz[0] * points;
       if (total * spatial < minimum_elements_) return fill(0, total);
-      return ParallelFor(ctx.parallel(), total, ParallelPlan{"affine_grid.points", std::max<int64_t>(1, grain_elements_ / spatial)},
-                         fill);
+      return ParallelFor(ctx.parallel(), total,
+                         ParallelPlan{"affine_grid.points", std::max<int64_t>(1, grain_elements_ / spatial)}, fill);
     });
   }
 

@@ -13,11 +13,13 @@ const std::vector<std::pair<std::string, ParamValue>> kForceParallel = {
     {"parallel.grain_elements", int64_t{1}},
 };
 
-std::vector<float> Grid(const std::vector<float>& theta, const std::vector<int64_t>& size, int64_t align, Shape* shape) {
+std::vector<float> Grid(const std::vector<float>& theta, const std::vector<int64_t>& size, int64_t align,
+                        Shape* shape) {
   const int64_t spatial = static_cast<int64_t>(size.size()) - 2;
   KernelTester t("AffineGrid", 20);
   t.Input(MakeTensor<float>(Shape{size[0], spatial, spatial + 1}, theta))
-      .Input(MakeTensor<int64_t>(Shape{int64_t(size.size())}, size)).Attr("align_corners", align);
+      .Input(MakeTensor<int64_t>(Shape{int64_t(size.size())}, size))
+      .Attr("align_corners", align);
   auto out = RunAllCounts(t, kForceParallel);
   if (out.size() != 1) return {};
   *shape = out[0].tensor().shape();
@@ -32,8 +34,7 @@ TEST(AffineGrid, Identity2DCentresAndCorners) {
   EXPECT_EQ(Grid(identity, {1, 3, 1, 2}, 0, &shape), (std::vector<float>{-0.5f, 0, 0.5f, 0}));
   EXPECT_EQ(shape, (Shape{1, 1, 2, 2}));
   // H = 2, W = 3, align_corners = 1: x = -1, 0, 1; y = -1, 1.
-  EXPECT_EQ(Grid(identity, {1, 1, 2, 3}, 1, &shape),
-            (std::vector<float>{-1, -1, 0, -1, 1, -1, -1, 1, 0, 1, 1, 1}));
+  EXPECT_EQ(Grid(identity, {1, 1, 2, 3}, 1, &shape), (std::vector<float>{-1, -1, 0, -1, 1, -1, -1, 1, 0, 1, 1, 1}));
 }
 
 // theta = [[2, 0, 0.5], [0, -1, 0], [0, 0, 1]] in 3-D: (x, y, z) -> (2x + 0.5, -y, z).

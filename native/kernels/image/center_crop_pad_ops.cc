@@ -36,11 +36,15 @@ class CenterCropPadKernel : public OpKernel {
     const Shape& in = input->shape();
     const int rank = in.rank();
     std::vector<int64_t> target;
-    if (shape_tensor->dtype() == DataType::kInt64) target = ReadShape<int64_t>(*shape_tensor);
-    else if (shape_tensor->dtype() == DataType::kInt32) target = ReadShape<int32_t>(*shape_tensor);
-    else return InvalidArgument(ctx.Where(), ": shape must be int32 or int64, got ", DataTypeName(shape_tensor->dtype()));
+    if (shape_tensor->dtype() == DataType::kInt64)
+      target = ReadShape<int64_t>(*shape_tensor);
+    else if (shape_tensor->dtype() == DataType::kInt32)
+      target = ReadShape<int32_t>(*shape_tensor);
+    else
+      return InvalidArgument(ctx.Where(), ": shape must be int32 or int64, got ", DataTypeName(shape_tensor->dtype()));
     std::vector<int64_t> axes = axes_;
-    if (!has_axes_) for (int a = 0; a < rank; ++a) axes.push_back(a);
+    if (!has_axes_)
+      for (int a = 0; a < rank; ++a) axes.push_back(a);
     if (axes.size() != target.size()) {
       return InvalidArgument(ctx.Where(), ": shape has ", target.size(), " entries for ", axes.size(), " axes");
     }
@@ -104,9 +108,9 @@ OL_REGISTER_KERNELS(center_crop_pad_family) {
   def.op = "CenterCropPad";
   def.since_version = 18;
   def.family = "center_crop_pad";
-  def.element_types = {DataType::kBool,   DataType::kInt8,    DataType::kUint8,  DataType::kInt16,
-                       DataType::kUint16, DataType::kInt32,   DataType::kUint32, DataType::kInt64,
-                       DataType::kUint64, DataType::kFloat16, DataType::kFloat,  DataType::kDouble,
+  def.element_types = {DataType::kBool,     DataType::kInt8,      DataType::kUint8,     DataType::kInt16,
+                       DataType::kUint16,   DataType::kInt32,     DataType::kUint32,    DataType::kInt64,
+                       DataType::kUint64,   DataType::kFloat16,   DataType::kFloat,     DataType::kDouble,
                        DataType::kBFloat16, DataType::kComplex64, DataType::kComplex128};
   def.tuning = {MinimumElementsParam(65536, "output elements below which the copy runs serially"),
                 ParamSpec::Int64("parallel.grain_elements", 32768, 1, int64_t{1} << 40,

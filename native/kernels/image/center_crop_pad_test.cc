@@ -23,15 +23,15 @@ TEST(CenterCropPad, CropsOneAxisAndPadsAnother) {
   auto out = RunAllCounts(t, kForceParallel);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].tensor().shape(), (Shape{2, 7}));
-  EXPECT_EQ(ToVector<int32_t>(out[0].tensor()),
-            (std::vector<int32_t>{0, 1, 2, 3, 4, 0, 0, 0, 5, 6, 7, 8, 0, 0}));
+  EXPECT_EQ(ToVector<int32_t>(out[0].tensor()), (std::vector<int32_t>{0, 1, 2, 3, 4, 0, 0, 0, 5, 6, 7, 8, 0, 0}));
 }
 
 // axes = [0] with a pad of 1 -> 4 leaves the other axis alone: rows 1 (one zero row before,
 // two after).
 TEST(CenterCropPad, AxesSubsetWithNegativeAxis) {
   KernelTester t("CenterCropPad", 18);
-  t.Input(MakeTensor<float>(Shape{1, 2}, {5.f, 6.f})).Input(MakeTensor<int32_t>(Shape{1}, {4}))
+  t.Input(MakeTensor<float>(Shape{1, 2}, {5.f, 6.f}))
+      .Input(MakeTensor<int32_t>(Shape{1}, {4}))
       .Attr("axes", std::vector<int64_t>{-2});
   auto out = RunAllCounts(t, kForceParallel);
   ASSERT_EQ(out.size(), 1u);

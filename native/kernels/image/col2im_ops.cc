@@ -58,39 +58,40 @@ class Col2ImKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(Tensor * output, ctx.AllocateOutput(0, input->dtype(), Shape(out_dims)));
     const int64_t total = output->shape().num_elements();
     if (total == 0) return Status::Ok();
-    return VisitType(TypeList<Float16, float, double, BFloat16, int32_t, int64_t>{}, input->dtype(), ctx.Where(),
-                     [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      using N = Numeric<T>;
-      const T* x = input->data<T>();
-      T* y = output->data<T>();
-      auto pixels = [&](int64_t begin, int64_t end) {
-        for (int64_t flat = begin; flat < end; ++flat) {
-          const int64_t plane = flat / g.image_size;  // n * channels + c
-          int64_t pos[kMaxImageRank];
-          for (int64_t d = g.rank - 1, rest = flat % g.image_size; d >= 0; --d) pos[d] = rest % g.image[d], rest /= g.image[d];
-          typename N::Acc sum = 0;
-          for (int64_t k = 0; k < g.kernel_size; ++k) {  // kernel offsets in ascending order
-            int64_t column = 0;
-            bool hit = true;
-            for (int64_t d = g.rank - 1, rest = k, scale = 1; d >= 0 && hit; --d) {
-              const int64_t offset = rest % g.block[d];
-              rest /= g.block[d];
-              const int64_t shifted = pos[d] + g.pad_begin[d] - offset * g.dilation[d];
-              const int64_t b = shifted / g.stride[d];
-              hit = shifted >= 0 && shifted % g.stride[d] == 0 && b < g.blocks[d];
-              column += b * scale;
-              scale *= g.blocks[d];
+    return VisitType(
+        TypeList<Float16, float, double, BFloat16, int32_t, int64_t>{}, input->dtype(), ctx.Where(), [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          using N = Numeric<T>;
+          const T* x = input->data<T>();
+          T* y = output->data<T>();
+          auto pixels = [&](int64_t begin, int64_t end) {
+            for (int64_t flat = begin; flat < end; ++flat) {
+              const int64_t plane = flat / g.image_size;  // n * channels + c
+              int64_t pos[kMaxImageRank];
+              for (int64_t d = g.rank - 1, rest = flat % g.image_size; d >= 0; --d)
+                pos[d] = rest % g.image[d], rest /= g.image[d];
+              typename N::Acc sum = 0;
+              for (int64_t k = 0; k < g.kernel_size; ++k) {  // kernel offsets in ascending order
+                int64_t column = 0;
+                bool hit = true;
+                for (int64_t d = g.rank - 1, rest = k, scale = 1; d >= 0 && hit; --d) {
+                  const int64_t offset = rest % g.block[d];
+                  rest /= g.block[d];
+                  const int64_t shifted = pos[d] + g.pad_begin[d] - offset * g.dilation[d];
+                  const int64_t b = shifted / g.stride[d];
+                  hit = shifted >= 0 && shifted % g.stride[d] == 0 && b < g.blocks[d];
+                  column += b * scale;
+                  scale *= g.blocks[d];
+                }
+                if (hit) sum = WrappingAdd(sum, N::Load(x[(plane * g.kernel_size + k) * g.block_count + column]));
+              }
+              y[flat] = N::Store(sum);
             }
-            if (hit) sum = WrappingAdd(sum, N::Load(x[(plane * g.kernel_size + k) * g.block_count + column]));
-          }
-          y[flat] = N::Store(sum);
-        }
-        return Status::Ok();
-      };
-      if (total < minimum_elements_) return pixels(0, total);
-      return ParallelFor(ctx.parallel(), total, ParallelPlan{"col2im.pixels", grain_elements_}, pixels);
-    });
+            return Status::Ok();
+          };
+          if (total < minimum_elements_) return pixels(0, total);
+          return ParallelFor(ctx.parallel(), total, ParallelPlan{"col2im.pixels", grain_elements_}, pixels);
+        });
   }
 
  private:
@@ -98,10 +99,13 @@ class Col2ImKernel : public OpKernel {
                                     const std::string& where) const {
     Col2ImGeometry g;
     g.rank = static_cast<int>(image.size());
-    auto attr_or = [&](const std::vector<int64_t>& v, size_t i, int64_t fallback) { return v.empty() ? fallback : v[i]; };
+    auto attr_or = [&](const std::vector<int64_t>& v, size_t i, int64_t fallback) {
+      return v.empty() ? fallback : v[i];
+    };
     if (g.rank < 1 || g.rank > kMaxImageRank || block.size() != image.size() ||
         (!dilations_.empty() && dilations_.size() != image.size()) ||
-        (!strides_.empty() && strides_.size() != image.size()) || (!pads_.empty() && pads_.size() != 2 * image.size())) {
+        (!strides_.empty() && strides_.size() != image.size()) ||
+        (!pads_.empty() && pads_.size() != 2 * image.size())) {
       return InvalidArgument(where, ": image_shape, block_shape, dilations, strides and pads disagree on the rank (",
                              image.size(), " image axes)");
     }
@@ -110,7 +114,8 @@ class Col2ImKernel : public OpKernel {
       g.dilation[d] = attr_or(dilations_, d, 1), g.stride[d] = attr_or(strides_, d, 1);
       g.pad_begin[d] = attr_or(pads_, d, 0);
       const int64_t pad_end = attr_or(pads_, d + g.rank, 0);
-      if (g.image[d] < 0 || g.block[d] < 1 || g.dilation[d] < 1 || g.stride[d] < 1 || g.pad_begin[d] < 0 || pad_end < 0) {
+      if (g.image[d] < 0 || g.block[d] < 1 || g.dilation[d] < 1 || g.stride[d] < 1 || g.pad_begin[d] < 0 ||
+          pad_end < 0) {
         return InvalidArgument(where, ": axis ", d, " has image ", g.image[d], ", block ", g.block[d], ", dilation ",
                                g.dilation[d], ", stride ", g.stride[d], " (all must be positive)");
       }
@@ -133,7 +138,7 @@ OL_REGISTER_KERNELS(col2im_family) {
   def.op = "Col2Im";
   def.since_version = 18;
   def.family = "col2im";
-  def.element_types = {DataType::kFloat16, DataType::kFloat, DataType::kDouble,
+  def.element_types = {DataType::kFloat16,  DataType::kFloat, DataType::kDouble,
                        DataType::kBFloat16, DataType::kInt32, DataType::kInt64};
   def.tuning = {MinimumElementsParam(16384, "output elements below which the op runs serially"),
                 ParamSpec::Int64("parallel.grain_elements", 4096, 1, int64_t{1} << 40,

@@ -36,8 +36,8 @@ double Reflect(double x, double lo, double hi) {
 
 void CubicWeights(double t, double* w) {
   constexpr double a = -0.75;
-  auto near = [](double s) { return ((a + 2) * s - (a + 3)) * s * s + 1; };              // |s| <= 1
-  auto far = [](double s) { return ((a * s - 5 * a) * s + 8 * a) * s - 4 * a; };          // 1 < |s| < 2
+  auto near = [](double s) { return ((a + 2) * s - (a + 3)) * s * s + 1; };       // |s| <= 1
+  auto far = [](double s) { return ((a * s - 5 * a) * s + 8 * a) * s - 4 * a; };  // 1 < |s| < 2
   w[0] = far(t + 1), w[1] = near(t), w[2] = near(1 - t), w[3] = far(2 - t);
 }
 
@@ -51,15 +51,23 @@ class GridSampleKernel : public OpKernel {
   Status Init(const KernelInfo& info) {
     const bool legacy = info.opset_version() < 20;
     OL_ASSIGN_OR_RETURN(std::string mode, info.GetString("mode", legacy ? "bilinear" : "linear"));
-    if (mode == "nearest") interpolation_ = Interpolation::kNearest;
-    else if (mode == (legacy ? "bilinear" : "linear")) interpolation_ = Interpolation::kLinear;
-    else if (mode == (legacy ? "bicubic" : "cubic")) interpolation_ = Interpolation::kCubic;
-    else return InvalidArgument(info.Where(), ": unsupported mode '", mode, "'");
+    if (mode == "nearest")
+      interpolation_ = Interpolation::kNearest;
+    else if (mode == (legacy ? "bilinear" : "linear"))
+      interpolation_ = Interpolation::kLinear;
+    else if (mode == (legacy ? "bicubic" : "cubic"))
+      interpolation_ = Interpolation::kCubic;
+    else
+      return InvalidArgument(info.Where(), ": unsupported mode '", mode, "'");
     OL_ASSIGN_OR_RETURN(std::string padding, info.GetString("padding_mode", "zeros"));
-    if (padding == "zeros") padding_ = Padding::kZeros;
-    else if (padding == "border") padding_ = Padding::kBorder;
-    else if (padding == "reflection") padding_ = Padding::kReflection;
-    else return InvalidArgument(info.Where(), ": unsupported padding_mode '", padding, "'");
+    if (padding == "zeros")
+      padding_ = Padding::kZeros;
+    else if (padding == "border")
+      padding_ = Padding::kBorder;
+    else if (padding == "reflection")
+      padding_ = Padding::kReflection;
+    else
+      return InvalidArgument(info.Where(), ": unsupported padding_mode '", padding, "'");
     OL_ASSIGN_OR_RETURN(int64_t align, info.GetInt("align_corners", 0));
     align_corners_ = align != 0;
     only_2d_ = legacy;
@@ -101,8 +109,10 @@ class GridSampleKernel : public OpKernel {
   int64_t ResolveTap(int64_t i, const AxisGeometry& axis) const {
     if (i >= 0 && i < axis.size) return i;
     switch (padding_) {
-      case Padding::kZeros: return -1;
-      case Padding::kBorder: return std::clamp<int64_t>(i, 0, axis.size - 1);
+      case Padding::kZeros:
+        return -1;
+      case Padding::kBorder:
+        return std::clamp<int64_t>(i, 0, axis.size - 1);
       case Padding::kReflection:
         return std::clamp<int64_t>(static_cast<int64_t>(Reflect(static_cast<double>(i), axis.lo, axis.hi)), 0,
                                    axis.size - 1);
@@ -116,8 +126,10 @@ class GridSampleKernel : public OpKernel {
     double c = align_corners_ ? (g + 1) / 2 * (n - 1) : ((g + 1) * n - 1) / 2;
     if (interpolation_ == Interpolation::kNearest) c = std::nearbyint(c);  // ties to even
     if (c < axis.lo || c > axis.hi) {
-      if (padding_ == Padding::kBorder) c = std::clamp(c, 0.0, n - 1);
-      else if (padding_ == Padding::kReflection) c = Reflect(c, axis.lo, axis.hi);
+      if (padding_ == Padding::kBorder)
+        c = std::clamp(c, 0.0, n - 1);
+      else if (padding_ == Padding::kReflection)
+        c = Reflect(c, axis.lo, axis.hi);
     }
     if (std::isnan(c)) c = -2;  // a NaN location reads outside every axis
     if (interpolation_ == Interpolation::kNearest) {
@@ -192,7 +204,8 @@ class GridSampleKernel : public OpKernel {
     };
     const int64_t total = xs[0] * points;
     if (total * channels < minimum_elements_) return sample_points(0, total);
-    const ParallelPlan plan{"grid_sample.points", std::max<int64_t>(1, grain_elements_ / std::max<int64_t>(1, channels))};
+    const ParallelPlan plan{"grid_sample.points",
+                            std::max<int64_t>(1, grain_elements_ / std::max<int64_t>(1, channels))};
     return ParallelFor(ctx.parallel(), total, plan, sample_points);
   }
 

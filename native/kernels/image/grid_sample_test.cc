@@ -15,11 +15,14 @@ const std::vector<std::pair<std::string, ParamValue>> kForceParallel = {
 };
 
 std::vector<float> Sample(int opset, const std::vector<int64_t>& x_dims, const std::vector<float>& x,
-                          const std::vector<int64_t>& grid_dims, const std::vector<float>& grid, const std::string& mode,
-                          const std::string& padding, int64_t align_corners) {
+                          const std::vector<int64_t>& grid_dims, const std::vector<float>& grid,
+                          const std::string& mode, const std::string& padding, int64_t align_corners) {
   KernelTester t("GridSample", opset);
-  t.Input(MakeTensor<float>(Shape(x_dims), x)).Input(MakeTensor<float>(Shape(grid_dims), grid))
-      .Attr("mode", mode).Attr("padding_mode", padding).Attr("align_corners", align_corners);
+  t.Input(MakeTensor<float>(Shape(x_dims), x))
+      .Input(MakeTensor<float>(Shape(grid_dims), grid))
+      .Attr("mode", mode)
+      .Attr("padding_mode", padding)
+      .Attr("align_corners", align_corners);
   auto out = RunAllCounts(t, kForceParallel);
   if (out.size() != 1) return {};
   return ToVector<float>(out[0].tensor());
@@ -32,14 +35,15 @@ void ExpectNear(const std::vector<float>& a, const std::vector<double>& e, doubl
 
 // X = [[1, 2], [3, 4]]; grid points are (x, y) with x addressing the last axis.
 TEST(GridSample, BilinearAlignedCornersHitsPixelsAndMidpoints) {
-  const auto y = Sample(16, {1, 1, 2, 2}, {1, 2, 3, 4}, {1, 1, 4, 2}, {-1, -1, 1, 1, 0, 0, 1, -1}, "bilinear", "zeros", 1);
+  const auto y =
+      Sample(16, {1, 1, 2, 2}, {1, 2, 3, 4}, {1, 1, 4, 2}, {-1, -1, 1, 1, 0, 0, 1, -1}, "bilinear", "zeros", 1);
   ExpectNear(y, {1, 4, 2.5, 2}, 1e-6);
 }
 
 TEST(GridSample, NearestZerosOutsideAndBorderClamp) {
   // align_corners=0: x = ((g + 1) * 2 - 1) / 2; g = 2 -> 2.5 -> rounds to 2 (even) -> outside.
-  ExpectNear(Sample(20, {1, 1, 2, 2}, {1, 2, 3, 4}, {1, 1, 2, 2}, {2, 0, -0.6f, -0.6f}, "nearest", "zeros", 0),
-             {0, 1}, 0);
+  ExpectNear(Sample(20, {1, 1, 2, 2}, {1, 2, 3, 4}, {1, 1, 2, 2}, {2, 0, -0.6f, -0.6f}, "nearest", "zeros", 0), {0, 1},
+             0);
   ExpectNear(Sample(20, {1, 1, 2, 2}, {1, 2, 3, 4}, {1, 1, 1, 2}, {3, 3}, "linear", "border", 0), {4}, 1e-6);
 }
 
@@ -85,14 +89,16 @@ TEST(GridSample, LinearPlaneIsReproducedAcrossParticipantCounts) {
 
 TEST(GridSample, RejectsMismatchedGridAndLegacyVolumes) {
   KernelTester bad_grid("GridSample", 20);
-  bad_grid.Input(MakeTensor<float>(Shape{1, 1, 2, 2}, {1, 2, 3, 4})).Input(MakeTensor<float>(Shape{1, 1, 1, 3}, {0, 0, 0}));
+  bad_grid.Input(MakeTensor<float>(Shape{1, 1, 2, 2}, {1, 2, 3, 4}))
+      .Input(MakeTensor<float>(Shape{1, 1, 1, 3}, {0, 0, 0}));
   EXPECT_FALSE(bad_grid.Run(1).ok());
   KernelTester legacy("GridSample", 16);
   legacy.Input(MakeTensor<float>(Shape{1, 1, 2, 2, 2}, std::vector<float>(8, 1.f)))
       .Input(MakeTensor<float>(Shape{1, 1, 1, 1, 3}, {0, 0, 0}));
   EXPECT_FALSE(legacy.Run(1).ok());
   KernelTester bad_mode("GridSample", 20);
-  bad_mode.Input(MakeTensor<float>(Shape{1, 1, 2, 2}, {1, 2, 3, 4})).Input(MakeTensor<float>(Shape{1, 1, 1, 2}, {0, 0}))
+  bad_mode.Input(MakeTensor<float>(Shape{1, 1, 2, 2}, {1, 2, 3, 4}))
+      .Input(MakeTensor<float>(Shape{1, 1, 1, 2}, {0, 0}))
       .Attr("mode", std::string("bilinear"));
   EXPECT_FALSE(bad_mode.Run(1).ok());
 }

@@ -40,8 +40,8 @@ StatusOr<LossLayout> CheckShapes(const Tensor& input, const Tensor& target, cons
   std::vector<int64_t> expected = {x[0]};
   for (int d = 2; d < x.rank(); ++d) expected.push_back(x[d]);
   if (target.shape() != Shape(expected)) {
-    return InvalidArgument(where, ": target shape ", target.shape().ToString(), " does not match input ",
-                           x.ToString(), " (expected ", Shape(expected).ToString(), ")");
+    return InvalidArgument(where, ": target shape ", target.shape().ToString(), " does not match input ", x.ToString(),
+                           " (expected ", Shape(expected).ToString(), ")");
   }
   if (weight != nullptr && weight->shape() != Shape{x[1]}) {
     return InvalidArgument(where, ": weight shape ", weight->shape().ToString(), " must be [", x[1], "]");
@@ -156,8 +156,8 @@ class LossKernel : public OpKernel {
       OL_ASSIGN_OR_RETURN(Tensor * out, ctx.AllocateOutput(1, input.dtype(), input.shape()));
       log_prob = out->data<T>();
     }
-    const Lanes lane{input.data<T>(), target.data<I>(), weight ? weight->data<T>() : nullptr, log_prob, layout,
-                     ignore_index_};
+    const Lanes lane{input.data<T>(), target.data<I>(), weight ? weight->data<T>() : nullptr,
+                     log_prob,        layout,           ignore_index_};
 
     Tensor* loss = nullptr;
     A* lane_loss = nullptr;
@@ -190,7 +190,8 @@ class LossKernel : public OpKernel {
     if (lanes * layout.classes < minimum_elements_) {
       OL_RETURN_IF_ERROR(run_lanes(0, lanes));
     } else {
-      const ParallelPlan plan{"loss.lanes", std::max<int64_t>(1, grain_elements_ / std::max<int64_t>(1, layout.classes))};
+      const ParallelPlan plan{"loss.lanes",
+                              std::max<int64_t>(1, grain_elements_ / std::max<int64_t>(1, layout.classes))};
       OL_RETURN_IF_ERROR(ParallelFor(ctx.parallel(), lanes, plan, run_lanes));
     }
     if (lane_loss == nullptr) return Status::Ok();

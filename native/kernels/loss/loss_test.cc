@@ -61,7 +61,8 @@ TEST(NegativeLogLikelihoodLoss, SumIsIdenticalAcrossParticipantCounts) {
     }
   }
   KernelTester t("NegativeLogLikelihoodLoss", 13);
-  t.Input(MakeTensor<double>(Shape{n, c, d}, x)).Input(MakeTensor<int64_t>(Shape{n, d}, target))
+  t.Input(MakeTensor<double>(Shape{n, c, d}, x))
+      .Input(MakeTensor<int64_t>(Shape{n, d}, target))
       .Attr("reduction", std::string("sum"));
   auto out = RunAllCounts(t, kForceParallel);
   ASSERT_EQ(out.size(), 1u);
@@ -80,12 +81,14 @@ TEST(NegativeLogLikelihoodLoss, RejectsBadTargetsAndShapes) {
   EXPECT_FALSE(mismatch.Run(1).ok());
 
   KernelTester bad_weight("NegativeLogLikelihoodLoss", 13);
-  bad_weight.Input(MakeTensor<float>(Shape{1, 3}, {1, 2, 3})).Input(MakeTensor<int64_t>(Shape{1}, {0}))
+  bad_weight.Input(MakeTensor<float>(Shape{1, 3}, {1, 2, 3}))
+      .Input(MakeTensor<int64_t>(Shape{1}, {0}))
       .Input(MakeTensor<float>(Shape{2}, {1, 1}));
   EXPECT_FALSE(bad_weight.Run(1).ok());
 
   KernelTester bad_reduction("NegativeLogLikelihoodLoss", 13);
-  bad_reduction.Input(MakeTensor<float>(Shape{1, 3}, {1, 2, 3})).Input(MakeTensor<int64_t>(Shape{1}, {0}))
+  bad_reduction.Input(MakeTensor<float>(Shape{1, 3}, {1, 2, 3}))
+      .Input(MakeTensor<int64_t>(Shape{1}, {0}))
       .Attr("reduction", std::string("max"));
   EXPECT_FALSE(bad_reduction.Run(1).ok());
 }
@@ -106,8 +109,10 @@ TEST(SoftmaxCrossEntropyLoss, SumWithLogProbOutput) {
     }
   }
   KernelTester t("SoftmaxCrossEntropyLoss", 13);
-  t.Input(MakeTensor<float>(Shape{n, c, d}, x)).Input(MakeTensor<int64_t>(Shape{n, d}, labels))
-      .Attr("reduction", std::string("sum")).Outputs(2);
+  t.Input(MakeTensor<float>(Shape{n, c, d}, x))
+      .Input(MakeTensor<int64_t>(Shape{n, d}, labels))
+      .Attr("reduction", std::string("sum"))
+      .Outputs(2);
   auto out = RunAllCounts(t, kForceParallel);
   ASSERT_EQ(out.size(), 2u);
   ExpectNear(ToVector<float>(out[0].tensor()), {expected}, 1e-5);

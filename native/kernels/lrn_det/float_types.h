@@ -15,14 +15,18 @@ namespace lrn_det {
 
 template <typename T>
 inline double Load(const T& v) {
-  if constexpr (std::is_floating_point_v<T>) return v;
-  else return v.ToDouble();
+  if constexpr (std::is_floating_point_v<T>)
+    return v;
+  else
+    return v.ToDouble();
 }
 
 template <typename T>
 inline T Store(double v) {
-  if constexpr (std::is_floating_point_v<T>) return static_cast<T>(v);
-  else return T::FromDouble(v);
+  if constexpr (std::is_floating_point_v<T>)
+    return static_cast<T>(v);
+  else
+    return T::FromDouble(v);
 }
 
 inline std::vector<DataType> FloatTypesAt(int opset, int bfloat16_since) {

@@ -23,8 +23,11 @@ std::vector<T> RunAllCounts(KernelTester& t, Shape expected_shape) {
 TEST(LrnTest, CenteredAndOneSidedWindows) {
   // alpha / size = 1, beta = 1, bias = 0: y = x / (sum of squares in the window).
   KernelTester odd("LRN", 13);
-  odd.Input(MakeTensor<double>({1, 3, 1, 1}, {1, 2, 3})).Attr("size", int64_t{3}).Attr("alpha", 3.0f)
-      .Attr("beta", 1.0f).Attr("bias", 0.0f);
+  odd.Input(MakeTensor<double>({1, 3, 1, 1}, {1, 2, 3}))
+      .Attr("size", int64_t{3})
+      .Attr("alpha", 3.0f)
+      .Attr("beta", 1.0f)
+      .Attr("bias", 0.0f);
   std::vector<double> y = RunAllCounts<double>(odd, Shape{1, 3, 1, 1});
   ASSERT_EQ(y.size(), 3u);
   EXPECT_DOUBLE_EQ(y[0], 1.0 / 5);
@@ -32,8 +35,11 @@ TEST(LrnTest, CenteredAndOneSidedWindows) {
   EXPECT_DOUBLE_EQ(y[2], 3.0 / 13);
   // size 2: the window is [c, c + 1].
   KernelTester even("LRN", 13);
-  even.Input(MakeTensor<double>({1, 3, 1, 1}, {1, 2, 3})).Attr("size", int64_t{2}).Attr("alpha", 2.0f)
-      .Attr("beta", 1.0f).Attr("bias", 0.0f);
+  even.Input(MakeTensor<double>({1, 3, 1, 1}, {1, 2, 3}))
+      .Attr("size", int64_t{2})
+      .Attr("alpha", 2.0f)
+      .Attr("beta", 1.0f)
+      .Attr("bias", 0.0f);
   y = RunAllCounts<double>(even, Shape{1, 3, 1, 1});
   ASSERT_EQ(y.size(), 3u);
   EXPECT_DOUBLE_EQ(y[0], 1.0 / 5);
@@ -53,8 +59,8 @@ TEST(LrnTest, RejectsLowRankAndMissingSize) {
 TEST(DetTest, KnownDeterminantsOverABatch) {
   KernelTester t("Det", 11);
   t.Input(MakeTensor<double>({3, 3, 3}, {6, 1, 1, 4, -2, 5, 2, 8, 7,     // -306
-                                         1, 2, 3, 2, 4, 6, 0, 1, 5,      // singular: 0
-                                         0, 1, 0, 1, 0, 0, 0, 0, 3}));   // a row swap: -3
+                                         1, 2, 3, 2, 4,  6, 0, 1, 5,     // singular: 0
+                                         0, 1, 0, 1, 0,  0, 0, 0, 3}));  // a row swap: -3
   std::vector<double> d = RunAllCounts<double>(t, Shape{3});
   ASSERT_EQ(d.size(), 3u);
   EXPECT_NEAR(d[0], -306.0, 1e-9);

@@ -16,8 +16,10 @@ const std::vector<float> kBoxes = {0, 0, 1, 1, 0, 0.1f, 1, 1.1f, 5, 5, 6, 6};
 
 std::vector<int64_t> Select(std::vector<float> scores, float iou, int64_t max_boxes, float score_threshold) {
   KernelTester t("NonMaxSuppression", 11);
-  t.Input(MakeTensor<float>({1, 3, 4}, kBoxes)).Input(MakeTensor<float>({1, 1, 3}, scores))
-      .Input(MakeTensor<int64_t>({1}, {max_boxes})).Input(MakeTensor<float>({1}, {iou}))
+  t.Input(MakeTensor<float>({1, 3, 4}, kBoxes))
+      .Input(MakeTensor<float>({1, 1, 3}, scores))
+      .Input(MakeTensor<int64_t>({1}, {max_boxes}))
+      .Input(MakeTensor<float>({1}, {iou}))
       .Input(MakeTensor<float>({1}, {score_threshold}));
   auto r = t.Run(1);
   EXPECT_TRUE(r.ok()) << r.status().ToString();

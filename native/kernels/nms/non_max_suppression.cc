@@ -102,7 +102,8 @@ class NonMaxSuppressionKernel : public OpKernel {
  private:
   StatusOr<bool> ReadFloat(const Tensor* t, const char* name, float* value) const {
     if (t == nullptr || t->num_elements() == 0) return false;
-    if (t->dtype() != DataType::kFloat) return InvalidArgument(where_, ": ", name, " must be float, got ", t->TypeAndShape());
+    if (t->dtype() != DataType::kFloat)
+      return InvalidArgument(where_, ": ", name, " must be float, got ", t->TypeAndShape());
     *value = t->data<float>()[0];
     return true;
   }

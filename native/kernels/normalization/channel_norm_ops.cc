@@ -109,7 +109,8 @@ class BatchNormKernel : public OpKernel {
         const A m = static_cast<A>(mean[c]), a = static_cast<A>(scale[c]), b = static_cast<A>(bias[c]);
         const T* xp = in + p * cs.plane;
         T* yp = out + p * cs.plane;
-        for (int64_t i = 0; i < cs.plane; ++i) yp[i] = Numeric<T>::Store((static_cast<A>(Numeric<T>::Load(xp[i])) - m) * a + b);
+        for (int64_t i = 0; i < cs.plane; ++i)
+          yp[i] = Numeric<T>::Store((static_cast<A>(Numeric<T>::Load(xp[i])) - m) * a + b);
       });
     });
   }
@@ -197,9 +198,11 @@ OL_REGISTER_KERNELS(normalization_channels) {
   }
   registry.Add(NormDef("InstanceNormalization", 1, 5, NormFloatTypes(false), MakeKernel<GroupedNormKernel<false>>()));
   registry.Add(NormDef("InstanceNormalization", 6, 21, NormFloatTypes(false), MakeKernel<GroupedNormKernel<false>>()));
-  registry.Add(NormDef("InstanceNormalization", 22, kOpenEnded, NormFloatTypes(true), MakeKernel<GroupedNormKernel<false>>()));
+  registry.Add(
+      NormDef("InstanceNormalization", 22, kOpenEnded, NormFloatTypes(true), MakeKernel<GroupedNormKernel<false>>()));
   registry.Add(NormDef("GroupNormalization", 18, 20, NormFloatTypes(true), MakeKernel<GroupedNormKernel<true>>()));
-  registry.Add(NormDef("GroupNormalization", 21, kOpenEnded, NormFloatTypes(true), MakeKernel<GroupedNormKernel<true>>()));
+  registry.Add(
+      NormDef("GroupNormalization", 21, kOpenEnded, NormFloatTypes(true), MakeKernel<GroupedNormKernel<true>>()));
 }
 
 }  // namespace onnx_light

@@ -108,7 +108,8 @@ class MeanVarianceNormKernel : public OpKernel {
         const A denominator = std::sqrt(squares / count) + static_cast<A>(1e-9);
         ForEachReducedRun(layout, o, [&](int64_t offset, int64_t run) {
           for (int64_t i = 0; i < run; ++i) {
-            out[offset + i] = Numeric<T>::Store((static_cast<A>(Numeric<T>::Load(in[offset + i])) - mean) / denominator);
+            out[offset + i] =
+                Numeric<T>::Store((static_cast<A>(Numeric<T>::Load(in[offset + i])) - mean) / denominator);
           }
         });
       });
@@ -125,9 +126,10 @@ class MeanVarianceNormKernel : public OpKernel {
 OL_REGISTER_KERNELS(normalization_axes) {
   registry.Add(NormDef("LpNormalization", 1, 21, NormFloatTypes(false), MakeKernel<LpNormKernel>()));
   registry.Add(NormDef("LpNormalization", 22, kOpenEnded, NormFloatTypes(true), MakeKernel<LpNormKernel>()));
-  registry.Add(NormDef("MeanVarianceNormalization", 9, 12, NormFloatTypes(false), MakeKernel<MeanVarianceNormKernel>()));
-  registry.Add(NormDef("MeanVarianceNormalization", 13, kOpenEnded, NormFloatTypes(true),
-                       MakeKernel<MeanVarianceNormKernel>()));
+  registry.Add(
+      NormDef("MeanVarianceNormalization", 9, 12, NormFloatTypes(false), MakeKernel<MeanVarianceNormKernel>()));
+  registry.Add(
+      NormDef("MeanVarianceNormalization", 13, kOpenEnded, NormFloatTypes(true), MakeKernel<MeanVarianceNormKernel>()));
 }
 
 }  // namespace onnx_light

@@ -96,8 +96,7 @@ Status BroadcastParam(const Tensor& param, const Shape& target, const std::strin
 class ParamScratch {
  public:
   static constexpr int kMaxSlices = 6;
-  ParamScratch(KernelContext& ctx, size_t bytes)
-      : arena_(ctx.allocator(), bytes + kMaxSlices * Allocator::kAlignment) {
+  ParamScratch(KernelContext& ctx, size_t bytes) : arena_(ctx.allocator(), bytes + kMaxSlices * Allocator::kAlignment) {
     ctx.RecordScratch(static_cast<int64_t>(arena_.capacity()));
   }
   const Status& status() const { return arena_.status(); }
@@ -109,7 +108,7 @@ class ParamScratch {
   // `count` = target.num_elements() values of `param` broadcast to `target`.
   template <typename A>
   StatusOr<A*> Broadcast(const Tensor& param, const Shape& target, const std::string& where, const char* name) {
-    OL_ASSIGN_OR_RETURN(A* out, Take<A>(target.num_elements()));
+    OL_ASSIGN_OR_RETURN(A * out, Take<A>(target.num_elements()));
     OL_RETURN_IF_ERROR(BroadcastParam<A>(param, target, where, name, out));
     return out;
   }

@@ -50,12 +50,16 @@ TEST(LayerNormalization, RowsWithScaleBiasAndStatistics) {
   const auto x = Wave(4 * 6 * 8);
   const auto scale = Wave(6 * 8, 1.f), bias = Wave(6 * 8, 2.f);
   KernelTester t("LayerNormalization", 17);
-  t.Input(MakeTensor<float>({4, 6, 8}, x)).Input(MakeTensor<float>({6, 8}, scale)).Input(MakeTensor<float>({6, 8}, bias));
+  t.Input(MakeTensor<float>({4, 6, 8}, x))
+      .Input(MakeTensor<float>({6, 8}, scale))
+      .Input(MakeTensor<float>({6, 8}, bias));
   t.Attr("axis", int64_t{1}).Outputs(3);
   auto out = RunAllCounts(t, kForceParallel);
   ASSERT_EQ(out.size(), 3u);
   ExpectNear(ToVector<float>(out[0].tensor()),
-             NaiveBlockNorm(x, 48, 1e-5, [](int64_t i) { return i % 48; }, scale, bias), 2e-5);
+             NaiveBlockNorm(
+                 x, 48, 1e-5, [](int64_t i) { return i % 48; }, scale, bias),
+             2e-5);
   EXPECT_EQ(out[1].tensor().shape(), Shape({4, 1, 1}));
   double m0 = 0;
   for (int i = 0; i < 48; ++i) m0 += x[i];
@@ -173,13 +177,16 @@ TEST(BatchNormalization, InferenceAndTrainingMode) {
   ASSERT_EQ(trained.size(), 3u);
   for (int c = 0; c < 3; ++c) {
     double m = 0, v = 0;
-    for (int n = 0; n < 2; ++n) for (int i = 0; i < 4; ++i) m += x[(n * 3 + c) * 4 + i];
+    for (int n = 0; n < 2; ++n)
+      for (int i = 0; i < 4; ++i) m += x[(n * 3 + c) * 4 + i];
     m /= 8;
-    for (int n = 0; n < 2; ++n) for (int i = 0; i < 4; ++i) v += std::pow(x[(n * 3 + c) * 4 + i] - m, 2);
+    for (int n = 0; n < 2; ++n)
+      for (int i = 0; i < 4; ++i) v += std::pow(x[(n * 3 + c) * 4 + i] - m, 2);
     v /= 8;
     EXPECT_NEAR(trained[1].tensor().data<float>()[c], mean[c] * 0.8 + m * 0.2, 1e-5);
     EXPECT_NEAR(trained[2].tensor().data<float>()[c], var[c] * 0.8 + v * 0.2, 1e-5);
-    EXPECT_NEAR(trained[0].tensor().data<float>()[c * 4], scale[c] * (x[c * 4] - m) / std::sqrt(v + 1e-5) + bias[c], 1e-5);
+    EXPECT_NEAR(trained[0].tensor().data<float>()[c * 4], scale[c] * (x[c * 4] - m) / std::sqrt(v + 1e-5) + bias[c],
+                1e-5);
   }
 }
 
@@ -191,7 +198,9 @@ TEST(InstanceAndGroupNormalization, PlanesAndGroups) {
   auto i_out = RunAllCounts(inst, kForceParallel);
   ASSERT_EQ(i_out.size(), 1u);
   ExpectNear(ToVector<float>(i_out[0].tensor()),
-             NaiveBlockNorm(x, 3, 1e-5, [](int64_t i) { return (i / 3) % 4; }, scale, bias), 1e-4);
+             NaiveBlockNorm(
+                 x, 3, 1e-5, [](int64_t i) { return (i / 3) % 4; }, scale, bias),
+             1e-4);
 
   KernelTester group("GroupNormalization", 21);
   group.Input(MakeTensor<float>({2, 4, 3}, x)).Input(MakeTensor<float>({4}, scale)).Input(MakeTensor<float>({4}, bias));
@@ -199,10 +208,14 @@ TEST(InstanceAndGroupNormalization, PlanesAndGroups) {
   auto g_out = RunAllCounts(group, kForceParallel);
   ASSERT_EQ(g_out.size(), 1u);
   ExpectNear(ToVector<float>(g_out[0].tensor()),
-             NaiveBlockNorm(x, 6, 1e-5, [](int64_t i) { return (i / 3) % 4; }, scale, bias), 1e-4);
+             NaiveBlockNorm(
+                 x, 6, 1e-5, [](int64_t i) { return (i / 3) % 4; }, scale, bias),
+             1e-4);
 
   KernelTester group18("GroupNormalization", 18);  // scale and bias per group
-  group18.Input(MakeTensor<float>({2, 4, 3}, x)).Input(MakeTensor<float>({2}, {2, 3})).Input(MakeTensor<float>({2}, {1, 0}));
+  group18.Input(MakeTensor<float>({2, 4, 3}, x))
+      .Input(MakeTensor<float>({2}, {2, 3}))
+      .Input(MakeTensor<float>({2}, {1, 0}));
   group18.Attr("num_groups", int64_t{2});
   auto g18 = RunAllCounts(group18, kForceParallel);
   ASSERT_EQ(g18.size(), 1u);
@@ -238,13 +251,16 @@ TEST(MeanVarianceNormalization, DefaultAxesPerChannel) {
   std::vector<double> expected(x.size());
   for (int c = 0; c < 3; ++c) {
     double m = 0, v = 0;
-    for (int n = 0; n < 2; ++n) for (int i = 0; i < 4; ++i) m += x[(n * 3 + c) * 4 + i];
+    for (int n = 0; n < 2; ++n)
+      for (int i = 0; i < 4; ++i) m += x[(n * 3 + c) * 4 + i];
     m /= 8;
-    for (int n = 0; n < 2; ++n) for (int i = 0; i < 4; ++i) v += std::pow(x[(n * 3 + c) * 4 + i] - m, 2);
+    for (int n = 0; n < 2; ++n)
+      for (int i = 0; i < 4; ++i) v += std::pow(x[(n * 3 + c) * 4 + i] - m, 2);
     v /= 8;
-    for (int n = 0; n < 2; ++n) for (int i = 0; i < 4; ++i) {
-      expected[(n * 3 + c) * 4 + i] = (x[(n * 3 + c) * 4 + i] - m) / (std::sqrt(v) + 1e-9);
-    }
+    for (int n = 0; n < 2; ++n)
+      for (int i = 0; i < 4; ++i) {
+        expected[(n * 3 + c) * 4 + i] = (x[(n * 3 + c) * 4 + i] - m) / (std::sqrt(v) + 1e-9);
+      }
   }
   ExpectNear(ToVector<float>(out[0].tensor()), expected, 1e-5);
 }

@@ -18,8 +18,10 @@ Status PoolAttributes::Init(const KernelInfo& info) {
   }
   for (size_t d = 0; d < r; ++d) {
     if (kernel[d] < 1 || strides[d] < 1 || dilations[d] < 1 || pads[d] < 0 || pads[d + r] < 0) {
-      return InvalidArgument(info.Where(), ": kernel_shape, strides and dilations must be positive and pads "
-                             "non-negative (dimension ", d, ")");
+      return InvalidArgument(info.Where(),
+                             ": kernel_shape, strides and dilations must be positive and pads "
+                             "non-negative (dimension ",
+                             d, ")");
     }
   }
   if (auto_pad != "NOTSET" && auto_pad != "VALID" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER") {
@@ -32,8 +34,8 @@ StatusOr<PoolGeometry> MakePoolGeometry(const PoolAttributes& attrs, const Shape
   PoolGeometry g;
   g.rank = static_cast<int>(attrs.kernel.size());
   if (x.rank() != g.rank + 2) {
-    return InvalidArgument(where, ": input shape ", x.ToString(), " must have rank ", g.rank + 2,
-                           " ([N, C] + the ", g.rank, " kernel_shape dims)");
+    return InvalidArgument(where, ": input shape ", x.ToString(), " must have rank ", g.rank + 2, " ([N, C] + the ",
+                           g.rank, " kernel_shape dims)");
   }
   g.planes = x[0] * x[1];
   std::vector<int64_t> out_dims = {x[0], x[1]};

@@ -18,8 +18,8 @@ namespace {
 using MaxPoolTypes = TypeList<Float16, float, double, BFloat16, int8_t, uint8_t>;
 
 struct PoolTuning {
-  int64_t minimum_elements = 0;      // input reads (outputs x window) below which the pool runs serially
-  int64_t minimum_row_reads = 0;     // the same for the 2-D row path (window pools only)
+  int64_t minimum_elements = 0;   // input reads (outputs x window) below which the pool runs serially
+  int64_t minimum_row_reads = 0;  // the same for the 2-D row path (window pools only)
   int64_t grain_elements = 1;
 };
 
@@ -37,7 +37,8 @@ constexpr int64_t kLpRowPoolMinimum = int64_t{1} << 18;  // LpPool: ~0.4 ns/tap
 std::vector<ParamSpec> PoolTuningParams(int64_t minimum_elements, int64_t row_minimum) {
   std::vector<ParamSpec> params = {
       MinimumElementsParam(minimum_elements, "input reads (outputs x window taps) below which the pool runs serially"),
-      ParamSpec::Int64("parallel.grain_elements", 16384, 1, int64_t{1} << 40, "smallest parallel block, in input reads")};
+      ParamSpec::Int64("parallel.grain_elements", 16384, 1, int64_t{1} << 40,
+                       "smallest parallel block, in input reads")};
   if (row_minimum > 0) {
     params.push_back(ParamSpec::Int64("parallel.minimum_row_reads", row_minimum, 1, int64_t{1} << 40,
                                       "input reads below which a 2-D float/double pool without Indices (the "
@@ -199,8 +200,10 @@ class PoolKernel : public OpKernel {
       const ParallelPlan plan{"pool.outputs", std::max<int64_t>(1, tuning_.grain_elements / window)};
       return ParallelFor(ctx.parallel(), outputs, plan, block);
     };
-    if constexpr (K == PoolKind::kMax) return VisitType(MaxPoolTypes{}, x->dtype(), ctx.Where(), run);
-    else return VisitType(FloatTypes{}, x->dtype(), ctx.Where(), run);
+    if constexpr (K == PoolKind::kMax)
+      return VisitType(MaxPoolTypes{}, x->dtype(), ctx.Where(), run);
+    else
+      return VisitType(FloatTypes{}, x->dtype(), ctx.Where(), run);
   }
 
  private:
@@ -246,9 +249,12 @@ class GlobalPoolKernel : public OpKernel {
         for (int64_t i = 0; i < plane; ++i) {
           for (int l = 0; l < L; ++l) {
             const A v = Numeric<T>::Load(xp[l * plane + i]);
-            if constexpr (K == PoolKind::kMax) acc[l] = v > acc[l] ? v : acc[l];
-            else if constexpr (K == PoolKind::kAverage) acc[l] += v;
-            else acc[l] += LpPower(v, p_);
+            if constexpr (K == PoolKind::kMax)
+              acc[l] = v > acc[l] ? v : acc[l];
+            else if constexpr (K == PoolKind::kAverage)
+              acc[l] += v;
+            else
+              acc[l] += LpPower(v, p_);
           }
         }
         for (int l = 0; l < L; ++l) {
@@ -264,7 +270,8 @@ class GlobalPoolKernel : public OpKernel {
         return Status::Ok();
       };
       if (planes * plane < tuning_.minimum_elements) return block(0, planes);
-      const ParallelPlan plan{"globalpool.planes", std::max<int64_t>(1, tuning_.grain_elements / std::max<int64_t>(plane, 1))};
+      const ParallelPlan plan{"globalpool.planes",
+                              std::max<int64_t>(1, tuning_.grain_elements / std::max<int64_t>(plane, 1))};
       return ParallelFor(ctx.parallel(), planes, plan, block);
     });
   }

@@ -32,15 +32,18 @@ __attribute__((always_inline)) inline void FoldTap(T* __restrict acc, const T* _
   const int64_t step = S > 0 ? S : stride;
   for (int64_t j = 0; j < n; ++j) {
     const T v = src[j * step];
-    if constexpr (K == PoolKind::kMax) acc[j] = v > acc[j] ? v : acc[j];  // NaN taps after the first lose
-    else if constexpr (K == PoolKind::kAverage) acc[j] += v;
-    else acc[j] += LpPower(v, p);
+    if constexpr (K == PoolKind::kMax)
+      acc[j] = v > acc[j] ? v : acc[j];  // NaN taps after the first lose
+    else if constexpr (K == PoolKind::kAverage)
+      acc[j] += v;
+    else
+      acc[j] += LpPower(v, p);
   }
 }
 
 template <PoolKind K, typename T, int S>
-__attribute__((always_inline)) inline void RowInterior(const PoolGeometry& g, const PoolOptions& opt,
-                                                       const T* x_plane, T* y_row, int64_t oh, ColumnRange cols) {
+__attribute__((always_inline)) inline void RowInterior(const PoolGeometry& g, const PoolOptions& opt, const T* x_plane,
+                                                       T* y_row, int64_t oh, ColumnRange cols) {
   const WindowSpan h = SpanOf(g, 0, oh);
   const int64_t n = cols.end - cols.begin, stride = g.stride[1];
   T* acc = y_row + cols.begin;
@@ -82,9 +85,12 @@ T BorderOutput(const PoolGeometry& g, const PoolOptions& opt, const T* x_plane, 
     const T* row = x_plane + (h.start + kh * g.dilation[0]) * g.in[1] + w.start;
     for (int64_t kw = w.lo; kw < w.hi; ++kw) {
       const T v = row[kw * g.dilation[1]];
-      if constexpr (K == PoolKind::kMax) acc = first || v > acc ? v : acc;
-      else if constexpr (K == PoolKind::kAverage) acc += v;
-      else acc += LpPower(v, opt.p);
+      if constexpr (K == PoolKind::kMax)
+        acc = first || v > acc ? v : acc;
+      else if constexpr (K == PoolKind::kAverage)
+        acc += v;
+      else
+        acc += LpPower(v, opt.p);
       first = false;
     }
   }
@@ -120,13 +126,17 @@ __attribute__((target("avx2"))) void RowAvx2(const PoolGeometry& g, const PoolOp
 // InColumnOrder puts the result in order once, before the store.
 template <int S>
 __attribute__((target("avx2"), always_inline)) inline __m256 LoadColumns(const float* src) {
-  if constexpr (S == 1) return _mm256_loadu_ps(src);
-  else return _mm256_shuffle_ps(_mm256_loadu_ps(src), _mm256_loadu_ps(src + 7), _MM_SHUFFLE(3, 1, 2, 0));
+  if constexpr (S == 1)
+    return _mm256_loadu_ps(src);
+  else
+    return _mm256_shuffle_ps(_mm256_loadu_ps(src), _mm256_loadu_ps(src + 7), _MM_SHUFFLE(3, 1, 2, 0));
 }
 template <int S>
 __attribute__((target("avx2"), always_inline)) inline __m256 InColumnOrder(__m256 v) {
-  if constexpr (S == 1) return v;
-  else return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(v), _MM_SHUFFLE(3, 1, 2, 0)));
+  if constexpr (S == 1)
+    return v;
+  else
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(v), _MM_SHUFFLE(3, 1, 2, 0)));
 }
 
 // NB blocks of 8 output columns of a float MaxPool/AveragePool row at column stride S,
@@ -176,11 +186,16 @@ __attribute__((target("avx2"))) void RowAvx2Blocked(const PoolGeometry& g, const
   for (; j + 32 <= n; j += 32) FoldBlocks<K, S, 4>(g, rows, divisor, first, out, {j, j + 8, j + 16, j + 24});
   const int64_t last = n - 8;
   switch ((n - j + 7) / 8) {
-    case 1: return FoldBlocks<K, S, 1>(g, rows, divisor, first, out, {last});
-    case 2: return FoldBlocks<K, S, 2>(g, rows, divisor, first, out, {j, last});
-    case 3: return FoldBlocks<K, S, 3>(g, rows, divisor, first, out, {j, j + 8, last});
-    case 4: return FoldBlocks<K, S, 4>(g, rows, divisor, first, out, {j, j + 8, j + 16, last});
-    default: return;  // n is a multiple of 32
+    case 1:
+      return FoldBlocks<K, S, 1>(g, rows, divisor, first, out, {last});
+    case 2:
+      return FoldBlocks<K, S, 2>(g, rows, divisor, first, out, {j, last});
+    case 3:
+      return FoldBlocks<K, S, 3>(g, rows, divisor, first, out, {j, j + 8, last});
+    case 4:
+      return FoldBlocks<K, S, 4>(g, rows, divisor, first, out, {j, j + 8, j + 16, last});
+    default:
+      return;  // n is a multiple of 32
   }
 }
 #endif
@@ -247,11 +262,11 @@ void PoolRowsWith(const RowFn<K, T> (&by_stride)[3], const PoolGeometry& g, cons
 }  // namespace
 
 const std::vector<IsaVariant<Isa>>& PoolRowsVariants() {
-  static const auto* variants = new std::vector<IsaVariant<Isa>>{
+  static const auto* variants = new std::vector<IsaVariant<Isa>> {
 #if defined(__x86_64__)
-      {"avx2", Isa::kAvx2, Isa::kAvx2},
+    {"avx2", Isa::kAvx2, Isa::kAvx2},
 #endif
-      {"portable", Isa::kPortable, Isa::kPortable},
+        {"portable", Isa::kPortable, Isa::kPortable},
   };
   return *variants;
 }
@@ -271,7 +286,7 @@ void PoolRows2dVariant(Isa variant, const PoolGeometry& g, const PoolOptions& op
   PoolRowsWith<K, T>(by_stride, g, opt, x, y, begin, end);
 }
 
-#define OL_POOL_ROWS(K, T)                                                                                   \
+#define OL_POOL_ROWS(K, T)                                                                                 \
   template void PoolRows2d<K, T>(const PoolGeometry&, const PoolOptions&, const T*, T*, int64_t, int64_t); \
   template void PoolRows2dVariant<K, T>(Isa, const PoolGeometry&, const PoolOptions&, const T*, T*, int64_t, int64_t);
 OL_POOL_ROWS(PoolKind::kMax, float)

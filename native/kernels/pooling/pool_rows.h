@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "native/kernels/pooling/pool_geometry.h"
 #include "native/kernels/common/isa_variants.h"
+#include "native/kernels/pooling/pool_geometry.h"
 #include "native/kernels/pooling/pool_window.h"
 
 namespace onnx_light {

@@ -87,7 +87,8 @@ void ExpectBitIdentical(const Tensor& a, const Tensor& b, const std::string& wha
   const std::vector<T> va = ToVector<T>(a), vb = ToVector<T>(b);
   for (size_t i = 0; i < va.size(); ++i) {
     if (std::isnan(va[i]) && std::isnan(vb[i])) continue;
-    ASSERT_EQ(std::memcmp(&va[i], &vb[i], sizeof(T)), 0) << what << ": element " << i << " " << va[i] << " vs " << vb[i];
+    ASSERT_EQ(std::memcmp(&va[i], &vb[i], sizeof(T)), 0)
+        << what << ": element " << i << " " << va[i] << " vs " << vb[i];
   }
 }
 
@@ -172,8 +173,7 @@ TEST_P(PoolRowsVariantTest, MatchesPortableBitForBit) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Isa, PoolRowsVariantTest, ::testing::ValuesIn(PoolRowsVariants()),
-                         IsaVariantTestName<Isa>);
+INSTANTIATE_TEST_SUITE_P(Isa, PoolRowsVariantTest, ::testing::ValuesIn(PoolRowsVariants()), IsaVariantTestName<Isa>);
 
 TEST(PoolRows, MaxPoolMatchesGenericPath) {
   CompareWithGenericPath<float>("MaxPool", 12, 0);

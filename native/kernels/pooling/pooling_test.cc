@@ -38,7 +38,8 @@ TEST(MaxPool, StridedWindowsWithRowAndColumnMajorIndices) {
     EXPECT_EQ(out[0].tensor().shape(), Shape({1, 1, 2, 2}));
     EXPECT_EQ(ToVector<float>(out[0].tensor()), (std::vector<float>{6, 8, 14, 16}));
     // Element (h, w) of a 4x4 plane: row-major h*4+w, column-major w*4+h.
-    const std::vector<int64_t> expected = order == 0 ? std::vector<int64_t>{5, 7, 13, 15} : std::vector<int64_t>{5, 13, 7, 15};
+    const std::vector<int64_t> expected =
+        order == 0 ? std::vector<int64_t>{5, 7, 13, 15} : std::vector<int64_t>{5, 13, 7, 15};
     EXPECT_EQ(ToVector<int64_t>(out[1].tensor()), expected);
   }
 }
@@ -72,7 +73,9 @@ TEST(MaxPool, CeilModeDropsWindowsStartingInPadding) {
 
   KernelTester dropped("MaxPool", 12);  // 4 + 1 pad, k=2, s=2: third window would start in the pad
   dropped.Input(MakeTensor<float>({1, 1, 4}, {1, 2, 3, 4})).Attr("kernel_shape", std::vector<int64_t>{2});
-  dropped.Attr("strides", std::vector<int64_t>{2}).Attr("pads", std::vector<int64_t>{0, 1}).Attr("ceil_mode", int64_t{1});
+  dropped.Attr("strides", std::vector<int64_t>{2})
+      .Attr("pads", std::vector<int64_t>{0, 1})
+      .Attr("ceil_mode", int64_t{1});
   auto d = WindowPool(dropped);
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(ToVector<float>(d[0].tensor()), (std::vector<float>{2, 4}));
@@ -112,9 +115,12 @@ TEST(LpPool, EuclideanNormOfWindows) {
 
 TEST(GlobalPools, OneValuePerPlane) {
   const auto x = Iota(2 * 3 * 4);
-  struct Case { const char* op; std::vector<float> expected; };
-  for (const Case& c : {Case{"GlobalAveragePool", {2.5, 6.5, 10.5, 14.5, 18.5, 22.5}},
-                        Case{"GlobalMaxPool", {4, 8, 12, 16, 20, 24}}}) {
+  struct Case {
+    const char* op;
+    std::vector<float> expected;
+  };
+  for (const Case& c :
+       {Case{"GlobalAveragePool", {2.5, 6.5, 10.5, 14.5, 18.5, 22.5}}, Case{"GlobalMaxPool", {4, 8, 12, 16, 20, 24}}}) {
     KernelTester t(c.op, 22);
     t.Input(MakeTensor<float>({2, 3, 2, 2}, x));
     auto out = Pool(t);

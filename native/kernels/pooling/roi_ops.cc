@@ -18,9 +18,10 @@ struct RoiTuning {
 
 std::vector<ParamSpec> RoiTuningParams() {
   // Bilinear samples cost about as much as window taps (see pool_ops.cc).
-  return {MinimumElementsParam(int64_t{1} << 16, "input reads (output planes x samples) below which the op runs serially"),
-          ParamSpec::Int64("parallel.grain_elements", 16384, 1, int64_t{1} << 40,
-                           "smallest parallel block, in input reads")};
+  return {
+      MinimumElementsParam(int64_t{1} << 16, "input reads (output planes x samples) below which the op runs serially"),
+      ParamSpec::Int64("parallel.grain_elements", 16384, 1, int64_t{1} << 40,
+                       "smallest parallel block, in input reads")};
 }
 
 StatusOr<RoiTuning> ReadRoiTuning(const KernelInfo& info) {
@@ -68,9 +69,9 @@ class RoiAlignKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(sampling_ratio_, info.GetInt("sampling_ratio", 0));
     OL_ASSIGN_OR_RETURN(spatial_scale_, info.GetFloat("spatial_scale", 1.0f));
     // Opset 10 has no coordinate_transformation_mode and behaves as output_half_pixel.
-    OL_ASSIGN_OR_RETURN(std::string transform, info.GetString("coordinate_transformation_mode",
-                                                              info.opset_version() >= 16 ? "half_pixel"
-                                                                                          : "output_half_pixel"));
+    OL_ASSIGN_OR_RETURN(std::string transform,
+                        info.GetString("coordinate_transformation_mode",
+                                       info.opset_version() >= 16 ? "half_pixel" : "output_half_pixel"));
     if (transform != "half_pixel" && transform != "output_half_pixel") {
       return InvalidArgument(info.Where(), ": unknown coordinate_transformation_mode '", transform, "'");
     }
@@ -107,12 +108,11 @@ class RoiAlignKernel : public OpKernel {
       const T* in = x->data<T>();
       T* out = y->data<T>();
       const int64_t grid_guess = sampling_ratio_ > 0 ? sampling_ratio_ * sampling_ratio_ : 4;
-      return ForEachPlane(ctx, tuning_, "roialign.planes", num_rois * C, out_h_ * out_w_ * grid_guess * 4,
-                          [&](int64_t plane) {
-                            const int64_t r = plane / C, c = plane % C;
-                            AlignPlane<T>(in + (batch[r] * C + c) * H * W, H, W, &rois[r * 4],
-                                          out + plane * out_h_ * out_w_);
-                          });
+      return ForEachPlane(
+          ctx, tuning_, "roialign.planes", num_rois * C, out_h_ * out_w_ * grid_guess * 4, [&](int64_t plane) {
+            const int64_t r = plane / C, c = plane % C;
+            AlignPlane<T>(in + (batch[r] * C + c) * H * W, H, W, &rois[r * 4], out + plane * out_h_ * out_w_);
+          });
     });
   }
 
@@ -140,12 +140,17 @@ class RoiAlignKernel : public OpKernel {
             if (!(yy < -1.0 || yy > H || xx < -1.0 || xx > W)) {
               double y = std::max(yy, 0.0), x = std::max(xx, 0.0);
               int64_t y0 = static_cast<int64_t>(y), x0 = static_cast<int64_t>(x), y1, x1;
-              if (y0 >= H - 1) y1 = y0 = H - 1, y = static_cast<double>(y0);
-              else y1 = y0 + 1;
-              if (x0 >= W - 1) x1 = x0 = W - 1, x = static_cast<double>(x0);
-              else x1 = x0 + 1;
+              if (y0 >= H - 1)
+                y1 = y0 = H - 1, y = static_cast<double>(y0);
+              else
+                y1 = y0 + 1;
+              if (x0 >= W - 1)
+                x1 = x0 = W - 1, x = static_cast<double>(x0);
+              else
+                x1 = x0 + 1;
               const double ly = y - y0, lx = x - x0, hy = 1 - ly, hx = 1 - lx;
-              v1 = hy * hx * at(y0, x0), v2 = hy * lx * at(y0, x1), v3 = ly * hx * at(y1, x0), v4 = ly * lx * at(y1, x1);
+              v1 = hy * hx * at(y0, x0), v2 = hy * lx * at(y0, x1), v3 = ly * hx * at(y1, x0),
+              v4 = ly * lx * at(y1, x1);
             }
             if (max_mode_) {
               const double v = std::max(std::max(v1, v2), std::max(v3, v4));
@@ -188,7 +193,8 @@ class MaxRoiPoolKernel : public OpKernel {
     const int64_t num_rois = rois_tensor->shape()[0], C = xs[1], H = xs[2], W = xs[3];
     for (int64_t r = 0; r < num_rois; ++r) {
       if (!(rois[r * 5] >= 0 && rois[r * 5] < static_cast<double>(xs[0]))) {
-        return InvalidArgument(ctx.Where(), ": batch index ", rois[r * 5], " of roi ", r, " is outside [0, ", xs[0], ")");
+        return InvalidArgument(ctx.Where(), ": batch index ", rois[r * 5], " of roi ", r, " is outside [0, ", xs[0],
+                               ")");
       }
     }
     const int64_t PH = pooled_[0], PW = pooled_[1];
@@ -198,29 +204,31 @@ class MaxRoiPoolKernel : public OpKernel {
       using A = typename Numeric<T>::Acc;
       const T* in = x->data<T>();
       T* out = y->data<T>();
-      return ForEachPlane(ctx, tuning_, "maxroipool.planes", num_rois * C, H * W / std::max<int64_t>(1, num_rois),
-                          [&](int64_t plane) {
-        const int64_t r = plane / C, c = plane % C;
-        const double* roi = &rois[r * 5];
-        const T* xp = in + (static_cast<int64_t>(roi[0]) * C + c) * H * W;
-        const int64_t start_w = std::llround(roi[1] * spatial_scale_), start_h = std::llround(roi[2] * spatial_scale_);
-        const int64_t end_w = std::llround(roi[3] * spatial_scale_), end_h = std::llround(roi[4] * spatial_scale_);
-        const double bin_h = static_cast<double>(std::max<int64_t>(end_h - start_h + 1, 1)) / PH;
-        const double bin_w = static_cast<double>(std::max<int64_t>(end_w - start_w + 1, 1)) / PW;
-        for (int64_t ph = 0; ph < PH; ++ph) {
-          const int64_t h0 = std::clamp<int64_t>(static_cast<int64_t>(std::floor(ph * bin_h)) + start_h, 0, H);
-          const int64_t h1 = std::clamp<int64_t>(static_cast<int64_t>(std::ceil((ph + 1) * bin_h)) + start_h, 0, H);
-          for (int64_t pw = 0; pw < PW; ++pw) {
-            const int64_t w0 = std::clamp<int64_t>(static_cast<int64_t>(std::floor(pw * bin_w)) + start_w, 0, W);
-            const int64_t w1 = std::clamp<int64_t>(static_cast<int64_t>(std::ceil((pw + 1) * bin_w)) + start_w, 0, W);
-            A best = (h1 <= h0 || w1 <= w0) ? A(0) : -std::numeric_limits<A>::infinity();  // empty bin: 0
-            for (int64_t h = h0; h < h1; ++h) {
-              for (int64_t w = w0; w < w1; ++w) best = std::max<A>(best, Numeric<T>::Load(xp[h * W + w]));
+      return ForEachPlane(
+          ctx, tuning_, "maxroipool.planes", num_rois * C, H * W / std::max<int64_t>(1, num_rois), [&](int64_t plane) {
+            const int64_t r = plane / C, c = plane % C;
+            const double* roi = &rois[r * 5];
+            const T* xp = in + (static_cast<int64_t>(roi[0]) * C + c) * H * W;
+            const int64_t start_w = std::llround(roi[1] * spatial_scale_),
+                          start_h = std::llround(roi[2] * spatial_scale_);
+            const int64_t end_w = std::llround(roi[3] * spatial_scale_), end_h = std::llround(roi[4] * spatial_scale_);
+            const double bin_h = static_cast<double>(std::max<int64_t>(end_h - start_h + 1, 1)) / PH;
+            const double bin_w = static_cast<double>(std::max<int64_t>(end_w - start_w + 1, 1)) / PW;
+            for (int64_t ph = 0; ph < PH; ++ph) {
+              const int64_t h0 = std::clamp<int64_t>(static_cast<int64_t>(std::floor(ph * bin_h)) + start_h, 0, H);
+              const int64_t h1 = std::clamp<int64_t>(static_cast<int64_t>(std::ceil((ph + 1) * bin_h)) + start_h, 0, H);
+              for (int64_t pw = 0; pw < PW; ++pw) {
+                const int64_t w0 = std::clamp<int64_t>(static_cast<int64_t>(std::floor(pw * bin_w)) + start_w, 0, W);
+                const int64_t w1 =
+                    std::clamp<int64_t>(static_cast<int64_t>(std::ceil((pw + 1) * bin_w)) + start_w, 0, W);
+                A best = (h1 <= h0 || w1 <= w0) ? A(0) : -std::numeric_limits<A>::infinity();  // empty bin: 0
+                for (int64_t h = h0; h < h1; ++h) {
+                  for (int64_t w = w0; w < w1; ++w) best = std::max<A>(best, Numeric<T>::Load(xp[h * W + w]));
+                }
+                out[(plane * PH + ph) * PW + pw] = Numeric<T>::Store(best);
+              }
             }
-            out[(plane * PH + ph) * PW + pw] = Numeric<T>::Store(best);
-          }
-        }
-      });
+          });
     });
   }
 

@@ -74,7 +74,8 @@ class DequantizeLinearKernel : public OpKernel {
         return ForEachChunk(ctx, policy_, "DequantizeLinear", x->num_elements(), [&](int64_t begin, int64_t end) {
           double v[kChunk];
           ForEachParamRun(layout, begin, end, [&](int64_t at, int64_t p, int64_t ps, int64_t n) {
-            for (int64_t k = 0; k < n; ++k) v[at - begin + k] = Dequantize(xs[at + k], zeros[p + k * ps], scales[p + k * ps]);
+            for (int64_t k = 0; k < n; ++k)
+              v[at - begin + k] = Dequantize(xs[at + k], zeros[p + k * ps], scales[p + k * ps]);
           });
           for (int64_t k = 0; k < end - begin; ++k) ys[begin + k] = StoreResult<Y>(v[k]);
         });
@@ -91,7 +92,8 @@ class DequantizeLinearKernel : public OpKernel {
 std::vector<DataType> InputTypesAt(int opset) {
   using D = DataType;
   std::vector<DataType> types = {D::kInt8, D::kUint8, D::kInt32};
-  if (opset >= 19) types.insert(types.end(), {D::kFloat8E4M3FN, D::kFloat8E4M3FNUZ, D::kFloat8E5M2, D::kFloat8E5M2FNUZ});
+  if (opset >= 19)
+    types.insert(types.end(), {D::kFloat8E4M3FN, D::kFloat8E4M3FNUZ, D::kFloat8E5M2, D::kFloat8E5M2FNUZ});
   if (opset >= 21) types.insert(types.end(), {D::kInt16, D::kUint16, D::kUint4, D::kInt4});
   if (opset >= 23) types.push_back(D::kFloat4E2M1);
   if (opset >= 25) types.insert(types.end(), {D::kUint2, D::kInt2});

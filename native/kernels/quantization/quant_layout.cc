@@ -3,8 +3,8 @@
 namespace onnx_light {
 namespace quantization {
 
-StatusOr<QuantLayout> PlanQuantLayout(const Shape& input, const Tensor& scale, const Tensor* zero_point,
-                                      int64_t axis, int64_t block_size, const std::string& where) {
+StatusOr<QuantLayout> PlanQuantLayout(const Shape& input, const Tensor& scale, const Tensor* zero_point, int64_t axis,
+                                      int64_t block_size, const std::string& where) {
   // One-element parameters of different ranks ([] and [1]) both mean per tensor.
   const bool both_single = zero_point != nullptr && zero_point->num_elements() == 1 && scale.num_elements() == 1;
   if (zero_point != nullptr && zero_point->shape() != scale.shape() && !both_single) {
@@ -24,8 +24,8 @@ StatusOr<QuantLayout> PlanQuantLayout(const Shape& input, const Tensor& scale, c
   if (l.axis_dim == 0 || l.inner == 0 || outer == 0) return l;  // empty input: nothing is read
   if (block_size <= 0) {
     if (scale.shape().rank() != 1 || scale.shape()[0] != l.axis_dim) {
-      return InvalidArgument(where, ": per-axis scale ", scale.TypeAndShape(), " must be 1-D of length ",
-                             l.axis_dim, " (input ", input.ToString(), ", axis ", axis, ")");
+      return InvalidArgument(where, ": per-axis scale ", scale.TypeAndShape(), " must be 1-D of length ", l.axis_dim,
+                             " (input ", input.ToString(), ", axis ", axis, ")");
     }
     l.axis_stride = 1;
     l.num_params = l.axis_dim;
@@ -35,9 +35,9 @@ StatusOr<QuantLayout> PlanQuantLayout(const Shape& input, const Tensor& scale, c
   bool matches = scale.shape().rank() == rank;
   for (int d = 0; matches && d < rank; ++d) matches = scale.shape()[d] == (d == ax ? blocks : input[d]);
   if (!matches) {
-    return InvalidArgument(where, ": blocked scale ", scale.TypeAndShape(), " does not fit input ",
-                           input.ToString(), " with axis ", axis, " and block_size ", block_size,
-                           " (dimension ", ax, " must be ", blocks, ", the others the input's)");
+    return InvalidArgument(where, ": blocked scale ", scale.TypeAndShape(), " does not fit input ", input.ToString(),
+                           " with axis ", axis, " and block_size ", block_size, " (dimension ", ax, " must be ", blocks,
+                           ", the others the input's)");
   }
   l.block = block_size;
   l.inner_stride = 1;

@@ -27,8 +27,8 @@ struct QuantLayout {
 
 // Validates scale (and zero point, when given: same shape) against the input and the
 // attributes; errors name `where` and the offending shapes.
-StatusOr<QuantLayout> PlanQuantLayout(const Shape& input, const Tensor& scale, const Tensor* zero_point,
-                                      int64_t axis, int64_t block_size, const std::string& where);
+StatusOr<QuantLayout> PlanQuantLayout(const Shape& input, const Tensor& scale, const Tensor* zero_point, int64_t axis,
+                                      int64_t block_size, const std::string& where);
 
 // Calls fn(at, param, param_stride, n) for consecutive runs of elements [begin, end) that
 // share (outer, axis) coordinates: element at + k uses parameter param + k * param_stride.
@@ -39,8 +39,7 @@ void ForEachParamRun(const QuantLayout& l, int64_t begin, int64_t end, Fn&& fn) 
   while (begin < end) {
     const int64_t n = std::min(end - begin, l.inner - inner_pos);
     const int64_t outer = row / l.axis_dim, a = row % l.axis_dim;
-    fn(begin, outer * l.outer_stride + (a / l.block) * l.axis_stride + inner_pos * l.inner_stride,
-       l.inner_stride, n);
+    fn(begin, outer * l.outer_stride + (a / l.block) * l.axis_stride + inner_pos * l.inner_stride, l.inner_stride, n);
     begin += n;
     inner_pos = 0;
     ++row;

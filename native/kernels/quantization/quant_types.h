@@ -46,7 +46,7 @@ inline constexpr int kBits = std::is_same_v<T, Int4> || std::is_same_v<T, UInt4>
 template <typename T>
 inline double ToDouble(const T& v) {
   if constexpr (kIsSubByteInt<T>) {
-    const int low = static_cast<uint8_t>(v.value) & ((1 << kBits<T>) - 1);
+    const int low = static_cast<uint8_t>(v.value) & ((1 << kBits<T>)-1);
     constexpr int sign = std::is_same_v<T, Int4> || std::is_same_v<T, Int2> ? 1 << (kBits<T> - 1) : 0;
     return static_cast<double>((low ^ sign) - sign);
   } else if constexpr (HasFormat<T>::value) {
@@ -62,11 +62,16 @@ struct IntRange {
 };
 template <typename T>
 constexpr IntRange RangeOf() {
-  if constexpr (std::is_same_v<T, Int4>) return {-8, 7};
-  else if constexpr (std::is_same_v<T, UInt4>) return {0, 15};
-  else if constexpr (std::is_same_v<T, Int2>) return {-2, 1};
-  else if constexpr (std::is_same_v<T, UInt2>) return {0, 3};
-  else return {static_cast<double>(std::numeric_limits<T>::lowest()), static_cast<double>(std::numeric_limits<T>::max())};
+  if constexpr (std::is_same_v<T, Int4>)
+    return {-8, 7};
+  else if constexpr (std::is_same_v<T, UInt4>)
+    return {0, 15};
+  else if constexpr (std::is_same_v<T, Int2>)
+    return {-2, 1};
+  else if constexpr (std::is_same_v<T, UInt2>)
+    return {0, 3};
+  else
+    return {static_cast<double>(std::numeric_limits<T>::lowest()), static_cast<double>(std::numeric_limits<T>::max())};
 }
 
 // An integral double already clamped to T's range, stored as T.

@@ -40,8 +40,7 @@ TEST(QuantizeLinearTest, PerTensorUint8RoundsHalfToEvenAndSaturates) {
       .Input(MakeTensor<uint8_t>({}, {128}));
   auto out = RunAllCounts(t);
   ASSERT_EQ(out.size(), 1u);
-  EXPECT_EQ(ToVector<uint8_t>(out[0].tensor()),
-            (std::vector<uint8_t>{128, 128, 129, 130, 130, 128, 126, 255, 0, 1}));
+  EXPECT_EQ(ToVector<uint8_t>(out[0].tensor()), (std::vector<uint8_t>{128, 128, 129, 130, 130, 128, 126, 255, 0, 1}));
 }
 
 TEST(QuantizeLinearTest, MissingZeroPointGivesUint8) {
@@ -93,14 +92,17 @@ TEST(QuantizeLinearTest, Float8SaturateClampsElseGivesNaN) {
     std::vector<int> bits;
     for (const auto& v : ToVector<Float8E4M3FN>(out[0].tensor())) bits.push_back(v.bits);
     // 448 = 0x7E is the largest e4m3fn value, 0x7F its NaN; 3.0 = 0x44.
-    if (saturate) EXPECT_EQ(bits, (std::vector<int>{0x7E, 0xFE, 0x44}));
-    else EXPECT_EQ(bits, (std::vector<int>{0x7F, 0xFF, 0x44}));
+    if (saturate)
+      EXPECT_EQ(bits, (std::vector<int>{0x7E, 0xFE, 0x44}));
+    else
+      EXPECT_EQ(bits, (std::vector<int>{0x7F, 0xFF, 0x44}));
   }
 }
 
 TEST(QuantizeLinearTest, OutputDtypeSelectsTypeWithoutZeroPoint) {
   KernelTester t("QuantizeLinear", 21);
-  t.Input(MakeTensor<float>({2}, {-70000, 70000})).Input(MakeTensor<float>({}, {1.0f}))
+  t.Input(MakeTensor<float>({2}, {-70000, 70000}))
+      .Input(MakeTensor<float>({}, {1.0f}))
       .Attr("output_dtype", static_cast<int64_t>(DataType::kInt16));
   auto out = RunAllCounts(t);
   ASSERT_EQ(out.size(), 1u);
@@ -124,10 +126,16 @@ TEST(QuantizeLinearTest, LargeInputIsIdenticalForEveryParticipantCount) {
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(std::sin(0.37 * i) * 300.0);
   std::vector<float> scales(50);
   std::vector<uint8_t> zeros(50);
-  for (int i = 0; i < 50; ++i) { scales[i] = 0.5f + 0.25f * i; zeros[i] = static_cast<uint8_t>(100 + i); }
+  for (int i = 0; i < 50; ++i) {
+    scales[i] = 0.5f + 0.25f * i;
+    zeros[i] = static_cast<uint8_t>(100 + i);
+  }
   KernelTester t("QuantizeLinear", 21);
-  t.Input(MakeTensor<float>({10, 500}, x)).Input(MakeTensor<float>({10, 5}, scales))
-      .Input(MakeTensor<uint8_t>({10, 5}, zeros)).Attr("axis", int64_t{1}).Attr("block_size", int64_t{100});
+  t.Input(MakeTensor<float>({10, 500}, x))
+      .Input(MakeTensor<float>({10, 5}, scales))
+      .Input(MakeTensor<uint8_t>({10, 5}, zeros))
+      .Attr("axis", int64_t{1})
+      .Attr("block_size", int64_t{100});
   auto out = RunAllCounts(t);
   ASSERT_EQ(out.size(), 1u);
   // Spot check one element against the formula: row 3, column 250 -> block 2.
@@ -139,7 +147,9 @@ TEST(QuantizeLinearTest, LargeInputIsIdenticalForEveryParticipantCount) {
 TEST(QuantizeLinearTest, RejectsBadScaleShapesAndTypes) {
   {
     KernelTester t("QuantizeLinear", 13);
-    t.Input(MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6})).Input(MakeTensor<float>({2}, {1, 2})).Attr("axis", int64_t{1});
+    t.Input(MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6}))
+        .Input(MakeTensor<float>({2}, {1, 2}))
+        .Attr("axis", int64_t{1});
     auto out = t.Run(1);
     ASSERT_FALSE(out.ok());
     EXPECT_NE(out.status().ToString().find("per-axis scale"), std::string::npos) << out.status().ToString();
@@ -151,19 +161,25 @@ TEST(QuantizeLinearTest, RejectsBadScaleShapesAndTypes) {
   }
   {
     KernelTester t("QuantizeLinear", 21);
-    t.Input(MakeTensor<float>({2, 4}, std::vector<float>(8, 1.0f))).Input(MakeTensor<float>({2, 3}, std::vector<float>(6, 1.0f)))
-        .Attr("axis", int64_t{1}).Attr("block_size", int64_t{2});
+    t.Input(MakeTensor<float>({2, 4}, std::vector<float>(8, 1.0f)))
+        .Input(MakeTensor<float>({2, 3}, std::vector<float>(6, 1.0f)))
+        .Attr("axis", int64_t{1})
+        .Attr("block_size", int64_t{2});
     EXPECT_FALSE(t.Run(1).ok());  // ceil(4 / 2) = 2 blocks, not 3
   }
   {
     KernelTester t("QuantizeLinear", 21);
-    t.Input(MakeTensor<float>({2}, {1, 2})).Input(MakeTensor<float>({}, {1.0f})).Input(MakeTensor<int8_t>({}, {0}))
+    t.Input(MakeTensor<float>({2}, {1, 2}))
+        .Input(MakeTensor<float>({}, {1.0f}))
+        .Input(MakeTensor<int8_t>({}, {0}))
         .Attr("output_dtype", static_cast<int64_t>(DataType::kUint8));
     EXPECT_FALSE(t.Run(1).ok());  // output_dtype disagrees with the zero point
   }
   {
     KernelTester t("QuantizeLinear", 13);
-    t.Input(MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6})).Input(MakeTensor<float>({3}, {1, 2, 3})).Attr("axis", int64_t{2});
+    t.Input(MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6}))
+        .Input(MakeTensor<float>({3}, {1, 2, 3}))
+        .Attr("axis", int64_t{2});
     EXPECT_FALSE(t.Run(1).ok());  // axis out of range
   }
 }
@@ -191,8 +207,8 @@ TEST(DequantizeLinearTest, Float8AndInt4InputsAndHalfOutput) {
   {
     KernelTester t("DequantizeLinear", 19);
     // e4m3fn 0x44 = 3.0, 0xC8 = -4.0, 0x7E = 448.
-    t.Input(MakeTensor<Float8E4M3FN>({3}, {Float8E4M3FN::FromBits(0x44), Float8E4M3FN::FromBits(0xC8),
-                                           Float8E4M3FN::FromBits(0x7E)}))
+    t.Input(MakeTensor<Float8E4M3FN>(
+                {3}, {Float8E4M3FN::FromBits(0x44), Float8E4M3FN::FromBits(0xC8), Float8E4M3FN::FromBits(0x7E)}))
         .Input(MakeTensor<float>({}, {2.0f}));
     auto out = RunAllCounts(t);
     ASSERT_EQ(out.size(), 1u);
@@ -200,7 +216,8 @@ TEST(DequantizeLinearTest, Float8AndInt4InputsAndHalfOutput) {
   }
   {
     KernelTester t("DequantizeLinear", 23);
-    t.Input(MakeTensor<Int4>({3}, {Int4{-8}, Int4{0}, Int4{7}})).Input(MakeTensor<float>({}, {1.5f}))
+    t.Input(MakeTensor<Int4>({3}, {Int4{-8}, Int4{0}, Int4{7}}))
+        .Input(MakeTensor<float>({}, {1.5f}))
         .Input(MakeTensor<Int4>({}, {Int4{-1}}))
         .Attr("output_dtype", static_cast<int64_t>(DataType::kFloat16));
     auto out = RunAllCounts(t);
@@ -221,7 +238,8 @@ TEST(DequantizeLinearTest, SubByteValuesReadFromTheLowBitsEitherWay) {
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(ToVector<float>(out[0].tensor()), (std::vector<float>{-1.0f, -1.0f}));
   KernelTester t2("DequantizeLinear", 25);
-  t2.Input(MakeTensor<Int2>({2}, {Int2{-2}, Int2{2}})).Input(MakeTensor<float>({1}, {1.0f}))
+  t2.Input(MakeTensor<Int2>({2}, {Int2{-2}, Int2{2}}))
+      .Input(MakeTensor<float>({1}, {1.0f}))
       .Input(MakeTensor<Int2>({}, {Int2{1}}));
   auto out2 = RunAllCounts(t2);
   ASSERT_EQ(out2.size(), 1u);

@@ -94,10 +94,14 @@ class QuantizeLinearKernel : public OpKernel {
       return DispatchType(OutputTypes{}, out_type, where_, "output", [&](auto* ytag) -> Status {
         using Y = std::remove_pointer_t<decltype(ytag)>;
         switch (precision) {
-          case Precision::kFloat: return Run<Precision::kFloat>(ctx, layout, x->num_elements(), x->data<X>(), scales, zeros, y->data<Y>());
-          case Precision::kDouble: return Run<Precision::kDouble>(ctx, layout, x->num_elements(), x->data<X>(), scales, zeros, y->data<Y>());
-          case Precision::kHalf: return Run<Precision::kHalf>(ctx, layout, x->num_elements(), x->data<X>(), scales, zeros, y->data<Y>());
-          case Precision::kBHalf: return Run<Precision::kBHalf>(ctx, layout, x->num_elements(), x->data<X>(), scales, zeros, y->data<Y>());
+          case Precision::kFloat:
+            return Run<Precision::kFloat>(ctx, layout, x->num_elements(), x->data<X>(), scales, zeros, y->data<Y>());
+          case Precision::kDouble:
+            return Run<Precision::kDouble>(ctx, layout, x->num_elements(), x->data<X>(), scales, zeros, y->data<Y>());
+          case Precision::kHalf:
+            return Run<Precision::kHalf>(ctx, layout, x->num_elements(), x->data<X>(), scales, zeros, y->data<Y>());
+          case Precision::kBHalf:
+            return Run<Precision::kBHalf>(ctx, layout, x->num_elements(), x->data<X>(), scales, zeros, y->data<Y>());
         }
         return Internal(where_, ": unknown precision");
       });
@@ -135,10 +139,14 @@ class QuantizeLinearKernel : public OpKernel {
     using D = DataType;
     if (precision_ != 0) {
       switch (static_cast<D>(precision_)) {
-        case D::kFloat: return Precision::kFloat;
-        case D::kFloat16: return Precision::kHalf;
-        case D::kBFloat16: return Precision::kBHalf;
-        case D::kDouble: return Precision::kDouble;
+        case D::kFloat:
+          return Precision::kFloat;
+        case D::kFloat16:
+          return Precision::kHalf;
+        case D::kBFloat16:
+          return Precision::kBHalf;
+        case D::kDouble:
+          return Precision::kDouble;
         default:
           return NotImplemented(where_, ": precision ", DataTypeName(static_cast<D>(precision_)),
                                 " is not supported (float, float16, bfloat16, double are)");
@@ -152,10 +160,14 @@ class QuantizeLinearKernel : public OpKernel {
 
   static double RoundScale(Precision p, double s) {
     switch (p) {
-      case Precision::kFloat: return static_cast<float>(s);
-      case Precision::kHalf: return Narrow<Precision::kHalf>(static_cast<float>(s));
-      case Precision::kBHalf: return Narrow<Precision::kBHalf>(static_cast<float>(s));
-      case Precision::kDouble: return s;
+      case Precision::kFloat:
+        return static_cast<float>(s);
+      case Precision::kHalf:
+        return Narrow<Precision::kHalf>(static_cast<float>(s));
+      case Precision::kBHalf:
+        return Narrow<Precision::kBHalf>(static_cast<float>(s));
+      case Precision::kDouble:
+        return s;
     }
     return s;
   }

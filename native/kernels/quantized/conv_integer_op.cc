@@ -29,9 +29,9 @@ Status AccumulateConv(KernelContext& ctx, const conv::ConvGeometry& g, const gem
   const int64_t xn = in.x->num_elements(), wn = in.w->num_elements(), per_m = wn / std::max<int64_t>(1, g.out_channels);
   ScratchArena arena(ctx.allocator(), sizeof(uint32_t) * (xn + wn + g.out_channels) + 3 * 64);
   OL_RETURN_IF_ERROR(arena.status());
-  OL_ASSIGN_OR_RETURN(uint32_t* x, arena.AllocateArray<uint32_t>(xn));
-  OL_ASSIGN_OR_RETURN(uint32_t* w, arena.AllocateArray<uint32_t>(wn));
-  OL_ASSIGN_OR_RETURN(uint32_t* bias, arena.AllocateArray<uint32_t>(g.out_channels));
+  OL_ASSIGN_OR_RETURN(uint32_t * x, arena.AllocateArray<uint32_t>(xn));
+  OL_ASSIGN_OR_RETURN(uint32_t * w, arena.AllocateArray<uint32_t>(wn));
+  OL_ASSIGN_OR_RETURN(uint32_t * bias, arena.AllocateArray<uint32_t>(g.out_channels));
   for (int64_t e = 0; e < xn; ++e) x[e] = static_cast<uint32_t>(quantized::Int8At(*in.x, e) - in.x_zp.at(0));
   for (int64_t e = 0; e < wn; ++e) w[e] = static_cast<uint32_t>(quantized::Int8At(*in.w, e) - in.w_zp.at(e / per_m));
   for (int64_t m = 0; m < g.out_channels; ++m) {
@@ -60,7 +60,8 @@ class ConvIntegerKernel final : public OpKernel {
     OL_ASSIGN_OR_RETURN(in.w, ctx.RequiredInput(1));
     OL_RETURN_IF_ERROR(CheckEightBit(ctx, *in.x, "x"));
     OL_RETURN_IF_ERROR(CheckEightBit(ctx, *in.w, "w"));
-    OL_ASSIGN_OR_RETURN(const conv::ConvGeometry g, conv::ResolveConv(attrs_, in.x->shape(), in.w->shape(), ctx.Where()));
+    OL_ASSIGN_OR_RETURN(const conv::ConvGeometry g,
+                        conv::ResolveConv(attrs_, in.x->shape(), in.w->shape(), ctx.Where()));
     OL_ASSIGN_OR_RETURN(in.x_zp, quantized::ReadZeroPoint(ctx.input(2), 1, ctx.Where(), "x_zero_point"));
     OL_ASSIGN_OR_RETURN(in.w_zp, quantized::ReadZeroPoint(ctx.input(3), g.out_channels, ctx.Where(), "w_zero_point"));
     in.bias = nullptr;
@@ -99,7 +100,8 @@ class QLinearConvKernel final : public OpKernel {
     OL_ASSIGN_OR_RETURN(const auto y_zp, quantized::ReadZeroPoint(y_zp_tensor, 1, where, "y_zero_point"));
     in.bias = ctx.input(8);
     if (in.bias != nullptr && (in.bias->dtype() != DataType::kInt32 || in.bias->num_elements() != g.out_channels)) {
-      return InvalidArgument(where, ": B ", in.bias->TypeAndShape(), " must be int32 with ", g.out_channels, " elements");
+      return InvalidArgument(where, ": B ", in.bias->TypeAndShape(), " must be int32 with ", g.out_channels,
+                             " elements");
     }
     const DataType out_type = y_zp_tensor != nullptr ? y_zp_tensor->dtype() : in.x->dtype();
     if (out_type != DataType::kInt8 && out_type != DataType::kUint8) {
@@ -109,7 +111,7 @@ class QLinearConvKernel final : public OpKernel {
     if (y->num_elements() == 0) return Status::Ok();
     ScratchArena arena(ctx.allocator(), sizeof(uint32_t) * y->num_elements() + 64);
     OL_RETURN_IF_ERROR(arena.status());
-    OL_ASSIGN_OR_RETURN(uint32_t* acc, arena.AllocateArray<uint32_t>(y->num_elements()));
+    OL_ASSIGN_OR_RETURN(uint32_t * acc, arena.AllocateArray<uint32_t>(y->num_elements()));
     OL_RETURN_IF_ERROR(AccumulateConv(ctx, g, tuning_, in, acc));
     for (int64_t e = 0; e < y->num_elements(); ++e) {
       const int64_t m = (e / g.out_size) % g.out_channels;
@@ -132,10 +134,10 @@ class QLinearConvKernel final : public OpKernel {
 
 OL_REGISTER_KERNELS(conv_integer_ops) {
   const std::vector<DataType> eight_bit = {DataType::kInt8, DataType::kUint8};
-  registry.Add(KernelDef{"", "ConvInteger", 10, kOpenEnded, "quantized", eight_bit, 0, gemm::GemmTuningParams(),
-                         false, MakeKernel<ConvIntegerKernel>()});
-  registry.Add(KernelDef{"", "QLinearConv", 10, kOpenEnded, "quantized", eight_bit, 0, gemm::GemmTuningParams(),
-                         false, MakeKernel<QLinearConvKernel>()});
+  registry.Add(KernelDef{"", "ConvInteger", 10, kOpenEnded, "quantized", eight_bit, 0, gemm::GemmTuningParams(), false,
+                         MakeKernel<ConvIntegerKernel>()});
+  registry.Add(KernelDef{"", "QLinearConv", 10, kOpenEnded, "quantized", eight_bit, 0, gemm::GemmTuningParams(), false,
+                         MakeKernel<QLinearConvKernel>()});
 }
 
 }  // namespace

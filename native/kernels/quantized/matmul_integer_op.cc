@@ -18,13 +18,13 @@ using quantized::PerAxis;
 // for every output row, rows spread over participants. B is shifted into int32 once.
 template <typename Sink>
 Status ForEachAccumulatedRow(KernelContext& ctx, const gemm::GemmTuning& tuning, const gemm::MatMulPlan& plan,
-                             const Tensor& a, const PerAxis<int32_t>& azp, const Tensor& b,
-                             const PerAxis<int32_t>& bzp, Sink sink) {
+                             const Tensor& a, const PerAxis<int32_t>& azp, const Tensor& b, const PerAxis<int32_t>& bzp,
+                             Sink sink) {
   const int64_t m = plan.m, n = plan.n, k = plan.k;
   const int64_t b_count = b.num_elements();
   ScratchArena arena(ctx.allocator(), sizeof(uint32_t) * b_count + 64);
   OL_RETURN_IF_ERROR(arena.status());
-  OL_ASSIGN_OR_RETURN(uint32_t* shifted_b, arena.AllocateArray<uint32_t>(b_count));
+  OL_ASSIGN_OR_RETURN(uint32_t * shifted_b, arena.AllocateArray<uint32_t>(b_count));
   for (int64_t e = 0; e < b_count; ++e) shifted_b[e] = static_cast<uint32_t>(quantized::Int8At(b, e) - bzp.at(e % n));
   ctx.RecordScratch(static_cast<int64_t>(arena.capacity()));
   const int64_t batches = static_cast<int64_t>(plan.a_offsets.size());

@@ -62,7 +62,8 @@ TEST(MatMulInteger, PerRowAndPerColumnZeroPointsWithBatches) {
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t j = 0; j < n; ++j) {
         int64_t s = 0;
-        for (int64_t kk = 0; kk < k; ++kk) s += (int64_t(a[(t_ * m + i) * k + kk]) - azp[i]) * (int64_t(w[kk * n + j]) - bzp[j]);
+        for (int64_t kk = 0; kk < k; ++kk)
+          s += (int64_t(a[(t_ * m + i) * k + kk]) - azp[i]) * (int64_t(w[kk * n + j]) - bzp[j]);
         ASSERT_EQ(got[(t_ * m + i) * n + j], s);
       }
     }
@@ -121,7 +122,8 @@ TEST(ConvInteger, PerChannelWeightZeroPointAndPads) {
             for (int64_t kz = 0; kz < 3; ++kz) {
               const int64_t iy = y * 2 - 1 + ky, iz = z - 1 + kz;
               if (iy < 0 || iy >= h || iz < 0 || iz >= wd) continue;  // padding is the zero point: contributes 0
-              s += (int64_t(x[(cc * h + iy) * wd + iz]) - 100) * (int64_t(w[((mm * c + cc) * 3 + ky) * 3 + kz]) - wzp[mm]);
+              s += (int64_t(x[(cc * h + iy) * wd + iz]) - 100) *
+                   (int64_t(w[((mm * c + cc) * 3 + ky) * 3 + kz]) - wzp[mm]);
             }
           }
         }
@@ -138,8 +140,12 @@ TEST(QLinearConv, PerChannelScalesAndBias) {
   const std::vector<float> w_scale = {0.01f, 0.02f, 0.005f};
   const std::vector<int32_t> bias = {100, -2000, 7};
   KernelTester t("QLinearConv", 10);
-  t.Input(MakeTensor<uint8_t>({1, c, h, h}, x)).Input(MakeTensor<float>({}, {0.05f})).Input(MakeTensor<uint8_t>({}, {128}));
-  t.Input(MakeTensor<int8_t>({m, c, 2, 2}, w)).Input(MakeTensor<float>({m}, w_scale)).Input(MakeTensor<int8_t>({m}, {0, 0, 0}));
+  t.Input(MakeTensor<uint8_t>({1, c, h, h}, x))
+      .Input(MakeTensor<float>({}, {0.05f}))
+      .Input(MakeTensor<uint8_t>({}, {128}));
+  t.Input(MakeTensor<int8_t>({m, c, 2, 2}, w))
+      .Input(MakeTensor<float>({m}, w_scale))
+      .Input(MakeTensor<int8_t>({m}, {0, 0, 0}));
   t.Input(MakeTensor<float>({}, {0.1f})).Input(MakeTensor<uint8_t>({}, {120})).Input(MakeTensor<int32_t>({m}, bias));
   auto out = RunAllCounts(t);
   ASSERT_EQ(out.size(), 1u);

@@ -36,7 +36,8 @@ Q Requantize(int32_t acc, float multiplier, int32_t zero_point) {
 
 // Element value of an int8/uint8 tensor as int32.
 inline int32_t Int8At(const Tensor& t, int64_t i) {
-  return t.dtype() == DataType::kInt8 ? static_cast<int32_t>(t.data<int8_t>()[i]) : static_cast<int32_t>(t.data<uint8_t>()[i]);
+  return t.dtype() == DataType::kInt8 ? static_cast<int32_t>(t.data<int8_t>()[i])
+                                      : static_cast<int32_t>(t.data<uint8_t>()[i]);
 }
 
 }  // namespace quantized

@@ -22,12 +22,15 @@ StatusOr<std::vector<double>> ReadProbabilities(const Tensor& t, const std::stri
   Status s = DispatchType(FloatOutputs{}, t.dtype(), where, [&](auto* tag) -> Status {
     using T = std::remove_pointer_t<decltype(tag)>;
     for (size_t i = 0; i < v.size(); ++i) {
-      if constexpr (std::is_arithmetic_v<T>) v[i] = t.data<T>()[i];
-      else v[i] = t.data<T>()[i].ToDouble();
+      if constexpr (std::is_arithmetic_v<T>)
+        v[i] = t.data<T>()[i];
+      else
+        v[i] = t.data<T>()[i].ToDouble();
     }
     return Status::Ok();
   });
-  if (!s.ok()) return InvalidArgument(where, ": input must be float16, bfloat16, float or double, got ", t.TypeAndShape());
+  if (!s.ok())
+    return InvalidArgument(where, ": input must be float16, bfloat16, float or double, got ", t.TypeAndShape());
   return v;
 }
 
@@ -93,8 +96,10 @@ class MultinomialKernel : public OpKernel {
         const double u = Uniform01(engine) * total;
         // First class whose cumulative weight exceeds u (the last one if rounding leaves none).
         const int64_t k = std::min<int64_t>(classes - 1, std::upper_bound(cdf.begin(), cdf.end(), u) - cdf.begin());
-        if (dtype_ == DataType::kInt32) out->data<int32_t>()[b * sample_size_ + s] = static_cast<int32_t>(k);
-        else out->data<int64_t>()[b * sample_size_ + s] = k;
+        if (dtype_ == DataType::kInt32)
+          out->data<int32_t>()[b * sample_size_ + s] = static_cast<int32_t>(k);
+        else
+          out->data<int64_t>()[b * sample_size_ + s] = k;
       }
     }
     return Status::Ok();

@@ -17,14 +17,18 @@ using DataTypes = TypeList<float, double, Float16, BFloat16, Float8E4M3FN, Float
 
 template <typename T>
 double AsDouble(const T& v) {
-  if constexpr (std::is_arithmetic_v<T>) return static_cast<double>(v);
-  else return v.ToDouble();
+  if constexpr (std::is_arithmetic_v<T>)
+    return static_cast<double>(v);
+  else
+    return v.ToDouble();
 }
 
 template <typename T>
 T FromDouble(double v) {
-  if constexpr (std::is_arithmetic_v<T>) return static_cast<T>(v);
-  else return T::FromDouble(v);
+  if constexpr (std::is_arithmetic_v<T>)
+    return static_cast<T>(v);
+  else
+    return T::FromDouble(v);
 }
 
 class DropoutKernel : public OpKernel {
@@ -113,7 +117,8 @@ std::vector<DataType> DataTypesAt(int opset) {
   using D = DataType;
   std::vector<DataType> types = {D::kFloat, D::kDouble, D::kFloat16};
   if (opset >= 13) types.push_back(D::kBFloat16);
-  if (opset >= 22) types.insert(types.end(), {D::kFloat8E4M3FN, D::kFloat8E4M3FNUZ, D::kFloat8E5M2, D::kFloat8E5M2FNUZ});
+  if (opset >= 22)
+    types.insert(types.end(), {D::kFloat8E4M3FN, D::kFloat8E4M3FNUZ, D::kFloat8E5M2, D::kFloat8E5M2FNUZ});
   return types;
 }
 

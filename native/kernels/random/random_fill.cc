@@ -55,8 +55,8 @@ class RandomFillKernel : public OpKernel {
       std::mt19937 engine = seed_.Engine();
       NormalSource normal;
       for (int64_t i = 0; i < out->num_elements(); ++i) {
-        const double v = D == Distribution::kNormal ? a_ + b_ * normal.Next(engine)
-                                                    : a_ + (b_ - a_) * Uniform01(engine);
+        const double v =
+            D == Distribution::kNormal ? a_ + b_ * normal.Next(engine) : a_ + (b_ - a_) * Uniform01(engine);
         o[i] = StoreAs<T>(v);
       }
       return Status::Ok();

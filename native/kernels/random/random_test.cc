@@ -51,7 +51,10 @@ TEST(RandomTest, UniformStaysInRangeWithTheRightMean) {
 
 TEST(RandomTest, NormalHasTheRequestedMeanAndScale) {
   KernelTester t("RandomNormal", 1);
-  t.Attr("shape", std::vector<int64_t>{20001}).Attr("mean", 3.0f).Attr("scale", 2.0f).Attr("seed", 1.0f)
+  t.Attr("shape", std::vector<int64_t>{20001})
+      .Attr("mean", 3.0f)
+      .Attr("scale", 2.0f)
+      .Attr("seed", 1.0f)
       .Attr("dtype", static_cast<int64_t>(DataType::kDouble));
   Tensor out = RunSeeded(t);
   ASSERT_EQ(out.dtype(), DataType::kDouble);
@@ -110,7 +113,9 @@ TEST(RandomTest, MultinomialSamplesByWeight) {
   // Row 0: only class 2 has weight; row 1: weights 1 : 3.
   KernelTester t("Multinomial", 7);
   t.Input(MakeTensor<float>({2, 3}, {-inf, -inf, 0.0f, 0.0f, std::log(3.0f), -inf}))
-      .Attr("sample_size", int64_t{4000}).Attr("seed", 11.0f).Attr("dtype", static_cast<int64_t>(DataType::kInt64));
+      .Attr("sample_size", int64_t{4000})
+      .Attr("seed", 11.0f)
+      .Attr("dtype", static_cast<int64_t>(DataType::kInt64));
   Tensor out = RunSeeded(t);
   ASSERT_EQ(out.shape(), (Shape{2, 4000}));
   std::vector<int64_t> v = ToVector<int64_t>(out);
@@ -154,8 +159,11 @@ TEST(DropoutTest, TrainingKeepsAndScalesByTheMask) {
   std::vector<float> x(4000);
   for (size_t i = 0; i < x.size(); ++i) x[i] = 1.0f + static_cast<float>(i % 13);
   KernelTester t("Dropout", 13);
-  t.Input(MakeTensor<float>({4000}, x)).Input(MakeTensor<float>({}, {0.25f})).Input(MakeTensor<bool>({}, {true}))
-      .Attr("seed", 2.0f).Outputs(2);
+  t.Input(MakeTensor<float>({4000}, x))
+      .Input(MakeTensor<float>({}, {0.25f}))
+      .Input(MakeTensor<bool>({}, {true}))
+      .Attr("seed", 2.0f)
+      .Outputs(2);
   Tensor y = RunSeeded(t);
   auto r = t.Run(1);
   ASSERT_TRUE(r.ok());

@@ -7,8 +7,8 @@ namespace onnx_light {
 StatusOr<int> NormalizeAxisFor(int64_t axis, const Shape& shape, const std::string& where) {
   const int rank = shape.rank();
   if (axis < -rank || axis >= rank) {
-    return InvalidArgument(where, ": axis ", axis, " is out of range for input shape ", shape.ToString(),
-                           " (rank ", rank, ")");
+    return InvalidArgument(where, ": axis ", axis, " is out of range for input shape ", shape.ToString(), " (rank ",
+                           rank, ")");
   }
   return static_cast<int>(axis < 0 ? axis + rank : axis);
 }
@@ -20,8 +20,8 @@ StatusOr<std::vector<int>> NormalizeAxes(const std::vector<int64_t>& axes, const
   out.reserve(axes.size());
   for (int64_t a : axes) {
     if (a < -rank || a >= rank) {
-      return InvalidArgument(where, ": axis ", a, " is out of range for input shape ", shape.ToString(),
-                             " (rank ", rank, ")");
+      return InvalidArgument(where, ": axis ", a, " is out of range for input shape ", shape.ToString(), " (rank ",
+                             rank, ")");
     }
     out.push_back(static_cast<int>(a < 0 ? a + rank : a));
   }

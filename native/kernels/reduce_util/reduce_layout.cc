@@ -58,8 +58,8 @@ StatusOr<ReduceLayout> MakeReduceLayout(const Shape& shape, const std::vector<in
   }
   layout.single_run = layout.inner_reduced && groups.size() <= 2;
   if (!fits) {
-    return NotImplemented(where, ": input shape ", shape.ToString(), " has more than ",
-                          StridedWalk::kMaxDims, " alternating kept/reduced dimension groups");
+    return NotImplemented(where, ": input shape ", shape.ToString(), " has more than ", StridedWalk::kMaxDims,
+                          " alternating kept/reduced dimension groups");
   }
   return layout;
 }

@@ -29,8 +29,8 @@ inline std::vector<Value> RunAllCounts(KernelTester& tester,
     if (!parallel.ok()) return {};
     EXPECT_EQ(parallel->size(), serial->size());
     for (size_t i = 0; i < serial->size() && i < parallel->size(); ++i) {
-      ExpectIdentical((*serial)[i], (*parallel)[i], "output " + std::to_string(i) + " with " +
-                                                        std::to_string(threads) + " participants");
+      ExpectIdentical((*serial)[i], (*parallel)[i],
+                      "output " + std::to_string(i) + " with " + std::to_string(threads) + " participants");
     }
   }
   return *serial;
@@ -45,12 +45,14 @@ inline std::vector<double> NaiveReduce(const std::vector<double>& x, const std::
   std::vector<bool> reduced(rank, false);
   for (int a : axes) reduced[a] = true;
   int64_t outputs = 1;
-  for (int d = 0; d < rank; ++d) if (!reduced[d]) outputs *= dims[d];
+  for (int d = 0; d < rank; ++d)
+    if (!reduced[d]) outputs *= dims[d];
   std::vector<double> out(outputs, init);
   std::vector<int64_t> index(rank, 0);
   for (size_t i = 0; i < x.size(); ++i) {
     int64_t o = 0;
-    for (int d = 0; d < rank; ++d) if (!reduced[d]) o = o * dims[d] + index[d];
+    for (int d = 0; d < rank; ++d)
+      if (!reduced[d]) o = o * dims[d] + index[d];
     out[o] = fold(out[o], x[i]);
     for (int d = rank - 1; d >= 0; --d) {
       if (++index[d] < dims[d]) break;

@@ -114,9 +114,9 @@ std::vector<ParamSpec> ArgTuningParams() {
 }
 
 std::vector<DataType> ArgDataTypes(bool with_bfloat16) {
-  std::vector<DataType> types = {DataType::kUint8, DataType::kUint16, DataType::kUint32, DataType::kUint64,
-                                 DataType::kInt8,  DataType::kInt16,  DataType::kInt32,  DataType::kInt64,
-                                 DataType::kFloat16, DataType::kFloat, DataType::kDouble};
+  std::vector<DataType> types = {DataType::kUint8,   DataType::kUint16, DataType::kUint32, DataType::kUint64,
+                                 DataType::kInt8,    DataType::kInt16,  DataType::kInt32,  DataType::kInt64,
+                                 DataType::kFloat16, DataType::kFloat,  DataType::kDouble};
   if (with_bfloat16) types.push_back(DataType::kBFloat16);
   return types;
 }
@@ -125,8 +125,8 @@ template <bool kMax>
 void AddArgOp(KernelRegistry& registry, const char* op) {
   const int spans[][2] = {{1, 10}, {11, 11}, {12, 12}, {13, kOpenEnded}};
   for (const auto& span : spans) {
-    KernelDef def = ReductionDef(op, span[0], span[1], ArgDataTypes(span[0] >= 13), MakeKernel<ArgExtremeKernel<kMax>>(),
-                                 kArgExtremeMinimum);
+    KernelDef def = ReductionDef(op, span[0], span[1], ArgDataTypes(span[0] >= 13),
+                                 MakeKernel<ArgExtremeKernel<kMax>>(), kArgExtremeMinimum);
     def.tuning = ArgTuningParams();
     registry.Add(std::move(def));
   }

@@ -112,15 +112,14 @@ Status ReduceSingleRunPartials(const ParallelContext& par, const ReduceLayout& l
   using Acc = typename R::Acc;
   const int64_t n = layout.inner;
   const int64_t chunks = (n + chunk - 1) / chunk;
-  OL_RETURN_IF_ERROR(ParallelFor(par, layout.num_outputs * chunks, ParallelPlan{"reduce.partials", 1},
-                                 [&](int64_t begin, int64_t end) {
-                                   for (int64_t t = begin; t < end; ++t) {
-                                     const int64_t o = t / chunks, c = (t % chunks) * chunk;
-                                     partials[t] = ReduceRun<R>(x + o * n + c, std::min(chunk, n - c),
-                                                                shifts ? shifts[o] : Acc{});
-                                   }
-                                   return Status::Ok();
-                                 }));
+  OL_RETURN_IF_ERROR(ParallelFor(
+      par, layout.num_outputs * chunks, ParallelPlan{"reduce.partials", 1}, [&](int64_t begin, int64_t end) {
+        for (int64_t t = begin; t < end; ++t) {
+          const int64_t o = t / chunks, c = (t % chunks) * chunk;
+          partials[t] = ReduceRun<R>(x + o * n + c, std::min(chunk, n - c), shifts ? shifts[o] : Acc{});
+        }
+        return Status::Ok();
+      }));
   for (int64_t o = 0; o < layout.num_outputs; ++o) {
     Acc acc = R::Identity();
     for (int64_t c = 0; c < chunks; ++c) acc = R::Combine(acc, partials[o * chunks + c]);
@@ -134,8 +133,8 @@ Status ReduceSingleRunPartials(const ParallelContext& par, const ReduceLayout& l
 // Reduces `x` into `y` (layout.num_outputs values) with reducer R, in parallel when the
 // input has at least tuning.minimum_elements elements.
 template <typename R>
-Status RunReducer(KernelContext& ctx, const ReduceLayout& layout, const ReduceTuning& tuning,
-                  const typename R::In* x, typename R::Out* y, const typename R::Acc* shifts) {
+Status RunReducer(KernelContext& ctx, const ReduceLayout& layout, const ReduceTuning& tuning, const typename R::In* x,
+                  typename R::Out* y, const typename R::Acc* shifts) {
   using namespace reduce_internal;
   using Acc = typename R::Acc;
   if (layout.num_outputs == 0) return Status::Ok();

@@ -12,7 +12,8 @@ void AddExtremeReduce(KernelRegistry& registry, const char* op) {
   using Kernel = ReduceKernel<Op, ExtremeTypeList>;
   const int spans[][2] = {{1, 10}, {11, 11}, {12, 12}, {13, 17}, {18, 19}, {20, kOpenEnded}};
   for (const auto& span : spans) {
-    registry.Add(ReductionDef(op, span[0], span[1], ExtremeTypes(span[0]), MakeKernel<Kernel>(), kExtremeReduceMinimum));
+    registry.Add(
+        ReductionDef(op, span[0], span[1], ExtremeTypes(span[0]), MakeKernel<Kernel>(), kExtremeReduceMinimum));
   }
 }
 

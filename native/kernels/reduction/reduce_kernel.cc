@@ -31,8 +31,7 @@ Status ReduceAxesSource::Init(const KernelInfo& info, int axes_input_since) {
   return Status::Ok();
 }
 
-StatusOr<std::vector<int>> ReduceAxesSource::Resolve(const KernelContext& ctx, const Shape& shape,
-                                                      bool* noop) const {
+StatusOr<std::vector<int>> ReduceAxesSource::Resolve(const KernelContext& ctx, const Shape& shape, bool* noop) const {
   std::vector<int64_t> raw = attribute;
   if (from_input) {
     OL_ASSIGN_OR_RETURN(raw, ReadInt64Input(ctx, 1, "axes"));
@@ -61,8 +60,8 @@ KernelDef ReductionDef(std::string op, int since, int end, std::vector<DataType>
 }
 
 std::vector<DataType> ReduceTypesOpset1() {
-  return {DataType::kUint32, DataType::kUint64, DataType::kInt32, DataType::kInt64,
-          DataType::kFloat16, DataType::kFloat, DataType::kDouble};
+  return {DataType::kUint32,  DataType::kUint64, DataType::kInt32, DataType::kInt64,
+          DataType::kFloat16, DataType::kFloat,  DataType::kDouble};
 }
 
 std::vector<DataType> ReduceTypesOpset13() {

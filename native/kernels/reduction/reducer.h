@@ -17,8 +17,8 @@ template <ReduceOp Op, typename T>
 struct Reducer {
   using In = T;
   using Out = T;
-  using Acc = std::conditional_t<Op == ReduceOp::kLogSumExp && std::is_integral_v<typename Numeric<T>::Acc>,
-                                 double, typename Numeric<T>::Acc>;
+  using Acc = std::conditional_t<Op == ReduceOp::kLogSumExp && std::is_integral_v<typename Numeric<T>::Acc>, double,
+                                 typename Numeric<T>::Acc>;
   // LogSumExp reads a per-output shift (the maximum, computed by a first pass).
   static constexpr bool kNeedsShift = Op == ReduceOp::kLogSumExp;
 
@@ -32,8 +32,10 @@ struct Reducer {
     const Acc x = static_cast<Acc>(Numeric<T>::Load(v));
     if constexpr (Op == ReduceOp::kSumSquare || Op == ReduceOp::kL2) return WrappingMul(x, x);
     if constexpr (Op == ReduceOp::kL1) {
-      if constexpr (std::is_unsigned_v<Acc>) return x;
-      else return x < 0 ? Acc(0) - x : x;
+      if constexpr (std::is_unsigned_v<Acc>)
+        return x;
+      else
+        return x < 0 ? Acc(0) - x : x;
     }
     if constexpr (Op == ReduceOp::kLogSumExp) return std::exp(x - shift);
     return x;
@@ -44,15 +46,19 @@ struct Reducer {
       if constexpr (std::is_floating_point_v<Acc>) {
         if (std::isnan(a) || std::isnan(b)) return a + b;  // NaN propagates
       }
-      if constexpr (Op == ReduceOp::kMax) return a < b ? b : a;
-      else return b < a ? b : a;
+      if constexpr (Op == ReduceOp::kMax)
+        return a < b ? b : a;
+      else
+        return b < a ? b : a;
     }
     return WrappingAdd(a, b);
   }
   static Out Finalize(Acc a, int64_t count, Acc shift) {
     if constexpr (Op == ReduceOp::kMean) {
-      if constexpr (std::is_floating_point_v<Acc>) return Numeric<T>::Store(a / static_cast<Acc>(count));
-      else return Numeric<T>::Store(count == 0 ? Acc(0) : a / static_cast<Acc>(count));  // empty: 0, not a trap
+      if constexpr (std::is_floating_point_v<Acc>)
+        return Numeric<T>::Store(a / static_cast<Acc>(count));
+      else
+        return Numeric<T>::Store(count == 0 ? Acc(0) : a / static_cast<Acc>(count));  // empty: 0, not a trap
     }
     if constexpr (Op == ReduceOp::kL2) return FromReal(std::sqrt(static_cast<double>(a)), std::sqrt(a));
     if constexpr (Op == ReduceOp::kLogSum) return FromReal(std::log(static_cast<double>(a)), std::log(a));
@@ -78,8 +84,10 @@ struct Reducer {
   // Float results store directly; integer results saturate from the double value.
   template <typename R>
   static Out FromReal(double as_double, R as_acc) {
-    if constexpr (std::is_integral_v<T>) return SaturatingFromDouble<T>(as_double);
-    else return Numeric<T>::Store(static_cast<typename Numeric<T>::Acc>(as_acc));
+    if constexpr (std::is_integral_v<T>)
+      return SaturatingFromDouble<T>(as_double);
+    else
+      return Numeric<T>::Store(static_cast<typename Numeric<T>::Acc>(as_acc));
   }
 };
 

@@ -36,7 +36,8 @@ void ExpectNear(const std::vector<float>& actual, const std::vector<double>& exp
 TEST(ReduceSum, EveryAxisPatternMatchesNaiveSum) {
   const std::vector<int64_t> dims = {3, 5, 4, 7};
   const auto x = Ramp(3 * 5 * 4 * 7);
-  const std::vector<std::vector<int64_t>> patterns = {{3}, {0}, {1}, {1, 2}, {0, 2}, {1, 3}, {0, 3}, {0, 1, 2, 3}, {-1, -3}};
+  const std::vector<std::vector<int64_t>> patterns = {{3},    {0},    {1},          {1, 2},  {0, 2},
+                                                      {1, 3}, {0, 3}, {0, 1, 2, 3}, {-1, -3}};
   for (const auto& axes : patterns) {
     KernelTester t("ReduceSum", 13);
     t.Input(MakeTensor<float>(Shape(dims), x)).Input(MakeTensor<int64_t>({static_cast<int64_t>(axes.size())}, axes));
@@ -84,7 +85,10 @@ TEST(ReduceSum, ScalarInputReducesToItself) {
 // Reductions over an empty axis give each operator's identity (ONNX spec / numpy).
 TEST(Reduce, EmptyAxisGivesIdentity) {
   const float inf = std::numeric_limits<float>::infinity();
-  struct Case { const char* op; float expected; };
+  struct Case {
+    const char* op;
+    float expected;
+  };
   for (const Case& c : {Case{"ReduceSum", 0.f}, Case{"ReduceProd", 1.f}, Case{"ReduceMax", -inf},
                         Case{"ReduceMin", inf}, Case{"ReduceL1", 0.f}, Case{"ReduceL2", 0.f},
                         Case{"ReduceSumSquare", 0.f}, Case{"ReduceLogSum", -inf}, Case{"ReduceLogSumExp", -inf}}) {
@@ -112,15 +116,26 @@ TEST(Reduce, EveryOperatorAgainstNaiveFormula) {
   const auto mn = NaiveReduce(AsDouble(x), dims, axes, 1e300, [](double a, double v) { return std::min(a, v); });
   const auto prod = NaiveReduce(AsDouble(x), dims, axes, 1.0, [](double a, double v) { return a * v; });
   const auto sumexp = NaiveReduce(AsDouble(x), dims, axes, 0.0, [](double a, double v) { return a + std::exp(v); });
-  auto map = [](std::vector<double> v, double (*f)(double)) { for (double& e : v) e = f(e); return v; };
+  auto map = [](std::vector<double> v, double (*f)(double)) {
+    for (double& e : v) e = f(e);
+    return v;
+  };
   std::vector<double> mean = sum;
   for (double& m : mean) m /= 20.0;
-  struct Case { const char* op; std::vector<double> expected; double tol; };
-  const std::vector<Case> cases = {
-      {"ReduceSum", sum, 1e-4}, {"ReduceSumSquare", sumsq, 1e-3}, {"ReduceL1", l1, 1e-4},
-      {"ReduceL2", map(sumsq, std::sqrt), 1e-4}, {"ReduceMean", mean, 1e-5}, {"ReduceMax", mx, 0},
-      {"ReduceMin", mn, 0}, {"ReduceProd", prod, 1e-3 * std::fabs(prod[0]) + 1e-3},
-      {"ReduceLogSumExp", map(sumexp, std::log), 1e-5}};
+  struct Case {
+    const char* op;
+    std::vector<double> expected;
+    double tol;
+  };
+  const std::vector<Case> cases = {{"ReduceSum", sum, 1e-4},
+                                   {"ReduceSumSquare", sumsq, 1e-3},
+                                   {"ReduceL1", l1, 1e-4},
+                                   {"ReduceL2", map(sumsq, std::sqrt), 1e-4},
+                                   {"ReduceMean", mean, 1e-5},
+                                   {"ReduceMax", mx, 0},
+                                   {"ReduceMin", mn, 0},
+                                   {"ReduceProd", prod, 1e-3 * std::fabs(prod[0]) + 1e-3},
+                                   {"ReduceLogSumExp", map(sumexp, std::log), 1e-5}};
   for (const Case& c : cases) {
     KernelTester t(c.op, 18);
     t.Input(MakeTensor<float>(Shape(dims), x)).Input(MakeTensor<int64_t>({2}, {0, -1})).Attr("keepdims", int64_t{0});
@@ -208,7 +223,8 @@ TEST(Reduce, IntegerAndBoolTypes) {
 }
 
 TEST(Reduce, BadAxesAreInvalidArgument) {
-  for (const std::vector<int64_t>& axes : {std::vector<int64_t>{2}, std::vector<int64_t>{-3}, std::vector<int64_t>{1, -1}}) {
+  for (const std::vector<int64_t>& axes :
+       {std::vector<int64_t>{2}, std::vector<int64_t>{-3}, std::vector<int64_t>{1, -1}}) {
     KernelTester t("ReduceSum", 13);
     t.NodeName("sum7").Input(MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6}));
     t.Input(MakeTensor<int64_t>({static_cast<int64_t>(axes.size())}, axes));

@@ -80,8 +80,7 @@ void AntialiasTaps(const Options& o, double x, double scale, int64_t in, std::ve
   }
 }
 
-double ToOriginal(const Options& o, double x, double scale, int64_t in, int64_t out, double roi_start,
-                  double roi_end) {
+double ToOriginal(const Options& o, double x, double scale, int64_t in, int64_t out, double roi_start, double roi_end) {
   const std::string& m = o.coordinates;
   if (m == "asymmetric") return x / scale;
   // The resized length as the reference takes it: in * scale, fractional when scales are given.
@@ -144,15 +143,20 @@ AxisTaps BuildAxis(const Options& o, int64_t in, int64_t out, double scale, doub
 
 template <typename T>
 inline double Load(const T& v) {
-  if constexpr (std::is_arithmetic_v<T>) return static_cast<double>(v);
-  else return v.ToDouble();
+  if constexpr (std::is_arithmetic_v<T>)
+    return static_cast<double>(v);
+  else
+    return v.ToDouble();
 }
 
 template <typename T>
 inline T Store(double v) {
-  if constexpr (std::is_floating_point_v<T>) return static_cast<T>(v);
-  else if constexpr (std::is_integral_v<T>) return static_cast<T>(v);  // truncates, as a cast does
-  else return T::FromDouble(v);
+  if constexpr (std::is_floating_point_v<T>)
+    return static_cast<T>(v);
+  else if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(v);  // truncates, as a cast does
+  else
+    return T::FromDouble(v);
 }
 
 template <typename... Ts>
@@ -172,11 +176,16 @@ StatusOr<std::vector<double>> ReadDoubles(const Tensor* t, const std::string& wh
   std::vector<double> v;
   if (t == nullptr) return v;
   for (int64_t i = 0; i < t->num_elements(); ++i) {
-    if (t->dtype() == DataType::kFloat) v.push_back(t->data<float>()[i]);
-    else if (t->dtype() == DataType::kDouble) v.push_back(t->data<double>()[i]);
-    else if (t->dtype() == DataType::kFloat16) v.push_back(t->data<Float16>()[i].ToFloat());
-    else if (t->dtype() == DataType::kInt64) v.push_back(static_cast<double>(t->data<int64_t>()[i]));
-    else return InvalidArgument(where, ": roi/scales/sizes of unsupported type ", t->TypeAndShape());
+    if (t->dtype() == DataType::kFloat)
+      v.push_back(t->data<float>()[i]);
+    else if (t->dtype() == DataType::kDouble)
+      v.push_back(t->data<double>()[i]);
+    else if (t->dtype() == DataType::kFloat16)
+      v.push_back(t->data<Float16>()[i].ToFloat());
+    else if (t->dtype() == DataType::kInt64)
+      v.push_back(static_cast<double>(t->data<int64_t>()[i]));
+    else
+      return InvalidArgument(where, ": roi/scales/sizes of unsupported type ", t->TypeAndShape());
   }
   return v;
 }
@@ -187,12 +196,16 @@ class ResizeKernel : public OpKernel {
     where_ = info.Where();
     opset_ = info.opset_version();
     OL_ASSIGN_OR_RETURN(std::string mode, info.GetString("mode", "nearest"));
-    if (mode == "nearest") o_.mode = Mode::kNearest;
-    else if (mode == "linear") o_.mode = Mode::kLinear;
-    else if (mode == "cubic" && opset_ >= 11) o_.mode = Mode::kCubic;
-    else return InvalidArgument(where_, ": unsupported mode '", mode, "'");
-    OL_ASSIGN_OR_RETURN(o_.coordinates, info.GetString("coordinate_transformation_mode",
-                                                       opset_ < 11 ? "asymmetric" : "half_pixel"));
+    if (mode == "nearest")
+      o_.mode = Mode::kNearest;
+    else if (mode == "linear")
+      o_.mode = Mode::kLinear;
+    else if (mode == "cubic" && opset_ >= 11)
+      o_.mode = Mode::kCubic;
+    else
+      return InvalidArgument(where_, ": unsupported mode '", mode, "'");
+    OL_ASSIGN_OR_RETURN(o_.coordinates,
+                        info.GetString("coordinate_transformation_mode", opset_ < 11 ? "asymmetric" : "half_pixel"));
     OL_ASSIGN_OR_RETURN(o_.nearest, info.GetString("nearest_mode", opset_ < 11 ? "floor" : "round_prefer_floor"));
     OL_ASSIGN_OR_RETURN(float a, info.GetFloat("cubic_coeff_a", -0.75f));
     OL_ASSIGN_OR_RETURN(float extrapolation, info.GetFloat("extrapolation_value", 0.0f));
@@ -313,8 +326,9 @@ class ResizeKernel : public OpKernel {
     const double available = static_cast<double>(allocator->limit_bytes()) - allocator->stats().current_bytes;
     if (bytes > available) {
       return ResourceExhausted(where_, ": interpolation tables of at least ", static_cast<int64_t>(bytes),
-                               " bytes for output shape ", Shape(out_dims).ToString(), " would exceed the memory limit of ",
-                               allocator->limit_bytes(), " bytes (", allocator->stats().current_bytes, " in use)");
+                               " bytes for output shape ", Shape(out_dims).ToString(),
+                               " would exceed the memory limit of ", allocator->limit_bytes(), " bytes (",
+                               allocator->stats().current_bytes, " in use)");
     }
     return Status::Ok();
   }

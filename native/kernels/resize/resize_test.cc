@@ -37,25 +37,34 @@ TEST(ResizeTest, LinearHalfPixelClampsAtTheEdges) {
 
 TEST(ResizeTest, AlignCornersWithSizes) {
   KernelTester t("Resize", 19);
-  t.Input(MakeTensor<float>({1, 2}, {0, 10})).MissingInput().MissingInput().Input(MakeTensor<int64_t>({2}, {1, 3}))
-      .Attr("mode", std::string("linear")).Attr("coordinate_transformation_mode", std::string("align_corners"));
+  t.Input(MakeTensor<float>({1, 2}, {0, 10}))
+      .MissingInput()
+      .MissingInput()
+      .Input(MakeTensor<int64_t>({2}, {1, 3}))
+      .Attr("mode", std::string("linear"))
+      .Attr("coordinate_transformation_mode", std::string("align_corners"));
   EXPECT_EQ(RunAllCounts(t, Shape{1, 3}), (std::vector<float>{0, 5, 10}));
 }
 
 TEST(ResizeTest, CropAndResizeExtrapolatesOutsideTheInput) {
   KernelTester t("Resize", 19);
   // roi [0, 2] on the last axis of a 2-long input: x_original = 0, 1, 2; 2 is outside.
-  t.Input(MakeTensor<float>({1, 2}, {3, 4})).Input(MakeTensor<float>({4}, {0, 0, 1, 2}))
-      .MissingInput().Input(MakeTensor<int64_t>({2}, {1, 3}))
-      .Attr("mode", std::string("linear")).Attr("coordinate_transformation_mode", std::string("tf_crop_and_resize"))
+  t.Input(MakeTensor<float>({1, 2}, {3, 4}))
+      .Input(MakeTensor<float>({4}, {0, 0, 1, 2}))
+      .MissingInput()
+      .Input(MakeTensor<int64_t>({2}, {1, 3}))
+      .Attr("mode", std::string("linear"))
+      .Attr("coordinate_transformation_mode", std::string("tf_crop_and_resize"))
       .Attr("extrapolation_value", 7.0f);
   EXPECT_EQ(RunAllCounts(t, Shape{1, 3}), (std::vector<float>{3, 4, 7}));
 }
 
 TEST(ResizeTest, CubicKeepsConstantsAndIsIdenticalAcrossCounts) {
   KernelTester t("Resize", 19);
-  t.Input(MakeTensor<float>({1, 1, 4, 4}, std::vector<float>(16, 2.5f))).MissingInput()
-      .Input(MakeTensor<float>({4}, {1, 1, 2.5f, 1.5f})).Attr("mode", std::string("cubic"));
+  t.Input(MakeTensor<float>({1, 1, 4, 4}, std::vector<float>(16, 2.5f)))
+      .MissingInput()
+      .Input(MakeTensor<float>({4}, {1, 1, 2.5f, 1.5f}))
+      .Attr("mode", std::string("cubic"));
   // The cubic weights of every output coordinate sum to 1, so a constant image stays constant.
   for (float v : RunAllCounts(t, Shape{1, 1, 10, 6})) EXPECT_NEAR(v, 2.5f, 1e-6);
 }
@@ -74,8 +83,8 @@ TEST(ResizeTest, AntialiasAveragesOverTheStretchedTriangle) {
   // Downscale 4 -> 2 (scale 0.5, half_pixel): x_original = 0.5 and 2.5; the triangle of
   // half-width 2 covers indices -1..2 with weights 1, 3, 3, 1 (/ 8), edges clamped.
   WithScales(t, {0, 8, 16, 24}, {1, 0.5f}).Attr("mode", std::string("linear")).Attr("antialias", int64_t{1});
-  EXPECT_EQ(RunAllCounts(t, Shape{1, 2}), (std::vector<float>{(0 * 1 + 0 * 3 + 8 * 3 + 16) / 8.0f,
-                                                               (8 + 16 * 3 + 24 * 3 + 24) / 8.0f}));
+  EXPECT_EQ(RunAllCounts(t, Shape{1, 2}),
+            (std::vector<float>{(0 * 1 + 0 * 3 + 8 * 3 + 16) / 8.0f, (8 + 16 * 3 + 24 * 3 + 24) / 8.0f}));
 }
 
 }  // namespace

@@ -11,17 +11,28 @@ template <typename C>
 C Activation::operator()(C x) const {
   const C a = static_cast<C>(alpha), b = static_cast<C>(beta);
   switch (kind) {
-    case Kind::kSigmoid: return C(1) / (C(1) + std::exp(-x));
-    case Kind::kTanh: return std::tanh(x);
-    case Kind::kRelu: return x > C(0) ? x : C(0);
-    case Kind::kAffine: return a * x + b;
-    case Kind::kLeakyRelu: return x >= C(0) ? x : a * x;
-    case Kind::kThresholdedRelu: return x > a ? x : C(0);
-    case Kind::kScaledTanh: return a * std::tanh(b * x);
-    case Kind::kHardSigmoid: return std::max(C(0), std::min(C(1), a * x + b));
-    case Kind::kElu: return x >= C(0) ? x : a * (std::exp(x) - C(1));
-    case Kind::kSoftsign: return x / (C(1) + std::fabs(x));
-    case Kind::kSoftplus: return std::log1p(std::exp(x));
+    case Kind::kSigmoid:
+      return C(1) / (C(1) + std::exp(-x));
+    case Kind::kTanh:
+      return std::tanh(x);
+    case Kind::kRelu:
+      return x > C(0) ? x : C(0);
+    case Kind::kAffine:
+      return a * x + b;
+    case Kind::kLeakyRelu:
+      return x >= C(0) ? x : a * x;
+    case Kind::kThresholdedRelu:
+      return x > a ? x : C(0);
+    case Kind::kScaledTanh:
+      return a * std::tanh(b * x);
+    case Kind::kHardSigmoid:
+      return std::max(C(0), std::min(C(1), a * x + b));
+    case Kind::kElu:
+      return x >= C(0) ? x : a * (std::exp(x) - C(1));
+    case Kind::kSoftsign:
+      return x / (C(1) + std::fabs(x));
+    case Kind::kSoftplus:
+      return std::log1p(std::exp(x));
   }
   return x;
 }

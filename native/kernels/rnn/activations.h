@@ -11,8 +11,19 @@ namespace onnx_light {
 namespace rnn {
 
 struct Activation {
-  enum class Kind { kSigmoid, kTanh, kRelu, kAffine, kLeakyRelu, kThresholdedRelu, kScaledTanh, kHardSigmoid, kElu,
-                    kSoftsign, kSoftplus };
+  enum class Kind {
+    kSigmoid,
+    kTanh,
+    kRelu,
+    kAffine,
+    kLeakyRelu,
+    kThresholdedRelu,
+    kScaledTanh,
+    kHardSigmoid,
+    kElu,
+    kSoftsign,
+    kSoftplus
+  };
   Kind kind = Kind::kSigmoid;
   float alpha = 0, beta = 0;
 

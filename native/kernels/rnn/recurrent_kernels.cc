@@ -49,7 +49,7 @@ struct Problem {
   bool linear_before_reset = false, input_forget = false;
   std::vector<Activation> activations;  // per direction: 1 (RNN), 2 (GRU) or 3 (LSTM)
   const Tensor* x = nullptr;
-  const int32_t* lengths = nullptr;     // null: every row has `seq` steps
+  const int32_t* lengths = nullptr;  // null: every row has `seq` steps
   const Tensor *initial_h = nullptr, *initial_c = nullptr;
   Tensor *y = nullptr, *y_h = nullptr, *y_c = nullptr;
 
@@ -99,9 +99,15 @@ class Engine {
       const int64_t t = reverse ? length - 1 - s : s;
       LoadRow(p_.x->dtype(), p_.x->raw_data(), p_.XOffset(t, b), p_.input, x);
       switch (p_.cell) {
-        case Cell::kRnn: RnnStep(w, r, wb, rb, act, x, h, gates); break;
-        case Cell::kGru: GruStep(w, r, wb, rb, act, x, h, gates, tmp); break;
-        case Cell::kLstm: LstmStep(w, r, wb, rb, peep, act, x, h, c, gates, tmp, tmp2); break;
+        case Cell::kRnn:
+          RnnStep(w, r, wb, rb, act, x, h, gates);
+          break;
+        case Cell::kGru:
+          GruStep(w, r, wb, rb, act, x, h, gates, tmp);
+          break;
+        case Cell::kLstm:
+          LstmStep(w, r, wb, rb, peep, act, x, h, c, gates, tmp, tmp2);
+          break;
       }
       if (p_.y != nullptr) StoreRow(p_.y->dtype(), p_.y->raw_data(), p_.YOffset(t, d, b), h, H);
     }
@@ -201,7 +207,8 @@ class RecurrentKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(hidden_size_, info.GetInt("hidden_size", 0));
     OL_ASSIGN_OR_RETURN(direction_, info.GetString("direction", "forward"));
     if (direction_ != "forward" && direction_ != "reverse" && direction_ != "bidirectional") {
-      return InvalidArgument(info.Where(), ": direction must be forward, reverse or bidirectional, got '", direction_, "'");
+      return InvalidArgument(info.Where(), ": direction must be forward, reverse or bidirectional, got '", direction_,
+                             "'");
     }
     OL_ASSIGN_OR_RETURN(layout_, info.GetInt("layout", 0));
     if (layout_ != 0 && layout_ != 1) return InvalidArgument(info.Where(), ": layout must be 0 or 1, got ", layout_);
@@ -216,9 +223,10 @@ class RecurrentKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(std::vector<std::string> names, GetStringsOrEmpty(info, "activations"));
     OL_ASSIGN_OR_RETURN(std::vector<float> alphas, info.GetFloats("activation_alpha", {}));
     OL_ASSIGN_OR_RETURN(std::vector<float> betas, info.GetFloats("activation_beta", {}));
-    const std::vector<std::string> defaults = cell_ == Cell::kRnn   ? std::vector<std::string>{"Tanh"}
-                                              : cell_ == Cell::kGru ? std::vector<std::string>{"Sigmoid", "Tanh"}
-                                                                    : std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"};
+    const std::vector<std::string> defaults = cell_ == Cell::kRnn ? std::vector<std::string>{"Tanh"}
+                                              : cell_ == Cell::kGru
+                                                  ? std::vector<std::string>{"Sigmoid", "Tanh"}
+                                                  : std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"};
     auto activations = ParseActivations(names, alphas, betas, defaults, direction_ == "bidirectional" ? 2 : 1);
     if (!activations.ok()) return InvalidArgument(info.Where(), ": ", activations.status().message());
     activations_ = *activations;
@@ -368,7 +376,8 @@ Status RecurrentKernel::Describe(KernelContext& ctx, Problem* p) const {
   }
   if (const Tensor* lengths = ctx.input(4)) {
     if (lengths->dtype() != DataType::kInt32 || lengths->shape() != Shape{p->batch}) {
-      return InvalidArgument(ctx.Where(), ": sequence_lens must be int32 (", p->batch, "), got ", lengths->TypeAndShape());
+      return InvalidArgument(ctx.Where(), ": sequence_lens must be int32 (", p->batch, "), got ",
+                             lengths->TypeAndShape());
     }
     p->lengths = lengths->data<int32_t>();
     for (int64_t b = 0; b < p->batch; ++b) {
@@ -403,7 +412,8 @@ OL_REGISTER_KERNELS(recurrent) {
   const struct {
     const char* op;
     KernelFactory factory;
-  } ops[] = {{"RNN", MakeRecurrent<Cell::kRnn>()}, {"GRU", MakeRecurrent<Cell::kGru>()},
+  } ops[] = {{"RNN", MakeRecurrent<Cell::kRnn>()},
+             {"GRU", MakeRecurrent<Cell::kGru>()},
              {"LSTM", MakeRecurrent<Cell::kLstm>()}};
   for (const auto& op : ops) {
     // 7: base; 14: layout; 22: bfloat16.

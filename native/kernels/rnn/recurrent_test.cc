@@ -109,7 +109,8 @@ Expected Naive(const RecurrentCase& c, const std::vector<double>& x, const std::
           auto peep = [&](int k, int64_t j) { return c.peepholes ? p[d * 3 * H + k * H + j] : 0.0; };
           for (int64_t j = 0; j < H; ++j) {
             const double i_gate = f(0, clip(wx(0, j) + rh(0, j, h) + peep(0, j) * cell[j]));
-            const double f_gate = c.input_forget ? 1 - i_gate : f(0, clip(wx(2, j) + rh(2, j, h) + peep(2, j) * cell[j]));
+            const double f_gate =
+                c.input_forget ? 1 - i_gate : f(0, clip(wx(2, j) + rh(2, j, h) + peep(2, j) * cell[j]));
             nc[j] = f_gate * cell[j] + i_gate * f(1, clip(wx(3, j) + rh(3, j, h)));
             const double o_gate = f(0, clip(wx(1, j) + rh(1, j, h) + peep(1, j) * nc[j]));
             nh[j] = o_gate * f(2, nc[j]);
@@ -141,7 +142,8 @@ class RecurrentCases : public ::testing::TestWithParam<RecurrentCase> {};
 TEST_P(RecurrentCases, MatchesNaiveRecurrenceForEveryParticipantCount) {
   const RecurrentCase& c = GetParam();
   const int64_t nd = c.direction == "bidirectional" ? 2 : 1, g = Gates(c.op), H = c.hidden;
-  std::vector<double> x = RandomValues(c.seq * c.batch * c.input, 1), w = RandomValues(nd * g * H * c.input, 2, -0.6, 0.6);
+  std::vector<double> x = RandomValues(c.seq * c.batch * c.input, 1),
+                      w = RandomValues(nd * g * H * c.input, 2, -0.6, 0.6);
   std::vector<double> r = RandomValues(nd * g * H * H, 3, -0.6, 0.6), b = RandomValues(nd * 2 * g * H, 4);
   std::vector<double> h0 = RandomValues(nd * c.batch * H, 5), c0 = RandomValues(nd * c.batch * H, 6);
   std::vector<double> p = RandomValues(nd * 3 * H, 7);
@@ -152,9 +154,11 @@ TEST_P(RecurrentCases, MatchesNaiveRecurrenceForEveryParticipantCount) {
 
   KernelTester t(c.op, c.opset);
   std::vector<double> x_layout = c.layout ? SwapLeading(x, c.seq, c.batch, c.input) : x;
-  t.Input(MakeFloatTensor(c.type, c.layout ? Shape{c.batch, c.seq, c.input} : Shape{c.seq, c.batch, c.input}, &x_layout));
+  t.Input(
+      MakeFloatTensor(c.type, c.layout ? Shape{c.batch, c.seq, c.input} : Shape{c.seq, c.batch, c.input}, &x_layout));
   x = c.layout ? SwapLeading(x_layout, c.batch, c.seq, c.input) : x_layout;
-  t.Input(MakeFloatTensor(c.type, Shape{nd, g * H, c.input}, &w)).Input(MakeFloatTensor(c.type, Shape{nd, g * H, H}, &r));
+  t.Input(MakeFloatTensor(c.type, Shape{nd, g * H, c.input}, &w))
+      .Input(MakeFloatTensor(c.type, Shape{nd, g * H, H}, &r));
   const Shape state = c.layout ? Shape{c.batch, nd, H} : Shape{nd, c.batch, H};
   auto state_tensor = [&](std::vector<double>* v) {
     std::vector<double> l = c.layout ? SwapLeading(*v, nd, c.batch, H) : *v;
@@ -162,11 +166,23 @@ TEST_P(RecurrentCases, MatchesNaiveRecurrenceForEveryParticipantCount) {
     *v = c.layout ? SwapLeading(l, c.batch, nd, H) : l;
     return tensor;
   };
-  if (c.bias) t.Input(MakeFloatTensor(c.type, Shape{nd, 2 * g * H}, &b)); else t.MissingInput();
-  if (c.lengths) t.Input(MakeTensor<int32_t>(Shape{c.batch}, lens)); else t.MissingInput();
-  if (c.initial) t.Input(state_tensor(&h0)); else t.MissingInput();
+  if (c.bias)
+    t.Input(MakeFloatTensor(c.type, Shape{nd, 2 * g * H}, &b));
+  else
+    t.MissingInput();
+  if (c.lengths)
+    t.Input(MakeTensor<int32_t>(Shape{c.batch}, lens));
+  else
+    t.MissingInput();
+  if (c.initial)
+    t.Input(state_tensor(&h0));
+  else
+    t.MissingInput();
   if (c.op == "LSTM") {
-    if (c.initial) t.Input(state_tensor(&c0)); else t.MissingInput();
+    if (c.initial)
+      t.Input(state_tensor(&c0));
+    else
+      t.MissingInput();
     if (c.peepholes) t.Input(MakeFloatTensor(c.type, Shape{nd, 3 * H}, &p));
   }
   t.Attr("hidden_size", H).Attr("direction", c.direction).Outputs(c.op == "LSTM" ? 3 : 2);
@@ -182,7 +198,8 @@ TEST_P(RecurrentCases, MatchesNaiveRecurrenceForEveryParticipantCount) {
     for (int64_t s = 0; s < c.seq; ++s)
       for (int64_t d = 0; d < nd; ++d)
         for (int64_t bb = 0; bb < c.batch; ++bb)
-          for (int64_t j = 0; j < H; ++j) y[((bb * c.seq + s) * nd + d) * H + j] = e.y[((s * nd + d) * c.batch + bb) * H + j];
+          for (int64_t j = 0; j < H; ++j)
+            y[((bb * c.seq + s) * nd + d) * H + j] = e.y[((s * nd + d) * c.batch + bb) * H + j];
     e.y = y;
     e.y_h = SwapLeading(e.y_h, nd, c.batch, H);
     e.y_c = SwapLeading(e.y_c, nd, c.batch, H);
@@ -198,7 +215,8 @@ TEST_P(RecurrentCases, MatchesNaiveRecurrenceForEveryParticipantCount) {
     auto parallel = t.Run(threads);
     ASSERT_TRUE(parallel.ok()) << parallel.status().ToString();
     for (size_t o = 0; o < serial->size(); ++o) {
-      ExpectIdentical(serial->at(o), parallel->at(o), c.name + " output " + std::to_string(o) + " threads " + std::to_string(threads));
+      ExpectIdentical(serial->at(o), parallel->at(o),
+                      c.name + " output " + std::to_string(o) + " threads " + std::to_string(threads));
     }
   }
 }
@@ -212,20 +230,67 @@ std::vector<RecurrentCase> Cases() {
     cases.push_back(c);
   };
   add("rnn_forward", [](RecurrentCase& c) { c.op = "RNN"; });
-  add("rnn_reverse_relu_lengths", [](RecurrentCase& c) { c.op = "RNN"; c.direction = "reverse"; c.activations = {"Relu"}; c.lengths = true; });
-  add("rnn_bidirectional_layout1_opset14", [](RecurrentCase& c) { c.op = "RNN"; c.direction = "bidirectional"; c.layout = true; c.opset = 14; c.activations = {"Tanh", "Softsign"}; });
+  add("rnn_reverse_relu_lengths", [](RecurrentCase& c) {
+    c.op = "RNN";
+    c.direction = "reverse";
+    c.activations = {"Relu"};
+    c.lengths = true;
+  });
+  add("rnn_bidirectional_layout1_opset14", [](RecurrentCase& c) {
+    c.op = "RNN";
+    c.direction = "bidirectional";
+    c.layout = true;
+    c.opset = 14;
+    c.activations = {"Tanh", "Softsign"};
+  });
   add("gru_forward", [](RecurrentCase& c) { c.op = "GRU"; });
-  add("gru_linear_before_reset_bidirectional", [](RecurrentCase& c) { c.op = "GRU"; c.linear_before_reset = true; c.direction = "bidirectional"; c.lengths = true; });
-  add("gru_clip_no_bias_opset7", [](RecurrentCase& c) { c.op = "GRU"; c.clip = 0.5f; c.bias = false; c.initial = false; c.opset = 7; });
+  add("gru_linear_before_reset_bidirectional", [](RecurrentCase& c) {
+    c.op = "GRU";
+    c.linear_before_reset = true;
+    c.direction = "bidirectional";
+    c.lengths = true;
+  });
+  add("gru_clip_no_bias_opset7", [](RecurrentCase& c) {
+    c.op = "GRU";
+    c.clip = 0.5f;
+    c.bias = false;
+    c.initial = false;
+    c.opset = 7;
+  });
   add("lstm_forward", [](RecurrentCase&) {});
-  add("lstm_peepholes_lengths", [](RecurrentCase& c) { c.peepholes = true; c.lengths = true; });
-  add("lstm_bidirectional_layout1", [](RecurrentCase& c) { c.direction = "bidirectional"; c.layout = true; c.peepholes = true; });
-  add("lstm_input_forget_activations", [](RecurrentCase& c) { c.input_forget = true; c.activations = {"HardSigmoid", "Tanh", "Softsign"}; c.clip = 1.0f; });
-  add("lstm_reverse_seq_1_batch_1", [](RecurrentCase& c) { c.direction = "reverse"; c.seq = 1; c.batch = 1; });
+  add("lstm_peepholes_lengths", [](RecurrentCase& c) {
+    c.peepholes = true;
+    c.lengths = true;
+  });
+  add("lstm_bidirectional_layout1", [](RecurrentCase& c) {
+    c.direction = "bidirectional";
+    c.layout = true;
+    c.peepholes = true;
+  });
+  add("lstm_input_forget_activations", [](RecurrentCase& c) {
+    c.input_forget = true;
+    c.activations = {"HardSigmoid", "Tanh", "Softsign"};
+    c.clip = 1.0f;
+  });
+  add("lstm_reverse_seq_1_batch_1", [](RecurrentCase& c) {
+    c.direction = "reverse";
+    c.seq = 1;
+    c.batch = 1;
+  });
   add("lstm_batch_0", [](RecurrentCase& c) { c.batch = 0; });
-  add("lstm_float16", [](RecurrentCase& c) { c.type = DataType::kFloat16; c.peepholes = true; });
-  add("gru_double", [](RecurrentCase& c) { c.op = "GRU"; c.type = DataType::kDouble; c.direction = "bidirectional"; });
-  add("rnn_bfloat16", [](RecurrentCase& c) { c.op = "RNN"; c.type = DataType::kBFloat16; });
+  add("lstm_float16", [](RecurrentCase& c) {
+    c.type = DataType::kFloat16;
+    c.peepholes = true;
+  });
+  add("gru_double", [](RecurrentCase& c) {
+    c.op = "GRU";
+    c.type = DataType::kDouble;
+    c.direction = "bidirectional";
+  });
+  add("rnn_bfloat16", [](RecurrentCase& c) {
+    c.op = "RNN";
+    c.type = DataType::kBFloat16;
+  });
   return cases;
 }
 
@@ -233,7 +298,10 @@ INSTANTIATE_TEST_SUITE_P(Recurrent, RecurrentCases, ::testing::ValuesIn(Cases())
                          [](const ::testing::TestParamInfo<RecurrentCase>& info) { return info.param.name; });
 
 TEST(Recurrent, RejectsBadInputs) {
-  auto f = [](Shape s) { std::vector<double> v = RandomValues(s.num_elements(), 1); return MakeFloatTensor(DataType::kFloat, s, &v); };
+  auto f = [](Shape s) {
+    std::vector<double> v = RandomValues(s.num_elements(), 1);
+    return MakeFloatTensor(DataType::kFloat, s, &v);
+  };
   {  // W with the wrong gate count for LSTM
     KernelTester t("LSTM", 22);
     t.Input(f({2, 1, 3})).Input(f({1, 12, 3})).Input(f({1, 12, 4}));
@@ -241,12 +309,19 @@ TEST(Recurrent, RejectsBadInputs) {
   }
   {  // sequence length beyond seq
     KernelTester t("RNN", 22);
-    t.Input(f({2, 1, 3})).Input(f({1, 4, 3})).Input(f({1, 4, 4})).MissingInput().Input(MakeTensor<int32_t>(Shape{1}, {3}));
+    t.Input(f({2, 1, 3}))
+        .Input(f({1, 4, 3}))
+        .Input(f({1, 4, 4}))
+        .MissingInput()
+        .Input(MakeTensor<int32_t>(Shape{1}, {3}));
     EXPECT_EQ(t.Run(1).status().code(), StatusCode::kInvalidArgument);
   }
   {  // unknown activation
     KernelTester t("RNN", 22);
-    t.Input(f({2, 1, 3})).Input(f({1, 4, 3})).Input(f({1, 4, 4})).Attr("activations", std::vector<std::string>{"Swish"});
+    t.Input(f({2, 1, 3}))
+        .Input(f({1, 4, 3}))
+        .Input(f({1, 4, 4}))
+        .Attr("activations", std::vector<std::string>{"Swish"});
     EXPECT_EQ(t.Run(1).status().code(), StatusCode::kInvalidArgument);
   }
   {  // bidirectional weights for a forward node

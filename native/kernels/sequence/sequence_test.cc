@@ -15,9 +15,7 @@ Value Seq(std::vector<Tensor> tensors) {
   return Value::Sequence(std::move(items));
 }
 
-Value ABC() {
-  return Seq({MakeTensor<float>({1}, {1}), MakeTensor<float>({2}, {2, 3}), MakeTensor<float>({1}, {4})});
-}
+Value ABC() { return Seq({MakeTensor<float>({1}, {1}), MakeTensor<float>({2}, {2, 3}), MakeTensor<float>({1}, {4})}); }
 
 TEST(SequenceTest, ConstructAtLengthAndNegativePositions) {
   KernelTester construct("SequenceConstruct", 11);
@@ -143,7 +141,8 @@ TEST(ConcatFromSequenceTest, ConcatenatesOrStacks) {
   EXPECT_EQ(ToVector<std::string>((*stacked)[0].tensor()), std::vector<std::string>({"a", "c", "b", "d"}));
 
   KernelTester mismatch("ConcatFromSequence", 11);
-  mismatch.InputValue(Seq({MakeTensor<float>({1, 2}, {1, 2}), MakeTensor<float>({2, 1}, {1, 2})})).Attr("axis", int64_t{0});
+  mismatch.InputValue(Seq({MakeTensor<float>({1, 2}, {1, 2}), MakeTensor<float>({2, 1}, {1, 2})}))
+      .Attr("axis", int64_t{0});
   EXPECT_EQ(mismatch.Run(1).status().code(), StatusCode::kInvalidArgument);
 }
 

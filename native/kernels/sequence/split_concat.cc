@@ -83,8 +83,9 @@ class ConcatFromSequence : public OpKernel {
     const int rank = parts.front().shape().rank();
     auto axis = NormalizeAxis(axis_, new_axis_ ? rank + 1 : rank);
     if (!axis.ok()) return axis.status().WithContext(ctx.Where() + ": ");
-    auto result = new_axis_ ? axis_copy::Stack(parts, *axis, parts.front().dtype(), parts.front().shape(), ctx.allocator())
-                            : axis_copy::Concat(parts, *axis, ctx.allocator());
+    auto result = new_axis_
+                      ? axis_copy::Stack(parts, *axis, parts.front().dtype(), parts.front().shape(), ctx.allocator())
+                      : axis_copy::Concat(parts, *axis, ctx.allocator());
     if (!result.ok()) return result.status().WithContext(ctx.Where() + ": ");
     ctx.RecordCopy();
     return ctx.SetOutput(0, Value(std::move(result).value()));

@@ -14,13 +14,17 @@ namespace {
 
 template <typename T>
 float LoadFloat(const T& v) {
-  if constexpr (std::is_same_v<T, float>) return v;
-  else return v.ToFloat();
+  if constexpr (std::is_same_v<T, float>)
+    return v;
+  else
+    return v.ToFloat();
 }
 template <typename T>
 T StoreFloat(float v) {
-  if constexpr (std::is_same_v<T, float>) return v;
-  else return T::FromFloat(v);
+  if constexpr (std::is_same_v<T, float>)
+    return v;
+  else
+    return T::FromFloat(v);
 }
 
 class CausalConvWithStateKernel : public OpKernel {
@@ -44,12 +48,14 @@ class CausalConvWithStateKernel : public OpKernel {
     }
     const int64_t batch = x->shape().dim(0), channels = x->shape().dim(1), length = x->shape().dim(2);
     if (w->shape().rank() != 3 || w->shape().dim(0) != channels || w->shape().dim(1) != 1 || w->shape().dim(2) < 1) {
-      return InvalidArgument(ctx.Where(), ": weight must be (", channels, ", 1, k) with k >= 1, got ", w->TypeAndShape());
+      return InvalidArgument(ctx.Where(), ": weight must be (", channels, ", 1, k) with k >= 1, got ",
+                             w->TypeAndShape());
     }
     const int64_t k = w->shape().dim(2), carry = k - 1;
     for (const Tensor* t : {w, bias, past}) {
       if (t != nullptr && t->dtype() != x->dtype()) {
-        return InvalidArgument(ctx.Where(), ": ", t->TypeAndShape(), " must have the input's type ", DataTypeName(x->dtype()));
+        return InvalidArgument(ctx.Where(), ": ", t->TypeAndShape(), " must have the input's type ",
+                               DataTypeName(x->dtype()));
       }
     }
     if (bias != nullptr && bias->shape() != Shape({channels})) {
@@ -69,23 +75,26 @@ class CausalConvWithStateKernel : public OpKernel {
       const T* carried = past != nullptr ? past->data<T>() : nullptr;
       T* out = y->data<T>();
       T* present = state->data<T>();
-      return RunWorkUnits(ctx, policy_, "causal_conv.rows", batch * channels, length * k, [&](int64_t begin, int64_t end) {
-        std::vector<float> padded(carry + length);  // this row's [past_state, input]
-        for (int64_t row = begin; row < end; ++row) {
-          const int64_t c = row % channels;
-          for (int64_t j = 0; j < carry; ++j) padded[j] = carried != nullptr ? LoadFloat(carried[row * carry + j]) : 0.0f;
-          for (int64_t t = 0; t < length; ++t) padded[carry + t] = LoadFloat(in[row * length + t]);
-          const T* wc = weights + c * k;
-          const float shift = b != nullptr ? LoadFloat(b[c]) : 0.0f;
-          for (int64_t t = 0; t < length; ++t) {
-            float sum = shift;
-            for (int64_t j = 0; j < k; ++j) sum += LoadFloat(wc[j]) * padded[t + j];
-            if (silu_) sum = sum / (1.0f + std::exp(-sum));
-            out[row * length + t] = StoreFloat<T>(sum);
-          }
-          for (int64_t j = 0; j < carry; ++j) present[row * carry + j] = StoreFloat<T>(padded[length + j]);
-        }
-      });
+      return RunWorkUnits(ctx, policy_, "causal_conv.rows", batch * channels, length * k,
+                          [&](int64_t begin, int64_t end) {
+                            std::vector<float> padded(carry + length);  // this row's [past_state, input]
+                            for (int64_t row = begin; row < end; ++row) {
+                              const int64_t c = row % channels;
+                              for (int64_t j = 0; j < carry; ++j)
+                                padded[j] = carried != nullptr ? LoadFloat(carried[row * carry + j]) : 0.0f;
+                              for (int64_t t = 0; t < length; ++t) padded[carry + t] = LoadFloat(in[row * length + t]);
+                              const T* wc = weights + c * k;
+                              const float shift = b != nullptr ? LoadFloat(b[c]) : 0.0f;
+                              for (int64_t t = 0; t < length; ++t) {
+                                float sum = shift;
+                                for (int64_t j = 0; j < k; ++j) sum += LoadFloat(wc[j]) * padded[t + j];
+                                if (silu_) sum = sum / (1.0f + std::exp(-sum));
+                                out[row * length + t] = StoreFloat<T>(sum);
+                              }
+                              for (int64_t j = 0; j < carry; ++j)
+                                present[row * carry + j] = StoreFloat<T>(padded[length + j]);
+                            }
+                          });
     });
   }
 

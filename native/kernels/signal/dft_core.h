@@ -16,9 +16,9 @@
 #include "native/core/status.h"
 #include "native/core/tensor.h"
 #include "native/executor/parallel_for.h"
-#include "native/registry/kernel.h"
 #include "native/kernels/signal/signal_args.h"
 #include "native/kernels/work_units/work_units.h"
+#include "native/registry/kernel.h"
 #include "native/tuning/schema.h"
 
 namespace onnx_light {

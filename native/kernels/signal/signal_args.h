@@ -20,14 +20,18 @@ using SignalTypes = TypeList<float, double, Float16, BFloat16>;
 
 template <typename T>
 inline double LoadDouble(const T& v) {
-  if constexpr (std::is_arithmetic_v<T>) return static_cast<double>(v);
-  else return v.ToDouble();
+  if constexpr (std::is_arithmetic_v<T>)
+    return static_cast<double>(v);
+  else
+    return v.ToDouble();
 }
 
 template <typename T>
 inline T StoreDouble(double v) {
-  if constexpr (std::is_arithmetic_v<T>) return static_cast<T>(v);
-  else return T::FromDouble(v);
+  if constexpr (std::is_arithmetic_v<T>)
+    return static_cast<T>(v);
+  else
+    return T::FromDouble(v);
 }
 
 // Reads an optional scalar (or one-element) int32/int64 input; false when absent.

@@ -68,7 +68,8 @@ TEST(DftTest, LargeDoubleSignalIsIdenticalForEveryParticipantCount) {
   std::vector<double> x(3 * 257 * 2);
   for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.7 * i) + 0.25 * std::cos(3.1 * i);
   KernelTester t("DFT", 20);
-  t.Input(MakeTensor<double>({3, 257, 2}, x)).Tuning("parallel.minimum_elements", int64_t{1})
+  t.Input(MakeTensor<double>({3, 257, 2}, x))
+      .Tuning("parallel.minimum_elements", int64_t{1})
       .Tuning("parallel.block_multiply_adds", int64_t{300});
   auto serial = t.Run(1);
   ASSERT_TRUE(serial.ok()) << serial.status().ToString();
@@ -99,14 +100,17 @@ TEST(DftTest, RejectsBadShapesAndAxes) {
 TEST(StftTest, FramesWithoutAndWithWindow) {
   {
     KernelTester t("STFT", 17);
-    t.Input(MakeTensor<float>({1, 8, 1}, {0, 1, 2, 3, 4, 5, 6, 7})).Input(MakeTensor<int64_t>({}, {2}))
-        .MissingInput().Input(MakeTensor<int64_t>({}, {4}));
+    t.Input(MakeTensor<float>({1, 8, 1}, {0, 1, 2, 3, 4, 5, 6, 7}))
+        .Input(MakeTensor<int64_t>({}, {2}))
+        .MissingInput()
+        .Input(MakeTensor<int64_t>({}, {4}));
     // Frames [0..3], [2..5], [4..7]: bin 0 is the frame sum, bins 1 and 2 are -2+2i and -2.
     ExpectNear(RunAllCounts(t, Shape{1, 3, 3, 2}), {6, 0, -2, 2, -2, 0, 14, 0, -2, 2, -2, 0, 22, 0, -2, 2, -2, 0});
   }
   {
     KernelTester t("STFT", 17);
-    t.Input(MakeTensor<float>({1, 4, 1}, {0, 1, 2, 3})).Input(MakeTensor<int64_t>({}, {4}))
+    t.Input(MakeTensor<float>({1, 4, 1}, {0, 1, 2, 3}))
+        .Input(MakeTensor<int64_t>({}, {4}))
         .Input(MakeTensor<float>({4}, {0, 0.5f, 1, 0.5f}));
     // Windowed frame [0, 0.5, 2, 1.5]: 4, -2+i, 0.
     ExpectNear(RunAllCounts(t, Shape{1, 1, 3, 2}), {4, 0, -2, 1, 0, 0});
@@ -115,7 +119,9 @@ TEST(StftTest, FramesWithoutAndWithWindow) {
 
 TEST(StftTest, RejectsFrameLongerThanSignal) {
   KernelTester t("STFT", 17);
-  t.Input(MakeTensor<float>({1, 4, 1}, {0, 1, 2, 3})).Input(MakeTensor<int64_t>({}, {1})).MissingInput()
+  t.Input(MakeTensor<float>({1, 4, 1}, {0, 1, 2, 3}))
+      .Input(MakeTensor<int64_t>({}, {1}))
+      .MissingInput()
       .Input(MakeTensor<int64_t>({}, {5}));
   EXPECT_FALSE(t.Run(1).ok());
 }
@@ -138,8 +144,11 @@ TEST(WindowTest, KnownValues) {
 
 TEST(MelWeightMatrixTest, TrianglesPeakAtOne) {
   KernelTester t("MelWeightMatrix", 17);
-  t.Input(MakeTensor<int64_t>({}, {8})).Input(MakeTensor<int64_t>({}, {64})).Input(MakeTensor<int64_t>({}, {8000}))
-      .Input(MakeTensor<float>({}, {0.0f})).Input(MakeTensor<float>({}, {4000.0f}));
+  t.Input(MakeTensor<int64_t>({}, {8}))
+      .Input(MakeTensor<int64_t>({}, {64}))
+      .Input(MakeTensor<int64_t>({}, {8000}))
+      .Input(MakeTensor<float>({}, {0.0f}))
+      .Input(MakeTensor<float>({}, {4000.0f}));
   auto r = t.Run(1);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   const Tensor& w = r->at(0).tensor();
@@ -174,7 +183,8 @@ TEST(CausalConvWithStateTest, ConvolvesPastStateThenInputAndCarriesTheTail) {
   ExpectNear(out[1], {2, 3, 5, 6});
 
   KernelTester silu("CausalConvWithState", 27);  // no bias, no past state: zeros
-  silu.Input(MakeTensor<float>({1, 1, 3}, {1, -2, 3})).Input(MakeTensor<float>({1, 1, 2}, {1, 1}))
+  silu.Input(MakeTensor<float>({1, 1, 3}, {1, -2, 3}))
+      .Input(MakeTensor<float>({1, 1, 2}, {1, 1}))
       .Attr("activation", std::string("silu"));
   const auto s = RunCausalConv(silu, Shape({1, 1, 3}));
   ASSERT_EQ(s.size(), 2u);

@@ -38,7 +38,8 @@ class StftKernel : public OpKernel {
     int64_t frame_length = length;
     OL_ASSIGN_OR_RETURN(bool has_length, ReadOptionalScalar(ctx, 3, where_, "frame_length", &frame_length));
     if (has_length && window != nullptr && frame_length != length) {
-      return InvalidArgument(where_, ": frame_length ", frame_length, " differs from the window ", window->TypeAndShape());
+      return InvalidArgument(where_, ": frame_length ", frame_length, " differs from the window ",
+                             window->TypeAndShape());
     }
     length = frame_length;
     if (length < 1 || length > signal_length) {
@@ -49,8 +50,8 @@ class StftKernel : public OpKernel {
 
     return VisitType(SignalTypes{}, x->dtype(), where_, [&](auto tag) -> Status {
       using T = typename decltype(tag)::type;
-      ScratchArena arena(ctx.allocator(), sizeof(Complex) * (batch * signal_length + length) +
-                                              sizeof(double) * length + 192);
+      ScratchArena arena(ctx.allocator(),
+                         sizeof(Complex) * (batch * signal_length + length) + sizeof(double) * length + 192);
       OL_RETURN_IF_ERROR(arena.status());
       OL_ASSIGN_OR_RETURN(Complex * signal, arena.AllocateArray<Complex>(batch * signal_length));
       OL_ASSIGN_OR_RETURN(Complex * twiddles, arena.AllocateArray<Complex>(length));

@@ -92,9 +92,9 @@ class MelWeightMatrixKernel : public OpKernel {
 
   Status Compute(KernelContext& ctx) override {
     int64_t mel_bins = 0, dft_length = 0, sample_rate = 0;
-    for (auto [index, name, value] : {std::tuple{0, "num_mel_bins", &mel_bins},
-                                      std::tuple{1, "dft_length", &dft_length},
-                                      std::tuple{2, "sample_rate", &sample_rate}}) {
+    for (auto [index, name, value] :
+         {std::tuple{0, "num_mel_bins", &mel_bins}, std::tuple{1, "dft_length", &dft_length},
+          std::tuple{2, "sample_rate", &sample_rate}}) {
       OL_ASSIGN_OR_RETURN(bool present, ReadOptionalScalar(ctx, index, where_, name, value));
       if (!present || *value < 1) return InvalidArgument(where_, ": ", name, " must be a positive scalar");
     }
@@ -129,7 +129,8 @@ class MelWeightMatrixKernel : public OpKernel {
  private:
   StatusOr<double> ReadFloatScalar(const KernelContext& ctx, int index, const char* name) const {
     OL_ASSIGN_OR_RETURN(const Tensor* t, ctx.RequiredInput(index));
-    if (t->num_elements() != 1) return InvalidArgument(where_, ": ", name, " must be a scalar, got ", t->TypeAndShape());
+    if (t->num_elements() != 1)
+      return InvalidArgument(where_, ": ", name, " must be a scalar, got ", t->TypeAndShape());
     double v = 0;
     OL_RETURN_IF_ERROR(VisitType(SignalTypes{}, t->dtype(), where_, [&](auto tag) -> Status {
       v = LoadDouble(t->data<typename decltype(tag)::type>()[0]);

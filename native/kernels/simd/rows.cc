@@ -126,9 +126,11 @@ void NormalizeRowPortable(const float* x, float* y, int64_t n, float mean, float
   }
 }
 
-#define OL_FLOAT_ROWS(Isa)                                                                                     \
-  FloatRows{ExpShiftedSum##Isa, ScaleRow##Isa, RowMax##Isa, SoftmaxRow##Isa, LogSoftmaxRow##Isa, MaxInto##Isa, \
-            ExpShiftedAccumulate##Isa, RowSum##Isa, RowSquaredDeviationSum##Isa, NormalizeRow##Isa}
+#define OL_FLOAT_ROWS(Isa)                                                                             \
+  FloatRows {                                                                                          \
+    ExpShiftedSum##Isa, ScaleRow##Isa, RowMax##Isa, SoftmaxRow##Isa, LogSoftmaxRow##Isa, MaxInto##Isa, \
+        ExpShiftedAccumulate##Isa, RowSum##Isa, RowSquaredDeviationSum##Isa, NormalizeRow##Isa         \
+  }
 
 const FloatRows& Rows() {
   static const FloatRows rows = BestVariant(FloatRowsVariants()).impl;
@@ -138,17 +140,16 @@ const FloatRows& Rows() {
 }  // namespace
 
 const std::vector<IsaVariant<FloatRows>>& FloatRowsVariants() {
-  static const auto* variants = new std::vector<IsaVariant<FloatRows>>{
+  static const auto* variants = new std::vector<IsaVariant<FloatRows>> {
 #if defined(__x86_64__)
-      {"avx512", Isa::kAvx512, OL_FLOAT_ROWS(Avx512)},
-      {"avx2", Isa::kAvx2, OL_FLOAT_ROWS(Avx2)},
+    {"avx512", Isa::kAvx512, OL_FLOAT_ROWS(Avx512)}, {"avx2", Isa::kAvx2, OL_FLOAT_ROWS(Avx2)},
 #elif defined(__aarch64__)
-      {"neon", Isa::kNeon, OL_FLOAT_ROWS(Neon)},
+    {"neon", Isa::kNeon, OL_FLOAT_ROWS(Neon)},
 #endif
-      {"portable", Isa::kPortable,
-       FloatRows{ExpShiftedSumPortable<float>, ScaleRowPortable<float>, RowMaxPortable<float>, SoftmaxRowPortable,
-                 LogSoftmaxRowPortable, MaxIntoPortable, ExpShiftedAccumulatePortable, RowSumPortable,
-                 RowSquaredDeviationSumPortable, NormalizeRowPortable}},
+        {"portable", Isa::kPortable,
+         FloatRows{ExpShiftedSumPortable<float>, ScaleRowPortable<float>, RowMaxPortable<float>, SoftmaxRowPortable,
+                   LogSoftmaxRowPortable, MaxIntoPortable, ExpShiftedAccumulatePortable, RowSumPortable,
+                   RowSquaredDeviationSumPortable, NormalizeRowPortable}},
   };
   return *variants;
 }

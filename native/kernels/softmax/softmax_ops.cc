@@ -89,14 +89,18 @@ void NormalizeLaneTile(const T* x, T* y, int64_t length, int64_t inner, int64_t 
       for (int64_t j = 0; j < lanes; ++j) sum[j] += std::exp(N::Load(x[k * inner + j]) - m[j]);
     }
     for (int64_t j = 0; j < lanes; ++j) {
-      if constexpr (K == SoftmaxKind::kLogSoftmax) sum[j] = m[j] + std::log(sum[j]);
-      else sum[j] = A(1) / sum[j];
+      if constexpr (K == SoftmaxKind::kLogSoftmax)
+        sum[j] = m[j] + std::log(sum[j]);
+      else
+        sum[j] = A(1) / sum[j];
     }
     for (int64_t k = 0; k < length; ++k) {
       for (int64_t j = 0; j < lanes; ++j) {
         const A v = N::Load(x[k * inner + j]);
-        if constexpr (K == SoftmaxKind::kLogSoftmax) y[k * inner + j] = N::Store(v - sum[j]);
-        else y[k * inner + j] = N::Store(std::exp(v - m[j]) * sum[j]);
+        if constexpr (K == SoftmaxKind::kLogSoftmax)
+          y[k * inner + j] = N::Store(v - sum[j]);
+        else
+          y[k * inner + j] = N::Store(std::exp(v - m[j]) * sum[j]);
       }
     }
   }
@@ -106,8 +110,10 @@ void NormalizeLaneTile(const T* x, T* y, int64_t length, int64_t inner, int64_t 
 // normal range to 0, within 2^-126 of the exact value).
 template <SoftmaxKind K>
 void NormalizeFloatRow(const float* x, float* y, int64_t length) {
-  if constexpr (K == SoftmaxKind::kLogSoftmax) simd::LogSoftmaxRow(x, y, length);
-  else simd::SoftmaxRow(x, y, length);
+  if constexpr (K == SoftmaxKind::kLogSoftmax)
+    simd::LogSoftmaxRow(x, y, length);
+  else
+    simd::SoftmaxRow(x, y, length);
 }
 
 // `lanes` adjacent strided float lanes: every step along the axis is one contiguous
@@ -120,15 +126,19 @@ void NormalizeFloatLaneTile(const float* x, float* y, int64_t length, int64_t in
   for (int64_t k = 1; k < length; ++k) simd::MaxInto(x + k * inner, m, lanes);
   for (int64_t k = 0; k < length; ++k) simd::ExpShiftedAccumulate(x + k * inner, m, y + k * inner, sum, lanes);
   for (int64_t j = 0; j < lanes; ++j) {
-    if constexpr (K == SoftmaxKind::kLogSoftmax) sum[j] = m[j] + std::log(sum[j]);
-    else sum[j] = 1.0f / sum[j];
+    if constexpr (K == SoftmaxKind::kLogSoftmax)
+      sum[j] = m[j] + std::log(sum[j]);
+    else
+      sum[j] = 1.0f / sum[j];
   }
   for (int64_t k = 0; k < length; ++k) {
     const float* xk = x + k * inner;
     float* yk = y + k * inner;
     for (int64_t j = 0; j < lanes; ++j) {
-      if constexpr (K == SoftmaxKind::kLogSoftmax) yk[j] = xk[j] - sum[j];
-      else yk[j] *= sum[j];
+      if constexpr (K == SoftmaxKind::kLogSoftmax)
+        yk[j] = xk[j] - sum[j];
+      else
+        yk[j] *= sum[j];
     }
   }
 }
@@ -139,14 +149,18 @@ void NormalizeLanes(const T* x, T* y, int64_t length, int64_t inner, int64_t beg
   constexpr bool kVector = std::is_same_v<T, float> && K != SoftmaxKind::kHardmax;
   if (inner == 1) {
     for (int64_t r = begin; r < end; ++r) {
-      if constexpr (kVector) NormalizeFloatRow<K>(x + r * length, y + r * length, length);
-      else NormalizeLane<K, T>(x + r * length, y + r * length, length, 1);
+      if constexpr (kVector)
+        NormalizeFloatRow<K>(x + r * length, y + r * length, length);
+      else
+        NormalizeLane<K, T>(x + r * length, y + r * length, length, 1);
     }
     return;
   }
   ForEachLaneTile(length, inner, kTileLanes, begin, end, [&](int64_t offset, int64_t, int64_t n) {
-    if constexpr (kVector) NormalizeFloatLaneTile<K>(x + offset, y + offset, length, inner, n);
-    else NormalizeLaneTile<K, T>(x + offset, y + offset, length, inner, n);
+    if constexpr (kVector)
+      NormalizeFloatLaneTile<K>(x + offset, y + offset, length, inner, n);
+    else
+      NormalizeLaneTile<K, T>(x + offset, y + offset, length, inner, n);
   });
 }
 

@@ -94,10 +94,17 @@ std::vector<float> RandomWithSpecials(int64_t n, uint32_t seed, bool poison) {
   std::vector<float> v(n);
   for (float& e : v) {
     switch (pick(gen)) {
-      case 0: e = -std::numeric_limits<float>::infinity(); break;
-      case 1: e = 3e37f; break;
-      case 2: e = -3e37f; break;
-      default: e = normal(gen);
+      case 0:
+        e = -std::numeric_limits<float>::infinity();
+        break;
+      case 1:
+        e = 3e37f;
+        break;
+      case 2:
+        e = -3e37f;
+        break;
+      default:
+        e = normal(gen);
     }
   }
   if (poison) {

@@ -29,18 +29,45 @@ struct Tag {
 template <typename F>
 bool VisitArithmetic(DataType t, F&& f) {
   switch (t) {
-    case DataType::kFloat: f(Tag<float>{}); return true;
-    case DataType::kDouble: f(Tag<double>{}); return true;
-    case DataType::kInt8: case DataType::kInt4: case DataType::kInt2: f(Tag<int8_t>{}); return true;
-    case DataType::kUint8: case DataType::kUint4: case DataType::kUint2: f(Tag<uint8_t>{}); return true;
-    case DataType::kInt16: f(Tag<int16_t>{}); return true;
-    case DataType::kUint16: f(Tag<uint16_t>{}); return true;
-    case DataType::kInt32: f(Tag<int32_t>{}); return true;
-    case DataType::kUint32: f(Tag<uint32_t>{}); return true;
-    case DataType::kInt64: f(Tag<int64_t>{}); return true;
-    case DataType::kUint64: f(Tag<uint64_t>{}); return true;
-    case DataType::kBool: f(Tag<bool>{}); return true;
-    default: return false;
+    case DataType::kFloat:
+      f(Tag<float>{});
+      return true;
+    case DataType::kDouble:
+      f(Tag<double>{});
+      return true;
+    case DataType::kInt8:
+    case DataType::kInt4:
+    case DataType::kInt2:
+      f(Tag<int8_t>{});
+      return true;
+    case DataType::kUint8:
+    case DataType::kUint4:
+    case DataType::kUint2:
+      f(Tag<uint8_t>{});
+      return true;
+    case DataType::kInt16:
+      f(Tag<int16_t>{});
+      return true;
+    case DataType::kUint16:
+      f(Tag<uint16_t>{});
+      return true;
+    case DataType::kInt32:
+      f(Tag<int32_t>{});
+      return true;
+    case DataType::kUint32:
+      f(Tag<uint32_t>{});
+      return true;
+    case DataType::kInt64:
+      f(Tag<int64_t>{});
+      return true;
+    case DataType::kUint64:
+      f(Tag<uint64_t>{});
+      return true;
+    case DataType::kBool:
+      f(Tag<bool>{});
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -51,15 +78,24 @@ bool IsSubByteInteger(DataType t) {
 // Narrow float formats other than float16/bfloat16 (which have dedicated fast codecs).
 const NarrowFloatFormat* SmallFloatFormat(DataType t) {
   switch (t) {
-    case DataType::kFloat8E4M3FN: return &formats::kFloat8E4M3FN;
-    case DataType::kFloat8E4M3FNUZ: return &formats::kFloat8E4M3FNUZ;
-    case DataType::kFloat8E5M2: return &formats::kFloat8E5M2;
-    case DataType::kFloat8E5M2FNUZ: return &formats::kFloat8E5M2FNUZ;
-    case DataType::kFloat8E8M0: return &formats::kFloat8E8M0;
-    case DataType::kFloat4E2M1: return &formats::kFloat4E2M1;
-    case DataType::kFloat6E2M3: return &formats::kFloat6E2M3;
-    case DataType::kFloat6E3M2: return &formats::kFloat6E3M2;
-    default: return nullptr;
+    case DataType::kFloat8E4M3FN:
+      return &formats::kFloat8E4M3FN;
+    case DataType::kFloat8E4M3FNUZ:
+      return &formats::kFloat8E4M3FNUZ;
+    case DataType::kFloat8E5M2:
+      return &formats::kFloat8E5M2;
+    case DataType::kFloat8E5M2FNUZ:
+      return &formats::kFloat8E5M2FNUZ;
+    case DataType::kFloat8E8M0:
+      return &formats::kFloat8E8M0;
+    case DataType::kFloat4E2M1:
+      return &formats::kFloat4E2M1;
+    case DataType::kFloat6E2M3:
+      return &formats::kFloat6E2M3;
+    case DataType::kFloat6E3M2:
+      return &formats::kFloat6E3M2;
+    default:
+      return nullptr;
   }
 }
 
@@ -77,14 +113,22 @@ const std::array<float, 256>& DecodeTable(DataType t) {
       e5m2(formats::kFloat8E5M2), e5m2fnuz(formats::kFloat8E5M2FNUZ), e8m0(formats::kFloat8E8M0),
       e2m1(formats::kFloat4E2M1), e2m3(formats::kFloat6E2M3), e3m2(formats::kFloat6E3M2);
   switch (t) {
-    case DataType::kFloat8E4M3FN: return e4m3fn.values;
-    case DataType::kFloat8E4M3FNUZ: return e4m3fnuz.values;
-    case DataType::kFloat8E5M2: return e5m2.values;
-    case DataType::kFloat8E5M2FNUZ: return e5m2fnuz.values;
-    case DataType::kFloat8E8M0: return e8m0.values;
-    case DataType::kFloat4E2M1: return e2m1.values;
-    case DataType::kFloat6E2M3: return e2m3.values;
-    default: return e3m2.values;
+    case DataType::kFloat8E4M3FN:
+      return e4m3fn.values;
+    case DataType::kFloat8E4M3FNUZ:
+      return e4m3fnuz.values;
+    case DataType::kFloat8E5M2:
+      return e5m2.values;
+    case DataType::kFloat8E5M2FNUZ:
+      return e5m2fnuz.values;
+    case DataType::kFloat8E8M0:
+      return e8m0.values;
+    case DataType::kFloat4E2M1:
+      return e2m1.values;
+    case DataType::kFloat6E2M3:
+      return e2m3.values;
+    default:
+      return e3m2.values;
   }
 }
 
@@ -139,8 +183,10 @@ double ForNarrowing(S s) {
 
 template <typename S>
 int64_t ToInt64Bits(S s) {
-  if constexpr (std::is_floating_point_v<S>) return FloatToInteger<int64_t>(s);
-  else return static_cast<int64_t>(s);
+  if constexpr (std::is_floating_point_v<S>)
+    return FloatToInteger<int64_t>(s);
+  else
+    return static_cast<int64_t>(s);
 }
 
 // Keeps the low `bits` of v, sign-extended for signed targets (ONNX: discard higher bits).
@@ -170,9 +216,12 @@ std::string FormatFloating(double v, bool single) {
 
 template <typename S>
 std::string FormatNumber(S s) {
-  if constexpr (std::is_same_v<S, bool>) return s ? "True" : "False";
-  else if constexpr (std::is_floating_point_v<S>) return FormatFloating(s, std::is_same_v<S, float>);
-  else return std::to_string(s);
+  if constexpr (std::is_same_v<S, bool>)
+    return s ? "True" : "False";
+  else if constexpr (std::is_floating_point_v<S>)
+    return FormatFloating(s, std::is_same_v<S, float>);
+  else
+    return std::to_string(s);
 }
 
 bool EqualsIgnoringCase(const std::string& a, const char* b) {
@@ -209,8 +258,14 @@ bool ParseNumber(const std::string& text, ParsedNumber* out) {
       return true;
     }
   }
-  if (EqualsIgnoringCase(text, "true")) { *out = {true, 1, 1.0}; return true; }
-  if (EqualsIgnoringCase(text, "false")) { *out = {true, 0, 0.0}; return true; }
+  if (EqualsIgnoringCase(text, "true")) {
+    *out = {true, 1, 1.0};
+    return true;
+  }
+  if (EqualsIgnoringCase(text, "false")) {
+    *out = {true, 0, 0.0};
+    return true;
+  }
   const double d = std::strtod(begin, &stop);
   if (stop != end) return false;
   *out = {false, 0, d};
@@ -371,8 +426,8 @@ bool IsComplex(DataType t) { return t == DataType::kComplex64 || t == DataType::
 }  // namespace
 
 bool CastSupported(DataType from, DataType to) {
-  return IsValidDataType(static_cast<int32_t>(from)) && IsValidDataType(static_cast<int32_t>(to)) &&
-         !IsComplex(from) && !IsComplex(to);
+  return IsValidDataType(static_cast<int32_t>(from)) && IsValidDataType(static_cast<int32_t>(to)) && !IsComplex(from) &&
+         !IsComplex(to);
 }
 
 Status CastElements(DataType from, const void* src, DataType to, void* dst, int64_t begin, int64_t end,

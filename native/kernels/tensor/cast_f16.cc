@@ -28,11 +28,11 @@ const IsaVariant<HalfCodec>& Best() {
 }  // namespace
 
 const std::vector<IsaVariant<HalfCodec>>& HalfCodecVariants() {
-  static const auto* variants = new std::vector<IsaVariant<HalfCodec>>{
+  static const auto* variants = new std::vector<IsaVariant<HalfCodec>> {
 #if defined(__x86_64__)
-      {"avx2", Isa::kAvx2, HalfCodec{FloatToHalfAvx2, HalfToFloatAvx2}},
+    {"avx2", Isa::kAvx2, HalfCodec{FloatToHalfAvx2, HalfToFloatAvx2}},
 #endif
-      {"portable", Isa::kPortable, HalfCodec{FloatToHalfPortable, HalfToFloatPortable}},
+        {"portable", Isa::kPortable, HalfCodec{FloatToHalfPortable, HalfToFloatPortable}},
   };
   return *variants;
 }

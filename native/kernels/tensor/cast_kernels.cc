@@ -54,7 +54,7 @@ class CastBase : public OpKernel {
     if (!CastSupported(x->dtype(), to)) {
       return InvalidArgument(ctx.Where(), ": cannot cast ", x->TypeAndShape(), " to ", DataTypeName(to));
     }
-    OL_ASSIGN_OR_RETURN(Tensor* y, ctx.AllocateOutput(0, to, x->shape()));
+    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, to, x->shape()));
     const int64_t n = x->num_elements();
     auto convert = [&](int64_t begin, int64_t end) {
       Status s = CastElements(x->dtype(), x->raw_data(), to, y->raw_data(), begin, end, options_);

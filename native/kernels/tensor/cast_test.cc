@@ -29,7 +29,9 @@ float BitsToFloat(uint32_t u) {
 Tensor CastAllCounts(const Tensor& x, DataType to, int opset = 25, int64_t saturate = 1,
                      const std::string& round_mode = "up") {
   KernelTester t("Cast", opset);
-  t.Input(x).Attr("to", static_cast<int64_t>(to)).Tuning("parallel.minimum_elements", int64_t{1})
+  t.Input(x)
+      .Attr("to", static_cast<int64_t>(to))
+      .Tuning("parallel.minimum_elements", int64_t{1})
       .Tuning("parallel.grain_elements", int64_t{256});
   if (opset >= 19) t.Attr("saturate", saturate);
   if (opset >= 24) t.Attr("round_mode", round_mode);
@@ -101,7 +103,7 @@ TEST(CastTest, FastCodecIsTheBestEnabledVariant) {
 TEST(CastTest, FloatToFloat16KnownValuesAcrossParticipantCounts) {
   std::vector<float> x(100003);
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) * 0.37f - 9000.0f;
-  x[0] = 65520.0f;  // rounds to infinity
+  x[0] = 65520.0f;            // rounds to infinity
   x[1] = 1.0f + 1.0f / 2048;  // halfway between 1 and its successor: ties to even -> 1
   x[2] = -0.0f;
   Tensor y = CastAllCounts(MakeTensor<float>({100003}, x), DataType::kFloat16);
@@ -160,7 +162,8 @@ TEST(CastTest, Float8SaturationAndSpecials) {
   EXPECT_EQ(e5[3], 0xfc);
   EXPECT_EQ(Bytes<Float8E5M2>(CastAllCounts(x, DataType::kFloat8E5M2))[2], 0x7b);
   // FNUZ: no negative zero, NaN is 0x80.
-  const auto fnuz = Bytes<Float8E4M3FNUZ>(CastAllCounts(MakeTensor<float>({2}, {-0.0f, nan}), DataType::kFloat8E4M3FNUZ));
+  const auto fnuz =
+      Bytes<Float8E4M3FNUZ>(CastAllCounts(MakeTensor<float>({2}, {-0.0f, nan}), DataType::kFloat8E4M3FNUZ));
   EXPECT_EQ(fnuz, (std::vector<uint8_t>{0x00, 0x80}));
 }
 
@@ -251,7 +254,8 @@ TEST(CastTest, LargeIntegersRoundOnceIntoNarrowFloats) {
 }
 
 TEST(CastTest, NumbersToStringsAndBack) {
-  Tensor x = MakeTensor<float>({7}, {1.5f, 100.0f, 1e20f, 3e-5f, 0.1f, -std::numeric_limits<float>::infinity(), 1.0f / 3});
+  Tensor x =
+      MakeTensor<float>({7}, {1.5f, 100.0f, 1e20f, 3e-5f, 0.1f, -std::numeric_limits<float>::infinity(), 1.0f / 3});
   EXPECT_EQ(ToVector<std::string>(CastAllCounts(x, DataType::kString)),
             (std::vector<std::string>{"1.5", "100.0", "1e+20", "3e-05", "0.1", "-inf", "0.33333334"}));
   EXPECT_EQ(ToVector<std::string>(CastAllCounts(MakeTensor<int64_t>({2}, {-7, INT64_MAX}), DataType::kString)),
@@ -263,8 +267,9 @@ TEST(CastTest, NumbersToStringsAndBack) {
   const auto f = ToVector<float>(CastAllCounts(s, DataType::kFloat));
   EXPECT_EQ(f, (std::vector<float>{3.25f, INFINITY, -INFINITY, 1e-5f, 1e8f, -12.0f}));
   EXPECT_TRUE(std::isnan(ToVector<double>(CastAllCounts(MakeTensor<std::string>({1}, {"NaN"}), DataType::kDouble))[0]));
-  EXPECT_EQ(ToVector<int64_t>(CastAllCounts(MakeTensor<std::string>({2}, {"12345678901234567", "100.5"}), DataType::kInt64)),
-            (std::vector<int64_t>{12345678901234567, 100}));
+  EXPECT_EQ(
+      ToVector<int64_t>(CastAllCounts(MakeTensor<std::string>({2}, {"12345678901234567", "100.5"}), DataType::kInt64)),
+      (std::vector<int64_t>{12345678901234567, 100}));
 
   KernelTester bad("Cast", 13);
   bad.NodeName("to_number").Input(MakeTensor<std::string>({2}, {"1", "Hello"})).Attr("to", int64_t{1});
@@ -312,7 +317,9 @@ TEST(CastLikeTest, TakesTheTargetTypeFromInputOne) {
   KernelTester t("CastLike", 21);
   std::vector<float> x(5000);
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) - 2500.5f;
-  t.Input(MakeTensor<float>({5000}, x)).Input(MakeTensor<int32_t>({0}, {})).Tuning("parallel.minimum_elements", int64_t{1})
+  t.Input(MakeTensor<float>({5000}, x))
+      .Input(MakeTensor<int32_t>({0}, {}))
+      .Tuning("parallel.minimum_elements", int64_t{1})
       .Tuning("parallel.grain_elements", int64_t{256});
   auto serial = t.Run(1);
   ASSERT_TRUE(serial.ok()) << serial.status().ToString();

@@ -53,7 +53,7 @@ class ConcatKernel : public OpKernel {
       out_dims[axis] += t.shape().dim(axis);  // bounded: each input's count already fits int64
     }
     OL_ASSIGN_OR_RETURN(Shape out_shape, Shape::Create(out_dims));
-    OL_ASSIGN_OR_RETURN(Tensor* y, ctx.AllocateOutput(0, first.dtype(), out_shape));
+    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, first.dtype(), out_shape));
 
     const int64_t outer = out_shape.SizeTo(axis), inner = out_shape.SizeFrom(axis + 1);
     const int64_t row = out_dims[axis] * inner;  // output elements per outer index
@@ -62,24 +62,27 @@ class ConcatKernel : public OpKernel {
     for (size_t i = 0; i < inputs.size(); ++i) prefix[i + 1] = prefix[i] + inputs[i]->shape().dim(axis) * inner;
     const DataType type = first.dtype();
     const size_t size = ElementSize(type);
-    return parallel_.Run(ctx, "concat.elements", outer * row, 1, [&](int64_t begin, int64_t end) {
-      int64_t r = begin / row, pos = begin % row;
-      size_t i = std::upper_bound(prefix.begin(), prefix.end(), pos) - prefix.begin() - 1;
-      for (int64_t at = begin; at < end;) {
-        while (prefix[i + 1] <= pos) ++i;  // skips empty inputs too
-        const int64_t chunk = prefix[i + 1] - prefix[i];
-        const int64_t n = std::min(prefix[i + 1] - pos, end - at);
-        CopyElements(type, size, inputs[i]->raw_data(), r * chunk + (pos - prefix[i]), y->raw_data(), at, n);
-        at += n;
-        pos += n;
-        if (pos == row) {
-          pos = 0;
-          ++r;
-          i = 0;
-        }
-      }
-      return Status::Ok();
-    }, SerialPayload(type));
+    return parallel_.Run(
+        ctx, "concat.elements", outer * row, 1,
+        [&](int64_t begin, int64_t end) {
+          int64_t r = begin / row, pos = begin % row;
+          size_t i = std::upper_bound(prefix.begin(), prefix.end(), pos) - prefix.begin() - 1;
+          for (int64_t at = begin; at < end;) {
+            while (prefix[i + 1] <= pos) ++i;  // skips empty inputs too
+            const int64_t chunk = prefix[i + 1] - prefix[i];
+            const int64_t n = std::min(prefix[i + 1] - pos, end - at);
+            CopyElements(type, size, inputs[i]->raw_data(), r * chunk + (pos - prefix[i]), y->raw_data(), at, n);
+            at += n;
+            pos += n;
+            if (pos == row) {
+              pos = 0;
+              ++r;
+              i = 0;
+            }
+          }
+          return Status::Ok();
+        },
+        SerialPayload(type));
   }
 
  private:
@@ -102,7 +105,8 @@ class SplitKernel : public OpKernel {
     if (opset_ >= 18 && info.HasAttribute("num_outputs")) {
       OL_ASSIGN_OR_RETURN(int64_t n, info.GetInt("num_outputs"));
       if (n != num_outputs_) {
-        return InvalidArgument(info.Where(), ": num_outputs ", n, " differs from the node's ", num_outputs_, " outputs");
+        return InvalidArgument(info.Where(), ": num_outputs ", n, " differs from the node's ", num_outputs_,
+                               " outputs");
       }
       uneven_allowed_ = true;
     }
@@ -113,7 +117,8 @@ class SplitKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(const Tensor* x, ctx.RequiredInput(0));
     const Shape& xs = x->shape();
     auto axis_or = NormalizeAxis(axis_, xs.rank());
-    if (!axis_or.ok()) return InvalidArgument(ctx.Where(), ": axis ", axis_, " is out of range for ", x->TypeAndShape());
+    if (!axis_or.ok())
+      return InvalidArgument(ctx.Where(), ": axis ", axis_, " is out of range for ", x->TypeAndShape());
     const int axis = *axis_or;
     OL_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, Sizes(ctx, xs.dim(axis)));
 
@@ -124,16 +129,19 @@ class SplitKernel : public OpKernel {
     for (int k = 0; k < num_outputs_; ++k) {
       std::vector<int64_t> dims = xs.dims();
       dims[axis] = sizes[k];
-      OL_ASSIGN_OR_RETURN(Tensor* y, ctx.AllocateOutput(k, type, Shape(std::move(dims))));
+      OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(k, type, Shape(std::move(dims))));
       const int64_t chunk = sizes[k] * inner;
-      OL_RETURN_IF_ERROR(parallel_.Run(ctx, "split.elements", outer * chunk, 1, [&](int64_t begin, int64_t end) {
-        for (int64_t at = begin; at < end;) {
-          const int64_t r = at / chunk, c = at % chunk, n = std::min(chunk - c, end - at);
-          CopyElements(type, size, x->raw_data(), r * row + offset + c, y->raw_data(), at, n);
-          at += n;
-        }
-        return Status::Ok();
-      }, SerialPayload(type)));
+      OL_RETURN_IF_ERROR(parallel_.Run(
+          ctx, "split.elements", outer * chunk, 1,
+          [&](int64_t begin, int64_t end) {
+            for (int64_t at = begin; at < end;) {
+              const int64_t r = at / chunk, c = at % chunk, n = std::min(chunk - c, end - at);
+              CopyElements(type, size, x->raw_data(), r * row + offset + c, y->raw_data(), at, n);
+              at += n;
+            }
+            return Status::Ok();
+          },
+          SerialPayload(type)));
       offset += chunk;
     }
     return Status::Ok();
@@ -164,7 +172,8 @@ class SplitKernel : public OpKernel {
         }
         total += s;
       }
-      if (total != dim) return InvalidArgument(ctx.Where(), ": split sizes ", Shape(sizes).ToString(), " do not add up to dim ", dim);
+      if (total != dim)
+        return InvalidArgument(ctx.Where(), ": split sizes ", Shape(sizes).ToString(), " do not add up to dim ", dim);
       return sizes;
     }
     if (num_outputs_ < 1) return InvalidArgument(ctx.Where(), ": needs at least one output");

@@ -23,7 +23,9 @@ TEST(ConcatTest, AxesIncludingNegativeAndEmptyInputs) {
   rows.Input(a).Input(MakeTensor<float>({1, 2}, {7, 8})).Attr("axis", int64_t{0});
   EXPECT_EQ(ToVector<float>(RunAllCounts(rows)[0].tensor()), (std::vector<float>{1, 2, 3, 4, 7, 8}));
   KernelTester strings("Concat", 13);
-  strings.Input(MakeTensor<std::string>({1}, {"x"})).Input(MakeTensor<std::string>({2}, {"y", "z"})).Attr("axis", int64_t{0});
+  strings.Input(MakeTensor<std::string>({1}, {"x"}))
+      .Input(MakeTensor<std::string>({2}, {"y", "z"}))
+      .Attr("axis", int64_t{0});
   EXPECT_EQ(ToVector<std::string>(RunAllCounts(strings)[0].tensor()), (std::vector<std::string>{"x", "y", "z"}));
 }
 
@@ -34,7 +36,8 @@ TEST(ConcatTest, LargeAcrossParticipantsWithBlocksStraddlingInputs) {
   KernelTester t("Concat", 13);
   for (int i = 0; i < 3; ++i) {
     std::vector<int32_t> v(rows * widths[i]);
-    for (int64_t r = 0; r < rows; ++r) for (int c = 0; c < widths[i]; ++c) v[r * widths[i] + c] = i * 100000000 + r * 100 + c;
+    for (int64_t r = 0; r < rows; ++r)
+      for (int c = 0; c < widths[i]; ++c) v[r * widths[i] + c] = i * 100000000 + r * 100 + c;
     t.Input(MakeTensor<int32_t>({rows, widths[i]}, v));
   }
   t.Attr("axis", int64_t{1});
@@ -47,7 +50,10 @@ TEST(ConcatTest, LargeAcrossParticipantsWithBlocksStraddlingInputs) {
 
 TEST(ConcatTest, RejectsMismatches) {
   KernelTester shape("Concat", 13);
-  shape.NodeName("cat").Input(MakeTensor<float>({2, 2}, {1, 2, 3, 4})).Input(MakeTensor<float>({3, 1}, {5, 6, 7})).Attr("axis", int64_t{1});
+  shape.NodeName("cat")
+      .Input(MakeTensor<float>({2, 2}, {1, 2, 3, 4}))
+      .Input(MakeTensor<float>({3, 1}, {5, 6, 7}))
+      .Attr("axis", int64_t{1});
   const std::string m = ErrorOf(shape);
   EXPECT_NE(m.find("cat"), std::string::npos);
   EXPECT_NE(m.find("[3,1]"), std::string::npos) << m;
@@ -85,11 +91,17 @@ TEST(SplitTest, SizesFromInputAttributeOrEqualParts) {
 
 TEST(SplitTest, LargeAndErrors) {
   KernelTester big("Split", 13);
-  big.Outputs(3).Input(MakeTensor<int32_t>({1000, 30}, Iota<int32_t>(30000))).Input(MakeTensor<int64_t>({3}, {11, 9, 10})).Attr("axis", int64_t{1});
+  big.Outputs(3)
+      .Input(MakeTensor<int32_t>({1000, 30}, Iota<int32_t>(30000)))
+      .Input(MakeTensor<int64_t>({3}, {11, 9, 10}))
+      .Attr("axis", int64_t{1});
   auto out = RunAllCounts(big, 7);
   EXPECT_EQ(ToVector<int32_t>(out[1].tensor())[500 * 9 + 2], 500 * 30 + 13);
   KernelTester bad_sum("Split", 13);
-  bad_sum.NodeName("sp").Outputs(2).Input(MakeTensor<float>({6}, Iota<float>(6))).Input(MakeTensor<int64_t>({2}, {2, 5}));
+  bad_sum.NodeName("sp")
+      .Outputs(2)
+      .Input(MakeTensor<float>({6}, Iota<float>(6)))
+      .Input(MakeTensor<int64_t>({2}, {2, 5}));
   EXPECT_NE(ErrorOf(bad_sum).find("add up"), std::string::npos);
   KernelTester uneven("Split", 13);
   uneven.Outputs(4).Input(MakeTensor<float>({7}, Iota<float>(7)));

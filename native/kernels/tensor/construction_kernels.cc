@@ -21,10 +21,18 @@ void FillWords(void* dst, const void* pattern, int64_t begin, int64_t end) {
 }
 void FillPattern(void* dst, const void* pattern, size_t size, int64_t begin, int64_t end) {
   switch (size) {
-    case 1: FillWords<uint8_t>(dst, pattern, begin, end); break;
-    case 2: FillWords<uint16_t>(dst, pattern, begin, end); break;
-    case 4: FillWords<uint32_t>(dst, pattern, begin, end); break;
-    default: FillWords<uint64_t>(dst, pattern, begin, end); break;
+    case 1:
+      FillWords<uint8_t>(dst, pattern, begin, end);
+      break;
+    case 2:
+      FillWords<uint16_t>(dst, pattern, begin, end);
+      break;
+    case 4:
+      FillWords<uint32_t>(dst, pattern, begin, end);
+      break;
+    default:
+      FillWords<uint64_t>(dst, pattern, begin, end);
+      break;
   }
 }
 
@@ -37,7 +45,8 @@ class ConstantOfShapeKernel : public OpKernel {
     if (info.HasAttribute("value")) {
       OL_ASSIGN_OR_RETURN(Tensor value, info.GetTensor("value"));
       if (value.num_elements() != 1 || value.dtype() == DataType::kString || ElementSize(value.dtype()) > 8) {
-        return InvalidArgument(info.Where(), ": value must be a one-element numeric tensor, got ", value.TypeAndShape());
+        return InvalidArgument(info.Where(), ": value must be a one-element numeric tensor, got ",
+                               value.TypeAndShape());
       }
       type_ = value.dtype();
       std::memcpy(pattern_, value.raw_data(), ElementSize(type_));
@@ -49,7 +58,7 @@ class ConstantOfShapeKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(std::vector<int64_t> dims, ReadIndexList(*shape, ctx.Where(), "shape"));
     auto checked = Shape::Create(dims);
     if (!checked.ok()) return checked.status().WithContext(ctx.Where() + ": ");
-    OL_ASSIGN_OR_RETURN(Tensor* y, ctx.AllocateOutput(0, type_, *checked));
+    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, type_, *checked));
     const size_t size = ElementSize(type_);
     return policy_.Run(ctx, "constant_of_shape.fill", y->num_elements(), 1, [&](int64_t begin, int64_t end) {
       FillPattern(y->raw_data(), pattern_, size, begin, end);
@@ -84,8 +93,10 @@ struct HalfRangeMath {
     return H::FromFloat(s + step);
   }
 };
-template <> struct RangeMath<Float16> : HalfRangeMath<Float16> {};
-template <> struct RangeMath<BFloat16> : HalfRangeMath<BFloat16> {};
+template <>
+struct RangeMath<Float16> : HalfRangeMath<Float16> {};
+template <>
+struct RangeMath<BFloat16> : HalfRangeMath<BFloat16> {};
 
 class RangeKernel : public OpKernel {
  public:
@@ -105,14 +116,22 @@ class RangeKernel : public OpKernel {
       }
     }
     switch (args[0]->dtype()) {
-      case DataType::kFloat: return Fill<float>(ctx, args);
-      case DataType::kDouble: return Fill<double>(ctx, args);
-      case DataType::kInt16: return Fill<int16_t>(ctx, args);
-      case DataType::kInt32: return Fill<int32_t>(ctx, args);
-      case DataType::kInt64: return Fill<int64_t>(ctx, args);
-      case DataType::kFloat16: return Fill<Float16>(ctx, args);
-      case DataType::kBFloat16: return Fill<BFloat16>(ctx, args);
-      default: return InvalidArgument(ctx.Where(), ": unsupported type ", args[0]->TypeAndShape());
+      case DataType::kFloat:
+        return Fill<float>(ctx, args);
+      case DataType::kDouble:
+        return Fill<double>(ctx, args);
+      case DataType::kInt16:
+        return Fill<int16_t>(ctx, args);
+      case DataType::kInt32:
+        return Fill<int32_t>(ctx, args);
+      case DataType::kInt64:
+        return Fill<int64_t>(ctx, args);
+      case DataType::kFloat16:
+        return Fill<Float16>(ctx, args);
+      case DataType::kBFloat16:
+        return Fill<BFloat16>(ctx, args);
+      default:
+        return InvalidArgument(ctx.Where(), ": unsupported type ", args[0]->TypeAndShape());
     }
   }
 
@@ -126,9 +145,10 @@ class RangeKernel : public OpKernel {
       // Exact ceil((limit - start) / delta) in 64 bits (the operands are at most 64-bit).
       const __int128 span = static_cast<__int128>(limit) - s;
       const __int128 n = span / d + ((span % d != 0) && ((span > 0) == (d > 0)) ? 1 : 0);
-      if (n > INT64_MAX) return InvalidArgument(ctx.Where(), ": range from ", s, " to ", limit, " by ", d, " is too long");
+      if (n > INT64_MAX)
+        return InvalidArgument(ctx.Where(), ": range from ", s, " to ", limit, " by ", d, " is too long");
       count = n > 0 ? static_cast<int64_t>(n) : 0;
-      OL_ASSIGN_OR_RETURN(Tensor* y, ctx.AllocateOutput(0, kDataTypeOf<T>, Shape({count})));
+      OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, kDataTypeOf<T>, Shape({count})));
       return policy_.Run(ctx, "range.fill", count, 1, [&](int64_t begin, int64_t end) {
         T* out = y->data<T>();
         // Unsigned arithmetic wraps where int64 would overflow; the results themselves fit T.
@@ -147,7 +167,7 @@ class RangeKernel : public OpKernel {
         return InvalidArgument(ctx.Where(), ": range from ", start, " to ", limit, " by ", delta, " is too long");
       }
       count = n > 0 ? static_cast<int64_t>(n) : 0;
-      OL_ASSIGN_OR_RETURN(Tensor* y, ctx.AllocateOutput(0, kDataTypeOf<T>, Shape({count})));
+      OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, kDataTypeOf<T>, Shape({count})));
       const bool stash = stash_in_float_;
       return policy_.Run(ctx, "range.fill", count, 1, [&](int64_t begin, int64_t end) {
         T* out = y->data<T>();
@@ -165,17 +185,34 @@ class RangeKernel : public OpKernel {
 
 // The bit pattern of 1 in each EyeLike output type.
 bool OnePattern(DataType t, unsigned char* out) {
-  auto put = [out](auto v) { std::memcpy(out, &v, sizeof v); return true; };
+  auto put = [out](auto v) {
+    std::memcpy(out, &v, sizeof v);
+    return true;
+  };
   switch (t) {
-    case DataType::kFloat: return put(1.0f);
-    case DataType::kDouble: return put(1.0);
-    case DataType::kFloat16: return put(uint16_t{0x3c00});
-    case DataType::kBFloat16: return put(uint16_t{0x3f80});
-    case DataType::kBool: case DataType::kInt8: case DataType::kUint8: return put(uint8_t{1});
-    case DataType::kInt16: case DataType::kUint16: return put(uint16_t{1});
-    case DataType::kInt32: case DataType::kUint32: return put(uint32_t{1});
-    case DataType::kInt64: case DataType::kUint64: return put(uint64_t{1});
-    default: return false;
+    case DataType::kFloat:
+      return put(1.0f);
+    case DataType::kDouble:
+      return put(1.0);
+    case DataType::kFloat16:
+      return put(uint16_t{0x3c00});
+    case DataType::kBFloat16:
+      return put(uint16_t{0x3f80});
+    case DataType::kBool:
+    case DataType::kInt8:
+    case DataType::kUint8:
+      return put(uint8_t{1});
+    case DataType::kInt16:
+    case DataType::kUint16:
+      return put(uint16_t{1});
+    case DataType::kInt32:
+    case DataType::kUint32:
+      return put(uint32_t{1});
+    case DataType::kInt64:
+    case DataType::kUint64:
+      return put(uint64_t{1});
+    default:
+      return false;
   }
 }
 
@@ -200,7 +237,7 @@ class EyeLikeKernel : public OpKernel {
     const DataType type = dtype_ == DataType::kUndefined ? x->dtype() : dtype_;
     unsigned char one[8] = {};
     if (!OnePattern(type, one)) return InvalidArgument(ctx.Where(), ": unsupported output type ", DataTypeName(type));
-    OL_ASSIGN_OR_RETURN(Tensor* y, ctx.AllocateOutput(0, type, x->shape()));
+    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, type, x->shape()));
     const int64_t rows = x->shape().dim(0), cols = x->shape().dim(1);
     const size_t size = ElementSize(type);
     const unsigned char zero[8] = {};

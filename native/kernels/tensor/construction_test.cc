@@ -66,12 +66,16 @@ TEST(RangeTest, OnnxExamplesAndEdges) {
   EXPECT_EQ(Built(none).shape(), Shape({0}));
   // The full int64 span: no overflow in the count or the values.
   KernelTester wide("Range", 11);
-  wide.Input(MakeTensor<int64_t>({}, {INT64_MIN})).Input(MakeTensor<int64_t>({}, {INT64_MAX}))
+  wide.Input(MakeTensor<int64_t>({}, {INT64_MIN}))
+      .Input(MakeTensor<int64_t>({}, {INT64_MAX}))
       .Input(MakeTensor<int64_t>({}, {int64_t{1} << 62}));
   EXPECT_EQ(ToVector<int64_t>(Built(wide)),
             (std::vector<int64_t>{INT64_MIN, -(int64_t{1} << 62), 0, int64_t{1} << 62}));
   KernelTester zero("Range", 11);
-  zero.NodeName("rz").Input(MakeTensor<int32_t>({}, {0})).Input(MakeTensor<int32_t>({}, {5})).Input(MakeTensor<int32_t>({}, {0}));
+  zero.NodeName("rz")
+      .Input(MakeTensor<int32_t>({}, {0}))
+      .Input(MakeTensor<int32_t>({}, {5}))
+      .Input(MakeTensor<int32_t>({}, {0}));
   EXPECT_NE(ErrorOf(zero).find("delta"), std::string::npos);
   KernelTester mixed("Range", 11);
   mixed.Input(MakeTensor<int32_t>({}, {0})).Input(MakeTensor<int64_t>({}, {5})).Input(MakeTensor<int32_t>({}, {1}));
@@ -80,13 +84,16 @@ TEST(RangeTest, OnnxExamplesAndEdges) {
 
 TEST(RangeTest, LargeRangesMatchAcrossParticipants) {
   KernelTester t("Range", 11);
-  t.Input(MakeTensor<int32_t>({}, {-50000})).Input(MakeTensor<int32_t>({}, {150001})).Input(MakeTensor<int32_t>({}, {1}));
+  t.Input(MakeTensor<int32_t>({}, {-50000}))
+      .Input(MakeTensor<int32_t>({}, {150001}))
+      .Input(MakeTensor<int32_t>({}, {1}));
   const auto v = ToVector<int32_t>(Built(t));
   ASSERT_EQ(v.size(), 200001u);
   EXPECT_EQ(v.front(), -50000);
   EXPECT_EQ(v.back(), 150000);
   KernelTester h("Range", 27);
-  h.Input(MakeTensor<Float16>({}, {Float16::FromFloat(2048)})).Input(MakeTensor<Float16>({}, {Float16::FromFloat(2060)}))
+  h.Input(MakeTensor<Float16>({}, {Float16::FromFloat(2048)}))
+      .Input(MakeTensor<Float16>({}, {Float16::FromFloat(2060)}))
       .Input(MakeTensor<Float16>({}, {Float16::FromFloat(2)}));
   std::vector<float> got;
   for (const Float16& x : ToVector<Float16>(Built(h))) got.push_back(x.ToFloat());

@@ -43,10 +43,18 @@ void FillElements(DataType type, size_t element_size, const void* value, void* d
     std::fill(reinterpret_cast<decltype(word)*>(d), reinterpret_cast<decltype(word)*>(d) + n, word);
   };
   switch (element_size) {
-    case 1: fill(uint8_t{}); break;
-    case 2: fill(uint16_t{}); break;
-    case 4: fill(uint32_t{}); break;
-    case 8: fill(uint64_t{}); break;
+    case 1:
+      fill(uint8_t{});
+      break;
+    case 2:
+      fill(uint16_t{});
+      break;
+    case 4:
+      fill(uint32_t{});
+      break;
+    case 8:
+      fill(uint64_t{});
+      break;
     default:
       for (int64_t i = 0; i < n; ++i) std::memcpy(d + i * element_size, value, element_size);
   }
@@ -83,31 +91,34 @@ Status CopyThroughOffsets(const KernelContext& ctx, const ElementParallelism& pa
     c = e;
   }
   const int64_t rows = shape.SizeTo(last);
-  return parallelism.Run(ctx, label, rows, cols, [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) {
-      int64_t base = 0;
-      bool fill_row = false;
-      for (int64_t d = last - 1, rest = r; d >= 0; --d) {
-        const int64_t offset = offsets[d][rest % shape.dim(static_cast<int>(d))];
-        fill_row = fill_row || offset == kFillOffset;
-        base += offset == kFillOffset ? 0 : offset;
-        rest /= shape.dim(static_cast<int>(d));
-      }
-      if (fill_row) {
-        FillElements(type, size, fill, out->raw_data(), r * cols, cols);
-        continue;
-      }
-      for (const Run& run : runs) {
-        if (last_offsets[run.column] == kFillOffset) {
-          FillElements(type, size, fill, out->raw_data(), r * cols + run.column, run.length);
-        } else {
-          CopyElements(type, size, in.raw_data(), base + last_offsets[run.column], out->raw_data(), r * cols + run.column,
-                       run.length);
+  return parallelism.Run(
+      ctx, label, rows, cols,
+      [&](int64_t begin, int64_t end) {
+        for (int64_t r = begin; r < end; ++r) {
+          int64_t base = 0;
+          bool fill_row = false;
+          for (int64_t d = last - 1, rest = r; d >= 0; --d) {
+            const int64_t offset = offsets[d][rest % shape.dim(static_cast<int>(d))];
+            fill_row = fill_row || offset == kFillOffset;
+            base += offset == kFillOffset ? 0 : offset;
+            rest /= shape.dim(static_cast<int>(d));
+          }
+          if (fill_row) {
+            FillElements(type, size, fill, out->raw_data(), r * cols, cols);
+            continue;
+          }
+          for (const Run& run : runs) {
+            if (last_offsets[run.column] == kFillOffset) {
+              FillElements(type, size, fill, out->raw_data(), r * cols + run.column, run.length);
+            } else {
+              CopyElements(type, size, in.raw_data(), base + last_offsets[run.column], out->raw_data(),
+                           r * cols + run.column, run.length);
+            }
+          }
         }
-      }
-    }
-    return Status::Ok();
-  }, SerialPayload(type));
+        return Status::Ok();
+      },
+      SerialPayload(type));
 }
 
 }  // namespace onnx_light

@@ -55,7 +55,8 @@ class GatherKernel : public GatherBase {
     const Shape& ds = data->shape();
     if (ds.rank() == 0) return InvalidArgument(ctx.Where(), ": data must have rank >= 1, got ", data->TypeAndShape());
     auto axis_or = NormalizeAxis(axis_, ds.rank());
-    if (!axis_or.ok()) return InvalidArgument(ctx.Where(), ": axis ", axis_, " is out of range for ", data->TypeAndShape());
+    if (!axis_or.ok())
+      return InvalidArgument(ctx.Where(), ": axis ", axis_, " is out of range for ", data->TypeAndShape());
     const int axis = *axis_or;
     const int64_t dim = ds.dim(axis);
     OL_RETURN_IF_ERROR(CheckIndices(ctx, *indices, dim, *data, axis));
@@ -63,20 +64,23 @@ class GatherKernel : public GatherBase {
     std::vector<int64_t> out_dims(ds.dims().begin(), ds.dims().begin() + axis);
     out_dims.insert(out_dims.end(), indices->shape().dims().begin(), indices->shape().dims().end());
     out_dims.insert(out_dims.end(), ds.dims().begin() + axis + 1, ds.dims().end());
-    OL_ASSIGN_OR_RETURN(Tensor* y, ctx.AllocateOutput(0, data->dtype(), Shape(std::move(out_dims))));
+    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, data->dtype(), Shape(std::move(out_dims))));
 
     const int64_t outer = ds.SizeTo(axis), inner = ds.SizeFrom(axis + 1), n = indices->num_elements();
     const DataType type = data->dtype();
     const size_t size = ElementSize(type);
     // Unit u = (outer row u / n, index u % n): one contiguous slice of `inner` elements.
-    return parallel_.Run(ctx, "gather.slices", outer * n, inner, [&](int64_t begin, int64_t end) {
-      for (int64_t u = begin; u < end; ++u) {
-        const int64_t o = u / n, j = u % n;
-        const int64_t src = (o * dim + Wrap(IndexAt(*indices, j), dim)) * inner;
-        CopyElements(type, size, data->raw_data(), src, y->raw_data(), u * inner, inner);
-      }
-      return Status::Ok();
-    }, SerialPayload(type));
+    return parallel_.Run(
+        ctx, "gather.slices", outer * n, inner,
+        [&](int64_t begin, int64_t end) {
+          for (int64_t u = begin; u < end; ++u) {
+            const int64_t o = u / n, j = u % n;
+            const int64_t src = (o * dim + Wrap(IndexAt(*indices, j), dim)) * inner;
+            CopyElements(type, size, data->raw_data(), src, y->raw_data(), u * inner, inner);
+          }
+          return Status::Ok();
+        },
+        SerialPayload(type));
   }
 };
 
@@ -96,15 +100,17 @@ class GatherElementsKernel : public GatherBase {
                              " must have the same rank >= 1");
     }
     auto axis_or = NormalizeAxis(axis_, ds.rank());
-    if (!axis_or.ok()) return InvalidArgument(ctx.Where(), ": axis ", axis_, " is out of range for ", data->TypeAndShape());
+    if (!axis_or.ok())
+      return InvalidArgument(ctx.Where(), ": axis ", axis_, " is out of range for ", data->TypeAndShape());
     const int axis = *axis_or;
     for (int d = 0; d < ds.rank(); ++d) {
       if (d != axis && is.dim(d) > ds.dim(d)) {
-        return InvalidArgument(ctx.Where(), ": indices ", is.ToString(), " exceed data ", ds.ToString(), " on axis ", d);
+        return InvalidArgument(ctx.Where(), ": indices ", is.ToString(), " exceed data ", ds.ToString(), " on axis ",
+                               d);
       }
     }
     OL_RETURN_IF_ERROR(CheckIndices(ctx, *indices, ds.dim(axis), *data, axis));
-    OL_ASSIGN_OR_RETURN(Tensor* y, ctx.AllocateOutput(0, data->dtype(), is));
+    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, data->dtype(), is));
 
     const int rank = ds.rank();
     const int64_t cols = is.dim(rank - 1);
@@ -114,24 +120,27 @@ class GatherElementsKernel : public GatherBase {
     const size_t size = ElementSize(type);
     const int64_t rows = cols == 0 ? 0 : is.num_elements() / cols;
     // Unit = one row of the last dimension of the output.
-    return parallel_.Run(ctx, "gather_elements.rows", rows, cols, [&](int64_t begin, int64_t end) {
-      for (int64_t r = begin; r < end; ++r) {
-        // Data offset of the row's first element, from its multi-index over the leading dims.
-        int64_t rest = r, base = 0, axis_coordinate_stride = data_strides[axis];
-        for (int d = rank - 2; d >= 0; --d) {
-          const int64_t coordinate = rest % is.dim(d);
-          rest /= is.dim(d);
-          if (d != axis) base += coordinate * data_strides[d];
-        }
-        for (int64_t c = 0; c < cols; ++c) {
-          const int64_t out = r * cols + c;
-          const int64_t k = Wrap(IndexAt(*indices, out), ds.dim(axis));
-          const int64_t src = axis == rank - 1 ? base + k : base + c + k * axis_coordinate_stride;
-          CopyElements(type, size, data->raw_data(), src, y->raw_data(), out, 1);
-        }
-      }
-      return Status::Ok();
-    }, SerialPayload(type));
+    return parallel_.Run(
+        ctx, "gather_elements.rows", rows, cols,
+        [&](int64_t begin, int64_t end) {
+          for (int64_t r = begin; r < end; ++r) {
+            // Data offset of the row's first element, from its multi-index over the leading dims.
+            int64_t rest = r, base = 0, axis_coordinate_stride = data_strides[axis];
+            for (int d = rank - 2; d >= 0; --d) {
+              const int64_t coordinate = rest % is.dim(d);
+              rest /= is.dim(d);
+              if (d != axis) base += coordinate * data_strides[d];
+            }
+            for (int64_t c = 0; c < cols; ++c) {
+              const int64_t out = r * cols + c;
+              const int64_t k = Wrap(IndexAt(*indices, out), ds.dim(axis));
+              const int64_t src = axis == rank - 1 ? base + k : base + c + k * axis_coordinate_stride;
+              CopyElements(type, size, data->raw_data(), src, y->raw_data(), out, 1);
+            }
+          }
+          return Status::Ok();
+        },
+        SerialPayload(type));
   }
 };
 
@@ -158,7 +167,8 @@ class GatherNdKernel : public OpKernel {
     }
     for (int d = 0; d < b; ++d) {
       if (ds.dim(d) != is.dim(d)) {
-        return InvalidArgument(ctx.Where(), ": batch dim ", d, " differs: data ", ds.ToString(), ", indices ", is.ToString());
+        return InvalidArgument(ctx.Where(), ": batch dim ", d, " differs: data ", ds.ToString(), ", indices ",
+                               is.ToString());
       }
     }
     const int64_t k = is.dim(is.rank() - 1);
@@ -168,7 +178,7 @@ class GatherNdKernel : public OpKernel {
     }
     std::vector<int64_t> out_dims(is.dims().begin(), is.dims().end() - 1);
     out_dims.insert(out_dims.end(), ds.dims().begin() + b + k, ds.dims().end());
-    OL_ASSIGN_OR_RETURN(Tensor* y, ctx.AllocateOutput(0, data->dtype(), Shape(std::move(out_dims))));
+    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, data->dtype(), Shape(std::move(out_dims))));
 
     const int64_t slice = ds.SizeFrom(static_cast<int>(b + k));
     const int64_t tuples = is.SizeTo(is.rank() - 1);
@@ -181,8 +191,8 @@ class GatherNdKernel : public OpKernel {
       for (int64_t j = 0; j < k; ++j) {
         const int64_t v = idx[t * k + j], dim = ds.dim(static_cast<int>(b + j));
         if (v < -dim || v >= dim) {
-          return InvalidArgument(ctx.Where(), ": index ", v, " (tuple ", t, ", coordinate ", j, ") is out of range for data ",
-                                 data->TypeAndShape());
+          return InvalidArgument(ctx.Where(), ": index ", v, " (tuple ", t, ", coordinate ", j,
+                                 ") is out of range for data ", data->TypeAndShape());
         }
       }
     }
@@ -190,14 +200,17 @@ class GatherNdKernel : public OpKernel {
     for (int64_t j = 0; j < k; ++j) strides[j] = ds.SizeFrom(static_cast<int>(b + j + 1));
     const DataType type = data->dtype();
     const size_t size = ElementSize(type);
-    return parallel_.Run(ctx, "gather_nd.slices", tuples, slice, [&](int64_t begin, int64_t end) {
-      for (int64_t t = begin; t < end; ++t) {
-        int64_t src = (t / tuples_per_batch) * batch_stride;
-        for (int64_t j = 0; j < k; ++j) src += Wrap(idx[t * k + j], ds.dim(static_cast<int>(b + j))) * strides[j];
-        CopyElements(type, size, data->raw_data(), src, y->raw_data(), t * slice, slice);
-      }
-      return Status::Ok();
-    }, SerialPayload(type));
+    return parallel_.Run(
+        ctx, "gather_nd.slices", tuples, slice,
+        [&](int64_t begin, int64_t end) {
+          for (int64_t t = begin; t < end; ++t) {
+            int64_t src = (t / tuples_per_batch) * batch_stride;
+            for (int64_t j = 0; j < k; ++j) src += Wrap(idx[t * k + j], ds.dim(static_cast<int>(b + j))) * strides[j];
+            CopyElements(type, size, data->raw_data(), src, y->raw_data(), t * slice, slice);
+          }
+          return Status::Ok();
+        },
+        SerialPayload(type));
   }
 
  private:

@@ -13,13 +13,15 @@ using namespace ::onnx_light::testing;  // NOLINT
 TEST(GatherTest, OnnxExamplesAxis0AndAxis1) {
   // ONNX's Gather examples.
   KernelTester a("Gather", 13);
-  a.Input(MakeTensor<float>({3, 2}, {1.0f, 1.2f, 2.3f, 3.4f, 4.5f, 5.7f})).Input(MakeTensor<int64_t>({2, 2}, {0, 1, 1, 2}));
+  a.Input(MakeTensor<float>({3, 2}, {1.0f, 1.2f, 2.3f, 3.4f, 4.5f, 5.7f}))
+      .Input(MakeTensor<int64_t>({2, 2}, {0, 1, 1, 2}));
   Tensor y = RunAllCounts(a)[0].tensor();
   EXPECT_EQ(y.shape(), Shape({2, 2, 2}));
   EXPECT_EQ(ToVector<float>(y), (std::vector<float>{1.0f, 1.2f, 2.3f, 3.4f, 2.3f, 3.4f, 4.5f, 5.7f}));
   KernelTester b("Gather", 13);
   b.Input(MakeTensor<float>({3, 3}, {1.0f, 1.2f, 1.9f, 2.3f, 3.4f, 3.9f, 4.5f, 5.7f, 5.9f}))
-      .Input(MakeTensor<int32_t>({1, 2}, {0, -1})).Attr("axis", int64_t{1});
+      .Input(MakeTensor<int32_t>({1, 2}, {0, -1}))
+      .Attr("axis", int64_t{1});
   y = RunAllCounts(b)[0].tensor();
   EXPECT_EQ(y.shape(), Shape({3, 1, 2}));
   EXPECT_EQ(ToVector<float>(y), (std::vector<float>{1.0f, 1.9f, 2.3f, 3.9f, 4.5f, 5.9f}));
@@ -28,7 +30,8 @@ TEST(GatherTest, OnnxExamplesAxis0AndAxis1) {
 TEST(GatherTest, LargeRowsStringsScalarsAndEmpty) {
   // data[r][c] = r * 1000 + c: gathered rows are predictable.
   std::vector<int32_t> data(500 * 300);
-  for (int r = 0; r < 500; ++r) for (int c = 0; c < 300; ++c) data[r * 300 + c] = r * 1000 + c;
+  for (int r = 0; r < 500; ++r)
+    for (int c = 0; c < 300; ++c) data[r * 300 + c] = r * 1000 + c;
   std::vector<int64_t> idx(1000);
   for (int i = 0; i < 1000; ++i) idx[i] = (i * 37) % 500 - (i % 2 ? 500 : 0);
   KernelTester t("Gather", 13);
@@ -64,16 +67,22 @@ TEST(GatherTest, OutOfRangeIndexNamesNodeIndexAndShape) {
 
 TEST(GatherElementsTest, OnnxExamplesAndLarge) {
   KernelTester a("GatherElements", 13);
-  a.Input(MakeTensor<float>({2, 2}, {1, 2, 3, 4})).Input(MakeTensor<int64_t>({2, 2}, {0, 0, 1, 0})).Attr("axis", int64_t{1});
+  a.Input(MakeTensor<float>({2, 2}, {1, 2, 3, 4}))
+      .Input(MakeTensor<int64_t>({2, 2}, {0, 0, 1, 0}))
+      .Attr("axis", int64_t{1});
   EXPECT_EQ(ToVector<float>(RunAllCounts(a)[0].tensor()), (std::vector<float>{1, 1, 4, 3}));
   KernelTester b("GatherElements", 13);
   b.Input(MakeTensor<float>({3, 3}, Iota<float>(9, 1))).Input(MakeTensor<int32_t>({2, 3}, {1, 2, 0, 2, 0, -3}));
   EXPECT_EQ(ToVector<float>(RunAllCounts(b)[0].tensor()), (std::vector<float>{4, 8, 3, 7, 2, 3}));
   // Reversal along axis 1 of a [40, 50, 30] tensor, where data = its flat index.
   std::vector<int64_t> idx(40 * 50 * 30);
-  for (int i = 0; i < 40; ++i) for (int j = 0; j < 50; ++j) for (int k = 0; k < 30; ++k) idx[(i * 50 + j) * 30 + k] = 49 - j;
+  for (int i = 0; i < 40; ++i)
+    for (int j = 0; j < 50; ++j)
+      for (int k = 0; k < 30; ++k) idx[(i * 50 + j) * 30 + k] = 49 - j;
   KernelTester c("GatherElements", 13);
-  c.Input(MakeTensor<int32_t>({40, 50, 30}, Iota<int32_t>(60000))).Input(MakeTensor<int64_t>({40, 50, 30}, idx)).Attr("axis", int64_t{-2});
+  c.Input(MakeTensor<int32_t>({40, 50, 30}, Iota<int32_t>(60000)))
+      .Input(MakeTensor<int64_t>({40, 50, 30}, idx))
+      .Attr("axis", int64_t{-2});
   const auto y = ToVector<int32_t>(RunAllCounts(c, 64)[0].tensor());
   EXPECT_EQ(y[(3 * 50 + 4) * 30 + 5], (3 * 50 + 45) * 30 + 5);
   KernelTester bad("GatherElements", 13);
@@ -92,7 +101,9 @@ TEST(GatherNdTest, OnnxExamplesWithBatchDims) {
   b.Input(MakeTensor<int32_t>({2, 2}, {0, 1, 2, 3})).Input(MakeTensor<int64_t>({2, 1}, {1, 0}));
   EXPECT_EQ(ToVector<int32_t>(RunAllCounts(b)[0].tensor()), (std::vector<int32_t>{2, 3, 0, 1}));
   KernelTester c("GatherND", 13);
-  c.Input(MakeTensor<int32_t>({2, 2, 2}, Iota<int32_t>(8))).Input(MakeTensor<int64_t>({2, 1}, {1, 0})).Attr("batch_dims", int64_t{1});
+  c.Input(MakeTensor<int32_t>({2, 2, 2}, Iota<int32_t>(8)))
+      .Input(MakeTensor<int64_t>({2, 1}, {1, 0}))
+      .Attr("batch_dims", int64_t{1});
   Tensor y = RunAllCounts(c)[0].tensor();
   EXPECT_EQ(y.shape(), Shape({2, 2}));
   EXPECT_EQ(ToVector<int32_t>(y), (std::vector<int32_t>{2, 3, 4, 5}));

@@ -23,18 +23,30 @@ StatusOr<int64_t> IntegerAt(const Tensor& t, int64_t i) {
     return static_cast<int64_t>(v);
   };
   switch (t.dtype()) {
-    case DataType::kFloat: return from_float(t.data<float>()[i]);
-    case DataType::kDouble: return from_float(t.data<double>()[i]);
-    case DataType::kFloat16: return from_float(t.data<Float16>()[i].ToFloat());
-    case DataType::kInt8: return t.data<int8_t>()[i];
-    case DataType::kInt16: return t.data<int16_t>()[i];
-    case DataType::kInt32: return t.data<int32_t>()[i];
-    case DataType::kInt64: return t.data<int64_t>()[i];
-    case DataType::kUint8: return t.data<uint8_t>()[i];
-    case DataType::kUint16: return t.data<uint16_t>()[i];
-    case DataType::kUint32: return t.data<uint32_t>()[i];
-    case DataType::kUint64: return static_cast<int64_t>(std::min<uint64_t>(t.data<uint64_t>()[i], INT64_MAX));
-    default: return InvalidArgument("unsupported numeric type ", t.TypeAndShape());
+    case DataType::kFloat:
+      return from_float(t.data<float>()[i]);
+    case DataType::kDouble:
+      return from_float(t.data<double>()[i]);
+    case DataType::kFloat16:
+      return from_float(t.data<Float16>()[i].ToFloat());
+    case DataType::kInt8:
+      return t.data<int8_t>()[i];
+    case DataType::kInt16:
+      return t.data<int16_t>()[i];
+    case DataType::kInt32:
+      return t.data<int32_t>()[i];
+    case DataType::kInt64:
+      return t.data<int64_t>()[i];
+    case DataType::kUint8:
+      return t.data<uint8_t>()[i];
+    case DataType::kUint16:
+      return t.data<uint16_t>()[i];
+    case DataType::kUint32:
+      return t.data<uint32_t>()[i];
+    case DataType::kUint64:
+      return static_cast<int64_t>(std::min<uint64_t>(t.data<uint64_t>()[i], INT64_MAX));
+    default:
+      return InvalidArgument("unsupported numeric type ", t.TypeAndShape());
   }
 }
 
@@ -60,7 +72,8 @@ class OneHotKernel : public OpKernel {
     if (depth < 1) return InvalidArgument(ctx.Where(), ": depth must be positive, got ", depth);
     const Shape& is = indices->shape();
     auto axis_or = NormalizeAxis(axis_, is.rank() + 1);
-    if (!axis_or.ok()) return InvalidArgument(ctx.Where(), ": axis ", axis_, " is out of range for ", indices->TypeAndShape());
+    if (!axis_or.ok())
+      return InvalidArgument(ctx.Where(), ": axis ", axis_, " is out of range for ", indices->TypeAndShape());
     const int axis = *axis_or;
     std::vector<int64_t> out_dims = is.dims();
     out_dims.insert(out_dims.begin() + axis, depth);
@@ -74,20 +87,23 @@ class OneHotKernel : public OpKernel {
       wrapped[i] = *v < 0 && *v >= -depth ? *v + depth : *v;
     }
     ctx.RecordScratch(indices->num_elements() * static_cast<int64_t>(sizeof(int64_t)));
-    OL_ASSIGN_OR_RETURN(Tensor* y, ctx.AllocateOutput(0, values->dtype(), *out_shape));
+    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, values->dtype(), *out_shape));
     const int64_t outer = is.SizeTo(axis), inner = is.SizeFrom(axis);
     const DataType type = values->dtype();
     const size_t size = ElementSize(type);
-    return parallel_.Run(ctx, "one_hot.rows", outer * depth, inner, [&](int64_t begin, int64_t end) {
-      for (int64_t row = begin; row < end; ++row) {
-        const int64_t o = row / depth, d = row % depth;
-        for (int64_t j = 0; j < inner; ++j) {
-          const bool on = wrapped[o * inner + j] == d;
-          CopyElements(type, size, values->raw_data(), on ? 1 : 0, y->raw_data(), row * inner + j, 1);
-        }
-      }
-      return Status::Ok();
-    }, SerialPayload(type));
+    return parallel_.Run(
+        ctx, "one_hot.rows", outer * depth, inner,
+        [&](int64_t begin, int64_t end) {
+          for (int64_t row = begin; row < end; ++row) {
+            const int64_t o = row / depth, d = row % depth;
+            for (int64_t j = 0; j < inner; ++j) {
+              const bool on = wrapped[o * inner + j] == d;
+              CopyElements(type, size, values->raw_data(), on ? 1 : 0, y->raw_data(), row * inner + j, 1);
+            }
+          }
+          return Status::Ok();
+        },
+        SerialPayload(type));
   }
 
  private:

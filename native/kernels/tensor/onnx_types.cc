@@ -4,9 +4,8 @@ namespace onnx_light {
 
 std::vector<DataType> TensorTypesAt(int opset, TensorTypeSet set) {
   using D = DataType;
-  std::vector<DataType> types = {D::kFloat,  D::kUint8,  D::kInt8,   D::kUint16, D::kInt16,
-                                 D::kInt32,  D::kInt64,  D::kFloat16, D::kDouble, D::kUint32,
-                                 D::kUint64};
+  std::vector<DataType> types = {D::kFloat, D::kUint8,   D::kInt8,   D::kUint16, D::kInt16, D::kInt32,
+                                 D::kInt64, D::kFloat16, D::kDouble, D::kUint32, D::kUint64};
   if (set.bool_type) types.push_back(D::kBool);
   if (set.string) types.push_back(D::kString);
   if (set.complex) types.insert(types.end(), {D::kComplex64, D::kComplex128});

@@ -16,8 +16,8 @@ struct TensorTypeSet {
   bool string = true;
   bool complex = true;
   bool bool_type = true;
-  bool float8 = true;      // float8e4m3fn/fnuz, float8e5m2/fnuz (opset 19+), float8e8m0 (24+)
-  bool sub_byte = true;    // int4/uint4 (21+), float4e2m1 (23+), int2/uint2 (25+), float6 (28+)
+  bool float8 = true;    // float8e4m3fn/fnuz, float8e5m2/fnuz (opset 19+), float8e8m0 (24+)
+  bool sub_byte = true;  // int4/uint4 (21+), float4e2m1 (23+), int2/uint2 (25+), float6 (28+)
 };
 
 // The element types ONNX's "all tensor types" constraint lists at `opset` (types join the

@@ -22,30 +22,64 @@ struct Tag {
 template <typename F>
 bool VisitStored(DataType type, F&& f) {
   switch (type) {
-    case DataType::kFloat: f(Tag<float>{}); return true;
-    case DataType::kDouble: f(Tag<double>{}); return true;
-    case DataType::kFloat16: f(Tag<Float16>{}); return true;
-    case DataType::kBFloat16: f(Tag<BFloat16>{}); return true;
-    case DataType::kInt8: f(Tag<int8_t>{}); return true;
-    case DataType::kInt16: f(Tag<int16_t>{}); return true;
-    case DataType::kInt32: f(Tag<int32_t>{}); return true;
-    case DataType::kInt64: f(Tag<int64_t>{}); return true;
-    case DataType::kUint8: f(Tag<uint8_t>{}); return true;
-    case DataType::kUint16: f(Tag<uint16_t>{}); return true;
-    case DataType::kUint32: f(Tag<uint32_t>{}); return true;
-    case DataType::kUint64: f(Tag<uint64_t>{}); return true;
-    case DataType::kBool: f(Tag<bool>{}); return true;
-    case DataType::kString: f(Tag<std::string>{}); return true;
-    case DataType::kComplex64: f(Tag<std::complex<float>>{}); return true;
-    case DataType::kComplex128: f(Tag<std::complex<double>>{}); return true;
-    default: return false;
+    case DataType::kFloat:
+      f(Tag<float>{});
+      return true;
+    case DataType::kDouble:
+      f(Tag<double>{});
+      return true;
+    case DataType::kFloat16:
+      f(Tag<Float16>{});
+      return true;
+    case DataType::kBFloat16:
+      f(Tag<BFloat16>{});
+      return true;
+    case DataType::kInt8:
+      f(Tag<int8_t>{});
+      return true;
+    case DataType::kInt16:
+      f(Tag<int16_t>{});
+      return true;
+    case DataType::kInt32:
+      f(Tag<int32_t>{});
+      return true;
+    case DataType::kInt64:
+      f(Tag<int64_t>{});
+      return true;
+    case DataType::kUint8:
+      f(Tag<uint8_t>{});
+      return true;
+    case DataType::kUint16:
+      f(Tag<uint16_t>{});
+      return true;
+    case DataType::kUint32:
+      f(Tag<uint32_t>{});
+      return true;
+    case DataType::kUint64:
+      f(Tag<uint64_t>{});
+      return true;
+    case DataType::kBool:
+      f(Tag<bool>{});
+      return true;
+    case DataType::kString:
+      f(Tag<std::string>{});
+      return true;
+    case DataType::kComplex64:
+      f(Tag<std::complex<float>>{});
+      return true;
+    case DataType::kComplex128:
+      f(Tag<std::complex<double>>{});
+      return true;
+    default:
+      return false;
   }
 }
 
 // A value's sort key: narrow floats compare as float, complex as (real, imaginary).
 template <typename T>
 auto Key(const T& v) {
-  if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) return v.ToFloat();
+  if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>)
+    return v.ToFloat();
   else if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>) {
     return std::make_pair(v.real(), v.imag());
   } else {
@@ -64,7 +98,8 @@ bool KeyLess(const K& a, const K& b) {
 
 template <typename T>
 bool IsNonZero(const T& v) {
-  if constexpr (std::is_same_v<T, std::string>) return !v.empty();
+  if constexpr (std::is_same_v<T, std::string>)
+    return !v.empty();
   else if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>) {
     return v != T(0);
   } else {
@@ -90,7 +125,7 @@ class NonZeroKernel : public OpKernel {
     if (!known) return InvalidArgument(ctx.Where(), ": unsupported type ", x->TypeAndShape());
     const int rank = x->shape().rank();
     const int64_t count = static_cast<int64_t>(hits.size());
-    OL_ASSIGN_OR_RETURN(Tensor* y, ctx.AllocateOutput(0, DataType::kInt64, Shape({rank, count})));
+    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, DataType::kInt64, Shape({rank, count})));
     int64_t* out = y->data<int64_t>();
     for (int64_t j = 0; j < count; ++j) {
       int64_t rest = hits[j];
@@ -122,7 +157,8 @@ class CompressKernel : public OpKernel {
     // Without an axis the input is read flat.
     Shape shape = has_axis_ ? x->shape() : Shape({x->num_elements()});
     auto axis_or = NormalizeAxis(has_axis_ ? axis_ : 0, shape.rank());
-    if (!axis_or.ok()) return InvalidArgument(ctx.Where(), ": axis ", axis_, " is out of range for ", x->TypeAndShape());
+    if (!axis_or.ok())
+      return InvalidArgument(ctx.Where(), ": axis ", axis_, " is out of range for ", x->TypeAndShape());
     const int axis = *axis_or;
     const int64_t dim = shape.dim(axis);
     if (condition->num_elements() > dim) {
@@ -135,7 +171,7 @@ class CompressKernel : public OpKernel {
     }
     std::vector<int64_t> out_dims = shape.dims();
     out_dims[axis] = static_cast<int64_t>(kept.size());
-    OL_ASSIGN_OR_RETURN(Tensor* y, ctx.AllocateOutput(0, x->dtype(), Shape(out_dims)));
+    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), Shape(out_dims)));
     const int64_t outer = shape.SizeTo(axis), inner = shape.SizeFrom(axis + 1);
     const size_t size = ElementSize(x->dtype());
     int64_t at = 0;
@@ -168,7 +204,8 @@ class UniqueKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(const Tensor* x, ctx.RequiredInput(0));
     Shape shape = has_axis_ ? x->shape() : Shape({x->num_elements()});
     auto axis_or = NormalizeAxis(has_axis_ ? axis_ : 0, shape.rank());
-    if (!axis_or.ok()) return InvalidArgument(ctx.Where(), ": axis ", axis_, " is out of range for ", x->TypeAndShape());
+    if (!axis_or.ok())
+      return InvalidArgument(ctx.Where(), ": axis ", axis_, " is out of range for ", x->TypeAndShape());
     const int axis = *axis_or;
     const int64_t outer = shape.SizeTo(axis), n = shape.dim(axis), inner = shape.SizeFrom(axis + 1);
     // Item i is the slice at position i along the axis: elements (o, i, j) for all o, j.
@@ -213,7 +250,7 @@ class UniqueKernel : public OpKernel {
     }
     std::vector<int64_t> out_dims = shape.dims();
     out_dims[axis] = groups;
-    OL_ASSIGN_OR_RETURN(Tensor* y, ctx.AllocateOutput(0, x->dtype(), Shape(out_dims)));
+    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), Shape(out_dims)));
     const size_t size = ElementSize(x->dtype());
     for (int64_t g = 0; g < groups; ++g) {
       for (int64_t o = 0; o < outer; ++o) {
@@ -222,15 +259,15 @@ class UniqueKernel : public OpKernel {
       }
     }
     if (ctx.num_outputs() > 1) {
-      OL_ASSIGN_OR_RETURN(Tensor* indices, ctx.AllocateOutput(1, DataType::kInt64, Shape({groups})));
+      OL_ASSIGN_OR_RETURN(Tensor * indices, ctx.AllocateOutput(1, DataType::kInt64, Shape({groups})));
       for (int64_t g = 0; g < groups; ++g) indices->data<int64_t>()[rank_of[g]] = first[g];
     }
     if (ctx.num_outputs() > 2) {
-      OL_ASSIGN_OR_RETURN(Tensor* inverse, ctx.AllocateOutput(2, DataType::kInt64, Shape({n})));
+      OL_ASSIGN_OR_RETURN(Tensor * inverse, ctx.AllocateOutput(2, DataType::kInt64, Shape({n})));
       for (int64_t i = 0; i < n; ++i) inverse->data<int64_t>()[i] = rank_of[group_of[i]];
     }
     if (ctx.num_outputs() > 3) {
-      OL_ASSIGN_OR_RETURN(Tensor* count_out, ctx.AllocateOutput(3, DataType::kInt64, Shape({groups})));
+      OL_ASSIGN_OR_RETURN(Tensor * count_out, ctx.AllocateOutput(3, DataType::kInt64, Shape({groups})));
       for (int64_t g = 0; g < groups; ++g) count_out->data<int64_t>()[rank_of[g]] = counts[g];
     }
     ctx.RecordScratch((4 * n + 4 * groups) * static_cast<int64_t>(sizeof(int64_t)));

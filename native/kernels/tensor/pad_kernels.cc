@@ -17,9 +17,12 @@ int64_t SourceCoordinate(int64_t o, int64_t before, int64_t dim, PadMode mode) {
   const int64_t i = o - before;
   if (i >= 0 && i < dim) return i;
   switch (mode) {
-    case PadMode::kConstant: return -1;
-    case PadMode::kEdge: return i < 0 ? 0 : dim - 1;
-    case PadMode::kWrap: return ((i % dim) + dim) % dim;
+    case PadMode::kConstant:
+      return -1;
+    case PadMode::kEdge:
+      return i < 0 ? 0 : dim - 1;
+    case PadMode::kWrap:
+      return ((i % dim) + dim) % dim;
     case PadMode::kReflect: {
       if (dim == 1) return 0;
       const int64_t period = 2 * (dim - 1);
@@ -35,11 +38,16 @@ class PadKernel : public OpKernel {
   Status Init(const KernelInfo& info) {
     opset_ = info.opset_version();
     OL_ASSIGN_OR_RETURN(std::string mode, info.GetString("mode", "constant"));
-    if (mode == "constant") mode_ = PadMode::kConstant;
-    else if (mode == "reflect") mode_ = PadMode::kReflect;
-    else if (mode == "edge") mode_ = PadMode::kEdge;
-    else if (mode == "wrap" && opset_ >= 19) mode_ = PadMode::kWrap;
-    else return InvalidArgument(info.Where(), ": unsupported mode '", mode, "'");
+    if (mode == "constant")
+      mode_ = PadMode::kConstant;
+    else if (mode == "reflect")
+      mode_ = PadMode::kReflect;
+    else if (mode == "edge")
+      mode_ = PadMode::kEdge;
+    else if (mode == "wrap" && opset_ >= 19)
+      mode_ = PadMode::kWrap;
+    else
+      return InvalidArgument(info.Where(), ": unsupported mode '", mode, "'");
     if (opset_ < 11) {
       OL_ASSIGN_OR_RETURN(pads_attribute_, info.GetInts(opset_ < 2 ? "paddings" : "pads"));
       OL_ASSIGN_OR_RETURN(value_attribute_, info.GetFloat("value", 0.0f));
@@ -56,7 +64,9 @@ class PadKernel : public OpKernel {
     if (opset_ >= 11) {
       OL_ASSIGN_OR_RETURN(const Tensor* p, ctx.RequiredInput(1));
       OL_ASSIGN_OR_RETURN(pads, ReadIndexList(*p, ctx.Where(), "pads"));
-      if (const Tensor* a = ctx.input(3)) { OL_ASSIGN_OR_RETURN(axes, ReadIndexList(*a, ctx.Where(), "axes", true)); }
+      if (const Tensor* a = ctx.input(3)) {
+        OL_ASSIGN_OR_RETURN(axes, ReadIndexList(*a, ctx.Where(), "axes", true));
+      }
     }
     if (axes.empty()) {
       for (int d = 0; d < rank; ++d) axes.push_back(d);
@@ -72,7 +82,8 @@ class PadKernel : public OpKernel {
       const int64_t b = pads[k], e = pads[k + norm_axes.size()];
       before[d] = b;
       int64_t grown = 0;
-      if (__builtin_add_overflow(xs.dim(d), b, &grown) || __builtin_add_overflow(grown, e, &out_dims[d]) || out_dims[d] < 0) {
+      if (__builtin_add_overflow(xs.dim(d), b, &grown) || __builtin_add_overflow(grown, e, &out_dims[d]) ||
+          out_dims[d] < 0) {
         return InvalidArgument(ctx.Where(), ": pads ", Shape(pads).ToString(), " do not fit ", x->TypeAndShape());
       }
       if (xs.dim(d) == 0 && out_dims[d] > 0 && mode_ != PadMode::kConstant) {
@@ -81,7 +92,7 @@ class PadKernel : public OpKernel {
     }
     auto out_shape = Shape::Create(out_dims);
     if (!out_shape.ok()) return out_shape.status().WithContext(ctx.Where() + ": padded shape: ");
-    OL_ASSIGN_OR_RETURN(Tensor* y, ctx.AllocateOutput(0, x->dtype(), *out_shape));
+    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), *out_shape));
     OL_ASSIGN_OR_RETURN(Tensor fill, FillValue(ctx, *x));
 
     const std::vector<int64_t> strides = DenseStrides(xs);
@@ -114,10 +125,17 @@ class PadKernel : public OpKernel {
       }
     } else if (opset_ < 11) {
       switch (x.dtype()) {
-        case DataType::kFloat: *fill.data<float>() = value_attribute_; break;
-        case DataType::kDouble: *fill.data<double>() = value_attribute_; break;
-        case DataType::kFloat16: *fill.data<Float16>() = Float16::FromFloat(value_attribute_); break;
-        default: return InvalidArgument(ctx.Where(), ": unsupported type ", x.TypeAndShape());
+        case DataType::kFloat:
+          *fill.data<float>() = value_attribute_;
+          break;
+        case DataType::kDouble:
+          *fill.data<double>() = value_attribute_;
+          break;
+        case DataType::kFloat16:
+          *fill.data<Float16>() = Float16::FromFloat(value_attribute_);
+          break;
+        default:
+          return InvalidArgument(ctx.Where(), ": unsupported type ", x.TypeAndShape());
       }
     }
     return fill;

@@ -32,18 +32,22 @@ TEST(PadTest, EveryModeOnOneRow) {
 TEST(PadTest, OnnxReflectExampleAxesAndLarge) {
   // ONNX's reflect example: [[1.0, 1.2], [2.3, 3.4], [4.5, 5.7]], pads [0, 2, 0, 0].
   KernelTester t("Pad", 13);
-  t.Input(MakeTensor<float>({3, 2}, {1.0f, 1.2f, 2.3f, 3.4f, 4.5f, 5.7f})).Input(MakeTensor<int64_t>({4}, {0, 2, 0, 0}))
+  t.Input(MakeTensor<float>({3, 2}, {1.0f, 1.2f, 2.3f, 3.4f, 4.5f, 5.7f}))
+      .Input(MakeTensor<int64_t>({4}, {0, 2, 0, 0}))
       .Attr("mode", std::string("reflect"));
   EXPECT_EQ(ToVector<float>(RunAllCounts(t)[0].tensor()),
             (std::vector<float>{1.0f, 1.2f, 1.0f, 1.2f, 2.3f, 3.4f, 2.3f, 3.4f, 4.5f, 5.7f, 4.5f, 5.7f}));
   KernelTester axes("Pad", 18);
-  axes.Input(MakeTensor<int32_t>({2, 2}, {1, 2, 3, 4})).Input(MakeTensor<int64_t>({2}, {1, 1})).Input(MakeTensor<int32_t>({}, {7}))
+  axes.Input(MakeTensor<int32_t>({2, 2}, {1, 2, 3, 4}))
+      .Input(MakeTensor<int64_t>({2}, {1, 1}))
+      .Input(MakeTensor<int32_t>({}, {7}))
       .Input(MakeTensor<int64_t>({1}, {-2}));
   Tensor y = RunAllCounts(axes)[0].tensor();
   EXPECT_EQ(y.shape(), Shape({4, 2}));
   EXPECT_EQ(ToVector<int32_t>(y), (std::vector<int32_t>{7, 7, 1, 2, 3, 4, 7, 7}));
   KernelTester big("Pad", 13);
-  big.Input(MakeTensor<int32_t>({200, 300}, Iota<int32_t>(60000))).Input(MakeTensor<int64_t>({4}, {3, 5, 4, 6}))
+  big.Input(MakeTensor<int32_t>({200, 300}, Iota<int32_t>(60000)))
+      .Input(MakeTensor<int64_t>({4}, {3, 5, 4, 6}))
       .Attr("mode", std::string("edge"));
   const auto v = ToVector<int32_t>(RunAllCounts(big, 500)[0].tensor());
   EXPECT_EQ(v.size(), 207u * 311u);
@@ -54,7 +58,9 @@ TEST(PadTest, OnnxReflectExampleAxesAndLarge) {
   v2.Input(MakeTensor<float>({2}, {1, 2})).Attr("pads", std::vector<int64_t>{1, 0}).Attr("value", 4.0f);
   EXPECT_EQ(ToVector<float>(RunAllCounts(v2)[0].tensor()), (std::vector<float>{4, 1, 2}));
   KernelTester strings("Pad", 13);
-  strings.Input(MakeTensor<std::string>({1}, {"a"})).Input(MakeTensor<int64_t>({2}, {1, 1})).Input(MakeTensor<std::string>({}, {"_"}));
+  strings.Input(MakeTensor<std::string>({1}, {"a"}))
+      .Input(MakeTensor<int64_t>({2}, {1, 1}))
+      .Input(MakeTensor<std::string>({}, {"_"}));
   EXPECT_EQ(ToVector<std::string>(RunAllCounts(strings)[0].tensor()), (std::vector<std::string>{"_", "a", "_"}));
 }
 
@@ -69,7 +75,9 @@ TEST(PadTest, RejectsBadPads) {
   empty.Input(MakeTensor<float>({0}, {})).Input(MakeTensor<int64_t>({2}, {1, 1})).Attr("mode", std::string("edge"));
   EXPECT_NE(ErrorOf(empty).find("empty axis"), std::string::npos);
   KernelTester wrap_old("Pad", 13);
-  wrap_old.Input(MakeTensor<float>({2}, {1, 2})).Input(MakeTensor<int64_t>({2}, {1, 1})).Attr("mode", std::string("wrap"));
+  wrap_old.Input(MakeTensor<float>({2}, {1, 2}))
+      .Input(MakeTensor<int64_t>({2}, {1, 1}))
+      .Attr("mode", std::string("wrap"));
   EXPECT_FALSE(wrap_old.Run(1).ok());
 }
 

@@ -3,20 +3,44 @@
 import collections
 
 import onnx.defs
-import pytest
-
 import onnx_light
+import pytest
 
 # op -> which schema constraint the registered element types must equal (None: untyped).
 OPS = {
-    "Cast": "input", "CastLike": "input", "Shape": "input", "Size": "input", "Reshape": "input",
-    "Flatten": "input", "Squeeze": "input", "Unsqueeze": "input", "Identity": "input",
-    "Constant": None, "ConstantOfShape": "output", "Range": "input", "EyeLike": "input",
-    "Gather": "input", "GatherElements": "input", "GatherND": "input", "Concat": "input", "Split": "input",
-    "Slice": "input", "Expand": "input", "Tile": "input", "Pad": "input",
-    "ScatterElements": "input", "Scatter": "input", "ScatterND": "input", "DepthToSpace": "input", "SpaceToDepth": "input",
-    "Trilu": "input", "NonZero": "input", "Compress": "input", "Unique": "input",
-    "OneHot": "input", "ReverseSequence": "input",
+    "Cast": "input",
+    "CastLike": "input",
+    "Shape": "input",
+    "Size": "input",
+    "Reshape": "input",
+    "Flatten": "input",
+    "Squeeze": "input",
+    "Unsqueeze": "input",
+    "Identity": "input",
+    "Constant": None,
+    "ConstantOfShape": "output",
+    "Range": "input",
+    "EyeLike": "input",
+    "Gather": "input",
+    "GatherElements": "input",
+    "GatherND": "input",
+    "Concat": "input",
+    "Split": "input",
+    "Slice": "input",
+    "Expand": "input",
+    "Tile": "input",
+    "Pad": "input",
+    "ScatterElements": "input",
+    "Scatter": "input",
+    "ScatterND": "input",
+    "DepthToSpace": "input",
+    "SpaceToDepth": "input",
+    "Trilu": "input",
+    "NonZero": "input",
+    "Compress": "input",
+    "Unique": "input",
+    "OneHot": "input",
+    "ReverseSequence": "input",
 }
 
 
@@ -33,7 +57,7 @@ def constraint_types(schema, side):
             break
     else:
         allowed = [formal.type_str]
-    return sorted(t[len("tensor("):-1] for t in allowed if t.startswith("tensor("))
+    return sorted(t[len("tensor(") : -1] for t in allowed if t.startswith("tensor("))
 
 
 def registered():

@@ -32,21 +32,24 @@ class ReverseSequenceKernel : public OpKernel {
         return InvalidArgument(ctx.Where(), ": sequence_lens[", b, "] = ", len[b], " is outside [0, ", time, "]");
       }
     }
-    OL_ASSIGN_OR_RETURN(Tensor* y, ctx.AllocateOutput(0, x->dtype(), s));
+    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), s));
     const int64_t inner = s.SizeFrom(2);
     const DataType type = x->dtype();
     const size_t size = ElementSize(type);
     // Element offset of slice (b, t) in the [time, batch] or [batch, time] layout.
     const bool time_major = time_axis_ == 0;
     auto slice = [&](int64_t b, int64_t t) { return (time_major ? t * batch + b : b * time + t) * inner; };
-    return parallel_.Run(ctx, "reverse_sequence.slices", batch * time, inner, [&](int64_t begin, int64_t end) {
-      for (int64_t u = begin; u < end; ++u) {
-        const int64_t b = u / time, t = u % time;
-        const int64_t source = t < len[b] ? len[b] - 1 - t : t;
-        CopyElements(type, size, x->raw_data(), slice(b, source), y->raw_data(), slice(b, t), inner);
-      }
-      return Status::Ok();
-    }, SerialPayload(type));
+    return parallel_.Run(
+        ctx, "reverse_sequence.slices", batch * time, inner,
+        [&](int64_t begin, int64_t end) {
+          for (int64_t u = begin; u < end; ++u) {
+            const int64_t b = u / time, t = u % time;
+            const int64_t source = t < len[b] ? len[b] - 1 - t : t;
+            CopyElements(type, size, x->raw_data(), slice(b, source), y->raw_data(), slice(b, t), inner);
+          }
+          return Status::Ok();
+        },
+        SerialPayload(type));
   }
 
  private:

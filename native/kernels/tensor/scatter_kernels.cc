@@ -27,11 +27,16 @@ StatusOr<Reduction> ParseReduction(const KernelInfo& info) {
 template <typename T>
 T Combine(T a, T b, Reduction r) {
   switch (r) {
-    case Reduction::kAdd: return static_cast<T>(a + b);
-    case Reduction::kMul: return static_cast<T>(a * b);
-    case Reduction::kMax: return std::max(a, b);
-    case Reduction::kMin: return std::min(a, b);
-    default: return b;
+    case Reduction::kAdd:
+      return static_cast<T>(a + b);
+    case Reduction::kMul:
+      return static_cast<T>(a * b);
+    case Reduction::kMax:
+      return std::max(a, b);
+    case Reduction::kMin:
+      return std::min(a, b);
+    default:
+      return b;
   }
 }
 template <typename H>
@@ -57,19 +62,32 @@ void ApplyArithmetic(void* out, int64_t o, const void* updates, int64_t u, Reduc
 ApplyFn ApplierFor(DataType type, Reduction r) {
   if (r == Reduction::kNone) return nullptr;  // plain copies go through CopyElements
   switch (type) {
-    case DataType::kFloat: return ApplyArithmetic<float>;
-    case DataType::kDouble: return ApplyArithmetic<double>;
-    case DataType::kFloat16: return ApplyArithmetic<Float16>;
-    case DataType::kBFloat16: return ApplyArithmetic<BFloat16>;
-    case DataType::kInt8: return ApplyArithmetic<int8_t>;
-    case DataType::kInt16: return ApplyArithmetic<int16_t>;
-    case DataType::kInt32: return ApplyArithmetic<int32_t>;
-    case DataType::kInt64: return ApplyArithmetic<int64_t>;
-    case DataType::kUint8: return ApplyArithmetic<uint8_t>;
-    case DataType::kUint16: return ApplyArithmetic<uint16_t>;
-    case DataType::kUint32: return ApplyArithmetic<uint32_t>;
-    case DataType::kUint64: return ApplyArithmetic<uint64_t>;
-    default: return nullptr;
+    case DataType::kFloat:
+      return ApplyArithmetic<float>;
+    case DataType::kDouble:
+      return ApplyArithmetic<double>;
+    case DataType::kFloat16:
+      return ApplyArithmetic<Float16>;
+    case DataType::kBFloat16:
+      return ApplyArithmetic<BFloat16>;
+    case DataType::kInt8:
+      return ApplyArithmetic<int8_t>;
+    case DataType::kInt16:
+      return ApplyArithmetic<int16_t>;
+    case DataType::kInt32:
+      return ApplyArithmetic<int32_t>;
+    case DataType::kInt64:
+      return ApplyArithmetic<int64_t>;
+    case DataType::kUint8:
+      return ApplyArithmetic<uint8_t>;
+    case DataType::kUint16:
+      return ApplyArithmetic<uint16_t>;
+    case DataType::kUint32:
+      return ApplyArithmetic<uint32_t>;
+    case DataType::kUint64:
+      return ApplyArithmetic<uint64_t>;
+    default:
+      return nullptr;
   }
 }
 
@@ -94,13 +112,16 @@ class ScatterBase : public OpKernel {
     if (reduction_ != Reduction::kNone && *apply == nullptr) {
       return InvalidArgument(ctx.Where(), ": reduction is not defined for ", data.TypeAndShape());
     }
-    OL_ASSIGN_OR_RETURN(Tensor* y, ctx.AllocateOutput(0, data.dtype(), data.shape()));
+    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, data.dtype(), data.shape()));
     const DataType type = data.dtype();
     const size_t size = ElementSize(type);
-    OL_RETURN_IF_ERROR(parallel_.Run(ctx, "scatter.copy", data.num_elements(), 1, [&](int64_t begin, int64_t end) {
-      CopyElements(type, size, data.raw_data(), begin, y->raw_data(), begin, end - begin);
-      return Status::Ok();
-    }, SerialPayload(type)));
+    OL_RETURN_IF_ERROR(parallel_.Run(
+        ctx, "scatter.copy", data.num_elements(), 1,
+        [&](int64_t begin, int64_t end) {
+          CopyElements(type, size, data.raw_data(), begin, y->raw_data(), begin, end - begin);
+          return Status::Ok();
+        },
+        SerialPayload(type)));
     ctx.RecordCopy();
     return y;
   }
@@ -134,14 +155,17 @@ class ScatterElementsKernel : public ScatterBase {
     }
     if (ds.rank() == 0 || is.rank() != ds.rank() || updates->shape() != is) {
       return InvalidArgument(ctx.Where(), ": data ", data->TypeAndShape(), ", indices ", indices->TypeAndShape(),
-                             " and updates ", updates->TypeAndShape(), " must share a rank >= 1, indices and updates a shape");
+                             " and updates ", updates->TypeAndShape(),
+                             " must share a rank >= 1, indices and updates a shape");
     }
     auto axis_or = NormalizeAxis(axis_, ds.rank());
-    if (!axis_or.ok()) return InvalidArgument(ctx.Where(), ": axis ", axis_, " is out of range for ", data->TypeAndShape());
+    if (!axis_or.ok())
+      return InvalidArgument(ctx.Where(), ": axis ", axis_, " is out of range for ", data->TypeAndShape());
     const int axis = *axis_or;
     for (int d = 0; d < ds.rank(); ++d) {
       if (d != axis && is.dim(d) > ds.dim(d)) {
-        return InvalidArgument(ctx.Where(), ": indices ", is.ToString(), " exceed data ", ds.ToString(), " on axis ", d);
+        return InvalidArgument(ctx.Where(), ": indices ", is.ToString(), " exceed data ", ds.ToString(), " on axis ",
+                               d);
       }
     }
     const int64_t dim = ds.dim(axis);
@@ -153,7 +177,7 @@ class ScatterElementsKernel : public ScatterBase {
       }
     }
     ApplyFn apply = nullptr;
-    OL_ASSIGN_OR_RETURN(Tensor* y, CopyData(ctx, *data, *updates, &apply));
+    OL_ASSIGN_OR_RETURN(Tensor * y, CopyData(ctx, *data, *updates, &apply));
     const std::vector<int64_t> strides = DenseStrides(ds);
     const int rank = ds.rank();
     std::vector<int64_t> coordinate(rank, 0);
@@ -191,12 +215,14 @@ class ScatterNdKernel : public ScatterBase {
     }
     const int64_t k = is.dim(is.rank() - 1);
     if (k < 1 || k > ds.rank()) {
-      return InvalidArgument(ctx.Where(), ": indices ", is.ToString(), " index more dims than data ", ds.ToString(), " has");
+      return InvalidArgument(ctx.Where(), ": indices ", is.ToString(), " index more dims than data ", ds.ToString(),
+                             " has");
     }
     std::vector<int64_t> expected(is.dims().begin(), is.dims().end() - 1);
     expected.insert(expected.end(), ds.dims().begin() + k, ds.dims().end());
     if (updates->shape() != Shape(expected)) {
-      return InvalidArgument(ctx.Where(), ": updates ", updates->TypeAndShape(), " must have shape ", Shape(expected).ToString());
+      return InvalidArgument(ctx.Where(), ": updates ", updates->TypeAndShape(), " must have shape ",
+                             Shape(expected).ToString());
     }
     const int64_t tuples = is.SizeTo(is.rank() - 1), slice = ds.SizeFrom(static_cast<int>(k));
     const int64_t* idx = indices->data<int64_t>();
@@ -210,7 +236,7 @@ class ScatterNdKernel : public ScatterBase {
       }
     }
     ApplyFn apply = nullptr;
-    OL_ASSIGN_OR_RETURN(Tensor* y, CopyData(ctx, *data, *updates, &apply));
+    OL_ASSIGN_OR_RETURN(Tensor * y, CopyData(ctx, *data, *updates, &apply));
     const std::vector<int64_t> strides = DenseStrides(ds);
     for (int64_t t = 0; t < tuples; ++t) {  // ordered: see the file comment
       int64_t offset = 0;
@@ -268,7 +294,7 @@ class TensorScatterKernel : public ScatterBase {
       }
       for (int64_t b = 0; b < batch; ++b) {
         starts[b] = write_indices->dtype() == DataType::kInt64 ? write_indices->data<int64_t>()[b]
-                                                                : write_indices->data<int32_t>()[b];
+                                                               : write_indices->data<int32_t>()[b];
         if (starts[b] < 0 || (!circular_ && starts[b] + rows > max_rows)) {
           return InvalidArgument(ctx.Where(), ": write index ", starts[b], " of batch ", b, " puts ", rows,
                                  " rows outside the ", max_rows, " rows of past_cache ", past->TypeAndShape());
@@ -276,20 +302,23 @@ class TensorScatterKernel : public ScatterBase {
       }
     }
     ApplyFn apply = nullptr;
-    OL_ASSIGN_OR_RETURN(Tensor* y, CopyData(ctx, *past, *update, &apply));
+    OL_ASSIGN_OR_RETURN(Tensor * y, CopyData(ctx, *past, *update, &apply));
     const int64_t prefixes = ps.SizeTo(a), per_batch = batch == 0 ? 1 : prefixes / batch;
     const int64_t inner = ps.SizeFrom(a + 1);
     const DataType type = past->dtype();
-    return parallel_.Run(ctx, "tensor_scatter.rows", prefixes, rows * inner, [&](int64_t begin, int64_t end) {
-      for (int64_t p = begin; p < end; ++p) {
-        const int64_t start = starts[p / per_batch];
-        for (int64_t i = 0; i < rows; ++i) {
-          const int64_t row = circular_ ? (start + i) % max_rows : start + i;
-          Apply(apply, type, y, (p * max_rows + row) * inner, *update, (p * rows + i) * inner, inner);
-        }
-      }
-      return Status::Ok();
-    }, SerialPayload(type));
+    return parallel_.Run(
+        ctx, "tensor_scatter.rows", prefixes, rows * inner,
+        [&](int64_t begin, int64_t end) {
+          for (int64_t p = begin; p < end; ++p) {
+            const int64_t start = starts[p / per_batch];
+            for (int64_t i = 0; i < rows; ++i) {
+              const int64_t row = circular_ ? (start + i) % max_rows : start + i;
+              Apply(apply, type, y, (p * max_rows + row) * inner, *update, (p * rows + i) * inner, inner);
+            }
+          }
+          return Status::Ok();
+        },
+        SerialPayload(type));
   }
 
  private:

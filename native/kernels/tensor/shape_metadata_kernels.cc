@@ -21,7 +21,9 @@ Status SetView(KernelContext& ctx, const Tensor& x, std::vector<int64_t> dims) {
   return ctx.SetOutput(0, Value(std::move(view).value()));
 }
 
-StatusOr<Tensor*> AllocateInt64(KernelContext& ctx, Shape shape) { return ctx.AllocateOutput(0, DataType::kInt64, std::move(shape)); }
+StatusOr<Tensor*> AllocateInt64(KernelContext& ctx, Shape shape) {
+  return ctx.AllocateOutput(0, DataType::kInt64, std::move(shape));
+}
 
 // ------------------------------------------------------------------------------- Shape
 
@@ -39,7 +41,7 @@ class ShapeKernel : public OpKernel {
     auto clamp = [rank](int64_t v) { return std::clamp(v < 0 ? v + rank : v, int64_t{0}, rank); };
     const int64_t begin = clamp(start_);
     const int64_t end = std::max(begin, clamp(end_));
-    OL_ASSIGN_OR_RETURN(Tensor* y, AllocateInt64(ctx, Shape({end - begin})));
+    OL_ASSIGN_OR_RETURN(Tensor * y, AllocateInt64(ctx, Shape({end - begin})));
     for (int64_t i = begin; i < end; ++i) y->data<int64_t>()[i - begin] = x->shape().dim(static_cast<int>(i));
     return Status::Ok();
   }
@@ -53,7 +55,7 @@ class SizeKernel : public OpKernel {
   Status Init(const KernelInfo&) { return Status::Ok(); }
   Status Compute(KernelContext& ctx) override {
     OL_ASSIGN_OR_RETURN(const Tensor* x, ctx.RequiredInput(0));
-    OL_ASSIGN_OR_RETURN(Tensor* y, AllocateInt64(ctx, Shape()));
+    OL_ASSIGN_OR_RETURN(Tensor * y, AllocateInt64(ctx, Shape()));
     *y->data<int64_t>() = x->num_elements();
     return Status::Ok();
   }
@@ -99,7 +101,8 @@ class ReshapeKernel : public OpKernel {
         infer = static_cast<int>(i);
         continue;
       }
-      if (dims[i] < -1) return InvalidArgument(where, ": shape ", Shape(requested).ToString(), " has negative dim ", dims[i]);
+      if (dims[i] < -1)
+        return InvalidArgument(where, ": shape ", Shape(requested).ToString(), " has negative dim ", dims[i]);
       if (dims[i] == 0 && !allow_zero_) {
         if (static_cast<int>(i) >= in.rank()) {
           return InvalidArgument(where, ": shape ", Shape(requested).ToString(), " copies dim ", i, " (0) but input ",
@@ -115,8 +118,11 @@ class ReshapeKernel : public OpKernel {
     const int64_t total = in.num_elements();
     if (infer >= 0) {
       if (has_zero) {
-        if (allow_zero_) return InvalidArgument(where, ": allowzero shape ", Shape(requested).ToString(), " has both 0 and -1");
-        if (total != 0) return InvalidArgument(where, ": cannot infer -1 in ", Shape(requested).ToString(), " for input ", in.ToString());
+        if (allow_zero_)
+          return InvalidArgument(where, ": allowzero shape ", Shape(requested).ToString(), " has both 0 and -1");
+        if (total != 0)
+          return InvalidArgument(where, ": cannot infer -1 in ", Shape(requested).ToString(), " for input ",
+                                 in.ToString());
         dims[infer] = 0;
       } else {
         if (total % known != 0) {
@@ -205,7 +211,8 @@ class SqueezeKernel : public OpKernel, AxesFromAttributeOrInput {
       OL_ASSIGN_OR_RETURN(std::vector<int> axes, NormalizeAxes(raw_axes, in.rank(), ctx.Where()));
       for (int a : axes) {
         if (in.dim(a) != 1) {
-          return InvalidArgument(ctx.Where(), ": cannot squeeze axis ", a, " of size ", in.dim(a), " in ", x->TypeAndShape());
+          return InvalidArgument(ctx.Where(), ": cannot squeeze axis ", a, " of size ", in.dim(a), " in ",
+                                 x->TypeAndShape());
         }
         drop[a] = true;
       }
@@ -309,7 +316,8 @@ OL_REGISTER_KERNELS(tensor_shape_metadata) {
     def.op = op;
     def.factory = std::move(factory);
     def.dispatch_input = types == nullptr ? -1 : 0;
-    AddForOpsets(registry, def, versions, types == nullptr ? nullptr : std::function<std::vector<DataType>(int)>(types));
+    AddForOpsets(registry, def, versions,
+                 types == nullptr ? nullptr : std::function<std::vector<DataType>(int)>(types));
   };
   auto all = [](int v) { return TensorTypesAt(v); };
   add("Shape", MakeKernel<ShapeKernel>(), {1, 13, 15, 19, 21, 23, 24, 25}, all);

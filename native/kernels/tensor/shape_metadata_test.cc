@@ -34,9 +34,16 @@ Tensor Iota(Shape shape) {
 
 TEST(ShapeTest, StartAndEndClampLikeOnnx) {
   Tensor x = Iota({2, 3, 4, 5});
-  struct Case { int64_t start, end; std::vector<int64_t> expected; };
-  for (const Case& c : std::vector<Case>{{0, INT64_MAX, {2, 3, 4, 5}}, {1, INT64_MAX, {3, 4, 5}}, {-1, INT64_MAX, {5}},
-                                         {0, -1, {2, 3, 4}}, {-10, 10, {2, 3, 4, 5}}, {3, 1, {}}}) {
+  struct Case {
+    int64_t start, end;
+    std::vector<int64_t> expected;
+  };
+  for (const Case& c : std::vector<Case>{{0, INT64_MAX, {2, 3, 4, 5}},
+                                         {1, INT64_MAX, {3, 4, 5}},
+                                         {-1, INT64_MAX, {5}},
+                                         {0, -1, {2, 3, 4}},
+                                         {-10, 10, {2, 3, 4, 5}},
+                                         {3, 1, {}}}) {
     KernelTester t("Shape", 15);
     t.Input(x).Attr("start", c.start);
     if (c.end != INT64_MAX) t.Attr("end", c.end);
@@ -76,7 +83,9 @@ TEST(ReshapeTest, RejectsBadTargets) {
   Tensor x = Iota({2, 3, 4});
   auto error = [&](std::vector<int64_t> shape, int64_t allow_zero = 0) {
     KernelTester t("Reshape", 14);
-    t.NodeName("r").Input(x).Input(MakeTensor<int64_t>(Shape({static_cast<int64_t>(shape.size())}), shape))
+    t.NodeName("r")
+        .Input(x)
+        .Input(MakeTensor<int64_t>(Shape({static_cast<int64_t>(shape.size())}), shape))
         .Attr("allowzero", allow_zero);
     return ErrorOf(t);
   };
@@ -91,7 +100,8 @@ TEST(ReshapeTest, RejectsBadTargets) {
 
 TEST(FlattenTest, AxesIncludingNegativeAndRankEdges) {
   Tensor x = Iota({2, 3, 4});
-  for (auto [axis, d0, d1] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{{0, 1, 24}, {1, 2, 12}, {3, 24, 1}, {-1, 6, 4}}) {
+  for (auto [axis, d0, d1] :
+       std::vector<std::tuple<int64_t, int64_t, int64_t>>{{0, 1, 24}, {1, 2, 12}, {3, 24, 1}, {-1, 6, 4}}) {
     KernelTester t("Flatten", 13);
     t.Input(x).Attr("axis", axis);
     EXPECT_EQ(RunBoth(t).tensor().shape(), Shape({d0, d1})) << axis;

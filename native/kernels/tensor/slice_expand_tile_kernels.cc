@@ -31,8 +31,12 @@ class SliceKernel : public OpKernel {
       OL_ASSIGN_OR_RETURN(const Tensor* e, ctx.RequiredInput(2));
       OL_ASSIGN_OR_RETURN(starts, ReadIndexList(*s, ctx.Where(), "starts", true));
       OL_ASSIGN_OR_RETURN(ends, ReadIndexList(*e, ctx.Where(), "ends", true));
-      if (const Tensor* a = ctx.input(3)) { OL_ASSIGN_OR_RETURN(axes, ReadIndexList(*a, ctx.Where(), "axes", true)); }
-      if (const Tensor* st = ctx.input(4)) { OL_ASSIGN_OR_RETURN(steps, ReadIndexList(*st, ctx.Where(), "steps", true)); }
+      if (const Tensor* a = ctx.input(3)) {
+        OL_ASSIGN_OR_RETURN(axes, ReadIndexList(*a, ctx.Where(), "axes", true));
+      }
+      if (const Tensor* st = ctx.input(4)) {
+        OL_ASSIGN_OR_RETURN(steps, ReadIndexList(*st, ctx.Where(), "steps", true));
+      }
     }
     const Shape& xs = x->shape();
     if (axes.empty()) {
@@ -64,7 +68,7 @@ class SliceKernel : public OpKernel {
       first[d] = begin;
       step[d] = s;
     }
-    OL_ASSIGN_OR_RETURN(Tensor* y, ctx.AllocateOutput(0, x->dtype(), Shape(out_dims)));
+    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), Shape(out_dims)));
     const std::vector<int64_t> strides = DenseStrides(xs);
     std::vector<std::vector<int64_t>> offsets(xs.rank());
     int64_t table = 0;
@@ -106,7 +110,7 @@ class ExpandKernel : public OpKernel {
     }
     auto out_shape = Shape::Create(out_dims);
     if (!out_shape.ok()) return out_shape.status().WithContext(ctx.Where() + ": expand target: ");
-    OL_ASSIGN_OR_RETURN(Tensor* y, ctx.AllocateOutput(0, x->dtype(), *out_shape));
+    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), *out_shape));
     // An empty output may still have huge other axes (shape [2^40, 0]): no offset tables.
     if (y->num_elements() == 0) return Status::Ok();
     const std::vector<int64_t> strides = DenseStrides(xs);
@@ -141,7 +145,8 @@ class TileKernel : public OpKernel {
       OL_ASSIGN_OR_RETURN(const Tensor* axis_tensor, ctx.RequiredInput(2));
       OL_ASSIGN_OR_RETURN(std::vector<int64_t> tiles, ReadIndexList(*second, ctx.Where(), "tiles"));
       OL_ASSIGN_OR_RETURN(std::vector<int64_t> axis, ReadIndexList(*axis_tensor, ctx.Where(), "axis"));
-      if (tiles.size() != 1 || axis.size() != 1) return InvalidArgument(ctx.Where(), ": tiles and axis must be scalars");
+      if (tiles.size() != 1 || axis.size() != 1)
+        return InvalidArgument(ctx.Where(), ": tiles and axis must be scalars");
       OL_ASSIGN_OR_RETURN(std::vector<int> a, NormalizeAxes(axis, xs.rank(), ctx.Where()));
       repeats.assign(xs.rank(), 1);
       repeats[a[0]] = tiles[0];
@@ -154,14 +159,16 @@ class TileKernel : public OpKernel {
     }
     std::vector<int64_t> out_dims(xs.rank());
     for (int d = 0; d < xs.rank(); ++d) {
-      if (repeats[d] < 0) return InvalidArgument(ctx.Where(), ": repeats ", Shape(repeats).ToString(), " has a negative entry");
+      if (repeats[d] < 0)
+        return InvalidArgument(ctx.Where(), ": repeats ", Shape(repeats).ToString(), " has a negative entry");
       if (MultiplyOverflows(xs.dim(d), repeats[d], &out_dims[d])) {
-        return InvalidArgument(ctx.Where(), ": tiling ", x->TypeAndShape(), " by ", Shape(repeats).ToString(), " overflows");
+        return InvalidArgument(ctx.Where(), ": tiling ", x->TypeAndShape(), " by ", Shape(repeats).ToString(),
+                               " overflows");
       }
     }
     auto out_shape = Shape::Create(out_dims);
     if (!out_shape.ok()) return out_shape.status().WithContext(ctx.Where() + ": tiled shape: ");
-    OL_ASSIGN_OR_RETURN(Tensor* y, ctx.AllocateOutput(0, x->dtype(), *out_shape));
+    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), *out_shape));
     // An empty output may still have huge other axes (shape [2^40, 0]): no offset tables.
     if (y->num_elements() == 0) return Status::Ok();
     const std::vector<int64_t> strides = DenseStrides(xs);

@@ -14,8 +14,11 @@ Tensor SliceOf(const Tensor& x, std::vector<int64_t> starts, std::vector<int64_t
                std::vector<int64_t> steps, int64_t grain = 1) {
   KernelTester t("Slice", 13);
   const int64_t n = static_cast<int64_t>(starts.size());
-  t.Input(x).Input(MakeTensor<int64_t>({n}, starts)).Input(MakeTensor<int64_t>({n}, ends))
-      .Input(MakeTensor<int64_t>({n}, axes)).Input(MakeTensor<int64_t>({n}, steps));
+  t.Input(x)
+      .Input(MakeTensor<int64_t>({n}, starts))
+      .Input(MakeTensor<int64_t>({n}, ends))
+      .Input(MakeTensor<int64_t>({n}, axes))
+      .Input(MakeTensor<int64_t>({n}, steps));
   auto out = RunAllCounts(t, grain);
   return out.empty() ? Tensor() : out[0].tensor();
 }
@@ -43,15 +46,24 @@ TEST(SliceTest, LargeAttributeFormAndErrors) {
   EXPECT_EQ(y.shape(), Shape({40, 134}));
   EXPECT_EQ(ToVector<int32_t>(y)[5 * 134 + 2], (10 + 5 * 7) * 400 + (399 - 2 * 3));
   KernelTester v1("Slice", 1);
-  v1.Input(MakeTensor<float>({2, 4}, Iota<float>(8))).Attr("starts", std::vector<int64_t>{1}).Attr("ends", std::vector<int64_t>{3})
+  v1.Input(MakeTensor<float>({2, 4}, Iota<float>(8)))
+      .Attr("starts", std::vector<int64_t>{1})
+      .Attr("ends", std::vector<int64_t>{3})
       .Attr("axes", std::vector<int64_t>{1});
   EXPECT_EQ(ToVector<float>(RunAllCounts(v1)[0].tensor()), (std::vector<float>{1, 2, 5, 6}));
   KernelTester zero("Slice", 13);
-  zero.NodeName("sl").Input(x).Input(MakeTensor<int64_t>({1}, {0})).Input(MakeTensor<int64_t>({1}, {5}))
-      .Input(MakeTensor<int64_t>({1}, {0})).Input(MakeTensor<int64_t>({1}, {0}));
+  zero.NodeName("sl")
+      .Input(x)
+      .Input(MakeTensor<int64_t>({1}, {0}))
+      .Input(MakeTensor<int64_t>({1}, {5}))
+      .Input(MakeTensor<int64_t>({1}, {0}))
+      .Input(MakeTensor<int64_t>({1}, {0}));
   EXPECT_NE(ErrorOf(zero).find("step"), std::string::npos);
   KernelTester axis("Slice", 13);
-  axis.Input(x).Input(MakeTensor<int64_t>({1}, {0})).Input(MakeTensor<int64_t>({1}, {5})).Input(MakeTensor<int64_t>({1}, {2}));
+  axis.Input(x)
+      .Input(MakeTensor<int64_t>({1}, {0}))
+      .Input(MakeTensor<int64_t>({1}, {5}))
+      .Input(MakeTensor<int64_t>({1}, {2}));
   EXPECT_NE(ErrorOf(axis).find("out of range"), std::string::npos);
 }
 
@@ -60,7 +72,8 @@ TEST(ExpandTest, BidirectionalBroadcast) {
   t.Input(MakeTensor<float>({3, 1}, {1, 2, 3})).Input(MakeTensor<int64_t>({3}, {2, 1, 4}));
   Tensor y = RunAllCounts(t)[0].tensor();
   EXPECT_EQ(y.shape(), Shape({2, 3, 4}));
-  EXPECT_EQ(ToVector<float>(y), (std::vector<float>{1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3}));
+  EXPECT_EQ(ToVector<float>(y),
+            (std::vector<float>{1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3}));
   KernelTester smaller("Expand", 13);  // the shape may be shorter than the input's rank
   smaller.Input(MakeTensor<int32_t>({2, 3}, Iota<int32_t>(6))).Input(MakeTensor<int64_t>({1}, {1}));
   EXPECT_EQ(RunAllCounts(smaller)[0].tensor().shape(), Shape({2, 3}));
@@ -72,7 +85,8 @@ TEST(ExpandTest, BidirectionalBroadcast) {
   bad.NodeName("ex").Input(MakeTensor<float>({3}, {1, 2, 3})).Input(MakeTensor<int64_t>({1}, {4}));
   EXPECT_NE(ErrorOf(bad).find("cannot expand"), std::string::npos);
   KernelTester overflow("Expand", 13);
-  overflow.Input(MakeTensor<float>({1}, {1})).Input(MakeTensor<int64_t>({3}, {int64_t{1} << 31, int64_t{1} << 31, int64_t{1} << 31}));
+  overflow.Input(MakeTensor<float>({1}, {1}))
+      .Input(MakeTensor<int64_t>({3}, {int64_t{1} << 31, int64_t{1} << 31, int64_t{1} << 31}));
   EXPECT_FALSE(overflow.Run(1).ok());
 }
 
@@ -81,7 +95,8 @@ TEST(TileTest, RepeatsAndTile1) {
   t.Input(MakeTensor<float>({2, 2}, {1, 2, 3, 4})).Input(MakeTensor<int64_t>({2}, {2, 3}));
   Tensor y = RunAllCounts(t)[0].tensor();
   EXPECT_EQ(y.shape(), Shape({4, 6}));
-  EXPECT_EQ(ToVector<float>(y), (std::vector<float>{1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4, 1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4}));
+  EXPECT_EQ(ToVector<float>(y),
+            (std::vector<float>{1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4, 1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4}));
   KernelTester strings("Tile", 13);
   strings.Input(MakeTensor<std::string>({2}, {"a", "b"})).Input(MakeTensor<int64_t>({1}, {2}));
   EXPECT_EQ(ToVector<std::string>(RunAllCounts(strings)[0].tensor()), (std::vector<std::string>{"a", "b", "a", "b"}));

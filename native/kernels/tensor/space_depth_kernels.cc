@@ -41,14 +41,15 @@ class DepthToSpaceKernel : public SpaceDepthBase {
     const Shape& s = x->shape();
     const int64_t b = block_, n = s.dim(0), c = s.dim(1), h = s.dim(2), w = s.dim(3);
     if (c % (b * b) != 0) {
-      return InvalidArgument(ctx.Where(), ": channels of ", x->TypeAndShape(), " are not a multiple of blocksize^2 = ", b * b);
+      return InvalidArgument(ctx.Where(), ": channels of ", x->TypeAndShape(),
+                             " are not a multiple of blocksize^2 = ", b * b);
     }
     const int64_t oc = c / (b * b);
     int64_t oh = 0, ow = 0;
     if (MultiplyOverflows(h, b, &oh) || MultiplyOverflows(w, b, &ow)) {
       return InvalidArgument(ctx.Where(), ": output of ", x->TypeAndShape(), " overflows");
     }
-    OL_ASSIGN_OR_RETURN(Tensor* y, ctx.AllocateOutput(0, x->dtype(), Shape({n, oc, oh, ow})));
+    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), Shape({n, oc, oh, ow})));
     const std::vector<int64_t> st = DenseStrides(s);
     // Input channel: DCR (bh * b + bw) * oc + c_out; CRD c_out * b^2 + bh * b + bw.
     const int64_t bh_step = order_ == BlockOrder::kDcr ? b * oc : b, bw_step = order_ == BlockOrder::kDcr ? oc : 1;
@@ -70,11 +71,13 @@ class SpaceToDepthKernel : public SpaceDepthBase {
     const Shape& s = x->shape();
     const int64_t b = block_, n = s.dim(0), c = s.dim(1), h = s.dim(2), w = s.dim(3);
     if (h % b != 0 || w % b != 0) {
-      return InvalidArgument(ctx.Where(), ": spatial dims of ", x->TypeAndShape(), " are not multiples of blocksize ", b);
+      return InvalidArgument(ctx.Where(), ": spatial dims of ", x->TypeAndShape(), " are not multiples of blocksize ",
+                             b);
     }
     int64_t oc = 0;
-    if (MultiplyOverflows(c, b * b, &oc)) return InvalidArgument(ctx.Where(), ": output of ", x->TypeAndShape(), " overflows");
-    OL_ASSIGN_OR_RETURN(Tensor* y, ctx.AllocateOutput(0, x->dtype(), Shape({n, oc, h / b, w / b})));
+    if (MultiplyOverflows(c, b * b, &oc))
+      return InvalidArgument(ctx.Where(), ": output of ", x->TypeAndShape(), " overflows");
+    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), Shape({n, oc, h / b, w / b})));
     const std::vector<int64_t> st = DenseStrides(s);
     std::vector<std::vector<int64_t>> offsets(4);
     for (int64_t i = 0; i < n; ++i) offsets[0].push_back(i * st[0]);

@@ -20,9 +20,12 @@ TEST(DepthToSpaceTest, DcrAndCrdMatchOnnxExamples) {
   const auto d = ToVector<float>(y);
   EXPECT_EQ(std::vector<float>(d.begin(), d.begin() + 12), dcr_first_rows);
   KernelTester crd("DepthToSpace", 13);
-  crd.Input(MakeTensor<float>({1, 8, 2, 3}, Iota<float>(48))).Attr("blocksize", int64_t{2}).Attr("mode", std::string("CRD"));
+  crd.Input(MakeTensor<float>({1, 8, 2, 3}, Iota<float>(48)))
+      .Attr("blocksize", int64_t{2})
+      .Attr("mode", std::string("CRD"));
   const auto c = ToVector<float>(RunAllCounts(crd)[0].tensor());
-  EXPECT_EQ(std::vector<float>(c.begin(), c.begin() + 12), (std::vector<float>{0, 6, 1, 7, 2, 8, 12, 18, 13, 19, 14, 20}));
+  EXPECT_EQ(std::vector<float>(c.begin(), c.begin() + 12),
+            (std::vector<float>{0, 6, 1, 7, 2, 8, 12, 18, 13, 19, 14, 20}));
 }
 
 TEST(SpaceToDepthTest, InvertsDepthToSpaceDcr) {

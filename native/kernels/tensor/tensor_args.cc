@@ -11,7 +11,8 @@ StatusOr<std::vector<int64_t>> ReadIndexList(const Tensor& t, const std::string&
   if (t.shape().rank() > 1) {
     return InvalidArgument(where, ": ", what, " must be a 1-D tensor, got ", t.TypeAndShape());
   }
-  if (t.dtype() == DataType::kInt64) return std::vector<int64_t>(t.data<int64_t>(), t.data<int64_t>() + t.num_elements());
+  if (t.dtype() == DataType::kInt64)
+    return std::vector<int64_t>(t.data<int64_t>(), t.data<int64_t>() + t.num_elements());
   if (allow_int32 && t.dtype() == DataType::kInt32) {
     return std::vector<int64_t>(t.data<int32_t>(), t.data<int32_t>() + t.num_elements());
   }

@@ -38,7 +38,8 @@ inline std::vector<Value> RunAllCounts(KernelTester& t, int64_t grain = 1) {
     EXPECT_TRUE(parallel.ok()) << parallel.status().ToString();
     if (!parallel.ok()) continue;
     for (size_t i = 0; i < serial->size(); ++i) {
-      ExpectIdentical(serial->at(i), parallel->at(i), "output " + std::to_string(i) + ", threads=" + std::to_string(threads));
+      ExpectIdentical(serial->at(i), parallel->at(i),
+                      "output " + std::to_string(i) + ", threads=" + std::to_string(threads));
     }
   }
   std::vector<Value> detached;

@@ -12,7 +12,8 @@ using namespace ::onnx_light::testing;  // NOLINT
 
 std::vector<int32_t> Trilu(bool upper, int64_t k, Shape shape = {3, 4}) {
   KernelTester t("Trilu", 14);
-  t.Input(MakeTensor<int32_t>(shape, Iota<int32_t>(shape.num_elements(), 1))).Input(MakeTensor<int64_t>({}, {k}))
+  t.Input(MakeTensor<int32_t>(shape, Iota<int32_t>(shape.num_elements(), 1)))
+      .Input(MakeTensor<int64_t>({}, {k}))
       .Attr("upper", int64_t{upper});
   auto out = RunAllCounts(t);
   return out.empty() ? std::vector<int32_t>{} : ToVector<int32_t>(out[0].tensor());

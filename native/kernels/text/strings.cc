@@ -208,7 +208,8 @@ class StringNormalizerKernel : public OpKernel {
     }
     if (kept.empty()) kept.push_back("");  // ONNX: an all-stopword input gives one empty string
     const int64_t c = static_cast<int64_t>(kept.size());
-    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, DataType::kString, shape.rank() == 1 ? Shape{c} : Shape{1, c}));
+    OL_ASSIGN_OR_RETURN(Tensor * y,
+                        ctx.AllocateOutput(0, DataType::kString, shape.rank() == 1 ? Shape{c} : Shape{1, c}));
     std::move(kept.begin(), kept.end(), y->data<std::string>());
     return Status::Ok();
   }

@@ -48,10 +48,12 @@ class TfIdfVectorizerKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(std::vector<int64_t> tokens, Tokens(*x));
     const int64_t rows = shape.rank() == 2 ? shape.dim(0) : 1;
     const int64_t columns = shape.dim(shape.rank() - 1);
-    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, DataType::kFloat,
-                                                       shape.rank() == 2 ? Shape{rows, output_size_} : Shape{output_size_}));
+    OL_ASSIGN_OR_RETURN(
+        Tensor * y,
+        ctx.AllocateOutput(0, DataType::kFloat, shape.rank() == 2 ? Shape{rows, output_size_} : Shape{output_size_}));
     std::fill(y->data<float>(), y->data<float>() + y->num_elements(), 0.0f);
-    for (int64_t r = 0; r < rows; ++r) CountRow(tokens.data() + r * columns, columns, y->data<float>() + r * output_size_);
+    for (int64_t r = 0; r < rows; ++r)
+      CountRow(tokens.data() + r * columns, columns, y->data<float>() + r * output_size_);
     return Status::Ok();
   }
 
@@ -137,9 +139,15 @@ class TfIdfVectorizerKernel : public OpKernel {
       const float count = counts[slot.output];
       const float weight = weights_.empty() ? 1.0f : weights_[slot.ngram];
       switch (weighting_) {
-        case Weighting::kTF: out[slot.output] = count; break;
-        case Weighting::kIDF: out[slot.output] = count > 0 ? weight : 0.0f; break;
-        case Weighting::kTFIDF: out[slot.output] = count * weight; break;
+        case Weighting::kTF:
+          out[slot.output] = count;
+          break;
+        case Weighting::kIDF:
+          out[slot.output] = count > 0 ? weight : 0.0f;
+          break;
+        case Weighting::kTFIDF:
+          out[slot.output] = count * weight;
+          break;
       }
     }
   }

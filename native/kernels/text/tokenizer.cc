@@ -114,9 +114,11 @@ StatusOr<std::regex> CompileRegex(const std::string& where, const std::string& w
     } else if (c == ']') {
       in_class = false;
     } else if (!in_class && c == '(' && pattern.compare(i, 3, "(?=") == 0) {
-      return InvalidArgument(where, ": ", what, " \"", pattern, "\" uses a lookahead (?=...), which RE2 has not; not supported");
+      return InvalidArgument(where, ": ", what, " \"", pattern,
+                             "\" uses a lookahead (?=...), which RE2 has not; not supported");
     } else if (!in_class && c == '(' && pattern.compare(i, 3, "(?!") == 0) {
-      return InvalidArgument(where, ": ", what, " \"", pattern, "\" uses a lookahead (?!...), which RE2 has not; not supported");
+      return InvalidArgument(where, ": ", what, " \"", pattern,
+                             "\" uses a lookahead (?!...), which RE2 has not; not supported");
     }
   }
   try {
@@ -148,7 +150,8 @@ class TokenizerKernel : public OpKernel {
       characters_ = separators.size() == 1 && separators[0].empty();
       for (size_t i = 0; !characters_ && i < separators.size(); ++i) {
         if (separators[i].empty()) {
-          return InvalidArgument(where_, ": separators[", i, "] is empty (only a lone empty separator is allowed: "
+          return InvalidArgument(where_, ": separators[", i,
+                                 "] is empty (only a lone empty separator is allowed: "
                                  "character tokenization)");
         }
         OL_ASSIGN_OR_RETURN(std::regex re, CompileRegex(where_, StrCat("separators[", i, "]"), separators[i]));
@@ -177,8 +180,8 @@ class TokenizerKernel : public OpKernel {
     }
     const int64_t n = x->num_elements();
     if (n == 0) {  // [0] -> [0], [N, 0] -> [N, 0] (ONNX Runtime's documented shapes)
-      OL_RETURN_IF_ERROR(ctx.AllocateOutput(0, DataType::kString, shape.rank() == 1 ? Shape{0} : Shape{shape.dim(0), 0})
-                             .status());
+      OL_RETURN_IF_ERROR(
+          ctx.AllocateOutput(0, DataType::kString, shape.rank() == 1 ? Shape{0} : Shape{shape.dim(0), 0}).status());
       return Status::Ok();
     }
     const std::string* xs = x->data<std::string>();
@@ -241,8 +244,11 @@ class TokenizerKernel : public OpKernel {
     len = static_cast<size_t>(m.length(0));
     for (size_t edge : {at, at + len}) {
       if (edge < text.size() && IsContinuation(static_cast<unsigned char>(text[edge]))) {
-        return InvalidArgument(where_, ": a regular expression match splits a multi-byte UTF-8 character of input "
-                               "element ", element, " (std::regex matches bytes; use a pattern that matches whole "
+        return InvalidArgument(where_,
+                               ": a regular expression match splits a multi-byte UTF-8 character of input "
+                               "element ",
+                               element,
+                               " (std::regex matches bytes; use a pattern that matches whole "
                                "characters there)");
       }
     }

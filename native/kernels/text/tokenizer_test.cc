@@ -35,7 +35,8 @@ std::string ErrorOf(KernelTester& t) {
 }
 
 void ExpectContains(const std::string& message, const std::vector<std::string>& parts) {
-  for (const std::string& part : parts) EXPECT_NE(message.find(part), std::string::npos) << message << " lacks " << part;
+  for (const std::string& part : parts)
+    EXPECT_NE(message.find(part), std::string::npos) << message << " lacks " << part;
 }
 
 TEST(Tokenizer, SeparatorExampleFromTheDocumentation) {
@@ -121,7 +122,10 @@ TEST(Tokenizer, MarkersGoAroundTheTokensAndPaddingOutside) {
 }
 
 TEST(Tokenizer, CharacterTokenizationIsPerUtf8Character) {
-  const Strings input{"a\xc3\xb1" "b", ""};  // "añb": ñ is two bytes
+  const Strings input{
+      "a\xc3\xb1"
+      "b",
+      ""};  // "añb": ñ is two bytes
   const Strings expected{kStart, "a", "\xc3\xb1", "b", kEnd, kStart, kEnd, "#", "#", "#"};
   auto separators = Tokenizer(1);
   separators.Attr("separators", Strings{""}).Input(MakeTensor<std::string>({2}, input));
@@ -222,7 +226,8 @@ TEST(Tokenizer, RejectsBadInputs) {
   // [^a] matches the first byte of "é" alone: std::regex matches bytes, RE2 characters.
   auto split_character = Tokenizer();
   split_character.Attr("tokenexp", std::string("[^a]")).Input(MakeTensor<std::string>({1}, {"\xc3\xa9"}));
-  ExpectContains(ErrorOf(split_character), {"Tokenizer node 'tok'", "splits a multi-byte UTF-8 character", "element 0"});
+  ExpectContains(ErrorOf(split_character),
+                 {"Tokenizer node 'tok'", "splits a multi-byte UTF-8 character", "element 0"});
 
   KernelTester numbers("Tokenizer", 1, "com.microsoft");
   numbers.NodeName("tok").Attr("mark", int64_t{0}).Attr("mincharnum", int64_t{1}).Attr("pad_value", std::string("#"));

@@ -18,14 +18,18 @@ struct Sum {
   static constexpr int kIdentity = 0;
   static constexpr const char* kRegion = "cumsum.lanes";
   template <typename A>
-  static A Combine(A a, A b) { return WrappingAdd(a, b); }
+  static A Combine(A a, A b) {
+    return WrappingAdd(a, b);
+  }
 };
 
 struct Product {
   static constexpr int kIdentity = 1;
   static constexpr const char* kRegion = "cumprod.lanes";
   template <typename A>
-  static A Combine(A a, A b) { return WrappingMul(a, b); }
+  static A Combine(A a, A b) {
+    return WrappingMul(a, b);
+  }
 };
 
 template <class Op>
@@ -48,8 +52,8 @@ class CumulativeKernel : public OpKernel {
       return InvalidArgument(ctx.Where(), ": axis must be a scalar int32 or int64 tensor, got ",
                              axis_tensor->TypeAndShape());
     }
-    const int64_t raw_axis = axis_tensor->dtype() == DataType::kInt32 ? axis_tensor->data<int32_t>()[0]
-                                                                       : axis_tensor->data<int64_t>()[0];
+    const int64_t raw_axis =
+        axis_tensor->dtype() == DataType::kInt32 ? axis_tensor->data<int32_t>()[0] : axis_tensor->data<int64_t>()[0];
     const Shape& shape = x->shape();
     OL_ASSIGN_OR_RETURN(int axis, NormalizeAxisFor(raw_axis, shape, ctx.Where()));
     const int64_t outer = shape.SizeTo(axis), length = shape[axis], inner = shape.SizeFrom(axis + 1);

@@ -17,7 +17,9 @@ const std::vector<std::pair<std::string, ParamValue>> kForceParallel = {
 
 TEST(TopK, LargestAndSmallestWithTiesByLowerIndex) {
   KernelTester t("TopK", 11);
-  t.Input(MakeTensor<float>({2, 5}, {3, 1, 3, 2, 5, /**/ 0, 0, -1, 7, 0})).Input(MakeTensor<int64_t>({1}, {3})).Outputs(2);
+  t.Input(MakeTensor<float>({2, 5}, {3, 1, 3, 2, 5, /**/ 0, 0, -1, 7, 0}))
+      .Input(MakeTensor<int64_t>({1}, {3}))
+      .Outputs(2);
   auto out = RunAllCounts(t, kForceParallel);
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].tensor().shape(), Shape({2, 3}));
@@ -78,10 +80,13 @@ TEST(TopK, KOutOfRangeIsInvalidArgument) {
 
 TEST(CumSum, InclusiveExclusiveReverseAndStridedAxis) {
   const std::vector<float> x = {1, 2, 3, 4, 5, 6};  // [2, 3]
-  struct Case { int64_t axis, exclusive, reverse; std::vector<float> expected; };
-  for (const Case& c : {Case{1, 0, 0, {1, 3, 6, 4, 9, 15}}, Case{1, 1, 0, {0, 1, 3, 0, 4, 9}},
-                        Case{1, 0, 1, {6, 5, 3, 15, 11, 6}}, Case{1, 1, 1, {5, 3, 0, 11, 6, 0}},
-                        Case{0, 0, 0, {1, 2, 3, 5, 7, 9}}, Case{-2, 1, 1, {4, 5, 6, 0, 0, 0}}}) {
+  struct Case {
+    int64_t axis, exclusive, reverse;
+    std::vector<float> expected;
+  };
+  for (const Case& c :
+       {Case{1, 0, 0, {1, 3, 6, 4, 9, 15}}, Case{1, 1, 0, {0, 1, 3, 0, 4, 9}}, Case{1, 0, 1, {6, 5, 3, 15, 11, 6}},
+        Case{1, 1, 1, {5, 3, 0, 11, 6, 0}}, Case{0, 0, 0, {1, 2, 3, 5, 7, 9}}, Case{-2, 1, 1, {4, 5, 6, 0, 0, 0}}}) {
     KernelTester t("CumSum", 14);
     t.Input(MakeTensor<float>({2, 3}, x)).Input(MakeTensor<int32_t>(Shape(), {static_cast<int32_t>(c.axis)}));
     t.Attr("exclusive", c.exclusive).Attr("reverse", c.reverse);
@@ -113,10 +118,13 @@ TEST(CumSum, LowPrecisionRunsInFloatAndIntegers) {
 
 TEST(CumProd, InclusiveExclusiveReverseStridedAxisAndWrappingIntegers) {
   const std::vector<float> x = {1, 2, 3, 4, 5, 6};  // [2, 3]
-  struct Case { int64_t axis, exclusive, reverse; std::vector<float> expected; };
-  for (const Case& c : {Case{1, 0, 0, {1, 2, 6, 4, 20, 120}}, Case{1, 1, 0, {1, 1, 2, 1, 4, 20}},
-                        Case{1, 0, 1, {6, 6, 3, 120, 30, 6}}, Case{1, 1, 1, {6, 3, 1, 30, 6, 1}},
-                        Case{0, 0, 0, {1, 2, 3, 4, 10, 18}}, Case{-2, 1, 1, {4, 5, 6, 1, 1, 1}}}) {
+  struct Case {
+    int64_t axis, exclusive, reverse;
+    std::vector<float> expected;
+  };
+  for (const Case& c :
+       {Case{1, 0, 0, {1, 2, 6, 4, 20, 120}}, Case{1, 1, 0, {1, 1, 2, 1, 4, 20}}, Case{1, 0, 1, {6, 6, 3, 120, 30, 6}},
+        Case{1, 1, 1, {6, 3, 1, 30, 6, 1}}, Case{0, 0, 0, {1, 2, 3, 4, 10, 18}}, Case{-2, 1, 1, {4, 5, 6, 1, 1, 1}}}) {
     KernelTester t("CumProd", 26);
     t.Input(MakeTensor<float>({2, 3}, x)).Input(MakeTensor<int64_t>(Shape(), {c.axis}));
     t.Attr("exclusive", c.exclusive).Attr("reverse", c.reverse);

@@ -124,7 +124,8 @@ std::vector<DataType> TopKTypesFor(int opset) {
 
 OL_REGISTER_KERNELS(topk) {
   const int spans[][2] = {{1, 9}, {10, 10}, {11, 23}, {24, kOpenEnded}};
-  for (const auto& s : spans) registry.Add(LaneDef("TopK", s[0], s[1], TopKTypesFor(s[0]), MakeKernel<TopKKernel>(), kTopKMinimum));
+  for (const auto& s : spans)
+    registry.Add(LaneDef("TopK", s[0], s[1], TopKTypesFor(s[0]), MakeKernel<TopKKernel>(), kTopKMinimum));
 }
 
 }  // namespace onnx_light

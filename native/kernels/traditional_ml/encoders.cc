@@ -55,7 +55,8 @@ class EncoderKernel : public OpKernel {
 
 template <typename T>
 StatusOr<Tensor> VectorTensor(const std::vector<T>& values, Allocator* allocator) {
-  OL_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(kDataTypeOf<T>, Shape{static_cast<int64_t>(values.size())}, allocator));
+  OL_ASSIGN_OR_RETURN(Tensor t,
+                      Tensor::Allocate(kDataTypeOf<T>, Shape{static_cast<int64_t>(values.size())}, allocator));
   for (size_t i = 0; i < values.size(); ++i) t.data<T>()[i] = values[i];
   return t;
 }
@@ -75,17 +76,22 @@ StatusOr<const Value*> RequiredMap(const KernelContext& ctx, const std::string& 
 // Element i of a numeric or string tensor as double (strings parsed; unparsable = NaN).
 double NumberAt(const Tensor& t, int64_t i) {
   switch (t.dtype()) {
-    case DataType::kFloat: return t.data<float>()[i];
-    case DataType::kDouble: return t.data<double>()[i];
-    case DataType::kInt64: return static_cast<double>(t.data<int64_t>()[i]);
-    case DataType::kInt32: return t.data<int32_t>()[i];
+    case DataType::kFloat:
+      return t.data<float>()[i];
+    case DataType::kDouble:
+      return t.data<double>()[i];
+    case DataType::kInt64:
+      return static_cast<double>(t.data<int64_t>()[i]);
+    case DataType::kInt32:
+      return t.data<int32_t>()[i];
     case DataType::kString: {
       const std::string& s = t.data<std::string>()[i];
       char* end = nullptr;
       const double d = std::strtod(s.c_str(), &end);
       return end == s.c_str() ? NAN : d;
     }
-    default: return NAN;
+    default:
+      return NAN;
   }
 }
 
@@ -146,10 +152,14 @@ class CastMapKernel : public EncoderKernel {
     OL_ASSIGN_OR_RETURN(std::string cast_to, info.GetString("cast_to", "TO_FLOAT"));
     OL_ASSIGN_OR_RETURN(std::string form, info.GetString("map_form", "DENSE"));
     OL_ASSIGN_OR_RETURN(max_map_, info.GetInt("max_map", 1));
-    if (cast_to == "TO_FLOAT") to_ = DataType::kFloat;
-    else if (cast_to == "TO_STRING") to_ = DataType::kString;
-    else if (cast_to == "TO_INT64") to_ = DataType::kInt64;
-    else return InvalidArgument(where_, ": unknown cast_to '", cast_to, "'");
+    if (cast_to == "TO_FLOAT")
+      to_ = DataType::kFloat;
+    else if (cast_to == "TO_STRING")
+      to_ = DataType::kString;
+    else if (cast_to == "TO_INT64")
+      to_ = DataType::kInt64;
+    else
+      return InvalidArgument(where_, ": unknown cast_to '", cast_to, "'");
     if (form != "DENSE" && form != "SPARSE") return InvalidArgument(where_, ": unknown map_form '", form, "'");
     sparse_ = form == "SPARSE";
     if (sparse_ && max_map_ < 1) return InvalidArgument(where_, ": max_map must be >= 1");
@@ -160,7 +170,8 @@ class CastMapKernel : public EncoderKernel {
     OL_ASSIGN_OR_RETURN(const Value* map, RequiredMap(ctx, where_));
     const Tensor& keys = map->map_keys();
     const Tensor& values = map->map_values();
-    if (keys.dtype() != DataType::kInt64) return InvalidArgument(where_, ": map keys must be int64, got ", map->Describe());
+    if (keys.dtype() != DataType::kInt64)
+      return InvalidArgument(where_, ": map keys must be int64, got ", map->Describe());
     const int64_t n = keys.num_elements();
     std::vector<int64_t> order(static_cast<size_t>(n));
     std::iota(order.begin(), order.end(), 0);
@@ -273,7 +284,8 @@ class FeatureVectorizerKernel : public EncoderKernel {
     int64_t rows = -1;
     for (int i = 0; i < ctx.num_inputs(); ++i) {
       OL_ASSIGN_OR_RETURN(const Tensor* x, ctx.RequiredInput(i));
-      const int64_t r = x->shape().rank() <= 1 ? 1 : x->num_elements() / std::max<int64_t>(x->shape().dim(x->shape().rank() - 1), 1);
+      const int64_t r =
+          x->shape().rank() <= 1 ? 1 : x->num_elements() / std::max<int64_t>(x->shape().dim(x->shape().rank() - 1), 1);
       if (rows >= 0 && r != rows) return InvalidArgument(where_, ": inputs disagree on the row count");
       rows = r;
     }
@@ -291,7 +303,8 @@ class FeatureVectorizerKernel : public EncoderKernel {
         const Status copied = DispatchOn<float, double, int64_t, int32_t>(x->dtype(), where_, [&](auto* tag) -> Status {
           using T = std::remove_pointer_t<decltype(tag)>;
           for (int64_t r = begin; r < end; ++r) {
-            for (int64_t c = 0; c < take; ++c) out[r * width + offset + c] = static_cast<float>(x->data<T>()[r * cols + c]);
+            for (int64_t c = 0; c < take; ++c)
+              out[r * width + offset + c] = static_cast<float>(x->data<T>()[r * cols + c]);
           }
           return Status::Ok();
         });
@@ -457,9 +470,8 @@ class OneHotEncoderKernel : public EncoderKernel {
       return InvalidArgument(where_, ": X must be string, int64, int32, float or double, got ", x->TypeAndShape());
     }
     float* out = y->data<float>();
-    return Split(ctx, "OneHotElements", x->num_elements(), size_, [&](int64_t begin, int64_t end) -> Status {
-      return Encode(*x, begin, end, out);
-    });
+    return Split(ctx, "OneHotElements", x->num_elements(), size_,
+                 [&](int64_t begin, int64_t end) -> Status { return Encode(*x, begin, end, out); });
   }
 
  private:
@@ -530,10 +542,11 @@ OL_REGISTER_KERNELS(ml_encoders) {
            "columns");
   Register(registry, "FeatureVectorizer", numeric, MakeKernel<FeatureVectorizerKernel>(), 64, "rows");
   Register(registry, "CategoryMapper", {DataType::kString, DataType::kInt64}, StringIntMap<false>(), 1024, "elements");
-  Register(registry, "LabelEncoder", {DataType::kString, DataType::kInt64}, StringIntMap<true>(), 1024, "elements", 1, 1);
+  Register(registry, "LabelEncoder", {DataType::kString, DataType::kInt64}, StringIntMap<true>(), 1024, "elements", 1,
+           1);
   Register(registry, "Imputer", numeric, MakeKernel<ImputerKernel>(), 4096, "elements");
-  Register(registry, "OneHotEncoder", {DataType::kString, DataType::kInt64, DataType::kInt32, DataType::kFloat,
-                                       DataType::kDouble},
+  Register(registry, "OneHotEncoder",
+           {DataType::kString, DataType::kInt64, DataType::kInt32, DataType::kFloat, DataType::kDouble},
            MakeKernel<OneHotEncoderKernel>(), 1024, "elements");
 }
 

@@ -18,8 +18,8 @@ namespace {
 
 template <typename T>
 StatusOr<Tensor> TensorOf(const std::vector<T>& values) {
-  OL_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(kDataTypeOf<T>, Shape{static_cast<int64_t>(values.size())},
-                                                 Allocator::Default()));
+  OL_ASSIGN_OR_RETURN(
+      Tensor t, Tensor::Allocate(kDataTypeOf<T>, Shape{static_cast<int64_t>(values.size())}, Allocator::Default()));
   for (size_t i = 0; i < values.size(); ++i) t.data<T>()[i] = values[i];
   return t;
 }
@@ -28,8 +28,8 @@ StatusOr<Tensor> TensorOf(const std::vector<T>& values) {
 // equal numbers compare equal across integer widths (NaN matches NaN, -0 matches 0).
 StatusOr<std::string> KeyOf(const Tensor& t, int64_t i, const std::string& where) {
   std::string key;
-  const Status status = DispatchOn<std::string, int64_t, int32_t, int16_t, float, double>(
-      t.dtype(), where, [&](auto* tag) -> Status {
+  const Status status =
+      DispatchOn<std::string, int64_t, int32_t, int16_t, float, double>(t.dtype(), where, [&](auto* tag) -> Status {
         using T = std::remove_pointer_t<decltype(tag)>;
         const T& v = t.data<T>()[i];
         if constexpr (std::is_same_v<T, std::string>) {

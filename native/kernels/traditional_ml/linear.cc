@@ -70,8 +70,8 @@ class LinearClassifierKernel : public RowKernel {
     rows_of_coefficients_ = (classes_ == 2 && !intercepts_.empty() && intercepts_.size() == 1) ? 1 : classes_;
     if (classes_ == 2 && intercepts_.empty() && coefficients_.size() % 2 != 0) rows_of_coefficients_ = 1;
     if (coefficients_.empty() || coefficients_.size() % rows_of_coefficients_ != 0) {
-      return InvalidArgument(where_, ": ", coefficients_.size(), " coefficients do not split into ", rows_of_coefficients_,
-                             " rows");
+      return InvalidArgument(where_, ": ", coefficients_.size(), " coefficients do not split into ",
+                             rows_of_coefficients_, " rows");
     }
     if (!intercepts_.empty() && static_cast<int64_t>(intercepts_.size()) != rows_of_coefficients_) {
       return InvalidArgument(where_, ": ", intercepts_.size(), " intercepts for ", rows_of_coefficients_, " rows");
@@ -169,17 +169,19 @@ class LinearRegressorKernel : public RowKernel {
       return InvalidArgument(where_, ": X has ", features, " features, the coefficients ", features_);
     }
     OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, DataType::kFloat, Shape{rows, targets_}));
-    return EachRow(ctx, "LinearRegressorRows", *x, rows, features, features * targets_, [&](int64_t r, const double* row) {
-      std::vector<double> s(static_cast<size_t>(targets_));
-      for (int64_t t = 0; t < targets_; ++t) {
-        double acc = intercepts_.empty() ? 0.0 : intercepts_[t];
-        const double* w = coefficients_.data() + t * features_;
-        for (int64_t f = 0; f < features_; ++f) acc += w[f] * row[f];
-        s[t] = acc;
-      }
-      ApplyPostTransform(post_, s.data(), targets_);
-      for (int64_t t = 0; t < targets_; ++t) y->data<float>()[r * targets_ + t] = static_cast<float>(s[t]);
-    });
+    return EachRow(ctx, "LinearRegressorRows", *x, rows, features, features * targets_,
+                   [&](int64_t r, const double* row) {
+                     std::vector<double> s(static_cast<size_t>(targets_));
+                     for (int64_t t = 0; t < targets_; ++t) {
+                       double acc = intercepts_.empty() ? 0.0 : intercepts_[t];
+                       const double* w = coefficients_.data() + t * features_;
+                       for (int64_t f = 0; f < features_; ++f) acc += w[f] * row[f];
+                       s[t] = acc;
+                     }
+                     ApplyPostTransform(post_, s.data(), targets_);
+                     for (int64_t t = 0; t < targets_; ++t)
+                       y->data<float>()[r * targets_ + t] = static_cast<float>(s[t]);
+                   });
   }
 
  private:
@@ -215,7 +217,8 @@ class ScalerKernel : public RowKernel {
     };
     return EachRow(ctx, "ScalerRows", *x, rows, features, features, [&](int64_t r, const double* row) {
       float* out = y->data<float>() + r * features;
-      for (int64_t f = 0; f < features; ++f) out[f] = static_cast<float>((row[f] - at(offset_, f, 0.0)) * at(scale_, f, 1.0));
+      for (int64_t f = 0; f < features; ++f)
+        out[f] = static_cast<float>((row[f] - at(offset_, f, 0.0)) * at(scale_, f, 1.0));
     });
   }
 
@@ -229,7 +232,8 @@ class NormalizerKernel : public RowKernel {
   Status Init(const KernelInfo& info) {
     OL_RETURN_IF_ERROR(InitRows(info));
     OL_ASSIGN_OR_RETURN(norm_, info.GetString("norm", "MAX"));
-    if (norm_ != "MAX" && norm_ != "L1" && norm_ != "L2") return InvalidArgument(where_, ": unknown norm '", norm_, "'");
+    if (norm_ != "MAX" && norm_ != "L1" && norm_ != "L2")
+      return InvalidArgument(where_, ": unknown norm '", norm_, "'");
     return Status::Ok();
   }
 

@@ -78,7 +78,8 @@ TEST(ScalerAndNormalizer, ValuesAndParticipants) {
   }
   const int64_t rows = 257, features = 6;
   KernelTester n("Normalizer", 1, "ai.onnx.ml");
-  n.Attr("norm", std::string("L2")).Input(MakeTensor<float>({rows, features}, testing::RandomFloats(rows * features, 9)));
+  n.Attr("norm", std::string("L2"))
+      .Input(MakeTensor<float>({rows, features}, testing::RandomFloats(rows * features, 9)));
   n.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.block_rows", int64_t{4});
   testing::SerialMatchesParticipants<float>(n, Shape{rows, features});
 }
@@ -164,7 +165,8 @@ TEST(SVMClassifier, KernelsMatchNaiveEvaluation) {
           for (int64_t v = starts[i]; v < starts[i] + per_class[i]; ++v) {
             s += coef[(j - 1) * vectors + v] * k(row, &sv[v * features]);
           }
-          for (int64_t v = starts[j]; v < starts[j] + per_class[j]; ++v) s += coef[i * vectors + v] * k(row, &sv[v * features]);
+          for (int64_t v = starts[j]; v < starts[j] + per_class[j]; ++v)
+            s += coef[i * vectors + v] * k(row, &sv[v * features]);
           expected.push_back(s);
           ++votes[s > 0 ? i : j];
         }

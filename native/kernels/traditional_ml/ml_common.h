@@ -78,7 +78,8 @@ inline double Probit(double v) { return 1.41421356f * ErfInv(static_cast<float>(
 // Applies the transform to one row of scores in place.
 inline void ApplyPostTransform(PostTransform transform, double* scores, int64_t n) {
   switch (transform) {
-    case PostTransform::kNone: return;
+    case PostTransform::kNone:
+      return;
     case PostTransform::kLogistic:
       for (int64_t i = 0; i < n; ++i) scores[i] = Logistic(scores[i]);
       return;

@@ -126,7 +126,8 @@ TEST(Encoders, ParticipantCountsGiveIdenticalResults) {
   std::vector<float> x = testing::RandomFloats(rows * cols, 11, 0, 4);
   for (size_t i = 0; i < x.size(); i += 7) x[i] = NAN;
   KernelTester imputer("Imputer", 1, "ai.onnx.ml");
-  imputer.Attr("imputed_value_floats", std::vector<float>{1, 2, 3, 4, 5}).Attr("replaced_value_float", static_cast<float>(NAN));
+  imputer.Attr("imputed_value_floats", std::vector<float>{1, 2, 3, 4, 5})
+      .Attr("replaced_value_float", static_cast<float>(NAN));
   imputer.Input(MakeTensor<float>({rows, cols}, x));
   imputer.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.grain", int64_t{16});
   testing::SerialMatchesParticipants<float>(imputer, Shape{rows, cols});
@@ -150,7 +151,8 @@ TEST(Encoders, ParticipantCountsGiveIdenticalResults) {
     ASSERT_TRUE(parallel.ok()) << parallel.status().ToString();
     ASSERT_EQ(parallel->at(0).items().size(), static_cast<size_t>(rows));
     for (int64_t r = 0; r < rows; ++r) {
-      testing::ExpectIdentical(Value(serial->at(0).items()[r].map_values()), Value(parallel->at(0).items()[r].map_values()));
+      testing::ExpectIdentical(Value(serial->at(0).items()[r].map_values()),
+                               Value(parallel->at(0).items()[r].map_values()));
     }
   }
   EXPECT_EQ(ToVector<float>(serial->at(0).items()[4].map_values()), (std::vector<float>{0.2f, 0.3f, 0.4f}));

@@ -68,11 +68,16 @@ struct SvmCommon {
     OL_ASSIGN_OR_RETURN(kernel_rows, info.tuning().Int64("algorithm.kernel_rows"));
     OL_ASSIGN_OR_RETURN(post, ReadPostTransform(info));
     OL_ASSIGN_OR_RETURN(std::string type, info.GetString("kernel_type", "LINEAR"));
-    if (type == "LINEAR") kernel = SvmKernel::kLinear;
-    else if (type == "POLY") kernel = SvmKernel::kPoly;
-    else if (type == "RBF") kernel = SvmKernel::kRbf;
-    else if (type == "SIGMOID") kernel = SvmKernel::kSigmoid;
-    else return InvalidArgument(info.Where(), ": unknown kernel_type '", type, "'");
+    if (type == "LINEAR")
+      kernel = SvmKernel::kLinear;
+    else if (type == "POLY")
+      kernel = SvmKernel::kPoly;
+    else if (type == "RBF")
+      kernel = SvmKernel::kRbf;
+    else if (type == "SIGMOID")
+      kernel = SvmKernel::kSigmoid;
+    else
+      return InvalidArgument(info.Where(), ": unknown kernel_type '", type, "'");
     OL_ASSIGN_OR_RETURN(std::vector<float> params, info.GetFloats("kernel_params", {}));
     if (params.size() >= 3) {
       gamma = params[0];
@@ -108,7 +113,8 @@ struct SvmCommon {
     for (int64_t r = 0; r < n; ++r) {
       float* k = out + r * vectors;
       switch (kernel) {
-        case SvmKernel::kLinear: break;
+        case SvmKernel::kLinear:
+          break;
         case SvmKernel::kRbf: {
           double xx = 0;
           for (int64_t f = 0; f < features; ++f) xx += static_cast<double>(x[r * features + f]) * x[r * features + f];
@@ -260,7 +266,8 @@ class SvmClassifierKernel : public OpKernel {
       const int64_t pairs = classes_ * (classes_ - 1) / 2;
       if (static_cast<int64_t>(svm_.coefficients.size()) != (classes_ - 1) * vectors_ ||
           static_cast<int64_t>(svm_.rho.size()) < pairs) {
-        return InvalidArgument(where_, ": coefficients/rho do not fit ", classes_, " classes and ", vectors_, " vectors");
+        return InvalidArgument(where_, ": coefficients/rho do not fit ", classes_, " classes and ", vectors_,
+                               " vectors");
       }
       if (!prob_a_.empty() && (static_cast<int64_t>(prob_a_.size()) < pairs || prob_b_.size() < prob_a_.size())) {
         return InvalidArgument(where_, ": prob_a/prob_b need one entry per class pair");
@@ -295,14 +302,16 @@ class SvmClassifierKernel : public OpKernel {
       if (strings) {
         y->data<std::string>()[r] = string_labels_[std::min<int64_t>(label, string_labels_.size() - 1)];
       } else {
-        y->data<int64_t>()[r] = int_labels_.empty() ? label : int_labels_[std::min<int64_t>(label, int_labels_.size() - 1)];
+        y->data<int64_t>()[r] =
+            int_labels_.empty() ? label : int_labels_[std::min<int64_t>(label, int_labels_.size() - 1)];
       }
     };
     const size_t score_count = static_cast<size_t>(std::max<int64_t>(raw, classes_) + 2);
     if (svc) {
       return svm_.ForKernelBlocks(ctx, "SVMClassifierRows", *x, rows, vectors_, features_, where_,
                                   [&](int64_t begin, int64_t n, const float* kernels) -> Status {
-                                    std::vector<double> scores(score_count), votes(static_cast<size_t>(classes_)), pairs;
+                                    std::vector<double> scores(score_count), votes(static_cast<size_t>(classes_)),
+                                        pairs;
                                     for (int64_t r = 0; r < n; ++r) {
                                       RowScores(nullptr, kernels + r * vectors_, scores.data(), votes.data(), &pairs);
                                       emit(begin + r, scores.data(), votes.data());
@@ -327,7 +336,8 @@ class SvmClassifierKernel : public OpKernel {
   // Raw scores of one row (pairwise decision values from its kernel values, or per-class
   // linear scores from the row itself when there are no support vectors), the votes, and
   // with Platt scaling the class probabilities in scores[0..classes).
-  void RowScores(const double* row, const float* kernels, double* scores, double* votes, std::vector<double>* pairs) const {
+  void RowScores(const double* row, const float* kernels, double* scores, double* votes,
+                 std::vector<double>* pairs) const {
     std::fill(votes, votes + classes_, 0.0);
     if (vectors_ == 0) {
       for (int64_t c = 0; c < classes_; ++c) {
@@ -453,14 +463,14 @@ class SvmRegressorKernel : public OpKernel {
       out[r] = static_cast<float>(s);
     };
     if (supports_ > 0) {
-      return svm_.ForKernelBlocks(ctx, "SVMRegressorRows", *x, rows, supports_, features_, where_,
-                                  [&](int64_t begin, int64_t n, const float* kernels) -> Status {
-                                    for (int64_t r = 0; r < n; ++r) {
-                                      finish(begin + r, DotCoefficients(svm_.coefficients.data(), kernels + r * supports_,
-                                                                        supports_));
-                                    }
-                                    return Status::Ok();
-                                  });
+      return svm_.ForKernelBlocks(
+          ctx, "SVMRegressorRows", *x, rows, supports_, features_, where_,
+          [&](int64_t begin, int64_t n, const float* kernels) -> Status {
+            for (int64_t r = 0; r < n; ++r) {
+              finish(begin + r, DotCoefficients(svm_.coefficients.data(), kernels + r * supports_, supports_));
+            }
+            return Status::Ok();
+          });
     }
     return ForRows(ctx, "SVMRegressorRows", rows, features, svm_.minimum_elements, svm_.block_rows,
                    [&](int64_t begin, int64_t end) -> Status {
@@ -488,8 +498,9 @@ void Register(KernelRegistry& registry, const char* op) {
   def.family = "traditional_ml";
   def.element_types = {DataType::kFloat, DataType::kDouble, DataType::kInt64, DataType::kInt32};
   def.tuning = {
-      MinimumElementsParam(kMinimumElements,
-                           "kernel evaluations x features (rows x support vectors x features) below which rows stay serial"),
+      MinimumElementsParam(
+          kMinimumElements,
+          "kernel evaluations x features (rows x support vectors x features) below which rows stay serial"),
       ParamSpec::Int64("parallel.block_rows", kBlockRows, 1, int64_t{1} << 30,
                        "rows per block are a multiple of this (the ParallelFor grain)"),
       ParamSpec::Int64("algorithm.kernel_rows", kKernelRows, 1, int64_t{1} << 30,

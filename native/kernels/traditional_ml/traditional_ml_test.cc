@@ -38,9 +38,9 @@ KernelTester Ensemble(int64_t aggregate) {
 }
 
 TEST(TreeEnsemble, SumAndMaxOverTrees) {
-  const std::vector<float> x = {0.0f, 3.0f,    // leaves 0, 2 -> [11, 0]
-                                1.0f, 4.0f,    // leaves 1, 3 -> [0, 22]
-                                0.5f, NAN};    // leaves 0, 2 -> [11, 0]
+  const std::vector<float> x = {0.0f, 3.0f,  // leaves 0, 2 -> [11, 0]
+                                1.0f, 4.0f,  // leaves 1, 3 -> [0, 22]
+                                0.5f, NAN};  // leaves 0, 2 -> [11, 0]
   auto sum = Ensemble(1);
   sum.Input(MakeTensor<float>({3, 2}, x));
   auto out = sum.Run(1);
@@ -112,12 +112,12 @@ TEST(TreeEnsemble, PostTransformAndFloat16) {
 
   auto half = Ensemble(1);
   half.Attr("nodes_splits", MakeTensor<Float16>({2}, {Float16::FromFloat(0.5f), Float16::FromFloat(0.0f)}));
-  half.Attr("membership_values", MakeTensor<Float16>({3}, {Float16::FromFloat(5), Float16::FromFloat(3),
-                                                            Float16::FromFloat(NAN)}));
+  half.Attr("membership_values",
+            MakeTensor<Float16>({3}, {Float16::FromFloat(5), Float16::FromFloat(3), Float16::FromFloat(NAN)}));
   half.Attr("leaf_weights", MakeTensor<Float16>({4}, {Float16::FromFloat(1), Float16::FromFloat(2),
                                                       Float16::FromFloat(10), Float16::FromFloat(20)}));
-  half.Input(MakeTensor<Float16>({2, 2}, {Float16::FromFloat(0), Float16::FromFloat(3), Float16::FromFloat(1),
-                                          Float16::FromFloat(4)}));
+  half.Input(MakeTensor<Float16>(
+      {2, 2}, {Float16::FromFloat(0), Float16::FromFloat(3), Float16::FromFloat(1), Float16::FromFloat(4)}));
   auto out2 = half.Run(1);
   ASSERT_TRUE(out2.ok()) << out2.status().ToString();
   std::vector<float> got;

@@ -18,9 +18,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "native/executor/parallel_for.h"
 #include "native/core/allocator.h"
 #include "native/core/narrow_float.h"
+#include "native/executor/parallel_for.h"
 #include "native/kernels/traditional_ml/ml_common.h"
 #include "native/kernels/traditional_ml/ml_types.h"
 #include "native/kernels/traditional_ml/tree_walk.h"
@@ -95,8 +95,9 @@ class TreeEnsembleKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(int64_t post, info.GetInt("post_transform", 0));
     if (post < 0 || post > 4) return InvalidArgument(where_, ": post_transform must be 0..4, got ", post);
     // TreeEnsemble numbers them NONE 0, SOFTMAX 1, LOGISTIC 2, SOFTMAX_ZERO 3, PROBIT 4.
-    static constexpr PostTransform kByNumber[] = {PostTransform::kNone, PostTransform::kSoftmax, PostTransform::kLogistic,
-                                                  PostTransform::kSoftmaxZero, PostTransform::kProbit};
+    static constexpr PostTransform kByNumber[] = {PostTransform::kNone, PostTransform::kSoftmax,
+                                                  PostTransform::kLogistic, PostTransform::kSoftmaxZero,
+                                                  PostTransform::kProbit};
     post_ = kByNumber[post];
     OL_ASSIGN_OR_RETURN(aggregate_, info.GetInt("aggregate_function", kSum));
     if (aggregate_ < kAverage || aggregate_ > kMax) {
@@ -112,7 +113,8 @@ class TreeEnsembleKernel : public OpKernel {
     std::vector<LeafWeight> weights(leaf_weights.size());
     for (size_t i = 0; i < weights.size(); ++i) {
       const int64_t t = leaf_targets[i];
-      if (t < 0 || t >= n_targets_) return InvalidArgument(where_, ": leaf target id ", t, " outside [0, ", n_targets_, ")");
+      if (t < 0 || t >= n_targets_)
+        return InvalidArgument(where_, ": leaf target id ", t, " outside [0, ", n_targets_, ")");
       // AVERAGE adds each tree's weight divided by the tree count.
       const double w = leaf_weights[i];
       weights[i] = LeafWeight{t, aggregate_ == kAverage ? w / static_cast<double>(roots.size()) : w};
@@ -169,7 +171,8 @@ class TreeEnsembleKernel : public OpKernel {
       };
       auto walk = [&](const auto* xr, int64_t n, int64_t t0, int64_t t1, double* acc) {
         for (int64_t r = 0; r < n; ++r) InitRow<T>(acc + r * n_targets_);
-        walker_.Accumulate(xr, features, n, t0, t1, acc, n_targets_, -1, [&](double& into, double w) { Merge(into, w); });
+        walker_.Accumulate(xr, features, n, t0, t1, acc, n_targets_, -1,
+                           [&](double& into, double w) { Merge(into, w); });
       };
       auto store = [&](int64_t r, double* acc) {
         ApplyPostTransform(post_, acc, n_targets_);
@@ -223,9 +226,9 @@ class TreeEnsembleKernel : public OpKernel {
     }
     OL_ASSIGN_OR_RETURN(Tensor modes, info.GetTensor("nodes_modes"));
     const size_t n = features.size();
-    if (modes.dtype() != DataType::kUint8 || static_cast<size_t>(modes.num_elements()) != n ||
-        true_ids.size() != n || false_ids.size() != n || true_leafs.size() != n || false_leafs.size() != n ||
-        splits.size() != n || (!missing.empty() && missing.size() != n)) {
+    if (modes.dtype() != DataType::kUint8 || static_cast<size_t>(modes.num_elements()) != n || true_ids.size() != n ||
+        false_ids.size() != n || true_leafs.size() != n || false_leafs.size() != n || splits.size() != n ||
+        (!missing.empty() && missing.size() != n)) {
       return InvalidArgument(where_, ": the nodes_* attributes must all have one entry per node (", n, ")");
     }
     std::vector<SourceNode> nodes(n + leaves);
@@ -251,8 +254,10 @@ class TreeEnsembleKernel : public OpKernel {
         node.next[b] = leaf[b] ? static_cast<int64_t>(n) + ids[b] : ids[b];
       }
       if (node.mode == NodeMode::kMember) {  // the k-th member node takes the k-th NaN-terminated set
-        while (member_at < members.size() && !std::isnan(members[member_at])) node.members.push_back(members[member_at++]);
-        if (member_at++ >= members.size()) return InvalidArgument(where_, ": membership_values lacks a set for node ", i);
+        while (member_at < members.size() && !std::isnan(members[member_at]))
+          node.members.push_back(members[member_at++]);
+        if (member_at++ >= members.size())
+          return InvalidArgument(where_, ": membership_values lacks a set for node ", i);
         std::sort(node.members.begin(), node.members.end());
       }
     }
@@ -272,9 +277,15 @@ class TreeEnsembleKernel : public OpKernel {
 
   void Merge(double& into, double from) const {
     switch (aggregate_) {
-      case kMin: into = std::min(into, from); break;
-      case kMax: into = std::max(into, from); break;
-      default: into += from; break;
+      case kMin:
+        into = std::min(into, from);
+        break;
+      case kMax:
+        into = std::max(into, from);
+        break;
+      default:
+        into += from;
+        break;
     }
   }
 

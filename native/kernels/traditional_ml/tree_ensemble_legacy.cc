@@ -37,9 +37,9 @@ namespace onnx_light {
 namespace ml {
 namespace {
 
-constexpr int64_t kMinimumWalks = 4096;      // rows x trees below which everything is serial
+constexpr int64_t kMinimumWalks = 4096;  // rows x trees below which everything is serial
 constexpr int64_t kBlockRows = 16;
-constexpr int64_t kTreeSplitRows = 8;        // fewer rows than this: split the trees instead
+constexpr int64_t kTreeSplitRows = 8;  // fewer rows than this: split the trees instead
 constexpr int64_t kTreesPerChunk = 16;
 
 enum Aggregate : uint8_t { kSum = 0, kAverage, kMin, kMax };
@@ -86,19 +86,26 @@ class LegacyTreeEnsembleKernel : public OpKernel {
     } else {
       OL_ASSIGN_OR_RETURN(n_targets_, info.GetInt("n_targets", 1));
       OL_ASSIGN_OR_RETURN(std::string aggregate, info.GetString("aggregate_function", "SUM"));
-      if (aggregate == "SUM") aggregate_ = kSum;
-      else if (aggregate == "AVERAGE") aggregate_ = kAverage;
-      else if (aggregate == "MIN") aggregate_ = kMin;
-      else if (aggregate == "MAX") aggregate_ = kMax;
-      else return InvalidArgument(where_, ": unknown aggregate_function '", aggregate, "'");
+      if (aggregate == "SUM")
+        aggregate_ = kSum;
+      else if (aggregate == "AVERAGE")
+        aggregate_ = kAverage;
+      else if (aggregate == "MIN")
+        aggregate_ = kMin;
+      else if (aggregate == "MAX")
+        aggregate_ = kMax;
+      else
+        return InvalidArgument(where_, ": unknown aggregate_function '", aggregate, "'");
       if (n_targets_ < 1) return InvalidArgument(where_, ": n_targets must be >= 1");
     }
     for (int64_t t : leaf_targets) {
-      if (t < 0 || t >= n_targets_) return InvalidArgument(where_, ": target/class id ", t, " outside [0, ", n_targets_, ")");
+      if (t < 0 || t >= n_targets_)
+        return InvalidArgument(where_, ": target/class id ", t, " outside [0, ", n_targets_, ")");
     }
     if (!base_values_.empty() && static_cast<int64_t>(base_values_.size()) != n_targets_ &&
         !(classifier_ && n_targets_ == 2 && base_values_.size() == 1)) {
-      return InvalidArgument(where_, ": base_values has ", base_values_.size(), " entries for ", n_targets_, " targets");
+      return InvalidArgument(where_, ": base_values has ", base_values_.size(), " entries for ", n_targets_,
+                             " targets");
     }
     OL_RETURN_IF_ERROR(ReadNodes(info, leaf_trees, leaf_nodes, leaf_targets, leaf_weights));
     return Status::Ok();
@@ -163,8 +170,10 @@ class LegacyTreeEnsembleKernel : public OpKernel {
         for (int64_t i = 0; i < rows * width; ++i) {
           double& into = acc[i];
           const double from = acc[c * rows * width + i];
-          if (i % width < n_targets_) Merge(into, from);
-          else into = std::max(into, from);  // "has a score" flags
+          if (i % width < n_targets_)
+            Merge(into, from);
+          else
+            into = std::max(into, from);  // "has a score" flags
         }
       }
       return Finish(ctx, rows, acc);
@@ -224,7 +233,8 @@ class LegacyTreeEnsembleKernel : public OpKernel {
         if (modes[i] == kModes[m]) node.mode = static_cast<NodeMode>(m);
       }
       if (modes[i] == "LEAF") node.mode = NodeMode::kLeaf;
-      if (node.mode == NodeMode::kMember) return InvalidArgument(where_, ": node ", i, " has unknown mode '", modes[i], "'");
+      if (node.mode == NodeMode::kMember)
+        return InvalidArgument(where_, ": node ", i, " has unknown mode '", modes[i], "'");
       if (node.mode == NodeMode::kLeaf) continue;
       node.feature = features[i];
       node.threshold = values.empty() ? 0.0 : values[i];
@@ -234,8 +244,8 @@ class LegacyTreeEnsembleKernel : public OpKernel {
       for (int b = 0; b < 2; ++b) {
         auto it = index.find({tree_ids[i], ids[b]});
         if (it == index.end()) {
-          return InvalidArgument(where_, ": node (tree ", tree_ids[i], ", id ", node_ids[i], ") branches to missing node ",
-                                 ids[b]);
+          return InvalidArgument(where_, ": node (tree ", tree_ids[i], ", id ", node_ids[i],
+                                 ") branches to missing node ", ids[b]);
         }
         node.next[b] = it->second;
       }
@@ -245,7 +255,8 @@ class LegacyTreeEnsembleKernel : public OpKernel {
     for (size_t k = 0; k < leaf_trees.size(); ++k) {
       auto it = index.find({leaf_trees[k], leaf_nodes[k]});
       if (it == index.end()) {
-        return InvalidArgument(where_, ": a weight names missing node (tree ", leaf_trees[k], ", id ", leaf_nodes[k], ")");
+        return InvalidArgument(where_, ": a weight names missing node (tree ", leaf_trees[k], ", id ", leaf_nodes[k],
+                               ")");
       }
       per_node[it->second].push_back(LeafWeight{leaf_targets[k], leaf_weights[k]});
     }
@@ -274,9 +285,15 @@ class LegacyTreeEnsembleKernel : public OpKernel {
 
   void Merge(double& into, double from) const {
     switch (aggregate_) {
-      case kMin: into = std::min(into, from); break;
-      case kMax: into = std::max(into, from); break;
-      default: into += from; break;
+      case kMin:
+        into = std::min(into, from);
+        break;
+      case kMax:
+        into = std::max(into, from);
+        break;
+      default:
+        into += from;
+        break;
     }
   }
 
@@ -299,7 +316,8 @@ class LegacyTreeEnsembleKernel : public OpKernel {
       return Status::Ok();
     }
     const bool strings = !string_labels_.empty();
-    OL_ASSIGN_OR_RETURN(Tensor * labels, ctx.AllocateOutput(0, strings ? DataType::kString : DataType::kInt64, Shape{rows}));
+    OL_ASSIGN_OR_RETURN(Tensor * labels,
+                        ctx.AllocateOutput(0, strings ? DataType::kString : DataType::kInt64, Shape{rows}));
     OL_ASSIGN_OR_RETURN(Tensor * z, ctx.AllocateOutput(1, DataType::kFloat, Shape{rows, width}));
     for (int64_t r = 0; r < rows; ++r) {
       double* a = acc + r * stride();
@@ -327,7 +345,7 @@ class LegacyTreeEnsembleKernel : public OpKernel {
     double p0 = a[0], p1 = a[1];
     const bool has0 = a[2] != 0;
     bool has1 = a[3] != 0;
-    int single = 0;  // 1: only p0 carries the score (the positive class's, in the binary case)
+    int single = 0;   // 1: only p0 carries the score (the positive class's, in the binary case)
     int second = -1;  // how the missing second score is made (ONNX Runtime's add_second_class)
     if (base_values_.size() == 2) {
       if (has1) {

@@ -68,8 +68,10 @@ KernelTester Regressor(const std::string& aggregate, int trees, int targets = 1)
 TEST(TreeEnsembleRegressor, SumAverageMinMaxWithBase) {
   // Row 0: x0 = 0 (true: 1), x1 = 5 (false: 20). Row 1: x0 = NaN (true: 1), x1 = 1 (true: 2).
   const std::vector<float> x = {0.0f, 5.0f, NAN, 1.0f};
-  const struct { const char* aggregate; std::vector<float> expected; } cases[] = {
-      {"SUM", {21.5f, 3.5f}}, {"AVERAGE", {11.0f, 2.0f}}, {"MIN", {1.5f, 1.5f}}, {"MAX", {20.5f, 2.5f}}};
+  const struct {
+    const char* aggregate;
+    std::vector<float> expected;
+  } cases[] = {{"SUM", {21.5f, 3.5f}}, {"AVERAGE", {11.0f, 2.0f}}, {"MIN", {1.5f, 1.5f}}, {"MAX", {20.5f, 2.5f}}};
   for (const auto& c : cases) {
     auto t = Regressor(c.aggregate, 2);
     t.Attr("base_values", std::vector<float>{0.5f});

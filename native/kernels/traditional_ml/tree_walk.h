@@ -57,9 +57,9 @@ struct SourceNode {
   int64_t feature = 0;
   double threshold = 0;
   bool missing_goes_true = false;
-  int64_t next[2] = {-1, -1};        // branch: [false, true] indices of SourceNodes
-  std::vector<double> members;       // kMember: the set, sorted
-  int64_t weights_begin = 0;         // leaf: its entries [begin, end) of the weight list
+  int64_t next[2] = {-1, -1};   // branch: [false, true] indices of SourceNodes
+  std::vector<double> members;  // kMember: the set, sorted
+  int64_t weights_begin = 0;    // leaf: its entries [begin, end) of the weight list
   int64_t weights_end = 0;
 };
 
@@ -311,12 +311,18 @@ class TreeWalker {
   void WalkUniformModes(const WalkNode<N>* nodes, const V* x, int64_t stride, int64_t rows, int64_t t0, int64_t t1,
                         Report& report) const {
     switch (uniform_) {
-      case NodeMode::kLeq: return WalkUniformMissing<NodeMode::kLeq>(nodes, x, stride, rows, t0, t1, report);
-      case NodeMode::kLt: return WalkUniformMissing<NodeMode::kLt>(nodes, x, stride, rows, t0, t1, report);
-      case NodeMode::kGte: return WalkUniformMissing<NodeMode::kGte>(nodes, x, stride, rows, t0, t1, report);
-      case NodeMode::kGt: return WalkUniformMissing<NodeMode::kGt>(nodes, x, stride, rows, t0, t1, report);
-      case NodeMode::kEq: return WalkUniformMissing<NodeMode::kEq>(nodes, x, stride, rows, t0, t1, report);
-      case NodeMode::kNeq: return WalkUniformMissing<NodeMode::kNeq>(nodes, x, stride, rows, t0, t1, report);
+      case NodeMode::kLeq:
+        return WalkUniformMissing<NodeMode::kLeq>(nodes, x, stride, rows, t0, t1, report);
+      case NodeMode::kLt:
+        return WalkUniformMissing<NodeMode::kLt>(nodes, x, stride, rows, t0, t1, report);
+      case NodeMode::kGte:
+        return WalkUniformMissing<NodeMode::kGte>(nodes, x, stride, rows, t0, t1, report);
+      case NodeMode::kGt:
+        return WalkUniformMissing<NodeMode::kGt>(nodes, x, stride, rows, t0, t1, report);
+      case NodeMode::kEq:
+        return WalkUniformMissing<NodeMode::kEq>(nodes, x, stride, rows, t0, t1, report);
+      case NodeMode::kNeq:
+        return WalkUniformMissing<NodeMode::kNeq>(nodes, x, stride, rows, t0, t1, report);
       default:  // kLeaf: every tree is a single leaf
         for (int64_t t = t0; t < t1; ++t) {
           for (int64_t r = 0; r < rows; ++r) report(r, LeafNumber(dnodes_[roots_[t]]));
@@ -400,12 +406,18 @@ class TreeWalker {
     const WalkNode<double>& n = dnodes_[p];
     if (std::isnan(v) && n.feature < 0) return true;
     switch (modes_[p]) {
-      case NodeMode::kLeq: return v <= n.threshold;
-      case NodeMode::kLt: return v < n.threshold;
-      case NodeMode::kGte: return v >= n.threshold;
-      case NodeMode::kGt: return v > n.threshold;
-      case NodeMode::kEq: return v == n.threshold;
-      case NodeMode::kNeq: return v != n.threshold;
+      case NodeMode::kLeq:
+        return v <= n.threshold;
+      case NodeMode::kLt:
+        return v < n.threshold;
+      case NodeMode::kGte:
+        return v >= n.threshold;
+      case NodeMode::kGt:
+        return v > n.threshold;
+      case NodeMode::kEq:
+        return v == n.threshold;
+      case NodeMode::kNeq:
+        return v != n.threshold;
       default: {
         const std::vector<double>& set = members_[member_set_[p]];
         // NaN is in no set (ONNX Runtime, onnx.reference); binary_search would find it.
@@ -429,20 +441,20 @@ class TreeWalker {
     }
   }
 
-  std::vector<int32_t> roots_;             // tree t's root position
-  std::vector<int32_t> depth_;             // tree t's depth (the most steps a walk takes)
-  std::vector<WalkNode<double>> dnodes_;   // every position
-  std::vector<WalkNode<float>> fnodes_;    // the same with float thresholds, when exact and uniform
-  std::vector<NodeMode> modes_;            // kLeaf for leaves
-  std::vector<int32_t> member_set_;        // kMember: index into members_
+  std::vector<int32_t> roots_;            // tree t's root position
+  std::vector<int32_t> depth_;            // tree t's depth (the most steps a walk takes)
+  std::vector<WalkNode<double>> dnodes_;  // every position
+  std::vector<WalkNode<float>> fnodes_;   // the same with float thresholds, when exact and uniform
+  std::vector<NodeMode> modes_;           // kLeaf for leaves
+  std::vector<int32_t> member_set_;       // kMember: index into members_
   std::vector<std::vector<double>> members_;
-  std::vector<int64_t> leaf_begin_;        // leaf l's weights: [leaf_begin_[l], leaf_begin_[l + 1])
+  std::vector<int64_t> leaf_begin_;  // leaf l's weights: [leaf_begin_[l], leaf_begin_[l + 1])
   std::vector<LeafWeight> weights_;
-  int64_t fixed_k_ = 0;                    // > 0: every leaf has K weights
-  int64_t dense_k_ = 0;                    // > 0: every leaf gives targets 0..K-1 in order,
-  std::vector<double> dense_;              // leaf l's weights at dense_[l * K ...]
-  NodeMode uniform_ = NodeMode::kLeaf;     // the one branch mode, kLeaf if none, kMember if mixed
-  bool missing_ = false;                   // some node sends NaN to its true branch
+  int64_t fixed_k_ = 0;                 // > 0: every leaf has K weights
+  int64_t dense_k_ = 0;                 // > 0: every leaf gives targets 0..K-1 in order,
+  std::vector<double> dense_;           // leaf l's weights at dense_[l * K ...]
+  NodeMode uniform_ = NodeMode::kLeaf;  // the one branch mode, kLeaf if none, kMember if mixed
+  bool missing_ = false;                // some node sends NaN to its true branch
   int64_t max_feature_ = -1;
 };
 

@@ -22,21 +22,28 @@ namespace {
 bool NaiveGoes(const SourceNode& n, double v) {
   if (std::isnan(v) && n.missing_goes_true) return true;
   switch (n.mode) {
-    case NodeMode::kLeq: return v <= n.threshold;
-    case NodeMode::kLt: return v < n.threshold;
-    case NodeMode::kGte: return v >= n.threshold;
-    case NodeMode::kGt: return v > n.threshold;
-    case NodeMode::kEq: return v == n.threshold;
-    case NodeMode::kNeq: return v != n.threshold;
-    default: return std::find(n.members.begin(), n.members.end(), v) != n.members.end();
+    case NodeMode::kLeq:
+      return v <= n.threshold;
+    case NodeMode::kLt:
+      return v < n.threshold;
+    case NodeMode::kGte:
+      return v >= n.threshold;
+    case NodeMode::kGt:
+      return v > n.threshold;
+    case NodeMode::kEq:
+      return v == n.threshold;
+    case NodeMode::kNeq:
+      return v != n.threshold;
+    default:
+      return std::find(n.members.begin(), n.members.end(), v) != n.members.end();
   }
 }
 
 // The leaf (its weight, which is its index) each row reaches in each tree.
 template <typename V>
 std::vector<double> Naive(const std::vector<SourceNode>& nodes, const std::vector<int64_t>& roots,
-                          const std::vector<LeafWeight>& weights, const std::vector<V>& x, int64_t features,
-                          int64_t t0, int64_t t1) {
+                          const std::vector<LeafWeight>& weights, const std::vector<V>& x, int64_t features, int64_t t0,
+                          int64_t t1) {
   std::vector<double> out;
   const int64_t rows = static_cast<int64_t>(x.size()) / features;
   for (int64_t r = 0; r < rows; ++r) {
@@ -140,12 +147,18 @@ std::vector<V> RandomRows(std::mt19937& rng, const Forest& f, int64_t rows, int6
   for (V& v : x) {
     const int k = pick(rng);
     const double t = f.nodes[node(rng)].threshold;
-    if (k < 5) v = std::numeric_limits<V>::quiet_NaN();
-    else if (k < 25) v = static_cast<V>(t);
-    else if (k < 35) v = std::nextafter(static_cast<V>(t), V{10});
-    else if (k < 45) v = std::nextafter(static_cast<V>(t), V{-10});
-    else if (k < 55) v = static_cast<V>(std::round(value(rng)));
-    else v = static_cast<V>(value(rng));
+    if (k < 5)
+      v = std::numeric_limits<V>::quiet_NaN();
+    else if (k < 25)
+      v = static_cast<V>(t);
+    else if (k < 35)
+      v = std::nextafter(static_cast<V>(t), V{10});
+    else if (k < 45)
+      v = std::nextafter(static_cast<V>(t), V{-10});
+    else if (k < 55)
+      v = static_cast<V>(std::round(value(rng)));
+    else
+      v = static_cast<V>(value(rng));
   }
   return x;
 }
@@ -242,8 +255,13 @@ TEST(TreeWalker, FloatRowsAgainstThresholdsBetweenFloats) {
     nodes[2].weights_end = 2;
     TreeWalker walker;
     ASSERT_TRUE(walker.Build("test", nodes, {0}, weights).ok());
-    const std::vector<float> x = {below, near, above, -1e30f, 1e30f, std::numeric_limits<float>::infinity(),
-                               std::numeric_limits<float>::quiet_NaN()};
+    const std::vector<float> x = {below,
+                                  near,
+                                  above,
+                                  -1e30f,
+                                  1e30f,
+                                  std::numeric_limits<float>::infinity(),
+                                  std::numeric_limits<float>::quiet_NaN()};
     EXPECT_EQ(Walked(walker, x, 1, 0, 1), Naive(nodes, {0}, weights, x, 1, 0, 1)) << "mode " << mode;
   }
 }

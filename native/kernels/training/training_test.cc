@@ -82,10 +82,10 @@ TEST(Adam, BiasCorrectionAndTwoParameters) {
   // = 0.1, X' = 1 - 0.1. Parameter 1 (double G = 0): V' = 0.5 * 2 = 1, H' = 0.75 * 4 = 3.
   auto t = Optimizer("Adam", 0.1f, 1);
   t.Attr("alpha", 0.5f).Attr("beta", 0.75f).Attr("epsilon", 0.0f);
-  t.Input(MakeTensor<float>({1}, {1})).Input(MakeTensor<float>({1}, {5}));          // X0, X1
-  t.Input(MakeTensor<float>({1}, {2})).Input(MakeTensor<float>({1}, {0}));          // G0, G1
-  t.Input(MakeTensor<float>({1}, {0})).Input(MakeTensor<float>({1}, {2}));          // V0, V1
-  t.Input(MakeTensor<float>({1}, {0})).Input(MakeTensor<float>({1}, {4}));          // H0, H1
+  t.Input(MakeTensor<float>({1}, {1})).Input(MakeTensor<float>({1}, {5}));  // X0, X1
+  t.Input(MakeTensor<float>({1}, {2})).Input(MakeTensor<float>({1}, {0}));  // G0, G1
+  t.Input(MakeTensor<float>({1}, {0})).Input(MakeTensor<float>({1}, {2}));  // V0, V1
+  t.Input(MakeTensor<float>({1}, {0})).Input(MakeTensor<float>({1}, {4}));  // H0, H1
   t.Outputs(6);
   auto out = t.Run(1);
   ASSERT_TRUE(out.ok()) << out.status().ToString();
@@ -108,7 +108,10 @@ TEST(Optimizers, RejectBadInputs) {
   EXPECT_FALSE(incomplete.Run(1).ok());
 
   KernelTester vector_rate("Momentum", 1, kDomain);
-  vector_rate.Attr("alpha", 0.5f).Attr("beta", 1.0f).Attr("norm_coefficient", 0.0f).Attr("mode", std::string("standard"));
+  vector_rate.Attr("alpha", 0.5f)
+      .Attr("beta", 1.0f)
+      .Attr("norm_coefficient", 0.0f)
+      .Attr("mode", std::string("standard"));
   vector_rate.Input(MakeTensor<float>({2}, {0.1f, 0.2f})).Input(MakeTensor<int64_t>({}, {1}));
   vector_rate.Input(MakeTensor<float>({1}, {1})).Input(MakeTensor<float>({1}, {1})).Input(MakeTensor<float>({1}, {1}));
   vector_rate.Outputs(2);

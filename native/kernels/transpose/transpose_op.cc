@@ -181,12 +181,18 @@ class TransposeKernel final : public OpKernel {
     if (y->num_elements() == 0) return Status::Ok();
     const Layout layout = Simplify(x->shape().dims(), perm);
     switch (x->dtype() == DataType::kString ? 0 : ElementSize(x->dtype())) {
-      case 0: return Run<std::string>(ctx, layout, *x, y);
-      case 1: return Run<uint8_t>(ctx, layout, *x, y);
-      case 2: return Run<uint16_t>(ctx, layout, *x, y);
-      case 4: return Run<uint32_t>(ctx, layout, *x, y);
-      case 8: return Run<uint64_t>(ctx, layout, *x, y);
-      case 16: return Run<Bytes16>(ctx, layout, *x, y);
+      case 0:
+        return Run<std::string>(ctx, layout, *x, y);
+      case 1:
+        return Run<uint8_t>(ctx, layout, *x, y);
+      case 2:
+        return Run<uint16_t>(ctx, layout, *x, y);
+      case 4:
+        return Run<uint32_t>(ctx, layout, *x, y);
+      case 8:
+        return Run<uint64_t>(ctx, layout, *x, y);
+      case 16:
+        return Run<Bytes16>(ctx, layout, *x, y);
       default:
         return NotImplemented(ctx.Where(), ": element type ", DataTypeName(x->dtype()), " is not supported");
     }
@@ -231,14 +237,14 @@ class TransposeKernel final : public OpKernel {
 
 OL_REGISTER_KERNELS(transpose_op) {
   using T = DataType;
-  std::vector<T> types = {T::kBool,  T::kComplex128, T::kComplex64, T::kDouble, T::kFloat,  T::kFloat16,
-                          T::kInt16, T::kInt32,      T::kInt64,     T::kInt8,   T::kString, T::kUint16,
-                          T::kUint32, T::kUint64,    T::kUint8};
+  std::vector<T> types = {T::kBool,    T::kComplex128, T::kComplex64, T::kDouble, T::kFloat,
+                          T::kFloat16, T::kInt16,      T::kInt32,     T::kInt64,  T::kInt8,
+                          T::kString,  T::kUint16,     T::kUint32,    T::kUint64, T::kUint8};
   const auto tuning = std::vector<ParamSpec>{
       MinimumElementsParam(int64_t{1} << 16, "elements moved below which Transpose runs serially")};
   const auto add = [&](int since, int end) {
-    registry.Add(KernelDef{"", "Transpose", since, end, "transpose", types, 0, tuning, false,
-                           MakeKernel<TransposeKernel>()});
+    registry.Add(
+        KernelDef{"", "Transpose", since, end, "transpose", types, 0, tuning, false, MakeKernel<TransposeKernel>()});
   };
   add(1, 12);
   types.push_back(T::kBFloat16);

@@ -17,10 +17,11 @@ namespace onnx_light {
 
 inline std::vector<ParamSpec> WorkUnitTuning(int64_t minimum_multiply_adds, const std::string& unit) {
   return {
-      MinimumElementsParam(minimum_multiply_adds,
-                           "multiply-adds (" + unit + "s x multiply-adds per " + unit + ") below which the node runs serially"),
-      ParamSpec::Int64("parallel.block_multiply_adds", 16384, 1, int64_t{1} << 40,
-                       "multiply-adds per block; a block holds max(1, this / cost of one " + unit + ") whole " + unit + "s"),
+      MinimumElementsParam(minimum_multiply_adds, "multiply-adds (" + unit + "s x multiply-adds per " + unit +
+                                                      ") below which the node runs serially"),
+      ParamSpec::Int64(
+          "parallel.block_multiply_adds", 16384, 1, int64_t{1} << 40,
+          "multiply-adds per block; a block holds max(1, this / cost of one " + unit + ") whole " + unit + "s"),
   };
 }
 

@@ -13,6 +13,7 @@ type. The default level fuses nodes (Conv+BatchNormalization+Relu -> FusedConv, 
 -> Gemm, ...): each ORT node is mapped to the original nodes it covers (from the graph ORT
 saves after optimizing), and its time is compared with the sum of ours over those nodes.
 """
+
 import collections
 import json
 import os
@@ -107,8 +108,10 @@ def _timed(session, feeds):
 
 
 def _node_entries(runs, ops):
-    return {n: {"op": ops[n], "median_ms": s * 1e3, "samples_ms": [r[n] * 1e3 for r in runs]}
-            for n, s in _medians(runs).items()}
+    return {
+        n: {"op": ops[n], "median_ms": s * 1e3, "samples_ms": [r[n] * 1e3 for r in runs]}
+        for n, s in _medians(runs).items()
+    }
 
 
 def _op_table(ours_nodes, ours_ops, theirs_nodes, theirs_ops):
@@ -117,8 +120,18 @@ def _op_table(ours_nodes, ours_ops, theirs_nodes, theirs_ops):
     for nodes, ops, side in ((ours_nodes, ours_ops, "ours"), (theirs_nodes, theirs_ops, "ort")):
         total = sum(nodes.values())
         for node, seconds in nodes.items():
-            row = rows.setdefault(ops[node], {"op": ops[node], "ours_ms": 0.0, "ort_ms": 0.0, "ours_nodes": 0,
-                                              "ort_nodes": 0, "ours_share": 0.0, "ort_share": 0.0})
+            row = rows.setdefault(
+                ops[node],
+                {
+                    "op": ops[node],
+                    "ours_ms": 0.0,
+                    "ort_ms": 0.0,
+                    "ours_nodes": 0,
+                    "ort_nodes": 0,
+                    "ours_share": 0.0,
+                    "ort_share": 0.0,
+                },
+            )
             row[f"{side}_ms"] += seconds * 1e3
             row[f"{side}_nodes"] += 1
             row[f"{side}_share"] += seconds / total if total else 0.0
@@ -140,8 +153,18 @@ def _fused_table(ours_nodes, ours_ops, theirs_nodes, theirs_ops, coverage):
     rows = {}
     for ort_node, covered in coverage.items():
         op = theirs_ops.get(ort_node, "(folded at load)" if ort_node is None else "(not profiled)")
-        row = rows.setdefault(op, {"ort_op": op, "covers": collections.Counter(), "ours_ms": 0.0, "ort_ms": 0.0,
-                                   "ort_nodes": 0, "ours_share": 0.0, "ort_share": 0.0})
+        row = rows.setdefault(
+            op,
+            {
+                "ort_op": op,
+                "covers": collections.Counter(),
+                "ours_ms": 0.0,
+                "ort_ms": 0.0,
+                "ort_nodes": 0,
+                "ours_share": 0.0,
+                "ort_share": 0.0,
+            },
+        )
         # Nodes that onnx-light's own graph rewrites folded away ran as part of another node.
         row["covers"].update(ours_ops[n] for n in covered if n in ours_ops)
         ours = sum(ours_nodes.get(n, 0.0) for n in covered)
@@ -156,8 +179,18 @@ def _fused_table(ours_nodes, ours_ops, theirs_nodes, theirs_ops, coverage):
     for ort_node, seconds in theirs_nodes.items():
         if ort_node not in coverage:
             op = theirs_ops[ort_node]
-            row = rows.setdefault(op, {"ort_op": op, "covers": collections.Counter(), "ours_ms": 0.0, "ort_ms": 0.0,
-                                       "ort_nodes": 0, "ours_share": 0.0, "ort_share": 0.0})
+            row = rows.setdefault(
+                op,
+                {
+                    "ort_op": op,
+                    "covers": collections.Counter(),
+                    "ours_ms": 0.0,
+                    "ort_ms": 0.0,
+                    "ort_nodes": 0,
+                    "ours_share": 0.0,
+                    "ort_share": 0.0,
+                },
+            )
             row["ort_ms"] += seconds * 1e3
             row["ort_share"] += seconds / theirs_total
             row["ort_nodes"] += 1
@@ -180,8 +213,10 @@ def _agreement(ours, theirs):
         diff = float(np.max(np.abs(got.astype(np.float64) - expected))) if expected.size else 0.0
         scale = float(np.max(np.abs(expected))) if expected.size else 0.0
         ok = ok and got.shape == expected.shape and diff <= RTOL * max(scale, 1.0)
-        worst = {"max_abs_diff": max(worst["max_abs_diff"], diff),
-                 "reference_max_abs": max(worst["reference_max_abs"], scale)}
+        worst = {
+            "max_abs_diff": max(worst["max_abs_diff"], diff),
+            "reference_max_abs": max(worst["reference_max_abs"], scale),
+        }
     return {**worst, "tolerance": f"max|ours-ORT| <= {RTOL} * max(1, max|ORT|)", "ok": ok}
 
 
@@ -201,12 +236,20 @@ def _end_to_end(sessions, feeds, samples, warmup):
     for _ in range(samples):
         for name in order:
             timed[name].append(_timed(sessions[name], feeds))
-    e2e = {name: {"median_ms": statistics.median(w for w, _ in s) * 1e3, "samples_ms": [w * 1e3 for w, _ in s],
-                  "caller_cpu_median_ms": statistics.median(c for _, c in s) * 1e3,
-                  "caller_cpu_samples_ms": [c * 1e3 for _, c in s]}
-           for name, s in timed.items()}
-    return {"end_to_end": e2e, "ratio_vs_ort": e2e["onnx_light"]["median_ms"] / e2e["ort"]["median_ms"],
-            "ratio_vs_ort_disable_all": e2e["onnx_light"]["median_ms"] / e2e["ort_disable_all"]["median_ms"]}
+    e2e = {
+        name: {
+            "median_ms": statistics.median(w for w, _ in s) * 1e3,
+            "samples_ms": [w * 1e3 for w, _ in s],
+            "caller_cpu_median_ms": statistics.median(c for _, c in s) * 1e3,
+            "caller_cpu_samples_ms": [c * 1e3 for _, c in s],
+        }
+        for name, s in timed.items()
+    }
+    return {
+        "end_to_end": e2e,
+        "ratio_vs_ort": e2e["onnx_light"]["median_ms"] / e2e["ort"]["median_ms"],
+        "ratio_vs_ort_disable_all": e2e["onnx_light"]["median_ms"] / e2e["ort_disable_all"]["median_ms"],
+    }
 
 
 def _per_node(model, ours, feeds, threads, ort_session, profiled_runs, warmup):
@@ -216,9 +259,12 @@ def _per_node(model, ours, feeds, threads, ort_session, profiled_runs, warmup):
     result = {}
     with tempfile.TemporaryDirectory() as tmp:
         optimized_path = {level: os.path.join(tmp, f"{level}_optimized.onnx") for level in LEVELS}
-        profiled = {level: ort_session(data, threads, opt, profile_prefix=os.path.join(tmp, level),
-                                       optimized_model_path=optimized_path[level])
-                    for level, opt in LEVELS.items()}
+        profiled = {
+            level: ort_session(
+                data, threads, opt, profile_prefix=os.path.join(tmp, level), optimized_model_path=optimized_path[level]
+            )
+            for level, opt in LEVELS.items()
+        }
         ours_runs = []
         for _ in range(warmup + profiled_runs):
             run, ours_ops = _ours_node_run(ours, feeds)
@@ -244,16 +290,24 @@ def attribute_model(corpus_model, threads, ort_session, samples=15, profiled_run
     """One model at one thread count; ort_session: benchmarks.ort_reference.ort_session."""
     data = corpus_model.model.SerializeToString()
     feeds = corpus_model.feeds
-    result = {"model": corpus_model.name, "description": corpus_model.description, "threads": threads,
-              "nodes": len(corpus_model.model.graph.node),
-              "op_counts": dict(collections.Counter(n.op_type for n in corpus_model.model.graph.node))}
+    result = {
+        "model": corpus_model.name,
+        "description": corpus_model.description,
+        "threads": threads,
+        "nodes": len(corpus_model.model.graph.node),
+        "op_counts": dict(collections.Counter(n.op_type for n in corpus_model.model.graph.node)),
+    }
     sessions = {level: ort_session(data, threads, opt) for level, opt in LEVELS.items()}
     try:
         ours = onnx_light.InferenceSession(data, cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=threads))
         got = ours.run(None, feeds)
     except Exception as error:  # an unsupported op or a failing kernel is data for the report
-        return {**result, "status": "onnx_light_error", "error": str(error),
-                "unsupported_ops": unsupported_ops(corpus_model.model)}
+        return {
+            **result,
+            "status": "onnx_light_error",
+            "error": str(error),
+            "unsupported_ops": unsupported_ops(corpus_model.model),
+        }
     result["agreement"] = _agreement(got, sessions["ort"].run(None, feeds))
     sessions["onnx_light"] = ours
     result.update(_end_to_end(sessions, feeds, samples, warmup))
@@ -272,11 +326,20 @@ def uptime():
 
 def run(models, threads, ort_session, samples=15, profiled_runs=10, progress=None):
     """The attribution document for `models` (CorpusModel list) x `threads` (ints)."""
-    doc = {"schema": SCHEMA, "conditions": {
-        "load_before": uptime(), "started_utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),
-        "onnxruntime": ort.__version__, "cpus": os.cpu_count(), "samples": samples, "profiled_runs": profiled_runs,
-        "timing": "wall time (perf_counter) per run, onnx-light / ORT / ORT_DISABLE_ALL interleaved sample by sample",
-        "ort_settings": "benchmarks/ort_reference.py: intra-op spinning off, sequential, inter-op 1"}, "results": []}
+    doc = {
+        "schema": SCHEMA,
+        "conditions": {
+            "load_before": uptime(),
+            "started_utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),
+            "onnxruntime": ort.__version__,
+            "cpus": os.cpu_count(),
+            "samples": samples,
+            "profiled_runs": profiled_runs,
+            "timing": "wall time (perf_counter) per run, onnx-light / ORT / ORT_DISABLE_ALL interleaved sample by sample",
+            "ort_settings": "benchmarks/ort_reference.py: intra-op spinning off, sequential, inter-op 1",
+        },
+        "results": [],
+    }
     for model in models:
         for t in threads:
             result = attribute_model(model, t, ort_session, samples, profiled_runs)
@@ -334,67 +397,109 @@ def _fmt(value, digits=2):
 
 def markdown(doc):
     c = doc["conditions"]
-    lines = ["# onnx-light vs ONNX Runtime: attribution per op type", "",
-             "Generated by `./bazelw run --config=opt //tools:ort_attribution` at revision "
-             f"{c.get('revision', 'unknown')}{' (with uncommitted changes)' if c.get('uncommitted_changes') else ''}. "
-             "Conditions: "
-             f"started {c['started_utc']} UTC, {c['cpus']} CPUs shared with other engineers' builds, "
-             f"{c['load_before']} before and {c['load_after']} after; onnxruntime {c['onnxruntime']}; "
-             f"{c['samples']} end-to-end samples per runtime ({c['timing']}); per-node medians over "
-             f"{c['profiled_runs']} profiled runs (onnx-light node events, ORT profiler). {c['ort_settings']}. "
-             "Raw samples are in attribution.json.", "",
-             "Ratios are ours / ORT (>1: onnx-light slower). Tables are sorted by the gap (ours - ORT, ms): "
-             "the top rows are where onnx-light loses the most time. Per-node times include each runtime's "
-             "per-node dispatch cost.", ""]
-    lines += ["## Summary", "",
-              "End to end: median wall ms (ratio ours/ORT); 1 thread also as the calling thread's CPU ms (both "
-              "runtimes compute on the caller then; other processes inflate it less). Node sums: per-node "
-              "medians of the profiled runs added up (the rest of end to end is per-run overhead).", "",
-              "| model | threads | ours ms | ORT ms | ratio | ORT_DISABLE_ALL ms | ratio | 1T CPU ratio | "
-              "node sums ours / ORT / ORT_DISABLE_ALL ms | outputs agree |",
-              "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "# onnx-light vs ONNX Runtime: attribution per op type",
+        "",
+        "Generated by `./bazelw run --config=opt //tools:ort_attribution` at revision "
+        f"{c.get('revision', 'unknown')}{' (with uncommitted changes)' if c.get('uncommitted_changes') else ''}. "
+        "Conditions: "
+        f"started {c['started_utc']} UTC, {c['cpus']} CPUs shared with other engineers' builds, "
+        f"{c['load_before']} before and {c['load_after']} after; onnxruntime {c['onnxruntime']}; "
+        f"{c['samples']} end-to-end samples per runtime ({c['timing']}); per-node medians over "
+        f"{c['profiled_runs']} profiled runs (onnx-light node events, ORT profiler). {c['ort_settings']}. "
+        "Raw samples are in attribution.json.",
+        "",
+        "Ratios are ours / ORT (>1: onnx-light slower). Tables are sorted by the gap (ours - ORT, ms): "
+        "the top rows are where onnx-light loses the most time. Per-node times include each runtime's "
+        "per-node dispatch cost.",
+        "",
+    ]
+    lines += [
+        "## Summary",
+        "",
+        "End to end: median wall ms (ratio ours/ORT); 1 thread also as the calling thread's CPU ms (both "
+        "runtimes compute on the caller then; other processes inflate it less). Node sums: per-node "
+        "medians of the profiled runs added up (the rest of end to end is per-run overhead).",
+        "",
+        "| model | threads | ours ms | ORT ms | ratio | ORT_DISABLE_ALL ms | ratio | 1T CPU ratio | "
+        "node sums ours / ORT / ORT_DISABLE_ALL ms | outputs agree |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in doc["results"]:
         if r["status"] != "ok":
             lines.append(f"| {r['model']} | {r['threads']} | error: {r['error'][:80]} | | | | | |")
             continue
         e = r["end_to_end"]
-        cpu_ratio = "-" if r["threads"] != 1 else _fmt(
-            e["onnx_light"]["caller_cpu_median_ms"] / e["ort"]["caller_cpu_median_ms"])
-        lines.append(f"| {r['model']} | {r['threads']} | {_fmt(e['onnx_light']['median_ms'])} | "
-                     f"{_fmt(e['ort']['median_ms'])} | {_fmt(r['ratio_vs_ort'])} | "
-                     f"{_fmt(e['ort_disable_all']['median_ms'])} | {_fmt(r['ratio_vs_ort_disable_all'])} | "
-                     f"{cpu_ratio} | {' / '.join(_fmt(_node_sum(r, side)) for side in NODE_SIDES)} | "
-                     f"{'yes' if r['agreement']['ok'] else 'NO'} (max diff {r['agreement']['max_abs_diff']:.1e}) |")
+        cpu_ratio = (
+            "-"
+            if r["threads"] != 1
+            else _fmt(e["onnx_light"]["caller_cpu_median_ms"] / e["ort"]["caller_cpu_median_ms"])
+        )
+        lines.append(
+            f"| {r['model']} | {r['threads']} | {_fmt(e['onnx_light']['median_ms'])} | "
+            f"{_fmt(e['ort']['median_ms'])} | {_fmt(r['ratio_vs_ort'])} | "
+            f"{_fmt(e['ort_disable_all']['median_ms'])} | {_fmt(r['ratio_vs_ort_disable_all'])} | "
+            f"{cpu_ratio} | {' / '.join(_fmt(_node_sum(r, side)) for side in NODE_SIDES)} | "
+            f"{'yes' if r['agreement']['ok'] else 'NO'} (max diff {r['agreement']['max_abs_diff']:.1e}) |"
+        )
     for threads in sorted({r["threads"] for r in doc["results"]}):
-        lines += ["", f"## Across the corpus, {threads} thread(s)", "",
-                  "Node-for-node (ORT_DISABLE_ALL) op totals of every model added up: where kernel work pays.", "",
-                  "| op | ours ms | ORT ms | ratio | gap ms | models |", "|---|---|---|---|---|---|"]
+        lines += [
+            "",
+            f"## Across the corpus, {threads} thread(s)",
+            "",
+            "Node-for-node (ORT_DISABLE_ALL) op totals of every model added up: where kernel work pays.",
+            "",
+            "| op | ours ms | ORT ms | ratio | gap ms | models |",
+            "|---|---|---|---|---|---|",
+        ]
         for row in corpus_op_types(doc, threads):
-            lines.append(f"| {row['op']} | {_fmt(row['ours_ms'], 3)} | {_fmt(row['ort_ms'], 3)} | "
-                         f"{_fmt(row['ratio'])} | {row['gap_ms']:+.3f} | {', '.join(row['models'])} |")
+            lines.append(
+                f"| {row['op']} | {_fmt(row['ours_ms'], 3)} | {_fmt(row['ort_ms'], 3)} | "
+                f"{_fmt(row['ratio'])} | {row['gap_ms']:+.3f} | {', '.join(row['models'])} |"
+            )
     for r in doc["results"]:
-        lines += ["", f"## {r['model']}, {r['threads']} thread(s)", "", f"{r['description']}; {r['nodes']} nodes: "
-                  + ", ".join(f"{op} x{n}" for op, n in sorted(r["op_counts"].items())) + ".", ""]
+        lines += [
+            "",
+            f"## {r['model']}, {r['threads']} thread(s)",
+            "",
+            f"{r['description']}; {r['nodes']} nodes: "
+            + ", ".join(f"{op} x{n}" for op, n in sorted(r["op_counts"].items()))
+            + ".",
+            "",
+        ]
         if r["status"] != "ok":
-            lines += [f"onnx-light failed: `{r['error']}`; ops without an onnx-light kernel: "
-                      f"{', '.join(r['unsupported_ops']) or 'none'}."]
+            lines += [
+                f"onnx-light failed: `{r['error']}`; ops without an onnx-light kernel: "
+                f"{', '.join(r['unsupported_ops']) or 'none'}."
+            ]
             continue
-        lines += ["Same graph as ORT_DISABLE_ALL (node for node):", "",
-                  "| op | ours ms | ORT ms | ours share | ORT share | ratio | gap ms | nodes |",
-                  "|---|---|---|---|---|---|---|---|"]
+        lines += [
+            "Same graph as ORT_DISABLE_ALL (node for node):",
+            "",
+            "| op | ours ms | ORT ms | ours share | ORT share | ratio | gap ms | nodes |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
         for row in r["op_types_vs_ort_disable_all"]:
-            lines.append(f"| {row['op']} | {_fmt(row['ours_ms'], 3)} | {_fmt(row['ort_ms'], 3)} | "
-                         f"{row['ours_share']:.0%} | {row['ort_share']:.0%} | {_fmt(row['ratio'])} | "
-                         f"{row['gap_ms']:+.3f} | {row['ours_nodes']} |")
-        lines += ["", "Against ORT's default optimizations (ours summed over the nodes each ORT op covers; "
-                  "fused = one ORT node runs several of ours or another op type; ORT only = nodes ORT inserted):", "",
-                  "| ORT op | covers (ours) | fusion | ours ms | ORT ms | ours share | ORT share | ratio | gap ms |",
-                  "|---|---|---|---|---|---|---|---|---|"]
+            lines.append(
+                f"| {row['op']} | {_fmt(row['ours_ms'], 3)} | {_fmt(row['ort_ms'], 3)} | "
+                f"{row['ours_share']:.0%} | {row['ort_share']:.0%} | {_fmt(row['ratio'])} | "
+                f"{row['gap_ms']:+.3f} | {row['ours_nodes']} |"
+            )
+        lines += [
+            "",
+            "Against ORT's default optimizations (ours summed over the nodes each ORT op covers; "
+            "fused = one ORT node runs several of ours or another op type; ORT only = nodes ORT inserted):",
+            "",
+            "| ORT op | covers (ours) | fusion | ours ms | ORT ms | ours share | ORT share | ratio | gap ms |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
         for row in r["op_types_vs_ort"]:
             covers = ", ".join(f"{op} x{n}" for op, n in row["covers"].items()) or "none"
-            lines.append(f"| {row['ort_op']} | {covers} | {row['fusion']} | "
-                         f"{_fmt(row['ours_ms'], 3)} | {_fmt(row['ort_ms'], 3)} | {row['ours_share']:.0%} | "
-                         f"{row['ort_share']:.0%} | {_fmt(row['ratio'])} | {row['gap_ms']:+.3f} |")
+            lines.append(
+                f"| {row['ort_op']} | {covers} | {row['fusion']} | "
+                f"{_fmt(row['ours_ms'], 3)} | {_fmt(row['ort_ms'], 3)} | {row['ours_share']:.0%} | "
+                f"{row['ort_share']:.0%} | {_fmt(row['ratio'])} | {row['gap_ms']:+.3f} |"
+            )
     return "\n".join(lines) + "\n"
 
 

@@ -4,6 +4,7 @@ The native binary (benchmarks/kernel_baseline) measures; this module finds it, p
 source revision and Bazel config, runs it natively or under qemu, and validates that
 every field the report needs is filled.
 """
+
 import json
 import os
 import subprocess
@@ -15,9 +16,24 @@ NATIVE_BINARY = "benchmarks/kernel_baseline/kernel_baseline_native"
 BUILD_INFO = "benchmarks/kernel_baseline/build_info.txt"
 QEMU_AARCH64 = ["/usr/bin/qemu-aarch64", "-L", "/usr/aarch64-linux-gnu"]
 
-CASE_FIELDS = ("family", "op", "size", "work_units", "policy", "threads", "samples_ns", "median_ns",
-               "cpu_ns", "cpu_utilization", "participants", "grain", "peak_scratch_bytes", "allocations",
-               "copies", "outputs_identical_to_serial")
+CASE_FIELDS = (
+    "family",
+    "op",
+    "size",
+    "work_units",
+    "policy",
+    "threads",
+    "samples_ns",
+    "median_ns",
+    "cpu_ns",
+    "cpu_utilization",
+    "participants",
+    "grain",
+    "peak_scratch_bytes",
+    "allocations",
+    "copies",
+    "outputs_identical_to_serial",
+)
 
 
 def native_binary():
@@ -33,18 +49,37 @@ def build_config():
         return "unknown"
 
 
-def run_baseline(binary, *, revision, build_config_text, threads=0, repetitions=15, min_time_ms=200,
-                 smallest=False, ops=None, prefix=(), emulated=False, architecture=None, progress=True):
+def run_baseline(
+    binary,
+    *,
+    revision,
+    build_config_text,
+    threads=0,
+    repetitions=15,
+    min_time_ms=200,
+    smallest=False,
+    ops=None,
+    prefix=(),
+    emulated=False,
+    architecture=None,
+    progress=True,
+):
     """Runs one baseline and returns its document (dict)."""
-    args = list(prefix) + [binary, f"--threads={threads}", f"--repetitions={repetitions}",
-                           f"--min_time_ms={min_time_ms}", f"--revision={revision}",
-                           f"--build_config={build_config_text}"]
+    args = list(prefix) + [
+        binary,
+        f"--threads={threads}",
+        f"--repetitions={repetitions}",
+        f"--min_time_ms={min_time_ms}",
+        f"--revision={revision}",
+        f"--build_config={build_config_text}",
+    ]
     if smallest:
         args.append("--smallest")
     if ops:
         args.append("--ops=" + ",".join(ops))
-    out = subprocess.run(args, stdout=subprocess.PIPE, stderr=None if progress else subprocess.DEVNULL,
-                         text=True, check=False)
+    out = subprocess.run(
+        args, stdout=subprocess.PIPE, stderr=None if progress else subprocess.DEVNULL, text=True, check=False
+    )
     if out.returncode != 0:
         raise RuntimeError(f"kernel_baseline_native exited {out.returncode}")
     doc = json.loads(out.stdout)

@@ -3,6 +3,7 @@
 The text depends only on the inventory and the exemption files (no dates, no machine), so
 the gate can check that the committed file is current.
 """
+
 import collections
 
 from onnx_light.tools import exemptions as exemptions_lib
@@ -31,17 +32,23 @@ def render_coverage(inventory):
         lines.append(f"| {state} | {counts[state]} | {inventory_lib.STATE_MEANINGS[state]} |")
     lines.append(f"| **total** | {len(inventory.paths)} | |")
 
-    categories = collections.Counter(p.disposition for p in inventory.paths
-                                     if p.state == inventory_lib.SERIAL)
+    categories = collections.Counter(p.disposition for p in inventory.paths if p.state == inventory_lib.SERIAL)
     lines += ["", "## Serial paths by disposition", "", "| Disposition | Paths |", "|---|---:|"]
     for category in exemptions_lib.CATEGORIES + tuple(sorted(set(categories) - set(exemptions_lib.CATEGORIES))):
         lines.append(f"| {category} | {categories.get(category, 0)} |")
 
-    lines += ["", "## Per family", "",
-              "| Family | " + " | ".join(inventory_lib.STATES) + " | serial with disposition |",
-              "|---" + "|---:" * (len(inventory_lib.STATES) + 1) + "|"]
-    disposed = collections.Counter(p.family for p in inventory.paths
-                                   if p.state == inventory_lib.SERIAL and p.disposition in exemptions_lib.CATEGORIES)
+    lines += [
+        "",
+        "## Per family",
+        "",
+        "| Family | " + " | ".join(inventory_lib.STATES) + " | serial with disposition |",
+        "|---" + "|---:" * (len(inventory_lib.STATES) + 1) + "|",
+    ]
+    disposed = collections.Counter(
+        p.family
+        for p in inventory.paths
+        if p.state == inventory_lib.SERIAL and p.disposition in exemptions_lib.CATEGORIES
+    )
     for family, family_counts in inventory.family_counts().items():
         cells = " | ".join(str(family_counts[s]) for s in inventory_lib.STATES)
         lines.append(f"| {family} | {cells} | {disposed.get(family, 0)} |")

@@ -4,6 +4,7 @@ Inputs (manifests, kernel sources, exemptions/, the coverage report) are read fr
 runfiles tree: that is what a py_test sees, and `bazel run` builds the same tree. Writes
 go to the workspace that `bazel run` was started from (BUILD_WORKSPACE_DIRECTORY).
 """
+
 import os
 import subprocess
 
@@ -30,8 +31,9 @@ def workspace_dir():
 
 def _git(workspace, *args):
     try:
-        return subprocess.run(["git", "-C", workspace, *args], capture_output=True, text=True,
-                              check=True, timeout=30).stdout.strip()
+        return subprocess.run(
+            ["git", "-C", workspace, *args], capture_output=True, text=True, check=True, timeout=30
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return None
 
@@ -48,8 +50,11 @@ def has_uncommitted_changes(workspace):
 def processor_descriptor():
     """The machine, as the tuning profiles name it (onnx_light.kernel_tuning.host_processor):
     its scalar fields; the ISA feature and cache lists stay in the profiles."""
-    return {k: v for k, v in kernel_tuning.host_processor().items()
-            if not isinstance(v, (list, dict)) and v not in ("", None)}
+    return {
+        k: v
+        for k, v in kernel_tuning.host_processor().items()
+        if not isinstance(v, (list, dict)) and v not in ("", None)
+    }
 
 
 def bazel_family_problems(workspace, manifest_labels):
@@ -59,8 +64,9 @@ def bazel_family_problems(workspace, manifest_labels):
     bazel = os.path.join(workspace, "bazelw")
 
     def query(expression):
-        out = subprocess.run([bazel, "query", expression, "--output=label"], cwd=workspace,
-                             capture_output=True, text=True, timeout=300)
+        out = subprocess.run(
+            [bazel, "query", expression, "--output=label"], cwd=workspace, capture_output=True, text=True, timeout=300
+        )
         if out.returncode != 0:
             raise RuntimeError((out.stderr.strip().splitlines() or ["bazel query failed"])[-1])
         return set(out.stdout.split())
@@ -70,8 +76,10 @@ def bazel_family_problems(workspace, manifest_labels):
         manifests = query("kind(family_manifest, //native/kernels/...)")
     except (OSError, subprocess.SubprocessError, RuntimeError) as e:
         return [], f"bazel query cross-check skipped: {e}"
-    return (kernel_library_problems(libraries, manifests, manifest_labels),
-            f"bazel query cross-check: {len(libraries)} kernel libraries")
+    return (
+        kernel_library_problems(libraries, manifests, manifest_labels),
+        f"bazel query cross-check: {len(libraries)} kernel libraries",
+    )
 
 
 def kernel_library_problems(libraries, manifest_targets, collected_labels):
@@ -82,11 +90,19 @@ def kernel_library_problems(libraries, manifest_targets, collected_labels):
     problems = []
     for library in sorted(libraries):
         if library + "_manifest" not in manifest_targets:
-            problems.append(inventory.Problem(f"{library} is an alwayslink kernel library without a manifest",
-                                              "declare it with kernel_family() (native/kernels/kernel_family.bzl)"))
+            problems.append(
+                inventory.Problem(
+                    f"{library} is an alwayslink kernel library without a manifest",
+                    "declare it with kernel_family() (native/kernels/kernel_family.bzl)",
+                )
+            )
         elif library not in collected_labels:
-            problems.append(inventory.Problem(f"kernel_family {library} is not in native/kernels/families.bzl",
-                                              "add its label there so that it is linked and inventoried"))
+            problems.append(
+                inventory.Problem(
+                    f"kernel_family {library} is not in native/kernels/families.bzl",
+                    "add its label there so that it is linked and inventoried",
+                )
+            )
     return problems
 
 

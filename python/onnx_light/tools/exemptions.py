@@ -22,6 +22,7 @@
 Measurements are required for the categories whose argument is a benchmark (tiny payload,
 unsupported benchmark); for the others the stated dependency is the argument.
 """
+
 import dataclasses
 import json
 import os
@@ -35,31 +36,36 @@ TINY_PAYLOAD = "tiny payload"
 CONFLICTING_WRITES = "conflicting writes"
 DETERMINISTIC_RNG = "deterministic RNG"
 UNSUPPORTED_BENCHMARK = "unsupported benchmark"
-CATEGORIES = (ORDERED, METADATA_ONLY, TINY_PAYLOAD, CONFLICTING_WRITES, DETERMINISTIC_RNG,
-              UNSUPPORTED_BENCHMARK)
+CATEGORIES = (ORDERED, METADATA_ONLY, TINY_PAYLOAD, CONFLICTING_WRITES, DETERMINISTIC_RNG, UNSUPPORTED_BENCHMARK)
 NEEDS_MEASUREMENTS = (TINY_PAYLOAD, UNSUPPORTED_BENCHMARK)
 
 TODO = "TODO(reviewer)"
-_ENTRY_KEYS = ("domain", "op", "element_types", "category", "reason", "revisit", "fingerprint",
-               "evidence")
+_ENTRY_KEYS = ("domain", "op", "element_types", "category", "reason", "revisit", "fingerprint", "evidence")
 _EVIDENCE_KEYS = ("revision", "processor", "policy", "measurements")
 _MEASUREMENT_KEYS = ("case", "inputs", "participants", "samples_ns")
 _REVISION = re.compile(r"^[0-9a-f]{40}$")
 
-_RNG_REASON = ("Consumes one ordered pseudo-random stream: splitting the output across workers "
-               "would change which stream position feeds which element (and how many draws "
-               "rejection sampling consumes), so seeded runs would lose their bit-for-bit sequence.")
-_RNG_REVISIT = ("When a counter-based or skip-ahead generator replaces the sequential stream "
-                "(the plan introduces none).")
-_SHAPE_REASON = ("The output is computed from the input's shape alone; no element of the payload "
-                 "is read, so there is no per-element work to partition.")
+_RNG_REASON = (
+    "Consumes one ordered pseudo-random stream: splitting the output across workers "
+    "would change which stream position feeds which element (and how many draws "
+    "rejection sampling consumes), so seeded runs would lose their bit-for-bit sequence."
+)
+_RNG_REVISIT = "When a counter-based or skip-ahead generator replaces the sequential stream (the plan introduces none)."
+_SHAPE_REASON = (
+    "The output is computed from the input's shape alone; no element of the payload "
+    "is read, so there is no per-element work to partition."
+)
 _SHAPE_REVISIT = "If the kernel ever reads or copies the input payload."
-_CONTROL_FLOW_REASON = ("Runs subgraphs through the session: If one branch, Loop and Scan one iteration "
-                        "after another, each consuming the state the previous one produced. The "
-                        "subgraphs' own kernels use the session executor; the node has no "
-                        "independent payload work of its own to partition.")
-_CONTROL_FLOW_REVISIT = ("If Scan/Loop iterations without carried state become common in the model "
-                         "corpus (they could run as independent tasks).")
+_CONTROL_FLOW_REASON = (
+    "Runs subgraphs through the session: If one branch, Loop and Scan one iteration "
+    "after another, each consuming the state the previous one produced. The "
+    "subgraphs' own kernels use the session executor; the node has no "
+    "independent payload work of its own to partition."
+)
+_CONTROL_FLOW_REVISIT = (
+    "If Scan/Loop iterations without carried state become common in the model "
+    "corpus (they could run as independent tasks)."
+)
 
 # Dispositions the writer fills in because they follow from the op's definition, not from
 # its implementation (every other op needs a reviewer):
@@ -67,9 +73,10 @@ _CONTROL_FLOW_REVISIT = ("If Scan/Loop iterations without carried state become c
 #   - Shape and Size read only shape metadata,
 #   - If, Loop and Scan are control flow over subgraphs.
 DERIVED_DISPOSITIONS = {
-    **{("ai.onnx", op): (DETERMINISTIC_RNG, _RNG_REASON, _RNG_REVISIT)
-       for op in ("RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike",
-                  "Bernoulli", "Multinomial")},
+    **{
+        ("ai.onnx", op): (DETERMINISTIC_RNG, _RNG_REASON, _RNG_REVISIT)
+        for op in ("RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike", "Bernoulli", "Multinomial")
+    },
     **{("ai.onnx", op): (METADATA_ONLY, _SHAPE_REASON, _SHAPE_REVISIT) for op in ("Shape", "Size")},
     **{("ai.onnx", op): (ORDERED, _CONTROL_FLOW_REASON, _CONTROL_FLOW_REVISIT) for op in ("If", "Loop", "Scan")},
 }
@@ -77,9 +84,9 @@ DERIVED_DISPOSITIONS = {
 
 @dataclasses.dataclass
 class ExemptionFile:
-    family: str           # from the file name
+    family: str  # from the file name
     path: str
-    doc: object = None    # parsed JSON; None when it does not parse
+    doc: object = None  # parsed JSON; None when it does not parse
     parse_error: str = ""
 
 
@@ -100,7 +107,7 @@ def load_exemption_files(directory):
         if not name.endswith(".json"):
             continue
         path = os.path.join(directory, name)
-        exemption_file = ExemptionFile(family=name[:-len(".json")], path=path)
+        exemption_file = ExemptionFile(family=name[: -len(".json")], path=path)
         try:
             with open(path, encoding="utf-8") as f:
                 exemption_file.doc = json.load(f)
@@ -145,8 +152,11 @@ def _measurement_errors(measurement, index):
     if not isinstance(participants, int) or isinstance(participants, bool) or participants < 1:
         errors.append(f"{prefix}.participants must be an integer >= 1")
     samples = measurement.get("samples_ns")
-    if (not isinstance(samples, list) or not samples
-            or not all(isinstance(s, int) and not isinstance(s, bool) and s > 0 for s in samples)):
+    if (
+        not isinstance(samples, list)
+        or not samples
+        or not all(isinstance(s, int) and not isinstance(s, bool) and s > 0 for s in samples)
+    ):
         errors.append(f"{prefix}.samples_ns must be a non-empty list of positive integers (raw ns)")
     return errors
 
@@ -155,28 +165,37 @@ def entry_errors(entry):
     """Field errors of one entry: each a sentence naming the field and what it must hold."""
     if not isinstance(entry, dict):
         return ["an exemption must be an object"]
-    errors = [f"unknown field '{k}' (allowed: {', '.join(_ENTRY_KEYS)})" for k in entry
-              if k not in _ENTRY_KEYS]
+    errors = [f"unknown field '{k}' (allowed: {', '.join(_ENTRY_KEYS)})" for k in entry if k not in _ENTRY_KEYS]
     for key in ("domain", "op"):
         if not isinstance(entry.get(key), str) or not entry[key]:
             errors.append(f"'{key}' must be a non-empty string")
     types = entry.get("element_types")
-    if (not isinstance(types, list) or not types or not all(isinstance(t, str) and t for t in types)
-            or len(set(types)) != len(types)):
-        errors.append("'element_types' must be a non-empty list of distinct element type names "
-                      "('*' for an untyped kernel)")
+    if (
+        not isinstance(types, list)
+        or not types
+        or not all(isinstance(t, str) and t for t in types)
+        or len(set(types)) != len(types)
+    ):
+        errors.append(
+            "'element_types' must be a non-empty list of distinct element type names ('*' for an untyped kernel)"
+        )
     category = entry.get("category")
     if category not in CATEGORIES:
         state = "is still a TODO marker" if is_todo(category) else f"is {category!r}"
         errors.append(f"'category' {state}: choose one of {', '.join(repr(c) for c in CATEGORIES)}")
-    for key, what in (("reason", "the dependency that prevents partitioning, or the benchmark "
-                               "shapes where worker overhead dominates"),
-                      ("revisit", "the size or semantic boundary at which to revisit")):
+    for key, what in (
+        (
+            "reason",
+            "the dependency that prevents partitioning, or the benchmark shapes where worker overhead dominates",
+        ),
+        ("revisit", "the size or semantic boundary at which to revisit"),
+    ):
         error = _text_error(entry, key, what)
         if error:
             errors.append(error)
     if not isinstance(entry.get("fingerprint"), str) or not fingerprint_lib.FINGERPRINT_PATTERN.match(
-            entry["fingerprint"]):
+        entry["fingerprint"]
+    ):
         errors.append(f"'fingerprint' is {entry.get('fingerprint')!r}, not 'sha256:' + 64 lowercase hex")
     errors.extend(_evidence_errors(entry.get("evidence"), category))
     return errors
@@ -193,15 +212,18 @@ def _evidence_errors(evidence, category):
             errors.append(f"'evidence.{key}' must be a non-empty object")
     measurements = evidence.get("measurements")
     if not isinstance(measurements, list):
-        errors.append("'evidence.measurements' must be a list (may be empty unless the category "
-                      "is a benchmark argument)")
+        errors.append(
+            "'evidence.measurements' must be a list (may be empty unless the category is a benchmark argument)"
+        )
         return errors
     for index, measurement in enumerate(measurements):
         errors.extend(_measurement_errors(measurement, index))
     if category in NEEDS_MEASUREMENTS and not measurements:
-        errors.append(f"category {category!r} is a benchmark argument: 'evidence.measurements' needs "
-                      "raw samples (run the template writer where a kernel runner exists, or paste "
-                      "kernel_baseline samples)")
+        errors.append(
+            f"category {category!r} is a benchmark argument: 'evidence.measurements' needs "
+            "raw samples (run the template writer where a kernel runner exists, or paste "
+            "kernel_baseline samples)"
+        )
     return errors
 
 
@@ -214,8 +236,10 @@ def file_errors(exemption_file):
         return ["must be a JSON object with 'family' and 'exemptions'"]
     errors = [f"unknown top-level field '{k}'" for k in doc if k not in ("family", "exemptions")]
     if doc.get("family") != exemption_file.family:
-        errors.append(f"'family' is {doc.get('family')!r} but the file is named for "
-                      f"{exemption_file.family!r}: one file per family, named <family>.json")
+        errors.append(
+            f"'family' is {doc.get('family')!r} but the file is named for "
+            f"{exemption_file.family!r}: one file per family, named <family>.json"
+        )
     if not isinstance(doc.get("exemptions"), list):
         errors.append("'exemptions' must be a list")
     return errors
@@ -223,12 +247,17 @@ def file_errors(exemption_file):
 
 # ---- templates and writing -----------------------------------------------------------
 
+
 def template_entry(domain, op, element_types, family_fingerprint, evidence):
     """A new entry: derived fields filled, human fields TODO (see DERIVED_DISPOSITIONS)."""
-    category, reason, revisit = DERIVED_DISPOSITIONS.get((domain, op), (
-        f"{TODO}: one of {' | '.join(CATEGORIES)}",
-        f"{TODO}: the dependency that prevents partitioning, or the shapes where worker overhead dominates",
-        f"{TODO}: the size or semantic boundary at which to revisit"))
+    category, reason, revisit = DERIVED_DISPOSITIONS.get(
+        (domain, op),
+        (
+            f"{TODO}: one of {' | '.join(CATEGORIES)}",
+            f"{TODO}: the dependency that prevents partitioning, or the shapes where worker overhead dominates",
+            f"{TODO}: the size or semantic boundary at which to revisit",
+        ),
+    )
     return {
         "domain": domain,
         "op": op,
@@ -250,8 +279,7 @@ def format_json(value, indent=0):
     of scalars (processor, policy) on one line."""
     pad, inner = "  " * indent, "  " * (indent + 1)
     flat = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
-    if isinstance(value, dict) and not any(isinstance(v, (dict, list)) for v in value.values()) \
-            and len(flat) <= 100:
+    if isinstance(value, dict) and not any(isinstance(v, (dict, list)) for v in value.values()) and len(flat) <= 100:
         return flat
     if isinstance(value, dict) and value:
         items = [f"{inner}{json.dumps(k)}: {format_json(v, indent + 1)}" for k, v in value.items()]

@@ -5,6 +5,7 @@ when only comments or whitespace change (re-indenting, re-wrapping, clang-format
 when the manifest lists files in another order, but must change with any token of code
 or any character of a literal.
 """
+
 import hashlib
 import re
 
@@ -92,8 +93,7 @@ def _squeeze(code, before, after):
         if c == " ":
             left = code[i - 1] if i else before
             right = code[i + 1] if i + 1 < len(code) else after
-            if not ((_is_word(left) and _is_word(right))
-                    or (left in _OPERATOR_CHARS and right in _OPERATOR_CHARS)):
+            if not ((_is_word(left) and _is_word(right)) or (left in _OPERATOR_CHARS and right in _OPERATOR_CHARS)):
                 continue
         out.append(c)
     return "".join(out)
@@ -118,7 +118,7 @@ def family_fingerprint(sources):
     digest = hashlib.sha256()
     for path in sorted(sources):
         file_hash = hashlib.sha256(normalize_source(sources[path]).encode("utf-8")).hexdigest()
-        digest.update(f"{path}\0{file_hash}\n".encode("utf-8"))
+        digest.update(f"{path}\0{file_hash}\n".encode())
     return FINGERPRINT_PREFIX + digest.hexdigest()
 
 

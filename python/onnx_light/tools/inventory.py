@@ -8,6 +8,7 @@
 A path is (domain, op, element type, family); the opset ranges of one op and type are one
 path. Nothing here is kept by hand.
 """
+
 import collections
 import csv
 import dataclasses
@@ -37,6 +38,7 @@ MANIFEST_SUFFIX = "_manifest.json"
 @dataclasses.dataclass(frozen=True)
 class Problem:
     """Something structurally wrong with the build or the registrations."""
+
     message: str
     remedy: str
 
@@ -65,12 +67,12 @@ class KernelPath:
     element_type: str
     family: str
     state: str
-    opsets: list             # ["1-12", "13-"]
-    tuning: list             # parameter names of the schema (union over opset ranges)
+    opsets: list  # ["1-12", "13-"]
+    tuning: list  # parameter names of the schema (union over opset ranges)
     calls_parallel_for: bool
     sources: list
     fingerprint: str
-    disposition: str = ""    # serial paths: "<category>" or "MISSING"; filled by attach_dispositions
+    disposition: str = ""  # serial paths: "<category>" or "MISSING"; filled by attach_dispositions
 
     @property
     def key(self):
@@ -83,8 +85,8 @@ class KernelPath:
 @dataclasses.dataclass
 class Inventory:
     paths: list
-    families: dict           # name -> Family (every manifest)
-    problems: list           # [Problem]
+    families: dict  # name -> Family (every manifest)
+    problems: list  # [Problem]
 
     def counts(self):
         counts = collections.Counter(p.state for p in self.paths)
@@ -98,8 +100,7 @@ class Inventory:
         return dict(sorted(out.items()))
 
     def filtered(self, families=(), states=()):
-        return [p for p in self.paths
-                if (not families or p.family in families) and (not states or p.state in states)]
+        return [p for p in self.paths if (not families or p.family in families) and (not states or p.state in states)]
 
 
 def find_manifests(root, under="native/kernels"):
@@ -118,11 +119,20 @@ def load_manifests(manifest_files, root):
     for manifest_file in manifest_files:
         with open(manifest_file, encoding="utf-8") as f:
             data = json.load(f)
-        family = Family(name=data["family"], label=data["label"], package=data["package"],
-                        sources=sorted(data["sources"]), shared_sources=sorted(data.get("shared_sources", [])))
+        family = Family(
+            name=data["family"],
+            label=data["label"],
+            package=data["package"],
+            sources=sorted(data["sources"]),
+            shared_sources=sorted(data.get("shared_sources", [])),
+        )
         if family.name in families:
-            problems.append(Problem(f"family {family.name!r} has two manifests ({families[family.name].label}, "
-                                    f"{family.label})", "rename one kernel_family target"))
+            problems.append(
+                Problem(
+                    f"family {family.name!r} has two manifests ({families[family.name].label}, {family.label})",
+                    "rename one kernel_family target",
+                )
+            )
             continue
         texts = {}
         for source in family.sources + family.shared_sources:
@@ -130,12 +140,19 @@ def load_manifests(manifest_files, root):
                 with open(os.path.join(root, source), encoding="utf-8") as f:
                     texts[source] = f.read()
             except OSError as e:
-                problems.append(Problem(f"family {family.name!r}: cannot read source {source} ({e.strerror})",
-                                        "the manifest's runfiles must include its sources (list the "
-                                        "manifests in `data`)"))
+                problems.append(
+                    Problem(
+                        f"family {family.name!r}: cannot read source {source} ({e.strerror})",
+                        "the manifest's runfiles must include its sources (list the manifests in `data`)",
+                    )
+                )
         family.fingerprint = fingerprint.family_fingerprint(texts)
-        family.call_sites = [site for source in family.sources if source in texts
-                             for site in fingerprint.parallel_for_call_sites(source, texts[source])]
+        family.call_sites = [
+            site
+            for source in family.sources
+            if source in texts
+            for site in fingerprint.parallel_for_call_sites(source, texts[source])
+        ]
         families[family.name] = family
     return families, problems
 
@@ -157,18 +174,25 @@ def build_kernel_inventory(registry, families, problems=()):
     grouped = collections.defaultdict(list)
     for kernel_def in registry:
         for element_type in kernel_def["element_types"] or [UNTYPED]:
-            grouped[(kernel_def["domain"] or "ai.onnx", kernel_def["op"], element_type,
-                     kernel_def["family"])].append(kernel_def)
+            grouped[(kernel_def["domain"] or "ai.onnx", kernel_def["op"], element_type, kernel_def["family"])].append(
+                kernel_def
+            )
 
     registered_families = {key[3] for key in grouped}
     for name in sorted(registered_families - set(families)):
-        problems.append(Problem(f"family {name!r} has registered kernels but no manifest",
-                                "declare it with kernel_family() and add its label to "
-                                "native/kernels/families.bzl"))
+        problems.append(
+            Problem(
+                f"family {name!r} has registered kernels but no manifest",
+                "declare it with kernel_family() and add its label to native/kernels/families.bzl",
+            )
+        )
     for name in sorted(set(families) - registered_families):
-        problems.append(Problem(f"family {name!r} ({families[name].label}) has a manifest but registers "
-                                "no kernel", "check the family names in its OL_REGISTER_KERNELS, or "
-                                "remove it from native/kernels/families.bzl"))
+        problems.append(
+            Problem(
+                f"family {name!r} ({families[name].label}) has a manifest but registers no kernel",
+                "check the family names in its OL_REGISTER_KERNELS, or remove it from native/kernels/families.bzl",
+            )
+        )
 
     paths = []
     for key in sorted(grouped, key=lambda k: (k[3], k[0], k[1], k[2])):  # by family
@@ -178,20 +202,46 @@ def build_kernel_inventory(registry, families, problems=()):
         states = {_def_state(d, calls) for d in defs}
         state = next(s for s in _WEAKEST_FIRST if s in states)
         if len(states) > 1:
-            problems.append(Problem(f"{key[1]}[{key[2]}] ({key[3]}): opset ranges disagree on the tuning "
-                                    f"schema ({', '.join(sorted(states))})", "give every range the same schema"))
+            problems.append(
+                Problem(
+                    f"{key[1]}[{key[2]}] ({key[3]}): opset ranges disagree on the tuning "
+                    f"schema ({', '.join(sorted(states))})",
+                    "give every range the same schema",
+                )
+            )
         tuning = sorted({p["name"] for d in defs for p in d.get("tuning", [])})
-        paths.append(KernelPath(
-            domain=key[0], op=key[1], element_type=key[2], family=key[3], state=state,
-            opsets=[_opset_range(d) for d in defs], tuning=tuning, calls_parallel_for=calls,
-            sources=family.sources if family else [], fingerprint=family.fingerprint if family else ""))
+        paths.append(
+            KernelPath(
+                domain=key[0],
+                op=key[1],
+                element_type=key[2],
+                family=key[3],
+                state=state,
+                opsets=[_opset_range(d) for d in defs],
+                tuning=tuning,
+                calls_parallel_for=calls,
+                sources=family.sources if family else [],
+                fingerprint=family.fingerprint if family else "",
+            )
+        )
     return Inventory(paths=paths, families=families, problems=problems)
 
 
 # ---- output ---------------------------------------------------------------------------
 
-_COLUMNS = ("domain", "op", "element_type", "family", "state", "calls_parallel_for", "tuning",
-            "opsets", "fingerprint", "disposition", "sources")
+_COLUMNS = (
+    "domain",
+    "op",
+    "element_type",
+    "family",
+    "state",
+    "calls_parallel_for",
+    "tuning",
+    "opsets",
+    "fingerprint",
+    "disposition",
+    "sources",
+)
 
 
 def _row(path):
@@ -213,12 +263,16 @@ def format_text(inventory, paths):
         lines.append(f"PROBLEM: {problem.message}\n    -> {problem.remedy}")
     if inventory.problems:
         lines.append("")
-    lines.append(f"{'family':<20} {'domain':<10} {'op':<24} {'type':<10} {'state':<22} "
-                 f"{'PF':<3} {'opsets':<12} disposition / tuning")
+    lines.append(
+        f"{'family':<20} {'domain':<10} {'op':<24} {'type':<10} {'state':<22} "
+        f"{'PF':<3} {'opsets':<12} disposition / tuning"
+    )
     for p in paths:
         detail = ",".join(p.tuning) if p.tuning else p.disposition
-        lines.append(f"{p.family:<20} {p.domain:<10} {p.op:<24} {p.element_type:<10} {p.state:<22} "
-                     f"{'yes' if p.calls_parallel_for else 'no':<3} {' '.join(p.opsets):<12} {detail}")
+        lines.append(
+            f"{p.family:<20} {p.domain:<10} {p.op:<24} {p.element_type:<10} {p.state:<22} "
+            f"{'yes' if p.calls_parallel_for else 'no':<3} {' '.join(p.opsets):<12} {detail}"
+        )
     lines.append("")
     lines.append("Families (fingerprint, ParallelFor call sites, sources):")
     for family in sorted(inventory.families.values(), key=lambda f: f.name):
@@ -229,12 +283,15 @@ def format_text(inventory, paths):
 
 
 def format_json(inventory, paths):
-    return json.dumps({
-        "counts": inventory.counts(),
-        "families": {name: dataclasses.asdict(f) for name, f in sorted(inventory.families.items())},
-        "problems": [dataclasses.asdict(p) for p in inventory.problems],
-        "paths": [_row(p) for p in paths],
-    }, indent=2)
+    return json.dumps(
+        {
+            "counts": inventory.counts(),
+            "families": {name: dataclasses.asdict(f) for name, f in sorted(inventory.families.items())},
+            "problems": [dataclasses.asdict(p) for p in inventory.problems],
+            "paths": [_row(p) for p in paths],
+        },
+        indent=2,
+    )
 
 
 def format_csv(paths):

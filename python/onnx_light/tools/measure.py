@@ -6,6 +6,7 @@ single-kernel runner (onnx_light.kernel_tuning.run_kernel) with one participant,
 sample is the kernel's own compute_ns. A case the kernel rejects (an unsupported
 attribute or type) is skipped.
 """
+
 import collections
 import dataclasses
 import functools
@@ -36,9 +37,15 @@ class Case:
 
 def native_runner(domain, op, case, participants):
     """Runs one registered kernel on a case; returns the kernel's own compute ns."""
-    result = kernel_tuning.run_kernel(op, case.inputs, case.opset, domain="" if domain == "ai.onnx" else domain,
-                                      attributes=case.attributes, num_threads=participants,
-                                      num_outputs=case.num_outputs)
+    result = kernel_tuning.run_kernel(
+        op,
+        case.inputs,
+        case.opset,
+        domain="" if domain == "ai.onnx" else domain,
+        attributes=case.attributes,
+        num_threads=participants,
+        num_outputs=case.num_outputs,
+    )
     return result["compute_ns"]
 
 
@@ -60,8 +67,9 @@ def _element_type_name(array):
 
 
 def _inputs_text(inputs):
-    text = " ".join(f"{_element_type_name(a)}{list(a.shape)}" if isinstance(a, np.ndarray) else type(a).__name__
-                    for a in inputs)
+    text = " ".join(
+        f"{_element_type_name(a)}{list(a.shape)}" if isinstance(a, np.ndarray) else type(a).__name__ for a in inputs
+    )
     return text or "no inputs"
 
 
@@ -85,11 +93,11 @@ def conformance_cases(domain, op, element_type, limit=MAX_CASES):
     cases = []
     for case in _single_node_cases().get((domain, op), []):
         inputs = list(case.data_sets[0][0])
-        if element_type != "*" and not (inputs and isinstance(inputs[0], np.ndarray)
-                                        and _element_type_name(inputs[0]) == element_type):
+        if element_type != "*" and not (
+            inputs and isinstance(inputs[0], np.ndarray) and _element_type_name(inputs[0]) == element_type
+        ):
             continue
-        opset = next((o.version for o in case.model.opset_import
-                      if (o.domain or "ai.onnx") == domain), 0)
+        opset = next((o.version for o in case.model.opset_import if (o.domain or "ai.onnx") == domain), 0)
         node = case.model.graph.node[0]
         attributes = {a.name: _python_attribute(onnx.helper.get_attribute_value(a)) for a in node.attribute}
         cases.append(Case(case.name, opset, inputs, attributes, len(node.output)))
@@ -125,7 +133,12 @@ def measure_path(runner, domain, op, element_type):
         except Exception:  # pylint: disable=broad-except  (a case the kernel rejects is skipped)
             continue
         samples = [max(1, int(runner(domain, op, case, 1))) for _ in range(SAMPLES)]
-        measurements.append({"case": f"onnx conformance {case.name} (compute_ns)",
-                             "inputs": _inputs_text(case.inputs), "participants": 1,
-                             "samples_ns": samples})
+        measurements.append(
+            {
+                "case": f"onnx conformance {case.name} (compute_ns)",
+                "inputs": _inputs_text(case.inputs),
+                "participants": 1,
+                "samples_ns": samples,
+            }
+        )
     return measurements

@@ -4,6 +4,7 @@ Each model has realistic layer shapes, random weights from a fixed seed stored a
 initializers, and random feeds from the same seed. Node names are unique, so per-node
 timings of two runtimes can be matched by name. `corpus()` lists them smallest first.
 """
+
 import dataclasses
 
 import numpy as np
@@ -49,9 +50,13 @@ class _GraphBuilder:
         return name + "_out"
 
     def model(self, name, inputs, output, output_shape, opset=OPSET):
-        graph = helper.make_graph(self.nodes, name, inputs,
-                                  [helper.make_tensor_value_info(output, TensorProto.FLOAT, output_shape)],
-                                  self.initializers)
+        graph = helper.make_graph(
+            self.nodes,
+            name,
+            inputs,
+            [helper.make_tensor_value_info(output, TensorProto.FLOAT, output_shape)],
+            self.initializers,
+        )
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
         model.ir_version = 10
         onnx.checker.check_model(model)
@@ -60,8 +65,14 @@ class _GraphBuilder:
     # Layers shared by the models.
     def conv_bn(self, x, in_ch, out_ch, kernel, stride=1, group=1, activation="Relu"):
         pad = kernel // 2
-        y = self.op("Conv", [x, self.weight([out_ch, in_ch // group, kernel, kernel])], kernel_shape=[kernel, kernel],
-                    strides=[stride, stride], pads=[pad] * 4, group=group)
+        y = self.op(
+            "Conv",
+            [x, self.weight([out_ch, in_ch // group, kernel, kernel])],
+            kernel_shape=[kernel, kernel],
+            strides=[stride, stride],
+            pads=[pad] * 4,
+            group=group,
+        )
         scale = self.constant(1.0 + 0.1 * self.rng.standard_normal(out_ch).astype(np.float32))
         bias = self.constant(0.1 * self.rng.standard_normal(out_ch).astype(np.float32))
         mean = self.constant(0.1 * self.rng.standard_normal(out_ch).astype(np.float32))
@@ -78,8 +89,12 @@ class _GraphBuilder:
         return self.op("Add", [y, self.constant(0.01 * self.rng.standard_normal(out_features).astype(np.float32))])
 
     def layer_norm(self, x, features):
-        return self.op("LayerNormalization", [x, self.constant(np.ones(features, np.float32)),
-                                              self.constant(np.zeros(features, np.float32))], axis=-1, epsilon=1e-5)
+        return self.op(
+            "LayerNormalization",
+            [x, self.constant(np.ones(features, np.float32)), self.constant(np.zeros(features, np.float32))],
+            axis=-1,
+            epsilon=1e-5,
+        )
 
 
 def _feed(shape, seed=SEED + 1):
@@ -90,16 +105,17 @@ def mlp(batch=32, features=(784, 1024, 1024, 10)):
     """Gemm+Relu, then MatMul+Add+Gelu, then a Gemm classifier."""
     b = _GraphBuilder()
     x = "input"
-    y = b.op("Gemm", [x, b.weight([features[1], features[0]]), b.constant(np.zeros(features[1], np.float32))],
-             transB=1)
+    y = b.op("Gemm", [x, b.weight([features[1], features[0]]), b.constant(np.zeros(features[1], np.float32))], transB=1)
     y = b.op("Relu", [y])
     y = b.linear(y, features[1], features[2])
     y = b.op("Gelu", [y])
     y = b.op("Gemm", [y, b.weight([features[2], features[3]]), b.constant(np.zeros(features[3], np.float32))])
-    model = b.model("mlp", [helper.make_tensor_value_info(x, TensorProto.FLOAT, [batch, features[0]])], y,
-                    [batch, features[3]])
-    return CorpusModel("mlp", f"MLP {'-'.join(map(str, features))}, batch {batch}", model,
-                       {x: _feed([batch, features[0]])})
+    model = b.model(
+        "mlp", [helper.make_tensor_value_info(x, TensorProto.FLOAT, [batch, features[0]])], y, [batch, features[3]]
+    )
+    return CorpusModel(
+        "mlp", f"MLP {'-'.join(map(str, features))}, batch {batch}", model, {x: _feed([batch, features[0]])}
+    )
 
 
 def _basic_block(b, x, in_ch, out_ch, stride):
@@ -122,10 +138,15 @@ def resnet_cnn(size=112, classes=1000):
     y = _basic_block(b, y, 128, 128, 1)
     y = b.op("Flatten", [b.op("GlobalAveragePool", [y])])
     y = b.op("Gemm", [y, b.weight([classes, 128]), b.constant(np.zeros(classes, np.float32))], transB=1)
-    model = b.model("resnet_cnn", [helper.make_tensor_value_info(x, TensorProto.FLOAT, [1, 3, size, size])], y,
-                    [1, classes])
-    return CorpusModel("resnet_cnn", f"ResNet-style CNN, 1x3x{size}x{size}, blocks 64,64,128,128", model,
-                       {x: _feed([1, 3, size, size])})
+    model = b.model(
+        "resnet_cnn", [helper.make_tensor_value_info(x, TensorProto.FLOAT, [1, 3, size, size])], y, [1, classes]
+    )
+    return CorpusModel(
+        "resnet_cnn",
+        f"ResNet-style CNN, 1x3x{size}x{size}, blocks 64,64,128,128",
+        model,
+        {x: _feed([1, 3, size, size])},
+    )
 
 
 def transformer_block(seq=128, hidden=384, heads=6, ffn=1536, batch=1, fused_attention=False):
@@ -152,11 +173,20 @@ def transformer_block(seq=128, hidden=384, heads=6, ffn=1536, batch=1, fused_att
     h = b.op("Gelu", [b.linear(b.layer_norm(x1, hidden), hidden, ffn)])
     y = b.op("Add", [x1, b.linear(h, ffn, hidden)])
     name = "transformer_attention23" if fused_attention else "transformer_block"
-    model = b.model(name, [helper.make_tensor_value_info(x, TensorProto.FLOAT, [batch, seq, hidden])], y,
-                    [batch, seq, hidden], ATTENTION_OPSET if fused_attention else OPSET)
+    model = b.model(
+        name,
+        [helper.make_tensor_value_info(x, TensorProto.FLOAT, [batch, seq, hidden])],
+        y,
+        [batch, seq, hidden],
+        ATTENTION_OPSET if fused_attention else OPSET,
+    )
     attention = "Attention-23" if fused_attention else "MatMul/Softmax attention"
-    return CorpusModel(name, f"encoder block, seq {seq}, hidden {hidden}, {heads} heads, FFN {ffn}, batch {batch}, "
-                       f"{attention}", model, {x: _feed([batch, seq, hidden])})
+    return CorpusModel(
+        name,
+        f"encoder block, seq {seq}, hidden {hidden}, {heads} heads, FFN {ffn}, batch {batch}, {attention}",
+        model,
+        {x: _feed([batch, seq, hidden])},
+    )
 
 
 def _inverted_residual(b, x, in_ch, out_ch, expand, stride):
@@ -175,10 +205,18 @@ def mobilenet_block(size=56):
     y = _inverted_residual(b, x, 24, 24, 6, 1)
     y = _inverted_residual(b, y, 24, 32, 6, 2)
     out = size // 2
-    model = b.model("mobilenet_block", [helper.make_tensor_value_info(x, TensorProto.FLOAT, [1, 24, size, size])],
-                    y, [1, 32, out, out])
-    return CorpusModel("mobilenet_block", f"2 MobileNetV2 inverted residuals, 1x24x{size}x{size}", model,
-                       {x: _feed([1, 24, size, size])})
+    model = b.model(
+        "mobilenet_block",
+        [helper.make_tensor_value_info(x, TensorProto.FLOAT, [1, 24, size, size])],
+        y,
+        [1, 32, out, out],
+    )
+    return CorpusModel(
+        "mobilenet_block",
+        f"2 MobileNetV2 inverted residuals, 1x24x{size}x{size}",
+        model,
+        {x: _feed([1, 24, size, size])},
+    )
 
 
 def corpus():

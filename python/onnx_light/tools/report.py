@@ -24,13 +24,13 @@ Rules (stated here once; the Markdown report quotes them):
 import dataclasses
 import math
 import statistics
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from collections.abc import Iterable, Sequence
 
 STABILITY_MAX_SPREAD = 1.15
 WIN_MARGIN = 0.05
 REGRESSION_TOLERANCE = 0.05
 
-CellKey = Tuple[str, str, str, str]  # family, op, size label, policy
+CellKey = tuple[str, str, str, str]  # family, op, size label, policy
 
 
 @dataclasses.dataclass
@@ -40,7 +40,7 @@ class Cell:
     size: str
     policy: str
     work_units: int
-    run_medians_ns: List[float]
+    run_medians_ns: list[float]
 
     @property
     def spread(self) -> float:
@@ -56,16 +56,17 @@ class Cell:
         return statistics.median(self.run_medians_ns)
 
 
-def collect_cells(runs: Sequence[dict]) -> Dict[CellKey, Cell]:
+def collect_cells(runs: Sequence[dict]) -> dict[CellKey, Cell]:
     """Groups the cases of several baseline runs into cells with one median per run."""
-    cells: Dict[CellKey, Cell] = {}
+    cells: dict[CellKey, Cell] = {}
     for run in runs:
         for case in run["cases"]:
             key = (case["family"], case["op"], case["size"], case["policy"])
             cell = cells.get(key)
             if cell is None:
-                cell = cells[key] = Cell(case["family"], case["op"], case["size"], case["policy"],
-                                         case["work_units"], [])
+                cell = cells[key] = Cell(
+                    case["family"], case["op"], case["size"], case["policy"], case["work_units"], []
+                )
             cell.run_medians_ns.append(statistics.median(case["samples_ns"]))
     return cells
 
@@ -74,31 +75,31 @@ def collect_cells(runs: Sequence[dict]) -> Dict[CellKey, Cell]:
 class FamilyCrossover:
     family: str
     op: str
-    sizes: List[Tuple[str, int]]          # (label, work units), ascending
-    parallel_wins: List[Optional[bool]]   # per size; None when a cell is unstable/missing
-    crossover_work_units: Optional[float]
-    unstable: List[str]                   # labels of sizes with an unstable cell
+    sizes: list[tuple[str, int]]  # (label, work units), ascending
+    parallel_wins: list[bool | None]  # per size; None when a cell is unstable/missing
+    crossover_work_units: float | None
+    unstable: list[str]  # labels of sizes with an unstable cell
 
     @property
     def decided(self) -> bool:
         return all(w is not None for w in self.parallel_wins)
 
 
-def _wins(serial: Cell, parallel: Cell) -> Optional[bool]:
+def _wins(serial: Cell, parallel: Cell) -> bool | None:
     if not (serial.stable and parallel.stable) or len(serial.run_medians_ns) != len(parallel.run_medians_ns):
         return None
     return all(p < s / (1 + WIN_MARGIN) for s, p in zip(serial.run_medians_ns, parallel.run_medians_ns))
 
 
-def find_crossovers(cells: Dict[CellKey, Cell]) -> List[FamilyCrossover]:
-    by_family: Dict[Tuple[str, str], Dict[str, Dict[str, Cell]]] = {}
+def find_crossovers(cells: dict[CellKey, Cell]) -> list[FamilyCrossover]:
+    by_family: dict[tuple[str, str], dict[str, dict[str, Cell]]] = {}
     for (family, op, size, policy), cell in cells.items():
         by_family.setdefault((family, op), {}).setdefault(size, {})[policy] = cell
     out = []
     for (family, op), sizes in sorted(by_family.items()):
         ordered = sorted(sizes.items(), key=lambda kv: next(iter(kv[1].values())).work_units)
         labels = [(label, next(iter(pol.values())).work_units) for label, pol in ordered]
-        wins: List[Optional[bool]] = []
+        wins: list[bool | None] = []
         unstable = []
         for label, policies in ordered:
             serial, parallel = policies.get("serial"), policies.get("parallel")
@@ -110,7 +111,7 @@ def find_crossovers(cells: Dict[CellKey, Cell]) -> List[FamilyCrossover]:
     return out
 
 
-def _crossover(sizes: List[Tuple[str, int]], wins: List[Optional[bool]]) -> Optional[float]:
+def _crossover(sizes: list[tuple[str, int]], wins: list[bool | None]) -> float | None:
     if any(w is None for w in wins):
         return None
     for i in range(len(wins)):
@@ -126,23 +127,29 @@ class PromotionDecision:
     family: str
     op: str
     promoted: bool
-    proposed_minimum_elements: Optional[int]
+    proposed_minimum_elements: int | None
     reason: str
 
 
-def decide_promotion(family: str, op: str, per_arch: Dict[str, Tuple[FamilyCrossover, bool]],
-                     required_architectures: Iterable[str] = ("x86_64", "aarch64")) -> PromotionDecision:
+def decide_promotion(
+    family: str,
+    op: str,
+    per_arch: dict[str, tuple[FamilyCrossover, bool]],
+    required_architectures: Iterable[str] = ("x86_64", "aarch64"),
+) -> PromotionDecision:
     """per_arch: architecture -> (crossover result, emulated?)."""
     for arch in required_architectures:
         if arch not in per_arch:
             return PromotionDecision(family, op, False, None, f"no {arch} measurements")
     for arch, (crossover, emulated) in sorted(per_arch.items()):
         if emulated:
-            return PromotionDecision(family, op, False, None,
-                                     f"{arch} timings are emulated (qemu): promotion waits for hardware")
+            return PromotionDecision(
+                family, op, False, None, f"{arch} timings are emulated (qemu): promotion waits for hardware"
+            )
         if not crossover.decided:
-            return PromotionDecision(family, op, False, None,
-                                     f"{arch} has unstable sizes: {', '.join(crossover.unstable)}")
+            return PromotionDecision(
+                family, op, False, None, f"{arch} has unstable sizes: {', '.join(crossover.unstable)}"
+            )
         if crossover.crossover_work_units is None:
             return PromotionDecision(family, op, False, None, f"parallel never wins on {arch}")
     # The most conservative crossover serves both; check it regresses neither.
@@ -151,6 +158,11 @@ def decide_promotion(family: str, op: str, per_arch: Dict[str, Tuple[FamilyCross
         for (label, units), win in zip(crossover.sizes, crossover.parallel_wins):
             picks_parallel = units >= proposed
             if picks_parallel and not win:
-                return PromotionDecision(family, op, False, None,
-                                         f"default {proposed} would run {label} in parallel on {arch}, where serial wins")
+                return PromotionDecision(
+                    family,
+                    op,
+                    False,
+                    None,
+                    f"default {proposed} would run {label} in parallel on {arch}, where serial wins",
+                )
     return PromotionDecision(family, op, True, proposed, "stable crossover on every architecture, no regression")

@@ -7,13 +7,13 @@ markers that the gate rejects (except exemptions.DERIVED_DISPOSITIONS). Entries 
 that are gone or no longer serial are dropped. An entry reviewed at an older fingerprint
 is only moved to the current one with mark_reviewed: that is the reviewer's signature.
 """
+
 import collections
 import os
 
-from onnx_light.tools import environment
+from onnx_light.tools import environment, measure
 from onnx_light.tools import exemptions as exemptions_lib
 from onnx_light.tools import inventory as inventory_lib
-from onnx_light.tools import measure
 
 
 class EvidenceCollector:
@@ -26,8 +26,12 @@ class EvidenceCollector:
 
     def context(self):
         """Evidence without measurements: revision, processor, policy."""
-        return {"revision": self.revision, "processor": self.processor,
-                "policy": dict(environment.SERIAL_POLICY), "measurements": []}
+        return {
+            "revision": self.revision,
+            "processor": self.processor,
+            "policy": dict(environment.SERIAL_POLICY),
+            "measurements": [],
+        }
 
     def __call__(self, domain, op, element_types):
         evidence = self.context()
@@ -45,11 +49,17 @@ def refresh_family(family, inventory, exemption_file, evidence, mark_reviewed=Fa
     for entry in exemptions_lib.entries(exemption_file) if exemption_file else []:
         name = exemptions_lib.entry_name(entry, family)
         types = entry.get("element_types") if isinstance(entry.get("element_types"), list) else []
-        live = [t for t in types if (entry.get("domain"), entry.get("op"), t, family) in serial
-                and (entry.get("domain"), entry.get("op"), t, family) not in claimed]
+        live = [
+            t
+            for t in types
+            if (entry.get("domain"), entry.get("op"), t, family) in serial
+            and (entry.get("domain"), entry.get("op"), t, family) not in claimed
+        ]
         if len(live) < len(types) or not types:
-            changes.append(f"{name}: dropped {sorted(set(map(str, types)) - set(live)) or 'the entry'} "
-                           "(no such serial path, or claimed twice)")
+            changes.append(
+                f"{name}: dropped {sorted(set(map(str, types)) - set(live)) or 'the entry'} "
+                "(no such serial path, or claimed twice)"
+            )
         if not live:
             continue
         entry = dict(entry, element_types=sorted(live))
@@ -71,8 +81,10 @@ def refresh_family(family, inventory, exemption_file, evidence, mark_reviewed=Fa
         entry = exemptions_lib.template_entry(domain, op, types, current, evidence(domain, op, types))
         kept.append(entry)
         todo = "derived disposition" if (domain, op) in exemptions_lib.DERIVED_DISPOSITIONS else "TODO: review"
-        changes.append(f"{exemptions_lib.entry_name(entry, family)}: added template ({todo}, "
-                       f"{len(entry['evidence']['measurements'])} measured cases)")
+        changes.append(
+            f"{exemptions_lib.entry_name(entry, family)}: added template ({todo}, "
+            f"{len(entry['evidence']['measurements'])} measured cases)"
+        )
     if not kept:
         return None, changes
     return exemptions_lib.dumps(family, kept), changes

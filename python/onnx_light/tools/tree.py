@@ -1,4 +1,5 @@
 """Loads everything the inventory and the gate look at from one source tree."""
+
 import dataclasses
 import os
 
@@ -15,7 +16,7 @@ EXEMPTIONS_DIR = "exemptions"
 class Tree:
     inventory: object
     exemption_files: dict
-    coverage_text: object   # None when the report does not exist
+    coverage_text: object  # None when the report does not exist
 
 
 def read_coverage(root):
@@ -53,8 +54,11 @@ def load_current_tree(bazel_query=True, exemptions_from_workspace=False):
     and the linked native registry. Under `bazel run`, also cross-checks the families with
     `bazel query`. Returns (Tree, notes)."""
     workspace = environment.workspace_dir()
-    tree = load_tree(environment.runfiles_root(), onnx_light.registered_kernels(),
-                     exemptions_root=workspace if exemptions_from_workspace else None)
+    tree = load_tree(
+        environment.runfiles_root(),
+        onnx_light.registered_kernels(),
+        exemptions_root=workspace if exemptions_from_workspace else None,
+    )
     notes = []
     if bazel_query and workspace:
         labels = {f.label for f in tree.inventory.families.values()}

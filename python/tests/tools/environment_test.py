@@ -1,4 +1,5 @@
 """wait_for_quiet: timings wait (bounded) for a quiet machine and say whether they got one."""
+
 from onnx_light.tools import environment
 
 

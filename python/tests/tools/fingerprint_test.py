@@ -12,9 +12,11 @@ Status Add::Compute(KernelContext& ctx) {
 
 
 def test_comments_and_whitespace_do_not_change_the_fingerprint():
-    reformatted = (CODE.replace("// Adds two tensors.", "// Sums.")
-                   .replace("/* Block comment\n   over lines. */", "")
-                   .replace("  return ParallelFor(", "\n\treturn   ParallelFor ("))
+    reformatted = (
+        CODE.replace("// Adds two tensors.", "// Sums.")
+        .replace("/* Block comment\n   over lines. */", "")
+        .replace("  return ParallelFor(", "\n\treturn   ParallelFor (")
+    )
     assert fingerprint.family_fingerprint({"a.cc": CODE}) == fingerprint.family_fingerprint({"a.cc": reformatted})
 
 
@@ -34,8 +36,8 @@ def test_fingerprint_is_independent_of_file_order_but_not_of_file_names():
 
 
 def test_normalize_keeps_raw_strings_and_char_literals():
-    text = 'auto r = R"d(a // b\n  c)d";  // gone\nchar q = \'"\'; int n = 1\'000;  /* gone */'
-    assert fingerprint.normalize_source(text) == 'auto r=R"d(a // b\n  c)d";char q=\'"\';int n=1\'000;'
+    text = "auto r = R\"d(a // b\n  c)d\";  // gone\nchar q = '\"'; int n = 1'000;  /* gone */"
+    assert fingerprint.normalize_source(text) == "auto r=R\"d(a // b\n  c)d\";char q='\"';int n=1'000;"
 
 
 def test_normalize_keeps_the_spaces_that_separate_tokens():
@@ -44,10 +46,14 @@ def test_normalize_keeps_the_spaces_that_separate_tokens():
 
 
 def test_call_sites_skip_comments_and_literals_and_give_lines():
-    text = ('// ParallelFor(ctx, ...) in a comment\n'
-            'const char* s = "ParallelFor(";\n'
-            'x = ParallelForWithParticipant (ctx, n, plan, fn);\n'
-            '/* ParallelFor(\n */ y = ParallelFor(ctx, n, plan, fn);\n'
-            'MyParallelFor(ctx);\n')
+    text = (
+        "// ParallelFor(ctx, ...) in a comment\n"
+        'const char* s = "ParallelFor(";\n'
+        "x = ParallelForWithParticipant (ctx, n, plan, fn);\n"
+        "/* ParallelFor(\n */ y = ParallelFor(ctx, n, plan, fn);\n"
+        "MyParallelFor(ctx);\n"
+    )
     assert fingerprint.parallel_for_call_sites("k.cc", text) == [
-        "k.cc:3 ParallelForWithParticipant", "k.cc:5 ParallelFor"]
+        "k.cc:3 ParallelForWithParticipant",
+        "k.cc:5 ParallelFor",
+    ]

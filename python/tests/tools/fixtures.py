@@ -1,5 +1,6 @@
 """Fixture registry (what onnx_light.registered_kernels() would return for the fixture
 families in testdata/) and helpers to load the fixture tree."""
+
 import copy
 import os
 import shutil
@@ -8,14 +9,27 @@ from onnx_light.tools import environment
 from onnx_light.tools import tree as tree_lib
 
 TESTDATA = "python/tests/tools/testdata"
-_MIN_ELEMENTS = {"name": "parallel.minimum_elements", "type": "int64", "default": 32768,
-                 "minimum": 1, "maximum": 1 << 40, "meaning": "below: serial"}
+_MIN_ELEMENTS = {
+    "name": "parallel.minimum_elements",
+    "type": "int64",
+    "default": 32768,
+    "minimum": 1,
+    "maximum": 1 << 40,
+    "meaning": "below: serial",
+}
 
 
 def _def(op, since, end, family, types, tuning=False, calibratable=False):
-    return {"domain": "ai.onnx", "op": op, "since_version": since, "end_version": end,
-            "family": family, "element_types": list(types),
-            "tuning": [dict(_MIN_ELEMENTS)] if tuning else [], "calibratable": calibratable}
+    return {
+        "domain": "ai.onnx",
+        "op": op,
+        "since_version": since,
+        "end_version": end,
+        "family": family,
+        "element_types": list(types),
+        "tuning": [dict(_MIN_ELEMENTS)] if tuning else [],
+        "calibratable": calibratable,
+    }
 
 
 REGISTRY = [
@@ -51,8 +65,11 @@ def load(root=None, registry_dicts=None, families=("fx_serial", "fx_tunable")):
     root = root or environment.runfiles_root()
     testdata = os.path.join(root, TESTDATA)
     return tree_lib.load_tree(
-        root, registry() if registry_dicts is None else registry_dicts, exemptions_root=testdata,
-        manifest_files=[os.path.join(testdata, f"{name}_manifest.json") for name in families])
+        root,
+        registry() if registry_dicts is None else registry_dicts,
+        exemptions_root=testdata,
+        manifest_files=[os.path.join(testdata, f"{name}_manifest.json") for name in families],
+    )
 
 
 def source(root, family, name):

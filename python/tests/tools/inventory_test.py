@@ -13,15 +13,21 @@ def _states(inventory):
 
 
 def test_states_follow_schema_calibration_and_call_sites():
-    tree = fixtures.load(registry_dicts=fixtures.registry(without_families=()),
-                         families=("fx_serial", "fx_tunable", "fx_fixed"))
+    tree = fixtures.load(
+        registry_dicts=fixtures.registry(without_families=()), families=("fx_serial", "fx_tunable", "fx_fixed")
+    )
     assert tree.inventory.problems == []
     assert _states(tree.inventory) == {
-        ("Relu", "float"): "tunable", ("Relu", "double"): "tunable",
+        ("Relu", "float"): "tunable",
+        ("Relu", "double"): "tunable",
         ("Softmax", "float"): "calibratable",
-        ("Shape", "*"): "serial", ("SequenceAt", "*"): "serial", ("Pad", "float"): "serial",
-        ("RandomUniform", "float"): "serial", ("RandomUniform", "double"): "serial",
-        ("Cast", "float"): "tunable", ("Where", "float"): "parallel_fixed_policy",
+        ("Shape", "*"): "serial",
+        ("SequenceAt", "*"): "serial",
+        ("Pad", "float"): "serial",
+        ("RandomUniform", "float"): "serial",
+        ("RandomUniform", "double"): "serial",
+        ("Cast", "float"): "tunable",
+        ("Where", "float"): "parallel_fixed_policy",
     }
     assert tree.inventory.counts() == {"calibratable": 1, "tunable": 3, "parallel_fixed_policy": 1, "serial": 5}
 
@@ -35,15 +41,20 @@ def test_opset_ranges_of_one_op_and_type_are_one_path():
 
 
 def test_families_carry_manifest_sources_fingerprint_and_call_sites():
-    families = fixtures.load(families=("fx_serial", "fx_tunable", "fx_fixed"),
-                             registry_dicts=fixtures.registry(without_families=())).inventory.families
+    families = fixtures.load(
+        families=("fx_serial", "fx_tunable", "fx_fixed"), registry_dicts=fixtures.registry(without_families=())
+    ).inventory.families
     tunable = families["fx_tunable"]
     assert tunable.label == "//python/tests/tools/testdata:fx_tunable"
     assert tunable.package == "python/tests/tools/testdata"
-    assert tunable.sources == [f"{fixtures.TESTDATA}/fx_tunable/tunable_kernels.cc",
-                               f"{fixtures.TESTDATA}/fx_tunable/tunable_kernels.h"]
+    assert tunable.sources == [
+        f"{fixtures.TESTDATA}/fx_tunable/tunable_kernels.cc",
+        f"{fixtures.TESTDATA}/fx_tunable/tunable_kernels.h",
+    ]
     assert tunable.call_sites == [f"{fixtures.TESTDATA}/fx_tunable/tunable_kernels.cc:8 ParallelFor"]
-    assert families["fx_fixed"].call_sites == [f"{fixtures.TESTDATA}/fx_fixed/fixed_kernels.cc:5 ParallelForWithParticipant"]
+    assert families["fx_fixed"].call_sites == [
+        f"{fixtures.TESTDATA}/fx_fixed/fixed_kernels.cc:5 ParallelForWithParticipant"
+    ]
     assert families["fx_serial"].call_sites == []  # its comment and string mention ParallelFor(
     assert len({f.fingerprint for f in families.values()}) == 3
 
@@ -58,8 +69,17 @@ def test_shared_sources_change_the_fingerprint_but_bring_no_call_sites(tmp_path)
     helper = tmp_path / "helper" / "rows.cc"
     helper.write_text("void CopyRows() { ParallelFor(ctx, n, plan, fn); }\n")
     manifest = tmp_path / "fam" / "fam_manifest.json"
-    manifest.write_text(json.dumps({"family": "fam", "package": "fam", "label": "//fam:fam",
-                                    "sources": ["fam/ops.cc"], "shared_sources": ["helper/rows.cc"]}))
+    manifest.write_text(
+        json.dumps(
+            {
+                "family": "fam",
+                "package": "fam",
+                "label": "//fam:fam",
+                "sources": ["fam/ops.cc"],
+                "shared_sources": ["helper/rows.cc"],
+            }
+        )
+    )
 
     def load():
         families, problems = inventory_lib.load_manifests([str(manifest)], str(tmp_path))
@@ -75,8 +95,17 @@ def test_shared_sources_change_the_fingerprint_but_bring_no_call_sites(tmp_path)
 
 def test_registry_family_without_manifest_and_manifest_without_kernels_are_problems():
     registry = fixtures.registry() + [
-        {"domain": "ai.onnx", "op": "Abs", "since_version": 13, "end_version": -1, "family": "fx_ghost",
-         "element_types": ["float"], "tuning": [], "calibratable": False}]
+        {
+            "domain": "ai.onnx",
+            "op": "Abs",
+            "since_version": 13,
+            "end_version": -1,
+            "family": "fx_ghost",
+            "element_types": ["float"],
+            "tuning": [],
+            "calibratable": False,
+        }
+    ]
     inventory = fixtures.load(registry_dicts=registry, families=("fx_serial", "fx_tunable", "fx_fixed")).inventory
     messages = [p.message for p in inventory.problems]
     assert "family 'fx_ghost' has registered kernels but no manifest" in messages
@@ -116,7 +145,10 @@ def test_filters_and_formats():
 def test_find_manifests_walks_the_given_directory():
     found = inventory_lib.find_manifests(environment.runfiles_root(), fixtures.TESTDATA)
     assert [os.path.basename(f) for f in found] == [
-        "fx_fixed_manifest.json", "fx_serial_manifest.json", "fx_tunable_manifest.json"]
+        "fx_fixed_manifest.json",
+        "fx_serial_manifest.json",
+        "fx_tunable_manifest.json",
+    ]
 
 
 def test_bazel_cross_check_flags_unlisted_families_and_libraries_without_manifest():
@@ -125,4 +157,5 @@ def test_bazel_cross_check_flags_unlisted_families_and_libraries_without_manifes
     problems = environment.kernel_library_problems(libraries, manifests, {"//native/kernels/a:a"})
     assert [p.message for p in problems] == [
         "kernel_family //native/kernels/b:b is not in native/kernels/families.bzl",
-        "//native/kernels/c:c is an alwayslink kernel library without a manifest"]
+        "//native/kernels/c:c is an alwayslink kernel library without a manifest",
+    ]

@@ -2,14 +2,9 @@ import dataclasses
 import json
 import os
 
-import numpy as np
-
 import fixtures
-from onnx_light.tools import coverage
-from onnx_light.tools import exemptions
-from onnx_light.tools import measure
-from onnx_light.tools import templates
-from onnx_light.tools import validation
+import numpy as np
+from onnx_light.tools import coverage, exemptions, measure, templates, validation
 
 REVISION = "b" * 40
 PROCESSOR = {"architecture": "x86_64", "model": "test"}
@@ -47,8 +42,12 @@ def test_new_family_gets_templates_with_todo_markers_except_derived_dispositions
     assert exemptions.is_todo(by_op["Pad"]["category"]) and exemptions.is_todo(by_op["SequenceAt"]["revisit"])
     fingerprint = tree.inventory.families["fx_serial"].fingerprint
     assert {e["fingerprint"] for e in doc["exemptions"]} == {fingerprint}
-    assert by_op["Pad"]["evidence"] == {"revision": REVISION, "processor": PROCESSOR,
-                                        "policy": {"num_threads": 1, "participants": 1}, "measurements": []}
+    assert by_op["Pad"]["evidence"] == {
+        "revision": REVISION,
+        "processor": PROCESSOR,
+        "policy": {"num_threads": 1, "participants": 1},
+        "measurements": [],
+    }
     assert len(changes) == 4 and "derived disposition" in changes[1] and "TODO: review" in changes[0]
 
     write(root, text)
@@ -69,11 +68,22 @@ def test_refresh_of_a_current_file_changes_nothing():
 
 def test_refresh_drops_vanished_paths_and_adds_new_ones():
     registry = [d for d in fixtures.registry() if d["op"] != "SequenceAt"]
-    registry.append({"domain": "ai.onnx", "op": "Size", "since_version": 13, "end_version": -1,
-                     "family": "fx_serial", "element_types": [], "tuning": [], "calibratable": False})
+    registry.append(
+        {
+            "domain": "ai.onnx",
+            "op": "Size",
+            "since_version": 13,
+            "end_version": -1,
+            "family": "fx_serial",
+            "element_types": [],
+            "tuning": [],
+            "calibratable": False,
+        }
+    )
     tree = fixtures.load(registry_dicts=registry)
-    text, changes = templates.refresh_family("fx_serial", tree.inventory, tree.exemption_files["fx_serial"],
-                                             collector())
+    text, changes = templates.refresh_family(
+        "fx_serial", tree.inventory, tree.exemption_files["fx_serial"], collector()
+    )
     assert [e["op"] for e in json.loads(text)["exemptions"]] == ["Pad", "RandomUniform", "Shape", "Size"]
     assert any("SequenceAt" in c and "dropped" in c for c in changes)
     assert any("Size" in c and "added template" in c for c in changes)
@@ -82,8 +92,9 @@ def test_refresh_drops_vanished_paths_and_adds_new_ones():
 def test_no_serial_path_left_means_no_file():
     registry = [d for d in fixtures.registry() if d["family"] != "fx_serial"]
     tree = fixtures.load(registry_dicts=registry, families=("fx_tunable",))
-    text, changes = templates.refresh_family("fx_serial", tree.inventory, tree.exemption_files["fx_serial"],
-                                             collector())
+    text, changes = templates.refresh_family(
+        "fx_serial", tree.inventory, tree.exemption_files["fx_serial"], collector()
+    )
     assert text is None and len(changes) == 4
 
 
@@ -100,8 +111,9 @@ def test_stale_entries_move_to_the_new_fingerprint_only_when_marked_reviewed(tmp
     assert {f.kind for f in gate(fixtures.load(root))} == {"stale"}
 
     tree = fixtures.load(root)
-    marked, changes = templates.refresh_family("fx_serial", tree.inventory, tree.exemption_files["fx_serial"],
-                                               collector(), mark_reviewed=True)
+    marked, changes = templates.refresh_family(
+        "fx_serial", tree.inventory, tree.exemption_files["fx_serial"], collector(), mark_reviewed=True
+    )
     assert len(changes) == 4 and all("marked reviewed" in c for c in changes)
     write(root, marked)
     assert gate(fixtures.load(root)) == []
@@ -132,8 +144,10 @@ def test_measurements_time_the_runner_on_conformance_inputs():
     assert len(typical) * 2 == len(measurements)
     assert len(calls) == len(measurements) * (measure.WARMUP + measure.SAMPLES)
     assert {c[:2] for c in calls} == {("ai.onnx", "Shape")} and {c[3:] for c in calls} == {(1, 1)}
-    assert exemptions.entry_errors(exemptions.template_entry(
-        "ai.onnx", "Shape", ["*"], "sha256:" + "1" * 64, evidence)) == []
+    assert (
+        exemptions.entry_errors(exemptions.template_entry("ai.onnx", "Shape", ["*"], "sha256:" + "1" * 64, evidence))
+        == []
+    )
 
 
 def test_measurements_select_the_element_type_and_skip_rejected_cases():
@@ -166,8 +180,9 @@ def test_write_templates_writes_refreshes_and_removes_files(tmp_path):
     directory = os.path.join(root, fixtures.TESTDATA, "exemptions")
     write(root, None)
     tree = fixtures.load(root)
-    report = templates.write_templates(directory, tree.inventory, tree.exemption_files, collector(),
-                                       families=["fx_serial", "fx_nope"])
+    report = templates.write_templates(
+        directory, tree.inventory, tree.exemption_files, collector(), families=["fx_serial", "fx_nope"]
+    )
     assert report[0].startswith("fx_nope: no such family") and len(report) == 5
     assert sorted(os.listdir(directory)) == ["fx_serial.json"]
 

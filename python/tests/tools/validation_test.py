@@ -1,12 +1,9 @@
 import json
 import os
 
-import pytest
-
 import fixtures
-from onnx_light.tools import coverage
-from onnx_light.tools import exemptions
-from onnx_light.tools import validation
+import pytest
+from onnx_light.tools import coverage, exemptions, validation
 
 EXEMPTION_FILE = os.path.join(fixtures.TESTDATA, "exemptions", "fx_serial.json")
 
@@ -41,16 +38,36 @@ def test_reviewed_fixture_tree_passes():
     assert failures == [], validation.report(failures)
     assert validation.report(failures) == "validate_inventory: OK"
     assert {p.op: p.disposition for p in tree.inventory.paths if p.state == "serial"} == {
-        "Pad": "tiny payload", "RandomUniform": "deterministic RNG", "SequenceAt": "ordered/control-flow",
-        "Shape": "metadata-only"}
+        "Pad": "tiny payload",
+        "RandomUniform": "deterministic RNG",
+        "SequenceAt": "ordered/control-flow",
+        "Shape": "metadata-only",
+    }
 
 
 def test_serial_path_without_disposition_prints_a_template_with_the_current_fingerprint():
     registry = fixtures.registry() + [
-        {"domain": "ai.onnx", "op": "Size", "since_version": 13, "end_version": -1, "family": "fx_serial",
-         "element_types": [], "tuning": [], "calibratable": False},
-        {"domain": "ai.onnx", "op": "Concat", "since_version": 13, "end_version": -1, "family": "fx_serial",
-         "element_types": ["float", "int64"], "tuning": [], "calibratable": False}]
+        {
+            "domain": "ai.onnx",
+            "op": "Size",
+            "since_version": 13,
+            "end_version": -1,
+            "family": "fx_serial",
+            "element_types": [],
+            "tuning": [],
+            "calibratable": False,
+        },
+        {
+            "domain": "ai.onnx",
+            "op": "Concat",
+            "since_version": 13,
+            "end_version": -1,
+            "family": "fx_serial",
+            "element_types": ["float", "int64"],
+            "tuning": [],
+            "calibratable": False,
+        },
+    ]
     tree = fixtures.load(registry_dicts=registry)
     failures = gate(tree)
     assert kinds(failures) == ["missing", "missing"]
@@ -68,9 +85,18 @@ def test_serial_path_without_disposition_prints_a_template_with_the_current_fing
 
 
 def test_pasted_template_is_rejected_until_the_human_fields_are_filled():
-    template = exemptions.template_entry("ai.onnx", "Concat", ["float"], "sha256:" + "0" * 64, {
-        "revision": "a" * 40, "processor": {"architecture": "x86_64"}, "policy": {"num_threads": 1},
-        "measurements": []})
+    template = exemptions.template_entry(
+        "ai.onnx",
+        "Concat",
+        ["float"],
+        "sha256:" + "0" * 64,
+        {
+            "revision": "a" * 40,
+            "processor": {"architecture": "x86_64"},
+            "policy": {"num_threads": 1},
+            "measurements": [],
+        },
+    )
     errors = exemptions.entry_errors(template)
     assert len(errors) == 3
     assert all("TODO marker" in e for e in errors)
@@ -95,8 +121,9 @@ def test_code_change_makes_the_fingerprint_stale_but_a_comment_change_does_not(t
 
 
 def test_parallel_fixed_policy_path_fails():
-    tree = fixtures.load(registry_dicts=fixtures.registry(without_families=()),
-                         families=("fx_serial", "fx_tunable", "fx_fixed"))
+    tree = fixtures.load(
+        registry_dicts=fixtures.registry(without_families=()), families=("fx_serial", "fx_tunable", "fx_fixed")
+    )
     failures = gate(tree)
     assert kinds(failures) == ["parallel_fixed_policy"]
     assert failures[0].subject == "ai.onnx::Where[float] (fx_fixed)"
@@ -124,32 +151,43 @@ def test_exemption_file_for_a_family_that_no_longer_exists_fails(tmp_path):
     assert failures[0].remedy == "delete exemptions/fx_serial.json"
 
 
-@pytest.mark.parametrize("edit, expected", [
-    (lambda d: entry(d, "Shape").update(category="too small"), "'category' is 'too small': choose one of"),
-    (lambda d: entry(d, "Shape").update(category="TODO(reviewer): pick"), "'category' is still a TODO marker"),
-    (lambda d: entry(d, "Shape").update(reason=""), "'reason' must be a non-empty string"),
-    (lambda d: entry(d, "Shape").update(revisit="TODO"), "'revisit' is still a TODO marker"),
-    (lambda d: entry(d, "Shape").pop("revisit"), "'revisit' must be a non-empty string"),
-    (lambda d: entry(d, "Shape").update(fingerprint="md5:1234"), "not 'sha256:' + 64 lowercase hex"),
-    # The path that the entry no longer names is also reported as missing.
-    (lambda d: entry(d, "Shape").update(element_types=[]), "'element_types' must be a non-empty list"),
-    (lambda d: entry(d, "Shape").update(owner="me"), "unknown field 'owner'"),
-    (lambda d: entry(d, "Pad")["evidence"].update(measurements=[]), "'tiny payload' is a benchmark argument"),
-    (lambda d: entry(d, "Pad")["evidence"]["measurements"][0].update(samples_ns=[12.5]),
-     "samples_ns must be a non-empty list of positive integers"),
-    (lambda d: entry(d, "Pad")["evidence"]["measurements"][0].update(participants=0),
-     "participants must be an integer >= 1"),
-    (lambda d: entry(d, "Shape")["evidence"].update(revision="HEAD"), "not a 40-hex git commit"),
-    (lambda d: entry(d, "Shape")["evidence"].update(processor={}), "'evidence.processor' must be a non-empty object"),
-    (lambda d: entry(d, "Shape").pop("evidence"), "'evidence' must be an object"),
-    (lambda d: d.update(family="fx_other"), "one file per family, named <family>.json"),
-])
+@pytest.mark.parametrize(
+    "edit, expected",
+    [
+        (lambda d: entry(d, "Shape").update(category="too small"), "'category' is 'too small': choose one of"),
+        (lambda d: entry(d, "Shape").update(category="TODO(reviewer): pick"), "'category' is still a TODO marker"),
+        (lambda d: entry(d, "Shape").update(reason=""), "'reason' must be a non-empty string"),
+        (lambda d: entry(d, "Shape").update(revisit="TODO"), "'revisit' is still a TODO marker"),
+        (lambda d: entry(d, "Shape").pop("revisit"), "'revisit' must be a non-empty string"),
+        (lambda d: entry(d, "Shape").update(fingerprint="md5:1234"), "not 'sha256:' + 64 lowercase hex"),
+        # The path that the entry no longer names is also reported as missing.
+        (lambda d: entry(d, "Shape").update(element_types=[]), "'element_types' must be a non-empty list"),
+        (lambda d: entry(d, "Shape").update(owner="me"), "unknown field 'owner'"),
+        (lambda d: entry(d, "Pad")["evidence"].update(measurements=[]), "'tiny payload' is a benchmark argument"),
+        (
+            lambda d: entry(d, "Pad")["evidence"]["measurements"][0].update(samples_ns=[12.5]),
+            "samples_ns must be a non-empty list of positive integers",
+        ),
+        (
+            lambda d: entry(d, "Pad")["evidence"]["measurements"][0].update(participants=0),
+            "participants must be an integer >= 1",
+        ),
+        (lambda d: entry(d, "Shape")["evidence"].update(revision="HEAD"), "not a 40-hex git commit"),
+        (
+            lambda d: entry(d, "Shape")["evidence"].update(processor={}),
+            "'evidence.processor' must be a non-empty object",
+        ),
+        (lambda d: entry(d, "Shape").pop("evidence"), "'evidence' must be an object"),
+        (lambda d: d.update(family="fx_other"), "one file per family, named <family>.json"),
+    ],
+)
 def test_malformed_fields_fail_with_the_field_named(tmp_path, edit, expected):
     root = fixtures.copy_tree(tmp_path)
     edit_exemptions(root, edit)
     failures = gate(fixtures.load(root))
-    assert kinds(failures) == ["malformed"] + (["missing"] if "element_types" in expected else []), \
-        validation.report(failures)
+    assert kinds(failures) == ["malformed"] + (["missing"] if "element_types" in expected else []), validation.report(
+        failures
+    )
     assert expected in failures[0].message
     assert "exemptions/fx_serial.json" in failures[0].remedy or "fx_serial" in failures[0].subject
 
@@ -185,8 +223,17 @@ def test_coverage_report_missing_or_stale_fails_and_names_the_command():
 
 def test_inventory_problems_fail_the_gate():
     registry = fixtures.registry() + [
-        {"domain": "ai.onnx", "op": "Abs", "since_version": 13, "end_version": -1, "family": "fx_ghost",
-         "element_types": ["float"], "tuning": [{"name": "parallel.minimum_elements"}], "calibratable": False}]
+        {
+            "domain": "ai.onnx",
+            "op": "Abs",
+            "since_version": 13,
+            "end_version": -1,
+            "family": "fx_ghost",
+            "element_types": ["float"],
+            "tuning": [{"name": "parallel.minimum_elements"}],
+            "calibratable": False,
+        }
+    ]
     failures = gate(fixtures.load(registry_dicts=registry))
     assert kinds(failures) == ["inventory"] and "no manifest" in failures[0].message
     assert "families.bzl" in failures[0].remedy
