@@ -2,6 +2,7 @@
 // tensors: independent planes (n, c) or groups (n, g) are split across participants.
 #include <cmath>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/normalization/norm_common.h"
 
 namespace onnx_light {
@@ -191,18 +192,17 @@ class GroupedNormKernel : public OpKernel {
 }  // namespace
 
 OL_REGISTER_KERNELS(normalization_channels) {
-  const int bn_spans[][2] = {{1, 5}, {6, 6}, {7, 8}, {9, 13}, {14, 14}, {15, kOpenEnded}};
-  for (const auto& span : bn_spans) {
-    registry.Add(NormDef("BatchNormalization", span[0], span[1], NormFloatTypes(span[0] >= 14),
-                         MakeKernel<BatchNormKernel>(), kAffineNormMinimum));
-  }
-  registry.Add(NormDef("InstanceNormalization", 1, 5, NormFloatTypes(false), MakeKernel<GroupedNormKernel<false>>()));
-  registry.Add(NormDef("InstanceNormalization", 6, 21, NormFloatTypes(false), MakeKernel<GroupedNormKernel<false>>()));
-  registry.Add(
-      NormDef("InstanceNormalization", 22, kOpenEnded, NormFloatTypes(true), MakeKernel<GroupedNormKernel<false>>()));
-  registry.Add(NormDef("GroupNormalization", 18, 20, NormFloatTypes(true), MakeKernel<GroupedNormKernel<true>>()));
-  registry.Add(
-      NormDef("GroupNormalization", 21, kOpenEnded, NormFloatTypes(true), MakeKernel<GroupedNormKernel<true>>()));
+  Kernel("BatchNormalization")
+      .Opsets({Since(1, Floats{}), Since(6, Floats{}), Since(7, Floats{}), Since(9, Floats{}), Since(14, FloatsBf{}),
+               Since(15, FloatsBf{})})
+      .Tuning(NormTuningParams(kAffineNormMinimum)).Factory(MakeKernel<BatchNormKernel>())
+      .AddTo(registry);
+  Kernel("InstanceNormalization").Opsets({Since(1, Floats{}), Since(6, Floats{}), Since(22, FloatsBf{})})
+      .Tuning(NormTuningParams(kStatisticsNormMinimum)).Factory(MakeKernel<GroupedNormKernel<false>>())
+      .AddTo(registry);
+  Kernel("GroupNormalization").Opsets({Since(18, FloatsBf{}), Since(21, FloatsBf{})})
+      .Tuning(NormTuningParams(kStatisticsNormMinimum)).Factory(MakeKernel<GroupedNormKernel<true>>())
+      .AddTo(registry);
 }
 
 }  // namespace onnx_light

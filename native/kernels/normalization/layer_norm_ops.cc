@@ -5,6 +5,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/normalization/norm_common.h"
 #include "native/kernels/reduce_util/axes.h"
 #include "native/kernels/simd/rows.h"
@@ -94,8 +95,12 @@ class RowNormKernel : public OpKernel {
 }  // namespace
 
 OL_REGISTER_KERNELS(normalization_rows) {
-  registry.Add(NormDef("LayerNormalization", 17, kOpenEnded, NormFloatTypes(true), MakeKernel<RowNormKernel<false>>()));
-  registry.Add(NormDef("RMSNormalization", 23, kOpenEnded, NormFloatTypes(true), MakeKernel<RowNormKernel<true>>()));
+  Kernel("LayerNormalization").Versions(17, kOpenEnded).Types(FloatsBf{})
+      .Tuning(NormTuningParams(kStatisticsNormMinimum)).Factory(MakeKernel<RowNormKernel<false>>())
+      .AddTo(registry);
+  Kernel("RMSNormalization").Versions(23, kOpenEnded).Types(FloatsBf{})
+      .Tuning(NormTuningParams(kStatisticsNormMinimum)).Factory(MakeKernel<RowNormKernel<true>>())
+      .AddTo(registry);
 }
 
 }  // namespace onnx_light

@@ -3,6 +3,7 @@
 // ONNX function body defines). Lanes (Lp) or kept positions (MVN) are independent.
 #include <cmath>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/normalization/norm_common.h"
 #include "native/kernels/reduce_util/axes.h"
 #include "native/kernels/reduce_util/reduce_layout.h"
@@ -124,12 +125,12 @@ class MeanVarianceNormKernel : public OpKernel {
 }  // namespace
 
 OL_REGISTER_KERNELS(normalization_axes) {
-  registry.Add(NormDef("LpNormalization", 1, 21, NormFloatTypes(false), MakeKernel<LpNormKernel>()));
-  registry.Add(NormDef("LpNormalization", 22, kOpenEnded, NormFloatTypes(true), MakeKernel<LpNormKernel>()));
-  registry.Add(
-      NormDef("MeanVarianceNormalization", 9, 12, NormFloatTypes(false), MakeKernel<MeanVarianceNormKernel>()));
-  registry.Add(
-      NormDef("MeanVarianceNormalization", 13, kOpenEnded, NormFloatTypes(true), MakeKernel<MeanVarianceNormKernel>()));
+  Kernel("LpNormalization").Opsets({Since(1, Floats{}), Since(22, FloatsBf{})})
+      .Tuning(NormTuningParams(kStatisticsNormMinimum)).Factory(MakeKernel<LpNormKernel>())
+      .AddTo(registry);
+  Kernel("MeanVarianceNormalization").Opsets({Since(9, Floats{}), Since(13, FloatsBf{})})
+      .Tuning(NormTuningParams(kStatisticsNormMinimum)).Factory(MakeKernel<MeanVarianceNormKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace onnx_light

@@ -27,11 +27,6 @@ StatusOr<NormTuning> ReadNormTuning(const KernelInfo& info);
 inline constexpr int64_t kStatisticsNormMinimum = int64_t{1} << 16;  // mean/var + apply: ~0.9-1.3 ns/element
 inline constexpr int64_t kAffineNormMinimum = int64_t{1} << 18;      // BatchNorm inference: ~0.31 ns/element
 
-// A normalization family KernelDef (dispatch on input 0).
-KernelDef NormDef(std::string op, int since, int end, std::vector<DataType> types, KernelFactory factory,
-                  int64_t minimum_elements = kStatisticsNormMinimum);
-std::vector<DataType> NormFloatTypes(bool with_bfloat16);
-
 // Runs fn(item) for items [0, items), each touching `item_elements` input elements:
 // serially below tuning.minimum_elements, else in blocks of whole items.
 template <typename F>

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/reduce_util/axes.h"
 #include "native/kernels/reduce_util/numeric.h"
 #include "native/kernels/reduction/reduce_kernel.h"
@@ -123,13 +124,9 @@ std::vector<DataType> ArgDataTypes(bool with_bfloat16) {
 
 template <bool kMax>
 void AddArgOp(KernelRegistry& registry, const char* op) {
-  const int spans[][2] = {{1, 10}, {11, 11}, {12, 12}, {13, kOpenEnded}};
-  for (const auto& span : spans) {
-    KernelDef def = ReductionDef(op, span[0], span[1], ArgDataTypes(span[0] >= 13),
-                                 MakeKernel<ArgExtremeKernel<kMax>>(), kArgExtremeMinimum);
-    def.tuning = ArgTuningParams();
-    registry.Add(std::move(def));
-  }
+  Kernel(op).SinceVersions({1, 11, 12, 13}).TypesAt([](int v) { return ArgDataTypes(v >= 13); })
+      .Tuning(ArgTuningParams()).Factory(MakeKernel<ArgExtremeKernel<kMax>>())
+      .AddTo(registry);
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 // ReduceMax, ReduceMin (uint8/int8 from opset 12, bool from opset 20).
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/reduction/reduce_kernel.h"
 
 namespace onnx_light {
@@ -9,12 +10,9 @@ using ExtremeTypeList =
 
 template <ReduceOp Op>
 void AddExtremeReduce(KernelRegistry& registry, const char* op) {
-  using Kernel = ReduceKernel<Op, ExtremeTypeList>;
-  const int spans[][2] = {{1, 10}, {11, 11}, {12, 12}, {13, 17}, {18, 19}, {20, kOpenEnded}};
-  for (const auto& span : spans) {
-    registry.Add(
-        ReductionDef(op, span[0], span[1], ExtremeTypes(span[0]), MakeKernel<Kernel>(), kExtremeReduceMinimum));
-  }
+  Kernel(op).SinceVersions({1, 11, 12, 13, 18, 20}).TypesAt(ExtremeTypes)
+      .Tuning(ReductionTuningParams(kExtremeReduceMinimum)).Factory(MakeKernel<ReduceKernel<Op, ExtremeTypeList>>())
+      .AddTo(registry);
 }
 
 }  // namespace

@@ -45,20 +45,6 @@ StatusOr<std::vector<int>> ReduceAxesSource::Resolve(const KernelContext& ctx, c
   return NormalizeAxes(raw, shape, ctx.Where());
 }
 
-KernelDef ReductionDef(std::string op, int since, int end, std::vector<DataType> types, KernelFactory factory,
-                       int64_t minimum_elements) {
-  KernelDef def;
-  def.op = std::move(op);
-  def.since_version = since;
-  def.end_version = end;
-  def.family = OL_KERNEL_FAMILY;
-  def.element_types = std::move(types);
-  def.dispatch_input = 0;
-  def.tuning = ReductionTuningParams(minimum_elements);
-  def.factory = std::move(factory);
-  return def;
-}
-
 std::vector<DataType> ReduceTypesOpset1() {
   return {DataType::kUint32,  DataType::kUint64, DataType::kInt32, DataType::kInt64,
           DataType::kFloat16, DataType::kFloat,  DataType::kDouble};

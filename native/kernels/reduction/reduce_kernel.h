@@ -76,9 +76,6 @@ class ReduceKernel : public OpKernel {
   ReduceTuning tuning_{};
 };
 
-KernelDef ReductionDef(std::string op, int since, int end, std::vector<DataType> types, KernelFactory factory,
-                       int64_t minimum_elements);
-
 // Portable parallel.minimum_elements defaults: the serial run must last about 100 us
 // (about three times the ~30 us, 100k-cycle cost of opening a region) before two
 // participants are offered. Serial costs per element from benchmarks/reduce_norm.

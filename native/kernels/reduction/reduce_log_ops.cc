@@ -1,4 +1,5 @@
 // ReduceLogSum, ReduceLogSumExp (integer types dropped at opset 28).
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/reduction/reduce_kernel.h"
 
 namespace onnx_light {
@@ -6,15 +7,14 @@ namespace {
 
 template <ReduceOp Op>
 void AddLogReduce(KernelRegistry& registry, const char* op) {
-  using Kernel = ReduceKernel<Op, ReduceNumericTypes>;
   const int64_t minimum = Op == ReduceOp::kLogSumExp ? kLogSumExpMinimum : kCheapReduceMinimum;
-  registry.Add(ReductionDef(op, 1, 10, ReduceTypesOpset1(), MakeKernel<Kernel>(), minimum));
-  registry.Add(ReductionDef(op, 11, 12, ReduceTypesOpset1(), MakeKernel<Kernel>(), minimum));
-  registry.Add(ReductionDef(op, 13, 17, ReduceTypesOpset13(), MakeKernel<Kernel>(), minimum));
-  registry.Add(ReductionDef(op, 18, 27, ReduceTypesOpset13(), MakeKernel<Kernel>(), minimum));
-  registry.Add(ReductionDef(op, 28, kOpenEnded,
-                            {DataType::kBFloat16, DataType::kFloat16, DataType::kFloat, DataType::kDouble},
-                            MakeKernel<ReduceKernel<Op, FloatTypes>>(), minimum));
+  Kernel(op).SinceVersions({1, 11, 13, 18}).Until(27)
+      .TypesAt([](int v) { return v >= 13 ? ReduceTypesOpset13() : ReduceTypesOpset1(); })
+      .Tuning(ReductionTuningParams(minimum)).Factory(MakeKernel<ReduceKernel<Op, ReduceNumericTypes>>())
+      .AddTo(registry);
+  Kernel(op).Versions(28, kOpenEnded).Types({DataType::kBFloat16, DataType::kFloat16, DataType::kFloat, DataType::kDouble})
+      .Tuning(ReductionTuningParams(minimum)).Factory(MakeKernel<ReduceKernel<Op, FloatTypes>>())
+      .AddTo(registry);
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 // ReduceSum, ReduceSumSquare, ReduceMean, ReduceL1, ReduceL2, ReduceProd.
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/reduction/reduce_kernel.h"
 
 namespace onnx_light {
@@ -6,15 +7,11 @@ namespace {
 
 template <ReduceOp Op>
 void AddArithmeticReduce(KernelRegistry& registry, const char* op) {
-  using Kernel = ReduceKernel<Op, ReduceNumericTypes>;
-  registry.Add(ReductionDef(op, 1, 10, ReduceTypesOpset1(), MakeKernel<Kernel>(), kCheapReduceMinimum));
-  registry.Add(ReductionDef(op, 11, 12, ReduceTypesOpset1(), MakeKernel<Kernel>(), kCheapReduceMinimum));
-  if (Op == ReduceOp::kSum) {  // axes became an input at opset 13 for ReduceSum only
-    registry.Add(ReductionDef(op, 13, kOpenEnded, ReduceTypesOpset13(), MakeKernel<Kernel>(), kCheapReduceMinimum));
-    return;
-  }
-  registry.Add(ReductionDef(op, 13, 17, ReduceTypesOpset13(), MakeKernel<Kernel>(), kCheapReduceMinimum));
-  registry.Add(ReductionDef(op, 18, kOpenEnded, ReduceTypesOpset13(), MakeKernel<Kernel>(), kCheapReduceMinimum));
+  // axes became an input at opset 13 for ReduceSum, at 18 for the others.
+  Kernel(op).SinceVersions(Op == ReduceOp::kSum ? std::vector<int>{1, 11, 13} : std::vector<int>{1, 11, 13, 18})
+      .TypesAt([](int v) { return v >= 13 ? ReduceTypesOpset13() : ReduceTypesOpset1(); })
+      .Tuning(ReductionTuningParams(kCheapReduceMinimum)).Factory(MakeKernel<ReduceKernel<Op, ReduceNumericTypes>>())
+      .AddTo(registry);
 }
 
 }  // namespace
