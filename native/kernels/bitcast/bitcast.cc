@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/elementwise/parallel_blocks.h"
 #include "native/kernels/tensor/onnx_types.h"
 
@@ -71,14 +72,10 @@ class BitCastKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(bitcast) {
-  KernelDef def;
-  def.op = "BitCast";
-  def.family = OL_KERNEL_FAMILY;
-  def.since_version = 26;
-  def.element_types = TensorTypesAt(26, TensorTypeSet{/*string=*/false, true, true, true, true});
-  def.tuning = elementwise::ElementwiseTuning(elementwise::kCheapMinimumElements);
-  def.factory = MakeKernel<BitCastKernel>();
-  registry.Add(std::move(def));
+  Kernel("BitCast").Versions(26, kOpenEnded)
+      .Types(TensorTypesAt(26, TensorTypeSet{/*string=*/false, true, true, true, true}))
+      .Tuning(elementwise::ElementwiseTuning(elementwise::kCheapMinimumElements)).Factory(MakeKernel<BitCastKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

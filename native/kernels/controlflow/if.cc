@@ -1,4 +1,5 @@
 // If: runs then_branch or else_branch (no inputs; they read outer-scope values).
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/controlflow/subgraph_util.h"
 
 namespace onnx_light {
@@ -30,12 +31,7 @@ class If : public OpKernel {
 
 OL_REGISTER_KERNELS(controlflow_if) {
   // One def for every opset: later versions only widen the types a branch may return.
-  KernelDef def;
-  def.op = "If";
-  def.family = OL_KERNEL_FAMILY;
-  def.dispatch_input = -1;
-  def.factory = MakeKernel<If>();
-  registry.Add(std::move(def));
+  Kernel("If").DispatchInput(-1).Factory(MakeKernel<If>()).AddTo(registry);
 }
 
 }  // namespace controlflow

@@ -1,5 +1,6 @@
 // Loop: body(iteration, cond, carried...) -> (cond, carried..., scan outputs...), while
 // iteration < M and cond. Scan outputs are stacked along a new first axis.
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/controlflow/axis_copy.h"
 #include "native/kernels/controlflow/subgraph_util.h"
 
@@ -80,12 +81,7 @@ class Loop : public OpKernel {
 OL_REGISTER_KERNELS(controlflow_loop) {
   // One def for every opset: M and cond were optional from the start; later versions add
   // sequence and optional carried values, which the kernel passes through untouched.
-  KernelDef def;
-  def.op = "Loop";
-  def.family = OL_KERNEL_FAMILY;
-  def.dispatch_input = -1;
-  def.factory = MakeKernel<Loop>();
-  registry.Add(std::move(def));
+  Kernel("Loop").DispatchInput(-1).Factory(MakeKernel<Loop>()).AddTo(registry);
 }
 
 }  // namespace controlflow

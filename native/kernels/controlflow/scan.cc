@@ -1,6 +1,7 @@
 // Scan: iterates a body over slices of its scan inputs, carrying state, and stacks the
 // per-iteration outputs. Opset 8 adds a leading batch axis (each batch item is scanned
 // on its own); opset 9 and later choose an axis and a direction per input and output.
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/controlflow/axis_copy.h"
 #include "native/kernels/controlflow/subgraph_util.h"
 
@@ -244,23 +245,12 @@ class Scan8 : public OpKernel {
   ScanSpec spec_;
 };
 
-KernelDef ScanDef(int since, int end, KernelFactory factory) {
-  KernelDef def;
-  def.op = "Scan";
-  def.since_version = since;
-  def.end_version = end;
-  def.family = OL_KERNEL_FAMILY;
-  def.dispatch_input = -1;
-  def.factory = std::move(factory);
-  return def;
-}
-
 }  // namespace
 
 OL_REGISTER_KERNELS(controlflow_scan) {
-  registry.Add(ScanDef(8, 8, MakeKernel<Scan8>()));
+  Kernel("Scan").Versions(8, 8).DispatchInput(-1).Factory(MakeKernel<Scan8>()).AddTo(registry);
   // 9 replaced the batch axis by per-input axes and directions; later versions only widen types.
-  registry.Add(ScanDef(9, kOpenEnded, MakeKernel<Scan9>()));
+  Kernel("Scan").Versions(9, kOpenEnded).DispatchInput(-1).Factory(MakeKernel<Scan9>()).AddTo(registry);
 }
 
 }  // namespace controlflow

@@ -1,6 +1,7 @@
 // SequenceMap: applies its body to each element of a sequence (and the matching element
 // of every additional sequence input; tensor inputs are passed whole to every iteration),
 // collecting each body output into a sequence.
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/controlflow/subgraph_util.h"
 
 namespace onnx_light {
@@ -61,13 +62,7 @@ class SequenceMap : public OpKernel {
 }  // namespace
 
 OL_REGISTER_KERNELS(controlflow_sequence_map) {
-  KernelDef def;
-  def.op = "SequenceMap";
-  def.since_version = 17;
-  def.family = OL_KERNEL_FAMILY;
-  def.dispatch_input = -1;
-  def.factory = MakeKernel<SequenceMap>();
-  registry.Add(std::move(def));
+  Kernel("SequenceMap").Versions(17, kOpenEnded).DispatchInput(-1).Factory(MakeKernel<SequenceMap>()).AddTo(registry);
 }
 
 }  // namespace controlflow

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <vector>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/conv/conv_geometry.h"
 #include "native/kernels/gemm/gemm.h"
 
@@ -138,16 +139,11 @@ class DeformConvKernel : public OpKernel {
 }  // namespace
 
 OL_REGISTER_KERNELS(deform_conv) {
-  KernelDef def;
-  def.op = "DeformConv";
-  def.since_version = 19;
-  def.family = OL_KERNEL_FAMILY;
-  def.element_types = {DataType::kFloat};
-  def.tuning = gemm::GemmTuningParams();
-  def.tuning.push_back(
+  std::vector<ParamSpec> tuning = gemm::GemmTuningParams();
+  tuning.push_back(
       MinimumElementsParam(16384, "bilinear samples per (image, group) below which the columns are built serially"));
-  def.factory = MakeKernel<DeformConvKernel>();
-  registry.Add(std::move(def));
+  Kernel("DeformConv").Versions(19, kOpenEnded).Types(TypeList<float>{}).Tuning(std::move(tuning))
+      .Factory(MakeKernel<DeformConvKernel>()).AddTo(registry);
 }
 
 }  // namespace conv

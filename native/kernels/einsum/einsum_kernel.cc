@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/einsum/einsum_plan.h"
 #include "native/kernels/common/type_dispatch.h"
 #include "native/kernels/tensor/onnx_types.h"
@@ -133,13 +134,9 @@ std::vector<DataType> EinsumTypesAt(int opset) {
 }
 
 OL_REGISTER_KERNELS(einsum) {
-  KernelDef def;
-  def.op = "Einsum";
-  def.family = OL_KERNEL_FAMILY;
-  def.tuning = WorkUnitTuning(32768, "output element");
-  def.calibratable = true;
-  def.factory = MakeKernel<EinsumKernel>();
-  AddForOpsets(registry, def, {12, 28}, EinsumTypesAt);
+  Kernel("Einsum").SinceVersions({12, 28}).TypesAt(EinsumTypesAt)
+      .Tuning(WorkUnitTuning(32768, "output element")).Calibratable().Factory(MakeKernel<EinsumKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 // independent and split across participants.
 #include <algorithm>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/reduce_util/numeric.h"
 #include "native/registry/kernel.h"
 
@@ -89,16 +90,13 @@ class AffineGridKernel : public OpKernel {
 }  // namespace
 
 OL_REGISTER_KERNELS(affine_grid_family) {
-  KernelDef def;
-  def.op = "AffineGrid";
-  def.since_version = 20;
-  def.family = OL_KERNEL_FAMILY;
-  def.element_types = {DataType::kFloat16, DataType::kFloat, DataType::kDouble, DataType::kBFloat16};
-  def.tuning = {MinimumElementsParam(16384, "output elements below which the op runs serially"),
-                ParamSpec::Int64("parallel.grain_elements", 8192, 1, int64_t{1} << 40,
-                                 "smallest parallel block, in output elements")};
-  def.factory = MakeKernel<AffineGridKernel>();
-  registry.Add(std::move(def));
+  Kernel("AffineGrid").Versions(20, kOpenEnded)
+      .Types({DataType::kFloat16, DataType::kFloat, DataType::kDouble, DataType::kBFloat16})
+      .Tuning({MinimumElementsParam(16384, "output elements below which the op runs serially"),
+               ParamSpec::Int64("parallel.grain_elements", 8192, 1, int64_t{1} << 40,
+                                "smallest parallel block, in output elements")})
+      .Factory(MakeKernel<AffineGridKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace onnx_light

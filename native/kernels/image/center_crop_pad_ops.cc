@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/reduce_util/axes.h"
 #include "native/registry/kernel.h"
 
@@ -104,19 +105,15 @@ class CenterCropPadKernel : public OpKernel {
 }  // namespace
 
 OL_REGISTER_KERNELS(center_crop_pad_family) {
-  KernelDef def;
-  def.op = "CenterCropPad";
-  def.since_version = 18;
-  def.family = OL_KERNEL_FAMILY;
-  def.element_types = {DataType::kBool,     DataType::kInt8,      DataType::kUint8,     DataType::kInt16,
-                       DataType::kUint16,   DataType::kInt32,     DataType::kUint32,    DataType::kInt64,
-                       DataType::kUint64,   DataType::kFloat16,   DataType::kFloat,     DataType::kDouble,
-                       DataType::kBFloat16, DataType::kComplex64, DataType::kComplex128};
-  def.tuning = {MinimumElementsParam(65536, "output elements below which the copy runs serially"),
-                ParamSpec::Int64("parallel.grain_elements", 32768, 1, int64_t{1} << 40,
-                                 "smallest parallel block, in output elements")};
-  def.factory = MakeKernel<CenterCropPadKernel>();
-  registry.Add(std::move(def));
+  Kernel("CenterCropPad").Versions(18, kOpenEnded)
+      .Types({DataType::kBool, DataType::kInt8, DataType::kUint8, DataType::kInt16, DataType::kUint16,
+              DataType::kInt32, DataType::kUint32, DataType::kInt64, DataType::kUint64, DataType::kFloat16,
+              DataType::kFloat, DataType::kDouble, DataType::kBFloat16, DataType::kComplex64, DataType::kComplex128})
+      .Tuning({MinimumElementsParam(65536, "output elements below which the copy runs serially"),
+               ParamSpec::Int64("parallel.grain_elements", 32768, 1, int64_t{1} << 40,
+                                "smallest parallel block, in output elements")})
+      .Factory(MakeKernel<CenterCropPadKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace onnx_light

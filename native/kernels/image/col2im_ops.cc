@@ -6,6 +6,7 @@
 // participants, and the result does not depend on the split.
 #include <algorithm>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/reduce_util/numeric.h"
 #include "native/registry/kernel.h"
 
@@ -134,17 +135,14 @@ class Col2ImKernel : public OpKernel {
 }  // namespace
 
 OL_REGISTER_KERNELS(col2im_family) {
-  KernelDef def;
-  def.op = "Col2Im";
-  def.since_version = 18;
-  def.family = OL_KERNEL_FAMILY;
-  def.element_types = {DataType::kFloat16,  DataType::kFloat, DataType::kDouble,
-                       DataType::kBFloat16, DataType::kInt32, DataType::kInt64};
-  def.tuning = {MinimumElementsParam(16384, "output elements below which the op runs serially"),
-                ParamSpec::Int64("parallel.grain_elements", 4096, 1, int64_t{1} << 40,
-                                 "smallest parallel block, in output elements")};
-  def.factory = MakeKernel<Col2ImKernel>();
-  registry.Add(std::move(def));
+  Kernel("Col2Im").Versions(18, kOpenEnded)
+      .Types({DataType::kFloat16, DataType::kFloat, DataType::kDouble, DataType::kBFloat16, DataType::kInt32,
+              DataType::kInt64})
+      .Tuning({MinimumElementsParam(16384, "output elements below which the op runs serially"),
+               ParamSpec::Int64("parallel.grain_elements", 4096, 1, int64_t{1} << 40,
+                                "smallest parallel block, in output elements")})
+      .Factory(MakeKernel<Col2ImKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace onnx_light

@@ -9,6 +9,7 @@
 #include <array>
 #include <cmath>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/reduce_util/numeric.h"
 #include "native/registry/kernel.h"
 
@@ -218,21 +219,14 @@ class GridSampleKernel : public OpKernel {
 }  // namespace
 
 OL_REGISTER_KERNELS(grid_sample_family) {
-  const int spans[][2] = {{16, 19}, {20, 21}, {22, kOpenEnded}};
-  for (const auto& span : spans) {
-    KernelDef def;
-    def.op = "GridSample";
-    def.since_version = span[0];
-    def.end_version = span[1];
-    def.family = OL_KERNEL_FAMILY;
-    def.element_types = {DataType::kFloat16, DataType::kFloat, DataType::kDouble};
-    if (span[0] >= 22) def.element_types.push_back(DataType::kBFloat16);
-    def.tuning = {MinimumElementsParam(16384, "output elements below which the op runs serially"),
-                  ParamSpec::Int64("parallel.grain_elements", 8192, 1, int64_t{1} << 40,
-                                   "smallest parallel block, in output elements")};
-    def.factory = MakeKernel<GridSampleKernel>();
-    registry.Add(std::move(def));
-  }
+  Kernel("GridSample")
+      .Opsets({Since(16, TypeList<Float16, float, double>{}), Since(20, TypeList<Float16, float, double>{}),
+               Since(22, TypeList<Float16, float, double, BFloat16>{})})
+      .Tuning({MinimumElementsParam(16384, "output elements below which the op runs serially"),
+               ParamSpec::Int64("parallel.grain_elements", 8192, 1, int64_t{1} << 40,
+                                "smallest parallel block, in output elements")})
+      .Factory(MakeKernel<GridSampleKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace onnx_light

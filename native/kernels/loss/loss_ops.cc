@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "native/core/allocator.h"
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/reduce_util/numeric.h"
 #include "native/registry/kernel.h"
 
@@ -208,23 +209,13 @@ class LossKernel : public OpKernel {
   int64_t minimum_elements_ = 0, grain_elements_ = 1;
 };
 
-template <LossKind K>
-void AddLossOp(KernelRegistry& registry, const char* op, const std::vector<std::pair<int, int>>& spans,
-               int bfloat16_since) {
-  for (const auto& [since, end] : spans) {
-    KernelDef def;
-    def.op = op;
-    def.since_version = since;
-    def.end_version = end;
-    def.family = OL_KERNEL_FAMILY;
-    def.element_types = {DataType::kFloat16, DataType::kFloat, DataType::kDouble};
-    if (since >= bfloat16_since) def.element_types.push_back(DataType::kBFloat16);
-    def.tuning = {MinimumElementsParam(32768, "input elements below which the loss runs serially"),
-                  ParamSpec::Int64("parallel.grain_elements", 16384, 1, int64_t{1} << 40,
-                                   "smallest parallel block, in input elements")};
-    def.factory = MakeKernel<LossKernel<K>>();
-    registry.Add(std::move(def));
-  }
+using LossFloats = TypeList<Float16, float, double>;
+using LossFloatsBf = TypeList<Float16, float, double, BFloat16>;
+
+std::vector<ParamSpec> LossTuning() {
+  return {MinimumElementsParam(32768, "input elements below which the loss runs serially"),
+          ParamSpec::Int64("parallel.grain_elements", 16384, 1, int64_t{1} << 40,
+                           "smallest parallel block, in input elements")};
 }
 
 }  // namespace
@@ -232,9 +223,13 @@ void AddLossOp(KernelRegistry& registry, const char* op, const std::vector<std::
 OL_REGISTER_KERNELS(loss_family) {
   // NLL 12 -> 13 and 13 -> 22 only widen types; one def per schema version keeps the
   // inventory aligned with onnx.defs.
-  AddLossOp<LossKind::kNegativeLogLikelihood>(registry, "NegativeLogLikelihoodLoss",
-                                              {{12, 12}, {13, 21}, {22, kOpenEnded}}, 22);
-  AddLossOp<LossKind::kSoftmaxCrossEntropy>(registry, "SoftmaxCrossEntropyLoss", {{12, 12}, {13, kOpenEnded}}, 13);
+  Kernel("NegativeLogLikelihoodLoss")
+      .Opsets({Since(12, LossFloats{}), Since(13, LossFloats{}), Since(22, LossFloatsBf{})})
+      .Tuning(LossTuning()).Factory(MakeKernel<LossKernel<LossKind::kNegativeLogLikelihood>>())
+      .AddTo(registry);
+  Kernel("SoftmaxCrossEntropyLoss").Opsets({Since(12, LossFloats{}), Since(13, LossFloatsBf{})})
+      .Tuning(LossTuning()).Factory(MakeKernel<LossKernel<LossKind::kSoftmaxCrossEntropy>>())
+      .AddTo(registry);
 }
 
 }  // namespace onnx_light

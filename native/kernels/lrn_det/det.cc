@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/lrn_det/float_types.h"
 #include "native/kernels/tensor/onnx_types.h"
 #include "native/kernels/work_units/work_units.h"
@@ -81,13 +82,9 @@ class DetKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(det) {
-  KernelDef def;
-  def.op = "Det";
-  def.family = OL_KERNEL_FAMILY;
-  def.tuning = WorkUnitTuning(65536, "matrix");
-  def.calibratable = true;
-  def.factory = MakeKernel<DetKernel>();
-  AddForOpsets(registry, def, {11, 22}, [](int opset) { return FloatTypesAt(opset, 22); });
+  Kernel("Det").SinceVersions({11, 22}).TypesAt([](int opset) { return FloatTypesAt(opset, 22); })
+      .Tuning(WorkUnitTuning(65536, "matrix")).Calibratable().Factory(MakeKernel<DetKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/lrn_det/float_types.h"
 #include "native/kernels/tensor/onnx_types.h"
 #include "native/kernels/work_units/work_units.h"
@@ -63,13 +64,9 @@ class LrnKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(lrn) {
-  KernelDef def;
-  def.op = "LRN";
-  def.family = OL_KERNEL_FAMILY;
-  def.tuning = WorkUnitTuning(65536, "output element");
-  def.calibratable = true;
-  def.factory = MakeKernel<LrnKernel>();
-  AddForOpsets(registry, def, {1, 13}, [](int opset) { return FloatTypesAt(opset, 13); });
+  Kernel("LRN").SinceVersions({1, 13}).TypesAt([](int opset) { return FloatTypesAt(opset, 13); })
+      .Tuning(WorkUnitTuning(65536, "output element")).Calibratable().Factory(MakeKernel<LrnKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/registry/kernel.h"
 
 namespace onnx_light {
@@ -113,16 +114,8 @@ class NonMaxSuppressionKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(non_max_suppression) {
-  for (int since : {10, 11}) {
-    KernelDef def;
-    def.op = "NonMaxSuppression";
-    def.since_version = since;
-    def.end_version = since == 10 ? 10 : kOpenEnded;
-    def.family = OL_KERNEL_FAMILY;
-    def.element_types = {DataType::kFloat};
-    def.factory = MakeKernel<NonMaxSuppressionKernel>();
-    registry.Add(std::move(def));
-  }
+  Kernel("NonMaxSuppression").SinceVersions({10, 11}).Types(TypeList<float>{})
+      .Factory(MakeKernel<NonMaxSuppressionKernel>()).AddTo(registry);
 }
 
 }  // namespace

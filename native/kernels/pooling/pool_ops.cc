@@ -7,6 +7,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/pooling/pool_geometry.h"
 #include "native/kernels/pooling/pool_rows.h"
 #include "native/kernels/pooling/pool_window.h"
@@ -281,19 +282,6 @@ class GlobalPoolKernel : public OpKernel {
   PoolTuning tuning_;
 };
 
-void AddPool(KernelRegistry& registry, const char* op, int since, int end, std::vector<DataType> types,
-             KernelFactory factory, int64_t minimum_elements, int64_t row_minimum = 0) {
-  KernelDef def;
-  def.op = op;
-  def.since_version = since;
-  def.end_version = end;
-  def.family = OL_KERNEL_FAMILY;
-  def.element_types = std::move(types);
-  def.tuning = PoolTuningParams(minimum_elements, row_minimum);
-  def.factory = std::move(factory);
-  registry.Add(std::move(def));
-}
-
 std::vector<DataType> PoolFloats(int opset) {
   std::vector<DataType> t = {DataType::kFloat16, DataType::kFloat, DataType::kDouble};
   if (opset >= 22) t.push_back(DataType::kBFloat16);
@@ -303,34 +291,30 @@ std::vector<DataType> PoolFloats(int opset) {
 }  // namespace
 
 OL_REGISTER_KERNELS(pooling_family) {
-  const int max_spans[][2] = {{1, 7}, {8, 9}, {10, 10}, {11, 11}, {12, 21}, {22, kOpenEnded}};
-  for (const auto& s : max_spans) {
-    std::vector<DataType> types = PoolFloats(s[0]);
-    if (s[0] >= 12) types.insert(types.end(), {DataType::kInt8, DataType::kUint8});
-    AddPool(registry, "MaxPool", s[0], s[1], types, MakeKernel<PoolKernel<PoolKind::kMax>>(), kMaxPoolMinimum,
-            kRowPoolMinimum);
-  }
-  const int avg_spans[][2] = {{1, 6}, {7, 9}, {10, 10}, {11, 18}, {19, 21}, {22, kOpenEnded}};
-  for (const auto& s : avg_spans) {
-    AddPool(registry, "AveragePool", s[0], s[1], PoolFloats(s[0]), MakeKernel<PoolKernel<PoolKind::kAverage>>(),
-            kSumPoolMinimum, kRowPoolMinimum);
-  }
-  const int lp_spans[][2] = {{1, 1}, {2, 10}, {11, 17}, {18, 21}, {22, kOpenEnded}};
-  for (const auto& s : lp_spans) {
-    AddPool(registry, "LpPool", s[0], s[1], PoolFloats(s[0]), MakeKernel<PoolKernel<PoolKind::kLp>>(), kSumPoolMinimum,
-            kLpRowPoolMinimum);
-  }
-  for (const auto& s : {std::pair<int, int>{1, 21}, std::pair<int, int>{22, kOpenEnded}}) {
-    AddPool(registry, "GlobalAveragePool", s.first, s.second, PoolFloats(s.first),
-            MakeKernel<GlobalPoolKernel<PoolKind::kAverage>>(), kGlobalPoolMinimum);
-    AddPool(registry, "GlobalMaxPool", s.first, s.second, PoolFloats(s.first),
-            MakeKernel<GlobalPoolKernel<PoolKind::kMax>>(), kGlobalPoolMinimum);
-  }
-  const int glp_spans[][2] = {{1, 1}, {2, 21}, {22, kOpenEnded}};
-  for (const auto& s : glp_spans) {
-    AddPool(registry, "GlobalLpPool", s[0], s[1], PoolFloats(s[0]), MakeKernel<GlobalPoolKernel<PoolKind::kLp>>(),
-            kGlobalPoolMinimum);
-  }
+  Kernel("MaxPool").SinceVersions({1, 8, 10, 11, 12, 22})
+      .TypesAt([](int v) {
+        std::vector<DataType> types = PoolFloats(v);
+        if (v >= 12) types.insert(types.end(), {DataType::kInt8, DataType::kUint8});
+        return types;
+      })
+      .Tuning(PoolTuningParams(kMaxPoolMinimum, kRowPoolMinimum)).Factory(MakeKernel<PoolKernel<PoolKind::kMax>>())
+      .AddTo(registry);
+  Kernel("AveragePool").SinceVersions({1, 7, 10, 11, 19, 22}).TypesAt(PoolFloats)
+      .Tuning(PoolTuningParams(kSumPoolMinimum, kRowPoolMinimum))
+      .Factory(MakeKernel<PoolKernel<PoolKind::kAverage>>())
+      .AddTo(registry);
+  Kernel("LpPool").SinceVersions({1, 2, 11, 18, 22}).TypesAt(PoolFloats)
+      .Tuning(PoolTuningParams(kSumPoolMinimum, kLpRowPoolMinimum)).Factory(MakeKernel<PoolKernel<PoolKind::kLp>>())
+      .AddTo(registry);
+  Kernel("GlobalAveragePool").SinceVersions({1, 22}).TypesAt(PoolFloats)
+      .Tuning(PoolTuningParams(kGlobalPoolMinimum, 0)).Factory(MakeKernel<GlobalPoolKernel<PoolKind::kAverage>>())
+      .AddTo(registry);
+  Kernel("GlobalMaxPool").SinceVersions({1, 22}).TypesAt(PoolFloats)
+      .Tuning(PoolTuningParams(kGlobalPoolMinimum, 0)).Factory(MakeKernel<GlobalPoolKernel<PoolKind::kMax>>())
+      .AddTo(registry);
+  Kernel("GlobalLpPool").SinceVersions({1, 2, 22}).TypesAt(PoolFloats)
+      .Tuning(PoolTuningParams(kGlobalPoolMinimum, 0)).Factory(MakeKernel<GlobalPoolKernel<PoolKind::kLp>>())
+      .AddTo(registry);
 }
 
 }  // namespace onnx_light

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/reduce_util/numeric.h"
 #include "native/registry/kernel.h"
 
@@ -238,27 +239,17 @@ class MaxRoiPoolKernel : public OpKernel {
   RoiTuning tuning_;
 };
 
-void AddRoiOp(KernelRegistry& registry, const char* op, int since, int end, bool bfloat16, KernelFactory factory) {
-  KernelDef def;
-  def.op = op;
-  def.since_version = since;
-  def.end_version = end;
-  def.family = OL_KERNEL_FAMILY;
-  def.element_types = {DataType::kFloat16, DataType::kFloat, DataType::kDouble};
-  if (bfloat16) def.element_types.push_back(DataType::kBFloat16);
-  def.tuning = RoiTuningParams();
-  def.factory = std::move(factory);
-  registry.Add(std::move(def));
-}
-
 }  // namespace
 
 OL_REGISTER_KERNELS(pooling_roi) {
-  AddRoiOp(registry, "RoiAlign", 10, 15, false, MakeKernel<RoiAlignKernel>());
-  AddRoiOp(registry, "RoiAlign", 16, 21, false, MakeKernel<RoiAlignKernel>());
-  AddRoiOp(registry, "RoiAlign", 22, kOpenEnded, true, MakeKernel<RoiAlignKernel>());
-  AddRoiOp(registry, "MaxRoiPool", 1, 21, false, MakeKernel<MaxRoiPoolKernel>());
-  AddRoiOp(registry, "MaxRoiPool", 22, kOpenEnded, true, MakeKernel<MaxRoiPoolKernel>());
+  using RoiFloats = TypeList<Float16, float, double>;
+  using RoiFloatsBf = TypeList<Float16, float, double, BFloat16>;
+  Kernel("RoiAlign").Opsets({Since(10, RoiFloats{}), Since(16, RoiFloats{}), Since(22, RoiFloatsBf{})})
+      .Tuning(RoiTuningParams()).Factory(MakeKernel<RoiAlignKernel>())
+      .AddTo(registry);
+  Kernel("MaxRoiPool").Opsets({Since(1, RoiFloats{}), Since(22, RoiFloatsBf{})})
+      .Tuning(RoiTuningParams()).Factory(MakeKernel<MaxRoiPoolKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace onnx_light

@@ -4,6 +4,7 @@
 // possibly conflicting writes), and a split of the outputs would rescan every index.
 #include <cstring>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/registry/kernel.h"
 
 namespace onnx_light {
@@ -83,18 +84,11 @@ class MaxUnpoolKernel : public OpKernel {
 }  // namespace
 
 OL_REGISTER_KERNELS(unpool) {
-  const int spans[][2] = {{9, 10}, {11, 21}, {22, kOpenEnded}};
-  for (const auto& s : spans) {
-    KernelDef def;
-    def.op = "MaxUnpool";
-    def.since_version = s[0];
-    def.end_version = s[1];
-    def.family = OL_KERNEL_FAMILY;
-    def.element_types = {DataType::kFloat16, DataType::kFloat, DataType::kDouble};
-    if (s[0] >= 22) def.element_types.push_back(DataType::kBFloat16);
-    def.factory = MakeKernel<MaxUnpoolKernel>();
-    registry.Add(std::move(def));
-  }
+  Kernel("MaxUnpool")
+      .Opsets({Since(9, TypeList<Float16, float, double>{}), Since(11, TypeList<Float16, float, double>{}),
+               Since(22, TypeList<Float16, float, double, BFloat16>{})})
+      .Factory(MakeKernel<MaxUnpoolKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace onnx_light

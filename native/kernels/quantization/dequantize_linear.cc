@@ -5,6 +5,7 @@
 #include <string>
 #include <type_traits>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/quantization/quant_kernel_base.h"
 #include "native/kernels/tensor/onnx_types.h"
 
@@ -102,14 +103,10 @@ std::vector<DataType> InputTypesAt(int opset) {
 }
 
 OL_REGISTER_KERNELS(dequantize_linear) {
-  KernelDef def;
-  def.op = "DequantizeLinear";
-  def.family = OL_KERNEL_FAMILY;
-  def.dispatch_input = 0;
-  def.tuning = elementwise::ElementwiseTuning(elementwise::kTranscendentalMinimumElements);
-  def.calibratable = true;
-  def.factory = MakeKernel<DequantizeLinearKernel>();
-  AddForOpsets(registry, def, {10, 13, 19, 21, 23, 24, 25, 28}, InputTypesAt);
+  Kernel("DequantizeLinear").SinceVersions({10, 13, 19, 21, 23, 24, 25, 28}).TypesAt(InputTypesAt)
+      .Tuning(elementwise::ElementwiseTuning(elementwise::kTranscendentalMinimumElements)).Calibratable()
+      .Factory(MakeKernel<DequantizeLinearKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/quantization/quant_kernel_base.h"
 
 namespace onnx_light {
@@ -85,15 +86,10 @@ class DynamicQuantizeLinearKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(dynamic_quantize_linear) {
-  KernelDef def;
-  def.op = "DynamicQuantizeLinear";
-  def.since_version = 11;
-  def.family = OL_KERNEL_FAMILY;
-  def.element_types = {DataType::kFloat};
-  def.tuning = elementwise::ElementwiseTuning(elementwise::kCheapMinimumElements);
-  def.calibratable = true;
-  def.factory = MakeKernel<DynamicQuantizeLinearKernel>();
-  registry.Add(std::move(def));
+  Kernel("DynamicQuantizeLinear").Versions(11, kOpenEnded).Types(TypeList<float>{})
+      .Tuning(elementwise::ElementwiseTuning(elementwise::kCheapMinimumElements)).Calibratable()
+      .Factory(MakeKernel<DynamicQuantizeLinearKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

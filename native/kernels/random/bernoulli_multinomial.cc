@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/random/random_engine.h"
 #include "native/kernels/tensor/onnx_types.h"
 
@@ -118,14 +119,10 @@ std::vector<DataType> ProbabilityTypesAt(int opset) {
 }
 
 OL_REGISTER_KERNELS(bernoulli_multinomial) {
-  KernelDef def;
-  def.family = OL_KERNEL_FAMILY;
-  def.op = "Bernoulli";
-  def.factory = MakeKernel<BernoulliKernel>();
-  AddForOpsets(registry, def, {15, 22}, ProbabilityTypesAt);
-  def.op = "Multinomial";
-  def.factory = MakeKernel<MultinomialKernel>();
-  AddForOpsets(registry, def, {7, 22}, ProbabilityTypesAt);
+  Kernel("Bernoulli").SinceVersions({15, 22}).TypesAt(ProbabilityTypesAt).Factory(MakeKernel<BernoulliKernel>())
+      .AddTo(registry);
+  Kernel("Multinomial").SinceVersions({7, 22}).TypesAt(ProbabilityTypesAt).Factory(MakeKernel<MultinomialKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/random/random_engine.h"
 #include "native/kernels/tensor/onnx_types.h"
 
@@ -123,11 +124,8 @@ std::vector<DataType> DataTypesAt(int opset) {
 }
 
 OL_REGISTER_KERNELS(dropout) {
-  KernelDef def;
-  def.op = "Dropout";
-  def.family = OL_KERNEL_FAMILY;
-  def.factory = MakeKernel<DropoutKernel>();
-  AddForOpsets(registry, def, {1, 6, 7, 10, 12, 13, 22}, DataTypesAt);
+  Kernel("Dropout").SinceVersions({1, 6, 7, 10, 12, 13, 22}).TypesAt(DataTypesAt).Factory(MakeKernel<DropoutKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/random/random_engine.h"
 #include "native/kernels/tensor/onnx_types.h"
 
@@ -77,20 +78,16 @@ std::vector<DataType> LikeInputTypesAt(int opset) {
   return TensorTypesAt(opset, TensorTypeSet{true, true, true, /*float8=*/false, /*sub_byte=*/false});
 }
 
-void RegisterFill(KernelRegistry& registry, const char* op, KernelFactory factory, bool like) {
-  KernelDef def;
-  def.op = op;
-  def.family = OL_KERNEL_FAMILY;
-  def.dispatch_input = like ? 0 : -1;
-  def.factory = std::move(factory);
-  AddForOpsets(registry, def, {1, 22}, like ? LikeInputTypesAt : std::function<std::vector<DataType>(int)>());
-}
-
 OL_REGISTER_KERNELS(random_fill) {
-  RegisterFill(registry, "RandomNormal", MakeKernel<RandomFillKernel<Distribution::kNormal>>(), false);
-  RegisterFill(registry, "RandomUniform", MakeKernel<RandomFillKernel<Distribution::kUniform>>(), false);
-  RegisterFill(registry, "RandomNormalLike", MakeKernel<RandomFillKernel<Distribution::kNormal>>(), true);
-  RegisterFill(registry, "RandomUniformLike", MakeKernel<RandomFillKernel<Distribution::kUniform>>(), true);
+  // RandomNormal/RandomUniform have no input: the dtype attribute picks the output type.
+  Kernel("RandomNormal").SinceVersions({1, 22}).DispatchInput(-1)
+      .Factory(MakeKernel<RandomFillKernel<Distribution::kNormal>>()).AddTo(registry);
+  Kernel("RandomUniform").SinceVersions({1, 22}).DispatchInput(-1)
+      .Factory(MakeKernel<RandomFillKernel<Distribution::kUniform>>()).AddTo(registry);
+  Kernel("RandomNormalLike").SinceVersions({1, 22}).TypesAt(LikeInputTypesAt)
+      .Factory(MakeKernel<RandomFillKernel<Distribution::kNormal>>()).AddTo(registry);
+  Kernel("RandomUniformLike").SinceVersions({1, 22}).TypesAt(LikeInputTypesAt)
+      .Factory(MakeKernel<RandomFillKernel<Distribution::kUniform>>()).AddTo(registry);
 }
 
 }  // namespace

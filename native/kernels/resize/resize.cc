@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/common/type_dispatch.h"
 #include "native/kernels/tensor/onnx_types.h"
 #include "native/kernels/work_units/work_units.h"
@@ -390,19 +391,13 @@ std::vector<DataType> ResizeTypesAt(int opset) {
 }
 
 OL_REGISTER_KERNELS(resize) {
-  KernelDef def;
-  def.op = "Resize";
-  def.family = OL_KERNEL_FAMILY;
-  def.tuning = WorkUnitTuning(65536, "output element");
-  def.calibratable = true;
-  def.factory = MakeKernel<ResizeKernel>();
-  AddForOpsets(registry, def, {10, 11, 13, 18, 19}, ResizeTypesAt);
+  Kernel("Resize").SinceVersions({10, 11, 13, 18, 19}).TypesAt(ResizeTypesAt)
+      .Tuning(WorkUnitTuning(65536, "output element")).Calibratable().Factory(MakeKernel<ResizeKernel>())
+      .AddTo(registry);
   // Upsample 9 is Resize 10 (inputs X, scales; asymmetric coordinates, floor for nearest).
-  def.op = "Upsample";
-  def.since_version = 9;
-  def.end_version = 9;
-  def.element_types = ResizeTypesAt(9);
-  registry.Add(std::move(def));
+  Kernel("Upsample").Versions(9, 9).Types(ResizeTypesAt(9))
+      .Tuning(WorkUnitTuning(65536, "output element")).Calibratable().Factory(MakeKernel<ResizeKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

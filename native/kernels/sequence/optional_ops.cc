@@ -1,5 +1,6 @@
 // Optional, OptionalHasElement, OptionalGetElement. An empty optional is a Value of kind
 // kNone; an absent input (empty name) counts as empty too (opset 18 allows it).
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/sequence/sequence_util.h"
 
 namespace onnx_light {
@@ -54,9 +55,9 @@ class OptionalGetElement : public OpKernel {
 OL_REGISTER_KERNELS(sequence_optional) {
   // Opset 18 made the inputs optional and accepted plain tensors and sequences: a superset
   // that these kernels implement for every version.
-  registry.Add(SerialDef("Optional", 15, MakeKernel<Optional>()));
-  registry.Add(SerialDef("OptionalHasElement", 15, MakeKernel<OptionalHasElement>()));
-  registry.Add(SerialDef("OptionalGetElement", 15, MakeKernel<OptionalGetElement>()));
+  Kernel("Optional").Versions(15, kOpenEnded).DispatchInput(-1).Factory(MakeKernel<Optional>()).AddTo(registry);
+  Kernel("OptionalHasElement").Versions(15, kOpenEnded).DispatchInput(-1).Factory(MakeKernel<OptionalHasElement>()).AddTo(registry);
+  Kernel("OptionalGetElement").Versions(15, kOpenEnded).DispatchInput(-1).Factory(MakeKernel<OptionalGetElement>()).AddTo(registry);
 }
 
 }  // namespace sequence

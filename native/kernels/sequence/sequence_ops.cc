@@ -1,5 +1,6 @@
 // SequenceEmpty, SequenceConstruct, SequenceAt, SequenceInsert, SequenceErase,
 // SequenceLength: sequences share their tensors' buffers, so none of these copies data.
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/sequence/sequence_util.h"
 
 namespace onnx_light {
@@ -104,12 +105,12 @@ class SequenceLength : public OpKernel {
 
 OL_REGISTER_KERNELS(sequence_ops) {
   // Each op has kept its semantics since opset 11; later versions only widen the types.
-  registry.Add(SerialDef("SequenceEmpty", 11, MakeKernel<SequenceEmpty>()));
-  registry.Add(SerialDef("SequenceConstruct", 11, MakeKernel<SequenceConstruct>()));
-  registry.Add(SerialDef("SequenceAt", 11, MakeKernel<SequenceAt>()));
-  registry.Add(SerialDef("SequenceInsert", 11, MakeKernel<SequenceInsert>()));
-  registry.Add(SerialDef("SequenceErase", 11, MakeKernel<SequenceErase>()));
-  registry.Add(SerialDef("SequenceLength", 11, MakeKernel<SequenceLength>()));
+  Kernel("SequenceEmpty").Versions(11, kOpenEnded).DispatchInput(-1).Factory(MakeKernel<SequenceEmpty>()).AddTo(registry);
+  Kernel("SequenceConstruct").Versions(11, kOpenEnded).DispatchInput(-1).Factory(MakeKernel<SequenceConstruct>()).AddTo(registry);
+  Kernel("SequenceAt").Versions(11, kOpenEnded).DispatchInput(-1).Factory(MakeKernel<SequenceAt>()).AddTo(registry);
+  Kernel("SequenceInsert").Versions(11, kOpenEnded).DispatchInput(-1).Factory(MakeKernel<SequenceInsert>()).AddTo(registry);
+  Kernel("SequenceErase").Versions(11, kOpenEnded).DispatchInput(-1).Factory(MakeKernel<SequenceErase>()).AddTo(registry);
+  Kernel("SequenceLength").Versions(11, kOpenEnded).DispatchInput(-1).Factory(MakeKernel<SequenceLength>()).AddTo(registry);
 }
 
 }  // namespace sequence

@@ -24,15 +24,5 @@ StatusOr<int64_t> Position(const KernelContext& ctx, const Tensor& position, int
   return p < 0 ? p + size : p;
 }
 
-KernelDef SerialDef(const char* op, int since, KernelFactory factory) {
-  KernelDef def;
-  def.op = op;
-  def.since_version = since;
-  def.family = OL_KERNEL_FAMILY;
-  def.dispatch_input = -1;
-  def.factory = std::move(factory);
-  return def;
-}
-
 }  // namespace sequence
 }  // namespace onnx_light

@@ -13,8 +13,5 @@ StatusOr<const Value*> SequenceInput(const KernelContext& ctx, int i);
 // [-size, size] when `allow_end` (insertion); negative positions count from the back.
 StatusOr<int64_t> Position(const KernelContext& ctx, const Tensor& position, int64_t size, bool allow_end);
 
-// A def for an untyped, serial op of this family, valid from `since` on.
-KernelDef SerialDef(const char* op, int since, KernelFactory factory);
-
 }  // namespace sequence
 }  // namespace onnx_light

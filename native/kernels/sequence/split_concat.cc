@@ -1,4 +1,5 @@
 // SplitToSequence and ConcatFromSequence: the sequence ops that move tensor data.
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/controlflow/axis_copy.h"
 #include "native/kernels/sequence/sequence_util.h"
 
@@ -99,8 +100,8 @@ class ConcatFromSequence : public OpKernel {
 
 OL_REGISTER_KERNELS(sequence_split_concat) {
   // SplitToSequence 24 only widened the types.
-  registry.Add(SerialDef("SplitToSequence", 11, MakeKernel<SplitToSequence>()));
-  registry.Add(SerialDef("ConcatFromSequence", 11, MakeKernel<ConcatFromSequence>()));
+  Kernel("SplitToSequence").Versions(11, kOpenEnded).DispatchInput(-1).Factory(MakeKernel<SplitToSequence>()).AddTo(registry);
+  Kernel("ConcatFromSequence").Versions(11, kOpenEnded).DispatchInput(-1).Factory(MakeKernel<ConcatFromSequence>()).AddTo(registry);
 }
 
 }  // namespace sequence

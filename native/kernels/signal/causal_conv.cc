@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/signal/signal_args.h"
 #include "native/kernels/work_units/work_units.h"
 
@@ -104,14 +105,9 @@ class CausalConvWithStateKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(causal_conv_with_state) {
-  KernelDef def;
-  def.op = "CausalConvWithState";
-  def.since_version = 27;
-  def.family = OL_KERNEL_FAMILY;
-  def.element_types = {DataType::kFloat, DataType::kFloat16, DataType::kBFloat16};
-  def.tuning = WorkUnitTuning(32768, "output row");
-  def.factory = MakeKernel<CausalConvWithStateKernel>();
-  registry.Add(std::move(def));
+  Kernel("CausalConvWithState").Versions(27, kOpenEnded)
+      .Types({DataType::kFloat, DataType::kFloat16, DataType::kBFloat16}).Tuning(WorkUnitTuning(32768, "output row"))
+      .Factory(MakeKernel<CausalConvWithStateKernel>()).AddTo(registry);
 }
 
 }  // namespace

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <string>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/signal/dft_core.h"
-#include "native/kernels/tensor/onnx_types.h"
 
 namespace onnx_light {
 namespace signal {
@@ -114,18 +114,11 @@ class DftKernel : public OpKernel {
   WorkUnitPolicy policy_;
 };
 
-std::vector<DataType> SignalTypesAt(int) {
-  return {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16};
-}
-
 OL_REGISTER_KERNELS(dft) {
-  KernelDef def;
-  def.op = "DFT";
-  def.family = OL_KERNEL_FAMILY;
-  def.tuning = WorkUnitTuning(32768, "bin");
-  def.calibratable = true;
-  def.factory = MakeKernel<DftKernel>();
-  AddForOpsets(registry, def, {17, 20}, SignalTypesAt);
+  Kernel("DFT").SinceVersions({17, 20})
+      .Types({DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16})
+      .Tuning(WorkUnitTuning(32768, "bin")).Calibratable().Factory(MakeKernel<DftKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

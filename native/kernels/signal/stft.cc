@@ -4,8 +4,8 @@
 // across participants, each an in-order sum over its frame.
 #include <string>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/signal/dft_core.h"
-#include "native/kernels/tensor/onnx_types.h"
 
 namespace onnx_light {
 namespace signal {
@@ -86,15 +86,10 @@ class StftKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(stft) {
-  KernelDef def;
-  def.op = "STFT";
-  def.since_version = 17;
-  def.family = OL_KERNEL_FAMILY;
-  def.element_types = {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16};
-  def.tuning = WorkUnitTuning(32768, "bin");
-  def.calibratable = true;
-  def.factory = MakeKernel<StftKernel>();
-  registry.Add(std::move(def));
+  Kernel("STFT").Versions(17, kOpenEnded)
+      .Types({DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16})
+      .Tuning(WorkUnitTuning(32768, "bin")).Calibratable().Factory(MakeKernel<StftKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

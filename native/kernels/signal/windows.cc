@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/signal/signal_args.h"
 
 namespace onnx_light {
@@ -144,18 +145,11 @@ class MelWeightMatrixKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(signal_windows) {
-  const std::vector<DataType> size_types = {DataType::kInt32, DataType::kInt64};
   for (auto [op, factory] : {std::pair{"HannWindow", MakeKernel<CosineWindowKernel<kHann>>()},
                              std::pair{"HammingWindow", MakeKernel<CosineWindowKernel<kHamming>>()},
                              std::pair{"BlackmanWindow", MakeKernel<CosineWindowKernel<kBlackman>>()},
                              std::pair{"MelWeightMatrix", MakeKernel<MelWeightMatrixKernel>()}}) {
-    KernelDef def;
-    def.op = op;
-    def.since_version = 17;
-    def.family = OL_KERNEL_FAMILY;
-    def.element_types = size_types;
-    def.factory = factory;
-    registry.Add(std::move(def));
+    Kernel(op).Versions(17, kOpenEnded).Types(TypeList<int32_t, int64_t>{}).Factory(factory).AddTo(registry);
   }
 }
 

@@ -7,6 +7,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/reduce_util/axes.h"
 #include "native/kernels/reduce_util/numeric.h"
 #include "native/kernels/simd/rows.h"
@@ -204,33 +205,26 @@ class SoftmaxKernel : public OpKernel {
   int64_t minimum_elements_ = 0, grain_elements_ = 1;
 };
 
-template <SoftmaxKind K>
-void AddSoftmaxOp(KernelRegistry& registry, const char* op) {
-  const std::vector<DataType> legacy = {DataType::kFloat16, DataType::kFloat, DataType::kDouble};
-  const std::vector<DataType> current = {DataType::kFloat16, DataType::kFloat, DataType::kDouble, DataType::kBFloat16};
-  const int spans[][2] = {{1, 10}, {11, 12}, {13, kOpenEnded}};
-  for (const auto& span : spans) {
-    KernelDef def;
-    def.op = op;
-    def.since_version = span[0];
-    def.end_version = span[1];
-    def.family = OL_KERNEL_FAMILY;
-    def.element_types = span[0] >= 13 ? current : legacy;
-    def.tuning = {MinimumElementsParam(K == SoftmaxKind::kHardmax ? kHardmaxMinimum : kExpMinimum,
-                                       "input elements below which the op runs serially"),
-                  ParamSpec::Int64("parallel.grain_elements", 16384, 1, int64_t{1} << 40,
-                                   "smallest parallel block, in input elements")};
-    def.factory = MakeKernel<SoftmaxKernel<K>>();
-    registry.Add(std::move(def));
-  }
+using LegacySoftmaxTypes = TypeList<Float16, float, double>;
+using SoftmaxTypes = TypeList<Float16, float, double, BFloat16>;
+
+std::vector<ParamSpec> SoftmaxTuning(int64_t minimum_elements) {
+  return {MinimumElementsParam(minimum_elements, "input elements below which the op runs serially"),
+          ParamSpec::Int64("parallel.grain_elements", 16384, 1, int64_t{1} << 40,
+                           "smallest parallel block, in input elements")};
 }
 
 }  // namespace
 
 OL_REGISTER_KERNELS(softmax_family) {
-  AddSoftmaxOp<SoftmaxKind::kSoftmax>(registry, "Softmax");
-  AddSoftmaxOp<SoftmaxKind::kLogSoftmax>(registry, "LogSoftmax");
-  AddSoftmaxOp<SoftmaxKind::kHardmax>(registry, "Hardmax");
+  const std::vector<OpsetTypes> history = {Since(1, LegacySoftmaxTypes{}), Since(11, LegacySoftmaxTypes{}),
+                                           Since(13, SoftmaxTypes{})};
+  Kernel("Softmax").Opsets(history).Tuning(SoftmaxTuning(kExpMinimum))
+      .Factory(MakeKernel<SoftmaxKernel<SoftmaxKind::kSoftmax>>()).AddTo(registry);
+  Kernel("LogSoftmax").Opsets(history).Tuning(SoftmaxTuning(kExpMinimum))
+      .Factory(MakeKernel<SoftmaxKernel<SoftmaxKind::kLogSoftmax>>()).AddTo(registry);
+  Kernel("Hardmax").Opsets(history).Tuning(SoftmaxTuning(kHardmaxMinimum))
+      .Factory(MakeKernel<SoftmaxKernel<SoftmaxKind::kHardmax>>()).AddTo(registry);
 }
 
 }  // namespace onnx_light

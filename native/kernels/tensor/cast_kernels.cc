@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/tensor/cast_convert.h"
 #include "native/kernels/tensor/onnx_types.h"
 
@@ -118,17 +119,10 @@ std::vector<ParamSpec> CastTuning() {
 }
 
 OL_REGISTER_KERNELS(tensor_cast) {
-  KernelDef cast;
-  cast.op = "Cast";
-  cast.family = OL_KERNEL_FAMILY;
-  cast.tuning = CastTuning();
-  cast.factory = MakeKernel<CastKernel>();
-  AddForOpsets(registry, cast, kCastVersions, CastTypesAt);
-
-  KernelDef cast_like = cast;
-  cast_like.op = "CastLike";
-  cast_like.factory = MakeKernel<CastLikeKernel>();
-  AddForOpsets(registry, cast_like, kCastLikeVersions, CastTypesAt);
+  Kernel("Cast").SinceVersions(kCastVersions).TypesAt(CastTypesAt).Tuning(CastTuning())
+      .Factory(MakeKernel<CastKernel>()).AddTo(registry);
+  Kernel("CastLike").SinceVersions(kCastLikeVersions).TypesAt(CastTypesAt).Tuning(CastTuning())
+      .Factory(MakeKernel<CastLikeKernel>()).AddTo(registry);
 }
 
 }  // namespace

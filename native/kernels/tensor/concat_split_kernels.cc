@@ -2,6 +2,7 @@
 // contiguous destination block.
 #include <numeric>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/tensor/data_movement.h"
 #include "native/kernels/tensor/onnx_types.h"
 
@@ -199,15 +200,10 @@ class SplitKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(tensor_concat_split) {
-  KernelDef def;
-  def.family = OL_KERNEL_FAMILY;
-  def.tuning = ElementBlockTuning(262144, 65536);
-  def.op = "Concat";
-  def.factory = MakeKernel<ConcatKernel>();
-  AddForOpsets(registry, def, {1, 4, 11, 13}, FloatTypesOrAllAt);
-  def.op = "Split";
-  def.factory = MakeKernel<SplitKernel>();
-  AddForOpsets(registry, def, {1, 2, 11, 13, 18}, FloatTypesOrAllAt);
+  Kernel("Concat").SinceVersions({1, 4, 11, 13}).TypesAt(FloatTypesOrAllAt).Tuning(ElementBlockTuning(262144, 65536))
+      .Factory(MakeKernel<ConcatKernel>()).AddTo(registry);
+  Kernel("Split").SinceVersions({1, 2, 11, 13, 18}).TypesAt(FloatTypesOrAllAt).Tuning(ElementBlockTuning(262144, 65536))
+      .Factory(MakeKernel<SplitKernel>()).AddTo(registry);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/tensor/data_movement.h"
 #include "native/kernels/tensor/onnx_types.h"
 #include "native/kernels/tensor/tensor_args.h"
@@ -261,42 +262,39 @@ class EyeLikeKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(tensor_construction) {
-  KernelDef def;
-  def.family = OL_KERNEL_FAMILY;
-  def.tuning = ElementBlockTuning(262144, 65536);
-
   // The output type comes from the `value` attribute: the paths are T2, no input dispatches.
-  def.op = "ConstantOfShape";
-  def.dispatch_input = -1;
-  def.factory = MakeKernel<ConstantOfShapeKernel>();
-  AddForOpsets(registry, def, {9, 20, 21, 23, 24, 25}, [](int v) {
-    TensorTypeSet set;
-    set.string = false;
-    set.complex = false;
-    set.float8 = v >= 20;  // ConstantOfShape-20 took float8 and bfloat16 in one step
-    return TensorTypesAt(v < 20 ? 9 : v, set);
-  });
+  Kernel("ConstantOfShape").SinceVersions({9, 20, 21, 23, 24, 25}).DispatchInput(-1)
+      .TypesAt([](int v) {
+        TensorTypeSet set;
+        set.string = false;
+        set.complex = false;
+        set.float8 = v >= 20;  // ConstantOfShape-20 took float8 and bfloat16 in one step
+        return TensorTypesAt(v < 20 ? 9 : v, set);
+      })
+      .Tuning(ElementBlockTuning(262144, 65536)).Factory(MakeKernel<ConstantOfShapeKernel>())
+      .AddTo(registry);
 
-  def.op = "Range";
-  def.dispatch_input = 0;
-  def.factory = MakeKernel<RangeKernel>();
-  AddForOpsets(registry, def, {11, 27}, [](int v) {
-    std::vector<DataType> types = {DataType::kFloat, DataType::kDouble, DataType::kInt16, DataType::kInt32,
-                                   DataType::kInt64};
-    if (v >= 27) types.insert(types.end(), {DataType::kFloat16, DataType::kBFloat16});
-    return types;
-  });
+  Kernel("Range").SinceVersions({11, 27})
+      .TypesAt([](int v) {
+        std::vector<DataType> types = {DataType::kFloat, DataType::kDouble, DataType::kInt16, DataType::kInt32,
+                                       DataType::kInt64};
+        if (v >= 27) types.insert(types.end(), {DataType::kFloat16, DataType::kBFloat16});
+        return types;
+      })
+      .Tuning(ElementBlockTuning(262144, 65536)).Factory(MakeKernel<RangeKernel>())
+      .AddTo(registry);
 
-  def.op = "EyeLike";
-  def.factory = MakeKernel<EyeLikeKernel>();
-  AddForOpsets(registry, def, {9, 22}, [](int v) {
-    TensorTypeSet set;
-    set.string = false;
-    set.complex = false;
-    set.float8 = false;
-    set.sub_byte = false;
-    return TensorTypesAt(v, set);
-  });
+  Kernel("EyeLike").SinceVersions({9, 22})
+      .TypesAt([](int v) {
+        TensorTypeSet set;
+        set.string = false;
+        set.complex = false;
+        set.float8 = false;
+        set.sub_byte = false;
+        return TensorTypesAt(v, set);
+      })
+      .Tuning(ElementBlockTuning(262144, 65536)).Factory(MakeKernel<EyeLikeKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

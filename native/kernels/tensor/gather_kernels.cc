@@ -1,5 +1,6 @@
 // Gather, GatherElements, GatherND: parallel over independent destination blocks. Every
 // index is validated before any worker starts, so errors are deterministic.
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/tensor/data_movement.h"
 #include "native/kernels/tensor/onnx_types.h"
 
@@ -219,18 +220,13 @@ class GatherNdKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(tensor_gather) {
-  KernelDef def;
-  def.family = OL_KERNEL_FAMILY;
-  def.tuning = ElementBlockTuning(262144, 65536);
-  def.op = "Gather";
-  def.factory = MakeKernel<GatherKernel>();
-  AddForOpsets(registry, def, {1, 11, 13}, [](int v) { return TensorTypesAt(v); });
-  def.op = "GatherElements";
-  def.factory = MakeKernel<GatherElementsKernel>();
-  AddForOpsets(registry, def, {11, 13}, [](int v) { return TensorTypesAt(v); });
-  def.op = "GatherND";
-  def.factory = MakeKernel<GatherNdKernel>();
-  AddForOpsets(registry, def, {11, 12, 13}, [](int v) { return TensorTypesAt(v); });
+  auto all = [](int v) { return TensorTypesAt(v); };
+  Kernel("Gather").SinceVersions({1, 11, 13}).TypesAt(all).Tuning(ElementBlockTuning(262144, 65536))
+      .Factory(MakeKernel<GatherKernel>()).AddTo(registry);
+  Kernel("GatherElements").SinceVersions({11, 13}).TypesAt(all).Tuning(ElementBlockTuning(262144, 65536))
+      .Factory(MakeKernel<GatherElementsKernel>()).AddTo(registry);
+  Kernel("GatherND").SinceVersions({11, 12, 13}).TypesAt(all).Tuning(ElementBlockTuning(262144, 65536))
+      .Factory(MakeKernel<GatherNdKernel>()).AddTo(registry);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/tensor/data_movement.h"
 #include "native/kernels/tensor/onnx_types.h"
 
@@ -112,12 +113,8 @@ class OneHotKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(tensor_one_hot) {
-  KernelDef def;
-  def.family = OL_KERNEL_FAMILY;
-  def.op = "OneHot";
-  def.tuning = ElementBlockTuning(262144, 65536);
-  def.factory = MakeKernel<OneHotKernel>();
-  AddForOpsets(registry, def, {9, 11, 28}, [](int) { return NumericTypes(); });
+  Kernel("OneHot").SinceVersions({9, 11, 28}).Types(NumericTypes()).Tuning(ElementBlockTuning(262144, 65536))
+      .Factory(MakeKernel<OneHotKernel>()).AddTo(registry);
 }
 
 }  // namespace

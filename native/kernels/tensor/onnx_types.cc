@@ -21,18 +21,6 @@ std::vector<DataType> TensorTypesAt(int opset, TensorTypeSet set) {
   return types;
 }
 
-void AddForOpsets(KernelRegistry& registry, const KernelDef& def, std::initializer_list<int> versions,
-                  const std::function<std::vector<DataType>(int)>& types_at) {
-  const std::vector<int> v(versions);
-  for (size_t i = 0; i < v.size(); ++i) {
-    KernelDef d = def;
-    d.since_version = v[i];
-    d.end_version = i + 1 < v.size() ? v[i + 1] - 1 : kOpenEnded;
-    if (types_at) d.element_types = types_at(v[i]);
-    registry.Add(std::move(d));
-  }
-}
-
 int CoveringVersion(std::initializer_list<int> versions, int opset) {
   int covering = *versions.begin();
   for (int v : versions) {

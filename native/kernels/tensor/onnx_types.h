@@ -1,9 +1,8 @@
-// Type constraints as ONNX's schemas spell them, and registration of one op over the opset
-// ranges where its semantics or its type constraint change. Checked against onnx.defs by
-// python/tests/tensor_registrations_test.py.
+// Type constraints as ONNX's schemas spell them, for registrations' TypesAt(...), and the
+// opset range that covers a version. Checked against onnx.defs by
+// python/tests/kernel_registrations_test.py.
 #pragma once
 
-#include <functional>
 #include <initializer_list>
 #include <vector>
 
@@ -24,11 +23,6 @@ struct TensorTypeSet {
 // standard as opsets grow: bfloat16 at 13, float8 at 19, int4 at 21, ...), minus what
 // `set` leaves out.
 std::vector<DataType> TensorTypesAt(int opset, TensorTypeSet set = {});
-
-// Registers `def` once per range [versions[i], versions[i+1]) (the last open-ended), with
-// element_types = types_at(since_version) when types_at is given.
-void AddForOpsets(KernelRegistry& registry, const KernelDef& def, std::initializer_list<int> versions,
-                  const std::function<std::vector<DataType>(int since_version)>& types_at = nullptr);
 
 // The since_version of the range (from `versions`, ascending) that covers `opset`.
 int CoveringVersion(std::initializer_list<int> versions, int opset);

@@ -8,6 +8,7 @@
 #include <complex>
 #include <numeric>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/tensor/data_movement.h"
 #include "native/kernels/tensor/onnx_types.h"
 
@@ -281,18 +282,10 @@ class UniqueKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(tensor_ordered_selection) {
-  KernelDef def;
-  def.family = OL_KERNEL_FAMILY;
   auto types = [](int v) { return TensorTypesAt(v < 13 ? 11 : 13); };
-  def.op = "NonZero";
-  def.factory = MakeKernel<NonZeroKernel>();
-  AddForOpsets(registry, def, {9, 13}, types);
-  def.op = "Compress";
-  def.factory = MakeKernel<CompressKernel>();
-  AddForOpsets(registry, def, {9, 11, 28}, types);
-  def.op = "Unique";
-  def.factory = MakeKernel<UniqueKernel>();
-  AddForOpsets(registry, def, {11, 28}, types);
+  Kernel("NonZero").SinceVersions({9, 13}).TypesAt(types).Factory(MakeKernel<NonZeroKernel>()).AddTo(registry);
+  Kernel("Compress").SinceVersions({9, 11, 28}).TypesAt(types).Factory(MakeKernel<CompressKernel>()).AddTo(registry);
+  Kernel("Unique").SinceVersions({11, 28}).TypesAt(types).Factory(MakeKernel<UniqueKernel>()).AddTo(registry);
 }
 
 }  // namespace

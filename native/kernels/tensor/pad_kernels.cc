@@ -2,6 +2,7 @@
 // coordinate dimension by dimension (or to the constant), so it runs on CopyThroughOffsets.
 #include <cstring>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/tensor/data_movement.h"
 #include "native/kernels/tensor/onnx_types.h"
 #include "native/kernels/tensor/tensor_args.h"
@@ -149,20 +150,18 @@ class PadKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(tensor_pad) {
-  KernelDef def;
-  def.family = OL_KERNEL_FAMILY;
-  def.op = "Pad";
-  def.tuning = ElementBlockTuning(262144, 65536);
-  def.factory = MakeKernel<PadKernel>();
-  AddForOpsets(registry, def, {1, 2, 11, 13, 18, 19, 21, 23, 24, 25}, [](int v) {
-    if (v < 11) return std::vector<DataType>{DataType::kFloat, DataType::kDouble, DataType::kFloat16};
-    if (v == 11) {
-      TensorTypeSet numeric;
-      numeric.string = numeric.complex = numeric.bool_type = false;
-      return TensorTypesAt(v, numeric);
-    }
-    return TensorTypesAt(v < 21 ? 13 : v);  // Pad-18/19 kept Pad-13's list (no float8)
-  });
+  Kernel("Pad").SinceVersions({1, 2, 11, 13, 18, 19, 21, 23, 24, 25})
+      .TypesAt([](int v) {
+        if (v < 11) return std::vector<DataType>{DataType::kFloat, DataType::kDouble, DataType::kFloat16};
+        if (v == 11) {
+          TensorTypeSet numeric;
+          numeric.string = numeric.complex = numeric.bool_type = false;
+          return TensorTypesAt(v, numeric);
+        }
+        return TensorTypesAt(v < 21 ? 13 : v);  // Pad-18/19 kept Pad-13's list (no float8)
+      })
+      .Tuning(ElementBlockTuning(262144, 65536)).Factory(MakeKernel<PadKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

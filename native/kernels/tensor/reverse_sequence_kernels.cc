@@ -1,5 +1,6 @@
 // ReverseSequence: reverses the first sequence_lens[b] time steps of each batch entry;
 // parallel over (batch, time) slices, each written once.
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/tensor/data_movement.h"
 #include "native/kernels/tensor/onnx_types.h"
 
@@ -58,12 +59,9 @@ class ReverseSequenceKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(tensor_reverse_sequence) {
-  KernelDef def;
-  def.family = OL_KERNEL_FAMILY;
-  def.op = "ReverseSequence";
-  def.tuning = ElementBlockTuning(262144, 65536);
-  def.factory = MakeKernel<ReverseSequenceKernel>();
-  AddForOpsets(registry, def, {10, 28}, [](int v) { return TensorTypesAt(v < 13 ? 11 : 13); });
+  Kernel("ReverseSequence").SinceVersions({10, 28}).TypesAt([](int v) { return TensorTypesAt(v < 13 ? 11 : 13); })
+      .Tuning(ElementBlockTuning(262144, 65536)).Factory(MakeKernel<ReverseSequenceKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

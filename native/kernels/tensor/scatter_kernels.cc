@@ -6,6 +6,7 @@
 // so its updates run in parallel over prefixes (in order within each).
 #include <algorithm>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/tensor/data_movement.h"
 #include "native/kernels/tensor/onnx_types.h"
 
@@ -327,21 +328,16 @@ class TensorScatterKernel : public ScatterBase {
 };
 
 OL_REGISTER_KERNELS(tensor_scatter) {
-  KernelDef def;
-  def.family = OL_KERNEL_FAMILY;
-  def.tuning = ElementBlockTuning(262144, 65536);
   auto types = [](int v) { return TensorTypesAt(v < 13 ? 11 : 13); };  // unchanged 9..18
-  def.op = "ScatterElements";
-  def.factory = MakeKernel<ScatterElementsKernel>();
-  AddForOpsets(registry, def, {11, 13, 16, 18}, types);
-  def.op = "Scatter";  // the opset 9 name of ScatterElements (deprecated from opset 11)
-  AddForOpsets(registry, def, {9, 11}, types);
-  def.op = "ScatterND";
-  def.factory = MakeKernel<ScatterNdKernel>();
-  AddForOpsets(registry, def, {11, 13, 16, 18}, types);
-  def.op = "TensorScatter";
-  def.factory = MakeKernel<TensorScatterKernel>();
-  AddForOpsets(registry, def, {24}, [](int v) { return TensorTypesAt(v); });
+  Kernel("ScatterElements").SinceVersions({11, 13, 16, 18}).TypesAt(types).Tuning(ElementBlockTuning(262144, 65536))
+      .Factory(MakeKernel<ScatterElementsKernel>()).AddTo(registry);
+  // The opset 9 name of ScatterElements (deprecated from opset 11).
+  Kernel("Scatter").SinceVersions({9, 11}).TypesAt(types).Tuning(ElementBlockTuning(262144, 65536))
+      .Factory(MakeKernel<ScatterElementsKernel>()).AddTo(registry);
+  Kernel("ScatterND").SinceVersions({11, 13, 16, 18}).TypesAt(types).Tuning(ElementBlockTuning(262144, 65536))
+      .Factory(MakeKernel<ScatterNdKernel>()).AddTo(registry);
+  Kernel("TensorScatter").Versions(24, kOpenEnded).Types(TensorTypesAt(24)).Tuning(ElementBlockTuning(262144, 65536))
+      .Factory(MakeKernel<TensorScatterKernel>()).AddTo(registry);
 }
 
 }  // namespace

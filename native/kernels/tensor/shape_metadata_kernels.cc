@@ -2,6 +2,7 @@
 // alias their input buffer (Tensor::Reshaped) and nothing here runs in parallel.
 #include <algorithm>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/tensor/onnx_types.h"
 #include "native/kernels/tensor/tensor_args.h"
 
@@ -309,25 +310,24 @@ class ConstantKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(tensor_shape_metadata) {
-  KernelDef def;
-  def.family = OL_KERNEL_FAMILY;
-  auto add = [&](const char* op, KernelFactory factory, std::initializer_list<int> versions,
-                 std::vector<DataType> (*types)(int)) {
-    def.op = op;
-    def.factory = std::move(factory);
-    def.dispatch_input = types == nullptr ? -1 : 0;
-    AddForOpsets(registry, def, versions,
-                 types == nullptr ? nullptr : std::function<std::vector<DataType>(int)>(types));
-  };
   auto all = [](int v) { return TensorTypesAt(v); };
-  add("Shape", MakeKernel<ShapeKernel>(), {1, 13, 15, 19, 21, 23, 24, 25}, all);
-  add("Size", MakeKernel<SizeKernel>(), {1, 13, 19, 21, 23, 24, 25}, all);
-  add("Reshape", MakeKernel<ReshapeKernel>(), {1, 5, 13, 14, 19, 21, 23, 24, 25}, FloatTypesOrAllAt);
-  add("Flatten", MakeKernel<FlattenKernel>(), {1, 9, 11, 13, 21, 23, 24, 25}, FloatTypesOrAllAt);
-  add("Squeeze", MakeKernel<SqueezeKernel>(), {1, 11, 13, 21, 23, 24, 25}, all);
-  add("Unsqueeze", MakeKernel<UnsqueezeKernel>(), {1, 11, 13, 21, 23, 24, 25}, all);
-  add("Identity", MakeKernel<IdentityKernel>(), {1, 13, 14, 16, 19, 21, 23, 24, 25}, all);
-  add("Constant", MakeKernel<ConstantKernel>(), {1, 9, 11, 12, 13, 19, 21, 23, 24, 25}, nullptr);
+  Kernel("Shape").SinceVersions({1, 13, 15, 19, 21, 23, 24, 25}).TypesAt(all).Factory(MakeKernel<ShapeKernel>())
+      .AddTo(registry);
+  Kernel("Size").SinceVersions({1, 13, 19, 21, 23, 24, 25}).TypesAt(all).Factory(MakeKernel<SizeKernel>())
+      .AddTo(registry);
+  Kernel("Reshape").SinceVersions({1, 5, 13, 14, 19, 21, 23, 24, 25}).TypesAt(FloatTypesOrAllAt)
+      .Factory(MakeKernel<ReshapeKernel>()).AddTo(registry);
+  Kernel("Flatten").SinceVersions({1, 9, 11, 13, 21, 23, 24, 25}).TypesAt(FloatTypesOrAllAt)
+      .Factory(MakeKernel<FlattenKernel>()).AddTo(registry);
+  Kernel("Squeeze").SinceVersions({1, 11, 13, 21, 23, 24, 25}).TypesAt(all).Factory(MakeKernel<SqueezeKernel>())
+      .AddTo(registry);
+  Kernel("Unsqueeze").SinceVersions({1, 11, 13, 21, 23, 24, 25}).TypesAt(all).Factory(MakeKernel<UnsqueezeKernel>())
+      .AddTo(registry);
+  Kernel("Identity").SinceVersions({1, 13, 14, 16, 19, 21, 23, 24, 25}).TypesAt(all)
+      .Factory(MakeKernel<IdentityKernel>()).AddTo(registry);
+  // Constant has no input: its value attribute gives the output.
+  Kernel("Constant").SinceVersions({1, 9, 11, 12, 13, 19, 21, 23, 24, 25}).DispatchInput(-1)
+      .Factory(MakeKernel<ConstantKernel>()).AddTo(registry);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // dimension, so all three share CopyThroughOffsets (parallel over output rows).
 #include <algorithm>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/tensor/data_movement.h"
 #include "native/kernels/tensor/onnx_types.h"
 #include "native/kernels/tensor/tensor_args.h"
@@ -186,22 +187,18 @@ class TileKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(tensor_slice_expand_tile) {
-  KernelDef def;
-  def.family = OL_KERNEL_FAMILY;
-  def.tuning = ElementBlockTuning(262144, 65536);
   auto all = [](int v) { return TensorTypesAt(v); };
-  def.op = "Slice";
-  def.factory = MakeKernel<SliceKernel>();
-  AddForOpsets(registry, def, {1, 10, 11, 13}, all);
-  def.op = "Expand";
-  def.factory = MakeKernel<ExpandKernel>();
-  AddForOpsets(registry, def, {8, 13}, all);
-  def.op = "Tile";
-  def.factory = MakeKernel<TileKernel>();
-  AddForOpsets(registry, def, {1, 6, 13}, [](int v) {
-    if (v == 1) return std::vector<DataType>{DataType::kFloat, DataType::kDouble, DataType::kFloat16};
-    return TensorTypesAt(v);
-  });
+  Kernel("Slice").SinceVersions({1, 10, 11, 13}).TypesAt(all).Tuning(ElementBlockTuning(262144, 65536))
+      .Factory(MakeKernel<SliceKernel>()).AddTo(registry);
+  Kernel("Expand").SinceVersions({8, 13}).TypesAt(all).Tuning(ElementBlockTuning(262144, 65536))
+      .Factory(MakeKernel<ExpandKernel>()).AddTo(registry);
+  Kernel("Tile").SinceVersions({1, 6, 13})
+      .TypesAt([](int v) {
+        if (v == 1) return std::vector<DataType>{DataType::kFloat, DataType::kDouble, DataType::kFloat16};
+        return TensorTypesAt(v);
+      })
+      .Tuning(ElementBlockTuning(262144, 65536)).Factory(MakeKernel<TileKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // DepthToSpace and SpaceToDepth: block rearrangements in which each output dimension's
 // coordinate contributes independently to the input offset, so both run on
 // CopyThroughOffsets (parallel over output rows).
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/tensor/data_movement.h"
 #include "native/kernels/tensor/onnx_types.h"
 
@@ -94,16 +95,11 @@ class SpaceToDepthKernel : public SpaceDepthBase {
 };
 
 OL_REGISTER_KERNELS(tensor_space_depth) {
-  KernelDef def;
-  def.family = OL_KERNEL_FAMILY;
-  def.tuning = ElementBlockTuning(262144, 65536);
   auto types = [](int v) { return TensorTypesAt(v < 13 ? 11 : 13); };  // unchanged through opset 28
-  def.op = "DepthToSpace";
-  def.factory = MakeKernel<DepthToSpaceKernel>();
-  AddForOpsets(registry, def, {1, 11, 13, 28}, types);
-  def.op = "SpaceToDepth";
-  def.factory = MakeKernel<SpaceToDepthKernel>();
-  AddForOpsets(registry, def, {1, 13, 28}, types);
+  Kernel("DepthToSpace").SinceVersions({1, 11, 13, 28}).TypesAt(types).Tuning(ElementBlockTuning(262144, 65536))
+      .Factory(MakeKernel<DepthToSpaceKernel>()).AddTo(registry);
+  Kernel("SpaceToDepth").SinceVersions({1, 13, 28}).TypesAt(types).Tuning(ElementBlockTuning(262144, 65536))
+      .Factory(MakeKernel<SpaceToDepthKernel>()).AddTo(registry);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // Trilu: keeps the upper or lower triangle (offset by k) of each matrix in the last two
 // dims, zeroing the rest; parallel over matrix rows.
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/tensor/data_movement.h"
 #include "native/kernels/tensor/onnx_types.h"
 
@@ -58,12 +59,8 @@ class TriluKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(tensor_trilu) {
-  KernelDef def;
-  def.family = OL_KERNEL_FAMILY;
-  def.op = "Trilu";
-  def.tuning = ElementBlockTuning(262144, 65536);
-  def.factory = MakeKernel<TriluKernel>();
-  AddForOpsets(registry, def, {14}, [](int) { return TensorTypesAt(13); });
+  Kernel("Trilu").Versions(14, kOpenEnded).Types(TensorTypesAt(13)).Tuning(ElementBlockTuning(262144, 65536))
+      .Factory(MakeKernel<TriluKernel>()).AddTo(registry);
 }
 
 }  // namespace

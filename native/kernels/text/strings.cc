@@ -8,13 +8,13 @@
 #include <unordered_set>
 #include <vector>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/text/text_args.h"
 
 namespace onnx_light {
 namespace text {
 namespace {
 
-constexpr char kFamily[] = OL_KERNEL_FAMILY;
 
 // Numpy broadcasting of two shapes: the output shape, or InvalidArgument.
 StatusOr<Shape> BroadcastShape(const Shape& a, const Shape& b, const std::string& where) {
@@ -225,21 +225,16 @@ class StringNormalizerKernel : public OpKernel {
   std::unordered_set<std::string> stopwords_;
 };
 
-void RegisterText(KernelRegistry& registry, const char* op, int since, KernelFactory factory) {
-  KernelDef def;
-  def.op = op;
-  def.since_version = since;
-  def.family = kFamily;
-  def.element_types = {DataType::kString};
-  def.factory = std::move(factory);
-  registry.Add(std::move(def));
-}
-
 OL_REGISTER_KERNELS(text_strings) {
-  RegisterText(registry, "StringConcat", 20, MakeKernel<StringConcatKernel>());
-  RegisterText(registry, "StringSplit", 20, MakeKernel<StringSplitKernel>());
-  RegisterText(registry, "RegexFullMatch", 20, MakeKernel<RegexFullMatchKernel>());
-  RegisterText(registry, "StringNormalizer", 10, MakeKernel<StringNormalizerKernel>());
+  using Strings = TypeList<std::string>;
+  Kernel("StringConcat").Versions(20, kOpenEnded).Types(Strings{}).Factory(MakeKernel<StringConcatKernel>())
+      .AddTo(registry);
+  Kernel("StringSplit").Versions(20, kOpenEnded).Types(Strings{}).Factory(MakeKernel<StringSplitKernel>())
+      .AddTo(registry);
+  Kernel("RegexFullMatch").Versions(20, kOpenEnded).Types(Strings{}).Factory(MakeKernel<RegexFullMatchKernel>())
+      .AddTo(registry);
+  Kernel("StringNormalizer").Versions(10, kOpenEnded).Types(Strings{}).Factory(MakeKernel<StringNormalizerKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

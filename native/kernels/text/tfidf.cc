@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/text/text_args.h"
 
 namespace onnx_light {
@@ -167,13 +168,8 @@ class TfIdfVectorizerKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(text_tfidf) {
-  KernelDef def;
-  def.op = "TfIdfVectorizer";
-  def.since_version = 9;
-  def.family = OL_KERNEL_FAMILY;
-  def.element_types = {DataType::kString, DataType::kInt32, DataType::kInt64};
-  def.factory = MakeKernel<TfIdfVectorizerKernel>();
-  registry.Add(std::move(def));
+  Kernel("TfIdfVectorizer").Versions(9, kOpenEnded).Types(TypeList<std::string, int32_t, int64_t>{})
+      .Factory(MakeKernel<TfIdfVectorizerKernel>()).AddTo(registry);
 }
 
 }  // namespace

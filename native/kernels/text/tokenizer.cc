@@ -34,6 +34,7 @@
 #include <string_view>
 #include <vector>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/text/text_args.h"
 
 namespace onnx_light {
@@ -312,14 +313,8 @@ class TokenizerKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(text_tokenizer) {
-  KernelDef def;
-  def.domain = "com.microsoft";
-  def.op = "Tokenizer";
-  def.since_version = 1;
-  def.family = OL_KERNEL_FAMILY;
-  def.element_types = {DataType::kString};
-  def.factory = MakeKernel<TokenizerKernel>();
-  registry.Add(std::move(def));
+  Kernel("Tokenizer").Domain("com.microsoft").Types(TypeList<std::string>{}).Factory(MakeKernel<TokenizerKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 // running value in float; integers wrap around on overflow.
 #include <algorithm>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/reduce_util/axes.h"
 #include "native/kernels/reduce_util/numeric.h"
 #include "native/kernels/topk_cumsum/lane_tuning.h"
@@ -109,13 +110,15 @@ class CumulativeKernel : public OpKernel {
 }  // namespace
 
 OL_REGISTER_KERNELS(cumsum) {
-  std::vector<DataType> types = {DataType::kUint32, DataType::kUint64, DataType::kInt32,
-                                 DataType::kInt64,  DataType::kFloat,  DataType::kDouble};
-  registry.Add(LaneDef("CumSum", 11, 13, types, MakeKernel<CumulativeKernel<Sum>>(), kCumSumMinimum));
-  types.insert(types.end(), {DataType::kFloat16, DataType::kBFloat16});
-  registry.Add(LaneDef("CumSum", 14, kOpenEnded, types, MakeKernel<CumulativeKernel<Sum>>(), kCumSumMinimum));
+  using Types11 = TypeList<uint32_t, uint64_t, int32_t, int64_t, float, double>;
+  using Types14 = decltype(Types11{} + TypeList<Float16, BFloat16>{});
+  Kernel("CumSum").Opsets({Since(11, Types11{}), Since(14, Types14{})})
+      .Tuning(LaneTuningParams(kCumSumMinimum)).Factory(MakeKernel<CumulativeKernel<Sum>>())
+      .AddTo(registry);
   // One dependent multiply per element costs about what CumSum's add does.
-  registry.Add(LaneDef("CumProd", 26, kOpenEnded, types, MakeKernel<CumulativeKernel<Product>>(), kCumSumMinimum));
+  Kernel("CumProd").Versions(26, kOpenEnded).Types(Types14{})
+      .Tuning(LaneTuningParams(kCumSumMinimum)).Factory(MakeKernel<CumulativeKernel<Product>>())
+      .AddTo(registry);
 }
 
 }  // namespace onnx_light

@@ -33,17 +33,4 @@ inline StatusOr<LaneTuning> ReadLaneTuning(const KernelInfo& info) {
   return t;
 }
 
-inline KernelDef LaneDef(const char* op, int since, int end, std::vector<DataType> types, KernelFactory factory,
-                         int64_t minimum_elements) {
-  KernelDef def;
-  def.op = op;
-  def.since_version = since;
-  def.end_version = end;
-  def.family = OL_KERNEL_FAMILY;
-  def.element_types = std::move(types);
-  def.tuning = LaneTuningParams(minimum_elements);
-  def.factory = std::move(factory);
-  return def;
-}
-
 }  // namespace onnx_light

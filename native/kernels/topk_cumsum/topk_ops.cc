@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "native/core/allocator.h"
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/reduce_util/axes.h"
 #include "native/kernels/reduce_util/numeric.h"
 #include "native/kernels/topk_cumsum/lane_tuning.h"
@@ -123,9 +124,9 @@ std::vector<DataType> TopKTypesFor(int opset) {
 }  // namespace
 
 OL_REGISTER_KERNELS(topk) {
-  const int spans[][2] = {{1, 9}, {10, 10}, {11, 23}, {24, kOpenEnded}};
-  for (const auto& s : spans)
-    registry.Add(LaneDef("TopK", s[0], s[1], TopKTypesFor(s[0]), MakeKernel<TopKKernel>(), kTopKMinimum));
+  Kernel("TopK").SinceVersions({1, 10, 11, 24}).TypesAt(TopKTypesFor)
+      .Tuning(LaneTuningParams(kTopKMinimum)).Factory(MakeKernel<TopKKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace onnx_light

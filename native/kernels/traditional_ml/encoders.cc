@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/traditional_ml/ml_common.h"
 #include "native/kernels/common/type_dispatch.h"
 #include "native/registry/kernel.h"
@@ -29,7 +30,6 @@ namespace ml {
 namespace {
 
 constexpr char kDomain[] = "ai.onnx.ml";
-constexpr char kFamily[] = OL_KERNEL_FAMILY;
 constexpr int64_t kMinimumElements = 32768;  // PyTorch's GRAIN_SIZE
 
 // The tuning values every encoder reads, and its parallel loop over `total` units.
@@ -507,22 +507,13 @@ class OneHotEncoderKernel : public EncoderKernel {
   std::unordered_map<int64_t, int64_t> ints_;
 };
 
-void Register(KernelRegistry& registry, const char* op, std::vector<DataType> types, KernelFactory factory,
-              int64_t grain, const char* unit, int since = 1, int end = kOpenEnded) {
-  KernelDef def;
-  def.tuning = {
+// The encoders' tuning schema: blocks of `grain` `unit`s.
+std::vector<ParamSpec> EncoderTuning(int64_t grain, const char* unit) {
+  return {
       MinimumElementsParam(kMinimumElements, "output elements below which the kernel runs serially"),
       ParamSpec::Int64("parallel.grain", grain, 1, int64_t{1} << 30,
                        std::string(unit) + " per block are a multiple of this (the ParallelFor grain)"),
   };
-  def.domain = kDomain;
-  def.op = op;
-  def.since_version = since;
-  def.end_version = end;
-  def.family = kFamily;
-  def.element_types = std::move(types);
-  def.factory = std::move(factory);
-  registry.Add(std::move(def));
 }
 
 template <bool kLabelEncoder>
@@ -536,18 +527,24 @@ KernelFactory StringIntMap() {
 
 OL_REGISTER_KERNELS(ml_encoders) {
   const std::vector<DataType> numeric = {DataType::kFloat, DataType::kDouble, DataType::kInt64, DataType::kInt32};
-  Register(registry, "ZipMap", {DataType::kFloat}, MakeKernel<ZipMapKernel>(), 64, "rows");
-  Register(registry, "CastMap", {DataType::kInt64}, MakeKernel<CastMapKernel>(), 1024, "columns");
-  Register(registry, "DictVectorizer", {DataType::kString, DataType::kInt64}, MakeKernel<DictVectorizerKernel>(), 1024,
-           "columns");
-  Register(registry, "FeatureVectorizer", numeric, MakeKernel<FeatureVectorizerKernel>(), 64, "rows");
-  Register(registry, "CategoryMapper", {DataType::kString, DataType::kInt64}, StringIntMap<false>(), 1024, "elements");
-  Register(registry, "LabelEncoder", {DataType::kString, DataType::kInt64}, StringIntMap<true>(), 1024, "elements", 1,
-           1);
-  Register(registry, "Imputer", numeric, MakeKernel<ImputerKernel>(), 4096, "elements");
-  Register(registry, "OneHotEncoder",
-           {DataType::kString, DataType::kInt64, DataType::kInt32, DataType::kFloat, DataType::kDouble},
-           MakeKernel<OneHotEncoderKernel>(), 1024, "elements");
+  const std::vector<DataType> string_int = {DataType::kString, DataType::kInt64};
+  Kernel("ZipMap").Domain(kDomain).Types({DataType::kFloat}).Tuning(EncoderTuning(64, "rows"))
+      .Factory(MakeKernel<ZipMapKernel>()).AddTo(registry);
+  Kernel("CastMap").Domain(kDomain).Types({DataType::kInt64}).Tuning(EncoderTuning(1024, "columns"))
+      .Factory(MakeKernel<CastMapKernel>()).AddTo(registry);
+  Kernel("DictVectorizer").Domain(kDomain).Types(string_int).Tuning(EncoderTuning(1024, "columns"))
+      .Factory(MakeKernel<DictVectorizerKernel>()).AddTo(registry);
+  Kernel("FeatureVectorizer").Domain(kDomain).Types(numeric).Tuning(EncoderTuning(64, "rows"))
+      .Factory(MakeKernel<FeatureVectorizerKernel>()).AddTo(registry);
+  Kernel("CategoryMapper").Domain(kDomain).Types(string_int).Tuning(EncoderTuning(1024, "elements"))
+      .Factory(StringIntMap<false>()).AddTo(registry);
+  Kernel("LabelEncoder").Domain(kDomain).Versions(1, 1).Types(string_int).Tuning(EncoderTuning(1024, "elements"))
+      .Factory(StringIntMap<true>()).AddTo(registry);
+  Kernel("Imputer").Domain(kDomain).Types(numeric).Tuning(EncoderTuning(4096, "elements"))
+      .Factory(MakeKernel<ImputerKernel>()).AddTo(registry);
+  Kernel("OneHotEncoder").Domain(kDomain)
+      .Types({DataType::kString, DataType::kInt64, DataType::kInt32, DataType::kFloat, DataType::kDouble})
+      .Tuning(EncoderTuning(1024, "elements")).Factory(MakeKernel<OneHotEncoderKernel>()).AddTo(registry);
 }
 
 }  // namespace

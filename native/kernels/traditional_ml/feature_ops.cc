@@ -5,6 +5,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/common/type_dispatch.h"
 #include "native/registry/kernel.h"
 
@@ -13,7 +14,6 @@ namespace ml {
 namespace {
 
 constexpr char kDomain[] = "ai.onnx.ml";
-constexpr char kFamily[] = OL_KERNEL_FAMILY;
 
 // Y = X > threshold ? 1 : 0, in X's type.
 class BinarizerKernel : public OpKernel {
@@ -82,23 +82,12 @@ class ArrayFeatureExtractorKernel : public OpKernel {
   std::string where_;
 };
 
-void RegisterMl(KernelRegistry& registry, const char* op, std::vector<DataType> types, KernelFactory factory) {
-  KernelDef def;
-  def.domain = kDomain;
-  def.op = op;
-  def.since_version = 1;
-  def.family = kFamily;
-  def.element_types = std::move(types);
-  def.factory = std::move(factory);
-  registry.Add(std::move(def));
-}
-
 OL_REGISTER_KERNELS(ml_feature_ops) {
-  RegisterMl(registry, "Binarizer", {DataType::kFloat, DataType::kDouble, DataType::kInt64, DataType::kInt32},
-             MakeKernel<BinarizerKernel>());
-  RegisterMl(registry, "ArrayFeatureExtractor",
-             {DataType::kFloat, DataType::kDouble, DataType::kInt64, DataType::kInt32, DataType::kString},
-             MakeKernel<ArrayFeatureExtractorKernel>());
+  Kernel("Binarizer").Domain(kDomain).Types({DataType::kFloat, DataType::kDouble, DataType::kInt64, DataType::kInt32})
+      .Factory(MakeKernel<BinarizerKernel>()).AddTo(registry);
+  Kernel("ArrayFeatureExtractor").Domain(kDomain)
+      .Types({DataType::kFloat, DataType::kDouble, DataType::kInt64, DataType::kInt32, DataType::kString})
+      .Factory(MakeKernel<ArrayFeatureExtractorKernel>()).AddTo(registry);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/common/type_dispatch.h"
 #include "native/registry/kernel.h"
 
@@ -128,21 +129,10 @@ class LabelEncoderKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(ml_label_encoder) {
-  const std::vector<std::vector<DataType>> types = {
-      {DataType::kString, DataType::kInt64, DataType::kFloat},
-      {DataType::kString, DataType::kInt64, DataType::kFloat, DataType::kInt32, DataType::kInt16, DataType::kDouble}};
-  const int since[] = {2, 4};
-  for (int k = 0; k < 2; ++k) {
-    KernelDef def;
-    def.domain = "ai.onnx.ml";
-    def.op = "LabelEncoder";
-    def.since_version = since[k];
-    def.end_version = k == 0 ? 3 : kOpenEnded;
-    def.family = OL_KERNEL_FAMILY;
-    def.element_types = types[k];
-    def.factory = MakeKernel<LabelEncoderKernel>();
-    registry.Add(std::move(def));
-  }
+  Kernel("LabelEncoder").Domain("ai.onnx.ml")
+      .Opsets({Since(2, TypeList<std::string, int64_t, float>{}),
+               Since(4, TypeList<std::string, int64_t, float, int32_t, int16_t, double>{})})
+      .Factory(MakeKernel<LabelEncoderKernel>()).AddTo(registry);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/traditional_ml/ml_common.h"
 #include "native/registry/kernel.h"
 #include "native/tuning/schema.h"
@@ -263,28 +264,24 @@ class NormalizerKernel : public RowKernel {
   std::string norm_;
 };
 
-template <typename K>
-void Register(KernelRegistry& registry, const char* op) {
-  KernelDef def;
-  def.domain = "ai.onnx.ml";
-  def.op = op;
-  def.since_version = 1;
-  def.family = OL_KERNEL_FAMILY;
-  def.element_types = {DataType::kFloat, DataType::kDouble, DataType::kInt64, DataType::kInt32};
-  def.tuning = {
+std::vector<ParamSpec> LinearTuning() {
+  return {
       MinimumElementsParam(kMinimumElements, "multiply-adds (rows x features x outputs) below which rows stay serial"),
       ParamSpec::Int64("parallel.block_rows", kBlockRows, 1, int64_t{1} << 30,
                        "rows per block are a multiple of this (the ParallelFor grain)"),
   };
-  def.factory = MakeKernel<K>();
-  registry.Add(std::move(def));
 }
 
 OL_REGISTER_KERNELS(ml_linear) {
-  Register<LinearClassifierKernel>(registry, "LinearClassifier");
-  Register<LinearRegressorKernel>(registry, "LinearRegressor");
-  Register<ScalerKernel>(registry, "Scaler");
-  Register<NormalizerKernel>(registry, "Normalizer");
+  const std::vector<DataType> types = {DataType::kFloat, DataType::kDouble, DataType::kInt64, DataType::kInt32};
+  Kernel("LinearClassifier").Domain("ai.onnx.ml").Types(types).Tuning(LinearTuning())
+      .Factory(MakeKernel<LinearClassifierKernel>()).AddTo(registry);
+  Kernel("LinearRegressor").Domain("ai.onnx.ml").Types(types).Tuning(LinearTuning())
+      .Factory(MakeKernel<LinearRegressorKernel>()).AddTo(registry);
+  Kernel("Scaler").Domain("ai.onnx.ml").Types(types).Tuning(LinearTuning())
+      .Factory(MakeKernel<ScalerKernel>()).AddTo(registry);
+  Kernel("Normalizer").Domain("ai.onnx.ml").Types(types).Tuning(LinearTuning())
+      .Factory(MakeKernel<NormalizerKernel>()).AddTo(registry);
 }
 
 }  // namespace

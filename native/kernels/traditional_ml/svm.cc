@@ -20,6 +20,7 @@
 
 #include "native/core/allocator.h"
 #include "native/executor/parallel_for.h"
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/gemm/gemm.h"
 #include "native/kernels/simd/rows.h"
 #include "native/kernels/traditional_ml/ml_common.h"
@@ -489,15 +490,8 @@ class SvmRegressorKernel : public OpKernel {
   int64_t supports_ = 0, one_class_ = 0, features_ = 0;
 };
 
-template <typename K>
-void Register(KernelRegistry& registry, const char* op) {
-  KernelDef def;
-  def.domain = "ai.onnx.ml";
-  def.op = op;
-  def.since_version = 1;
-  def.family = OL_KERNEL_FAMILY;
-  def.element_types = {DataType::kFloat, DataType::kDouble, DataType::kInt64, DataType::kInt32};
-  def.tuning = {
+std::vector<ParamSpec> SvmTuning() {
+  return {
       MinimumElementsParam(
           kMinimumElements,
           "kernel evaluations x features (rows x support vectors x features) below which rows stay serial"),
@@ -506,13 +500,14 @@ void Register(KernelRegistry& registry, const char* op) {
       ParamSpec::Int64("algorithm.kernel_rows", kKernelRows, 1, int64_t{1} << 30,
                        "rows whose kernel values are one GEMM (a cache block: changes no result)"),
   };
-  def.factory = MakeKernel<K>();
-  registry.Add(std::move(def));
 }
 
 OL_REGISTER_KERNELS(ml_svm) {
-  Register<SvmClassifierKernel>(registry, "SVMClassifier");
-  Register<SvmRegressorKernel>(registry, "SVMRegressor");
+  const std::vector<DataType> types = {DataType::kFloat, DataType::kDouble, DataType::kInt64, DataType::kInt32};
+  Kernel("SVMClassifier").Domain("ai.onnx.ml").Types(types).Tuning(SvmTuning())
+      .Factory(MakeKernel<SvmClassifierKernel>()).AddTo(registry);
+  Kernel("SVMRegressor").Domain("ai.onnx.ml").Types(types).Tuning(SvmTuning())
+      .Factory(MakeKernel<SvmRegressorKernel>()).AddTo(registry);
 }
 
 }  // namespace

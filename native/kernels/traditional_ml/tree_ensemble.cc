@@ -21,6 +21,7 @@
 #include "native/core/allocator.h"
 #include "native/core/narrow_float.h"
 #include "native/executor/parallel_for.h"
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/traditional_ml/ml_common.h"
 #include "native/kernels/common/type_dispatch.h"
 #include "native/kernels/traditional_ml/tree_walk.h"
@@ -302,25 +303,21 @@ class TreeEnsembleKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(ml_tree_ensemble) {
-  KernelDef def;
-  def.domain = "ai.onnx.ml";
-  def.op = "TreeEnsemble";
-  def.since_version = 5;
-  def.family = OL_KERNEL_FAMILY;
-  def.element_types = {DataType::kFloat, DataType::kDouble, DataType::kFloat16};
-  def.tuning = {
-      MinimumElementsParam(kMinimumWalks, "tree walks (rows x trees) below which the kernel runs serially"),
-      ParamSpec::Int64("parallel.block_rows", kBlockRows, 1, int64_t{1} << 30,
-                       "rows per block are a multiple of this (the ParallelFor grain)"),
-      ParamSpec::Int64("parallel.tree_split_rows", kTreeSplitRows, 0, int64_t{1} << 30,
-                       "batches with fewer rows split the trees into chunks instead of the rows"),
-      ParamSpec::Int64("algorithm.trees_per_chunk", kTreesPerChunk, 1, int64_t{1} << 30,
-                       "trees per chunk in the tree split (fixes the merge order: changes rounding, not participants)"),
-      WalkBytesParam(),
-  };
-  def.calibratable = true;
-  def.factory = MakeKernel<TreeEnsembleKernel>();
-  registry.Add(std::move(def));
+  Kernel("TreeEnsemble").Domain("ai.onnx.ml").Versions(5, kOpenEnded)
+      .Types({DataType::kFloat, DataType::kDouble, DataType::kFloat16})
+      .Tuning({
+          MinimumElementsParam(kMinimumWalks, "tree walks (rows x trees) below which the kernel runs serially"),
+          ParamSpec::Int64("parallel.block_rows", kBlockRows, 1, int64_t{1} << 30,
+                           "rows per block are a multiple of this (the ParallelFor grain)"),
+          ParamSpec::Int64("parallel.tree_split_rows", kTreeSplitRows, 0, int64_t{1} << 30,
+                           "batches with fewer rows split the trees into chunks instead of the rows"),
+          ParamSpec::Int64("algorithm.trees_per_chunk", kTreesPerChunk, 1, int64_t{1} << 30,
+                           "trees per chunk in the tree split (fixes the merge order: changes rounding, not participants)"),
+          WalkBytesParam(),
+      })
+      .Calibratable()
+      .Factory(MakeKernel<TreeEnsembleKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

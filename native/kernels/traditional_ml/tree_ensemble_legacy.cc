@@ -28,6 +28,7 @@
 
 #include "native/core/allocator.h"
 #include "native/executor/parallel_for.h"
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/traditional_ml/ml_common.h"
 #include "native/kernels/traditional_ml/tree_walk.h"
 #include "native/registry/kernel.h"
@@ -433,19 +434,14 @@ std::vector<ParamSpec> TreeTuning() {
 OL_REGISTER_KERNELS(ml_tree_ensemble_legacy) {
   for (const char* op : {"TreeEnsembleClassifier", "TreeEnsembleRegressor"}) {
     const bool classifier = std::string(op) == "TreeEnsembleClassifier";
-    KernelDef def;
-    def.domain = "ai.onnx.ml";
-    def.op = op;
-    def.since_version = 1;
-    def.family = OL_KERNEL_FAMILY;
-    def.element_types = {DataType::kFloat, DataType::kDouble, DataType::kInt64, DataType::kInt32};
-    def.tuning = TreeTuning();
-    def.factory = [classifier](const KernelInfo& info) -> StatusOr<std::unique_ptr<OpKernel>> {
-      auto kernel = std::make_unique<LegacyTreeEnsembleKernel>(classifier);
-      OL_RETURN_IF_ERROR(kernel->Init(info));
-      return std::unique_ptr<OpKernel>(std::move(kernel));
-    };
-    registry.Add(std::move(def));
+    Kernel(op).Domain("ai.onnx.ml").Types({DataType::kFloat, DataType::kDouble, DataType::kInt64, DataType::kInt32})
+        .Tuning(TreeTuning())
+        .Factory([classifier](const KernelInfo& info) -> StatusOr<std::unique_ptr<OpKernel>> {
+          auto kernel = std::make_unique<LegacyTreeEnsembleKernel>(classifier);
+          OL_RETURN_IF_ERROR(kernel->Init(info));
+          return std::unique_ptr<OpKernel>(std::move(kernel));
+        })
+        .AddTo(registry);
   }
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "native/executor/parallel_for.h"
+#include "native/kernels/common/kernel_registration.h"
 #include "native/registry/kernel.h"
 #include "native/tuning/schema.h"
 
@@ -17,7 +18,6 @@ namespace training {
 namespace {
 
 constexpr char kDomain[] = "ai.onnx.preview.training";
-constexpr char kFamily[] = OL_KERNEL_FAMILY;
 // A block of a few thousand elements repays a region start (~ a few microseconds) on
 // these ~10-flop updates; below 32K elements the serial loop wins on the 2-core reference.
 constexpr int64_t kMinimumElements = 32768;
@@ -216,28 +216,22 @@ class OptimizerKernel : public OpKernel {
   int64_t block_elements_ = kBlockElements;
 };
 
-void RegisterOptimizer(KernelRegistry& registry, const char* op, KernelFactory factory) {
-  KernelDef def;
-  def.domain = kDomain;
-  def.op = op;
-  def.since_version = 1;
-  def.family = kFamily;
-  def.element_types = {DataType::kFloat, DataType::kDouble};
-  def.dispatch_input = 2;  // the first parameter X
-  def.tuning = {
+std::vector<ParamSpec> OptimizerTuning() {
+  return {
       MinimumElementsParam(kMinimumElements, "parameter elements below which a tensor updates serially"),
       ParamSpec::Int64("parallel.block_elements", kBlockElements, 64, int64_t{1} << 30,
                        "parameter elements per block are a multiple of this (the ParallelFor grain)"),
   };
-  def.calibratable = true;
-  def.factory = std::move(factory);
-  registry.Add(std::move(def));
 }
 
 OL_REGISTER_KERNELS(training_optimizers) {
-  RegisterOptimizer(registry, "Adagrad", MakeKernel<OptimizerKernel<AdagradRule>>());
-  RegisterOptimizer(registry, "Momentum", MakeKernel<OptimizerKernel<MomentumRule>>());
-  RegisterOptimizer(registry, "Adam", MakeKernel<OptimizerKernel<AdamRule>>());
+  // Dispatch on input 2, the first parameter X.
+  Kernel("Adagrad").Domain(kDomain).Types(TypeList<float, double>{}).DispatchInput(2).Tuning(OptimizerTuning())
+      .Calibratable().Factory(MakeKernel<OptimizerKernel<AdagradRule>>()).AddTo(registry);
+  Kernel("Momentum").Domain(kDomain).Types(TypeList<float, double>{}).DispatchInput(2).Tuning(OptimizerTuning())
+      .Calibratable().Factory(MakeKernel<OptimizerKernel<MomentumRule>>()).AddTo(registry);
+  Kernel("Adam").Domain(kDomain).Types(TypeList<float, double>{}).DispatchInput(2).Tuning(OptimizerTuning())
+      .Calibratable().Factory(MakeKernel<OptimizerKernel<AdamRule>>()).AddTo(registry);
 }
 
 }  // namespace
