@@ -102,5 +102,13 @@ TEST(DispatchType, OtherTypesAreNotImplementedNamingWhereAndType) {
   EXPECT_NE(s.message().find(DataTypeName(DataType::kString)), std::string::npos) << s.message();
 }
 
+TEST(DispatchType, HasTypeIsTrueExactlyForTheTypesDispatched) {
+  EXPECT_TRUE(HasType(Floats{}, DataType::kFloat16));
+  EXPECT_TRUE(HasType(Ints{}, DataType::kUint64));
+  EXPECT_FALSE(HasType(Floats{}, DataType::kBFloat16));
+  EXPECT_FALSE(HasType(Numbers{}, DataType::kString));
+  static_assert(HasType(TypeList<bool>{}, DataType::kBool), "usable in constant expressions");
+}
+
 }  // namespace
 }  // namespace onnx_light

@@ -10,6 +10,8 @@
 //   NotImplemented "<where>: element type <name> is not supported", so pass the node's
 //   Where() ("Add node 'n3'") and the message names op, node and type.
 // - DataTypesOf(types) is the same list as DataTypes, for a registration's Types(...).
+// - HasType(types, type) says whether DispatchType(types, type, ...) would call fn: for a
+//   kernel that checks a type before it runs (and reports a mismatch its own way).
 //
 // Example:
 //   return DispatchType(Numbers{}, x.dtype(), ctx.Where(), [&](auto tag) -> Status {
@@ -43,6 +45,11 @@ constexpr TypeList<A..., B...> operator+(TypeList<A...>, TypeList<B...>) {
 template <typename... Ts>
 std::vector<DataType> DataTypesOf(TypeList<Ts...>) {
   return {kDataTypeOf<Ts>...};
+}
+
+template <typename... Ts>
+constexpr bool HasType(TypeList<Ts...>, DataType type) {
+  return ((type == kDataTypeOf<Ts>) || ...);
 }
 
 template <typename... Ts, typename Fn>

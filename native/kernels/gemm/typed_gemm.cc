@@ -1,6 +1,7 @@
 #include "native/kernels/gemm/typed_gemm.h"
 
 #include <algorithm>
+#include <string>
 #include <type_traits>
 
 namespace onnx_light {
@@ -91,21 +92,7 @@ Status WidenedGemm(const ParallelContext& parallel, Allocator* allocator, const 
 
 }  // namespace
 
-bool TypedGemmSupports(DataType type) {
-  switch (type) {
-    case DataType::kFloat:
-    case DataType::kDouble:
-    case DataType::kFloat16:
-    case DataType::kBFloat16:
-    case DataType::kInt32:
-    case DataType::kInt64:
-    case DataType::kUint32:
-    case DataType::kUint64:
-      return true;
-    default:
-      return false;
-  }
-}
+bool TypedGemmSupports(DataType type) { return HasType(TypedGemmTypes{}, type); }
 
 Status TypedGemm(DataType type, const ParallelContext& parallel, Allocator* allocator, const GemmTuning& tuning,
                  const TypedGemmArgs& g, GemmStats* stats) {
@@ -114,28 +101,18 @@ Status TypedGemm(DataType type, const ParallelContext& parallel, Allocator* allo
     return InvalidArgument(parallel.kernel, " GEMM: negative shape M=", g.m, " N=", g.n, " K=", g.k);
   }
   if (g.m == 0 || g.n == 0) return Status::Ok();
-  switch (type) {
-    case DataType::kFloat:
+  return DispatchType(TypedGemmTypes{}, type, std::string(parallel.kernel) + " GEMM", [&](auto tag) -> Status {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, float>) {
       return Sgemm(parallel, allocator, tuning, g.trans_a, g.trans_b, g.m, g.n, g.k, static_cast<float>(g.alpha),
                    static_cast<const float*>(g.a), g.lda, static_cast<const float*>(g.b), g.ldb,
                    static_cast<float>(g.beta), static_cast<float*>(g.c), g.ldc, stats);
-    case DataType::kFloat16:
-      return WidenedGemm<Float16>(parallel, allocator, tuning, g, stats);
-    case DataType::kBFloat16:
-      return WidenedGemm<BFloat16>(parallel, allocator, tuning, g, stats);
-    case DataType::kDouble:
-      return SimpleGemm<double>(parallel, tuning, g);
-    case DataType::kInt32:
-      return SimpleGemm<int32_t>(parallel, tuning, g);
-    case DataType::kInt64:
-      return SimpleGemm<int64_t>(parallel, tuning, g);
-    case DataType::kUint32:
-      return SimpleGemm<uint32_t>(parallel, tuning, g);
-    case DataType::kUint64:
-      return SimpleGemm<uint64_t>(parallel, tuning, g);
-    default:
-      return NotImplemented(parallel.kernel, ": GEMM of element type ", DataTypeName(type), " is not implemented");
-  }
+    } else if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
+      return WidenedGemm<T>(parallel, allocator, tuning, g, stats);
+    } else {
+      return SimpleGemm<T>(parallel, tuning, g);
+    }
+  });
 }
 
 }  // namespace gemm

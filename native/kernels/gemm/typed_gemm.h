@@ -9,6 +9,7 @@
 #include "native/core/allocator.h"
 #include "native/core/data_type.h"
 #include "native/executor/parallel_for.h"
+#include "native/kernels/common/type_dispatch.h"
 #include "native/kernels/gemm/gemm.h"
 
 namespace onnx_light {
@@ -26,7 +27,10 @@ struct TypedGemmArgs {
   int64_t ldc = 0;
 };
 
-// True for the element types TypedGemm implements.
+// The element types TypedGemm implements.
+using TypedGemmTypes = decltype(FloatsBf{} + TypeList<int32_t, int64_t, uint32_t, uint64_t>{});
+
+// True for TypedGemmTypes.
 bool TypedGemmSupports(DataType type);
 
 // NotImplemented for other types. Scratch (widened copies for 16-bit floats) is taken from

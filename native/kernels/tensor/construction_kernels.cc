@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <string>
+#include <type_traits>
 
 #include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/tensor/data_movement.h"
@@ -99,6 +101,10 @@ struct RangeMath<Float16> : HalfRangeMath<Float16> {};
 template <>
 struct RangeMath<BFloat16> : HalfRangeMath<BFloat16> {};
 
+// Range's element types: float16 and bfloat16 joined at opset 27.
+using RangeTypes11 = TypeList<float, double, int16_t, int32_t, int64_t>;
+using RangeTypes27 = decltype(RangeTypes11{} + TypeList<Float16, BFloat16>{});
+
 class RangeKernel : public OpKernel {
  public:
   Status Init(const KernelInfo& info) {
@@ -116,24 +122,10 @@ class RangeKernel : public OpKernel {
                                args[i]->TypeAndShape());
       }
     }
-    switch (args[0]->dtype()) {
-      case DataType::kFloat:
-        return Fill<float>(ctx, args);
-      case DataType::kDouble:
-        return Fill<double>(ctx, args);
-      case DataType::kInt16:
-        return Fill<int16_t>(ctx, args);
-      case DataType::kInt32:
-        return Fill<int32_t>(ctx, args);
-      case DataType::kInt64:
-        return Fill<int64_t>(ctx, args);
-      case DataType::kFloat16:
-        return Fill<Float16>(ctx, args);
-      case DataType::kBFloat16:
-        return Fill<BFloat16>(ctx, args);
-      default:
-        return InvalidArgument(ctx.Where(), ": unsupported type ", args[0]->TypeAndShape());
-    }
+    return DispatchType(RangeTypes27{}, args[0]->dtype(), ctx.Where(), [&](auto tag) -> Status {
+      using T = typename decltype(tag)::type;
+      return Fill<T>(ctx, args);
+    });
   }
 
  private:
@@ -184,37 +176,23 @@ class RangeKernel : public OpKernel {
 
 // ----------------------------------------------------------------------------- EyeLike
 
-// The bit pattern of 1 in each EyeLike output type.
-bool OnePattern(DataType t, unsigned char* out) {
-  auto put = [out](auto v) {
-    std::memcpy(out, &v, sizeof v);
-    return true;
-  };
-  switch (t) {
-    case DataType::kFloat:
-      return put(1.0f);
-    case DataType::kDouble:
-      return put(1.0);
-    case DataType::kFloat16:
-      return put(uint16_t{0x3c00});
-    case DataType::kBFloat16:
-      return put(uint16_t{0x3f80});
-    case DataType::kBool:
-    case DataType::kInt8:
-    case DataType::kUint8:
-      return put(uint8_t{1});
-    case DataType::kInt16:
-    case DataType::kUint16:
-      return put(uint16_t{1});
-    case DataType::kInt32:
-    case DataType::kUint32:
-      return put(uint32_t{1});
-    case DataType::kInt64:
-    case DataType::kUint64:
-      return put(uint64_t{1});
-    default:
-      return false;
-  }
+// EyeLike's output types (the input's type, or the dtype attribute's).
+using EyeLikeTypes = decltype(NumbersBf{} + TypeList<bool>{});
+
+// The bytes of 1 in `type` (one of EyeLikeTypes) into out[0, 8).
+Status OnePattern(DataType type, const std::string& where, unsigned char* out) {
+  return DispatchType(EyeLikeTypes{}, type, where, [&](auto tag) -> Status {
+    using T = typename decltype(tag)::type;
+    T one;
+    if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
+      one = T::FromFloat(1.0f);
+    } else {
+      one = static_cast<T>(1);
+    }
+    static_assert(sizeof one <= 8, "EyeLike writes one element of at most 8 bytes");
+    std::memcpy(out, &one, sizeof one);
+    return Status::Ok();
+  });
 }
 
 class EyeLikeKernel : public OpKernel {
@@ -224,8 +202,7 @@ class EyeLikeKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(k_, info.GetInt("k", 0));
     OL_ASSIGN_OR_RETURN(int64_t dtype, info.GetInt("dtype", 0));
     if (dtype != 0) {
-      unsigned char unused[8];
-      if (dtype > 64 || !OnePattern(static_cast<DataType>(dtype), unused)) {
+      if (dtype > 64 || !HasType(EyeLikeTypes{}, static_cast<DataType>(dtype))) {
         return InvalidArgument(info.Where(), ": dtype ", dtype, " is not an EyeLike output type");
       }
       dtype_ = static_cast<DataType>(dtype);
@@ -237,7 +214,9 @@ class EyeLikeKernel : public OpKernel {
     if (x->shape().rank() != 2) return InvalidArgument(ctx.Where(), ": input must be 2-D, got ", x->TypeAndShape());
     const DataType type = dtype_ == DataType::kUndefined ? x->dtype() : dtype_;
     unsigned char one[8] = {};
-    if (!OnePattern(type, one)) return InvalidArgument(ctx.Where(), ": unsupported output type ", DataTypeName(type));
+    if (!OnePattern(type, ctx.Where(), one).ok()) {
+      return InvalidArgument(ctx.Where(), ": unsupported output type ", DataTypeName(type));
+    }
     OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, type, x->shape()));
     const int64_t rows = x->shape().dim(0), cols = x->shape().dim(1);
     const size_t size = ElementSize(type);
@@ -274,13 +253,7 @@ OL_REGISTER_KERNELS(tensor_construction) {
       .Tuning(ElementBlockTuning(262144, 65536)).Factory(MakeKernel<ConstantOfShapeKernel>())
       .AddTo(registry);
 
-  Kernel("Range").SinceVersions({11, 27})
-      .TypesAt([](int v) {
-        std::vector<DataType> types = {DataType::kFloat, DataType::kDouble, DataType::kInt16, DataType::kInt32,
-                                       DataType::kInt64};
-        if (v >= 27) types.insert(types.end(), {DataType::kFloat16, DataType::kBFloat16});
-        return types;
-      })
+  Kernel("Range").Opsets({Since(11, RangeTypes11{}), Since(27, RangeTypes27{})})
       .Tuning(ElementBlockTuning(262144, 65536)).Factory(MakeKernel<RangeKernel>())
       .AddTo(registry);
 

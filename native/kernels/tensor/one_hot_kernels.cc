@@ -1,54 +1,43 @@
 // OneHot: each output row along the depth axis is independent; parallel over (outer, depth)
 // rows of `inner` elements.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
+#include <vector>
 
 #include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/tensor/data_movement.h"
-#include "native/kernels/tensor/onnx_types.h"
 
 namespace onnx_light {
 namespace {
 
-std::vector<DataType> NumericTypes() {
-  TensorTypeSet numeric;
-  numeric.string = numeric.complex = numeric.bool_type = false;
-  return TensorTypesAt(11, numeric);
-}
-
-// Element i of a numeric tensor as an integer (floats truncate; NaN and out-of-range
-// floats become a value no valid depth matches).
-StatusOr<int64_t> IntegerAt(const Tensor& t, int64_t i) {
+// The elements of a numeric tensor as integers (floats truncate; NaN and out-of-range
+// floats become a value no valid depth matches). OneHot's indices take these types.
+StatusOr<std::vector<int64_t>> IntegersOf(const Tensor& t) {
   auto from_float = [](double v) -> int64_t {
     if (!(std::fabs(v) < 9.2e18)) return INT64_MIN;
     return static_cast<int64_t>(v);
   };
-  switch (t.dtype()) {
-    case DataType::kFloat:
-      return from_float(t.data<float>()[i]);
-    case DataType::kDouble:
-      return from_float(t.data<double>()[i]);
-    case DataType::kFloat16:
-      return from_float(t.data<Float16>()[i].ToFloat());
-    case DataType::kInt8:
-      return t.data<int8_t>()[i];
-    case DataType::kInt16:
-      return t.data<int16_t>()[i];
-    case DataType::kInt32:
-      return t.data<int32_t>()[i];
-    case DataType::kInt64:
-      return t.data<int64_t>()[i];
-    case DataType::kUint8:
-      return t.data<uint8_t>()[i];
-    case DataType::kUint16:
-      return t.data<uint16_t>()[i];
-    case DataType::kUint32:
-      return t.data<uint32_t>()[i];
-    case DataType::kUint64:
-      return static_cast<int64_t>(std::min<uint64_t>(t.data<uint64_t>()[i], INT64_MAX));
-    default:
-      return InvalidArgument("unsupported numeric type ", t.TypeAndShape());
-  }
+  std::vector<int64_t> out(t.num_elements());
+  const Status read = DispatchType(Numbers{}, t.dtype(), "OneHot", [&](auto tag) -> Status {
+    using T = typename decltype(tag)::type;
+    const T* v = t.data<T>();
+    for (size_t i = 0; i < out.size(); ++i) {
+      if constexpr (std::is_same_v<T, Float16>) {
+        out[i] = from_float(v[i].ToFloat());
+      } else if constexpr (std::is_floating_point_v<T>) {
+        out[i] = from_float(v[i]);
+      } else if constexpr (std::is_same_v<T, uint64_t>) {
+        out[i] = static_cast<int64_t>(std::min<uint64_t>(v[i], INT64_MAX));
+      } else {
+        out[i] = v[i];
+      }
+    }
+    return Status::Ok();
+  });
+  if (!read.ok() && !out.empty()) return InvalidArgument("unsupported numeric type ", t.TypeAndShape());
+  return out;
 }
 
 class OneHotKernel : public OpKernel {
@@ -67,9 +56,9 @@ class OneHotKernel : public OpKernel {
     if (values->num_elements() != 2) {
       return InvalidArgument(ctx.Where(), ": values must be [off, on], got ", values->TypeAndShape());
     }
-    auto depth_or = IntegerAt(*depth_tensor, 0);
+    auto depth_or = IntegersOf(*depth_tensor);
     if (!depth_or.ok()) return depth_or.status().WithContext(ctx.Where() + ": depth: ");
-    const int64_t depth = *depth_or;
+    const int64_t depth = (*depth_or)[0];
     if (depth < 1) return InvalidArgument(ctx.Where(), ": depth must be positive, got ", depth);
     const Shape& is = indices->shape();
     auto axis_or = NormalizeAxis(axis_, is.rank() + 1);
@@ -81,12 +70,10 @@ class OneHotKernel : public OpKernel {
     auto out_shape = Shape::Create(out_dims);
     if (!out_shape.ok()) return out_shape.status().WithContext(ctx.Where() + ": output: ");
     // Indices as int64, wrapped from [-depth, 0) into range, before any worker starts.
-    std::vector<int64_t> wrapped(indices->num_elements());
-    for (int64_t i = 0; i < indices->num_elements(); ++i) {
-      auto v = IntegerAt(*indices, i);
-      if (!v.ok()) return v.status().WithContext(ctx.Where() + ": indices: ");
-      wrapped[i] = *v < 0 && *v >= -depth ? *v + depth : *v;
-    }
+    auto indices_or = IntegersOf(*indices);
+    if (!indices_or.ok()) return indices_or.status().WithContext(ctx.Where() + ": indices: ");
+    std::vector<int64_t> wrapped = std::move(*indices_or);
+    for (int64_t& v : wrapped) v = v < 0 && v >= -depth ? v + depth : v;
     ctx.RecordScratch(indices->num_elements() * static_cast<int64_t>(sizeof(int64_t)));
     OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, values->dtype(), *out_shape));
     const int64_t outer = is.SizeTo(axis), inner = is.SizeFrom(axis);
@@ -113,7 +100,7 @@ class OneHotKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(tensor_one_hot) {
-  Kernel("OneHot").SinceVersions({9, 11, 28}).Types(NumericTypes()).Tuning(ElementBlockTuning(262144, 65536))
+  Kernel("OneHot").SinceVersions({9, 11, 28}).Types(Numbers{}).Tuning(ElementBlockTuning(262144, 65536))
       .Factory(MakeKernel<OneHotKernel>()).AddTo(registry);
 }
 

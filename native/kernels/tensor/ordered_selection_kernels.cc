@@ -15,66 +15,9 @@
 namespace onnx_light {
 namespace {
 
-// Calls f(Tag<T>) with the C++ type stored for `type` (sub-byte ints as their byte).
-template <typename T>
-struct Tag {
-  using type = T;
-};
-template <typename F>
-bool VisitStored(DataType type, F&& f) {
-  switch (type) {
-    case DataType::kFloat:
-      f(Tag<float>{});
-      return true;
-    case DataType::kDouble:
-      f(Tag<double>{});
-      return true;
-    case DataType::kFloat16:
-      f(Tag<Float16>{});
-      return true;
-    case DataType::kBFloat16:
-      f(Tag<BFloat16>{});
-      return true;
-    case DataType::kInt8:
-      f(Tag<int8_t>{});
-      return true;
-    case DataType::kInt16:
-      f(Tag<int16_t>{});
-      return true;
-    case DataType::kInt32:
-      f(Tag<int32_t>{});
-      return true;
-    case DataType::kInt64:
-      f(Tag<int64_t>{});
-      return true;
-    case DataType::kUint8:
-      f(Tag<uint8_t>{});
-      return true;
-    case DataType::kUint16:
-      f(Tag<uint16_t>{});
-      return true;
-    case DataType::kUint32:
-      f(Tag<uint32_t>{});
-      return true;
-    case DataType::kUint64:
-      f(Tag<uint64_t>{});
-      return true;
-    case DataType::kBool:
-      f(Tag<bool>{});
-      return true;
-    case DataType::kString:
-      f(Tag<std::string>{});
-      return true;
-    case DataType::kComplex64:
-      f(Tag<std::complex<float>>{});
-      return true;
-    case DataType::kComplex128:
-      f(Tag<std::complex<double>>{});
-      return true;
-    default:
-      return false;
-  }
-}
+// The element types NonZero, Compress and Unique read (opset 13's "all tensor types").
+using StoredTypes =
+    decltype(NumbersBf{} + TypeList<bool, std::string, std::complex<float>, std::complex<double>>{});
 
 // A value's sort key: narrow floats compare as float, complex as (real, imaginary).
 template <typename T>
@@ -116,14 +59,14 @@ class NonZeroKernel : public OpKernel {
   Status Compute(KernelContext& ctx) override {
     OL_ASSIGN_OR_RETURN(const Tensor* x, ctx.RequiredInput(0));
     std::vector<int64_t> hits;
-    const bool known = VisitStored(x->dtype(), [&](auto tag) {
+    OL_RETURN_IF_ERROR(DispatchType(StoredTypes{}, x->dtype(), ctx.Where(), [&](auto tag) -> Status {
       using T = typename decltype(tag)::type;
       const T* v = x->data<T>();
       for (int64_t i = 0; i < x->num_elements(); ++i) {
         if (IsNonZero(v[i])) hits.push_back(i);
       }
-    });
-    if (!known) return InvalidArgument(ctx.Where(), ": unsupported type ", x->TypeAndShape());
+      return Status::Ok();
+    }));
     const int rank = x->shape().rank();
     const int64_t count = static_cast<int64_t>(hits.size());
     OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, DataType::kInt64, Shape({rank, count})));
@@ -213,7 +156,7 @@ class UniqueKernel : public OpKernel {
     std::vector<int64_t> order(n);
     std::iota(order.begin(), order.end(), 0);
     std::vector<int64_t> group_of(n);  // group (unique item) of each item, in sorted order
-    const bool known = VisitStored(x->dtype(), [&](auto tag) {
+    OL_RETURN_IF_ERROR(DispatchType(StoredTypes{}, x->dtype(), ctx.Where(), [&](auto tag) -> Status {
       using T = typename decltype(tag)::type;
       const T* v = x->data<T>();
       auto compare = [&](int64_t a, int64_t b) {  // -1, 0, 1 over the slices' elements
@@ -232,8 +175,8 @@ class UniqueKernel : public OpKernel {
         if (p == 0 || compare(order[p - 1], order[p]) != 0) ++group;
         group_of[order[p]] = group;
       }
-    });
-    if (!known) return InvalidArgument(ctx.Where(), ": unsupported type ", x->TypeAndShape());
+      return Status::Ok();
+    }));
     const int64_t groups = n == 0 ? 0 : *std::max_element(group_of.begin(), group_of.end()) + 1;
     // First occurrence and size of each group; then the output order of groups.
     std::vector<int64_t> first(groups, -1), counts(groups, 0);

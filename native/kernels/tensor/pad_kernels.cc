@@ -1,6 +1,7 @@
 // Pad in every mode (constant, reflect, edge, wrap): each output coordinate maps to an input
 // coordinate dimension by dimension (or to the constant), so it runs on CopyThroughOffsets.
 #include <cstring>
+#include <type_traits>
 
 #include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/tensor/data_movement.h"
@@ -125,19 +126,16 @@ class PadKernel : public OpKernel {
         std::memcpy(fill.raw_data(), c->raw_data(), ElementSize(x.dtype()));
       }
     } else if (opset_ < 11) {
-      switch (x.dtype()) {
-        case DataType::kFloat:
-          *fill.data<float>() = value_attribute_;
-          break;
-        case DataType::kDouble:
-          *fill.data<double>() = value_attribute_;
-          break;
-        case DataType::kFloat16:
-          *fill.data<Float16>() = Float16::FromFloat(value_attribute_);
-          break;
-        default:
-          return InvalidArgument(ctx.Where(), ": unsupported type ", x.TypeAndShape());
-      }
+      // Pad-1/2's float `value` attribute, in the input's type (float, double or float16).
+      OL_RETURN_IF_ERROR(DispatchType(Floats{}, x.dtype(), ctx.Where(), [&](auto tag) -> Status {
+        using T = typename decltype(tag)::type;
+        if constexpr (std::is_same_v<T, Float16>) {
+          *fill.data<T>() = Float16::FromFloat(value_attribute_);
+        } else {
+          *fill.data<T>() = value_attribute_;
+        }
+        return Status::Ok();
+      }));
     }
     return fill;
   }
@@ -152,7 +150,7 @@ class PadKernel : public OpKernel {
 OL_REGISTER_KERNELS(tensor_pad) {
   Kernel("Pad").SinceVersions({1, 2, 11, 13, 18, 19, 21, 23, 24, 25})
       .TypesAt([](int v) {
-        if (v < 11) return std::vector<DataType>{DataType::kFloat, DataType::kDouble, DataType::kFloat16};
+        if (v < 11) return DataTypesOf(Floats{});  // the `value` attribute path
         if (v == 11) {
           TensorTypeSet numeric;
           numeric.string = numeric.complex = numeric.bool_type = false;

@@ -59,38 +59,8 @@ void ApplyArithmetic(void* out, int64_t o, const void* updates, int64_t u, Reduc
   }
 }
 
-// The element applier for `type` under `r`; null when the reduction has no meaning there.
-ApplyFn ApplierFor(DataType type, Reduction r) {
-  if (r == Reduction::kNone) return nullptr;  // plain copies go through CopyElements
-  switch (type) {
-    case DataType::kFloat:
-      return ApplyArithmetic<float>;
-    case DataType::kDouble:
-      return ApplyArithmetic<double>;
-    case DataType::kFloat16:
-      return ApplyArithmetic<Float16>;
-    case DataType::kBFloat16:
-      return ApplyArithmetic<BFloat16>;
-    case DataType::kInt8:
-      return ApplyArithmetic<int8_t>;
-    case DataType::kInt16:
-      return ApplyArithmetic<int16_t>;
-    case DataType::kInt32:
-      return ApplyArithmetic<int32_t>;
-    case DataType::kInt64:
-      return ApplyArithmetic<int64_t>;
-    case DataType::kUint8:
-      return ApplyArithmetic<uint8_t>;
-    case DataType::kUint16:
-      return ApplyArithmetic<uint16_t>;
-    case DataType::kUint32:
-      return ApplyArithmetic<uint32_t>;
-    case DataType::kUint64:
-      return ApplyArithmetic<uint64_t>;
-    default:
-      return nullptr;
-  }
-}
+// The types a reduction (add, mul, max, min) has a meaning for.
+using ReducibleTypes = NumbersBf;
 
 int64_t IndexAt(const Tensor& indices, int64_t i) {
   return indices.dtype() == DataType::kInt32 ? indices.data<int32_t>()[i] : indices.data<int64_t>()[i];
@@ -109,9 +79,13 @@ class ScatterBase : public OpKernel {
       return InvalidArgument(ctx.Where(), ": updates ", updates.TypeAndShape(), " must have data's type ",
                              DataTypeName(data.dtype()));
     }
-    *apply = ApplierFor(data.dtype(), reduction_);
-    if (reduction_ != Reduction::kNone && *apply == nullptr) {
-      return InvalidArgument(ctx.Where(), ": reduction is not defined for ", data.TypeAndShape());
+    *apply = nullptr;  // no reduction: plain copies go through CopyElements
+    if (reduction_ != Reduction::kNone) {
+      const Status found = DispatchType(ReducibleTypes{}, data.dtype(), ctx.Where(), [&](auto tag) -> Status {
+        *apply = ApplyArithmetic<typename decltype(tag)::type>;
+        return Status::Ok();
+      });
+      if (!found.ok()) return InvalidArgument(ctx.Where(), ": reduction is not defined for ", data.TypeAndShape());
     }
     OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, data.dtype(), data.shape()));
     const DataType type = data.dtype();
