@@ -11,8 +11,8 @@ import os
 import sys
 
 from absl import app, flags
-from onnx_light.tools import coverage, environment, exemptions, measure, templates, validation
-from onnx_light.tools import tree as tree_lib
+from onnx_light_dev import coverage, environment, exemptions, measure, templates, validation
+from onnx_light_dev import tree as tree_lib
 
 FLAGS = flags.FLAGS
 flags.DEFINE_bool(
@@ -29,7 +29,7 @@ flags.DEFINE_bool("measure", True, "With --write_templates: time new serial path
 flags.DEFINE_bool("bazel_query", True, "Under `bazel run`, cross-check the families with `bazel query`.")
 
 
-def write_templates(tree, workspace):
+def write_templates(tree: tree_lib.Tree, workspace: str) -> None:
     """Refreshes exemptions/ and the coverage report in the workspace; reloads them."""
     if environment.has_uncommitted_changes(workspace):
         print(
@@ -50,7 +50,7 @@ def write_templates(tree, workspace):
     tree_lib.write_coverage(workspace, tree.coverage_text)
 
 
-def main(argv):
+def main(argv: list[str]) -> None:
     del argv
     tree, notes = tree_lib.load_current_tree(FLAGS.bazel_query, exemptions_from_workspace=FLAGS.write_templates)
     workspace = environment.workspace_dir()

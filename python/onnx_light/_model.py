@@ -2,6 +2,7 @@
 that hands every node, attribute, initializer and declared type to the native side."""
 
 import os
+from typing import Any
 
 import numpy as np
 import onnx
@@ -15,7 +16,7 @@ from onnx_light import _native
 from onnx_light._values import encode_array
 
 
-def load_model(model):
+def load_model(model: str | os.PathLike | bytes | onnx.ModelProto) -> onnx.ModelProto:
     """A ModelProto from a path, serialized bytes or a ModelProto (InvalidArgument if malformed)."""
     if isinstance(model, onnx.ModelProto):
         proto = onnx.ModelProto()  # preparing the model changes it: never the caller's
@@ -152,7 +153,7 @@ def _check_text(text, what):
         ) from None
 
 
-def validate_model(proto):
+def validate_model(proto: onnx.ModelProto) -> None:
     """InvalidArgument for what ONNX rejects before anything runs: an IR version or an opset
     newer than the onnx package knows, a node whose input/output count its schema does not
     allow, and a name defined twice (initializers, graph inputs, node outputs), in the main
@@ -322,9 +323,9 @@ def _kernel_ranges():
         return _KERNEL_RANGES
     ranges = {}
     for k in _native.registered_kernels():
-        domain = "" if k["domain"] == "ai.onnx" else k["domain"]
-        end = None if k["end_version"] < 0 else k["end_version"]
-        ranges.setdefault((domain, k["op"]), []).append((k["since_version"], end))
+        domain = "" if k.domain == "ai.onnx" else k.domain
+        end = None if k.end_version < 0 else k.end_version
+        ranges.setdefault((domain, k.op), []).append((k.since_version, end))
     _KERNEL_RANGES = ranges
     return ranges
 
@@ -403,7 +404,7 @@ def _has_function(op, domain, proto):
     return schema.has_function or schema.has_context_dependent_function
 
 
-def prepare_model(proto):
+def prepare_model(proto: onnx.ModelProto) -> onnx.ModelProto:
     """Inlines model-local functions, expands standard functions that no kernel serves, and
     adds inferred value types (best effort)."""
     if proto.functions:
@@ -412,7 +413,7 @@ def prepare_model(proto):
     return _expand_functions_without_kernels(proto)
 
 
-def describe_type(type_proto):
+def describe_type(type_proto: onnx.TypeProto) -> tuple[Any, list | None]:
     """(encoded type, dims or None) of a TypeProto; see bind_session.cc for the encoding."""
     which = type_proto.WhichOneof("value")
     if which == "tensor_type":
@@ -458,11 +459,11 @@ def _tensor(proto, base_dir):
 
 
 class GraphBuilder:
-    def __init__(self, opsets, base_dir=""):
+    def __init__(self, opsets: dict[str, int], base_dir: str = "") -> None:
         self.opsets = opsets
         self.base_dir = base_dir
 
-    def attribute(self, a):
+    def attribute(self, a: onnx.AttributeProto) -> tuple[str, int, Any]:
         T = AttributeProto
         if a.ref_attr_name:
             raise _native.InvalidArgument(f"attribute '{a.name}' refers to '{a.ref_attr_name}' outside a function")
@@ -485,7 +486,7 @@ class GraphBuilder:
             raise _native.InvalidArgument(f"attribute '{a.name}' has unsupported type {a.type}")
         return (a.name, int(a.type), value())
 
-    def graph(self, proto):
+    def graph(self, proto: onnx.GraphProto) -> _native.Graph:
         g = _native.Graph()
         g.name = proto.name
         for domain, version in self.opsets.items():
@@ -506,7 +507,7 @@ class GraphBuilder:
         return g
 
 
-def build_graph(proto, base_dir=""):
+def build_graph(proto: onnx.ModelProto, base_dir: str = "") -> _native.Graph:
     """The native Graph of a (prepared) ModelProto."""
     opsets = {}
     for imp in proto.opset_import:

@@ -4,7 +4,7 @@ import os
 
 import fixtures
 import numpy as np
-from onnx_light.tools import coverage, exemptions, measure, templates, validation
+from onnx_light_dev import coverage, exemptions, measure, templates, validation
 
 REVISION = "b" * 40
 PROCESSOR = {"architecture": "x86_64", "model": "test"}
