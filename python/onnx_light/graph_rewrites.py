@@ -15,13 +15,13 @@ import onnx
 from onnx import helper, numpy_helper
 
 
-def _constants(graph):
+def _constants(graph: onnx.GraphProto) -> dict[str, np.ndarray]:
     """{name: TensorProto} of the initializers that no feed can override."""
     fed = {i.name for i in graph.input}
     return {t.name: t for t in graph.initializer if t.name not in fed}
 
 
-def _unique(name, taken):
+def _unique(name: str, taken: set[str]) -> str:
     candidate, k = name, 0
     while candidate in taken:
         k += 1
@@ -30,7 +30,7 @@ def _unique(name, taken):
     return candidate
 
 
-def fold_batch_norm_into_conv(model):
+def fold_batch_norm_into_conv(model: onnx.ModelProto) -> onnx.ModelProto:
     """Fuses every foldable Conv -> BatchNormalization pair of the top-level graph, in place."""
     graph = model.graph
     constants = _constants(graph)
@@ -97,7 +97,7 @@ def fold_batch_norm_into_conv(model):
     return model
 
 
-def optimize(model):
+def optimize(model: onnx.ModelProto) -> onnx.ModelProto:
     """Every rewrite above, in order, on a copy (the caller's model is left as it was)."""
     if not any(n.op_type == "BatchNormalization" for n in model.graph.node):
         return model
