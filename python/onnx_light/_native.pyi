@@ -1,6 +1,10 @@
 """onnx-light native runtime: kernels, executor, session, tuning"""
 
 from collections.abc import Sequence
+from typing import Annotated
+
+import numpy
+from numpy.typing import NDArray
 
 
 class InvalidArgument(ValueError):
@@ -645,3 +649,36 @@ class BuildInfo:
     def isa_cap(self) -> str | None: ...
 
 def native_build_info() -> BuildInfo: ...
+
+class LoadedModel:
+    """
+    A model parsed natively: skeleton (serialized ModelProto without its large initializers' payloads) and those initializers, held natively.
+    """
+
+    @property
+    def skeleton(self) -> bytes: ...
+
+    def names(self) -> list[str]: ...
+
+    def __contains__(self, arg: str, /) -> bool: ...
+
+    def __len__(self) -> int: ...
+
+    def describe(self, arg: str, /) -> tuple[int, list[int]]:
+        """(ONNX element type number, dims) of a held initializer."""
+
+    def bytes_view(self, arg: str, /) -> Annotated[NDArray[numpy.uint8], dict(shape=(None,), writable=False)]:
+        """The initializer's bytes as a read-only uint8 array (no copy)."""
+
+    def add_to_graph(self, arg0: Graph, arg1: str, /) -> None:
+        """Adds the held initializer `name` to graph g, borrowed (no copy)."""
+
+def load_model_file(path: str, min_elements: int) -> LoadedModel:
+    """
+    Parses an ONNX model file natively; initializers above min_elements stay native.
+    """
+
+def load_model_bytes(data: bytes, base_dir: str, min_elements: int) -> LoadedModel:
+    """
+    Parses a serialized ONNX model natively (external data resolved in base_dir).
+    """
