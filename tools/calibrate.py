@@ -97,7 +97,7 @@ def print_summary(result: kt.CalibrationResult) -> None:
     )
 
 
-def main(argv: list[str]) -> None:
+def main(argv: list[str]) -> int:
     del argv
     if FLAGS.list:
         print_current_values(FLAGS.output)

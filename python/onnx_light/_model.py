@@ -82,7 +82,7 @@ def held_natively(tensor: onnx.TensorProto, weights: _native.LoadedModel | None)
 def weight_array(tensor: onnx.TensorProto, weights: _native.LoadedModel | None) -> np.ndarray:
     """The value of an initializer as a numpy array: a read-only view of the native bytes when
     `weights` holds it, else decoded from the TensorProto."""
-    if not held_natively(tensor, weights):
+    if weights is None or not held_natively(tensor, weights):
         return numpy_helper.to_array(tensor)
     element_type, dims = weights.describe(tensor.name)
     return weights.bytes_view(tensor.name).view(numpy_dtype_of(element_type)).reshape(dims)
@@ -223,7 +223,7 @@ def validate_model(proto: onnx.ModelProto) -> None:
             f"{onnx.IR_VERSION} (onnx {onnx.__version__})"
         )
     known = _known_opset_ranges()
-    opsets = {}
+    opsets: dict[str, int] = {}
     for imp in proto.opset_import:
         _check_text(imp.domain, "an opset import's domain")
         domain = "" if imp.domain == "ai.onnx" else imp.domain
@@ -522,7 +522,7 @@ class GraphBuilder:
         self.opsets = opsets
         self.base_dir = base_dir
         self.weights = weights  # initializers of the main graph held natively (load_model_and_weights)
-        self.main_graph = None
+        self.main_graph: onnx.GraphProto | None = None
 
     def attribute(self, a: onnx.AttributeProto) -> tuple[str, int, Any]:
         T = AttributeProto
@@ -560,8 +560,8 @@ class GraphBuilder:
             g.add_value_info(vi.name, *describe_type(vi.type))
         weights = self.weights if proto is self.main_graph else None  # subgraphs keep theirs
         for init in proto.initializer:
-            if held_natively(init, weights):
-                self.weights.add_to_graph(g, init.name)
+            if weights is not None and held_natively(init, weights):
+                weights.add_to_graph(g, init.name)
             else:
                 g.add_initializer(init.name, _tensor(init, self.base_dir))
         for sparse in proto.sparse_initializer:

@@ -10,8 +10,8 @@ from onnx import helper
 STRING = 8  # TensorProto.STRING
 
 # Memoised onnx.helper look-ups: they sit on every run's path.
-_ELEMENT_TYPES = {}
-_NUMPY_DTYPES = {}
+_ELEMENT_TYPES: dict[Any, int] = {}
+_NUMPY_DTYPES: dict[int, np.dtype] = {}
 
 
 def element_type_of(dtype: Any) -> int:
@@ -81,7 +81,7 @@ def encode_array(array: Any) -> tuple:
     return (element_type, shape, array.reshape(-1).view(np.uint8))
 
 
-def _typed_array(items: Any, element_type: int) -> np.ndarray:
+def _typed_array(items: Any, element_type: int | None) -> np.ndarray:
     """items as a 1-D array of ONNX element type `element_type` (None: as numpy infers)."""
     if element_type is None:
         return np.array(items)

@@ -23,7 +23,8 @@ class OnnxLightBackendRep(BackendRep):
         self.session = session
         self._input_names = [vi.name for vi in session._model.graph.input]
 
-    def run(self, inputs: Any, **kwargs: Any) -> list[Any]:
+    # onnx.backend.base declares tuples; the outputs are a list, as ONNX Runtime's backend returns.
+    def run(self, inputs: Any, **kwargs: Any) -> list[Any]:  # type: ignore[override]
         return self.session.run(None, self._feeds(inputs), kwargs.get("run_options"))
 
     def run_with_events(self, inputs: Any, **kwargs: Any) -> tuple[list[Any], list[Any], list[Any]]:
@@ -70,11 +71,13 @@ class OnnxLightBackend(Backend):
         return OnnxLightBackendRep(session)
 
     @classmethod
-    def run_model(cls, model: onnx.ModelProto, inputs: Any, device: str = "CPU", **kwargs: Any) -> list[Any]:
+    def run_model(  # type: ignore[override]  # a list, see OnnxLightBackendRep.run
+        cls, model: onnx.ModelProto, inputs: Any, device: str = "CPU", **kwargs: Any
+    ) -> list[Any]:
         return cls.prepare(model, device, **kwargs).run(inputs)
 
     @classmethod
-    def run_node(
+    def run_node(  # type: ignore[override]  # a list, see OnnxLightBackendRep.run
         cls,
         node: onnx.NodeProto,
         inputs: Sequence[Any],

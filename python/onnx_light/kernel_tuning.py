@@ -148,7 +148,7 @@ def _load_into(
         else:
             status, tier, reason = tier_for(profile, processor, execution, TUNING_ABI)
         if status == LOADED:
-            error = _apply(source, profile, tier)
+            error = _apply(source, profile, tier)  # type: ignore[arg-type]  # a loaded profile has a tier
             if error:
                 status, tier, reason = INVALID, None, f"{where}.values.{error}"
         report.profiles.append(LoadedProfile(i, profile.schema_key, status, tier, reason))
@@ -232,7 +232,9 @@ def inspect_profiles(path: str | None = None, num_threads: int = 0, affinity: Se
     return build_tuning_source(path, None, num_threads, affinity)[1][-1]
 
 
-def current_values(source: _native.TuningSource | None = None) -> list[dict[str, Any]]:
+def current_values(
+    source: _native.TableTuningSource | _native.ForcedParallelTuning | None = None,
+) -> list[dict[str, Any]]:
     """Per schema and parameter: the resolved value, where it came from, default, meaning."""
     source = source if source is not None else _native.TableTuningSource()
     rows = []

@@ -165,7 +165,7 @@ class InferenceSession:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         # The pickled model is already rewritten: rewriting again would only cost time.
-        self.__init__(
+        self.__init__(  # type: ignore[misc]  # re-initialising this very class
             state["model"],
             cpu_execution=CpuExecutionPolicy(**state["policy"]),
             graph_optimizations=False,

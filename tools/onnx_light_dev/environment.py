@@ -32,7 +32,7 @@ def workspace_dir() -> str | None:
     return os.environ.get("BUILD_WORKSPACE_DIRECTORY") or None
 
 
-def _git(workspace: str, *args: str) -> str:
+def _git(workspace: str, *args: str) -> str | None:
     try:
         return subprocess.run(
             ["git", "-C", workspace, *args], capture_output=True, text=True, check=True, timeout=30
@@ -41,7 +41,7 @@ def _git(workspace: str, *args: str) -> str:
         return None
 
 
-def revision(workspace: str | None) -> str:
+def revision(workspace: str | None) -> str | None:
     """git HEAD of the workspace, or None."""
     return _git(workspace, "rev-parse", "HEAD") if workspace else None
 

@@ -202,7 +202,7 @@ def entry_errors(entry: Any) -> list[str]:
     return errors
 
 
-def _evidence_errors(evidence: Any, category: str) -> list[str]:
+def _evidence_errors(evidence: Any, category: str | None) -> list[str]:
     if not isinstance(evidence, dict):
         return ["'evidence' must be an object with revision, processor, policy, measurements"]
     errors = [f"unknown field 'evidence.{k}'" for k in evidence if k not in _EVIDENCE_KEYS]

@@ -187,10 +187,10 @@ def summary_json(
     analysis: dict[str, tuple[dict[report.CellKey, report.Cell], list[report.FamilyCrossover], bool]],
     decided: list[report.PromotionDecision],
     runs_by_arch: dict[str, list[dict[str, Any]]] | None = None,
-) -> dict[str, Any]:
+) -> str:
     """The report's decisions as JSON; with `runs_by_arch`, each architecture also carries the
     conditions of its runs (revision, build, processor, load before and after each run)."""
-    out = {
+    out: dict[str, Any] = {
         "rules": {
             "stability_max_spread": report.STABILITY_MAX_SPREAD,
             "win_margin": report.WIN_MARGIN,

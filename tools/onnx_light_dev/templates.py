@@ -21,7 +21,7 @@ from onnx_light_dev import inventory as inventory_lib
 class EvidenceCollector:
     """Builds the evidence object: where and how a review's numbers were taken."""
 
-    def __init__(self, revision: str, processor: dict[str, Any], runner: measure.Runner | None = None) -> None:
+    def __init__(self, revision: str | None, processor: dict[str, Any], runner: measure.Runner | None = None) -> None:
         self.revision = revision or exemptions_lib.TODO + ": git revision unknown"
         self.processor = processor
         self.runner = runner

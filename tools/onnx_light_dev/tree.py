@@ -16,9 +16,9 @@ EXEMPTIONS_DIR = "exemptions"
 
 @dataclasses.dataclass
 class Tree:
-    inventory: object
-    exemption_files: dict
-    coverage_text: object  # None when the report does not exist
+    inventory: inventory_lib.Inventory
+    exemption_files: dict[str, exemptions_lib.ExemptionFile]
+    coverage_text: str | None  # None when the report does not exist
 
 
 def read_coverage(root: str) -> str | None:
@@ -29,7 +29,7 @@ def read_coverage(root: str) -> str | None:
         return None
 
 
-def write_coverage(root: str, text: str) -> None:
+def write_coverage(root: str, text: str) -> str:
     """Writes the coverage report below root; returns its path."""
     target = os.path.join(root, coverage_lib.COVERAGE_PATH)
     os.makedirs(os.path.dirname(target), exist_ok=True)
