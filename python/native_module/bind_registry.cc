@@ -25,6 +25,7 @@ void BindRegistry(nb::module_& m) {
                for (DataType t : d.element_types) names.emplace_back(DataTypeName(t));
                return names;
              })
+      .Field("dispatch_input", &KernelDef::dispatch_input)
       .Field("tuning", &KernelDef::tuning)
       .Field("calibratable", &KernelDef::calibratable);
 
@@ -39,8 +40,8 @@ void BindRegistry(nb::module_& m) {
         return out;
       },
       nb::rv_policy::reference,
-      "Every kernel registration: domain, op, opset range (end -1: open), family, element types, tuning "
-      "parameters.");
+      "Every kernel registration: domain, op, opset range (end -1: open), family, element types (of input "
+      "dispatch_input), tuning parameters.");
 }
 
 }  // namespace onnx_light::python

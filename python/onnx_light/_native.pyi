@@ -141,6 +141,9 @@ class KernelRegistration:
     def element_types(self) -> list[str]: ...
 
     @property
+    def dispatch_input(self) -> int: ...
+
+    @property
     def tuning(self) -> list[TuningParameter]: ...
 
     @property
@@ -148,7 +151,7 @@ class KernelRegistration:
 
 def registered_kernels() -> list[KernelRegistration]:
     """
-    Every kernel registration: domain, op, opset range (end -1: open), family, element types, tuning parameters.
+    Every kernel registration: domain, op, opset range (end -1: open), family, element types (of input dispatch_input), tuning parameters.
     """
 
 TUNING_ABI: int = ...
