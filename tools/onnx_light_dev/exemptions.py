@@ -42,7 +42,7 @@ NEEDS_MEASUREMENTS = (TINY_PAYLOAD, UNSUPPORTED_BENCHMARK)
 
 TODO = "TODO(reviewer)"
 _ENTRY_KEYS = ("domain", "op", "element_types", "category", "reason", "revisit", "fingerprint", "evidence")
-_EVIDENCE_KEYS = ("revision", "processor", "policy", "measurements")
+_EVIDENCE_KEYS = ("revision", "processor", "policy", "measurements", "build", "load")
 _MEASUREMENT_KEYS = ("case", "inputs", "participants", "samples_ns")
 _REVISION = re.compile(r"^[0-9a-f]{40}$")
 

@@ -21,19 +21,35 @@ from onnx_light_dev import inventory as inventory_lib
 class EvidenceCollector:
     """Builds the evidence object: where and how a review's numbers were taken."""
 
-    def __init__(self, revision: str | None, processor: dict[str, Any], runner: measure.Runner | None = None) -> None:
+    def __init__(
+        self,
+        revision: str | None,
+        processor: dict[str, Any],
+        runner: measure.Runner | None = None,
+        build: dict[str, Any] | None = None,
+        load: dict[str, Any] | None = None,
+    ) -> None:
         self.revision = revision or exemptions_lib.TODO + ": git revision unknown"
         self.processor = processor
         self.runner = runner
+        self.build = build  # how the measured extension was compiled (build_info)
+        self.load = load  # the machine's load when the measurements started
 
     def context(self) -> dict[str, Any]:
-        """Evidence without measurements: revision, processor, policy."""
-        return {
+        """Evidence without measurements: revision, processor, policy (and the build and the
+        load when measurements are taken)."""
+        evidence: dict[str, Any] = {
             "revision": self.revision,
             "processor": self.processor,
             "policy": dict(environment.SERIAL_POLICY),
             "measurements": [],
         }
+        if self.runner is not None:
+            if self.build:
+                evidence["build"] = self.build
+            if self.load:
+                evidence["load"] = self.load
+        return evidence
 
     def __call__(self, domain: str, op: str, element_types: list[str]) -> dict[str, Any]:
         evidence = self.context()
