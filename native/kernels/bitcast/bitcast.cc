@@ -72,9 +72,11 @@ class BitCastKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(bitcast) {
-  Kernel("BitCast").Versions(26, kOpenEnded)
+  Kernel("BitCast")
+      .Versions(26, kOpenEnded)
       .Types(TensorTypesAt(26, TensorTypeSet{/*string=*/false, true, true, true, true}))
-      .Tuning(elementwise::ElementwiseTuning(elementwise::kCheapMinimumElements)).Factory(MakeKernel<BitCastKernel>())
+      .Tuning(elementwise::ElementwiseTuning(elementwise::kCheapMinimumElements))
+      .Factory(MakeKernel<BitCastKernel>())
       .AddTo(registry);
 }
 

@@ -142,8 +142,12 @@ OL_REGISTER_KERNELS(deform_conv) {
   std::vector<ParamSpec> tuning = gemm::GemmTuningParams();
   tuning.push_back(
       MinimumElementsParam(16384, "bilinear samples per (image, group) below which the columns are built serially"));
-  Kernel("DeformConv").Versions(19, kOpenEnded).Types(TypeList<float>{}).Tuning(std::move(tuning))
-      .Factory(MakeKernel<DeformConvKernel>()).AddTo(registry);
+  Kernel("DeformConv")
+      .Versions(19, kOpenEnded)
+      .Types(TypeList<float>{})
+      .Tuning(std::move(tuning))
+      .Factory(MakeKernel<DeformConvKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace conv

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "native/kernels/common/kernel_registration.h"
-#include "native/kernels/einsum/einsum_plan.h"
 #include "native/kernels/common/type_dispatch.h"
+#include "native/kernels/einsum/einsum_plan.h"
 #include "native/kernels/tensor/onnx_types.h"
 #include "native/kernels/work_units/work_units.h"
 
@@ -134,8 +134,12 @@ std::vector<DataType> EinsumTypesAt(int opset) {
 }
 
 OL_REGISTER_KERNELS(einsum) {
-  Kernel("Einsum").SinceVersions({12, 28}).TypesAt(EinsumTypesAt)
-      .Tuning(WorkUnitTuning(32768, "output element")).Calibratable().Factory(MakeKernel<EinsumKernel>())
+  Kernel("Einsum")
+      .SinceVersions({12, 28})
+      .TypesAt(EinsumTypesAt)
+      .Tuning(WorkUnitTuning(32768, "output element"))
+      .Calibratable()
+      .Factory(MakeKernel<EinsumKernel>())
       .AddTo(registry);
 }
 

@@ -90,7 +90,8 @@ class AffineGridKernel : public OpKernel {
 }  // namespace
 
 OL_REGISTER_KERNELS(affine_grid_family) {
-  Kernel("AffineGrid").Versions(20, kOpenEnded)
+  Kernel("AffineGrid")
+      .Versions(20, kOpenEnded)
       .Types({DataType::kFloat16, DataType::kFloat, DataType::kDouble, DataType::kBFloat16})
       .Tuning({MinimumElementsParam(16384, "output elements below which the op runs serially"),
                ParamSpec::Int64("parallel.grain_elements", 8192, 1, int64_t{1} << 40,

@@ -105,10 +105,11 @@ class CenterCropPadKernel : public OpKernel {
 }  // namespace
 
 OL_REGISTER_KERNELS(center_crop_pad_family) {
-  Kernel("CenterCropPad").Versions(18, kOpenEnded)
-      .Types({DataType::kBool, DataType::kInt8, DataType::kUint8, DataType::kInt16, DataType::kUint16,
-              DataType::kInt32, DataType::kUint32, DataType::kInt64, DataType::kUint64, DataType::kFloat16,
-              DataType::kFloat, DataType::kDouble, DataType::kBFloat16, DataType::kComplex64, DataType::kComplex128})
+  Kernel("CenterCropPad")
+      .Versions(18, kOpenEnded)
+      .Types({DataType::kBool, DataType::kInt8, DataType::kUint8, DataType::kInt16, DataType::kUint16, DataType::kInt32,
+              DataType::kUint32, DataType::kInt64, DataType::kUint64, DataType::kFloat16, DataType::kFloat,
+              DataType::kDouble, DataType::kBFloat16, DataType::kComplex64, DataType::kComplex128})
       .Tuning({MinimumElementsParam(65536, "output elements below which the copy runs serially"),
                ParamSpec::Int64("parallel.grain_elements", 32768, 1, int64_t{1} << 40,
                                 "smallest parallel block, in output elements")})

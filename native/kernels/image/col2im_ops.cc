@@ -135,7 +135,8 @@ class Col2ImKernel : public OpKernel {
 }  // namespace
 
 OL_REGISTER_KERNELS(col2im_family) {
-  Kernel("Col2Im").Versions(18, kOpenEnded)
+  Kernel("Col2Im")
+      .Versions(18, kOpenEnded)
       .Types({DataType::kFloat16, DataType::kFloat, DataType::kDouble, DataType::kBFloat16, DataType::kInt32,
               DataType::kInt64})
       .Tuning({MinimumElementsParam(16384, "output elements below which the op runs serially"),

@@ -225,10 +225,13 @@ OL_REGISTER_KERNELS(loss_family) {
   // inventory aligned with onnx.defs.
   Kernel("NegativeLogLikelihoodLoss")
       .Opsets({Since(12, LossFloats{}), Since(13, LossFloats{}), Since(22, LossFloatsBf{})})
-      .Tuning(LossTuning()).Factory(MakeKernel<LossKernel<LossKind::kNegativeLogLikelihood>>())
+      .Tuning(LossTuning())
+      .Factory(MakeKernel<LossKernel<LossKind::kNegativeLogLikelihood>>())
       .AddTo(registry);
-  Kernel("SoftmaxCrossEntropyLoss").Opsets({Since(12, LossFloats{}), Since(13, LossFloatsBf{})})
-      .Tuning(LossTuning()).Factory(MakeKernel<LossKernel<LossKind::kSoftmaxCrossEntropy>>())
+  Kernel("SoftmaxCrossEntropyLoss")
+      .Opsets({Since(12, LossFloats{}), Since(13, LossFloatsBf{})})
+      .Tuning(LossTuning())
+      .Factory(MakeKernel<LossKernel<LossKind::kSoftmaxCrossEntropy>>())
       .AddTo(registry);
 }
 

@@ -82,8 +82,12 @@ class DetKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(det) {
-  Kernel("Det").SinceVersions({11, 22}).TypesAt([](int opset) { return FloatTypesAt(opset, 22); })
-      .Tuning(WorkUnitTuning(65536, "matrix")).Calibratable().Factory(MakeKernel<DetKernel>())
+  Kernel("Det")
+      .SinceVersions({11, 22})
+      .TypesAt([](int opset) { return FloatTypesAt(opset, 22); })
+      .Tuning(WorkUnitTuning(65536, "matrix"))
+      .Calibratable()
+      .Factory(MakeKernel<DetKernel>())
       .AddTo(registry);
 }
 

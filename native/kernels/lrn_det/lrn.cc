@@ -64,8 +64,12 @@ class LrnKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(lrn) {
-  Kernel("LRN").SinceVersions({1, 13}).TypesAt([](int opset) { return FloatTypesAt(opset, 13); })
-      .Tuning(WorkUnitTuning(65536, "output element")).Calibratable().Factory(MakeKernel<LrnKernel>())
+  Kernel("LRN")
+      .SinceVersions({1, 13})
+      .TypesAt([](int opset) { return FloatTypesAt(opset, 13); })
+      .Tuning(WorkUnitTuning(65536, "output element"))
+      .Calibratable()
+      .Factory(MakeKernel<LrnKernel>())
       .AddTo(registry);
 }
 

@@ -114,8 +114,11 @@ class NonMaxSuppressionKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(non_max_suppression) {
-  Kernel("NonMaxSuppression").SinceVersions({10, 11}).Types(TypeList<float>{})
-      .Factory(MakeKernel<NonMaxSuppressionKernel>()).AddTo(registry);
+  Kernel("NonMaxSuppression")
+      .SinceVersions({10, 11})
+      .Types(TypeList<float>{})
+      .Factory(MakeKernel<NonMaxSuppressionKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

@@ -193,15 +193,20 @@ class GroupedNormKernel : public OpKernel {
 
 OL_REGISTER_KERNELS(normalization_channels) {
   Kernel("BatchNormalization")
-      .Opsets({Since(1, Floats{}), Since(6, Floats{}), Since(7, Floats{}), Since(9, Floats{}), Since(14, FloatsBf{}),
-               Since(15, FloatsBf{})})
-      .Tuning(NormTuningParams(kAffineNormMinimum)).Factory(MakeKernel<BatchNormKernel>())
+      .Opsets({Since(1, NormFloats{}), Since(6, NormFloats{}), Since(7, NormFloats{}), Since(9, NormFloats{}),
+               Since(14, NormFloatsBf{}), Since(15, NormFloatsBf{})})
+      .Tuning(NormTuningParams(kAffineNormMinimum))
+      .Factory(MakeKernel<BatchNormKernel>())
       .AddTo(registry);
-  Kernel("InstanceNormalization").Opsets({Since(1, Floats{}), Since(6, Floats{}), Since(22, FloatsBf{})})
-      .Tuning(NormTuningParams(kStatisticsNormMinimum)).Factory(MakeKernel<GroupedNormKernel<false>>())
+  Kernel("InstanceNormalization")
+      .Opsets({Since(1, NormFloats{}), Since(6, NormFloats{}), Since(22, NormFloatsBf{})})
+      .Tuning(NormTuningParams(kStatisticsNormMinimum))
+      .Factory(MakeKernel<GroupedNormKernel<false>>())
       .AddTo(registry);
-  Kernel("GroupNormalization").Opsets({Since(18, FloatsBf{}), Since(21, FloatsBf{})})
-      .Tuning(NormTuningParams(kStatisticsNormMinimum)).Factory(MakeKernel<GroupedNormKernel<true>>())
+  Kernel("GroupNormalization")
+      .Opsets({Since(18, NormFloatsBf{}), Since(21, NormFloatsBf{})})
+      .Tuning(NormTuningParams(kStatisticsNormMinimum))
+      .Factory(MakeKernel<GroupedNormKernel<true>>())
       .AddTo(registry);
 }
 

@@ -95,11 +95,17 @@ class RowNormKernel : public OpKernel {
 }  // namespace
 
 OL_REGISTER_KERNELS(normalization_rows) {
-  Kernel("LayerNormalization").Versions(17, kOpenEnded).Types(FloatsBf{})
-      .Tuning(NormTuningParams(kStatisticsNormMinimum)).Factory(MakeKernel<RowNormKernel<false>>())
+  Kernel("LayerNormalization")
+      .Versions(17, kOpenEnded)
+      .Types(NormFloatsBf{})
+      .Tuning(NormTuningParams(kStatisticsNormMinimum))
+      .Factory(MakeKernel<RowNormKernel<false>>())
       .AddTo(registry);
-  Kernel("RMSNormalization").Versions(23, kOpenEnded).Types(FloatsBf{})
-      .Tuning(NormTuningParams(kStatisticsNormMinimum)).Factory(MakeKernel<RowNormKernel<true>>())
+  Kernel("RMSNormalization")
+      .Versions(23, kOpenEnded)
+      .Types(NormFloatsBf{})
+      .Tuning(NormTuningParams(kStatisticsNormMinimum))
+      .Factory(MakeKernel<RowNormKernel<true>>())
       .AddTo(registry);
 }
 

@@ -125,11 +125,15 @@ class MeanVarianceNormKernel : public OpKernel {
 }  // namespace
 
 OL_REGISTER_KERNELS(normalization_axes) {
-  Kernel("LpNormalization").Opsets({Since(1, Floats{}), Since(22, FloatsBf{})})
-      .Tuning(NormTuningParams(kStatisticsNormMinimum)).Factory(MakeKernel<LpNormKernel>())
+  Kernel("LpNormalization")
+      .Opsets({Since(1, NormFloats{}), Since(22, NormFloatsBf{})})
+      .Tuning(NormTuningParams(kStatisticsNormMinimum))
+      .Factory(MakeKernel<LpNormKernel>())
       .AddTo(registry);
-  Kernel("MeanVarianceNormalization").Opsets({Since(9, Floats{}), Since(13, FloatsBf{})})
-      .Tuning(NormTuningParams(kStatisticsNormMinimum)).Factory(MakeKernel<MeanVarianceNormKernel>())
+  Kernel("MeanVarianceNormalization")
+      .Opsets({Since(9, NormFloats{}), Since(13, NormFloatsBf{})})
+      .Tuning(NormTuningParams(kStatisticsNormMinimum))
+      .Factory(MakeKernel<MeanVarianceNormKernel>())
       .AddTo(registry);
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "native/core/allocator.h"
+#include "native/kernels/common/type_dispatch.h"
 #include "native/kernels/reduce_util/numeric.h"
 #include "native/registry/kernel.h"
 
@@ -19,6 +20,10 @@ struct NormTuning {
   int64_t grain_elements = 1;    // smallest parallel block, in input elements
 };
 std::vector<ParamSpec> NormTuningParams(int64_t minimum_elements);
+
+// The family's element types, bfloat16 joining at the versions that added it.
+using NormFloats = TypeList<Float16, float, double>;
+using NormFloatsBf = decltype(NormFloats{} + TypeList<BFloat16>{});
 StatusOr<NormTuning> ReadNormTuning(const KernelInfo& info);
 
 // Portable parallel.minimum_elements defaults: the serial run must last about 100 us

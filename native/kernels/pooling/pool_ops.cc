@@ -291,29 +291,45 @@ std::vector<DataType> PoolFloats(int opset) {
 }  // namespace
 
 OL_REGISTER_KERNELS(pooling_family) {
-  Kernel("MaxPool").SinceVersions({1, 8, 10, 11, 12, 22})
+  Kernel("MaxPool")
+      .SinceVersions({1, 8, 10, 11, 12, 22})
       .TypesAt([](int v) {
         std::vector<DataType> types = PoolFloats(v);
         if (v >= 12) types.insert(types.end(), {DataType::kInt8, DataType::kUint8});
         return types;
       })
-      .Tuning(PoolTuningParams(kMaxPoolMinimum, kRowPoolMinimum)).Factory(MakeKernel<PoolKernel<PoolKind::kMax>>())
+      .Tuning(PoolTuningParams(kMaxPoolMinimum, kRowPoolMinimum))
+      .Factory(MakeKernel<PoolKernel<PoolKind::kMax>>())
       .AddTo(registry);
-  Kernel("AveragePool").SinceVersions({1, 7, 10, 11, 19, 22}).TypesAt(PoolFloats)
+  Kernel("AveragePool")
+      .SinceVersions({1, 7, 10, 11, 19, 22})
+      .TypesAt(PoolFloats)
       .Tuning(PoolTuningParams(kSumPoolMinimum, kRowPoolMinimum))
       .Factory(MakeKernel<PoolKernel<PoolKind::kAverage>>())
       .AddTo(registry);
-  Kernel("LpPool").SinceVersions({1, 2, 11, 18, 22}).TypesAt(PoolFloats)
-      .Tuning(PoolTuningParams(kSumPoolMinimum, kLpRowPoolMinimum)).Factory(MakeKernel<PoolKernel<PoolKind::kLp>>())
+  Kernel("LpPool")
+      .SinceVersions({1, 2, 11, 18, 22})
+      .TypesAt(PoolFloats)
+      .Tuning(PoolTuningParams(kSumPoolMinimum, kLpRowPoolMinimum))
+      .Factory(MakeKernel<PoolKernel<PoolKind::kLp>>())
       .AddTo(registry);
-  Kernel("GlobalAveragePool").SinceVersions({1, 22}).TypesAt(PoolFloats)
-      .Tuning(PoolTuningParams(kGlobalPoolMinimum, 0)).Factory(MakeKernel<GlobalPoolKernel<PoolKind::kAverage>>())
+  Kernel("GlobalAveragePool")
+      .SinceVersions({1, 22})
+      .TypesAt(PoolFloats)
+      .Tuning(PoolTuningParams(kGlobalPoolMinimum, 0))
+      .Factory(MakeKernel<GlobalPoolKernel<PoolKind::kAverage>>())
       .AddTo(registry);
-  Kernel("GlobalMaxPool").SinceVersions({1, 22}).TypesAt(PoolFloats)
-      .Tuning(PoolTuningParams(kGlobalPoolMinimum, 0)).Factory(MakeKernel<GlobalPoolKernel<PoolKind::kMax>>())
+  Kernel("GlobalMaxPool")
+      .SinceVersions({1, 22})
+      .TypesAt(PoolFloats)
+      .Tuning(PoolTuningParams(kGlobalPoolMinimum, 0))
+      .Factory(MakeKernel<GlobalPoolKernel<PoolKind::kMax>>())
       .AddTo(registry);
-  Kernel("GlobalLpPool").SinceVersions({1, 2, 22}).TypesAt(PoolFloats)
-      .Tuning(PoolTuningParams(kGlobalPoolMinimum, 0)).Factory(MakeKernel<GlobalPoolKernel<PoolKind::kLp>>())
+  Kernel("GlobalLpPool")
+      .SinceVersions({1, 2, 22})
+      .TypesAt(PoolFloats)
+      .Tuning(PoolTuningParams(kGlobalPoolMinimum, 0))
+      .Factory(MakeKernel<GlobalPoolKernel<PoolKind::kLp>>())
       .AddTo(registry);
 }
 

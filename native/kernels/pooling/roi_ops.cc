@@ -244,11 +244,15 @@ class MaxRoiPoolKernel : public OpKernel {
 OL_REGISTER_KERNELS(pooling_roi) {
   using RoiFloats = TypeList<Float16, float, double>;
   using RoiFloatsBf = TypeList<Float16, float, double, BFloat16>;
-  Kernel("RoiAlign").Opsets({Since(10, RoiFloats{}), Since(16, RoiFloats{}), Since(22, RoiFloatsBf{})})
-      .Tuning(RoiTuningParams()).Factory(MakeKernel<RoiAlignKernel>())
+  Kernel("RoiAlign")
+      .Opsets({Since(10, RoiFloats{}), Since(16, RoiFloats{}), Since(22, RoiFloatsBf{})})
+      .Tuning(RoiTuningParams())
+      .Factory(MakeKernel<RoiAlignKernel>())
       .AddTo(registry);
-  Kernel("MaxRoiPool").Opsets({Since(1, RoiFloats{}), Since(22, RoiFloatsBf{})})
-      .Tuning(RoiTuningParams()).Factory(MakeKernel<MaxRoiPoolKernel>())
+  Kernel("MaxRoiPool")
+      .Opsets({Since(1, RoiFloats{}), Since(22, RoiFloatsBf{})})
+      .Tuning(RoiTuningParams())
+      .Factory(MakeKernel<MaxRoiPoolKernel>())
       .AddTo(registry);
 }
 

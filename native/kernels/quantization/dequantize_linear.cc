@@ -103,8 +103,11 @@ std::vector<DataType> InputTypesAt(int opset) {
 }
 
 OL_REGISTER_KERNELS(dequantize_linear) {
-  Kernel("DequantizeLinear").SinceVersions({10, 13, 19, 21, 23, 24, 25, 28}).TypesAt(InputTypesAt)
-      .Tuning(elementwise::ElementwiseTuning(elementwise::kTranscendentalMinimumElements)).Calibratable()
+  Kernel("DequantizeLinear")
+      .SinceVersions({10, 13, 19, 21, 23, 24, 25, 28})
+      .TypesAt(InputTypesAt)
+      .Tuning(elementwise::ElementwiseTuning(elementwise::kTranscendentalMinimumElements))
+      .Calibratable()
       .Factory(MakeKernel<DequantizeLinearKernel>())
       .AddTo(registry);
 }

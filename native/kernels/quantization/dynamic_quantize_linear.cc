@@ -86,8 +86,11 @@ class DynamicQuantizeLinearKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(dynamic_quantize_linear) {
-  Kernel("DynamicQuantizeLinear").Versions(11, kOpenEnded).Types(TypeList<float>{})
-      .Tuning(elementwise::ElementwiseTuning(elementwise::kCheapMinimumElements)).Calibratable()
+  Kernel("DynamicQuantizeLinear")
+      .Versions(11, kOpenEnded)
+      .Types(TypeList<float>{})
+      .Tuning(elementwise::ElementwiseTuning(elementwise::kCheapMinimumElements))
+      .Calibratable()
       .Factory(MakeKernel<DynamicQuantizeLinearKernel>())
       .AddTo(registry);
 }

@@ -186,8 +186,11 @@ std::vector<DataType> InputTypesAt(int opset) {
 }
 
 OL_REGISTER_KERNELS(quantize_linear) {
-  Kernel("QuantizeLinear").SinceVersions({10, 13, 19, 21, 23, 24, 25, 28}).TypesAt(InputTypesAt)
-      .Tuning(elementwise::ElementwiseTuning(elementwise::kTranscendentalMinimumElements)).Calibratable()
+  Kernel("QuantizeLinear")
+      .SinceVersions({10, 13, 19, 21, 23, 24, 25, 28})
+      .TypesAt(InputTypesAt)
+      .Tuning(elementwise::ElementwiseTuning(elementwise::kTranscendentalMinimumElements))
+      .Calibratable()
       .Factory(MakeKernel<QuantizeLinearKernel>())
       .AddTo(registry);
 }

@@ -119,9 +119,15 @@ std::vector<DataType> ProbabilityTypesAt(int opset) {
 }
 
 OL_REGISTER_KERNELS(bernoulli_multinomial) {
-  Kernel("Bernoulli").SinceVersions({15, 22}).TypesAt(ProbabilityTypesAt).Factory(MakeKernel<BernoulliKernel>())
+  Kernel("Bernoulli")
+      .SinceVersions({15, 22})
+      .TypesAt(ProbabilityTypesAt)
+      .Factory(MakeKernel<BernoulliKernel>())
       .AddTo(registry);
-  Kernel("Multinomial").SinceVersions({7, 22}).TypesAt(ProbabilityTypesAt).Factory(MakeKernel<MultinomialKernel>())
+  Kernel("Multinomial")
+      .SinceVersions({7, 22})
+      .TypesAt(ProbabilityTypesAt)
+      .Factory(MakeKernel<MultinomialKernel>())
       .AddTo(registry);
 }
 

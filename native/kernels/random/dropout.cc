@@ -124,7 +124,10 @@ std::vector<DataType> DataTypesAt(int opset) {
 }
 
 OL_REGISTER_KERNELS(dropout) {
-  Kernel("Dropout").SinceVersions({1, 6, 7, 10, 12, 13, 22}).TypesAt(DataTypesAt).Factory(MakeKernel<DropoutKernel>())
+  Kernel("Dropout")
+      .SinceVersions({1, 6, 7, 10, 12, 13, 22})
+      .TypesAt(DataTypesAt)
+      .Factory(MakeKernel<DropoutKernel>())
       .AddTo(registry);
 }
 

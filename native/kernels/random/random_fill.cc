@@ -80,14 +80,26 @@ std::vector<DataType> LikeInputTypesAt(int opset) {
 
 OL_REGISTER_KERNELS(random_fill) {
   // RandomNormal/RandomUniform have no input: the dtype attribute picks the output type.
-  Kernel("RandomNormal").SinceVersions({1, 22}).DispatchInput(-1)
-      .Factory(MakeKernel<RandomFillKernel<Distribution::kNormal>>()).AddTo(registry);
-  Kernel("RandomUniform").SinceVersions({1, 22}).DispatchInput(-1)
-      .Factory(MakeKernel<RandomFillKernel<Distribution::kUniform>>()).AddTo(registry);
-  Kernel("RandomNormalLike").SinceVersions({1, 22}).TypesAt(LikeInputTypesAt)
-      .Factory(MakeKernel<RandomFillKernel<Distribution::kNormal>>()).AddTo(registry);
-  Kernel("RandomUniformLike").SinceVersions({1, 22}).TypesAt(LikeInputTypesAt)
-      .Factory(MakeKernel<RandomFillKernel<Distribution::kUniform>>()).AddTo(registry);
+  Kernel("RandomNormal")
+      .SinceVersions({1, 22})
+      .DispatchInput(-1)
+      .Factory(MakeKernel<RandomFillKernel<Distribution::kNormal>>())
+      .AddTo(registry);
+  Kernel("RandomUniform")
+      .SinceVersions({1, 22})
+      .DispatchInput(-1)
+      .Factory(MakeKernel<RandomFillKernel<Distribution::kUniform>>())
+      .AddTo(registry);
+  Kernel("RandomNormalLike")
+      .SinceVersions({1, 22})
+      .TypesAt(LikeInputTypesAt)
+      .Factory(MakeKernel<RandomFillKernel<Distribution::kNormal>>())
+      .AddTo(registry);
+  Kernel("RandomUniformLike")
+      .SinceVersions({1, 22})
+      .TypesAt(LikeInputTypesAt)
+      .Factory(MakeKernel<RandomFillKernel<Distribution::kUniform>>())
+      .AddTo(registry);
 }
 
 }  // namespace

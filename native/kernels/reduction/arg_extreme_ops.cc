@@ -124,8 +124,11 @@ std::vector<DataType> ArgDataTypes(bool with_bfloat16) {
 
 template <bool kMax>
 void AddArgOp(KernelRegistry& registry, const char* op) {
-  Kernel(op).SinceVersions({1, 11, 12, 13}).TypesAt([](int v) { return ArgDataTypes(v >= 13); })
-      .Tuning(ArgTuningParams()).Factory(MakeKernel<ArgExtremeKernel<kMax>>())
+  Kernel(op)
+      .SinceVersions({1, 11, 12, 13})
+      .TypesAt([](int v) { return ArgDataTypes(v >= 13); })
+      .Tuning(ArgTuningParams())
+      .Factory(MakeKernel<ArgExtremeKernel<kMax>>())
       .AddTo(registry);
 }
 

@@ -10,8 +10,11 @@ using ExtremeTypeList =
 
 template <ReduceOp Op>
 void AddExtremeReduce(KernelRegistry& registry, const char* op) {
-  Kernel(op).SinceVersions({1, 11, 12, 13, 18, 20}).TypesAt(ExtremeTypes)
-      .Tuning(ReductionTuningParams(kExtremeReduceMinimum)).Factory(MakeKernel<ReduceKernel<Op, ExtremeTypeList>>())
+  Kernel(op)
+      .SinceVersions({1, 11, 12, 13, 18, 20})
+      .TypesAt(ExtremeTypes)
+      .Tuning(ReductionTuningParams(kExtremeReduceMinimum))
+      .Factory(MakeKernel<ReduceKernel<Op, ExtremeTypeList>>())
       .AddTo(registry);
 }
 

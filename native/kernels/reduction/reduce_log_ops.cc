@@ -8,12 +8,18 @@ namespace {
 template <ReduceOp Op>
 void AddLogReduce(KernelRegistry& registry, const char* op) {
   const int64_t minimum = Op == ReduceOp::kLogSumExp ? kLogSumExpMinimum : kCheapReduceMinimum;
-  Kernel(op).SinceVersions({1, 11, 13, 18}).Until(27)
+  Kernel(op)
+      .SinceVersions({1, 11, 13, 18})
+      .Until(27)
       .TypesAt([](int v) { return v >= 13 ? ReduceTypesOpset13() : ReduceTypesOpset1(); })
-      .Tuning(ReductionTuningParams(minimum)).Factory(MakeKernel<ReduceKernel<Op, ReduceNumericTypes>>())
+      .Tuning(ReductionTuningParams(minimum))
+      .Factory(MakeKernel<ReduceKernel<Op, ReduceNumericTypes>>())
       .AddTo(registry);
-  Kernel(op).Versions(28, kOpenEnded).Types({DataType::kBFloat16, DataType::kFloat16, DataType::kFloat, DataType::kDouble})
-      .Tuning(ReductionTuningParams(minimum)).Factory(MakeKernel<ReduceKernel<Op, FloatTypes>>())
+  Kernel(op)
+      .Versions(28, kOpenEnded)
+      .Types({DataType::kBFloat16, DataType::kFloat16, DataType::kFloat, DataType::kDouble})
+      .Tuning(ReductionTuningParams(minimum))
+      .Factory(MakeKernel<ReduceKernel<Op, FloatTypes>>())
       .AddTo(registry);
 }
 

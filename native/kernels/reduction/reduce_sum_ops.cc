@@ -8,9 +8,11 @@ namespace {
 template <ReduceOp Op>
 void AddArithmeticReduce(KernelRegistry& registry, const char* op) {
   // axes became an input at opset 13 for ReduceSum, at 18 for the others.
-  Kernel(op).SinceVersions(Op == ReduceOp::kSum ? std::vector<int>{1, 11, 13} : std::vector<int>{1, 11, 13, 18})
+  Kernel(op)
+      .SinceVersions(Op == ReduceOp::kSum ? std::vector<int>{1, 11, 13} : std::vector<int>{1, 11, 13, 18})
       .TypesAt([](int v) { return v >= 13 ? ReduceTypesOpset13() : ReduceTypesOpset1(); })
-      .Tuning(ReductionTuningParams(kCheapReduceMinimum)).Factory(MakeKernel<ReduceKernel<Op, ReduceNumericTypes>>())
+      .Tuning(ReductionTuningParams(kCheapReduceMinimum))
+      .Factory(MakeKernel<ReduceKernel<Op, ReduceNumericTypes>>())
       .AddTo(registry);
 }
 

@@ -391,12 +391,20 @@ std::vector<DataType> ResizeTypesAt(int opset) {
 }
 
 OL_REGISTER_KERNELS(resize) {
-  Kernel("Resize").SinceVersions({10, 11, 13, 18, 19}).TypesAt(ResizeTypesAt)
-      .Tuning(WorkUnitTuning(65536, "output element")).Calibratable().Factory(MakeKernel<ResizeKernel>())
+  Kernel("Resize")
+      .SinceVersions({10, 11, 13, 18, 19})
+      .TypesAt(ResizeTypesAt)
+      .Tuning(WorkUnitTuning(65536, "output element"))
+      .Calibratable()
+      .Factory(MakeKernel<ResizeKernel>())
       .AddTo(registry);
   // Upsample 9 is Resize 10 (inputs X, scales; asymmetric coordinates, floor for nearest).
-  Kernel("Upsample").Versions(9, 9).Types(ResizeTypesAt(9))
-      .Tuning(WorkUnitTuning(65536, "output element")).Calibratable().Factory(MakeKernel<ResizeKernel>())
+  Kernel("Upsample")
+      .Versions(9, 9)
+      .Types(ResizeTypesAt(9))
+      .Tuning(WorkUnitTuning(65536, "output element"))
+      .Calibratable()
+      .Factory(MakeKernel<ResizeKernel>())
       .AddTo(registry);
 }
 

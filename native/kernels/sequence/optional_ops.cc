@@ -56,8 +56,16 @@ OL_REGISTER_KERNELS(sequence_optional) {
   // Opset 18 made the inputs optional and accepted plain tensors and sequences: a superset
   // that these kernels implement for every version.
   Kernel("Optional").Versions(15, kOpenEnded).DispatchInput(-1).Factory(MakeKernel<Optional>()).AddTo(registry);
-  Kernel("OptionalHasElement").Versions(15, kOpenEnded).DispatchInput(-1).Factory(MakeKernel<OptionalHasElement>()).AddTo(registry);
-  Kernel("OptionalGetElement").Versions(15, kOpenEnded).DispatchInput(-1).Factory(MakeKernel<OptionalGetElement>()).AddTo(registry);
+  Kernel("OptionalHasElement")
+      .Versions(15, kOpenEnded)
+      .DispatchInput(-1)
+      .Factory(MakeKernel<OptionalHasElement>())
+      .AddTo(registry);
+  Kernel("OptionalGetElement")
+      .Versions(15, kOpenEnded)
+      .DispatchInput(-1)
+      .Factory(MakeKernel<OptionalGetElement>())
+      .AddTo(registry);
 }
 
 }  // namespace sequence

@@ -105,12 +105,32 @@ class SequenceLength : public OpKernel {
 
 OL_REGISTER_KERNELS(sequence_ops) {
   // Each op has kept its semantics since opset 11; later versions only widen the types.
-  Kernel("SequenceEmpty").Versions(11, kOpenEnded).DispatchInput(-1).Factory(MakeKernel<SequenceEmpty>()).AddTo(registry);
-  Kernel("SequenceConstruct").Versions(11, kOpenEnded).DispatchInput(-1).Factory(MakeKernel<SequenceConstruct>()).AddTo(registry);
+  Kernel("SequenceEmpty")
+      .Versions(11, kOpenEnded)
+      .DispatchInput(-1)
+      .Factory(MakeKernel<SequenceEmpty>())
+      .AddTo(registry);
+  Kernel("SequenceConstruct")
+      .Versions(11, kOpenEnded)
+      .DispatchInput(-1)
+      .Factory(MakeKernel<SequenceConstruct>())
+      .AddTo(registry);
   Kernel("SequenceAt").Versions(11, kOpenEnded).DispatchInput(-1).Factory(MakeKernel<SequenceAt>()).AddTo(registry);
-  Kernel("SequenceInsert").Versions(11, kOpenEnded).DispatchInput(-1).Factory(MakeKernel<SequenceInsert>()).AddTo(registry);
-  Kernel("SequenceErase").Versions(11, kOpenEnded).DispatchInput(-1).Factory(MakeKernel<SequenceErase>()).AddTo(registry);
-  Kernel("SequenceLength").Versions(11, kOpenEnded).DispatchInput(-1).Factory(MakeKernel<SequenceLength>()).AddTo(registry);
+  Kernel("SequenceInsert")
+      .Versions(11, kOpenEnded)
+      .DispatchInput(-1)
+      .Factory(MakeKernel<SequenceInsert>())
+      .AddTo(registry);
+  Kernel("SequenceErase")
+      .Versions(11, kOpenEnded)
+      .DispatchInput(-1)
+      .Factory(MakeKernel<SequenceErase>())
+      .AddTo(registry);
+  Kernel("SequenceLength")
+      .Versions(11, kOpenEnded)
+      .DispatchInput(-1)
+      .Factory(MakeKernel<SequenceLength>())
+      .AddTo(registry);
 }
 
 }  // namespace sequence

@@ -100,8 +100,16 @@ class ConcatFromSequence : public OpKernel {
 
 OL_REGISTER_KERNELS(sequence_split_concat) {
   // SplitToSequence 24 only widened the types.
-  Kernel("SplitToSequence").Versions(11, kOpenEnded).DispatchInput(-1).Factory(MakeKernel<SplitToSequence>()).AddTo(registry);
-  Kernel("ConcatFromSequence").Versions(11, kOpenEnded).DispatchInput(-1).Factory(MakeKernel<ConcatFromSequence>()).AddTo(registry);
+  Kernel("SplitToSequence")
+      .Versions(11, kOpenEnded)
+      .DispatchInput(-1)
+      .Factory(MakeKernel<SplitToSequence>())
+      .AddTo(registry);
+  Kernel("ConcatFromSequence")
+      .Versions(11, kOpenEnded)
+      .DispatchInput(-1)
+      .Factory(MakeKernel<ConcatFromSequence>())
+      .AddTo(registry);
 }
 
 }  // namespace sequence

@@ -105,9 +105,12 @@ class CausalConvWithStateKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(causal_conv_with_state) {
-  Kernel("CausalConvWithState").Versions(27, kOpenEnded)
-      .Types({DataType::kFloat, DataType::kFloat16, DataType::kBFloat16}).Tuning(WorkUnitTuning(32768, "output row"))
-      .Factory(MakeKernel<CausalConvWithStateKernel>()).AddTo(registry);
+  Kernel("CausalConvWithState")
+      .Versions(27, kOpenEnded)
+      .Types({DataType::kFloat, DataType::kFloat16, DataType::kBFloat16})
+      .Tuning(WorkUnitTuning(32768, "output row"))
+      .Factory(MakeKernel<CausalConvWithStateKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

@@ -115,9 +115,12 @@ class DftKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(dft) {
-  Kernel("DFT").SinceVersions({17, 20})
+  Kernel("DFT")
+      .SinceVersions({17, 20})
       .Types({DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16})
-      .Tuning(WorkUnitTuning(32768, "bin")).Calibratable().Factory(MakeKernel<DftKernel>())
+      .Tuning(WorkUnitTuning(32768, "bin"))
+      .Calibratable()
+      .Factory(MakeKernel<DftKernel>())
       .AddTo(registry);
 }
 

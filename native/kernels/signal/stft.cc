@@ -86,9 +86,12 @@ class StftKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(stft) {
-  Kernel("STFT").Versions(17, kOpenEnded)
+  Kernel("STFT")
+      .Versions(17, kOpenEnded)
       .Types({DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16})
-      .Tuning(WorkUnitTuning(32768, "bin")).Calibratable().Factory(MakeKernel<StftKernel>())
+      .Tuning(WorkUnitTuning(32768, "bin"))
+      .Calibratable()
+      .Factory(MakeKernel<StftKernel>())
       .AddTo(registry);
 }
 

@@ -219,12 +219,21 @@ std::vector<ParamSpec> SoftmaxTuning(int64_t minimum_elements) {
 OL_REGISTER_KERNELS(softmax_family) {
   const std::vector<OpsetTypes> history = {Since(1, LegacySoftmaxTypes{}), Since(11, LegacySoftmaxTypes{}),
                                            Since(13, SoftmaxTypes{})};
-  Kernel("Softmax").Opsets(history).Tuning(SoftmaxTuning(kExpMinimum))
-      .Factory(MakeKernel<SoftmaxKernel<SoftmaxKind::kSoftmax>>()).AddTo(registry);
-  Kernel("LogSoftmax").Opsets(history).Tuning(SoftmaxTuning(kExpMinimum))
-      .Factory(MakeKernel<SoftmaxKernel<SoftmaxKind::kLogSoftmax>>()).AddTo(registry);
-  Kernel("Hardmax").Opsets(history).Tuning(SoftmaxTuning(kHardmaxMinimum))
-      .Factory(MakeKernel<SoftmaxKernel<SoftmaxKind::kHardmax>>()).AddTo(registry);
+  Kernel("Softmax")
+      .Opsets(history)
+      .Tuning(SoftmaxTuning(kExpMinimum))
+      .Factory(MakeKernel<SoftmaxKernel<SoftmaxKind::kSoftmax>>())
+      .AddTo(registry);
+  Kernel("LogSoftmax")
+      .Opsets(history)
+      .Tuning(SoftmaxTuning(kExpMinimum))
+      .Factory(MakeKernel<SoftmaxKernel<SoftmaxKind::kLogSoftmax>>())
+      .AddTo(registry);
+  Kernel("Hardmax")
+      .Opsets(history)
+      .Tuning(SoftmaxTuning(kHardmaxMinimum))
+      .Factory(MakeKernel<SoftmaxKernel<SoftmaxKind::kHardmax>>())
+      .AddTo(registry);
 }
 
 }  // namespace onnx_light

@@ -119,10 +119,18 @@ std::vector<ParamSpec> CastTuning() {
 }
 
 OL_REGISTER_KERNELS(tensor_cast) {
-  Kernel("Cast").SinceVersions(kCastVersions).TypesAt(CastTypesAt).Tuning(CastTuning())
-      .Factory(MakeKernel<CastKernel>()).AddTo(registry);
-  Kernel("CastLike").SinceVersions(kCastLikeVersions).TypesAt(CastTypesAt).Tuning(CastTuning())
-      .Factory(MakeKernel<CastLikeKernel>()).AddTo(registry);
+  Kernel("Cast")
+      .SinceVersions(kCastVersions)
+      .TypesAt(CastTypesAt)
+      .Tuning(CastTuning())
+      .Factory(MakeKernel<CastKernel>())
+      .AddTo(registry);
+  Kernel("CastLike")
+      .SinceVersions(kCastLikeVersions)
+      .TypesAt(CastTypesAt)
+      .Tuning(CastTuning())
+      .Factory(MakeKernel<CastLikeKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

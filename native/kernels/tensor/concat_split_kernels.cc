@@ -200,10 +200,18 @@ class SplitKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(tensor_concat_split) {
-  Kernel("Concat").SinceVersions({1, 4, 11, 13}).TypesAt(FloatTypesOrAllAt).Tuning(ElementBlockTuning(262144, 65536))
-      .Factory(MakeKernel<ConcatKernel>()).AddTo(registry);
-  Kernel("Split").SinceVersions({1, 2, 11, 13, 18}).TypesAt(FloatTypesOrAllAt).Tuning(ElementBlockTuning(262144, 65536))
-      .Factory(MakeKernel<SplitKernel>()).AddTo(registry);
+  Kernel("Concat")
+      .SinceVersions({1, 4, 11, 13})
+      .TypesAt(FloatTypesOrAllAt)
+      .Tuning(ElementBlockTuning(262144, 65536))
+      .Factory(MakeKernel<ConcatKernel>())
+      .AddTo(registry);
+  Kernel("Split")
+      .SinceVersions({1, 2, 11, 13, 18})
+      .TypesAt(FloatTypesOrAllAt)
+      .Tuning(ElementBlockTuning(262144, 65536))
+      .Factory(MakeKernel<SplitKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

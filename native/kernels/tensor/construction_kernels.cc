@@ -242,7 +242,9 @@ class EyeLikeKernel : public OpKernel {
 
 OL_REGISTER_KERNELS(tensor_construction) {
   // The output type comes from the `value` attribute: the paths are T2, no input dispatches.
-  Kernel("ConstantOfShape").SinceVersions({9, 20, 21, 23, 24, 25}).DispatchInput(-1)
+  Kernel("ConstantOfShape")
+      .SinceVersions({9, 20, 21, 23, 24, 25})
+      .DispatchInput(-1)
       .TypesAt([](int v) {
         TensorTypeSet set;
         set.string = false;
@@ -250,14 +252,18 @@ OL_REGISTER_KERNELS(tensor_construction) {
         set.float8 = v >= 20;  // ConstantOfShape-20 took float8 and bfloat16 in one step
         return TensorTypesAt(v < 20 ? 9 : v, set);
       })
-      .Tuning(ElementBlockTuning(262144, 65536)).Factory(MakeKernel<ConstantOfShapeKernel>())
+      .Tuning(ElementBlockTuning(262144, 65536))
+      .Factory(MakeKernel<ConstantOfShapeKernel>())
       .AddTo(registry);
 
-  Kernel("Range").Opsets({Since(11, RangeTypes11{}), Since(27, RangeTypes27{})})
-      .Tuning(ElementBlockTuning(262144, 65536)).Factory(MakeKernel<RangeKernel>())
+  Kernel("Range")
+      .Opsets({Since(11, RangeTypes11{}), Since(27, RangeTypes27{})})
+      .Tuning(ElementBlockTuning(262144, 65536))
+      .Factory(MakeKernel<RangeKernel>())
       .AddTo(registry);
 
-  Kernel("EyeLike").SinceVersions({9, 22})
+  Kernel("EyeLike")
+      .SinceVersions({9, 22})
       .TypesAt([](int v) {
         TensorTypeSet set;
         set.string = false;
@@ -266,7 +272,8 @@ OL_REGISTER_KERNELS(tensor_construction) {
         set.sub_byte = false;
         return TensorTypesAt(v, set);
       })
-      .Tuning(ElementBlockTuning(262144, 65536)).Factory(MakeKernel<EyeLikeKernel>())
+      .Tuning(ElementBlockTuning(262144, 65536))
+      .Factory(MakeKernel<EyeLikeKernel>())
       .AddTo(registry);
 }
 

@@ -221,12 +221,24 @@ class GatherNdKernel : public OpKernel {
 
 OL_REGISTER_KERNELS(tensor_gather) {
   auto all = [](int v) { return TensorTypesAt(v); };
-  Kernel("Gather").SinceVersions({1, 11, 13}).TypesAt(all).Tuning(ElementBlockTuning(262144, 65536))
-      .Factory(MakeKernel<GatherKernel>()).AddTo(registry);
-  Kernel("GatherElements").SinceVersions({11, 13}).TypesAt(all).Tuning(ElementBlockTuning(262144, 65536))
-      .Factory(MakeKernel<GatherElementsKernel>()).AddTo(registry);
-  Kernel("GatherND").SinceVersions({11, 12, 13}).TypesAt(all).Tuning(ElementBlockTuning(262144, 65536))
-      .Factory(MakeKernel<GatherNdKernel>()).AddTo(registry);
+  Kernel("Gather")
+      .SinceVersions({1, 11, 13})
+      .TypesAt(all)
+      .Tuning(ElementBlockTuning(262144, 65536))
+      .Factory(MakeKernel<GatherKernel>())
+      .AddTo(registry);
+  Kernel("GatherElements")
+      .SinceVersions({11, 13})
+      .TypesAt(all)
+      .Tuning(ElementBlockTuning(262144, 65536))
+      .Factory(MakeKernel<GatherElementsKernel>())
+      .AddTo(registry);
+  Kernel("GatherND")
+      .SinceVersions({11, 12, 13})
+      .TypesAt(all)
+      .Tuning(ElementBlockTuning(262144, 65536))
+      .Factory(MakeKernel<GatherNdKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

@@ -12,15 +12,19 @@
 namespace onnx_light {
 namespace {
 
+// OneHot's indices and depth types: ONNX's numeric types (as the schema lists them).
+using OneHotTypes =
+    TypeList<float, uint8_t, int8_t, uint16_t, int16_t, int32_t, int64_t, Float16, double, uint32_t, uint64_t>;
+
 // The elements of a numeric tensor as integers (floats truncate; NaN and out-of-range
-// floats become a value no valid depth matches). OneHot's indices take these types.
+// floats become a value no valid depth matches).
 StatusOr<std::vector<int64_t>> IntegersOf(const Tensor& t) {
   auto from_float = [](double v) -> int64_t {
     if (!(std::fabs(v) < 9.2e18)) return INT64_MIN;
     return static_cast<int64_t>(v);
   };
   std::vector<int64_t> out(t.num_elements());
-  const Status read = DispatchType(Numbers{}, t.dtype(), "OneHot", [&](auto tag) -> Status {
+  const Status read = DispatchType(OneHotTypes{}, t.dtype(), "OneHot", [&](auto tag) -> Status {
     using T = typename decltype(tag)::type;
     const T* v = t.data<T>();
     for (size_t i = 0; i < out.size(); ++i) {
@@ -100,8 +104,12 @@ class OneHotKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(tensor_one_hot) {
-  Kernel("OneHot").SinceVersions({9, 11, 28}).Types(Numbers{}).Tuning(ElementBlockTuning(262144, 65536))
-      .Factory(MakeKernel<OneHotKernel>()).AddTo(registry);
+  Kernel("OneHot")
+      .SinceVersions({9, 11, 28})
+      .Types(OneHotTypes{})
+      .Tuning(ElementBlockTuning(262144, 65536))
+      .Factory(MakeKernel<OneHotKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

@@ -16,8 +16,7 @@ namespace onnx_light {
 namespace {
 
 // The element types NonZero, Compress and Unique read (opset 13's "all tensor types").
-using StoredTypes =
-    decltype(NumbersBf{} + TypeList<bool, std::string, std::complex<float>, std::complex<double>>{});
+using StoredTypes = decltype(NumbersBf{} + TypeList<bool, std::string, std::complex<float>, std::complex<double>>{});
 
 // A value's sort key: narrow floats compare as float, complex as (real, imaginary).
 template <typename T>

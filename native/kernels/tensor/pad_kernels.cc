@@ -148,7 +148,8 @@ class PadKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(tensor_pad) {
-  Kernel("Pad").SinceVersions({1, 2, 11, 13, 18, 19, 21, 23, 24, 25})
+  Kernel("Pad")
+      .SinceVersions({1, 2, 11, 13, 18, 19, 21, 23, 24, 25})
       .TypesAt([](int v) {
         if (v < 11) return DataTypesOf(Floats{});  // the `value` attribute path
         if (v == 11) {
@@ -158,7 +159,8 @@ OL_REGISTER_KERNELS(tensor_pad) {
         }
         return TensorTypesAt(v < 21 ? 13 : v);  // Pad-18/19 kept Pad-13's list (no float8)
       })
-      .Tuning(ElementBlockTuning(262144, 65536)).Factory(MakeKernel<PadKernel>())
+      .Tuning(ElementBlockTuning(262144, 65536))
+      .Factory(MakeKernel<PadKernel>())
       .AddTo(registry);
 }
 

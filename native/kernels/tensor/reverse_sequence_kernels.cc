@@ -59,8 +59,11 @@ class ReverseSequenceKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(tensor_reverse_sequence) {
-  Kernel("ReverseSequence").SinceVersions({10, 28}).TypesAt([](int v) { return TensorTypesAt(v < 13 ? 11 : 13); })
-      .Tuning(ElementBlockTuning(262144, 65536)).Factory(MakeKernel<ReverseSequenceKernel>())
+  Kernel("ReverseSequence")
+      .SinceVersions({10, 28})
+      .TypesAt([](int v) { return TensorTypesAt(v < 13 ? 11 : 13); })
+      .Tuning(ElementBlockTuning(262144, 65536))
+      .Factory(MakeKernel<ReverseSequenceKernel>())
       .AddTo(registry);
 }
 

@@ -303,15 +303,31 @@ class TensorScatterKernel : public ScatterBase {
 
 OL_REGISTER_KERNELS(tensor_scatter) {
   auto types = [](int v) { return TensorTypesAt(v < 13 ? 11 : 13); };  // unchanged 9..18
-  Kernel("ScatterElements").SinceVersions({11, 13, 16, 18}).TypesAt(types).Tuning(ElementBlockTuning(262144, 65536))
-      .Factory(MakeKernel<ScatterElementsKernel>()).AddTo(registry);
+  Kernel("ScatterElements")
+      .SinceVersions({11, 13, 16, 18})
+      .TypesAt(types)
+      .Tuning(ElementBlockTuning(262144, 65536))
+      .Factory(MakeKernel<ScatterElementsKernel>())
+      .AddTo(registry);
   // The opset 9 name of ScatterElements (deprecated from opset 11).
-  Kernel("Scatter").SinceVersions({9, 11}).TypesAt(types).Tuning(ElementBlockTuning(262144, 65536))
-      .Factory(MakeKernel<ScatterElementsKernel>()).AddTo(registry);
-  Kernel("ScatterND").SinceVersions({11, 13, 16, 18}).TypesAt(types).Tuning(ElementBlockTuning(262144, 65536))
-      .Factory(MakeKernel<ScatterNdKernel>()).AddTo(registry);
-  Kernel("TensorScatter").Versions(24, kOpenEnded).Types(TensorTypesAt(24)).Tuning(ElementBlockTuning(262144, 65536))
-      .Factory(MakeKernel<TensorScatterKernel>()).AddTo(registry);
+  Kernel("Scatter")
+      .SinceVersions({9, 11})
+      .TypesAt(types)
+      .Tuning(ElementBlockTuning(262144, 65536))
+      .Factory(MakeKernel<ScatterElementsKernel>())
+      .AddTo(registry);
+  Kernel("ScatterND")
+      .SinceVersions({11, 13, 16, 18})
+      .TypesAt(types)
+      .Tuning(ElementBlockTuning(262144, 65536))
+      .Factory(MakeKernel<ScatterNdKernel>())
+      .AddTo(registry);
+  Kernel("TensorScatter")
+      .Versions(24, kOpenEnded)
+      .Types(TensorTypesAt(24))
+      .Tuning(ElementBlockTuning(262144, 65536))
+      .Factory(MakeKernel<TensorScatterKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

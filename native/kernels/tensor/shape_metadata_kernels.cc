@@ -311,23 +311,47 @@ class ConstantKernel : public OpKernel {
 
 OL_REGISTER_KERNELS(tensor_shape_metadata) {
   auto all = [](int v) { return TensorTypesAt(v); };
-  Kernel("Shape").SinceVersions({1, 13, 15, 19, 21, 23, 24, 25}).TypesAt(all).Factory(MakeKernel<ShapeKernel>())
+  Kernel("Shape")
+      .SinceVersions({1, 13, 15, 19, 21, 23, 24, 25})
+      .TypesAt(all)
+      .Factory(MakeKernel<ShapeKernel>())
       .AddTo(registry);
-  Kernel("Size").SinceVersions({1, 13, 19, 21, 23, 24, 25}).TypesAt(all).Factory(MakeKernel<SizeKernel>())
+  Kernel("Size")
+      .SinceVersions({1, 13, 19, 21, 23, 24, 25})
+      .TypesAt(all)
+      .Factory(MakeKernel<SizeKernel>())
       .AddTo(registry);
-  Kernel("Reshape").SinceVersions({1, 5, 13, 14, 19, 21, 23, 24, 25}).TypesAt(FloatTypesOrAllAt)
-      .Factory(MakeKernel<ReshapeKernel>()).AddTo(registry);
-  Kernel("Flatten").SinceVersions({1, 9, 11, 13, 21, 23, 24, 25}).TypesAt(FloatTypesOrAllAt)
-      .Factory(MakeKernel<FlattenKernel>()).AddTo(registry);
-  Kernel("Squeeze").SinceVersions({1, 11, 13, 21, 23, 24, 25}).TypesAt(all).Factory(MakeKernel<SqueezeKernel>())
+  Kernel("Reshape")
+      .SinceVersions({1, 5, 13, 14, 19, 21, 23, 24, 25})
+      .TypesAt(FloatTypesOrAllAt)
+      .Factory(MakeKernel<ReshapeKernel>())
       .AddTo(registry);
-  Kernel("Unsqueeze").SinceVersions({1, 11, 13, 21, 23, 24, 25}).TypesAt(all).Factory(MakeKernel<UnsqueezeKernel>())
+  Kernel("Flatten")
+      .SinceVersions({1, 9, 11, 13, 21, 23, 24, 25})
+      .TypesAt(FloatTypesOrAllAt)
+      .Factory(MakeKernel<FlattenKernel>())
       .AddTo(registry);
-  Kernel("Identity").SinceVersions({1, 13, 14, 16, 19, 21, 23, 24, 25}).TypesAt(all)
-      .Factory(MakeKernel<IdentityKernel>()).AddTo(registry);
+  Kernel("Squeeze")
+      .SinceVersions({1, 11, 13, 21, 23, 24, 25})
+      .TypesAt(all)
+      .Factory(MakeKernel<SqueezeKernel>())
+      .AddTo(registry);
+  Kernel("Unsqueeze")
+      .SinceVersions({1, 11, 13, 21, 23, 24, 25})
+      .TypesAt(all)
+      .Factory(MakeKernel<UnsqueezeKernel>())
+      .AddTo(registry);
+  Kernel("Identity")
+      .SinceVersions({1, 13, 14, 16, 19, 21, 23, 24, 25})
+      .TypesAt(all)
+      .Factory(MakeKernel<IdentityKernel>())
+      .AddTo(registry);
   // Constant has no input: its value attribute gives the output.
-  Kernel("Constant").SinceVersions({1, 9, 11, 12, 13, 19, 21, 23, 24, 25}).DispatchInput(-1)
-      .Factory(MakeKernel<ConstantKernel>()).AddTo(registry);
+  Kernel("Constant")
+      .SinceVersions({1, 9, 11, 12, 13, 19, 21, 23, 24, 25})
+      .DispatchInput(-1)
+      .Factory(MakeKernel<ConstantKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

@@ -188,16 +188,26 @@ class TileKernel : public OpKernel {
 
 OL_REGISTER_KERNELS(tensor_slice_expand_tile) {
   auto all = [](int v) { return TensorTypesAt(v); };
-  Kernel("Slice").SinceVersions({1, 10, 11, 13}).TypesAt(all).Tuning(ElementBlockTuning(262144, 65536))
-      .Factory(MakeKernel<SliceKernel>()).AddTo(registry);
-  Kernel("Expand").SinceVersions({8, 13}).TypesAt(all).Tuning(ElementBlockTuning(262144, 65536))
-      .Factory(MakeKernel<ExpandKernel>()).AddTo(registry);
-  Kernel("Tile").SinceVersions({1, 6, 13})
+  Kernel("Slice")
+      .SinceVersions({1, 10, 11, 13})
+      .TypesAt(all)
+      .Tuning(ElementBlockTuning(262144, 65536))
+      .Factory(MakeKernel<SliceKernel>())
+      .AddTo(registry);
+  Kernel("Expand")
+      .SinceVersions({8, 13})
+      .TypesAt(all)
+      .Tuning(ElementBlockTuning(262144, 65536))
+      .Factory(MakeKernel<ExpandKernel>())
+      .AddTo(registry);
+  Kernel("Tile")
+      .SinceVersions({1, 6, 13})
       .TypesAt([](int v) {
         if (v == 1) return std::vector<DataType>{DataType::kFloat, DataType::kDouble, DataType::kFloat16};
         return TensorTypesAt(v);
       })
-      .Tuning(ElementBlockTuning(262144, 65536)).Factory(MakeKernel<TileKernel>())
+      .Tuning(ElementBlockTuning(262144, 65536))
+      .Factory(MakeKernel<TileKernel>())
       .AddTo(registry);
 }
 

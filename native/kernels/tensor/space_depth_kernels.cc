@@ -96,10 +96,18 @@ class SpaceToDepthKernel : public SpaceDepthBase {
 
 OL_REGISTER_KERNELS(tensor_space_depth) {
   auto types = [](int v) { return TensorTypesAt(v < 13 ? 11 : 13); };  // unchanged through opset 28
-  Kernel("DepthToSpace").SinceVersions({1, 11, 13, 28}).TypesAt(types).Tuning(ElementBlockTuning(262144, 65536))
-      .Factory(MakeKernel<DepthToSpaceKernel>()).AddTo(registry);
-  Kernel("SpaceToDepth").SinceVersions({1, 13, 28}).TypesAt(types).Tuning(ElementBlockTuning(262144, 65536))
-      .Factory(MakeKernel<SpaceToDepthKernel>()).AddTo(registry);
+  Kernel("DepthToSpace")
+      .SinceVersions({1, 11, 13, 28})
+      .TypesAt(types)
+      .Tuning(ElementBlockTuning(262144, 65536))
+      .Factory(MakeKernel<DepthToSpaceKernel>())
+      .AddTo(registry);
+  Kernel("SpaceToDepth")
+      .SinceVersions({1, 13, 28})
+      .TypesAt(types)
+      .Tuning(ElementBlockTuning(262144, 65536))
+      .Factory(MakeKernel<SpaceToDepthKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

@@ -59,8 +59,12 @@ class TriluKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(tensor_trilu) {
-  Kernel("Trilu").Versions(14, kOpenEnded).Types(TensorTypesAt(13)).Tuning(ElementBlockTuning(262144, 65536))
-      .Factory(MakeKernel<TriluKernel>()).AddTo(registry);
+  Kernel("Trilu")
+      .Versions(14, kOpenEnded)
+      .Types(TensorTypesAt(13))
+      .Tuning(ElementBlockTuning(262144, 65536))
+      .Factory(MakeKernel<TriluKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

@@ -15,7 +15,6 @@ namespace onnx_light {
 namespace text {
 namespace {
 
-
 // Numpy broadcasting of two shapes: the output shape, or InvalidArgument.
 StatusOr<Shape> BroadcastShape(const Shape& a, const Shape& b, const std::string& where) {
   const int rank = std::max(a.rank(), b.rank());
@@ -227,13 +226,25 @@ class StringNormalizerKernel : public OpKernel {
 
 OL_REGISTER_KERNELS(text_strings) {
   using Strings = TypeList<std::string>;
-  Kernel("StringConcat").Versions(20, kOpenEnded).Types(Strings{}).Factory(MakeKernel<StringConcatKernel>())
+  Kernel("StringConcat")
+      .Versions(20, kOpenEnded)
+      .Types(Strings{})
+      .Factory(MakeKernel<StringConcatKernel>())
       .AddTo(registry);
-  Kernel("StringSplit").Versions(20, kOpenEnded).Types(Strings{}).Factory(MakeKernel<StringSplitKernel>())
+  Kernel("StringSplit")
+      .Versions(20, kOpenEnded)
+      .Types(Strings{})
+      .Factory(MakeKernel<StringSplitKernel>())
       .AddTo(registry);
-  Kernel("RegexFullMatch").Versions(20, kOpenEnded).Types(Strings{}).Factory(MakeKernel<RegexFullMatchKernel>())
+  Kernel("RegexFullMatch")
+      .Versions(20, kOpenEnded)
+      .Types(Strings{})
+      .Factory(MakeKernel<RegexFullMatchKernel>())
       .AddTo(registry);
-  Kernel("StringNormalizer").Versions(10, kOpenEnded).Types(Strings{}).Factory(MakeKernel<StringNormalizerKernel>())
+  Kernel("StringNormalizer")
+      .Versions(10, kOpenEnded)
+      .Types(Strings{})
+      .Factory(MakeKernel<StringNormalizerKernel>())
       .AddTo(registry);
 }
 

@@ -168,8 +168,11 @@ class TfIdfVectorizerKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(text_tfidf) {
-  Kernel("TfIdfVectorizer").Versions(9, kOpenEnded).Types(TypeList<std::string, int32_t, int64_t>{})
-      .Factory(MakeKernel<TfIdfVectorizerKernel>()).AddTo(registry);
+  Kernel("TfIdfVectorizer")
+      .Versions(9, kOpenEnded)
+      .Types(TypeList<std::string, int32_t, int64_t>{})
+      .Factory(MakeKernel<TfIdfVectorizerKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

@@ -313,7 +313,10 @@ class TokenizerKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(text_tokenizer) {
-  Kernel("Tokenizer").Domain("com.microsoft").Types(TypeList<std::string>{}).Factory(MakeKernel<TokenizerKernel>())
+  Kernel("Tokenizer")
+      .Domain("com.microsoft")
+      .Types(TypeList<std::string>{})
+      .Factory(MakeKernel<TokenizerKernel>())
       .AddTo(registry);
 }
 

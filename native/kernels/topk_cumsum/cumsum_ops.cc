@@ -112,12 +112,17 @@ class CumulativeKernel : public OpKernel {
 OL_REGISTER_KERNELS(cumsum) {
   using Types11 = TypeList<uint32_t, uint64_t, int32_t, int64_t, float, double>;
   using Types14 = decltype(Types11{} + TypeList<Float16, BFloat16>{});
-  Kernel("CumSum").Opsets({Since(11, Types11{}), Since(14, Types14{})})
-      .Tuning(LaneTuningParams(kCumSumMinimum)).Factory(MakeKernel<CumulativeKernel<Sum>>())
+  Kernel("CumSum")
+      .Opsets({Since(11, Types11{}), Since(14, Types14{})})
+      .Tuning(LaneTuningParams(kCumSumMinimum))
+      .Factory(MakeKernel<CumulativeKernel<Sum>>())
       .AddTo(registry);
   // One dependent multiply per element costs about what CumSum's add does.
-  Kernel("CumProd").Versions(26, kOpenEnded).Types(Types14{})
-      .Tuning(LaneTuningParams(kCumSumMinimum)).Factory(MakeKernel<CumulativeKernel<Product>>())
+  Kernel("CumProd")
+      .Versions(26, kOpenEnded)
+      .Types(Types14{})
+      .Tuning(LaneTuningParams(kCumSumMinimum))
+      .Factory(MakeKernel<CumulativeKernel<Product>>())
       .AddTo(registry);
 }
 

@@ -124,8 +124,11 @@ std::vector<DataType> TopKTypesFor(int opset) {
 }  // namespace
 
 OL_REGISTER_KERNELS(topk) {
-  Kernel("TopK").SinceVersions({1, 10, 11, 24}).TypesAt(TopKTypesFor)
-      .Tuning(LaneTuningParams(kTopKMinimum)).Factory(MakeKernel<TopKKernel>())
+  Kernel("TopK")
+      .SinceVersions({1, 10, 11, 24})
+      .TypesAt(TopKTypesFor)
+      .Tuning(LaneTuningParams(kTopKMinimum))
+      .Factory(MakeKernel<TopKKernel>())
       .AddTo(registry);
 }
 

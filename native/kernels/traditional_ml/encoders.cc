@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "native/kernels/common/kernel_registration.h"
-#include "native/kernels/traditional_ml/ml_common.h"
 #include "native/kernels/common/type_dispatch.h"
+#include "native/kernels/traditional_ml/ml_common.h"
 #include "native/registry/kernel.h"
 #include "native/tuning/schema.h"
 
@@ -528,23 +528,55 @@ KernelFactory StringIntMap() {
 OL_REGISTER_KERNELS(ml_encoders) {
   const std::vector<DataType> numeric = {DataType::kFloat, DataType::kDouble, DataType::kInt64, DataType::kInt32};
   const std::vector<DataType> string_int = {DataType::kString, DataType::kInt64};
-  Kernel("ZipMap").Domain(kDomain).Types({DataType::kFloat}).Tuning(EncoderTuning(64, "rows"))
-      .Factory(MakeKernel<ZipMapKernel>()).AddTo(registry);
-  Kernel("CastMap").Domain(kDomain).Types({DataType::kInt64}).Tuning(EncoderTuning(1024, "columns"))
-      .Factory(MakeKernel<CastMapKernel>()).AddTo(registry);
-  Kernel("DictVectorizer").Domain(kDomain).Types(string_int).Tuning(EncoderTuning(1024, "columns"))
-      .Factory(MakeKernel<DictVectorizerKernel>()).AddTo(registry);
-  Kernel("FeatureVectorizer").Domain(kDomain).Types(numeric).Tuning(EncoderTuning(64, "rows"))
-      .Factory(MakeKernel<FeatureVectorizerKernel>()).AddTo(registry);
-  Kernel("CategoryMapper").Domain(kDomain).Types(string_int).Tuning(EncoderTuning(1024, "elements"))
-      .Factory(StringIntMap<false>()).AddTo(registry);
-  Kernel("LabelEncoder").Domain(kDomain).Versions(1, 1).Types(string_int).Tuning(EncoderTuning(1024, "elements"))
-      .Factory(StringIntMap<true>()).AddTo(registry);
-  Kernel("Imputer").Domain(kDomain).Types(numeric).Tuning(EncoderTuning(4096, "elements"))
-      .Factory(MakeKernel<ImputerKernel>()).AddTo(registry);
-  Kernel("OneHotEncoder").Domain(kDomain)
+  Kernel("ZipMap")
+      .Domain(kDomain)
+      .Types({DataType::kFloat})
+      .Tuning(EncoderTuning(64, "rows"))
+      .Factory(MakeKernel<ZipMapKernel>())
+      .AddTo(registry);
+  Kernel("CastMap")
+      .Domain(kDomain)
+      .Types({DataType::kInt64})
+      .Tuning(EncoderTuning(1024, "columns"))
+      .Factory(MakeKernel<CastMapKernel>())
+      .AddTo(registry);
+  Kernel("DictVectorizer")
+      .Domain(kDomain)
+      .Types(string_int)
+      .Tuning(EncoderTuning(1024, "columns"))
+      .Factory(MakeKernel<DictVectorizerKernel>())
+      .AddTo(registry);
+  Kernel("FeatureVectorizer")
+      .Domain(kDomain)
+      .Types(numeric)
+      .Tuning(EncoderTuning(64, "rows"))
+      .Factory(MakeKernel<FeatureVectorizerKernel>())
+      .AddTo(registry);
+  Kernel("CategoryMapper")
+      .Domain(kDomain)
+      .Types(string_int)
+      .Tuning(EncoderTuning(1024, "elements"))
+      .Factory(StringIntMap<false>())
+      .AddTo(registry);
+  Kernel("LabelEncoder")
+      .Domain(kDomain)
+      .Versions(1, 1)
+      .Types(string_int)
+      .Tuning(EncoderTuning(1024, "elements"))
+      .Factory(StringIntMap<true>())
+      .AddTo(registry);
+  Kernel("Imputer")
+      .Domain(kDomain)
+      .Types(numeric)
+      .Tuning(EncoderTuning(4096, "elements"))
+      .Factory(MakeKernel<ImputerKernel>())
+      .AddTo(registry);
+  Kernel("OneHotEncoder")
+      .Domain(kDomain)
       .Types({DataType::kString, DataType::kInt64, DataType::kInt32, DataType::kFloat, DataType::kDouble})
-      .Tuning(EncoderTuning(1024, "elements")).Factory(MakeKernel<OneHotEncoderKernel>()).AddTo(registry);
+      .Tuning(EncoderTuning(1024, "elements"))
+      .Factory(MakeKernel<OneHotEncoderKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

@@ -83,11 +83,16 @@ class ArrayFeatureExtractorKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(ml_feature_ops) {
-  Kernel("Binarizer").Domain(kDomain).Types({DataType::kFloat, DataType::kDouble, DataType::kInt64, DataType::kInt32})
-      .Factory(MakeKernel<BinarizerKernel>()).AddTo(registry);
-  Kernel("ArrayFeatureExtractor").Domain(kDomain)
+  Kernel("Binarizer")
+      .Domain(kDomain)
+      .Types({DataType::kFloat, DataType::kDouble, DataType::kInt64, DataType::kInt32})
+      .Factory(MakeKernel<BinarizerKernel>())
+      .AddTo(registry);
+  Kernel("ArrayFeatureExtractor")
+      .Domain(kDomain)
       .Types({DataType::kFloat, DataType::kDouble, DataType::kInt64, DataType::kInt32, DataType::kString})
-      .Factory(MakeKernel<ArrayFeatureExtractorKernel>()).AddTo(registry);
+      .Factory(MakeKernel<ArrayFeatureExtractorKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

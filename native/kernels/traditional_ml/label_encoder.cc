@@ -129,10 +129,12 @@ class LabelEncoderKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(ml_label_encoder) {
-  Kernel("LabelEncoder").Domain("ai.onnx.ml")
+  Kernel("LabelEncoder")
+      .Domain("ai.onnx.ml")
       .Opsets({Since(2, TypeList<std::string, int64_t, float>{}),
                Since(4, TypeList<std::string, int64_t, float, int32_t, int16_t, double>{})})
-      .Factory(MakeKernel<LabelEncoderKernel>()).AddTo(registry);
+      .Factory(MakeKernel<LabelEncoderKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

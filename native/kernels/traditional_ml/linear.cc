@@ -274,14 +274,30 @@ std::vector<ParamSpec> LinearTuning() {
 
 OL_REGISTER_KERNELS(ml_linear) {
   const std::vector<DataType> types = {DataType::kFloat, DataType::kDouble, DataType::kInt64, DataType::kInt32};
-  Kernel("LinearClassifier").Domain("ai.onnx.ml").Types(types).Tuning(LinearTuning())
-      .Factory(MakeKernel<LinearClassifierKernel>()).AddTo(registry);
-  Kernel("LinearRegressor").Domain("ai.onnx.ml").Types(types).Tuning(LinearTuning())
-      .Factory(MakeKernel<LinearRegressorKernel>()).AddTo(registry);
-  Kernel("Scaler").Domain("ai.onnx.ml").Types(types).Tuning(LinearTuning())
-      .Factory(MakeKernel<ScalerKernel>()).AddTo(registry);
-  Kernel("Normalizer").Domain("ai.onnx.ml").Types(types).Tuning(LinearTuning())
-      .Factory(MakeKernel<NormalizerKernel>()).AddTo(registry);
+  Kernel("LinearClassifier")
+      .Domain("ai.onnx.ml")
+      .Types(types)
+      .Tuning(LinearTuning())
+      .Factory(MakeKernel<LinearClassifierKernel>())
+      .AddTo(registry);
+  Kernel("LinearRegressor")
+      .Domain("ai.onnx.ml")
+      .Types(types)
+      .Tuning(LinearTuning())
+      .Factory(MakeKernel<LinearRegressorKernel>())
+      .AddTo(registry);
+  Kernel("Scaler")
+      .Domain("ai.onnx.ml")
+      .Types(types)
+      .Tuning(LinearTuning())
+      .Factory(MakeKernel<ScalerKernel>())
+      .AddTo(registry);
+  Kernel("Normalizer")
+      .Domain("ai.onnx.ml")
+      .Types(types)
+      .Tuning(LinearTuning())
+      .Factory(MakeKernel<NormalizerKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

@@ -504,10 +504,18 @@ std::vector<ParamSpec> SvmTuning() {
 
 OL_REGISTER_KERNELS(ml_svm) {
   const std::vector<DataType> types = {DataType::kFloat, DataType::kDouble, DataType::kInt64, DataType::kInt32};
-  Kernel("SVMClassifier").Domain("ai.onnx.ml").Types(types).Tuning(SvmTuning())
-      .Factory(MakeKernel<SvmClassifierKernel>()).AddTo(registry);
-  Kernel("SVMRegressor").Domain("ai.onnx.ml").Types(types).Tuning(SvmTuning())
-      .Factory(MakeKernel<SvmRegressorKernel>()).AddTo(registry);
+  Kernel("SVMClassifier")
+      .Domain("ai.onnx.ml")
+      .Types(types)
+      .Tuning(SvmTuning())
+      .Factory(MakeKernel<SvmClassifierKernel>())
+      .AddTo(registry);
+  Kernel("SVMRegressor")
+      .Domain("ai.onnx.ml")
+      .Types(types)
+      .Tuning(SvmTuning())
+      .Factory(MakeKernel<SvmRegressorKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

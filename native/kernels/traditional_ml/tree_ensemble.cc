@@ -22,8 +22,8 @@
 #include "native/core/narrow_float.h"
 #include "native/executor/parallel_for.h"
 #include "native/kernels/common/kernel_registration.h"
-#include "native/kernels/traditional_ml/ml_common.h"
 #include "native/kernels/common/type_dispatch.h"
+#include "native/kernels/traditional_ml/ml_common.h"
 #include "native/kernels/traditional_ml/tree_walk.h"
 #include "native/registry/kernel.h"
 #include "native/tuning/schema.h"
@@ -303,7 +303,9 @@ class TreeEnsembleKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(ml_tree_ensemble) {
-  Kernel("TreeEnsemble").Domain("ai.onnx.ml").Versions(5, kOpenEnded)
+  Kernel("TreeEnsemble")
+      .Domain("ai.onnx.ml")
+      .Versions(5, kOpenEnded)
       .Types({DataType::kFloat, DataType::kDouble, DataType::kFloat16})
       .Tuning({
           MinimumElementsParam(kMinimumWalks, "tree walks (rows x trees) below which the kernel runs serially"),
@@ -311,8 +313,9 @@ OL_REGISTER_KERNELS(ml_tree_ensemble) {
                            "rows per block are a multiple of this (the ParallelFor grain)"),
           ParamSpec::Int64("parallel.tree_split_rows", kTreeSplitRows, 0, int64_t{1} << 30,
                            "batches with fewer rows split the trees into chunks instead of the rows"),
-          ParamSpec::Int64("algorithm.trees_per_chunk", kTreesPerChunk, 1, int64_t{1} << 30,
-                           "trees per chunk in the tree split (fixes the merge order: changes rounding, not participants)"),
+          ParamSpec::Int64(
+              "algorithm.trees_per_chunk", kTreesPerChunk, 1, int64_t{1} << 30,
+              "trees per chunk in the tree split (fixes the merge order: changes rounding, not participants)"),
           WalkBytesParam(),
       })
       .Calibratable()

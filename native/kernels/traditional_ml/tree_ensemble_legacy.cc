@@ -434,7 +434,9 @@ std::vector<ParamSpec> TreeTuning() {
 OL_REGISTER_KERNELS(ml_tree_ensemble_legacy) {
   for (const char* op : {"TreeEnsembleClassifier", "TreeEnsembleRegressor"}) {
     const bool classifier = std::string(op) == "TreeEnsembleClassifier";
-    Kernel(op).Domain("ai.onnx.ml").Types({DataType::kFloat, DataType::kDouble, DataType::kInt64, DataType::kInt32})
+    Kernel(op)
+        .Domain("ai.onnx.ml")
+        .Types({DataType::kFloat, DataType::kDouble, DataType::kInt64, DataType::kInt32})
         .Tuning(TreeTuning())
         .Factory([classifier](const KernelInfo& info) -> StatusOr<std::unique_ptr<OpKernel>> {
           auto kernel = std::make_unique<LegacyTreeEnsembleKernel>(classifier);

@@ -226,12 +226,30 @@ std::vector<ParamSpec> OptimizerTuning() {
 
 OL_REGISTER_KERNELS(training_optimizers) {
   // Dispatch on input 2, the first parameter X.
-  Kernel("Adagrad").Domain(kDomain).Types(TypeList<float, double>{}).DispatchInput(2).Tuning(OptimizerTuning())
-      .Calibratable().Factory(MakeKernel<OptimizerKernel<AdagradRule>>()).AddTo(registry);
-  Kernel("Momentum").Domain(kDomain).Types(TypeList<float, double>{}).DispatchInput(2).Tuning(OptimizerTuning())
-      .Calibratable().Factory(MakeKernel<OptimizerKernel<MomentumRule>>()).AddTo(registry);
-  Kernel("Adam").Domain(kDomain).Types(TypeList<float, double>{}).DispatchInput(2).Tuning(OptimizerTuning())
-      .Calibratable().Factory(MakeKernel<OptimizerKernel<AdamRule>>()).AddTo(registry);
+  Kernel("Adagrad")
+      .Domain(kDomain)
+      .Types(TypeList<float, double>{})
+      .DispatchInput(2)
+      .Tuning(OptimizerTuning())
+      .Calibratable()
+      .Factory(MakeKernel<OptimizerKernel<AdagradRule>>())
+      .AddTo(registry);
+  Kernel("Momentum")
+      .Domain(kDomain)
+      .Types(TypeList<float, double>{})
+      .DispatchInput(2)
+      .Tuning(OptimizerTuning())
+      .Calibratable()
+      .Factory(MakeKernel<OptimizerKernel<MomentumRule>>())
+      .AddTo(registry);
+  Kernel("Adam")
+      .Domain(kDomain)
+      .Types(TypeList<float, double>{})
+      .DispatchInput(2)
+      .Tuning(OptimizerTuning())
+      .Calibratable()
+      .Factory(MakeKernel<OptimizerKernel<AdamRule>>())
+      .AddTo(registry);
 }
 
 }  // namespace
