@@ -1,6 +1,6 @@
 // A family-specific calibrator for one test schema (TestScale on int32): it proposes a
 // fixed value, to show that the registry prefers it to the generic elementwise one.
-#include "native/tuning/calibrators.h"
+#include "native/kernels/common/calibrators/calibrators.h"
 
 namespace onnx_light {
 namespace {

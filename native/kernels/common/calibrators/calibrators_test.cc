@@ -1,5 +1,5 @@
 // The kernel runner and the calibrators, on the test-only kernels of "test.tuning".
-#include "native/tuning/calibrators.h"
+#include "native/kernels/common/calibrators/calibrators.h"
 
 #include <gtest/gtest.h>
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "native/core/tensor.h"
-#include "native/registry/attribute.h"
+#include "native/graph/attribute.h"
 #include "native/registry/kernel.h"
 #include "native/tuning/calibration.h"
 #include "native/tuning/schema.h"

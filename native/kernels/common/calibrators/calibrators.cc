@@ -1,4 +1,4 @@
-#include "native/tuning/calibrators.h"
+#include "native/kernels/common/calibrators/calibrators.h"
 
 #include <algorithm>
 
