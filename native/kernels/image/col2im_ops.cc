@@ -58,7 +58,7 @@ class Col2ImKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(Tensor * output, ctx.AllocateOutput(0, input->dtype(), Shape(out_dims)));
     const int64_t total = output->shape().num_elements();
     if (total == 0) return Status::Ok();
-    return VisitType(
+    return DispatchType(
         TypeList<Float16, float, double, BFloat16, int32_t, int64_t>{}, input->dtype(), ctx.Where(), [&](auto tag) {
           using T = typename decltype(tag)::type;
           using N = Numeric<T>;
@@ -137,7 +137,7 @@ OL_REGISTER_KERNELS(col2im_family) {
   KernelDef def;
   def.op = "Col2Im";
   def.since_version = 18;
-  def.family = "col2im";
+  def.family = OL_KERNEL_FAMILY;
   def.element_types = {DataType::kFloat16,  DataType::kFloat, DataType::kDouble,
                        DataType::kBFloat16, DataType::kInt32, DataType::kInt64};
   def.tuning = {MinimumElementsParam(16384, "output elements below which the op runs serially"),

@@ -10,17 +10,8 @@
 namespace onnx_light {
 
 extern const PoolRowKernels kPoolRowsPortable = {
-    {InteriorRow<PoolKind::kMax, float, 0>, InteriorRow<PoolKind::kMax, float, 1>,
-     InteriorRow<PoolKind::kMax, float, 2>},
-    {InteriorRow<PoolKind::kAverage, float, 0>, InteriorRow<PoolKind::kAverage, float, 1>,
-     InteriorRow<PoolKind::kAverage, float, 2>},
-    {InteriorRow<PoolKind::kLp, float, 0>, InteriorRow<PoolKind::kLp, float, 1>, InteriorRow<PoolKind::kLp, float, 2>},
-    {InteriorRow<PoolKind::kMax, double, 0>, InteriorRow<PoolKind::kMax, double, 1>,
-     InteriorRow<PoolKind::kMax, double, 2>},
-    {InteriorRow<PoolKind::kAverage, double, 0>, InteriorRow<PoolKind::kAverage, double, 1>,
-     InteriorRow<PoolKind::kAverage, double, 2>},
-    {InteriorRow<PoolKind::kLp, double, 0>, InteriorRow<PoolKind::kLp, double, 1>,
-     InteriorRow<PoolKind::kLp, double, 2>},
+    OL_POOL_INTERIOR_ROWS(kMax, float),  OL_POOL_INTERIOR_ROWS(kAverage, float),  OL_POOL_INTERIOR_ROWS(kLp, float),
+    OL_POOL_INTERIOR_ROWS(kMax, double), OL_POOL_INTERIOR_ROWS(kAverage, double), OL_POOL_INTERIOR_ROWS(kLp, double),
 };
 
 namespace {

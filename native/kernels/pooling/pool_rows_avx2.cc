@@ -97,13 +97,10 @@ extern const PoolRowKernels kPoolRowsAvx2 = {
     {InteriorRow<PoolKind::kMax, float, 0>, RowAvx2Blocked<PoolKind::kMax, 1>, RowAvx2Blocked<PoolKind::kMax, 2>},
     {InteriorRow<PoolKind::kAverage, float, 0>, RowAvx2Blocked<PoolKind::kAverage, 1>,
      RowAvx2Blocked<PoolKind::kAverage, 2>},
-    {InteriorRow<PoolKind::kLp, float, 0>, InteriorRow<PoolKind::kLp, float, 1>, InteriorRow<PoolKind::kLp, float, 2>},
-    {InteriorRow<PoolKind::kMax, double, 0>, InteriorRow<PoolKind::kMax, double, 1>,
-     InteriorRow<PoolKind::kMax, double, 2>},
-    {InteriorRow<PoolKind::kAverage, double, 0>, InteriorRow<PoolKind::kAverage, double, 1>,
-     InteriorRow<PoolKind::kAverage, double, 2>},
-    {InteriorRow<PoolKind::kLp, double, 0>, InteriorRow<PoolKind::kLp, double, 1>,
-     InteriorRow<PoolKind::kLp, double, 2>},
+    OL_POOL_INTERIOR_ROWS(kLp, float),
+    OL_POOL_INTERIOR_ROWS(kMax, double),
+    OL_POOL_INTERIOR_ROWS(kAverage, double),
+    OL_POOL_INTERIOR_ROWS(kLp, double),
 };
 
 }  // namespace onnx_light

@@ -103,4 +103,9 @@ void InteriorRow(const PoolGeometry& g, const PoolOptions& opt, const T* x, T* y
 }
 
 }  // namespace
+
+// A PoolRowKernels row of InteriorRow at every column stride, for the tables' initializers.
+#define OL_POOL_INTERIOR_ROWS(K, T) \
+  { InteriorRow<PoolKind::K, T, 0>, InteriorRow<PoolKind::K, T, 1>, InteriorRow<PoolKind::K, T, 2> }
+
 }  // namespace onnx_light
