@@ -106,7 +106,7 @@ class LinearAttentionKernel : public OpKernel {
       return InvalidArgument(info.Where(), ": q_num_heads (", q_heads_,
                              ") must be a positive multiple of kv_num_heads (", kv_heads_, ")");
     }
-    OL_ASSIGN_OR_RETURN(minimum_multiply_adds_, info.tuning().Int64("parallel.minimum_multiply_adds"));
+    OL_ASSIGN_OR_RETURN(minimum_multiply_adds_, info.tuning().Int64(param::kMinimumMultiplyAdds));
     return Status::Ok();
   }
 
@@ -205,7 +205,7 @@ OL_REGISTER_KERNELS(linear_attention) {
                          {DataType::kFloat, DataType::kFloat16, DataType::kBFloat16},
                          0,
                          // Same cost model as Attention's threshold (attention_core.cc).
-                         {ParamSpec::Int64("parallel.minimum_multiply_adds", int64_t{1} << 22, 1, int64_t{1} << 50,
+                         {ParamSpec::Int64(param::kMinimumMultiplyAdds, int64_t{1} << 22, 1, int64_t{1} << 50,
                                            "state update and read multiply-adds below which heads run serially")},
                          false,
                          MakeKernel<LinearAttentionKernel>()});

@@ -76,7 +76,7 @@ TEST_P(RotaryCases, MatchesNaiveRotationForEveryParticipantCount) {
   auto serial = t.Run(1);
   ASSERT_TRUE(serial.ok()) << serial.status().ToString();
   ExpectNear(expected, serial->at(0).tensor(), ToleranceFor(c.type), c.name);
-  t.Tuning("parallel.minimum_elements", int64_t{1});
+  t.Tuning(param::kMinimumElements, int64_t{1});
   for (int threads : {1, 2, 4, 8}) {
     auto parallel = t.Run(threads);
     ASSERT_TRUE(parallel.ok()) << parallel.status().ToString();

@@ -15,7 +15,7 @@ using testing::MakeTensor;
 using testing::ToVector;
 
 Value RunAllCounts(KernelTester& t) {
-  t.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.block_elements", int64_t{64});
+  t.Tuning(param::kMinimumElements, int64_t{1}).Tuning(param::kBlockElements, int64_t{64});
   auto serial = t.Run(1);
   EXPECT_TRUE(serial.ok()) << serial.status().ToString();
   if (!serial.ok()) return Value();

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "native/kernels/elementwise/element_types.h"
-#include "native/kernels/elementwise/parallel_blocks.h"
+#include "native/kernels/elementwise/elementwise_policy.h"
 #include "native/registry/kernel.h"
 
 namespace onnx_light {

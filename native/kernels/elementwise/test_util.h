@@ -26,7 +26,7 @@ inline Tensor RunAllCounts(KernelTester& tester) {
   auto serial = tester.Run(1);
   EXPECT_TRUE(serial.ok()) << serial.status().ToString();
   if (!serial.ok()) return Tensor();
-  tester.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.block_elements", int64_t{64});
+  tester.Tuning(param::kMinimumElements, int64_t{1}).Tuning(param::kBlockElements, int64_t{64});
   for (int participants : {1, 2, 4, 8}) {
     auto parallel = tester.RunWithDetails(participants);
     EXPECT_TRUE(parallel.ok()) << parallel.status().ToString();

@@ -6,6 +6,7 @@
 // participants, and the result does not depend on the split.
 #include <algorithm>
 
+#include "native/kernels/common/thresholded_parallel.h"
 #include "native/kernels/reduce_util/numeric.h"
 #include "native/registry/kernel.h"
 
@@ -35,8 +36,7 @@ class Col2ImKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(dilations_, info.GetInts("dilations", {}));
     OL_ASSIGN_OR_RETURN(pads_, info.GetInts("pads", {}));
     OL_ASSIGN_OR_RETURN(strides_, info.GetInts("strides", {}));
-    OL_ASSIGN_OR_RETURN(minimum_elements_, info.tuning().Int64("parallel.minimum_elements"));
-    OL_ASSIGN_OR_RETURN(grain_elements_, info.tuning().Int64("parallel.grain_elements"));
+    OL_RETURN_IF_ERROR(parallel_.Init(info));
     return Status::Ok();
   }
 
@@ -58,40 +58,40 @@ class Col2ImKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(Tensor * output, ctx.AllocateOutput(0, input->dtype(), Shape(out_dims)));
     const int64_t total = output->shape().num_elements();
     if (total == 0) return Status::Ok();
-    return VisitType(
-        TypeList<Float16, float, double, BFloat16, int32_t, int64_t>{}, input->dtype(), ctx.Where(), [&](auto tag) {
-          using T = typename decltype(tag)::type;
-          using N = Numeric<T>;
-          const T* x = input->data<T>();
-          T* y = output->data<T>();
-          auto pixels = [&](int64_t begin, int64_t end) {
-            for (int64_t flat = begin; flat < end; ++flat) {
-              const int64_t plane = flat / g.image_size;  // n * channels + c
-              int64_t pos[kMaxImageRank];
-              for (int64_t d = g.rank - 1, rest = flat % g.image_size; d >= 0; --d)
-                pos[d] = rest % g.image[d], rest /= g.image[d];
-              typename N::Acc sum = 0;
-              for (int64_t k = 0; k < g.kernel_size; ++k) {  // kernel offsets in ascending order
-                int64_t column = 0;
-                bool hit = true;
-                for (int64_t d = g.rank - 1, rest = k, scale = 1; d >= 0 && hit; --d) {
-                  const int64_t offset = rest % g.block[d];
-                  rest /= g.block[d];
-                  const int64_t shifted = pos[d] + g.pad_begin[d] - offset * g.dilation[d];
-                  const int64_t b = shifted / g.stride[d];
-                  hit = shifted >= 0 && shifted % g.stride[d] == 0 && b < g.blocks[d];
-                  column += b * scale;
-                  scale *= g.blocks[d];
-                }
-                if (hit) sum = WrappingAdd(sum, N::Load(x[(plane * g.kernel_size + k) * g.block_count + column]));
-              }
-              y[flat] = N::Store(sum);
-            }
-            return Status::Ok();
-          };
-          if (total < minimum_elements_) return pixels(0, total);
-          return ParallelFor(ctx.parallel(), total, ParallelPlan{"col2im.pixels", grain_elements_}, pixels);
-        });
+    return VisitType(TypeList<Float16, float, double, BFloat16, int32_t, int64_t>{}, input->dtype(), ctx.Where(),
+                     [&](auto tag) {
+                       using T = typename decltype(tag)::type;
+                       using N = Numeric<T>;
+                       const T* x = input->data<T>();
+                       T* y = output->data<T>();
+                       auto pixels = [&](int64_t begin, int64_t end) {
+                         for (int64_t flat = begin; flat < end; ++flat) {
+                           const int64_t plane = flat / g.image_size;  // n * channels + c
+                           int64_t pos[kMaxImageRank];
+                           for (int64_t d = g.rank - 1, rest = flat % g.image_size; d >= 0; --d)
+                             pos[d] = rest % g.image[d], rest /= g.image[d];
+                           typename N::Acc sum = 0;
+                           for (int64_t k = 0; k < g.kernel_size; ++k) {  // kernel offsets in ascending order
+                             int64_t column = 0;
+                             bool hit = true;
+                             for (int64_t d = g.rank - 1, rest = k, scale = 1; d >= 0 && hit; --d) {
+                               const int64_t offset = rest % g.block[d];
+                               rest /= g.block[d];
+                               const int64_t shifted = pos[d] + g.pad_begin[d] - offset * g.dilation[d];
+                               const int64_t b = shifted / g.stride[d];
+                               hit = shifted >= 0 && shifted % g.stride[d] == 0 && b < g.blocks[d];
+                               column += b * scale;
+                               scale *= g.blocks[d];
+                             }
+                             if (hit)
+                               sum = WrappingAdd(sum, N::Load(x[(plane * g.kernel_size + k) * g.block_count + column]));
+                           }
+                           y[flat] = N::Store(sum);
+                         }
+                         return Status::Ok();
+                       };
+                       return parallel_.Run(ctx.parallel(), "col2im.pixels", total, 1, pixels);
+                     });
   }
 
  private:
@@ -128,7 +128,7 @@ class Col2ImKernel : public OpKernel {
   }
 
   std::vector<int64_t> dilations_, pads_, strides_;
-  int64_t minimum_elements_ = 0, grain_elements_ = 1;
+  ThresholdedParallel parallel_;
 };
 
 }  // namespace
@@ -141,7 +141,7 @@ OL_REGISTER_KERNELS(col2im_family) {
   def.element_types = {DataType::kFloat16,  DataType::kFloat, DataType::kDouble,
                        DataType::kBFloat16, DataType::kInt32, DataType::kInt64};
   def.tuning = {MinimumElementsParam(16384, "output elements below which the op runs serially"),
-                ParamSpec::Int64("parallel.grain_elements", 4096, 1, int64_t{1} << 40,
+                ParamSpec::Int64(param::kBlockElements, 4096, 1, int64_t{1} << 40,
                                  "smallest parallel block, in output elements")};
   def.factory = MakeKernel<Col2ImKernel>();
   registry.Add(std::move(def));

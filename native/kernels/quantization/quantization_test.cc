@@ -17,7 +17,7 @@ using testing::ToVector;
 // Runs serially and with 2, 4 and 8 participants (parallel path forced, small blocks);
 // every run must give the same bytes. Returns the serial outputs.
 std::vector<Value> RunAllCounts(KernelTester& t) {
-  t.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.block_elements", int64_t{64});
+  t.Tuning(param::kMinimumElements, int64_t{1}).Tuning(param::kBlockElements, int64_t{64});
   auto serial = t.Run(1);
   EXPECT_TRUE(serial.ok()) << serial.status().ToString();
   if (!serial.ok()) return {};

@@ -26,7 +26,7 @@ std::vector<T> RandomBytes(int64_t n, uint32_t seed) {
 }
 
 std::vector<Value> RunAllCounts(KernelTester& t) {
-  t.Tuning("parallel.minimum_tasks", int64_t{1});
+  t.Tuning(param::kMinimumTasks, int64_t{1});
   auto serial = t.Run(1);
   EXPECT_TRUE(serial.ok()) << serial.status().ToString();
   if (!serial.ok()) return {};

@@ -31,8 +31,8 @@ Tensor CastAllCounts(const Tensor& x, DataType to, int opset = 25, int64_t satur
   KernelTester t("Cast", opset);
   t.Input(x)
       .Attr("to", static_cast<int64_t>(to))
-      .Tuning("parallel.minimum_elements", int64_t{1})
-      .Tuning("parallel.grain_elements", int64_t{256});
+      .Tuning(param::kMinimumElements, int64_t{1})
+      .Tuning(param::kBlockElements, int64_t{256});
   if (opset >= 19) t.Attr("saturate", saturate);
   if (opset >= 24) t.Attr("round_mode", round_mode);
   auto serial = t.Run(1);
@@ -319,8 +319,8 @@ TEST(CastLikeTest, TakesTheTargetTypeFromInputOne) {
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) - 2500.5f;
   t.Input(MakeTensor<float>({5000}, x))
       .Input(MakeTensor<int32_t>({0}, {}))
-      .Tuning("parallel.minimum_elements", int64_t{1})
-      .Tuning("parallel.grain_elements", int64_t{256});
+      .Tuning(param::kMinimumElements, int64_t{1})
+      .Tuning(param::kBlockElements, int64_t{256});
   auto serial = t.Run(1);
   ASSERT_TRUE(serial.ok()) << serial.status().ToString();
   const auto y = ToVector<int32_t>(serial->at(0).tensor());

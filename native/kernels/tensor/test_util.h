@@ -26,10 +26,10 @@ inline Value Detach(const Value& v) {
 }
 
 // Runs serially, then with 2, 4 and 8 participants and the parallel path forced
-// (parallel.minimum_elements = 1, parallel.grain_elements = `grain`); every output must be
+// (parallel.minimum_elements = 1, parallel.block_elements = `grain`); every output must be
 // bit-identical to the serial one. Returns the serial outputs, detached (empty on failure).
 inline std::vector<Value> RunAllCounts(KernelTester& t, int64_t grain = 1) {
-  t.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.grain_elements", grain);
+  t.Tuning(param::kMinimumElements, int64_t{1}).Tuning(param::kBlockElements, grain);
   auto serial = t.Run(1);
   EXPECT_TRUE(serial.ok()) << serial.status().ToString();
   if (!serial.ok()) return {};
