@@ -93,7 +93,7 @@ def main():
     with zipfile.ZipFile(args.out, "w", compression=zipfile.ZIP_DEFLATED) as wheel:
         for path, data in sorted(files.items()):
             info = zipfile.ZipInfo(path, date_time=(2020, 1, 1, 0, 0, 0))
-            info.external_attr = (0o755 if path.endswith(".so") else 0o644) << 16
+            info.external_attr = (0o755 if ".so" in os.path.basename(path) else 0o644) << 16
             info.compress_type = zipfile.ZIP_DEFLATED
             wheel.writestr(info, data)
 

@@ -66,18 +66,26 @@ def family_manifest_label(family_label):
         family_label = family_label + ":" + family_label.split("/")[-1]
     return family_label + "_manifest"
 
-def kernel_family(name, srcs, hdrs = [], deps = [], copts = [], **kwargs):
-    """A family's kernels: registered at start-up (alwayslink), with its manifest."""
+def kernel_family(name, srcs, hdrs = [], deps = [], copts = [], local_defines = [], **kwargs):
+    """A family's kernels: registered at start-up (alwayslink), with its manifest.
+
+    The sources are compiled with OL_KERNEL_FAMILY="<name>": Kernel(op)
+    (native/kernels/common/kernel_registration.h) registers under it, so the family name
+    a registration carries is the Bazel name the inventory finds.
+    """
     cc_library(
         name = name,
         srcs = srcs,
         hdrs = hdrs,
         copts = copts,
+        local_defines = local_defines + ['OL_KERNEL_FAMILY=\\"%s\\"' % name],
         alwayslink = True,
         deps = deps + [
             "//native/core",
             "//native/executor",
             "//native/kernels/common:isa_variants",
+            "//native/kernels/common:kernel_registration",
+            "//native/kernels/common:type_dispatch",
             "//native/registry",
             "//native/tuning:schema",
         ],

@@ -53,6 +53,7 @@ void BindRegistry(nb::module_& m) {
       nb::list types;
       for (DataType t : def->element_types) types.append(std::string(DataTypeName(t)));
       d["element_types"] = types;
+      d["dispatch_input"] = def->dispatch_input;
       nb::list params;
       for (const auto& p : def->tuning) params.append(ParamToDict(p));
       d["tuning"] = params;
@@ -60,7 +61,7 @@ void BindRegistry(nb::module_& m) {
       out.append(d);
     }
     return out;
-  }, "Every kernel registration: domain, op, opset range, family, element types, tuning parameters.");
+  }, "Every kernel registration: domain, op, opset range, family, element types (of input dispatch_input), tuning parameters.");
 }
 
 }  // namespace onnx_light::python

@@ -12,6 +12,7 @@ void BindRegistry(nanobind::module_& m);  // registered kernels (for the invento
 void BindTuning(nanobind::module_& m);    // descriptors, tuning sources, kernel runner, calibration
 void BindSession(nanobind::module_& m);   // Graph, Session, CpuExecutionPolicy, RunOptions
 void BindBuildInfo(nanobind::module_& m); // how the extension was compiled
+void BindLoader(nanobind::module_& m);    // native model loading (LoadedModel)
 
 // Raises the Python exception that matches status.code() (see onnx_light.errors).
 [[noreturn]] void ThrowStatus(const Status& status);

@@ -11,4 +11,5 @@ NB_MODULE(_native, m) {
   onnx_light::python::BindTuning(m);
   onnx_light::python::BindSession(m);
   onnx_light::python::BindBuildInfo(m);
+  onnx_light::python::BindLoader(m);
 }

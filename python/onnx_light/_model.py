@@ -12,33 +12,90 @@ from onnx import AttributeProto, TensorProto, numpy_helper
 from onnx.onnx_cpp2py_export import defs as _onnx_defs
 
 from onnx_light import _native
-from onnx_light._values import encode_array
+from onnx_light._values import encode_array, numpy_dtype_of
 
 
 def load_model(model):
     """A ModelProto from a path, serialized bytes or a ModelProto (InvalidArgument if malformed)."""
+    proto, weights = load_model_and_weights(model)
+    return with_weights(proto, weights)
+
+
+def load_model_and_weights(model):
+    """(ModelProto, weights) from a path, serialized bytes or a ModelProto.
+
+    Paths and bytes are parsed natively (_native.load_model_file / load_model_bytes): the
+    main graph's initializers above _INFERENCE_DATA_LIMIT_ELEMENTS stay native in `weights`
+    (a _native.LoadedModel: borrowed from the parse or mapped from external data files, never
+    copied through Python), and the ModelProto keeps their name, type and dims without a
+    payload. A ModelProto is copied (preparing it changes it: never the caller's) and has no
+    weights (None). InvalidArgument if malformed.
+    """
+    weights = None
     if isinstance(model, onnx.ModelProto):
-        proto = onnx.ModelProto()  # preparing the model changes it: never the caller's
+        proto = onnx.ModelProto()
         proto.CopyFrom(model)
     elif isinstance(model, (bytes, bytearray, memoryview)):
-        try:
-            proto = onnx.load_model_from_string(bytes(model))
-        except (DecodeError, ValueError, RuntimeError) as e:
-            raise _native.InvalidArgument(f"the bytes are not a serialized ONNX model: {e}") from None
+        weights = _native.load_model_bytes(bytes(model), "", _INFERENCE_DATA_LIMIT_ELEMENTS)
+        proto = _skeleton(weights, "the bytes are not a serialized ONNX model")
     elif isinstance(model, (str, os.PathLike)):
-        if not os.path.exists(model):
-            raise FileNotFoundError(f"no ONNX model at {os.fspath(model)!r}")
-        try:
-            proto = onnx.load(model)
-        except (DecodeError, ValueError, RuntimeError) as e:
-            raise _native.InvalidArgument(f"{os.fspath(model)!r} is not an ONNX model: {e}") from None
+        path = os.fspath(model)
+        if not os.path.exists(path):
+            raise FileNotFoundError(f"no ONNX model at {path!r}")
+        weights = _native.load_model_file(path, _INFERENCE_DATA_LIMIT_ELEMENTS)
+        proto = _skeleton(weights, f"{path!r} is not an ONNX model")
     else:
         raise TypeError(f"model must be a path, bytes or onnx.ModelProto, not {type(model).__name__}")
     if not proto.HasField("graph") or (not proto.graph.node and not proto.graph.output):
         raise _native.InvalidArgument("the model has no graph (empty or malformed model)")
     if proto.ir_version <= 0:
         raise _native.InvalidArgument(f"the model declares IR version {proto.ir_version}; malformed model")
-    return proto
+    return proto, (weights if weights is not None and len(weights) else None)
+
+
+def _skeleton(weights, what):
+    try:
+        return onnx.load_model_from_string(weights.skeleton)
+    except (DecodeError, ValueError, RuntimeError) as e:
+        raise _native.InvalidArgument(f"{what}: {e}") from None
+
+
+def _has_payload(tensor):
+    return bool(
+        tensor.raw_data
+        or tensor.external_data
+        or any(
+            len(getattr(tensor, field))
+            for field in ("float_data", "int32_data", "string_data", "int64_data", "double_data", "uint64_data")
+        )
+    )
+
+
+def held_natively(tensor, weights):
+    """Whether initializer `tensor` (a TensorProto) is one whose payload `weights` holds."""
+    return weights is not None and tensor.name in weights and not _has_payload(tensor)
+
+
+def weight_array(tensor, weights):
+    """The value of an initializer as a numpy array: a read-only view of the native bytes when
+    `weights` holds it, else decoded from the TensorProto."""
+    if not held_natively(tensor, weights):
+        return numpy_helper.to_array(tensor)
+    element_type, dims = weights.describe(tensor.name)
+    return weights.bytes_view(tensor.name).view(numpy_dtype_of(element_type)).reshape(dims)
+
+
+def with_weights(proto, weights):
+    """proto with the payloads `weights` holds put back as raw_data (a copy; proto itself
+    when there is nothing to put back): a self-contained model, for pickling."""
+    if weights is None or not any(held_natively(t, weights) for t in proto.graph.initializer):
+        return proto
+    full = onnx.ModelProto()
+    full.CopyFrom(proto)
+    for t in full.graph.initializer:
+        if held_natively(t, weights):
+            t.raw_data = weights.bytes_view(t.name).tobytes()
+    return full
 
 
 # ------------------------------------------------------------------------------ validation
@@ -458,9 +515,11 @@ def _tensor(proto, base_dir):
 
 
 class GraphBuilder:
-    def __init__(self, opsets, base_dir=""):
+    def __init__(self, opsets, base_dir="", weights=None):
         self.opsets = opsets
         self.base_dir = base_dir
+        self.weights = weights  # initializers of the main graph held natively (load_model_and_weights)
+        self.main_graph = None
 
     def attribute(self, a):
         T = AttributeProto
@@ -496,8 +555,12 @@ class GraphBuilder:
             g.add_output(vi.name, *describe_type(vi.type))
         for vi in proto.value_info:
             g.add_value_info(vi.name, *describe_type(vi.type))
+        weights = self.weights if proto is self.main_graph else None  # subgraphs keep theirs
         for init in proto.initializer:
-            g.add_initializer(init.name, _tensor(init, self.base_dir))
+            if held_natively(init, weights):
+                self.weights.add_to_graph(g, init.name)
+            else:
+                g.add_initializer(init.name, _tensor(init, self.base_dir))
         for sparse in proto.sparse_initializer:
             g.add_initializer(sparse.values.name, encode_array(_sparse_to_dense(sparse)))
         for node in proto.node:
@@ -506,9 +569,12 @@ class GraphBuilder:
         return g
 
 
-def build_graph(proto, base_dir=""):
-    """The native Graph of a (prepared) ModelProto."""
+def build_graph(proto, base_dir="", weights=None):
+    """The native Graph of a (prepared) ModelProto; initializers `weights` holds enter it
+    natively (see load_model_and_weights)."""
     opsets = {}
     for imp in proto.opset_import:
         opsets[imp.domain] = imp.version
-    return GraphBuilder(opsets, base_dir).graph(proto.graph)
+    builder = GraphBuilder(opsets, base_dir, weights)
+    builder.main_graph = proto.graph
+    return builder.graph(proto.graph)

@@ -14,6 +14,8 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
+from onnx_light._model import weight_array
+
 
 def _constants(graph):
     """{name: TensorProto} of the initializers that no feed can override."""
@@ -30,7 +32,7 @@ def _unique(name, taken):
     return candidate
 
 
-def fold_batch_norm_into_conv(model):
+def fold_batch_norm_into_conv(model, weights=None):
     """Fuses every foldable Conv -> BatchNormalization pair of the top-level graph, in place."""
     graph = model.graph
     constants = _constants(graph)
@@ -59,15 +61,15 @@ def fold_batch_norm_into_conv(model):
         )
         if len(bn.input) < 5 or not all(p in constants for p in params):
             continue
-        w = numpy_helper.to_array(constants[conv.input[1]])
+        w = weight_array(constants[conv.input[1]], weights)
         if w.dtype != np.float32:
             continue
-        scale, shift, mean, var = (numpy_helper.to_array(constants[n]).astype(np.float64) for n in bn.input[1:5])
+        scale, shift, mean, var = (weight_array(constants[n], weights).astype(np.float64) for n in bn.input[1:5])
         channels = w.shape[0]
         if any(p.shape != (channels,) for p in (scale, shift, mean, var)):
             continue
         bias = (
-            numpy_helper.to_array(constants[conv.input[2]]).astype(np.float64)
+            weight_array(constants[conv.input[2]], weights).astype(np.float64)
             if len(conv.input) > 2 and conv.input[2]
             else np.zeros(channels)
         )
@@ -97,10 +99,11 @@ def fold_batch_norm_into_conv(model):
     return model
 
 
-def optimize(model):
-    """Every rewrite above, in order, on a copy (the caller's model is left as it was)."""
+def optimize(model, weights=None):
+    """Every rewrite above, in order, on a copy (the caller's model is left as it was).
+    `weights`: the initializers held natively (_model.load_model_and_weights), read in place."""
     if not any(n.op_type == "BatchNormalization" for n in model.graph.node):
         return model
     copy = onnx.ModelProto()
     copy.CopyFrom(model)
-    return fold_batch_norm_into_conv(copy)
+    return fold_batch_norm_into_conv(copy, weights)

@@ -5,7 +5,14 @@ import os
 import onnx
 
 from onnx_light import _native, graph_rewrites
-from onnx_light._model import build_graph, describe_type, load_model, prepare_model, validate_model
+from onnx_light._model import (
+    build_graph,
+    describe_type,
+    load_model_and_weights,
+    prepare_model,
+    validate_model,
+    with_weights,
+)
 from onnx_light._values import decode_value, encode_value
 
 CpuExecutionPolicy = _native.CpuExecutionPolicy
@@ -106,12 +113,13 @@ class InferenceSession:
         if tuning_profile is not None and not isinstance(tuning_profile, _native.TuningSource):
             raise TypeError("tuning_profile must be None or an onnx_light._native.TuningSource")
         base_dir = os.path.dirname(os.fspath(model)) if isinstance(model, (str, os.PathLike)) else ""
-        proto = load_model(model)
+        proto, weights = load_model_and_weights(model)
         validate_model(proto)
         proto = prepare_model(proto)
         if graph_optimizations:
-            proto = graph_rewrites.optimize(proto)
+            proto = graph_rewrites.optimize(proto, weights)
         self._model = proto
+        self._weights = weights
         if not isinstance(memory_limit_bytes, int) or isinstance(memory_limit_bytes, bool) or memory_limit_bytes < 0:
             raise ValueError(
                 f"memory_limit_bytes must be an int >= 0 (0 = physical memory), got {memory_limit_bytes!r}"
@@ -119,7 +127,7 @@ class InferenceSession:
         self._tuning_profile = tuning_profile
         self._memory_limit_bytes = memory_limit_bytes
         self._session = _native.Session.create(
-            build_graph(proto, base_dir), cpu_execution, tuning_profile, memory_limit_bytes
+            build_graph(proto, base_dir, weights), cpu_execution, tuning_profile, memory_limit_bytes
         )
         initializers = {i.name for i in proto.graph.initializer}
         self._inputs = [NodeArg(vi) for vi in proto.graph.input if vi.name not in initializers]
@@ -143,7 +151,7 @@ class InferenceSession:
             )
         policy = self._session.policy
         return {
-            "model": self._model.SerializeToString(),
+            "model": with_weights(self._model, self._weights).SerializeToString(),
             "memory_limit_bytes": self._memory_limit_bytes,
             "policy": {
                 "num_threads": policy.num_threads,

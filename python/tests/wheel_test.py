@@ -36,6 +36,7 @@ def test_wheel_contents():
     with zipfile.ZipFile(find_wheel()) as wheel:
         names = wheel.namelist()
         assert "onnx_light/_native.so" in names
+        assert "onnx_light/libprotobuf-lite.so.32" in names  # the native loader's runtime
         assert "onnx_light/__init__.py" in names
         dist_info = [n for n in names if n.endswith(".dist-info/RECORD")]
         assert len(dist_info) == 1
@@ -67,3 +68,19 @@ def test_pip_installs_the_wheel_into_a_venv_and_runs_a_model(tmp_path):
     assert info["compilation_mode"] == "opt", info
     assert info["optimized"] is True and info["assertions"] is False, info
     assert "portable" in info["isa_compiled"] and info["isa_selected"] in info["isa_compiled"], info
+    # The extension finds the protobuf runtime the wheel carries (RUNPATH $ORIGIN), not only
+    # a system copy.
+    mapped = subprocess.run(
+        [
+            python,
+            "-c",
+            "import onnx_light; print(next(line.split()[-1] for line in open('/proc/self/maps') "
+            "if 'libprotobuf-lite' in line))",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert mapped.returncode == 0, mapped.stderr
+    assert mapped.stdout.strip().startswith(str(venv)), mapped.stdout

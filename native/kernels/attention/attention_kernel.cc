@@ -4,6 +4,7 @@
 
 #include "native/kernels/attention/attention_core.h"
 #include "native/kernels/attention/element_rows.h"
+#include "native/kernels/common/kernel_registration.h"
 #include "native/registry/kernel.h"
 
 namespace onnx_light {
@@ -263,13 +264,13 @@ Status AttentionKernel::AllocateOutputs(KernelContext& ctx, bool output_3d, Atte
 }  // namespace
 
 OL_REGISTER_KERNELS(attention) {
-  const std::vector<DataType> types = {DataType::kFloat, DataType::kFloat16, DataType::kBFloat16, DataType::kDouble};
   // 23: base op; 24 adds nonpad_kv_seqlen; 25 adds the sliding window.
-  const int ranges[3][2] = {{23, 23}, {24, 24}, {25, kOpenEnded}};
-  for (const auto& range : ranges) {
-    registry.Add(KernelDef{"", "Attention", range[0], range[1], "attention", types, 0, AttentionTuningSpecs(), false,
-                           MakeKernel<AttentionKernel>()});
-  }
+  Kernel("Attention")
+      .SinceVersions({23, 24, 25})
+      .Types(TypeList<float, Float16, BFloat16, double>{})
+      .Tuning(AttentionTuningSpecs())
+      .Factory(MakeKernel<AttentionKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace attention

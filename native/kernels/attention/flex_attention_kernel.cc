@@ -10,6 +10,7 @@
 #include "native/executor/parallel_for.h"
 #include "native/kernels/attention/attention_core.h"
 #include "native/kernels/attention/element_rows.h"
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/simd/rows.h"
 #include "native/registry/kernel.h"
 
@@ -189,16 +190,12 @@ class FlexAttentionKernel : public OpKernel {
 OL_REGISTER_KERNELS(flex_attention) {
   std::vector<ParamSpec> tuning = AttentionTuningSpecs();
   tuning.push_back(MinimumElementsParam(32768, "score elements below which the modifier-path softmax runs serially"));
-  registry.Add(KernelDef{"ai.onnx.preview",
-                         "FlexAttention",
-                         1,
-                         kOpenEnded,
-                         "attention",
-                         {DataType::kFloat, DataType::kFloat16, DataType::kBFloat16, DataType::kDouble},
-                         0,
-                         tuning,
-                         false,
-                         MakeKernel<FlexAttentionKernel>()});
+  Kernel("FlexAttention")
+      .Domain("ai.onnx.preview")
+      .Opsets({Since(1, TypeList<float, Float16, BFloat16, double>{})})
+      .Tuning(tuning)
+      .Factory(MakeKernel<FlexAttentionKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace attention

@@ -10,6 +10,7 @@
 #include "native/core/allocator.h"
 #include "native/executor/parallel_for.h"
 #include "native/kernels/attention/element_rows.h"
+#include "native/kernels/common/kernel_registration.h"
 #include "native/registry/kernel.h"
 
 namespace onnx_light {
@@ -197,18 +198,13 @@ class LinearAttentionKernel : public OpKernel {
 }  // namespace
 
 OL_REGISTER_KERNELS(linear_attention) {
-  registry.Add(KernelDef{"",
-                         "LinearAttention",
-                         27,
-                         kOpenEnded,
-                         "attention",
-                         {DataType::kFloat, DataType::kFloat16, DataType::kBFloat16},
-                         0,
-                         // Same cost model as Attention's threshold (attention_core.cc).
-                         {ParamSpec::Int64(param::kMinimumMultiplyAdds, int64_t{1} << 22, 1, int64_t{1} << 50,
-                                           "state update and read multiply-adds below which heads run serially")},
-                         false,
-                         MakeKernel<LinearAttentionKernel>()});
+  Kernel("LinearAttention")
+      .Opsets({Since(27, TypeList<float, Float16, BFloat16>{})})
+      // Same cost model as Attention's threshold (attention_core.cc).
+      .Tuning({ParamSpec::Int64(param::kMinimumMultiplyAdds, int64_t{1} << 22, 1, int64_t{1} << 50,
+                                "state update and read multiply-adds below which heads run serially")})
+      .Factory(MakeKernel<LinearAttentionKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace attention

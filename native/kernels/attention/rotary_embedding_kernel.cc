@@ -7,6 +7,7 @@
 
 #include "native/executor/parallel_for.h"
 #include "native/kernels/attention/element_rows.h"
+#include "native/kernels/common/kernel_registration.h"
 #include "native/registry/kernel.h"
 
 namespace onnx_light {
@@ -156,18 +157,13 @@ class RotaryEmbeddingKernel : public OpKernel {
 }  // namespace
 
 OL_REGISTER_KERNELS(rotary_embedding) {
-  registry.Add(KernelDef{"",
-                         "RotaryEmbedding",
-                         23,
-                         kOpenEnded,
-                         "attention",
-                         {DataType::kFloat, DataType::kFloat16, DataType::kBFloat16},
-                         0,
-                         // A row pass of a few flops per element: ~32k elements (PyTorch's
-                         // GRAIN_SIZE) amortise a region start.
-                         {MinimumElementsParam(32768, "elements of X below which rows rotate serially")},
-                         false,
-                         MakeKernel<RotaryEmbeddingKernel>()});
+  Kernel("RotaryEmbedding")
+      .Opsets({Since(23, TypeList<float, Float16, BFloat16>{})})
+      // A row pass of a few flops per element: ~32k elements (PyTorch's
+      // GRAIN_SIZE) amortise a region start.
+      .Tuning({MinimumElementsParam(32768, "elements of X below which rows rotate serially")})
+      .Factory(MakeKernel<RotaryEmbeddingKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace attention

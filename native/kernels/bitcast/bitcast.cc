@@ -73,7 +73,7 @@ class BitCastKernel : public OpKernel {
 OL_REGISTER_KERNELS(bitcast) {
   KernelDef def;
   def.op = "BitCast";
-  def.family = "bitcast";
+  def.family = OL_KERNEL_FAMILY;
   def.since_version = 26;
   def.element_types = TensorTypesAt(26, TensorTypeSet{/*string=*/false, true, true, true, true});
   def.tuning = elementwise::ElementwiseTuning(elementwise::kCheapMinimumElements);

@@ -32,7 +32,7 @@ OL_REGISTER_KERNELS(controlflow_if) {
   // One def for every opset: later versions only widen the types a branch may return.
   KernelDef def;
   def.op = "If";
-  def.family = "controlflow";
+  def.family = OL_KERNEL_FAMILY;
   def.dispatch_input = -1;
   def.factory = MakeKernel<If>();
   registry.Add(std::move(def));

@@ -82,7 +82,7 @@ OL_REGISTER_KERNELS(controlflow_loop) {
   // sequence and optional carried values, which the kernel passes through untouched.
   KernelDef def;
   def.op = "Loop";
-  def.family = "controlflow";
+  def.family = OL_KERNEL_FAMILY;
   def.dispatch_input = -1;
   def.factory = MakeKernel<Loop>();
   registry.Add(std::move(def));

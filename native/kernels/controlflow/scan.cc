@@ -249,7 +249,7 @@ KernelDef ScanDef(int since, int end, KernelFactory factory) {
   def.op = "Scan";
   def.since_version = since;
   def.end_version = end;
-  def.family = "controlflow";
+  def.family = OL_KERNEL_FAMILY;
   def.dispatch_input = -1;
   def.factory = std::move(factory);
   return def;

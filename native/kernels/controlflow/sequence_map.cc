@@ -64,7 +64,7 @@ OL_REGISTER_KERNELS(controlflow_sequence_map) {
   KernelDef def;
   def.op = "SequenceMap";
   def.since_version = 17;
-  def.family = "controlflow";
+  def.family = OL_KERNEL_FAMILY;
   def.dispatch_input = -1;
   def.factory = MakeKernel<SequenceMap>();
   registry.Add(std::move(def));

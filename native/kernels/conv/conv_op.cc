@@ -1,6 +1,7 @@
 // ONNX Conv and ConvTranspose (float, float16, bfloat16, double).
 #include <vector>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/conv/conv_direct.h"
 #include "native/kernels/conv/conv_float.h"
 #include "native/registry/kernel.h"
@@ -95,17 +96,16 @@ class ConvKernel final : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(conv_ops) {
-  using T = DataType;
-  const std::vector<T> types = {T::kFloat, T::kDouble, T::kFloat16};
-  const std::vector<T> with_bf16 = {T::kFloat, T::kDouble, T::kFloat16, T::kBFloat16};
   const char* const ops[] = {"Conv", "ConvTranspose"};
   for (const char* op : ops) {
     const bool transpose = std::string(op) == "ConvTranspose";
     const KernelFactory factory = transpose ? MakeKernel<ConvKernel<true>>() : MakeKernel<ConvKernel<false>>();
     const std::vector<ParamSpec> params = transpose ? gemm::GemmTuningParams() : conv::ConvTuningParams();
-    registry.Add(KernelDef{"", op, 1, 10, "conv", types, 0, params, false, factory});
-    registry.Add(KernelDef{"", op, 11, 21, "conv", types, 0, params, false, factory});
-    registry.Add(KernelDef{"", op, 22, kOpenEnded, "conv", with_bf16, 0, params, false, factory});
+    Kernel(op)
+        .Opsets({Since(1, Floats{}), Since(11, Floats{}), Since(22, FloatsBf{})})
+        .Tuning(params)
+        .Factory(factory)
+        .AddTo(registry);
   }
 }
 

@@ -173,6 +173,63 @@ TEST(Conv, ImplicitGemmShapes) {
   CheckConv({{1, 2, 4, 4}, {32, 2, 3, 3}, 1, {1, 1}, {}, {2, 2, 2, 2}}, {2, 2}, {6, 6});
 }
 
+// Every register tile of the implicit GEMM against ImplicitTileFn's contract evaluated in
+// k order with one fused multiply-add per tap (what the tiles do per lane), bit for bit;
+// positions at and past `valid` (and the row padding of ldy) stay untouched.
+class ImplicitTileVariantTest : public ::testing::TestWithParam<IsaVariant<conv::ImplicitTile>> {};
+// Empty off x86-64 (no tile there): convolutions take im2col + GEMM.
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(ImplicitTileVariantTest);
+
+TEST_P(ImplicitTileVariantTest, MatchesTheContractInKOrder) {
+  OL_SKIP_UNLESS_ISA_ENABLED(GetParam());
+  const conv::ImplicitTile tile = GetParam().impl;
+  const std::vector<float> input = Random(4096, 11);
+  const float kUntouched = -12345.0f;
+  for (int64_t k_count : {1, 7, 37}) {
+    for (int valid : {tile.rows, tile.rows - 1, 1}) {
+      for (bool with_bias : {false, true}) {
+        std::vector<int64_t> offsets(k_count);
+        for (int64_t k = 0; k < k_count; ++k) offsets[k] = (k * 37) % 97;
+        std::vector<const float*> rows(tile.rows);
+        for (int i = 0; i < tile.rows; ++i) rows[i] = input.data() + 100 * (i + 1) + (i * 13) % 7;
+        const std::vector<float> w = Random(k_count * tile.cols, 12), bias = Random(tile.cols, 13);
+        const int64_t ldy = valid + 3;
+        std::vector<float> y(tile.cols * ldy, kUntouched);
+        tile.fn(k_count, offsets.data(), rows.data(), w.data(), with_bias ? bias.data() : nullptr, valid, y.data(),
+                ldy);
+        for (int j = 0; j < tile.cols; ++j) {
+          for (int64_t i = 0; i < ldy; ++i) {
+            float expected = kUntouched;
+            if (i < valid) {
+              float acc = 0.0f;
+              for (int64_t k = 0; k < k_count; ++k)
+                acc = __builtin_fmaf(rows[i][offsets[k]], w[k * tile.cols + j], acc);
+              expected = acc + (with_bias ? bias[j] : 0.0f);
+            }
+            ASSERT_EQ(y[j * ldy + i], expected) << GetParam().name << " k_count " << k_count << " valid " << valid
+                                                << " bias " << with_bias << " channel " << j << " position " << i;
+          }
+        }
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, ImplicitTileVariantTest, ::testing::ValuesIn(conv::ImplicitTileVariants()),
+                         IsaVariantTestName<conv::ImplicitTile>);
+
+TEST(Conv, ImplicitTileForPicksTheWidestTileThatDividesTheChannels) {
+  for (int64_t channels : {32, 64, 96, 128, 16, 48}) {
+    const conv::ImplicitTile tile = conv::ImplicitTileFor(channels);
+    if (!IsaEnabled(Isa::kAvx512) || channels % 32 != 0) {
+      EXPECT_EQ(tile.fn, nullptr) << channels;
+      continue;
+    }
+    EXPECT_EQ(tile.cols, channels % 64 == 0 ? 64 : 32) << channels;
+    EXPECT_EQ(tile.rows, channels % 64 == 0 ? 6 : 12) << channels;
+  }
+}
+
 TEST(Conv, EmptyBatchGivesAnEmptyOutput) {
   for (bool constant_w : {false, true}) {
     const ConvCase c{{0, 4, 5, 5}, {6, 4, 3, 3}};

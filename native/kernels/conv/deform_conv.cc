@@ -141,7 +141,7 @@ OL_REGISTER_KERNELS(deform_conv) {
   KernelDef def;
   def.op = "DeformConv";
   def.since_version = 19;
-  def.family = "deform_conv";
+  def.family = OL_KERNEL_FAMILY;
   def.element_types = {DataType::kFloat};
   def.tuning = gemm::GemmTuningParams();
   def.tuning.push_back(

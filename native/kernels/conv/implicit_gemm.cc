@@ -1,5 +1,7 @@
 #include "native/kernels/conv/implicit_gemm.h"
 
+#include "native/kernels/conv/implicit_gemm_avx512.h"
+
 #include <algorithm>
 
 namespace onnx_light {
@@ -46,13 +48,30 @@ void PadPlanes(const ConvGeometry& g, const Source& s, const float* x, int64_t b
 
 }  // namespace
 
+const std::vector<IsaVariant<ImplicitTile>>& ImplicitTileVariants() {
+  static const auto* variants = new std::vector<IsaVariant<ImplicitTile>> {
+#if defined(__x86_64__)
+    {"avx512_6x64", Isa::kAvx512, ImplicitTile{6, 64, ImplicitTile6x64Avx512}},
+        {"avx512_12x32", Isa::kAvx512, ImplicitTile{12, 32, ImplicitTile12x32Avx512}},
+#endif
+  };
+  return *variants;
+}
+
+ImplicitTile ImplicitTileFor(int64_t out_per_group) {
+  for (const IsaVariant<ImplicitTile>& variant : ImplicitTileVariants()) {
+    if (IsaEnabled(variant.isa) && out_per_group % variant.impl.cols == 0) return variant.impl;
+  }
+  return {};
+}
+
 bool ImplicitGemmApplies(int rank, int64_t out_per_group, int64_t in_per_group, int64_t kernel_size) {
   return rank == 2 && out_per_group > 0 && in_per_group > 1 && kernel_size > 1 &&
-         ImplicitTileAvx512(out_per_group).fn != nullptr;
+         ImplicitTileFor(out_per_group).fn != nullptr;
 }
 
 void PackImplicitWeights(int64_t mg, int64_t k, const float* w, float* packed) {
-  const int cols = ImplicitTileAvx512(mg).cols;
+  const int cols = ImplicitTileFor(mg).cols;
   for (int64_t block = 0; block < mg / cols; ++block) {
     for (int64_t kk = 0; kk < k; ++kk) {
       for (int j = 0; j < cols; ++j) packed[(block * k + kk) * cols + j] = w[(block * cols + j) * k + kk];
@@ -63,7 +82,7 @@ void PackImplicitWeights(int64_t mg, int64_t k, const float* w, float* packed) {
 Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* x, const float* w,
                         const float* packed_w, const float* bias, float* y, const gemm::GemmTuning& tuning) {
   const int64_t mg = g.out_per_group(), cg = g.in_per_group(), k = cg * g.kernel_size;
-  const ImplicitTile shape = ImplicitTileAvx512(mg);
+  const ImplicitTile shape = ImplicitTileFor(mg);
   const int64_t out_w = g.out_spatial[1], blocks = mg / shape.cols;
   const int64_t tiles = CeilDiv(g.out_size, shape.rows);
   const int64_t tasks = g.group * blocks * tiles;  // per image

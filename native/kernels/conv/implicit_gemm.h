@@ -8,7 +8,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
+#include "native/kernels/common/isa_variants.h"
 #include "native/kernels/conv/conv_geometry.h"
 #include "native/kernels/gemm/gemm.h"
 #include "native/registry/kernel.h"
@@ -27,9 +29,14 @@ struct ImplicitTile {
   ImplicitTileFn fn = nullptr;
 };
 inline constexpr int kMaxImplicitRows = 12;
-// The tile for `out_per_group` output channels per group; fn null without AVX-512, on
-// other ISAs, or when the channels are not a multiple of 32.
-ImplicitTile ImplicitTileAvx512(int64_t out_per_group);
+// The register tiles, best first: "avx512_6x64" (6 positions x 64 channels: half the row
+// pointers and broadcasts of 12 x 32 per FMA), "avx512_12x32". No portable tile: without
+// them convolutions take im2col + GEMM; the tests compare each tile with the contract
+// above evaluated in k order.
+const std::vector<IsaVariant<ImplicitTile>>& ImplicitTileVariants();
+// The best enabled tile whose columns divide `out_per_group`; fn null when none does
+// (no AVX-512, the ISA capped below it, or channels not a multiple of 32).
+ImplicitTile ImplicitTileFor(int64_t out_per_group);
 
 // Whether a convolution takes the implicit GEMM on this CPU: spatial rank 2, output
 // channels per group a multiple of 32 (the tile's columns), more than one input channel

@@ -2,14 +2,15 @@
 // output channels (per k, 4 weight loads and 6 broadcasts feed 24 FMAs) or 12 x 32 (2
 // loads, 12 broadcasts: the GEMM engine's microkernel balance) when the channels per
 // group are not a multiple of 64. Results leave through in-register transposes.
-#include "native/kernels/conv/implicit_gemm.h"
-
-#include "native/kernels/common/isa_variants.h"
+// Compiled with AVX-512 flags by isa_library; implicit_gemm.cc lists them in
+// ImplicitTileVariants() and reaches them only after IsaEnabled(Isa::kAvx512).
+#include "native/kernels/conv/implicit_gemm_avx512.h"
 
 #if defined(__x86_64__)
+#if !defined(__AVX512F__)
+#error "implicit_gemm_avx512.cc needs AVX-512 flags (isa_library isa = \"avx512\")"
+#endif
 #include <immintrin.h>
-
-#define OL_AVX512 __attribute__((target("avx512f")))
 
 namespace onnx_light {
 namespace conv {
@@ -19,7 +20,7 @@ namespace {
 // i < count. Two 4x4 transposes within each 128-bit lane, then each channel's 8 positions
 // gathered into one 256-bit half and stored under a mask (masked-off elements are not
 // touched, so the -8 offset of the upper half never reaches outside the row).
-OL_AVX512 inline void StoreTransposed8x16(const __m512 r[8], int count, float* out, int64_t ldy) {
+inline void StoreTransposed8x16(const __m512 r[8], int count, float* out, int64_t ldy) {
   __m512 u[4], w[4];  // lane L of u[k] / w[k]: channel 4L + k, positions 0-3 / 4-7
   for (int half = 0; half < 2; ++half) {
     const __m512* q = r + 4 * half;
@@ -47,8 +48,8 @@ OL_AVX512 inline void StoreTransposed8x16(const __m512 r[8], int count, float* o
 
 // kRows positions x 16 * kVecs output channels.
 template <int kRows, int kVecs>
-OL_AVX512 void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
-                    const float* bias, int valid, float* y, int64_t ldy) {
+void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w, const float* bias,
+          int valid, float* y, int64_t ldy) {
   constexpr int kCols = 16 * kVecs;
   const float* row[kRows];
 #pragma GCC unroll 12
@@ -93,20 +94,17 @@ OL_AVX512 void Tile(int64_t k_count, const int64_t* offsets, const float* const*
 
 }  // namespace
 
-ImplicitTile ImplicitTileAvx512(int64_t out_per_group) {
-  if (!IsaEnabled(Isa::kAvx512) || out_per_group % 32 != 0) return {};
-  // 6 x 64 needs half the row pointers and broadcasts of 12 x 32 per FMA.
-  if (out_per_group % 64 == 0) return {6, 64, Tile<6, 4>};
-  return {12, 32, Tile<12, 2>};
+void ImplicitTile6x64Avx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
+                            const float* bias, int valid, float* y, int64_t ldy) {
+  Tile<6, 4>(k_count, offsets, rows, w, bias, valid, y, ldy);
+}
+
+void ImplicitTile12x32Avx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
+                             const float* bias, int valid, float* y, int64_t ldy) {
+  Tile<12, 2>(k_count, offsets, rows, w, bias, valid, y, ldy);
 }
 
 }  // namespace conv
 }  // namespace onnx_light
 
-#else
-namespace onnx_light {
-namespace conv {
-ImplicitTile ImplicitTileAvx512(int64_t) { return {}; }
-}  // namespace conv
-}  // namespace onnx_light
-#endif
+#endif  // defined(__x86_64__)

@@ -9,6 +9,7 @@
 
 #include "native/kernels/common/thresholded_parallel.h"
 #include "native/kernels/einsum/einsum_plan.h"
+#include "native/kernels/common/type_dispatch.h"
 #include "native/kernels/tensor/onnx_types.h"
 
 namespace onnx_light {
@@ -19,18 +20,8 @@ namespace {
 constexpr size_t kMaxInputs = 8;
 constexpr size_t kMaxLabels = 64;
 
-template <typename... Ts>
-struct TypeList {};
 using EinsumTypes = TypeList<uint8_t, uint16_t, uint32_t, uint64_t, int8_t, int16_t, int32_t, int64_t, Float16, float,
                              double, BFloat16>;
-
-template <typename... Ts, typename Fn>
-Status DispatchType(TypeList<Ts...>, DataType type, const std::string& where, Fn&& fn) {
-  Status result;
-  const bool found = ((type == kDataTypeOf<Ts> ? (result = fn(static_cast<Ts*>(nullptr)), true) : false) || ...);
-  if (!found) return NotImplemented(where, ": element type ", DataTypeName(type), " is not supported");
-  return result;
-}
 
 // Accumulator: double for floating types, uint64_t (wrapping, two's complement) for integers.
 template <typename T>
@@ -84,8 +75,8 @@ class EinsumKernel : public OpKernel {
     if (plan.sizes.size() > kMaxLabels) {
       return NotImplemented(where_, ": einsum with ", plan.sizes.size(), " labels (at most ", kMaxLabels, ")");
     }
-    return DispatchType(EinsumTypes{}, inputs[0]->dtype(), where_, [&](auto* tag) -> Status {
-      using T = std::remove_pointer_t<decltype(tag)>;
+    return DispatchType(EinsumTypes{}, inputs[0]->dtype(), where_, [&](auto tag) -> Status {
+      using T = typename decltype(tag)::type;
       OL_ASSIGN_OR_RETURN(Tensor * out, ctx.AllocateOutput(0, inputs[0]->dtype(), plan.output_shape));
       std::vector<const T*> data;
       for (const Tensor* t : inputs) data.push_back(t->data<T>());
@@ -144,7 +135,7 @@ std::vector<DataType> EinsumTypesAt(int opset) {
 OL_REGISTER_KERNELS(einsum) {
   KernelDef def;
   def.op = "Einsum";
-  def.family = "einsum";
+  def.family = OL_KERNEL_FAMILY;
   def.tuning = WorkUnitTuning(32768, "output element");
   def.calibratable = true;
   def.factory = MakeKernel<EinsumKernel>();

@@ -236,25 +236,26 @@ OL_REGISTER_KERNELS(elementwise_activations) {
     return std::vector<OpsetTypes>{Since(1, Floats{}), Since(6, Floats{}), Since(22, FloatsBf{})};
   };
   auto since1_22 = [] { return std::vector<OpsetTypes>{Since(1, Floats{}), Since(22, FloatsBf{})}; };
-  RegisterUnary<SigmoidOp>(registry, "Sigmoid", ClassicFloatVersions(), costly);
-  RegisterUnary<TanhOp>(registry, "Tanh", ClassicFloatVersions(), costly);
-  RegisterUnary<HardSigmoidOp>(registry, "HardSigmoid", classic22(), cheap);
+  RegisterUnary<SigmoidOp>(registry, Kernel("Sigmoid").Opsets(ClassicFloatVersions()), costly);
+  RegisterUnary<TanhOp>(registry, Kernel("Tanh").Opsets(ClassicFloatVersions()), costly);
+  RegisterUnary<HardSigmoidOp>(registry, Kernel("HardSigmoid").Opsets(classic22()), cheap);
   auto relu = ClassicFloatVersions();
   relu.push_back(Since(14, ReluOp::Types{}));
-  RegisterUnary<ReluOp>(registry, "Relu", std::move(relu), cheap);
-  RegisterUnary<LeakyReluOp>(registry, "LeakyRelu", {Since(1, Floats{}), Since(6, Floats{}), Since(16, FloatsBf{})},
-                             cheap);
-  RegisterUnary<EluOp>(registry, "Elu", classic22(), costly);
-  RegisterUnary<SeluOp>(registry, "Selu", classic22(), costly);
-  RegisterUnary<CeluOp>(registry, "Celu", {Since(12, TypeList<float>{}), Since(28, FloatsBf{})}, costly);
-  RegisterUnary<GeluOp>(registry, "Gelu", {Since(20, FloatsBf{})}, costly);
-  RegisterUnary<HardSwishOp>(registry, "HardSwish", {Since(14, Floats{}), Since(22, FloatsBf{})}, cheap);
-  RegisterUnary<SoftplusOp>(registry, "Softplus", since1_22(), costly);
-  RegisterUnary<SoftsignOp>(registry, "Softsign", since1_22(), cheap);
-  RegisterUnary<MishOp>(registry, "Mish", {Since(18, Floats{}), Since(22, FloatsBf{})}, costly);
-  RegisterUnary<SwishOp>(registry, "Swish", {Since(24, FloatsBf{})}, costly);
-  RegisterUnary<ThresholdedReluOp>(registry, "ThresholdedRelu", {Since(10, Floats{}), Since(22, FloatsBf{})}, cheap);
-  RegisterUnary<ShrinkOp>(registry, "Shrink", {Since(9, Numbers{})}, cheap);
+  RegisterUnary<ReluOp>(registry, Kernel("Relu").Opsets(std::move(relu)), cheap);
+  RegisterUnary<LeakyReluOp>(
+      registry, Kernel("LeakyRelu").Opsets({Since(1, Floats{}), Since(6, Floats{}), Since(16, FloatsBf{})}), cheap);
+  RegisterUnary<EluOp>(registry, Kernel("Elu").Opsets(classic22()), costly);
+  RegisterUnary<SeluOp>(registry, Kernel("Selu").Opsets(classic22()), costly);
+  RegisterUnary<CeluOp>(registry, Kernel("Celu").Opsets({Since(12, TypeList<float>{}), Since(28, FloatsBf{})}), costly);
+  RegisterUnary<GeluOp>(registry, Kernel("Gelu").Opsets({Since(20, FloatsBf{})}), costly);
+  RegisterUnary<HardSwishOp>(registry, Kernel("HardSwish").Opsets({Since(14, Floats{}), Since(22, FloatsBf{})}), cheap);
+  RegisterUnary<SoftplusOp>(registry, Kernel("Softplus").Opsets(since1_22()), costly);
+  RegisterUnary<SoftsignOp>(registry, Kernel("Softsign").Opsets(since1_22()), cheap);
+  RegisterUnary<MishOp>(registry, Kernel("Mish").Opsets({Since(18, Floats{}), Since(22, FloatsBf{})}), costly);
+  RegisterUnary<SwishOp>(registry, Kernel("Swish").Opsets({Since(24, FloatsBf{})}), costly);
+  RegisterUnary<ThresholdedReluOp>(
+      registry, Kernel("ThresholdedRelu").Opsets({Since(10, Floats{}), Since(22, FloatsBf{})}), cheap);
+  RegisterUnary<ShrinkOp>(registry, Kernel("Shrink").Opsets({Since(9, Numbers{})}), cheap);
 }
 
 }  // namespace

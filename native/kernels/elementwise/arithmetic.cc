@@ -13,8 +13,6 @@ namespace onnx_light {
 namespace elementwise {
 namespace {
 
-constexpr char kFamily[] = "math_binary";
-
 struct AddOp : NoAttributes {
   using Types = NumbersBf;
   template <class C>
@@ -123,12 +121,10 @@ using Arith13 = TypeList<uint32_t, uint64_t, int32_t, int64_t, Float16, float, d
 
 template <typename Op>
 void RegisterArithmetic(KernelRegistry& registry, const char* op) {
-  Register(registry,
-           {op,
-            kFamily,
-            {Since(1, Floats{}), Since(6, Arith6{}), Since(7, Arith6{}), Since(13, Arith13{}), Since(14, NumbersBf{})},
-            MakeKernel<BinaryKernel<Op>>(),
-            kCheapMinimumElements});
+  RegisterBinary<Op>(registry,
+                     Kernel(op).Opsets({Since(1, Floats{}), Since(6, Arith6{}), Since(7, Arith6{}),
+                                        Since(13, Arith13{}), Since(14, NumbersBf{})}),
+                     kCheapMinimumElements);
 }
 
 OL_REGISTER_KERNELS(elementwise_arithmetic) {
@@ -136,18 +132,14 @@ OL_REGISTER_KERNELS(elementwise_arithmetic) {
   RegisterArithmetic<SubOp>(registry, "Sub");
   RegisterArithmetic<MulOp>(registry, "Mul");
   RegisterArithmetic<DivOp>(registry, "Div");
-  Register(registry, {"Mod",
-                      kFamily,
-                      {Since(10, Numbers{}), Since(13, NumbersBf{}), Since(28, NumbersBf{})},
-                      MakeKernel<BinaryKernel<ModOp>>(),
-                      kCheapMinimumElements});
+  RegisterBinary<ModOp>(registry,
+                        Kernel("Mod").Opsets({Since(10, Numbers{}), Since(13, NumbersBf{}), Since(28, NumbersBf{})}),
+                        kCheapMinimumElements);
   using PRelu9 = TypeList<Float16, float, double, uint32_t, uint64_t, int32_t, int64_t>;
-  Register(registry, {"PRelu",
-                      kFamily,
-                      {Since(1, Floats{}), Since(6, Floats{}), Since(7, Floats{}), Since(9, PRelu9{}),
-                       Since(16, PReluOp::Types{})},
-                      MakeKernel<BinaryKernel<PReluOp>>(),
-                      kCheapMinimumElements});
+  RegisterBinary<PReluOp>(registry,
+                          Kernel("PRelu").Opsets({Since(1, Floats{}), Since(6, Floats{}), Since(7, Floats{}),
+                                                  Since(9, PRelu9{}), Since(16, PReluOp::Types{})}),
+                          kCheapMinimumElements);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "native/kernels/elementwise/broadcast.h"
 #include "native/kernels/elementwise/element_types.h"
 #include "native/kernels/elementwise/elementwise_policy.h"
+#include "native/kernels/elementwise/registration.h"
 #include "native/registry/kernel.h"
 
 namespace onnx_light {
@@ -117,8 +118,8 @@ class BinaryKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(BroadcastPlan plan, Op::kBroadcastToFirst
                                                 ? PlanBroadcast({a->shape(), b->shape()}, where_, &a->shape())
                                                 : legacy_.Plan(*a, *b, where_));
-    return DispatchType(typename Op::Types{}, a->dtype(), where_, [&](auto* tag) -> Status {
-      using T = std::remove_pointer_t<decltype(tag)>;
+    return DispatchType(typename Op::Types{}, a->dtype(), where_, [&](auto tag) -> Status {
+      using T = typename decltype(tag)::type;
       using O = typename Op::template Out<T>;
       OL_ASSIGN_OR_RETURN(Tensor * out, ctx.AllocateOutput(0, kDataTypeOf<O>, plan.output_shape));
       return RunBinary(ctx, policy_, label_.c_str(), op_, plan, a->data<T>(), b->data<T>(), out->data<O>());
@@ -165,8 +166,8 @@ class VariadicKernel : public OpKernel {
       OL_ASSIGN_OR_RETURN(BroadcastPlan p, PlanBroadcast({out_shape, inputs[i]->shape()}, where_));
       out_shape = p.output_shape;
     }
-    return DispatchType(typename Op::Types{}, inputs[0]->dtype(), where_, [&](auto* tag) -> Status {
-      using T = std::remove_pointer_t<decltype(tag)>;
+    return DispatchType(typename Op::Types{}, inputs[0]->dtype(), where_, [&](auto tag) -> Status {
+      using T = typename decltype(tag)::type;
       OL_ASSIGN_OR_RETURN(Tensor * out, ctx.AllocateOutput(0, kDataTypeOf<T>, out_shape));
       T* o = out->data<T>();
       const Op op;
@@ -193,6 +194,13 @@ class VariadicKernel : public OpKernel {
   bool same_shape_required_ = false;
   ElementwisePolicy policy_;
 };
+
+// Registers BinaryKernel<Op> for `r` (Kernel(op) with its opset history), with what every
+// elementwise op shares (registration.h).
+template <typename Op>
+void RegisterBinary(KernelRegistry& registry, KernelRegistration r, int64_t minimum_elements) {
+  Elementwise(std::move(r), minimum_elements).Factory(MakeKernel<BinaryKernel<Op>>()).AddTo(registry);
+}
 
 }  // namespace elementwise
 }  // namespace onnx_light

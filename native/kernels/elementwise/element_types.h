@@ -1,6 +1,6 @@
-// Element types of the elementwise families: compile-time type lists, run-time dispatch
-// on a DataType, and the compute type in which each storage type is computed (float16,
-// bfloat16 and the float8 formats compute in float; everything else in itself).
+// The compute type in which each elementwise storage type is computed (float16, bfloat16
+// and the float8 formats compute in float; everything else in itself). Type lists and
+// dispatch: native/kernels/common/type_dispatch.h.
 #pragma once
 
 #include <cstdint>
@@ -11,27 +11,10 @@
 
 #include "native/core/data_type.h"
 #include "native/core/status.h"
+#include "native/kernels/common/type_dispatch.h"
 
 namespace onnx_light {
 namespace elementwise {
-
-template <typename... Ts>
-struct TypeList {};
-
-template <typename... Ts>
-std::vector<DataType> DataTypesOf(TypeList<Ts...>) {
-  return {kDataTypeOf<Ts>...};
-}
-
-// Calls fn(static_cast<T*>(nullptr)) for the T of `types` whose DataType is `type`;
-// NotImplemented naming the type otherwise.
-template <typename... Ts, typename Fn>
-Status DispatchType(TypeList<Ts...>, DataType type, const std::string& where, Fn&& fn) {
-  Status result;
-  const bool found = ((type == kDataTypeOf<Ts> ? (result = fn(static_cast<Ts*>(nullptr)), true) : false) || ...);
-  if (!found) return NotImplemented(where, ": element type ", DataTypeName(type), " is not supported");
-  return result;
-}
 
 // Storage types that have no arithmetic of their own and compute in float.
 template <typename T>
@@ -92,23 +75,6 @@ inline T WrapMul(T a, T b) {
 template <typename T>
 inline T WrapNeg(T a) {
   return static_cast<T>(WrapType<T>{0} - static_cast<WrapType<T>>(a));
-}
-
-// Type sets the ONNX schemas use (named after their members).
-using Floats = TypeList<float, double, Float16>;
-using FloatsBf = TypeList<float, double, Float16, BFloat16>;
-using Ints = TypeList<int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t>;
-using SignedInts = TypeList<int8_t, int16_t, int32_t, int64_t>;
-using UnsignedInts = TypeList<uint8_t, uint16_t, uint32_t, uint64_t>;
-using Numbers =
-    TypeList<int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, float, double, Float16>;
-using NumbersBf = TypeList<int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, float, double,
-                           Float16, BFloat16>;
-using Float8s = TypeList<Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ>;
-
-template <typename... A, typename... B>
-constexpr TypeList<A..., B...> operator+(TypeList<A...>, TypeList<B...>) {
-  return {};
 }
 
 }  // namespace elementwise

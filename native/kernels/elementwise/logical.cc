@@ -11,8 +11,6 @@ namespace onnx_light {
 namespace elementwise {
 namespace {
 
-constexpr char kFamily[] = "logical";
-
 struct Comparison : NoAttributes {
   template <typename T>
   using Out = bool;
@@ -120,38 +118,27 @@ struct BitShiftOp {
 
 OL_REGISTER_KERNELS(elementwise_logical) {
   using Equal1 = TypeList<bool, int32_t, int64_t>;
-  Register(registry, {"Equal",
-                      kFamily,
-                      {Since(1, Equal1{}), Since(7, Equal1{}), Since(11, TypeList<bool>{} + Numbers{}),
-                       Since(13, TypeList<bool>{} + NumbersBf{}), Since(19, EqualOp::Types{})},
-                      MakeKernel<BinaryKernel<EqualOp>>(),
-                      kCheapMinimumElements});
+  RegisterBinary<EqualOp>(
+      registry,
+      Kernel("Equal").Opsets({Since(1, Equal1{}), Since(7, Equal1{}), Since(11, TypeList<bool>{} + Numbers{}),
+                              Since(13, TypeList<bool>{} + NumbersBf{}), Since(19, EqualOp::Types{})}),
+      kCheapMinimumElements);
   const std::vector<OpsetTypes> less_versions = {Since(1, Floats{}), Since(7, Floats{}), Since(9, Numbers{}),
                                                  Since(13, NumbersBf{})};
-  Register(registry, {"Less", kFamily, less_versions, MakeKernel<BinaryKernel<LessOp>>(), kCheapMinimumElements});
-  Register(registry, {"Greater", kFamily, less_versions, MakeKernel<BinaryKernel<GreaterOp>>(), kCheapMinimumElements});
+  RegisterBinary<LessOp>(registry, Kernel("Less").Opsets(less_versions), kCheapMinimumElements);
+  RegisterBinary<GreaterOp>(registry, Kernel("Greater").Opsets(less_versions), kCheapMinimumElements);
   const std::vector<OpsetTypes> or_equal_versions = {Since(12, Numbers{}), Since(16, NumbersBf{})};
-  Register(registry, {"LessOrEqual", kFamily, or_equal_versions, MakeKernel<BinaryKernel<LessOrEqualOp>>(),
-                      kCheapMinimumElements});
-  Register(registry, {"GreaterOrEqual", kFamily, or_equal_versions, MakeKernel<BinaryKernel<GreaterOrEqualOp>>(),
-                      kCheapMinimumElements});
+  RegisterBinary<LessOrEqualOp>(registry, Kernel("LessOrEqual").Opsets(or_equal_versions), kCheapMinimumElements);
+  RegisterBinary<GreaterOrEqualOp>(registry, Kernel("GreaterOrEqual").Opsets(or_equal_versions), kCheapMinimumElements);
   const std::vector<OpsetTypes> bool_versions = {Since(1, TypeList<bool>{}), Since(7, TypeList<bool>{})};
-  Register(registry, {"And", kFamily, bool_versions, MakeKernel<BinaryKernel<AndOp>>(), kCheapMinimumElements});
-  Register(registry, {"Or", kFamily, bool_versions, MakeKernel<BinaryKernel<OrOp>>(), kCheapMinimumElements});
-  Register(registry, {"Xor", kFamily, bool_versions, MakeKernel<BinaryKernel<XorOp>>(), kCheapMinimumElements});
-  Register(
-      registry,
-      {"BitwiseAnd", kFamily, {Since(18, Ints{})}, MakeKernel<BinaryKernel<BitwiseAndOp>>(), kCheapMinimumElements});
-  Register(registry,
-           {"BitwiseOr", kFamily, {Since(18, Ints{})}, MakeKernel<BinaryKernel<BitwiseOrOp>>(), kCheapMinimumElements});
-  Register(
-      registry,
-      {"BitwiseXor", kFamily, {Since(18, Ints{})}, MakeKernel<BinaryKernel<BitwiseXorOp>>(), kCheapMinimumElements});
-  Register(registry, {"BitShift",
-                      kFamily,
-                      {Since(11, UnsignedInts{}), Since(28, Ints{})},
-                      MakeKernel<BinaryKernel<BitShiftOp>>(),
-                      kCheapMinimumElements});
+  RegisterBinary<AndOp>(registry, Kernel("And").Opsets(bool_versions), kCheapMinimumElements);
+  RegisterBinary<OrOp>(registry, Kernel("Or").Opsets(bool_versions), kCheapMinimumElements);
+  RegisterBinary<XorOp>(registry, Kernel("Xor").Opsets(bool_versions), kCheapMinimumElements);
+  RegisterBinary<BitwiseAndOp>(registry, Kernel("BitwiseAnd").Opsets({Since(18, Ints{})}), kCheapMinimumElements);
+  RegisterBinary<BitwiseOrOp>(registry, Kernel("BitwiseOr").Opsets({Since(18, Ints{})}), kCheapMinimumElements);
+  RegisterBinary<BitwiseXorOp>(registry, Kernel("BitwiseXor").Opsets({Since(18, Ints{})}), kCheapMinimumElements);
+  RegisterBinary<BitShiftOp>(registry, Kernel("BitShift").Opsets({Since(11, UnsignedInts{}), Since(28, Ints{})}),
+                             kCheapMinimumElements);
 }
 
 }  // namespace

@@ -14,8 +14,6 @@ namespace onnx_light {
 namespace elementwise {
 namespace {
 
-constexpr char kFamily[] = "math_binary";
-
 template <class B, class E>
 B IntegerPower(B base, E exponent) {
   if constexpr (std::is_signed_v<E>) {
@@ -66,10 +64,10 @@ class PowKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(const Tensor* a, ctx.RequiredInput(0));
     OL_ASSIGN_OR_RETURN(const Tensor* b, ctx.RequiredInput(1));
     OL_ASSIGN_OR_RETURN(BroadcastPlan plan, legacy_.Plan(*a, *b, where_));
-    return DispatchType(BaseTypes{}, a->dtype(), where_, [&](auto* base_tag) -> Status {
-      using B = std::remove_pointer_t<decltype(base_tag)>;
-      return DispatchType(NumbersBf{}, b->dtype(), where_, [&](auto* exponent_tag) -> Status {
-        using E = std::remove_pointer_t<decltype(exponent_tag)>;
+    return DispatchType(BaseTypes{}, a->dtype(), where_, [&](auto base_tag) -> Status {
+      using B = typename decltype(base_tag)::type;
+      return DispatchType(NumbersBf{}, b->dtype(), where_, [&](auto exponent_tag) -> Status {
+        using E = typename decltype(exponent_tag)::type;
         OL_ASSIGN_OR_RETURN(Tensor * out, ctx.AllocateOutput(0, kDataTypeOf<B>, plan.output_shape));
         return RunBinary(ctx, policy_, "Pow", PowOp{}, plan, a->data<B>(), b->data<E>(), out->data<B>());
       });
@@ -84,12 +82,11 @@ class PowKernel : public OpKernel {
 
 OL_REGISTER_KERNELS(elementwise_pow) {
   using Base12 = TypeList<int32_t, int64_t, Float16, float, double>;
-  Register(registry, {"Pow",
-                      kFamily,
-                      {Since(1, Floats{}), Since(7, Floats{}), Since(12, Base12{}), Since(13, BaseTypes{}),
-                       Since(15, BaseTypes{})},
-                      MakeKernel<PowKernel>(),
-                      kTranscendentalMinimumElements});
+  Elementwise(Kernel("Pow").Opsets({Since(1, Floats{}), Since(7, Floats{}), Since(12, Base12{}), Since(13, BaseTypes{}),
+                                    Since(15, BaseTypes{})}),
+              kTranscendentalMinimumElements)
+      .Factory(MakeKernel<PowKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

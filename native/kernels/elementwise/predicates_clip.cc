@@ -75,8 +75,8 @@ class ClipKernel : public OpKernel {
 
   Status Compute(KernelContext& ctx) override {
     OL_ASSIGN_OR_RETURN(const Tensor* x, ctx.RequiredInput(0));
-    return DispatchType(ClipTypes{}, x->dtype(), where_, [&](auto* tag) -> Status {
-      using T = std::remove_pointer_t<decltype(tag)>;
+    return DispatchType(ClipTypes{}, x->dtype(), where_, [&](auto tag) -> Status {
+      using T = typename decltype(tag)::type;
       using C = ComputeType<T>;
       C lo = std::numeric_limits<C>::lowest();
       C hi = std::numeric_limits<C>::max();
@@ -126,17 +126,18 @@ class ClipKernel : public OpKernel {
 
 OL_REGISTER_KERNELS(elementwise_predicates_clip) {
   const int64_t cheap = kCheapMinimumElements;
-  RegisterUnary<IsNaNOp>(registry, "IsNaN", {Since(9, Floats{}), Since(13, FloatsBf{}), Since(20, IsNaNOp::Types{})},
-                         cheap);
-  RegisterUnary<IsInfOp>(registry, "IsInf", {Since(10, TypeList<float, double>{}), Since(20, IsInfOp::Types{})}, cheap);
-  RegisterUnary<NotOp>(registry, "Not", {Since(1, TypeList<bool>{})}, cheap);
-  RegisterUnary<BitwiseNotOp>(registry, "BitwiseNot", {Since(18, Ints{})}, cheap);
-  Register(registry,
-           {"Clip",
-            kUnaryFamily,
-            {Since(1, Floats{}), Since(6, Floats{}), Since(11, Floats{}), Since(12, Numbers{}), Since(13, NumbersBf{})},
-            MakeKernel<ClipKernel>(),
-            cheap});
+  RegisterUnary<IsNaNOp>(
+      registry, Kernel("IsNaN").Opsets({Since(9, Floats{}), Since(13, FloatsBf{}), Since(20, IsNaNOp::Types{})}),
+      cheap);
+  RegisterUnary<IsInfOp>(
+      registry, Kernel("IsInf").Opsets({Since(10, TypeList<float, double>{}), Since(20, IsInfOp::Types{})}), cheap);
+  RegisterUnary<NotOp>(registry, Kernel("Not").Opsets({Since(1, TypeList<bool>{})}), cheap);
+  RegisterUnary<BitwiseNotOp>(registry, Kernel("BitwiseNot").Opsets({Since(18, Ints{})}), cheap);
+  Elementwise(Kernel("Clip").Opsets({Since(1, Floats{}), Since(6, Floats{}), Since(11, Floats{}), Since(12, Numbers{}),
+                                     Since(13, NumbersBf{})}),
+              cheap)
+      .Factory(MakeKernel<ClipKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

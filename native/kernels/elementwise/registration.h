@@ -1,10 +1,16 @@
-// Registers one op over its opset history: one KernelDef per range of versions, each with
-// the element types the ONNX schema of that range allows, all sharing one factory.
+// What every elementwise registration shares, on top of Kernel(op)
+// (native/kernels/common/kernel_registration.h): the elementwise tuning schema with the
+// op's portable parallel.minimum_elements, calibratable, and output 0 may be written into
+// input 0 (the same index in, the same index out). A new op is one line and one functor:
+//
+//   RegisterUnary<ReluOp>(registry, Kernel("Relu").Opsets({Since(6, Floats{}), Since(14, FloatsBf{})}), cheap);
+//   RegisterBinary<AddOp>(registry, Kernel("Add").Opsets({Since(7, Numbers{}), Since(14, NumbersBf{})}), cheap);
 #pragma once
 
+#include <cstdint>
 #include <utility>
-#include <vector>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/elementwise/element_types.h"
 #include "native/kernels/elementwise/elementwise_policy.h"
 #include "native/registry/kernel.h"
@@ -12,41 +18,9 @@
 namespace onnx_light {
 namespace elementwise {
 
-struct OpsetTypes {
-  int since_version;
-  std::vector<DataType> types;
-};
-
-template <typename... Ts>
-OpsetTypes Since(int version, TypeList<Ts...> types) {
-  return {version, DataTypesOf(types)};
-}
-
-struct OpRegistration {
-  const char* op;
-  const char* family;
-  std::vector<OpsetTypes> versions;  // ascending since_version; the last one is open-ended
-  KernelFactory factory;
-  int64_t minimum_elements;  // portable default of parallel.minimum_elements
-  bool calibratable = true;
-  int dispatch_input = 0;
-};
-
-inline void Register(KernelRegistry& registry, const OpRegistration& r) {
-  for (size_t k = 0; k < r.versions.size(); ++k) {
-    KernelDef def;
-    def.op = r.op;
-    def.since_version = r.versions[k].since_version;
-    def.end_version = k + 1 < r.versions.size() ? r.versions[k + 1].since_version - 1 : kOpenEnded;
-    def.family = r.family;
-    def.element_types = r.versions[k].types;
-    def.dispatch_input = r.dispatch_input;
-    def.tuning = ElementwiseTuning(r.minimum_elements);
-    def.calibratable = r.calibratable;
-    def.factory = r.factory;
-    def.output_may_overwrite_input = r.dispatch_input;  // elementwise: same index in, same index out
-    registry.Add(std::move(def));
-  }
+inline KernelRegistration Elementwise(KernelRegistration r, int64_t minimum_elements) {
+  r.Tuning(ElementwiseTuning(minimum_elements)).Calibratable().OutputMayOverwriteInput(0);
+  return r;
 }
 
 }  // namespace elementwise

@@ -62,8 +62,8 @@ class UnaryKernel : public OpKernel {
 
   Status Compute(KernelContext& ctx) override {
     OL_ASSIGN_OR_RETURN(const Tensor* x, ctx.RequiredInput(0));
-    return DispatchType(typename Op::Types{}, x->dtype(), where_, [&](auto* tag) -> Status {
-      using T = std::remove_pointer_t<decltype(tag)>;
+    return DispatchType(typename Op::Types{}, x->dtype(), where_, [&](auto tag) -> Status {
+      using T = typename decltype(tag)::type;
       using O = typename Op::template Out<T>;
       OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, kDataTypeOf<O>, x->shape()));
       const T* in = x->data<T>();
@@ -86,11 +86,11 @@ class UnaryKernel : public OpKernel {
   Op op_;
 };
 
-inline constexpr char kUnaryFamily[] = "math_unary";
-
+// Registers UnaryKernel<Op> for `r` (Kernel(op) with its opset history), with what every
+// elementwise op shares (registration.h).
 template <typename Op>
-void RegisterUnary(KernelRegistry& registry, const char* op, std::vector<OpsetTypes> versions, int64_t minimum) {
-  Register(registry, {op, kUnaryFamily, std::move(versions), MakeKernel<UnaryKernel<Op>>(), minimum});
+void RegisterUnary(KernelRegistry& registry, KernelRegistration r, int64_t minimum_elements) {
+  Elementwise(std::move(r), minimum_elements).Factory(MakeKernel<UnaryKernel<Op>>()).AddTo(registry);
 }
 
 // The opset history most float functions share: 1 (consumed_inputs), 6, 13 (+bfloat16).

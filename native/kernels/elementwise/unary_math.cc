@@ -100,31 +100,33 @@ OL_FLOAT_FUNCTION(Atanh, std::atanh(x))
 OL_REGISTER_KERNELS(elementwise_unary_math) {
   const int64_t cheap = kCheapMinimumElements;
   const int64_t costly = kTranscendentalMinimumElements;
-  RegisterUnary<AbsOp>(registry, "Abs", {Since(1, Floats{}), Since(6, Numbers{}), Since(13, NumbersBf{})}, cheap);
+  RegisterUnary<AbsOp>(registry,
+                       Kernel("Abs").Opsets({Since(1, Floats{}), Since(6, Numbers{}), Since(13, NumbersBf{})}), cheap);
   using Neg6 = decltype(SignedInts{} + Floats{});
-  RegisterUnary<NegOp>(registry, "Neg", {Since(1, Floats{}), Since(6, Neg6{}), Since(13, NegOp::Types{})}, cheap);
-  RegisterUnary<ExpOp>(registry, "Exp", ClassicFloatVersions(), costly);
-  RegisterUnary<LogOp>(registry, "Log", ClassicFloatVersions(), costly);
-  RegisterUnary<SqrtOp>(registry, "Sqrt", ClassicFloatVersions(), cheap);
-  RegisterUnary<ReciprocalOp>(registry, "Reciprocal", ClassicFloatVersions(), cheap);
-  RegisterUnary<FloorOp>(registry, "Floor", ClassicFloatVersions(), cheap);
-  RegisterUnary<CeilOp>(registry, "Ceil", ClassicFloatVersions(), cheap);
-  RegisterUnary<RoundOp>(registry, "Round", {Since(11, Floats{}), Since(22, FloatsBf{})}, cheap);
-  RegisterUnary<SignOp>(registry, "Sign", {Since(9, Numbers{}), Since(13, NumbersBf{})}, cheap);
-  RegisterUnary<ErfOp>(registry, "Erf", {Since(9, Numbers{}), Since(13, FloatsBf{})}, costly);
+  RegisterUnary<NegOp>(registry,
+                       Kernel("Neg").Opsets({Since(1, Floats{}), Since(6, Neg6{}), Since(13, NegOp::Types{})}), cheap);
+  RegisterUnary<ExpOp>(registry, Kernel("Exp").Opsets(ClassicFloatVersions()), costly);
+  RegisterUnary<LogOp>(registry, Kernel("Log").Opsets(ClassicFloatVersions()), costly);
+  RegisterUnary<SqrtOp>(registry, Kernel("Sqrt").Opsets(ClassicFloatVersions()), cheap);
+  RegisterUnary<ReciprocalOp>(registry, Kernel("Reciprocal").Opsets(ClassicFloatVersions()), cheap);
+  RegisterUnary<FloorOp>(registry, Kernel("Floor").Opsets(ClassicFloatVersions()), cheap);
+  RegisterUnary<CeilOp>(registry, Kernel("Ceil").Opsets(ClassicFloatVersions()), cheap);
+  RegisterUnary<RoundOp>(registry, Kernel("Round").Opsets({Since(11, Floats{}), Since(22, FloatsBf{})}), cheap);
+  RegisterUnary<SignOp>(registry, Kernel("Sign").Opsets({Since(9, Numbers{}), Since(13, NumbersBf{})}), cheap);
+  RegisterUnary<ErfOp>(registry, Kernel("Erf").Opsets({Since(9, Numbers{}), Since(13, FloatsBf{})}), costly);
   auto trig = [] { return std::vector<OpsetTypes>{Since(7, Floats{}), Since(22, FloatsBf{})}; };
-  RegisterUnary<SinOp>(registry, "Sin", trig(), costly);
-  RegisterUnary<CosOp>(registry, "Cos", trig(), costly);
-  RegisterUnary<TanOp>(registry, "Tan", trig(), costly);
-  RegisterUnary<AsinOp>(registry, "Asin", trig(), costly);
-  RegisterUnary<AcosOp>(registry, "Acos", trig(), costly);
-  RegisterUnary<AtanOp>(registry, "Atan", trig(), costly);
+  RegisterUnary<SinOp>(registry, Kernel("Sin").Opsets(trig()), costly);
+  RegisterUnary<CosOp>(registry, Kernel("Cos").Opsets(trig()), costly);
+  RegisterUnary<TanOp>(registry, Kernel("Tan").Opsets(trig()), costly);
+  RegisterUnary<AsinOp>(registry, Kernel("Asin").Opsets(trig()), costly);
+  RegisterUnary<AcosOp>(registry, Kernel("Acos").Opsets(trig()), costly);
+  RegisterUnary<AtanOp>(registry, Kernel("Atan").Opsets(trig()), costly);
   auto hyperbolic = [] { return std::vector<OpsetTypes>{Since(9, Floats{}), Since(22, FloatsBf{})}; };
-  RegisterUnary<SinhOp>(registry, "Sinh", hyperbolic(), costly);
-  RegisterUnary<CoshOp>(registry, "Cosh", hyperbolic(), costly);
-  RegisterUnary<AsinhOp>(registry, "Asinh", hyperbolic(), costly);
-  RegisterUnary<AcoshOp>(registry, "Acosh", hyperbolic(), costly);
-  RegisterUnary<AtanhOp>(registry, "Atanh", hyperbolic(), costly);
+  RegisterUnary<SinhOp>(registry, Kernel("Sinh").Opsets(hyperbolic()), costly);
+  RegisterUnary<CoshOp>(registry, Kernel("Cosh").Opsets(hyperbolic()), costly);
+  RegisterUnary<AsinhOp>(registry, Kernel("Asinh").Opsets(hyperbolic()), costly);
+  RegisterUnary<AcoshOp>(registry, Kernel("Acosh").Opsets(hyperbolic()), costly);
+  RegisterUnary<AtanhOp>(registry, Kernel("Atanh").Opsets(hyperbolic()), costly);
 }
 
 }  // namespace

@@ -9,8 +9,6 @@ namespace onnx_light {
 namespace elementwise {
 namespace {
 
-constexpr char kFamily[] = "math_binary";
-
 struct SumOp : NoAttributes {
   using Types = FloatsBf;
   static constexpr bool kHasFinish = false;
@@ -49,12 +47,20 @@ struct MaxOp : NoAttributes {
 OL_REGISTER_KERNELS(elementwise_variadic) {
   const std::vector<OpsetTypes> sum_versions = {Since(1, Floats{}), Since(6, Floats{}), Since(8, Floats{}),
                                                 Since(13, FloatsBf{})};
-  Register(registry, {"Sum", kFamily, sum_versions, MakeKernel<VariadicKernel<SumOp>>(), kCheapMinimumElements});
-  Register(registry, {"Mean", kFamily, sum_versions, MakeKernel<VariadicKernel<MeanOp>>(), kCheapMinimumElements});
+  Elementwise(Kernel("Sum").Opsets(sum_versions), kCheapMinimumElements)
+      .Factory(MakeKernel<VariadicKernel<SumOp>>())
+      .AddTo(registry);
+  Elementwise(Kernel("Mean").Opsets(sum_versions), kCheapMinimumElements)
+      .Factory(MakeKernel<VariadicKernel<MeanOp>>())
+      .AddTo(registry);
   const std::vector<OpsetTypes> min_max_versions = {Since(1, Floats{}), Since(6, Floats{}), Since(8, Floats{}),
                                                     Since(12, Numbers{}), Since(13, NumbersBf{})};
-  Register(registry, {"Min", kFamily, min_max_versions, MakeKernel<VariadicKernel<MinOp>>(), kCheapMinimumElements});
-  Register(registry, {"Max", kFamily, min_max_versions, MakeKernel<VariadicKernel<MaxOp>>(), kCheapMinimumElements});
+  Elementwise(Kernel("Min").Opsets(min_max_versions), kCheapMinimumElements)
+      .Factory(MakeKernel<VariadicKernel<MinOp>>())
+      .AddTo(registry);
+  Elementwise(Kernel("Max").Opsets(min_max_versions), kCheapMinimumElements)
+      .Factory(MakeKernel<VariadicKernel<MaxOp>>())
+      .AddTo(registry);
 }
 
 }  // namespace

@@ -10,8 +10,6 @@ namespace onnx_light {
 namespace elementwise {
 namespace {
 
-constexpr char kFamily[] = "where";
-
 using Where9Types = decltype(Numbers{} + TypeList<std::string, bool, std::complex<float>, std::complex<double>>{});
 using Where16Types = decltype(Where9Types{} + TypeList<BFloat16>{});
 
@@ -47,8 +45,8 @@ class WhereKernel : public OpKernel {
                              y->TypeAndShape());
     }
     OL_ASSIGN_OR_RETURN(BroadcastPlan plan, PlanBroadcast({condition->shape(), x->shape(), y->shape()}, where_));
-    return DispatchType(Where16Types{}, x->dtype(), where_, [&](auto* tag) -> Status {
-      using T = std::remove_pointer_t<decltype(tag)>;
+    return DispatchType(Where16Types{}, x->dtype(), where_, [&](auto tag) -> Status {
+      using T = typename decltype(tag)::type;
       OL_ASSIGN_OR_RETURN(Tensor * out, ctx.AllocateOutput(0, kDataTypeOf<T>, plan.output_shape));
       const bool* c = condition->data<bool>();
       const T* xs = x->data<T>();
@@ -68,13 +66,12 @@ class WhereKernel : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(elementwise_where) {
-  Register(registry, {"Where",
-                      kFamily,
-                      {Since(9, Where9Types{}), Since(16, Where16Types{})},
-                      MakeKernel<WhereKernel>(),
-                      kCheapMinimumElements,
-                      /*calibratable=*/false,
-                      /*dispatch_input=*/1});
+  Elementwise(Kernel("Where").Opsets({Since(9, Where9Types{}), Since(16, Where16Types{})}), kCheapMinimumElements)
+      .DispatchInput(1)
+      .OutputMayOverwriteInput(1)
+      .Calibratable(false)
+      .Factory(MakeKernel<WhereKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

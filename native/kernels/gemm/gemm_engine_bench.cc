@@ -18,10 +18,7 @@
 
 #include "native/kernels/common/isa_variants.h"
 #include "native/kernels/gemm/engine.h"
-
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
+#include "native/kernels/simd/rows.h"
 
 using namespace onnx_light;
 using namespace onnx_light::gemm;
@@ -34,34 +31,9 @@ double CpuNow(clockid_t clock) {
   return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-// Sum of `count` floats (count a multiple of 128), eight independent vector accumulators
-// and software prefetch: as fast as one core can read memory.
-#if defined(__x86_64__)
-__attribute__((target("avx512f"))) float ReadSumAvx512(const float* p, int64_t count) {
-  __m512 acc[8];
-  for (auto& a : acc) a = _mm512_setzero_ps();
-  for (int64_t i = 0; i < count; i += 128) {
-    _mm_prefetch(reinterpret_cast<const char*>(p + i + 1024), _MM_HINT_T0);
-    _mm_prefetch(reinterpret_cast<const char*>(p + i + 1024 + 64), _MM_HINT_T0);
-    for (int u = 0; u < 8; ++u) acc[u] = _mm512_add_ps(acc[u], _mm512_loadu_ps(p + i + 16 * u));
-  }
-  for (int u = 1; u < 8; ++u) acc[0] = _mm512_add_ps(acc[0], acc[u]);
-  return _mm512_reduce_add_ps(acc[0]);
-}
-#endif
-
-float ReadSum(const float* p, int64_t count) {
-#if defined(__x86_64__)
-  if (IsaEnabled(Isa::kAvx512)) return ReadSumAvx512(p, count);
-#endif
-  float acc[16] = {};
-  for (int64_t i = 0; i < count; i += 16) {
-    for (int u = 0; u < 16; ++u) acc[u] += p[i + u];
-  }
-  float sum = 0;
-  for (float a : acc) sum += a;
-  return sum;
-}
+// Sum of `count` floats with the best enabled simd/rows variant (RowSum): a read-bound
+// loop, the ceiling a memory-bound GEMM shape is compared with.
+float ReadSum(const float* p, int64_t count) { return simd::RowSum(p, count); }
 
 int ReadCeiling(int64_t count, int reps) {
   count = count / 128 * 128;

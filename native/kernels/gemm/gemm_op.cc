@@ -1,6 +1,7 @@
 // ONNX Gemm: Y = alpha * op(A) * op(B) + beta * C, C broadcast unidirectionally to (M, N).
 #include <cstring>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/gemm/typed_gemm.h"
 #include "native/registry/kernel.h"
 
@@ -111,21 +112,17 @@ class GemmKernel final : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(gemm_op) {
-  using T = DataType;
-  const std::vector<T> floats = {T::kFloat, T::kDouble, T::kFloat16};
-  const std::vector<T> with_ints = {T::kFloat, T::kDouble, T::kFloat16, T::kInt32, T::kInt64, T::kUint32, T::kUint64};
-  std::vector<T> with_bf16 = with_ints;
-  with_bf16.push_back(T::kBFloat16);
+  using WithInts = decltype(Floats{} + TypeList<int32_t, int64_t, uint32_t, uint64_t>{});
+  using WithBf16 = decltype(WithInts{} + TypeList<BFloat16>{});
   // Opset ranges: 1-6 (broadcast attribute), 7-8 (numpy broadcast), 9-10 (integers),
   // 11-12 (optional C), 13+ (bfloat16).
-  const struct {
-    int since, end;
-    const std::vector<T>& types;
-  } ranges[] = {{1, 6, floats}, {7, 8, floats}, {9, 10, with_ints}, {11, 12, with_ints}, {13, kOpenEnded, with_bf16}};
-  for (const auto& r : ranges) {
-    registry.Add(KernelDef{"", "Gemm", r.since, r.end, "gemm", r.types, 0, gemm::GemmTuningParams(), true,
-                           MakeKernel<GemmKernel>()});
-  }
+  Kernel("Gemm")
+      .Opsets(
+          {Since(1, Floats{}), Since(7, Floats{}), Since(9, WithInts{}), Since(11, WithInts{}), Since(13, WithBf16{})})
+      .Tuning(gemm::GemmTuningParams())
+      .Calibratable()
+      .Factory(MakeKernel<GemmKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/gemm/matmul_plan.h"
 #include "native/kernels/gemm/typed_gemm.h"
 #include "native/registry/kernel.h"
@@ -108,19 +109,14 @@ class MatMulKernel final : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(matmul_op) {
-  using T = DataType;
-  const std::vector<T> floats = {T::kFloat, T::kDouble, T::kFloat16};
-  const std::vector<T> with_ints = {T::kFloat, T::kDouble, T::kFloat16, T::kInt32, T::kInt64, T::kUint32, T::kUint64};
-  std::vector<T> with_bf16 = with_ints;
-  with_bf16.push_back(T::kBFloat16);
-  const struct {
-    int since, end;
-    const std::vector<T>& types;
-  } ranges[] = {{1, 8, floats}, {9, 12, with_ints}, {13, kOpenEnded, with_bf16}};
-  for (const auto& r : ranges) {
-    registry.Add(KernelDef{"", "MatMul", r.since, r.end, "gemm", r.types, 0, gemm::GemmTuningParams(), true,
-                           MakeKernel<MatMulKernel>()});
-  }
+  using WithInts = decltype(Floats{} + TypeList<int32_t, int64_t, uint32_t, uint64_t>{});
+  using WithBf16 = decltype(WithInts{} + TypeList<BFloat16>{});
+  Kernel("MatMul")
+      .Opsets({Since(1, Floats{}), Since(9, WithInts{}), Since(13, WithBf16{})})
+      .Tuning(gemm::GemmTuningParams())
+      .Calibratable()
+      .Factory(MakeKernel<MatMulKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

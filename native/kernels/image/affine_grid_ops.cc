@@ -50,7 +50,7 @@ class AffineGridKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(Tensor * grid, ctx.AllocateOutput(0, theta->dtype(), Shape(out_dims)));
     if (grid->shape().num_elements() == 0) return Status::Ok();
     const int64_t points = grid->shape().SizeBetween(1, spatial + 1);
-    return VisitType(FloatTypes{}, theta->dtype(), ctx.Where(), [&](auto tag) {
+    return DispatchType(FloatTypes{}, theta->dtype(), ctx.Where(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       using N = Numeric<T>;
       const T* th = theta->data<T>();
@@ -90,7 +90,7 @@ OL_REGISTER_KERNELS(affine_grid_family) {
   KernelDef def;
   def.op = "AffineGrid";
   def.since_version = 20;
-  def.family = "grid_sample";
+  def.family = OL_KERNEL_FAMILY;
   def.element_types = {DataType::kFloat16, DataType::kFloat, DataType::kDouble, DataType::kBFloat16};
   def.tuning = {MinimumElementsParam(16384, "output elements below which the op runs serially"),
                 ParamSpec::Int64(param::kBlockElements, 8192, 1, int64_t{1} << 40,

@@ -105,7 +105,7 @@ OL_REGISTER_KERNELS(center_crop_pad_family) {
   KernelDef def;
   def.op = "CenterCropPad";
   def.since_version = 18;
-  def.family = "center_crop_pad";
+  def.family = OL_KERNEL_FAMILY;
   def.element_types = {DataType::kBool,     DataType::kInt8,      DataType::kUint8,     DataType::kInt16,
                        DataType::kUint16,   DataType::kInt32,     DataType::kUint32,    DataType::kInt64,
                        DataType::kUint64,   DataType::kFloat16,   DataType::kFloat,     DataType::kDouble,

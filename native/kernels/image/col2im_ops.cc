@@ -58,40 +58,39 @@ class Col2ImKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(Tensor * output, ctx.AllocateOutput(0, input->dtype(), Shape(out_dims)));
     const int64_t total = output->shape().num_elements();
     if (total == 0) return Status::Ok();
-    return VisitType(TypeList<Float16, float, double, BFloat16, int32_t, int64_t>{}, input->dtype(), ctx.Where(),
-                     [&](auto tag) {
-                       using T = typename decltype(tag)::type;
-                       using N = Numeric<T>;
-                       const T* x = input->data<T>();
-                       T* y = output->data<T>();
-                       auto pixels = [&](int64_t begin, int64_t end) {
-                         for (int64_t flat = begin; flat < end; ++flat) {
-                           const int64_t plane = flat / g.image_size;  // n * channels + c
-                           int64_t pos[kMaxImageRank];
-                           for (int64_t d = g.rank - 1, rest = flat % g.image_size; d >= 0; --d)
-                             pos[d] = rest % g.image[d], rest /= g.image[d];
-                           typename N::Acc sum = 0;
-                           for (int64_t k = 0; k < g.kernel_size; ++k) {  // kernel offsets in ascending order
-                             int64_t column = 0;
-                             bool hit = true;
-                             for (int64_t d = g.rank - 1, rest = k, scale = 1; d >= 0 && hit; --d) {
-                               const int64_t offset = rest % g.block[d];
-                               rest /= g.block[d];
-                               const int64_t shifted = pos[d] + g.pad_begin[d] - offset * g.dilation[d];
-                               const int64_t b = shifted / g.stride[d];
-                               hit = shifted >= 0 && shifted % g.stride[d] == 0 && b < g.blocks[d];
-                               column += b * scale;
-                               scale *= g.blocks[d];
-                             }
-                             if (hit)
-                               sum = WrappingAdd(sum, N::Load(x[(plane * g.kernel_size + k) * g.block_count + column]));
-                           }
-                           y[flat] = N::Store(sum);
-                         }
-                         return Status::Ok();
-                       };
-                       return parallel_.Run(ctx.parallel(), "col2im.pixels", total, 1, pixels);
-                     });
+    return DispatchType(
+        TypeList<Float16, float, double, BFloat16, int32_t, int64_t>{}, input->dtype(), ctx.Where(), [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          using N = Numeric<T>;
+          const T* x = input->data<T>();
+          T* y = output->data<T>();
+          auto pixels = [&](int64_t begin, int64_t end) {
+            for (int64_t flat = begin; flat < end; ++flat) {
+              const int64_t plane = flat / g.image_size;  // n * channels + c
+              int64_t pos[kMaxImageRank];
+              for (int64_t d = g.rank - 1, rest = flat % g.image_size; d >= 0; --d)
+                pos[d] = rest % g.image[d], rest /= g.image[d];
+              typename N::Acc sum = 0;
+              for (int64_t k = 0; k < g.kernel_size; ++k) {  // kernel offsets in ascending order
+                int64_t column = 0;
+                bool hit = true;
+                for (int64_t d = g.rank - 1, rest = k, scale = 1; d >= 0 && hit; --d) {
+                  const int64_t offset = rest % g.block[d];
+                  rest /= g.block[d];
+                  const int64_t shifted = pos[d] + g.pad_begin[d] - offset * g.dilation[d];
+                  const int64_t b = shifted / g.stride[d];
+                  hit = shifted >= 0 && shifted % g.stride[d] == 0 && b < g.blocks[d];
+                  column += b * scale;
+                  scale *= g.blocks[d];
+                }
+                if (hit) sum = WrappingAdd(sum, N::Load(x[(plane * g.kernel_size + k) * g.block_count + column]));
+              }
+              y[flat] = N::Store(sum);
+            }
+            return Status::Ok();
+          };
+          return parallel_.Run(ctx.parallel(), "col2im.pixels", total, 1, pixels);
+        });
   }
 
  private:
@@ -137,7 +136,7 @@ OL_REGISTER_KERNELS(col2im_family) {
   KernelDef def;
   def.op = "Col2Im";
   def.since_version = 18;
-  def.family = "col2im";
+  def.family = OL_KERNEL_FAMILY;
   def.element_types = {DataType::kFloat16,  DataType::kFloat, DataType::kDouble,
                        DataType::kBFloat16, DataType::kInt32, DataType::kInt64};
   def.tuning = {MinimumElementsParam(16384, "output elements below which the op runs serially"),

@@ -95,9 +95,9 @@ class GridSampleKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), Shape(out_dims)));
     if (y->shape().num_elements() == 0) return Status::Ok();
     if (xs.SizeFrom(2) == 0) return InvalidArgument(ctx.Where(), ": X has an empty spatial axis ", xs.ToString());
-    return VisitType(FloatTypes{}, x->dtype(), ctx.Where(), [&](auto tag) {
+    return DispatchType(FloatTypes{}, x->dtype(), ctx.Where(), [&](auto tag) {
       using T = typename decltype(tag)::type;
-      return VisitType(FloatTypes{}, grid->dtype(), ctx.Where(), [&](auto grid_tag) {
+      return DispatchType(FloatTypes{}, grid->dtype(), ctx.Where(), [&](auto grid_tag) {
         using G = typename decltype(grid_tag)::type;
         return Run<T, G>(ctx, *x, *grid, y);
       });
@@ -221,7 +221,7 @@ OL_REGISTER_KERNELS(grid_sample_family) {
     def.op = "GridSample";
     def.since_version = span[0];
     def.end_version = span[1];
-    def.family = "grid_sample";
+    def.family = OL_KERNEL_FAMILY;
     def.element_types = {DataType::kFloat16, DataType::kFloat, DataType::kDouble};
     if (span[0] >= 22) def.element_types.push_back(DataType::kBFloat16);
     def.tuning = {MinimumElementsParam(16384, "output elements below which the op runs serially"),

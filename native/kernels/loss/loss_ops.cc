@@ -134,9 +134,9 @@ class LossKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(const Tensor* target, ctx.RequiredInput(1));
     const Tensor* weight = ctx.input(2);
     OL_ASSIGN_OR_RETURN(LossLayout layout, CheckShapes(*input, *target, weight, ctx.Where()));
-    return VisitType(FloatTypes{}, input->dtype(), ctx.Where(), [&](auto tag) {
+    return DispatchType(FloatTypes{}, input->dtype(), ctx.Where(), [&](auto tag) {
       using T = typename decltype(tag)::type;
-      return VisitType(TypeList<int32_t, int64_t>{}, target->dtype(), ctx.Where(), [&](auto index_tag) {
+      return DispatchType(TypeList<int32_t, int64_t>{}, target->dtype(), ctx.Where(), [&](auto index_tag) {
         using I = typename decltype(index_tag)::type;
         return Run<T, I>(ctx, *input, *target, weight, layout);
       });
@@ -210,7 +210,7 @@ void AddLossOp(KernelRegistry& registry, const char* op, const std::vector<std::
     def.op = op;
     def.since_version = since;
     def.end_version = end;
-    def.family = "loss";
+    def.family = OL_KERNEL_FAMILY;
     def.element_types = {DataType::kFloat16, DataType::kFloat, DataType::kDouble};
     if (since >= bfloat16_since) def.element_types.push_back(DataType::kBFloat16);
     def.tuning = {MinimumElementsParam(32768, "input elements below which the loss runs serially"),

@@ -54,7 +54,7 @@ class DetKernel : public OpKernel {
     }
     const int64_t m = s[rank - 1], count = s.SizeTo(rank - 2);
     std::vector<int64_t> batch(s.dims().begin(), s.dims().end() - 2);
-    return VisitType(FloatTypes{}, x->dtype(), where_, [&](auto tag) -> Status {
+    return DispatchType(FloatTypes{}, x->dtype(), where_, [&](auto tag) -> Status {
       using T = typename decltype(tag)::type;
       OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), Shape(batch)));
       if (count == 0) return Status::Ok();
@@ -83,7 +83,7 @@ class DetKernel : public OpKernel {
 OL_REGISTER_KERNELS(det) {
   KernelDef def;
   def.op = "Det";
-  def.family = "lrn_det";
+  def.family = OL_KERNEL_FAMILY;
   def.tuning = WorkUnitTuning(65536, "matrix");
   def.calibratable = true;
   def.factory = MakeKernel<DetKernel>();

@@ -1,4 +1,4 @@
-// Floating element types of LRN and Det (dispatched with onnx_light::VisitType over
+// Floating element types of LRN and Det (dispatched with onnx_light::DispatchType over
 // FloatTypes, reduce_util/numeric.h), loaded to and stored from double.
 #pragma once
 

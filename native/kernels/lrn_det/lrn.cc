@@ -35,7 +35,7 @@ class LrnKernel : public OpKernel {
     }
     const int64_t channels = x->shape()[1], inner = x->shape().SizeFrom(2);
     const int64_t before = (size_ - 1) / 2, after = size_ - 1 - before;
-    return VisitType(FloatTypes{}, x->dtype(), where_, [&](auto tag) -> Status {
+    return DispatchType(FloatTypes{}, x->dtype(), where_, [&](auto tag) -> Status {
       using T = typename decltype(tag)::type;
       OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), x->shape()));
       const T* in = x->data<T>();
@@ -65,7 +65,7 @@ class LrnKernel : public OpKernel {
 OL_REGISTER_KERNELS(lrn) {
   KernelDef def;
   def.op = "LRN";
-  def.family = "lrn_det";
+  def.family = OL_KERNEL_FAMILY;
   def.tuning = WorkUnitTuning(65536, "output element");
   def.calibratable = true;
   def.factory = MakeKernel<LrnKernel>();

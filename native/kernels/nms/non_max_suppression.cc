@@ -118,7 +118,7 @@ OL_REGISTER_KERNELS(non_max_suppression) {
     def.op = "NonMaxSuppression";
     def.since_version = since;
     def.end_version = since == 10 ? 10 : kOpenEnded;
-    def.family = "nms";
+    def.family = OL_KERNEL_FAMILY;
     def.element_types = {DataType::kFloat};
     def.factory = MakeKernel<NonMaxSuppressionKernel>();
     registry.Add(std::move(def));

@@ -51,7 +51,7 @@ class BatchNormKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(const Tensor* x, ctx.RequiredInput(0));
     OL_ASSIGN_OR_RETURN(ChannelShape cs, GetChannelShape(ctx, *x));
     OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), x->shape()));
-    return VisitType(FloatTypes{}, x->dtype(), ctx.Where(), [&](auto tag) {
+    return DispatchType(FloatTypes{}, x->dtype(), ctx.Where(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       using A = typename Numeric<T>::Acc;
       const int64_t C = cs.channels;
@@ -89,7 +89,7 @@ class BatchNormKernel : public OpKernel {
           OL_ASSIGN_OR_RETURN(Tensor * running, ctx.AllocateOutput(i, running_in->dtype(), Shape({C})));
           const double* current = i == 1 ? batch_mean : batch_var;
           const double* previous = i == 1 ? mean : var;
-          OL_RETURN_IF_ERROR(VisitType(FloatTypes{}, running->dtype(), ctx.Where(), [&](auto rtag) {
+          OL_RETURN_IF_ERROR(DispatchType(FloatTypes{}, running->dtype(), ctx.Where(), [&](auto rtag) {
             using U = typename decltype(rtag)::type;
             for (int64_t c = 0; c < C; ++c) {
               const double v = previous[c] * momentum_ + current[c] * (1.0 - momentum_);
@@ -149,7 +149,7 @@ class GroupedNormKernel : public OpKernel {
     }
     const int64_t group_channels = C / groups;
     const int64_t param_count = per_group_params_ ? groups : C;
-    return VisitType(FloatTypes{}, x->dtype(), ctx.Where(), [&](auto tag) {
+    return DispatchType(FloatTypes{}, x->dtype(), ctx.Where(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       using A = typename Numeric<T>::Acc;
       ParamScratch scratch(ctx, 2 * static_cast<size_t>(param_count) * sizeof(A));

@@ -40,7 +40,7 @@ class RowNormKernel : public OpKernel {
       stats[i - 1] = s->data<float>();
     }
     if (rows * row_size == 0) return Status::Ok();
-    return VisitType(FloatTypes{}, x->dtype(), ctx.Where(), [&](auto tag) {
+    return DispatchType(FloatTypes{}, x->dtype(), ctx.Where(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       using A = typename Numeric<T>::Acc;
       ParamScratch scratch(ctx, 2 * static_cast<size_t>(row_size) * sizeof(A));

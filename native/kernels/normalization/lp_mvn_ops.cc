@@ -27,7 +27,7 @@ class LpNormKernel : public OpKernel {
     const int64_t outer = shape.SizeTo(axis), length = shape[axis], inner = shape.SizeFrom(axis + 1);
     OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), shape));
     if (outer * length * inner == 0) return Status::Ok();
-    return VisitType(FloatTypes{}, x->dtype(), ctx.Where(), [&](auto tag) {
+    return DispatchType(FloatTypes{}, x->dtype(), ctx.Where(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       using A = typename Numeric<T>::Acc;
       const T* in = x->data<T>();
@@ -87,7 +87,7 @@ class MeanVarianceNormKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(ReduceLayout layout, MakeReduceLayout(x->shape(), axes, true, ctx.Where()));
     OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), x->shape()));
     if (layout.num_outputs == 0 || layout.reduce_count == 0) return Status::Ok();
-    return VisitType(FloatTypes{}, x->dtype(), ctx.Where(), [&](auto tag) {
+    return DispatchType(FloatTypes{}, x->dtype(), ctx.Where(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       using A = typename Numeric<T>::Acc;
       const T* in = x->data<T>();

@@ -14,7 +14,7 @@ KernelDef NormDef(std::string op, int since, int end, std::vector<DataType> type
   def.op = std::move(op);
   def.since_version = since;
   def.end_version = end;
-  def.family = "normalization";
+  def.family = OL_KERNEL_FAMILY;
   def.element_types = std::move(types);
   def.dispatch_input = 0;
   def.tuning = NormTuningParams(minimum_elements);

@@ -67,7 +67,7 @@ Status BroadcastParam(const Tensor& param, const Shape& target, const std::strin
     return InvalidArgument(where, ": ", name, " of shape ", src.ToString(), " does not broadcast to ",
                            target.ToString());
   }
-  return VisitType(FloatTypes{}, param.dtype(), where, [&](auto tag) {
+  return DispatchType(FloatTypes{}, param.dtype(), where, [&](auto tag) {
     using P = typename decltype(tag)::type;
     const P* p = param.data<P>();
     std::vector<int64_t> index(target.rank(), 0);

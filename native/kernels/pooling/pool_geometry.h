@@ -41,12 +41,18 @@ StatusOr<PoolGeometry> MakePoolGeometry(const PoolAttributes& attrs, const Shape
 struct WindowSpan {
   int64_t start, lo, hi;
 };
+// Internal linkage and no std:: helpers: the AVX2 interior rows (pool_rows_avx2.cc) inline
+// it under AVX2 flags, and an external-linkage copy compiled there could be the one every
+// caller gets (native/kernels/common/README.md).
+namespace {
 inline WindowSpan SpanOf(const PoolGeometry& g, int d, int64_t o) {
   const int64_t start = o * g.stride[d] - g.pad_begin[d];
   const int64_t dil = g.dilation[d];
   if (dil == 1) {  // the common case, without the divisions
-    const int64_t hi = std::clamp<int64_t>(g.in[d] - start, 0, g.kernel[d]);
-    return {start, std::min(std::max<int64_t>(-start, 0), hi), hi};
+    int64_t hi = g.in[d] - start;
+    hi = hi < 0 ? 0 : hi > g.kernel[d] ? g.kernel[d] : hi;
+    const int64_t lo = start < 0 ? -start : 0;
+    return {start, lo < hi ? lo : hi, hi};
   }
   int64_t lo = start < 0 ? (-start + dil - 1) / dil : 0;
   int64_t hi = g.in[d] - start <= 0 ? 0 : (g.in[d] - start + dil - 1) / dil;
@@ -54,5 +60,6 @@ inline WindowSpan SpanOf(const PoolGeometry& g, int d, int64_t o) {
   if (lo > hi) lo = hi;
   return {start, lo, hi};
 }
+}  // namespace
 
 }  // namespace onnx_light

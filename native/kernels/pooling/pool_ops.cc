@@ -193,9 +193,9 @@ class PoolKernel : public OpKernel {
       return tuning_.outputs.Run(ctx.parallel(), "pool.outputs", outputs, window, block);
     };
     if constexpr (K == PoolKind::kMax)
-      return VisitType(MaxPoolTypes{}, x->dtype(), ctx.Where(), run);
+      return DispatchType(MaxPoolTypes{}, x->dtype(), ctx.Where(), run);
     else
-      return VisitType(FloatTypes{}, x->dtype(), ctx.Where(), run);
+      return DispatchType(FloatTypes{}, x->dtype(), ctx.Where(), run);
   }
 
  private:
@@ -226,7 +226,7 @@ class GlobalPoolKernel : public OpKernel {
     std::fill(dims.begin() + 2, dims.end(), 1);
     OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), Shape(dims)));
     const int64_t planes = s[0] * s[1], plane = s.SizeFrom(2);
-    return VisitType(FloatTypes{}, x->dtype(), ctx.Where(), [&](auto tag) {
+    return DispatchType(FloatTypes{}, x->dtype(), ctx.Where(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       using A = typename Numeric<T>::Acc;
       const T* in = x->data<T>();
@@ -276,7 +276,7 @@ void AddPool(KernelRegistry& registry, const char* op, int since, int end, std::
   def.op = op;
   def.since_version = since;
   def.end_version = end;
-  def.family = "pooling";
+  def.family = OL_KERNEL_FAMILY;
   def.element_types = std::move(types);
   def.tuning = PoolTuningParams(minimum_elements, row_minimum);
   def.factory = std::move(factory);

@@ -34,7 +34,7 @@ StatusOr<std::vector<double>> ReadRois(const KernelContext& ctx, const Tensor& r
                            rois.shape().ToString());
   }
   std::vector<double> out(rois.num_elements());
-  OL_RETURN_IF_ERROR(VisitType(FloatTypes{}, rois.dtype(), ctx.Where(), [&](auto tag) {
+  OL_RETURN_IF_ERROR(DispatchType(FloatTypes{}, rois.dtype(), ctx.Where(), [&](auto tag) {
     using R = typename decltype(tag)::type;
     for (int64_t i = 0; i < rois.num_elements(); ++i) out[i] = Numeric<R>::Load(rois.data<R>()[i]);
     return Status::Ok();
@@ -87,7 +87,7 @@ class RoiAlignKernel : public OpKernel {
     }
     const int64_t C = xs[1], H = xs[2], W = xs[3];
     OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), Shape({num_rois, C, out_h_, out_w_})));
-    return VisitType(FloatTypes{}, x->dtype(), ctx.Where(), [&](auto tag) {
+    return DispatchType(FloatTypes{}, x->dtype(), ctx.Where(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* in = x->data<T>();
       T* out = y->data<T>();
@@ -183,7 +183,7 @@ class MaxRoiPoolKernel : public OpKernel {
     }
     const int64_t PH = pooled_[0], PW = pooled_[1];
     OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), Shape({num_rois, C, PH, PW})));
-    return VisitType(FloatTypes{}, x->dtype(), ctx.Where(), [&](auto tag) {
+    return DispatchType(FloatTypes{}, x->dtype(), ctx.Where(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       using A = typename Numeric<T>::Acc;
       const T* in = x->data<T>();
@@ -227,7 +227,7 @@ void AddRoiOp(KernelRegistry& registry, const char* op, int since, int end, bool
   def.op = op;
   def.since_version = since;
   def.end_version = end;
-  def.family = "pooling";
+  def.family = OL_KERNEL_FAMILY;
   def.element_types = {DataType::kFloat16, DataType::kFloat, DataType::kDouble};
   if (bfloat16) def.element_types.push_back(DataType::kBFloat16);
   def.tuning = RoiTuningParams();

@@ -89,7 +89,7 @@ OL_REGISTER_KERNELS(unpool) {
     def.op = "MaxUnpool";
     def.since_version = s[0];
     def.end_version = s[1];
-    def.family = "unpool";
+    def.family = OL_KERNEL_FAMILY;
     def.element_types = {DataType::kFloat16, DataType::kFloat, DataType::kDouble};
     if (s[0] >= 22) def.element_types.push_back(DataType::kBFloat16);
     def.factory = MakeKernel<MaxUnpoolKernel>();

@@ -64,11 +64,11 @@ class DequantizeLinearKernel : public OpKernel {
                         ParamsAsDouble(ScaleTypes{}, scale, layout.num_params, where_, "scale"));
     OL_ASSIGN_OR_RETURN(std::vector<double> zeros,
                         ParamsAsDouble(InputTypes{}, zero_point, layout.num_params, where_, "zero point"));
-    return DispatchType(OutputTypes{}, out_type, where_, "output", [&](auto* ytag) -> Status {
-      using Y = std::remove_pointer_t<decltype(ytag)>;
+    return DispatchType(OutputTypes{}, out_type, where_ + " (output)", [&](auto ytag) -> Status {
+      using Y = typename decltype(ytag)::type;
       OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out_type, x->shape()));
-      return DispatchType(InputTypes{}, x->dtype(), where_, "input", [&](auto* xtag) -> Status {
-        using X = std::remove_pointer_t<decltype(xtag)>;
+      return DispatchType(InputTypes{}, x->dtype(), where_ + " (input)", [&](auto xtag) -> Status {
+        using X = typename decltype(xtag)::type;
         const X* xs = x->data<X>();
         Y* ys = y->data<Y>();
         return ForEachChunk(ctx, policy_, "DequantizeLinear", x->num_elements(), [&](int64_t begin, int64_t end) {
@@ -104,7 +104,7 @@ std::vector<DataType> InputTypesAt(int opset) {
 OL_REGISTER_KERNELS(dequantize_linear) {
   KernelDef def;
   def.op = "DequantizeLinear";
-  def.family = "quantization";
+  def.family = OL_KERNEL_FAMILY;
   def.dispatch_input = 0;
   def.tuning = elementwise::ElementwiseTuning(elementwise::kTranscendentalMinimumElements);
   def.calibratable = true;

@@ -89,7 +89,7 @@ OL_REGISTER_KERNELS(dynamic_quantize_linear) {
   KernelDef def;
   def.op = "DynamicQuantizeLinear";
   def.since_version = 11;
-  def.family = "quantization";
+  def.family = OL_KERNEL_FAMILY;
   def.element_types = {DataType::kFloat};
   def.tuning = elementwise::ElementwiseTuning(elementwise::kCheapMinimumElements);
   def.calibratable = true;

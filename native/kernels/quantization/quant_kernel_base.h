@@ -26,8 +26,8 @@ StatusOr<std::vector<double>> ParamsAsDouble(TypeList<Ts...> types, const Tensor
                                              const std::string& where, const char* what) {
   std::vector<double> values(static_cast<size_t>(count), 0.0);
   if (t == nullptr) return values;
-  OL_RETURN_IF_ERROR(DispatchType(types, t->dtype(), where, what, [&](auto* tag) -> Status {
-    using T = std::remove_pointer_t<decltype(tag)>;
+  OL_RETURN_IF_ERROR(DispatchType(types, t->dtype(), where + " (" + what + ")", [&](auto tag) -> Status {
+    using T = typename decltype(tag)::type;
     for (int64_t i = 0; i < count; ++i) values[i] = ToDouble(t->data<T>()[i]);
     return Status::Ok();
   }));

@@ -11,21 +11,10 @@
 
 #include "native/core/data_type.h"
 #include "native/core/status.h"
+#include "native/kernels/common/type_dispatch.h"
 
 namespace onnx_light {
 namespace quantization {
-
-template <typename... Ts>
-struct TypeList {};
-
-// Calls fn(static_cast<T*>(nullptr)) for the T of `types` whose DataType is `type`.
-template <typename... Ts, typename Fn>
-Status DispatchType(TypeList<Ts...>, DataType type, const std::string& where, const char* what, Fn&& fn) {
-  Status result;
-  const bool found = ((type == kDataTypeOf<Ts> ? (result = fn(static_cast<Ts*>(nullptr)), true) : false) || ...);
-  if (!found) return NotImplemented(where, ": ", what, " of type ", DataTypeName(type), " is not supported");
-  return result;
-}
 
 template <typename T>
 inline constexpr bool kIsSubByteInt =

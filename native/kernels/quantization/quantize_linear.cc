@@ -89,10 +89,10 @@ class QuantizeLinearKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(std::vector<double> zeros,
                         ParamsAsDouble(OutputTypes{}, zero_point, layout.num_params, where_, "zero point"));
     OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out_type, x->shape()));
-    return DispatchType(InputTypes{}, x->dtype(), where_, "input", [&](auto* xtag) -> Status {
-      using X = std::remove_pointer_t<decltype(xtag)>;
-      return DispatchType(OutputTypes{}, out_type, where_, "output", [&](auto* ytag) -> Status {
-        using Y = std::remove_pointer_t<decltype(ytag)>;
+    return DispatchType(InputTypes{}, x->dtype(), where_ + " (input)", [&](auto xtag) -> Status {
+      using X = typename decltype(xtag)::type;
+      return DispatchType(OutputTypes{}, out_type, where_ + " (output)", [&](auto ytag) -> Status {
+        using Y = typename decltype(ytag)::type;
         switch (precision) {
           case Precision::kFloat:
             return Run<Precision::kFloat>(ctx, layout, x->num_elements(), x->data<X>(), scales, zeros, y->data<Y>());
@@ -187,7 +187,7 @@ std::vector<DataType> InputTypesAt(int opset) {
 OL_REGISTER_KERNELS(quantize_linear) {
   KernelDef def;
   def.op = "QuantizeLinear";
-  def.family = "quantization";
+  def.family = OL_KERNEL_FAMILY;
   def.dispatch_input = 0;
   def.tuning = elementwise::ElementwiseTuning(elementwise::kTranscendentalMinimumElements);
   def.calibratable = true;

@@ -4,6 +4,7 @@
 // output channel.
 #include <vector>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/conv/conv_direct.h"
 #include "native/kernels/conv/conv_geometry.h"
 #include "native/kernels/quantized/quantized_util.h"
@@ -133,11 +134,17 @@ class QLinearConvKernel final : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(conv_integer_ops) {
-  const std::vector<DataType> eight_bit = {DataType::kInt8, DataType::kUint8};
-  registry.Add(KernelDef{"", "ConvInteger", 10, kOpenEnded, "quantized", eight_bit, 0, gemm::GemmTuningParams(), false,
-                         MakeKernel<ConvIntegerKernel>()});
-  registry.Add(KernelDef{"", "QLinearConv", 10, kOpenEnded, "quantized", eight_bit, 0, gemm::GemmTuningParams(), false,
-                         MakeKernel<QLinearConvKernel>()});
+  using EightBit = TypeList<int8_t, uint8_t>;
+  Kernel("ConvInteger")
+      .Opsets({Since(10, EightBit{})})
+      .Tuning(gemm::GemmTuningParams())
+      .Factory(MakeKernel<ConvIntegerKernel>())
+      .AddTo(registry);
+  Kernel("QLinearConv")
+      .Opsets({Since(10, EightBit{})})
+      .Tuning(gemm::GemmTuningParams())
+      .Factory(MakeKernel<QLinearConvKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/gemm/gemm.h"
 #include "native/kernels/gemm/matmul_plan.h"
 #include "native/kernels/quantized/quantized_util.h"
@@ -156,14 +157,17 @@ class QLinearMatMulKernel final : public OpKernel {
 };
 
 OL_REGISTER_KERNELS(matmul_integer_ops) {
-  using T = DataType;
-  const std::vector<T> eight_bit = {T::kInt8, T::kUint8};
-  registry.Add(KernelDef{"", "MatMulInteger", 10, kOpenEnded, "quantized", eight_bit, 0, gemm::GemmTuningParams(),
-                         false, MakeKernel<MatMulIntegerKernel>()});
-  registry.Add(KernelDef{"", "QLinearMatMul", 10, 20, "quantized", eight_bit, 0, gemm::GemmTuningParams(), false,
-                         MakeKernel<QLinearMatMulKernel>()});
-  registry.Add(KernelDef{"", "QLinearMatMul", 21, kOpenEnded, "quantized", eight_bit, 0, gemm::GemmTuningParams(),
-                         false, MakeKernel<QLinearMatMulKernel>()});
+  using EightBit = TypeList<int8_t, uint8_t>;
+  Kernel("MatMulInteger")
+      .Opsets({Since(10, EightBit{})})
+      .Tuning(gemm::GemmTuningParams())
+      .Factory(MakeKernel<MatMulIntegerKernel>())
+      .AddTo(registry);
+  Kernel("QLinearMatMul")
+      .Opsets({Since(10, EightBit{}), Since(21, EightBit{})})
+      .Tuning(gemm::GemmTuningParams())
+      .Factory(MakeKernel<QLinearMatMulKernel>())
+      .AddTo(registry);
 }
 
 }  // namespace

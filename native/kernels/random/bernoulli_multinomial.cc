@@ -19,8 +19,8 @@ using BernoulliOutputs = TypeList<float, double, Float16, BFloat16, uint8_t, uin
 // Reads element i of a float-typed tensor as double.
 StatusOr<std::vector<double>> ReadProbabilities(const Tensor& t, const std::string& where) {
   std::vector<double> v(static_cast<size_t>(t.num_elements()));
-  Status s = DispatchType(FloatOutputs{}, t.dtype(), where, [&](auto* tag) -> Status {
-    using T = std::remove_pointer_t<decltype(tag)>;
+  Status s = DispatchType(FloatOutputs{}, t.dtype(), where, [&](auto tag) -> Status {
+    using T = typename decltype(tag)::type;
     for (size_t i = 0; i < v.size(); ++i) {
       if constexpr (std::is_arithmetic_v<T>)
         v[i] = t.data<T>()[i];
@@ -47,8 +47,8 @@ class BernoulliKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(const Tensor* input, ctx.RequiredInput(0));
     OL_ASSIGN_OR_RETURN(std::vector<double> p, ReadProbabilities(*input, where_));
     const DataType type = dtype_ == DataType::kUndefined ? input->dtype() : dtype_;
-    return DispatchType(BernoulliOutputs{}, type, where_, [&](auto* tag) -> Status {
-      using T = std::remove_pointer_t<decltype(tag)>;
+    return DispatchType(BernoulliOutputs{}, type, where_, [&](auto tag) -> Status {
+      using T = typename decltype(tag)::type;
       OL_ASSIGN_OR_RETURN(Tensor * out, ctx.AllocateOutput(0, type, input->shape()));
       T* o = out->data<T>();
       std::mt19937 engine = seed_.Engine();
@@ -119,7 +119,7 @@ std::vector<DataType> ProbabilityTypesAt(int opset) {
 
 OL_REGISTER_KERNELS(bernoulli_multinomial) {
   KernelDef def;
-  def.family = "random";
+  def.family = OL_KERNEL_FAMILY;
   def.op = "Bernoulli";
   def.factory = MakeKernel<BernoulliKernel>();
   AddForOpsets(registry, def, {15, 22}, ProbabilityTypesAt);

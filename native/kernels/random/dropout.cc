@@ -69,8 +69,8 @@ class DropoutKernel : public OpKernel {
     std::mt19937 engine = seed_.Engine();
     for (uint8_t& k : kept) k = Uniform01(engine) >= ratio;
     const double scale = 1.0 / (1.0 - ratio);
-    OL_RETURN_IF_ERROR(DispatchType(DataTypes{}, x->dtype(), where_, [&](auto* tag) -> Status {
-      using T = std::remove_pointer_t<decltype(tag)>;
+    OL_RETURN_IF_ERROR(DispatchType(DataTypes{}, x->dtype(), where_, [&](auto tag) -> Status {
+      using T = typename decltype(tag)::type;
       OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), x->shape()));
       const T* in = x->data<T>();
       T* out = y->data<T>();
@@ -90,8 +90,8 @@ class DropoutKernel : public OpKernel {
       for (int64_t i = 0; i < n; ++i) mask->data<bool>()[i] = kept == nullptr || kept[i];
       return Status::Ok();
     }
-    return DispatchType(DataTypes{}, type, where_, [&](auto* tag) -> Status {
-      using T = std::remove_pointer_t<decltype(tag)>;
+    return DispatchType(DataTypes{}, type, where_, [&](auto tag) -> Status {
+      using T = typename decltype(tag)::type;
       for (int64_t i = 0; i < n; ++i) mask->data<T>()[i] = FromDouble<T>(kept == nullptr || kept[i] ? 1.0 : 0.0);
       return Status::Ok();
     });
@@ -100,8 +100,8 @@ class DropoutKernel : public OpKernel {
   Status ReadRatio(const Tensor* t, double* ratio) const {
     if (t == nullptr) return Status::Ok();
     if (t->num_elements() != 1) return InvalidArgument(where_, ": ratio must be a scalar, got ", t->TypeAndShape());
-    return DispatchType(DataTypes{}, t->dtype(), where_, [&](auto* tag) -> Status {
-      *ratio = AsDouble(t->data<std::remove_pointer_t<decltype(tag)>>()[0]);
+    return DispatchType(DataTypes{}, t->dtype(), where_, [&](auto tag) -> Status {
+      *ratio = AsDouble(t->data<typename decltype(tag)::type>()[0]);
       return Status::Ok();
     });
   }
@@ -125,7 +125,7 @@ std::vector<DataType> DataTypesAt(int opset) {
 OL_REGISTER_KERNELS(dropout) {
   KernelDef def;
   def.op = "Dropout";
-  def.family = "random";
+  def.family = OL_KERNEL_FAMILY;
   def.factory = MakeKernel<DropoutKernel>();
   AddForOpsets(registry, def, {1, 6, 7, 10, 12, 13, 22}, DataTypesAt);
 }

@@ -13,6 +13,7 @@
 
 #include "native/core/data_type.h"
 #include "native/core/status.h"
+#include "native/kernels/common/type_dispatch.h"
 #include "native/registry/kernel.h"
 
 namespace onnx_light {
@@ -77,17 +78,6 @@ inline T StoreAs(double v) {
   } else {
     return static_cast<T>(v);
   }
-}
-
-template <typename... Ts>
-struct TypeList {};
-
-template <typename... Ts, typename Fn>
-Status DispatchType(TypeList<Ts...>, DataType type, const std::string& where, Fn&& fn) {
-  Status result;
-  const bool found = ((type == kDataTypeOf<Ts> ? (result = fn(static_cast<Ts*>(nullptr)), true) : false) || ...);
-  if (!found) return InvalidArgument(where, ": output element type ", DataTypeName(type), " is not supported");
-  return result;
 }
 
 using FloatOutputs = TypeList<float, double, Float16, BFloat16>;

@@ -48,8 +48,8 @@ class RandomFillKernel : public OpKernel {
       shape = input->shape();
       if (type == DataType::kUndefined) type = input->dtype();
     }
-    return DispatchType(FloatOutputs{}, type, where_, [&](auto* tag) -> Status {
-      using T = std::remove_pointer_t<decltype(tag)>;
+    return DispatchType(FloatOutputs{}, type, where_, [&](auto tag) -> Status {
+      using T = typename decltype(tag)::type;
       OL_ASSIGN_OR_RETURN(Tensor * out, ctx.AllocateOutput(0, type, shape));
       T* o = out->data<T>();
       std::mt19937 engine = seed_.Engine();
@@ -80,7 +80,7 @@ std::vector<DataType> LikeInputTypesAt(int opset) {
 void RegisterFill(KernelRegistry& registry, const char* op, KernelFactory factory, bool like) {
   KernelDef def;
   def.op = op;
-  def.family = "random";
+  def.family = OL_KERNEL_FAMILY;
   def.dispatch_input = like ? 0 : -1;
   def.factory = std::move(factory);
   AddForOpsets(registry, def, {1, 22}, like ? LikeInputTypesAt : std::function<std::vector<DataType>(int)>());

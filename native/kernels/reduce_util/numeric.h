@@ -13,13 +13,9 @@
 #include "native/core/data_type.h"
 #include "native/core/narrow_float.h"
 #include "native/core/status.h"
+#include "native/kernels/common/type_dispatch.h"
 
 namespace onnx_light {
-
-template <typename T>
-struct TypeTag {
-  using type = T;
-};
 
 template <typename T, typename Enable = void>
 struct Numeric {  // float, double, bool
@@ -76,23 +72,6 @@ I SaturatingFromDouble(double v) {
   if (v <= static_cast<double>(std::numeric_limits<I>::lowest())) return std::numeric_limits<I>::lowest();
   if (v >= static_cast<double>(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
   return static_cast<I>(v);
-}
-
-// Calls f(TypeTag<T>{}) for the T among Ts whose DataType is `type`; NotImplemented naming
-// `where` and the type otherwise. Only the listed types are instantiated.
-template <typename... Ts, typename F>
-Status VisitType(DataType type, const std::string& where, F&& f) {
-  Status status = NotImplemented(where, ": element type ", DataTypeName(type), " is not supported");
-  (void)((type == kDataTypeOf<Ts> ? (status = f(TypeTag<Ts>{}), true) : false) || ...);
-  return status;
-}
-
-template <typename... Ts>
-struct TypeList {};
-
-template <typename... Ts, typename F>
-Status VisitType(TypeList<Ts...>, DataType type, const std::string& where, F&& f) {
-  return VisitType<Ts...>(type, where, std::forward<F>(f));
 }
 
 // The element types ONNX's reduction schemas list, by the opset that added them.

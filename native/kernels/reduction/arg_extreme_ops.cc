@@ -44,7 +44,7 @@ class ArgExtremeKernel : public OpKernel {
       return InvalidArgument(ctx.Where(), ": cannot take the arg", kMax ? "max" : "min", " of an empty axis ", axis,
                              " of input shape ", shape.ToString());
     }
-    return VisitType(ArgTypes{}, data->dtype(), ctx.Where(), [&](auto tag) {
+    return DispatchType(ArgTypes{}, data->dtype(), ctx.Where(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* x = data->data<T>();
       int64_t* y = out->data<int64_t>();

@@ -50,7 +50,7 @@ KernelDef ReductionDef(std::string op, int since, int end, std::vector<DataType>
   def.op = std::move(op);
   def.since_version = since;
   def.end_version = end;
-  def.family = "reduction";
+  def.family = OL_KERNEL_FAMILY;
   def.element_types = std::move(types);
   def.dispatch_input = 0;
   def.tuning = ReductionTuningParams(minimum_elements);

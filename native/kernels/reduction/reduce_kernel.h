@@ -47,7 +47,7 @@ class ReduceKernel : public OpKernel {
     if (noop) return ctx.SetOutput(0, Value(*data));
     OL_ASSIGN_OR_RETURN(ReduceLayout layout, MakeReduceLayout(data->shape(), axes, keepdims_, ctx.Where()));
     OL_ASSIGN_OR_RETURN(Tensor * out, ctx.AllocateOutput(0, data->dtype(), layout.output_shape));
-    return VisitType(Types{}, data->dtype(), ctx.Where(), [&](auto tag) {
+    return DispatchType(Types{}, data->dtype(), ctx.Where(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       return Run<T>(ctx, layout, data->data<T>(), out->data<T>());
     });

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "native/kernels/common/thresholded_parallel.h"
+#include "native/kernels/common/type_dispatch.h"
 #include "native/kernels/tensor/onnx_types.h"
 
 namespace onnx_light {
@@ -159,18 +160,8 @@ inline T Store(double v) {
     return T::FromDouble(v);
 }
 
-template <typename... Ts>
-struct TypeList {};
 using NumericTypes = TypeList<float, double, Float16, BFloat16, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t,
                               uint32_t, uint64_t>;
-
-template <typename... Ts, typename Fn>
-Status DispatchType(TypeList<Ts...>, DataType type, const std::string& where, Fn&& fn) {
-  Status result;
-  const bool found = ((type == kDataTypeOf<Ts> ? (result = fn(static_cast<Ts*>(nullptr)), true) : false) || ...);
-  if (!found) return NotImplemented(where, ": element type ", DataTypeName(type), " is not supported for this mode");
-  return result;
-}
 
 StatusOr<std::vector<double>> ReadDoubles(const Tensor* t, const std::string& where) {
   std::vector<double> v;
@@ -294,8 +285,8 @@ class ResizeKernel : public OpKernel {
     if (o_.mode == Mode::kNearest && x->dtype() != DataType::kString) {
       return Gather(ctx, *x, y, tables, in_strides, out_dims);
     }
-    return DispatchType(NumericTypes{}, x->dtype(), where_, [&](auto* tag) -> Status {
-      using T = std::remove_pointer_t<decltype(tag)>;
+    return DispatchType(NumericTypes{}, x->dtype(), where_, [&](auto tag) -> Status {
+      using T = typename decltype(tag)::type;
       const T* in = x->data<T>();
       T* out = y->data<T>();
       return policy_.Run(ctx.parallel(), "Resize", y->num_elements(), cost, [&](int64_t begin, int64_t end) {
@@ -401,7 +392,7 @@ std::vector<DataType> ResizeTypesAt(int opset) {
 OL_REGISTER_KERNELS(resize) {
   KernelDef def;
   def.op = "Resize";
-  def.family = "resize";
+  def.family = OL_KERNEL_FAMILY;
   def.tuning = WorkUnitTuning(65536, "output element");
   def.calibratable = true;
   def.factory = MakeKernel<ResizeKernel>();

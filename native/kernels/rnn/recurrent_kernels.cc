@@ -12,6 +12,7 @@
 #include "native/core/allocator.h"
 #include "native/executor/parallel_for.h"
 #include "native/kernels/attention/element_rows.h"
+#include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/rnn/activations.h"
 #include "native/registry/kernel.h"
 
@@ -401,9 +402,8 @@ KernelFactory MakeRecurrent() {
 }  // namespace
 
 OL_REGISTER_KERNELS(recurrent) {
-  const std::vector<DataType> base = {DataType::kFloat, DataType::kFloat16, DataType::kDouble};
-  std::vector<DataType> with_bf16 = base;
-  with_bf16.push_back(DataType::kBFloat16);
+  using Base = TypeList<float, Float16, double>;
+  using WithBf16 = decltype(Base{} + TypeList<BFloat16>{});
   // Steps are ordered; (direction, batch row) recurrences are the independent work. The
   // threshold follows the attention family's cost model (2^22 multiply-adds).
   const std::vector<ParamSpec> tuning = {ParamSpec::Int64(
@@ -417,9 +417,11 @@ OL_REGISTER_KERNELS(recurrent) {
              {"LSTM", MakeRecurrent<Cell::kLstm>()}};
   for (const auto& op : ops) {
     // 7: base; 14: layout; 22: bfloat16.
-    registry.Add(KernelDef{"", op.op, 7, 13, "rnn", base, 0, tuning, false, op.factory});
-    registry.Add(KernelDef{"", op.op, 14, 21, "rnn", base, 0, tuning, false, op.factory});
-    registry.Add(KernelDef{"", op.op, 22, kOpenEnded, "rnn", with_bf16, 0, tuning, false, op.factory});
+    Kernel(op.op)
+        .Opsets({Since(7, Base{}), Since(14, Base{}), Since(22, WithBf16{})})
+        .Tuning(tuning)
+        .Factory(op.factory)
+        .AddTo(registry);
   }
 }
 

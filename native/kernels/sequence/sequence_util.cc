@@ -28,7 +28,7 @@ KernelDef SerialDef(const char* op, int since, KernelFactory factory) {
   KernelDef def;
   def.op = op;
   def.since_version = since;
-  def.family = "sequence";
+  def.family = OL_KERNEL_FAMILY;
   def.dispatch_input = -1;
   def.factory = std::move(factory);
   return def;

@@ -67,7 +67,7 @@ class CausalConvWithStateKernel : public OpKernel {
     }
     OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), x->shape()));
     OL_ASSIGN_OR_RETURN(Tensor * state, ctx.AllocateOutput(1, x->dtype(), Shape({batch, channels, carry})));
-    return VisitType(TypeList<float, Float16, BFloat16>{}, x->dtype(), ctx.Where(), [&](auto tag) {
+    return DispatchType(TypeList<float, Float16, BFloat16>{}, x->dtype(), ctx.Where(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* in = x->data<T>();
       const T* weights = w->data<T>();
@@ -107,7 +107,7 @@ OL_REGISTER_KERNELS(causal_conv_with_state) {
   KernelDef def;
   def.op = "CausalConvWithState";
   def.since_version = 27;
-  def.family = "signal";
+  def.family = OL_KERNEL_FAMILY;
   def.element_types = {DataType::kFloat, DataType::kFloat16, DataType::kBFloat16};
   def.tuning = WorkUnitTuning(32768, "output row");
   def.factory = MakeKernel<CausalConvWithStateKernel>();

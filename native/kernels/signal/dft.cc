@@ -53,7 +53,7 @@ class DftKernel : public OpKernel {
     out_shape.mutable_dims()[ax] = bins;
     out_shape.mutable_dims()[rank - 1] = irfft ? 1 : 2;
 
-    return VisitType(SignalTypes{}, x->dtype(), where_, [&](auto tag) -> Status {
+    return DispatchType(SignalTypes{}, x->dtype(), where_, [&](auto tag) -> Status {
       using T = typename decltype(tag)::type;
       const size_t signal_bytes = sizeof(Complex) * static_cast<size_t>(outer * samples * inner);
       ScratchArena arena(ctx.allocator(), signal_bytes + sizeof(Complex) * length + 128);
@@ -121,7 +121,7 @@ std::vector<DataType> SignalTypesAt(int) {
 OL_REGISTER_KERNELS(dft) {
   KernelDef def;
   def.op = "DFT";
-  def.family = "signal";
+  def.family = OL_KERNEL_FAMILY;
   def.tuning = WorkUnitTuning(32768, "bin");
   def.calibratable = true;
   def.factory = MakeKernel<DftKernel>();

@@ -15,7 +15,7 @@
 namespace onnx_light {
 namespace signal {
 
-// The float types signals come in; dispatch with onnx_light::VisitType (reduce_util/numeric.h).
+// The float types signals come in; dispatch with DispatchType (native/kernels/common/type_dispatch.h).
 using SignalTypes = TypeList<float, double, Float16, BFloat16>;
 
 template <typename T>

@@ -48,7 +48,7 @@ class StftKernel : public OpKernel {
     const int64_t frames = (signal_length - length) / step + 1;
     const int64_t bins = onesided_ ? length / 2 + 1 : length;
 
-    return VisitType(SignalTypes{}, x->dtype(), where_, [&](auto tag) -> Status {
+    return DispatchType(SignalTypes{}, x->dtype(), where_, [&](auto tag) -> Status {
       using T = typename decltype(tag)::type;
       ScratchArena arena(ctx.allocator(),
                          sizeof(Complex) * (batch * signal_length + length) + sizeof(double) * length + 192);
@@ -89,7 +89,7 @@ OL_REGISTER_KERNELS(stft) {
   KernelDef def;
   def.op = "STFT";
   def.since_version = 17;
-  def.family = "signal";
+  def.family = OL_KERNEL_FAMILY;
   def.element_types = {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16};
   def.tuning = WorkUnitTuning(32768, "bin");
   def.calibratable = true;

@@ -21,7 +21,7 @@ using OutputTypes = TypeList<float, double, Float16, BFloat16, uint8_t, uint16_t
 // a cast does).
 Status Emit(KernelContext& ctx, const std::vector<double>& values, DataType type, Shape shape,
             const std::string& where) {
-  return VisitType(OutputTypes{}, type, where, [&](auto tag) -> Status {
+  return DispatchType(OutputTypes{}, type, where, [&](auto tag) -> Status {
     using T = typename decltype(tag)::type;
     OL_ASSIGN_OR_RETURN(Tensor * out, ctx.AllocateOutput(0, type, shape));
     for (size_t i = 0; i < values.size(); ++i) out->data<T>()[i] = StoreDouble<T>(values[i]);
@@ -132,7 +132,7 @@ class MelWeightMatrixKernel : public OpKernel {
     if (t->num_elements() != 1)
       return InvalidArgument(where_, ": ", name, " must be a scalar, got ", t->TypeAndShape());
     double v = 0;
-    OL_RETURN_IF_ERROR(VisitType(SignalTypes{}, t->dtype(), where_, [&](auto tag) -> Status {
+    OL_RETURN_IF_ERROR(DispatchType(SignalTypes{}, t->dtype(), where_, [&](auto tag) -> Status {
       v = LoadDouble(t->data<typename decltype(tag)::type>()[0]);
       return Status::Ok();
     }));
@@ -152,7 +152,7 @@ OL_REGISTER_KERNELS(signal_windows) {
     KernelDef def;
     def.op = op;
     def.since_version = 17;
-    def.family = "signal_windows";
+    def.family = OL_KERNEL_FAMILY;
     def.element_types = size_types;
     def.factory = factory;
     registry.Add(std::move(def));

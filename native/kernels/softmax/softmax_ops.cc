@@ -184,7 +184,7 @@ class SoftmaxKernel : public OpKernel {
     const int64_t inner = flatten_ ? 1 : shape.SizeFrom(axis + 1);
     OL_ASSIGN_OR_RETURN(Tensor * output, ctx.AllocateOutput(0, input->dtype(), shape));
     if (outer * length * inner == 0) return Status::Ok();
-    return VisitType(FloatTypes{}, input->dtype(), ctx.Where(), [&](auto tag) {
+    return DispatchType(FloatTypes{}, input->dtype(), ctx.Where(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* x = input->data<T>();
       T* y = output->data<T>();
@@ -212,7 +212,7 @@ void AddSoftmaxOp(KernelRegistry& registry, const char* op) {
     def.op = op;
     def.since_version = span[0];
     def.end_version = span[1];
-    def.family = "softmax";
+    def.family = OL_KERNEL_FAMILY;
     def.element_types = span[0] >= 13 ? current : legacy;
     def.tuning = {MinimumElementsParam(K == SoftmaxKind::kHardmax ? kHardmaxMinimum : kExpMinimum,
                                        "input elements below which the op runs serially"),

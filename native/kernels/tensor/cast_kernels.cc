@@ -118,7 +118,7 @@ std::vector<ParamSpec> CastTuning() {
 OL_REGISTER_KERNELS(tensor_cast) {
   KernelDef cast;
   cast.op = "Cast";
-  cast.family = "cast";
+  cast.family = OL_KERNEL_FAMILY;
   cast.tuning = CastTuning();
   cast.factory = MakeKernel<CastKernel>();
   AddForOpsets(registry, cast, kCastVersions, CastTypesAt);

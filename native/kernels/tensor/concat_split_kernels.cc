@@ -200,7 +200,7 @@ class SplitKernel : public OpKernel {
 
 OL_REGISTER_KERNELS(tensor_concat_split) {
   KernelDef def;
-  def.family = "concat_split";
+  def.family = OL_KERNEL_FAMILY;
   def.tuning = ElementBlockTuning(262144, 65536);
   def.op = "Concat";
   def.factory = MakeKernel<ConcatKernel>();

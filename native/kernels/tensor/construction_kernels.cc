@@ -262,7 +262,7 @@ class EyeLikeKernel : public OpKernel {
 
 OL_REGISTER_KERNELS(tensor_construction) {
   KernelDef def;
-  def.family = "construction";
+  def.family = OL_KERNEL_FAMILY;
   def.tuning = ElementBlockTuning(262144, 65536);
 
   // The output type comes from the `value` attribute: the paths are T2, no input dispatches.

@@ -220,7 +220,7 @@ class GatherNdKernel : public OpKernel {
 
 OL_REGISTER_KERNELS(tensor_gather) {
   KernelDef def;
-  def.family = "gather";
+  def.family = OL_KERNEL_FAMILY;
   def.tuning = ElementBlockTuning(262144, 65536);
   def.op = "Gather";
   def.factory = MakeKernel<GatherKernel>();

@@ -113,7 +113,7 @@ class OneHotKernel : public OpKernel {
 
 OL_REGISTER_KERNELS(tensor_one_hot) {
   KernelDef def;
-  def.family = "one_hot";
+  def.family = OL_KERNEL_FAMILY;
   def.op = "OneHot";
   def.tuning = ElementBlockTuning(262144, 65536);
   def.factory = MakeKernel<OneHotKernel>();

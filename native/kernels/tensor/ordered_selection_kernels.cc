@@ -282,7 +282,7 @@ class UniqueKernel : public OpKernel {
 
 OL_REGISTER_KERNELS(tensor_ordered_selection) {
   KernelDef def;
-  def.family = "ordered_selection";
+  def.family = OL_KERNEL_FAMILY;
   auto types = [](int v) { return TensorTypesAt(v < 13 ? 11 : 13); };
   def.op = "NonZero";
   def.factory = MakeKernel<NonZeroKernel>();

@@ -150,7 +150,7 @@ class PadKernel : public OpKernel {
 
 OL_REGISTER_KERNELS(tensor_pad) {
   KernelDef def;
-  def.family = "pad";
+  def.family = OL_KERNEL_FAMILY;
   def.op = "Pad";
   def.tuning = ElementBlockTuning(262144, 65536);
   def.factory = MakeKernel<PadKernel>();

@@ -59,7 +59,7 @@ class ReverseSequenceKernel : public OpKernel {
 
 OL_REGISTER_KERNELS(tensor_reverse_sequence) {
   KernelDef def;
-  def.family = "reverse_sequence";
+  def.family = OL_KERNEL_FAMILY;
   def.op = "ReverseSequence";
   def.tuning = ElementBlockTuning(262144, 65536);
   def.factory = MakeKernel<ReverseSequenceKernel>();

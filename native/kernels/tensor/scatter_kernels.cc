@@ -328,7 +328,7 @@ class TensorScatterKernel : public ScatterBase {
 
 OL_REGISTER_KERNELS(tensor_scatter) {
   KernelDef def;
-  def.family = "scatter";
+  def.family = OL_KERNEL_FAMILY;
   def.tuning = ElementBlockTuning(262144, 65536);
   auto types = [](int v) { return TensorTypesAt(v < 13 ? 11 : 13); };  // unchanged 9..18
   def.op = "ScatterElements";

@@ -310,7 +310,7 @@ class ConstantKernel : public OpKernel {
 
 OL_REGISTER_KERNELS(tensor_shape_metadata) {
   KernelDef def;
-  def.family = "shape_metadata";
+  def.family = OL_KERNEL_FAMILY;
   auto add = [&](const char* op, KernelFactory factory, std::initializer_list<int> versions,
                  std::vector<DataType> (*types)(int)) {
     def.op = op;

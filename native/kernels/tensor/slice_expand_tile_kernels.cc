@@ -187,7 +187,7 @@ class TileKernel : public OpKernel {
 
 OL_REGISTER_KERNELS(tensor_slice_expand_tile) {
   KernelDef def;
-  def.family = "slice_expand_tile";
+  def.family = OL_KERNEL_FAMILY;
   def.tuning = ElementBlockTuning(262144, 65536);
   auto all = [](int v) { return TensorTypesAt(v); };
   def.op = "Slice";

@@ -95,7 +95,7 @@ class SpaceToDepthKernel : public SpaceDepthBase {
 
 OL_REGISTER_KERNELS(tensor_space_depth) {
   KernelDef def;
-  def.family = "space_depth";
+  def.family = OL_KERNEL_FAMILY;
   def.tuning = ElementBlockTuning(262144, 65536);
   auto types = [](int v) { return TensorTypesAt(v < 13 ? 11 : 13); };  // unchanged through opset 28
   def.op = "DepthToSpace";

@@ -59,7 +59,7 @@ class TriluKernel : public OpKernel {
 
 OL_REGISTER_KERNELS(tensor_trilu) {
   KernelDef def;
-  def.family = "trilu";
+  def.family = OL_KERNEL_FAMILY;
   def.op = "Trilu";
   def.tuning = ElementBlockTuning(262144, 65536);
   def.factory = MakeKernel<TriluKernel>();

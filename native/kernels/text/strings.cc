@@ -14,7 +14,7 @@ namespace onnx_light {
 namespace text {
 namespace {
 
-constexpr char kFamily[] = "text";
+constexpr char kFamily[] = OL_KERNEL_FAMILY;
 
 // Numpy broadcasting of two shapes: the output shape, or InvalidArgument.
 StatusOr<Shape> BroadcastShape(const Shape& a, const Shape& b, const std::string& where) {

@@ -170,7 +170,7 @@ OL_REGISTER_KERNELS(text_tfidf) {
   KernelDef def;
   def.op = "TfIdfVectorizer";
   def.since_version = 9;
-  def.family = "text";
+  def.family = OL_KERNEL_FAMILY;
   def.element_types = {DataType::kString, DataType::kInt32, DataType::kInt64};
   def.factory = MakeKernel<TfIdfVectorizerKernel>();
   registry.Add(std::move(def));

@@ -316,7 +316,7 @@ OL_REGISTER_KERNELS(text_tokenizer) {
   def.domain = "com.microsoft";
   def.op = "Tokenizer";
   def.since_version = 1;
-  def.family = "text";
+  def.family = OL_KERNEL_FAMILY;
   def.element_types = {DataType::kString};
   def.factory = MakeKernel<TokenizerKernel>();
   registry.Add(std::move(def));

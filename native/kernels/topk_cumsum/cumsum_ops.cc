@@ -59,7 +59,7 @@ class CumulativeKernel : public OpKernel {
     const int64_t outer = shape.SizeTo(axis), length = shape[axis], inner = shape.SizeFrom(axis + 1);
     OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), shape));
     if (outer * length * inner == 0) return Status::Ok();
-    return VisitType(CumulativeTypes{}, x->dtype(), ctx.Where(), [&](auto tag) {
+    return DispatchType(CumulativeTypes{}, x->dtype(), ctx.Where(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       using A = typename Numeric<T>::Acc;
       const T* in = x->data<T>();

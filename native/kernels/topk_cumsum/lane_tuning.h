@@ -28,7 +28,7 @@ inline KernelDef LaneDef(const char* op, int since, int end, std::vector<DataTyp
   def.op = op;
   def.since_version = since;
   def.end_version = end;
-  def.family = "topk_cumsum";
+  def.family = OL_KERNEL_FAMILY;
   def.element_types = std::move(types);
   def.tuning = LaneTuningParams(minimum_elements);
   def.factory = std::move(factory);

@@ -64,7 +64,7 @@ class TopKKernel : public OpKernel {
       indices = idx->data<int64_t>();
     }
     if (outer * inner * k == 0) return Status::Ok();
-    return VisitType(TopKTypes{}, x->dtype(), ctx.Where(), [&](auto tag) {
+    return DispatchType(TopKTypes{}, x->dtype(), ctx.Where(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       using A = typename Numeric<T>::Acc;
       using Entry = std::pair<A, int64_t>;

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "native/kernels/traditional_ml/ml_common.h"
-#include "native/kernels/traditional_ml/ml_types.h"
+#include "native/kernels/common/type_dispatch.h"
 #include "native/registry/kernel.h"
 #include "native/tuning/schema.h"
 
@@ -29,7 +29,7 @@ namespace ml {
 namespace {
 
 constexpr char kDomain[] = "ai.onnx.ml";
-constexpr char kFamily[] = "ml_encoders";
+constexpr char kFamily[] = OL_KERNEL_FAMILY;
 constexpr int64_t kMinimumElements = 32768;  // PyTorch's GRAIN_SIZE
 
 // The tuning values every encoder reads, and its parallel loop over `total` units.
@@ -235,8 +235,8 @@ class DictVectorizerKernel : public EncoderKernel {
     if (keys.dtype() != (int_keys_ ? DataType::kInt64 : DataType::kString)) {
       return InvalidArgument(where_, ": map keys must be ", int_keys_ ? "int64" : "string", ", got ", map->Describe());
     }
-    return DispatchOn<float, double, int64_t, std::string>(values.dtype(), where_, [&](auto* tag) -> Status {
-      using T = std::remove_pointer_t<decltype(tag)>;
+    return DispatchType(TypeList<float, double, int64_t, std::string>{}, values.dtype(), where_, [&](auto tag) -> Status {
+      using T = typename decltype(tag)::type;
       OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, values.dtype(), Shape{1, size_}));
       std::vector<int64_t> entry(static_cast<size_t>(size_), -1);  // a repeated key: the last wins
       for (int64_t i = 0; i < keys.num_elements(); ++i) {
@@ -300,8 +300,8 @@ class FeatureVectorizerKernel : public EncoderKernel {
         const Tensor* x = ctx.input(i);
         const int64_t cols = x->shape().rank() == 0 ? 1 : x->shape().dim(x->shape().rank() - 1);
         const int64_t take = std::min(cols, dims_[i]);
-        const Status copied = DispatchOn<float, double, int64_t, int32_t>(x->dtype(), where_, [&](auto* tag) -> Status {
-          using T = std::remove_pointer_t<decltype(tag)>;
+        const Status copied = DispatchType(TypeList<float, double, int64_t, int32_t>{}, x->dtype(), where_, [&](auto tag) -> Status {
+          using T = typename decltype(tag)::type;
           for (int64_t r = begin; r < end; ++r) {
             for (int64_t c = 0; c < take; ++c)
               out[r * width + offset + c] = static_cast<float>(x->data<T>()[r * cols + c]);
@@ -401,8 +401,8 @@ class ImputerKernel : public EncoderKernel {
   Status Compute(KernelContext& ctx) override {
     OL_ASSIGN_OR_RETURN(const Tensor* x, ctx.RequiredInput(0));
     const int64_t cols = x->shape().rank() == 0 ? 1 : x->shape().dim(x->shape().rank() - 1);
-    return DispatchOn<float, double, int64_t, int32_t>(x->dtype(), where_, [&](auto* tag) -> Status {
-      using T = std::remove_pointer_t<decltype(tag)>;
+    return DispatchType(TypeList<float, double, int64_t, int32_t>{}, x->dtype(), where_, [&](auto tag) -> Status {
+      using T = typename decltype(tag)::type;
       constexpr bool kFloating = std::is_floating_point_v<T>;
       const size_t count = kFloating ? floats_.size() : ints_.size();
       if (count == 0) {

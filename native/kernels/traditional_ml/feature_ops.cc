@@ -5,7 +5,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "native/kernels/traditional_ml/ml_types.h"
+#include "native/kernels/common/type_dispatch.h"
 #include "native/registry/kernel.h"
 
 namespace onnx_light {
@@ -13,7 +13,7 @@ namespace ml {
 namespace {
 
 constexpr char kDomain[] = "ai.onnx.ml";
-constexpr char kFamily[] = "ml_simple";
+constexpr char kFamily[] = OL_KERNEL_FAMILY;
 
 // Y = X > threshold ? 1 : 0, in X's type.
 class BinarizerKernel : public OpKernel {
@@ -26,8 +26,8 @@ class BinarizerKernel : public OpKernel {
 
   Status Compute(KernelContext& ctx) override {
     OL_ASSIGN_OR_RETURN(const Tensor* x, ctx.RequiredInput(0));
-    return DispatchOn<float, double, int64_t, int32_t>(x->dtype(), where_, [&](auto* tag) -> Status {
-      using T = std::remove_pointer_t<decltype(tag)>;
+    return DispatchType(TypeList<float, double, int64_t, int32_t>{}, x->dtype(), where_, [&](auto tag) -> Status {
+      using T = typename decltype(tag)::type;
       OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), x->shape()));
       for (int64_t i = 0; i < x->num_elements(); ++i) {
         y->data<T>()[i] = static_cast<double>(x->data<T>()[i]) > static_cast<double>(threshold_) ? T(1) : T(0);
@@ -68,8 +68,8 @@ class ArrayFeatureExtractorKernel : public OpKernel {
     if (dims.size() == 1) dims.insert(dims.begin(), 1);
     dims.back() = picks;
     const int64_t rows = features == 0 ? 0 : x->num_elements() / features;
-    return DispatchOn<float, double, int64_t, int32_t, std::string>(x->dtype(), where_, [&](auto* tag) -> Status {
-      using T = std::remove_pointer_t<decltype(tag)>;
+    return DispatchType(TypeList<float, double, int64_t, int32_t, std::string>{}, x->dtype(), where_, [&](auto tag) -> Status {
+      using T = typename decltype(tag)::type;
       OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), Shape(dims)));
       for (int64_t r = 0; r < rows; ++r) {
         for (int64_t j = 0; j < picks; ++j) y->data<T>()[r * picks + j] = x->data<T>()[r * features + index[j]];

@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "native/kernels/traditional_ml/ml_types.h"
+#include "native/kernels/common/type_dispatch.h"
 #include "native/registry/kernel.h"
 
 namespace onnx_light {
@@ -29,8 +29,8 @@ StatusOr<Tensor> TensorOf(const std::vector<T>& values) {
 StatusOr<std::string> KeyOf(const Tensor& t, int64_t i, const std::string& where) {
   std::string key;
   const Status status =
-      DispatchOn<std::string, int64_t, int32_t, int16_t, float, double>(t.dtype(), where, [&](auto* tag) -> Status {
-        using T = std::remove_pointer_t<decltype(tag)>;
+      DispatchType(TypeList<std::string, int64_t, int32_t, int16_t, float, double>{}, t.dtype(), where, [&](auto tag) -> Status {
+        using T = typename decltype(tag)::type;
         const T& v = t.data<T>()[i];
         if constexpr (std::is_same_v<T, std::string>) {
           key = "s" + v;
@@ -109,9 +109,9 @@ class LabelEncoderKernel : public OpKernel {
       auto it = index_.find(key);
       slots[i] = it == index_.end() ? -1 : it->second;
     }
-    return DispatchOn<std::string, int64_t, int32_t, int16_t, float, double>(
-        values_.dtype(), where_, [&](auto* tag) -> Status {
-          using T = std::remove_pointer_t<decltype(tag)>;
+    return DispatchType(TypeList<std::string, int64_t, int32_t, int16_t, float, double>{}, 
+        values_.dtype(), where_, [&](auto tag) -> Status {
+          using T = typename decltype(tag)::type;
           OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, values_.dtype(), x->shape()));
           for (size_t i = 0; i < slots.size(); ++i) {
             y->data<T>()[i] = slots[i] < 0 ? default_.data<T>()[0] : values_.data<T>()[slots[i]];
@@ -138,7 +138,7 @@ OL_REGISTER_KERNELS(ml_label_encoder) {
     def.op = "LabelEncoder";
     def.since_version = since[k];
     def.end_version = k == 0 ? 3 : kOpenEnded;
-    def.family = "ml_simple";
+    def.family = OL_KERNEL_FAMILY;
     def.element_types = types[k];
     def.factory = MakeKernel<LabelEncoderKernel>();
     registry.Add(std::move(def));

@@ -14,6 +14,7 @@
 #include "native/core/tensor.h"
 #include "native/executor/parallel_for.h"
 #include "native/kernels/common/thresholded_parallel.h"
+#include "native/kernels/common/type_dispatch.h"
 #include "native/kernels/traditional_ml/ml_types.h"
 #include "native/registry/kernel.h"
 
@@ -39,8 +40,8 @@ inline StatusOr<std::vector<double>> FloatsOrTensor(const KernelInfo& info, cons
   if (info.HasAttribute(tensor_name)) {
     OL_ASSIGN_OR_RETURN(Tensor t, info.GetTensor(tensor_name));
     std::vector<double> out(static_cast<size_t>(t.num_elements()));
-    Status s = DispatchOn<float, double>(t.dtype(), info.Where(), [&](auto* tag) -> Status {
-      using T = std::remove_pointer_t<decltype(tag)>;
+    Status s = DispatchType(TypeList<float, double>{}, t.dtype(), info.Where(), [&](auto tag) -> Status {
+      using T = typename decltype(tag)::type;
       for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<double>(t.data<T>()[i]);
       return Status::Ok();
     });
@@ -138,8 +139,8 @@ inline Status RowsAndFeatures(const Tensor& x, const std::string& where, int64_t
 // Input row r of X converted to doubles (X float, double, int64 or int32).
 inline Status ReadRowsAsDouble(const Tensor& x, int64_t begin, int64_t end, int64_t features, const std::string& where,
                                double* out) {
-  return DispatchOn<float, double, int64_t, int32_t>(x.dtype(), where, [&](auto* tag) -> Status {
-    using T = std::remove_pointer_t<decltype(tag)>;
+  return DispatchType(TypeList<float, double, int64_t, int32_t>{}, x.dtype(), where, [&](auto tag) -> Status {
+    using T = typename decltype(tag)::type;
     const T* in = x.data<T>() + begin * features;
     for (int64_t i = 0, n = (end - begin) * features; i < n; ++i) out[i] = static_cast<double>(in[i]);
     return Status::Ok();

@@ -496,7 +496,7 @@ void Register(KernelRegistry& registry, const char* op) {
   def.domain = "ai.onnx.ml";
   def.op = op;
   def.since_version = 1;
-  def.family = "traditional_ml";
+  def.family = OL_KERNEL_FAMILY;
   def.element_types = {DataType::kFloat, DataType::kDouble, DataType::kInt64, DataType::kInt32};
   def.tuning = {
       MinimumElementsParam(

@@ -22,7 +22,7 @@
 #include "native/core/narrow_float.h"
 #include "native/executor/parallel_for.h"
 #include "native/kernels/traditional_ml/ml_common.h"
-#include "native/kernels/traditional_ml/ml_types.h"
+#include "native/kernels/common/type_dispatch.h"
 #include "native/kernels/traditional_ml/tree_walk.h"
 #include "native/registry/kernel.h"
 #include "native/tuning/schema.h"
@@ -74,8 +74,8 @@ StatusOr<std::vector<double>> DoublesOf(const KernelInfo& info, const char* name
   }
   OL_ASSIGN_OR_RETURN(Tensor t, info.GetTensor(name));
   std::vector<double> out(static_cast<size_t>(t.num_elements()));
-  Status s = DispatchOn<float, double, Float16>(t.dtype(), info.Where(), [&](auto* tag) -> Status {
-    using T = std::remove_pointer_t<decltype(tag)>;
+  Status s = DispatchType(TypeList<float, double, Float16>{}, t.dtype(), info.Where(), [&](auto tag) -> Status {
+    using T = typename decltype(tag)::type;
     for (size_t i = 0; i < out.size(); ++i) out[i] = ToDouble(t.data<T>()[i]);
     return Status::Ok();
   });
@@ -132,8 +132,8 @@ class TreeEnsembleKernel : public OpKernel {
                              x->TypeAndShape());
     }
     const int64_t rows = shape.dim(0), features = shape.dim(1);
-    return DispatchOn<float, double, Float16>(x->dtype(), where_, [&](auto* tag) -> Status {
-      using T = std::remove_pointer_t<decltype(tag)>;
+    return DispatchType(TypeList<float, double, Float16>{}, x->dtype(), where_, [&](auto tag) -> Status {
+      using T = typename decltype(tag)::type;
       // Rows walk as T, float16 rows as floats (converted a block at a time).
       constexpr bool kConvert = std::is_same_v<T, Float16>;
       OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), Shape{rows, n_targets_}));
@@ -306,7 +306,7 @@ OL_REGISTER_KERNELS(ml_tree_ensemble) {
   def.domain = "ai.onnx.ml";
   def.op = "TreeEnsemble";
   def.since_version = 5;
-  def.family = "traditional_ml";
+  def.family = OL_KERNEL_FAMILY;
   def.element_types = {DataType::kFloat, DataType::kDouble, DataType::kFloat16};
   def.tuning = {
       MinimumElementsParam(kMinimumWalks, "tree walks (rows x trees) below which the kernel runs serially"),

@@ -437,7 +437,7 @@ OL_REGISTER_KERNELS(ml_tree_ensemble_legacy) {
     def.domain = "ai.onnx.ml";
     def.op = op;
     def.since_version = 1;
-    def.family = "traditional_ml";
+    def.family = OL_KERNEL_FAMILY;
     def.element_types = {DataType::kFloat, DataType::kDouble, DataType::kInt64, DataType::kInt32};
     def.tuning = TreeTuning();
     def.factory = [classifier](const KernelInfo& info) -> StatusOr<std::unique_ptr<OpKernel>> {

@@ -18,7 +18,7 @@ namespace training {
 namespace {
 
 constexpr char kDomain[] = "ai.onnx.preview.training";
-constexpr char kFamily[] = "training";
+constexpr char kFamily[] = OL_KERNEL_FAMILY;
 // A block of a few thousand elements repays a region start (~ a few microseconds) on
 // these ~10-flop updates; below 32K elements the serial loop wins on the 2-core reference.
 constexpr int64_t kMinimumElements = 32768;

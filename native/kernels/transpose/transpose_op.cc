@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "native/kernels/common/kernel_registration.h"
 #include "native/registry/kernel.h"
 
 namespace onnx_light {
@@ -243,8 +244,12 @@ OL_REGISTER_KERNELS(transpose_op) {
   const auto tuning = std::vector<ParamSpec>{
       MinimumElementsParam(int64_t{1} << 16, "elements moved below which Transpose runs serially")};
   const auto add = [&](int since, int end) {
-    registry.Add(
-        KernelDef{"", "Transpose", since, end, "transpose", types, 0, tuning, false, MakeKernel<TransposeKernel>()});
+    Kernel("Transpose")
+        .Versions(since, end)
+        .Types(types)
+        .Tuning(tuning)
+        .Factory(MakeKernel<TransposeKernel>())
+        .AddTo(registry);
   };
   add(1, 12);
   types.push_back(T::kBFloat16);

@@ -1,0 +1,19 @@
+// The AVX-512 register tiles of the implicit-GEMM convolution (implicit_gemm_avx512.cc,
+// compiled with AVX-512 flags), each with ImplicitTileFn's contract (implicit_gemm.h).
+// x86-64 only; reached through ImplicitTileVariants() after IsaEnabled(Isa::kAvx512).
+#pragma once
+
+#include <cstdint>
+
+namespace onnx_light {
+namespace conv {
+
+// 6 positions x 64 output channels (per k: 4 weight loads, 6 broadcasts, 24 FMAs).
+void ImplicitTile6x64Avx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
+                            const float* bias, int valid, float* y, int64_t ldy);
+// 12 positions x 32 output channels (2 loads, 12 broadcasts: the GEMM microkernel's balance).
+void ImplicitTile12x32Avx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
+                             const float* bias, int valid, float* y, int64_t ldy);
+
+}  // namespace conv
+}  // namespace onnx_light

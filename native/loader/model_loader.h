@@ -1,0 +1,52 @@
+// Loading an ONNX model in C++: the protobuf is parsed here (protobuf's lite runtime, from a
+// file descriptor in chunks, never as one whole-file buffer), and the weights stay where
+// parsing put them. Every initializer of the main graph with more than
+// `LoadOptions::min_elements` elements, stored as raw_data or as external data, is taken out
+// of the model and returned as a Tensor that borrows its bytes:
+//   - raw_data: the parsed string itself (released from the message, not copied);
+//   - external data: the external file mapped read-only (mmap), used in place when the
+//     offset suits the element type, else copied once. Locations resolve only inside the
+//     model's folder (no absolute paths, no "..", no symlink out of it).
+// What remains (`skeleton`) is the model with those initializers' payloads removed (name,
+// type and dims kept) and small external tensors inlined: small enough to hand to Python's
+// onnx package for validation, shape inference and graph rewrites.
+//
+//   OL_ASSIGN_OR_RETURN(LoadedModel m, LoadModelFile("model.onnx", {}));
+//   // m.skeleton: serialized ModelProto without the big weights
+//   // m.initializers["conv1.weight"]: a Tensor borrowing the parsed bytes
+//
+// So a 250 MB model takes about 250 MB while it loads (the parsed strings), not the file
+// buffer plus the parsed message plus numpy copies. Errors are InvalidArgument naming the
+// file (or "the bytes") and the tensor: malformed protobuf, a payload whose size does not
+// match its type and dims, external data outside the folder or past the end of its file.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "native/core/status.h"
+#include "native/core/tensor.h"
+
+namespace onnx_light {
+
+struct LoadOptions {
+  // Initializers with more elements than this leave the skeleton (Python's shape inference
+  // sees them as typed inputs above the same bound: _model._INFERENCE_DATA_LIMIT_ELEMENTS).
+  int64_t min_elements = int64_t{1} << 14;
+};
+
+struct LoadedModel {
+  std::string skeleton;                        // serialized ModelProto
+  std::map<std::string, Tensor> initializers;  // taken out of the skeleton, by name
+};
+
+// From a path; external data is looked up in the path's folder.
+StatusOr<LoadedModel> LoadModelFile(const std::string& path, const LoadOptions& options);
+
+// From serialized bytes (copied by the parse); external data, if any, in `base_dir` (empty:
+// a model with external data is rejected).
+StatusOr<LoadedModel> LoadModelBytes(std::string_view bytes, const std::string& base_dir, const LoadOptions& options);
+
+}  // namespace onnx_light

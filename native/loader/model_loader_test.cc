@@ -1,0 +1,284 @@
+// The native model loader against models written with the generated ONNX classes: which
+// initializers leave the skeleton, that their values arrive intact (in place or copied),
+// and that every malformed input is an InvalidArgument naming the file and the tensor.
+#include "native/loader/model_loader.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "native/loader/onnx-ml.pb.h"
+
+namespace onnx_light {
+namespace {
+
+constexpr int64_t kLarge = 40000;  // elements: above LoadOptions' default bound
+constexpr int64_t kSmall = 16;
+
+std::vector<float> Ramp(int64_t n, float start) {
+  std::vector<float> v(n);
+  for (int64_t i = 0; i < n; ++i) v[i] = start + 0.5f * static_cast<float>(i);
+  return v;
+}
+
+std::string Bytes(const std::vector<float>& v) {
+  return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
+}
+
+// A model whose graph is one Add of two initializers.
+onnx::ModelProto Model() {
+  onnx::ModelProto m;
+  m.set_ir_version(10);
+  m.add_opset_import()->set_version(21);
+  onnx::GraphProto* g = m.mutable_graph();
+  g->set_name("g");
+  onnx::NodeProto* n = g->add_node();
+  n->set_op_type("Add");
+  n->add_input("a");
+  n->add_input("b");
+  n->add_output("y");
+  g->add_output()->set_name("y");
+  return m;
+}
+
+onnx::TensorProto* AddRaw(onnx::ModelProto& m, const std::string& name, const std::vector<float>& values) {
+  onnx::TensorProto* t = m.mutable_graph()->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  t->add_dims(static_cast<int64_t>(values.size()));
+  t->set_raw_data(Bytes(values));
+  return t;
+}
+
+onnx::TensorProto* AddExternal(onnx::ModelProto& m, const std::string& name, int64_t elements,
+                               const std::string& location, int64_t offset) {
+  onnx::TensorProto* t = m.mutable_graph()->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  t->add_dims(elements);
+  t->set_data_location(onnx::TensorProto::EXTERNAL);
+  auto add = [&](const std::string& key, const std::string& value) {
+    onnx::StringStringEntryProto* e = t->add_external_data();
+    e->set_key(key);
+    e->set_value(value);
+  };
+  add("location", location);
+  add("offset", std::to_string(offset));
+  add("length", std::to_string(elements * 4));
+  return t;
+}
+
+class ModelLoaderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/model_loader_test_XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
+
+  std::string Write(const std::string& name, const std::string& bytes) {
+    const std::string path = dir_ + "/" + name;
+    std::ofstream(path, std::ios::binary) << bytes;
+    return path;
+  }
+  std::string WriteModel(const onnx::ModelProto& m) { return Write("model.onnx", m.SerializeAsString()); }
+
+  std::string dir_;
+};
+
+std::vector<float> Values(const Tensor& t) {
+  const float* p = t.data<float>();
+  return std::vector<float>(p, p + t.num_elements());
+}
+
+const onnx::TensorProto& SkeletonInitializer(const LoadedModel& loaded, const std::string& name) {
+  static onnx::ModelProto skeleton;
+  EXPECT_TRUE(skeleton.ParseFromString(loaded.skeleton));
+  for (const onnx::TensorProto& t : skeleton.graph().initializer()) {
+    if (t.name() == name) return t;
+  }
+  ADD_FAILURE() << "no initializer '" << name << "' in the skeleton";
+  return onnx::TensorProto::default_instance();
+}
+
+TEST_F(ModelLoaderTest, LargeRawInitializersLeaveTheSkeletonAndSmallOnesStay) {
+  onnx::ModelProto m = Model();
+  const std::vector<float> a = Ramp(kLarge, 1.0f), b = Ramp(kSmall, -3.0f);
+  AddRaw(m, "a", a);
+  AddRaw(m, "b", b);
+  StatusOr<LoadedModel> loaded = LoadModelFile(WriteModel(m), {});
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  ASSERT_EQ(loaded->initializers.count("a"), 1u);
+  EXPECT_EQ(loaded->initializers.count("b"), 0u);
+  EXPECT_EQ(Values(loaded->initializers.at("a")), a);
+  EXPECT_EQ(loaded->initializers.at("a").shape(), Shape({kLarge}));
+
+  const onnx::TensorProto& sa = SkeletonInitializer(*loaded, "a");
+  EXPECT_FALSE(sa.has_raw_data());
+  EXPECT_EQ(sa.data_type(), onnx::TensorProto::FLOAT);
+  ASSERT_EQ(sa.dims_size(), 1);
+  EXPECT_EQ(sa.dims(0), kLarge);
+  EXPECT_EQ(SkeletonInitializer(*loaded, "b").raw_data(), Bytes(b));
+  EXPECT_LT(loaded->skeleton.size(), 1024u);
+}
+
+TEST_F(ModelLoaderTest, BorrowedTensorsOutliveTheRestOfTheLoad) {
+  onnx::ModelProto m = Model();
+  const std::vector<float> a = Ramp(kLarge, 2.0f);
+  AddRaw(m, "a", a);
+  Tensor kept;
+  {
+    StatusOr<LoadedModel> loaded = LoadModelFile(WriteModel(m), {});
+    ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+    kept = loaded->initializers.at("a");
+  }
+  EXPECT_EQ(Values(kept), a);  // under ASan: no use after free
+}
+
+TEST_F(ModelLoaderTest, ExternalDataIsMappedInPlaceOrCopiedWhenMisaligned) {
+  const std::vector<float> a = Ramp(kLarge, 5.0f), c = Ramp(kLarge, -7.0f), s = Ramp(kSmall, 9.0f);
+  // a at offset 0 (aligned), c at offset 4 * kLarge + 2 (misaligned for float), s small.
+  Write("weights.bin", Bytes(a) + std::string(2, '\0') + Bytes(c) + Bytes(s));
+  onnx::ModelProto m = Model();
+  AddExternal(m, "a", kLarge, "weights.bin", 0);
+  AddExternal(m, "c", kLarge, "weights.bin", 4 * kLarge + 2);
+  AddExternal(m, "s", kSmall, "weights.bin", 8 * kLarge + 2);
+  StatusOr<LoadedModel> loaded = LoadModelFile(WriteModel(m), {});
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_EQ(Values(loaded->initializers.at("a")), a);
+  EXPECT_EQ(Values(loaded->initializers.at("c")), c);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(loaded->initializers.at("c").raw_data()) % alignof(float), 0u);
+  EXPECT_EQ(loaded->initializers.count("s"), 0u);
+  const onnx::TensorProto& small = SkeletonInitializer(*loaded, "s");
+  EXPECT_EQ(small.raw_data(), Bytes(s));  // inlined for shape inference
+  EXPECT_EQ(small.external_data_size(), 0);
+  EXPECT_NE(small.data_location(), onnx::TensorProto::EXTERNAL);
+  EXPECT_EQ(SkeletonInitializer(*loaded, "a").external_data_size(), 0);
+}
+
+TEST_F(ModelLoaderTest, TypedFieldsStayInTheSkeleton) {
+  onnx::ModelProto m = Model();
+  onnx::TensorProto* t = m.mutable_graph()->add_initializer();
+  t->set_name("a");
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  t->add_dims(kLarge);
+  for (float v : Ramp(kLarge, 0.0f)) t->add_float_data(v);
+  StatusOr<LoadedModel> loaded = LoadModelFile(WriteModel(m), {});
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_TRUE(loaded->initializers.empty());
+  EXPECT_EQ(SkeletonInitializer(*loaded, "a").float_data_size(), kLarge);
+}
+
+TEST_F(ModelLoaderTest, BytesLoadLikeAFileButRefuseExternalData) {
+  onnx::ModelProto m = Model();
+  const std::vector<float> a = Ramp(kLarge, 1.5f);
+  AddRaw(m, "a", a);
+  StatusOr<LoadedModel> loaded = LoadModelBytes(m.SerializeAsString(), "", {});
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_EQ(Values(loaded->initializers.at("a")), a);
+
+  onnx::ModelProto e = Model();
+  AddExternal(e, "w", kLarge, "weights.bin", 0);
+  StatusOr<LoadedModel> refused = LoadModelBytes(e.SerializeAsString(), "", {});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("load it from its path"), std::string::npos) << refused.status().ToString();
+}
+
+struct BadModelCase {
+  const char* name;
+  // Changes a valid model (one large external initializer "w" in weights.bin) to a bad one.
+  void (*spoil)(onnx::ModelProto& m, const std::string& dir);
+  const char* message;  // a part of the error
+};
+
+class BadModelTest : public ModelLoaderTest, public ::testing::WithParamInterface<BadModelCase> {};
+
+TEST_P(BadModelTest, IsAnInvalidArgumentNamingTheTensor) {
+  Write("weights.bin", Bytes(Ramp(kLarge, 0.0f)));
+  onnx::ModelProto m = Model();
+  AddExternal(m, "w", kLarge, "weights.bin", 0);
+  GetParam().spoil(m, dir_);
+  StatusOr<LoadedModel> loaded = LoadModelFile(WriteModel(m), {});
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code(), StatusCode::kInvalidArgument) << loaded.status().ToString();
+  EXPECT_NE(loaded.status().message().find(GetParam().message), std::string::npos) << loaded.status().ToString();
+  EXPECT_NE(loaded.status().message().find("model.onnx"), std::string::npos) << loaded.status().ToString();
+}
+
+void SetExternal(onnx::ModelProto& m, const std::string& key, const std::string& value) {
+  for (auto& e : *m.mutable_graph()->mutable_initializer(0)->mutable_external_data()) {
+    if (e.key() == key) e.set_value(value);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Loader, BadModelTest,
+    ::testing::Values(
+        BadModelCase{"ParentFolder",
+                     [](onnx::ModelProto& m, const std::string&) { SetExternal(m, "location", "../weights.bin"); },
+                     "initializer 'w' is stored in external file '../weights.bin', which does not exist inside"},
+        BadModelCase{
+            "AbsolutePath",
+            [](onnx::ModelProto& m, const std::string& dir) { SetExternal(m, "location", dir + "/weights.bin"); },
+            "does not exist inside the model's folder"},
+        BadModelCase{"SymlinkOutOfTheFolder",
+                     [](onnx::ModelProto& m, const std::string& dir) {
+                       ASSERT_EQ(::symlink("/etc/hostname", (dir + "/link.bin").c_str()), 0);
+                       SetExternal(m, "location", "link.bin");
+                     },
+                     "'link.bin', which does not exist inside"},
+        BadModelCase{"MissingFile",
+                     [](onnx::ModelProto& m, const std::string&) { SetExternal(m, "location", "absent.bin"); },
+                     "'absent.bin', which does not exist inside"},
+        BadModelCase{"PastTheEndOfTheFile",
+                     [](onnx::ModelProto& m, const std::string&) { SetExternal(m, "offset", "8"); },
+                     "initializer 'w' reads 160000 bytes at offset 8 of 'weights.bin', which has 160000 bytes"},
+        BadModelCase{"LengthOfAnotherShape",
+                     [](onnx::ModelProto& m, const std::string&) { SetExternal(m, "length", "12"); },
+                     "initializer 'w' has external data of length 12, expected 160000"},
+        BadModelCase{"OffsetNotANumber",
+                     [](onnx::ModelProto& m, const std::string&) { SetExternal(m, "offset", "12abc"); },
+                     "initializer 'w' has external data offset '12abc', not a non-negative integer"},
+        BadModelCase{"NoLocation", [](onnx::ModelProto& m, const std::string&) { SetExternal(m, "location", ""); },
+                     "initializer 'w' is stored externally but names no location"},
+        BadModelCase{"RawDataOfAnotherSize",
+                     [](onnx::ModelProto& m, const std::string&) {
+                       onnx::TensorProto* t = m.mutable_graph()->mutable_initializer(0);
+                       t->clear_external_data();
+                       t->clear_data_location();
+                       t->set_raw_data(std::string(100, '\0'));
+                     },
+                     "initializer 'w' (float[40000]) has 100 bytes of raw_data, expected 160000"},
+        BadModelCase{"ShapeWhoseSizeOverflows",
+                     [](onnx::ModelProto& m, const std::string&) {
+                       onnx::TensorProto* t = m.mutable_graph()->mutable_initializer(0);
+                       t->clear_dims();
+                       for (int i = 0; i < 3; ++i) t->add_dims(int64_t{1} << 30);
+                     },
+                     "initializer 'w' of shape [1073741824,1073741824,1073741824] and type float has a size that "
+                     "overflows"}),
+    [](const ::testing::TestParamInfo<BadModelCase>& info) { return std::string(info.param.name); });
+
+TEST_F(ModelLoaderTest, AFileThatIsNotAModelIsRejected) {
+  StatusOr<LoadedModel> garbage = LoadModelFile(Write("garbage.onnx", std::string("\xff\xff\xff\xff\x0f", 5)), {});
+  ASSERT_FALSE(garbage.ok());
+  EXPECT_NE(garbage.status().message().find("is not an ONNX model"), std::string::npos) << garbage.status().ToString();
+  StatusOr<LoadedModel> missing = LoadModelFile(dir_ + "/absent.onnx", {});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("absent.onnx' cannot be opened"), std::string::npos)
+      << missing.status().ToString();
+  StatusOr<LoadedModel> folder = LoadModelFile(dir_, {});
+  ASSERT_FALSE(folder.ok());
+  EXPECT_NE(folder.status().message().find("is not a regular file"), std::string::npos) << folder.status().ToString();
+}
+
+}  // namespace
+}  // namespace onnx_light

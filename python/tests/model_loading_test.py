@@ -1,0 +1,132 @@
+"""Native model loading (native/loader, onnx_light._model.load_model_and_weights): the large
+weights of a model given as a path or bytes stay native (never decoded through Python),
+external data resolves inside the model's folder only, and sessions built this way compute
+what sessions built from the same model as a ModelProto compute, pickled or not."""
+
+import os
+import pickle
+
+import numpy as np
+import onnx
+import onnx_light
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from onnx_light import _model
+
+HIDDEN = 160  # 160 x 160 = 25,600 elements: above the 16,384-element bound, held natively
+
+
+def mlp(rng, layers=2, with_bn=False):
+    """x[1, HIDDEN] through MatMul+Relu layers (and a Conv+BatchNormalization tail)."""
+    nodes, inits, x = [], [], "x"
+    for i in range(layers):
+        inits.append(numpy_helper.from_array(rng.standard_normal((HIDDEN, HIDDEN), dtype=np.float32) * 0.1, f"w{i}"))
+        inits.append(numpy_helper.from_array(rng.standard_normal(HIDDEN, dtype=np.float32), f"b{i}"))
+        nodes += [
+            helper.make_node("MatMul", [x, f"w{i}"], [f"m{i}"]),
+            helper.make_node("Add", [f"m{i}", f"b{i}"], [f"a{i}"]),
+            helper.make_node("Relu", [f"a{i}"], [f"r{i}"]),
+        ]
+        x = f"r{i}"
+    if with_bn:  # [1, 160] -> [1, 160, 1, 1] -> Conv 1x1 (160 -> 160: 25,600 weights) -> BN
+        inits.append(numpy_helper.from_array(np.array([1, HIDDEN, 1, 1], dtype=np.int64), "shape4"))
+        inits.append(
+            numpy_helper.from_array(rng.standard_normal((HIDDEN, HIDDEN, 1, 1), dtype=np.float32) * 0.1, "conv_w")
+        )
+        for name, values in (
+            ("scale", rng.uniform(0.5, 2, HIDDEN)),
+            ("shift", rng.standard_normal(HIDDEN)),
+            ("mean", rng.standard_normal(HIDDEN)),
+            ("var", rng.uniform(0.1, 3, HIDDEN)),
+        ):
+            inits.append(numpy_helper.from_array(values.astype(np.float32), name))
+        nodes += [
+            helper.make_node("Reshape", [x, "shape4"], ["r4"]),
+            helper.make_node("Conv", ["r4", "conv_w"], ["c"]),
+            helper.make_node("BatchNormalization", ["c", "scale", "shift", "mean", "var"], ["bn"]),
+        ]
+        x = "bn"
+    graph = helper.make_graph(
+        nodes,
+        "mlp",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, HIDDEN])],
+        [helper.make_tensor_value_info(x, TensorProto.FLOAT, None)],
+        initializer=inits,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(7)
+
+
+def feeds(rng):
+    return {"x": rng.standard_normal((1, HIDDEN), dtype=np.float32)}
+
+
+def test_large_weights_of_a_path_stay_native_and_small_ones_go_through_python(tmp_path, rng):
+    model = mlp(rng)
+    path = tmp_path / "mlp.onnx"
+    onnx.save(model, path)
+    proto, weights = _model.load_model_and_weights(str(path))
+    assert sorted(weights.names()) == ["w0", "w1"]
+    by_name = {t.name: t for t in proto.graph.initializer}
+    assert not by_name["w0"].raw_data and list(by_name["w0"].dims) == [HIDDEN, HIDDEN]
+    assert by_name["b0"].raw_data  # small: in the model, for shape inference
+    np.testing.assert_array_equal(
+        _model.weight_array(by_name["w0"], weights), numpy_helper.to_array(model.graph.initializer[0])
+    )
+    # The self-contained model (pickling's form) is the original one again.
+    full = _model.with_weights(proto, weights)
+    assert {t.name: t.raw_data for t in full.graph.initializer} == {t.name: t.raw_data for t in model.graph.initializer}
+
+
+@pytest.mark.parametrize("form", ["path", "bytes", "external_data"])
+def test_sessions_from_paths_bytes_and_external_data_match_the_model_proto(tmp_path, rng, form):
+    model = mlp(rng, layers=3, with_bn=True)
+    x = feeds(rng)
+    expected = onnx_light.InferenceSession(model).run(None, x)[0]  # before saving: it moves data out
+    if form == "path":
+        source = str(tmp_path / "mlp.onnx")
+        onnx.save(model, source)
+    elif form == "bytes":
+        source = model.SerializeToString()
+    else:
+        source = str(tmp_path / "mlp.onnx")
+        onnx.save(model, source, save_as_external_data=True, location="weights.bin", size_threshold=1024)
+    for graph_optimizations in (True, False):  # the BN fold reads conv_w natively
+        session = onnx_light.InferenceSession(source, graph_optimizations=graph_optimizations)
+        assert session._weights is not None and "conv_w" in session._weights
+        np.testing.assert_allclose(session.run(None, x)[0], expected, rtol=1e-5, atol=1e-5)
+        restored = pickle.loads(pickle.dumps(session))
+        np.testing.assert_array_equal(restored.run(None, x)[0], session.run(None, x)[0])
+
+
+def test_external_data_outside_the_model_folder_is_refused(tmp_path, rng):
+    model = mlp(rng, layers=1)
+    inside = tmp_path / "inside"
+    inside.mkdir()
+    onnx.save(model, inside / "mlp.onnx", save_as_external_data=True, location="weights.bin", size_threshold=1024)
+    # Point w0 one folder up, where a copy of the weights exists.
+    os.rename(inside / "weights.bin", tmp_path / "weights.bin")
+    saved = onnx.load(inside / "mlp.onnx", load_external_data=False)
+    for t in saved.graph.initializer:
+        for entry in t.external_data:
+            if entry.key == "location":
+                entry.value = "../weights.bin"
+    onnx.save(saved, inside / "mlp.onnx")
+    with pytest.raises(onnx_light.InvalidArgument, match=r"'\.\./weights\.bin', which does not exist inside"):
+        onnx_light.InferenceSession(str(inside / "mlp.onnx"))
+
+
+def test_malformed_files_and_bytes_are_invalid_arguments(tmp_path, rng):
+    path = tmp_path / "broken.onnx"
+    data = mlp(rng, layers=1).SerializeToString()
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(onnx_light.InvalidArgument, match="is not an ONNX model"):
+        onnx_light.InferenceSession(str(path))
+    with pytest.raises(onnx_light.InvalidArgument, match="not a serialized ONNX model"):
+        onnx_light.InferenceSession(data[: len(data) // 2])
+    with pytest.raises(FileNotFoundError):
+        onnx_light.InferenceSession(str(tmp_path / "absent.onnx"))
