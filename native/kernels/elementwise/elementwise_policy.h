@@ -40,7 +40,7 @@ inline std::vector<ParamSpec> ElementwiseTuning(int64_t minimum_elements) {
 
 // Tuning values read once per kernel instance.
 struct ElementwisePolicy {
-  ThresholdedParallel parallel;
+  ThresholdedParallel parallel{kCheapMinimumElements, kDefaultBlockElements};  // the defaults before Init
   int64_t streaming_store_elements = kDefaultStreamingStoreElements;
 
   Status Init(const KernelInfo& info) {

@@ -15,7 +15,6 @@
 #include "native/executor/parallel_for.h"
 #include "native/kernels/common/thresholded_parallel.h"
 #include "native/kernels/common/type_dispatch.h"
-#include "native/kernels/traditional_ml/ml_types.h"
 #include "native/registry/kernel.h"
 
 namespace onnx_light {
