@@ -143,7 +143,7 @@ TEST(Encoders, ParticipantCountsGiveIdenticalResults) {
   for (size_t i = 0; i < probabilities.size(); ++i) probabilities[i] = static_cast<float>(i % 10) / 10.0f;
   KernelTester zip("ZipMap", 1, "ai.onnx.ml");
   zip.Attr("classlabels_int64s", std::vector<int64_t>{3, 5, 7}).Input(MakeTensor<float>({rows, 3}, probabilities));
-  zip.Tuning(param::kMinimumElements, int64_t{1}).Tuning(param::kBlockElements, int64_t{8});
+  zip.Tuning(param::kMinimumElements, int64_t{1}).Tuning(param::kBlockRows, int64_t{8});
   auto serial = zip.Run(1);
   ASSERT_TRUE(serial.ok()) << serial.status().ToString();
   for (int threads : {2, 4, 8}) {
