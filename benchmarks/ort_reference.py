@@ -46,7 +46,7 @@ def interleaved_samples(ours, theirs, feeds, repeats, per_repeat=None):
             session.run(None, feeds)
             samples[name].append((time.perf_counter() - start) * 1e3)
         _, nodes, _ = ours.run_with_events(None, feeds)
-        samples["onnx_light_kernel"].append(sum(e["duration_ns"] for e in nodes) / 1e6)
+        samples["onnx_light_kernel"].append(sum(e.duration_ns for e in nodes) / 1e6)
         if per_repeat is not None:
             per_repeat()
     return samples

@@ -16,7 +16,7 @@ import numpy as np
 import onnx_light
 import onnxruntime as ort
 from absl import app, flags
-from onnx_light.tools import model_corpus
+from onnx_light_dev import model_corpus
 
 from benchmarks.ort_reference import conditions, finish_document
 

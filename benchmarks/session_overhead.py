@@ -7,7 +7,6 @@ Prints raw per-run samples (microseconds), medians, the per-node overhead of eac
 (median run time / nodes) and the ratio onnx-light / ONNX Runtime.
 """
 
-import argparse
 import json
 import statistics
 import time
@@ -15,9 +14,18 @@ import time
 import numpy as np
 import onnx_light
 import onnxruntime as ort
+from absl import app, flags
 from onnx import TensorProto, helper
 
 from benchmarks.ort_reference import ort_session
+
+FLAGS = flags.FLAGS
+flags.DEFINE_integer("nodes", 200, "Add nodes in the chain")
+flags.DEFINE_integer("elements", 16, "elements of the float tensor each node adds")
+flags.DEFINE_integer("threads", 1, "threads of both runtimes")
+flags.DEFINE_integer("repeats", 200, "timed runs per runtime")
+flags.DEFINE_integer("warmup", 20, "untimed runs before each block")
+flags.DEFINE_string("json", None, "also write the samples here")
 
 
 def add_chain(nodes, elements):
@@ -45,25 +53,18 @@ def sample(run, repeats, warmup):
     return samples
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--nodes", type=int, default=200)
-    parser.add_argument("--elements", type=int, default=16)
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--repeats", type=int, default=200)
-    parser.add_argument("--warmup", type=int, default=20)
-    parser.add_argument("--json", help="also write the samples here")
-    args = parser.parse_args()
+def main(argv: list[str]) -> None:
+    del argv  # flags only
 
-    model = add_chain(args.nodes, args.elements).SerializeToString()
-    x = np.random.default_rng(0).standard_normal(args.elements).astype(np.float32)
+    model = add_chain(FLAGS.nodes, FLAGS.elements).SerializeToString()
+    x = np.random.default_rng(0).standard_normal(FLAGS.elements).astype(np.float32)
     feeds = {"x": x}
 
-    ours = onnx_light.InferenceSession(model, cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=args.threads))
+    ours = onnx_light.InferenceSession(model, cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=FLAGS.threads))
     # No graph rewrites: both runtimes execute the same 200 nodes.
-    theirs = ort_session(model, args.threads, ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
+    theirs = ort_session(model, FLAGS.threads, ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
 
-    expected = x + 0.5 * args.nodes
+    expected = x + 0.5 * FLAGS.nodes
     np.testing.assert_allclose(ours.run(None, feeds)[0], expected, rtol=1e-5)
     np.testing.assert_allclose(theirs.run(None, feeds)[0], expected, rtol=1e-5)
 
@@ -71,26 +72,26 @@ def main():
     ours_samples, theirs_samples = [], []
     rounds = 5
     for _ in range(rounds):
-        ours_samples += sample(lambda: ours.run(None, feeds), args.repeats // rounds, args.warmup)
-        theirs_samples += sample(lambda: theirs.run(None, feeds), args.repeats // rounds, args.warmup)
+        ours_samples += sample(lambda: ours.run(None, feeds), FLAGS.repeats // rounds, FLAGS.warmup)
+        theirs_samples += sample(lambda: theirs.run(None, feeds), FLAGS.repeats // rounds, FLAGS.warmup)
 
     ours_median, theirs_median = statistics.median(ours_samples), statistics.median(theirs_samples)
     print(
-        f"chain of {args.nodes} Add nodes on float[{args.elements}], {args.threads} thread(s), "
+        f"chain of {FLAGS.nodes} Add nodes on float[{FLAGS.elements}], {FLAGS.threads} thread(s), "
         f"{len(ours_samples)} runs each"
     )
-    print(f"onnx-light   run: median {ours_median:9.1f} us  per node {1000 * ours_median / args.nodes:7.1f} ns")
-    print(f"onnxruntime  run: median {theirs_median:9.1f} us  per node {1000 * theirs_median / args.nodes:7.1f} ns")
+    print(f"onnx-light   run: median {ours_median:9.1f} us  per node {1000 * ours_median / FLAGS.nodes:7.1f} ns")
+    print(f"onnxruntime  run: median {theirs_median:9.1f} us  per node {1000 * theirs_median / FLAGS.nodes:7.1f} ns")
     print(f"ratio onnx-light / onnxruntime: {ours_median / theirs_median:.2f}")
     print("raw onnx-light samples (us):", " ".join(f"{s:.1f}" for s in ours_samples))
     print("raw onnxruntime samples (us):", " ".join(f"{s:.1f}" for s in theirs_samples))
-    if args.json:
-        with open(args.json, "w") as f:
+    if FLAGS.json:
+        with open(FLAGS.json, "w") as f:
             json.dump(
                 {
-                    "nodes": args.nodes,
-                    "elements": args.elements,
-                    "threads": args.threads,
+                    "nodes": FLAGS.nodes,
+                    "elements": FLAGS.elements,
+                    "threads": FLAGS.threads,
                     "onnx_light_us": ours_samples,
                     "onnxruntime_us": theirs_samples,
                 },
@@ -99,4 +100,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    app.run(main)

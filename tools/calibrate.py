@@ -10,6 +10,7 @@ serial and parallel times at the sizes around the chosen threshold).
 import os
 import subprocess
 import sys
+from typing import Any
 
 from absl import app, flags
 from onnx_light import kernel_tuning as kt
@@ -43,7 +44,7 @@ def source_revision() -> str:
         return "unknown"
 
 
-def print_current_values(output):
+def print_current_values(output: str | None) -> None:
     rows = kt.current_values(kt.tuning_source(output or ""))
     print(f"{'schema':<62} {'parameter':<28} {'value':>10} {'source':<24} default")
     for r in rows:
@@ -51,7 +52,7 @@ def print_current_values(output):
     print(f"{len(rows)} parameters; {sum(1 for r in rows if r['calibratable'])} calibratable")
 
 
-def progress(done, total, schema, report):
+def progress(done: int, total: int, schema: dict[str, Any], report: dict[str, Any] | None) -> None:
     if report is None:
         line = f"[{done + 1}/{total}] calibrating {schema['op']} {schema['element_type']} ..."
     else:
@@ -63,7 +64,7 @@ def progress(done, total, schema, report):
     print(f"{line:<78}", end=end, file=sys.stderr, flush=True)
 
 
-def around(report, value):
+def around(report: dict[str, Any], value: Any) -> str:
     """Median serial/parallel ms at the measured size nearest the selected threshold."""
     sizes = [s for s in report["evidence"]["sizes"] if "parallel" in s["median_ns"]]
     if not sizes:
@@ -73,7 +74,7 @@ def around(report, value):
     return f"@{s['size']}: serial {serial / 1e3:.1f} us, parallel {parallel / 1e3:.1f} us ({serial / max(parallel, 1):.2f}x)"
 
 
-def print_summary(result):
+def print_summary(result: kt.CalibrationResult) -> None:
     print()
     print(f"{'op':<14} {'type':<10} {'parameter':<26} {'default':>9} {'selected':>9} {'change':>8}  evidence")
     for r in result.reports:
@@ -96,7 +97,7 @@ def print_summary(result):
     )
 
 
-def main(argv):
+def main(argv: list[str]) -> int:
     del argv
     if FLAGS.list:
         print_current_values(FLAGS.output)

@@ -11,7 +11,7 @@ import json
 import sys
 
 from absl import app, flags
-from onnx_light.tools import baseline, environment
+from onnx_light_dev import baseline, environment
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("output", None, "where to write the JSON document (default: stdout)")
@@ -22,7 +22,7 @@ flags.DEFINE_bool("smallest", False, "only the smallest size of each case")
 flags.DEFINE_list("ops", [], "only these ops")
 
 
-def main(argv):
+def main(argv: list[str]) -> None:
     del argv
     doc = baseline.run_baseline(
         baseline.native_binary(),

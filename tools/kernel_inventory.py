@@ -9,9 +9,9 @@ registry, the kernel_family manifests and the sources.
 import sys
 
 from absl import app, flags
-from onnx_light.tools import coverage, environment, validation
-from onnx_light.tools import inventory as inventory_lib
-from onnx_light.tools import tree as tree_lib
+from onnx_light_dev import coverage, environment, validation
+from onnx_light_dev import inventory as inventory_lib
+from onnx_light_dev import tree as tree_lib
 
 FLAGS = flags.FLAGS
 flags.DEFINE_enum("format", "text", ["text", "json", "csv"], "Output format.")
@@ -21,7 +21,7 @@ flags.DEFINE_bool("write_coverage", False, f"Regenerate {coverage.COVERAGE_PATH}
 flags.DEFINE_bool("bazel_query", True, "Under `bazel run`, cross-check the families with `bazel query`.")
 
 
-def main(argv):
+def main(argv: list[str]) -> None:
     del argv
     tree, notes = tree_lib.load_current_tree(FLAGS.bazel_query, exemptions_from_workspace=FLAGS.write_coverage)
     validation.attach_dispositions(tree.inventory, tree.exemption_files)

@@ -14,7 +14,7 @@ import subprocess
 import sys
 
 from absl import app, flags
-from onnx_light.tools import baseline, environment, publish
+from onnx_light_dev import baseline, environment, publish
 
 FLAGS = flags.FLAGS
 flags.DEFINE_list("architectures", ["x86_64", "aarch64"], "which architectures to run")
@@ -28,7 +28,7 @@ flags.DEFINE_float("quiet_load", 0.5, "before each run, wait until the 1-minute 
 flags.DEFINE_integer("quiet_timeout_s", 600, "how long to wait for quiet before a run (then it runs, marked not quiet)")
 
 
-def aarch64_binary(workspace):
+def aarch64_binary(workspace: str) -> str:
     """Builds the baseline for aarch64 (same commit, opt) and returns its path."""
     bazel = os.path.join(workspace, "bazelw")
     config = ["--config=aarch64", "--config=opt"]
@@ -41,7 +41,7 @@ def aarch64_binary(workspace):
     return os.path.join(bin_dir, "benchmarks/kernel_baseline/kernel_baseline_native")
 
 
-def main(argv):
+def main(argv: list[str]) -> None:
     del argv
     workspace = environment.workspace_dir()
     if not workspace:

@@ -3,7 +3,7 @@
     ./bazelw run //tools:ort_attribution            # writes benchmarks/reports/attribution/
     ./bazelw run //tools:ort_attribution -- --models=mlp --threads=1 --samples=5
 
-For each corpus model (python/onnx_light/tools/model_corpus.py) and thread count: outputs
+For each corpus model (tools/onnx_light_dev/model_corpus.py) and thread count: outputs
 checked against ORT, end-to-end times interleaved with ORT and ORT_DISABLE_ALL, per-node
 times from both runtimes aggregated per op type (ORT's fusions mapped to the nodes they
 cover). Writes attribution.md and attribution.json (every raw sample).
@@ -11,10 +11,11 @@ cover). Writes attribution.md and attribution.json (every raw sample).
 
 import os
 import sys
+from typing import Any
 
 import onnxruntime as ort
 from absl import app, flags
-from onnx_light.tools import attribution, environment, model_corpus
+from onnx_light_dev import attribution, environment, model_corpus
 
 from benchmarks.ort_reference import ort_session
 
@@ -28,7 +29,7 @@ flags.DEFINE_string(
 )
 
 
-def main(argv):
+def main(argv: list[str]) -> None:
     del argv
     ort.set_default_logger_severity(3)  # ORT warns that a saved NCHWc graph is machine-specific
     models = [m for m in model_corpus.corpus() if not FLAGS.models or m.name in FLAGS.models]
@@ -36,7 +37,7 @@ def main(argv):
     if unknown:
         raise app.UsageError(f"unknown models {sorted(unknown)}; corpus: {[m.name for m in model_corpus.corpus()]}")
 
-    def progress(r):
+    def progress(r: dict[str, Any]) -> None:
         ratio = f"ours/ORT {r['ratio_vs_ort']:.2f}" if r["status"] == "ok" else r["error"]
         print(f"ort_attribution: {r['model']} {r['threads']}T: {ratio}", file=sys.stderr, flush=True)
 

@@ -1,10 +1,12 @@
 """The attribution tool on the smallest corpus model, and every corpus model against ORT."""
 
+import pathlib
+
 import numpy as np
 import onnx
 import onnx_light
 import pytest
-from onnx_light.tools import attribution, model_corpus
+from onnx_light_dev import attribution, model_corpus
 
 from benchmarks.ort_reference import ort_session
 
@@ -12,7 +14,7 @@ SMALLEST = model_corpus.corpus()[0]
 DOC = attribution.run([SMALLEST], [1, 2], ort_session, samples=2, profiled_runs=2)
 
 
-def test_document_structure():
+def test_document_structure() -> None:
     assert DOC["schema"] == attribution.SCHEMA
     assert DOC["conditions"]["load_before"].startswith("load average")
     assert [(r["model"], r["threads"], r["status"]) for r in DOC["results"]] == [
@@ -31,7 +33,7 @@ def test_document_structure():
     assert f"## {SMALLEST.name}, 2 thread(s)" in markdown and "| Gemm |" in markdown
 
 
-def test_op_totals_add_up_to_node_totals():
+def test_op_totals_add_up_to_node_totals() -> None:
     assert attribution.problems(DOC) == []
     for r in DOC["results"]:
         counts = {row["op"]: row["ours_nodes"] for row in r["op_types_vs_ort_disable_all"]}
@@ -40,13 +42,13 @@ def test_op_totals_add_up_to_node_totals():
         assert sum(sum(row["covers"].values()) for row in r["op_types_vs_ort"]) == r["nodes"]
 
 
-def test_problems_finds_a_row_that_does_not_add_up():
+def test_problems_finds_a_row_that_does_not_add_up() -> None:
     broken = {**DOC, "results": [dict(DOC["results"][0])]}
     broken["results"][0]["op_types_vs_ort_disable_all"] = DOC["results"][0]["op_types_vs_ort_disable_all"][1:]
     assert attribution.problems(broken)
 
 
-def test_fusions_are_attributed_to_the_ort_nodes_that_run_them(tmp_path):
+def test_fusions_are_attributed_to_the_ort_nodes_that_run_them(tmp_path: pathlib.Path) -> None:
     """ORT folds BatchNormalization into Conv and fuses Relu and residual Adds: each of our
     nodes belongs to exactly one ORT node, and the BatchNormalizations to Convs."""
     model = model_corpus.resnet_cnn(size=56).model
@@ -64,7 +66,7 @@ def test_fusions_are_attributed_to_the_ort_nodes_that_run_them(tmp_path):
                 assert ort_ops[ort_node] == "Conv", (node, ort_node)
 
 
-def test_unsupported_ops_are_reported_not_skipped():
+def test_unsupported_ops_are_reported_not_skipped() -> None:
     model = onnx.helper.make_model(
         onnx.helper.make_graph(
             [onnx.helper.make_node("Relu", ["x"], ["y"]), onnx.helper.make_node("NoSuchOp", ["y"], ["z"])],
@@ -77,7 +79,7 @@ def test_unsupported_ops_are_reported_not_skipped():
 
 
 @pytest.mark.parametrize("corpus_model", model_corpus.corpus(), ids=lambda m: m.name)
-def test_corpus_model_matches_ort(corpus_model):
+def test_corpus_model_matches_ort(corpus_model: model_corpus.CorpusModel) -> None:
     ours = onnx_light.InferenceSession(
         corpus_model.model.SerializeToString(), cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=2)
     )
@@ -88,7 +90,7 @@ def test_corpus_model_matches_ort(corpus_model):
         np.testing.assert_allclose(g, e, rtol=1e-4, atol=1e-4 * float(np.abs(e).max()))
 
 
-def test_corpus_totals_add_up_the_models():
+def test_corpus_totals_add_up_the_models() -> None:
     for threads in (1, 2):
         rows = attribution.corpus_op_types(DOC, threads)
         ours = sum(

@@ -10,9 +10,10 @@ each saying what to do.
 import os
 import sys
 
+import onnx_light
 from absl import app, flags
-from onnx_light.tools import coverage, environment, exemptions, measure, templates, validation
-from onnx_light.tools import tree as tree_lib
+from onnx_light_dev import coverage, environment, exemptions, measure, templates, validation
+from onnx_light_dev import tree as tree_lib
 
 FLAGS = flags.FLAGS
 flags.DEFINE_bool(
@@ -26,10 +27,12 @@ flags.DEFINE_bool(
     "the current fingerprint and evidence).",
 )
 flags.DEFINE_bool("measure", True, "With --write_templates: time new serial paths (run_kernel, one participant).")
+flags.DEFINE_float("quiet_load", 0.5, "With measurements: wait until the 1-minute load average is at or below this")
+flags.DEFINE_integer("quiet_timeout_s", 600, "How long to wait for quiet (then measure anyway, recorded as not quiet)")
 flags.DEFINE_bool("bazel_query", True, "Under `bazel run`, cross-check the families with `bazel query`.")
 
 
-def write_templates(tree, workspace):
+def write_templates(tree: tree_lib.Tree, workspace: str) -> None:
     """Refreshes exemptions/ and the coverage report in the workspace; reloads them."""
     if environment.has_uncommitted_changes(workspace):
         print(
@@ -38,7 +41,19 @@ def write_templates(tree, workspace):
         )
     runner = measure.native_runner if FLAGS.measure else None
     print("measurements: " + ("serial compute_ns on ONNX conformance inputs" if runner else "off (--nomeasure)"))
-    evidence = templates.EvidenceCollector(environment.revision(workspace), environment.processor_descriptor(), runner)
+    build, load = None, None
+    if runner is not None:
+        # Timings only from the optimised build, and only on a quiet machine (recorded).
+        info = onnx_light.build_info()
+        if not info["optimized"]:
+            sys.exit(f"--write_templates measures: the extension is not optimised ({info['compilation_mode']})")
+        build = {k: info[k] for k in ("compilation_mode", "optimized", "compiler", "isa_selected")}
+        quiet, before = environment.wait_for_quiet(FLAGS.quiet_load, FLAGS.quiet_timeout_s)
+        load = {"load_1min_before": round(before, 2), "quiet_load": FLAGS.quiet_load, "quiet": quiet}
+        print(f"build {build}; load {load}")
+    evidence = templates.EvidenceCollector(
+        environment.revision(workspace), environment.processor_descriptor(), runner, build, load
+    )
     directory = os.path.join(workspace, tree_lib.EXEMPTIONS_DIR)
     for line in templates.write_templates(
         directory, tree.inventory, tree.exemption_files, evidence, FLAGS.family, FLAGS.mark_reviewed
@@ -50,7 +65,7 @@ def write_templates(tree, workspace):
     tree_lib.write_coverage(workspace, tree.coverage_text)
 
 
-def main(argv):
+def main(argv: list[str]) -> None:
     del argv
     tree, notes = tree_lib.load_current_tree(FLAGS.bazel_query, exemptions_from_workspace=FLAGS.write_templates)
     workspace = environment.workspace_dir()

@@ -8,7 +8,6 @@ speed ratio ORT time / onnx-light time (>= 1 means onnx-light is faster).
     bazel run --config=opt //benchmarks/attention:attention_vs_ort -- --threads=1,2
 """
 
-import argparse
 import json
 import os
 import statistics
@@ -16,9 +15,23 @@ import subprocess
 import time
 
 import numpy as np
+from absl import app, flags
 from onnx import TensorProto, helper
 
 from benchmarks.ort_reference import ort_session
+
+FLAGS = flags.FLAGS
+flags.DEFINE_integer("batch", 1, "batch size")
+flags.DEFINE_integer("heads", 12, "attention heads")
+flags.DEFINE_integer("seq", 512, "sequence length")
+flags.DEFINE_integer("head_size", 64, "size of one head")
+flags.DEFINE_boolean("causal", False, "causal mask")
+flags.DEFINE_list("threads", ["1", "2"], "thread counts to compare")
+flags.DEFINE_integer("rounds", 6, "interleaved rounds")
+flags.DEFINE_integer("reps", 5, "samples per runtime and round")
+flags.DEFINE_string(
+    "binary", os.path.join(os.path.dirname(__file__), "attention_bench"), "the onnx-light kernel binary"
+)
 
 
 def ort_attention_session(shape, threads, causal):
@@ -45,15 +58,15 @@ def ort_samples(session, feeds, reps):
     return wall, cpu
 
 
-def ours_samples(binary, args, threads, reps):
+def ours_samples(binary: str, threads: int, reps: int) -> tuple[list[float], list[float]]:
     out = subprocess.run(
         [
             binary,
-            f"--batch={args.batch}",
-            f"--heads={args.heads}",
-            f"--seq={args.seq}",
-            f"--head_size={args.head_size}",
-            f"--causal={int(args.causal)}",
+            f"--batch={FLAGS.batch}",
+            f"--heads={FLAGS.heads}",
+            f"--seq={FLAGS.seq}",
+            f"--head_size={FLAGS.head_size}",
+            f"--causal={int(FLAGS.causal)}",
             f"--threads={threads}",
             f"--reps={reps}",
         ],
@@ -65,30 +78,20 @@ def ours_samples(binary, args, threads, reps):
     return result["samples_ms"], result["cpu_ms"]
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--batch", type=int, default=1)
-    parser.add_argument("--heads", type=int, default=12)
-    parser.add_argument("--seq", type=int, default=512)
-    parser.add_argument("--head_size", type=int, default=64)
-    parser.add_argument("--causal", action="store_true")
-    parser.add_argument("--threads", default="1,2")
-    parser.add_argument("--rounds", type=int, default=6)
-    parser.add_argument("--reps", type=int, default=5)
-    parser.add_argument("--binary", default=os.path.join(os.path.dirname(__file__), "attention_bench"))
-    args = parser.parse_args()
-    shape = [args.batch, args.heads, args.seq, args.head_size]
+def main(argv: list[str]) -> None:
+    del argv  # flags only
+    shape = [FLAGS.batch, FLAGS.heads, FLAGS.seq, FLAGS.head_size]
     rng = np.random.default_rng(0)
     feeds = {n: rng.uniform(-1, 1, shape).astype(np.float32) for n in "QKV"}
-    print(f"Attention fp32 {shape} causal={args.causal}, {args.rounds} interleaved rounds x {args.reps} reps")
-    for threads in [int(t) for t in args.threads.split(",")]:
-        session = ort_attention_session(shape, threads, args.causal)
+    print(f"Attention fp32 {shape} causal={FLAGS.causal}, {FLAGS.rounds} interleaved rounds x {FLAGS.reps} reps")
+    for threads in [int(t) for t in FLAGS.threads]:
+        session = ort_attention_session(shape, threads, FLAGS.causal)
         ours, theirs, ours_cpu, theirs_cpu = [], [], [], []
-        for _ in range(args.rounds):
-            wall, cpu = ours_samples(args.binary, args, threads, args.reps)
+        for _ in range(FLAGS.rounds):
+            wall, cpu = ours_samples(FLAGS.binary, threads, FLAGS.reps)
             ours += wall
             ours_cpu += cpu
-            wall, cpu = ort_samples(session, feeds, args.reps)
+            wall, cpu = ort_samples(session, feeds, FLAGS.reps)
             theirs += wall
             theirs_cpu += cpu
         result = {
@@ -109,4 +112,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    app.run(main)

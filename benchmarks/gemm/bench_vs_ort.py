@@ -10,18 +10,24 @@ which other processes do not inflate; multi-thread figures use wall time.
     bazel run -c opt //benchmarks/gemm:bench_vs_ort -- --out=$PWD/benchmarks/reports/gemm/vs_ort.csv
 """
 
-import argparse
 import csv
 import statistics
-import sys
 import time
 
 import numpy as np
 import onnx
 import onnx_light
+from absl import app, flags
 from onnx import TensorProto, helper
 
 from benchmarks.ort_reference import ort_session
+
+FLAGS = flags.FLAGS
+flags.DEFINE_list("threads", ["1", "2"], "thread counts to compare")
+flags.DEFINE_integer("reps", 15, "timed runs per runtime, case and thread count")
+flags.DEFINE_enum("cases", "all", ["gemm", "conv", "all"], "which cases")
+flags.DEFINE_string("filter", "", "only cases whose name contains this")
+flags.DEFINE_string("out", "", "CSV of every sample")
 
 
 def matmul_case(m, n, k):
@@ -93,23 +99,17 @@ def cases(selection):
     return {"gemm": gemm, "conv": conv, "all": gemm + conv}[selection]
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--threads", default="1,2")
-    parser.add_argument("--reps", type=int, default=15)
-    parser.add_argument("--cases", default="all", choices=["gemm", "conv", "all"])
-    parser.add_argument("--filter", default="")
-    parser.add_argument("--out", default="")
-    args = parser.parse_args(argv)
+def main(argv: list[str]) -> None:
+    del argv  # flags only
     rows = []
     print(f"{'case':36s} {'thr':>3s} {'ours GF/s':>10s} {'ORT GF/s':>10s} {'ratio':>6s}")
-    for name, graph, feeds, flops in cases(args.cases):
-        if args.filter not in name:
+    for name, graph, feeds, flops in cases(FLAGS.cases):
+        if FLAGS.filter not in name:
             continue
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
         model.ir_version = 8
         data = model.SerializeToString()
-        for threads in [int(t) for t in args.threads.split(",")]:
+        for threads in [int(t) for t in FLAGS.threads]:
             theirs = ort_session(data, threads)
             ours = onnx_light.InferenceSession(data, cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=threads))
             expected = theirs.run(None, feeds)[0]
@@ -119,7 +119,7 @@ def main(argv=None):
             for _ in range(2):
                 ours.run(None, feeds)
                 theirs.run(None, feeds)
-            for rep in range(args.reps):
+            for rep in range(FLAGS.reps):
                 for runtime, session in (("onnx_light", ours), ("onnxruntime", theirs)):
                     start, cpu_start = time.perf_counter(), time.thread_time()
                     session.run(None, feeds)
@@ -136,13 +136,12 @@ def main(argv=None):
                 f"{gf['onnx_light'] / gf['onnxruntime']:6.2f}",
                 flush=True,
             )
-    if args.out:
-        with open(args.out, "w", newline="") as f:
+    if FLAGS.out:
+        with open(FLAGS.out, "w", newline="") as f:
             writer = csv.writer(f)
             writer.writerow(["case", "runtime", "threads", "rep", "wall_seconds", "caller_cpu_seconds", "gflops"])
             writer.writerows(rows)
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    app.run(main)

@@ -12,10 +12,11 @@ printed and, with --summary, written as a second CSV.
         --configs avx512_12x32,avx512_8x48,avx512_12x32:256,avx512_12x32:384:960 --out samples.csv
 """
 
-import argparse
 import csv
 import statistics
 import subprocess
+
+from absl import app, flags
 
 SHAPES = [
     "1024 1024 1024",
@@ -29,6 +30,18 @@ SHAPES = [
 ]
 
 
+FLAGS = flags.FLAGS
+flags.DEFINE_string("bench", None, "the gemm_engine_bench binary")
+flags.DEFINE_string("configs", "avx512_8x48,avx512_12x32", "configurations, kernel[:kc[:nc]], comma separated")
+flags.DEFINE_alias("kernels", "configs")
+flags.DEFINE_integer("threads", 1, "threads of the engine")
+flags.DEFINE_integer("rounds", 5, "interleaved rounds")
+flags.DEFINE_integer("reps", 5, "repetitions per configuration, shape and round")
+flags.DEFINE_string("shapes", ";".join(SHAPES), "'m n k' separated by ';'")
+flags.DEFINE_string("out", None, "CSV of every repetition")
+flags.DEFINE_string("summary", "", "CSV of medians per configuration and shape")
+
+
 def bench_args(config):
     kernel, *blocking = config.split(":")
     args = [f"--kernel={kernel}"]
@@ -38,29 +51,20 @@ def bench_args(config):
     return args
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--bench", required=True)
-    parser.add_argument("--configs", "--kernels", dest="configs", default="avx512_8x48,avx512_12x32")
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--reps", type=int, default=5)
-    parser.add_argument("--shapes", default=";".join(SHAPES), help="'m n k' separated by ';'")
-    parser.add_argument("--out", required=True)
-    parser.add_argument("--summary", default="", help="CSV of medians per configuration and shape")
-    args = parser.parse_args()
-    configs = args.configs.split(",")
+def main(argv: list[str]) -> None:
+    del argv  # flags only
+    configs = FLAGS.configs.split(",")
     rows, gflops = [], {}
-    for shape in args.shapes.split(";"):
-        for rnd in range(args.rounds):
+    for shape in FLAGS.shapes.split(";"):
+        for rnd in range(FLAGS.rounds):
             for config in configs:
                 out = (
                     subprocess.run(
                         [
-                            args.bench,
+                            FLAGS.bench,
                             *bench_args(config),
-                            f"--threads={args.threads}",
-                            f"--reps={args.reps}",
+                            f"--threads={FLAGS.threads}",
+                            f"--reps={FLAGS.reps}",
                             *shape.split(),
                         ],
                         capture_output=True,
@@ -72,10 +76,10 @@ def main():
                 )
                 for line in out:
                     f = line.split(",")
-                    rows.append([config, f[0], f[10], f[11], args.threads, f[2], f[3], f[4], rnd, *f[5:10]])
+                    rows.append([config, f[0], f[10], f[11], FLAGS.threads, f[2], f[3], f[4], rnd, *f[5:10]])
                     gflops.setdefault((shape, config), []).append(float(f[9]))
         print(shape, "  ".join(f"{c}: {statistics.median(gflops[(shape, c)]):.1f}" for c in configs), flush=True)
-    with open(args.out, "w", newline="") as f:
+    with open(FLAGS.out, "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(
             [
@@ -96,13 +100,14 @@ def main():
             ]
         )
         writer.writerows(rows)
-    if args.summary:
-        with open(args.summary, "w", newline="") as f:
+    if FLAGS.summary:
+        with open(FLAGS.summary, "w", newline="") as f:
             writer = csv.writer(f)
             writer.writerow(["shape", *configs])
-            for shape in args.shapes.split(";"):
+            for shape in FLAGS.shapes.split(";"):
                 writer.writerow([shape, *(f"{statistics.median(gflops[(shape, c)]):.1f}" for c in configs)])
 
 
 if __name__ == "__main__":
-    main()
+    flags.mark_flags_as_required(["bench", "out"])
+    app.run(main)

@@ -11,6 +11,7 @@ import time
 
 import numpy as np
 import onnx_light
+from absl import app
 from onnx import TensorProto, helper
 
 from benchmarks.ort_reference import ort_session
@@ -44,7 +45,8 @@ def samples(run, n):
     return out
 
 
-def main():
+def main(argv: list[str]) -> None:
+    del argv  # no flags
     rng = np.random.default_rng(0)
     print(f"{'elements':>10} {'threads':>7} {'onnx-light us':>14} {'ORT us':>10} {'ratio ol/ort':>12}")
     raw = []
@@ -67,4 +69,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    app.run(main)

@@ -1,13 +1,18 @@
 // onnx_light._native.build_info(): how this extension was compiled, so that a user (and
 // wheel_test) can tell an optimised build from a debug one without timing anything.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include <cstdlib>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "native/core/cpu_features.h"
 #include "python/native_module/bindings.h"
+#include "python/native_module/record.h"
 
 namespace nb = nanobind;
 
@@ -41,47 +46,63 @@ std::string Compiler() {
 #endif
 }
 
+std::vector<std::string> CompiledIsas() {
+  std::vector<std::string> compiled;
+#if defined(__x86_64__)
+  for (Isa isa : {Isa::kPortable, Isa::kAvx2, Isa::kAvx512}) compiled.emplace_back(IsaName(isa));
+#elif defined(__aarch64__)
+  for (Isa isa : {Isa::kPortable, Isa::kNeon}) compiled.emplace_back(IsaName(isa));
+#else
+  compiled.emplace_back(IsaName(Isa::kPortable));
+#endif
+  return compiled;
+}
+
+struct NativeBuildInfo {
+  std::string compilation_mode = CompilationMode();
+#ifdef __OPTIMIZE__
+  bool optimized = true;
+#else
+  bool optimized = false;
+#endif
+#ifdef NDEBUG
+  bool assertions = false;
+#else
+  bool assertions = true;
+#endif
+  std::string compiler = Compiler();
+#if defined(__x86_64__)
+  std::string architecture = "x86_64";
+#elif defined(__aarch64__)
+  std::string architecture = "aarch64";
+#else
+  std::string architecture = "unknown";
+#endif
+  // Every variant is compiled into the extension (per-ISA translation units); the
+  // kernels pick the best one this CPU runs, under the cap (native/core/cpu_features.h).
+  std::vector<std::string> isa_compiled = CompiledIsas();
+  std::string isa_supported = IsaName(HostIsa());
+  std::string isa_selected = IsaName(MaxIsa());
+  std::optional<std::string> isa_cap = [] {
+    const char* cap = std::getenv("ONNX_LIGHT_MAX_ISA");
+    return cap != nullptr && *cap != '\0' ? std::optional<std::string>(cap) : std::nullopt;
+  }();
+};
+
 }  // namespace
 
 void BindBuildInfo(nb::module_& m) {
-  m.def("native_build_info", [] {
-    nb::dict info;
-    info["compilation_mode"] = CompilationMode();
-#ifdef __OPTIMIZE__
-    info["optimized"] = true;
-#else
-    info["optimized"] = false;
-#endif
-#ifdef NDEBUG
-    info["assertions"] = false;
-#else
-    info["assertions"] = true;
-#endif
-    info["compiler"] = Compiler();
-#if defined(__x86_64__)
-    info["architecture"] = "x86_64";
-#elif defined(__aarch64__)
-    info["architecture"] = "aarch64";
-#else
-    info["architecture"] = "unknown";
-#endif
-    // Every variant is compiled into the extension (per-ISA translation units); the
-    // kernels pick the best one this CPU runs, under the cap (native/core/cpu_features.h).
-    nb::list compiled;
-#if defined(__x86_64__)
-    for (Isa isa : {Isa::kPortable, Isa::kAvx2, Isa::kAvx512}) compiled.append(IsaName(isa));
-#elif defined(__aarch64__)
-    for (Isa isa : {Isa::kPortable, Isa::kNeon}) compiled.append(IsaName(isa));
-#else
-    compiled.append(IsaName(Isa::kPortable));
-#endif
-    info["isa_compiled"] = compiled;
-    info["isa_supported"] = IsaName(HostIsa());
-    info["isa_selected"] = IsaName(MaxIsa());
-    const char* cap = std::getenv("ONNX_LIGHT_MAX_ISA");
-    info["isa_cap"] = cap != nullptr && *cap != '\0' ? nb::cast(std::string(cap)) : nb::none();
-    return info;
-  });
+  Record<NativeBuildInfo>(m, "BuildInfo", "How the extension was compiled and which ISA its kernels use here.")
+      .Field("compilation_mode", &NativeBuildInfo::compilation_mode)
+      .Field("optimized", &NativeBuildInfo::optimized)
+      .Field("assertions", &NativeBuildInfo::assertions)
+      .Field("compiler", &NativeBuildInfo::compiler)
+      .Field("architecture", &NativeBuildInfo::architecture)
+      .Field("isa_compiled", &NativeBuildInfo::isa_compiled)
+      .Field("isa_supported", &NativeBuildInfo::isa_supported)
+      .Field("isa_selected", &NativeBuildInfo::isa_selected)
+      .Field("isa_cap", &NativeBuildInfo::isa_cap);
+  m.def("native_build_info", [] { return NativeBuildInfo(); });
 }
 
 }  // namespace onnx_light::python

@@ -1,9 +1,18 @@
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/variant.h>
+#include <nanobind/stl/vector.h>
 
+#include <optional>
+#include <variant>
+
+#include "native/core/allocator.h"
 #include "native/core/data_type.h"
+#include "native/executor/region_events.h"
 #include "native/tuning/schema.h"
 #include "python/native_module/bindings.h"
+#include "python/native_module/record.h"
 
 namespace nb = nanobind;
 
@@ -38,6 +47,56 @@ void BindCore(nb::module_& m) {
   // Opaque base of tuning sources (profiles); the session takes one, native/tuning's
   // bindings derive from it.
   nb::class_<TuningSource>(m, "TuningSource");
+
+  // Records more than one area returns: tuning parameters (registry and schemas), region
+  // events (session runs and run_kernel), allocation counters.
+  using Bound = std::optional<std::variant<int64_t, double>>;
+  Record<ParamSpec>(m, "TuningParameter", "One tuning parameter of a kernel's schema.")
+      .Field("name", &ParamSpec::name)
+      .Field("type", [](const ParamSpec& p) { return std::string(ParamTypeName(p.type)); })
+      .Field("default", &ParamSpec::portable_default)
+      .Field(
+          "minimum",
+          [](const ParamSpec& p) -> Bound {
+            if (p.type == ParamType::kInt64) return static_cast<int64_t>(p.minimum);
+            if (p.type == ParamType::kDouble) return p.minimum;
+            return std::nullopt;
+          },
+          DictEntry::kOmitNone)
+      .Field(
+          "maximum",
+          [](const ParamSpec& p) -> Bound {
+            if (p.type == ParamType::kInt64) return static_cast<int64_t>(p.maximum);
+            if (p.type == ParamType::kDouble) return p.maximum;
+            return std::nullopt;
+          },
+          DictEntry::kOmitNone)
+      .Field(
+          "values",
+          [](const ParamSpec& p) -> std::optional<std::vector<std::string>> {
+            if (p.type != ParamType::kEnum) return std::nullopt;
+            return p.enum_values;
+          },
+          DictEntry::kOmitNone)
+      .Field("meaning", &ParamSpec::meaning);
+
+  Record<RegionEvent>(m, "RegionEvent", "One parallel region a kernel opened (native/executor/region_events.h).")
+      .Field("label", [](const RegionEvent& e) { return std::string(e.label); })
+      .Field("kernel", [](const RegionEvent& e) { return std::string(e.kernel); })
+      .Field("total", &RegionEvent::total)
+      .Field("grain", &RegionEvent::grain)
+      .Field("requested_participants", &RegionEvent::requested_participants)
+      .Field("admitted_participants", &RegionEvent::admitted_participants)
+      .Field("observed_participants", &RegionEvent::observed_participants)
+      .Field("nested", &RegionEvent::nested)
+      .Field("wall_ns", &RegionEvent::wall_ns)
+      .Field("cpu_ns", &RegionEvent::cpu_ns);
+
+  Record<AllocationStats>(m, "AllocationStats", "An allocator's counters.")
+      .Field("allocations", &AllocationStats::allocations)
+      .Field("bytes_allocated", &AllocationStats::bytes_allocated)
+      .Field("current_bytes", &AllocationStats::current_bytes)
+      .Field("peak_bytes", &AllocationStats::peak_bytes);
 
   m.def("data_type_name", [](int type) {
     if (!IsValidDataType(type)) ThrowStatus(InvalidArgument("unknown ONNX element type ", type));

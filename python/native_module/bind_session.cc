@@ -12,6 +12,7 @@
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 
@@ -21,6 +22,7 @@
 
 #include "native/session/session.h"
 #include "python/native_module/bindings.h"
+#include "python/native_module/record.h"
 
 namespace nb = nanobind;
 
@@ -412,6 +414,22 @@ void BindSession(nb::module_& m) {
         g.nodes.push_back(std::move(node));
       });
 
+  Record<NodeEvent>(m, "NodeEvent", "One node of a run: its time and what it allocated.")
+      .Field("op", &NodeEvent::op)
+      .Field("node", &NodeEvent::node)
+      .Field("duration_ns", &NodeEvent::duration_ns)
+      .Field("allocations", &NodeEvent::allocations)
+      .Field("bytes_allocated", &NodeEvent::bytes_allocated)
+      .Field("copies", &NodeEvent::copies)
+      .Field("peak_scratch_bytes", &NodeEvent::peak_scratch_bytes);
+
+  Record<TuningValueReport>(m, "TuningValueReport", "One resolved tuning value of one node's kernel, and its source.")
+      .Field("node", &TuningValueReport::node)
+      .Field("schema", &TuningValueReport::schema)
+      .Field("parameter", &TuningValueReport::parameter)
+      .Field("value", &TuningValueReport::value)
+      .Field("source", [](const TuningValueReport& r) { return std::string(ValueSourceName(r.source)); });
+
   nb::class_<Session>(m, "Session")
       .def_static(
           "create",
@@ -439,59 +457,13 @@ void BindSession(nb::module_& m) {
           [](const Session& s, nb::list feeds, const std::vector<std::string>& outputs, PyRunOptions* options) {
             EventCollector events;
             std::vector<nb::object> values = RunSession(s, feeds, outputs, options, &events);
-            nb::list nodes;
-            for (const NodeEvent& e : events.nodes()) {
-              nb::dict d;
-              d["op"] = e.op;
-              d["node"] = e.node;
-              d["duration_ns"] = e.duration_ns;
-              d["allocations"] = e.allocations;
-              d["bytes_allocated"] = e.bytes_allocated;
-              d["copies"] = e.copies;
-              d["peak_scratch_bytes"] = e.peak_scratch_bytes;
-              nodes.append(d);
-            }
-            nb::list regions;
-            for (const RegionEvent& e : events.regions()) {
-              nb::dict d;
-              d["label"] = std::string(e.label);
-              d["kernel"] = std::string(e.kernel);
-              d["total"] = e.total;
-              d["grain"] = e.grain;
-              d["requested_participants"] = e.requested_participants;
-              d["admitted_participants"] = e.admitted_participants;
-              d["observed_participants"] = e.observed_participants;
-              d["nested"] = e.nested;
-              d["wall_ns"] = e.wall_ns;
-              d["cpu_ns"] = e.cpu_ns;
-              regions.append(d);
-            }
-            return nb::make_tuple(values, nodes, regions);
+            return std::make_tuple(std::move(values), events.nodes(), events.regions());
           },
           nb::arg("feeds"), nb::arg("output_names"), nb::arg("run_options").none(),
           "As run, also returning (node events, region events).")
-      .def("tuning_report", [](const Session& s) {
-        nb::list out;
-        for (const TuningValueReport& r : s.TuningReport()) {
-          nb::dict d;
-          d["node"] = r.node;
-          d["schema"] = r.schema;
-          d["parameter"] = r.parameter;
-          d["value"] = r.value;
-          d["source"] = std::string(ValueSourceName(r.source));
-          out.append(d);
-        }
-        return out;
-      })
-      .def("memory", [](const Session& s) {
-        const AllocationStats stats = s.memory();
-        nb::dict d;
-        d["allocations"] = stats.allocations;
-        d["bytes_allocated"] = stats.bytes_allocated;
-        d["current_bytes"] = stats.current_bytes;
-        d["peak_bytes"] = stats.peak_bytes;
-        return d;
-      })
+      .def("tuning_report", &Session::TuningReport,
+           "For every kernel instance: node, schema, parameter, value and where the value came from.")
+      .def("memory", &Session::memory, "The session allocator's counters.")
       .def_prop_ro("policy", &Session::policy)
       .def_prop_ro("memory_limit_bytes", &Session::memory_limit_bytes);
 }

@@ -3,12 +3,19 @@
 // the calibrators. Profiles themselves (JSON, locking, precedence tiers) are read and
 // written by onnx_light.kernel_tuning, which fills a TableTuningSource.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/variant.h>
 #include <nanobind/stl/vector.h>
 
 #include <cstring>
 #include <map>
+#include <optional>
+#include <tuple>
 
 #include "native/core/cpu_features.h"
 #include "native/registry/kernel_runner.h"
@@ -17,18 +24,12 @@
 #include "native/tuning/processor.h"
 #include "native/tuning/table_tuning_source.h"
 #include "python/native_module/bindings.h"
+#include "python/native_module/record.h"
 
 namespace nb = nanobind;
 
 namespace onnx_light::python {
 namespace {
-
-nb::object ToPython(const ParamValue& v) {
-  if (auto* i = std::get_if<int64_t>(&v)) return nb::int_(*i);
-  if (auto* d = std::get_if<double>(&v)) return nb::float_(*d);
-  if (auto* b = std::get_if<bool>(&v)) return nb::bool_(*b);
-  return nb::str(std::get<std::string>(v).c_str());
-}
 
 // bool before int: a Python bool is an int.
 ParamValue FromPython(const std::string& what, nb::handle value) {
@@ -66,61 +67,6 @@ template <typename T>
 T Unwrap(StatusOr<T> s) {
   if (!s.ok()) ThrowStatus(s.status());
   return std::move(s).value();
-}
-
-nb::dict ProcessorToDict(const ProcessorDescriptor& p) {
-  nb::dict d;
-  d["architecture"] = p.architecture;
-  d["vendor"] = p.vendor;
-  d["family"] = p.family;
-  d["model"] = p.model;
-  d["stepping"] = p.stepping;
-  d["microarchitecture"] = p.microarchitecture;
-  d["model_name"] = p.model_name;
-  d["isa_features"] = p.isa_features;
-  d["isa_level"] = p.isa_level;
-  nb::list caches;
-  for (const CacheLevel& c : p.caches) {
-    nb::dict cd;
-    cd["level"] = c.level;
-    cd["type"] = c.type;
-    cd["size_bytes"] = c.size_bytes;
-    caches.append(cd);
-  }
-  d["caches"] = caches;
-  d["physical_cores"] = p.physical_cores;
-  d["logical_cores"] = p.logical_cores;
-  return d;
-}
-
-nb::dict SchemaToDict(const KernelTuningSchema& s) {
-  nb::dict d;
-  d["key"] = s.key.ToString();
-  d["domain"] = s.key.domain.empty() ? std::string("ai.onnx") : s.key.domain;
-  d["op"] = s.key.op;
-  d["element_type"] = s.key.element_type;
-  d["family"] = s.key.family;
-  d["tuning_abi"] = s.key.tuning_abi;
-  d["calibratable"] = s.calibratable;
-  nb::list params;
-  for (const ParamSpec& p : s.params) {
-    nb::dict pd;
-    pd["name"] = p.name;
-    pd["type"] = std::string(ParamTypeName(p.type));
-    pd["default"] = ToPython(p.portable_default);
-    if (p.type == ParamType::kInt64) {
-      pd["minimum"] = static_cast<int64_t>(p.minimum);
-      pd["maximum"] = static_cast<int64_t>(p.maximum);
-    } else if (p.type == ParamType::kDouble) {
-      pd["minimum"] = p.minimum;
-      pd["maximum"] = p.maximum;
-    }
-    if (p.type == ParamType::kEnum) pd["values"] = p.enum_values;
-    pd["meaning"] = p.meaning;
-    params.append(pd);
-  }
-  d["params"] = params;
-  return d;
 }
 
 // Inputs and outputs cross as (bytes, shape, ONNX element type): onnx_light.kernel_tuning
@@ -190,8 +136,8 @@ void KeepExecutorAlive(int num_threads) {
   (*executors)[num_threads] = Unwrap(ExecutorRegistry::Global().Acquire(policy));
 }
 
-nb::dict RunKernel(const std::string& op, int opset, const std::string& domain, nb::list inputs, nb::dict attributes,
-                   nb::dict tuning, int num_threads, int num_outputs, const std::string& node_name,
+KernelRunResult RunKernel(const std::string& op, int opset, const std::string& domain, nb::list inputs,
+                          nb::dict attributes, nb::dict tuning, int num_threads, int num_outputs, const std::string& node_name,
                    int64_t memory_limit, const TuningSource* source) {
   KernelRunner runner(op, opset, domain);
   runner.Source(source);
@@ -219,95 +165,43 @@ nb::dict RunKernel(const std::string& op, int opset, const std::string& domain, 
     nb::gil_scoped_release release;
     return runner.Run(num_threads);
   }();
-  KernelRunResult r = Unwrap(std::move(run));
-  nb::list outputs;
+  return Unwrap(std::move(run));
+}
+
+// A run's outputs as (bytes, shape, ONNX element type) triples; None for values that do
+// not cross this API (sequences, maps, strings).
+using OutputTriple = std::optional<std::tuple<nb::bytes, std::vector<int64_t>, int>>;
+std::vector<OutputTriple> OutputTriples(const KernelRunResult& r) {
+  std::vector<OutputTriple> outputs;
   for (const Value& v : r.outputs) {
     if (!v.is_tensor() || v.tensor().dtype() == DataType::kString) {
-      outputs.append(nb::none());  // sequences, maps and strings do not cross this API
+      outputs.emplace_back(std::nullopt);
       continue;
     }
     const Tensor& t = v.tensor();
-    outputs.append(nb::make_tuple(nb::bytes(static_cast<const char*>(t.raw_data()), t.byte_size()),
-                                  t.shape().dims(), static_cast<int>(t.dtype())));
+    outputs.emplace_back(std::make_tuple(nb::bytes(static_cast<const char*>(t.raw_data()), t.byte_size()),
+                                         t.shape().dims(), static_cast<int>(t.dtype())));
   }
-  nb::list regions;
-  for (const RegionEvent& e : r.regions) {
-    nb::dict d;
-    d["label"] = std::string(e.label);
-    d["total"] = e.total;
-    d["grain"] = e.grain;
-    d["requested_participants"] = e.requested_participants;
-    d["admitted_participants"] = e.admitted_participants;
-    d["observed_participants"] = e.observed_participants;
-    d["nested"] = e.nested;
-    d["wall_ns"] = e.wall_ns;
-    d["cpu_ns"] = e.cpu_ns;
-    regions.append(d);
-  }
-  nb::dict result;
-  result["outputs"] = outputs;
-  result["regions"] = regions;
-  result["compute_ns"] = r.compute_ns;
-  result["allocations"] = r.allocation.allocations;
-  result["bytes_allocated"] = r.allocation.bytes_allocated;
-  result["peak_bytes"] = r.allocation.peak_bytes;
-  result["peak_scratch"] = r.peak_scratch;
-  return result;
+  return outputs;
 }
 
-nb::dict ReportToDict(const CalibrationReport& r) {
-  nb::dict d;
-  d["schema_key"] = r.schema_key;
-  d["calibrator"] = r.calibrator;
-  nb::list choices;
-  for (const ParameterChoice& c : r.choices) {
-    nb::dict cd;
-    cd["name"] = c.name;
-    cd["default"] = ToPython(c.portable_default);
-    cd["selected"] = ToPython(c.selected);
-    cd["changed"] = c.changed;
-    cd["reason"] = c.reason;
-    cd["measured"] = c.measured;
-    choices.append(cd);
-  }
-  d["choices"] = choices;
-  const auto measurements = [](const std::vector<SizeMeasurement>& list) {
-    nb::list out;
-    for (const SizeMeasurement& m : list) {
-      nb::dict md;
-      md["size"] = m.size;
-      nb::dict samples, medians;
-      for (size_t i = 0; i < m.names.size(); ++i) {
-        samples[m.names[i].c_str()] = m.samples_ns[i];
-        medians[m.names[i].c_str()] = m.median_ns[i];
-      }
-      md["samples_ns"] = samples;
-      md["median_ns"] = medians;
-      md["rejected"] = m.rejected;
-      out.append(md);
-    }
-    return out;
-  };
-  nb::dict evidence;
-  evidence["sizes"] = measurements(r.evidence.sizes);
-  evidence["confirmations"] = measurements(r.evidence.confirmations);
-  evidence["crossover"] = r.evidence.crossover ? nb::object(nb::int_(*r.evidence.crossover)) : nb::none();
-  evidence["rejected"] = r.evidence.rejected;
-  evidence["stop_reason"] = r.evidence.stop_reason;
-  d["evidence"] = evidence;
-  nb::dict budget;
-  budget["spent_ns"] = r.spent_ns;
-  budget["budget_ns"] = r.budget_ns;
-  budget["runs"] = r.runs;
-  budget["peak_memory_bytes"] = r.peak_memory_bytes;
-  budget["max_threads_used"] = r.max_threads_used;
-  d["budget"] = budget;
-  return d;
+// The account of a calibration (CalibrationReport's budget fields), one record in Python.
+struct CalibrationAccount {
+  int64_t spent_ns = 0, budget_ns = 0, runs = 0, peak_memory_bytes = 0;
+  int max_threads_used = 0;
+};
+
+// {candidate name: value} of one measured size.
+template <typename V>
+std::map<std::string, V> ByCandidate(const SizeMeasurement& m, const std::vector<V>& values) {
+  std::map<std::string, V> out;
+  for (size_t i = 0; i < m.names.size(); ++i) out[m.names[i]] = values[i];
+  return out;
 }
 
-nb::dict CalibrateSchema(const std::string& key, int64_t budget_ns, int64_t memory_bytes, int threads,
-                         int64_t min_size, int64_t max_size, int repetitions, double margin, int num_inputs,
-                         int opset, nb::dict attributes) {
+CalibrationReport CalibrateSchema(const std::string& key, int64_t budget_ns, int64_t memory_bytes, int threads,
+                                  int64_t min_size, int64_t max_size, int repetitions, double margin, int num_inputs,
+                                  int opset, nb::dict attributes) {
   CalibrationRequest request;
   for (auto [name, value] : attributes) {
     request.attributes.push_back(AttributeFromPython(nb::cast<std::string>(name), value));
@@ -327,25 +221,107 @@ nb::dict CalibrateSchema(const std::string& key, int64_t budget_ns, int64_t memo
     nb::gil_scoped_release release;
     return Calibrate(request, account);
   }();
-  return ReportToDict(Unwrap(std::move(report)));
+  return Unwrap(std::move(report));
 }
 
 }  // namespace
 
 // What a session would resolve for a schema from `source`: {param: (value, source name)}.
 template <typename Source>
-nb::dict ResolveToPython(const Source& source, const std::string& key) {
+std::map<std::string, std::pair<ParamValue, std::string>> ResolveToPython(const Source& source,
+                                                                          const std::string& key) {
   ResolvedTuning r = source.Resolve(SchemaByKey(key));
-  nb::dict out;
-  for (const auto& [name, value] : r.values()) {
-    out[name.c_str()] = nb::make_tuple(ToPython(value), std::string(ValueSourceName(r.SourceOf(name))));
-  }
+  std::map<std::string, std::pair<ParamValue, std::string>> out;
+  for (const auto& [name, value] : r.values()) out[name] = {value, ValueSourceName(r.SourceOf(name))};
   return out;
 }
 constexpr const char* kResolveDoc = "What a session would resolve for a schema: {param: (value, source)}.";
 
+static void BindTuningRecords(nb::module_& m) {
+  Record<CacheLevel>(m, "CacheLevel", "One cache of cpu0 (sysfs).")
+      .Field("level", &CacheLevel::level)
+      .Field("type", &CacheLevel::type)
+      .Field("size_bytes", &CacheLevel::size_bytes);
+
+  Record<ProcessorDescriptor>(m, "ProcessorDescriptor", "The processor, as tuning profiles name it.")
+      .Field("architecture", &ProcessorDescriptor::architecture)
+      .Field("vendor", &ProcessorDescriptor::vendor)
+      .Field("family", &ProcessorDescriptor::family)
+      .Field("model", &ProcessorDescriptor::model)
+      .Field("stepping", &ProcessorDescriptor::stepping)
+      .Field("microarchitecture", &ProcessorDescriptor::microarchitecture)
+      .Field("model_name", &ProcessorDescriptor::model_name)
+      .Field("isa_features", &ProcessorDescriptor::isa_features)
+      .Field("isa_level", &ProcessorDescriptor::isa_level)
+      .Field("caches", &ProcessorDescriptor::caches)
+      .Field("physical_cores", &ProcessorDescriptor::physical_cores)
+      .Field("logical_cores", &ProcessorDescriptor::logical_cores);
+
+  Record<ExecutionDescriptor>(m, "ExecutionDescriptor", "A CpuExecutionPolicy as profiles name it.")
+      .Field("threads", &ExecutionDescriptor::threads)
+      .Field("affinity", &ExecutionDescriptor::affinity);
+
+  Record<KernelTuningSchema>(m, "TuningSchema", "A kernel's tuning schema: its key, the key's parts, parameters.")
+      .Field("key", [](const KernelTuningSchema& s) { return s.key.ToString(); })
+      .Field("domain",
+             [](const KernelTuningSchema& s) { return s.key.domain.empty() ? std::string("ai.onnx") : s.key.domain; })
+      .Field("op", [](const KernelTuningSchema& s) { return s.key.op; })
+      .Field("element_type", [](const KernelTuningSchema& s) { return s.key.element_type; })
+      .Field("family", [](const KernelTuningSchema& s) { return s.key.family; })
+      .Field("tuning_abi", [](const KernelTuningSchema& s) { return s.key.tuning_abi; })
+      .Field("calibratable", &KernelTuningSchema::calibratable)
+      .Field("params", &KernelTuningSchema::params);
+
+  Record<KernelRunResult>(m, "KernelRunResult", "One run_kernel call: outputs, region events, time, allocations.")
+      .Field("outputs", &OutputTriples)
+      .Field("regions", &KernelRunResult::regions)
+      .Field("compute_ns", &KernelRunResult::compute_ns)
+      .Field("allocations", [](const KernelRunResult& r) { return r.allocation.allocations; })
+      .Field("bytes_allocated", [](const KernelRunResult& r) { return r.allocation.bytes_allocated; })
+      .Field("peak_bytes", [](const KernelRunResult& r) { return r.allocation.peak_bytes; })
+      .Field("peak_scratch", &KernelRunResult::peak_scratch);
+
+  Record<ParameterChoice>(m, "ParameterChoice", "A calibrator's choice for one parameter, and why.")
+      .Field("name", &ParameterChoice::name)
+      .Field("default", &ParameterChoice::portable_default)
+      .Field("selected", &ParameterChoice::selected)
+      .Field("changed", &ParameterChoice::changed)
+      .Field("reason", &ParameterChoice::reason)
+      .Field("measured", &ParameterChoice::measured);
+
+  Record<SizeMeasurement>(m, "SizeMeasurement", "The candidates timed at one size (raw samples and medians).")
+      .Field("size", &SizeMeasurement::size)
+      .Field("samples_ns", [](const SizeMeasurement& s) { return ByCandidate(s, s.samples_ns); })
+      .Field("median_ns", [](const SizeMeasurement& s) { return ByCandidate(s, s.median_ns); })
+      .Field("rejected", &SizeMeasurement::rejected);
+
+  Record<CrossoverResult>(m, "CalibrationEvidence", "What a calibrator measured and where its search stopped.")
+      .Field("sizes", &CrossoverResult::sizes)
+      .Field("confirmations", &CrossoverResult::confirmations)
+      .Field("crossover", &CrossoverResult::crossover)
+      .Field("rejected", &CrossoverResult::rejected)
+      .Field("stop_reason", &CrossoverResult::stop_reason);
+
+  Record<CalibrationAccount>(m, "CalibrationAccount", "What a calibration spent of its budget.")
+      .Field("spent_ns", &CalibrationAccount::spent_ns)
+      .Field("budget_ns", &CalibrationAccount::budget_ns)
+      .Field("runs", &CalibrationAccount::runs)
+      .Field("peak_memory_bytes", &CalibrationAccount::peak_memory_bytes)
+      .Field("max_threads_used", &CalibrationAccount::max_threads_used);
+
+  Record<CalibrationReport>(m, "CalibrationReport", "One schema's calibration: choices, evidence, accounting.")
+      .Field("schema_key", &CalibrationReport::schema_key)
+      .Field("calibrator", &CalibrationReport::calibrator)
+      .Field("choices", &CalibrationReport::choices)
+      .Field("evidence", &CalibrationReport::evidence)
+      .Field("budget", [](const CalibrationReport& r) {
+        return CalibrationAccount{r.spent_ns, r.budget_ns, r.runs, r.peak_memory_bytes, r.max_threads_used};
+      });
+}
+
 void BindTuning(nb::module_& m) {
   m.attr("TUNING_ABI") = kTuningAbi;
+  BindTuningRecords(m);
 
   m.def("host_isa", [] { return std::string(IsaName(HostIsa())); },
         "The best ISA level with kernel code this CPU supports: portable, avx2, avx512 or neon.");
@@ -361,7 +337,7 @@ void BindTuning(nb::module_& m) {
         return SetMaxIsa(isa);
       },
       "Caps the kernels' ISA for this process; false once kernels have chosen under another cap.");
-  m.def("host_processor", [] { return ProcessorToDict(HostProcessor()); },
+  m.def("host_processor", [] { return HostProcessor(); },
         "The processor descriptor of this machine (architecture, vendor, model, ISA features, caches, cores).");
   m.def(
       "execution_descriptor",
@@ -370,11 +346,7 @@ void BindTuning(nb::module_& m) {
         policy.num_threads = num_threads;
         policy.affinity = std::move(affinity);
         ThrowIfError(policy.Validate());
-        const ExecutionDescriptor e = DescribeExecution(policy);
-        nb::dict d;
-        d["threads"] = e.threads;
-        d["affinity"] = e.affinity;
-        return d;
+        return DescribeExecution(policy);
       },
       nb::arg("num_threads") = 0, nb::arg("affinity") = std::vector<int>{},
       "The execution descriptor of a CpuExecutionPolicy (effective threads, affinity).");
@@ -383,8 +355,8 @@ void BindTuning(nb::module_& m) {
 
   m.def("tuning_schemas", [] {
     ThrowIfError(KernelRegistry::Global().status());
-    nb::list out;
-    for (const auto& s : TuningSchemaRegistry::Global().All()) out.append(SchemaToDict(*s));
+    std::vector<KernelTuningSchema> out;
+    for (const auto& s : TuningSchemaRegistry::Global().All()) out.push_back(*s);
     return out;
   }, "Every registered tuning schema: key, its parts, parameters, calibratable.");
 

@@ -17,6 +17,7 @@ from onnx_light.session import (  # noqa: F401
 )
 
 
-def registered_kernels():
-    """Every native kernel registration as a list of dicts (see tools/kernel_inventory)."""
+def registered_kernels() -> list[_native.KernelRegistration]:
+    """Every native kernel registration (domain, op, opset range, family, element types,
+    tuning parameters; .to_dict() for plain data). tools/kernel_inventory derives from it."""
     return _native.registered_kernels()

@@ -1,6 +1,7 @@
 """onnx_light.build_info(): how the installed extension was built and what it runs here."""
 
 import os
+from typing import Any
 
 from onnx_light import _native
 
@@ -17,11 +18,11 @@ def _revision() -> str:
         return "unknown (not an installed wheel)"
 
 
-def build_info() -> dict:
+def build_info() -> dict[str, Any]:
     """compilation_mode ("opt" for the wheel), optimized, assertions, compiler,
     architecture, isa_compiled (variants in the extension), isa_supported (the best this
     CPU runs), isa_selected (what the kernels use: isa_supported unless capped), isa_cap
     (ONNX_LIGHT_MAX_ISA, if set) and revision (source of the wheel)."""
-    info = dict(_native.native_build_info())
+    info = _native.native_build_info().to_dict()
     info["revision"] = _revision()
     return info

@@ -2,6 +2,7 @@
 that hands every node, attribute, initializer and declared type to the native side."""
 
 import os
+from typing import Any
 
 import numpy as np
 import onnx
@@ -15,13 +16,15 @@ from onnx_light import _native
 from onnx_light._values import encode_array, numpy_dtype_of
 
 
-def load_model(model):
+def load_model(model: str | os.PathLike | bytes | onnx.ModelProto) -> onnx.ModelProto:
     """A ModelProto from a path, serialized bytes or a ModelProto (InvalidArgument if malformed)."""
     proto, weights = load_model_and_weights(model)
     return with_weights(proto, weights)
 
 
-def load_model_and_weights(model):
+def load_model_and_weights(
+    model: str | os.PathLike | bytes | onnx.ModelProto,
+) -> tuple[onnx.ModelProto, _native.LoadedModel | None]:
     """(ModelProto, weights) from a path, serialized bytes or a ModelProto.
 
     Paths and bytes are parsed natively (_native.load_model_file / load_model_bytes): the
@@ -71,21 +74,21 @@ def _has_payload(tensor):
     )
 
 
-def held_natively(tensor, weights):
+def held_natively(tensor: onnx.TensorProto, weights: _native.LoadedModel | None) -> bool:
     """Whether initializer `tensor` (a TensorProto) is one whose payload `weights` holds."""
     return weights is not None and tensor.name in weights and not _has_payload(tensor)
 
 
-def weight_array(tensor, weights):
+def weight_array(tensor: onnx.TensorProto, weights: _native.LoadedModel | None) -> np.ndarray:
     """The value of an initializer as a numpy array: a read-only view of the native bytes when
     `weights` holds it, else decoded from the TensorProto."""
-    if not held_natively(tensor, weights):
+    if weights is None or not held_natively(tensor, weights):
         return numpy_helper.to_array(tensor)
     element_type, dims = weights.describe(tensor.name)
     return weights.bytes_view(tensor.name).view(numpy_dtype_of(element_type)).reshape(dims)
 
 
-def with_weights(proto, weights):
+def with_weights(proto: onnx.ModelProto, weights: _native.LoadedModel | None) -> onnx.ModelProto:
     """proto with the payloads `weights` holds put back as raw_data (a copy; proto itself
     when there is nothing to put back): a self-contained model, for pickling."""
     if weights is None or not any(held_natively(t, weights) for t in proto.graph.initializer):
@@ -209,7 +212,7 @@ def _check_text(text, what):
         ) from None
 
 
-def validate_model(proto):
+def validate_model(proto: onnx.ModelProto) -> None:
     """InvalidArgument for what ONNX rejects before anything runs: an IR version or an opset
     newer than the onnx package knows, a node whose input/output count its schema does not
     allow, and a name defined twice (initializers, graph inputs, node outputs), in the main
@@ -220,7 +223,7 @@ def validate_model(proto):
             f"{onnx.IR_VERSION} (onnx {onnx.__version__})"
         )
     known = _known_opset_ranges()
-    opsets = {}
+    opsets: dict[str, int] = {}
     for imp in proto.opset_import:
         _check_text(imp.domain, "an opset import's domain")
         domain = "" if imp.domain == "ai.onnx" else imp.domain
@@ -379,9 +382,9 @@ def _kernel_ranges():
         return _KERNEL_RANGES
     ranges = {}
     for k in _native.registered_kernels():
-        domain = "" if k["domain"] == "ai.onnx" else k["domain"]
-        end = None if k["end_version"] < 0 else k["end_version"]
-        ranges.setdefault((domain, k["op"]), []).append((k["since_version"], end))
+        domain = "" if k.domain == "ai.onnx" else k.domain
+        end = None if k.end_version < 0 else k.end_version
+        ranges.setdefault((domain, k.op), []).append((k.since_version, end))
     _KERNEL_RANGES = ranges
     return ranges
 
@@ -460,7 +463,7 @@ def _has_function(op, domain, proto):
     return schema.has_function or schema.has_context_dependent_function
 
 
-def prepare_model(proto):
+def prepare_model(proto: onnx.ModelProto) -> onnx.ModelProto:
     """Inlines model-local functions, expands standard functions that no kernel serves, and
     adds inferred value types (best effort)."""
     if proto.functions:
@@ -469,7 +472,7 @@ def prepare_model(proto):
     return _expand_functions_without_kernels(proto)
 
 
-def describe_type(type_proto):
+def describe_type(type_proto: onnx.TypeProto) -> tuple[Any, list | None]:
     """(encoded type, dims or None) of a TypeProto; see bind_session.cc for the encoding."""
     which = type_proto.WhichOneof("value")
     if which == "tensor_type":
@@ -515,13 +518,13 @@ def _tensor(proto, base_dir):
 
 
 class GraphBuilder:
-    def __init__(self, opsets, base_dir="", weights=None):
+    def __init__(self, opsets: dict[str, int], base_dir: str = "", weights: _native.LoadedModel | None = None) -> None:
         self.opsets = opsets
         self.base_dir = base_dir
         self.weights = weights  # initializers of the main graph held natively (load_model_and_weights)
-        self.main_graph = None
+        self.main_graph: onnx.GraphProto | None = None
 
-    def attribute(self, a):
+    def attribute(self, a: onnx.AttributeProto) -> tuple[str, int, Any]:
         T = AttributeProto
         if a.ref_attr_name:
             raise _native.InvalidArgument(f"attribute '{a.name}' refers to '{a.ref_attr_name}' outside a function")
@@ -544,7 +547,7 @@ class GraphBuilder:
             raise _native.InvalidArgument(f"attribute '{a.name}' has unsupported type {a.type}")
         return (a.name, int(a.type), value())
 
-    def graph(self, proto):
+    def graph(self, proto: onnx.GraphProto) -> _native.Graph:
         g = _native.Graph()
         g.name = proto.name
         for domain, version in self.opsets.items():
@@ -557,8 +560,8 @@ class GraphBuilder:
             g.add_value_info(vi.name, *describe_type(vi.type))
         weights = self.weights if proto is self.main_graph else None  # subgraphs keep theirs
         for init in proto.initializer:
-            if held_natively(init, weights):
-                self.weights.add_to_graph(g, init.name)
+            if weights is not None and held_natively(init, weights):
+                weights.add_to_graph(g, init.name)
             else:
                 g.add_initializer(init.name, _tensor(init, self.base_dir))
         for sparse in proto.sparse_initializer:
@@ -569,7 +572,9 @@ class GraphBuilder:
         return g
 
 
-def build_graph(proto, base_dir="", weights=None):
+def build_graph(
+    proto: onnx.ModelProto, base_dir: str = "", weights: _native.LoadedModel | None = None
+) -> _native.Graph:
     """The native Graph of a (prepared) ModelProto; initializers `weights` holds enter it
     natively (see load_model_and_weights)."""
     opsets = {}

@@ -2,17 +2,19 @@
 float4, ...), object arrays of strings, lists (sequences), None (empty optionals) and
 dicts (maps) <-> the encoded form python/native_module/bind_session.cc reads and writes."""
 
+from typing import Any
+
 import numpy as np
 from onnx import helper
 
 STRING = 8  # TensorProto.STRING
 
 # Memoised onnx.helper look-ups: they sit on every run's path.
-_ELEMENT_TYPES = {}
-_NUMPY_DTYPES = {}
+_ELEMENT_TYPES: dict[Any, int] = {}
+_NUMPY_DTYPES: dict[int, np.dtype] = {}
 
 
-def element_type_of(dtype):
+def element_type_of(dtype: Any) -> int:
     """ONNX element type number of a numpy dtype (ValueError when ONNX has no such type)."""
     try:
         return _ELEMENT_TYPES[dtype]
@@ -30,14 +32,14 @@ def element_type_of(dtype):
     return element_type
 
 
-def numpy_dtype_of(element_type):
+def numpy_dtype_of(element_type: int) -> np.dtype:
     dtype = _NUMPY_DTYPES.get(element_type)
     if dtype is None:
         dtype = _NUMPY_DTYPES[element_type] = np.dtype(helper.tensor_dtype_to_np_dtype(element_type))
     return dtype
 
 
-def type_string(element_type):
+def type_string(element_type: int) -> str:
     """ONNX Runtime's spelling: "tensor(float)", "tensor(bfloat16)"..."""
     return f"tensor({helper.tensor_dtype_to_string(element_type)[len('TensorProto.') :].lower()})"
 
@@ -65,7 +67,7 @@ _NATIVE_DTYPES = frozenset(
 )
 
 
-def encode_array(array):
+def encode_array(array: Any) -> tuple:
     if type(array) is not np.ndarray:
         array = np.asarray(array)
     if array.dtype in _NATIVE_DTYPES and array.flags.c_contiguous:
@@ -79,7 +81,7 @@ def encode_array(array):
     return (element_type, shape, array.reshape(-1).view(np.uint8))
 
 
-def _typed_array(items, element_type):
+def _typed_array(items: Any, element_type: int | None) -> np.ndarray:
     """items as a 1-D array of ONNX element type `element_type` (None: as numpy infers)."""
     if element_type is None:
         return np.array(items)
@@ -88,7 +90,7 @@ def _typed_array(items, element_type):
     return np.array(items, dtype=numpy_dtype_of(element_type))
 
 
-def encode_value(value, declared=None):
+def encode_value(value: Any, declared: Any = None) -> Any:
     """The encoded form of a feed. `declared` is the graph input's encoded type (see
     _model.describe_type) or None: it picks the key and value types of dicts (maps), so that
     {"a": 1.0} feeds a map(string, float) as float, as ONNX Runtime converts it."""
@@ -114,7 +116,7 @@ def encode_value(value, declared=None):
     return encode_array(value)
 
 
-def decode_array(encoded):
+def decode_array(encoded: Any) -> np.ndarray:
     if type(encoded) is np.ndarray:  # numpy has the element type: the native side made it
         return encoded
     element_type, shape, data = encoded
@@ -125,7 +127,7 @@ def decode_array(encoded):
     return data.view(numpy_dtype_of(element_type)).reshape(shape)
 
 
-def decode_value(encoded):
+def decode_value(encoded: Any) -> Any:
     if type(encoded) is np.ndarray:
         return encoded
     if encoded is None:

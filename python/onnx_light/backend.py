@@ -5,6 +5,9 @@ import onnx_light.backend
 backend_test = onnx.backend.test.BackendTest(onnx_light.backend, __name__)
 """
 
+from collections.abc import Sequence
+from typing import Any
+
 import onnx
 from onnx import helper
 from onnx.backend.base import Backend, BackendRep
@@ -16,18 +19,19 @@ from onnx_light.session import InferenceSession
 class OnnxLightBackendRep(BackendRep):
     """A prepared model: run(inputs) with inputs a list (graph input order) or a dict."""
 
-    def __init__(self, session):
+    def __init__(self, session: InferenceSession) -> None:
         self.session = session
         self._input_names = [vi.name for vi in session._model.graph.input]
 
-    def run(self, inputs, **kwargs):
+    # onnx.backend.base declares tuples; the outputs are a list, as ONNX Runtime's backend returns.
+    def run(self, inputs: Any, **kwargs: Any) -> list[Any]:  # type: ignore[override]
         return self.session.run(None, self._feeds(inputs), kwargs.get("run_options"))
 
-    def run_with_events(self, inputs, **kwargs):
+    def run_with_events(self, inputs: Any, **kwargs: Any) -> tuple[list[Any], list[Any], list[Any]]:
         """As run, also returning (node events, region events) of the run."""
         return self.session.run_with_events(None, self._feeds(inputs), kwargs.get("run_options"))
 
-    def _feeds(self, inputs):
+    def _feeds(self, inputs: Any) -> dict[str, Any]:
         if isinstance(inputs, dict):
             feeds = inputs
         else:
@@ -41,15 +45,15 @@ class OnnxLightBackendRep(BackendRep):
 
 class OnnxLightBackend(Backend):
     @classmethod
-    def is_compatible(cls, model, device="CPU", **kwargs):
+    def is_compatible(cls, model: onnx.ModelProto, device: str = "CPU", **kwargs: Any) -> bool:
         return cls.supports_device(device)
 
     @classmethod
-    def supports_device(cls, device):
+    def supports_device(cls, device: str) -> bool:
         return device.upper() == "CPU"
 
     @classmethod
-    def prepare(cls, model, device="CPU", **kwargs):
+    def prepare(cls, model: onnx.ModelProto | bytes | str, device: str = "CPU", **kwargs: Any) -> OnnxLightBackendRep:
         """kwargs: cpu_execution (CpuExecutionPolicy), tuning_profile, memory_limit_bytes (0 = the
         machine's memory), check_model (default True)."""
         if not cls.supports_device(device):
@@ -67,11 +71,20 @@ class OnnxLightBackend(Backend):
         return OnnxLightBackendRep(session)
 
     @classmethod
-    def run_model(cls, model, inputs, device="CPU", **kwargs):
+    def run_model(  # type: ignore[override]  # a list, see OnnxLightBackendRep.run
+        cls, model: onnx.ModelProto, inputs: Any, device: str = "CPU", **kwargs: Any
+    ) -> list[Any]:
         return cls.prepare(model, device, **kwargs).run(inputs)
 
     @classmethod
-    def run_node(cls, node, inputs, device="CPU", outputs_info=None, **kwargs):
+    def run_node(  # type: ignore[override]  # a list, see OnnxLightBackendRep.run
+        cls,
+        node: onnx.NodeProto,
+        inputs: Sequence[Any],
+        device: str = "CPU",
+        outputs_info: Any = None,
+        **kwargs: Any,
+    ) -> list[Any]:
         """Runs one node on numpy inputs (positional, matching node.input)."""
         super().run_node(node, inputs, device=device, outputs_info=outputs_info, **kwargs)
         present = [name for name in node.input if name]

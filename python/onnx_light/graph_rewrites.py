@@ -14,16 +14,17 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
+from onnx_light import _native
 from onnx_light._model import weight_array
 
 
-def _constants(graph):
+def _constants(graph: onnx.GraphProto) -> dict[str, onnx.TensorProto]:
     """{name: TensorProto} of the initializers that no feed can override."""
     fed = {i.name for i in graph.input}
     return {t.name: t for t in graph.initializer if t.name not in fed}
 
 
-def _unique(name, taken):
+def _unique(name: str, taken: set[str]) -> str:
     candidate, k = name, 0
     while candidate in taken:
         k += 1
@@ -32,7 +33,7 @@ def _unique(name, taken):
     return candidate
 
 
-def fold_batch_norm_into_conv(model, weights=None):
+def fold_batch_norm_into_conv(model: onnx.ModelProto, weights: _native.LoadedModel | None = None) -> onnx.ModelProto:
     """Fuses every foldable Conv -> BatchNormalization pair of the top-level graph, in place."""
     graph = model.graph
     constants = _constants(graph)
@@ -99,7 +100,7 @@ def fold_batch_norm_into_conv(model, weights=None):
     return model
 
 
-def optimize(model, weights=None):
+def optimize(model: onnx.ModelProto, weights: _native.LoadedModel | None = None) -> onnx.ModelProto:
     """Every rewrite above, in order, on a copy (the caller's model is left as it was).
     `weights`: the initializers held natively (_model.load_model_and_weights), read in place."""
     if not any(n.op_type == "BatchNormalization" for n in model.graph.node):

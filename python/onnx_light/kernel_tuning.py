@@ -50,11 +50,11 @@ TUNING_ABI = _native.TUNING_ABI
 
 def schemas() -> list[dict[str, Any]]:
     """Every registered tuning schema (key, domain, op, element type, family, params)."""
-    return sorted(_native.tuning_schemas(), key=lambda s: s["key"])
+    return sorted((s.to_dict() for s in _native.tuning_schemas()), key=lambda s: s["key"])
 
 
 def host_processor() -> dict[str, Any]:
-    return _native.host_processor()
+    return _native.host_processor().to_dict()
 
 
 def host_isa() -> str:
@@ -76,7 +76,7 @@ def set_max_isa(name: str) -> bool:
 
 
 def execution_descriptor(num_threads: int = 0, affinity: Sequence[int] = ()) -> dict[str, Any]:
-    return _native.execution_descriptor(num_threads, list(affinity))
+    return _native.execution_descriptor(num_threads, list(affinity)).to_dict()
 
 
 # ------------------------------------------------------------------------------ loading
@@ -112,7 +112,7 @@ def check_profile_values(profile: Profile) -> str | None:
     return None
 
 
-def _apply(source, profile: Profile, tier: str) -> str | None:
+def _apply(source: _native.TableTuningSource, profile: Profile, tier: str) -> str | None:
     """Adds a profile's values, all or none: the first error (as text) when one does not
     fit, and then nothing of the profile reaches `source` (a half-applied profile would run
     values that were never measured together)."""
@@ -124,7 +124,14 @@ def _apply(source, profile: Profile, tier: str) -> str | None:
     return None
 
 
-def _load_into(source, raw_profiles: list[Any], path: str, processor, execution, explicit: bool) -> LoadReport:
+def _load_into(
+    source: _native.TableTuningSource,
+    raw_profiles: list[Any],
+    path: str,
+    processor: dict[str, Any],
+    execution: dict[str, Any],
+    explicit: bool,
+) -> LoadReport:
     report = LoadReport(path, [])
     for i, raw in enumerate(raw_profiles):
         where = f"$.profiles[{i}]"
@@ -143,7 +150,7 @@ def _load_into(source, raw_profiles: list[Any], path: str, processor, execution,
         else:
             status, tier, reason = tier_for(profile, processor, execution, TUNING_ABI)
         if status == LOADED:
-            error = _apply(source, profile, tier)
+            error = _apply(source, profile, tier)  # type: ignore[arg-type]  # a loaded profile has a tier
             if error:
                 status, tier, reason = INVALID, None, f"{where}.values.{error}"
         report.profiles.append(LoadedProfile(i, profile.schema_key, status, tier, reason))
@@ -164,8 +171,8 @@ def build_tuning_source(
     explicit: ExplicitProfile | None = None,
     num_threads: int = 0,
     affinity: Sequence[int] = (),
-    processor: dict | None = None,
-):
+    processor: dict[str, Any] | None = None,
+) -> tuple[_native.TableTuningSource, list[LoadReport]]:
     """A TableTuningSource for a session with policy (num_threads, affinity), and the load
     reports. profiles_path: the machine's profile document ("" = the default path, None =
     none). explicit: a profile document path, a list of Profiles, or {schema_key: {param:
@@ -210,12 +217,12 @@ def tuning_source(
     explicit: ExplicitProfile | None = None,
     num_threads: int = 0,
     affinity: Sequence[int] = (),
-):
+) -> _native.TableTuningSource:
     """The _native.TuningSource that InferenceSession(..., tuning_profile=...) takes."""
     return build_tuning_source(profiles_path, explicit, num_threads, affinity)[0]
 
 
-def forced_parallel_tuning():
+def forced_parallel_tuning() -> _native.ForcedParallelTuning:
     """A TuningSource with every `parallel.*` parameter of every schema at its minimum, as an
     explicit profile (the native ForcedParallelTuning, which the kernel tests' forced mode
     uses too): every kernel that can split its work does so, at the finest grain its schema
@@ -236,7 +243,9 @@ def inspect_profiles(path: str | None = None, num_threads: int = 0, affinity: Se
     return build_tuning_source(path, None, num_threads, affinity)[1][-1]
 
 
-def current_values(source=None) -> list[dict[str, Any]]:
+def current_values(
+    source: _native.TableTuningSource | _native.ForcedParallelTuning | None = None,
+) -> list[dict[str, Any]]:
     """Per schema and parameter: the resolved value, where it came from, default, meaning."""
     source = source if source is not None else _native.TableTuningSource()
     rows = []
@@ -263,14 +272,14 @@ def current_values(source=None) -> list[dict[str, Any]]:
 # --------------------------------------------------------------------------- kernel runs
 
 
-def _to_triple(array) -> tuple:
+def _to_triple(array: np.ndarray | tuple) -> tuple:
     if isinstance(array, tuple):
         return array  # already (bytes, shape, onnx_type)
     array = np.ascontiguousarray(array)
     return (array.tobytes(), list(array.shape), onnx.helper.np_dtype_to_tensor_dtype(array.dtype))
 
 
-def _from_triple(triple) -> np.ndarray | None:
+def _from_triple(triple: tuple | None) -> np.ndarray | None:
     if triple is None:
         return None
     data, shape, onnx_type = triple
@@ -288,7 +297,7 @@ def run_kernel(
     num_threads: int = 1,
     num_outputs: int = 1,
     memory_limit: int = 0,
-    tuning_source=None,
+    tuning_source: _native.TuningSource | None = None,
 ) -> dict[str, Any]:
     """Runs one registered kernel on numpy inputs (None = an absent optional input) with
     `num_threads` participants, its tuning resolved through `tuning_source` (default: the
@@ -306,7 +315,7 @@ def run_kernel(
         "run_kernel",
         memory_limit,
         tuning_source,
-    )
+    ).to_dict()
     result["outputs"] = [_from_triple(t) for t in result["outputs"]]
     return result
 
@@ -320,7 +329,7 @@ class CalibrationBudget:
     memory_mb: float = 256.0
     threads: int = 0  # participants of the parallel candidate; 0: the execution policy's threads
 
-    def validate(self):
+    def validate(self) -> None:
         if not self.time_ms > 0:
             raise ValueError(f"calibration budget: time_ms must be positive, got {self.time_ms}")
         if not self.memory_mb > 0:
@@ -427,7 +436,7 @@ def calibrate(
                 _same_shaped_inputs(schema),
                 0,
                 _REQUIRED_ATTRIBUTES.get((schema["domain"], schema["op"]), {}),
-            )
+            ).to_dict()
         except (ValueError, NotImplementedError) as e:
             skipped.append(f"{schema['key']}: {e}")
             continue
@@ -457,7 +466,7 @@ def calibrate(
     return CalibrationResult(reports, profiles, spent, total_ns, skipped)
 
 
-def _evidence(report: dict[str, Any], margin: float, repetitions: int, load) -> dict[str, Any]:
+def _evidence(report: dict[str, Any], margin: float, repetitions: int, load: tuple[float, float]) -> dict[str, Any]:
     # The 1-minute load average before and after: a profile measured on a busy machine
     # says so (parallel candidates lose when other processes hold the cores).
     return {

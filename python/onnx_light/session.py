@@ -1,6 +1,8 @@
 """InferenceSession: the ONNX Runtime Python API over the native session."""
 
 import os
+from collections.abc import Sequence
+from typing import Any
 
 import onnx
 
@@ -19,7 +21,7 @@ CpuExecutionPolicy = _native.CpuExecutionPolicy
 RunOptions = _native.RunOptions
 
 
-def _element_name(elem_type):
+def _element_name(elem_type: int) -> str:
     """ "float" for TensorProto.FLOAT; "undefined" for 0 and numbers this onnx does not know
     (an output may leave its element type open)."""
     try:
@@ -28,7 +30,7 @@ def _element_name(elem_type):
         return "undefined"
 
 
-def _type_name(type_proto):
+def _type_name(type_proto: onnx.TypeProto) -> str:
     """ONNX Runtime's type strings: "tensor(float)", "seq(tensor(int64))", "optional(...)"."""
     which = type_proto.WhichOneof("value")
     if which == "tensor_type":
@@ -46,21 +48,21 @@ def _type_name(type_proto):
 class NodeArg:
     """A graph input or output: .name, .type ("tensor(float)"), .shape (ints, dim names or None)."""
 
-    def __init__(self, value_info):
-        self.name = value_info.name
-        self.type = _type_name(value_info.type)
-        self.shape = None
+    def __init__(self, value_info: onnx.ValueInfoProto) -> None:
+        self.name: str = value_info.name
+        self.type: str = _type_name(value_info.type)
+        self.shape: list[int | str | None] | None = None
         if value_info.type.HasField("tensor_type") and value_info.type.tensor_type.HasField("shape"):
             self.shape = [
                 d.dim_value if d.HasField("dim_value") else (d.dim_param or None)
                 for d in value_info.type.tensor_type.shape.dim
             ]
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"NodeArg(name={self.name!r}, type={self.type!r}, shape={self.shape!r})"
 
 
-def _policy_from_session_options(options):
+def _policy_from_session_options(options: Any) -> _native.CpuExecutionPolicy:
     """The CpuExecutionPolicy matching ONNX Runtime session options (intra-op threads only:
     onnx-light runs one node at a time, like ORT's sequential execution mode)."""
     threads = getattr(options, "intra_op_num_threads", 0)
@@ -85,15 +87,15 @@ class InferenceSession:
 
     def __init__(
         self,
-        model,
-        cpu_execution=None,
-        tuning_profile=None,
-        providers=None,
-        sess_options=None,
-        graph_optimizations=True,
-        memory_limit_bytes=0,
-        **unused_ort_options,
-    ):
+        model: str | os.PathLike | bytes | onnx.ModelProto,
+        cpu_execution: _native.CpuExecutionPolicy | Any | None = None,
+        tuning_profile: _native.TuningSource | None = None,
+        providers: Sequence[str | tuple[str, dict]] | None = None,
+        sess_options: Any | None = None,
+        graph_optimizations: bool = True,
+        memory_limit_bytes: int = 0,
+        **unused_ort_options: Any,
+    ) -> None:
         if providers is not None and not any(
             (p[0] if isinstance(p, tuple) else p) == "CPUExecutionProvider" for p in providers
         ):
@@ -140,7 +142,7 @@ class InferenceSession:
             if vi.type.WhichOneof("value") != "tensor_type"
         }
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, Any]:
         """Pickling carries the model (as this session runs it: prepared and rewritten,
         external data inlined) and the execution policy; unpickling builds a new session, so
         sessions travel to multiprocessing, Dask or Ray workers."""
@@ -161,59 +163,69 @@ class InferenceSession:
             },
         }
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: dict[str, Any]) -> None:
         # The pickled model is already rewritten: rewriting again would only cost time.
-        self.__init__(
+        self.__init__(  # type: ignore[misc]  # re-initialising this very class
             state["model"],
             cpu_execution=CpuExecutionPolicy(**state["policy"]),
             graph_optimizations=False,
             memory_limit_bytes=state["memory_limit_bytes"],
         )
 
-    def get_inputs(self):
+    def get_inputs(self) -> list[NodeArg]:
         return list(self._inputs)
 
-    def get_overridable_initializers(self):
+    def get_overridable_initializers(self) -> list[NodeArg]:
         return list(self._overridable)
 
-    def get_outputs(self):
+    def get_outputs(self) -> list[NodeArg]:
         return list(self._outputs)
 
-    def get_providers(self):
+    def get_providers(self) -> list[str]:
         return ["CPUExecutionProvider"]
 
-    def get_cpu_execution(self):
+    def get_cpu_execution(self) -> _native.CpuExecutionPolicy:
         """The CpuExecutionPolicy this session runs under."""
         return self._session.policy
 
-    def get_modelmeta(self):
+    def get_modelmeta(self) -> Any:
         return self._model.metadata_props
 
-    def _encode_feeds(self, input_feed):
+    def _encode_feeds(self, input_feed: dict[str, Any]) -> list[tuple[str, Any]]:
         if not isinstance(input_feed, dict):
             raise TypeError("input_feed must be a dict of input name -> value")
         return [(name, encode_value(value, self._declared.get(name))) for name, value in input_feed.items()]
 
-    def run(self, output_names, input_feed, run_options=None):
+    def run(
+        self,
+        output_names: Sequence[str] | None,
+        input_feed: dict[str, Any],
+        run_options: _native.RunOptions | None = None,
+    ) -> list[Any]:
         """Runs the model: a list of numpy arrays (lists for sequences, None for empty optionals)."""
         names = list(output_names) if output_names else []
         raw = self._session.run(self._encode_feeds(input_feed), names, run_options)
         return [decode_value(r) for r in raw]
 
-    def run_with_events(self, output_names, input_feed, run_options=None):
+    def run_with_events(
+        self,
+        output_names: Sequence[str] | None,
+        input_feed: dict[str, Any],
+        run_options: _native.RunOptions | None = None,
+    ) -> tuple[list[Any], list[_native.NodeEvent], list[_native.RegionEvent]]:
         """As run, also returning (node events, region events) of this run."""
         names = list(output_names) if output_names else []
         raw, nodes, regions = self._session.run_with_events(self._encode_feeds(input_feed), names, run_options)
         return [decode_value(r) for r in raw], nodes, regions
 
-    def tuning_report(self):
+    def tuning_report(self) -> list[_native.TuningValueReport]:
         """For every kernel instance: node, schema, parameter, value and where the value came from."""
         return self._session.tuning_report()
 
-    def memory_limit_bytes(self):
+    def memory_limit_bytes(self) -> int:
         """The limit the session's allocator enforces (the physical memory by default)."""
         return self._session.memory_limit_bytes
 
-    def memory(self):
+    def memory(self) -> _native.AllocationStats:
         """The session allocator's counters: allocations, bytes_allocated, current_bytes, peak_bytes."""
         return self._session.memory()

@@ -17,6 +17,7 @@ import json
 import math
 import os
 import tempfile
+from collections.abc import Iterator
 from typing import Any
 
 FORMAT = "onnx-light-tuning-profiles"
@@ -54,7 +55,7 @@ class Profile:
     revision: str = ""
     created: str = ""
 
-    def identity(self):
+    def identity(self) -> tuple[str, str, str, int]:
         """Profiles with the same identity replace each other when merged."""
         return (self.schema_key, _canonical(self.processor), _canonical(self.execution), self.tuning_abi)
 
@@ -62,7 +63,7 @@ class Profile:
         return dataclasses.asdict(self)
 
 
-def _canonical(value) -> str:
+def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
@@ -141,7 +142,7 @@ def read_document(path: str) -> list[Any]:
 
 
 @contextlib.contextmanager
-def _locked(path: str):
+def _locked(path: str) -> Iterator[None]:
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
     with open(path + ".lock", "a+") as lock:
@@ -201,7 +202,9 @@ def key_abi(schema_key: str) -> int | None:
     return int(abi) if at and abi.isdigit() else None
 
 
-def tier_for(profile: Profile, processor: dict[str, Any], execution: dict[str, Any], abi: int):
+def tier_for(
+    profile: Profile, processor: dict[str, Any], execution: dict[str, Any], abi: int
+) -> tuple[str, str | None, str]:
     """(status, tier or None, reason) of a profile for this machine and execution policy."""
     if profile.tuning_abi != abi:
         return STALE_ABI, None, f"tuning ABI {profile.tuning_abi}, this build uses {abi}"

@@ -128,7 +128,7 @@ def run_case(case, policy, tuning=None, serial=None):
                 outputs = list(rep.run(feeds))
             else:
                 outputs, _, regions = rep.run_with_events(feeds)
-                outcome.multi_participant_regions += sum(1 for r in regions if r["admitted_participants"] > 1)
+                outcome.multi_participant_regions += sum(1 for r in regions if r.admitted_participants > 1)
             outcome.outputs.append(outputs)
             expected = [_normalize_tensor(x) for x in expected]
             outputs = _defined_elements_only(case.name, feeds, outputs, expected)

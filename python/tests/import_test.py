@@ -10,8 +10,10 @@ def test_native_module_loads_and_maps_errors():
     assert issubclass(onnx_light.InvalidArgument, ValueError)
 
 
-def test_registered_kernels_is_a_list():
+def test_registered_kernels_is_a_list_of_registrations():
     kernels = onnx_light.registered_kernels()
-    assert isinstance(kernels, list)
+    assert isinstance(kernels, list) and kernels
     for k in kernels:
-        assert {"domain", "op", "since_version", "family", "element_types", "tuning"} <= set(k)
+        assert isinstance(k, onnx_light._native.KernelRegistration)
+        assert {"domain", "op", "since_version", "family", "element_types", "tuning"} <= set(k.to_dict())
+        assert k.to_dict()["op"] == k.op and repr(k).startswith("KernelRegistration(")

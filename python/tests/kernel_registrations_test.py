@@ -56,7 +56,7 @@ def _schemas():
 
 
 SCHEMAS = _schemas()
-KERNELS = onnx_light.registered_kernels()
+KERNELS = [k.to_dict() for k in onnx_light.registered_kernels()]  # plain dicts, like the cases below
 
 
 def _element_type(type_str):

@@ -410,10 +410,10 @@ def test_forced_parallel_splits_a_tiny_add_and_matches_the_serial_run():
     (serial,) = onnx_light.InferenceSession(model, onnx_light.CpuExecutionPolicy(num_threads=1)).run(None, feed)
     default = onnx_light.InferenceSession(model, onnx_light.CpuExecutionPolicy(num_threads=4))
     _, _, regions = default.run_with_events(None, feed)
-    assert not any(r["admitted_participants"] > 1 for r in regions)  # 1024 elements: serial by default
+    assert not any(r.admitted_participants > 1 for r in regions)  # 1024 elements: serial by default
     forced = onnx_light.InferenceSession(
         model, onnx_light.CpuExecutionPolicy(num_threads=4), tuning_profile=kt.forced_parallel_tuning()
     )
     (out,), _, regions = forced.run_with_events(None, feed)
-    assert any(r["admitted_participants"] > 1 for r in regions), regions
+    assert any(r.admitted_participants > 1 for r in regions), regions
     assert out.tobytes() == serial.tobytes()

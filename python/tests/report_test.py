@@ -2,7 +2,7 @@
 
 import math
 
-from onnx_light.tools import report
+from onnx_light_dev import report
 
 
 def run(cases):

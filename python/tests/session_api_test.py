@@ -300,15 +300,15 @@ def test_events_tuning_report_and_memory():
     session = onnx_light.InferenceSession(model, cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=1))
     (y,), nodes, regions = session.run_with_events(None, {"x": np.arange(4, dtype=np.float32)})
     assert y.tolist() == [0, 3, 6, 9]
-    assert [(e["op"], e["node"], e["allocations"], e["bytes_allocated"]) for e in nodes] == [
+    assert [(e.op, e.node, e.allocations, e.bytes_allocated) for e in nodes] == [
         ("Add", "first", 1, 16),
         ("Add", "second", 0, 0),
     ]
     report = session.tuning_report()
-    assert {r["node"] for r in report} == {"Add node 'first'", "Add node 'second'"}
-    assert all(r["source"] for r in report)
+    assert {r.node for r in report} == {"Add node 'first'", "Add node 'second'"}
+    assert all(r.source for r in report)
     memory = session.memory()
-    assert memory["allocations"] == 1 and memory["peak_bytes"] >= 16
+    assert memory.allocations == 1 and memory.peak_bytes >= 16
 
 
 def test_concurrent_runs_of_one_session():

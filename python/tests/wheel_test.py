@@ -4,6 +4,7 @@ optimised build we benchmark, whatever flags built it."""
 import glob
 import json
 import os
+import re
 import subprocess
 import sys
 import zipfile
@@ -49,6 +50,28 @@ def test_wheel_contents():
         assert sorted(r.split(">=")[0] for r in requires) == ["ml_dtypes", "numpy", "onnx"]
         assert all(">=" in r and "<" in r for r in requires), requires
         assert wheel.read("onnx_light/REVISION").decode().strip(), "the wheel records its source revision"
+
+
+def test_wheel_ships_type_information_and_no_development_tools():
+    with zipfile.ZipFile(find_wheel()) as wheel:
+        names = wheel.namelist()
+        # PEP 561: the marker and the extension's stub (python/onnx_light/_native.pyi).
+        assert "onnx_light/py.typed" in names
+        stub = wheel.read("onnx_light/_native.pyi").decode()
+        assert "class KernelRegistration" in stub and "def registered_kernels() -> list[KernelRegistration]" in stub
+        # The runtime only: the development tools (//tools:onnx_light_dev) stay out, and
+        # nothing in the package imports their dependencies.
+        package = [n for n in names if n.startswith("onnx_light/")]
+        assert not [n for n in package if n.startswith(("onnx_light/tools/", "onnx_light_dev/"))], package
+        assert not [n for n in names if n.split("/")[0] not in ("onnx_light", *_dist_info(names))], names
+        for name in package:
+            if name.endswith(".py"):
+                imports = re.findall(r"^\s*(?:import|from) ([\w.]+)", wheel.read(name).decode(), re.MULTILINE)
+                assert not [m for m in imports if m.split(".")[0] in ("onnxruntime", "onnx_light_dev")], name
+
+
+def _dist_info(names):
+    return {n.split("/")[0] for n in names if n.split("/")[0].endswith(".dist-info")}
 
 
 def test_pip_installs_the_wheel_into_a_venv_and_runs_a_model(tmp_path):

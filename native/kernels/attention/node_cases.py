@@ -12,7 +12,7 @@ import onnx_light
 # bfloat16's resolution (2^-8 relative), so they are checked at two bfloat16 ulps.
 BF16_TOLERANCE = {"rtol": 2.0**-7, "atol": 2.0**-8}
 
-REGISTERED_OPS = {(k["domain"], k["op"]) for k in onnx_light.registered_kernels()}
+REGISTERED_OPS = {(k.domain, k.op) for k in onnx_light.registered_kernels()}
 
 
 def collect(prefixes):

@@ -62,7 +62,7 @@ def constraint_types(schema, side):
 
 def registered():
     by_op = collections.defaultdict(list)
-    for k in onnx_light.registered_kernels():
+    for k in (r.to_dict() for r in onnx_light.registered_kernels()):
         if k["domain"] == "ai.onnx" and k["op"] in OPS:
             by_op[k["op"]].append(k)
     return by_op

@@ -1,6 +1,6 @@
 """wait_for_quiet: timings wait (bounded) for a quiet machine and say whether they got one."""
 
-from onnx_light.tools import environment
+from onnx_light_dev import environment
 
 
 class FakeMachine:

@@ -1,4 +1,4 @@
-from onnx_light.tools import fingerprint
+from onnx_light_dev import fingerprint
 
 CODE = """// Adds two tensors.
 #include "a.h"

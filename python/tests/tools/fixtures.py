@@ -5,8 +5,8 @@ import copy
 import os
 import shutil
 
-from onnx_light.tools import environment
-from onnx_light.tools import tree as tree_lib
+from onnx_light_dev import environment
+from onnx_light_dev import tree as tree_lib
 
 TESTDATA = "python/tests/tools/testdata"
 _MIN_ELEMENTS = {

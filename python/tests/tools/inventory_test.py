@@ -4,8 +4,8 @@ import json
 import os
 
 import fixtures
-from onnx_light.tools import environment
-from onnx_light.tools import inventory as inventory_lib
+from onnx_light_dev import environment
+from onnx_light_dev import inventory as inventory_lib
 
 
 def _states(inventory):

@@ -4,7 +4,7 @@ import os
 
 import fixtures
 import numpy as np
-from onnx_light.tools import coverage, exemptions, measure, templates, validation
+from onnx_light_dev import coverage, exemptions, measure, templates, validation
 
 REVISION = "b" * 40
 PROCESSOR = {"architecture": "x86_64", "model": "test"}
@@ -148,6 +148,20 @@ def test_measurements_time_the_runner_on_conformance_inputs():
         exemptions.entry_errors(exemptions.template_entry("ai.onnx", "Shape", ["*"], "sha256:" + "1" * 64, evidence))
         == []
     )
+
+
+def test_measured_evidence_records_the_build_and_the_load_and_unmeasured_evidence_does_not():
+    build = {"compilation_mode": "opt", "optimized": True, "compiler": "gcc 12", "isa_selected": "avx512"}
+    load = {"load_1min_before": 0.31, "quiet_load": 0.5, "quiet": True}
+    measured = templates.EvidenceCollector(REVISION, PROCESSOR, lambda *_: 700, build, load)("ai.onnx", "Shape", ["*"])
+    assert measured["build"] == build and measured["load"] == load and measured["measurements"]
+    assert (
+        exemptions.entry_errors(exemptions.template_entry("ai.onnx", "Shape", ["*"], "sha256:" + "1" * 64, measured))
+        == []
+    )
+    # Without a runner nothing was timed: no build or load to state.
+    unmeasured = templates.EvidenceCollector(REVISION, PROCESSOR, None, build, load)("ai.onnx", "Shape", ["*"])
+    assert "build" not in unmeasured and "load" not in unmeasured
 
 
 def test_measurements_select_the_element_type_and_skip_rejected_cases():

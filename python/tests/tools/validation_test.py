@@ -3,7 +3,7 @@ import os
 
 import fixtures
 import pytest
-from onnx_light.tools import coverage, exemptions, validation
+from onnx_light_dev import coverage, exemptions, validation
 
 EXEMPTION_FILE = os.path.join(fixtures.TESTDATA, "exemptions", "fx_serial.json")
 

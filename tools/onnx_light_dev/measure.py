@@ -11,11 +11,12 @@ import collections
 import dataclasses
 import functools
 import warnings
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import onnx
 from onnx.backend.test.case import node as node_cases
-
 from onnx_light import kernel_tuning
 
 WARMUP = 3
@@ -35,7 +36,11 @@ class Case:
     num_outputs: int
 
 
-def native_runner(domain, op, case, participants):
+# runner(domain, op, case, participants) -> the kernel's compute ns (native_runner).
+Runner = Callable[[str, str, Case, int], int]
+
+
+def native_runner(domain: str, op: str, case: Case, participants: int) -> int:
     """Runs one registered kernel on a case; returns the kernel's own compute ns."""
     result = kernel_tuning.run_kernel(
         op,
@@ -49,11 +54,11 @@ def native_runner(domain, op, case, participants):
     return result["compute_ns"]
 
 
-def _onnx_type(array):
+def _onnx_type(array: np.ndarray) -> int:
     return onnx.helper.np_dtype_to_tensor_dtype(array.dtype)
 
 
-def _python_attribute(value):
+def _python_attribute(value: Any) -> Any:
     """onnx attribute values as the runner takes them (text as str, not bytes)."""
     if isinstance(value, bytes):
         return value.decode()
@@ -62,11 +67,11 @@ def _python_attribute(value):
     return value
 
 
-def _element_type_name(array):
+def _element_type_name(array: np.ndarray) -> str:
     return onnx.TensorProto.DataType.Name(_onnx_type(array)).lower()
 
 
-def _inputs_text(inputs):
+def _inputs_text(inputs: list[Any]) -> str:
     text = " ".join(
         f"{_element_type_name(a)}{list(a.shape)}" if isinstance(a, np.ndarray) else type(a).__name__ for a in inputs
     )
@@ -74,7 +79,7 @@ def _inputs_text(inputs):
 
 
 @functools.lru_cache(maxsize=1)
-def _single_node_cases():
+def _single_node_cases() -> dict[tuple[str, str], list[Any]]:
     """{(domain, op): [onnx TestCase]}: the single-node conformance cases, loaded once."""
     by_op = collections.defaultdict(list)
     with warnings.catch_warnings():  # the generators' own overflow/divide warnings
@@ -88,7 +93,7 @@ def _single_node_cases():
     return by_op
 
 
-def conformance_cases(domain, op, element_type, limit=MAX_CASES):
+def conformance_cases(domain: str, op: str, element_type: str, limit: int = MAX_CASES) -> list[Case]:
     """Single-node conformance cases of (domain, op) whose first input has element_type."""
     cases = []
     for case in _single_node_cases().get((domain, op), []):
@@ -106,7 +111,7 @@ def conformance_cases(domain, op, element_type, limit=MAX_CASES):
     return cases
 
 
-def scaled(case):
+def scaled(case: Case) -> Case | None:
     """The case at a typical size, or None when its inputs do not share one shape."""
     shapes = {a.shape for a in case.inputs if isinstance(a, np.ndarray)}
     if len(shapes) != 1 or len(case.inputs) == 0 or not all(isinstance(a, np.ndarray) for a in case.inputs):
@@ -120,7 +125,7 @@ def scaled(case):
     return dataclasses.replace(case, name=f"{case.name} x{repeats} on axis 0", inputs=inputs)
 
 
-def measure_path(runner, domain, op, element_type):
+def measure_path(runner: Runner, domain: str, op: str, element_type: str) -> list[dict[str, Any]]:
     """[{case, inputs, participants, samples_ns}] for up to MAX_CASES conformance cases,
     each also at a typical size where scaled() can make one. runner(domain, op, case,
     participants) returns the kernel's compute ns (native_runner)."""

@@ -9,11 +9,12 @@ says what to do.
 
 import collections
 import dataclasses
+from typing import Any
 
-from onnx_light.tools import coverage as coverage_lib
-from onnx_light.tools import exemptions as exemptions_lib
-from onnx_light.tools import fingerprint as fingerprint_lib
-from onnx_light.tools import inventory as inventory_lib
+from onnx_light_dev import coverage as coverage_lib
+from onnx_light_dev import exemptions as exemptions_lib
+from onnx_light_dev import fingerprint as fingerprint_lib
+from onnx_light_dev import inventory as inventory_lib
 
 MISSING = "MISSING"
 UNREVIEWED = "UNREVIEWED"  # an entry exists but is malformed or stale
@@ -30,14 +31,16 @@ class Failure:
     remedy: str
     template: str = ""
 
-    def render(self):
+    def render(self) -> str:
         text = f"[{self.kind}] {self.subject}: {self.message}\n    -> {self.remedy}"
         if self.template:
             text += "\n" + "\n".join("       " + line for line in self.template.splitlines())
         return text
 
 
-def attach_dispositions(inventory, exemption_files):
+def attach_dispositions(
+    inventory: inventory_lib.Inventory, exemption_files: dict[str, exemptions_lib.ExemptionFile]
+) -> dict[tuple[str, str, str, str], list[tuple[exemptions_lib.ExemptionFile, dict[str, Any]]]]:
     """Sets each serial path's disposition (its category, UNREVIEWED or MISSING).
 
     Returns {(domain, op, element type, family): [(ExemptionFile, entry), ...]}: every claim
@@ -63,7 +66,12 @@ def attach_dispositions(inventory, exemption_files):
     return claims
 
 
-def validate(inventory, exemption_files, coverage_text, evidence=None):
+def validate(
+    inventory: inventory_lib.Inventory,
+    exemption_files: dict[str, exemptions_lib.ExemptionFile],
+    coverage_text: str | None,
+    evidence: dict[str, Any] | None = None,
+) -> list[Failure]:
     """Every failure of the gate, in a stable order. `evidence` (dict) is pasted into the
     templates printed for missing dispositions; None leaves TODO markers there."""
     failures = [Failure("inventory", "structure", problem.message, problem.remedy) for problem in inventory.problems]
@@ -131,16 +139,20 @@ def validate(inventory, exemption_files, coverage_text, evidence=None):
     return failures
 
 
-def _todo_evidence():
+def _todo_evidence() -> dict[str, Any]:
     todo = exemptions_lib.TODO + ": run the template writer"
     return {"revision": todo, "processor": {}, "policy": {}, "measurements": []}
 
 
-def _file_failures(exemption_file, inventory, paths):
+def _file_failures(
+    exemption_file: exemptions_lib.ExemptionFile,
+    inventory: inventory_lib.Inventory,
+    paths: dict[tuple[str, str, str, str], inventory_lib.KernelPath],
+) -> list[Failure]:
     family = exemption_file.family
     where = f"exemptions/{exemptions_lib.file_name(family)}"
     failures = [
-        Failure("malformed", where, error, "fix the file (see python/onnx_light/tools/exemptions.py)")
+        Failure("malformed", where, error, "fix the file (see tools/onnx_light_dev/exemptions.py)")
         for error in exemptions_lib.file_errors(exemption_file)
     ]
     if family not in inventory.families and not any(p.family == family for p in inventory.paths):
@@ -194,7 +206,7 @@ def _file_failures(exemption_file, inventory, paths):
     return failures
 
 
-def report(failures):
+def report(failures: list[Failure]) -> str:
     """Readable gate output."""
     if not failures:
         return "validate_inventory: OK"

@@ -16,7 +16,7 @@ _RAW_STRING_START = re.compile(r'R"([^()\\\s]{0,16})\(')
 _CALL_SITE = re.compile(r"\b(ParallelFor|ParallelForWithParticipant)\s*\(")
 
 
-def _segments(text):
+def _segments(text: str) -> list[tuple[str, str]]:
     """Splits C++ source into ("code", s) and ("literal", s) segments, dropping comments.
 
     A comment becomes one space in the code (plus the newlines it spanned, so that line
@@ -26,7 +26,7 @@ def _segments(text):
     code = []
     i, n = 0, len(text)
 
-    def flush():
+    def flush() -> None:
         if code:
             segments.append(("code", "".join(code)))
             code.clear()
@@ -63,11 +63,11 @@ def _segments(text):
     return segments
 
 
-def _is_word(c):
+def _is_word(c: str) -> bool:
     return c != "" and (c.isalnum() or c == "_")
 
 
-def _literal_end(text, start):
+def _literal_end(text: str, start: int) -> int:
     quote = text[start]
     i = start + 1
     while i < len(text):
@@ -84,7 +84,7 @@ def _literal_end(text, start):
 _OPERATOR_CHARS = frozenset("+-*/%<>=&|^!:.")
 
 
-def _squeeze(code, before, after):
+def _squeeze(code: str, before: str, after: str) -> str:
     """Whitespace in code: a space only where it separates two words or two operator
     characters; nowhere else (so "f (a, b)" and "f(a,b)" normalize alike)."""
     code = re.sub(r"\s+", " ", code)
@@ -99,7 +99,7 @@ def _squeeze(code, before, after):
     return "".join(out)
 
 
-def normalize_source(text):
+def normalize_source(text: str) -> str:
     """Code without comments and without insignificant whitespace; literals unchanged."""
     segments = _segments(text)
     out = []
@@ -113,7 +113,7 @@ def normalize_source(text):
     return "".join(out).strip()
 
 
-def family_fingerprint(sources):
+def family_fingerprint(sources: dict[str, str]) -> str:
     """Fingerprint of {path: text}: independent of order, comments and whitespace."""
     digest = hashlib.sha256()
     for path in sorted(sources):
@@ -122,7 +122,7 @@ def family_fingerprint(sources):
     return FINGERPRINT_PREFIX + digest.hexdigest()
 
 
-def parallel_for_call_sites(path, text):
+def parallel_for_call_sites(path: str, text: str) -> list[str]:
     """["path:line ParallelFor", ...] for every call outside comments and literals."""
     # Literals are blanked (newlines kept) so that a region label is not a call site.
     code = "".join(s if kind == "code" else '""' + "\n" * s.count("\n") for kind, s in _segments(text))

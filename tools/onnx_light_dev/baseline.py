@@ -9,8 +9,10 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
+from typing import Any
 
-from onnx_light.tools import environment
+from onnx_light_dev import environment
 
 NATIVE_BINARY = "benchmarks/kernel_baseline/kernel_baseline_native"
 BUILD_INFO = "benchmarks/kernel_baseline/build_info.txt"
@@ -36,11 +38,11 @@ CASE_FIELDS = (
 )
 
 
-def native_binary():
+def native_binary() -> str:
     return os.path.join(environment.runfiles_root(), NATIVE_BINARY)
 
 
-def build_config():
+def build_config() -> str:
     """'<compilation mode> <target cpu>' of the build the tool runs from."""
     try:
         with open(os.path.join(environment.runfiles_root(), BUILD_INFO), encoding="utf-8") as f:
@@ -50,20 +52,20 @@ def build_config():
 
 
 def run_baseline(
-    binary,
+    binary: str,
     *,
-    revision,
-    build_config_text,
-    threads=0,
-    repetitions=15,
-    min_time_ms=200,
-    smallest=False,
-    ops=None,
-    prefix=(),
-    emulated=False,
-    architecture=None,
-    progress=True,
-):
+    revision: str,
+    build_config_text: str,
+    threads: int = 0,
+    repetitions: int = 15,
+    min_time_ms: float = 200,
+    smallest: bool = False,
+    ops: Sequence[str] | None = None,
+    prefix: Sequence[str] = (),
+    emulated: bool = False,
+    architecture: str | None = None,
+    progress: bool = True,
+) -> dict[str, Any]:
     """Runs one baseline and returns its document (dict)."""
     args = list(prefix) + [
         binary,
@@ -92,7 +94,7 @@ def run_baseline(
     return doc
 
 
-def problems(doc):
+def problems(doc: dict[str, Any]) -> list[str]:
     """Fields missing or empty in a baseline document (the test asserts there are none)."""
     found = []
     for key in ("revision", "build_config", "processor", "execution", "architecture"):
@@ -114,12 +116,12 @@ def problems(doc):
     return found
 
 
-def write(doc, path):
+def write(doc: dict[str, Any], path: str) -> None:
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w", encoding="utf-8") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
 
 
-def progress(message):
+def progress(message: str) -> None:
     print(message, file=sys.stderr, flush=True)

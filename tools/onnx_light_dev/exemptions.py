@@ -27,8 +27,9 @@ import dataclasses
 import json
 import os
 import re
+from typing import Any
 
-from onnx_light.tools import fingerprint as fingerprint_lib
+from onnx_light_dev import fingerprint as fingerprint_lib
 
 ORDERED = "ordered/control-flow"
 METADATA_ONLY = "metadata-only"
@@ -41,7 +42,7 @@ NEEDS_MEASUREMENTS = (TINY_PAYLOAD, UNSUPPORTED_BENCHMARK)
 
 TODO = "TODO(reviewer)"
 _ENTRY_KEYS = ("domain", "op", "element_types", "category", "reason", "revisit", "fingerprint", "evidence")
-_EVIDENCE_KEYS = ("revision", "processor", "policy", "measurements")
+_EVIDENCE_KEYS = ("revision", "processor", "policy", "measurements", "build", "load")
 _MEASUREMENT_KEYS = ("case", "inputs", "participants", "samples_ns")
 _REVISION = re.compile(r"^[0-9a-f]{40}$")
 
@@ -90,15 +91,15 @@ class ExemptionFile:
     parse_error: str = ""
 
 
-def is_todo(value):
+def is_todo(value: Any) -> bool:
     return isinstance(value, str) and value.strip().startswith("TODO")
 
 
-def file_name(family):
+def file_name(family: str) -> str:
     return f"{family}.json"
 
 
-def load_exemption_files(directory):
+def load_exemption_files(directory: str) -> dict[str, ExemptionFile]:
     """{family: ExemptionFile} for every exemptions/<family>.json (missing dir: none)."""
     files = {}
     if not os.path.isdir(directory):
@@ -117,7 +118,7 @@ def load_exemption_files(directory):
     return files
 
 
-def entries(exemption_file):
+def entries(exemption_file: ExemptionFile) -> list[dict[str, Any]]:
     """The well-shaped entries of a parsed file (validate() reports the others)."""
     doc = exemption_file.doc
     if not isinstance(doc, dict) or not isinstance(doc.get("exemptions"), list):
@@ -125,13 +126,13 @@ def entries(exemption_file):
     return [e for e in doc["exemptions"] if isinstance(e, dict)]
 
 
-def entry_name(entry, family):
+def entry_name(entry: dict[str, Any], family: str) -> str:
     types = entry.get("element_types")
     types = ",".join(map(str, types)) if isinstance(types, list) else "?"
     return f"{entry.get('domain', '?')}::{entry.get('op', '?')}[{types}] ({family})"
 
 
-def _text_error(entry, key, what):
+def _text_error(entry: dict[str, Any], key: str, what: str) -> str | None:
     value = entry.get(key)
     if is_todo(value):
         return f"'{key}' is still a TODO marker: write {what}"
@@ -140,7 +141,7 @@ def _text_error(entry, key, what):
     return None
 
 
-def _measurement_errors(measurement, index):
+def _measurement_errors(measurement: Any, index: int) -> list[str]:
     prefix = f"evidence.measurements[{index}]"
     if not isinstance(measurement, dict):
         return [f"{prefix} must be an object with {', '.join(_MEASUREMENT_KEYS)}"]
@@ -161,7 +162,7 @@ def _measurement_errors(measurement, index):
     return errors
 
 
-def entry_errors(entry):
+def entry_errors(entry: Any) -> list[str]:
     """Field errors of one entry: each a sentence naming the field and what it must hold."""
     if not isinstance(entry, dict):
         return ["an exemption must be an object"]
@@ -201,7 +202,7 @@ def entry_errors(entry):
     return errors
 
 
-def _evidence_errors(evidence, category):
+def _evidence_errors(evidence: Any, category: str | None) -> list[str]:
     if not isinstance(evidence, dict):
         return ["'evidence' must be an object with revision, processor, policy, measurements"]
     errors = [f"unknown field 'evidence.{k}'" for k in evidence if k not in _EVIDENCE_KEYS]
@@ -227,7 +228,7 @@ def _evidence_errors(evidence, category):
     return errors
 
 
-def file_errors(exemption_file):
+def file_errors(exemption_file: ExemptionFile) -> list[str]:
     """Errors of the file as a whole (parse, top-level shape); entries are checked apart."""
     if exemption_file.parse_error:
         return [f"does not parse as JSON: {exemption_file.parse_error}"]
@@ -248,7 +249,9 @@ def file_errors(exemption_file):
 # ---- templates and writing -----------------------------------------------------------
 
 
-def template_entry(domain, op, element_types, family_fingerprint, evidence):
+def template_entry(
+    domain: str, op: str, element_types: list[str], family_fingerprint: str, evidence: dict[str, Any] | None
+) -> dict[str, Any]:
     """A new entry: derived fields filled, human fields TODO (see DERIVED_DISPOSITIONS)."""
     category, reason, revisit = DERIVED_DISPOSITIONS.get(
         (domain, op),
@@ -270,11 +273,11 @@ def template_entry(domain, op, element_types, family_fingerprint, evidence):
     }
 
 
-def _sort_key(entry):
+def _sort_key(entry: dict[str, Any]) -> tuple[str, str, str]:
     return (str(entry.get("domain")), str(entry.get("op")), str(entry.get("element_types")))
 
 
-def format_json(value, indent=0):
+def format_json(value: Any, indent: int = 0) -> str:
     """JSON with two-space indentation; lists of scalars (samples, types) and short objects
     of scalars (processor, policy) on one line."""
     pad, inner = "  " * indent, "  " * (indent + 1)
@@ -289,7 +292,7 @@ def format_json(value, indent=0):
     return flat
 
 
-def dumps(family, exemption_entries):
+def dumps(family: str, exemption_entries: list[dict[str, Any]]) -> str:
     """The canonical text of a family's file (stable order and formatting)."""
     doc = {"family": family, "exemptions": sorted(exemption_entries, key=_sort_key)}
     return format_json(doc) + "\n"

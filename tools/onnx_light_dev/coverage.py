@@ -6,14 +6,14 @@ the gate can check that the committed file is current.
 
 import collections
 
-from onnx_light.tools import exemptions as exemptions_lib
-from onnx_light.tools import inventory as inventory_lib
+from onnx_light_dev import exemptions as exemptions_lib
+from onnx_light_dev import inventory as inventory_lib
 
 COVERAGE_PATH = "benchmarks/reports/coverage.md"
 REGENERATE = "./bazelw run //tools:kernel_inventory -- --write_coverage"
 
 
-def render_coverage(inventory):
+def render_coverage(inventory: inventory_lib.Inventory) -> str:
     """Markdown: counts per state, per family, and serial dispositions per category.
 
     Call after validation.attach_dispositions (serial paths carry their category)."""

@@ -2,24 +2,26 @@
 
 import dataclasses
 import os
+from typing import Any
 
 import onnx_light
-from onnx_light.tools import coverage as coverage_lib
-from onnx_light.tools import environment
-from onnx_light.tools import exemptions as exemptions_lib
-from onnx_light.tools import inventory as inventory_lib
+
+from onnx_light_dev import coverage as coverage_lib
+from onnx_light_dev import environment
+from onnx_light_dev import exemptions as exemptions_lib
+from onnx_light_dev import inventory as inventory_lib
 
 EXEMPTIONS_DIR = "exemptions"
 
 
 @dataclasses.dataclass
 class Tree:
-    inventory: object
-    exemption_files: dict
-    coverage_text: object  # None when the report does not exist
+    inventory: inventory_lib.Inventory
+    exemption_files: dict[str, exemptions_lib.ExemptionFile]
+    coverage_text: str | None  # None when the report does not exist
 
 
-def read_coverage(root):
+def read_coverage(root: str) -> str | None:
     try:
         with open(os.path.join(root, coverage_lib.COVERAGE_PATH), encoding="utf-8") as f:
             return f.read()
@@ -27,7 +29,7 @@ def read_coverage(root):
         return None
 
 
-def write_coverage(root, text):
+def write_coverage(root: str, text: str) -> str:
     """Writes the coverage report below root; returns its path."""
     target = os.path.join(root, coverage_lib.COVERAGE_PATH)
     os.makedirs(os.path.dirname(target), exist_ok=True)
@@ -36,7 +38,12 @@ def write_coverage(root, text):
     return target
 
 
-def load_tree(root, registry, exemptions_root=None, manifest_files=None):
+def load_tree(
+    root: str,
+    registry: list[dict[str, Any]],
+    exemptions_root: str | None = None,
+    manifest_files: list[str] | None = None,
+) -> Tree:
     """Inventory from `registry` (registry dicts) and the manifests (default: every one
     below root/native/kernels; sources relative to root); exemptions and coverage from
     exemptions_root (default: root)."""
@@ -49,14 +56,14 @@ def load_tree(root, registry, exemptions_root=None, manifest_files=None):
     return Tree(inventory, exemption_files, read_coverage(exemptions_root))
 
 
-def load_current_tree(bazel_query=True, exemptions_from_workspace=False):
+def load_current_tree(bazel_query: bool = True, exemptions_from_workspace: bool = False) -> tuple[Tree, list[str]]:
     """The tree the tools run on: the runfiles (manifests, sources, exemptions, coverage)
     and the linked native registry. Under `bazel run`, also cross-checks the families with
     `bazel query`. Returns (Tree, notes)."""
     workspace = environment.workspace_dir()
     tree = load_tree(
         environment.runfiles_root(),
-        onnx_light.registered_kernels(),
+        [k.to_dict() for k in onnx_light.registered_kernels()],
         exemptions_root=workspace if exemptions_from_workspace else None,
     )
     notes = []

@@ -7,16 +7,19 @@ go to the workspace that `bazel run` was started from (BUILD_WORKSPACE_DIRECTORY
 
 import os
 import subprocess
+from collections.abc import Callable
+from typing import Any
 
 from onnx_light import kernel_tuning
-from onnx_light.tools import inventory
+
+from onnx_light_dev import inventory
 
 WORKSPACE_NAME = "onnx_light"
 # Evidence is taken on the calling thread: a serial path runs there under every policy.
 SERIAL_POLICY = {"num_threads": 1, "participants": 1}
 
 
-def runfiles_root():
+def runfiles_root() -> str:
     for variable in ("RUNFILES_DIR", "TEST_SRCDIR"):
         base = os.environ.get(variable)
         if base and os.path.isdir(os.path.join(base, WORKSPACE_NAME)):
@@ -24,12 +27,12 @@ def runfiles_root():
     return os.getcwd()
 
 
-def workspace_dir():
+def workspace_dir() -> str | None:
     """The source tree of `bazel run`, or None (tests, direct runs)."""
     return os.environ.get("BUILD_WORKSPACE_DIRECTORY") or None
 
 
-def _git(workspace, *args):
+def _git(workspace: str, *args: str) -> str | None:
     try:
         return subprocess.run(
             ["git", "-C", workspace, *args], capture_output=True, text=True, check=True, timeout=30
@@ -38,16 +41,16 @@ def _git(workspace, *args):
         return None
 
 
-def revision(workspace):
+def revision(workspace: str | None) -> str | None:
     """git HEAD of the workspace, or None."""
     return _git(workspace, "rev-parse", "HEAD") if workspace else None
 
 
-def has_uncommitted_changes(workspace):
+def has_uncommitted_changes(workspace: str | None) -> bool:
     return bool(workspace and _git(workspace, "status", "--porcelain", "--untracked-files=no"))
 
 
-def processor_descriptor():
+def processor_descriptor() -> dict[str, Any]:
     """The machine, as the tuning profiles name it (onnx_light.kernel_tuning.host_processor):
     its scalar fields; the ISA feature and cache lists stay in the profiles."""
     return {
@@ -57,13 +60,13 @@ def processor_descriptor():
     }
 
 
-def bazel_family_problems(workspace, manifest_labels):
+def bazel_family_problems(workspace: str, manifest_labels: set[str]) -> tuple[list[inventory.Problem], str]:
     """Cross-checks with `bazel query` that every kernel library under native/kernels is a
     kernel_family whose manifest is collected (i.e. listed in families.bzl).
     Returns (problems, note)."""
     bazel = os.path.join(workspace, "bazelw")
 
-    def query(expression):
+    def query(expression: str) -> set[str]:
         out = subprocess.run(
             [bazel, "query", expression, "--output=label"], cwd=workspace, capture_output=True, text=True, timeout=300
         )
@@ -82,7 +85,9 @@ def bazel_family_problems(workspace, manifest_labels):
     )
 
 
-def kernel_library_problems(libraries, manifest_targets, collected_labels):
+def kernel_library_problems(
+    libraries: set[str], manifest_targets: set[str], collected_labels: set[str]
+) -> list[inventory.Problem]:
     """Kernel libraries are the alwayslink cc_libraries (their registrations run at start-up);
     each must be a kernel_family (a <name>_manifest target exists) whose manifest the
     inventory collected (its label is in families.bzl). Plain helper libraries are not
@@ -106,7 +111,14 @@ def kernel_library_problems(libraries, manifest_targets, collected_labels):
     return problems
 
 
-def wait_for_quiet(max_load, timeout_s, poll_s=10.0, loadavg=os.getloadavg, sleep=None, clock=None):
+def wait_for_quiet(
+    max_load: float,
+    timeout_s: float,
+    poll_s: float = 10.0,
+    loadavg: Callable[[], tuple[float, float, float]] = os.getloadavg,
+    sleep: Callable[[float], None] | None = None,
+    clock: Callable[[], float] | None = None,
+) -> tuple[bool, float]:
     """Waits (at most timeout_s) until the 1-minute load average is at or below max_load, so
     that timings are not taken beside a compile. Returns (quiet, load): whether it got quiet
     and the last load seen; a caller records both with its result."""

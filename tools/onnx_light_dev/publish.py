@@ -1,17 +1,20 @@
 """Writes the kernel report: JSON decisions, a Markdown summary and PNG plots.
 
 Inputs are baseline documents grouped by architecture (several runs each, same commit);
-decisions come from onnx_light.tools.report, whose rules the summary quotes.
+decisions come from onnx_light_dev.report, whose rules the summary quotes.
 """
 
 import json
 import os
 import statistics
+from typing import Any
 
-from onnx_light.tools import report
+from onnx_light_dev import report
 
 
-def analyse(runs_by_arch):
+def analyse(
+    runs_by_arch: dict[str, list[dict[str, Any]]],
+) -> dict[str, tuple[dict[report.CellKey, report.Cell], list[report.FamilyCrossover], bool]]:
     """architecture -> (cells, crossovers, emulated)."""
     out = {}
     for arch, runs in runs_by_arch.items():
@@ -21,7 +24,9 @@ def analyse(runs_by_arch):
     return out
 
 
-def decisions(analysis):
+def decisions(
+    analysis: dict[str, tuple[dict[report.CellKey, report.Cell], list[report.FamilyCrossover], bool]],
+) -> list[report.PromotionDecision]:
     families = sorted({(c.family, c.op) for _, crossovers, _ in analysis.values() for c in crossovers})
     result = []
     for family, op in families:
@@ -34,7 +39,9 @@ def decisions(analysis):
     return result
 
 
-def plot(analysis, directory):
+def plot(
+    analysis: dict[str, tuple[dict[report.CellKey, report.Cell], list[report.FamilyCrossover], bool]], directory: str
+) -> list[str]:
     """One PNG per family: median latency against work size, serial and parallel, per arch."""
     import matplotlib  # pylint: disable=import-outside-toplevel
 
@@ -71,7 +78,13 @@ def plot(analysis, directory):
     return written
 
 
-def markdown(runs_by_arch, analysis, decided, plot_paths, report_dir):
+def markdown(
+    runs_by_arch: dict[str, list[dict[str, Any]]],
+    analysis: dict[str, tuple[dict[report.CellKey, report.Cell], list[report.FamilyCrossover], bool]],
+    decided: list[report.PromotionDecision],
+    plot_paths: list[str],
+    report_dir: str,
+) -> str:
     lines = ["# Kernel report", ""]
     revisions = {r["metadata"]["revision"] for runs in runs_by_arch.values() for r in runs}
     lines.append(
@@ -170,10 +183,14 @@ def markdown(runs_by_arch, analysis, decided, plot_paths, report_dir):
     return "\n".join(lines)
 
 
-def summary_json(analysis, decided, runs_by_arch=None):
+def summary_json(
+    analysis: dict[str, tuple[dict[report.CellKey, report.Cell], list[report.FamilyCrossover], bool]],
+    decided: list[report.PromotionDecision],
+    runs_by_arch: dict[str, list[dict[str, Any]]] | None = None,
+) -> str:
     """The report's decisions as JSON; with `runs_by_arch`, each architecture also carries the
     conditions of its runs (revision, build, processor, load before and after each run)."""
-    out = {
+    out: dict[str, Any] = {
         "rules": {
             "stability_max_spread": report.STABILITY_MAX_SPREAD,
             "win_margin": report.WIN_MARGIN,

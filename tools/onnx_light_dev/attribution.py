@@ -21,30 +21,35 @@ import re
 import statistics
 import tempfile
 import time
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import onnx
+import onnx_light
 import onnxruntime as ort
 
-import onnx_light
+from onnx_light_dev.model_corpus import CorpusModel
 
 SCHEMA = "onnx_light.ort_attribution/1"
 LEVELS = {"ort": None, "ort_disable_all": ort.GraphOptimizationLevel.ORT_DISABLE_ALL}
 RTOL = 1e-3  # relative to the largest reference magnitude (float32 accumulations differ in order)
 
 
-def _medians(runs):
+def _medians(runs: list[dict[str, float]]) -> dict[str, float]:
     """{node: median seconds} over a list of {node: seconds} runs (every run has every node)."""
     return {node: statistics.median(run[node] for run in runs) for node in runs[0]}
 
 
-def _ours_node_run(session, feeds):
+def _ours_node_run(
+    session: onnx_light.InferenceSession, feeds: dict[str, np.ndarray]
+) -> tuple[dict[str, float], dict[str, str]]:
     """{node: seconds} and {node: op} of one run from onnx-light's node events."""
     _, nodes, _ = session.run_with_events(None, feeds)
-    return {e["node"]: e["duration_ns"] * 1e-9 for e in nodes}, {e["node"]: e["op"] for e in nodes}
+    return {e.node: e.duration_ns * 1e-9 for e in nodes}, {e.node: e.op for e in nodes}
 
 
-def _ort_node_runs(profile_path, warmup):
+def _ort_node_runs(profile_path: str, warmup: int) -> tuple[list[dict[str, float]], dict[str, str]]:
     """Per-run {node: seconds} and {node: op} from an ORT profile (kernel_time events only)."""
     with open(profile_path) as f:
         events = json.load(f)
@@ -61,7 +66,7 @@ def _ort_node_runs(profile_path, warmup):
     return per_run[warmup:], ops
 
 
-def fusion_coverage(original, optimized):
+def fusion_coverage(original: onnx.ModelProto, optimized: onnx.ModelProto) -> dict[str | None, list[str]]:
     """{ORT node name (None: folded at load): [original node names]} for ORT's optimized graph.
 
     ORT keeps the name of a fused chain's anchor in the fused node's name ("fused Gemm_1",
@@ -100,21 +105,23 @@ def fusion_coverage(original, optimized):
     return dict(coverage)
 
 
-def _timed(session, feeds):
+def _timed(session: Any, feeds: dict[str, np.ndarray]) -> tuple[float, float]:
     """(wall seconds, calling thread's CPU seconds) of one run."""
     start, cpu_start = time.perf_counter(), time.thread_time()
     session.run(None, feeds)
     return time.perf_counter() - start, time.thread_time() - cpu_start
 
 
-def _node_entries(runs, ops):
+def _node_entries(runs: list[dict[str, float]], ops: dict[str, str]) -> dict[str, dict[str, Any]]:
     return {
         n: {"op": ops[n], "median_ms": s * 1e3, "samples_ms": [r[n] * 1e3 for r in runs]}
         for n, s in _medians(runs).items()
     }
 
 
-def _op_table(ours_nodes, ours_ops, theirs_nodes, theirs_ops):
+def _op_table(
+    ours_nodes: dict[str, float], ours_ops: dict[str, str], theirs_nodes: dict[str, float], theirs_ops: dict[str, str]
+) -> list[dict[str, Any]]:
     """Per op type of the same graph: ours and ORT totals (ms), shares, ratio, gap."""
     rows = {}
     for nodes, ops, side in ((ours_nodes, ours_ops, "ours"), (theirs_nodes, theirs_ops, "ort")):
@@ -138,7 +145,7 @@ def _op_table(ours_nodes, ours_ops, theirs_nodes, theirs_ops):
     return _finish(rows.values())
 
 
-def _finish(rows):
+def _finish(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     rows = list(rows)
     for row in rows:
         row["gap_ms"] = row["ours_ms"] - row["ort_ms"]
@@ -146,7 +153,13 @@ def _finish(rows):
     return sorted(rows, key=lambda r: -r["gap_ms"])
 
 
-def _fused_table(ours_nodes, ours_ops, theirs_nodes, theirs_ops, coverage):
+def _fused_table(
+    ours_nodes: dict[str, float],
+    ours_ops: dict[str, str],
+    theirs_nodes: dict[str, float],
+    theirs_ops: dict[str, str],
+    coverage: dict[str | None, list[str]],
+) -> list[dict[str, Any]]:
     """Per ORT op type at the default level: its time beside ours over the nodes it covers."""
     ours_total = sum(ours_nodes.values())
     theirs_total = sum(theirs_nodes.values())
@@ -206,7 +219,7 @@ def _fused_table(ours_nodes, ours_ops, theirs_nodes, theirs_ops, coverage):
     return _finish(rows.values())
 
 
-def _agreement(ours, theirs):
+def _agreement(ours: list[np.ndarray], theirs: list[np.ndarray]) -> dict[str, Any]:
     worst = {"max_abs_diff": 0.0, "reference_max_abs": 0.0}
     ok = True
     for got, expected in zip(ours, theirs):
@@ -220,13 +233,13 @@ def _agreement(ours, theirs):
     return {**worst, "tolerance": f"max|ours-ORT| <= {RTOL} * max(1, max|ORT|)", "ok": ok}
 
 
-def unsupported_ops(model):
+def unsupported_ops(model: onnx.ModelProto) -> list[str]:
     """Op types of the model onnx-light registers no kernel for (reported, never skipped)."""
-    registered = {(k["domain"], k["op"]) for k in onnx_light.registered_kernels()}
+    registered = {(k.domain, k.op) for k in onnx_light.registered_kernels()}
     return sorted({n.op_type for n in model.graph.node if (n.domain or "ai.onnx", n.op_type) not in registered})
 
 
-def _end_to_end(sessions, feeds, samples, warmup):
+def _end_to_end(sessions: dict[str, Any], feeds: dict[str, np.ndarray], samples: int, warmup: int) -> dict[str, Any]:
     """Wall and caller CPU time of whole runs, the three sessions interleaved sample by sample."""
     order = ["onnx_light", "ort", "ort_disable_all"]
     for _ in range(warmup):
@@ -252,7 +265,15 @@ def _end_to_end(sessions, feeds, samples, warmup):
     }
 
 
-def _per_node(model, ours, feeds, threads, ort_session, profiled_runs, warmup):
+def _per_node(
+    model: onnx.ModelProto,
+    ours: onnx_light.InferenceSession,
+    feeds: dict[str, np.ndarray],
+    threads: int,
+    ort_session: Callable[..., ort.InferenceSession],
+    profiled_runs: int,
+    warmup: int,
+) -> dict[str, Any]:
     """Per-node medians of both runtimes and the op-type tables; profiled runs interleaved
     like the end-to-end samples (profiling slows every run, so they are kept apart)."""
     data = model.SerializeToString()
@@ -286,7 +307,14 @@ def _per_node(model, ours, feeds, threads, ort_session, profiled_runs, warmup):
     return result
 
 
-def attribute_model(corpus_model, threads, ort_session, samples=15, profiled_runs=10, warmup=2):
+def attribute_model(
+    corpus_model: CorpusModel,
+    threads: int,
+    ort_session: Callable[..., ort.InferenceSession],
+    samples: int = 15,
+    profiled_runs: int = 10,
+    warmup: int = 2,
+) -> dict[str, Any]:
     """One model at one thread count; ort_session: benchmarks.ort_reference.ort_session."""
     data = corpus_model.model.SerializeToString()
     feeds = corpus_model.feeds
@@ -316,7 +344,7 @@ def attribute_model(corpus_model, threads, ort_session, samples=15, profiled_run
     return result
 
 
-def uptime():
+def uptime() -> str:
     try:
         with open("/proc/loadavg") as f:
             return "load average " + " ".join(f.read().split()[:3])
@@ -324,7 +352,14 @@ def uptime():
         return "unknown"
 
 
-def run(models, threads, ort_session, samples=15, profiled_runs=10, progress=None):
+def run(
+    models: Sequence[CorpusModel],
+    threads: Sequence[int],
+    ort_session: Callable[..., ort.InferenceSession],
+    samples: int = 15,
+    profiled_runs: int = 10,
+    progress: Callable[[dict[str, Any]], None] | None = None,
+) -> dict[str, Any]:
     """The attribution document for `models` (CorpusModel list) x `threads` (ints)."""
     doc = {
         "schema": SCHEMA,
@@ -350,7 +385,7 @@ def run(models, threads, ort_session, samples=15, profiled_runs=10, progress=Non
     return doc
 
 
-def corpus_op_types(doc, threads):
+def corpus_op_types(doc: dict[str, Any], threads: int) -> list[dict[str, Any]]:
     """The node-for-node op tables of every model at `threads`, added up per op type."""
     rows = {}
     for r in doc["results"]:
@@ -364,7 +399,7 @@ def corpus_op_types(doc, threads):
     return _finish(rows.values())
 
 
-def problems(doc):
+def problems(doc: dict[str, Any]) -> list[str]:
     """Inconsistencies of a document: op tables that do not add up to the node totals."""
     found = []
     for r in doc["results"]:
@@ -387,15 +422,15 @@ def problems(doc):
 NODE_SIDES = ("onnx_light", "ort", "ort_disable_all")
 
 
-def _node_sum(result, side):
+def _node_sum(result: dict[str, Any], side: str) -> float:
     return sum(n["median_ms"] for n in result[f"{side}_nodes"].values())
 
 
-def _fmt(value, digits=2):
+def _fmt(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-def markdown(doc):
+def markdown(doc: dict[str, Any]) -> str:
     c = doc["conditions"]
     lines = [
         "# onnx-light vs ONNX Runtime: attribution per op type",
@@ -503,7 +538,7 @@ def markdown(doc):
     return "\n".join(lines) + "\n"
 
 
-def write(doc, directory):
+def write(doc: dict[str, Any], directory: str) -> None:
     os.makedirs(directory, exist_ok=True)
     with open(os.path.join(directory, "attribution.json"), "w") as f:
         json.dump(doc, f, indent=1)

@@ -10,30 +10,48 @@ is only moved to the current one with mark_reviewed: that is the reviewer's sign
 
 import collections
 import os
+from collections.abc import Callable, Iterable
+from typing import Any
 
-from onnx_light.tools import environment, measure
-from onnx_light.tools import exemptions as exemptions_lib
-from onnx_light.tools import inventory as inventory_lib
+from onnx_light_dev import environment, measure
+from onnx_light_dev import exemptions as exemptions_lib
+from onnx_light_dev import inventory as inventory_lib
 
 
 class EvidenceCollector:
     """Builds the evidence object: where and how a review's numbers were taken."""
 
-    def __init__(self, revision, processor, runner=None):
+    def __init__(
+        self,
+        revision: str | None,
+        processor: dict[str, Any],
+        runner: measure.Runner | None = None,
+        build: dict[str, Any] | None = None,
+        load: dict[str, Any] | None = None,
+    ) -> None:
         self.revision = revision or exemptions_lib.TODO + ": git revision unknown"
         self.processor = processor
         self.runner = runner
+        self.build = build  # how the measured extension was compiled (build_info)
+        self.load = load  # the machine's load when the measurements started
 
-    def context(self):
-        """Evidence without measurements: revision, processor, policy."""
-        return {
+    def context(self) -> dict[str, Any]:
+        """Evidence without measurements: revision, processor, policy (and the build and the
+        load when measurements are taken)."""
+        evidence: dict[str, Any] = {
             "revision": self.revision,
             "processor": self.processor,
             "policy": dict(environment.SERIAL_POLICY),
             "measurements": [],
         }
+        if self.runner is not None:
+            if self.build:
+                evidence["build"] = self.build
+            if self.load:
+                evidence["load"] = self.load
+        return evidence
 
-    def __call__(self, domain, op, element_types):
+    def __call__(self, domain: str, op: str, element_types: list[str]) -> dict[str, Any]:
         evidence = self.context()
         if self.runner is not None:
             for element_type in element_types:
@@ -41,7 +59,13 @@ class EvidenceCollector:
         return evidence
 
 
-def refresh_family(family, inventory, exemption_file, evidence, mark_reviewed=False):
+def refresh_family(
+    family: str,
+    inventory: inventory_lib.Inventory,
+    exemption_file: exemptions_lib.ExemptionFile | None,
+    evidence: Callable[[str, str, list[str]], dict[str, Any]],
+    mark_reviewed: bool = False,
+) -> tuple[str | None, list[str]]:
     """(new file text, or None when the family needs no file; list of changes made)."""
     serial = {p.key: p for p in inventory.paths if p.family == family and p.state == inventory_lib.SERIAL}
     current = inventory.families[family].fingerprint if family in inventory.families else ""
@@ -90,7 +114,11 @@ def refresh_family(family, inventory, exemption_file, evidence, mark_reviewed=Fa
     return exemptions_lib.dumps(family, kept), changes
 
 
-def families_to_refresh(inventory, exemption_files, requested=()):
+def families_to_refresh(
+    inventory: inventory_lib.Inventory,
+    exemption_files: dict[str, exemptions_lib.ExemptionFile],
+    requested: Iterable[str] = (),
+) -> list[str]:
     """The requested families, else every family with serial paths or an exemption file."""
     if requested:
         return sorted(set(requested))
@@ -98,7 +126,14 @@ def families_to_refresh(inventory, exemption_files, requested=()):
     return sorted(serial | set(exemption_files))
 
 
-def write_templates(directory, inventory, exemption_files, evidence, families=(), mark_reviewed=False):
+def write_templates(
+    directory: str,
+    inventory: inventory_lib.Inventory,
+    exemption_files: dict[str, exemptions_lib.ExemptionFile],
+    evidence: Callable[[str, str, list[str]], dict[str, Any]],
+    families: Iterable[str] = (),
+    mark_reviewed: bool = False,
+) -> list[str]:
     """Refreshes the exemption files of `families` (default: families_to_refresh) in
     directory; returns what changed, one line each."""
     os.makedirs(directory, exist_ok=True)

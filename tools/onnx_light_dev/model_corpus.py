@@ -6,6 +6,8 @@ timings of two runtimes can be matched by name. `corpus()` lists them smallest f
 """
 
 import dataclasses
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import onnx
@@ -27,29 +29,36 @@ class CorpusModel:
 class _GraphBuilder:
     """Collects nodes and initializers; names every node `<op>_<n>`."""
 
-    def __init__(self, seed=SEED):
+    def __init__(self, seed: int = SEED) -> None:
         self.rng = np.random.default_rng(seed)
         self.nodes = []
         self.initializers = []
         self._count = 0
 
-    def weight(self, shape, scale=None):
+    def weight(self, shape: Sequence[int], scale: float | None = None) -> str:
         fan_in = int(np.prod(shape[1:])) if len(shape) > 1 else int(shape[0])
         scale = scale if scale is not None else 1.0 / np.sqrt(max(fan_in, 1))
         return self.constant(self.rng.standard_normal(shape).astype(np.float32) * np.float32(scale))
 
-    def constant(self, array, prefix="w"):
+    def constant(self, array: Any, prefix: str = "w") -> str:
         name = f"{prefix}{len(self.initializers)}"
         self.initializers.append(numpy_helper.from_array(np.asarray(array), name))
         return name
 
-    def op(self, op_type, inputs, **attributes):
+    def op(self, op_type: str, inputs: list[str], **attributes: Any) -> str:
         self._count += 1
         name = f"{op_type}_{self._count}"
         self.nodes.append(helper.make_node(op_type, inputs, [name + "_out"], name=name, **attributes))
         return name + "_out"
 
-    def model(self, name, inputs, output, output_shape, opset=OPSET):
+    def model(
+        self,
+        name: str,
+        inputs: list[onnx.ValueInfoProto],
+        output: str,
+        output_shape: list[int],
+        opset: int = OPSET,
+    ) -> onnx.ModelProto:
         graph = helper.make_graph(
             self.nodes,
             name,
@@ -63,7 +72,16 @@ class _GraphBuilder:
         return model
 
     # Layers shared by the models.
-    def conv_bn(self, x, in_ch, out_ch, kernel, stride=1, group=1, activation="Relu"):
+    def conv_bn(
+        self,
+        x: str,
+        in_ch: int,
+        out_ch: int,
+        kernel: int,
+        stride: int = 1,
+        group: int = 1,
+        activation: str | None = "Relu",
+    ) -> str:
         pad = kernel // 2
         y = self.op(
             "Conv",
@@ -84,11 +102,11 @@ class _GraphBuilder:
             y = self.op("Clip", [y, self.constant(np.float32(0)), self.constant(np.float32(6))])
         return y
 
-    def linear(self, x, in_features, out_features):
+    def linear(self, x: str, in_features: int, out_features: int) -> str:
         y = self.op("MatMul", [x, self.weight([in_features, out_features])])
         return self.op("Add", [y, self.constant(0.01 * self.rng.standard_normal(out_features).astype(np.float32))])
 
-    def layer_norm(self, x, features):
+    def layer_norm(self, x: str, features: int) -> str:
         return self.op(
             "LayerNormalization",
             [x, self.constant(np.ones(features, np.float32)), self.constant(np.zeros(features, np.float32))],
@@ -97,11 +115,11 @@ class _GraphBuilder:
         )
 
 
-def _feed(shape, seed=SEED + 1):
+def _feed(shape: Sequence[int], seed: int = SEED + 1) -> np.ndarray:
     return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
 
 
-def mlp(batch=32, features=(784, 1024, 1024, 10)):
+def mlp(batch: int = 32, features: Sequence[int] = (784, 1024, 1024, 10)) -> CorpusModel:
     """Gemm+Relu, then MatMul+Add+Gelu, then a Gemm classifier."""
     b = _GraphBuilder()
     x = "input"
@@ -118,14 +136,14 @@ def mlp(batch=32, features=(784, 1024, 1024, 10)):
     )
 
 
-def _basic_block(b, x, in_ch, out_ch, stride):
+def _basic_block(b: _GraphBuilder, x: str, in_ch: int, out_ch: int, stride: int) -> str:
     y = b.conv_bn(x, in_ch, out_ch, 3, stride)
     y = b.conv_bn(y, out_ch, out_ch, 3, 1, activation=None)
     shortcut = x if stride == 1 and in_ch == out_ch else b.conv_bn(x, in_ch, out_ch, 1, stride, activation=None)
     return b.op("Relu", [b.op("Add", [y, shortcut])])
 
 
-def resnet_cnn(size=112, classes=1000):
+def resnet_cnn(size: int = 112, classes: int = 1000) -> CorpusModel:
     """ResNet-18 style: 7x7/2 stem + BN + Relu + MaxPool, basic blocks 64 and 128 (residual
     Adds, a strided 1x1 projection), GlobalAveragePool, Flatten, Gemm head; batch 1."""
     b = _GraphBuilder()
@@ -149,7 +167,14 @@ def resnet_cnn(size=112, classes=1000):
     )
 
 
-def transformer_block(seq=128, hidden=384, heads=6, ffn=1536, batch=1, fused_attention=False):
+def transformer_block(
+    seq: int = 128,
+    hidden: int = 384,
+    heads: int = 6,
+    ffn: int = 1536,
+    batch: int = 1,
+    fused_attention: bool = False,
+) -> CorpusModel:
     """A pre-LayerNorm encoder block. Attention as its MatMul/Softmax decomposition (Reshape,
     Transpose, MatMul, Mul, Softmax), or with fused_attention as one Attention (opset 23) node."""
     b = _GraphBuilder()
@@ -189,7 +214,7 @@ def transformer_block(seq=128, hidden=384, heads=6, ffn=1536, batch=1, fused_att
     )
 
 
-def _inverted_residual(b, x, in_ch, out_ch, expand, stride):
+def _inverted_residual(b: _GraphBuilder, x: str, in_ch: int, out_ch: int, expand: int, stride: int) -> str:
     hidden = in_ch * expand
     y = b.conv_bn(x, in_ch, hidden, 1, activation="Relu6")
     y = b.conv_bn(y, hidden, hidden, 3, stride, group=hidden, activation="Relu6")
@@ -197,7 +222,7 @@ def _inverted_residual(b, x, in_ch, out_ch, expand, stride):
     return b.op("Add", [x, y]) if stride == 1 and in_ch == out_ch else y
 
 
-def mobilenet_block(size=56):
+def mobilenet_block(size: int = 56) -> CorpusModel:
     """MobileNetV2 inverted residuals (1x1 expand, 3x3 depthwise, 1x1 project, Relu6 as
     Clip): 24->24 at stride 1 with a residual Add, then 24->32 at stride 2; batch 1."""
     b = _GraphBuilder()
@@ -219,10 +244,10 @@ def mobilenet_block(size=56):
     )
 
 
-def corpus():
+def corpus() -> list[CorpusModel]:
     """Every corpus model, smallest (by run time) first."""
     return [mlp(), mobilenet_block(), transformer_block(), transformer_block(fused_attention=True), resnet_cnn()]
 
 
-def by_name(name):
+def by_name(name: str) -> CorpusModel:
     return {m.name: m for m in corpus()}[name]

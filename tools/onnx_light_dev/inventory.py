@@ -15,8 +15,10 @@ import dataclasses
 import io
 import json
 import os
+from collections.abc import Collection, Iterable
+from typing import Any
 
-from onnx_light.tools import fingerprint
+from onnx_light_dev import fingerprint
 
 CALIBRATABLE = "calibratable"
 TUNABLE = "tunable"
@@ -56,7 +58,7 @@ class Family:
     call_sites: list = dataclasses.field(default_factory=list)
 
     @property
-    def calls_parallel_for(self):
+    def calls_parallel_for(self) -> bool:
         return bool(self.call_sites)
 
 
@@ -75,10 +77,10 @@ class KernelPath:
     disposition: str = ""  # serial paths: "<category>" or "MISSING"; filled by attach_dispositions
 
     @property
-    def key(self):
+    def key(self) -> tuple[str, str, str, str]:
         return (self.domain, self.op, self.element_type, self.family)
 
-    def name(self):
+    def name(self) -> str:
         return f"{self.domain}::{self.op}[{self.element_type}] ({self.family})"
 
 
@@ -88,22 +90,22 @@ class Inventory:
     families: dict  # name -> Family (every manifest)
     problems: list  # [Problem]
 
-    def counts(self):
+    def counts(self) -> dict[str, int]:
         counts = collections.Counter(p.state for p in self.paths)
         return {state: counts.get(state, 0) for state in STATES}
 
-    def family_counts(self):
+    def family_counts(self) -> dict[str, dict[str, int]]:
         """{family: {state: count}} over every family with a manifest or a registration."""
         out = {name: {s: 0 for s in STATES} for name in self.families}
         for p in self.paths:
             out.setdefault(p.family, {s: 0 for s in STATES})[p.state] += 1
         return dict(sorted(out.items()))
 
-    def filtered(self, families=(), states=()):
+    def filtered(self, families: Collection[str] = (), states: Collection[str] = ()) -> list[KernelPath]:
         return [p for p in self.paths if (not families or p.family in families) and (not states or p.state in states)]
 
 
-def find_manifests(root, under="native/kernels"):
+def find_manifests(root: str, under: str = "native/kernels") -> list[str]:
     """Every <family>_manifest.json below root/under (a runfiles tree or a workspace)."""
     found = []
     for directory, _, files in os.walk(os.path.join(root, under)):
@@ -111,7 +113,7 @@ def find_manifests(root, under="native/kernels"):
     return sorted(found)
 
 
-def load_manifests(manifest_files, root):
+def load_manifests(manifest_files: Iterable[str], root: str) -> tuple[dict[str, Family], list[Problem]]:
     """Families from manifest files; sources are read relative to root.
 
     Returns (families, problems)."""
@@ -157,19 +159,22 @@ def load_manifests(manifest_files, root):
     return families, problems
 
 
-def _def_state(kernel_def, calls_parallel_for):
+def _def_state(kernel_def: dict[str, Any], calls_parallel_for: bool) -> str:
     if kernel_def.get("tuning"):
         return CALIBRATABLE if kernel_def.get("calibratable") else TUNABLE
     return PARALLEL_FIXED_POLICY if calls_parallel_for else SERIAL
 
 
-def _opset_range(kernel_def):
+def _opset_range(kernel_def: dict[str, Any]) -> str:
     end = kernel_def["end_version"]
     return f"{kernel_def['since_version']}-{'' if end is None or end < 0 else end}"
 
 
-def build_kernel_inventory(registry, families, problems=()):
-    """The inventory from registry dicts (onnx_light.registered_kernels()) and families."""
+def build_kernel_inventory(
+    registry: Iterable[dict[str, Any]], families: dict[str, Family], problems: Iterable[Problem] = ()
+) -> Inventory:
+    """The inventory from registry dicts (KernelRegistration.to_dict() of onnx_light.registered_kernels())
+    and families."""
     problems = list(problems)
     grouped = collections.defaultdict(list)
     for kernel_def in registry:
@@ -244,11 +249,11 @@ _COLUMNS = (
 )
 
 
-def _row(path):
+def _row(path: KernelPath) -> dict[str, Any]:
     return {c: getattr(path, c) for c in _COLUMNS}
 
 
-def summary_table(inventory):
+def summary_table(inventory: Inventory) -> str:
     counts = inventory.counts()
     lines = [f"{'Coverage state':<22} {'Paths':>6}  Meaning"]
     for state in STATES:
@@ -257,7 +262,7 @@ def summary_table(inventory):
     return "\n".join(lines)
 
 
-def format_text(inventory, paths):
+def format_text(inventory: Inventory, paths: list[KernelPath]) -> str:
     lines = [summary_table(inventory), ""]
     for problem in inventory.problems:
         lines.append(f"PROBLEM: {problem.message}\n    -> {problem.remedy}")
@@ -282,7 +287,7 @@ def format_text(inventory, paths):
     return "\n".join(lines)
 
 
-def format_json(inventory, paths):
+def format_json(inventory: Inventory, paths: list[KernelPath]) -> str:
     return json.dumps(
         {
             "counts": inventory.counts(),
@@ -294,7 +299,7 @@ def format_json(inventory, paths):
     )
 
 
-def format_csv(paths):
+def format_csv(paths: list[KernelPath]) -> str:
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=_COLUMNS, lineterminator="\n")
     writer.writeheader()
