@@ -96,7 +96,7 @@ TEST_P(LinearCases, MatchesNaiveRecurrenceForEveryParticipantCount) {
   ASSERT_TRUE(serial.ok()) << serial.status().ToString();
   ExpectNear(out, serial->at(0).tensor(), ToleranceFor(c.type), c.name + " output");
   ExpectNear(state, serial->at(1).tensor(), ToleranceFor(c.type), c.name + " present_state");
-  t.Tuning("parallel.minimum_multiply_adds", int64_t{1});
+  t.Tuning(param::kMinimumMultiplyAdds, int64_t{1});
   const std::vector<Value> forced = testing::DeterministicOutputs(t);
   ASSERT_EQ(forced.size(), 2u);
   for (int o = 0; o < 2; ++o) ExpectIdentical(serial->at(o), forced.at(o), c.name + " on the forced parallel path");

@@ -76,7 +76,7 @@ TEST_P(RotaryCases, MatchesNaiveRotationForEveryParticipantCount) {
   auto serial = t.Run(1);
   ASSERT_TRUE(serial.ok()) << serial.status().ToString();
   ExpectNear(expected, serial->at(0).tensor(), ToleranceFor(c.type), c.name);
-  t.Tuning("parallel.minimum_elements", int64_t{1});
+  t.Tuning(param::kMinimumElements, int64_t{1});
   const std::vector<Value> forced = testing::DeterministicOutputs(t);
   ASSERT_FALSE(forced.empty());
   ExpectIdentical(serial->at(0), forced.at(0), c.name + " on the forced parallel path");

@@ -16,7 +16,7 @@ using testing::ToVector;
 
 // The serial output 0, after the determinism check with the parallel path forced.
 Value RunAllCounts(KernelTester& t) {
-  t.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.block_elements", int64_t{64});
+  t.Tuning(param::kMinimumElements, int64_t{1}).Tuning(param::kBlockElements, int64_t{64});
   const std::vector<Value> serial = testing::DeterministicOutputs(t);
   return serial.empty() ? Value() : serial.at(0);
 }

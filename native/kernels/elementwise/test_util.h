@@ -30,7 +30,7 @@ inline Tensor RunAllCounts(KernelTester& tester) {
   auto serial = tester.Run(1);
   EXPECT_TRUE(serial.ok()) << serial.status().ToString();
   if (!serial.ok()) return Tensor();
-  tester.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.block_elements", int64_t{64});
+  tester.Tuning(param::kMinimumElements, int64_t{1}).Tuning(param::kBlockElements, int64_t{64});
   DeterminismOptions forced;
   forced.expect_regions = serial->at(0).tensor().num_elements() > 64;
   const std::vector<Value> parallel = DeterministicOutputs(tester, forced);

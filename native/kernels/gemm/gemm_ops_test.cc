@@ -20,7 +20,7 @@ std::vector<float> Random(int64_t n, uint32_t seed) { return testing::RandomFloa
 
 // The serial outputs, after the determinism check with the parallel path forced.
 std::vector<Value> RunAllCounts(KernelTester& t) {
-  t.Tuning("parallel.minimum_tasks", int64_t{1});
+  t.Tuning(param::kMinimumTasks, int64_t{1});
   return testing::DeterministicOutputs(t);
 }
 
@@ -173,7 +173,7 @@ TEST(MatMul, ScratchDoesNotGrowWithM) {
     const int64_t m = 512 << i, k = 96, n = 80;
     KernelTester t("MatMul", 13);
     t.Input(MakeTensor<float>({m, k}, Random(m * k, 1))).Input(MakeTensor<float>({k, n}, Random(k * n, 2)));
-    t.Tuning("parallel.minimum_tasks", int64_t{1});
+    t.Tuning(param::kMinimumTasks, int64_t{1});
     auto run = t.RunWithDetails(8);
     ASSERT_TRUE(run.ok()) << run.status().ToString();
     peaks[i] = run->peak_scratch;

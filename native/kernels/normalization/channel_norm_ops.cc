@@ -43,7 +43,7 @@ class BatchNormKernel : public OpKernel {
     } else if (info.num_outputs() > 1) {
       return NotImplemented(info.Where(), ": training outputs of BatchNormalization before opset 14 are not supported");
     }
-    OL_ASSIGN_OR_RETURN(tuning_, ReadNormTuning(info));
+    OL_RETURN_IF_ERROR(tuning_.Init(info));
     return Status::Ok();
   }
 
@@ -118,7 +118,7 @@ class BatchNormKernel : public OpKernel {
  private:
   float epsilon_ = 1e-5f, momentum_ = 0.9f;
   bool training_ = false;
-  NormTuning tuning_;
+  ThresholdedParallel tuning_;
 };
 
 // InstanceNormalization: groups of one channel. GroupNormalization: groups of C / G
@@ -132,7 +132,7 @@ class GroupedNormKernel : public OpKernel {
       OL_ASSIGN_OR_RETURN(num_groups_, info.GetInt("num_groups"));
       per_group_params_ = info.opset_version() < 21;
     }
-    OL_ASSIGN_OR_RETURN(tuning_, ReadNormTuning(info));
+    OL_RETURN_IF_ERROR(tuning_.Init(info));
     return Status::Ok();
   }
 
@@ -185,7 +185,7 @@ class GroupedNormKernel : public OpKernel {
   float epsilon_ = 1e-5f;
   int64_t num_groups_ = 0;
   bool per_group_params_ = false;
-  NormTuning tuning_;
+  ThresholdedParallel tuning_;
 };
 
 }  // namespace

@@ -17,7 +17,7 @@ using testing::ToVector;
 // The serial outputs, after the determinism check with the parallel path forced (small
 // blocks).
 std::vector<Value> RunAllCounts(KernelTester& t) {
-  t.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.block_elements", int64_t{64});
+  t.Tuning(param::kMinimumElements, int64_t{1}).Tuning(param::kBlockElements, int64_t{64});
   return testing::DeterministicOutputs(t);
 }
 

@@ -27,7 +27,7 @@ std::vector<T> RandomBytes(int64_t n, uint32_t seed) {
 
 // The serial outputs, after the determinism check with the parallel path forced.
 std::vector<Value> RunAllCounts(KernelTester& t) {
-  t.Tuning("parallel.minimum_tasks", int64_t{1});
+  t.Tuning(param::kMinimumTasks, int64_t{1});
   return testing::DeterministicOutputs(t);
 }
 

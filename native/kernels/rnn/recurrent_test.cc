@@ -210,7 +210,7 @@ TEST_P(RecurrentCases, MatchesNaiveRecurrenceForEveryParticipantCount) {
   ExpectNear(e.y, serial->at(0).tensor(), tol, c.name + " Y");
   ExpectNear(e.y_h, serial->at(1).tensor(), tol, c.name + " Y_h");
   if (c.op == "LSTM") ExpectNear(e.y_c, serial->at(2).tensor(), tol, c.name + " Y_c");
-  t.Tuning("parallel.minimum_multiply_adds", int64_t{1});
+  t.Tuning(param::kMinimumMultiplyAdds, int64_t{1});
   const std::vector<Value> forced = testing::DeterministicOutputs(t);
   ASSERT_EQ(forced.size(), serial->size());
   for (size_t o = 0; o < serial->size(); ++o) {

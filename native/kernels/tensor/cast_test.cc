@@ -31,8 +31,8 @@ Tensor CastAllCounts(const Tensor& x, DataType to, int opset = 25, int64_t satur
   KernelTester t("Cast", opset);
   t.Input(x)
       .Attr("to", static_cast<int64_t>(to))
-      .Tuning("parallel.minimum_elements", int64_t{1})
-      .Tuning("parallel.grain_elements", int64_t{256});
+      .Tuning(param::kMinimumElements, int64_t{1})
+      .Tuning(param::kBlockElements, int64_t{256});
   if (opset >= 19) t.Attr("saturate", saturate);
   if (opset >= 24) t.Attr("round_mode", round_mode);
   const std::vector<Value> serial = testing::DeterministicOutputs(t);
@@ -313,8 +313,8 @@ TEST(CastLikeTest, TakesTheTargetTypeFromInputOne) {
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) - 2500.5f;
   t.Input(MakeTensor<float>({5000}, x))
       .Input(MakeTensor<int32_t>({0}, {}))
-      .Tuning("parallel.minimum_elements", int64_t{1})
-      .Tuning("parallel.grain_elements", int64_t{256});
+      .Tuning(param::kMinimumElements, int64_t{1})
+      .Tuning(param::kBlockElements, int64_t{256});
   const std::vector<Value> serial = testing::DeterministicOutputs(t);
   ASSERT_FALSE(serial.empty());
   const auto y = ToVector<int32_t>(serial.at(0).tensor());

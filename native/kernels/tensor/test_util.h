@@ -27,9 +27,9 @@ inline Value Detach(const Value& v) {
 
 // The serial outputs, detached (empty on failure), after the determinism check
 // (kernel_test_checks.h) with the parallel path forced (parallel.minimum_elements = 1,
-// parallel.grain_elements = `grain`).
+// parallel.block_elements = `grain`).
 inline std::vector<Value> RunAllCounts(KernelTester& t, int64_t grain = 1) {
-  t.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.grain_elements", grain);
+  t.Tuning(param::kMinimumElements, int64_t{1}).Tuning(param::kBlockElements, grain);
   std::vector<Value> detached;
   for (const Value& v : DeterministicOutputs(t)) detached.push_back(Detach(v));
   return detached;

@@ -88,7 +88,7 @@ TEST(TreeEnsemble, ParticipantCountsGiveIdenticalResults) {
   }
   auto t = Ensemble(0);
   t.Input(MakeTensor<double>({rows, 2}, x));
-  t.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.block_rows", int64_t{8});
+  t.Tuning(param::kMinimumElements, int64_t{1}).Tuning(param::kBlockRows, int64_t{8});
   const std::vector<Value> serial = testing::DeterministicOutputs(t);
   ASSERT_FALSE(serial.empty());
   // Row 3: x0 = 0.003 <= 0.5 -> leaf 0; x1 = 3 in the set -> leaf 2: average [5.5, 0].
@@ -145,7 +145,7 @@ TEST(TreeEnsemble, TreeSplitForFewRowsMatchesSerial) {
   t.Attr("nodes_missing_value_tracks_true", missing);
   t.Attr("leaf_targetids", targets).Attr("leaf_weights", MakeTensor<float>({80}, weights));
   t.Input(MakeTensor<float>({2, 2}, {0.25f, NAN, 0.7f, 0.05f}));
-  t.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("algorithm.trees_per_chunk", int64_t{3});
+  t.Tuning(param::kMinimumElements, int64_t{1}).Tuning("algorithm.trees_per_chunk", int64_t{3});
   const std::vector<float> y = testing::SerialMatchesParticipants<float>(t, Shape{2, 2});
   ASSERT_EQ(y.size(), 4u);
   EXPECT_NEAR(y[0] + y[1], 1.0f, 1e-6);  // SOFTMAX

@@ -132,7 +132,7 @@ TEST(Optimizers, ParticipantCountsGiveIdenticalResults) {
   t.Input(MakeTensor<double>({n}, x)).Input(MakeTensor<double>({n}, g));
   t.Input(MakeTensor<double>({n}, v)).Input(MakeTensor<double>({n}, h));
   t.Attr("norm_coefficient", 0.01f).Outputs(3);
-  t.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.block_elements", int64_t{64});
+  t.Tuning(param::kMinimumElements, int64_t{1}).Tuning(param::kBlockElements, int64_t{64});
   const std::vector<Value> serial = testing::DeterministicOutputs(t);  // all three outputs
   ASSERT_EQ(serial.size(), 3u);
   // Spot check element 10 against the formula evaluated here (attributes are floats).

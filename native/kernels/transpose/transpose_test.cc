@@ -43,7 +43,7 @@ void Check(const std::vector<int64_t>& dims, const std::vector<int64_t>& perm) {
   std::vector<T> in(shape.num_elements());
   for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<T>(i * 7 + 3);
   KernelTester t("Transpose", 21);
-  t.Input(MakeTensor<T>(shape, in)).Attr("perm", perm).Tuning("parallel.minimum_elements", int64_t{1});
+  t.Input(MakeTensor<T>(shape, in)).Attr("perm", perm).Tuning(param::kMinimumElements, int64_t{1});
   const std::vector<Value> serial = testing::DeterministicOutputs(t);
   ASSERT_FALSE(serial.empty());
   EXPECT_EQ(ToVector<T>(serial.at(0).tensor()), Reference(in, dims, perm)) << shape;
