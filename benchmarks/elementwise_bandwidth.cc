@@ -37,10 +37,14 @@ Options Parse(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&](const char* name) { return a.rfind(name, 0) == 0 ? a.c_str() + std::strlen(name) : nullptr; };
-    if (const char* v = value("--elements=")) o.elements = std::atoll(v);
-    else if (const char* v = value("--threads=")) o.threads = std::atoi(v);
-    else if (const char* v = value("--repeats=")) o.repeats = std::atoi(v);
-    else if (a == "--crossover") o.crossover = true;
+    if (const char* v = value("--elements="))
+      o.elements = std::atoll(v);
+    else if (const char* v = value("--threads="))
+      o.threads = std::atoi(v);
+    else if (const char* v = value("--repeats="))
+      o.repeats = std::atoi(v);
+    else if (a == "--crossover")
+      o.crossover = true;
     else {
       std::fprintf(stderr, "unknown flag %s\n", argv[i]);
       std::exit(2);
@@ -90,7 +94,8 @@ class KernelRunner {
     auto def = KernelRegistry::Global().Find("", op, opset, types[0]);
     Check(def.status());
     ResolvedTuning tuning = ResolvedTuning::Defaults(KernelRegistry::Global().SchemaFor(**def, types[0]));
-    if (minimum_elements > 0) Check(tuning.Set("parallel.minimum_elements", minimum_elements, ValueSource::kExplicitProfile));
+    if (minimum_elements > 0)
+      Check(tuning.Set("parallel.minimum_elements", minimum_elements, ValueSource::kExplicitProfile));
     KernelInfo info("", op, "bench", opset, &attributes_, types, 1, tuning);
     auto kernel = (*def)->factory(info);
     Check(kernel.status());
@@ -141,14 +146,14 @@ void Bandwidth(const Options& o, CpuExecutor* executor) {
   // the session recycles buffers, without first-touch page faults of a fresh 64 MB.
   auto plan = elementwise::PlanBroadcast({a.tensor().shape(), b.tensor().shape()}, "bench");
   Check(plan.status());
-  elementwise::BlockPolicy policy;
+  elementwise::ElementwisePolicy policy;
   const std::string op = "Add", name = "bench";
   KernelContext ctx(&op, &name, {&a, &b}, 1, Allocator::Default(), ParallelContext{executor, nullptr, nullptr, "Add"});
   auto add = [](float x, float y) { return x + y; };
   auto add_warm = Sample(o.repeats, [&] {
     Check(elementwise::RunBinary(ctx, policy, "Add", add, *plan, src, b.tensor().data<float>(), out));
   });
-  elementwise::BlockPolicy cached_stores = policy;
+  elementwise::ElementwisePolicy cached_stores = policy;
   cached_stores.streaming_store_elements = int64_t{1} << 50;
   auto add_cached = Sample(o.repeats, [&] {
     Check(elementwise::RunBinary(ctx, cached_stores, "Add", add, *plan, src, b.tensor().data<float>(), out));

@@ -89,7 +89,7 @@ def kernel_family(name, srcs, hdrs = [], deps = [], copts = [], local_defines = 
             "//native/registry",
             "//native/tuning:schema",
         ],
-        visibility = ["//visibility:public"],
+        visibility = ["//native:kernels_and_above"],
         **kwargs
     )
     family_manifest(
@@ -97,7 +97,7 @@ def kernel_family(name, srcs, hdrs = [], deps = [], copts = [], local_defines = 
         family = name,
         srcs = srcs + hdrs,
         deps = deps,
-        visibility = ["//visibility:public"],
+        visibility = ["//native:kernels_and_above"],
     )
 
 # Compiler flags per ISA level (native/core/cpu_features.h's Isa). kAvx2 is AVX2 + FMA +

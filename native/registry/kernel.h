@@ -15,7 +15,7 @@
 #include "native/core/tensor.h"
 #include "native/core/value.h"
 #include "native/executor/parallel_for.h"
-#include "native/registry/attribute.h"
+#include "native/graph/attribute.h"
 #include "native/tuning/schema.h"
 
 namespace onnx_light {

@@ -5,7 +5,7 @@
 // kernel_baseline benchmark (through onnx_light._native.run_kernel).
 //
 //   KernelRunner r("Add", 14);
-//   r.Input(a).Input(b).Tuning("parallel.minimum_elements", int64_t{1});
+//   r.Input(a).Input(b).Tuning(param::kMinimumElements, int64_t{1});
 //   OL_ASSIGN_OR_RETURN(KernelRunResult serial, r.Run(1));
 #pragma once
 

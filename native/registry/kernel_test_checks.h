@@ -20,26 +20,32 @@ inline std::vector<float> RandomFloats(int64_t n, uint32_t seed, float lo = -1.0
   return v;
 }
 
-// Runs the kernel serially, then with 2, 4 and 8 participants, expects every output to
-// be bit-identical to the serial one and returns the serial output 0 as a vector of T
-// (empty after a failure, which is already reported). Force the parallel path with
-// KernelTester::Tuning before calling.
+// The determinism check every family's tests use (DESIGN.md, executor: a deterministic
+// kernel gives bit-identical output for every participant count). It runs the kernel
+// serially, then with each of kCheckedParticipantCounts, then with kNestedParticipants
+// from inside an outer ParallelFor region (where the kernel's regions must run inline
+// and be recorded as nested), and expects every output bit-identical to the serial one.
+// It returns the serial outputs (empty after a failure, which is already reported); they
+// live as long as the tester. Force the parallel path with KernelTester::Tuning before
+// calling, or the parallel runs take the serial path and the check proves little.
+inline constexpr int kCheckedParticipantCounts[] = {2, 4, 8};
+inline constexpr int kNestedParticipants = 4;
+
+struct DeterminismOptions {
+  // Every run with more than one participant must open at least one region (the test
+  // forced the parallel path on work large enough to split).
+  bool expect_regions = false;
+};
+
+std::vector<Value> DeterministicOutputs(KernelTester& t, DeterminismOptions options = {});
+
+// DeterministicOutputs, then the serial output 0 as a vector of T after checking its shape.
 template <typename T>
 std::vector<T> SerialMatchesParticipants(KernelTester& t, const Shape& expected_shape) {
-  auto serial = t.Run(1);
-  EXPECT_TRUE(serial.ok()) << serial.status().ToString();
-  if (!serial.ok()) return {};
-  for (int threads : {2, 4, 8}) {
-    auto parallel = t.Run(threads);
-    EXPECT_TRUE(parallel.ok()) << parallel.status().ToString();
-    if (!parallel.ok()) continue;
-    for (size_t i = 0; i < serial->size(); ++i) {
-      ExpectIdentical(serial->at(i), parallel->at(i),
-                      "output " + std::to_string(i) + ", threads=" + std::to_string(threads));
-    }
-  }
-  EXPECT_EQ(serial->at(0).tensor().shape(), expected_shape);
-  return ToVector<T>(serial->at(0).tensor());
+  const std::vector<Value> serial = DeterministicOutputs(t);
+  if (serial.empty()) return {};
+  EXPECT_EQ(serial.at(0).tensor().shape(), expected_shape);
+  return ToVector<T>(serial.at(0).tensor());
 }
 
 }  // namespace testing

@@ -5,7 +5,7 @@
 //
 //   KernelTester t("Add", 14);
 //   t.Input(MakeTensor<float>({2, 3}, {...})).Input(MakeTensor<float>({3}, {...}));
-//   t.Tuning("parallel.minimum_elements", int64_t{1});  // force the parallel path
+//   t.Tuning(param::kMinimumElements, int64_t{1});  // force the parallel path
 //   auto serial = t.Run(1);  auto four = t.Run(4);
 //   ExpectIdentical(serial->at(0), four->at(0));
 //

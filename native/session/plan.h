@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "native/registry/kernel.h"
-#include "native/session/graph.h"
+#include "native/graph/graph.h"
 #include "native/tuning/schema.h"
 
 namespace onnx_light {

@@ -15,7 +15,7 @@
 #include "native/executor/cpu_execution_policy.h"
 #include "native/executor/cpu_executor.h"
 #include "native/executor/region_events.h"
-#include "native/session/graph.h"
+#include "native/graph/graph.h"
 #include "native/tuning/schema.h"
 
 namespace onnx_light {

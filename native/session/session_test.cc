@@ -382,7 +382,7 @@ class FixedTuning : public TuningSource {
  public:
   ResolvedTuning Resolve(std::shared_ptr<const KernelTuningSchema> schema) const override {
     ResolvedTuning r = ResolvedTuning::Defaults(schema);
-    EXPECT_TRUE(r.Set("parallel.minimum_elements", int64_t{7}, ValueSource::kExactMachine).ok());
+    EXPECT_TRUE(r.Set(param::kMinimumElements, int64_t{7}, ValueSource::kExactMachine).ok());
     return r;
   }
 };
@@ -395,7 +395,7 @@ TEST(SessionTest, ReportsWhereEachTuningValueCameFrom) {
   auto report = defaults->TuningReport();
   ASSERT_EQ(report.size(), 2u);
   EXPECT_EQ(report[0].node, "TestAdd node 'add0'");
-  EXPECT_EQ(report[0].parameter, "parallel.minimum_elements");
+  EXPECT_EQ(report[0].parameter, param::kMinimumElements);
   EXPECT_EQ(report[0].value, "65536");
   EXPECT_EQ(report[0].source, ValueSource::kPortableDefault);
 

@@ -14,7 +14,7 @@ namespace {
 class TestAdd : public OpKernel {
  public:
   Status Init(const KernelInfo& info) {
-    OL_ASSIGN_OR_RETURN(minimum_elements_, info.tuning().Int64("parallel.minimum_elements"));
+    OL_ASSIGN_OR_RETURN(minimum_elements_, info.tuning().Int64(param::kMinimumElements));
     return Status::Ok();
   }
   Status Compute(KernelContext& ctx) override {

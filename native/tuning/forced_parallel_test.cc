@@ -13,7 +13,7 @@ std::shared_ptr<const KernelTuningSchema> TestSchema() {
     s.key.element_type = "float";
     s.key.family = "forced_parallel_test";
     s.params = {MinimumElementsParam(32768),
-                ParamSpec::Int64("parallel.grain_rows", 64, 4, 1 << 20, "rows per block"),
+                ParamSpec::Int64(param::kBlockRows, 64, 4, 1 << 20, "rows per block"),
                 ParamSpec::Double("parallel.work_ratio", 0.75, 0.125, 4.0, "work per participant"),
                 ParamSpec::Bool("parallel.enabled", true, "not a threshold: left alone"),
                 ParamSpec::Int64("algorithm.tile", 16, 1, 256, "not parallel: left alone"),
@@ -27,10 +27,10 @@ std::shared_ptr<const KernelTuningSchema> TestSchema() {
 TEST(ForcedParallelTuningTest, EveryParallelThresholdResolvesToItsMinimumAsAnExplicitValue) {
   ForcedParallelTuning forced;
   ResolvedTuning r = forced.Resolve(TestSchema());
-  EXPECT_EQ(*r.Int64("parallel.minimum_elements"), 1);
-  EXPECT_EQ(*r.Int64("parallel.grain_rows"), 4);
+  EXPECT_EQ(*r.Int64(param::kMinimumElements), 1);
+  EXPECT_EQ(*r.Int64(param::kBlockRows), 4);
   EXPECT_EQ(*r.Double("parallel.work_ratio"), 0.125);
-  EXPECT_EQ(r.SourceOf("parallel.grain_rows"), ValueSource::kExplicitProfile);
+  EXPECT_EQ(r.SourceOf(param::kBlockRows), ValueSource::kExplicitProfile);
   EXPECT_EQ(r.SourceOf("parallel.work_ratio"), ValueSource::kExplicitProfile);
 }
 

@@ -127,12 +127,23 @@ ParamSpec ParamSpec::Enum(std::string name, std::string d, std::vector<std::stri
 
 ParamSpec MinimumElementsParam(int64_t portable_default, std::string meaning) {
   if (meaning.empty()) meaning = "work units below which the kernel runs serially";
-  return ParamSpec::Int64("parallel.minimum_elements", portable_default, 1, int64_t{1} << 50, std::move(meaning));
+  return ParamSpec::Int64(param::kMinimumElements, portable_default, 1, int64_t{1} << 50, std::move(meaning));
 }
 
 std::string SchemaKey::ToString() const {
   return StrCat(library, "/", domain.empty() ? "ai.onnx" : domain, "/", op, "/", element_type, "/", family, "@",
                 tuning_abi);
+}
+
+int SchemaKeyAbi(const std::string& schema_key) {
+  const size_t at = schema_key.rfind('@');
+  if (at == std::string::npos || at + 1 == schema_key.size() || schema_key.size() - at > 10) return -1;
+  int abi = 0;
+  for (size_t i = at + 1; i < schema_key.size(); ++i) {
+    if (schema_key[i] < '0' || schema_key[i] > '9') return -1;
+    abi = abi * 10 + (schema_key[i] - '0');
+  }
+  return abi;
 }
 
 const ParamSpec* KernelTuningSchema::Find(const std::string& name) const {

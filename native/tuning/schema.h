@@ -18,7 +18,9 @@ namespace onnx_light {
 
 // Bumped when the meaning of any persisted tuning value changes; profiles written under
 // another ABI are reported as stale and ignored.
-inline constexpr int kTuningAbi = 1;
+// 2: one block parameter per unit (parallel.grain_elements, parallel.grain and
+// parallel.grain_rows became parallel.block_elements and parallel.block_rows).
+inline constexpr int kTuningAbi = 2;
 
 enum class ParamType { kInt64, kDouble, kBool, kEnum };
 const char* ParamTypeName(ParamType type);
@@ -47,6 +49,20 @@ struct ParamSpec {
                         std::string meaning);
 };
 
+// Parameter names kernels share, spelled once (a kernel reads and declares them through
+// these constants, never as literals). A block parameter names the unit it counts.
+namespace param {
+inline constexpr char kMinimumElements[] = "parallel.minimum_elements";  // serial below this much work
+inline constexpr char kMinimumMultiplyAdds[] = "parallel.minimum_multiply_adds";
+inline constexpr char kMinimumTasks[] = "parallel.minimum_tasks";
+inline constexpr char kMinimumRowReads[] = "parallel.minimum_row_reads";
+inline constexpr char kDepthwiseMinimumMultiplyAdds[] = "parallel.depthwise_minimum_multiply_adds";
+inline constexpr char kBlockElements[] = "parallel.block_elements";           // block size in elements
+inline constexpr char kBlockRows[] = "parallel.block_rows";                   // block size in rows
+inline constexpr char kBlockMultiplyAdds[] = "parallel.block_multiply_adds";  // block size in multiply-adds
+inline constexpr char kTreeSplitRows[] = "parallel.tree_split_rows";
+}  // namespace param
+
 // The parameter every payload-scale kernel declares: below this many work units the
 // kernel runs its serial implementation.
 ParamSpec MinimumElementsParam(int64_t portable_default, std::string meaning = "");
@@ -59,10 +75,13 @@ struct SchemaKey {
   std::string family;        // implementation family (the Bazel kernel_family)
   int tuning_abi = kTuningAbi;
 
-  std::string ToString() const;  // "onnx_light/ai.onnx/Add/float/math.binary@1"
+  std::string ToString() const;  // "onnx_light/ai.onnx/Add/float/math.binary@2"
   bool operator<(const SchemaKey& o) const { return ToString() < o.ToString(); }
   bool operator==(const SchemaKey& o) const { return ToString() == o.ToString(); }
 };
+
+// The tuning ABI a schema key string ends with ("...@2" -> 2); -1 when it has none.
+int SchemaKeyAbi(const std::string& schema_key);
 
 struct KernelTuningSchema {
   SchemaKey key;

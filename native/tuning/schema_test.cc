@@ -31,11 +31,11 @@ TEST(ParamSpec, ChecksTypesAndBounds) {
 
 TEST(ResolvedTuning, DefaultsAndOverrides) {
   ResolvedTuning r = ResolvedTuning::Defaults(Schema());
-  EXPECT_EQ(*r.Int64("parallel.minimum_elements"), 32768);
-  EXPECT_EQ(r.SourceOf("parallel.minimum_elements"), ValueSource::kPortableDefault);
-  EXPECT_TRUE(r.Set("parallel.minimum_elements", int64_t{1000}, ValueSource::kExactMachine).ok());
-  EXPECT_EQ(*r.Int64("parallel.minimum_elements"), 1000);
-  EXPECT_EQ(r.SourceOf("parallel.minimum_elements"), ValueSource::kExactMachine);
+  EXPECT_EQ(*r.Int64(param::kMinimumElements), 32768);
+  EXPECT_EQ(r.SourceOf(param::kMinimumElements), ValueSource::kPortableDefault);
+  EXPECT_TRUE(r.Set(param::kMinimumElements, int64_t{1000}, ValueSource::kExactMachine).ok());
+  EXPECT_EQ(*r.Int64(param::kMinimumElements), 1000);
+  EXPECT_EQ(r.SourceOf(param::kMinimumElements), ValueSource::kExactMachine);
   EXPECT_EQ(r.Set("nope", int64_t{1}, ValueSource::kExactMachine).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(r.Set("algorithm.pack_b", 3.0, ValueSource::kExactMachine).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(r.Int64("algorithm.pack_b").status().code(), StatusCode::kInternal);  // wrong type read
@@ -53,7 +53,7 @@ TEST(TuningSchemaRegistry, RejectsDuplicatesAndBadDefaults) {
   bad.params[0].portable_default = int64_t{0};  // below its minimum
   EXPECT_EQ(registry.Register(bad).code(), StatusCode::kInvalidArgument);
   EXPECT_NE(registry.Find(s.key), nullptr);
-  EXPECT_EQ(s.key.ToString(), "onnx_light/ai.onnx/Add/float/math@1");
+  EXPECT_EQ(s.key.ToString(), "onnx_light/ai.onnx/Add/float/math@2");
 }
 
 }  // namespace

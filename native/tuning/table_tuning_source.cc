@@ -11,7 +11,14 @@ Status TableTuningSource::Add(const std::string& schema_key, const std::string& 
   for (const auto& candidate : TuningSchemaRegistry::Global().All()) {
     if (candidate->key.ToString() == schema_key) schema = candidate;
   }
-  if (!schema) return InvalidArgument("no tuning schema '", schema_key, "' is registered in this build");
+  if (!schema) {
+    const int abi = SchemaKeyAbi(schema_key);
+    if (abi >= 0 && abi != kTuningAbi) {
+      return InvalidArgument("tuning schema key '", schema_key, "' is of tuning ABI ", abi, ", this build uses ",
+                             kTuningAbi, ": a stale profile value (its parameter names may no longer exist)");
+    }
+    return InvalidArgument("no tuning schema '", schema_key, "' is registered in this build");
+  }
   const ParamSpec* spec = schema->Find(param);
   if (spec == nullptr) {
     std::string known;

@@ -9,7 +9,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "native/loader/model_loader.h"
-#include "native/session/graph.h"
+#include "native/graph/graph.h"
 #include "python/native_module/bindings.h"
 
 namespace nb = nanobind;

@@ -19,7 +19,7 @@
 
 #include "native/core/cpu_features.h"
 #include "native/registry/kernel_runner.h"
-#include "native/tuning/calibrators.h"
+#include "native/kernels/common/calibrators/calibrators.h"
 #include "native/tuning/forced_parallel.h"
 #include "native/tuning/processor.h"
 #include "native/tuning/table_tuning_source.h"

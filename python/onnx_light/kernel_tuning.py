@@ -14,6 +14,7 @@ tier each stored profile belongs to.
 
 import dataclasses
 import os
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -35,6 +36,7 @@ from onnx_light.tuning_profiles import (  # noqa: F401  (re-exported)
     Profile,
     ProfileError,
     default_profile_path,
+    key_abi,
     now_utc,
     parse_document,
     profile_from_json,
@@ -182,6 +184,15 @@ def build_tuning_source(
     reports = []
     if isinstance(explicit, dict):
         for key, values in explicit.items():
+            abi = key_abi(key)
+            if abi is not None and abi != TUNING_ABI:
+                # Values of another ABI may name parameters that no longer exist (or mean
+                # something else): ignored, loudly, like a stale stored profile.
+                warnings.warn(
+                    f"explicit values for {key}: tuning ABI {abi}, this build uses {TUNING_ABI}; ignored as stale",
+                    stacklevel=2,
+                )
+                continue
             if not isinstance(values, dict):
                 raise ProfileError(
                     f"explicit values for {key}: expected a dict of parameter -> value, got {type(values).__name__}"

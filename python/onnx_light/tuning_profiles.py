@@ -196,6 +196,12 @@ def save_profiles(path: str, profiles: list[Profile]) -> int:
         return len(merged)
 
 
+def key_abi(schema_key: str) -> int | None:
+    """The tuning ABI a schema key ends with ("...@2" -> 2); None when it has none."""
+    _, at, abi = schema_key.rpartition("@")
+    return int(abi) if at and abi.isdigit() else None
+
+
 def tier_for(
     profile: Profile, processor: dict[str, Any], execution: dict[str, Any], abi: int
 ) -> tuple[str, str | None, str]:

@@ -25,8 +25,9 @@ import onnx_light  # noqa: E402
 from onnx_light import _native  # noqa: E402
 from onnx_light import kernel_tuning as kt  # noqa: E402
 
-KEY = "onnx_light/test.tuning/TestScale/float/tuning_test_kernels@1"
+KEY = f"onnx_light/test.tuning/TestScale/float/tuning_test_kernels@{_native.TUNING_ABI}"
 PARAM = "parallel.minimum_elements"
+NOPE = f"onnx_light/ai.onnx/Nope/float/x@{_native.TUNING_ABI}"
 
 
 def test_the_test_kernels_are_linked():
@@ -56,7 +57,7 @@ def test_current_values_are_portable_defaults_without_profiles():
     rows = [r for r in kt.current_values() if r["schema_key"] == KEY]
     assert {r["param"]: (r["value"], r["source"]) for r in rows} == {
         PARAM: (32768, "portable_default"),
-        "parallel.grain": (1024, "portable_default"),
+        "parallel.block_elements": (1024, "portable_default"),
     }
 
 
@@ -69,7 +70,7 @@ def test_current_values_are_portable_defaults_without_profiles():
         (KEY, PARAM, 0, r"outside \[1, "),
         (KEY, PARAM, 2**70, "does not fit int64"),
         (KEY, "parallel.minimum_element", 5, "unknown tuning parameter 'parallel.minimum_element'"),
-        ("onnx_light/ai.onnx/Nope/float/x@1", PARAM, 5, "no tuning schema 'onnx_light/ai.onnx/Nope/float/x@1'"),
+        (NOPE, PARAM, 5, f"no tuning schema '{NOPE}'"),
         (KEY, PARAM, [1], "must be int, float, bool or str"),
     ],
 )
@@ -136,6 +137,43 @@ def test_other_thread_count_and_stale_abi_are_classified(tmp_path):
     assert kt.tuning_source(path, num_threads=2).resolve(KEY)[PARAM] == (32768, "portable_default")
 
 
+# A profile of the previous tuning ABI: its key carries the old suffix and its values the
+# old parameter names (ABI 1 spelled the element block "parallel.grain_elements" or
+# "parallel.grain"). It must be reported stale, naming both ABIs, and never applied.
+OLD_ABI = _native.TUNING_ABI - 1
+OLD_KEY = KEY.rsplit("@", 1)[0] + f"@{OLD_ABI}"
+
+
+def old_abi_profile(processor, threads):
+    profile = make_profile(processor, threads, 1, abi=OLD_ABI, key=OLD_KEY)
+    profile.values["parallel.grain"] = 64
+    return profile
+
+
+def test_a_profile_of_the_old_abi_is_reported_stale_and_ignored_by_the_session(tmp_path):
+    path = str(tmp_path / "old.json")
+    kt.save_profiles(path, [old_abi_profile(kt.host_processor(), kt.execution_descriptor(2)["threads"])])
+    stale = f"tuning ABI {OLD_ABI}, this build uses {_native.TUNING_ABI}"
+    for explicit in (False, True):  # the machine's document, or the same document given explicitly
+        source, reports = (
+            kt.build_tuning_source(None, explicit=path, num_threads=2)
+            if explicit
+            else kt.build_tuning_source(path, num_threads=2)
+        )
+        assert [(p.schema_key, p.status, p.reason) for p in reports[0].profiles] == [(OLD_KEY, kt.STALE_ABI, stale)]
+        assert source.resolve(KEY)[PARAM] == (32768, "portable_default")
+        x = (np.arange(20000) % 7).astype(np.float32)  # serial at the default threshold; the stale 1 would split it
+        ran = kt.run_kernel("TestScale", [x], opset=1, domain="test.tuning", num_threads=2, tuning_source=source)
+        assert ran["regions"] == []
+        np.testing.assert_array_equal(ran["outputs"][0], 2 * x + 1)
+
+
+def test_explicit_values_of_the_old_abi_are_ignored_with_a_warning():
+    with pytest.warns(UserWarning, match=f"{OLD_KEY}: tuning ABI {OLD_ABI}, this build uses {_native.TUNING_ABI}"):
+        source = kt.tuning_source(profiles_path=None, explicit={OLD_KEY: {PARAM: 1, "parallel.grain": 64}})
+    assert source.resolve(KEY)[PARAM] == (32768, "portable_default")
+
+
 def test_invalid_profiles_are_reported_not_applied(tmp_path):
     host = kt.host_processor()
     good = make_profile(host, 2, 4096).to_json()
@@ -183,7 +221,7 @@ def test_an_explicit_profile_with_a_value_its_schema_refuses_raises(tmp_path, va
     "values,message",
     [
         ({PARAM: "many"}, "is int64; got a string"),
-        ({PARAM: 4096, "parallel.grain": 0.5}, "is int64; got a double"),
+        ({PARAM: 4096, "parallel.block_elements": 0.5}, "is int64; got a double"),
     ],
     ids=["string", "second_value_double"],
 )
@@ -195,12 +233,12 @@ def test_explicit_dict_values_are_checked_all_before_any_is_added(values, messag
 def test_a_stored_profile_with_one_bad_value_is_applied_not_at_all(tmp_path):
     # All or nothing: the good first value must not reach the session without the second.
     profile = make_profile(kt.host_processor(), 2, 4096)
-    profile.values["parallel.grain"] = "wide"
+    profile.values["parallel.block_elements"] = "wide"
     path = str(tmp_path / "p.json")
     kt.save_profiles(path, [profile])
     source, reports = kt.build_tuning_source(path, num_threads=2)
     assert [p.status for p in reports[0].profiles] == [kt.INVALID]
-    assert "$.profiles[0].values.parallel.grain" in reports[0].profiles[0].reason
+    assert "$.profiles[0].values.parallel.block_elements" in reports[0].profiles[0].reason
     assert source.resolve(KEY)[PARAM] == (32768, "portable_default")
 
 

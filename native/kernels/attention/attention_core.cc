@@ -321,7 +321,7 @@ constexpr int64_t kDefaultQueryTileRows = 64;
 
 std::vector<ParamSpec> AttentionTuningSpecs() {
   return {
-      ParamSpec::Int64("parallel.minimum_multiply_adds", kDefaultMinimumMultiplyAdds, 1, int64_t{1} << 50,
+      ParamSpec::Int64(param::kMinimumMultiplyAdds, kDefaultMinimumMultiplyAdds, 1, int64_t{1} << 50,
                        "QK^T plus PV multiply-adds below which the node runs serially"),
       ParamSpec::Int64("algorithm.query_tile_rows", kDefaultQueryTileRows, 1, 4096,
                        "query rows per task (score scratch per participant = rows x kv_seq)"),
@@ -330,7 +330,7 @@ std::vector<ParamSpec> AttentionTuningSpecs() {
 
 StatusOr<AttentionTuning> ReadAttentionTuning(const KernelInfo& info) {
   AttentionTuning t;
-  OL_ASSIGN_OR_RETURN(t.minimum_multiply_adds, info.tuning().Int64("parallel.minimum_multiply_adds"));
+  OL_ASSIGN_OR_RETURN(t.minimum_multiply_adds, info.tuning().Int64(param::kMinimumMultiplyAdds));
   OL_ASSIGN_OR_RETURN(t.query_tile_rows, info.tuning().Int64("algorithm.query_tile_rows"));
   return t;
 }

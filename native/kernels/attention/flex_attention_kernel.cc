@@ -65,7 +65,7 @@ class FlexAttentionKernel : public OpKernel {
       OL_ASSIGN_OR_RETURN(prob_mod_, info.GetGraph("prob_mod"));
     }
     OL_ASSIGN_OR_RETURN(tuning_, ReadAttentionTuning(info));
-    OL_ASSIGN_OR_RETURN(softmax_minimum_elements_, info.tuning().Int64("parallel.minimum_elements"));
+    OL_ASSIGN_OR_RETURN(softmax_minimum_elements_, info.tuning().Int64(param::kMinimumElements));
     return Status::Ok();
   }
 

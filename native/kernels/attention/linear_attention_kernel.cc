@@ -107,7 +107,7 @@ class LinearAttentionKernel : public OpKernel {
       return InvalidArgument(info.Where(), ": q_num_heads (", q_heads_,
                              ") must be a positive multiple of kv_num_heads (", kv_heads_, ")");
     }
-    OL_ASSIGN_OR_RETURN(minimum_multiply_adds_, info.tuning().Int64("parallel.minimum_multiply_adds"));
+    OL_ASSIGN_OR_RETURN(minimum_multiply_adds_, info.tuning().Int64(param::kMinimumMultiplyAdds));
     return Status::Ok();
   }
 
@@ -201,7 +201,7 @@ OL_REGISTER_KERNELS(linear_attention) {
   Kernel("LinearAttention")
       .Opsets({Since(27, TypeList<float, Float16, BFloat16>{})})
       // Same cost model as Attention's threshold (attention_core.cc).
-      .Tuning({ParamSpec::Int64("parallel.minimum_multiply_adds", int64_t{1} << 22, 1, int64_t{1} << 50,
+      .Tuning({ParamSpec::Int64(param::kMinimumMultiplyAdds, int64_t{1} << 22, 1, int64_t{1} << 50,
                                 "state update and read multiply-adds below which heads run serially")})
       .Factory(MakeKernel<LinearAttentionKernel>())
       .AddTo(registry);

@@ -63,7 +63,7 @@ class RotaryEmbeddingKernel : public OpKernel {
     if (num_heads_ < 0 || rotary_dim_ < 0) {
       return InvalidArgument(info.Where(), ": num_heads and rotary_embedding_dim must be >= 0");
     }
-    OL_ASSIGN_OR_RETURN(minimum_elements_, info.tuning().Int64("parallel.minimum_elements"));
+    OL_ASSIGN_OR_RETURN(minimum_elements_, info.tuning().Int64(param::kMinimumElements));
     return Status::Ok();
   }
 

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "native/kernels/common/kernel_registration.h"
-#include "native/kernels/elementwise/parallel_blocks.h"
+#include "native/kernels/elementwise/elementwise_policy.h"
 #include "native/kernels/tensor/onnx_types.h"
 
 namespace onnx_light {
@@ -51,7 +51,7 @@ class BitCastKernel : public OpKernel {
     const uint8_t mask = static_cast<uint8_t>((1u << bits) - 1u);
     const bool sign_extend = IsSignedSubByte(to_);
     const bool to_bool = to_ == DataType::kBool;
-    return elementwise::RunBlocks(ctx, policy_, "BitCast", x->num_elements(), [&](int64_t begin, int64_t end) {
+    return policy_.Run(ctx, "BitCast", x->num_elements(), [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) {
         const uint8_t v = in[i] & mask;
         if (to_bool) {
@@ -68,7 +68,7 @@ class BitCastKernel : public OpKernel {
  private:
   std::string where_;
   DataType to_ = DataType::kUndefined;
-  elementwise::BlockPolicy policy_;
+  elementwise::ElementwisePolicy policy_;
 };
 
 OL_REGISTER_KERNELS(bitcast) {

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "native/registry/kernel_test_util.h"
+#include "native/registry/kernel_test_checks.h"
 
 namespace onnx_light {
 namespace {
@@ -14,17 +14,11 @@ using testing::KernelTester;
 using testing::MakeTensor;
 using testing::ToVector;
 
+// The serial output 0, after the determinism check with the parallel path forced.
 Value RunAllCounts(KernelTester& t) {
-  t.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.block_elements", int64_t{64});
-  auto serial = t.Run(1);
-  EXPECT_TRUE(serial.ok()) << serial.status().ToString();
-  if (!serial.ok()) return Value();
-  for (int threads : {2, 4, 8}) {
-    auto parallel = t.Run(threads);
-    EXPECT_TRUE(parallel.ok()) << parallel.status().ToString();
-    if (parallel.ok()) ExpectIdentical(serial->at(0), parallel->at(0), "threads=" + std::to_string(threads));
-  }
-  return serial->at(0);
+  t.Tuning(param::kMinimumElements, int64_t{1}).Tuning(param::kBlockElements, int64_t{64});
+  const std::vector<Value> serial = testing::DeterministicOutputs(t);
+  return serial.empty() ? Value() : serial.at(0);
 }
 
 TEST(BitCastTest, FloatBitsAsInt32) {

@@ -60,7 +60,7 @@ TEST(KernelRegistration, NamedFieldsReachEveryDef) {
                                           .SinceVersions({9, 16})
                                           .DispatchInput(1)
                                           .OutputMayOverwriteInput(1)
-                                          .Tuning({ParamSpec::Int64("parallel.grain", 64, 1, 1 << 20, "grain")})
+                                          .Tuning({ParamSpec::Int64(param::kBlockElements, 64, 1, 1 << 20, "block")})
                                           .Calibratable()
                                           .Defs();
   ASSERT_EQ(defs.size(), 2u);
@@ -69,7 +69,7 @@ TEST(KernelRegistration, NamedFieldsReachEveryDef) {
     EXPECT_EQ(d.dispatch_input, 1);
     EXPECT_EQ(d.output_may_overwrite_input, 1);
     ASSERT_EQ(d.tuning.size(), 1u);
-    EXPECT_EQ(d.tuning[0].name, "parallel.grain");
+    EXPECT_EQ(d.tuning[0].name, param::kBlockElements);
     EXPECT_TRUE(d.calibratable);
   }
 }

@@ -158,7 +158,7 @@ class ParallelEverywhere : public TuningSource {
  public:
   ResolvedTuning Resolve(std::shared_ptr<const KernelTuningSchema> schema) const override {
     ResolvedTuning r = ResolvedTuning::Defaults(schema);
-    EXPECT_TRUE(r.Set("parallel.minimum_elements", int64_t{1}, ValueSource::kExplicitProfile).ok());
+    EXPECT_TRUE(r.Set(param::kMinimumElements, int64_t{1}, ValueSource::kExplicitProfile).ok());
     return r;
   }
 };

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "native/registry/kernel.h"
-#include "native/session/graph.h"
+#include "native/graph/graph.h"
 
 namespace onnx_light {
 namespace controlflow {

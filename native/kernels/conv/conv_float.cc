@@ -183,8 +183,8 @@ Status GemmConv(KernelContext& ctx, const ConvGeometry& cg, const float* x, cons
 
 std::vector<ParamSpec> ConvTuningParams() {
   std::vector<ParamSpec> params = gemm::GemmTuningParams();
-  params.push_back(ParamSpec::Int64("parallel.depthwise_minimum_multiply_adds",
-                                    ConvTuning{}.depthwise_minimum_multiply_adds, 1, int64_t{1} << 50,
+  params.push_back(ParamSpec::Int64(param::kDepthwiseMinimumMultiplyAdds, ConvTuning{}.depthwise_minimum_multiply_adds,
+                                    1, int64_t{1} << 50,
                                     "multiply-adds below which a depthwise-style convolution (one input channel "
                                     "per group) runs serially"));
   return params;
@@ -193,7 +193,7 @@ std::vector<ParamSpec> ConvTuningParams() {
 StatusOr<ConvTuning> ReadConvTuning(const ResolvedTuning& tuning) {
   ConvTuning t;
   OL_ASSIGN_OR_RETURN(t.gemm, gemm::ReadGemmTuning(tuning));
-  OL_ASSIGN_OR_RETURN(t.depthwise_minimum_multiply_adds, tuning.Int64("parallel.depthwise_minimum_multiply_adds"));
+  OL_ASSIGN_OR_RETURN(t.depthwise_minimum_multiply_adds, tuning.Int64(param::kDepthwiseMinimumMultiplyAdds));
   return t;
 }
 

@@ -94,8 +94,8 @@ std::vector<double> ReferenceConv(const ConvCase& c, const std::vector<float>& x
 // Thresholds forced low so that every participant count takes the parallel paths (Conv
 // also has the depthwise threshold; ConvTranspose's schema lacks it).
 void ForceParallel(KernelTester& t, bool conv) {
-  t.Tuning("parallel.minimum_tasks", int64_t{1});
-  if (conv) t.Tuning("parallel.depthwise_minimum_multiply_adds", int64_t{1});
+  t.Tuning(param::kMinimumTasks, int64_t{1});
+  if (conv) t.Tuning(param::kDepthwiseMinimumMultiplyAdds, int64_t{1});
 }
 
 bool BitIdentical(const std::vector<float>& a, const std::vector<float>& b) {
@@ -333,7 +333,7 @@ KernelRunResult RunSquareConv(KernelTester& t, int64_t side, int64_t out_channel
   t.Input(MakeTensor<float>({1, 16, side, side}, Random(16 * side * side, 1)))
       .Input(MakeTensor<float>({out_channels, 16, 3, 3}, Random(out_channels * 16 * 9, 2)))
       .Attr("pads", std::vector<int64_t>{1, 1, 1, 1})
-      .Tuning("parallel.minimum_tasks", int64_t{1});
+      .Tuning(param::kMinimumTasks, int64_t{1});
   auto run = t.RunWithDetails(8);
   EXPECT_TRUE(run.ok()) << run.status().ToString();
   if (!run.ok()) return {};
@@ -382,7 +382,7 @@ TEST(Conv, ImplicitGemmScratchIsThePaddedInput) {
   batch.Input(MakeTensor<float>({4, 16, 40, 40}, Random(4 * 16 * 40 * 40, 1)))
       .Input(MakeTensor<float>({32, 16, 3, 3}, Random(32 * 16 * 9, 2)))
       .Attr("pads", std::vector<int64_t>{1, 1, 1, 1})
-      .Tuning("parallel.minimum_tasks", int64_t{1});
+      .Tuning(param::kMinimumTasks, int64_t{1});
   auto run = batch.RunWithDetails(2);
   ASSERT_TRUE(run.ok()) << run.status().ToString();
   EXPECT_LE(run->peak_scratch, 16 * 42 * 42 * 4 + 32 * 144 * 4 + 144 * 8 + 3 * 64);

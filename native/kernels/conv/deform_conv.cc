@@ -37,7 +37,7 @@ class DeformConvKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(offset_group_, info.GetInt("offset_group", 1));
     if (offset_group_ < 1) return InvalidArgument(info.Where(), ": offset_group must be >= 1, got ", offset_group_);
     OL_ASSIGN_OR_RETURN(gemm_, gemm::ReadGemmTuning(info.tuning()));
-    OL_ASSIGN_OR_RETURN(minimum_samples_, info.tuning().Int64("parallel.minimum_elements"));
+    OL_ASSIGN_OR_RETURN(minimum_samples_, info.tuning().Int64(param::kMinimumElements));
     return Status::Ok();
   }
 

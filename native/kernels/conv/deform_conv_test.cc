@@ -22,7 +22,7 @@ KernelTester DeformConv(const std::vector<float>& offset, const std::vector<floa
   if (mask != nullptr) t.Input(MakeTensor<float>({1, offset_group * kTaps, kOutH, kOutW}, *mask));
   t.Attr("group", int64_t{2}).Attr("offset_group", offset_group).Attr("pads", std::vector<int64_t>{1, 1, 1, 1});
   t.Attr("kernel_shape", std::vector<int64_t>{3, 3});
-  t.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.minimum_tasks", int64_t{1});
+  t.Tuning(param::kMinimumElements, int64_t{1}).Tuning(param::kMinimumTasks, int64_t{1});
   return t;
 }
 

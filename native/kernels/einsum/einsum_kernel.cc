@@ -2,16 +2,17 @@
 // broadcasting, diagonals, sums, outer products). Each output element is the in-order sum
 // over the contracted labels of the product of the inputs, accumulated in double for
 // floating types and with wrapping in 64 bits for integers; output elements are split
-// across participants (work_units.h), so results never depend on the participant count.
+// across participants (thresholded_parallel.h), so results never depend on the participant count.
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "native/kernels/common/kernel_registration.h"
+#include "native/kernels/common/thresholded_parallel.h"
+#include "native/kernels/einsum/einsum_plan.h"
 #include "native/kernels/common/type_dispatch.h"
 #include "native/kernels/einsum/einsum_plan.h"
 #include "native/kernels/tensor/onnx_types.h"
-#include "native/kernels/work_units/work_units.h"
 
 namespace onnx_light {
 namespace einsum {
@@ -83,7 +84,7 @@ class EinsumKernel : public OpKernel {
       for (const Tensor* t : inputs) data.push_back(t->data<T>());
       T* o = out->data<T>();
       const int64_t cost = plan.contraction_size * static_cast<int64_t>(inputs.size());
-      return RunWorkUnits(ctx, policy_, "Einsum", plan.output_size, cost, [&](int64_t begin, int64_t end) {
+      return policy_.Run(ctx.parallel(), "Einsum", plan.output_size, cost, [&](int64_t begin, int64_t end) {
         for (int64_t e = begin; e < end; ++e) o[e] = Store<T>(OutputElement<T>(plan, data, e));
       });
     });
@@ -122,7 +123,7 @@ class EinsumKernel : public OpKernel {
 
   std::string where_;
   std::string equation_;
-  WorkUnitPolicy policy_;
+  ThresholdedParallel policy_;
 };
 
 std::vector<DataType> EinsumTypesAt(int opset) {

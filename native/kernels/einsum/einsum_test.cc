@@ -16,7 +16,7 @@ using testing::ToVector;
 // Forces the parallel path, then checks serial against 2, 4 and 8 participants.
 template <typename T>
 std::vector<T> RunAllCounts(KernelTester& t, Shape expected_shape) {
-  t.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.block_multiply_adds", int64_t{1});
+  t.Tuning(param::kMinimumElements, int64_t{1}).Tuning(param::kBlockMultiplyAdds, int64_t{1});
   return testing::SerialMatchesParticipants<T>(t, expected_shape);
 }
 

@@ -16,7 +16,7 @@
 
 #include "native/kernels/elementwise/broadcast.h"
 #include "native/kernels/elementwise/element_types.h"
-#include "native/kernels/elementwise/parallel_blocks.h"
+#include "native/kernels/elementwise/elementwise_policy.h"
 #include "native/kernels/elementwise/registration.h"
 #include "native/registry/kernel.h"
 
@@ -51,10 +51,10 @@ void BinarySpan(const Op& op, const A* a, int64_t a_stride, const B* b, int64_t 
 
 // Writes op(a, b) broadcast by `plan` (two inputs) into out, in blocks.
 template <typename Op, typename A, typename B, typename O>
-Status RunBinary(const KernelContext& ctx, const BlockPolicy& policy, const char* label, const Op& op,
+Status RunBinary(const KernelContext& ctx, const ElementwisePolicy& policy, const char* label, const Op& op,
                  const BroadcastPlan& plan, const A* a, const B* b, O* out) {
   const bool stream = policy.Streams<O>(plan.output_size);
-  return RunBlocks(ctx, policy, label, plan.output_size, [&](int64_t begin, int64_t end) {
+  return policy.Run(ctx, label, plan.output_size, [&](int64_t begin, int64_t end) {
     ForEachRun(plan, begin, end, [&](int64_t o, const int64_t* offset, const int64_t* stride, int64_t n) {
       if constexpr (std::is_trivially_copyable_v<O>) {
         if (stream) {
@@ -129,7 +129,7 @@ class BinaryKernel : public OpKernel {
  private:
   std::string where_, label_;
   LegacyBroadcast legacy_;
-  BlockPolicy policy_;
+  ElementwisePolicy policy_;
   Op op_;
 };
 
@@ -181,7 +181,7 @@ class VariadicKernel : public OpKernel {
         OL_RETURN_IF_ERROR(RunBinary(ctx, policy_, label_.c_str(), op, p, left.data<T>(), inputs[i]->data<T>(), o));
       }
       if constexpr (Op::kHasFinish) {
-        return RunBlocks(ctx, policy_, label_.c_str(), out->num_elements(), [&](int64_t begin, int64_t end) {
+        return policy_.Run(ctx, label_.c_str(), out->num_elements(), [&](int64_t begin, int64_t end) {
           for (int64_t k = begin; k < end; ++k) o[k] = Store<T>(Op::Finish(Load(o[k]), n));
         });
       }
@@ -192,7 +192,7 @@ class VariadicKernel : public OpKernel {
  private:
   std::string where_, label_;
   bool same_shape_required_ = false;
-  BlockPolicy policy_;
+  ElementwisePolicy policy_;
 };
 
 // Registers BinaryKernel<Op> for `r` (Kernel(op) with its opset history), with what every

@@ -39,7 +39,7 @@ TEST(Add, NestedInsideAnotherRegion) {
   auto make = [&] {
     auto t = std::make_unique<KernelTester>("Add", 14);
     t->Input(MakeTensor<float>({n}, a)).Input(MakeTensor<float>({n}, b));
-    t->Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.block_elements", int64_t{64});
+    t->Tuning(param::kMinimumElements, int64_t{1}).Tuning(param::kBlockElements, int64_t{64});
     return t;
   };
   auto serial_tester = make();  // owns the allocator of the reference output

@@ -77,7 +77,7 @@ class PowKernel : public OpKernel {
  private:
   std::string where_;
   LegacyBroadcast legacy_;
-  BlockPolicy policy_;
+  ElementwisePolicy policy_;
 };
 
 OL_REGISTER_KERNELS(elementwise_pow) {

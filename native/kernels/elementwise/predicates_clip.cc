@@ -90,7 +90,7 @@ class ClipKernel : public OpKernel {
       OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, kDataTypeOf<T>, x->shape()));
       const T* in = x->data<T>();
       T* out = y->data<T>();
-      return RunBlocks(ctx, policy_, "Clip", x->num_elements(), [&](int64_t begin, int64_t end) {
+      return policy_.Run(ctx, "Clip", x->num_elements(), [&](int64_t begin, int64_t end) {
         for (int64_t i = begin; i < end; ++i) {
           const C v = Load(in[i]);
           const C low = v < lo ? lo : v;
@@ -121,7 +121,7 @@ class ClipKernel : public OpKernel {
   std::string where_;
   bool bounds_from_attributes_ = false;
   float attribute_min_ = 0, attribute_max_ = 0;
-  BlockPolicy policy_;
+  ElementwisePolicy policy_;
 };
 
 OL_REGISTER_KERNELS(elementwise_predicates_clip) {

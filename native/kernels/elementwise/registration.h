@@ -12,7 +12,7 @@
 
 #include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/elementwise/element_types.h"
-#include "native/kernels/elementwise/parallel_blocks.h"
+#include "native/kernels/elementwise/elementwise_policy.h"
 #include "native/registry/kernel.h"
 
 namespace onnx_light {

@@ -1,5 +1,5 @@
 // Shared by the elementwise tests: run a kernel serially and with its parallel path forced
-// on 2, 4 and 8 participants, expecting bit-identical outputs.
+// through the one determinism check (kernel_test_checks.h), expecting bit-identical outputs.
 #pragma once
 
 #include <cstdint>
@@ -8,41 +8,39 @@
 
 #include <gtest/gtest.h>
 
-#include "native/registry/kernel_test_util.h"
+#include "native/registry/kernel_test_checks.h"
 
 namespace onnx_light {
 namespace elementwise {
 namespace testing {
 
+using onnx_light::testing::DeterminismOptions;
+using onnx_light::testing::DeterministicOutputs;
 using onnx_light::testing::ExpectIdentical;
 using onnx_light::testing::KernelTester;
 using onnx_light::testing::MakeTensor;
 using onnx_light::testing::ToVector;
 
-// The serial output (participant count 1, default thresholds), after checking that the
-// forced-parallel runs (threshold 1, 64-element blocks) on 1, 2, 4 and 8 participants, and
-// runs with streaming stores forced, produce the same bytes.
+// The serial output (participant count 1, default thresholds), after the determinism
+// check (kernel_test_checks.h) with the parallel path forced (threshold 1, 64-element
+// blocks; every parallel run must open a region when there is more than one block), and
+// again with every output streamed out through non-temporal stores (also on an odd
+// participant count, 3), all giving the same bytes.
 inline Tensor RunAllCounts(KernelTester& tester) {
   auto serial = tester.Run(1);
   EXPECT_TRUE(serial.ok()) << serial.status().ToString();
   if (!serial.ok()) return Tensor();
-  tester.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.block_elements", int64_t{64});
-  for (int participants : {1, 2, 4, 8}) {
-    auto parallel = tester.RunWithDetails(participants);
-    EXPECT_TRUE(parallel.ok()) << parallel.status().ToString();
-    if (!parallel.ok()) continue;
-    ExpectIdentical(serial->at(0), parallel->outputs.at(0), "participants " + std::to_string(participants));
-    if (participants > 1 && serial->at(0).tensor().num_elements() > 64) {
-      EXPECT_FALSE(parallel->regions.empty()) << "the forced parallel path opened no region";
-    }
-  }
-  // The same with every output streamed out through non-temporal stores.
+  tester.Tuning(param::kMinimumElements, int64_t{1}).Tuning(param::kBlockElements, int64_t{64});
+  DeterminismOptions forced;
+  forced.expect_regions = serial->at(0).tensor().num_elements() > 64;
+  const std::vector<Value> parallel = DeterministicOutputs(tester, forced);
+  if (!parallel.empty()) ExpectIdentical(serial->at(0), parallel.at(0), "forced parallel path vs default thresholds");
   tester.Tuning("algorithm.streaming_store_elements", int64_t{1});
-  for (int participants : {1, 3}) {
-    auto streamed = tester.Run(participants);
-    EXPECT_TRUE(streamed.ok()) << streamed.status().ToString();
-    if (streamed.ok()) ExpectIdentical(serial->at(0), streamed->at(0), "streaming stores");
-  }
+  const std::vector<Value> streamed = DeterministicOutputs(tester);
+  if (!streamed.empty()) ExpectIdentical(serial->at(0), streamed.at(0), "streaming stores");
+  auto odd = tester.Run(3);
+  EXPECT_TRUE(odd.ok()) << odd.status().ToString();
+  if (odd.ok()) ExpectIdentical(serial->at(0), odd->at(0), "streaming stores, 3 participants");
   // A copy owned by the default allocator: the tester's allocator dies with the tester.
   auto copy = serial->at(0).tensor().Clone(Allocator::Default());
   EXPECT_TRUE(copy.ok()) << copy.status().ToString();

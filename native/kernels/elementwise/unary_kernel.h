@@ -14,7 +14,7 @@
 #include <type_traits>
 
 #include "native/kernels/elementwise/element_types.h"
-#include "native/kernels/elementwise/parallel_blocks.h"
+#include "native/kernels/elementwise/elementwise_policy.h"
 #include "native/kernels/elementwise/registration.h"
 #include "native/registry/kernel.h"
 
@@ -69,7 +69,7 @@ class UnaryKernel : public OpKernel {
       const T* in = x->data<T>();
       O* out = y->data<O>();
       const bool stream = policy_.Streams<O>(x->num_elements());
-      return RunBlocks(ctx, policy_, label_.c_str(), x->num_elements(), [&](int64_t begin, int64_t end) {
+      return policy_.Run(ctx, label_.c_str(), x->num_elements(), [&](int64_t begin, int64_t end) {
         if (stream) {
           WriteStreaming(out + begin, end - begin,
                          [&](O* buffer, int64_t k, int64_t count) { UnarySpan(op_, in + begin + k, buffer, count); });
@@ -82,7 +82,7 @@ class UnaryKernel : public OpKernel {
 
  private:
   std::string where_, label_;
-  BlockPolicy policy_;
+  ElementwisePolicy policy_;
   Op op_;
 };
 

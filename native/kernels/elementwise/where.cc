@@ -52,7 +52,7 @@ class WhereKernel : public OpKernel {
       const T* xs = x->data<T>();
       const T* ys = y->data<T>();
       T* o = out->data<T>();
-      return RunBlocks(ctx, policy_, "Where", plan.output_size, [&](int64_t begin, int64_t end) {
+      return policy_.Run(ctx, "Where", plan.output_size, [&](int64_t begin, int64_t end) {
         ForEachRun(plan, begin, end, [&](int64_t at, const int64_t* offset, const int64_t* stride, int64_t n) {
           WhereSpan(c + offset[0], stride[0], xs + offset[1], stride[1], ys + offset[2], stride[2], o + at, n);
         });
@@ -62,7 +62,7 @@ class WhereKernel : public OpKernel {
 
  private:
   std::string where_;
-  BlockPolicy policy_;
+  ElementwisePolicy policy_;
 };
 
 OL_REGISTER_KERNELS(elementwise_where) {

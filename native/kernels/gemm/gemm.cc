@@ -195,13 +195,13 @@ bool IsGemv(const GemmProblem& p) { return p.m == 1 || p.n == 1; }
 }  // namespace
 
 std::vector<ParamSpec> GemmTuningParams() {
-  return {ParamSpec::Int64("parallel.minimum_tasks", GemmTuning{}.parallel_minimum_tasks, 1, int64_t{1} << 40,
+  return {ParamSpec::Int64(param::kMinimumTasks, GemmTuning{}.parallel_minimum_tasks, 1, int64_t{1} << 40,
                            "work units (64x64x64 multiply-adds each) below which the product runs serially")};
 }
 
 StatusOr<GemmTuning> ReadGemmTuning(const ResolvedTuning& tuning) {
   GemmTuning t;
-  OL_ASSIGN_OR_RETURN(t.parallel_minimum_tasks, tuning.Int64("parallel.minimum_tasks"));
+  OL_ASSIGN_OR_RETURN(t.parallel_minimum_tasks, tuning.Int64(param::kMinimumTasks));
   return t;
 }
 

@@ -9,8 +9,6 @@ namespace onnx_light {
 namespace gemm {
 namespace {
 
-constexpr const char* kMinimumTasks = "parallel.minimum_tasks";
-
 // One op on one product at a time: the inputs are rebuilt when the size changes.
 class ProductRunner {
  public:
@@ -22,7 +20,7 @@ class ProductRunner {
   CandidateFn Candidate(int64_t threshold, int participants) {
     return [this, threshold, participants](int64_t units) -> StatusOr<CandidateRun> {
       OL_RETURN_IF_ERROR(Prepare(units));
-      runner_.ClearTuning().Tuning(kMinimumTasks, threshold);
+      runner_.ClearTuning().Tuning(param::kMinimumTasks, threshold);
       OL_ASSIGN_OR_RETURN(KernelRunResult r, runner_.Run(participants));
       return CandidateRun{r.allocator, std::move(r.outputs), r.compute_ns};
     };
@@ -70,8 +68,8 @@ ProductShape CalibrationShape(int64_t units) {
 StatusOr<CalibrationReport> DecideMinimumTasks(const KernelTuningSchema& schema, const CandidateFn& serial,
                                                const CandidateFn& parallel, CrossoverOptions search,
                                                BudgetAccount& account) {
-  const ParamSpec* spec = schema.Find(kMinimumTasks);
-  if (spec == nullptr) return InvalidArgument(schema.key.ToString(), " has no ", kMinimumTasks, " parameter");
+  const ParamSpec* spec = schema.Find(param::kMinimumTasks);
+  if (spec == nullptr) return InvalidArgument(schema.key.ToString(), " has no ", param::kMinimumTasks, " parameter");
   // The request's sizes count elements for the elementwise search; here a size is a
   // work unit, from the parameter's minimum up to a product of a few milliseconds.
   search.min_size = std::max<int64_t>(1, static_cast<int64_t>(spec->minimum));
@@ -87,9 +85,10 @@ StatusOr<CalibrationReport> DecideMinimumTasks(const KernelTuningSchema& schema,
   const ThresholdDecision decision = DecideThreshold(result, portable_default, search.harness.margin, "work units");
 
   CalibrationReport report;
-  report.choices.push_back({kMinimumTasks, spec->portable_default, decision.value, decision.changed, decision.reason});
+  report.choices.push_back(
+      {param::kMinimumTasks, spec->portable_default, decision.value, decision.changed, decision.reason});
   for (const ParamSpec& other : schema.params) {
-    if (other.name == kMinimumTasks) continue;
+    if (other.name == param::kMinimumTasks) continue;
     report.choices.push_back({other.name, other.portable_default, other.portable_default, false,
                               "not calibrated by the GEMM work-unit search: portable default kept", false});
   }
@@ -99,8 +98,8 @@ StatusOr<CalibrationReport> DecideMinimumTasks(const KernelTuningSchema& schema,
 
 StatusOr<CalibrationReport> CalibrateGemmTasks(const CalibrationRequest& request, BudgetAccount& account) {
   const KernelTuningSchema& schema = *request.schema;
-  const ParamSpec* spec = schema.Find(kMinimumTasks);
-  if (spec == nullptr) return InvalidArgument(schema.key.ToString(), " has no ", kMinimumTasks, " parameter");
+  const ParamSpec* spec = schema.Find(param::kMinimumTasks);
+  if (spec == nullptr) return InvalidArgument(schema.key.ToString(), " has no ", param::kMinimumTasks, " parameter");
   OL_ASSIGN_OR_RETURN(const KernelDef* def, DefForSchema(schema.key, request.opset_version));
   if (def->op != "MatMul" && def->op != "Gemm") {
     return NotImplemented("the GEMM calibrator runs MatMul and Gemm, not ", def->op, " (", schema.key.ToString(), ")");
@@ -112,7 +111,7 @@ StatusOr<CalibrationReport> CalibrateGemmTasks(const CalibrationRequest& request
                             problem.Candidate(1, account.budget().threads), request.search, account);
 }
 
-OL_REGISTER_CALIBRATOR(gemm_minimum_tasks, (CalibratorSelector{"", "gemm", kMinimumTasks}), CalibrateGemmTasks);
+OL_REGISTER_CALIBRATOR(gemm_minimum_tasks, (CalibratorSelector{"", "gemm", param::kMinimumTasks}), CalibrateGemmTasks);
 
 }  // namespace gemm
 }  // namespace onnx_light

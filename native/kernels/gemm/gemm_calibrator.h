@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "native/tuning/calibrators.h"
+#include "native/kernels/common/calibrators/calibrators.h"
 
 namespace onnx_light {
 namespace gemm {

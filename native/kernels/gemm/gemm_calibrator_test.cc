@@ -52,7 +52,7 @@ TEST(GemmCalibrator, MovesTheThresholdToAConfirmedCrossover) {
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   ASSERT_EQ(report->choices.size(), 1u);
   const ParameterChoice& c = report->choices[0];
-  EXPECT_EQ(c.name, "parallel.minimum_tasks");
+  EXPECT_EQ(c.name, param::kMinimumTasks);
   EXPECT_EQ(std::get<int64_t>(c.portable_default), GemmTuning{}.parallel_minimum_tasks);
   EXPECT_TRUE(c.changed) << c.reason;
   EXPECT_EQ(std::get<int64_t>(c.selected), 64);

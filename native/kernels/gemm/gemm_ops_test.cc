@@ -18,18 +18,10 @@ using testing::ToVector;
 
 std::vector<float> Random(int64_t n, uint32_t seed) { return testing::RandomFloats(n, seed); }
 
-// Runs serially and with 2, 4, 8 participants (parallel path forced); all must be identical.
+// The serial outputs, after the determinism check with the parallel path forced.
 std::vector<Value> RunAllCounts(KernelTester& t) {
-  t.Tuning("parallel.minimum_tasks", int64_t{1});
-  auto serial = t.Run(1);
-  EXPECT_TRUE(serial.ok()) << serial.status().ToString();
-  if (!serial.ok()) return {};
-  for (int threads : {2, 4, 8}) {
-    auto parallel = t.Run(threads);
-    EXPECT_TRUE(parallel.ok()) << parallel.status().ToString();
-    if (parallel.ok()) ExpectIdentical(serial->at(0), parallel->at(0), "participants=" + std::to_string(threads));
-  }
-  return *serial;
+  t.Tuning(param::kMinimumTasks, int64_t{1});
+  return testing::DeterministicOutputs(t);
 }
 
 // Y = alpha * op(A) op(B) + beta * C in double, C given as a function of (i, j).
@@ -181,7 +173,7 @@ TEST(MatMul, ScratchDoesNotGrowWithM) {
     const int64_t m = 512 << i, k = 96, n = 80;
     KernelTester t("MatMul", 13);
     t.Input(MakeTensor<float>({m, k}, Random(m * k, 1))).Input(MakeTensor<float>({k, n}, Random(k * n, 2)));
-    t.Tuning("parallel.minimum_tasks", int64_t{1});
+    t.Tuning(param::kMinimumTasks, int64_t{1});
     auto run = t.RunWithDetails(8);
     ASSERT_TRUE(run.ok()) << run.status().ToString();
     peaks[i] = run->peak_scratch;

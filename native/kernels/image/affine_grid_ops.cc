@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "native/kernels/common/kernel_registration.h"
+#include "native/kernels/common/thresholded_parallel.h"
 #include "native/kernels/reduce_util/numeric.h"
 #include "native/registry/kernel.h"
 
@@ -22,8 +23,7 @@ class AffineGridKernel : public OpKernel {
   Status Init(const KernelInfo& info) {
     OL_ASSIGN_OR_RETURN(int64_t align, info.GetInt("align_corners", 0));
     align_corners_ = align != 0;
-    OL_ASSIGN_OR_RETURN(minimum_elements_, info.tuning().Int64("parallel.minimum_elements"));
-    OL_ASSIGN_OR_RETURN(grain_elements_, info.tuning().Int64("parallel.grain_elements"));
+    OL_RETURN_IF_ERROR(parallel_.Init(info));
     return Status::Ok();
   }
 
@@ -76,15 +76,13 @@ class AffineGridKernel : public OpKernel {
         return Status::Ok();
       };
       const int64_t total = sz[0] * points;
-      if (total * spatial < minimum_elements_) return fill(0, total);
-      return ParallelFor(ctx.parallel(), total,
-                         ParallelPlan{"affine_grid.points", std::max<int64_t>(1, grain_elements_ / spatial)}, fill);
+      return parallel_.Run(ctx.parallel(), "affine_grid.points", total, spatial, fill);
     });
   }
 
  private:
   bool align_corners_ = false;
-  int64_t minimum_elements_ = 0, grain_elements_ = 1;
+  ThresholdedParallel parallel_;
 };
 
 }  // namespace
@@ -94,7 +92,7 @@ OL_REGISTER_KERNELS(affine_grid_family) {
       .Versions(20, kOpenEnded)
       .Types({DataType::kFloat16, DataType::kFloat, DataType::kDouble, DataType::kBFloat16})
       .Tuning({MinimumElementsParam(16384, "output elements below which the op runs serially"),
-               ParamSpec::Int64("parallel.grain_elements", 8192, 1, int64_t{1} << 40,
+               ParamSpec::Int64(param::kBlockElements, 8192, 1, int64_t{1} << 40,
                                 "smallest parallel block, in output elements")})
       .Factory(MakeKernel<AffineGridKernel>())
       .AddTo(registry);

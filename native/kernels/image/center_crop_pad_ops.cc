@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "native/kernels/common/kernel_registration.h"
+#include "native/kernels/common/thresholded_parallel.h"
 #include "native/kernels/reduce_util/axes.h"
 #include "native/registry/kernel.h"
 
@@ -26,8 +27,7 @@ class CenterCropPadKernel : public OpKernel {
     if (has_axes_) {
       OL_ASSIGN_OR_RETURN(axes_, info.GetInts("axes"));
     }
-    OL_ASSIGN_OR_RETURN(minimum_elements_, info.tuning().Int64("parallel.minimum_elements"));
-    OL_ASSIGN_OR_RETURN(grain_elements_, info.tuning().Int64("parallel.grain_elements"));
+    OL_RETURN_IF_ERROR(parallel_.Init(info));
     return Status::Ok();
   }
 
@@ -91,15 +91,13 @@ class CenterCropPadKernel : public OpKernel {
       return Status::Ok();
     };
     const int64_t rows = out.num_elements() / out_row;
-    if (out.num_elements() < minimum_elements_) return copy_rows(0, rows);
-    const ParallelPlan plan{"center_crop_pad.rows", std::max<int64_t>(1, grain_elements_ / out_row)};
-    return ParallelFor(ctx.parallel(), rows, plan, copy_rows);
+    return parallel_.Run(ctx.parallel(), "center_crop_pad.rows", rows, out_row, copy_rows);
   }
 
  private:
   bool has_axes_ = false;
   std::vector<int64_t> axes_;
-  int64_t minimum_elements_ = 0, grain_elements_ = 1;
+  ThresholdedParallel parallel_;
 };
 
 }  // namespace
@@ -111,7 +109,7 @@ OL_REGISTER_KERNELS(center_crop_pad_family) {
               DataType::kUint32, DataType::kInt64, DataType::kUint64, DataType::kFloat16, DataType::kFloat,
               DataType::kDouble, DataType::kBFloat16, DataType::kComplex64, DataType::kComplex128})
       .Tuning({MinimumElementsParam(65536, "output elements below which the copy runs serially"),
-               ParamSpec::Int64("parallel.grain_elements", 32768, 1, int64_t{1} << 40,
+               ParamSpec::Int64(param::kBlockElements, 32768, 1, int64_t{1} << 40,
                                 "smallest parallel block, in output elements")})
       .Factory(MakeKernel<CenterCropPadKernel>())
       .AddTo(registry);

@@ -9,8 +9,8 @@ namespace testing {
 namespace {
 
 const std::vector<std::pair<std::string, ParamValue>> kForceParallel = {
-    {"parallel.minimum_elements", int64_t{1}},
-    {"parallel.grain_elements", int64_t{1}},
+    {param::kMinimumElements, int64_t{1}},
+    {param::kBlockElements, int64_t{1}},
 };
 
 // 3x4 input 0..11; rows cropped 3 -> 2 (odd difference: first row kept, last dropped),

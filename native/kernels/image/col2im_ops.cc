@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "native/kernels/common/kernel_registration.h"
+#include "native/kernels/common/thresholded_parallel.h"
 #include "native/kernels/reduce_util/numeric.h"
 #include "native/registry/kernel.h"
 
@@ -36,8 +37,7 @@ class Col2ImKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(dilations_, info.GetInts("dilations", {}));
     OL_ASSIGN_OR_RETURN(pads_, info.GetInts("pads", {}));
     OL_ASSIGN_OR_RETURN(strides_, info.GetInts("strides", {}));
-    OL_ASSIGN_OR_RETURN(minimum_elements_, info.tuning().Int64("parallel.minimum_elements"));
-    OL_ASSIGN_OR_RETURN(grain_elements_, info.tuning().Int64("parallel.grain_elements"));
+    OL_RETURN_IF_ERROR(parallel_.Init(info));
     return Status::Ok();
   }
 
@@ -90,8 +90,7 @@ class Col2ImKernel : public OpKernel {
             }
             return Status::Ok();
           };
-          if (total < minimum_elements_) return pixels(0, total);
-          return ParallelFor(ctx.parallel(), total, ParallelPlan{"col2im.pixels", grain_elements_}, pixels);
+          return parallel_.Run(ctx.parallel(), "col2im.pixels", total, 1, pixels);
         });
   }
 
@@ -129,7 +128,7 @@ class Col2ImKernel : public OpKernel {
   }
 
   std::vector<int64_t> dilations_, pads_, strides_;
-  int64_t minimum_elements_ = 0, grain_elements_ = 1;
+  ThresholdedParallel parallel_;
 };
 
 }  // namespace
@@ -140,7 +139,7 @@ OL_REGISTER_KERNELS(col2im_family) {
       .Types({DataType::kFloat16, DataType::kFloat, DataType::kDouble, DataType::kBFloat16, DataType::kInt32,
               DataType::kInt64})
       .Tuning({MinimumElementsParam(16384, "output elements below which the op runs serially"),
-               ParamSpec::Int64("parallel.grain_elements", 4096, 1, int64_t{1} << 40,
+               ParamSpec::Int64(param::kBlockElements, 4096, 1, int64_t{1} << 40,
                                 "smallest parallel block, in output elements")})
       .Factory(MakeKernel<Col2ImKernel>())
       .AddTo(registry);

@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "native/kernels/common/kernel_registration.h"
+#include "native/kernels/common/thresholded_parallel.h"
 #include "native/kernels/reduce_util/numeric.h"
 #include "native/registry/kernel.h"
 
@@ -72,8 +73,7 @@ class GridSampleKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(int64_t align, info.GetInt("align_corners", 0));
     align_corners_ = align != 0;
     only_2d_ = legacy;
-    OL_ASSIGN_OR_RETURN(minimum_elements_, info.tuning().Int64("parallel.minimum_elements"));
-    OL_ASSIGN_OR_RETURN(grain_elements_, info.tuning().Int64("parallel.grain_elements"));
+    OL_RETURN_IF_ERROR(parallel_.Init(info));
     return Status::Ok();
   }
 
@@ -204,16 +204,13 @@ class GridSampleKernel : public OpKernel {
       return Status::Ok();
     };
     const int64_t total = xs[0] * points;
-    if (total * channels < minimum_elements_) return sample_points(0, total);
-    const ParallelPlan plan{"grid_sample.points",
-                            std::max<int64_t>(1, grain_elements_ / std::max<int64_t>(1, channels))};
-    return ParallelFor(ctx.parallel(), total, plan, sample_points);
+    return parallel_.Run(ctx.parallel(), "grid_sample.points", total, channels, sample_points);
   }
 
   Interpolation interpolation_ = Interpolation::kLinear;
   Padding padding_ = Padding::kZeros;
   bool align_corners_ = false, only_2d_ = false;
-  int64_t minimum_elements_ = 0, grain_elements_ = 1;
+  ThresholdedParallel parallel_;
 };
 
 }  // namespace
@@ -223,7 +220,7 @@ OL_REGISTER_KERNELS(grid_sample_family) {
       .Opsets({Since(16, TypeList<Float16, float, double>{}), Since(20, TypeList<Float16, float, double>{}),
                Since(22, TypeList<Float16, float, double, BFloat16>{})})
       .Tuning({MinimumElementsParam(16384, "output elements below which the op runs serially"),
-               ParamSpec::Int64("parallel.grain_elements", 8192, 1, int64_t{1} << 40,
+               ParamSpec::Int64(param::kBlockElements, 8192, 1, int64_t{1} << 40,
                                 "smallest parallel block, in output elements")})
       .Factory(MakeKernel<GridSampleKernel>())
       .AddTo(registry);

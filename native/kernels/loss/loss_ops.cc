@@ -12,6 +12,7 @@
 
 #include "native/core/allocator.h"
 #include "native/kernels/common/kernel_registration.h"
+#include "native/kernels/common/thresholded_parallel.h"
 #include "native/kernels/reduce_util/numeric.h"
 #include "native/registry/kernel.h"
 
@@ -125,8 +126,7 @@ class LossKernel : public OpKernel {
       OL_ASSIGN_OR_RETURN(int64_t ignore, info.GetInt("ignore_index"));
       ignore_index_ = ignore;
     }
-    OL_ASSIGN_OR_RETURN(minimum_elements_, info.tuning().Int64("parallel.minimum_elements"));
-    OL_ASSIGN_OR_RETURN(grain_elements_, info.tuning().Int64("parallel.grain_elements"));
+    OL_RETURN_IF_ERROR(parallel_.Init(info));
     return Status::Ok();
   }
 
@@ -188,13 +188,7 @@ class LossKernel : public OpKernel {
       }
       return Status::Ok();
     };
-    if (lanes * layout.classes < minimum_elements_) {
-      OL_RETURN_IF_ERROR(run_lanes(0, lanes));
-    } else {
-      const ParallelPlan plan{"loss.lanes",
-                              std::max<int64_t>(1, grain_elements_ / std::max<int64_t>(1, layout.classes))};
-      OL_RETURN_IF_ERROR(ParallelFor(ctx.parallel(), lanes, plan, run_lanes));
-    }
+    OL_RETURN_IF_ERROR(parallel_.Run(ctx.parallel(), "loss.lanes", lanes, layout.classes, run_lanes));
     if (lane_loss == nullptr) return Status::Ok();
     // Ordered merge in double: the same sum for every participant count.
     double loss_sum = 0, weight_sum = 0;
@@ -206,7 +200,7 @@ class LossKernel : public OpKernel {
 
   Reduction reduction_ = Reduction::kMean;
   std::optional<int64_t> ignore_index_;
-  int64_t minimum_elements_ = 0, grain_elements_ = 1;
+  ThresholdedParallel parallel_;
 };
 
 using LossFloats = TypeList<Float16, float, double>;
@@ -214,7 +208,7 @@ using LossFloatsBf = TypeList<Float16, float, double, BFloat16>;
 
 std::vector<ParamSpec> LossTuning() {
   return {MinimumElementsParam(32768, "input elements below which the loss runs serially"),
-          ParamSpec::Int64("parallel.grain_elements", 16384, 1, int64_t{1} << 40,
+          ParamSpec::Int64(param::kBlockElements, 16384, 1, int64_t{1} << 40,
                            "smallest parallel block, in input elements")};
 }
 

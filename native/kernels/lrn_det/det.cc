@@ -1,5 +1,5 @@
 // Det (opsets 11, 22): determinant of each trailing [M, M] matrix by LU decomposition with
-// partial pivoting in double. Matrices are split across participants (work_units.h, a
+// partial pivoting in double. Matrices are split across participants (thresholded_parallel.h, a
 // matrix costing M^3 / 3 multiply-adds); each uses its own slice of scratch reserved
 // before the launch.
 #include <cmath>
@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "native/kernels/common/kernel_registration.h"
+#include "native/kernels/common/thresholded_parallel.h"
 #include "native/kernels/lrn_det/float_types.h"
 #include "native/kernels/tensor/onnx_types.h"
-#include "native/kernels/work_units/work_units.h"
 
 namespace onnx_light {
 namespace lrn_det {
@@ -66,7 +66,7 @@ class DetKernel : public OpKernel {
       ctx.RecordScratch(static_cast<int64_t>(arena.used()));
       const T* in = x->data<T>();
       T* out = y->data<T>();
-      return RunWorkUnits(ctx, policy_, "Det", count, m * m * m / 3 + 1, [&](int64_t begin, int64_t end) {
+      return policy_.Run(ctx.parallel(), "Det", count, m * m * m / 3 + 1, [&](int64_t begin, int64_t end) {
         for (int64_t b = begin; b < end; ++b) {
           double* a = work + b * m * m;
           for (int64_t k = 0; k < m * m; ++k) a[k] = Load(in[b * m * m + k]);
@@ -78,7 +78,7 @@ class DetKernel : public OpKernel {
 
  private:
   std::string where_;
-  WorkUnitPolicy policy_;
+  ThresholdedParallel policy_;
 };
 
 OL_REGISTER_KERNELS(det) {

@@ -1,14 +1,14 @@
 // LRN (opsets 1, 13): y = x / (bias + alpha / size * sum of x^2 over the channel window
 // [c - floor((size - 1) / 2), c + ceil((size - 1) / 2)])^beta, in double. Output elements
-// are split across participants (work_units.h), each summing its own window in order.
+// are split across participants (thresholded_parallel.h), each summing its own window in order.
 #include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "native/kernels/common/kernel_registration.h"
+#include "native/kernels/common/thresholded_parallel.h"
 #include "native/kernels/lrn_det/float_types.h"
 #include "native/kernels/tensor/onnx_types.h"
-#include "native/kernels/work_units/work_units.h"
 
 namespace onnx_light {
 namespace lrn_det {
@@ -41,7 +41,7 @@ class LrnKernel : public OpKernel {
       OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), x->shape()));
       const T* in = x->data<T>();
       T* out = y->data<T>();
-      return RunWorkUnits(ctx, policy_, "LRN", x->num_elements(), size_, [&](int64_t begin, int64_t end) {
+      return policy_.Run(ctx.parallel(), "LRN", x->num_elements(), size_, [&](int64_t begin, int64_t end) {
         for (int64_t e = begin; e < end; ++e) {
           const int64_t c = (e / inner) % channels;
           const int64_t first = std::max<int64_t>(0, c - before), last = std::min(channels - 1, c + after);
@@ -60,7 +60,7 @@ class LrnKernel : public OpKernel {
   std::string where_;
   int64_t size_ = 1;
   double alpha_ = 1e-4, beta_ = 0.75, bias_ = 1.0;
-  WorkUnitPolicy policy_;
+  ThresholdedParallel policy_;
 };
 
 OL_REGISTER_KERNELS(lrn) {

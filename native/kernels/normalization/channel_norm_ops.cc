@@ -44,7 +44,7 @@ class BatchNormKernel : public OpKernel {
     } else if (info.num_outputs() > 1) {
       return NotImplemented(info.Where(), ": training outputs of BatchNormalization before opset 14 are not supported");
     }
-    OL_ASSIGN_OR_RETURN(tuning_, ReadNormTuning(info));
+    OL_RETURN_IF_ERROR(tuning_.Init(info));
     return Status::Ok();
   }
 
@@ -119,7 +119,7 @@ class BatchNormKernel : public OpKernel {
  private:
   float epsilon_ = 1e-5f, momentum_ = 0.9f;
   bool training_ = false;
-  NormTuning tuning_;
+  ThresholdedParallel tuning_;
 };
 
 // InstanceNormalization: groups of one channel. GroupNormalization: groups of C / G
@@ -133,7 +133,7 @@ class GroupedNormKernel : public OpKernel {
       OL_ASSIGN_OR_RETURN(num_groups_, info.GetInt("num_groups"));
       per_group_params_ = info.opset_version() < 21;
     }
-    OL_ASSIGN_OR_RETURN(tuning_, ReadNormTuning(info));
+    OL_RETURN_IF_ERROR(tuning_.Init(info));
     return Status::Ok();
   }
 
@@ -186,7 +186,7 @@ class GroupedNormKernel : public OpKernel {
   float epsilon_ = 1e-5f;
   int64_t num_groups_ = 0;
   bool per_group_params_ = false;
-  NormTuning tuning_;
+  ThresholdedParallel tuning_;
 };
 
 }  // namespace

@@ -19,7 +19,7 @@ class RowNormKernel : public OpKernel {
   Status Init(const KernelInfo& info) {
     OL_ASSIGN_OR_RETURN(axis_, info.GetInt("axis", -1));
     OL_ASSIGN_OR_RETURN(epsilon_, info.GetFloat("epsilon", 1e-5f));
-    OL_ASSIGN_OR_RETURN(tuning_, ReadNormTuning(info));
+    OL_RETURN_IF_ERROR(tuning_.Init(info));
     return Status::Ok();
   }
 
@@ -89,7 +89,7 @@ class RowNormKernel : public OpKernel {
  private:
   int64_t axis_ = -1;
   float epsilon_ = 1e-5f;
-  NormTuning tuning_;
+  ThresholdedParallel tuning_;
 };
 
 }  // namespace

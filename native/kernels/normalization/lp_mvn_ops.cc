@@ -17,7 +17,7 @@ class LpNormKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(axis_, info.GetInt("axis", -1));
     OL_ASSIGN_OR_RETURN(p_, info.GetInt("p", 2));
     if (p_ != 1 && p_ != 2) return InvalidArgument(info.Where(), ": p must be 1 or 2, got ", p_);
-    OL_ASSIGN_OR_RETURN(tuning_, ReadNormTuning(info));
+    OL_RETURN_IF_ERROR(tuning_.Init(info));
     return Status::Ok();
   }
 
@@ -51,7 +51,7 @@ class LpNormKernel : public OpKernel {
 
  private:
   int64_t axis_ = -1, p_ = 2;
-  NormTuning tuning_;
+  ThresholdedParallel tuning_;
 };
 
 // Calls fn(offset, run) for the input elements that kept position `o` of `layout`
@@ -78,7 +78,7 @@ class MeanVarianceNormKernel : public OpKernel {
  public:
   Status Init(const KernelInfo& info) {
     OL_ASSIGN_OR_RETURN(axes_, info.GetInts("axes", {0, 2, 3}));
-    OL_ASSIGN_OR_RETURN(tuning_, ReadNormTuning(info));
+    OL_RETURN_IF_ERROR(tuning_.Init(info));
     return Status::Ok();
   }
 
@@ -119,7 +119,7 @@ class MeanVarianceNormKernel : public OpKernel {
 
  private:
   std::vector<int64_t> axes_;
-  NormTuning tuning_;
+  ThresholdedParallel tuning_;
 };
 
 }  // namespace

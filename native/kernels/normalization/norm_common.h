@@ -9,22 +9,18 @@
 #include <vector>
 
 #include "native/core/allocator.h"
-#include "native/kernels/common/type_dispatch.h"
+#include "native/kernels/common/thresholded_parallel.h"
 #include "native/kernels/reduce_util/numeric.h"
 #include "native/registry/kernel.h"
 
 namespace onnx_light {
 
-struct NormTuning {
-  int64_t minimum_elements = 0;  // input elements below which the op runs serially
-  int64_t grain_elements = 1;    // smallest parallel block, in input elements
-};
+// Read by a ThresholdedParallel (Init); a unit is an item, costing its input elements.
 std::vector<ParamSpec> NormTuningParams(int64_t minimum_elements);
 
 // The family's element types, bfloat16 joining at the versions that added it.
 using NormFloats = TypeList<Float16, float, double>;
 using NormFloatsBf = decltype(NormFloats{} + TypeList<BFloat16>{});
-StatusOr<NormTuning> ReadNormTuning(const KernelInfo& info);
 
 // Portable parallel.minimum_elements defaults: the serial run must last about 100 us
 // (about three times the ~30 us, 100k-cycle cost of opening a region). Serial costs per
@@ -32,18 +28,14 @@ StatusOr<NormTuning> ReadNormTuning(const KernelInfo& info);
 inline constexpr int64_t kStatisticsNormMinimum = int64_t{1} << 16;  // mean/var + apply: ~0.9-1.3 ns/element
 inline constexpr int64_t kAffineNormMinimum = int64_t{1} << 18;      // BatchNorm inference: ~0.31 ns/element
 
-// Runs fn(item) for items [0, items), each touching `item_elements` input elements:
-// serially below tuning.minimum_elements, else in blocks of whole items.
+// Runs fn(item) for items [0, items), each touching `item_elements` input elements
+// (ThresholdedParallel: serially below parallel.minimum_elements, else blocks of items).
 template <typename F>
-Status ForEachItem(const KernelContext& ctx, const NormTuning& tuning, const char* label, int64_t items,
+Status ForEachItem(const KernelContext& ctx, const ThresholdedParallel& tuning, const char* label, int64_t items,
                    int64_t item_elements, F&& fn) {
-  auto run = [&](int64_t begin, int64_t end) {
+  return tuning.Run(ctx.parallel(), label, items, item_elements, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) fn(i);
-    return Status::Ok();
-  };
-  if (items * item_elements < tuning.minimum_elements) return run(0, items);
-  const ParallelPlan plan{label, std::max<int64_t>(1, tuning.grain_elements / std::max<int64_t>(1, item_elements))};
-  return ParallelFor(ctx.parallel(), items, plan, run);
+  });
 }
 
 // Population mean and variance of x[0, n) in A, two passes (stable for large means).

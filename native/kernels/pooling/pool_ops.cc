@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "native/kernels/common/kernel_registration.h"
+#include "native/kernels/common/thresholded_parallel.h"
 #include "native/kernels/pooling/pool_geometry.h"
 #include "native/kernels/pooling/pool_rows.h"
 #include "native/kernels/pooling/pool_window.h"
@@ -19,9 +20,8 @@ namespace {
 using MaxPoolTypes = TypeList<Float16, float, double, BFloat16, int8_t, uint8_t>;
 
 struct PoolTuning {
-  int64_t minimum_elements = 0;   // input reads (outputs x window) below which the pool runs serially
-  int64_t minimum_row_reads = 0;  // the same for the 2-D row path (window pools only)
-  int64_t grain_elements = 1;
+  ThresholdedParallel outputs;  // input reads (outputs x window) below which the pool runs serially
+  ThresholdedParallel rows;     // the same for the 2-D row path (window pools only)
 };
 
 // Portable parallel.minimum_elements defaults: the serial run must last about 100 us
@@ -38,10 +38,9 @@ constexpr int64_t kLpRowPoolMinimum = int64_t{1} << 18;  // LpPool: ~0.4 ns/tap
 std::vector<ParamSpec> PoolTuningParams(int64_t minimum_elements, int64_t row_minimum) {
   std::vector<ParamSpec> params = {
       MinimumElementsParam(minimum_elements, "input reads (outputs x window taps) below which the pool runs serially"),
-      ParamSpec::Int64("parallel.grain_elements", 16384, 1, int64_t{1} << 40,
-                       "smallest parallel block, in input reads")};
+      ParamSpec::Int64(param::kBlockElements, 16384, 1, int64_t{1} << 40, "smallest parallel block, in input reads")};
   if (row_minimum > 0) {
-    params.push_back(ParamSpec::Int64("parallel.minimum_row_reads", row_minimum, 1, int64_t{1} << 40,
+    params.push_back(ParamSpec::Int64(param::kMinimumRowReads, row_minimum, 1, int64_t{1} << 40,
                                       "input reads below which a 2-D float/double pool without Indices (the "
                                       "vectorised row path) runs serially"));
   }
@@ -50,11 +49,8 @@ std::vector<ParamSpec> PoolTuningParams(int64_t minimum_elements, int64_t row_mi
 
 StatusOr<PoolTuning> ReadPoolTuning(const KernelInfo& info, bool window) {
   PoolTuning t;
-  OL_ASSIGN_OR_RETURN(t.minimum_elements, info.tuning().Int64("parallel.minimum_elements"));
-  OL_ASSIGN_OR_RETURN(t.grain_elements, info.tuning().Int64("parallel.grain_elements"));
-  if (window) {
-    OL_ASSIGN_OR_RETURN(t.minimum_row_reads, info.tuning().Int64("parallel.minimum_row_reads"));
-  }
+  OL_RETURN_IF_ERROR(t.outputs.Init(info));
+  if (window) OL_RETURN_IF_ERROR(t.rows.Init(info, param::kMinimumRowReads));
   return t;
 }
 
@@ -188,18 +184,14 @@ class PoolKernel : public OpKernel {
             PoolRows2d<K, T>(g, options_, in, out, begin, end);
             return Status::Ok();
           };
-          if (outputs * window < tuning_.minimum_row_reads) return row_block(0, rows);
-          const ParallelPlan plan{"pool.rows", std::max<int64_t>(1, tuning_.grain_elements / (window * g.out[1]))};
-          return ParallelFor(ctx.parallel(), rows, plan, row_block);
+          return tuning_.rows.Run(ctx.parallel(), "pool.rows", rows, window * g.out[1], row_block);
         }
       }
       auto block = [&](int64_t begin, int64_t end) {
         PoolOutputs<K, T>(g, options_, in, out, indices, begin, end);
         return Status::Ok();
       };
-      if (outputs * window < tuning_.minimum_elements) return block(0, outputs);
-      const ParallelPlan plan{"pool.outputs", std::max<int64_t>(1, tuning_.grain_elements / window)};
-      return ParallelFor(ctx.parallel(), outputs, plan, block);
+      return tuning_.outputs.Run(ctx.parallel(), "pool.outputs", outputs, window, block);
     };
     if constexpr (K == PoolKind::kMax)
       return DispatchType(MaxPoolTypes{}, x->dtype(), ctx.Where(), run);
@@ -270,10 +262,7 @@ class GlobalPoolKernel : public OpKernel {
         for (; p < end; ++p) planes_at(std::integral_constant<int, 1>{}, p);
         return Status::Ok();
       };
-      if (planes * plane < tuning_.minimum_elements) return block(0, planes);
-      const ParallelPlan plan{"globalpool.planes",
-                              std::max<int64_t>(1, tuning_.grain_elements / std::max<int64_t>(plane, 1))};
-      return ParallelFor(ctx.parallel(), planes, plan, block);
+      return tuning_.outputs.Run(ctx.parallel(), "globalpool.planes", planes, plane, block);
     });
   }
 

@@ -19,13 +19,13 @@ namespace testing {
 namespace {
 
 const std::vector<std::pair<std::string, ParamValue>> kForceParallel = {
-    {"parallel.minimum_elements", int64_t{1}},
-    {"parallel.grain_elements", int64_t{1}},
+    {param::kMinimumElements, int64_t{1}},
+    {param::kBlockElements, int64_t{1}},
 };
 const std::vector<std::pair<std::string, ParamValue>> kForceParallelWindow = {
-    {"parallel.minimum_elements", int64_t{1}},
-    {"parallel.minimum_row_reads", int64_t{1}},
-    {"parallel.grain_elements", int64_t{1}},
+    {param::kMinimumElements, int64_t{1}},
+    {param::kMinimumRowReads, int64_t{1}},
+    {param::kBlockElements, int64_t{1}},
 };
 
 struct Geometry {

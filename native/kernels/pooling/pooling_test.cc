@@ -10,8 +10,8 @@ namespace testing {
 namespace {
 
 const std::vector<std::pair<std::string, ParamValue>> kForceParallel = {
-    {"parallel.minimum_elements", int64_t{1}},
-    {"parallel.grain_elements", int64_t{1}},
+    {param::kMinimumElements, int64_t{1}},
+    {param::kBlockElements, int64_t{1}},
 };
 
 std::vector<float> Iota(int64_t n, float from = 1) {
@@ -23,7 +23,7 @@ std::vector<float> Iota(int64_t n, float from = 1) {
 std::vector<Value> Pool(KernelTester& t) { return RunAllCounts(t, kForceParallel); }
 // MaxPool, AveragePool, LpPool: also the 2-D row path's threshold.
 std::vector<Value> WindowPool(KernelTester& t) {
-  t.Tuning("parallel.minimum_row_reads", int64_t{1});
+  t.Tuning(param::kMinimumRowReads, int64_t{1});
   return RunAllCounts(t, kForceParallel);
 }
 

@@ -6,42 +6,26 @@
 #include <limits>
 
 #include "native/kernels/common/kernel_registration.h"
+#include "native/kernels/common/thresholded_parallel.h"
 #include "native/kernels/reduce_util/numeric.h"
 #include "native/registry/kernel.h"
 
 namespace onnx_light {
 namespace {
 
-struct RoiTuning {
-  int64_t minimum_elements = 0;
-  int64_t grain_elements = 1;
-};
-
 std::vector<ParamSpec> RoiTuningParams() {
   // Bilinear samples cost about as much as window taps (see pool_ops.cc).
   return {
       MinimumElementsParam(int64_t{1} << 16, "input reads (output planes x samples) below which the op runs serially"),
-      ParamSpec::Int64("parallel.grain_elements", 16384, 1, int64_t{1} << 40,
-                       "smallest parallel block, in input reads")};
-}
-
-StatusOr<RoiTuning> ReadRoiTuning(const KernelInfo& info) {
-  RoiTuning t;
-  OL_ASSIGN_OR_RETURN(t.minimum_elements, info.tuning().Int64("parallel.minimum_elements"));
-  OL_ASSIGN_OR_RETURN(t.grain_elements, info.tuning().Int64("parallel.grain_elements"));
-  return t;
+      ParamSpec::Int64(param::kBlockElements, 16384, 1, int64_t{1} << 40, "smallest parallel block, in input reads")};
 }
 
 template <typename F>
-Status ForEachPlane(const KernelContext& ctx, const RoiTuning& tuning, const char* label, int64_t planes,
+Status ForEachPlane(const KernelContext& ctx, const ThresholdedParallel& tuning, const char* label, int64_t planes,
                     int64_t reads_per_plane, F&& fn) {
-  auto run = [&](int64_t begin, int64_t end) {
+  return tuning.Run(ctx.parallel(), label, planes, reads_per_plane, [&](int64_t begin, int64_t end) {
     for (int64_t p = begin; p < end; ++p) fn(p);
-    return Status::Ok();
-  };
-  if (planes * reads_per_plane < tuning.minimum_elements) return run(0, planes);
-  const ParallelPlan plan{label, std::max<int64_t>(1, tuning.grain_elements / std::max<int64_t>(1, reads_per_plane))};
-  return ParallelFor(ctx.parallel(), planes, plan, run);
+  });
 }
 
 // Input element (n, c, h, w) read through rois of any float type as double.
@@ -80,7 +64,7 @@ class RoiAlignKernel : public OpKernel {
     if (out_h_ < 1 || out_w_ < 1 || sampling_ratio_ < 0) {
       return InvalidArgument(info.Where(), ": output_height/output_width must be >= 1 and sampling_ratio >= 0");
     }
-    OL_ASSIGN_OR_RETURN(tuning_, ReadRoiTuning(info));
+    OL_RETURN_IF_ERROR(tuning_.Init(info));
     return Status::Ok();
   }
 
@@ -170,7 +154,7 @@ class RoiAlignKernel : public OpKernel {
   bool max_mode_ = false, half_pixel_ = true;
   int64_t out_h_ = 1, out_w_ = 1, sampling_ratio_ = 0;
   float spatial_scale_ = 1.0f;
-  RoiTuning tuning_;
+  ThresholdedParallel tuning_;
 };
 
 class MaxRoiPoolKernel : public OpKernel {
@@ -181,7 +165,7 @@ class MaxRoiPoolKernel : public OpKernel {
       return InvalidArgument(info.Where(), ": pooled_shape must be two positive values");
     }
     OL_ASSIGN_OR_RETURN(spatial_scale_, info.GetFloat("spatial_scale", 1.0f));
-    OL_ASSIGN_OR_RETURN(tuning_, ReadRoiTuning(info));
+    OL_RETURN_IF_ERROR(tuning_.Init(info));
     return Status::Ok();
   }
 
@@ -236,7 +220,7 @@ class MaxRoiPoolKernel : public OpKernel {
  private:
   std::vector<int64_t> pooled_;
   float spatial_scale_ = 1.0f;
-  RoiTuning tuning_;
+  ThresholdedParallel tuning_;
 };
 
 }  // namespace

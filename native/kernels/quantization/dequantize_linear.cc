@@ -87,7 +87,7 @@ class DequantizeLinearKernel : public OpKernel {
  private:
   std::string where_;
   int64_t axis_ = 1, block_size_ = 0, output_dtype_ = 0;
-  elementwise::BlockPolicy policy_;
+  elementwise::ElementwisePolicy policy_;
 };
 
 std::vector<DataType> InputTypesAt(int opset) {

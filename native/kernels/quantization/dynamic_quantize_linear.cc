@@ -66,8 +66,9 @@ class DynamicQuantizeLinearKernel : public OpKernel {
 
  private:
   StatusOr<Range> FindRange(const KernelContext& ctx, const float* x, int64_t n) const {
-    if (n < policy_.minimum_elements) return RangeOf(x, 0, n);
-    const int64_t chunk = policy_.block_elements;
+    // The helper's serial decision; in parallel, per-block partials merged in block order.
+    if (policy_.parallel.Serial(n, /*cost=*/1)) return RangeOf(x, 0, n);
+    const int64_t chunk = policy_.parallel.block;
     std::vector<Range> partial(static_cast<size_t>((n + chunk - 1) / chunk));
     OL_RETURN_IF_ERROR(ParallelFor(ctx.parallel(), static_cast<int64_t>(partial.size()),
                                    ParallelPlan{"DynamicQuantizeLinear.range", 1}, [&](int64_t begin, int64_t end) {
@@ -82,7 +83,7 @@ class DynamicQuantizeLinearKernel : public OpKernel {
   }
 
   std::string where_;
-  elementwise::BlockPolicy policy_;
+  elementwise::ElementwisePolicy policy_;
 };
 
 OL_REGISTER_KERNELS(dynamic_quantize_linear) {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "native/kernels/elementwise/parallel_blocks.h"
+#include "native/kernels/elementwise/elementwise_policy.h"
 #include "native/kernels/quantization/quant_layout.h"
 #include "native/kernels/quantization/quant_types.h"
 #include "native/registry/kernel.h"
@@ -37,9 +37,9 @@ StatusOr<std::vector<double>> ParamsAsDouble(TypeList<Ts...> types, const Tensor
 // Runs fn(chunk_begin, chunk_end) over every element in chunks of at most kChunk, blocks
 // in parallel once the element count reaches the threshold.
 template <typename Fn>
-Status ForEachChunk(const KernelContext& ctx, const elementwise::BlockPolicy& policy, const char* label, int64_t total,
-                    Fn&& fn) {
-  return elementwise::RunBlocks(ctx, policy, label, total, [&](int64_t begin, int64_t end) {
+Status ForEachChunk(const KernelContext& ctx, const elementwise::ElementwisePolicy& policy, const char* label,
+                    int64_t total, Fn&& fn) {
+  return policy.Run(ctx, label, total, [&](int64_t begin, int64_t end) {
     for (int64_t c = begin; c < end; c += kChunk) fn(c, std::min(end, c + kChunk));
   });
 }

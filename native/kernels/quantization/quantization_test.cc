@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "native/registry/kernel_test_util.h"
+#include "native/registry/kernel_test_checks.h"
 
 namespace onnx_light {
 namespace {
@@ -14,22 +14,11 @@ using testing::KernelTester;
 using testing::MakeTensor;
 using testing::ToVector;
 
-// Runs serially and with 2, 4 and 8 participants (parallel path forced, small blocks);
-// every run must give the same bytes. Returns the serial outputs.
+// The serial outputs, after the determinism check with the parallel path forced (small
+// blocks).
 std::vector<Value> RunAllCounts(KernelTester& t) {
-  t.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.block_elements", int64_t{64});
-  auto serial = t.Run(1);
-  EXPECT_TRUE(serial.ok()) << serial.status().ToString();
-  if (!serial.ok()) return {};
-  for (int threads : {2, 4, 8}) {
-    auto parallel = t.Run(threads);
-    EXPECT_TRUE(parallel.ok()) << parallel.status().ToString();
-    if (!parallel.ok()) continue;
-    for (size_t i = 0; i < serial->size(); ++i) {
-      ExpectIdentical(serial->at(i), parallel->at(i), "threads=" + std::to_string(threads));
-    }
-  }
-  return *serial;
+  t.Tuning(param::kMinimumElements, int64_t{1}).Tuning(param::kBlockElements, int64_t{64});
+  return testing::DeterministicOutputs(t);
 }
 
 TEST(QuantizeLinearTest, PerTensorUint8RoundsHalfToEvenAndSaturates) {

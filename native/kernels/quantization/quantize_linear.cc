@@ -176,7 +176,7 @@ class QuantizeLinearKernel : public OpKernel {
   std::string where_;
   int64_t axis_ = 1, block_size_ = 0, output_dtype_ = 0, precision_ = 0;
   bool saturate_ = true;
-  elementwise::BlockPolicy policy_;
+  elementwise::ElementwisePolicy policy_;
 };
 
 std::vector<DataType> InputTypesAt(int opset) {

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "native/registry/kernel_test_util.h"
+#include "native/registry/kernel_test_checks.h"
 
 namespace onnx_light {
 namespace {
@@ -25,17 +25,10 @@ std::vector<T> RandomBytes(int64_t n, uint32_t seed) {
   return v;
 }
 
+// The serial outputs, after the determinism check with the parallel path forced.
 std::vector<Value> RunAllCounts(KernelTester& t) {
-  t.Tuning("parallel.minimum_tasks", int64_t{1});
-  auto serial = t.Run(1);
-  EXPECT_TRUE(serial.ok()) << serial.status().ToString();
-  if (!serial.ok()) return {};
-  for (int threads : {2, 4, 8}) {
-    auto parallel = t.Run(threads);
-    EXPECT_TRUE(parallel.ok()) << parallel.status().ToString();
-    if (parallel.ok()) ExpectIdentical(serial->at(0), parallel->at(0), "participants=" + std::to_string(threads));
-  }
-  return *serial;
+  t.Tuning(param::kMinimumTasks, int64_t{1});
+  return testing::DeterministicOutputs(t);
 }
 
 // Requantization as the ONNX reference does it: rint(acc * (sa * sb / sy) + zp), clipped.

@@ -10,30 +10,17 @@
 
 #include <gtest/gtest.h>
 
-#include "native/registry/kernel_test_util.h"
+#include "native/registry/kernel_test_checks.h"
 
 namespace onnx_light {
 namespace testing {
 
-// Applies `low_tuning` (name, value) overrides, runs with 1, 2, 4 and 8 participants and
-// checks every output against the serial run. Fails the test on an error status.
+// Applies `low_tuning` (name, value) overrides and returns the serial outputs after the
+// determinism check (kernel_test_checks.h).
 inline std::vector<Value> RunAllCounts(KernelTester& tester,
                                        const std::vector<std::pair<std::string, ParamValue>>& low_tuning) {
   for (const auto& [name, value] : low_tuning) tester.Tuning(name, value);
-  auto serial = tester.Run(1);
-  EXPECT_TRUE(serial.ok()) << serial.status().ToString();
-  if (!serial.ok()) return {};
-  for (int threads : {2, 4, 8}) {
-    auto parallel = tester.Run(threads);
-    EXPECT_TRUE(parallel.ok()) << parallel.status().ToString();
-    if (!parallel.ok()) return {};
-    EXPECT_EQ(parallel->size(), serial->size());
-    for (size_t i = 0; i < serial->size() && i < parallel->size(); ++i) {
-      ExpectIdentical((*serial)[i], (*parallel)[i],
-                      "output " + std::to_string(i) + " with " + std::to_string(threads) + " participants");
-    }
-  }
-  return *serial;
+  return DeterministicOutputs(tester);
 }
 
 // Reference reduction: out[o] = finalize(fold(map(x)) ) over `axes` (sorted, unique), with

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "native/kernels/common/kernel_registration.h"
+#include "native/kernels/common/thresholded_parallel.h"
 #include "native/kernels/reduce_util/axes.h"
 #include "native/kernels/reduce_util/numeric.h"
 #include "native/kernels/reduction/reduce_kernel.h"
@@ -23,8 +24,7 @@ class ArgExtremeKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(int64_t last, info.GetInt("select_last_index", 0));
     keepdims_ = keepdims != 0;
     select_last_ = last != 0;
-    OL_ASSIGN_OR_RETURN(minimum_elements_, info.tuning().Int64("parallel.minimum_elements"));
-    OL_ASSIGN_OR_RETURN(grain_elements_, info.tuning().Int64("parallel.grain_elements"));
+    OL_RETURN_IF_ERROR(parallel_.Init(info));
     return Status::Ok();
   }
 
@@ -53,10 +53,7 @@ class ArgExtremeKernel : public OpKernel {
         Scan<T>(x, y, length, inner, begin, end);
         return Status::Ok();
       };
-      const int64_t work = outer * length * inner;
-      if (work < minimum_elements_) return rows(0, outer * inner);
-      return ParallelFor(ctx.parallel(), outer * inner,
-                         ParallelPlan{"argextreme.outputs", std::max<int64_t>(1, grain_elements_ / length)}, rows);
+      return parallel_.Run(ctx.parallel(), "argextreme.outputs", outer * inner, length, rows);
     });
   }
 
@@ -105,12 +102,12 @@ class ArgExtremeKernel : public OpKernel {
 
   int64_t axis_ = 0;
   bool keepdims_ = true, select_last_ = false;
-  int64_t minimum_elements_ = 0, grain_elements_ = 1;
+  ThresholdedParallel parallel_;
 };
 
 std::vector<ParamSpec> ArgTuningParams() {
   return {MinimumElementsParam(kArgExtremeMinimum, "input elements below which ArgMax/ArgMin run serially"),
-          ParamSpec::Int64("parallel.grain_elements", 16384, 1, int64_t{1} << 40,
+          ParamSpec::Int64(param::kBlockElements, 16384, 1, int64_t{1} << 40,
                            "smallest parallel block, in input elements read")};
 }
 

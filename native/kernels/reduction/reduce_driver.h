@@ -12,15 +12,15 @@
 
 #include "native/core/allocator.h"
 #include "native/executor/parallel_for.h"
+#include "native/kernels/common/thresholded_parallel.h"
 #include "native/kernels/reduce_util/reduce_layout.h"
 #include "native/registry/kernel.h"
 
 namespace onnx_light {
 
 struct ReduceTuning {
-  int64_t minimum_elements;  // input elements below which the reduction runs serially
-  int64_t grain_elements;    // smallest block of work, in input elements
-  int64_t chunk_elements;    // contiguous-run chunk (fixes the summation order)
+  ThresholdedParallel parallel;  // an output is a unit costing the elements it reads
+  int64_t chunk_elements = 0;    // contiguous-run chunk (fixes the summation order)
 };
 
 namespace reduce_internal {
@@ -131,7 +131,7 @@ Status ReduceSingleRunPartials(const ParallelContext& par, const ReduceLayout& l
 }  // namespace reduce_internal
 
 // Reduces `x` into `y` (layout.num_outputs values) with reducer R, in parallel when the
-// input has at least tuning.minimum_elements elements.
+// input has at least parallel.minimum_elements elements (tuning.parallel).
 template <typename R>
 Status RunReducer(KernelContext& ctx, const ReduceLayout& layout, const ReduceTuning& tuning, const typename R::In* x,
                   typename R::Out* y, const typename R::Acc* shifts) {
@@ -142,7 +142,6 @@ Status RunReducer(KernelContext& ctx, const ReduceLayout& layout, const ReduceTu
     for (int64_t o = 0; o < layout.num_outputs; ++o) y[o] = R::Finalize(R::Identity(), 0, shifts ? shifts[o] : Acc{});
     return Status::Ok();
   }
-  const int64_t work = layout.num_outputs * layout.reduce_count;
   const int64_t chunk = tuning.chunk_elements;
   auto run_outputs = [&](int64_t begin, int64_t end) {
     if (layout.inner_reduced) {
@@ -153,9 +152,11 @@ Status RunReducer(KernelContext& ctx, const ReduceLayout& layout, const ReduceTu
     return Status::Ok();
   };
   const ParallelContext& par = ctx.parallel();
-  const ParallelPlan plan{"reduce.outputs", std::max<int64_t>(1, tuning.grain_elements / layout.reduce_count)};
+  const ParallelPlan plan{"reduce.outputs", tuning.parallel.UnitsPerBlock(layout.reduce_count)};
   const int participants = AvailableParticipants(par, plan);
-  if (work < tuning.minimum_elements || participants <= 1) return run_outputs(0, layout.num_outputs);
+  if (tuning.parallel.Serial(layout.num_outputs, layout.reduce_count) || participants <= 1) {
+    return run_outputs(0, layout.num_outputs);
+  }
 
   const int64_t chunks = (layout.inner + chunk - 1) / chunk;
   if (layout.single_run && chunks > 1 && layout.num_outputs < kBlocksPerParticipant * participants) {

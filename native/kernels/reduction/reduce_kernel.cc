@@ -5,7 +5,7 @@ namespace onnx_light {
 std::vector<ParamSpec> ReductionTuningParams(int64_t minimum_elements) {
   return {
       MinimumElementsParam(minimum_elements, "input elements below which the reduction runs serially"),
-      ParamSpec::Int64("parallel.grain_elements", 16384, 1, int64_t{1} << 40,
+      ParamSpec::Int64(param::kBlockElements, 16384, 1, int64_t{1} << 40,
                        "smallest parallel block, in input elements read"),
       ParamSpec::Int64("algorithm.partial_chunk_elements", 8192, 64, int64_t{1} << 40,
                        "contiguous elements reduced per partial; fixes the summation order"),
@@ -14,8 +14,7 @@ std::vector<ParamSpec> ReductionTuningParams(int64_t minimum_elements) {
 
 StatusOr<ReduceTuning> ReadReductionTuning(const KernelInfo& info) {
   ReduceTuning t{};
-  OL_ASSIGN_OR_RETURN(t.minimum_elements, info.tuning().Int64("parallel.minimum_elements"));
-  OL_ASSIGN_OR_RETURN(t.grain_elements, info.tuning().Int64("parallel.grain_elements"));
+  OL_RETURN_IF_ERROR(t.parallel.Init(info));
   OL_ASSIGN_OR_RETURN(t.chunk_elements, info.tuning().Int64("algorithm.partial_chunk_elements"));
   return t;
 }

@@ -12,8 +12,8 @@ namespace testing {
 namespace {
 
 const std::vector<std::pair<std::string, ParamValue>> kForceParallel = {
-    {"parallel.minimum_elements", int64_t{1}},
-    {"parallel.grain_elements", int64_t{1}},
+    {param::kMinimumElements, int64_t{1}},
+    {param::kBlockElements, int64_t{1}},
 };
 
 std::vector<float> Ramp(int64_t n, float scale = 0.37f) {
@@ -276,13 +276,13 @@ TEST(ReduceSum, RegionsFollowTheThresholdAndCancellationStops) {
     return t;
   };
   auto small = make(8);
-  small->Tuning("parallel.minimum_elements", int64_t{1} << 20);
+  small->Tuning(param::kMinimumElements, int64_t{1} << 20);
   auto serial = small->RunWithDetails(4);
   ASSERT_TRUE(serial.ok()) << serial.status().ToString();
   EXPECT_TRUE(serial->regions.empty());
 
   auto many = make(256);
-  many->Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.grain_elements", int64_t{1});
+  many->Tuning(param::kMinimumElements, int64_t{1}).Tuning(param::kBlockElements, int64_t{1});
   auto rows = many->RunWithDetails(4);
   ASSERT_TRUE(rows.ok()) << rows.status().ToString();
   ASSERT_EQ(rows->regions.size(), 1u);
@@ -290,7 +290,7 @@ TEST(ReduceSum, RegionsFollowTheThresholdAndCancellationStops) {
   EXPECT_GT(rows->regions[0].admitted_participants, 1);
 
   auto few = make(1);
-  few->Tuning("parallel.minimum_elements", int64_t{1}).Tuning("algorithm.partial_chunk_elements", int64_t{1024});
+  few->Tuning(param::kMinimumElements, int64_t{1}).Tuning("algorithm.partial_chunk_elements", int64_t{1024});
   auto partials = few->RunWithDetails(4);
   ASSERT_TRUE(partials.ok()) << partials.status().ToString();
   ASSERT_EQ(partials->regions.size(), 1u);

@@ -3,7 +3,7 @@
 // with scales or sizes (axes, keep_aspect_ratio_policy, antialias). Each resized axis gets a table
 // of taps (input index, weight) per output coordinate; an output element is the in-order
 // sum over the product of its axes' taps. Output elements are split across participants
-// (work_units.h), so results never depend on the participant count.
+// (thresholded_parallel.h), so results never depend on the participant count.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "native/kernels/common/kernel_registration.h"
+#include "native/kernels/common/thresholded_parallel.h"
 #include "native/kernels/common/type_dispatch.h"
 #include "native/kernels/tensor/onnx_types.h"
-#include "native/kernels/work_units/work_units.h"
 
 namespace onnx_light {
 namespace resize {
@@ -290,7 +290,7 @@ class ResizeKernel : public OpKernel {
       using T = typename decltype(tag)::type;
       const T* in = x->data<T>();
       T* out = y->data<T>();
-      return RunWorkUnits(ctx, policy_, "Resize", y->num_elements(), cost, [&](int64_t begin, int64_t end) {
+      return policy_.Run(ctx.parallel(), "Resize", y->num_elements(), cost, [&](int64_t begin, int64_t end) {
         int64_t coord[kMaxRank];
         for (int64_t e = begin; e < end; ++e) {
           bool outside = false;
@@ -363,7 +363,7 @@ class ResizeKernel : public OpKernel {
       const float v = static_cast<float>(o_.extrapolation);
       std::memcpy(fill.data(), &v, size);
     }
-    return RunWorkUnits(ctx, policy_, "Resize", y->num_elements(), 1, [&](int64_t begin, int64_t end) {
+    return policy_.Run(ctx.parallel(), "Resize", y->num_elements(), 1, [&](int64_t begin, int64_t end) {
       for (int64_t e = begin; e < end; ++e) {
         int64_t rest = e, offset = 0;
         bool outside = false;
@@ -383,7 +383,7 @@ class ResizeKernel : public OpKernel {
   Options o_;
   std::vector<int64_t> axes_;
   std::string policy_name_ = "stretch";
-  WorkUnitPolicy policy_;
+  ThresholdedParallel policy_;
 };
 
 std::vector<DataType> ResizeTypesAt(int opset) {

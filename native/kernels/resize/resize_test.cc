@@ -13,7 +13,7 @@ using testing::MakeTensor;
 using testing::ToVector;
 
 std::vector<float> RunAllCounts(KernelTester& t, Shape expected_shape) {
-  t.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.block_multiply_adds", int64_t{1});
+  t.Tuning(param::kMinimumElements, int64_t{1}).Tuning(param::kBlockMultiplyAdds, int64_t{1});
   return testing::SerialMatchesParticipants<float>(t, expected_shape);
 }
 

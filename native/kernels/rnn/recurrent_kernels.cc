@@ -231,7 +231,7 @@ class RecurrentKernel : public OpKernel {
     auto activations = ParseActivations(names, alphas, betas, defaults, direction_ == "bidirectional" ? 2 : 1);
     if (!activations.ok()) return InvalidArgument(info.Where(), ": ", activations.status().message());
     activations_ = *activations;
-    OL_ASSIGN_OR_RETURN(minimum_multiply_adds_, info.tuning().Int64("parallel.minimum_multiply_adds"));
+    OL_ASSIGN_OR_RETURN(minimum_multiply_adds_, info.tuning().Int64(param::kMinimumMultiplyAdds));
     return Status::Ok();
   }
 
@@ -407,7 +407,7 @@ OL_REGISTER_KERNELS(recurrent) {
   // Steps are ordered; (direction, batch row) recurrences are the independent work. The
   // threshold follows the attention family's cost model (2^22 multiply-adds).
   const std::vector<ParamSpec> tuning = {ParamSpec::Int64(
-      "parallel.minimum_multiply_adds", int64_t{1} << 22, 1, int64_t{1} << 50,
+      param::kMinimumMultiplyAdds, int64_t{1} << 22, 1, int64_t{1} << 50,
       "gate multiply-adds (steps x directions x batch x gates x (input + hidden)) below which rows run serially")};
   const struct {
     const char* op;

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "native/kernels/common/kernel_registration.h"
+#include "native/kernels/common/thresholded_parallel.h"
 #include "native/kernels/signal/signal_args.h"
-#include "native/kernels/work_units/work_units.h"
 
 namespace onnx_light {
 namespace signal {
@@ -76,32 +76,32 @@ class CausalConvWithStateKernel : public OpKernel {
       const T* carried = past != nullptr ? past->data<T>() : nullptr;
       T* out = y->data<T>();
       T* present = state->data<T>();
-      return RunWorkUnits(ctx, policy_, "causal_conv.rows", batch * channels, length * k,
-                          [&](int64_t begin, int64_t end) {
-                            std::vector<float> padded(carry + length);  // this row's [past_state, input]
-                            for (int64_t row = begin; row < end; ++row) {
-                              const int64_t c = row % channels;
-                              for (int64_t j = 0; j < carry; ++j)
-                                padded[j] = carried != nullptr ? LoadFloat(carried[row * carry + j]) : 0.0f;
-                              for (int64_t t = 0; t < length; ++t) padded[carry + t] = LoadFloat(in[row * length + t]);
-                              const T* wc = weights + c * k;
-                              const float shift = b != nullptr ? LoadFloat(b[c]) : 0.0f;
-                              for (int64_t t = 0; t < length; ++t) {
-                                float sum = shift;
-                                for (int64_t j = 0; j < k; ++j) sum += LoadFloat(wc[j]) * padded[t + j];
-                                if (silu_) sum = sum / (1.0f + std::exp(-sum));
-                                out[row * length + t] = StoreFloat<T>(sum);
-                              }
-                              for (int64_t j = 0; j < carry; ++j)
-                                present[row * carry + j] = StoreFloat<T>(padded[length + j]);
-                            }
-                          });
+      return policy_.Run(ctx.parallel(), "causal_conv.rows", batch * channels, length * k,
+                         [&](int64_t begin, int64_t end) {
+                           std::vector<float> padded(carry + length);  // this row's [past_state, input]
+                           for (int64_t row = begin; row < end; ++row) {
+                             const int64_t c = row % channels;
+                             for (int64_t j = 0; j < carry; ++j)
+                               padded[j] = carried != nullptr ? LoadFloat(carried[row * carry + j]) : 0.0f;
+                             for (int64_t t = 0; t < length; ++t) padded[carry + t] = LoadFloat(in[row * length + t]);
+                             const T* wc = weights + c * k;
+                             const float shift = b != nullptr ? LoadFloat(b[c]) : 0.0f;
+                             for (int64_t t = 0; t < length; ++t) {
+                               float sum = shift;
+                               for (int64_t j = 0; j < k; ++j) sum += LoadFloat(wc[j]) * padded[t + j];
+                               if (silu_) sum = sum / (1.0f + std::exp(-sum));
+                               out[row * length + t] = StoreFloat<T>(sum);
+                             }
+                             for (int64_t j = 0; j < carry; ++j)
+                               present[row * carry + j] = StoreFloat<T>(padded[length + j]);
+                           }
+                         });
     });
   }
 
  private:
   bool silu_ = false;
-  WorkUnitPolicy policy_;
+  ThresholdedParallel policy_;
 };
 
 OL_REGISTER_KERNELS(causal_conv_with_state) {

@@ -68,7 +68,7 @@ class DftKernel : public OpKernel {
       T* out = y->data<T>();
       const double scale = inverse_ ? 1.0 / static_cast<double>(length) : 1.0;
       const int64_t channels = irfft ? 1 : 2;
-      return RunWorkUnits(ctx, policy_, "DFT", outer * bins * inner, samples, [&](int64_t begin, int64_t end) {
+      return policy_.Run(ctx.parallel(), "DFT", outer * bins * inner, samples, [&](int64_t begin, int64_t end) {
         for (int64_t b = begin; b < end; ++b) {
           const int64_t i = b % inner, k = (b / inner) % bins, o = b / (inner * bins);
           const Complex v = BinSum(signal + o * samples * inner + i, inner, nullptr, samples, k, twiddles, length);
@@ -111,7 +111,7 @@ class DftKernel : public OpKernel {
   bool axis_from_input_ = false;
   int64_t axis_ = 1;
   bool inverse_ = false, onesided_ = false;
-  WorkUnitPolicy policy_;
+  ThresholdedParallel policy_;
 };
 
 OL_REGISTER_KERNELS(dft) {

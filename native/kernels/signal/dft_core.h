@@ -1,7 +1,7 @@
 // The shared core of DFT and STFT: signals converted once to complex<double>, a twiddle
 // table, and one output bin computed as an in-order sum over the signal's samples (so
 // every bin's value is independent of how bins are split across participants; bins are
-// split by work_units.h, a bin costing its sample count).
+// split by thresholded_parallel.h, a bin costing its sample count).
 #pragma once
 
 #include <cmath>
@@ -16,8 +16,8 @@
 #include "native/core/status.h"
 #include "native/core/tensor.h"
 #include "native/executor/parallel_for.h"
+#include "native/kernels/common/thresholded_parallel.h"
 #include "native/kernels/signal/signal_args.h"
-#include "native/kernels/work_units/work_units.h"
 #include "native/registry/kernel.h"
 #include "native/tuning/schema.h"
 

@@ -68,7 +68,7 @@ class StftKernel : public OpKernel {
 
       OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), Shape{batch, frames, bins, 2}));
       T* out = y->data<T>();
-      return RunWorkUnits(ctx, policy_, "STFT", batch * frames * bins, length, [&](int64_t begin, int64_t end) {
+      return policy_.Run(ctx.parallel(), "STFT", batch * frames * bins, length, [&](int64_t begin, int64_t end) {
         for (int64_t b = begin; b < end; ++b) {
           const int64_t k = b % bins, f = (b / bins) % frames, s = b / (bins * frames);
           const Complex v = BinSum(signal + s * signal_length + f * step, 1, weights, length, k, twiddles, length);
@@ -82,7 +82,7 @@ class StftKernel : public OpKernel {
  private:
   std::string where_;
   bool onesided_ = true;
-  WorkUnitPolicy policy_;
+  ThresholdedParallel policy_;
 };
 
 OL_REGISTER_KERNELS(stft) {

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "native/kernels/common/kernel_registration.h"
+#include "native/kernels/common/thresholded_parallel.h"
 #include "native/kernels/reduce_util/axes.h"
 #include "native/kernels/reduce_util/numeric.h"
 #include "native/kernels/simd/rows.h"
@@ -171,8 +172,7 @@ class SoftmaxKernel : public OpKernel {
   Status Init(const KernelInfo& info) {
     flatten_ = info.opset_version() < 13;
     OL_ASSIGN_OR_RETURN(axis_, info.GetInt("axis", flatten_ ? 1 : -1));
-    OL_ASSIGN_OR_RETURN(minimum_elements_, info.tuning().Int64("parallel.minimum_elements"));
-    OL_ASSIGN_OR_RETURN(grain_elements_, info.tuning().Int64("parallel.grain_elements"));
+    OL_RETURN_IF_ERROR(parallel_.Init(info));
     return Status::Ok();
   }
 
@@ -193,16 +193,14 @@ class SoftmaxKernel : public OpKernel {
         NormalizeLanes<K, T>(x, y, length, inner, begin, end);
         return Status::Ok();
       };
-      if (outer * length * inner < minimum_elements_) return lanes(0, outer * inner);
-      const ParallelPlan plan{"softmax.lanes", std::max<int64_t>(1, grain_elements_ / length)};
-      return ParallelFor(ctx.parallel(), outer * inner, plan, lanes);
+      return parallel_.Run(ctx.parallel(), "softmax.lanes", outer * inner, length, lanes);
     });
   }
 
  private:
   bool flatten_ = false;
   int64_t axis_ = -1;
-  int64_t minimum_elements_ = 0, grain_elements_ = 1;
+  ThresholdedParallel parallel_;
 };
 
 using LegacySoftmaxTypes = TypeList<Float16, float, double>;
@@ -210,7 +208,7 @@ using SoftmaxTypes = TypeList<Float16, float, double, BFloat16>;
 
 std::vector<ParamSpec> SoftmaxTuning(int64_t minimum_elements) {
   return {MinimumElementsParam(minimum_elements, "input elements below which the op runs serially"),
-          ParamSpec::Int64("parallel.grain_elements", 16384, 1, int64_t{1} << 40,
+          ParamSpec::Int64(param::kBlockElements, 16384, 1, int64_t{1} << 40,
                            "smallest parallel block, in input elements")};
 }
 

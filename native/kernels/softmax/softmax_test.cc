@@ -12,8 +12,8 @@ namespace testing {
 namespace {
 
 const std::vector<std::pair<std::string, ParamValue>> kForceParallel = {
-    {"parallel.minimum_elements", int64_t{1}},
-    {"parallel.grain_elements", int64_t{1}},
+    {param::kMinimumElements, int64_t{1}},
+    {param::kBlockElements, int64_t{1}},
 };
 
 std::vector<float> Wave(int64_t n) {

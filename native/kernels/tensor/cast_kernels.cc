@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "native/kernels/common/kernel_registration.h"
+#include "native/kernels/common/thresholded_parallel.h"
 #include "native/kernels/tensor/cast_convert.h"
 #include "native/kernels/tensor/onnx_types.h"
 
@@ -36,8 +37,7 @@ class CastBase : public OpKernel {
     OL_ASSIGN_OR_RETURN(int64_t saturate, info.GetInt("saturate", 1));
     options_.saturate = saturate != 0;
     OL_ASSIGN_OR_RETURN(options_.e8m0_rounding, ParseRoundMode(info));
-    OL_ASSIGN_OR_RETURN(minimum_elements_, info.tuning().Int64("parallel.minimum_elements"));
-    OL_ASSIGN_OR_RETURN(grain_, info.tuning().Int64("parallel.grain_elements"));
+    OL_RETURN_IF_ERROR(parallel_.Init(info));
     return Status::Ok();
   }
 
@@ -63,15 +63,13 @@ class CastBase : public OpKernel {
     };
     // Strings allocate per element: kept on the calling thread.
     const bool strings = x->dtype() == DataType::kString || to == DataType::kString;
-    if (n < minimum_elements_ || strings) return convert(0, n);
-    return ParallelFor(ctx.parallel(), n, ParallelPlan{"cast.elements", grain_}, convert);
+    return parallel_.Run(ctx.parallel(), "cast.elements", n, 1, convert, /*serial=*/strings);
   }
 
  private:
   std::vector<DataType> allowed_targets_;
   CastOptions options_;
-  int64_t minimum_elements_ = 0;
-  int64_t grain_ = 1;
+  ThresholdedParallel parallel_;
 };
 
 StatusOr<DataType> ParseCastTo(const KernelInfo& info) {
@@ -114,7 +112,7 @@ class CastLikeKernel : public CastBase {
 
 std::vector<ParamSpec> CastTuning() {
   return {MinimumElementsParam(262144, "elements below which the conversion runs on the calling thread"),
-          ParamSpec::Int64("parallel.grain_elements", 65536, 256, int64_t{1} << 40,
+          ParamSpec::Int64(param::kBlockElements, 65536, 256, int64_t{1} << 40,
                            "smallest block of elements one participant converts")};
 }
 

@@ -64,7 +64,7 @@ class ConcatKernel : public OpKernel {
     const DataType type = first.dtype();
     const size_t size = ElementSize(type);
     return parallel_.Run(
-        ctx, "concat.elements", outer * row, 1,
+        ctx.parallel(), "concat.elements", outer * row, 1,
         [&](int64_t begin, int64_t end) {
           int64_t r = begin / row, pos = begin % row;
           size_t i = std::upper_bound(prefix.begin(), prefix.end(), pos) - prefix.begin() - 1;
@@ -88,7 +88,7 @@ class ConcatKernel : public OpKernel {
 
  private:
   int64_t axis_ = 0;
-  ElementParallelism parallel_;
+  ThresholdedParallel parallel_;
 };
 
 // ------------------------------------------------------------------------------- Split
@@ -133,7 +133,7 @@ class SplitKernel : public OpKernel {
       OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(k, type, Shape(std::move(dims))));
       const int64_t chunk = sizes[k] * inner;
       OL_RETURN_IF_ERROR(parallel_.Run(
-          ctx, "split.elements", outer * chunk, 1,
+          ctx.parallel(), "split.elements", outer * chunk, 1,
           [&](int64_t begin, int64_t end) {
             for (int64_t at = begin; at < end;) {
               const int64_t r = at / chunk, c = at % chunk, n = std::min(chunk - c, end - at);
@@ -196,7 +196,7 @@ class SplitKernel : public OpKernel {
   bool have_split_attribute_ = false;
   bool uneven_allowed_ = false;
   std::vector<int64_t> split_attribute_;
-  ElementParallelism parallel_;
+  ThresholdedParallel parallel_;
 };
 
 OL_REGISTER_KERNELS(tensor_concat_split) {

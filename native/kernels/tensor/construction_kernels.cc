@@ -63,14 +63,14 @@ class ConstantOfShapeKernel : public OpKernel {
     if (!checked.ok()) return checked.status().WithContext(ctx.Where() + ": ");
     OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, type_, *checked));
     const size_t size = ElementSize(type_);
-    return policy_.Run(ctx, "constant_of_shape.fill", y->num_elements(), 1, [&](int64_t begin, int64_t end) {
+    return policy_.Run(ctx.parallel(), "constant_of_shape.fill", y->num_elements(), 1, [&](int64_t begin, int64_t end) {
       FillPattern(y->raw_data(), pattern_, size, begin, end);
       return Status::Ok();
     });
   }
 
  private:
-  ElementParallelism policy_;
+  ThresholdedParallel policy_;
   DataType type_ = DataType::kFloat;
   unsigned char pattern_[8] = {};  // float 0 by default
 };
@@ -142,7 +142,7 @@ class RangeKernel : public OpKernel {
         return InvalidArgument(ctx.Where(), ": range from ", s, " to ", limit, " by ", d, " is too long");
       count = n > 0 ? static_cast<int64_t>(n) : 0;
       OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, kDataTypeOf<T>, Shape({count})));
-      return policy_.Run(ctx, "range.fill", count, 1, [&](int64_t begin, int64_t end) {
+      return policy_.Run(ctx.parallel(), "range.fill", count, 1, [&](int64_t begin, int64_t end) {
         T* out = y->data<T>();
         // Unsigned arithmetic wraps where int64 would overflow; the results themselves fit T.
         for (int64_t i = begin; i < end; ++i) {
@@ -162,7 +162,7 @@ class RangeKernel : public OpKernel {
       count = n > 0 ? static_cast<int64_t>(n) : 0;
       OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, kDataTypeOf<T>, Shape({count})));
       const bool stash = stash_in_float_;
-      return policy_.Run(ctx, "range.fill", count, 1, [&](int64_t begin, int64_t end) {
+      return policy_.Run(ctx.parallel(), "range.fill", count, 1, [&](int64_t begin, int64_t end) {
         T* out = y->data<T>();
         for (int64_t i = begin; i < end; ++i) out[i] = RangeMath<T>::Value(start, delta, i, stash);
         return Status::Ok();
@@ -170,7 +170,7 @@ class RangeKernel : public OpKernel {
     }
   }
 
-  ElementParallelism policy_;
+  ThresholdedParallel policy_;
   bool stash_in_float_ = true;
 };
 
@@ -222,7 +222,7 @@ class EyeLikeKernel : public OpKernel {
     const size_t size = ElementSize(type);
     const unsigned char zero[8] = {};
     const int64_t k = k_;
-    return policy_.Run(ctx, "eye_like.rows", rows, cols, [&](int64_t begin, int64_t end) {
+    return policy_.Run(ctx.parallel(), "eye_like.rows", rows, cols, [&](int64_t begin, int64_t end) {
       FillPattern(y->raw_data(), zero, size, begin * cols, end * cols);
       for (int64_t r = begin; r < end; ++r) {
         // Column r + k, if inside the row (k may be any int64: compare before adding).
@@ -235,7 +235,7 @@ class EyeLikeKernel : public OpKernel {
   }
 
  private:
-  ElementParallelism policy_;
+  ThresholdedParallel policy_;
   int64_t k_ = 0;
   DataType dtype_ = DataType::kUndefined;
 };

@@ -1,5 +1,5 @@
 // Shared by the data-movement and construction families: the element-block parallel
-// policy (parallel.minimum_elements + parallel.grain_elements) and type-agnostic copies.
+// policy (ThresholdedParallel over parallel.minimum_elements + parallel.block_elements) and type-agnostic copies.
 #pragma once
 
 #include <algorithm>
@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "native/kernels/common/thresholded_parallel.h"
 #include "native/registry/kernel.h"
 
 namespace onnx_light {
@@ -15,20 +16,6 @@ namespace onnx_light {
 // Tuning of a kernel that moves or fills output elements; `minimum` is the portable
 // serial cut-over in output elements.
 std::vector<ParamSpec> ElementBlockTuning(int64_t minimum, int64_t grain);
-
-class ElementParallelism {
- public:
-  Status Init(const KernelInfo& info);
-  // Runs fn over [0, units), each unit writing about `unit_elements` output elements: serially
-  // below parallel.minimum_elements (or when `serial` is set), else in contiguous unit blocks
-  // of at least parallel.grain_elements elements.
-  Status Run(const KernelContext& ctx, const char* label, int64_t units, int64_t unit_elements,
-             FunctionRef<Status(int64_t begin, int64_t end)> fn, bool serial = false) const;
-
- private:
-  int64_t minimum_elements_ = 0;
-  int64_t grain_elements_ = 1;
-};
 
 // Copies n elements (of `type`, element_size bytes each) from src[src_index...] to
 // dst[dst_index...]. Strings are assigned element by element, everything else is memcpy'd.
@@ -52,7 +39,7 @@ inline void CopyElements(DataType type, size_t element_size, const void* src, in
 // An offset of kFillOffset in any dimension makes the element `*fill` (one element of the
 // tensor's type; Pad's constant mode) instead.
 inline constexpr int64_t kFillOffset = INT64_MIN;
-Status CopyThroughOffsets(const KernelContext& ctx, const ElementParallelism& parallelism, const char* label,
+Status CopyThroughOffsets(const KernelContext& ctx, const ThresholdedParallel& parallelism, const char* label,
                           const Tensor& in, Tensor* out, const std::vector<std::vector<int64_t>>& offsets,
                           const void* fill = nullptr);
 

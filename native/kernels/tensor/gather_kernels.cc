@@ -41,7 +41,7 @@ class GatherBase : public OpKernel {
     return parallel_.Init(info);
   }
   int64_t axis_ = 0;
-  ElementParallelism parallel_;
+  ThresholdedParallel parallel_;
 };
 
 // ------------------------------------------------------------------------------ Gather
@@ -72,7 +72,7 @@ class GatherKernel : public GatherBase {
     const size_t size = ElementSize(type);
     // Unit u = (outer row u / n, index u % n): one contiguous slice of `inner` elements.
     return parallel_.Run(
-        ctx, "gather.slices", outer * n, inner,
+        ctx.parallel(), "gather.slices", outer * n, inner,
         [&](int64_t begin, int64_t end) {
           for (int64_t u = begin; u < end; ++u) {
             const int64_t o = u / n, j = u % n;
@@ -122,7 +122,7 @@ class GatherElementsKernel : public GatherBase {
     const int64_t rows = cols == 0 ? 0 : is.num_elements() / cols;
     // Unit = one row of the last dimension of the output.
     return parallel_.Run(
-        ctx, "gather_elements.rows", rows, cols,
+        ctx.parallel(), "gather_elements.rows", rows, cols,
         [&](int64_t begin, int64_t end) {
           for (int64_t r = begin; r < end; ++r) {
             // Data offset of the row's first element, from its multi-index over the leading dims.
@@ -202,7 +202,7 @@ class GatherNdKernel : public OpKernel {
     const DataType type = data->dtype();
     const size_t size = ElementSize(type);
     return parallel_.Run(
-        ctx, "gather_nd.slices", tuples, slice,
+        ctx.parallel(), "gather_nd.slices", tuples, slice,
         [&](int64_t begin, int64_t end) {
           for (int64_t t = begin; t < end; ++t) {
             int64_t src = (t / tuples_per_batch) * batch_stride;
@@ -216,7 +216,7 @@ class GatherNdKernel : public OpKernel {
 
  private:
   int64_t batch_dims_ = 0;
-  ElementParallelism parallel_;
+  ThresholdedParallel parallel_;
 };
 
 OL_REGISTER_KERNELS(tensor_gather) {

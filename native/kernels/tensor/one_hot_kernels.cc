@@ -84,7 +84,7 @@ class OneHotKernel : public OpKernel {
     const DataType type = values->dtype();
     const size_t size = ElementSize(type);
     return parallel_.Run(
-        ctx, "one_hot.rows", outer * depth, inner,
+        ctx.parallel(), "one_hot.rows", outer * depth, inner,
         [&](int64_t begin, int64_t end) {
           for (int64_t row = begin; row < end; ++row) {
             const int64_t o = row / depth, d = row % depth;
@@ -100,7 +100,7 @@ class OneHotKernel : public OpKernel {
 
  private:
   int64_t axis_ = -1;
-  ElementParallelism parallel_;
+  ThresholdedParallel parallel_;
 };
 
 OL_REGISTER_KERNELS(tensor_one_hot) {

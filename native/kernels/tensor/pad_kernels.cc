@@ -144,7 +144,7 @@ class PadKernel : public OpKernel {
   PadMode mode_ = PadMode::kConstant;
   std::vector<int64_t> pads_attribute_;
   float value_attribute_ = 0;
-  ElementParallelism parallel_;
+  ThresholdedParallel parallel_;
 };
 
 OL_REGISTER_KERNELS(tensor_pad) {

@@ -41,7 +41,7 @@ class ReverseSequenceKernel : public OpKernel {
     const bool time_major = time_axis_ == 0;
     auto slice = [&](int64_t b, int64_t t) { return (time_major ? t * batch + b : b * time + t) * inner; };
     return parallel_.Run(
-        ctx, "reverse_sequence.slices", batch * time, inner,
+        ctx.parallel(), "reverse_sequence.slices", batch * time, inner,
         [&](int64_t begin, int64_t end) {
           for (int64_t u = begin; u < end; ++u) {
             const int64_t b = u / time, t = u % time;
@@ -55,7 +55,7 @@ class ReverseSequenceKernel : public OpKernel {
 
  private:
   int64_t batch_axis_ = 1, time_axis_ = 0;
-  ElementParallelism parallel_;
+  ThresholdedParallel parallel_;
 };
 
 OL_REGISTER_KERNELS(tensor_reverse_sequence) {

@@ -91,7 +91,7 @@ class ScatterBase : public OpKernel {
     const DataType type = data.dtype();
     const size_t size = ElementSize(type);
     OL_RETURN_IF_ERROR(parallel_.Run(
-        ctx, "scatter.copy", data.num_elements(), 1,
+        ctx.parallel(), "scatter.copy", data.num_elements(), 1,
         [&](int64_t begin, int64_t end) {
           CopyElements(type, size, data.raw_data(), begin, y->raw_data(), begin, end - begin);
           return Status::Ok();
@@ -110,7 +110,7 @@ class ScatterBase : public OpKernel {
   }
 
   Reduction reduction_ = Reduction::kNone;
-  ElementParallelism parallel_;
+  ThresholdedParallel parallel_;
 };
 
 class ScatterElementsKernel : public ScatterBase {
@@ -282,7 +282,7 @@ class TensorScatterKernel : public ScatterBase {
     const int64_t inner = ps.SizeFrom(a + 1);
     const DataType type = past->dtype();
     return parallel_.Run(
-        ctx, "tensor_scatter.rows", prefixes, rows * inner,
+        ctx.parallel(), "tensor_scatter.rows", prefixes, rows * inner,
         [&](int64_t begin, int64_t end) {
           for (int64_t p = begin; p < end; ++p) {
             const int64_t start = starts[p / per_batch];

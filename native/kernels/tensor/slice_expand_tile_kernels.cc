@@ -85,7 +85,7 @@ class SliceKernel : public OpKernel {
  private:
   bool from_attributes_ = false;
   std::vector<int64_t> starts_, ends_, axes_;
-  ElementParallelism parallel_;
+  ThresholdedParallel parallel_;
 };
 
 // ------------------------------------------------------------------------------ Expand
@@ -126,7 +126,7 @@ class ExpandKernel : public OpKernel {
   }
 
  private:
-  ElementParallelism parallel_;
+  ThresholdedParallel parallel_;
 };
 
 // -------------------------------------------------------------------------------- Tile
@@ -183,7 +183,7 @@ class TileKernel : public OpKernel {
 
  private:
   bool tile_one_axis_ = false;
-  ElementParallelism parallel_;
+  ThresholdedParallel parallel_;
 };
 
 OL_REGISTER_KERNELS(tensor_slice_expand_tile) {

@@ -31,7 +31,7 @@ class SpaceDepthBase : public OpKernel {
   }
   int64_t block_ = 1;
   BlockOrder order_ = BlockOrder::kDcr;
-  ElementParallelism parallel_;
+  ThresholdedParallel parallel_;
 };
 
 class DepthToSpaceKernel : public SpaceDepthBase {

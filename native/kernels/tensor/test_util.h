@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "native/registry/kernel_test_util.h"
+#include "native/registry/kernel_test_checks.h"
 
 namespace onnx_light {
 namespace testing {
@@ -25,25 +25,13 @@ inline Value Detach(const Value& v) {
   return copy.ok() ? Value(*copy) : Value();
 }
 
-// Runs serially, then with 2, 4 and 8 participants and the parallel path forced
-// (parallel.minimum_elements = 1, parallel.grain_elements = `grain`); every output must be
-// bit-identical to the serial one. Returns the serial outputs, detached (empty on failure).
+// The serial outputs, detached (empty on failure), after the determinism check
+// (kernel_test_checks.h) with the parallel path forced (parallel.minimum_elements = 1,
+// parallel.block_elements = `grain`).
 inline std::vector<Value> RunAllCounts(KernelTester& t, int64_t grain = 1) {
-  t.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.grain_elements", grain);
-  auto serial = t.Run(1);
-  EXPECT_TRUE(serial.ok()) << serial.status().ToString();
-  if (!serial.ok()) return {};
-  for (int threads : {2, 4, 8}) {
-    auto parallel = t.Run(threads);
-    EXPECT_TRUE(parallel.ok()) << parallel.status().ToString();
-    if (!parallel.ok()) continue;
-    for (size_t i = 0; i < serial->size(); ++i) {
-      ExpectIdentical(serial->at(i), parallel->at(i),
-                      "output " + std::to_string(i) + ", threads=" + std::to_string(threads));
-    }
-  }
+  t.Tuning(param::kMinimumElements, int64_t{1}).Tuning(param::kBlockElements, grain);
   std::vector<Value> detached;
-  for (const Value& v : *serial) detached.push_back(Detach(v));
+  for (const Value& v : DeterministicOutputs(t)) detached.push_back(Detach(v));
   return detached;
 }
 

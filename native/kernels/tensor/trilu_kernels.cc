@@ -34,7 +34,7 @@ class TriluKernel : public OpKernel {
     const bool upper = upper_;
     const int64_t total_rows = cols == 0 ? 0 : x->num_elements() / cols;
     return parallel_.Run(
-        ctx, "trilu.rows", total_rows, cols,
+        ctx.parallel(), "trilu.rows", total_rows, cols,
         [&](int64_t begin, int64_t end) {
           for (int64_t r = begin; r < end; ++r) {
             // Kept columns: j >= i + k (upper) or j <= i + k (lower), clamped to [0, cols].
@@ -55,7 +55,7 @@ class TriluKernel : public OpKernel {
 
  private:
   bool upper_ = true;
-  ElementParallelism parallel_;
+  ThresholdedParallel parallel_;
 };
 
 OL_REGISTER_KERNELS(tensor_trilu) {

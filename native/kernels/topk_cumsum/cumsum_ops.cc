@@ -41,7 +41,7 @@ class CumulativeKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(int64_t reverse, info.GetInt("reverse", 0));
     exclusive_ = exclusive != 0;
     reverse_ = reverse != 0;
-    OL_ASSIGN_OR_RETURN(tuning_, ReadLaneTuning(info));
+    OL_RETURN_IF_ERROR(tuning_.Init(info));
     return Status::Ok();
   }
 
@@ -96,15 +96,13 @@ class CumulativeKernel : public OpKernel {
         });
         return Status::Ok();
       };
-      if (outer * length * inner < tuning_.minimum_elements) return lanes(0, outer * inner);
-      const ParallelPlan plan{Op::kRegion, std::max<int64_t>(1, tuning_.grain_elements / length)};
-      return ParallelFor(ctx.parallel(), outer * inner, plan, lanes);
+      return tuning_.Run(ctx.parallel(), Op::kRegion, outer * inner, length, lanes);
     });
   }
 
  private:
   bool exclusive_ = false, reverse_ = false;
-  LaneTuning tuning_;
+  ThresholdedParallel tuning_;
 };
 
 }  // namespace

@@ -1,18 +1,14 @@
 // The tuning schema shared by TopK and CumSum: both split independent lanes along one
-// axis across participants.
+// axis across participants (ThresholdedParallel, a lane costing its length in elements).
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "native/kernels/common/thresholded_parallel.h"
 #include "native/registry/kernel.h"
 
 namespace onnx_light {
-
-struct LaneTuning {
-  int64_t minimum_elements = 0;  // input elements below which the op runs serially
-  int64_t grain_elements = 1;    // smallest parallel block, in input elements
-};
 
 // Portable parallel.minimum_elements defaults: the serial run must last about 100 us
 // (about three times the ~30 us, 100k-cycle cost of opening a region). Serial costs per
@@ -22,15 +18,8 @@ inline constexpr int64_t kCumSumMinimum = int64_t{1} << 17;  // one dependent ad
 
 inline std::vector<ParamSpec> LaneTuningParams(int64_t minimum_elements) {
   return {MinimumElementsParam(minimum_elements, "input elements below which the op runs serially"),
-          ParamSpec::Int64("parallel.grain_elements", 16384, 1, int64_t{1} << 40,
+          ParamSpec::Int64(param::kBlockElements, 16384, 1, int64_t{1} << 40,
                            "smallest parallel block, in input elements")};
-}
-
-inline StatusOr<LaneTuning> ReadLaneTuning(const KernelInfo& info) {
-  LaneTuning t;
-  OL_ASSIGN_OR_RETURN(t.minimum_elements, info.tuning().Int64("parallel.minimum_elements"));
-  OL_ASSIGN_OR_RETURN(t.grain_elements, info.tuning().Int64("parallel.grain_elements"));
-  return t;
 }
 
 }  // namespace onnx_light

@@ -37,7 +37,7 @@ class TopKKernel : public OpKernel {
     }
     OL_ASSIGN_OR_RETURN(int64_t largest, info.GetInt("largest", 1));
     largest_ = largest != 0;
-    OL_ASSIGN_OR_RETURN(tuning_, ReadLaneTuning(info));
+    OL_RETURN_IF_ERROR(tuning_.Init(info));
     return Status::Ok();
   }
 
@@ -69,8 +69,9 @@ class TopKKernel : public OpKernel {
       using T = typename decltype(tag)::type;
       using A = typename Numeric<T>::Acc;
       using Entry = std::pair<A, int64_t>;
-      const bool parallel = outer * length * inner >= tuning_.minimum_elements;
-      const ParallelPlan plan{"topk.lanes", std::max<int64_t>(1, tuning_.grain_elements / length)};
+      // Per-participant scratch: the helper's decision and block, ParallelForWithParticipant.
+      const bool parallel = !tuning_.Serial(outer * inner, length);
+      const ParallelPlan plan{"topk.lanes", tuning_.UnitsPerBlock(length)};
       const int participants = parallel ? AvailableParticipants(ctx.parallel(), plan) : 1;
       const size_t bytes = static_cast<size_t>(participants) * static_cast<size_t>(length) * sizeof(Entry);
       ScratchArena arena(ctx.allocator(), bytes + Allocator::kAlignment);
@@ -108,7 +109,7 @@ class TopKKernel : public OpKernel {
  private:
   int64_t axis_ = -1, k_attribute_ = 0;
   bool k_from_input_ = true, largest_ = true;
-  LaneTuning tuning_;
+  ThresholdedParallel tuning_;
 };
 
 std::vector<DataType> TopKTypesFor(int opset) {

@@ -37,20 +37,20 @@ class EncoderKernel : public OpKernel {
  protected:
   Status InitTuning(const KernelInfo& info) {
     where_ = info.Where();
-    OL_ASSIGN_OR_RETURN(minimum_elements_, info.tuning().Int64("parallel.minimum_elements"));
-    OL_ASSIGN_OR_RETURN(grain_, info.tuning().Int64("parallel.grain"));
+    OL_RETURN_IF_ERROR(InitRowParallel(info, &parallel_));
+    // An encoder's block counts its own units (rows, columns or elements), whatever their cost.
+    parallel_.block_unit = ThresholdedParallel::BlockUnit::kUnits;
     return Status::Ok();
   }
 
   // fn(begin, end) over [0, total), each unit costing `cost` elements.
   template <typename Fn>
   Status Split(const KernelContext& ctx, const char* label, int64_t total, int64_t cost, Fn&& fn) const {
-    return ForRows(ctx, label, total, cost, minimum_elements_, grain_, std::forward<Fn>(fn));
+    return parallel_.Run(ctx.parallel(), label, total, std::max<int64_t>(cost, 1), std::forward<Fn>(fn));
   }
 
   std::string where_;
-  int64_t minimum_elements_ = kMinimumElements;
-  int64_t grain_ = 1;
+  ThresholdedParallel parallel_;
 };
 
 template <typename T>
@@ -511,7 +511,8 @@ class OneHotEncoderKernel : public EncoderKernel {
 std::vector<ParamSpec> EncoderTuning(int64_t grain, const char* unit) {
   return {
       MinimumElementsParam(kMinimumElements, "output elements below which the kernel runs serially"),
-      ParamSpec::Int64("parallel.grain", grain, 1, int64_t{1} << 30,
+      ParamSpec::Int64(std::string(unit) == "rows" ? param::kBlockRows : param::kBlockElements, grain, 1,
+                       int64_t{1} << 30,
                        std::string(unit) + " per block are a multiple of this (the ParallelFor grain)"),
   };
 }

@@ -26,29 +26,26 @@ class RowKernel : public OpKernel {
  protected:
   Status InitRows(const KernelInfo& info) {
     where_ = info.Where();
-    OL_ASSIGN_OR_RETURN(minimum_elements_, info.tuning().Int64("parallel.minimum_elements"));
-    OL_ASSIGN_OR_RETURN(block_rows_, info.tuning().Int64("parallel.block_rows"));
-    return Status::Ok();
+    return InitRowParallel(info, &parallel_);
   }
 
   // fn(row index, row as doubles) for every row; the row buffer is per call of the block.
   template <typename Fn>
   Status EachRow(const KernelContext& ctx, const char* label, const Tensor& x, int64_t rows, int64_t features,
                  int64_t cost_per_row, Fn&& fn) const {
-    return ForRows(ctx, label, rows, cost_per_row, minimum_elements_, block_rows_,
-                   [&](int64_t begin, int64_t end) -> Status {
-                     std::vector<double> row(static_cast<size_t>(std::max<int64_t>(features, 1)));
-                     for (int64_t r = begin; r < end; ++r) {
-                       OL_RETURN_IF_ERROR(ReadRowsAsDouble(x, r, r + 1, features, where_, row.data()));
-                       fn(r, row.data());
-                     }
-                     return Status::Ok();
-                   });
+    return parallel_.Run(ctx.parallel(), label, rows, std::max<int64_t>(cost_per_row, 1),
+                         [&](int64_t begin, int64_t end) -> Status {
+                           std::vector<double> row(static_cast<size_t>(std::max<int64_t>(features, 1)));
+                           for (int64_t r = begin; r < end; ++r) {
+                             OL_RETURN_IF_ERROR(ReadRowsAsDouble(x, r, r + 1, features, where_, row.data()));
+                             fn(r, row.data());
+                           }
+                           return Status::Ok();
+                         });
   }
 
   std::string where_;
-  int64_t minimum_elements_ = kMinimumElements;
-  int64_t block_rows_ = kBlockRows;
+  ThresholdedParallel parallel_;
 };
 
 // scores = X . coefficients^T + intercepts, one coefficient row per class.
@@ -267,7 +264,7 @@ class NormalizerKernel : public RowKernel {
 std::vector<ParamSpec> LinearTuning() {
   return {
       MinimumElementsParam(kMinimumElements, "multiply-adds (rows x features x outputs) below which rows stay serial"),
-      ParamSpec::Int64("parallel.block_rows", kBlockRows, 1, int64_t{1} << 30,
+      ParamSpec::Int64(param::kBlockRows, kBlockRows, 1, int64_t{1} << 30,
                        "rows per block are a multiple of this (the ParallelFor grain)"),
   };
 }

@@ -43,7 +43,7 @@ TEST(LinearClassifier, MulticlassSoftmaxRowsMatchSerial) {
   t.Attr("intercepts", std::vector<float>{0.1f, -0.2f, 0.3f});
   t.Attr("classlabels_strings", std::vector<std::string>{"x", "y", "z"}).Attr("post_transform", std::string("SOFTMAX"));
   t.Outputs(2).Input(MakeTensor<float>({rows, features}, testing::RandomFloats(rows * features, 4)));
-  t.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.block_rows", int64_t{8});
+  t.Tuning(param::kMinimumElements, int64_t{1}).Tuning(param::kBlockRows, int64_t{8});
   auto labels = testing::SerialMatchesParticipants<std::string>(t, Shape{rows});
   auto out = t.Run(1);
   ASSERT_TRUE(out.ok());
@@ -80,7 +80,7 @@ TEST(ScalerAndNormalizer, ValuesAndParticipants) {
   KernelTester n("Normalizer", 1, "ai.onnx.ml");
   n.Attr("norm", std::string("L2"))
       .Input(MakeTensor<float>({rows, features}, testing::RandomFloats(rows * features, 9)));
-  n.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.block_rows", int64_t{4});
+  n.Tuning(param::kMinimumElements, int64_t{1}).Tuning(param::kBlockRows, int64_t{4});
   testing::SerialMatchesParticipants<float>(n, Shape{rows, features});
 }
 
@@ -108,7 +108,7 @@ TEST(SVMClassifier, VotesAndProbabilities) {
   const int64_t rows = 64;
   auto p = Svc(true);
   p.Input(MakeTensor<float>({rows, 2}, testing::RandomFloats(rows * 2, 5, -4, 4)));
-  p.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.block_rows", int64_t{2});
+  p.Tuning(param::kMinimumElements, int64_t{1}).Tuning(param::kBlockRows, int64_t{2});
   testing::SerialMatchesParticipants<int64_t>(p, Shape{rows});
   auto probs = p.Run(1);
   ASSERT_TRUE(probs.ok());
@@ -180,7 +180,7 @@ TEST(SVMClassifier, KernelsMatchNaiveEvaluation) {
       t.Attr("vectors_per_class", per_class).Attr("support_vectors", sv).Attr("coefficients", coef);
       t.Attr("rho", rho).Attr("classlabels_ints", std::vector<int64_t>{7, 8, 9}).Outputs(2);
       t.Input(MakeTensor<float>({rows, features}, x));
-      t.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.block_rows", int64_t{2});
+      t.Tuning(param::kMinimumElements, int64_t{1}).Tuning(param::kBlockRows, int64_t{2});
       t.Tuning("algorithm.kernel_rows", kernel_rows);
       EXPECT_EQ(testing::SerialMatchesParticipants<int64_t>(t, Shape{rows}), labels) << kernel;
       auto out = t.Run(1);
@@ -207,7 +207,7 @@ TEST(SVMRegressor, RbfMatchesNaiveEvaluationForIntegerRows) {
   t.Attr("n_supports", supports).Attr("support_vectors", sv).Attr("coefficients", coef);
   t.Attr("rho", std::vector<float>{0.5f});
   t.Input(MakeTensor<int64_t>({rows, features}, x));
-  t.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.block_rows", int64_t{2});
+  t.Tuning(param::kMinimumElements, int64_t{1}).Tuning(param::kBlockRows, int64_t{2});
   t.Tuning("algorithm.kernel_rows", int64_t{4});
   const std::vector<float> y = testing::SerialMatchesParticipants<float>(t, Shape{rows, 1});
   ASSERT_EQ(static_cast<int64_t>(y.size()), rows);

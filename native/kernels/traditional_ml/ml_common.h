@@ -13,6 +13,7 @@
 #include "native/core/status.h"
 #include "native/core/tensor.h"
 #include "native/executor/parallel_for.h"
+#include "native/kernels/common/thresholded_parallel.h"
 #include "native/kernels/common/type_dispatch.h"
 #include "native/registry/kernel.h"
 
@@ -145,15 +146,13 @@ inline Status ReadRowsAsDouble(const Tensor& x, int64_t begin, int64_t end, int6
   });
 }
 
-// Runs fn(begin, end) over rows: serially below `minimum_work` (rows x cost per row),
-// else through ParallelFor in blocks of `grain` rows. Every row is written by exactly one
-// participant, so the result does not depend on the participant count.
-template <typename Fn>
-Status ForRows(const KernelContext& ctx, const char* label, int64_t rows, int64_t cost_per_row, int64_t minimum_work,
-               int64_t grain, Fn&& fn) {
-  if (rows == 0) return Status::Ok();
-  if (rows * std::max<int64_t>(cost_per_row, 1) < minimum_work || rows <= grain) return fn(int64_t{0}, rows);
-  return ParallelFor(ctx.parallel(), rows, ParallelPlan{label, grain}, fn);
+// The ML families split rows (or their own units) with ThresholdedParallel: serially
+// below parallel.minimum_elements (rows x max(1, cost per row)) or when the rows fit one
+// block, else in blocks of whole rows. Every row is written by exactly one participant, so
+// the result does not depend on the participant count.
+inline Status InitRowParallel(const KernelInfo& info, ThresholdedParallel* parallel) {
+  parallel->serial_single_block = true;
+  return parallel->Init(info);
 }
 
 }  // namespace ml

@@ -58,14 +58,14 @@ struct SvmCommon {
   int64_t degree = 0;
   PostTransform post = PostTransform::kNone;
   std::vector<double> coefficients, rho, support_vectors;
-  int64_t minimum_elements = kMinimumElements, block_rows = kBlockRows, kernel_rows = kKernelRows;
+  ThresholdedParallel parallel;
+  int64_t kernel_rows = kKernelRows;
   // The support vectors as floats [vectors, features] (the GEMM's B) and their squared norms.
   std::vector<float> vectors_f;
   std::vector<double> norms;
 
   Status Read(const KernelInfo& info) {
-    OL_ASSIGN_OR_RETURN(minimum_elements, info.tuning().Int64("parallel.minimum_elements"));
-    OL_ASSIGN_OR_RETURN(block_rows, info.tuning().Int64("parallel.block_rows"));
+    OL_RETURN_IF_ERROR(InitRowParallel(info, &parallel));
     OL_ASSIGN_OR_RETURN(kernel_rows, info.tuning().Int64("algorithm.kernel_rows"));
     OL_ASSIGN_OR_RETURN(post, ReadPostTransform(info));
     OL_ASSIGN_OR_RETURN(std::string type, info.GetString("kernel_type", "LINEAR"));
@@ -142,15 +142,16 @@ struct SvmCommon {
   }
 
   // Runs fn(rows r0 as floats, n, kernel values [n, vectors], r0) over every row in blocks
-  // of kernel_rows, rows split through ParallelFor as ForRows does.
+  // of kernel_rows, rows split as the other ML row loops (ThresholdedParallel).
   template <typename Fn>
   Status ForKernelBlocks(KernelContext& ctx, const char* label, const Tensor& x, int64_t rows, int64_t vectors,
                          int64_t features, const std::string& where, Fn&& fn) const {
     if (rows == 0) return Status::Ok();
     const bool convert = x.dtype() != DataType::kFloat;
-    const ParallelPlan plan{label, block_rows};
-    const bool parallel = rows * std::max<int64_t>(vectors * features, 1) >= minimum_elements && rows > block_rows;
-    const int participants = parallel ? AvailableParticipants(ctx.parallel(), plan) : 1;
+    const int64_t row_cost = std::max<int64_t>(vectors * features, 1);
+    const ParallelPlan plan{label, parallel.UnitsPerBlock(row_cost)};
+    const bool split = !parallel.Serial(rows, row_cost);
+    const int participants = split ? AvailableParticipants(ctx.parallel(), plan) : 1;
     const int64_t block = std::min(rows, kernel_rows);
     const size_t slice = BlockScratchBytes(block, vectors, features, convert);
     ScratchArena arena(ctx.allocator(), slice * participants + 64);
@@ -180,7 +181,7 @@ struct SvmCommon {
       }
       return Status::Ok();
     };
-    if (!parallel) return run(0, 0, rows);
+    if (!split) return run(0, 0, rows);
     return ParallelForWithParticipant(ctx.parallel(), rows, plan, run);
   }
 
@@ -320,17 +321,17 @@ class SvmClassifierKernel : public OpKernel {
                                     return Status::Ok();
                                   });
     }
-    return ForRows(ctx, "SVMClassifierRows", rows, classes_ * features, svm_.minimum_elements, svm_.block_rows,
-                   [&](int64_t begin, int64_t end) -> Status {
-                     std::vector<double> row(static_cast<size_t>(features));
-                     std::vector<double> scores(score_count), votes(static_cast<size_t>(classes_)), pairs;
-                     for (int64_t r = begin; r < end; ++r) {
-                       OL_RETURN_IF_ERROR(ReadRowsAsDouble(*x, r, r + 1, features, where_, row.data()));
-                       RowScores(row.data(), nullptr, scores.data(), votes.data(), &pairs);
-                       emit(r, scores.data(), votes.data());
-                     }
-                     return Status::Ok();
-                   });
+    return svm_.parallel.Run(ctx.parallel(), "SVMClassifierRows", rows, std::max<int64_t>(classes_ * features, 1),
+                             [&](int64_t begin, int64_t end) -> Status {
+                               std::vector<double> row(static_cast<size_t>(features));
+                               std::vector<double> scores(score_count), votes(static_cast<size_t>(classes_)), pairs;
+                               for (int64_t r = begin; r < end; ++r) {
+                                 OL_RETURN_IF_ERROR(ReadRowsAsDouble(*x, r, r + 1, features, where_, row.data()));
+                                 RowScores(row.data(), nullptr, scores.data(), votes.data(), &pairs);
+                                 emit(r, scores.data(), votes.data());
+                               }
+                               return Status::Ok();
+                             });
   }
 
  private:
@@ -473,15 +474,15 @@ class SvmRegressorKernel : public OpKernel {
             return Status::Ok();
           });
     }
-    return ForRows(ctx, "SVMRegressorRows", rows, features, svm_.minimum_elements, svm_.block_rows,
-                   [&](int64_t begin, int64_t end) -> Status {
-                     std::vector<double> row(static_cast<size_t>(features));
-                     for (int64_t r = begin; r < end; ++r) {
-                       OL_RETURN_IF_ERROR(ReadRowsAsDouble(*x, r, r + 1, features, where_, row.data()));
-                       finish(r, SvmCommon::LinearDot(row.data(), svm_.coefficients.data(), features_));
-                     }
-                     return Status::Ok();
-                   });
+    return svm_.parallel.Run(ctx.parallel(), "SVMRegressorRows", rows, std::max<int64_t>(features, 1),
+                             [&](int64_t begin, int64_t end) -> Status {
+                               std::vector<double> row(static_cast<size_t>(features));
+                               for (int64_t r = begin; r < end; ++r) {
+                                 OL_RETURN_IF_ERROR(ReadRowsAsDouble(*x, r, r + 1, features, where_, row.data()));
+                                 finish(r, SvmCommon::LinearDot(row.data(), svm_.coefficients.data(), features_));
+                               }
+                               return Status::Ok();
+                             });
   }
 
  private:
@@ -495,7 +496,7 @@ std::vector<ParamSpec> SvmTuning() {
       MinimumElementsParam(
           kMinimumElements,
           "kernel evaluations x features (rows x support vectors x features) below which rows stay serial"),
-      ParamSpec::Int64("parallel.block_rows", kBlockRows, 1, int64_t{1} << 30,
+      ParamSpec::Int64(param::kBlockRows, kBlockRows, 1, int64_t{1} << 30,
                        "rows per block are a multiple of this (the ParallelFor grain)"),
       ParamSpec::Int64("algorithm.kernel_rows", kKernelRows, 1, int64_t{1} << 30,
                        "rows whose kernel values are one GEMM (a cache block: changes no result)"),

@@ -51,9 +51,9 @@ class LegacyTreeEnsembleKernel : public OpKernel {
 
   Status Init(const KernelInfo& info) {
     where_ = info.Where();
-    OL_ASSIGN_OR_RETURN(minimum_walks_, info.tuning().Int64("parallel.minimum_elements"));
-    OL_ASSIGN_OR_RETURN(block_rows_, info.tuning().Int64("parallel.block_rows"));
-    OL_ASSIGN_OR_RETURN(tree_split_rows_, info.tuning().Int64("parallel.tree_split_rows"));
+    OL_ASSIGN_OR_RETURN(minimum_walks_, info.tuning().Int64(param::kMinimumElements));
+    OL_ASSIGN_OR_RETURN(block_rows_, info.tuning().Int64(param::kBlockRows));
+    OL_ASSIGN_OR_RETURN(tree_split_rows_, info.tuning().Int64(param::kTreeSplitRows));
     OL_ASSIGN_OR_RETURN(trees_per_chunk_, info.tuning().Int64("algorithm.trees_per_chunk"));
     OL_ASSIGN_OR_RETURN(walk_bytes_, info.tuning().Int64("algorithm.walk_bytes"));
     OL_ASSIGN_OR_RETURN(post_, ReadPostTransform(info));
@@ -421,9 +421,9 @@ class LegacyTreeEnsembleKernel : public OpKernel {
 std::vector<ParamSpec> TreeTuning() {
   return {
       MinimumElementsParam(kMinimumWalks, "tree walks (rows x trees) below which the kernel runs serially"),
-      ParamSpec::Int64("parallel.block_rows", kBlockRows, 1, int64_t{1} << 30,
+      ParamSpec::Int64(param::kBlockRows, kBlockRows, 1, int64_t{1} << 30,
                        "rows per block are a multiple of this (the ParallelFor grain of the row split)"),
-      ParamSpec::Int64("parallel.tree_split_rows", kTreeSplitRows, 0, int64_t{1} << 30,
+      ParamSpec::Int64(param::kTreeSplitRows, kTreeSplitRows, 0, int64_t{1} << 30,
                        "batches with fewer rows split the trees into chunks instead of the rows"),
       ParamSpec::Int64("algorithm.trees_per_chunk", kTreesPerChunk, 1, int64_t{1} << 30,
                        "trees per chunk in the tree split (fixes the merge order: changes rounding, not participants)"),

@@ -89,8 +89,8 @@ TEST(TreeEnsembleRegressor, RowAndTreeSplitsMatchSerial) {
     for (int64_t i = 0; i < rows * 2; ++i) x[i] = std::sin(0.37 * static_cast<double>(i)) * 3.0;
     auto t = Regressor("SUM", 40, 2);
     t.Input(MakeTensor<double>({rows, 2}, x));
-    t.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.block_rows", int64_t{4});
-    t.Tuning("parallel.tree_split_rows", int64_t{8}).Tuning("algorithm.trees_per_chunk", int64_t{3});
+    t.Tuning(param::kMinimumElements, int64_t{1}).Tuning(param::kBlockRows, int64_t{4});
+    t.Tuning(param::kTreeSplitRows, int64_t{8}).Tuning("algorithm.trees_per_chunk", int64_t{3});
     auto y = testing::SerialMatchesParticipants<float>(t, Shape{rows, 2});
     ASSERT_EQ(static_cast<int64_t>(y.size()), rows * 2);
     // Target 1 is exactly twice target 0 (every leaf gives it twice the weight).
@@ -108,7 +108,7 @@ TEST(TreeEnsembleRegressor, WalkBlocksChangeNothing) {
   for (int64_t walk_bytes : {int64_t{1}, int64_t{5 * 24}, int64_t{64 * 24}, int64_t{1000 * 24}}) {
     auto t = Regressor("AVERAGE", 25, 2);
     t.Input(MakeTensor<float>({rows, 2}, x));
-    t.Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.block_rows", int64_t{4});
+    t.Tuning(param::kMinimumElements, int64_t{1}).Tuning(param::kBlockRows, int64_t{4});
     t.Tuning("algorithm.walk_bytes", walk_bytes);
     const std::vector<float> y = testing::SerialMatchesParticipants<float>(t, Shape{rows, 2});
     if (first.empty()) first = y;

@@ -10,6 +10,7 @@
 
 #include "native/executor/parallel_for.h"
 #include "native/kernels/common/kernel_registration.h"
+#include "native/kernels/common/thresholded_parallel.h"
 #include "native/registry/kernel.h"
 #include "native/tuning/schema.h"
 
@@ -141,8 +142,7 @@ class OptimizerKernel : public OpKernel {
  public:
   Status Init(const KernelInfo& info) {
     where_ = info.Where();
-    OL_ASSIGN_OR_RETURN(minimum_elements_, info.tuning().Int64("parallel.minimum_elements"));
-    OL_ASSIGN_OR_RETURN(block_elements_, info.tuning().Int64("parallel.block_elements"));
+    OL_RETURN_IF_ERROR(parallel_.Init(info));
     return rule_.Init(info);
   }
 
@@ -206,20 +206,18 @@ class OptimizerKernel : public OpKernel {
       for (int64_t i = begin; i < end; ++i) rule.Apply(in, out, i);
       return Status::Ok();
     };
-    if (total < minimum_elements_) return run(0, total);
-    return ParallelFor(ctx.parallel(), total, ParallelPlan{"OptimizerUpdate", block_elements_}, run);
+    return parallel_.Run(ctx.parallel(), "OptimizerUpdate", total, 1, run);
   }
 
   std::string where_;
   Rule rule_;
-  int64_t minimum_elements_ = kMinimumElements;
-  int64_t block_elements_ = kBlockElements;
+  ThresholdedParallel parallel_;
 };
 
 std::vector<ParamSpec> OptimizerTuning() {
   return {
       MinimumElementsParam(kMinimumElements, "parameter elements below which a tensor updates serially"),
-      ParamSpec::Int64("parallel.block_elements", kBlockElements, 64, int64_t{1} << 30,
+      ParamSpec::Int64(param::kBlockElements, kBlockElements, 64, int64_t{1} << 30,
                        "parameter elements per block are a multiple of this (the ParallelFor grain)"),
   };
 }

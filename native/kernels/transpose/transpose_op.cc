@@ -159,7 +159,7 @@ struct Bytes16 {
 class TransposeKernel final : public OpKernel {
  public:
   Status Init(const KernelInfo& info) {
-    OL_ASSIGN_OR_RETURN(minimum_elements_, info.tuning().Int64("parallel.minimum_elements"));
+    OL_ASSIGN_OR_RETURN(minimum_elements_, info.tuning().Int64(param::kMinimumElements));
     if (info.HasAttribute("perm")) {
       OL_ASSIGN_OR_RETURN(perm_, info.GetInts("perm"));
       has_perm_ = true;

@@ -1,5 +1,5 @@
 // The kernel runner and the calibrators, on the test-only kernels of "test.tuning".
-#include "native/tuning/calibrators.h"
+#include "native/kernels/common/calibrators/calibrators.h"
 
 #include <gtest/gtest.h>
 
@@ -30,7 +30,7 @@ Tensor Iota(int64_t n) {
 
 TEST(KernelRunnerTest, TesterRunsSeriallyAndInParallelIdentically) {
   KernelTester t("TestScale", 1, "test.tuning");
-  t.Input(Iota(10000)).Tuning("parallel.minimum_elements", int64_t{1}).Tuning("parallel.grain", int64_t{100});
+  t.Input(Iota(10000)).Tuning(param::kMinimumElements, int64_t{1}).Tuning(param::kBlockElements, int64_t{100});
   auto serial = t.RunWithDetails(1);
   ASSERT_TRUE(serial.ok()) << serial.status().ToString();
   EXPECT_EQ(ToVector<float>(serial->outputs[0].tensor())[10], 2 * 3 + 1);  // x = 10 % 7 = 3
@@ -51,7 +51,7 @@ TEST(KernelRunnerTest, ResolvesTuningThroughASource) {
   struct ForceParallel : TuningSource {
     ResolvedTuning Resolve(std::shared_ptr<const KernelTuningSchema> schema) const override {
       ResolvedTuning r = ResolvedTuning::Defaults(schema);
-      EXPECT_TRUE(r.Set("parallel.minimum_elements", int64_t{1}, ValueSource::kExactMachine).ok());
+      EXPECT_TRUE(r.Set(param::kMinimumElements, int64_t{1}, ValueSource::kExactMachine).ok());
       return r;
     }
   } source;
@@ -62,13 +62,13 @@ TEST(KernelRunnerTest, ResolvesTuningThroughASource) {
   ASSERT_EQ(run->regions.size(), 1u);
   EXPECT_EQ(run->regions[0].requested_participants, 2);
   // Overrides still apply on top of the source.
-  r.Tuning("parallel.minimum_elements", int64_t{1} << 20);
+  r.Tuning(param::kMinimumElements, int64_t{1} << 20);
   EXPECT_TRUE(r.Run(2)->regions.empty());
 }
 
 TEST(KernelRunnerTest, KeepsItsExecutorAcrossSerialRuns) {
   KernelRunner r("TestScale", 1, "test.tuning");
-  r.Input(Iota(4096)).Tuning("parallel.minimum_elements", int64_t{1});
+  r.Input(Iota(4096)).Tuning(param::kMinimumElements, int64_t{1});
   const int before = ExecutorRegistry::Global().LiveExecutors();
   ASSERT_TRUE(r.Run(3).ok());
   EXPECT_EQ(ExecutorRegistry::Global().LiveExecutors(), before + 1);
@@ -82,7 +82,7 @@ TEST(KernelRunnerTest, ReportsBadRequests) {
   KernelRunner r("TestScale", 1, "test.tuning");
   r.Input(Iota(16));
   EXPECT_NE(r.Run(0).status().message().find("participant count must be >= 1"), std::string::npos);
-  r.Tuning("parallel.minimum_elements", 2.5);
+  r.Tuning(param::kMinimumElements, 2.5);
   EXPECT_NE(r.Run(1).status().message().find("is int64; got a double"), std::string::npos);
   r.ClearTuning().Tuning("no.such.param", int64_t{1});
   EXPECT_NE(r.Run(1).status().message().find("unknown tuning parameter 'no.such.param'"), std::string::npos);
@@ -119,12 +119,12 @@ TEST(CalibratorsTest, ElementwiseCalibratorMeasuresAndAccounts) {
   EXPECT_EQ(report->calibrator, "elementwise_crossover");
   EXPECT_EQ(report->schema_key, SchemaOf("TestAdd")->key.ToString());
   ASSERT_EQ(report->choices.size(), 2u);
-  EXPECT_EQ(report->choices[1].name, "parallel.grain");
+  EXPECT_EQ(report->choices[1].name, param::kBlockElements);
   EXPECT_FALSE(report->choices[1].changed);
   EXPECT_FALSE(report->choices[1].measured);
   EXPECT_EQ(std::get<int64_t>(report->choices[1].selected), 1024);
   const ParameterChoice& c = report->choices[0];
-  EXPECT_EQ(c.name, "parallel.minimum_elements");
+  EXPECT_EQ(c.name, param::kMinimumElements);
   EXPECT_EQ(std::get<int64_t>(c.portable_default), 32768);
   EXPECT_EQ(c.changed, std::get<int64_t>(c.selected) != 32768) << c.reason;
   EXPECT_FALSE(c.reason.empty());
@@ -198,7 +198,7 @@ TEST(CalibratorsTest, RegistryPrefersTheMostSpecificCalibrator) {
   };
   const KernelTuningSchema& schema = *SchemaOf("TestScale");
   EXPECT_EQ(registry.Find(schema).status().code(), StatusCode::kNotImplemented);
-  registry.Register({"", "", "parallel.minimum_elements"}, "generic", named("generic"));
+  registry.Register({"", "", param::kMinimumElements}, "generic", named("generic"));
   registry.Register({"", "gemm", ""}, "gemm", named("gemm"));
   EXPECT_EQ(registry.Find(schema)->name, "generic");
   registry.Register({"", "tuning_test_kernels", ""}, "family", named("family"));

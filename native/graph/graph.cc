@@ -1,4 +1,4 @@
-#include "native/session/graph.h"
+#include "native/graph/graph.h"
 
 namespace onnx_light {
 

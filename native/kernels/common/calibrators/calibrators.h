@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "native/core/tensor.h"
-#include "native/registry/attribute.h"
+#include "native/graph/attribute.h"
 #include "native/registry/kernel.h"
 #include "native/tuning/calibration.h"
 #include "native/tuning/schema.h"
@@ -85,7 +85,7 @@ class CalibratorRegistry {
 StatusOr<CalibrationReport> Calibrate(const CalibrationRequest& request, BudgetAccount& account);
 
 // Registers a family's calibrator at start-up (in an alwayslink kernel_family source):
-//   OL_REGISTER_CALIBRATOR(gemm_tasks, (CalibratorSelector{"", "gemm", "parallel.minimum_tasks"}),
+//   OL_REGISTER_CALIBRATOR(gemm_tasks, (CalibratorSelector{"", "gemm", param::kMinimumTasks}),
 //                          CalibrateGemmTasks);
 #define OL_REGISTER_CALIBRATOR(unique_name, selector, calibrator)             \
   [[maybe_unused]] static const bool ol_calibrator_registered_##unique_name = \

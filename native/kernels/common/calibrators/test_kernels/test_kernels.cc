@@ -16,8 +16,8 @@ class TestElementwise : public OpKernel {
  public:
   Status Init(const KernelInfo& info) {
     if (V == Variant::kNeedsAttribute) OL_RETURN_IF_ERROR(info.GetString("direction").status());
-    OL_ASSIGN_OR_RETURN(minimum_elements_, info.tuning().Int64("parallel.minimum_elements"));
-    OL_ASSIGN_OR_RETURN(grain_, info.tuning().Int64("parallel.grain"));
+    OL_ASSIGN_OR_RETURN(minimum_elements_, info.tuning().Int64(param::kMinimumElements));
+    OL_ASSIGN_OR_RETURN(grain_, info.tuning().Int64(param::kBlockElements));
     return Status::Ok();
   }
 
@@ -58,8 +58,8 @@ KernelDef Def(const char* op) {
   def.op = op;
   def.family = "tuning_test_kernels";
   def.element_types = {DataType::kFloat, DataType::kInt32};
-  def.tuning = {MinimumElementsParam(32768),
-                ParamSpec::Int64("parallel.grain", 1024, 1, int64_t{1} << 40, "elements per parallel block, at least")};
+  def.tuning = {MinimumElementsParam(32768), ParamSpec::Int64(param::kBlockElements, 1024, 1, int64_t{1} << 40,
+                                                              "elements per parallel block, at least")};
   def.calibratable = true;
   def.factory = [](const KernelInfo& info) -> StatusOr<std::unique_ptr<OpKernel>> {
     if (info.input_type(0) == DataType::kInt32) return MakeKernel<TestElementwise<int32_t, V>>()(info);

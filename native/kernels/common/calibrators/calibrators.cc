@@ -1,4 +1,4 @@
-#include "native/tuning/calibrators.h"
+#include "native/kernels/common/calibrators/calibrators.h"
 
 #include <algorithm>
 
@@ -7,8 +7,6 @@
 
 namespace onnx_light {
 namespace {
-
-constexpr const char* kMinimumElements = "parallel.minimum_elements";
 
 bool Matches(const CalibratorSelector& s, const KernelTuningSchema& schema) {
   if (!s.schema_key.empty() && s.schema_key != schema.key.ToString()) return false;
@@ -153,7 +151,7 @@ class ElementwiseProblem {
   CandidateFn Candidate(int64_t threshold, int participants) {
     return [this, threshold, participants](int64_t size) -> StatusOr<CandidateRun> {
       OL_RETURN_IF_ERROR(Prepare(size));
-      runner_.ClearTuning().Tuning(kMinimumElements, threshold);
+      runner_.ClearTuning().Tuning(param::kMinimumElements, threshold);
       OL_ASSIGN_OR_RETURN(KernelRunResult r, runner_.Run(participants));
       return CandidateRun{r.allocator, std::move(r.outputs), r.compute_ns};
     };
@@ -187,7 +185,7 @@ StatusOr<int> ProbeInputCount(const KernelDef& def, int opset, DataType type,
 CalibratorRegistry& CalibratorRegistry::Global() {
   static CalibratorRegistry* registry = [] {
     auto* r = new CalibratorRegistry();
-    r->Register({"", "", kMinimumElements}, "elementwise_crossover", CalibrateElementwise);
+    r->Register({"", "", param::kMinimumElements}, "elementwise_crossover", CalibrateElementwise);
     return r;
   }();
   return *registry;
@@ -228,8 +226,8 @@ StatusOr<CalibrationReport> Calibrate(const CalibrationRequest& request, BudgetA
 
 StatusOr<CalibrationReport> CalibrateElementwise(const CalibrationRequest& request, BudgetAccount& account) {
   const KernelTuningSchema& schema = *request.schema;
-  const ParamSpec* spec = schema.Find(kMinimumElements);
-  if (spec == nullptr) return InvalidArgument(schema.key.ToString(), " has no ", kMinimumElements, " parameter");
+  const ParamSpec* spec = schema.Find(param::kMinimumElements);
+  if (spec == nullptr) return InvalidArgument(schema.key.ToString(), " has no ", param::kMinimumElements, " parameter");
   OL_ASSIGN_OR_RETURN(const KernelDef* def, DefForSchema(schema.key, request.opset_version));
   OL_ASSIGN_OR_RETURN(DataType type, DataTypeFromName(schema.key.element_type));
   const int opset = request.opset_version > 0 ? request.opset_version : def->since_version;
@@ -256,9 +254,9 @@ StatusOr<CalibrationReport> CalibrateElementwise(const CalibrationRequest& reque
 
   CalibrationReport report;
   report.choices.push_back(
-      {kMinimumElements, spec->portable_default, decision.value, decision.changed, decision.reason});
+      {param::kMinimumElements, spec->portable_default, decision.value, decision.changed, decision.reason});
   for (const ParamSpec& other : schema.params) {
-    if (other.name == kMinimumElements) continue;
+    if (other.name == param::kMinimumElements) continue;
     report.choices.push_back({other.name, other.portable_default, other.portable_default, false,
                               "not calibrated by the elementwise crossover search: portable default kept", false});
   }

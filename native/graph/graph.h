@@ -10,7 +10,7 @@
 
 #include "native/core/status.h"
 #include "native/core/value.h"
-#include "native/registry/attribute.h"
+#include "native/graph/attribute.h"
 
 namespace onnx_light {
 

@@ -1,12 +1,15 @@
-// How the elementwise families split work: contiguous output blocks through ParallelFor
-// once the output reaches parallel.minimum_elements, the serial loop below it.
+// The elementwise families' tuning: their schema, and the policy read from it once per
+// kernel. Work is split by ThresholdedParallel (native/kernels/common): contiguous output
+// blocks of a multiple of parallel.block_elements once the output reaches
+// parallel.minimum_elements, the serial loop below it; streamed stores are fenced at the
+// end of every block.
 #pragma once
 
 #include <cstdint>
 #include <type_traits>
 #include <vector>
 
-#include "native/executor/parallel_for.h"
+#include "native/kernels/common/thresholded_parallel.h"
 #include "native/kernels/elementwise/streaming_store.h"
 #include "native/registry/kernel.h"
 #include "native/tuning/schema.h"
@@ -28,7 +31,7 @@ inline constexpr int64_t kDefaultStreamingStoreElements = int64_t{1} << 22;
 inline std::vector<ParamSpec> ElementwiseTuning(int64_t minimum_elements) {
   return {
       MinimumElementsParam(minimum_elements, "output elements below which the kernel runs serially"),
-      ParamSpec::Int64("parallel.block_elements", kDefaultBlockElements, 64, int64_t{1} << 30,
+      ParamSpec::Int64(param::kBlockElements, kDefaultBlockElements, 64, int64_t{1} << 30,
                        "output elements per block are a multiple of this (the ParallelFor grain)"),
       ParamSpec::Int64("algorithm.streaming_store_elements", kDefaultStreamingStoreElements, 1, int64_t{1} << 50,
                        "outputs of at least this many elements are written with non-temporal stores"),
@@ -36,14 +39,12 @@ inline std::vector<ParamSpec> ElementwiseTuning(int64_t minimum_elements) {
 }
 
 // Tuning values read once per kernel instance.
-struct BlockPolicy {
-  int64_t minimum_elements = kCheapMinimumElements;
-  int64_t block_elements = kDefaultBlockElements;
+struct ElementwisePolicy {
+  ThresholdedParallel parallel{kCheapMinimumElements, kDefaultBlockElements};  // the defaults before Init
   int64_t streaming_store_elements = kDefaultStreamingStoreElements;
 
   Status Init(const KernelInfo& info) {
-    OL_ASSIGN_OR_RETURN(minimum_elements, info.tuning().Int64("parallel.minimum_elements"));
-    OL_ASSIGN_OR_RETURN(block_elements, info.tuning().Int64("parallel.block_elements"));
+    OL_RETURN_IF_ERROR(parallel.Init(info));
     OL_ASSIGN_OR_RETURN(streaming_store_elements, info.tuning().Int64("algorithm.streaming_store_elements"));
     return Status::Ok();
   }
@@ -53,24 +54,17 @@ struct BlockPolicy {
   bool Streams(int64_t elements) const {
     return std::is_trivially_copyable_v<O> && elements >= streaming_store_elements;
   }
-};
 
-// Runs fn(begin, end) over [0, total): serially below the threshold, else in blocks.
-template <typename Fn>
-Status RunBlocks(const KernelContext& ctx, const BlockPolicy& policy, const char* label, int64_t total, Fn&& fn) {
-  if (total <= 0) return Status::Ok();
-  if (total < policy.minimum_elements) {
-    fn(int64_t{0}, total);
-    StreamingFence();
-    return Status::Ok();
+  // Runs fn(begin, end) over [0, total) output elements (ThresholdedParallel, one element
+  // a unit of work), fencing streamed stores after each call.
+  template <typename Fn>
+  Status Run(const KernelContext& ctx, const char* label, int64_t total, Fn&& fn) const {
+    return parallel.Run(ctx.parallel(), label, total, /*cost=*/1, [&](int64_t begin, int64_t end) {
+      fn(begin, end);
+      StreamingFence();
+    });
   }
-  return ParallelFor(ctx.parallel(), total, ParallelPlan{label, policy.block_elements},
-                     [&](int64_t begin, int64_t end) {
-                       fn(begin, end);
-                       StreamingFence();
-                       return Status::Ok();
-                     });
-}
+};
 
 }  // namespace elementwise
 }  // namespace onnx_light

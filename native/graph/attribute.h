@@ -12,7 +12,7 @@
 
 namespace onnx_light {
 
-class Graph;  // native/session/graph.h
+class Graph;  // native/graph/graph.h
 
 // A TypeProto reduced to what kernels need (Optional/SequenceEmpty/... type attributes).
 struct TypeDescription {
