@@ -42,14 +42,16 @@ std::vector<Value> DeterministicOutputs(KernelTester& t, DeterminismOptions opti
     EXPECT_TRUE(parallel.ok()) << run << ": " << parallel.status().ToString();
     if (!parallel.ok()) continue;
     ExpectSameOutputs(*serial, parallel->outputs, run);
-    if (options.expect_regions) EXPECT_FALSE(parallel->regions.empty()) << run << ": the forced parallel path opened no region";
+    if (options.expect_regions)
+      EXPECT_FALSE(parallel->regions.empty()) << run << ": the forced parallel path opened no region";
   }
   const std::string run = std::to_string(kNestedParticipants) + " participants nested in an outer region";
   auto nested = RunNested(t, kNestedParticipants);
   EXPECT_TRUE(nested.ok()) << run << ": " << nested.status().ToString();
   if (nested.ok()) {
     ExpectSameOutputs(*serial, nested->outputs, run);
-    if (options.expect_regions) EXPECT_FALSE(nested->regions.empty()) << run << ": the forced parallel path opened no region";
+    if (options.expect_regions)
+      EXPECT_FALSE(nested->regions.empty()) << run << ": the forced parallel path opened no region";
     for (const RegionEvent& region : nested->regions) {
       EXPECT_TRUE(region.nested) << run << ": region '" << region.label << "' was not recorded as nested";
       EXPECT_EQ(region.admitted_participants, 1) << run << ": region '" << region.label << "' did not run inline";

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "native/registry/kernel.h"
 #include "native/graph/graph.h"
+#include "native/registry/kernel.h"
 #include "native/tuning/schema.h"
 
 namespace onnx_light {

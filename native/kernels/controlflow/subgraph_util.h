@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "native/registry/kernel.h"
 #include "native/graph/graph.h"
+#include "native/registry/kernel.h"
 
 namespace onnx_light {
 namespace controlflow {

@@ -9,7 +9,6 @@
 
 #include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/common/thresholded_parallel.h"
-#include "native/kernels/einsum/einsum_plan.h"
 #include "native/kernels/common/type_dispatch.h"
 #include "native/kernels/einsum/einsum_plan.h"
 #include "native/kernels/tensor/onnx_types.h"

@@ -24,7 +24,8 @@ void Tile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, flo
     OL_ROW(0, a0, 0)
     OL_ROW(1, a0, 1)
     OL_ROW(2, a0, 2)
-    OL_ROW(3, a0, 3) OL_ROW(4, a1, 0) OL_ROW(5, a1, 1) OL_ROW(6, a1, 2) OL_ROW(7, a1, 3)
+    OL_ROW(3, a0, 3)
+    OL_ROW(4, a1, 0) OL_ROW(5, a1, 1) OL_ROW(6, a1, 2) OL_ROW(7, a1, 3)
 #undef OL_ROW
         a += kMr;
     b += kNr;

@@ -8,8 +8,8 @@
 namespace onnx_light {
 namespace {
 
-using testing::ErrorOf;
 using testing::DeterministicOutputs;
+using testing::ErrorOf;
 using testing::ExpectIdentical;
 using testing::KernelTester;
 using testing::MakeTensor;

@@ -235,26 +235,27 @@ class DictVectorizerKernel : public EncoderKernel {
     if (keys.dtype() != (int_keys_ ? DataType::kInt64 : DataType::kString)) {
       return InvalidArgument(where_, ": map keys must be ", int_keys_ ? "int64" : "string", ", got ", map->Describe());
     }
-    return DispatchType(TypeList<float, double, int64_t, std::string>{}, values.dtype(), where_, [&](auto tag) -> Status {
-      using T = typename decltype(tag)::type;
-      OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, values.dtype(), Shape{1, size_}));
-      std::vector<int64_t> entry(static_cast<size_t>(size_), -1);  // a repeated key: the last wins
-      for (int64_t i = 0; i < keys.num_elements(); ++i) {
-        int64_t column = -1;
-        if (int_keys_) {
-          auto it = int_index_.find(keys.data<int64_t>()[i]);
-          if (it != int_index_.end()) column = it->second;
-        } else {
-          auto it = string_index_.find(keys.data<std::string>()[i]);
-          if (it != string_index_.end()) column = it->second;
-        }
-        if (column >= 0) entry[column] = i;
-      }
-      return Split(ctx, "DictVectorizerColumns", size_, 1, [&](int64_t begin, int64_t end) -> Status {
-        for (int64_t c = begin; c < end; ++c) y->data<T>()[c] = entry[c] < 0 ? T{} : values.data<T>()[entry[c]];
-        return Status::Ok();
-      });
-    });
+    return DispatchType(
+        TypeList<float, double, int64_t, std::string>{}, values.dtype(), where_, [&](auto tag) -> Status {
+          using T = typename decltype(tag)::type;
+          OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, values.dtype(), Shape{1, size_}));
+          std::vector<int64_t> entry(static_cast<size_t>(size_), -1);  // a repeated key: the last wins
+          for (int64_t i = 0; i < keys.num_elements(); ++i) {
+            int64_t column = -1;
+            if (int_keys_) {
+              auto it = int_index_.find(keys.data<int64_t>()[i]);
+              if (it != int_index_.end()) column = it->second;
+            } else {
+              auto it = string_index_.find(keys.data<std::string>()[i]);
+              if (it != string_index_.end()) column = it->second;
+            }
+            if (column >= 0) entry[column] = i;
+          }
+          return Split(ctx, "DictVectorizerColumns", size_, 1, [&](int64_t begin, int64_t end) -> Status {
+            for (int64_t c = begin; c < end; ++c) y->data<T>()[c] = entry[c] < 0 ? T{} : values.data<T>()[entry[c]];
+            return Status::Ok();
+          });
+        });
   }
 
  private:
@@ -300,14 +301,15 @@ class FeatureVectorizerKernel : public EncoderKernel {
         const Tensor* x = ctx.input(i);
         const int64_t cols = x->shape().rank() == 0 ? 1 : x->shape().dim(x->shape().rank() - 1);
         const int64_t take = std::min(cols, dims_[i]);
-        const Status copied = DispatchType(TypeList<float, double, int64_t, int32_t>{}, x->dtype(), where_, [&](auto tag) -> Status {
-          using T = typename decltype(tag)::type;
-          for (int64_t r = begin; r < end; ++r) {
-            for (int64_t c = 0; c < take; ++c)
-              out[r * width + offset + c] = static_cast<float>(x->data<T>()[r * cols + c]);
-          }
-          return Status::Ok();
-        });
+        const Status copied =
+            DispatchType(TypeList<float, double, int64_t, int32_t>{}, x->dtype(), where_, [&](auto tag) -> Status {
+              using T = typename decltype(tag)::type;
+              for (int64_t r = begin; r < end; ++r) {
+                for (int64_t c = 0; c < take; ++c)
+                  out[r * width + offset + c] = static_cast<float>(x->data<T>()[r * cols + c]);
+              }
+              return Status::Ok();
+            });
         OL_RETURN_IF_ERROR(copied);
         offset += dims_[i];
       }

@@ -68,14 +68,16 @@ class ArrayFeatureExtractorKernel : public OpKernel {
     if (dims.size() == 1) dims.insert(dims.begin(), 1);
     dims.back() = picks;
     const int64_t rows = features == 0 ? 0 : x->num_elements() / features;
-    return DispatchType(TypeList<float, double, int64_t, int32_t, std::string>{}, x->dtype(), where_, [&](auto tag) -> Status {
-      using T = typename decltype(tag)::type;
-      OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), Shape(dims)));
-      for (int64_t r = 0; r < rows; ++r) {
-        for (int64_t j = 0; j < picks; ++j) y->data<T>()[r * picks + j] = x->data<T>()[r * features + index[j]];
-      }
-      return Status::Ok();
-    });
+    return DispatchType(TypeList<float, double, int64_t, int32_t, std::string>{}, x->dtype(), where_,
+                        [&](auto tag) -> Status {
+                          using T = typename decltype(tag)::type;
+                          OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), Shape(dims)));
+                          for (int64_t r = 0; r < rows; ++r) {
+                            for (int64_t j = 0; j < picks; ++j)
+                              y->data<T>()[r * picks + j] = x->data<T>()[r * features + index[j]];
+                          }
+                          return Status::Ok();
+                        });
   }
 
  private:

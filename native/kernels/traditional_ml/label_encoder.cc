@@ -29,8 +29,8 @@ StatusOr<Tensor> TensorOf(const std::vector<T>& values) {
 // equal numbers compare equal across integer widths (NaN matches NaN, -0 matches 0).
 StatusOr<std::string> KeyOf(const Tensor& t, int64_t i, const std::string& where) {
   std::string key;
-  const Status status =
-      DispatchType(TypeList<std::string, int64_t, int32_t, int16_t, float, double>{}, t.dtype(), where, [&](auto tag) -> Status {
+  const Status status = DispatchType(
+      TypeList<std::string, int64_t, int32_t, int16_t, float, double>{}, t.dtype(), where, [&](auto tag) -> Status {
         using T = typename decltype(tag)::type;
         const T& v = t.data<T>()[i];
         if constexpr (std::is_same_v<T, std::string>) {
@@ -110,15 +110,15 @@ class LabelEncoderKernel : public OpKernel {
       auto it = index_.find(key);
       slots[i] = it == index_.end() ? -1 : it->second;
     }
-    return DispatchType(TypeList<std::string, int64_t, int32_t, int16_t, float, double>{}, 
-        values_.dtype(), where_, [&](auto tag) -> Status {
-          using T = typename decltype(tag)::type;
-          OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, values_.dtype(), x->shape()));
-          for (size_t i = 0; i < slots.size(); ++i) {
-            y->data<T>()[i] = slots[i] < 0 ? default_.data<T>()[0] : values_.data<T>()[slots[i]];
-          }
-          return Status::Ok();
-        });
+    return DispatchType(TypeList<std::string, int64_t, int32_t, int16_t, float, double>{}, values_.dtype(), where_,
+                        [&](auto tag) -> Status {
+                          using T = typename decltype(tag)::type;
+                          OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, values_.dtype(), x->shape()));
+                          for (size_t i = 0; i < slots.size(); ++i) {
+                            y->data<T>()[i] = slots[i] < 0 ? default_.data<T>()[0] : values_.data<T>()[slots[i]];
+                          }
+                          return Status::Ok();
+                        });
   }
 
  private:
