@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "native/core/data_type.h"
+
 namespace onnx_light {
 namespace {
 
@@ -191,6 +193,29 @@ float HalfBitsToFloat(uint16_t bits) {
   float out;
   std::memcpy(&out, &u, sizeof out);
   return out;
+}
+
+const NarrowFloatFormat* SmallFloatFormat(DataType type) {
+  switch (type) {
+    case DataType::kFloat8E4M3FN:
+      return &formats::kFloat8E4M3FN;
+    case DataType::kFloat8E4M3FNUZ:
+      return &formats::kFloat8E4M3FNUZ;
+    case DataType::kFloat8E5M2:
+      return &formats::kFloat8E5M2;
+    case DataType::kFloat8E5M2FNUZ:
+      return &formats::kFloat8E5M2FNUZ;
+    case DataType::kFloat8E8M0:
+      return &formats::kFloat8E8M0;
+    case DataType::kFloat4E2M1:
+      return &formats::kFloat4E2M1;
+    case DataType::kFloat6E2M3:
+      return &formats::kFloat6E2M3;
+    case DataType::kFloat6E3M2:
+      return &formats::kFloat6E3M2;
+    default:
+      return nullptr;
+  }
 }
 
 }  // namespace onnx_light

@@ -53,6 +53,12 @@ inline constexpr NarrowFloatFormat kFloat6E2M3{2, 3, 1, NarrowFloatFormat::Speci
 inline constexpr NarrowFloatFormat kFloat6E3M2{3, 2, 3, NarrowFloatFormat::Specials::kFinite};
 }  // namespace formats
 
+enum class DataType : int32_t;  // data_type.h (which includes this header)
+
+// The format of a float8, float6 or float4 element type (stored one element per byte);
+// null for every other type (float16 and bfloat16 have codecs of their own).
+const NarrowFloatFormat* SmallFloatFormat(DataType type);
+
 // float16 and bfloat16 have dedicated fast conversions (used by kernels' hot loops); they
 // are checked exhaustively against the generic codec in the tests.
 uint16_t FloatToHalfBits(float value);

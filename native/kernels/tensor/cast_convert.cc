@@ -75,30 +75,6 @@ bool IsSubByteInteger(DataType t) {
   return t == DataType::kInt4 || t == DataType::kUint4 || t == DataType::kInt2 || t == DataType::kUint2;
 }
 
-// Narrow float formats other than float16/bfloat16 (which have dedicated fast codecs).
-const NarrowFloatFormat* SmallFloatFormat(DataType t) {
-  switch (t) {
-    case DataType::kFloat8E4M3FN:
-      return &formats::kFloat8E4M3FN;
-    case DataType::kFloat8E4M3FNUZ:
-      return &formats::kFloat8E4M3FNUZ;
-    case DataType::kFloat8E5M2:
-      return &formats::kFloat8E5M2;
-    case DataType::kFloat8E5M2FNUZ:
-      return &formats::kFloat8E5M2FNUZ;
-    case DataType::kFloat8E8M0:
-      return &formats::kFloat8E8M0;
-    case DataType::kFloat4E2M1:
-      return &formats::kFloat4E2M1;
-    case DataType::kFloat6E2M3:
-      return &formats::kFloat6E2M3;
-    case DataType::kFloat6E3M2:
-      return &formats::kFloat6E3M2;
-    default:
-      return nullptr;
-  }
-}
-
 // Every code of a format of at most 8 bits, decoded once (exact: each fits a float).
 struct SmallFloatTable {
   std::array<float, 256> values;

@@ -48,23 +48,6 @@ void FillWith(Tensor& t, T (*convert)(double)) {
   for (int64_t i = 0; i < t.num_elements(); ++i) data[i] = convert(BenignValue(i));
 }
 
-const NarrowFloatFormat* ByteSizedFloatFormat(DataType type) {
-  switch (type) {
-    case DataType::kFloat8E4M3FN:
-      return &formats::kFloat8E4M3FN;
-    case DataType::kFloat8E4M3FNUZ:
-      return &formats::kFloat8E4M3FNUZ;
-    case DataType::kFloat8E5M2:
-      return &formats::kFloat8E5M2;
-    case DataType::kFloat8E5M2FNUZ:
-      return &formats::kFloat8E5M2FNUZ;
-    case DataType::kFloat8E8M0:
-      return &formats::kFloat8E8M0;
-    default:
-      return nullptr;
-  }
-}
-
 }  // namespace
 
 StatusOr<Tensor> BenignTensor(DataType type, const Shape& shape, Allocator* allocator) {
@@ -111,7 +94,7 @@ StatusOr<Tensor> BenignTensor(DataType type, const Shape& shape, Allocator* allo
       FillWith<bool>(t, [](double v) { return v > 1.25; });
       break;
     default: {
-      const NarrowFloatFormat* format = ByteSizedFloatFormat(type);
+      const NarrowFloatFormat* format = GetDataTypeInfo(type).bits == 8 ? SmallFloatFormat(type) : nullptr;
       if (format == nullptr) {
         return NotImplemented("calibration has no benign inputs for element type ", DataTypeName(type));
       }
