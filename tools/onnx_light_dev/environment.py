@@ -61,8 +61,8 @@ def processor_descriptor() -> dict[str, Any]:
 
 
 def bazel_family_problems(workspace: str, manifest_labels: set[str]) -> tuple[list[inventory.Problem], str]:
-    """Cross-checks with `bazel query` that every kernel library under native/kernels is a
-    kernel_family whose manifest is collected (i.e. listed in families.bzl).
+    """Cross-checks with `bazel query` that every kernel library under native/kernels (but the
+    test-only ones) is a kernel_family whose manifest is collected (i.e. listed in families.bzl).
     Returns (problems, note)."""
     bazel = os.path.join(workspace, "bazelw")
 
@@ -75,7 +75,11 @@ def bazel_family_problems(workspace: str, manifest_labels: set[str]) -> tuple[li
         return set(out.stdout.split())
 
     try:
-        libraries = query("attr(alwayslink, 1, kind(cc_library, //native/kernels/...))")
+        # Test-only kernel libraries (the calibrators' test kernels) are linked into test
+        # binaries only, never into the product: not inventoried.
+        libraries = query(
+            "attr(alwayslink, 1, kind(cc_library, //native/kernels/...)) except attr(testonly, 1, //native/kernels/...)"
+        )
         manifests = query("kind(family_manifest, //native/kernels/...)")
     except (OSError, subprocess.SubprocessError, RuntimeError) as e:
         return [], f"bazel query cross-check skipped: {e}"
