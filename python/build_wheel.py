@@ -6,13 +6,18 @@ WHEEL and RECORD files of the wheel format (Bazel 4.2 has no offline py_wheel).
 Each file lands at its path from the last "onnx_light/" on (.../onnx_light/_native.so too).
 """
 
-import argparse
 import base64
 import hashlib
 import os
 import sys
 import sysconfig
 import zipfile
+
+from absl import app, flags
+
+OUT = flags.DEFINE_string("out", None, "the wheel to write", required=True)
+VERSION = flags.DEFINE_string("version", None, "the package version", required=True)
+STATUS_FILE = flags.DEFINE_string("status_file", None, "Bazel's stable-status.txt (the revision)")
 
 # Run-time dependencies, with the ranges CI tests: the pins of requirements.txt, and for
 # ml_dtypes also its newest release (.ci/run installs the wheel into fresh venvs with each
@@ -43,38 +48,35 @@ def record_line(path, data):
     return f"{path},sha256={digest},{len(data)}"
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--out", required=True)
-    parser.add_argument("--version", required=True)
-    parser.add_argument("--status_file", default=None, help="Bazel's stable-status.txt (the revision)")
-    parser.add_argument("sources", nargs="+", help="package files (.py and _native.so) under onnx_light/")
-    args = parser.parse_args()
+def main(argv: list[str]) -> None:
+    sources = argv[1:]  # package files (.py, .pyi, .so) under onnx_light/
+    if not sources:
+        sys.exit("build_wheel: no package files given")
 
     tag = python_tag()
-    expected = f"onnx_light-{args.version}-{tag}.whl"
-    if os.path.basename(args.out) != expected:
+    expected = f"onnx_light-{VERSION.value}-{tag}.whl"
+    if os.path.basename(OUT.value) != expected:
         sys.exit(
             f"build_wheel: this interpreter makes {expected}, but the target declares "
-            f"{os.path.basename(args.out)}: update WHEEL_TAG in python/BUILD"
+            f"{os.path.basename(OUT.value)}: update WHEEL_TAG in python/BUILD"
         )
 
     files = {}
-    for source in args.sources:
+    for source in sources:
         relative = source[source.rindex("onnx_light/") :]
         with open(source, "rb") as f:
             files[relative] = f.read()
     if "onnx_light/_native.so" not in files:
         sys.exit("build_wheel: no onnx_light/_native.so among the files")
-    files["onnx_light/REVISION"] = (revision(args.status_file) + "\n").encode()
+    files["onnx_light/REVISION"] = (revision(STATUS_FILE.value) + "\n").encode()
 
-    dist_info = f"onnx_light-{args.version}.dist-info"
+    dist_info = f"onnx_light-{VERSION.value}.dist-info"
     files[f"{dist_info}/METADATA"] = (
         "\n".join(
             [
                 "Metadata-Version: 2.1",
                 "Name: onnx-light",
-                f"Version: {args.version}",
+                f"Version: {VERSION.value}",
                 "Summary: Native CPU kernels for ONNX models with an ONNX Runtime style Python API",
                 f"Requires-Python: =={sys.version_info[0]}.{sys.version_info[1]}.*",
             ]
@@ -90,7 +92,7 @@ def main():
     files[f"{dist_info}/RECORD"] = ("\n".join(record) + "\n").encode()
 
     # Fixed timestamps and order: the same inputs give the same bytes.
-    with zipfile.ZipFile(args.out, "w", compression=zipfile.ZIP_DEFLATED) as wheel:
+    with zipfile.ZipFile(OUT.value, "w", compression=zipfile.ZIP_DEFLATED) as wheel:
         for path, data in sorted(files.items()):
             info = zipfile.ZipInfo(path, date_time=(2020, 1, 1, 0, 0, 0))
             info.external_attr = (0o755 if ".so" in os.path.basename(path) else 0o644) << 16
@@ -99,4 +101,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    app.run(main)
