@@ -16,12 +16,6 @@ from onnx_light import _native
 from onnx_light._values import encode_array, numpy_dtype_of
 
 
-def load_model(model: str | os.PathLike | bytes | onnx.ModelProto) -> onnx.ModelProto:
-    """A ModelProto from a path, serialized bytes or a ModelProto (InvalidArgument if malformed)."""
-    proto, weights = load_model_and_weights(model)
-    return with_weights(proto, weights)
-
-
 def load_model_and_weights(
     model: str | os.PathLike | bytes | onnx.ModelProto,
 ) -> tuple[onnx.ModelProto, _native.LoadedModel | None]:

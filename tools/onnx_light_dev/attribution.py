@@ -153,6 +153,19 @@ def _finish(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: -r["gap_ms"])
 
 
+def _empty_row(ort_op: str) -> dict[str, Any]:
+    """A row of the fused table before any node is counted."""
+    return {
+        "ort_op": ort_op,
+        "covers": collections.Counter(),
+        "ours_ms": 0.0,
+        "ort_ms": 0.0,
+        "ort_nodes": 0,
+        "ours_share": 0.0,
+        "ort_share": 0.0,
+    }
+
+
 def _fused_table(
     ours_nodes: dict[str, float],
     ours_ops: dict[str, str],
@@ -166,18 +179,7 @@ def _fused_table(
     rows = {}
     for ort_node, covered in coverage.items():
         op = theirs_ops.get(ort_node, "(folded at load)" if ort_node is None else "(not profiled)")
-        row = rows.setdefault(
-            op,
-            {
-                "ort_op": op,
-                "covers": collections.Counter(),
-                "ours_ms": 0.0,
-                "ort_ms": 0.0,
-                "ort_nodes": 0,
-                "ours_share": 0.0,
-                "ort_share": 0.0,
-            },
-        )
+        row = rows.setdefault(op, _empty_row(op))
         # Nodes that onnx-light's own graph rewrites folded away ran as part of another node.
         row["covers"].update(ours_ops[n] for n in covered if n in ours_ops)
         ours = sum(ours_nodes.get(n, 0.0) for n in covered)
@@ -192,18 +194,7 @@ def _fused_table(
     for ort_node, seconds in theirs_nodes.items():
         if ort_node not in coverage:
             op = theirs_ops[ort_node]
-            row = rows.setdefault(
-                op,
-                {
-                    "ort_op": op,
-                    "covers": collections.Counter(),
-                    "ours_ms": 0.0,
-                    "ort_ms": 0.0,
-                    "ort_nodes": 0,
-                    "ours_share": 0.0,
-                    "ort_share": 0.0,
-                },
-            )
+            row = rows.setdefault(op, _empty_row(op))
             row["ort_ms"] += seconds * 1e3
             row["ort_share"] += seconds / theirs_total
             row["ort_nodes"] += 1
