@@ -127,10 +127,12 @@ class QGemmKernel final : public OpKernel {
     const int64_t k = trans_a_ ? a->shape()[0] : a->shape()[1];
     const int64_t n = packed->n;
     if (k != packed->k) {
-      return InvalidArgument(where, ": inner dimensions differ: A ", a->shape().ToString(), (trans_a_ ? " (transA)" : ""),
-                             " and B ", b->shape().ToString(), (trans_b_ ? " (transB)" : ""));
+      return InvalidArgument(where, ": inner dimensions differ: A ", a->shape().ToString(),
+                             (trans_a_ ? " (transA)" : ""), " and B ", b->shape().ToString(),
+                             (trans_b_ ? " (transB)" : ""));
     }
-    OL_ASSIGN_OR_RETURN(const QParams pa, ReadQParams(ctx.input(1), ctx.input(2), a->dtype(), where, "a_scale", "a_zero_point"));
+    OL_ASSIGN_OR_RETURN(const QParams pa,
+                        ReadQParams(ctx.input(1), ctx.input(2), a->dtype(), where, "a_scale", "a_zero_point"));
     OL_ASSIGN_OR_RETURN(const std::vector<float> b_scale, ReadBScale(ctx.input(4), n, where));
     // C: int32, unidirectionally broadcastable to [M, N].
     const Tensor* c = ctx.input(6);
@@ -138,8 +140,10 @@ class QGemmKernel final : public OpKernel {
     if (c != nullptr) {
       const Shape& cs = c->shape();
       const int64_t c_rows = cs.rank() == 2 ? cs[0] : 1, c_cols = cs.rank() >= 1 ? cs[cs.rank() - 1] : 1;
-      if (c->dtype() != DataType::kInt32 || cs.rank() > 2 || (c_rows != 1 && c_rows != m) || (c_cols != 1 && c_cols != n)) {
-        return InvalidArgument(where, ": C ", c->TypeAndShape(), " must be int32 and broadcastable to [", m, ", ", n, "]");
+      if (c->dtype() != DataType::kInt32 || cs.rank() > 2 || (c_rows != 1 && c_rows != m) ||
+          (c_cols != 1 && c_cols != n)) {
+        return InvalidArgument(where, ": C ", c->TypeAndShape(), " must be int32 and broadcastable to [", m, ", ", n,
+                               "]");
       }
       c_row_stride = c_rows == 1 ? 0 : c_cols;
       c_col_stride = c_cols == 1 ? 0 : 1;
@@ -147,7 +151,8 @@ class QGemmKernel final : public OpKernel {
     const Tensor* y_scale_t = ctx.input(7);
     const Tensor* y_zp_t = ctx.input(8);
     if ((y_scale_t == nullptr) != (y_zp_t == nullptr)) {
-      return InvalidArgument(where, ": give both y_scale and y_zero_point (quantized output) or neither (float output)");
+      return InvalidArgument(where,
+                             ": give both y_scale and y_zero_point (quantized output) or neither (float output)");
     }
     QParams py;
     DataType out_type = DataType::kFloat;

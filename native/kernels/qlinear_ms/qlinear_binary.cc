@@ -26,9 +26,12 @@ class QLinearBinaryKernel final : public OpKernel {
       return InvalidArgument(where, ": B ", b->TypeAndShape(), " must have A's type ", a->TypeAndShape());
     }
     const DataType type = a->dtype();
-    OL_ASSIGN_OR_RETURN(const QParams pa, ReadQParams(ctx.input(1), ctx.input(2), type, where, "A_scale", "A_zero_point"));
-    OL_ASSIGN_OR_RETURN(const QParams pb, ReadQParams(ctx.input(4), ctx.input(5), type, where, "B_scale", "B_zero_point"));
-    OL_ASSIGN_OR_RETURN(const QParams pc, ReadQParams(ctx.input(6), ctx.input(7), type, where, "C_scale", "C_zero_point"));
+    OL_ASSIGN_OR_RETURN(const QParams pa,
+                        ReadQParams(ctx.input(1), ctx.input(2), type, where, "A_scale", "A_zero_point"));
+    OL_ASSIGN_OR_RETURN(const QParams pb,
+                        ReadQParams(ctx.input(4), ctx.input(5), type, where, "B_scale", "B_zero_point"));
+    OL_ASSIGN_OR_RETURN(const QParams pc,
+                        ReadQParams(ctx.input(6), ctx.input(7), type, where, "C_scale", "C_zero_point"));
     OL_ASSIGN_OR_RETURN(const elementwise::BroadcastPlan plan,
                         elementwise::PlanBroadcast({a->shape(), b->shape()}, where));
     OL_ASSIGN_OR_RETURN(Tensor * c, ctx.AllocateOutput(0, type, plan.output_shape));
@@ -39,14 +42,14 @@ class QLinearBinaryKernel final : public OpKernel {
       Q* cv = c->data<Q>();
       return parallel_.Run(ctx.parallel(), "qlinear_binary.elements", plan.output_size, 1,
                            [&](int64_t begin, int64_t end) {
-                             elementwise::ForEachRun(plan, begin, end,
-                                                     [&](int64_t out, const int64_t* in, const int64_t* step, int64_t n) {
-                                                       for (int64_t e = 0; e < n; ++e) {
-                                                         const float x = Dequantize(av[in[0] + e * step[0]], pa);
-                                                         const float y = Dequantize(bv[in[1] + e * step[1]], pb);
-                                                         cv[out + e] = Quantize<Q>(Apply(x, y), pc);
-                                                       }
-                                                     });
+                             elementwise::ForEachRun(
+                                 plan, begin, end, [&](int64_t out, const int64_t* in, const int64_t* step, int64_t n) {
+                                   for (int64_t e = 0; e < n; ++e) {
+                                     const float x = Dequantize(av[in[0] + e * step[0]], pa);
+                                     const float y = Dequantize(bv[in[1] + e * step[1]], pb);
+                                     cv[out + e] = Quantize<Q>(Apply(x, y), pc);
+                                   }
+                                 });
                            });
     });
   }

@@ -54,8 +54,8 @@ class QLinearConcatKernel final : public OpKernel {
         return InvalidArgument(where, ": ", what, " ", p.x->TypeAndShape(), " must have Y_zero_point's type ",
                                DataTypeName(type));
       }
-      OL_ASSIGN_OR_RETURN(p.params,
-                          ReadQParams(ctx.input(3 + 3 * i), ctx.input(4 + 3 * i), type, where, "X_scale", "X_zero_point"));
+      OL_ASSIGN_OR_RETURN(
+          p.params, ReadQParams(ctx.input(3 + 3 * i), ctx.input(4 + 3 * i), type, where, "X_scale", "X_zero_point"));
       const Shape& s = p.x->shape();
       if (i == 0) {
         rank = s.rank();

@@ -48,8 +48,10 @@ class QLinearLookupKernel final : public OpKernel {
     std::vector<uint8_t> per_run;
     const std::vector<uint8_t>* table = &table_;
     if (table_type_ != type) {
-      OL_ASSIGN_OR_RETURN(const QParams px, ReadQParams(ctx.input(1), ctx.input(2), type, where, "X_scale", "X_zero_point"));
-      OL_ASSIGN_OR_RETURN(const QParams py, ReadQParams(ctx.input(3), ctx.input(4), type, where, "Y_scale", "Y_zero_point"));
+      OL_ASSIGN_OR_RETURN(const QParams px,
+                          ReadQParams(ctx.input(1), ctx.input(2), type, where, "X_scale", "X_zero_point"));
+      OL_ASSIGN_OR_RETURN(const QParams py,
+                          ReadQParams(ctx.input(3), ctx.input(4), type, where, "Y_scale", "Y_zero_point"));
       per_run = Table(type, px, py);
       table = &per_run;
     }

@@ -283,7 +283,9 @@ void CheckQGemm(bool trans_a, bool trans_b, bool float_output, uint32_t seed) {
   std::vector<QB> b_in(b.size());
   for (int64_t kk = 0; kk < k; ++kk)
     for (int64_t j = 0; j < n; ++j) b_in[trans_b ? j * k + kk : kk * n + j] = b[kk * n + j];
-  t.Input(trans_a ? MakeTensor<QA>({k, m}, a_in) : MakeTensor<QA>({m, k}, a_in)).Input(Scalar(sa)).Input(Scalar<QA>(za));
+  t.Input(trans_a ? MakeTensor<QA>({k, m}, a_in) : MakeTensor<QA>({m, k}, a_in))
+      .Input(Scalar(sa))
+      .Input(Scalar<QA>(za));
   t.ConstantInput(trans_b ? MakeTensor<QB>({n, k}, b_in) : MakeTensor<QB>({k, n}, b_in));
   t.Input(MakeTensor<float>({n}, b_scale)).ConstantInput(MakeTensor<QB>({n}, b_zp));
   t.Input(MakeTensor<int32_t>({n}, bias));
@@ -344,7 +346,9 @@ TEST(QLinearMs, BadInputsAreInvalidArgumentNamingTheNode) {
 
   KernelTester pool("QLinearAveragePool", 1, kMs);
   pool.Attr("kernel_shape", std::vector<int64_t>{5, 5});
-  pool.Input(MakeTensor<uint8_t>({1, 1, 3, 3}, std::vector<uint8_t>(9, 1))).Input(Scalar(1.0f)).Input(Scalar<uint8_t>(0));
+  pool.Input(MakeTensor<uint8_t>({1, 1, 3, 3}, std::vector<uint8_t>(9, 1)))
+      .Input(Scalar(1.0f))
+      .Input(Scalar<uint8_t>(0));
   pool.Input(Scalar(1.0f)).Input(Scalar<uint8_t>(0));
   const auto big = pool.Run(1);
   EXPECT_EQ(big.status().code(), StatusCode::kInvalidArgument);

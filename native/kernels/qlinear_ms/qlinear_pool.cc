@@ -50,8 +50,8 @@ class QLinearAveragePoolKernel final : public OpKernel {
     }
     for (size_t d = 0; d < r; ++d) {
       if (kernel_[d] < 1 || strides_[d] < 1 || pads_[d] < 0 || pads_[d + r] < 0) {
-        return InvalidArgument(info.Where(), ": kernel_shape and strides must be positive and pads non-negative (dimension ",
-                               d, ")");
+        return InvalidArgument(info.Where(),
+                               ": kernel_shape and strides must be positive and pads non-negative (dimension ", d, ")");
       }
     }
     if (auto_pad_ != "NOTSET" && auto_pad_ != "VALID" && auto_pad_ != "SAME_UPPER" && auto_pad_ != "SAME_LOWER") {
@@ -64,8 +64,10 @@ class QLinearAveragePoolKernel final : public OpKernel {
     const std::string where = ctx.Where();
     OL_ASSIGN_OR_RETURN(const Tensor* x, ctx.RequiredInput(0));
     OL_RETURN_IF_ERROR(CheckEightBit(*x, where, "X"));
-    OL_ASSIGN_OR_RETURN(const QParams px, ReadQParams(ctx.input(1), ctx.input(2), x->dtype(), where, "x_scale", "x_zero_point"));
-    OL_ASSIGN_OR_RETURN(const QParams py, ReadQParams(ctx.input(3), ctx.input(4), x->dtype(), where, "y_scale", "y_zero_point"));
+    OL_ASSIGN_OR_RETURN(const QParams px,
+                        ReadQParams(ctx.input(1), ctx.input(2), x->dtype(), where, "x_scale", "x_zero_point"));
+    OL_ASSIGN_OR_RETURN(const QParams py,
+                        ReadQParams(ctx.input(3), ctx.input(4), x->dtype(), where, "y_scale", "y_zero_point"));
     OL_ASSIGN_OR_RETURN(const Geometry g, MakeGeometry(x->shape(), where));
     OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), g.output_shape));
     int64_t window = 1;
@@ -112,8 +114,8 @@ class QLinearAveragePoolKernel final : public OpKernel {
         if (ceil_mode_ && out > 0 && (out - 1) * s >= in + pb) --out;  // no window starting in the end pad
       }
       if (out <= 0) {
-        return InvalidArgument(where, ": kernel_shape ", k, " does not fit input dimension ", in, " with pads ", pb, "+",
-                               pe, " (input shape ", x.ToString(), ")");
+        return InvalidArgument(where, ": kernel_shape ", k, " does not fit input dimension ", in, " with pads ", pb,
+                               "+", pe, " (input shape ", x.ToString(), ")");
       }
       g.in[d] = in;
       g.out[d] = out;
@@ -204,8 +206,10 @@ class QLinearGlobalAveragePoolKernel final : public OpKernel {
     if (s.rank() < 3) {
       return InvalidArgument(where, ": input shape ", s.ToString(), " must have rank >= 3 (N, C and spatial dims)");
     }
-    OL_ASSIGN_OR_RETURN(const QParams px, ReadQParams(ctx.input(1), ctx.input(2), x->dtype(), where, "x_scale", "x_zero_point"));
-    OL_ASSIGN_OR_RETURN(const QParams py, ReadQParams(ctx.input(3), ctx.input(4), x->dtype(), where, "y_scale", "y_zero_point"));
+    OL_ASSIGN_OR_RETURN(const QParams px,
+                        ReadQParams(ctx.input(1), ctx.input(2), x->dtype(), where, "x_scale", "x_zero_point"));
+    OL_ASSIGN_OR_RETURN(const QParams py,
+                        ReadQParams(ctx.input(3), ctx.input(4), x->dtype(), where, "y_scale", "y_zero_point"));
     const int64_t batch = s[0], channels = channels_last_ ? s[s.rank() - 1] : s[1];
     int64_t spatial = 1;
     std::vector<int64_t> out_dims(s.rank(), 1);
