@@ -217,33 +217,28 @@ def fold_activations_into_quantize(
     way is dropped (the QuantizeLinear reads the activation's input): the quantized result
     is the same, and the op before it is left with a QDQ group the next pass recognises."""
     g = _Graph(model, weights)
-    changed = True
-    while changed:
-        changed = False
-        for act in list(g.graph.node):
-            if not (_is(act, "Relu") or _is(act, "Clip")) or not act.input or not act.input[0]:
-                continue
-            found = g.quantized_output(act.output[0])
-            if found is None:
-                continue
-            q, out = found
-            lo_q, hi_q = _EIGHT_BIT[out.elem_type]
-            scale, zp = float(out.scale_value[0]), int(out.zp_value[0])
-            low, high = scale * (lo_q - zp), scale * (hi_q - zp)
-            if _is(act, "Relu"):
-                redundant = zp == lo_q
-            else:
-                bounds = _clip_bounds(g, act)
-                redundant = bounds is not None and bounds[0] <= low and high <= bounds[1]
-            producer = g.producer.get(act.input[0])
-            if not redundant or producer is None or len(g.consumers[act.input[0]]) != 1:
-                continue
-            new_q = onnx.NodeProto()
-            new_q.CopyFrom(q)
-            new_q.input[0] = act.input[0]
-            g.replace([act, q], new_q)
-            changed = True
-            break
+    for act in list(g.graph.node):  # one pass: a fold removes only the activation and its Q
+        if not (_is(act, "Relu") or _is(act, "Clip")) or not act.input or not act.input[0]:
+            continue
+        found = g.quantized_output(act.output[0])
+        if found is None:
+            continue
+        q, out = found
+        lo_q, hi_q = _EIGHT_BIT[out.elem_type]
+        scale, zp = float(out.scale_value[0]), int(out.zp_value[0])
+        low, high = scale * (lo_q - zp), scale * (hi_q - zp)
+        if _is(act, "Relu"):
+            redundant = zp == lo_q
+        else:
+            bounds = _clip_bounds(g, act)
+            redundant = bounds is not None and bounds[0] <= low and high <= bounds[1]
+        producer = g.producer.get(act.input[0])
+        if not redundant or producer is None or len(g.consumers[act.input[0]]) != 1:
+            continue
+        new_q = onnx.NodeProto()
+        new_q.CopyFrom(q)
+        new_q.input[0] = act.input[0]
+        g.replace([act, q], new_q)
     return model
 
 
@@ -489,13 +484,10 @@ def qdq_to_integer_ops(model: onnx.ModelProto, weights: _native.LoadedModel | No
         return model
     g = _Graph(model, weights)
     rewritten = False
-    progress = True
-    while progress:
-        progress = False
-        for node in list(g.graph.node):
-            if node.domain in ("", "ai.onnx") and node.op_type in _TARGETS and _rewrite_one(g, node):
-                rewritten = progress = True
-                break
+    # One pass: a rewrite removes only its node and the QuantizeLinear after it (no target).
+    for node in list(g.graph.node):
+        if node.domain in ("", "ai.onnx") and node.op_type in _TARGETS:
+            rewritten = _rewrite_one(g, node) or rewritten
     if rewritten:
         _remove_dead(model)
     return model

@@ -216,6 +216,18 @@ TYPED_TEST(QLinearTyped, AveragePoolPadsCeilModeAndChannelsLast) {
   }
 }
 
+TEST(QLinearAveragePool, SameUpperPadsAtTheEndAndRoundsHalfToEven) {
+  KernelTester t("QLinearAveragePool", 1, kMs);
+  t.Attr("kernel_shape", std::vector<int64_t>{2}).Attr("auto_pad", std::string("SAME_UPPER"));
+  t.Input(MakeTensor<uint8_t>({1, 1, 5}, {1, 2, 3, 4, 5})).Input(Scalar(1.0f)).Input(Scalar<uint8_t>(0));
+  t.Input(Scalar(1.0f)).Input(Scalar<uint8_t>(0));
+  const auto out = RunForced(t);
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_EQ(out[0].tensor().shape(), (Shape{1, 1, 5}));
+  // One pad at the end, not counted: 1.5 -> 2, 2.5 -> 2, 3.5 -> 4, 4.5 -> 4, 5 / 1 -> 5.
+  EXPECT_EQ(ToVector<uint8_t>(out[0].tensor()), (std::vector<uint8_t>{2, 2, 4, 4, 5}));
+}
+
 TYPED_TEST(QLinearTyped, GlobalAveragePoolBothLayouts) {
   using Q = TypeParam;
   const int64_t n = 2, c = 5, hw = 9;
