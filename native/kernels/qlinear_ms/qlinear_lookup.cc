@@ -3,6 +3,7 @@
 // points are constant, else at each run; the run is a table lookup per element.
 #include <cmath>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "native/kernels/common/kernel_registration.h"
