@@ -194,8 +194,11 @@ def test_torch_corpus_cache_is_reused_only_with_the_same_settings(tmp_path: path
     assert torch_corpus.cached("resnet18", str(tmp_path)) is None  # a sidecar alone is not an export
 
 
-def test_torch_corpus_cache_is_keyed_by_torch_version(tmp_path: pathlib.Path) -> None:
-    assert torch_corpus.model_dir(str(tmp_path), "2.13.0+cpu") == str(tmp_path / "torch-2.13.0+cpu")
+def test_torch_corpus_cache_is_keyed_by_torch_version_and_exporter(tmp_path: pathlib.Path) -> None:
+    assert torch_corpus.model_dir(str(tmp_path), "2.13.0+cpu") == str(tmp_path / "torch-2.13.0+cpu" / "dynamo")
+    assert torch_corpus.model_dir(str(tmp_path), "2.13.0+cpu", "torchscript") == str(
+        tmp_path / "torch-2.13.0+cpu" / "torchscript"
+    )
 
 
 def test_torch_corpus_feeds_are_the_seeded_normal_draw() -> None:

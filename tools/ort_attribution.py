@@ -11,7 +11,7 @@ type (ORT's fusions mapped to the nodes they cover). Corpora: builtin
 spinning off) and torch (tools/onnx_light_dev/torch_corpus.py, exported on first use into
 --cache_dir; each runtime timed in its own block, ORT at its defaults). Writes
 <name>.md, <name>.json (every raw sample) and <name>.png (ours/ORT per model): name is
-attribution for the builtin corpus, attribution_<corpora> otherwise.
+attribution for the builtin corpus, attribution_<corpora>[_<exporter>] otherwise.
 """
 
 import os
@@ -44,6 +44,7 @@ flags.DEFINE_string(
     "disabled, basic, extended, all or an ORT name (ORT_ENABLE_BASIC, ...); default: the session's",
 )
 flags.DEFINE_string("cache_dir", torch_corpus.DEFAULT_CACHE, "the torch corpus' export cache")
+flags.DEFINE_enum("torch_exporter", torch_corpus.DEFAULT_EXPORTER, torch_corpus.EXPORTERS, "the torch corpus' exporter")
 flags.DEFINE_string("output_name", None, "file name stem of the outputs (default: see above)")
 flags.DEFINE_integer("profiled_runs", 15, "profiled runs per runtime for per-node medians")
 flags.DEFINE_string(
@@ -68,7 +69,7 @@ def _models(corpora: list[str], names: list[str]) -> list[model_corpus.CorpusMod
     if "torch" in corpora:
         wanted = [n for n in torch_corpus.NAMES if not names or n in names]
         if wanted:
-            models += torch_corpus.corpus(wanted, FLAGS.cache_dir, log=_log)
+            models += torch_corpus.corpus(wanted, FLAGS.cache_dir, FLAGS.torch_exporter, log=_log)
     return models
 
 
@@ -103,12 +104,16 @@ def main(argv: list[str]) -> None:
     )
     workspace = environment.workspace_dir()
     doc["conditions"]["corpus"] = corpora
+    if "torch" in corpora:
+        doc["conditions"]["torch_exporter"] = FLAGS.torch_exporter
     doc["conditions"]["revision"] = environment.revision(workspace) or "unknown"
     doc["conditions"]["uncommitted_changes"] = environment.has_uncommitted_changes(workspace)
     for problem in attribution.problems(doc):
         print(f"ort_attribution: {problem}", file=sys.stderr)
     out = FLAGS.output_dir or os.path.join(workspace or ".", "benchmarks", "reports", "attribution")
     name = FLAGS.output_name or ("attribution" if corpora == ["builtin"] else "attribution_" + "_".join(corpora))
+    if not FLAGS.output_name and "torch" in corpora and FLAGS.torch_exporter != torch_corpus.DEFAULT_EXPORTER:
+        name += f"_{FLAGS.torch_exporter}"
     paths = attribution.write(doc, out, name)
     print(f"ort_attribution: wrote {', '.join(paths)}", file=sys.stderr)
 

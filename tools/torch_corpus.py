@@ -29,7 +29,7 @@ flags.DEFINE_list(
 )
 flags.DEFINE_integer("threads", 2, "onnx-light threads for validation")
 flags.DEFINE_boolean("validate", True, "run each export with ORT and onnx-light and compare")
-flags.DEFINE_string("output", None, "write the validation rows to this JSON file")
+flags.DEFINE_string("output", None, "write the validation rows to this JSON file (an absolute path under bazel run)")
 
 
 def _log(message: str) -> None:
