@@ -81,9 +81,7 @@ def qlinear_matmul_model(rng, m=128, k=768, n=768):
         _init("y_scale", np.array(0.5, np.float32)),
         _init("y_zp", np.array(128, np.uint8)),
     ]
-    node = helper.make_node(
-        "QLinearMatMul", ["a", "a_scale", "a_zp", "b", "b_scale", "b_zp", "y_scale", "y_zp"], ["y"]
-    )
+    node = helper.make_node("QLinearMatMul", ["a", "a_scale", "a_zp", "b", "b_scale", "b_zp", "y_scale", "y_zp"], ["y"])
     graph = helper.make_graph(
         [node],
         "qlinear_matmul",

@@ -243,7 +243,7 @@ class PrepackedConvWeights {
   }
   // The packed groups if they are this run's W and zero point, else null.
   const std::vector<std::shared_ptr<const igemm::IgemmPackedB>>* Match(const Tensor& w, const Tensor* zp,
-                                                                      const conv::ConvGeometry& g) const {
+                                                                       const conv::ConvGeometry& g) const {
     if (groups_.empty() || w.raw_data() != w_data_ || (zp != nullptr ? zp->raw_data() : nullptr) != zp_data_ ||
         static_cast<int64_t>(groups_.size()) != g.group || groups_[0]->k() != g.in_per_group() * g.kernel_size) {
       return nullptr;
@@ -290,9 +290,9 @@ Status IntegerConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const con
         return Status::Ok();
       };
       if (parallel_im2col) {
-        OL_RETURN_IF_ERROR(ParallelFor(ctx.parallel(), p_count,
-                                       ParallelPlan{"qconv.im2col", std::max<int64_t>(1, 16384 / std::max<int64_t>(k, 1))},
-                                       fill));
+        OL_RETURN_IF_ERROR(
+            ParallelFor(ctx.parallel(), p_count,
+                        ParallelPlan{"qconv.im2col", std::max<int64_t>(1, 16384 / std::max<int64_t>(k, 1))}, fill));
       } else {
         OL_RETURN_IF_ERROR(fill(0, p_count));
       }

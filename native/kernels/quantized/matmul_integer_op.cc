@@ -42,9 +42,9 @@ class PrepackedMatMulB {
     const int64_t k = b->shape()[0], n = b->shape()[1];
     auto zps = quantized::ReadZeroPoint(zp, n, info.node_name(), "b_zero_point");
     if (!zps.ok()) return Status::Ok();  // reported at run time
-    OL_ASSIGN_OR_RETURN(packed_, igemm::IgemmPackedB::Create(k, n,
-                                                            igemm::IgemmMatrix{b->raw_data(), b->dtype() == DataType::kInt8, n, 1},
-                                                            zps->values.data(), static_cast<int64_t>(zps->values.size())));
+    OL_ASSIGN_OR_RETURN(packed_, igemm::IgemmPackedB::Create(
+                                     k, n, igemm::IgemmMatrix{b->raw_data(), b->dtype() == DataType::kInt8, n, 1},
+                                     zps->values.data(), static_cast<int64_t>(zps->values.size())));
     b_ = *b;
     if (zp != nullptr) zp_ = *zp;
     b_data_ = b_.raw_data();
@@ -79,17 +79,17 @@ Status RunBatches(KernelContext& ctx, const gemm::GemmTuning& tuning, const gemm
     if (pb == nullptr) {
       if (packed_offset != plan.b_offsets[t]) {
         const auto* base = static_cast<const uint8_t*>(b.raw_data()) + plan.b_offsets[t];
-        OL_ASSIGN_OR_RETURN(packed, igemm::IgemmPackedB::Create(
-                                        plan.k, plan.n, igemm::IgemmMatrix{base, b.dtype() == DataType::kInt8, plan.n, 1},
-                                        bzp.values.data(), static_cast<int64_t>(bzp.values.size())));
+        OL_ASSIGN_OR_RETURN(
+            packed, igemm::IgemmPackedB::Create(plan.k, plan.n,
+                                                igemm::IgemmMatrix{base, b.dtype() == DataType::kInt8, plan.n, 1},
+                                                bzp.values.data(), static_cast<int64_t>(bzp.values.size())));
         packed_offset = plan.b_offsets[t];
       }
       pb = packed.get();
     }
-    const igemm::IgemmA ia{
-        igemm::IgemmMatrix{static_cast<const uint8_t*>(a.raw_data()) + plan.a_offsets[t], a.dtype() == DataType::kInt8,
-                           plan.k, 1},
-        azp.values.data(), azp.values.size() == 1 ? 1 : rows_per_zp};
+    const igemm::IgemmA ia{igemm::IgemmMatrix{static_cast<const uint8_t*>(a.raw_data()) + plan.a_offsets[t],
+                                              a.dtype() == DataType::kInt8, plan.k, 1},
+                           azp.values.data(), azp.values.size() == 1 ? 1 : rows_per_zp};
     OL_RETURN_IF_ERROR(igemm::IgemmCompute(
         ctx.parallel(), ctx.allocator(), tuning.parallel_minimum_tasks, plan.m, ia, *pb,
         [&](int64_t i0, int rows, int64_t j0, int cols, const int32_t* acc, int64_t ld) {

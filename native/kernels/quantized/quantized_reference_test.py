@@ -15,7 +15,12 @@ from onnx import TensorProto, helper, numpy_helper
 
 RNG = np.random.default_rng(20261201)
 POLICIES = {"serial": 1, "two_threads": 2}
-TYPES = {np.uint8: TensorProto.UINT8, np.int8: TensorProto.INT8, np.int32: TensorProto.INT32, np.float32: TensorProto.FLOAT}
+TYPES = {
+    np.uint8: TensorProto.UINT8,
+    np.int8: TensorProto.INT8,
+    np.int32: TensorProto.INT32,
+    np.float32: TensorProto.FLOAT,
+}
 
 
 def _bytes(shape, dtype):
@@ -50,8 +55,13 @@ def _model(op, inputs, constants, attrs):
         else:
             graph_inputs.append(helper.make_tensor_value_info(name, TYPES[value.dtype.type], list(value.shape)))
     node = helper.make_node(op, names, ["y"], **attrs)
-    graph = helper.make_graph([node], "g", graph_inputs, [helper.make_tensor_value_info("y", TensorProto.UNDEFINED, None)],
-                              initializer=initializers)
+    graph = helper.make_graph(
+        [node],
+        "g",
+        graph_inputs,
+        [helper.make_tensor_value_info("y", TensorProto.UNDEFINED, None)],
+        initializer=initializers,
+    )
     opset = 21 if op == "QLinearMatMul" else 13
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
 
@@ -60,8 +70,9 @@ def _check(op, inputs, constants, attrs, threads):
     model = _model(op, inputs, constants, attrs)
     feeds = {k: v for k, v in inputs.items() if v is not None and k not in constants}
     want = onnx.reference.ReferenceEvaluator(model).run(None, feeds)[0]
-    session = onnx_light.InferenceSession(model.SerializeToString(),
-                                          cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=threads))
+    session = onnx_light.InferenceSession(
+        model.SerializeToString(), cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=threads)
+    )
     got = np.asarray(session.run(None, feeds)[0])
     assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, got.shape, want.dtype, want.shape)
     np.testing.assert_array_equal(got, want)
@@ -86,8 +97,11 @@ def _conv_ids():
 
 @pytest.mark.parametrize("policy", POLICIES)
 @pytest.mark.parametrize("constant_w", [True, False], ids=["constant_w", "input_w"])
-@pytest.mark.parametrize("types", [(np.uint8, np.int8), (np.int8, np.int8), (np.uint8, np.uint8), (np.int8, np.uint8)],
-                         ids=["u8s8", "s8s8", "u8u8", "s8u8"])
+@pytest.mark.parametrize(
+    "types",
+    [(np.uint8, np.int8), (np.int8, np.int8), (np.uint8, np.uint8), (np.int8, np.uint8)],
+    ids=["u8s8", "s8s8", "u8u8", "s8u8"],
+)
 @pytest.mark.parametrize("case", range(len(CONV_CASES)), ids=_conv_ids())
 def test_qlinear_conv(case, types, constant_w, policy):
     x_shape, w_shape, attrs = CONV_CASES[case]
@@ -106,8 +120,14 @@ def test_qlinear_conv(case, types, constant_w, policy):
         "y_zero_point": _zero_point(np.uint8 if case % 2 else np.int8, case),
         "B": RNG.integers(-20000, 20000, size=m).astype(np.int32),
     }
-    inputs["y_scale"] = _y_scale(inputs["x"], inputs["x_zero_point"], inputs["w"], inputs["w_zero_point"], k,
-                                 0.02 * float(np.mean(inputs["w_scale"])))
+    inputs["y_scale"] = _y_scale(
+        inputs["x"],
+        inputs["x_zero_point"],
+        inputs["w"],
+        inputs["w_zero_point"],
+        k,
+        0.02 * float(np.mean(inputs["w_scale"])),
+    )
     constants = {"w", "w_scale", "w_zero_point", "B", "x_scale", "x_zero_point", "y_scale", "y_zero_point"}
     if not constant_w:
         constants -= {"w", "w_zero_point"}
@@ -116,8 +136,11 @@ def test_qlinear_conv(case, types, constant_w, policy):
 
 @pytest.mark.parametrize("policy", POLICIES)
 @pytest.mark.parametrize("constant_w", [True, False], ids=["constant_w", "input_w"])
-@pytest.mark.parametrize("types", [(np.uint8, np.int8), (np.int8, np.int8), (np.uint8, np.uint8), (np.int8, np.uint8)],
-                         ids=["u8s8", "s8s8", "u8u8", "s8u8"])
+@pytest.mark.parametrize(
+    "types",
+    [(np.uint8, np.int8), (np.int8, np.int8), (np.uint8, np.uint8), (np.int8, np.uint8)],
+    ids=["u8s8", "s8s8", "u8u8", "s8u8"],
+)
 @pytest.mark.parametrize("case", range(len(CONV_CASES)), ids=_conv_ids())
 def test_conv_integer(case, types, constant_w, policy):
     x_shape, w_shape, attrs = CONV_CASES[case]
@@ -148,8 +171,11 @@ MATMUL_CASES = [
 @pytest.mark.parametrize("policy", POLICIES)
 @pytest.mark.parametrize("constant_b", [True, False], ids=["constant_b", "input_b"])
 @pytest.mark.parametrize("per_column", [True, False], ids=["per_column", "per_tensor"])
-@pytest.mark.parametrize("types", [(np.uint8, np.int8), (np.int8, np.int8), (np.uint8, np.uint8), (np.int8, np.uint8)],
-                         ids=["u8s8", "s8s8", "u8u8", "s8u8"])
+@pytest.mark.parametrize(
+    "types",
+    [(np.uint8, np.int8), (np.int8, np.int8), (np.uint8, np.uint8), (np.int8, np.uint8)],
+    ids=["u8s8", "s8s8", "u8u8", "s8u8"],
+)
 @pytest.mark.parametrize("case", range(len(MATMUL_CASES)), ids=[f"{a}x{b}" for a, b in MATMUL_CASES])
 def test_matmul_integer(case, types, per_column, constant_b, policy):
     a_shape, b_shape = MATMUL_CASES[case]
@@ -168,8 +194,11 @@ def test_matmul_integer(case, types, per_column, constant_b, policy):
 @pytest.mark.parametrize("policy", POLICIES)
 @pytest.mark.parametrize("constant_b", [True, False], ids=["constant_b", "input_b"])
 @pytest.mark.parametrize("per_column", [True, False], ids=["per_column", "per_tensor"])
-@pytest.mark.parametrize("types", [(np.uint8, np.int8), (np.int8, np.int8), (np.uint8, np.uint8), (np.int8, np.uint8)],
-                         ids=["u8s8", "s8s8", "u8u8", "s8u8"])
+@pytest.mark.parametrize(
+    "types",
+    [(np.uint8, np.int8), (np.int8, np.int8), (np.uint8, np.uint8), (np.int8, np.uint8)],
+    ids=["u8s8", "s8s8", "u8u8", "s8u8"],
+)
 @pytest.mark.parametrize("case", range(len(MATMUL_CASES)), ids=[f"{a}x{b}" for a, b in MATMUL_CASES])
 def test_qlinear_matmul(case, types, per_column, constant_b, policy):
     a_shape, b_shape = MATMUL_CASES[case]
@@ -185,8 +214,14 @@ def test_qlinear_matmul(case, types, per_column, constant_b, policy):
         "y_scale": None,  # below, from the data
         "y_zero_point": _zero_point(np.int8 if case % 2 else np.uint8, case),
     }
-    inputs["y_scale"] = _y_scale(inputs["a"], inputs["a_zero_point"], inputs["b"], inputs["b_zero_point"], k,
-                                 0.03 * float(np.mean(inputs["b_scale"])))
+    inputs["y_scale"] = _y_scale(
+        inputs["a"],
+        inputs["a_zero_point"],
+        inputs["b"],
+        inputs["b_zero_point"],
+        k,
+        0.03 * float(np.mean(inputs["b_scale"])),
+    )
     constants = {"a_scale", "a_zero_point", "b", "b_scale", "b_zero_point", "y_scale", "y_zero_point"}
     if not constant_b:
         constants -= {"b", "b_zero_point"}

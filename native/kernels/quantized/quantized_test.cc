@@ -2,8 +2,8 @@
 // bit-identical for 1, 2, 4 and 8 participants.
 #include <cmath>
 #include <memory>
-#include <string>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -230,7 +230,8 @@ TEST(QLinearConv, DepthwiseAndGroupedWithConstantPerChannelWeights) {
     auto out = RunAllCounts(t);
     ASSERT_EQ(out.size(), 1u);
     int64_t oh = 0, ow = 0;
-    const auto want = DirectConv2D(x, n, cs.c, h, wd, w, cs.m, k, k, cs.group, cs.stride, cs.pad, -7, wzp, bias, &oh, &ow);
+    const auto want =
+        DirectConv2D(x, n, cs.c, h, wd, w, cs.m, k, k, cs.group, cs.stride, cs.pad, -7, wzp, bias, &oh, &ow);
     ASSERT_EQ(out[0].tensor().shape(), (Shape{n, cs.m, oh, ow}));
     const auto got = ToVector<int8_t>(out[0].tensor());
     for (int64_t e = 0; e < static_cast<int64_t>(want.size()); ++e) {

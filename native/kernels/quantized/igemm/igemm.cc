@@ -55,8 +55,8 @@ void ScalarRequantizeTo(const int32_t* acc, int64_t n, int32_t bias, const float
   for (int64_t j = 0; j < n; ++j) {
     const int32_t v = static_cast<int32_t>(static_cast<uint32_t>(acc[j]) + static_cast<uint32_t>(bias));
     // Product and sum rounded separately, as numpy does (built with -ffp-contract=off).
-    const double r = std::nearbyint(static_cast<double>(v) * static_cast<double>(multiplier[j * step]) +
-                                    static_cast<double>(zp));
+    const double r =
+        std::nearbyint(static_cast<double>(v) * static_cast<double>(multiplier[j * step]) + static_cast<double>(zp));
     out[j] = static_cast<Q>(r < lo ? lo : (r > hi ? hi : r));
   }
 }
@@ -150,15 +150,14 @@ const IgemmKernel* NeonKernel() {
 }
 
 const std::vector<IsaVariant<const IgemmKernel* (*)()>>& IgemmKernelVariants() {
-  static const auto* variants = new std::vector<IsaVariant<const IgemmKernel* (*)()>>{
+  static const auto* variants = new std::vector<IsaVariant<const IgemmKernel* (*)()>> {
 #if defined(__x86_64__)
-      {"avx512_vnni", Isa::kAvx512, Avx512VnniKernel},
-      {"avx512", Isa::kAvx512, Avx512Kernel},
-      {"avx2", Isa::kAvx2, Avx2Kernel},
+    {"avx512_vnni", Isa::kAvx512, Avx512VnniKernel}, {"avx512", Isa::kAvx512, Avx512Kernel},
+        {"avx2", Isa::kAvx2, Avx2Kernel},
 #elif defined(__aarch64__)
-      {"neon", Isa::kNeon, NeonKernel},
+    {"neon", Isa::kNeon, NeonKernel},
 #endif
-      {"scalar", Isa::kPortable, [] { return &ScalarKernel(); }},
+        {"scalar", Isa::kPortable, [] { return &ScalarKernel(); }},
   };
   return *variants;
 }
@@ -234,7 +233,8 @@ Status IgemmCompute(const ParallelContext& parallel, Allocator* allocator, int64
   };
   std::vector<Scratch> scratch(static_cast<size_t>(participants));
   for (auto& s : scratch) {
-    OL_ASSIGN_OR_RETURN(s.a, arena.AllocateArray<int16_t>(static_cast<size_t>(row_block * std::max<int64_t>(kp, 1) * 2)));
+    OL_ASSIGN_OR_RETURN(s.a,
+                        arena.AllocateArray<int16_t>(static_cast<size_t>(row_block * std::max<int64_t>(kp, 1) * 2)));
     OL_ASSIGN_OR_RETURN(s.row_sums, arena.AllocateArray<int32_t>(static_cast<size_t>(row_block)));
     OL_ASSIGN_OR_RETURN(s.c, arena.AllocateArray<int32_t>(static_cast<size_t>(row_block * column_block)));
   }
@@ -267,9 +267,8 @@ Status IgemmCompute(const ParallelContext& parallel, Allocator* allocator, int64
       }
       // Zero points: - azp(i) colsum(j) - bzp(j) rowsum(i) + K azp(i) bzp(j), modulo 2^32.
       for (int64_t r = 0; r < rows; ++r) {
-        const uint32_t azp = static_cast<uint32_t>(a.zero_points == nullptr
-                                                       ? 0
-                                                       : a.zero_points[a.zero_point_count == 1 ? 0 : (i0 + r) % a.zero_point_count]);
+        const uint32_t azp = static_cast<uint32_t>(
+            a.zero_points == nullptr ? 0 : a.zero_points[a.zero_point_count == 1 ? 0 : (i0 + r) % a.zero_point_count]);
         const uint32_t row_sum = static_cast<uint32_t>(s.row_sums[r]);
         const uint32_t k_azp = static_cast<uint32_t>(k) * azp;
         uint32_t* c = reinterpret_cast<uint32_t*>(s.c + r * ldc);

@@ -17,8 +17,7 @@ namespace igemm {
 
 // c[i * ldc + j] (+)= sum_{p < kp} sum_t a(i, p, t) * b(p, j, t) for the full mr x nr tile,
 // wrapping int32; accumulate == false overwrites c.
-using IgemmTileFn = void (*)(int64_t kp, const int16_t* a, const int16_t* b, int32_t* c, int64_t ldc,
-                             bool accumulate);
+using IgemmTileFn = void (*)(int64_t kp, const int16_t* a, const int16_t* b, int32_t* c, int64_t ldc, bool accumulate);
 // Requantize (igemm.h).
 using RequantizeFn = void (*)(const int32_t* acc, int64_t n, int32_t bias, const float* multiplier, int64_t step,
                               int32_t zp, bool is_signed, void* out);

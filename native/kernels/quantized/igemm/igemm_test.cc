@@ -22,9 +22,9 @@ namespace {
 using Variant = IsaVariant<const IgemmKernel* (*)()>;
 
 // Skips a variant whose ISA is off, or whose getter has no kernel on this CPU (VNNI).
-#define SKIP_UNLESS_KERNEL(variant, kernel)                                                             \
-  OL_SKIP_UNLESS_ISA_ENABLED(variant);                                                                  \
-  const IgemmKernel* kernel = (variant).impl();                                                         \
+#define SKIP_UNLESS_KERNEL(variant, kernel)     \
+  OL_SKIP_UNLESS_ISA_ENABLED(variant);          \
+  const IgemmKernel* kernel = (variant).impl(); \
   if (kernel == nullptr) GTEST_SKIP() << "ISA variant '" << (variant).name << "' not run: the CPU lacks it"
 
 std::vector<uint8_t> RandomBytes(int64_t n, uint32_t seed) {
@@ -53,8 +53,9 @@ std::string Describe(const Case& c) {
 
 std::vector<Case> Cases() {
   std::vector<Case> cases;
-  const std::vector<std::tuple<int64_t, int64_t, int64_t>> shapes = {
-      {1, 1, 1}, {1, 7, 1}, {5, 3, 2}, {13, 33, 17}, {7, 65, 64}, {29, 47, 3}, {97, 257, 5}, {3, 31, 1025}, {37, 18, 600}};
+  const std::vector<std::tuple<int64_t, int64_t, int64_t>> shapes = {{1, 1, 1},    {1, 7, 1},     {5, 3, 2},
+                                                                     {13, 33, 17}, {7, 65, 64},   {29, 47, 3},
+                                                                     {97, 257, 5}, {3, 31, 1025}, {37, 18, 600}};
   int index = 0;
   for (const auto& [m, n, k] : shapes) {
     for (int types = 0; types < 4; ++types) {
@@ -148,7 +149,7 @@ TEST_P(IgemmVariantTest, RequantizeMatchesReferenceFormula) {
         std::vector<float> multiplier(n);
         for (auto& v : acc) v = acc_dist(rng);
         for (auto& v : multiplier) v = scale(rng);
-        acc[0] = 2147483000;  // wraps with the bias
+        acc[0] = 2147483000;    // wraps with the bias
         if (n > 3) acc[3] = 5;  // 5 * 0.5 + zp: a half, rounds to even
         if (n > 3) multiplier[3 * step] = step != 0 ? 0.5f : multiplier[0];
         const int32_t bias = 1000, zp = is_signed ? -3 : 120;

@@ -54,7 +54,8 @@ void Requantize8(const int32_t* acc, __m256i bias, const float* multiplier, int6
   const __m256i v = _mm256_add_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc)), bias);
   const __m256 m = step != 0 ? _mm256_loadu_ps(multiplier) : _mm256_set1_ps(multiplier[0]);
   __m256d d0 = _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(v)), _mm256_cvtps_pd(_mm256_castps256_ps128(m)));
-  __m256d d1 = _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(v, 1)), _mm256_cvtps_pd(_mm256_extractf128_ps(m, 1)));
+  __m256d d1 =
+      _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(v, 1)), _mm256_cvtps_pd(_mm256_extractf128_ps(m, 1)));
   d0 = _mm256_round_pd(_mm256_add_pd(d0, zp), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   d1 = _mm256_round_pd(_mm256_add_pd(d1, zp), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   d0 = _mm256_min_pd(_mm256_max_pd(d0, lo), hi);
