@@ -103,6 +103,32 @@ void PackA(const IgemmA& a, int64_t i0, int64_t rows, int64_t k, int mr, int16_t
   }
 }
 
+// As PackA for byte panels (K in quads): an int8 A is shifted by +128 into uint8; the row
+// sums are of the stored (shifted) values.
+void PackAQuads(const IgemmA& a, int64_t i0, int64_t rows, int64_t k, int mr, uint8_t* dst, int32_t* row_sums) {
+  const int64_t kq = (k + 3) / 4;
+  const uint8_t flip = a.matrix.is_signed ? 0x80 : 0x00;
+  for (int64_t t0 = 0; t0 < rows; t0 += mr) {
+    uint8_t* panel = dst + t0 * kq * 4;
+    for (int i = 0; i < mr; ++i) {
+      const int64_t r = t0 + i;
+      int32_t sum = 0;
+      if (r < rows) {
+        const uint8_t* src = static_cast<const uint8_t*>(a.matrix.data) + (i0 + r) * a.matrix.row_stride;
+        for (int64_t kk = 0; kk < k; ++kk) {
+          const uint8_t v = static_cast<uint8_t>(src[kk] ^ flip);
+          panel[((kk >> 2) * mr + i) * 4 + (kk & 3)] = v;
+          sum += v;
+        }
+        for (int64_t kk = k; kk < kq * 4; ++kk) panel[((kk >> 2) * mr + i) * 4 + (kk & 3)] = 0;
+      } else {
+        for (int64_t kk = 0; kk < kq * 4; ++kk) panel[((kk >> 2) * mr + i) * 4 + (kk & 3)] = 0;
+      }
+      row_sums[r] = sum;
+    }
+  }
+}
+
 }  // namespace
 
 // The NEON kernel's requantiser (scalar code, baseline flags).
@@ -112,7 +138,7 @@ void ScalarRequantizeForNeon(const int32_t* acc, int64_t n, int32_t bias, const 
 }
 
 const IgemmKernel& ScalarKernel() {
-  static const IgemmKernel kernel{"scalar", 4, 8, ScalarTile<4, 8>, ScalarRequantize};
+  static const IgemmKernel kernel{"scalar", 4, 8, ScalarTile<4, 8>, ScalarRequantize, nullptr};
   return kernel;
 }
 
@@ -182,20 +208,31 @@ StatusOr<std::shared_ptr<const IgemmPackedB>> IgemmPackedB::Create(int64_t k, in
   auto packed = std::shared_ptr<IgemmPackedB>(new IgemmPackedB());
   packed->kernel_ = kernel != nullptr ? kernel : &BestIgemmKernel();
   const int nr = packed->kernel_->nr;
-  const int64_t kp = (k + 1) / 2, panels = (n + nr - 1) / nr;
+  const int64_t panels = (n + nr - 1) / nr;
   packed->k_ = k;
   packed->n_ = n;
-  packed->panel_stride_ = kp * nr * 2;
-  packed->data_.assign(static_cast<size_t>(panels * packed->panel_stride_), 0);
+  // A signed B goes to the byte tile when the kernel has one (u8 x s8 dot products).
+  packed->bytes_ = packed->kernel_->tile_u8s8 != nullptr && b.is_signed;
+  const int group = packed->bytes_ ? 4 : 2;
+  packed->panel_stride_ = (k + group - 1) / group * nr * group;
+  if (packed->bytes_) {
+    packed->byte_data_.assign(static_cast<size_t>(panels * packed->panel_stride_), 0);
+  } else {
+    packed->data_.assign(static_cast<size_t>(panels * packed->panel_stride_), 0);
+  }
   packed->column_sums_.assign(static_cast<size_t>(n), 0);
   packed->zero_points_.resize(static_cast<size_t>(n));
   for (int64_t j = 0; j < n; ++j) {
-    int16_t* panel = packed->data_.data() + (j / nr) * packed->panel_stride_;
-    const int64_t jj = j % nr;
+    const int64_t jj = j % nr, base = (j / nr) * packed->panel_stride_;
     uint32_t sum = 0;
     for (int64_t kk = 0; kk < k; ++kk) {
       const int32_t v = ElementAt(b, kk, j);
-      panel[((kk >> 1) * nr + jj) * 2 + (kk & 1)] = static_cast<int16_t>(v);
+      const int64_t at = base + ((kk / group) * nr + jj) * group + kk % group;
+      if (packed->bytes_) {
+        packed->byte_data_[at] = static_cast<int8_t>(v);
+      } else {
+        packed->data_[at] = static_cast<int16_t>(v);
+      }
       sum += static_cast<uint32_t>(v);
     }
     packed->column_sums_[j] = static_cast<int32_t>(sum);
@@ -210,7 +247,12 @@ Status IgemmCompute(const ParallelContext& parallel, Allocator* allocator, int64
   if (m <= 0 || n <= 0) return Status::Ok();
   const IgemmKernel& kernel = b.kernel();
   const int mr = kernel.mr, nr = kernel.nr;
-  const int64_t kp = (k + 1) / 2;
+  // K in groups: pairs of 16-bit values, or quads of bytes (b.bytes()).
+  const bool bytes = b.bytes();
+  const int group = bytes ? 4 : 2;
+  const int64_t kp = (k + group - 1) / group, k_block = bytes ? kKPairBlock / 2 : kKPairBlock;
+  // A byte-packed int8 A is stored shifted by +128: its zero point shifts alike.
+  const int32_t a_shift = bytes && a.matrix.is_signed ? 128 : 0;
   const int64_t row_block = RoundUp(std::min<int64_t>(kRowBlock, m), mr);
   const int64_t column_block = RoundUp(std::min<int64_t>(kColumnBlock, n), nr);
   const int64_t row_tasks = (m + row_block - 1) / row_block, column_tasks = (n + column_block - 1) / column_block;
@@ -220,7 +262,7 @@ Status IgemmCompute(const ParallelContext& parallel, Allocator* allocator, int64
   const bool serial = macs / static_cast<double>(kMacsPerUnit) < static_cast<double>(parallel_minimum_units);
   const ParallelPlan plan{"igemm.blocks", 1};
   const int participants = serial ? 1 : AvailableParticipants(parallel, plan);
-  // Per participant: packed A (row_block x 2kp int16), row sums, the int32 block.
+  // Per participant: packed A (row_block x K, padded, as int16 storage), row sums, the int32 block.
   const size_t a_bytes = sizeof(int16_t) * static_cast<size_t>(row_block * std::max<int64_t>(kp, 1) * 2);
   const size_t c_bytes = sizeof(int32_t) * static_cast<size_t>(row_block * column_block);
   const size_t per = a_bytes + c_bytes + sizeof(int32_t) * static_cast<size_t>(row_block) + 3 * 64;
@@ -251,24 +293,35 @@ Status IgemmCompute(const ParallelContext& parallel, Allocator* allocator, int64
       const int64_t j0 = ct * column_block, cols = std::min(column_block, n - j0);
       const int64_t rows_padded = RoundUp(rows, mr), cols_padded = RoundUp(cols, nr);
       if (packed_row_task != rt) {
-        PackA(a, i0, rows, k, mr, s.a, s.row_sums);
+        if (bytes) {
+          PackAQuads(a, i0, rows, k, mr, reinterpret_cast<uint8_t*>(s.a), s.row_sums);
+        } else {
+          PackA(a, i0, rows, k, mr, s.a, s.row_sums);
+        }
         packed_row_task = rt;
       }
       const int64_t ldc = cols_padded;
       if (kp == 0) std::fill(s.c, s.c + rows_padded * ldc, 0);
-      for (int64_t p0 = 0; p0 < kp; p0 += kKPairBlock) {
-        const int64_t pc = std::min(kKPairBlock, kp - p0);
+      for (int64_t p0 = 0; p0 < kp; p0 += k_block) {
+        const int64_t pc = std::min(k_block, kp - p0);
         for (int64_t jt = 0; jt < cols_padded; jt += nr) {
-          const int16_t* bp = b.panel((j0 + jt) / nr) + p0 * nr * 2;
+          const int64_t panel = (j0 + jt) / nr;
           for (int64_t it = 0; it < rows_padded; it += mr) {
-            kernel.tile(pc, s.a + it * kp * 2 + p0 * mr * 2, bp, s.c + it * ldc + jt, ldc, p0 > 0);
+            if (bytes) {
+              const uint8_t* ap = reinterpret_cast<const uint8_t*>(s.a) + (it * kp + p0 * mr) * 4;
+              kernel.tile_u8s8(pc, ap, b.byte_panel(panel) + p0 * nr * 4, s.c + it * ldc + jt, ldc, p0 > 0);
+            } else {
+              kernel.tile(pc, s.a + (it * kp + p0 * mr) * 2, b.panel(panel) + p0 * nr * 2, s.c + it * ldc + jt, ldc,
+                          p0 > 0);
+            }
           }
         }
       }
       // Zero points: - azp(i) colsum(j) - bzp(j) rowsum(i) + K azp(i) bzp(j), modulo 2^32.
       for (int64_t r = 0; r < rows; ++r) {
-        const uint32_t azp = static_cast<uint32_t>(
-            a.zero_points == nullptr ? 0 : a.zero_points[a.zero_point_count == 1 ? 0 : (i0 + r) % a.zero_point_count]);
+        const int32_t zp =
+            a.zero_points == nullptr ? 0 : a.zero_points[a.zero_point_count == 1 ? 0 : (i0 + r) % a.zero_point_count];
+        const uint32_t azp = static_cast<uint32_t>(zp + a_shift);
         const uint32_t row_sum = static_cast<uint32_t>(s.row_sums[r]);
         const uint32_t k_azp = static_cast<uint32_t>(k) * azp;
         uint32_t* c = reinterpret_cast<uint32_t*>(s.c + r * ldc);

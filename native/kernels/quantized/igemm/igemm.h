@@ -56,15 +56,20 @@ class IgemmPackedB {
   int64_t n() const { return n_; }
   const IgemmKernel& kernel() const { return *kernel_; }
 
-  // Internal to the engine.
+  // Internal to the engine: 16-bit pair panels, or byte quad panels when bytes() (a signed
+  // B for a kernel with a byte tile; igemm_kernel.h).
+  bool bytes() const { return bytes_; }
   const int16_t* panel(int64_t p) const { return data_.data() + p * panel_stride_; }
+  const int8_t* byte_panel(int64_t p) const { return byte_data_.data() + p * panel_stride_; }
   const std::vector<int32_t>& column_sums() const { return column_sums_; }
   const std::vector<int32_t>& zero_points() const { return zero_points_; }
 
  private:
   const IgemmKernel* kernel_ = nullptr;
   int64_t k_ = 0, n_ = 0, panel_stride_ = 0;
+  bool bytes_ = false;
   std::vector<int16_t> data_;         // panels of nr columns: [k pair][nr][2]
+  std::vector<int8_t> byte_data_;     // or [k quad][nr][4]
   std::vector<int32_t> column_sums_;  // sum_k B(k, j)
   std::vector<int32_t> zero_points_;  // per column (expanded)
 };

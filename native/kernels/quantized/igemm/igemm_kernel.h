@@ -5,6 +5,13 @@
 //   B panel (nr columns): b[(p * nr + j) * 2 + t] = B(2p + t, j)
 // with zero rows/columns/K past the edges. Products of pairs fit int32 exactly
 // (2 * 255 * 255 < 2^31), so vpmaddwd-style pair products never saturate.
+//
+// A kernel with a byte tile (tile_u8s8, VNNI's vpdpbusd) also takes a signed B as bytes,
+// K in quads:
+//   A panel: a[(q * mr + i) * 4 + t] = A(i, 4q + t) as uint8 (an int8 A shifted by +128,
+//            its zero point shifted alike, so (A - azp) is unchanged)
+//   B panel: b[(q * nr + j) * 4 + t] = B(4q + t, j) as int8
+// Four u8 x s8 products sum to at most 4 * 255 * 128 < 2^31: exact, then a wrapping add.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +25,9 @@ namespace igemm {
 // c[i * ldc + j] (+)= sum_{p < kp} sum_t a(i, p, t) * b(p, j, t) for the full mr x nr tile,
 // wrapping int32; accumulate == false overwrites c.
 using IgemmTileFn = void (*)(int64_t kp, const int16_t* a, const int16_t* b, int32_t* c, int64_t ldc, bool accumulate);
+// As IgemmTileFn over byte panels, kq quads of K.
+using IgemmByteTileFn = void (*)(int64_t kq, const uint8_t* a, const int8_t* b, int32_t* c, int64_t ldc,
+                                 bool accumulate);
 // Requantize (igemm.h).
 using RequantizeFn = void (*)(const int32_t* acc, int64_t n, int32_t bias, const float* multiplier, int64_t step,
                               int32_t zp, bool is_signed, void* out);
@@ -28,10 +38,11 @@ struct IgemmKernel {
   int nr;
   IgemmTileFn tile;
   RequantizeFn requantize;
+  IgemmByteTileFn tile_u8s8;  // null: every B takes the 16-bit pair format
 };
 
 // Per-ISA kernels: null when not compiled for this architecture or not enabled on this CPU.
-const IgemmKernel* Avx512VnniKernel();  // also needs AVX512-VNNI (vpdpwssd)
+const IgemmKernel* Avx512VnniKernel();  // also needs AVX512-VNNI (vpdpbusd, vpdpwssd)
 const IgemmKernel* Avx512Kernel();
 const IgemmKernel* Avx2Kernel();
 const IgemmKernel* NeonKernel();

@@ -97,7 +97,7 @@ void Requantize(const int32_t* acc, int64_t n, int32_t bias, const float* multip
 }  // namespace
 
 // Constant-initialized: igemm.cc hands it out only when IsaEnabled(Isa::kAvx2).
-extern const IgemmKernel kIgemmAvx2Kernel = {"avx2", kMr, kNr, Tile, Requantize};
+extern const IgemmKernel kIgemmAvx2Kernel = {"avx2", kMr, kNr, Tile, Requantize, nullptr};
 
 }  // namespace igemm
 }  // namespace onnx_light

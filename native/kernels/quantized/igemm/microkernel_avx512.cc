@@ -20,7 +20,7 @@ namespace {
 }  // namespace
 
 // Constant-initialized: igemm.cc hands it out only when IsaEnabled(Isa::kAvx512).
-extern const IgemmKernel kIgemmAvx512Kernel = {"avx512", kMr, kNr, Tile, Requantize};
+extern const IgemmKernel kIgemmAvx512Kernel = {"avx512", kMr, kNr, Tile, Requantize, nullptr};
 
 }  // namespace igemm
 }  // namespace onnx_light

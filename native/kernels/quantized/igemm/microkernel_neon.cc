@@ -51,7 +51,7 @@ void Tile(int64_t kp, const int16_t* a, const int16_t* b, int32_t* c, int64_t ld
 
 }  // namespace
 
-extern const IgemmKernel kIgemmNeonKernel = {"neon", kMr, kNr, Tile, ScalarRequantizeForNeon};
+extern const IgemmKernel kIgemmNeonKernel = {"neon", kMr, kNr, Tile, ScalarRequantizeForNeon, nullptr};
 
 }  // namespace igemm
 }  // namespace onnx_light
