@@ -1,7 +1,8 @@
 // Every integer microkernel (IgemmKernelVariants) against a direct 64-bit sum of shifted
 // products reduced modulo 2^32, over odd shapes, both signednesses of A and B, per-tensor
-// and per-row/per-column zero points; every requantiser against the double-precision
-// formula of the ONNX reference.
+// and per-row/per-column zero points (a kernel with a byte tile, VNNI's vpdpbusd, runs it for
+// every signed B and its pair tile for every unsigned one); every requantiser against the
+// double-precision formula of the ONNX reference.
 #include <cmath>
 #include <random>
 #include <string>
