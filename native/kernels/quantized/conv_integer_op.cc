@@ -162,12 +162,14 @@ Status DepthwiseConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const c
   const bool serial = gemm::GemmWorkUnits(planes, g.out_size, ks) < tuning.parallel_minimum_tasks;
   const ParallelPlan plan{"qconv.depthwise_planes", 1};
   const int participants = serial ? 1 : AvailableParticipants(ctx.parallel(), plan);
-  ScratchArena arena(ctx.allocator(), (sizeof(int32_t) * (g.out_size + ks) + 128) * participants);
+  // Per participant: the plane's accumulators, its shifted weights and its shifted input.
+  ScratchArena arena(ctx.allocator(), (sizeof(int32_t) * (g.out_size + ks + g.in_size) + 192) * participants);
   OL_RETURN_IF_ERROR(arena.status());
-  std::vector<int32_t*> acc(participants), taps(participants);
+  std::vector<int32_t*> acc(participants), taps(participants), inputs(participants);
   for (int p = 0; p < participants; ++p) {
     OL_ASSIGN_OR_RETURN(acc[p], arena.AllocateArray<int32_t>(g.out_size));
     OL_ASSIGN_OR_RETURN(taps[p], arena.AllocateArray<int32_t>(ks));
+    OL_ASSIGN_OR_RETURN(inputs[p], arena.AllocateArray<int32_t>(g.in_size));
   }
   ctx.RecordScratch(static_cast<int64_t>(arena.capacity()));
   const auto run = [&](int participant, int64_t begin, int64_t end) -> Status {
@@ -181,21 +183,25 @@ Status DepthwiseConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const c
         const uint8_t raw = wb[m * ks + t];
         w_shifted[t] = (w_signed ? static_cast<int32_t>(static_cast<int8_t>(raw)) : static_cast<int32_t>(raw)) - wzp;
       }
-      const uint8_t* x = xb + (n * g.in_channels + m) * g.in_size;
-      const auto value = [&](int64_t idx) {
-        return (x_signed ? static_cast<int32_t>(static_cast<int8_t>(x[idx])) : static_cast<int32_t>(x[idx])) - in.x_zp;
-      };
+      // The input plane shifted by its zero point once (the taps' loops are plain int32).
+      const uint8_t* x_raw = xb + (n * g.in_channels + m) * g.in_size;
+      int32_t* x = inputs[participant];
+      if (x_signed) {
+        for (int64_t e = 0; e < g.in_size; ++e) x[e] = static_cast<int32_t>(static_cast<int8_t>(x_raw[e])) - in.x_zp;
+      } else {
+        for (int64_t e = 0; e < g.in_size; ++e) x[e] = static_cast<int32_t>(x_raw[e]) - in.x_zp;
+      }
       for (int64_t p = 0; p < g.out_size; ++p) {
         int64_t linear = 0;
         uint32_t s = 0;
         if (windows.Origin(p, origin.data(), &linear)) {
           for (int64_t t = 0; t < ks; ++t) {
-            s += static_cast<uint32_t>(value(linear + windows.tap_offset(t)) * w_shifted[t]);
+            s += static_cast<uint32_t>(x[linear + windows.tap_offset(t)] * w_shifted[t]);
           }
         } else {
           for (int64_t t = 0; t < ks; ++t) {
             const int64_t idx = windows.Tap(origin.data(), t);
-            if (idx >= 0) s += static_cast<uint32_t>(value(idx) * w_shifted[t]);  // padding: x - x_zp = 0
+            if (idx >= 0) s += static_cast<uint32_t>(x[idx] * w_shifted[t]);  // padding: x - x_zp = 0
           }
         }
         plane_acc[p] = s;
