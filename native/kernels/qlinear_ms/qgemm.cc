@@ -4,31 +4,24 @@
 // [M, N] in the accumulator's scale. Y is float when y_scale and y_zero_point are absent,
 // else Quantize with them (the element type of y_zero_point).
 //
-// The integer product is IntegerGemmRows below: a straightforward blocked int32 loop over
-// B shifted into int32 once (at creation when B and b_zero_point are constant), the place
-// where the integer GEMM engine (native/kernels/quantized) plugs in.
+// The integer product runs on the integer GEMM engine (native/kernels/quantized/igemm):
+// B is packed at creation when it and b_zero_point are constant (transB is a stride of the
+// packing), A is used in place (transA: transposed once per run into scratch), and the
+// epilogue turns each int32 block into Y as it leaves the engine.
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/qlinear_ms/qlinear_util.h"
+#include "native/kernels/quantized/igemm/igemm.h"
 
 namespace onnx_light {
 namespace qlinear_ms {
 namespace {
-
-// K elements per block of the inner loop: a block of shifted B rows (kKBlock x N int32)
-// is reused across the row's accumulators before the next block is touched.
-constexpr int64_t kKBlock = 64;
-
-// B - b_zero_point as int32, [K, N] row-major whatever transB was.
-struct PackedB {
-  int64_t k = 0, n = 0;
-  std::vector<int32_t> values;
-};
 
 int32_t EightBitAt(const Tensor& t, int64_t i) {
   return t.dtype() == DataType::kInt8 ? static_cast<int32_t>(t.data<int8_t>()[i])
@@ -56,39 +49,16 @@ StatusOr<std::vector<float>> ReadBScale(const Tensor* s, int64_t n, const std::s
   return std::vector<float>(s->data<float>(), s->data<float>() + s->num_elements());
 }
 
-StatusOr<PackedB> PackB(const Tensor& b, const Tensor* b_zp, bool trans_b, const std::string& where) {
+// B (K x N; transB: stored [N, K]) packed for the engine with its zero points.
+StatusOr<std::shared_ptr<const igemm::IgemmPackedB>> PackB(const Tensor& b, const Tensor* b_zp, bool trans_b,
+                                                           const std::string& where) {
   if (b.shape().rank() != 2) return InvalidArgument(where, ": B must be 2-D, got ", b.TypeAndShape());
-  PackedB p;
-  p.k = trans_b ? b.shape()[1] : b.shape()[0];
-  p.n = trans_b ? b.shape()[0] : b.shape()[1];
-  OL_ASSIGN_OR_RETURN(const std::vector<int32_t> zp, ReadBZeroPoint(b_zp, b, p.n, where));
-  p.values.resize(static_cast<size_t>(p.k * p.n));
-  for (int64_t kk = 0; kk < p.k; ++kk) {
-    for (int64_t j = 0; j < p.n; ++j) {
-      const int64_t src = trans_b ? j * p.k + kk : kk * p.n + j;
-      p.values[kk * p.n + j] = EightBitAt(b, src) - zp[zp.size() == 1 ? 0 : j];
-    }
-  }
-  return p;
-}
-
-// acc[r][j] = sum_k a[r][k] * B[k][j] for `rows` rows of shifted A (int32, K each):
-// the integer product of QGemm.
-void IntegerGemmRows(const int32_t* a, int64_t rows, const PackedB& b, int32_t* acc) {
-  const int64_t k = b.k, n = b.n;
-  std::fill(acc, acc + rows * n, 0);
-  for (int64_t k0 = 0; k0 < k; k0 += kKBlock) {
-    const int64_t k1 = std::min(k, k0 + kKBlock);
-    for (int64_t r = 0; r < rows; ++r) {
-      int32_t* out = acc + r * n;
-      for (int64_t kk = k0; kk < k1; ++kk) {
-        const int32_t av = a[r * k + kk];
-        if (av == 0) continue;
-        const int32_t* brow = b.values.data() + kk * n;
-        for (int64_t j = 0; j < n; ++j) out[j] += av * brow[j];
-      }
-    }
-  }
+  const int64_t k = trans_b ? b.shape()[1] : b.shape()[0];
+  const int64_t n = trans_b ? b.shape()[0] : b.shape()[1];
+  OL_ASSIGN_OR_RETURN(const std::vector<int32_t> zp, ReadBZeroPoint(b_zp, b, n, where));
+  // Element (kk, j) of B is at kk * n + j, or at j * k + kk when transposed.
+  const igemm::IgemmMatrix matrix{b.raw_data(), b.dtype() == DataType::kInt8, trans_b ? 1 : n, trans_b ? k : 1};
+  return igemm::IgemmPackedB::Create(k, n, matrix, zp.data(), static_cast<int64_t>(zp.size()));
 }
 
 class QGemmKernel final : public OpKernel {
@@ -105,7 +75,6 @@ class QGemmKernel final : public OpKernel {
     if (b != nullptr && (b_zp != nullptr || info.num_inputs() <= 5) &&
         (b->dtype() == DataType::kInt8 || b->dtype() == DataType::kUint8)) {
       OL_ASSIGN_OR_RETURN(packed_, PackB(*b, b_zp, trans_b_, info.Where()));
-      prepacked_ = true;
     }
     return Status::Ok();
   }
@@ -117,16 +86,14 @@ class QGemmKernel final : public OpKernel {
     OL_RETURN_IF_ERROR(CheckEightBit(*a, where, "A"));
     OL_RETURN_IF_ERROR(CheckEightBit(*b, where, "B"));
     if (a->shape().rank() != 2) return InvalidArgument(where, ": A must be 2-D, got ", a->TypeAndShape());
-    PackedB per_run;
-    const PackedB* packed = &packed_;
-    if (!prepacked_) {
-      OL_ASSIGN_OR_RETURN(per_run, PackB(*b, ctx.input(5), trans_b_, where));
-      packed = &per_run;
+    std::shared_ptr<const igemm::IgemmPackedB> packed = packed_;
+    if (packed == nullptr) {
+      OL_ASSIGN_OR_RETURN(packed, PackB(*b, ctx.input(5), trans_b_, where));
     }
     const int64_t m = trans_a_ ? a->shape()[1] : a->shape()[0];
     const int64_t k = trans_a_ ? a->shape()[0] : a->shape()[1];
-    const int64_t n = packed->n;
-    if (k != packed->k) {
+    const int64_t n = packed->n();
+    if (k != packed->k()) {
       return InvalidArgument(where, ": inner dimensions differ: A ", a->shape().ToString(),
                              (trans_a_ ? " (transA)" : ""), " and B ", b->shape().ToString(),
                              (trans_b_ ? " (transB)" : ""));
@@ -171,36 +138,61 @@ class QGemmKernel final : public OpKernel {
       if (out_type != DataType::kFloat) factor[j] /= py.scale;
     }
     const int32_t* cv = c != nullptr ? c->data<int32_t>() : nullptr;
-    // One unit = one row of Y, costing N * K multiply-adds; each block has its own scratch.
-    return parallel_.Run(ctx.parallel(), "qgemm.rows", m, n * k, [&](int64_t begin, int64_t end) -> Status {
-      const int64_t rows = end - begin;
-      std::vector<int32_t> a_rows(static_cast<size_t>(rows * k)), acc(static_cast<size_t>(rows * n));
-      for (int64_t r = 0; r < rows; ++r) {
-        for (int64_t kk = 0; kk < k; ++kk) {
-          const int64_t i = begin + r;
-          a_rows[r * k + kk] = EightBitAt(*a, trans_a_ ? kk * m + i : i * k + kk) - pa.zero_point;
-        }
+    // A as the engine reads it: row-major [M, K], transposed into scratch for transA.
+    const void* a_rows = a->raw_data();
+    std::vector<uint8_t> a_transposed;
+    if (trans_a_ && m > 1 && k > 1) {
+      a_transposed.resize(static_cast<size_t>(m * k));
+      const auto* src = static_cast<const uint8_t*>(a->raw_data());
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t kk = 0; kk < k; ++kk) a_transposed[i * k + kk] = src[kk * m + i];
       }
-      IntegerGemmRows(a_rows.data(), rows, *packed, acc.data());
-      for (int64_t r = 0; r < rows; ++r) {
-        const int64_t i = begin + r;
-        for (int64_t j = 0; j < n; ++j) {
-          const int32_t total = acc[r * n + j] + (cv != nullptr ? cv[i * c_row_stride + j * c_col_stride] : 0);
-          const float v = static_cast<float>(total) * factor[j];
-          if (out_type == DataType::kFloat) {
-            y->data<float>()[i * n + j] = v;
-          } else if (out_type == DataType::kUint8) {
-            y->data<uint8_t>()[i * n + j] = Saturate<uint8_t>(v, py.zero_point);
-          } else {
-            y->data<int8_t>()[i * n + j] = Saturate<int8_t>(v, py.zero_point);
+      a_rows = a_transposed.data();
+    }
+    const igemm::IgemmA ia{igemm::IgemmMatrix{a_rows, a->dtype() == DataType::kInt8, k, 1}, &pa.zero_point, 1};
+    // Serial below parallel.minimum_elements multiply-adds; above, the engine splits C into
+    // its own shape-determined blocks (so results do not depend on the participant count).
+    const bool serial = parallel_.Serial(m, n * k);
+    const int64_t minimum_units = serial ? std::numeric_limits<int64_t>::max() : 0;
+    int64_t scratch = 0;
+    OL_RETURN_IF_ERROR(igemm::IgemmCompute(
+        ctx.parallel(), ctx.allocator(), minimum_units, m, ia, *packed,
+        [&](int64_t i0, int rows, int64_t j0, int cols, const int32_t* acc, int64_t ld) {
+          for (int r = 0; r < rows; ++r) {
+            const int64_t i = i0 + r;
+            const int32_t* acc_row = acc + r * ld;
+            const int32_t* c_row = cv != nullptr ? cv + i * c_row_stride : nullptr;
+            if (out_type == DataType::kFloat) {
+              Epilogue(acc_row, c_row, c_col_stride, factor.data(), j0, cols, y->data<float>() + i * n,
+                       [](float v) { return v; });
+            } else if (out_type == DataType::kUint8) {
+              Epilogue(acc_row, c_row, c_col_stride, factor.data(), j0, cols, y->data<uint8_t>() + i * n,
+                       [zp = py.zero_point](float v) { return Saturate<uint8_t>(v, zp); });
+            } else {
+              Epilogue(acc_row, c_row, c_col_stride, factor.data(), j0, cols, y->data<int8_t>() + i * n,
+                       [zp = py.zero_point](float v) { return Saturate<int8_t>(v, zp); });
+            }
           }
-        }
-      }
-      return Status::Ok();
-    });
+        },
+        &scratch));
+    ctx.RecordScratch(scratch + static_cast<int64_t>(a_transposed.size()));
+    return Status::Ok();
   }
 
  private:
+  // y[j] = out(float(acc[j - j0] + C(i, j)) * factor[j]) for j in [j0, j0 + cols): the int32
+  // sum wraps as the accumulator does; one float product per element, as the reference.
+  template <typename T, typename Out>
+  static void Epilogue(const int32_t* acc, const int32_t* c_row, int64_t c_col_stride, const float* factor, int64_t j0,
+                       int cols, T* y, Out out) {
+    for (int c = 0; c < cols; ++c) {
+      const int64_t j = j0 + c;
+      const uint32_t bias = c_row != nullptr ? static_cast<uint32_t>(c_row[j * c_col_stride]) : 0u;
+      const auto total = static_cast<int32_t>(static_cast<uint32_t>(acc[c]) + bias);
+      y[j] = out(static_cast<float>(total) * factor[j]);
+    }
+  }
+
   // round_half_to_even(v) + zero_point, saturated (v is already in y's scale).
   template <typename Q>
   static Q Saturate(float v, int32_t zero_point) {
@@ -214,12 +206,13 @@ class QGemmKernel final : public OpKernel {
 
   float alpha_ = 1.0f;
   bool trans_a_ = false, trans_b_ = false;
-  bool prepacked_ = false;
-  PackedB packed_;
+  std::shared_ptr<const igemm::IgemmPackedB> packed_;  // B packed at creation when constant
   ThresholdedParallel parallel_;
 };
 
 // Multiply-adds below which QGemm runs serially (as the float GEMM's order of magnitude).
+// Above it the engine's blocks are fixed by the shape; the schema's
+// parallel.block_multiply_adds is kept for compatibility and no longer read.
 constexpr int64_t kQGemmMinimumMultiplyAdds = 1 << 18;
 
 }  // namespace

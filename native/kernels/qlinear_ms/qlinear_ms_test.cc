@@ -334,6 +334,100 @@ TEST(QGemm, FloatOutputWithoutYScale) {
   CheckQGemm<int8_t, int8_t>(true, false, true, 60);
 }
 
+// A QGemm case on the engine's scale: M rows, K and N spanning several of its blocks (96
+// rows, 256 columns, 512 K values) with remainders no tile divides, B constant (packed at
+// creation) or an input (packed per run), b_scale/b_zero_point per tensor or per column, C
+// absent, a row [N], a column [M, 1] or a full [M, N] matrix, quantized or float output.
+struct QGemmCase {
+  int64_t m, k, n;
+  bool trans_a, trans_b, constant_b, per_column, float_output;
+  enum class Bias { kNone, kRow, kColumn, kMatrix } bias;
+};
+
+template <typename QA, typename QB, typename QY>
+void CheckLargeQGemm(const QGemmCase& g, uint32_t seed) {
+  const int64_t m = g.m, k = g.k, n = g.n;
+  const auto a = RandomQ<QA>(m * k, seed), b = RandomQ<QB>(k * n, seed + 1);
+  const int64_t zps = g.per_column ? n : 1;
+  const auto b_zp = RandomQ<QB>(zps, seed + 2);
+  std::vector<float> b_scale(zps);
+  for (int64_t j = 0; j < zps; ++j) b_scale[j] = 0.0005f * static_cast<float>(j % 7 + 1);
+  int64_t c_rows = 0, c_cols = 0;
+  if (g.bias == QGemmCase::Bias::kRow) c_rows = 1, c_cols = n;
+  if (g.bias == QGemmCase::Bias::kColumn) c_rows = m, c_cols = 1;
+  if (g.bias == QGemmCase::Bias::kMatrix) c_rows = m, c_cols = n;
+  std::vector<int32_t> bias(c_rows * c_cols);
+  for (size_t i = 0; i < bias.size(); ++i) bias[i] = static_cast<int32_t>(i * 7919 % 20011) - 10000;
+  const float sa = 0.02f, alpha = 0.75f, sy = 0.9f;
+  const int za = Zp<QA>(131);
+  const int zy = Zp<QY>(120);
+  KernelTester t("QGemm", 1, kMs);
+  t.Attr("transA", int64_t{g.trans_a}).Attr("transB", int64_t{g.trans_b}).Attr("alpha", alpha);
+  std::vector<QA> a_in(a.size());
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t kk = 0; kk < k; ++kk) a_in[g.trans_a ? kk * m + i : i * k + kk] = a[i * k + kk];
+  std::vector<QB> b_in(b.size());
+  for (int64_t kk = 0; kk < k; ++kk)
+    for (int64_t j = 0; j < n; ++j) b_in[g.trans_b ? j * k + kk : kk * n + j] = b[kk * n + j];
+  t.Input(g.trans_a ? MakeTensor<QA>({k, m}, a_in) : MakeTensor<QA>({m, k}, a_in)).Input(Scalar(sa));
+  t.Input(Scalar<QA>(za));
+  const Tensor b_tensor = g.trans_b ? MakeTensor<QB>({n, k}, b_in) : MakeTensor<QB>({k, n}, b_in);
+  const Tensor zp_tensor = g.per_column ? MakeTensor<QB>({n}, b_zp) : Scalar<QB>(b_zp[0]);
+  if (g.constant_b) {
+    t.ConstantInput(b_tensor);
+  } else {
+    t.Input(b_tensor);
+  }
+  t.Input(g.per_column ? MakeTensor<float>({n}, b_scale) : Scalar(b_scale[0]));
+  if (g.constant_b) {
+    t.ConstantInput(zp_tensor);
+  } else {
+    t.Input(zp_tensor);
+  }
+  if (g.bias != QGemmCase::Bias::kNone) {
+    t.Input(c_rows == 1 ? MakeTensor<int32_t>({c_cols}, bias) : MakeTensor<int32_t>({c_rows, c_cols}, bias));
+  } else if (!g.float_output) {
+    t.MissingInput();
+  }
+  if (!g.float_output) t.Input(Scalar(sy)).Input(Scalar<QY>(zy));
+  const auto out = RunForced(t);
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_EQ(out[0].tensor().shape(), (Shape{m, n}));
+  // The exact integer sum (int64: no wrapping at these sizes), then the float epilogue.
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      const int64_t zb = b_zp[g.per_column ? j : 0];
+      int64_t acc = 0;
+      if (!bias.empty()) acc = bias[(c_rows == 1 ? 0 : i) * c_cols + (c_cols == 1 ? 0 : j)];
+      for (int64_t kk = 0; kk < k; ++kk) acc += (int64_t{a[i * k + kk]} - za) * (int64_t{b[kk * n + j]} - zb);
+      const float factor = alpha * sa * b_scale[g.per_column ? j : 0];
+      if (g.float_output) {
+        ASSERT_EQ(out[0].tensor().data<float>()[i * n + j], static_cast<float>(acc) * factor) << i << "," << j;
+      } else {
+        const float v = static_cast<float>(acc) * (factor / sy);
+        constexpr float lo = std::numeric_limits<QY>::min(), hi = std::numeric_limits<QY>::max();
+        const float r = std::min(hi, std::max(lo, std::nearbyint(v) + zy));
+        ASSERT_EQ(out[0].tensor().data<QY>()[i * n + j], static_cast<QY>(r)) << i << "," << j;
+      }
+    }
+  }
+}
+
+TEST(QGemm, ManyEngineBlocksWithOddRemaindersConstantB) {
+  using B = QGemmCase::Bias;
+  CheckLargeQGemm<uint8_t, int8_t, uint8_t>({197, 523, 283, false, false, true, true, false, B::kRow}, 70);
+  CheckLargeQGemm<uint8_t, int8_t, int8_t>({101, 517, 261, true, true, true, false, false, B::kMatrix}, 80);
+  CheckLargeQGemm<int8_t, int8_t, uint8_t>({193, 259, 37, false, true, true, true, false, B::kColumn}, 90);
+  CheckLargeQGemm<uint8_t, uint8_t, uint8_t>({99, 515, 269, true, false, true, true, true, B::kNone}, 100);
+}
+
+TEST(QGemm, ManyEngineBlocksWithOddRemaindersInputB) {
+  using B = QGemmCase::Bias;
+  CheckLargeQGemm<uint8_t, int8_t, uint8_t>({131, 521, 263, false, true, false, true, false, B::kMatrix}, 110);
+  CheckLargeQGemm<int8_t, uint8_t, int8_t>({97, 129, 257, true, false, false, false, false, B::kNone}, 120);
+  CheckLargeQGemm<int8_t, int8_t, uint8_t>({1, 1031, 17, false, false, false, true, true, B::kRow}, 130);
+}
+
 TEST(QLinearMs, BadInputsAreInvalidArgumentNamingTheNode) {
   KernelTester add("QLinearAdd", 1, kMs);
   add.Input(MakeTensor<uint8_t>({2, 3}, {1, 2, 3, 4, 5, 6})).Input(Scalar(1.0f)).Input(Scalar<uint8_t>(0));
