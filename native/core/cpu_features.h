@@ -45,8 +45,9 @@ struct CpuInfo {
   // Named bits the kernels need (each also in `features`).
   bool avx2 = false, fma = false, f16c = false;
   bool avx512f = false, avx512bw = false, avx512dq = false, avx512vl = false;
-  bool avx512vnni = false, avxvnni = false;  // not used by a kernel yet
-  bool neon = false;                         // aarch64 "asimd"
+  bool avx512vnni = false;  // selects the integer GEMM engine's VNNI microkernel (quantized/igemm)
+  bool avxvnni = false;     // probed; no kernel uses the VEX-encoded AVX-VNNI yet
+  bool neon = false;        // aarch64 "asimd"
 
   bool Has(const std::string& feature) const;
 };
