@@ -6,21 +6,35 @@ Cases (issue 17):
   qconv:          QuantizeLinear -> QLinearConv (32 -> 64 channels, 3x3, pad 1, 28x28, int8
                   per-channel weights, int32 bias) -> DequantizeLinear, float in and out;
   qlinear_matmul: QLinearMatMul 128x768 (uint8) x 768x768 (int8 constant);
-  matmul_integer: MatMulInteger 128x768 (uint8) x 768x3072 (int8 constant) -> int32.
+  matmul_integer: MatMulInteger 128x768 (uint8) x 768x3072 (int8 constant) -> int32;
+  mlp_dynamic:    ORT's quantize_dynamic (int8 weights) of a float MLP block, MatMul 128x768
+                  -> 3072, bias, Relu, MatMul -> 768, bias: DynamicQuantizeLinear before each
+                  MatMulInteger, float in and out;
+  cnn_static:     ORT's quantize_static (QOperator, uint8 activations, int8 per-channel weights,
+                  calibrated on 4 random batches) of a small float CNN (Conv 3 -> 32 3x3 on
+                  56x56, Relu, Conv 32 -> 32 + residual Add, Relu, Conv 32 -> 64 stride 2,
+                  GlobalAveragePool, Flatten, Gemm -> 10): QLinearConv, QLinearAdd,
+                  QLinearGlobalAveragePool, QGemm, float in and out.
 Weights are constant initializers (both runtimes may prepack them). Each runtime runs in its
 own block per case and thread count (warm-up runs, then `repeats` timed runs), onnx-light
 first, then ORT. The JSON holds every raw sample, the medians, the largest output difference
 from ORT (in quantisation steps: ORT's u8s8 path without VNNI may saturate, so QLinear outputs
-can differ by a step or more; MatMulInteger must agree exactly), and the conditions: CPU,
+can differ by a step or more; MatMulInteger must agree exactly; the float outputs of
+mlp_dynamic and cnn_static count steps of (max - min) / 255 of ORT's output), and the conditions: CPU,
 onnx-light build (compilation mode, ISA), ORT version and load average before and after.
 """
 
+import os
+import tempfile
 import time
 
 import numpy as np
+import onnx
 import onnx_light
 from absl import app, flags
 from onnx import TensorProto, helper, numpy_helper
+
+from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_dynamic, quantize_static
 
 from benchmarks.ort_reference import conditions, finish_document, ort_session
 
@@ -111,7 +125,111 @@ def matmul_integer_model(rng, m=128, k=768, n=3072):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8), feeds, 1.0
 
 
-CASES = {"qconv": qconv_model, "qlinear_matmul": qlinear_matmul_model, "matmul_integer": matmul_integer_model}
+def _float_init(rng, name, shape, scale):
+    return _init(name, (rng.standard_normal(shape) * scale).astype(np.float32))
+
+
+def _quantized(model, quantize):
+    """The model written by quantize(float_path, out_path) (ORT's quantizers work on files)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        float_path, out_path = os.path.join(tmp, "float.onnx"), os.path.join(tmp, "quantized.onnx")
+        onnx.save(model, float_path)
+        quantize(float_path, out_path)
+        return onnx.load(out_path)
+
+
+def mlp_dynamic_model(rng, m=128, d=768, hidden=3072):
+    """quantize_dynamic of MatMul d -> hidden, Add, Relu, MatMul hidden -> d, Add."""
+    nodes = [
+        helper.make_node("MatMul", ["x", "w1"], ["h1"]),
+        helper.make_node("Add", ["h1", "b1"], ["h2"]),
+        helper.make_node("Relu", ["h2"], ["h3"]),
+        helper.make_node("MatMul", ["h3", "w2"], ["h4"]),
+        helper.make_node("Add", ["h4", "b2"], ["y"]),
+    ]
+    inits = [
+        _float_init(rng, "w1", [d, hidden], d**-0.5),
+        _float_init(rng, "b1", [hidden], 0.1),
+        _float_init(rng, "w2", [hidden, d], hidden**-0.5),
+        _float_init(rng, "b2", [d], 0.1),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "mlp_dynamic",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [m, d])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        initializer=inits,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    quantized = _quantized(model, lambda src, dst: quantize_dynamic(src, dst, weight_type=QuantType.QInt8))
+    feeds = {"x": rng.standard_normal((m, d), dtype=np.float32)}
+    return quantized, feeds, None  # main takes one 8-bit step of ORT's output range, (max - min) / 255
+
+
+class _RandomBatches(CalibrationDataReader):
+    def __init__(self, shape, seed=42):
+        rng = np.random.default_rng(seed)
+        self._batches = iter([{"x": rng.standard_normal(shape, dtype=np.float32)} for _ in range(4)])
+
+    def get_next(self):
+        return next(self._batches, None)
+
+
+def cnn_static_model(rng, size=56):
+    """quantize_static (QOperator) of a small residual CNN with a Gemm head."""
+    shape = (1, 3, size, size)
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c1"], ["r1"]),
+        helper.make_node("Conv", ["r1", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1]),
+        helper.make_node("Add", ["c2", "r1"], ["a1"]),
+        helper.make_node("Relu", ["a1"], ["r2"]),
+        helper.make_node("Conv", ["r2", "w3", "b3"], ["c3"], pads=[1, 1, 1, 1], strides=[2, 2]),
+        helper.make_node("GlobalAveragePool", ["c3"], ["g"]),
+        helper.make_node("Flatten", ["g"], ["f"]),
+        helper.make_node("Gemm", ["f", "wg", "bg"], ["y"], transB=1),
+    ]
+    inits = [
+        _float_init(rng, "w1", [32, 3, 3, 3], 0.3),
+        _float_init(rng, "b1", [32], 0.1),
+        _float_init(rng, "w2", [32, 32, 3, 3], 0.06),
+        _float_init(rng, "b2", [32], 0.1),
+        _float_init(rng, "w3", [64, 32, 3, 3], 0.06),
+        _float_init(rng, "b3", [64], 0.1),
+        _float_init(rng, "wg", [10, 64], 0.2),
+        _float_init(rng, "bg", [10], 0.1),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "cnn_static",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(shape))],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        initializer=inits,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    quantized = _quantized(
+        model,
+        lambda src, dst: quantize_static(
+            src,
+            dst,
+            _RandomBatches(shape),
+            quant_format=QuantFormat.QOperator,
+            per_channel=True,
+            activation_type=QuantType.QUInt8,
+            weight_type=QuantType.QInt8,
+        ),
+    )
+    feeds = {"x": rng.standard_normal(shape, dtype=np.float32)}
+    return quantized, feeds, None  # main takes one 8-bit step of ORT's output range, (max - min) / 255
+
+
+CASES = {
+    "qconv": qconv_model,
+    "qlinear_matmul": qlinear_matmul_model,
+    "matmul_integer": matmul_integer_model,
+    "mlp_dynamic": mlp_dynamic_model,
+    "cnn_static": cnn_static_model,
+}
 
 
 def timed_block(session, feeds, warmup, repeats):
@@ -142,7 +260,8 @@ def main(argv):
             theirs = ort_session(model, threads)
             got = np.asarray(ours.run(None, feeds)[0]).astype(np.float64)
             want = np.asarray(theirs.run(None, feeds)[0]).astype(np.float64)
-            max_diff = float(np.max(np.abs(got - want)) / step)
+            case_step = step if step is not None else max(float(np.ptp(want)) / 255.0, np.finfo(np.float32).tiny)
+            max_diff = float(np.max(np.abs(got - want)) / case_step)
             samples = {"onnx_light": timed_block(ours, feeds, FLAGS.warmup, FLAGS.repeats)}
             samples["ort"] = timed_block(theirs, feeds, FLAGS.warmup, FLAGS.repeats)
             ol, rt = float(np.median(samples["onnx_light"])), float(np.median(samples["ort"]))

@@ -1,5 +1,10 @@
 // QLinearAdd and QLinearMul (com.microsoft, 1): numpy-broadcast binary ops on uint8 or int8
 // with per-tensor scales and zero points: C = Quantize(Dequantize(A) op Dequantize(B)).
+//
+// The element loop is one tight loop (Span) with compile-time input steps (1, or 0 for a
+// broadcast scalar), which compilers vectorise (QuantizeLanes: no libm call): same-shape
+// inputs run it over the whole block directly; other shapes go through the broadcast
+// helper's runs, whose inner steps are 0 or 1 (row, column and scalar broadcasts).
 #include <string>
 
 #include "native/kernels/common/kernel_registration.h"
@@ -40,14 +45,27 @@ class QLinearBinaryKernel final : public OpKernel {
       const Q* av = a->data<Q>();
       const Q* bv = b->data<Q>();
       Q* cv = c->data<Q>();
+      const Operands ops{pa, pb, pc};
+      if (a->shape() == b->shape()) {
+        return parallel_.Run(ctx.parallel(), "qlinear_binary.elements", plan.output_size, 1,
+                             [&](int64_t begin, int64_t end) {
+                               Span<Q, 1, 1>(av + begin, bv + begin, cv + begin, end - begin, ops);
+                             });
+      }
       return parallel_.Run(ctx.parallel(), "qlinear_binary.elements", plan.output_size, 1,
                            [&](int64_t begin, int64_t end) {
                              elementwise::ForEachRun(
                                  plan, begin, end, [&](int64_t out, const int64_t* in, const int64_t* step, int64_t n) {
-                                   for (int64_t e = 0; e < n; ++e) {
-                                     const float x = Dequantize(av[in[0] + e * step[0]], pa);
-                                     const float y = Dequantize(bv[in[1] + e * step[1]], pb);
-                                     cv[out + e] = Quantize<Q>(Apply(x, y), pc);
+                                   const Q* x = av + in[0];
+                                   const Q* y = bv + in[1];
+                                   if (step[0] != 0 && step[1] != 0) {
+                                     Span<Q, 1, 1>(x, y, cv + out, n, ops);
+                                   } else if (step[0] != 0) {
+                                     Span<Q, 1, 0>(x, y, cv + out, n, ops);
+                                   } else if (step[1] != 0) {
+                                     Span<Q, 0, 1>(x, y, cv + out, n, ops);
+                                   } else {
+                                     Span<Q, 0, 0>(x, y, cv + out, n, ops);
                                    }
                                  });
                            });
@@ -56,6 +74,23 @@ class QLinearBinaryKernel final : public OpKernel {
 
  private:
   static float Apply(float x, float y) { return kKind == BinaryKind::kAdd ? x + y : x * y; }
+
+  struct Operands {
+    QParams a, b, c;
+  };
+
+  // c[e] = Quantize(Apply(Dequantize(a[e * kAStep]), Dequantize(b[e * kBStep]))), e < n.
+  template <typename Q, int kAStep, int kBStep>
+  static void Span(const Q* a, const Q* b, Q* c, int64_t n, const Operands& ops) {
+    const float sa = ops.a.scale, sb = ops.b.scale, sc = ops.c.scale;
+    const int32_t za = ops.a.zero_point, zb = ops.b.zero_point;
+    const float zc = static_cast<float>(ops.c.zero_point);
+    for (int64_t e = 0; e < n; ++e) {
+      const float x = sa * static_cast<float>(static_cast<int32_t>(a[e * kAStep]) - za);
+      const float y = sb * static_cast<float>(static_cast<int32_t>(b[e * kBStep]) - zb);
+      c[e] = QuantizeLanes<Q>(Apply(x, y), sc, zc);
+    }
+  }
 
   ThresholdedParallel parallel_;
 };

@@ -118,6 +118,58 @@ TEST(QLinearAdd, RoundsHalfToEvenAndSaturates) {
   EXPECT_EQ(ToVector<uint8_t>(out[0].tensor()), (std::vector<uint8_t>{200, 202, 202, 255}));
 }
 
+// Every pair of values (a 256 x 256 grid), same shape, row-broadcast B [256], column-
+// broadcast B [256, 1] and scalar A [1]: the vectorised loops of each step pattern. Power-of-
+// two scales make ties (x.5 steps of C) and saturation common.
+TYPED_TEST(QLinearTyped, AddAndMulOverEveryValuePairInEveryBroadcastPattern) {
+  using Q = TypeParam;
+  std::vector<Q> all(256), grid_a(65536), grid_b(65536);
+  for (int v = 0; v < 256; ++v) all[v] = static_cast<Q>(std::numeric_limits<Q>::min() + v);
+  for (int i = 0; i < 256; ++i) {
+    for (int j = 0; j < 256; ++j) grid_a[i * 256 + j] = all[i], grid_b[i * 256 + j] = all[j];
+  }
+  const float sa = 0.5f, sb = 0.25f;
+  const int za = Zp<Q>(100), zb = Zp<Q>(140), zc = Zp<Q>(128);
+  struct Pattern {
+    const char* name;
+    Shape a_shape, b_shape;
+    std::vector<Q> a, b;
+    // Element e of the [256, 256] (or [256]) output reads a[ia(e)], b[ib(e)].
+    int64_t (*ia)(int64_t), (*ib)(int64_t);
+  };
+  const std::vector<Pattern> patterns = {
+      {"same shape", Shape{256, 256}, Shape{256, 256}, grid_a, grid_b, [](int64_t e) { return e; },
+       [](int64_t e) { return e; }},
+      {"row broadcast", Shape{256, 256}, Shape{256}, grid_a, all, [](int64_t e) { return e; },
+       [](int64_t e) { return e % 256; }},
+      {"column broadcast", Shape{256, 256}, Shape{256, 1}, grid_a, all, [](int64_t e) { return e; },
+       [](int64_t e) { return e / 256; }},
+      {"scalar A", Shape{1}, Shape{256}, std::vector<Q>{all[77]}, all, [](int64_t) { return int64_t{0}; },
+       [](int64_t e) { return e; }},
+  };
+  for (const char* op : {"QLinearAdd", "QLinearMul"}) {
+    const bool add = std::string(op) == "QLinearAdd";
+    const float sc = add ? 0.5f : 4.0f;
+    for (const Pattern& p : patterns) {
+      KernelTester t(op, 1, kMs);
+      t.Input(MakeTensor<Q>(p.a_shape, p.a)).Input(Scalar(sa)).Input(Scalar<Q>(static_cast<Q>(za)));
+      t.Input(MakeTensor<Q>(p.b_shape, p.b)).Input(Scalar(sb)).Input(Scalar<Q>(static_cast<Q>(zb)));
+      t.Input(Scalar(sc)).Input(Scalar<Q>(static_cast<Q>(zc)));
+      const auto out = RunForced(t);
+      ASSERT_EQ(out.size(), 1u);
+      const auto got = ToVector<Q>(out[0].tensor());
+      int ties = 0;
+      for (int64_t e = 0; e < static_cast<int64_t>(got.size()); ++e) {
+        const float x = RefDequantize(p.a[p.ia(e)], sa, za), y = RefDequantize(p.b[p.ib(e)], sb, zb);
+        const float v = add ? x + y : x * y;
+        ties += std::fabs(v / sc - std::trunc(v / sc)) == 0.5f;
+        ASSERT_EQ(got[e], RefQuantize<Q>(v, sc, zc)) << op << " " << p.name << " at " << e;
+      }
+      EXPECT_GT(ties, 0) << op << " " << p.name << ": the case should round ties";
+    }
+  }
+}
+
 // Every one of the 256 input values through the table; the same with constant
 // parameters (table built at creation) and with fed ones (built per run).
 TYPED_TEST(QLinearTyped, SigmoidAndLeakyReluOverEveryValue) {
@@ -245,6 +297,33 @@ TYPED_TEST(QLinearTyped, GlobalAveragePoolBothLayouts) {
     t.Attr("channels_last", int64_t{channels_last});
     t.Input(channels_last ? MakeTensor<Q>({n, 3, 3, c}, ToNhwc(x, n, c, hw)) : MakeTensor<Q>({n, c, 3, 3}, x));
     t.Input(Scalar(sx)).Input(Scalar<Q>(zx)).Input(Scalar(sy)).Input(Scalar<Q>(zy));
+    const auto out = RunForced(t);
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].tensor().shape(), channels_last ? Shape({n, 1, 1, c}) : Shape({n, c, 1, 1}));
+    EXPECT_EQ(ToVector<Q>(out[0].tensor()), want) << "channels_last=" << channels_last;
+  }
+}
+
+// Channels past one block of the channels_last row reduction (256) with a remainder, and a
+// 7 x 7 plane: the row sums per channel against the plane sums of the NCHW reference.
+TYPED_TEST(QLinearTyped, GlobalAveragePoolChannelsLastSpansChannelBlocks) {
+  using Q = TypeParam;
+  const int64_t n = 3, c = 300, hw = 49;
+  const auto x = RandomQ<Q>(n * c * hw, 12);
+  const float sx = 0.3f, sy = 0.05f;
+  const int zx = Zp<Q>(70), zy = Zp<Q>(140);
+  std::vector<Q> want;
+  for (int64_t b = 0; b < n * c; ++b) {
+    int64_t sum = 0;
+    for (int64_t p = 0; p < hw; ++p) sum += x[b * hw + p] - zx;
+    want.push_back(RefQuantize<Q>(sx * (static_cast<float>(sum) / static_cast<float>(hw)), sy, zy));
+  }
+  for (const bool channels_last : {false, true}) {
+    KernelTester t("QLinearGlobalAveragePool", 1, kMs);
+    t.Attr("channels_last", int64_t{channels_last});
+    t.Input(channels_last ? MakeTensor<Q>({n, 7, 7, c}, ToNhwc(x, n, c, hw)) : MakeTensor<Q>({n, c, 7, 7}, x));
+    t.Input(Scalar(sx)).Input(Scalar<Q>(zx)).Input(Scalar(sy)).Input(Scalar<Q>(zy));
+    t.Tuning(param::kBlockElements, int64_t{1});
     const auto out = RunForced(t);
     ASSERT_EQ(out.size(), 1u);
     EXPECT_EQ(out[0].tensor().shape(), channels_last ? Shape({n, 1, 1, c}) : Shape({n, c, 1, 1}));

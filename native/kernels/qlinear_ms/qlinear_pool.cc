@@ -222,16 +222,34 @@ class QLinearGlobalAveragePoolKernel final : public OpKernel {
       using Q = typename decltype(tag)::type;
       const Q* xv = x->data<Q>();
       Q* yv = y->data<Q>();
-      // One unit = one (n, c) output; it reads `spatial` inputs. The output index is
-      // n * channels + c in both layouts.
+      if (channels_last_) {
+        // A row reduction: image n is `spatial` rows of `channels` contiguous values; a unit
+        // is one image's slice of kChannelBlock channels, summed row by row into int32
+        // lanes (exact: spatial * 255 fits, else int64 lanes) with a contiguous inner loop.
+        const int64_t blocks = (channels + kChannelBlock - 1) / kChannelBlock;
+        const bool narrow = spatial < (int64_t{1} << 23);
+        return parallel_.Run(ctx.parallel(), "qlinear_global_average_pool.channels", batch * blocks,
+                             spatial * std::min(channels, kChannelBlock), [&](int64_t begin, int64_t end) {
+                               for (int64_t u = begin; u < end; ++u) {
+                                 const int64_t n = u / blocks, c0 = (u % blocks) * kChannelBlock;
+                                 const int64_t width = std::min(kChannelBlock, channels - c0);
+                                 const Q* rows = xv + n * spatial * channels + c0;
+                                 Q* out = yv + n * channels + c0;
+                                 if (narrow) {
+                                   ChannelsLastBlock<Q, int32_t>(rows, spatial, channels, width, px, py, out);
+                                 } else {
+                                   ChannelsLastBlock<Q, int64_t>(rows, spatial, channels, width, px, py, out);
+                                 }
+                               }
+                             });
+      }
+      // One unit = one (n, c) output: a contiguous plane of `spatial` inputs.
       return parallel_.Run(ctx.parallel(), "qlinear_global_average_pool.channels", batch * channels, spatial,
                            [&](int64_t begin, int64_t end) {
                              for (int64_t u = begin; u < end; ++u) {
-                               const int64_t n = u / channels, c = u % channels;
-                               const Q* base = channels_last_ ? xv + n * spatial * channels + c : xv + u * spatial;
-                               const int64_t step = channels_last_ ? channels : 1;
+                               const Q* base = xv + u * spatial;
                                int64_t sum = 0;
-                               for (int64_t e = 0; e < spatial; ++e) sum += base[e * step];
+                               for (int64_t e = 0; e < spatial; ++e) sum += base[e];
                                sum -= static_cast<int64_t>(px.zero_point) * spatial;
                                yv[u] = Quantize<Q>(Average(sum, spatial, px), py);
                              }
@@ -240,6 +258,23 @@ class QLinearGlobalAveragePoolKernel final : public OpKernel {
   }
 
  private:
+  static constexpr int64_t kChannelBlock = 256;
+
+  // out[c] for c < width: the average of rows[s * stride + c] over s < spatial.
+  template <typename Q, typename Acc>
+  static void ChannelsLastBlock(const Q* rows, int64_t spatial, int64_t stride, int64_t width, const QParams& px,
+                                const QParams& py, Q* out) {
+    Acc sums[kChannelBlock] = {};
+    for (int64_t s = 0; s < spatial; ++s) {
+      const Q* row = rows + s * stride;
+      for (int64_t c = 0; c < width; ++c) sums[c] += static_cast<Acc>(row[c]);
+    }
+    const int64_t shift = static_cast<int64_t>(px.zero_point) * spatial;
+    for (int64_t c = 0; c < width; ++c) {
+      out[c] = Quantize<Q>(Average(static_cast<int64_t>(sums[c]) - shift, spatial, px), py);
+    }
+  }
+
   bool channels_last_ = false;
   ThresholdedParallel parallel_;
 };

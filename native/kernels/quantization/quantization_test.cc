@@ -1,4 +1,6 @@
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -266,6 +268,102 @@ TEST(DynamicQuantizeLinearTest, ChunkedRangeIsIdenticalForEveryParticipantCount)
   for (float v : x) hi = std::max(hi, v);
   EXPECT_FLOAT_EQ(ToVector<float>(out[1].tensor())[0], (hi + 9.0f) / 255.0f);
   EXPECT_EQ(ToVector<uint8_t>(out[0].tensor())[2999], 0);
+}
+
+// The ONNX definition (onnx.reference's DynamicQuantizeLinear) spelled out in float32 as
+// numpy evaluates it: range [min(0, min x), max(0, max x)] over the non-NaN elements, scale
+// = (max - min or 1) / 255, zero = round(clip(-min / scale, 0, 255)), y = clip(round(x /
+// scale) + zero, 0, 255), round half to even, a NaN quotient giving the zero point (the
+// kernel's documented NaN rule; numpy's cast of NaN is undefined).
+struct DqlReference {
+  std::vector<uint8_t> y;
+  float scale;
+  uint8_t zero;
+};
+DqlReference DynamicQuantizeReference(const std::vector<float>& x) {
+  float lo = 0.0f, hi = 0.0f;
+  for (float v : x) {
+    if (std::isnan(v)) continue;
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  DqlReference r;
+  r.scale = (hi == lo ? 1.0f : hi - lo) / 255.0f;
+  const float zf = -lo / r.scale;
+  r.zero = static_cast<uint8_t>(std::nearbyint(std::isnan(zf) ? 0.0f : std::min(255.0f, std::max(0.0f, zf))));
+  for (float v : x) {
+    const float q = v / r.scale;
+    const float t = (std::isnan(q) ? 0.0f : std::nearbyint(q)) + static_cast<float>(r.zero);
+    r.y.push_back(static_cast<uint8_t>(std::min(255.0f, std::max(0.0f, t))));
+  }
+  return r;
+}
+
+void ExpectDynamicQuantizeMatchesReference(const std::vector<float>& x) {
+  KernelTester t("DynamicQuantizeLinear", 11);
+  t.Input(MakeTensor<float>({static_cast<int64_t>(x.size())}, x)).Outputs(3);
+  auto out = RunAllCounts(t);
+  ASSERT_EQ(out.size(), 3u);
+  const DqlReference want = DynamicQuantizeReference(x);
+  ASSERT_EQ(ToVector<float>(out[1].tensor())[0], want.scale) << "n " << x.size();
+  ASSERT_EQ(ToVector<uint8_t>(out[2].tensor())[0], want.zero) << "n " << x.size();
+  ASSERT_EQ(ToVector<uint8_t>(out[0].tensor()), want.y) << "n " << x.size();
+}
+
+// Range [-64, 63.5]: scale 0.5 and zero point 128 exactly, so x = k / 4 gives quotients k / 2,
+// a tie at every odd k, which must go to the even one of floor(k / 2) and floor(k / 2) + 1.
+TEST(DynamicQuantizeLinearTest, TiesRoundHalfToEvenInEveryLaneAndTail) {
+  std::vector<float> x;
+  for (int k = -256; k <= 254; ++k) x.push_back(static_cast<float>(k) / 4.0f);
+  KernelTester t("DynamicQuantizeLinear", 11);
+  t.Input(MakeTensor<float>({static_cast<int64_t>(x.size())}, x)).Outputs(3);
+  auto out = RunAllCounts(t);
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(ToVector<float>(out[1].tensor())[0], 0.5f);
+  EXPECT_EQ(ToVector<uint8_t>(out[2].tensor())[0], 128);
+  const auto y = ToVector<uint8_t>(out[0].tensor());
+  for (size_t i = 0; i < x.size(); ++i) {
+    const int k = static_cast<int>(i) - 256;
+    const int half_floor = (k - ((k % 2 + 2) % 2)) / 2;  // floor(k / 2), exact division
+    const int rounded = (k % 2 == 0) ? k / 2 : (half_floor % 2 == 0 ? half_floor : half_floor + 1);
+    ASSERT_EQ(y[i], rounded + 128) << "x " << x[i];
+  }
+}
+
+TEST(DynamicQuantizeLinearTest, EveryLengthMatchesTheDefinitionBitForBit) {
+  std::vector<float> pool(5000);
+  for (size_t i = 0; i < pool.size(); ++i) {
+    pool[i] = static_cast<float>(std::sin(0.37 * i) * 3.0 + std::cos(1.3 * i) * (i % 5 == 0 ? 7.0 : 0.25));
+  }
+  for (size_t n : {1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65, 100, 257, 1023, 4099}) {
+    ExpectDynamicQuantizeMatchesReference(std::vector<float>(pool.begin(), pool.begin() + n));
+  }
+  // Positive only (zero point 0), negative only (zero point 255), all zero (scale 1 / 255).
+  std::vector<float> positive(77), negative(77), zeros(77, 0.0f);
+  for (int i = 0; i < 77; ++i) positive[i] = 0.5f + i * 0.031f, negative[i] = -positive[i];
+  ExpectDynamicQuantizeMatchesReference(positive);
+  ExpectDynamicQuantizeMatchesReference(negative);
+  ExpectDynamicQuantizeMatchesReference(zeros);
+}
+
+TEST(DynamicQuantizeLinearTest, NaNsSkipTheRangeAndQuantizeToTheZeroPoint) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> x(37);
+  for (int i = 0; i < 37; ++i) x[i] = (i % 3 == 0) ? nan : static_cast<float>(i) * 0.1f - 1.5f;
+  x[0] = -0.0f;
+  ExpectDynamicQuantizeMatchesReference(x);
+  KernelTester t("DynamicQuantizeLinear", 11);
+  t.Input(MakeTensor<float>({37}, x)).Outputs(3);
+  auto out = RunAllCounts(t);
+  ASSERT_EQ(out.size(), 3u);
+  const uint8_t zero = ToVector<uint8_t>(out[2].tensor())[0];
+  EXPECT_EQ(ToVector<uint8_t>(out[0].tensor())[3], zero);
+  EXPECT_EQ(ToVector<uint8_t>(out[0].tensor())[36], zero);
+  // Infinities: the scale becomes infinite; the definition still gives a value per element.
+  std::vector<float> inf(20, 1.0f);
+  inf[5] = std::numeric_limits<float>::infinity();
+  inf[17] = -2.0f;
+  ExpectDynamicQuantizeMatchesReference(inf);
 }
 
 }  // namespace
