@@ -33,7 +33,6 @@ import onnx
 import onnx_light
 from absl import app, flags
 from onnx import TensorProto, helper, numpy_helper
-
 from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_dynamic, quantize_static
 
 from benchmarks.ort_reference import conditions, finish_document, ort_session

@@ -47,10 +47,9 @@ class QLinearBinaryKernel final : public OpKernel {
       Q* cv = c->data<Q>();
       const Operands ops{pa, pb, pc};
       if (a->shape() == b->shape()) {
-        return parallel_.Run(ctx.parallel(), "qlinear_binary.elements", plan.output_size, 1,
-                             [&](int64_t begin, int64_t end) {
-                               Span<Q, 1, 1>(av + begin, bv + begin, cv + begin, end - begin, ops);
-                             });
+        return parallel_.Run(
+            ctx.parallel(), "qlinear_binary.elements", plan.output_size, 1,
+            [&](int64_t begin, int64_t end) { Span<Q, 1, 1>(av + begin, bv + begin, cv + begin, end - begin, ops); });
       }
       return parallel_.Run(ctx.parallel(), "qlinear_binary.elements", plan.output_size, 1,
                            [&](int64_t begin, int64_t end) {

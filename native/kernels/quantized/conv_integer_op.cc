@@ -4,7 +4,8 @@
 // times W^T (K = C/group x kernel, N = output channels of the group, w's zero point per
 // column = per output channel), written back to NCHW by the engine's sink. A constant W is
 // packed once at creation. Depthwise convolutions (group == C == M) take a direct loop,
-// parallel over (image, channel) planes. Any spatial rank.
+// parallel over (image, channel) planes. Grouped convolutions whose per-group products are
+// too small to split run (image, group) units in parallel instead. Any spatial rank.
 #include <algorithm>
 #include <array>
 #include <memory>
@@ -264,6 +265,62 @@ class PrepackedConvWeights {
   const void* zp_data_ = nullptr;
 };
 
+// The grouped convolution as batch x group independent units (image n, group gi): each is
+// im2col then a serial engine product with the participant's slice of scratch reserved
+// before the region. Units write disjoint outputs; the integer results are exact, so the
+// bits do not depend on who ran a unit.
+Status GroupsInParallel(KernelContext& ctx, const conv::ConvGeometry& g, const WindowIndexer& windows,
+                        const ConvInputs& in,
+                        const std::vector<std::shared_ptr<const igemm::IgemmPackedB>>* packed_groups,
+                        const ConvOutput& out) {
+  const int64_t k = g.in_per_group() * g.kernel_size, p_count = g.out_size, mg = g.out_per_group();
+  std::vector<std::shared_ptr<const igemm::IgemmPackedB>> per_run;
+  if (packed_groups == nullptr) {
+    for (int64_t gi = 0; gi < g.group; ++gi) {
+      const auto zps = GroupZeroPoints(in.w_zp, g, gi);
+      OL_ASSIGN_OR_RETURN(auto packed, igemm::IgemmPackedB::Create(k, mg, GroupWeights(g, *in.w, gi), zps.data(),
+                                                                   static_cast<int64_t>(zps.size())));
+      per_run.push_back(std::move(packed));
+    }
+    packed_groups = &per_run;
+  }
+  const ParallelPlan plan{"qconv.groups", 1};
+  const int participants = AvailableParticipants(ctx.parallel(), plan);
+  const size_t col_bytes = (static_cast<size_t>(p_count * k) + 63) / 64 * 64;
+  const size_t per = col_bytes + igemm::IgemmSerialScratchBytes(p_count, *(*packed_groups)[0]);
+  ScratchArena arena(ctx.allocator(), per * static_cast<size_t>(participants) + 64);
+  OL_RETURN_IF_ERROR(arena.status());
+  OL_ASSIGN_OR_RETURN(void* base, arena.Allocate(per * static_cast<size_t>(participants)));
+  ctx.RecordScratch(static_cast<int64_t>(arena.capacity()));
+  const bool x_signed = in.x->dtype() == DataType::kInt8;
+  const uint8_t pad = x_signed ? static_cast<uint8_t>(static_cast<int8_t>(in.x_zp)) : static_cast<uint8_t>(in.x_zp);
+  const auto* xb = static_cast<const uint8_t*>(in.x->raw_data());
+  return ParallelForWithParticipant(
+      ctx.parallel(), g.batch * g.group, ParallelPlan{"qconv.groups", 1, participants},
+      [&](int participant, int64_t begin, int64_t end) -> Status {
+        auto* col = static_cast<uint8_t*>(base) + static_cast<size_t>(participant) * per;
+        for (int64_t unit = begin; unit < end; ++unit) {
+          const int64_t n = unit / g.group, gi = unit % g.group;
+          Im2ColRows(g, windows, xb, pad, n, gi, 0, p_count, col);
+          const igemm::IgemmA a{igemm::IgemmMatrix{col, x_signed, k, 1}, &in.x_zp, 1};
+          OL_RETURN_IF_ERROR(igemm::IgemmComputeSerial(
+              p_count, a, *(*packed_groups)[gi],
+              [&](int64_t i0, int rows, int64_t j0, int cols, const int32_t* acc, int64_t ld) {
+                std::array<int32_t, 128> run;
+                for (int c = 0; c < cols; ++c) {
+                  for (int r0 = 0; r0 < rows; r0 += static_cast<int>(run.size())) {
+                    const int count = std::min<int>(static_cast<int>(run.size()), rows - r0);
+                    for (int r = 0; r < count; ++r) run[r] = acc[(r0 + r) * ld + c];
+                    out.Emit(g, n, gi * mg + j0 + c, i0 + r0, count, run.data());
+                  }
+                }
+              },
+              col + col_bytes));
+        }
+        return Status::Ok();
+      });
+}
+
 Status IntegerConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const conv::ConvGeometry& g,
                    const ConvInputs& in, const PrepackedConvWeights& prepacked, const Tensor* w_zp_tensor,
                    const ConvOutput& out) {
@@ -279,6 +336,12 @@ Status IntegerConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const con
   const uint8_t pad = x_signed ? static_cast<uint8_t>(static_cast<int8_t>(in.x_zp)) : static_cast<uint8_t>(in.x_zp);
   const auto* xb = static_cast<const uint8_t*>(in.x->raw_data());
   const bool parallel_im2col = gemm::GemmWorkUnits(p_count, g.out_channels, k) >= tuning.parallel_minimum_tasks;
+  // Many groups whose own products are too small to split: (image, group) pairs in parallel,
+  // each participant running im2col and a serial engine product in its own scratch.
+  if (g.group > 1 && gemm::GemmWorkUnits(p_count, mg, k) < tuning.parallel_minimum_tasks &&
+      gemm::GemmWorkUnits(p_count * g.batch, g.out_channels, k) >= tuning.parallel_minimum_tasks) {
+    return GroupsInParallel(ctx, g, windows, in, packed_groups, out);
+  }
   for (int64_t gi = 0; gi < g.group; ++gi) {
     std::shared_ptr<const igemm::IgemmPackedB> packed_here;
     const igemm::IgemmPackedB* packed = nullptr;

@@ -241,6 +241,77 @@ TEST(QLinearConv, DepthwiseAndGroupedWithConstantPerChannelWeights) {
   }
 }
 
+// Grouped (not depthwise) convolutions with few channels per group, each group's product
+// far below one engine work unit but the whole batch above it: the (image, group) units run
+// in parallel (forced), weights constant (packed at creation) or an input (packed per run),
+// int8 and uint8 inputs, against the direct 64-bit convolution.
+TEST(ConvInteger, ManySmallGroupsRunInParallelOverImagesAndGroups) {
+  struct Case {
+    int64_t c, m, group, stride, pad;
+    bool constant_w;
+  };
+  for (const Case& cs : {Case{32, 32, 8, 1, 1, true}, Case{32, 32, 8, 2, 0, false}, Case{24, 48, 12, 1, 1, false},
+                         Case{16, 32, 4, 1, 1, true}}) {
+    SCOPED_TRACE(::testing::Message() << "c=" << cs.c << " m=" << cs.m << " group=" << cs.group
+                                      << " constant=" << cs.constant_w);
+    const int64_t n = 3, h = 24, wd = 23, k = 3;
+    const auto x = RandomBytes<uint8_t>(n * cs.c * h * wd, 30);
+    const auto w = RandomBytes<int8_t>(cs.m * (cs.c / cs.group) * k * k, 31);
+    const auto wzp_bytes = RandomBytes<int8_t>(cs.m, 32);
+    const std::vector<int32_t> wzp(wzp_bytes.begin(), wzp_bytes.end());
+    KernelTester t("ConvInteger", 10);
+    t.Input(MakeTensor<uint8_t>({n, cs.c, h, wd}, x));
+    const Tensor wt = MakeTensor<int8_t>({cs.m, cs.c / cs.group, k, k}, w);
+    const Tensor zt = MakeTensor<int8_t>({cs.m}, wzp_bytes);
+    if (cs.constant_w) {
+      t.ConstantInput(wt).Input(MakeTensor<uint8_t>({}, {131})).ConstantInput(zt);
+    } else {
+      t.Input(wt).Input(MakeTensor<uint8_t>({}, {131})).Input(zt);
+    }
+    t.Attr("group", cs.group)
+        .Attr("pads", std::vector<int64_t>{cs.pad, cs.pad, cs.pad, cs.pad})
+        .Attr("strides", std::vector<int64_t>{cs.stride, cs.stride});
+    auto out = RunAllCounts(t);
+    ASSERT_EQ(out.size(), 1u);
+    int64_t oh = 0, ow = 0;
+    const auto want =
+        DirectConv2D(x, n, cs.c, h, wd, w, cs.m, k, k, cs.group, cs.stride, cs.pad, 131, wzp, {}, &oh, &ow);
+    ASSERT_EQ(out[0].tensor().shape(), (Shape{n, cs.m, oh, ow}));
+    const auto got = ToVector<int32_t>(out[0].tensor());
+    for (size_t e = 0; e < want.size(); ++e) ASSERT_EQ(got[e], want[e]) << e;
+  }
+}
+
+// The same split for QLinearConv (requantised per channel, bias), int8 input.
+TEST(QLinearConv, ManySmallGroupsRunInParallelOverImagesAndGroups) {
+  const int64_t n = 2, c = 32, m = 64, group = 16, h = 20, wd = 21, k = 3;
+  const auto x = RandomBytes<int8_t>(n * c * h * wd, 40);
+  const auto w = RandomBytes<int8_t>(m * (c / group) * k * k, 41);
+  std::vector<float> w_scale(m);
+  std::vector<int32_t> bias(m), wzp(m, 0);
+  for (int64_t i = 0; i < m; ++i) {
+    w_scale[i] = 0.002f * static_cast<float>(1 + i % 5);
+    bias[i] = static_cast<int32_t>(i * 53) - 1500;
+  }
+  KernelTester t("QLinearConv", 10);
+  t.Input(MakeTensor<int8_t>({n, c, h, wd}, x)).Input(MakeTensor<float>({}, {0.05f}));
+  t.Input(MakeTensor<int8_t>({}, {5}));
+  t.ConstantInput(MakeTensor<int8_t>({m, c / group, k, k}, w)).ConstantInput(MakeTensor<float>({m}, w_scale));
+  t.ConstantInput(MakeTensor<int8_t>({}, {0}));
+  t.Input(MakeTensor<float>({}, {0.3f})).Input(MakeTensor<uint8_t>({}, {128})).Input(MakeTensor<int32_t>({m}, bias));
+  t.Attr("group", group).Attr("pads", std::vector<int64_t>{1, 1, 1, 1});
+  auto out = RunAllCounts(t);
+  ASSERT_EQ(out.size(), 1u);
+  int64_t oh = 0, ow = 0;
+  const auto want = DirectConv2D(x, n, c, h, wd, w, m, k, k, group, 1, 1, 5, wzp, bias, &oh, &ow);
+  ASSERT_EQ(out[0].tensor().shape(), (Shape{n, m, oh, ow}));
+  const auto got = ToVector<uint8_t>(out[0].tensor());
+  for (int64_t e = 0; e < static_cast<int64_t>(want.size()); ++e) {
+    const int64_t mm = (e / (oh * ow)) % m;
+    ASSERT_EQ(got[e], Requant(want[e], 0.05f, w_scale[mm], 0.3f, 128, 0, 255)) << e;
+  }
+}
+
 // A constant B packed at creation, several row and column blocks of the engine.
 TEST(MatMulInteger, ConstantWeightsManyBlocks) {
   const int64_t m = 130, k = 77, n = 300;

@@ -241,101 +241,152 @@ StatusOr<std::shared_ptr<const IgemmPackedB>> IgemmPackedB::Create(int64_t k, in
   return std::shared_ptr<const IgemmPackedB>(std::move(packed));
 }
 
+namespace {
+
+// The blocking of one product and the scratch each participant needs for it.
+struct Blocking {
+  bool bytes = false;
+  int64_t kp = 0, k_block = 0, row_block = 0, column_block = 0, column_tasks = 0, tasks = 0;
+  size_t a_bytes = 0, row_sum_bytes = 0, c_bytes = 0;
+  // Per participant: packed A (row_block x K, padded, as int16 storage), row sums, the
+  // int32 block, each 64-byte aligned.
+  size_t PerParticipant() const { return RoundUpBytes(a_bytes) + RoundUpBytes(row_sum_bytes) + RoundUpBytes(c_bytes); }
+  static size_t RoundUpBytes(size_t v) { return (v + 63) / 64 * 64; }
+};
+
+Blocking MakeBlocking(int64_t m, const IgemmPackedB& b) {
+  const IgemmKernel& kernel = b.kernel();
+  Blocking l;
+  l.bytes = b.bytes();
+  const int group = l.bytes ? 4 : 2;  // K in pairs of 16-bit values, or quads of bytes
+  l.kp = (b.k() + group - 1) / group;
+  l.k_block = l.bytes ? kKPairBlock / 2 : kKPairBlock;
+  l.row_block = RoundUp(std::min<int64_t>(kRowBlock, m), kernel.mr);
+  l.column_block = RoundUp(std::min<int64_t>(kColumnBlock, b.n()), kernel.nr);
+  const int64_t row_tasks = (m + l.row_block - 1) / l.row_block;
+  l.column_tasks = (b.n() + l.column_block - 1) / l.column_block;
+  l.tasks = row_tasks * l.column_tasks;
+  l.a_bytes = sizeof(int16_t) * static_cast<size_t>(l.row_block * std::max<int64_t>(l.kp, 1) * 2);
+  l.row_sum_bytes = sizeof(int32_t) * static_cast<size_t>(l.row_block);
+  l.c_bytes = sizeof(int32_t) * static_cast<size_t>(l.row_block * l.column_block);
+  return l;
+}
+
+struct Scratch {
+  int16_t* a;
+  int32_t* row_sums;
+  int32_t* c;
+};
+
+Scratch CarveScratch(const Blocking& l, void* base) {
+  auto* p = static_cast<char*>(base);
+  Scratch s;
+  s.a = reinterpret_cast<int16_t*>(p);
+  s.row_sums = reinterpret_cast<int32_t*>(p + Blocking::RoundUpBytes(l.a_bytes));
+  s.c = reinterpret_cast<int32_t*>(p + Blocking::RoundUpBytes(l.a_bytes) + Blocking::RoundUpBytes(l.row_sum_bytes));
+  return s;
+}
+
+// Tasks [begin, end) of the product with the participant's scratch s.
+Status RunTasks(const Blocking& l, int64_t m, const IgemmA& a, const IgemmPackedB& b, IgemmSink sink, const Scratch& s,
+                int64_t begin, int64_t end) {
+  const int64_t n = b.n(), k = b.k();
+  const IgemmKernel& kernel = b.kernel();
+  const int mr = kernel.mr, nr = kernel.nr;
+  const bool bytes = l.bytes;
+  const int64_t kp = l.kp, k_block = l.k_block, row_block = l.row_block, column_block = l.column_block;
+  const int64_t column_tasks = l.column_tasks;
+  // A byte-packed int8 A is stored shifted by +128: its zero point shifts alike.
+  const int32_t a_shift = bytes && a.matrix.is_signed ? 128 : 0;
+  const auto& column_sums = b.column_sums();
+  const auto& bzp = b.zero_points();
+  int64_t packed_row_task = -1;
+  for (int64_t task = begin; task < end; ++task) {
+    // Column tasks of one row block are consecutive: A is packed once per row block run.
+    const int64_t rt = task / column_tasks, ct = task % column_tasks;
+    const int64_t i0 = rt * row_block, rows = std::min(row_block, m - i0);
+    const int64_t j0 = ct * column_block, cols = std::min(column_block, n - j0);
+    const int64_t rows_padded = RoundUp(rows, mr), cols_padded = RoundUp(cols, nr);
+    if (packed_row_task != rt) {
+      if (bytes) {
+        PackAQuads(a, i0, rows, k, mr, reinterpret_cast<uint8_t*>(s.a), s.row_sums);
+      } else {
+        PackA(a, i0, rows, k, mr, s.a, s.row_sums);
+      }
+      packed_row_task = rt;
+    }
+    const int64_t ldc = cols_padded;
+    if (kp == 0) std::fill(s.c, s.c + rows_padded * ldc, 0);
+    for (int64_t p0 = 0; p0 < kp; p0 += k_block) {
+      const int64_t pc = std::min(k_block, kp - p0);
+      for (int64_t jt = 0; jt < cols_padded; jt += nr) {
+        const int64_t panel = (j0 + jt) / nr;
+        for (int64_t it = 0; it < rows_padded; it += mr) {
+          if (bytes) {
+            const uint8_t* ap = reinterpret_cast<const uint8_t*>(s.a) + (it * kp + p0 * mr) * 4;
+            kernel.tile_u8s8(pc, ap, b.byte_panel(panel) + p0 * nr * 4, s.c + it * ldc + jt, ldc, p0 > 0);
+          } else {
+            kernel.tile(pc, s.a + (it * kp + p0 * mr) * 2, b.panel(panel) + p0 * nr * 2, s.c + it * ldc + jt, ldc,
+                        p0 > 0);
+          }
+        }
+      }
+    }
+    // Zero points: - azp(i) colsum(j) - bzp(j) rowsum(i) + K azp(i) bzp(j), modulo 2^32.
+    for (int64_t r = 0; r < rows; ++r) {
+      const int32_t zp =
+          a.zero_points == nullptr ? 0 : a.zero_points[a.zero_point_count == 1 ? 0 : (i0 + r) % a.zero_point_count];
+      const uint32_t azp = static_cast<uint32_t>(zp + a_shift);
+      const uint32_t row_sum = static_cast<uint32_t>(s.row_sums[r]);
+      const uint32_t k_azp = static_cast<uint32_t>(k) * azp;
+      uint32_t* c = reinterpret_cast<uint32_t*>(s.c + r * ldc);
+      for (int64_t cc = 0; cc < cols; ++cc) {
+        const uint32_t z = static_cast<uint32_t>(bzp[j0 + cc]);
+        c[cc] += k_azp * z - azp * static_cast<uint32_t>(column_sums[j0 + cc]) - z * row_sum;
+      }
+    }
+    sink(i0, static_cast<int>(rows), j0, static_cast<int>(cols), s.c, ldc);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status IgemmCompute(const ParallelContext& parallel, Allocator* allocator, int64_t parallel_minimum_units, int64_t m,
                     const IgemmA& a, const IgemmPackedB& b, IgemmSink sink, int64_t* scratch_bytes) {
   const int64_t n = b.n(), k = b.k();
   if (m <= 0 || n <= 0) return Status::Ok();
-  const IgemmKernel& kernel = b.kernel();
-  const int mr = kernel.mr, nr = kernel.nr;
-  // K in groups: pairs of 16-bit values, or quads of bytes (b.bytes()).
-  const bool bytes = b.bytes();
-  const int group = bytes ? 4 : 2;
-  const int64_t kp = (k + group - 1) / group, k_block = bytes ? kKPairBlock / 2 : kKPairBlock;
-  // A byte-packed int8 A is stored shifted by +128: its zero point shifts alike.
-  const int32_t a_shift = bytes && a.matrix.is_signed ? 128 : 0;
-  const int64_t row_block = RoundUp(std::min<int64_t>(kRowBlock, m), mr);
-  const int64_t column_block = RoundUp(std::min<int64_t>(kColumnBlock, n), nr);
-  const int64_t row_tasks = (m + row_block - 1) / row_block, column_tasks = (n + column_block - 1) / column_block;
-  const int64_t tasks = row_tasks * column_tasks;
+  const Blocking l = MakeBlocking(m, b);
   // Work units, saturating.
   const double macs = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(std::max<int64_t>(k, 1));
   const bool serial = macs / static_cast<double>(kMacsPerUnit) < static_cast<double>(parallel_minimum_units);
   const ParallelPlan plan{"igemm.blocks", 1};
   const int participants = serial ? 1 : AvailableParticipants(parallel, plan);
-  // Per participant: packed A (row_block x K, padded, as int16 storage), row sums, the int32 block.
-  const size_t a_bytes = sizeof(int16_t) * static_cast<size_t>(row_block * std::max<int64_t>(kp, 1) * 2);
-  const size_t c_bytes = sizeof(int32_t) * static_cast<size_t>(row_block * column_block);
-  const size_t per = a_bytes + c_bytes + sizeof(int32_t) * static_cast<size_t>(row_block) + 3 * 64;
-  ScratchArena arena(allocator, per * static_cast<size_t>(participants));
+  const size_t per = l.PerParticipant();
+  ScratchArena arena(allocator, per * static_cast<size_t>(participants) + 64);
   OL_RETURN_IF_ERROR(arena.status());
-  struct Scratch {
-    int16_t* a;
-    int32_t* row_sums;
-    int32_t* c;
-  };
+  OL_ASSIGN_OR_RETURN(void* base, arena.Allocate(per * static_cast<size_t>(participants)));
   std::vector<Scratch> scratch(static_cast<size_t>(participants));
-  for (auto& s : scratch) {
-    OL_ASSIGN_OR_RETURN(s.a,
-                        arena.AllocateArray<int16_t>(static_cast<size_t>(row_block * std::max<int64_t>(kp, 1) * 2)));
-    OL_ASSIGN_OR_RETURN(s.row_sums, arena.AllocateArray<int32_t>(static_cast<size_t>(row_block)));
-    OL_ASSIGN_OR_RETURN(s.c, arena.AllocateArray<int32_t>(static_cast<size_t>(row_block * column_block)));
-  }
+  for (int p = 0; p < participants; ++p) scratch[p] = CarveScratch(l, static_cast<char*>(base) + p * per);
   if (scratch_bytes != nullptr) *scratch_bytes = static_cast<int64_t>(arena.capacity());
-  const auto& column_sums = b.column_sums();
-  const auto& bzp = b.zero_points();
   const auto run = [&](int participant, int64_t begin, int64_t end) -> Status {
-    const Scratch& s = scratch[static_cast<size_t>(participant)];
-    int64_t packed_row_task = -1;
-    for (int64_t task = begin; task < end; ++task) {
-      // Column tasks of one row block are consecutive: A is packed once per row block run.
-      const int64_t rt = task / column_tasks, ct = task % column_tasks;
-      const int64_t i0 = rt * row_block, rows = std::min(row_block, m - i0);
-      const int64_t j0 = ct * column_block, cols = std::min(column_block, n - j0);
-      const int64_t rows_padded = RoundUp(rows, mr), cols_padded = RoundUp(cols, nr);
-      if (packed_row_task != rt) {
-        if (bytes) {
-          PackAQuads(a, i0, rows, k, mr, reinterpret_cast<uint8_t*>(s.a), s.row_sums);
-        } else {
-          PackA(a, i0, rows, k, mr, s.a, s.row_sums);
-        }
-        packed_row_task = rt;
-      }
-      const int64_t ldc = cols_padded;
-      if (kp == 0) std::fill(s.c, s.c + rows_padded * ldc, 0);
-      for (int64_t p0 = 0; p0 < kp; p0 += k_block) {
-        const int64_t pc = std::min(k_block, kp - p0);
-        for (int64_t jt = 0; jt < cols_padded; jt += nr) {
-          const int64_t panel = (j0 + jt) / nr;
-          for (int64_t it = 0; it < rows_padded; it += mr) {
-            if (bytes) {
-              const uint8_t* ap = reinterpret_cast<const uint8_t*>(s.a) + (it * kp + p0 * mr) * 4;
-              kernel.tile_u8s8(pc, ap, b.byte_panel(panel) + p0 * nr * 4, s.c + it * ldc + jt, ldc, p0 > 0);
-            } else {
-              kernel.tile(pc, s.a + (it * kp + p0 * mr) * 2, b.panel(panel) + p0 * nr * 2, s.c + it * ldc + jt, ldc,
-                          p0 > 0);
-            }
-          }
-        }
-      }
-      // Zero points: - azp(i) colsum(j) - bzp(j) rowsum(i) + K azp(i) bzp(j), modulo 2^32.
-      for (int64_t r = 0; r < rows; ++r) {
-        const int32_t zp =
-            a.zero_points == nullptr ? 0 : a.zero_points[a.zero_point_count == 1 ? 0 : (i0 + r) % a.zero_point_count];
-        const uint32_t azp = static_cast<uint32_t>(zp + a_shift);
-        const uint32_t row_sum = static_cast<uint32_t>(s.row_sums[r]);
-        const uint32_t k_azp = static_cast<uint32_t>(k) * azp;
-        uint32_t* c = reinterpret_cast<uint32_t*>(s.c + r * ldc);
-        for (int64_t cc = 0; cc < cols; ++cc) {
-          const uint32_t z = static_cast<uint32_t>(bzp[j0 + cc]);
-          c[cc] += k_azp * z - azp * static_cast<uint32_t>(column_sums[j0 + cc]) - z * row_sum;
-        }
-      }
-      sink(i0, static_cast<int>(rows), j0, static_cast<int>(cols), s.c, ldc);
-    }
-    return Status::Ok();
+    return RunTasks(l, m, a, b, sink, scratch[static_cast<size_t>(participant)], begin, end);
   };
-  if (serial || participants <= 1) return run(0, 0, tasks);
-  return ParallelForWithParticipant(parallel, tasks, ParallelPlan{"igemm.blocks", 1, participants}, run);
+  if (serial || participants <= 1) return run(0, 0, l.tasks);
+  return ParallelForWithParticipant(parallel, l.tasks, ParallelPlan{"igemm.blocks", 1, participants}, run);
+}
+
+size_t IgemmSerialScratchBytes(int64_t m, const IgemmPackedB& b) {
+  return m <= 0 || b.n() <= 0 ? 0 : MakeBlocking(m, b).PerParticipant();
+}
+
+Status IgemmComputeSerial(int64_t m, const IgemmA& a, const IgemmPackedB& b, IgemmSink sink, void* scratch) {
+  if (m <= 0 || b.n() <= 0) return Status::Ok();
+  if (reinterpret_cast<uintptr_t>(scratch) % 64 != 0) {
+    return InvalidArgument("IgemmComputeSerial: scratch must be 64-byte aligned");
+  }
+  const Blocking l = MakeBlocking(m, b);
+  return RunTasks(l, m, a, b, sink, CarveScratch(l, scratch), 0, l.tasks);
 }
 
 void Requantize(const int32_t* acc, int64_t n, int32_t bias, const float* multiplier, int64_t step, int32_t zp,

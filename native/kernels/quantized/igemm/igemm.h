@@ -91,6 +91,13 @@ using IgemmSink = FunctionRef<void(int64_t i0, int rows, int64_t j0, int cols, c
 Status IgemmCompute(const ParallelContext& parallel, Allocator* allocator, int64_t parallel_minimum_units, int64_t m,
                     const IgemmA& a, const IgemmPackedB& b, IgemmSink sink, int64_t* scratch_bytes = nullptr);
 
+// IgemmCompute on the calling thread with the caller's scratch (64-byte aligned, at least
+// IgemmSerialScratchBytes(m, b) bytes), for callers that split many small products over
+// participants themselves: workers never allocate, so each reserves its slice beforehand.
+// Same blocks and bits as IgemmCompute.
+size_t IgemmSerialScratchBytes(int64_t m, const IgemmPackedB& b);
+Status IgemmComputeSerial(int64_t m, const IgemmA& a, const IgemmPackedB& b, IgemmSink sink, void* scratch);
+
 // Requantisation of n accumulators as the ONNX reference computes it:
 //   out[j] = saturate(round_half_even(double(acc[j] + bias) * multiplier[j * step] + zp))
 // (the product and sum in double), to int8 if is_signed, else uint8. step is 0 (one
