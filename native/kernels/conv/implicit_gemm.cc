@@ -80,7 +80,8 @@ void PackImplicitWeights(int64_t mg, int64_t k, const float* w, float* packed) {
 }
 
 Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* x, const float* w,
-                        const float* packed_w, const float* bias, float* y, const gemm::GemmTuning& tuning) {
+                        const float* packed_w, const float* bias, float* y, const gemm::GemmTuning& tuning,
+                        const gemm::Epilogue& epilogue) {
   const int64_t mg = g.out_per_group(), cg = g.in_per_group(), k = cg * g.kernel_size;
   const ImplicitTile shape = ImplicitTileFor(mg);
   const int64_t out_w = g.out_spatial[1], blocks = mg / shape.cols;
@@ -146,8 +147,10 @@ Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* 
           }
         }
         const int64_t m0 = grp * mg + block * shape.cols;
+        float* tile_y = y_image + m0 * g.out_size + p0;
         shape.fn(k, offsets, rows, packed_w + m0 * k, bias != nullptr ? bias + m0 : nullptr, static_cast<int>(valid),
-                 y_image + m0 * g.out_size + p0, g.out_size);
+                 tile_y, g.out_size);
+        epilogue.Apply(tile_y, tile_y - y, shape.cols, valid, g.out_size);
       }
       return Status::Ok();
     };
