@@ -150,6 +150,16 @@ def _activation(g: _Graph, node: onnx.NodeProto, allowed: tuple[str, ...]) -> tu
     return node.op_type, []
 
 
+def _activation_after(g: _Graph, name: str, allowed: tuple[str, ...]) -> tuple[onnx.NodeProto, str, list[float]] | None:
+    """(node, activation, parameters) of the activation that is the one reader of `name`
+    (as its data input), when the epilogue can take it."""
+    node = g.single_use(name)
+    if node is None or not node.input or node.input[0] != name:
+        return None
+    found = _activation(g, node, allowed)
+    return None if found is None else (node, found[0], found[1])
+
+
 def _ensure_ms_opset(model: onnx.ModelProto) -> None:
     if not any(o.domain == MS_DOMAIN for o in model.opset_import):
         model.opset_import.append(helper.make_opsetid(MS_DOMAIN, 1))
@@ -166,7 +176,9 @@ def _replace(model: onnx.ModelProto, replaced: dict[int, onnx.NodeProto], remove
     return model
 
 
-def _fused_conv(conv: onnx.NodeProto, z: str | None, activation: str, params: list[float], output: str):
+def _fused_conv(
+    conv: onnx.NodeProto, z: str | None, activation: str, params: list[float], output: str
+) -> onnx.NodeProto:
     inputs = list(conv.input) + ([""] * (3 - len(conv.input)) if z else [])
     if z:
         inputs.append(z)
@@ -191,6 +203,7 @@ def fuse_conv_add_activation(model: onnx.ModelProto, weights: Weights = None) ->
     for add in model.graph.node:
         if not _is_onnx(add, "Add") or len(add.input) != 2 or id(add) in removed:
             continue
+        add_output = add.output[0]
         for side in (0, 1):
             conv_out, z = add.input[side], add.input[1 - side]
             conv = g.producer.get(conv_out)
@@ -199,20 +212,17 @@ def fuse_conv_add_activation(model: onnx.ModelProto, weights: Weights = None) ->
                 or id(conv) in removed
                 or id(conv) in replaced
                 or not _float_conv(g, conv)
-                or g.single_use(conv_out) is not add
+                or id(g.single_use(conv_out)) != id(add)
                 or conv_out == z
                 or not g.same_shape(conv_out, z)
             ):
                 continue
-            last, activation, params = add, "", []
-            follower = g.single_use(add.output[0])
-            if follower is not None and id(follower) not in removed:
-                found = _activation(g, follower, CONV_ACTIVATIONS)
-                if found is not None:
-                    (activation, params), last = found, follower
+            after = _activation_after(g, add_output, CONV_ACTIVATIONS)
+            last = add if after is None else after[0]
+            activation, params = ("", []) if after is None else after[1:]
             replaced[id(last)] = _fused_conv(conv, z, activation, params, last.output[0])
             removed.add(id(conv))
-            if last is not add:
+            if after is not None:
                 removed.add(id(add))
             break
     return _replace(model, replaced, removed)
@@ -226,11 +236,11 @@ def fuse_conv_activation(model: onnx.ModelProto, weights: Weights = None) -> onn
     for conv in model.graph.node:
         if not _float_conv(g, conv):
             continue
-        act = g.single_use(conv.output[0])
-        found = _activation(g, act, CONV_ACTIVATIONS) if act is not None else None
-        if found is None or act.input[0] != conv.output[0]:
+        after = _activation_after(g, conv.output[0], CONV_ACTIVATIONS)
+        if after is None:
             continue
-        replaced[id(act)] = _fused_conv(conv, None, found[0], found[1], act.output[0])
+        act, activation, params = after
+        replaced[id(act)] = _fused_conv(conv, None, activation, params, act.output[0])
         removed.add(id(conv))
     return _replace(model, replaced, removed)
 
@@ -243,11 +253,10 @@ def fuse_gemm_activation(model: onnx.ModelProto, weights: Weights = None) -> onn
     for gemm in model.graph.node:
         if not _is_onnx(gemm, "Gemm") or len(gemm.input) < 2 or not g.is_float(gemm.input[1]):
             continue
-        act = g.single_use(gemm.output[0])
-        found = _activation(g, act, GEMM_ACTIVATIONS) if act is not None else None
-        if found is None or act.input[0] != gemm.output[0]:
+        after = _activation_after(g, gemm.output[0], GEMM_ACTIVATIONS)
+        if after is None:
             continue
-        activation, params = found
+        act, activation, params = after
         node = helper.make_node("FusedGemm", list(gemm.input), [act.output[0]], name=gemm.name, domain=MS_DOMAIN)
         node.attribute.extend(a for a in gemm.attribute)
         node.attribute.append(helper.make_attribute("activation", activation))

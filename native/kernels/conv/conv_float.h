@@ -46,8 +46,9 @@ class PackedConvWeights {
 // parallel over those tasks with per-participant packing scratch. `packed_w` (nullable)
 // is W already packed (PackedConvWeights); otherwise the weights are packed for this run.
 // `epilogue` (FusedConv: residual Z of Y's layout, then an activation) is applied by every
-// path to each block of Y right after the block is computed: a depthwise plane, an
-// implicit-GEMM register tile, a GEMM task's rows x columns tile (bias first).
+// path to each block of Y right after the block is computed: a depthwise plane, a run
+// of implicit-GEMM register tiles (<= 48 positions), a GEMM task's tile, row by row after
+// its bias. Not the direct path: it serves double, and FusedConv is float.
 Status ConvForward(KernelContext& ctx, const ConvGeometry& g, const float* x, const float* w, const float* packed_w,
                    const float* bias, float* y, const ConvTuning& tuning, const gemm::Epilogue& epilogue = {});
 

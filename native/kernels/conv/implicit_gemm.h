@@ -53,7 +53,8 @@ void PackImplicitWeights(int64_t mg, int64_t k, const float* w, float* packed);
 // group), or null to pack W here. Images run one after the other, each padded (when the
 // convolution pads) into scratch of one image's size, then split over (group, channel
 // block, position tile) tasks.
-// `epilogue` runs on each tile (cols channels x valid positions) right after its stores.
+// `epilogue` runs on each run of up to 48 consecutive positions of one channel block (a
+// few tiles, still in L1) right after its tiles' stores.
 Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* x, const float* w,
                         const float* packed_w, const float* bias, float* y, const gemm::GemmTuning& tuning,
                         const gemm::Epilogue& epilogue = {});
