@@ -296,3 +296,26 @@ def test_resnet_basic_block(downsample):
     assert len(summary) == (3 if downsample else 2)  # the shortcut conv stays a plain Conv (its output is Z)
     assert all(op != "Add" and op != "Relu" for op, _, _ in summary)
     _check_same_results(model, fused, _x((1, 8, 10, 10)))
+
+
+def test_a_residual_with_a_symbolic_batch_fuses_and_an_intermediate_a_subgraph_reads_does_not():
+    # Batch "N" on both Add inputs: the same symbol is the same size.
+    residual = helper.make_tensor_value_info("r", TensorProto.FLOAT, ["N", 8, 5, 5])
+    nodes = [helper.make_node("Conv", ["x", "W"], ["c"]), helper.make_node("Add", ["c", "r"], ["y"])]
+    model = _model(nodes, [_init("W", (8, 4, 1, 1))], ["N", 4, 5, 5], extra_inputs=[residual])
+    fused = _fuse(model)
+    assert [(n.op_type, list(n.input)) for n in fused.graph.node] == [("FusedConv", ["x", "W", "", "r"])]
+    feeds = _x((2, 4, 5, 5)) | {"r": RNG.standard_normal((2, 8, 5, 5)).astype(np.float32)}
+    _check_same_results(model, fused, feeds)
+
+    # An If branch reads the conv output from the outer scope: it is not the Relu's alone.
+    branch_out = helper.make_tensor_value_info("b", TensorProto.FLOAT, None)
+    branch = helper.make_graph([helper.make_node("Identity", ["c"], ["b"])], "branch", [], [branch_out])
+    cond = helper.make_tensor_value_info("cond", TensorProto.BOOL, [])
+    nodes = [
+        helper.make_node("Conv", ["x", "W"], ["c"]),
+        helper.make_node("Relu", ["c"], ["y"]),
+        helper.make_node("If", ["cond"], ["z"], then_branch=branch, else_branch=branch),
+    ]
+    model = _model(nodes, [_init("W", (8, 4, 1, 1))], [1, 4, 5, 5], outputs=("y", "z"), extra_inputs=[cond])
+    assert [n.op_type for n in _fuse(model).graph.node] == ["Conv", "Relu", "If"]
