@@ -3,11 +3,13 @@
 fuse_conv_add_activation: Conv -> Add(the Conv's output, another tensor of exactly the
     output's shape) [-> activation] becomes FusedConv with that tensor as Z (added before the
     activation), as ResNet's residual connections have it.
-fuse_conv_activation: Conv -> activation becomes FusedConv.
-fuse_gemm_activation: Gemm -> activation becomes FusedGemm.
+fuse_conv_activation: Conv -> activation becomes FusedConv, and so does Conv feeding both
+    Sigmoid and Mul(the Conv output, that Sigmoid) (SiLU as EfficientNet exports write it).
+fuse_gemm_activation: the same for Gemm into FusedGemm.
 
-Activations: Relu, Clip, LeakyRelu, Sigmoid, Tanh, HardSigmoid and HardSwish (HardSwish is an
-extension beyond ORT's FusedConv list, for MobileNetV3; FusedGemm takes all but Clip). The
+Activations: Relu, Clip, LeakyRelu, Sigmoid, Tanh, HardSigmoid, HardSwish and Swish (HardSwish,
+for MobileNetV3, and Swish, for EfficientNet's SiLU, are extensions beyond ORT's FusedConv
+list; FusedGemm takes all but Clip). The
 native kernels apply them to each output block right after it is computed
 (native/kernels/gemm/epilogue.h), with results equal to the unfused kernels' bit for bit.
 
@@ -29,8 +31,8 @@ from onnx_light import _native
 from onnx_light._model import weight_array
 
 MS_DOMAIN = "com.microsoft"
-CONV_ACTIVATIONS = ("Relu", "Clip", "LeakyRelu", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish")
-GEMM_ACTIVATIONS = ("Relu", "LeakyRelu", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish")
+CONV_ACTIVATIONS = ("Relu", "Clip", "LeakyRelu", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish", "Swish")
+GEMM_ACTIVATIONS = ("Relu", "LeakyRelu", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish", "Swish")
 _FLOAT_LIMIT = float(np.finfo(np.float32).max)
 
 Weights = _native.LoadedModel | None
@@ -136,6 +138,8 @@ def _activation(g: _Graph, node: onnx.NodeProto, allowed: tuple[str, ...]) -> tu
     attrs = _attrs(node)
     if node.op_type == "LeakyRelu":
         return "LeakyRelu", [float(attrs.get("alpha", 0.01))]
+    if node.op_type == "Swish":
+        return "Swish", [float(attrs.get("alpha", 1.0))]
     if node.op_type == "HardSigmoid":
         return "HardSigmoid", [float(attrs.get("alpha", 0.2)), float(attrs.get("beta", 0.5))]
     if node.op_type == "Clip":
@@ -158,6 +162,35 @@ def _activation_after(g: _Graph, name: str, allowed: tuple[str, ...]) -> tuple[o
         return None
     found = _activation(g, node, allowed)
     return None if found is None else (node, found[0], found[1])
+
+
+def _silu_after(g: _Graph, name: str) -> tuple[onnx.NodeProto, onnx.NodeProto] | None:
+    """(Sigmoid, Mul) when `name` is read by exactly Sigmoid(name) and Mul(name, that Sigmoid):
+    name * sigmoid(name), which the epilogue computes as Swish with alpha 1."""
+    users = g.consumers.get(name, [])
+    if len(users) != 2 or name in g.graph_outputs or name in g.in_subgraphs:
+        return None
+    sigmoid = next((u for u in users if _is_onnx(u, "Sigmoid")), None)
+    mul = next((u for u in users if _is_onnx(u, "Mul")), None)
+    if sigmoid is None or mul is None or id(g.single_use(sigmoid.output[0])) != id(mul):
+        return None
+    if sorted(mul.input) != sorted([name, sigmoid.output[0]]):
+        return None
+    return sigmoid, mul
+
+
+def _epilogue_after(
+    g: _Graph, name: str, allowed: tuple[str, ...]
+) -> tuple[onnx.NodeProto, list[onnx.NodeProto], str, list[float]] | None:
+    """(the last node, the other nodes it replaces, activation, parameters) of what follows a
+    Conv/Gemm output `name`: one activation, or Sigmoid and Mul (SiLU)."""
+    after = _activation_after(g, name, allowed)
+    if after is not None:
+        return after[0], [], after[1], after[2]
+    silu = _silu_after(g, name)
+    if silu is not None:
+        return silu[1], [silu[0]], "Swish", [1.0]
+    return None
 
 
 def _ensure_ms_opset(model: onnx.ModelProto) -> None:
@@ -236,12 +269,13 @@ def fuse_conv_activation(model: onnx.ModelProto, weights: Weights = None) -> onn
     for conv in model.graph.node:
         if not _float_conv(g, conv):
             continue
-        after = _activation_after(g, conv.output[0], CONV_ACTIVATIONS)
+        after = _epilogue_after(g, conv.output[0], CONV_ACTIVATIONS)
         if after is None:
             continue
-        act, activation, params = after
+        act, others, activation, params = after
         replaced[id(act)] = _fused_conv(conv, None, activation, params, act.output[0])
         removed.add(id(conv))
+        removed.update(id(n) for n in others)
     return _replace(model, replaced, removed)
 
 
@@ -253,10 +287,10 @@ def fuse_gemm_activation(model: onnx.ModelProto, weights: Weights = None) -> onn
     for gemm in model.graph.node:
         if not _is_onnx(gemm, "Gemm") or len(gemm.input) < 2 or not g.is_float(gemm.input[1]):
             continue
-        after = _activation_after(g, gemm.output[0], GEMM_ACTIVATIONS)
+        after = _epilogue_after(g, gemm.output[0], GEMM_ACTIVATIONS)
         if after is None:
             continue
-        act, activation, params = after
+        act, others, activation, params = after
         node = helper.make_node("FusedGemm", list(gemm.input), [act.output[0]], name=gemm.name, domain=MS_DOMAIN)
         node.attribute.extend(a for a in gemm.attribute)
         node.attribute.append(helper.make_attribute("activation", activation))
@@ -264,6 +298,7 @@ def fuse_gemm_activation(model: onnx.ModelProto, weights: Weights = None) -> onn
             node.attribute.append(helper.make_attribute(name, value))
         replaced[id(act)] = node
         removed.add(id(gemm))
+        removed.update(id(n) for n in others)
     return _replace(model, replaced, removed)
 
 

@@ -34,6 +34,7 @@ ACTIVATIONS = {
     "Tanh": ({}, [], []),
     "HardSigmoid": ({"alpha": 0.3, "beta": 0.4}, [], [0.3, 0.4]),
     "HardSwish": ({}, [], []),
+    "Swish": ({"alpha": 0.7}, [], [0.7]),  # ONNX 24
 }
 
 
@@ -41,11 +42,11 @@ def _init(name, shape, scale=0.5, dtype=np.float32):
     return numpy_helper.from_array((RNG.standard_normal(shape) * scale).astype(dtype), name)
 
 
-def _model(nodes, inits, x_shape, outputs=("y",), extra_inputs=(), elem=TensorProto.FLOAT):
+def _model(nodes, inits, x_shape, outputs=("y",), extra_inputs=(), elem=TensorProto.FLOAT, opset=OPSET):
     inputs = [helper.make_tensor_value_info("x", elem, x_shape)] + list(extra_inputs)
     outs = [helper.make_tensor_value_info(o, elem, None) for o in outputs]
     graph = helper.make_graph(nodes, "g", inputs, outs, inits)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
 
 
 def _activation_node(op, x, y, prefix="act"):
@@ -101,6 +102,7 @@ def test_conv_then_activation_becomes_one_fused_conv(op):
         [helper.make_node("Conv", ["x", "W", "B"], ["c"], pads=[1, 1, 1, 1]), act],
         [_init("W", (8, 4, 3, 3)), _init("B", (8,))] + bound_inits,
         [1, 4, 9, 9],
+        opset=24 if op == "Swish" else OPSET,
     )
     fused = _fuse(model)
     (node,) = fused.graph.node
@@ -120,6 +122,7 @@ def test_gemm_then_activation_becomes_one_fused_gemm(op):
         [helper.make_node("Gemm", ["x", "W", "C"], ["g"], transB=1, alpha=0.75, beta=1.5), act],
         [_init("W", (24, 40)), _init("C", (24,))],
         [5, 40],
+        opset=24 if op == "Swish" else OPSET,
     )
     fused = _fuse(model)
     (node,) = fused.graph.node
@@ -319,3 +322,23 @@ def test_a_residual_with_a_symbolic_batch_fuses_and_an_intermediate_a_subgraph_r
     ]
     model = _model(nodes, [_init("W", (8, 4, 1, 1))], [1, 4, 5, 5], outputs=("y", "z"), extra_inputs=[cond])
     assert [n.op_type for n in _fuse(model).graph.node] == ["Conv", "Relu", "If"]
+
+
+@pytest.mark.parametrize("producer", ["Conv", "Gemm"])
+def test_sigmoid_times_input_becomes_swish(producer):
+    # SiLU as exporters write it: c * Sigmoid(c), c read by both.
+    if producer == "Conv":
+        first, w, shape = helper.make_node("Conv", ["x", "W"], ["c"], pads=[1, 1, 1, 1]), (8, 4, 3, 3), [1, 4, 7, 7]
+    else:
+        first, w, shape = helper.make_node("Gemm", ["x", "W"], ["c"]), (6, 10), [3, 6]
+    nodes = [first, helper.make_node("Sigmoid", ["c"], ["s"]), helper.make_node("Mul", ["s", "c"], ["y"])]
+    model = _model(nodes, [_init("W", w)], shape)
+    fused = _fuse(model)
+    (node,) = fused.graph.node
+    assert node.op_type == f"Fused{producer}" and list(node.output) == ["y"]
+    assert _attr(node, "activation").decode() == "Swish"
+    assert _attr(node, "activation_params" if producer == "Conv" else "activation_alpha") in ([1.0], 1.0)
+    _check_same_results(model, fused, _x(shape))
+    # The sigmoid read elsewhere too (a graph output): no fusion.
+    seen = _model(nodes, [_init("W", w)], shape, outputs=("y", "s"))
+    assert [n.op_type for n in _fuse(seen).graph.node] == [producer, "Sigmoid", "Mul"]

@@ -66,6 +66,7 @@ const ActivationCase kActivations[] = {
     {"Tanh", {}, "Tanh", 13, nullptr},
     {"HardSigmoid", {0.3f, 0.4f}, "HardSigmoid", 6, [](KernelTester& t) { t.Attr("alpha", 0.3f).Attr("beta", 0.4f); }},
     {"HardSwish", {}, "HardSwish", 14, nullptr},
+    {"Swish", {0.7f}, "Swish", 24, [](KernelTester& t) { t.Attr("alpha", 0.7f); }},
 };
 
 void PrintTo(const ActivationCase& a, std::ostream* os) { *os << "activation '" << a.name << "'"; }
@@ -203,10 +204,10 @@ StatusOr<std::vector<Value>> RunBad(const std::string& activation, std::vector<f
 }
 
 TEST(FusedConv, UnknownActivationIsAnErrorNamingItAndTheNode) {
-  auto out = RunBad("Swish", {}, {});
+  auto out = RunBad("Gelu", {}, {});
   ASSERT_FALSE(out.ok());
   const std::string message = out.status().ToString();
-  EXPECT_NE(message.find("Swish"), std::string::npos) << message;
+  EXPECT_NE(message.find("'Gelu'"), std::string::npos) << message;
   EXPECT_NE(message.find("fc7"), std::string::npos) << message;
   EXPECT_NE(message.find("HardSwish"), std::string::npos) << message;  // lists the supported names
 }

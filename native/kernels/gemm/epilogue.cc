@@ -1,5 +1,6 @@
 #include "native/kernels/gemm/epilogue.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -80,17 +81,30 @@ void ApplyRun(const Epilogue& e, float* y, const float* z, int64_t n) {
         y[i] = x * UnitClamp(x / 6.0f + 0.5f);
       }
       return;
+    case Activation::kSwish: {
+      // As the Swish kernel (and Sigmoid then Mul for alpha 1): s = sigmoid(alpha x), x * s.
+      constexpr int64_t kChunk = 256;
+      float s[kChunk];
+      const float alpha = e.alpha;
+      for (int64_t start = 0; start < n; start += kChunk) {
+        const int64_t m = std::min(kChunk, n - start);
+        for (int64_t i = 0; i < m; ++i) s[i] = alpha * y[start + i];
+        BestSpans().sigmoid(s, m);
+        for (int64_t i = 0; i < m; ++i) y[start + i] = y[start + i] * s[i];
+      }
+      return;
+    }
   }
 }
 
-constexpr const char* kConvNames = "Relu, Clip, LeakyRelu, Sigmoid, Tanh, HardSigmoid, HardSwish";
-constexpr const char* kGemmNames = "Relu, LeakyRelu, Sigmoid, Tanh, HardSigmoid, HardSwish";
+constexpr const char* kConvNames = "Relu, Clip, LeakyRelu, Sigmoid, Tanh, HardSigmoid, HardSwish, Swish";
+constexpr const char* kGemmNames = "Relu, LeakyRelu, Sigmoid, Tanh, HardSigmoid, HardSwish, Swish";
 
 bool ActivationByName(const std::string& name, Activation* activation) {
   static const std::pair<const char*, Activation> kNames[] = {
-      {"Relu", Activation::kRelu},          {"Clip", Activation::kClip}, {"LeakyRelu", Activation::kLeakyRelu},
-      {"Sigmoid", Activation::kSigmoid},    {"Tanh", Activation::kTanh}, {"HardSigmoid", Activation::kHardSigmoid},
-      {"HardSwish", Activation::kHardSwish}};
+      {"Relu", Activation::kRelu},           {"Clip", Activation::kClip},  {"LeakyRelu", Activation::kLeakyRelu},
+      {"Sigmoid", Activation::kSigmoid},     {"Tanh", Activation::kTanh},  {"HardSigmoid", Activation::kHardSigmoid},
+      {"HardSwish", Activation::kHardSwish}, {"Swish", Activation::kSwish}};
   if (name.empty()) {
     *activation = Activation::kNone;
     return true;
@@ -111,6 +125,7 @@ int ParamCount(Activation a) {
     case Activation::kHardSigmoid:
       return 2;
     case Activation::kLeakyRelu:
+    case Activation::kSwish:
       return 1;
     default:
       return 0;
@@ -128,6 +143,9 @@ void SetDefaults(Epilogue* e) {
     case Activation::kHardSigmoid:
       e->alpha = 0.2f;
       e->beta = 0.5f;
+      return;
+    case Activation::kSwish:
+      e->alpha = 1.0f;
       return;
     default:
       return;

@@ -16,6 +16,8 @@
 //   HardSigmoid(a, b)     clamp(a x + b, 0, 1)
 //   HardSwish             x clamp(x / 6 + 1/2, 0, 1): MobileNetV3's activation, an extension
 //                         beyond ORT's FusedConv list (ORT leaves Conv + HardSwish unfused)
+//   Swish(alpha)          x sigmoid(alpha x) (ONNX Swish; alpha 1 is SiLU, EfficientNet's
+//                         x * Sigmoid(x)): an extension too, sigmoid as above
 // Each is written in the arithmetic order of the separate ONNX kernel (math_unary), so a
 // fused result equals the unfused Conv/Gemm followed by that kernel bit for bit on the
 // same ISA; the residual add is one rounding, as the Add kernel's.
@@ -31,11 +33,11 @@
 namespace onnx_light {
 namespace gemm {
 
-enum class Activation { kNone, kRelu, kClip, kLeakyRelu, kSigmoid, kTanh, kHardSigmoid, kHardSwish };
+enum class Activation { kNone, kRelu, kClip, kLeakyRelu, kSigmoid, kTanh, kHardSigmoid, kHardSwish, kSwish };
 
 struct Epilogue {
   Activation activation = Activation::kNone;
-  // Clip: (min, max); LeakyRelu: (alpha, unused); HardSigmoid: (alpha, beta).
+  // Clip: (min, max); LeakyRelu and Swish: (alpha, unused); HardSigmoid: (alpha, beta).
   float alpha = 0.0f, beta = 0.0f;
   // Z in the output's layout: the element of output index i is residual[i].
   const float* residual = nullptr;
@@ -49,12 +51,13 @@ struct Epilogue {
 
 // The activation named `name` ("" or absent: none) with its parameters as ORT's FusedConv
 // takes them (`activation_params`: Clip [min, max], LeakyRelu [alpha], HardSigmoid
-// [alpha, beta]; omitted: the ONNX ops' defaults). InvalidArgument naming `where`, the
+// [alpha, beta], Swish [alpha]; omitted: the ONNX ops' defaults). InvalidArgument naming `where`, the
 // activation and the supported names for an unknown name or a wrong parameter count.
 StatusOr<Epilogue> ParseConvActivation(const std::string& where, const std::string& name,
                                        const std::vector<float>& params);
 // The same for FusedGemm's attributes: LeakyRelu takes activation_alpha, HardSigmoid
-// activation_alpha and activation_beta (defaults as ONNX's when not given: pass NaN).
+// activation_alpha and activation_beta, Swish activation_alpha (defaults as ONNX's when
+// not given: pass NaN).
 StatusOr<Epilogue> ParseGemmActivation(const std::string& where, const std::string& name, float alpha, float beta);
 
 // In-place Sigmoid/Tanh spans of one ISA (epilogue_<isa>.cc), for the variant tests.

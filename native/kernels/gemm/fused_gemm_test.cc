@@ -41,6 +41,7 @@ const ActivationCase kActivations[] = {
     {"Tanh", kUnset, kUnset, "Tanh", 13, nullptr},
     {"HardSigmoid", 0.25f, 0.6f, "HardSigmoid", 6, [](KernelTester& t) { t.Attr("alpha", 0.25f).Attr("beta", 0.6f); }},
     {"HardSwish", kUnset, kUnset, "HardSwish", 14, nullptr},
+    {"Swish", kUnset, kUnset, "Swish", 24, nullptr},  // alpha 1: SiLU
 };
 
 void PrintTo(const ActivationCase& a, std::ostream* os) { *os << "activation '" << a.name << "'"; }
