@@ -148,6 +148,9 @@ def test_ort_session_options_choose_the_level_and_the_file_the_optimised_model_g
 
 def test_the_default_level_is_all_and_graph_optimizations_false_means_disabled(tmp_path):
     assert written_ops(tmp_path) == LEVEL_OPS["all"]
+    given = levels_model()
+    onnx_light.InferenceSession(given)
+    assert [n.op_type for n in given.graph.node] == LEVEL_OPS["disabled"]  # the caller's model is not rewritten
     assert written_ops(tmp_path, graph_optimizations=False) == LEVEL_OPS["disabled"]
     assert written_ops(tmp_path, graph_optimizations=False, graph_optimization_level="all") == LEVEL_OPS["disabled"]
 

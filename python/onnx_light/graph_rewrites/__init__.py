@@ -100,15 +100,21 @@ def _run_basic(model: onnx.ModelProto, weights: _native.LoadedModel | None) -> o
 
 
 def optimize(
-    model: onnx.ModelProto, weights: _native.LoadedModel | None = None, level: Any = DEFAULT_LEVEL
+    model: onnx.ModelProto,
+    weights: _native.LoadedModel | None = None,
+    level: Any = DEFAULT_LEVEL,
+    in_place: bool = False,
 ) -> onnx.ModelProto:
-    """The model rewritten at `level` (see the module doc), on a copy: the caller's model is
-    left as it was. `weights`: the initializers held natively, read in place."""
+    """The model rewritten at `level` (see the module doc), on a copy (the caller's model is
+    left as it was) unless `in_place` (for a caller that owns the model: no second copy of
+    its weights). `weights`: the initializers held natively, read in place."""
     level = level_of(level)
     if level == "disabled":
         return model
-    copy = onnx.ModelProto()
-    copy.CopyFrom(model)
+    copy = model
+    if not in_place:
+        copy = onnx.ModelProto()
+        copy.CopyFrom(model)
     before = _fingerprint(copy)
     copy = _run_basic(copy, weights)
     later = passes(level)

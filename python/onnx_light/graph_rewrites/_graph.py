@@ -250,13 +250,9 @@ def drop_unused_initializers(graph: onnx.GraphProto) -> None:
     """Removes initializers nothing reads (graph inputs and outputs count as readers)."""
     used = {v for n in graph.node for v in n.input} | {o.name for o in graph.output} | {i.name for i in graph.input}
     used |= names_read_in_subgraphs(graph)
-    kept = [t for t in graph.initializer if t.name in used]
-    if len(kept) != len(graph.initializer):
-        copies = [onnx.TensorProto() for _ in kept]
-        for c, t in zip(copies, kept):
-            c.CopyFrom(t)
-        del graph.initializer[:]
-        graph.initializer.extend(copies)
+    for i in range(len(graph.initializer) - 1, -1, -1):  # in place: payloads are not copied
+        if graph.initializer[i].name not in used:
+            del graph.initializer[i]
 
 
 def add_initializer(graph: onnx.GraphProto, array: np.ndarray, name: str) -> None:
