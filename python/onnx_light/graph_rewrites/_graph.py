@@ -70,6 +70,8 @@ class GraphView:
                 if name:
                     self.consumers[name].append(node)
         self.pinned = names_read_in_subgraphs(graph)
+        # Every name something reads: a node, a subgraph, the graph's outputs.
+        self.read = set(self.consumers) | self.outputs | self.pinned
         self.types: dict[str, onnx.TypeProto] = {}
         for vi in list(graph.input) + list(graph.value_info) + list(graph.output):
             if vi.type.WhichOneof("value") is not None:
@@ -246,12 +248,15 @@ def rename_inputs(node: onnx.NodeProto, old: str, new: str) -> None:
             node.input[i] = new
 
 
-def drop_unused_initializers(graph: onnx.GraphProto) -> None:
-    """Removes initializers nothing reads (graph inputs and outputs count as readers)."""
+def drop_unused_initializers(graph: onnx.GraphProto, before: GraphView) -> None:
+    """Removes the initializers that were read when `before` was made and that nothing reads
+    now (graph inputs and outputs, subgraphs count as readers). Initializers the model
+    declares without reading them stay: the session still checks them as the model has them."""
     used = {v for n in graph.node for v in n.input} | {o.name for o in graph.output} | {i.name for i in graph.input}
     used |= names_read_in_subgraphs(graph)
     for i in range(len(graph.initializer) - 1, -1, -1):  # in place: payloads are not copied
-        if graph.initializer[i].name not in used:
+        name = graph.initializer[i].name
+        if name in before.read and name not in used:
             del graph.initializer[i]
 
 

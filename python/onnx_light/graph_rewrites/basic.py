@@ -135,7 +135,7 @@ def fold_constants(model: onnx.ModelProto, weights: _native.LoadedModel | None =
         return model
     replace_nodes(graph, folded)
     graph.initializer.extend(new_initializers)
-    drop_unused_initializers(graph)
+    drop_unused_initializers(graph, view)
     return model
 
 
@@ -172,7 +172,7 @@ def fold_static_shapes(model: onnx.ModelProto, weights: _native.LoadedModel | No
         folded.add(id(node))
     if folded:
         replace_nodes(graph, folded)
-        drop_unused_initializers(graph)
+        drop_unused_initializers(graph, view)
     return model
 
 
@@ -221,7 +221,7 @@ def eliminate_identities(model: onnx.ModelProto, weights: _native.LoadedModel | 
 
 def eliminate_dead_nodes(model: onnx.ModelProto, weights: _native.LoadedModel | None = None) -> onnx.ModelProto:
     """Removes nodes none of whose outputs is read (by a node, a subgraph or as a graph
-    output), repeatedly, then the initializers nothing reads."""
+    output), repeatedly, then the initializers only they read."""
     graph = model.graph
     view = GraphView(model, weights)
     live = set(view.outputs) | view.pinned
@@ -234,7 +234,7 @@ def eliminate_dead_nodes(model: onnx.ModelProto, weights: _native.LoadedModel | 
     removed = {id(n) for n, k in zip(graph.node, keep) if not k}
     if removed:
         replace_nodes(graph, removed)
-    drop_unused_initializers(graph)
+    drop_unused_initializers(graph, view)
     return model
 
 
@@ -368,7 +368,7 @@ def fold_reshapes(model: onnx.ModelProto, weights: _native.LoadedModel | None = 
         if not removed:
             return model
         replace_nodes(model.graph, removed)
-        drop_unused_initializers(model.graph)
+        drop_unused_initializers(model.graph, view)
 
 
 def _axes(view: GraphView, node: onnx.NodeProto) -> list[int] | None:
@@ -423,7 +423,7 @@ def cancel_squeeze_unsqueeze(model: onnx.ModelProto, weights: _native.LoadedMode
         if not removed:
             return model
         replace_nodes(model.graph, removed)
-        drop_unused_initializers(model.graph)
+        drop_unused_initializers(model.graph, view)
 
 
 def fold_batch_norm_into_conv(model: onnx.ModelProto, weights: _native.LoadedModel | None = None) -> onnx.ModelProto:
@@ -478,7 +478,7 @@ def fold_batch_norm_into_conv(model: onnx.ModelProto, weights: _native.LoadedMod
         return model
     replace_nodes(graph, removed)
     graph.initializer.extend(new_initializers)
-    drop_unused_initializers(graph)
+    drop_unused_initializers(graph, view)
     return model
 
 

@@ -94,7 +94,7 @@ def _rewrite_all(
             return model
         replace_nodes(model.graph, removed, inserted)
         model.graph.initializer.extend(initializers)
-        drop_unused_initializers(model.graph)
+        drop_unused_initializers(model.graph, view)
 
 
 def _match_matmul_add(view: GraphView, mm: onnx.NodeProto, taken: set[str]) -> Match | None:
