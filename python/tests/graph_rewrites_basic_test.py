@@ -82,6 +82,19 @@ def test_nothing_folds_whose_input_can_be_fed_or_is_random():
     assert op_types(graph_rewrites.optimize(random, level="basic")) == ["RandomUniform", "Add"]
 
 
+def test_a_dequantize_linear_of_a_constant_weight_stays_for_the_qdq_rewrites():
+    m = model(
+        [
+            helper.make_node("DequantizeLinear", ["q", "scale", "zero"], ["w"]),
+            helper.make_node("Add", ["x", "w"], ["y"]),
+        ],
+        [tensor("x", [2, 3, 4])],
+        [tensor("y", None)],
+        [init("q", np.arange(4, dtype=np.uint8)), init("scale", np.float32(0.5)), init("zero", np.uint8(1))],
+    )
+    check_rewrite(m, {"x": X}, "basic", ["DequantizeLinear", "Add"])
+
+
 def test_a_node_that_would_blow_a_few_numbers_up_into_a_large_constant_is_not_folded():
     n = 2 * basic.FOLD_GROWTH_LIMIT_ELEMENTS
     fill = numpy_helper.from_array(np.ones(1, np.float32))

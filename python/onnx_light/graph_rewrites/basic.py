@@ -22,9 +22,20 @@ from onnx_light.graph_rewrites._graph import (
     unique_name,
 )
 
-# Ops whose result differs from run to run (or, for Dropout, may): never folded.
-NONDETERMINISTIC_OPS = frozenset(
-    {"RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike", "Multinomial", "Bernoulli", "Dropout"}
+# Ops never folded: those whose result differs from run to run (or, for Dropout, may), and
+# DequantizeLinear, which a QDQ group needs to keep (the QDQ rewrites turn the group into
+# one integer node reading the quantized weight; ONNX Runtime skips it too).
+NOT_FOLDED_OPS = frozenset(
+    {
+        "RandomNormal",
+        "RandomNormalLike",
+        "RandomUniform",
+        "RandomUniformLike",
+        "Multinomial",
+        "Bernoulli",
+        "Dropout",
+        "DequantizeLinear",
+    }
 )
 
 # A folded node may make its output an initializer of at most this many elements beyond
@@ -43,7 +54,7 @@ def _numel(shape: list[int | None] | None) -> int | None:
 def _foldable(node: onnx.NodeProto) -> bool:
     if any(True for _ in subgraphs(node)):
         return False  # a branch or body may read outer values that are not constant
-    if node.op_type in NONDETERMINISTIC_OPS and is_default(node):
+    if node.op_type in NOT_FOLDED_OPS and is_default(node):
         return False
     return node.domain in ("", "ai.onnx", "ai.onnx.ml", "com.microsoft")
 
@@ -73,7 +84,7 @@ def fold_constants(model: onnx.ModelProto, weights: _native.LoadedModel | None =
     """Replaces every top-level node whose inputs are all constant (initializers no feed can
     override, Constant nodes, outputs of nodes folded before it) by initializers holding its
     outputs, evaluated once by onnx-light (a session over the constant nodes, optimisations
-    off). Not folded: random ops and Dropout, nodes with subgraphs, sequence and optional
+    off). Not folded: NOT_FOLDED_OPS, nodes with subgraphs, sequence and optional
     outputs, and outputs that would grow the constants by more than FOLD_GROWTH_LIMIT_ELEMENTS.
     A node the runtime cannot evaluate is left in place."""
     view = GraphView(model, weights)
