@@ -8,12 +8,13 @@ import os
 import sys
 
 import numpy as np
+import onnx_light
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 from onnx_light import graph_rewrites
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rewrite_checks import check_rewrite, model, op_types  # noqa: E402
+from rewrite_checks import check_rewrite, model, op_types, ort_unoptimized  # noqa: E402
 
 F = TensorProto.FLOAT
 RNG = np.random.default_rng(1)
@@ -276,3 +277,69 @@ def test_rms_norm_stays_decomposed_before_opset_23():
         "Div",
         "Mul",
     ]
+
+
+# ------------------------------------------- the fusion and QDQ passes run at extended and all
+
+
+def conv_relu_and_qdq_conv_model():
+    """A float Conv -> Relu (fuses into com.microsoft FusedConv) beside a QDQ group
+    DequantizeLinear -> Conv -> QuantizeLinear with constant quantization parameters
+    (becomes QLinearConv)."""
+    rng = np.random.default_rng(0)
+    w = numpy_helper.from_array(rng.normal(size=(4, 3, 3, 3)).astype(np.float32), "w")
+    wq = numpy_helper.from_array(rng.integers(-20, 20, size=(4, 3, 3, 3)).astype(np.int8), "wq")
+    scalars = [
+        numpy_helper.from_array(np.float32(0.05), "x_scale"),
+        numpy_helper.from_array(np.uint8(128), "x_zp"),
+        numpy_helper.from_array(np.float32(0.01), "w_scale"),
+        numpy_helper.from_array(np.int8(0), "w_zp"),
+        numpy_helper.from_array(np.float32(0.1), "y_scale"),
+        numpy_helper.from_array(np.uint8(128), "y_zp"),
+    ]
+    nodes = [
+        helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c"], ["y"]),
+        helper.make_node("DequantizeLinear", ["q", "x_scale", "x_zp"], ["qf"]),
+        helper.make_node("DequantizeLinear", ["wq", "w_scale", "w_zp"], ["wf"]),
+        helper.make_node("Conv", ["qf", "wf"], ["qc"], pads=[1, 1, 1, 1]),
+        helper.make_node("QuantizeLinear", ["qc", "y_scale", "y_zp"], ["qy"]),
+    ]
+    return model(
+        nodes,
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8]),
+            helper.make_tensor_value_info("q", TensorProto.UINT8, [1, 3, 8, 8]),
+        ],
+        [
+            helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 8, 8]),
+            helper.make_tensor_value_info("qy", TensorProto.UINT8, [1, 4, 8, 8]),
+        ],
+        [w, wq, *scalars],
+        opset=21,
+    )
+
+
+@pytest.mark.parametrize(
+    "level,expected",
+    [
+        ("basic", ["Conv", "Relu", "DequantizeLinear", "DequantizeLinear", "Conv", "QuantizeLinear"]),
+        ("extended", ["FusedConv", "QLinearConv"]),
+        ("all", ["FusedConv", "QLinearConv"]),
+    ],
+)
+def test_fusions_and_qdq_groups_are_rewritten_at_extended_and_all_only(level, expected):
+    m = conv_relu_and_qdq_conv_model()
+    rewritten = graph_rewrites.optimize(m, level=level)
+    assert sorted(op_types(rewritten)) == sorted(expected)
+    rng = np.random.default_rng(1)
+    feeds = {
+        "x": rng.normal(size=(1, 3, 8, 8)).astype(np.float32),
+        "q": rng.integers(0, 256, size=(1, 3, 8, 8)).astype(np.uint8),
+    }
+    y, qy = onnx_light.InferenceSession(m, graph_optimization_level=level).run(None, feeds)
+    want_y, want_qy = ort_unoptimized(m, feeds)
+    np.testing.assert_allclose(y, want_y, rtol=1e-5, atol=1e-5)  # float32 Conv, another summation order
+    # The float reference rounds the float Conv's result; the integer kernel rounds the exact
+    # integer sum: at most one quantization step apart where the float sum lands on a tie.
+    assert np.max(np.abs(qy.astype(np.int32) - want_qy.astype(np.int32))) <= 1

@@ -5,8 +5,10 @@
               rounds): constant folding, static Shape/Size, Identity/Dropout/dead-node
               elimination, Cast, Transpose, Reshape and Squeeze/Unsqueeze cancellation,
               Conv + BatchNormalization (ORT_ENABLE_BASIC)
-    extended  basic, then EXTENDED_PASSES: MatMul + Add -> Gemm, decomposed Gelu,
-              LayerNormalization and RMSNormalization -> one op (ORT_ENABLE_EXTENDED)
+    extended  basic, then EXTENDED_PASSES: QDQ groups -> integer kernels (qdq_rewrites),
+              MatMul + Add -> Gemm, decomposed Gelu, LayerNormalization and
+              RMSNormalization -> one op, Conv/Gemm + activation (+ residual Add) ->
+              com.microsoft FusedConv/FusedGemm (fusion_rewrites) (ORT_ENABLE_EXTENDED)
     all       extended, then LAYOUT_PASSES (none yet) (ORT_ENABLE_ALL, the default)
 
 Every pass is a function `(model, weights) -> model` (weights: the initializers held
@@ -20,7 +22,7 @@ from typing import Any
 
 import onnx
 
-from onnx_light import _native
+from onnx_light import _native, fusion_rewrites, qdq_rewrites
 from onnx_light._model import _infer
 from onnx_light.graph_rewrites import basic, extended
 from onnx_light.graph_rewrites.basic import fold_batch_norm_into_conv  # noqa: F401  (the first pass, kept here)
@@ -33,10 +35,12 @@ MAX_BASIC_ROUNDS = 8
 
 BASIC_PASSES: list[Pass] = list(basic.PASSES)
 EXTENDED_PASSES: list[Pass] = [
+    # QDQ groups become integer kernels first: the activation fusions below must not take
+    # a quantized Conv's Relu away from the QuantizeLinear that absorbs it.
+    *qdq_rewrites.PASSES,
     *extended.PASSES,
-    # Slot for the lead: Conv/Gemm + activation -> com.microsoft FusedConv/FusedGemm
-    # (`*fusion_rewrites.PASSES`, python/onnx_light/fusion_rewrites.py) and the QDQ
-    # rewrites (`*qdq_rewrites.PASSES`) go here.
+    # After MatMul + Add -> Gemm, so that Gemm + activation fuses too.
+    *fusion_rewrites.PASSES,
 ]
 LAYOUT_PASSES: list[Pass] = []
 
