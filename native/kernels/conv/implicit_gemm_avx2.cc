@@ -52,8 +52,10 @@ void ImplicitTile3x32Avx2(int64_t k_count, const int64_t* offsets, const float* 
     w += kCols;
   }
   // Bias, then out through a 3 x 32 staging block: each channel gets `valid` (<= 3)
-  // consecutive positions of its own output plane. K FMAs per output amortise these
-  // 3 x 32 scalar moves (3% at K = 27, the smallest 3x3 convolution over 3 channels).
+  // consecutive positions of its own output plane, too few for a vector store, so one
+  // scalar store per output against K / 8 FMA instructions per output: about 16 / K of
+  // the FMA time at 2 FMAs and 1 store per cycle (3% at K = 576, 3x3 over 64 channels;
+  // large only for the shortest K, e.g. 27 for a 3x3 stem over 3 channels).
   alignas(32) float staged[kRows][kCols];
 #pragma GCC unroll 4
   for (int v = 0; v < kVecs; ++v) {
