@@ -5,7 +5,8 @@
 //  2. the time steps run in order; in each, the recurrent product H_{t-1} R^T and the gate
 //     math run as independent tasks over (direction, hidden-unit block, batch-row block):
 //     a task multiplies its rows of H_{t-1} by its block's rows of R (packed once per
-//     block, at creation for constant weights) and applies the gates on whole rows
+//     block, at creation for constant weights; one row takes the engine's GEMV over the
+//     dense rows instead) and applies the gates on whole rows
 //     (gate_rows.h's vectorised sigmoid/tanh, activations.cc for the others);
 //  3. GRU without linear_before_reset needs r * H_{t-1} of every unit before its
 //     candidate product, so its step is two rounds of tasks.
@@ -192,13 +193,17 @@ struct Stepper {
  private:
   void Product(int64_t d, int64_t blk, int part, const C* a, int64_t m, C* c, int64_t ldc, float* scratch) const {
     const int64_t H = p->hidden;
+    int64_t first = 0, count = 0;
+    layout.PartRows(blk, part, &first, &count);
+    const C* r = wt->r + (d * layout.gates * H + first) * H;  // count rows of H
     if constexpr (std::is_same_v<C, float>) {
+      if (m == 1) {  // one row: the engine's GEMV streams R's rows
+        gemm::SgemmSerial(false, true, 1, count, H, 1.0f, a, H, r, H, 0.0f, c, ldc, scratch);
+        return;
+      }
       const gemm::PrepackedB& b = *wt->r_packed[(d * layout.blocks() + blk) * layout.parts + part];
       gemm::SgemmSerialPackedB(false, m, b.n(), H, 1.0f, a, H, b, 0.0f, c, ldc, scratch);
     } else {
-      int64_t first = 0, count = 0;
-      layout.PartRows(blk, part, &first, &count);
-      const C* r = wt->r + (d * layout.gates * H + first) * H;
       for (int64_t i = 0; i < m; ++i) {
         for (int64_t q = 0; q < count; ++q) c[i * ldc + q] = Dot(a + i * H, r + q * H, H);
       }
@@ -445,7 +450,10 @@ class RecurrentKernel : public OpKernel {
     const bool parallel = work >= minimum_multiply_adds_ && tasks > 1;
     const int participants = parallel ? AvailableParticipants(ctx.parallel(), plan) : 1;
     size_t gemm_scratch = 0;
-    if constexpr (kFloat) gemm_scratch = gemm::SgemmSerialScratchBytes(st.row_block, layout.gates * layout.block, H);
+    if constexpr (kFloat) {
+      gemm_scratch = std::max(gemm::SgemmSerialScratchBytes(st.row_block, layout.gates * layout.block, H),
+                              gemm::SgemmSerialScratchBytes(1, layout.gates * layout.block, H));
+    }
     gemm_scratch = (gemm_scratch + Allocator::kAlignment - 1) / Allocator::kAlignment * Allocator::kAlignment;
     st.gemm_scratch_bytes = gemm_scratch;
     const size_t per_participant = (gemm_scratch + 4 * layout.block * sizeof(C) + Allocator::kAlignment - 1) /
