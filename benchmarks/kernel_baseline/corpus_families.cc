@@ -239,11 +239,26 @@ CorpusCase Adam() {
   });
 }
 
+// com.microsoft QLinearAdd of two uint8 vectors with their own scales (output elements).
+CorpusCase QLinearAdd() {
+  return Sized("QLinearAdd", "com.microsoft", 1, "uint8", [](int s) {
+    const int64_t n = kElementSizes[s];
+    const Shape x({n});
+    return CorpusSize{"", n, ShapeText({x, x}), [=](KernelRunner& r) {
+                        r.Input(RandomInts<uint8_t>(DataType::kUint8, x, 0, 255, 1));
+                        r.Input(FloatScalar(0.02f)).Input(Uint8Scalar(128));
+                        r.Input(RandomInts<uint8_t>(DataType::kUint8, x, 0, 255, 2));
+                        r.Input(FloatScalar(0.03f)).Input(Uint8Scalar(100));
+                        r.Input(FloatScalar(0.05f)).Input(Uint8Scalar(128));
+                      }};
+  });
+}
+
 }  // namespace
 
 void AddFamilyCases(std::vector<CorpusCase>* corpus) {
   for (auto make : {BitCast, CenterCropPad, Col2Im, Einsum, GridSample, SoftmaxCrossEntropyLoss, Lrn, OneHot,
-                    ReverseSequence, Gru, QLinearMatMul, Resize, TreeEnsemble, OneHotEncoder, Adam}) {
+                    ReverseSequence, Gru, QLinearMatMul, QLinearAdd, Resize, TreeEnsemble, OneHotEncoder, Adam}) {
     corpus->push_back(make());
   }
 }

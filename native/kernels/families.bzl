@@ -25,6 +25,7 @@ KERNEL_FAMILIES = [
     "//native/kernels/normalization:normalization",
     "//native/kernels/pooling:pooling",
     "//native/kernels/pooling:unpool",
+    "//native/kernels/qlinear_ms:qlinear_ms",
     "//native/kernels/quantization:quantization",
     "//native/kernels/quantized:quantized",
     "//native/kernels/random:random",

@@ -15,7 +15,8 @@ import onnx_light
 
 DEFAULT_DOMAIN = "ai.onnx"
 
-# Domains onnx.defs does not define: their registrations are checked by their own tests.
+# Domains onnx.defs does not define: their registrations are checked by their own tests
+# (com.microsoft: against onnxruntime's contrib schemas, below).
 DOMAINS_OUTSIDE_ONNX = {
     "com.microsoft": "onnxruntime contrib ops: no schema in onnx.defs",
 }
@@ -81,10 +82,11 @@ def _allowed_types(schema, dispatch_input):
     return {t for t in (_element_type(a) for a in allowed) if t is not None}
 
 
-def _mismatches(kernel):
-    """The mismatches of one registration, as (kind, detail) pairs."""
+def _mismatches(kernel, schemas_by_op=None):
+    """The mismatches of one registration, as (kind, detail) pairs (against onnx.defs, or
+    `schemas_by_op` shaped like SCHEMAS)."""
     key = (kernel["domain"], kernel["op"])
-    schemas = SCHEMAS.get(key)
+    schemas = (SCHEMAS if schemas_by_op is None else schemas_by_op).get(key)
     if schemas is None:
         return [("op", f"{kernel['op']} is not an op of domain {kernel['domain']}")]
     versions = [s.since_version for s in schemas]
@@ -147,3 +149,38 @@ def test_checker_flags_a_wrong_range_and_a_wrong_type():
     assert [kind for kind, _ in _mismatches(dict(kernel, since_version=5))] == ["since"]
     assert [kind for kind, _ in _mismatches(dict(kernel, op="NoSuchOp"))] == ["op"]
     assert _mismatches(dict(kernel, end_version=12, element_types=["float"])) == []
+
+
+def _ort_contrib_schemas():
+    """onnxruntime's com.microsoft schemas, shaped like onnx.defs ones for _mismatches."""
+    from types import SimpleNamespace
+
+    from onnxruntime.capi import onnxruntime_pybind11_state as ort_state
+
+    by_op = collections.defaultdict(list)
+    for s in ort_state.get_all_operator_schema():
+        if s.domain != "com.microsoft":
+            continue
+        by_op[(s.domain, s.name)].append(
+            SimpleNamespace(
+                since_version=s.since_version,
+                inputs=[SimpleNamespace(type_str=i.typeStr) for i in s.inputs],
+                outputs=[SimpleNamespace(type_str=o.typeStr) for o in s.outputs],
+                type_constraints=[
+                    SimpleNamespace(type_param_str=c.type_param_str, allowed_type_strs=c.allowed_type_strs)
+                    for c in s.type_constraints
+                ],
+            )
+        )
+    return {key: sorted(found, key=lambda s: s.since_version) for key, found in by_op.items()}
+
+
+def test_com_microsoft_registrations_match_onnxruntime_contrib_schemas():
+    contrib = _ort_contrib_schemas()
+    kernels = [k for k in KERNELS if k["domain"] == "com.microsoft"]
+    assert {"Tokenizer", "QLinearAdd", "QGemm"} <= {k["op"] for k in kernels}
+    found = {}
+    for k in kernels:
+        for kind, detail in _mismatches(k, contrib):
+            found[(k["op"], k["since_version"], kind)] = f"{k['family']}: {detail}"
+    assert not found, "\n".join(f"{key}: {v}" for key, v in sorted(found.items()))

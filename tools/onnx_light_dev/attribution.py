@@ -1,9 +1,12 @@
 """Attribution against ONNX Runtime: where onnx-light spends a whole model's time, per op type.
 
 For each model and thread count: outputs agree; end-to-end wall time of onnx-light, ORT
-(default graph optimizations) and ORT with ORT_DISABLE_ALL, interleaved sample by sample;
-per-node times from onnx-light's node events and ORT's profiler (separate, profiled
-runs: profiling costs time, so it never runs in the end-to-end samples).
+(default graph optimizations) and ORT with ORT_DISABLE_ALL, either interleaved sample by
+sample (ORT's intra-op spinning off) or each runtime in its own block of samples (ORT at
+its defaults, spinning on: its workers spin after a run, so a runtime run right after it
+pays for that; blocks are separated by a pause); per-node times from onnx-light's node
+events and ORT's profiler (separate, profiled runs: profiling costs time, so it never
+runs in the end-to-end samples).
 
 Per-node time is the median over the profiled runs of that node; an op type's total is
 the sum of its nodes' medians, so op totals add up to the model's node total.
@@ -29,11 +32,68 @@ import onnx
 import onnx_light
 import onnxruntime as ort
 
+from onnx_light_dev import environment
 from onnx_light_dev.model_corpus import CorpusModel
 
 SCHEMA = "onnx_light.ort_attribution/1"
 LEVELS = {"ort": None, "ort_disable_all": ort.GraphOptimizationLevel.ORT_DISABLE_ALL}
 RTOL = 1e-3  # relative to the largest reference magnitude (float32 accumulations differ in order)
+TIMINGS = ("interleaved", "blocks")
+BLOCK_PAUSE_S = 0.5  # between blocks: longer than ORT's workers spin after a run
+# onnx-light's graph optimisation levels, as ORT names them (GraphOptimizationLevel).
+OPTIMIZATION_LEVELS = {
+    "disabled": "ORT_DISABLE_ALL",
+    "basic": "ORT_ENABLE_BASIC",
+    "extended": "ORT_ENABLE_EXTENDED",
+    "all": "ORT_ENABLE_ALL",
+}
+
+
+def optimization_level(name: str) -> ort.GraphOptimizationLevel:
+    """ORT's GraphOptimizationLevel for "disabled"/"basic"/"extended"/"all" or an ORT name
+    ("ORT_ENABLE_BASIC", any case); ValueError for anything else."""
+    ort_name = OPTIMIZATION_LEVELS.get(name.lower(), name.upper())
+    level = getattr(ort.GraphOptimizationLevel, ort_name, None)
+    if not isinstance(level, ort.GraphOptimizationLevel):
+        names = sorted(OPTIMIZATION_LEVELS) + sorted(OPTIMIZATION_LEVELS.values())
+        raise ValueError(f"unknown graph optimization level {name!r}; one of {names}")
+    return level
+
+
+def ours_session(model: bytes, threads: int, level: str | None = None) -> onnx_light.InferenceSession:
+    """onnx-light on `threads` threads; level (an optimization_level name) goes to the session
+    as ORT's session options carry it (sess_options.graph_optimization_level); None: the
+    session's default."""
+    if level is None:
+        return onnx_light.InferenceSession(model, cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=threads))
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.graph_optimization_level = optimization_level(level)
+    return onnx_light.InferenceSession(model, sess_options=options)
+
+
+def ort_session_at_defaults(
+    model: bytes | onnx.ModelProto,
+    threads: int,
+    graph_optimization_level: ort.GraphOptimizationLevel | None = None,
+    profile_prefix: str | None = None,
+    optimized_model_path: str | None = None,
+) -> ort.InferenceSession:
+    """benchmarks.ort_reference.ort_session with ORT's intra-op spinning left at its default
+    (on): for block timing, where nothing runs beside ORT's spinning workers."""
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    if graph_optimization_level is not None:
+        options.graph_optimization_level = graph_optimization_level
+    if profile_prefix is not None:
+        options.enable_profiling = True
+        options.profile_file_prefix = profile_prefix
+    if optimized_model_path is not None:
+        options.optimized_model_filepath = optimized_model_path
+    data = model if isinstance(model, bytes) else model.SerializeToString()
+    return ort.InferenceSession(data, options, providers=["CPUExecutionProvider"])
 
 
 def _medians(runs: list[dict[str, float]]) -> dict[str, float]:
@@ -210,7 +270,9 @@ def _fused_table(
     return _finish(rows.values())
 
 
-def _agreement(ours: list[np.ndarray], theirs: list[np.ndarray]) -> dict[str, Any]:
+def agreement(ours: list[np.ndarray], theirs: list[np.ndarray]) -> dict[str, Any]:
+    """The largest difference over the outputs, also relative to the largest reference
+    magnitude (the one to read where outputs are far below 1, as with untrained CNNs)."""
     worst = {"max_abs_diff": 0.0, "reference_max_abs": 0.0}
     ok = True
     for got, expected in zip(ours, theirs):
@@ -221,7 +283,14 @@ def _agreement(ours: list[np.ndarray], theirs: list[np.ndarray]) -> dict[str, An
             "max_abs_diff": max(worst["max_abs_diff"], diff),
             "reference_max_abs": max(worst["reference_max_abs"], scale),
         }
-    return {**worst, "tolerance": f"max|ours-ORT| <= {RTOL} * max(1, max|ORT|)", "ok": ok}
+    scale = worst["reference_max_abs"]
+    relative = worst["max_abs_diff"] / scale if scale else (0.0 if worst["max_abs_diff"] == 0 else float("inf"))
+    return {
+        **worst,
+        "relative_diff": relative,
+        "tolerance": f"max|ours-ORT| <= {RTOL} * max(1, max|ORT|)",
+        "ok": ok,
+    }
 
 
 def unsupported_ops(model: onnx.ModelProto) -> list[str]:
@@ -230,16 +299,26 @@ def unsupported_ops(model: onnx.ModelProto) -> list[str]:
     return sorted({n.op_type for n in model.graph.node if (n.domain or "ai.onnx", n.op_type) not in registered})
 
 
-def _end_to_end(sessions: dict[str, Any], feeds: dict[str, np.ndarray], samples: int, warmup: int) -> dict[str, Any]:
-    """Wall and caller CPU time of whole runs, the three sessions interleaved sample by sample."""
+def _end_to_end(
+    sessions: dict[str, Any], feeds: dict[str, np.ndarray], samples: int, warmup: int, timing: str = "interleaved"
+) -> dict[str, Any]:
+    """Wall and caller CPU time of whole runs, the three sessions interleaved sample by sample
+    or each in its own block (warm-up, then its samples, then a pause)."""
     order = ["onnx_light", "ort", "ort_disable_all"]
-    for _ in range(warmup):
-        for name in order:
-            sessions[name].run(None, feeds)
     timed = {name: [] for name in order}
-    for _ in range(samples):
+    if timing == "blocks":
         for name in order:
-            timed[name].append(_timed(sessions[name], feeds))
+            for _ in range(warmup):
+                sessions[name].run(None, feeds)
+            timed[name] = [_timed(sessions[name], feeds) for _ in range(samples)]
+            time.sleep(BLOCK_PAUSE_S)
+    else:
+        for _ in range(warmup):
+            for name in order:
+                sessions[name].run(None, feeds)
+        for _ in range(samples):
+            for name in order:
+                timed[name].append(_timed(sessions[name], feeds))
     e2e = {
         name: {
             "median_ms": statistics.median(w for w, _ in s) * 1e3,
@@ -264,9 +343,10 @@ def _per_node(
     ort_session: Callable[..., ort.InferenceSession],
     profiled_runs: int,
     warmup: int,
+    timing: str = "interleaved",
 ) -> dict[str, Any]:
-    """Per-node medians of both runtimes and the op-type tables; profiled runs interleaved
-    like the end-to-end samples (profiling slows every run, so they are kept apart)."""
+    """Per-node medians of both runtimes and the op-type tables; profiled runs interleaved or
+    in blocks like the end-to-end samples (profiling slows every run, so they are kept apart)."""
     data = model.SerializeToString()
     result = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -278,11 +358,20 @@ def _per_node(
             for level, opt in LEVELS.items()
         }
         ours_runs = []
-        for _ in range(warmup + profiled_runs):
-            run, ours_ops = _ours_node_run(ours, feeds)
-            ours_runs.append(run)
+        if timing == "blocks":
+            for _ in range(warmup + profiled_runs):
+                run, ours_ops = _ours_node_run(ours, feeds)
+                ours_runs.append(run)
             for session in profiled.values():
-                session.run(None, feeds)
+                time.sleep(BLOCK_PAUSE_S)
+                for _ in range(warmup + profiled_runs):
+                    session.run(None, feeds)
+        else:
+            for _ in range(warmup + profiled_runs):
+                run, ours_ops = _ours_node_run(ours, feeds)
+                ours_runs.append(run)
+                for session in profiled.values():
+                    session.run(None, feeds)
         result["onnx_light_nodes"] = _node_entries(ours_runs[warmup:], ours_ops)
         ours_nodes = _medians(ours_runs[warmup:])
         for level, session in profiled.items():
@@ -305,8 +394,11 @@ def attribute_model(
     samples: int = 15,
     profiled_runs: int = 10,
     warmup: int = 2,
+    timing: str = "interleaved",
+    level: str | None = None,
 ) -> dict[str, Any]:
-    """One model at one thread count; ort_session: benchmarks.ort_reference.ort_session."""
+    """One model at one thread count; ort_session: benchmarks.ort_reference.ort_session (or
+    ort_session_at_defaults for blocks); level: onnx-light's graph optimisation level."""
     data = corpus_model.model.SerializeToString()
     feeds = corpus_model.feeds
     result = {
@@ -318,7 +410,7 @@ def attribute_model(
     }
     sessions = {level: ort_session(data, threads, opt) for level, opt in LEVELS.items()}
     try:
-        ours = onnx_light.InferenceSession(data, cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=threads))
+        ours = ours_session(data, threads, level)
         got = ours.run(None, feeds)
     except Exception as error:  # an unsupported op or a failing kernel is data for the report
         return {
@@ -327,10 +419,10 @@ def attribute_model(
             "error": str(error),
             "unsupported_ops": unsupported_ops(corpus_model.model),
         }
-    result["agreement"] = _agreement(got, sessions["ort"].run(None, feeds))
+    result["agreement"] = agreement(got, sessions["ort"].run(None, feeds))
     sessions["onnx_light"] = ours
-    result.update(_end_to_end(sessions, feeds, samples, warmup))
-    result.update(_per_node(corpus_model.model, ours, feeds, threads, ort_session, profiled_runs, warmup))
+    result.update(_end_to_end(sessions, feeds, samples, warmup, timing))
+    result.update(_per_node(corpus_model.model, ours, feeds, threads, ort_session, profiled_runs, warmup, timing))
     result["status"] = "ok"
     return result
 
@@ -350,8 +442,24 @@ def run(
     samples: int = 15,
     profiled_runs: int = 10,
     progress: Callable[[dict[str, Any]], None] | None = None,
+    timing: str = "interleaved",
+    level: str | None = None,
 ) -> dict[str, Any]:
-    """The attribution document for `models` (CorpusModel list) x `threads` (ints)."""
+    """The attribution document for `models` (CorpusModel list) x `threads` (ints).
+
+    timing: "interleaved" (sample by sample; give an ort_session with spinning off) or
+    "blocks" (each runtime in its own block); level: onnx-light's graph optimisation level
+    (optimization_level names; None: the session's default)."""
+    if timing not in TIMINGS:
+        raise ValueError(f"timing must be one of {TIMINGS}, not {timing!r}")
+    if level is not None:
+        optimization_level(level)  # a bad name fails before any model runs
+    timing_text = {
+        "interleaved": "wall time (perf_counter) per run, onnx-light / ORT / ORT_DISABLE_ALL interleaved sample by sample",
+        "blocks": "wall time (perf_counter) per run, onnx-light, ORT and ORT_DISABLE_ALL each in its own block "
+        f"(warm-up, samples, {BLOCK_PAUSE_S} s pause)",
+    }[timing]
+    build = onnx_light.build_info()
     doc = {
         "schema": SCHEMA,
         "conditions": {
@@ -361,14 +469,23 @@ def run(
             "cpus": os.cpu_count(),
             "samples": samples,
             "profiled_runs": profiled_runs,
-            "timing": "wall time (perf_counter) per run, onnx-light / ORT / ORT_DISABLE_ALL interleaved sample by sample",
-            "ort_settings": "benchmarks/ort_reference.py: intra-op spinning off, sequential, inter-op 1",
+            "timing": timing_text,
+            "timing_mode": timing,
+            "ort_settings": "benchmarks/ort_reference.py: intra-op spinning off, sequential, inter-op 1"
+            if timing == "interleaved"
+            else "ORT defaults (intra-op spinning on), sequential, inter-op 1",
+            "graph_optimization_level": level or "default",
+            "cpu": environment.processor_descriptor().get("model_name", "unknown"),
+            "processor": environment.processor_descriptor(),
+            "build": build,
+            "build_mode": build.get("compilation_mode", "unknown"),
+            "isa": build.get("isa_selected", "unknown"),
         },
         "results": [],
     }
     for model in models:
         for t in threads:
-            result = attribute_model(model, t, ort_session, samples, profiled_runs)
+            result = attribute_model(model, t, ort_session, samples, profiled_runs, timing=timing, level=level)
             doc["results"].append(result)
             if progress:
                 progress(result)
@@ -421,25 +538,122 @@ def _fmt(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-def markdown(doc: dict[str, Any]) -> str:
-    c = doc["conditions"]
-    lines = [
-        "# onnx-light vs ONNX Runtime: attribution per op type",
-        "",
-        "Generated by `./bazelw run --config=opt //tools:ort_attribution` at revision "
-        f"{c.get('revision', 'unknown')}{' (with uncommitted changes)' if c.get('uncommitted_changes') else ''}. "
-        "Conditions: "
+def _conditions_text(c: dict[str, Any]) -> str:
+    """The conditions sentence of the report (documents before the build fields had none)."""
+    text = (
         f"started {c['started_utc']} UTC, {c['cpus']} CPUs shared with other engineers' builds, "
         f"{c['load_before']} before and {c['load_after']} after; onnxruntime {c['onnxruntime']}; "
         f"{c['samples']} end-to-end samples per runtime ({c['timing']}); per-node medians over "
-        f"{c['profiled_runs']} profiled runs (onnx-light node events, ORT profiler). {c['ort_settings']}. "
-        "Raw samples are in attribution.json.",
+        f"{c['profiled_runs']} profiled runs (onnx-light node events, ORT profiler). {c['ort_settings']}."
+    )
+    if "build" in c:
+        text += (
+            f" CPU {c['cpu']}; onnx-light build {c['build_mode']}, ISA {c['isa']}; "
+            f"onnx-light graph optimization level {c['graph_optimization_level']}."
+        )
+    return text
+
+
+def ratio_summary(doc: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    """{threads: geometric mean and largest ours/ORT end-to-end ratio over the models that ran,
+    and the models that did not run}."""
+    summary = {}
+    for threads in sorted({r["threads"] for r in doc["results"]}):
+        ok = [r for r in doc["results"] if r["threads"] == threads and r["status"] == "ok"]
+        ratios = [r["ratio_vs_ort"] for r in ok]
+        worst = max(ok, key=lambda r: r["ratio_vs_ort"]) if ok else None
+        summary[threads] = {
+            "models": len(ok),
+            "geometric_mean": float(np.exp(np.mean(np.log(ratios)))) if ratios else None,
+            "max": worst["ratio_vs_ort"] if worst else None,
+            "max_model": worst["model"] if worst else None,
+            "failed": [r["model"] for r in doc["results"] if r["threads"] == threads and r["status"] != "ok"],
+        }
+    return summary
+
+
+def chart_data(doc: dict[str, Any]) -> tuple[list[str], dict[int, list[float | None]]]:
+    """(models in document order, {threads: ours/ORT end-to-end ratio per model, None where
+    onnx-light failed or the model did not run at that thread count})."""
+    models = list(dict.fromkeys(r["model"] for r in doc["results"]))
+    ratios = {}
+    for threads in sorted({r["threads"] for r in doc["results"]}):
+        by_model = {r["model"]: r for r in doc["results"] if r["threads"] == threads}
+        ratios[threads] = [
+            by_model[m]["ratio_vs_ort"] if m in by_model and by_model[m]["status"] == "ok" else None for m in models
+        ]
+    return models, ratios
+
+
+def chart(doc: dict[str, Any], path: str) -> None:
+    """A bar chart (PNG): ours/ORT end-to-end latency per model, one bar per thread count, a
+    line at 1.0 (below: onnx-light faster); models onnx-light failed on are marked."""
+    import matplotlib  # pylint: disable=import-outside-toplevel
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # pylint: disable=import-outside-toplevel
+
+    models, ratios = chart_data(doc)
+    width = 0.8 / max(len(ratios), 1)
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.1 * len(models) + 2), 4.5))
+    for i, (threads, values) in enumerate(ratios.items()):
+        xs = [m + (i - (len(ratios) - 1) / 2) * width for m in range(len(models))]
+        bars = ax.bar(xs, [v or 0.0 for v in values], width, label=f"{threads} thread{'s' if threads > 1 else ''}")
+        for bar, value in zip(bars, values):
+            label = "failed" if value is None else f"{value:.2f}"
+            ax.annotate(
+                label, (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center", va="bottom", fontsize=7
+            )
+    ax.axhline(1.0, color="black", linewidth=1, linestyle="--")
+    ax.set_xticks(range(len(models)))
+    ax.set_xticklabels(models, rotation=20, ha="right", fontsize=8)
+    ax.set_ylabel("latency ours / ORT (lower is better)")
+    c = doc["conditions"]
+    ax.set_title(
+        f"onnx-light vs ONNX Runtime {c['onnxruntime']} (default level), end to end\n"
+        f"{c.get('cpu', '')} {c.get('isa', '')}, onnx-light level {c.get('graph_optimization_level', 'default')}",
+        fontsize=9,
+    )
+    ax.legend(fontsize=8)
+    ax.grid(True, axis="y", alpha=0.3)
+    fig.tight_layout()
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def markdown(doc: dict[str, Any], name: str = "attribution") -> str:
+    c = doc["conditions"]
+    command = "./bazelw run --config=opt //tools:ort_attribution"
+    if c.get("corpus") and c["corpus"] != ["builtin"]:
+        command += f" -- --corpus={','.join(c['corpus'])}"
+    lines = [
+        "# onnx-light vs ONNX Runtime: attribution per op type",
+        "",
+        f"Generated by `{command}` at revision "
+        f"{c.get('revision', 'unknown')}{' (with uncommitted changes)' if c.get('uncommitted_changes') else ''}. "
+        f"Conditions: {_conditions_text(c)} Raw samples are in {name}.json; the chart is {name}.png.",
         "",
         "Ratios are ours / ORT (>1: onnx-light slower). Tables are sorted by the gap (ours - ORT, ms): "
         "the top rows are where onnx-light loses the most time. Per-node times include each runtime's "
         "per-node dispatch cost.",
         "",
     ]
+    lines += [
+        "## Corpus",
+        "",
+        "End-to-end ours/ORT over the models that ran: geometric mean and the largest.",
+        "",
+        "| threads | models | geometric mean | largest | failed |",
+        "|---|---|---|---|---|",
+    ]
+    for threads, row in ratio_summary(doc).items():
+        largest = f"{_fmt(row['max'])} ({row['max_model']})" if row["max_model"] else "-"
+        lines.append(
+            f"| {threads} | {row['models']} | {_fmt(row['geometric_mean'])} | {largest} | "
+            f"{', '.join(row['failed']) or 'none'} |"
+        )
+    lines.append("")
     lines += [
         "## Summary",
         "",
@@ -466,7 +680,9 @@ def markdown(doc: dict[str, Any]) -> str:
             f"{_fmt(e['ort']['median_ms'])} | {_fmt(r['ratio_vs_ort'])} | "
             f"{_fmt(e['ort_disable_all']['median_ms'])} | {_fmt(r['ratio_vs_ort_disable_all'])} | "
             f"{cpu_ratio} | {' / '.join(_fmt(_node_sum(r, side)) for side in NODE_SIDES)} | "
-            f"{'yes' if r['agreement']['ok'] else 'NO'} (max diff {r['agreement']['max_abs_diff']:.1e}) |"
+            f"{'yes' if r['agreement']['ok'] else 'NO'} (max diff {r['agreement']['max_abs_diff']:.1e}"
+            + (f", relative {r['agreement']['relative_diff']:.1e}" if "relative_diff" in r["agreement"] else "")
+            + ") |"
         )
     for threads in sorted({r["threads"] for r in doc["results"]}):
         lines += [
@@ -529,10 +745,14 @@ def markdown(doc: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write(doc: dict[str, Any], directory: str) -> None:
+def write(doc: dict[str, Any], directory: str, name: str = "attribution") -> list[str]:
+    """<name>.json, <name>.md and the chart <name>.png in `directory`; returns their paths."""
     os.makedirs(directory, exist_ok=True)
-    with open(os.path.join(directory, "attribution.json"), "w") as f:
+    paths = [os.path.join(directory, f"{name}.{ext}") for ext in ("json", "md", "png")]
+    with open(paths[0], "w") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
-    with open(os.path.join(directory, "attribution.md"), "w") as f:
-        f.write(markdown(doc))
+    with open(paths[1], "w") as f:
+        f.write(markdown(doc, name))
+    chart(doc, paths[2])
+    return paths

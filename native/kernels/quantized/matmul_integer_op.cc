@@ -1,12 +1,15 @@
-// MatMulInteger (int32 output) and QLinearMatMul (requantized 8-bit output): int32
-// accumulation of zero-point-shifted 8-bit operands, numpy.matmul batching. Zero points
-// and scales are per tensor, per row of A or per column of B.
+// MatMulInteger (int32 output) and QLinearMatMul (requantized 8-bit output) on the integer
+// GEMM engine (igemm/igemm.h): numpy.matmul batching, zero points per tensor, per row of A
+// or per column of B, scales likewise. A constant 2-D B (with a constant or absent zero
+// point) is packed once at creation.
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 #include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/gemm/gemm.h"
 #include "native/kernels/gemm/matmul_plan.h"
+#include "native/kernels/quantized/igemm/igemm.h"
 #include "native/kernels/quantized/quantized_util.h"
 #include "native/registry/kernel.h"
 
@@ -15,145 +18,179 @@ namespace {
 
 using quantized::PerAxis;
 
-// Calls sink(participant, batch, row, acc) with acc[j] = sum_k (A[i,k] - azp(i)) (B[k,j] - bzp(j))
-// for every output row, rows spread over participants. B is shifted into int32 once.
-template <typename Sink>
-Status ForEachAccumulatedRow(KernelContext& ctx, const gemm::GemmTuning& tuning, const gemm::MatMulPlan& plan,
-                             const Tensor& a, const PerAxis<int32_t>& azp, const Tensor& b, const PerAxis<int32_t>& bzp,
-                             Sink sink) {
-  const int64_t m = plan.m, n = plan.n, k = plan.k;
-  const int64_t b_count = b.num_elements();
-  ScratchArena arena(ctx.allocator(), sizeof(uint32_t) * b_count + 64);
-  OL_RETURN_IF_ERROR(arena.status());
-  OL_ASSIGN_OR_RETURN(uint32_t * shifted_b, arena.AllocateArray<uint32_t>(b_count));
-  for (int64_t e = 0; e < b_count; ++e) shifted_b[e] = static_cast<uint32_t>(quantized::Int8At(b, e) - bzp.at(e % n));
-  ctx.RecordScratch(static_cast<int64_t>(arena.capacity()));
-  const int64_t batches = static_cast<int64_t>(plan.a_offsets.size());
-  const auto run = [&](int participant, int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) {
-      const int64_t t = r / m, i = r % m;
-      uint32_t* acc = reinterpret_cast<uint32_t*>(sink.Row(participant, t, i));
-      std::fill(acc, acc + n, 0u);
-      const uint32_t* bt = shifted_b + plan.b_offsets[t];
-      const int64_t a_row = plan.a_offsets[t] + i * k;
-      for (int64_t kk = 0; kk < k; ++kk) {
-        const uint32_t av = static_cast<uint32_t>(quantized::Int8At(a, a_row + kk) - azp.at(i));
-        if (av == 0) continue;
-        const uint32_t* brow = bt + kk * n;
-        for (int64_t j = 0; j < n; ++j) acc[j] += av * brow[j];
-      }
-      sink.Finish(participant, t, i);
-    }
-    return Status::Ok();
-  };
-  const int64_t rows = batches * m;
-  if (gemm::GemmWorkUnits(rows, n, k) < tuning.parallel_minimum_tasks) return run(0, 0, rows);
-  const int64_t grain = std::max<int64_t>(1, gemm::kMacsPerWorkUnit / std::max<int64_t>(1, n * k));
-  return ParallelForWithParticipant(ctx.parallel(), rows,
-                                    ParallelPlan{"matmul_integer.rows", grain, sink.participants()}, run);
+Status CheckEightBit(const std::string& where, const Tensor& t, const char* what) {
+  if (t.dtype() == DataType::kInt8 || t.dtype() == DataType::kUint8) return Status::Ok();
+  return InvalidArgument(where, ": ", what, " must be int8 or uint8, got ", t.TypeAndShape());
 }
 
-Status CheckEightBit(const KernelContext& ctx, const Tensor& t, const char* what) {
-  if (t.dtype() == DataType::kInt8 || t.dtype() == DataType::kUint8) return Status::Ok();
-  return InvalidArgument(ctx.Where(), ": ", what, " must be int8 or uint8, got ", t.TypeAndShape());
+// The operands of one matmul node: input indices of A, B and their zero points.
+struct MatMulInputs {
+  int a, a_zp, b, b_zp;
+};
+
+// B packed at creation when it is a constant 2-D 8-bit initializer, with its zero point if
+// that is constant (else none); used only when the run's B and zero point are those very
+// tensors (a dynamic zero point never matches).
+class PrepackedMatMulB {
+ public:
+  Status Init(const KernelInfo& info, const MatMulInputs& in) {
+    const Tensor* b = info.constant_input(in.b);
+    const Tensor* zp = info.constant_input(in.b_zp);
+    if (b == nullptr || b->shape().rank() != 2 || (b->dtype() != DataType::kInt8 && b->dtype() != DataType::kUint8)) {
+      return Status::Ok();
+    }
+    const int64_t k = b->shape()[0], n = b->shape()[1];
+    auto zps = quantized::ReadZeroPoint(zp, n, info.node_name(), "b_zero_point");
+    if (!zps.ok()) return Status::Ok();  // reported at run time
+    OL_ASSIGN_OR_RETURN(packed_, igemm::IgemmPackedB::Create(
+                                     k, n, igemm::IgemmMatrix{b->raw_data(), b->dtype() == DataType::kInt8, n, 1},
+                                     zps->values.data(), static_cast<int64_t>(zps->values.size())));
+    b_ = *b;
+    if (zp != nullptr) zp_ = *zp;
+    b_data_ = b_.raw_data();
+    zp_data_ = zp != nullptr ? zp_.raw_data() : nullptr;
+    return Status::Ok();
+  }
+  const igemm::IgemmPackedB* Match(const Tensor& b, const Tensor* zp) const {
+    if (packed_ == nullptr || b.raw_data() != b_data_ || (zp != nullptr ? zp->raw_data() : nullptr) != zp_data_) {
+      return nullptr;
+    }
+    return packed_.get();
+  }
+
+ private:
+  std::shared_ptr<const igemm::IgemmPackedB> packed_;
+  Tensor b_, zp_;  // keep the constant buffers alive (and their addresses unique)
+  const void* b_data_ = nullptr;
+  const void* zp_data_ = nullptr;
+};
+
+// Runs every batch of the (folded) plan through the engine, handing sink(t, block) the
+// blocks of batch t; row indices are within the folded batch.
+template <typename Sink>
+Status RunBatches(KernelContext& ctx, const gemm::GemmTuning& tuning, const gemm::MatMulPlan& plan, int64_t rows_per_zp,
+                  const Tensor& a, const PerAxis<int32_t>& azp, const Tensor& b, const PerAxis<int32_t>& bzp,
+                  const igemm::IgemmPackedB* prepacked, Sink sink) {
+  std::shared_ptr<const igemm::IgemmPackedB> packed;
+  int64_t packed_offset = -1;
+  int64_t scratch = 0;
+  for (size_t t = 0; t < plan.a_offsets.size(); ++t) {
+    const igemm::IgemmPackedB* pb = plan.b_offsets[t] == 0 ? prepacked : nullptr;
+    if (pb == nullptr) {
+      if (packed_offset != plan.b_offsets[t]) {
+        const auto* base = static_cast<const uint8_t*>(b.raw_data()) + plan.b_offsets[t];
+        OL_ASSIGN_OR_RETURN(
+            packed, igemm::IgemmPackedB::Create(plan.k, plan.n,
+                                                igemm::IgemmMatrix{base, b.dtype() == DataType::kInt8, plan.n, 1},
+                                                bzp.values.data(), static_cast<int64_t>(bzp.values.size())));
+        packed_offset = plan.b_offsets[t];
+      }
+      pb = packed.get();
+    }
+    const igemm::IgemmA ia{igemm::IgemmMatrix{static_cast<const uint8_t*>(a.raw_data()) + plan.a_offsets[t],
+                                              a.dtype() == DataType::kInt8, plan.k, 1},
+                           azp.values.data(), azp.values.size() == 1 ? 1 : rows_per_zp};
+    OL_RETURN_IF_ERROR(igemm::IgemmCompute(
+        ctx.parallel(), ctx.allocator(), tuning.parallel_minimum_tasks, plan.m, ia, *pb,
+        [&](int64_t i0, int rows, int64_t j0, int cols, const int32_t* acc, int64_t ld) {
+          sink(static_cast<int64_t>(t), i0, rows, j0, cols, acc, ld);
+        },
+        &scratch));
+  }
+  ctx.RecordScratch(scratch);
+  return Status::Ok();
 }
 
 class MatMulIntegerKernel final : public OpKernel {
  public:
   Status Init(const KernelInfo& info) {
     OL_ASSIGN_OR_RETURN(tuning_, gemm::ReadGemmTuning(info.tuning()));
-    return Status::Ok();
+    return prepacked_.Init(info, MatMulInputs{0, 2, 1, 3});
   }
 
   Status Compute(KernelContext& ctx) override {
+    const std::string where = ctx.Where();
     OL_ASSIGN_OR_RETURN(const Tensor* a, ctx.RequiredInput(0));
     OL_ASSIGN_OR_RETURN(const Tensor* b, ctx.RequiredInput(1));
-    OL_RETURN_IF_ERROR(CheckEightBit(ctx, *a, "A"));
-    OL_RETURN_IF_ERROR(CheckEightBit(ctx, *b, "B"));
-    OL_ASSIGN_OR_RETURN(const gemm::MatMulPlan plan, gemm::PlanMatMul(ctx.Where(), a->shape(), b->shape(), false));
-    OL_ASSIGN_OR_RETURN(const auto azp, quantized::ReadZeroPoint(ctx.input(2), plan.m, ctx.Where(), "a_zero_point"));
-    OL_ASSIGN_OR_RETURN(const auto bzp, quantized::ReadZeroPoint(ctx.input(3), plan.n, ctx.Where(), "b_zero_point"));
+    OL_RETURN_IF_ERROR(CheckEightBit(where, *a, "A"));
+    OL_RETURN_IF_ERROR(CheckEightBit(where, *b, "B"));
+    OL_ASSIGN_OR_RETURN(const gemm::MatMulPlan shape, gemm::PlanMatMul(where, a->shape(), b->shape(), false));
+    OL_ASSIGN_OR_RETURN(const auto azp, quantized::ReadZeroPoint(ctx.input(2), shape.m, where, "a_zero_point"));
+    OL_ASSIGN_OR_RETURN(const auto bzp, quantized::ReadZeroPoint(ctx.input(3), shape.n, where, "b_zero_point"));
+    OL_ASSIGN_OR_RETURN(const gemm::MatMulPlan plan, gemm::PlanMatMul(where, a->shape(), b->shape(), true));
     OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, DataType::kInt32, plan.output));
     if (y->num_elements() == 0) return Status::Ok();
-    // Rows accumulate straight into the output.
-    struct Sink {
-      int32_t* y;
-      int64_t m, n;
-      int participants() const { return 0; }
-      int32_t* Row(int, int64_t t, int64_t i) const { return y + (t * m + i) * n; }
-      void Finish(int, int64_t, int64_t) const {}
-    } sink{y->data<int32_t>(), plan.m, plan.n};
-    return ForEachAccumulatedRow(ctx, tuning_, plan, *a, azp, *b, bzp, sink);
+    int32_t* out = y->data<int32_t>();
+    const int64_t m = plan.m, n = plan.n;
+    return RunBatches(ctx, tuning_, plan, shape.m, *a, azp, *b, bzp, prepacked_.Match(*b, ctx.input(3)),
+                      [&](int64_t t, int64_t i0, int rows, int64_t j0, int cols, const int32_t* acc, int64_t ld) {
+                        for (int r = 0; r < rows; ++r) {
+                          std::copy(acc + r * ld, acc + r * ld + cols, out + (t * m + i0 + r) * n + j0);
+                        }
+                      });
   }
 
  private:
   gemm::GemmTuning tuning_;
+  PrepackedMatMulB prepacked_;
 };
 
 class QLinearMatMulKernel final : public OpKernel {
  public:
   Status Init(const KernelInfo& info) {
     OL_ASSIGN_OR_RETURN(tuning_, gemm::ReadGemmTuning(info.tuning()));
-    return Status::Ok();
+    return prepacked_.Init(info, MatMulInputs{0, 2, 3, 5});
   }
 
   Status Compute(KernelContext& ctx) override {
+    const std::string where = ctx.Where();
     OL_ASSIGN_OR_RETURN(const Tensor* a, ctx.RequiredInput(0));
     OL_ASSIGN_OR_RETURN(const Tensor* b, ctx.RequiredInput(3));
-    OL_RETURN_IF_ERROR(CheckEightBit(ctx, *a, "a"));
-    OL_RETURN_IF_ERROR(CheckEightBit(ctx, *b, "b"));
+    OL_RETURN_IF_ERROR(CheckEightBit(where, *a, "a"));
+    OL_RETURN_IF_ERROR(CheckEightBit(where, *b, "b"));
     const Tensor* y_zp_tensor = ctx.input(7);
     const DataType out_type = y_zp_tensor != nullptr ? y_zp_tensor->dtype() : a->dtype();
     if (out_type != DataType::kInt8 && out_type != DataType::kUint8) {
-      return InvalidArgument(ctx.Where(), ": y_zero_point must be int8 or uint8, got ", y_zp_tensor->TypeAndShape());
+      return InvalidArgument(where, ": y_zero_point must be int8 or uint8, got ", y_zp_tensor->TypeAndShape());
     }
-    OL_ASSIGN_OR_RETURN(const gemm::MatMulPlan plan, gemm::PlanMatMul(ctx.Where(), a->shape(), b->shape(), false));
-    const std::string where = ctx.Where();
-    OL_ASSIGN_OR_RETURN(const auto a_scale, quantized::ReadScale(ctx.input(1), plan.m, where, "a_scale"));
-    OL_ASSIGN_OR_RETURN(const auto azp, quantized::ReadZeroPoint(ctx.input(2), plan.m, where, "a_zero_point"));
-    OL_ASSIGN_OR_RETURN(const auto b_scale, quantized::ReadScale(ctx.input(4), plan.n, where, "b_scale"));
-    OL_ASSIGN_OR_RETURN(const auto bzp, quantized::ReadZeroPoint(ctx.input(5), plan.n, where, "b_zero_point"));
+    OL_ASSIGN_OR_RETURN(const gemm::MatMulPlan shape, gemm::PlanMatMul(where, a->shape(), b->shape(), false));
+    OL_ASSIGN_OR_RETURN(const auto a_scale, quantized::ReadScale(ctx.input(1), shape.m, where, "a_scale"));
+    OL_ASSIGN_OR_RETURN(const auto azp, quantized::ReadZeroPoint(ctx.input(2), shape.m, where, "a_zero_point"));
+    OL_ASSIGN_OR_RETURN(const auto b_scale, quantized::ReadScale(ctx.input(4), shape.n, where, "b_scale"));
+    OL_ASSIGN_OR_RETURN(const auto bzp, quantized::ReadZeroPoint(ctx.input(5), shape.n, where, "b_zero_point"));
     OL_ASSIGN_OR_RETURN(const auto y_scale, quantized::ReadScale(ctx.input(6), 1, where, "y_scale"));
     OL_ASSIGN_OR_RETURN(const auto yzp, quantized::ReadZeroPoint(y_zp_tensor, 1, where, "y_zero_point"));
+    OL_ASSIGN_OR_RETURN(const gemm::MatMulPlan plan, gemm::PlanMatMul(where, a->shape(), b->shape(), true));
     OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out_type, plan.output));
     if (y->num_elements() == 0) return Status::Ok();
-    // One int32 accumulator row per participant, requantized when complete.
-    const ParallelPlan probe{"matmul_integer.rows", 1};
-    const int participants = AvailableParticipants(ctx.parallel(), probe);
-    ScratchArena arena(ctx.allocator(), (sizeof(int32_t) * plan.n + 64) * participants);
-    OL_RETURN_IF_ERROR(arena.status());
-    std::vector<int32_t*> rows(participants);
-    for (auto& r : rows) {
-      OL_ASSIGN_OR_RETURN(r, arena.AllocateArray<int32_t>(plan.n));
-    }
-    struct Sink {
-      const std::vector<int32_t*>& rows;
-      const PerAxis<float>&a_scale, &b_scale;
-      float y_scale;
-      int32_t y_zp;
-      Tensor* y;
-      int64_t m, n;
-      int participants() const { return static_cast<int>(rows.size()); }
-      int32_t* Row(int p, int64_t, int64_t) const { return rows[p]; }
-      void Finish(int p, int64_t t, int64_t i) const {
-        const int64_t base = (t * m + i) * n;
-        for (int64_t j = 0; j < n; ++j) {
-          const float multiplier = a_scale.at(i) * b_scale.at(j) / y_scale;
-          if (y->dtype() == DataType::kInt8) {
-            y->data<int8_t>()[base + j] = quantized::Requantize<int8_t>(rows[p][j], multiplier, y_zp);
-          } else {
-            y->data<uint8_t>()[base + j] = quantized::Requantize<uint8_t>(rows[p][j], multiplier, y_zp);
-          }
-        }
+    // multipliers[r * columns + j] = a_scale(r) * b_scale(j) / y_scale, in float as the
+    // reference computes it; one row per a_scale value, one column per b_scale value.
+    const int64_t scale_rows = static_cast<int64_t>(a_scale.values.size());
+    const int64_t columns = static_cast<int64_t>(b_scale.values.size());
+    std::vector<float> multipliers(static_cast<size_t>(scale_rows * columns));
+    for (int64_t r = 0; r < scale_rows; ++r) {
+      for (int64_t j = 0; j < columns; ++j) {
+        multipliers[r * columns + j] = a_scale.values[r] * b_scale.values[j] / y_scale.at(0);
       }
-    } sink{rows, a_scale, b_scale, y_scale.at(0), yzp.at(0), y, plan.m, plan.n};
-    OL_RETURN_IF_ERROR(ForEachAccumulatedRow(ctx, tuning_, plan, *a, azp, *b, bzp, sink));
-    ctx.RecordScratch(static_cast<int64_t>(arena.capacity()));
-    return Status::Ok();
+    }
+    const int64_t step = columns > 1 ? 1 : 0;
+    const bool is_signed = out_type == DataType::kInt8;
+    auto* out = static_cast<uint8_t*>(y->raw_data());
+    const int64_t m = plan.m, n = plan.n, rows_per_scale = shape.m;
+    const int32_t y_zero = yzp.at(0);
+    return RunBatches(ctx, tuning_, plan, shape.m, *a, azp, *b, bzp, prepacked_.Match(*b, ctx.input(5)),
+                      [&](int64_t t, int64_t i0, int rows, int64_t j0, int cols, const int32_t* acc, int64_t ld) {
+                        for (int r = 0; r < rows; ++r) {
+                          const int64_t sr = scale_rows == 1 ? 0 : (i0 + r) % rows_per_scale;
+                          igemm::Requantize(acc + r * ld, cols, 0, multipliers.data() + sr * columns + j0 * step, step,
+                                            y_zero, is_signed, out + (t * m + i0 + r) * n + j0);
+                        }
+                      });
   }
 
  private:
   gemm::GemmTuning tuning_;
+  PrepackedMatMulB prepacked_;
 };
 
 OL_REGISTER_KERNELS(matmul_integer_ops) {

@@ -1,7 +1,9 @@
 // Integer matmuls and convolutions against naive references with 64-bit accumulation;
 // bit-identical for 1, 2, 4 and 8 participants.
 #include <cmath>
+#include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -159,6 +161,123 @@ TEST(QLinearConv, PerChannelScalesAndBias) {
       }
     }
   }
+}
+
+// Direct 2-D convolution of shifted values with 64-bit sums, plus bias: the oracle below.
+template <typename X, typename W>
+std::vector<int64_t> DirectConv2D(const std::vector<X>& x, int64_t n, int64_t c, int64_t h, int64_t wd,
+                                  const std::vector<W>& w, int64_t m, int64_t kh, int64_t kw, int64_t group,
+                                  int64_t stride, int64_t pad, int32_t xzp, const std::vector<int32_t>& wzp,
+                                  const std::vector<int32_t>& bias, int64_t* oh, int64_t* ow) {
+  *oh = (h + 2 * pad - kh) / stride + 1;
+  *ow = (wd + 2 * pad - kw) / stride + 1;
+  const int64_t cg = c / group, mg = m / group;
+  std::vector<int64_t> y(n * m * *oh * *ow);
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t mm = 0; mm < m; ++mm) {
+      const int64_t g = mm / mg;
+      for (int64_t yy = 0; yy < *oh; ++yy) {
+        for (int64_t xx = 0; xx < *ow; ++xx) {
+          int64_t s = bias.empty() ? 0 : bias[mm];
+          for (int64_t cc = 0; cc < cg; ++cc) {
+            for (int64_t ky = 0; ky < kh; ++ky) {
+              for (int64_t kx = 0; kx < kw; ++kx) {
+                const int64_t iy = yy * stride - pad + ky, ix = xx * stride - pad + kx;
+                if (iy < 0 || iy >= h || ix < 0 || ix >= wd) continue;
+                s += (int64_t(x[((b * c + g * cg + cc) * h + iy) * wd + ix]) - xzp) *
+                     (int64_t(w[((mm * cg + cc) * kh + ky) * kw + kx]) - wzp[wzp.size() == 1 ? 0 : mm]);
+              }
+            }
+          }
+          y[((b * m + mm) * *oh + yy) * *ow + xx] = s;
+        }
+      }
+    }
+  }
+  return y;
+}
+
+// Depthwise (group == C == M, its own direct loop) and a grouped convolution, each with
+// the weights as a constant (packed at creation) and per-channel zero points and scales.
+TEST(QLinearConv, DepthwiseAndGroupedWithConstantPerChannelWeights) {
+  struct Case {
+    int64_t c, m, group, stride, pad;
+  };
+  for (const Case& cs : {Case{6, 6, 6, 2, 1}, Case{8, 12, 4, 1, 1}, Case{3, 300, 1, 1, 0}}) {
+    SCOPED_TRACE(::testing::Message() << "c=" << cs.c << " m=" << cs.m << " group=" << cs.group);
+    const int64_t n = 2, h = 13, wd = 11, k = 3;
+    const auto x = RandomBytes<int8_t>(n * cs.c * h * wd, 20);
+    const auto w = RandomBytes<uint8_t>(cs.m * (cs.c / cs.group) * k * k, 21);
+    const auto wzp_bytes = RandomBytes<uint8_t>(cs.m, 22);
+    std::vector<int32_t> wzp(wzp_bytes.begin(), wzp_bytes.end());
+    std::vector<float> w_scale(cs.m);
+    std::vector<int32_t> bias(cs.m);
+    for (int64_t i = 0; i < cs.m; ++i) {
+      w_scale[i] = 0.001f * static_cast<float>(1 + i % 7);
+      bias[i] = static_cast<int32_t>(i * 37) - 500;
+    }
+    KernelTester t("QLinearConv", 10);
+    t.Input(MakeTensor<int8_t>({n, cs.c, h, wd}, x))
+        .Input(MakeTensor<float>({}, {0.05f}))
+        .Input(MakeTensor<int8_t>({}, {-7}));
+    t.ConstantInput(MakeTensor<uint8_t>({cs.m, cs.c / cs.group, k, k}, w))
+        .ConstantInput(MakeTensor<float>({cs.m}, w_scale))
+        .ConstantInput(MakeTensor<uint8_t>({cs.m}, wzp_bytes));
+    t.Input(MakeTensor<float>({}, {0.4f})).Input(MakeTensor<int8_t>({}, {3})).Input(MakeTensor<int32_t>({cs.m}, bias));
+    t.Attr("group", cs.group)
+        .Attr("pads", std::vector<int64_t>{cs.pad, cs.pad, cs.pad, cs.pad})
+        .Attr("strides", std::vector<int64_t>{cs.stride, cs.stride});
+    auto out = RunAllCounts(t);
+    ASSERT_EQ(out.size(), 1u);
+    int64_t oh = 0, ow = 0;
+    const auto want =
+        DirectConv2D(x, n, cs.c, h, wd, w, cs.m, k, k, cs.group, cs.stride, cs.pad, -7, wzp, bias, &oh, &ow);
+    ASSERT_EQ(out[0].tensor().shape(), (Shape{n, cs.m, oh, ow}));
+    const auto got = ToVector<int8_t>(out[0].tensor());
+    for (int64_t e = 0; e < static_cast<int64_t>(want.size()); ++e) {
+      const int64_t mm = (e / (oh * ow)) % cs.m;
+      ASSERT_EQ(got[e], Requant(want[e], 0.05f, w_scale[mm], 0.4f, 3, -128, 127)) << e;
+    }
+  }
+}
+
+// A constant B packed at creation, several row and column blocks of the engine.
+TEST(MatMulInteger, ConstantWeightsManyBlocks) {
+  const int64_t m = 130, k = 77, n = 300;
+  const auto a = RandomBytes<int8_t>(m * k, 30);
+  const auto w = RandomBytes<int8_t>(k * n, 31);
+  const auto bzp = RandomBytes<int8_t>(n, 32);
+  KernelTester t("MatMulInteger", 10);
+  t.Input(MakeTensor<int8_t>({m, k}, a)).ConstantInput(MakeTensor<int8_t>({k, n}, w));
+  t.Input(MakeTensor<int8_t>({}, {-128})).ConstantInput(MakeTensor<int8_t>({n}, bzp));
+  auto out = RunAllCounts(t);
+  ASSERT_EQ(out.size(), 1u);
+  const auto got = ToVector<int32_t>(out[0].tensor());
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      int64_t s = 0;
+      for (int64_t kk = 0; kk < k; ++kk) s += (int64_t(a[i * k + kk]) + 128) * (int64_t(w[kk * n + j]) - bzp[j]);
+      ASSERT_EQ(got[i * n + j], s) << i << "," << j;
+    }
+  }
+}
+
+TEST(QLinearConv, BadBiasAndWeightTypeAreInvalidArgument) {
+  const auto make = [](Tensor w, Tensor bias) {
+    auto t = std::make_unique<KernelTester>("QLinearConv", 10);
+    t->Input(MakeTensor<uint8_t>({1, 2, 3, 3}, std::vector<uint8_t>(18, 1)))
+        .Input(MakeTensor<float>({}, {0.1f}))
+        .Input(MakeTensor<uint8_t>({}, {0}));
+    t->Input(std::move(w)).Input(MakeTensor<float>({}, {0.1f})).Input(MakeTensor<uint8_t>({}, {0}));
+    t->Input(MakeTensor<float>({}, {0.1f})).Input(MakeTensor<uint8_t>({}, {0})).Input(std::move(bias));
+    return t;
+  };
+  auto bias = make(MakeTensor<uint8_t>({3, 2, 1, 1}, std::vector<uint8_t>(6, 1)), MakeTensor<int32_t>({2}, {1, 2}));
+  const auto bias_status = bias->Run(1).status();
+  EXPECT_EQ(bias_status.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(bias_status.message().find("QLinearConv"), std::string::npos) << bias_status.message();
+  auto type = make(MakeTensor<float>({3, 2, 1, 1}, std::vector<float>(6, 1.0f)), MakeTensor<int32_t>({3}, {1, 2, 3}));
+  EXPECT_NE(type->Run(1).status().code(), StatusCode::kOk);
 }
 
 TEST(Quantized, BadInputsAreInvalidArgument) {

@@ -1,0 +1,385 @@
+// The com.microsoft QLinear* kernels against float references written out here (numpy-like
+// loops over dequantized values, then round-half-to-even and saturation), uint8 and int8,
+// every parallel path forced and checked bit for bit across participant counts.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "native/registry/kernel_test_checks.h"
+
+namespace onnx_light {
+namespace {
+
+using testing::DeterministicOutputs;
+using testing::KernelTester;
+using testing::MakeTensor;
+using testing::ToVector;
+
+constexpr char kMs[] = "com.microsoft";
+
+template <typename Q>
+std::vector<Q> RandomQ(int64_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> d(std::numeric_limits<Q>::min(), std::numeric_limits<Q>::max());
+  std::vector<Q> v(n);
+  for (auto& x : v) x = static_cast<Q>(d(rng));
+  return v;
+}
+
+// The reference quantization: saturate(round_half_to_even(v / scale) + zero_point).
+template <typename Q>
+Q RefQuantize(float v, float scale, int zp) {
+  const float r = std::nearbyint(v / scale) + static_cast<float>(zp);
+  const float lo = std::numeric_limits<Q>::min(), hi = std::numeric_limits<Q>::max();
+  return static_cast<Q>(r < lo ? lo : (r > hi ? hi : r));
+}
+
+float RefDequantize(int q, float scale, int zp) { return scale * static_cast<float>(q - zp); }
+
+// Serial outputs after the determinism check, the parallel path forced on every kernel.
+std::vector<Value> RunForced(KernelTester& t) {
+  t.Tuning(param::kMinimumElements, int64_t{1});
+  return DeterministicOutputs(t);
+}
+
+template <typename Q>
+Tensor Scalar(Q v) {
+  return MakeTensor<Q>({}, {v});
+}
+
+template <typename Q>
+class QLinearTyped : public ::testing::Test {};
+using EightBitTypes = ::testing::Types<uint8_t, int8_t>;
+TYPED_TEST_SUITE(QLinearTyped, EightBitTypes);
+
+// Zero points inside the type's range for either signedness.
+template <typename Q>
+Q Zp(int unsigned_value) {
+  return static_cast<Q>(std::is_signed<Q>::value ? unsigned_value - 128 : unsigned_value);
+}
+
+TYPED_TEST(QLinearTyped, AddAndMulBroadcastLikeNumpy) {
+  using Q = TypeParam;
+  const Shape a_shape{2, 3, 4}, b_shape{3, 1};
+  const auto a = RandomQ<Q>(24, 1), b = RandomQ<Q>(3, 2);
+  const float sa = 0.05f, sb = 0.11f, sc_add = 0.09f, sc_mul = 0.4f;
+  const int za = Zp<Q>(120), zb = Zp<Q>(131), zc = Zp<Q>(127);
+  for (const char* op : {"QLinearAdd", "QLinearMul"}) {
+    const bool add = std::string(op) == "QLinearAdd";
+    const float sc = add ? sc_add : sc_mul;
+    KernelTester t(op, 1, kMs);
+    t.Input(MakeTensor<Q>(a_shape, a)).Input(Scalar(sa)).Input(Scalar<Q>(za));
+    t.Input(MakeTensor<Q>(b_shape, b)).Input(Scalar(sb)).Input(Scalar<Q>(zb));
+    t.Input(Scalar(sc)).Input(Scalar<Q>(zc));
+    const auto out = RunForced(t);
+    ASSERT_EQ(out.size(), 1u) << op;
+    ASSERT_EQ(out[0].tensor().shape(), a_shape);
+    const auto got = ToVector<Q>(out[0].tensor());
+    int saturated = 0;
+    for (int64_t n = 0; n < 2; ++n) {
+      for (int64_t i = 0; i < 3; ++i) {
+        for (int64_t j = 0; j < 4; ++j) {
+          const float x = RefDequantize(a[(n * 3 + i) * 4 + j], sa, za), y = RefDequantize(b[i], sb, zb);
+          const Q want = RefQuantize<Q>(add ? x + y : x * y, sc, zc);
+          saturated += want == std::numeric_limits<Q>::min() || want == std::numeric_limits<Q>::max();
+          ASSERT_EQ(got[(n * 3 + i) * 4 + j], want) << op << " at " << n << "," << i << "," << j;
+        }
+      }
+    }
+    EXPECT_LT(saturated, 12) << op << ": the case should exercise more than saturation";
+  }
+}
+
+TYPED_TEST(QLinearTyped, AbsentZeroPointsAreZero) {
+  using Q = TypeParam;
+  KernelTester t("QLinearAdd", 1, kMs);
+  t.Input(MakeTensor<Q>({3}, {2, 4, 6})).Input(Scalar(0.5f)).MissingInput();
+  t.Input(MakeTensor<Q>({1}, {3})).Input(Scalar(1.0f)).MissingInput();
+  t.Input(Scalar(0.5f));
+  const auto out = RunForced(t);
+  ASSERT_EQ(out.size(), 1u);
+  // (1 + 3) / 0.5 = 8, (2 + 3) / 0.5 = 10, (3 + 3) / 0.5 = 12.
+  EXPECT_EQ(ToVector<Q>(out[0].tensor()), (std::vector<Q>{8, 10, 12}));
+}
+
+TEST(QLinearAdd, RoundsHalfToEvenAndSaturates) {
+  KernelTester t("QLinearAdd", 1, kMs);
+  // a = 0.5 * {1, 3, 5, 200}; b = 0; c_scale 1: 0.5 -> 0, 1.5 -> 2, 2.5 -> 2, 100 + 200 -> 255.
+  t.Input(MakeTensor<uint8_t>({4}, {1, 3, 5, 200})).Input(Scalar(0.5f)).Input(Scalar<uint8_t>(0));
+  t.Input(MakeTensor<uint8_t>({1}, {0})).Input(Scalar(1.0f)).Input(Scalar<uint8_t>(0));
+  t.Input(Scalar(1.0f)).Input(Scalar<uint8_t>(200));
+  const auto out = RunForced(t);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(ToVector<uint8_t>(out[0].tensor()), (std::vector<uint8_t>{200, 202, 202, 255}));
+}
+
+// Every one of the 256 input values through the table; the same with constant
+// parameters (table built at creation) and with fed ones (built per run).
+TYPED_TEST(QLinearTyped, SigmoidAndLeakyReluOverEveryValue) {
+  using Q = TypeParam;
+  std::vector<Q> all(256);
+  for (int v = 0; v < 256; ++v) all[v] = static_cast<Q>(std::numeric_limits<Q>::min() + v);
+  const float sx = 0.0625f, sy_sig = 1.0f / 256.0f, sy_leaky = 0.05f, alpha = 0.1f;
+  const int zx = Zp<Q>(128), zy_sig = Zp<Q>(0), zy_leaky = Zp<Q>(200);
+  for (const bool constant : {true, false}) {
+    for (const char* op : {"QLinearSigmoid", "QLinearLeakyRelu"}) {
+      const bool sigmoid = std::string(op) == "QLinearSigmoid";
+      const float sy = sigmoid ? sy_sig : sy_leaky;
+      const int zy = sigmoid ? zy_sig : zy_leaky;
+      KernelTester t(op, 1, kMs);
+      if (!sigmoid) t.Attr("alpha", alpha);
+      t.Input(MakeTensor<Q>({16, 16}, all));
+      if (constant) {
+        t.ConstantInput(Scalar(sx)).ConstantInput(Scalar<Q>(zx)).ConstantInput(Scalar(sy)).ConstantInput(Scalar<Q>(zy));
+      } else {
+        t.Input(Scalar(sx)).Input(Scalar<Q>(zx)).Input(Scalar(sy)).Input(Scalar<Q>(zy));
+      }
+      const auto out = RunForced(t);
+      ASSERT_EQ(out.size(), 1u);
+      const auto got = ToVector<Q>(out[0].tensor());
+      for (int v = 0; v < 256; ++v) {
+        const float x = RefDequantize(all[v], sx, zx);
+        const float f = sigmoid ? 1.0f / (1.0f + std::exp(-x)) : (x >= 0.0f ? x : alpha * x);
+        ASSERT_EQ(got[v], RefQuantize<Q>(f, sy, zy)) << op << " x=" << int(all[v]) << " constant=" << constant;
+      }
+    }
+  }
+}
+
+// Reference average pool over NCHW [n, c, h, w] (2-D kernel), values dequantized.
+template <typename Q>
+std::vector<Q> RefAveragePool(const std::vector<Q>& x, int64_t n, int64_t c, int64_t h, int64_t w, int64_t k, int64_t s,
+                              int64_t pad, bool include_pad, int64_t oh, int64_t ow, float sx, int zx, float sy,
+                              int zy) {
+  std::vector<Q> y;
+  for (int64_t b = 0; b < n * c; ++b) {
+    for (int64_t i = 0; i < oh; ++i) {
+      for (int64_t j = 0; j < ow; ++j) {
+        int64_t sum = 0, count = 0;
+        for (int64_t di = 0; di < k; ++di) {
+          for (int64_t dj = 0; dj < k; ++dj) {
+            const int64_t yy = i * s - pad + di, xx = j * s - pad + dj;
+            const bool inside = yy >= 0 && yy < h && xx >= 0 && xx < w;
+            const bool in_padded = yy < h + pad && xx < w + pad;  // ceil_mode windows may pass the end pad
+            if (inside) sum += x[(b * h + yy) * w + xx] - zx;
+            count += include_pad ? in_padded : inside;
+          }
+        }
+        y.push_back(RefQuantize<Q>(sx * (static_cast<float>(sum) / static_cast<float>(count)), sy, zy));
+      }
+    }
+  }
+  return y;
+}
+
+// NCHW [n, c, h, w] -> NHWC.
+template <typename Q>
+std::vector<Q> ToNhwc(const std::vector<Q>& x, int64_t n, int64_t c, int64_t hw) {
+  std::vector<Q> y(x.size());
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t p = 0; p < hw; ++p) y[(b * hw + p) * c + ch] = x[(b * c + ch) * hw + p];
+  return y;
+}
+
+TYPED_TEST(QLinearTyped, AveragePoolPadsCeilModeAndChannelsLast) {
+  using Q = TypeParam;
+  const int64_t n = 2, c = 3, h = 7, w = 6, k = 3, s = 2, pad = 1;
+  const auto x = RandomQ<Q>(n * c * h * w, 3);
+  const float sx = 0.03f, sy = 0.021f;
+  const int zx = Zp<Q>(100), zy = Zp<Q>(140);
+  for (const bool include_pad : {false, true}) {
+    for (const bool ceil : {false, true}) {
+      // floor((7 + 2 - 3) / 2) + 1 = 4, ceil: 4; floor((6 + 2 - 3) / 2) + 1 = 3, ceil: 4.
+      const int64_t oh = 4, ow = ceil ? 4 : 3;
+      const auto want = RefAveragePool(x, n, c, h, w, k, s, pad, include_pad, oh, ow, sx, zx, sy, zy);
+      for (const bool channels_last : {false, true}) {
+        KernelTester t("QLinearAveragePool", 1, kMs);
+        t.Attr("kernel_shape", std::vector<int64_t>{k, k}).Attr("strides", std::vector<int64_t>{s, s});
+        t.Attr("pads", std::vector<int64_t>{pad, pad, pad, pad});
+        t.Attr("count_include_pad", int64_t{include_pad}).Attr("ceil_mode", int64_t{ceil});
+        t.Attr("channels_last", int64_t{channels_last});
+        t.Input(channels_last ? MakeTensor<Q>({n, h, w, c}, ToNhwc(x, n, c, h * w)) : MakeTensor<Q>({n, c, h, w}, x));
+        t.Input(Scalar(sx)).Input(Scalar<Q>(zx)).Input(Scalar(sy)).Input(Scalar<Q>(zy));
+        const auto out = RunForced(t);
+        ASSERT_EQ(out.size(), 1u);
+        EXPECT_EQ(out[0].tensor().shape(), channels_last ? Shape({n, oh, ow, c}) : Shape({n, c, oh, ow}));
+        EXPECT_EQ(ToVector<Q>(out[0].tensor()), channels_last ? ToNhwc(want, n, c, oh * ow) : want)
+            << "include_pad=" << include_pad << " ceil=" << ceil << " channels_last=" << channels_last;
+      }
+    }
+  }
+}
+
+TEST(QLinearAveragePool, SameUpperPadsAtTheEndAndRoundsHalfToEven) {
+  KernelTester t("QLinearAveragePool", 1, kMs);
+  t.Attr("kernel_shape", std::vector<int64_t>{2}).Attr("auto_pad", std::string("SAME_UPPER"));
+  t.Input(MakeTensor<uint8_t>({1, 1, 5}, {1, 2, 3, 4, 5})).Input(Scalar(1.0f)).Input(Scalar<uint8_t>(0));
+  t.Input(Scalar(1.0f)).Input(Scalar<uint8_t>(0));
+  const auto out = RunForced(t);
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_EQ(out[0].tensor().shape(), (Shape{1, 1, 5}));
+  // One pad at the end, not counted: 1.5 -> 2, 2.5 -> 2, 3.5 -> 4, 4.5 -> 4, 5 / 1 -> 5.
+  EXPECT_EQ(ToVector<uint8_t>(out[0].tensor()), (std::vector<uint8_t>{2, 2, 4, 4, 5}));
+}
+
+TYPED_TEST(QLinearTyped, GlobalAveragePoolBothLayouts) {
+  using Q = TypeParam;
+  const int64_t n = 2, c = 5, hw = 9;
+  const auto x = RandomQ<Q>(n * c * hw, 4);
+  const float sx = 0.2f, sy = 0.07f;
+  const int zx = Zp<Q>(90), zy = Zp<Q>(128);
+  std::vector<Q> want;
+  for (int64_t b = 0; b < n * c; ++b) {
+    int64_t sum = 0;
+    for (int64_t p = 0; p < hw; ++p) sum += x[b * hw + p] - zx;
+    want.push_back(RefQuantize<Q>(sx * (static_cast<float>(sum) / static_cast<float>(hw)), sy, zy));
+  }
+  for (const bool channels_last : {false, true}) {
+    KernelTester t("QLinearGlobalAveragePool", 1, kMs);
+    t.Attr("channels_last", int64_t{channels_last});
+    t.Input(channels_last ? MakeTensor<Q>({n, 3, 3, c}, ToNhwc(x, n, c, hw)) : MakeTensor<Q>({n, c, 3, 3}, x));
+    t.Input(Scalar(sx)).Input(Scalar<Q>(zx)).Input(Scalar(sy)).Input(Scalar<Q>(zy));
+    const auto out = RunForced(t);
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].tensor().shape(), channels_last ? Shape({n, 1, 1, c}) : Shape({n, c, 1, 1}));
+    EXPECT_EQ(ToVector<Q>(out[0].tensor()), want) << "channels_last=" << channels_last;
+  }
+}
+
+TYPED_TEST(QLinearTyped, ConcatRequantizesEachInputToY) {
+  using Q = TypeParam;
+  const auto x0 = RandomQ<Q>(2 * 2 * 3, 5), x1 = RandomQ<Q>(2 * 3 * 3, 6);
+  const float sy = 0.1f, s1 = 0.13f;
+  const int zy = Zp<Q>(128), z1 = Zp<Q>(60);
+  KernelTester t("QLinearConcat", 1, kMs);
+  t.Attr("axis", int64_t{-2});
+  t.Input(Scalar(sy)).Input(Scalar<Q>(zy));
+  t.Input(MakeTensor<Q>({2, 2, 3}, x0)).Input(Scalar(sy)).Input(Scalar<Q>(zy));  // Y's parameters: copied
+  t.Input(MakeTensor<Q>({2, 3, 3}, x1)).Input(Scalar(s1)).Input(Scalar<Q>(z1));
+  const auto out = RunForced(t);
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_EQ(out[0].tensor().shape(), (Shape{2, 5, 3}));
+  std::vector<Q> want;
+  for (int64_t b = 0; b < 2; ++b) {
+    for (int64_t e = 0; e < 6; ++e) want.push_back(x0[b * 6 + e]);
+    for (int64_t e = 0; e < 9; ++e) want.push_back(RefQuantize<Q>(RefDequantize(x1[b * 9 + e], s1, z1), sy, zy));
+  }
+  EXPECT_EQ(ToVector<Q>(out[0].tensor()), want);
+}
+
+// Reference QGemm: the float value alpha * a_scale * b_scale[j] * (sum_k (a - za)(b - zb[j]) + C).
+template <typename QA, typename QB>
+void CheckQGemm(bool trans_a, bool trans_b, bool float_output, uint32_t seed) {
+  const int64_t m = 5, k = 70, n = 9;  // k spans two blocks of the inner loop
+  const auto a = RandomQ<QA>(m * k, seed), b = RandomQ<QB>(k * n, seed + 1);
+  const auto b_zp = RandomQ<QB>(n, seed + 2);
+  std::vector<float> b_scale(n);
+  for (int64_t j = 0; j < n; ++j) b_scale[j] = 0.001f * static_cast<float>(j + 3);
+  std::vector<int32_t> bias(n);
+  for (int64_t j = 0; j < n; ++j) bias[j] = static_cast<int32_t>(j * 997) - 4000;
+  const float sa = 0.04f, alpha = 0.5f, sy = 0.3f;
+  const int za = Zp<QA>(128);
+  const int zy = 17;
+  KernelTester t("QGemm", 1, kMs);
+  t.Attr("transA", int64_t{trans_a}).Attr("transB", int64_t{trans_b}).Attr("alpha", alpha);
+  // A and B are given in the transposed layouts when asked: element (i, k) of A at [k, i].
+  std::vector<QA> a_in(a.size());
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t kk = 0; kk < k; ++kk) a_in[trans_a ? kk * m + i : i * k + kk] = a[i * k + kk];
+  std::vector<QB> b_in(b.size());
+  for (int64_t kk = 0; kk < k; ++kk)
+    for (int64_t j = 0; j < n; ++j) b_in[trans_b ? j * k + kk : kk * n + j] = b[kk * n + j];
+  t.Input(trans_a ? MakeTensor<QA>({k, m}, a_in) : MakeTensor<QA>({m, k}, a_in))
+      .Input(Scalar(sa))
+      .Input(Scalar<QA>(za));
+  t.ConstantInput(trans_b ? MakeTensor<QB>({n, k}, b_in) : MakeTensor<QB>({k, n}, b_in));
+  t.Input(MakeTensor<float>({n}, b_scale)).ConstantInput(MakeTensor<QB>({n}, b_zp));
+  t.Input(MakeTensor<int32_t>({n}, bias));
+  if (!float_output) t.Input(Scalar(sy)).Input(Scalar<uint8_t>(zy));
+  t.Tuning(param::kMinimumElements, int64_t{1}).Tuning(param::kBlockMultiplyAdds, int64_t{1});
+  const auto out = DeterministicOutputs(t);
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_EQ(out[0].tensor().shape(), (Shape{m, n}));
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      int64_t acc = bias[j];
+      for (int64_t kk = 0; kk < k; ++kk) acc += (int64_t{a[i * k + kk]} - za) * (int64_t{b[kk * n + j]} - b_zp[j]);
+      const float factor = alpha * sa * b_scale[j];
+      if (float_output) {
+        ASSERT_EQ(out[0].tensor().data<float>()[i * n + j], static_cast<float>(acc) * factor) << i << "," << j;
+      } else {
+        const float v = static_cast<float>(acc) * (factor / sy);
+        const float r = std::min(255.0f, std::max(0.0f, std::nearbyint(v) + zy));
+        ASSERT_EQ(out[0].tensor().data<uint8_t>()[i * n + j], static_cast<uint8_t>(r)) << i << "," << j;
+      }
+    }
+  }
+}
+
+TEST(QGemm, PerColumnScalesZeroPointsBiasAndTransposes) {
+  CheckQGemm<uint8_t, int8_t>(false, false, false, 10);
+  CheckQGemm<uint8_t, int8_t>(true, true, false, 20);
+  CheckQGemm<int8_t, int8_t>(false, true, false, 30);
+  CheckQGemm<uint8_t, uint8_t>(true, false, false, 40);
+}
+
+TEST(QGemm, FloatOutputWithoutYScale) {
+  CheckQGemm<uint8_t, int8_t>(false, true, true, 50);
+  CheckQGemm<int8_t, int8_t>(true, false, true, 60);
+}
+
+TEST(QLinearMs, BadInputsAreInvalidArgumentNamingTheNode) {
+  KernelTester add("QLinearAdd", 1, kMs);
+  add.Input(MakeTensor<uint8_t>({2, 3}, {1, 2, 3, 4, 5, 6})).Input(Scalar(1.0f)).Input(Scalar<uint8_t>(0));
+  add.Input(MakeTensor<uint8_t>({4}, {1, 2, 3, 4})).Input(Scalar(1.0f)).Input(Scalar<uint8_t>(0));
+  add.Input(Scalar(1.0f)).Input(Scalar<uint8_t>(0));
+  const auto shapes = add.Run(1);
+  EXPECT_EQ(shapes.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(shapes.status().message().find("QLinearAdd"), std::string::npos) << shapes.status().ToString();
+  EXPECT_NE(shapes.status().message().find("not broadcastable"), std::string::npos) << shapes.status().ToString();
+
+  KernelTester scale("QLinearSigmoid", 1, kMs);
+  scale.Input(MakeTensor<int8_t>({2}, {1, 2})).Input(MakeTensor<float>({2}, {1.0f, 2.0f})).Input(Scalar<int8_t>(0));
+  scale.Input(Scalar(1.0f)).Input(Scalar<int8_t>(0));
+  const auto per_axis = scale.Run(1);
+  EXPECT_EQ(per_axis.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(per_axis.status().message().find("X_scale"), std::string::npos) << per_axis.status().ToString();
+
+  KernelTester zp("QLinearLeakyRelu", 1, kMs);
+  zp.Input(MakeTensor<int8_t>({2}, {1, 2})).Input(Scalar(1.0f)).Input(Scalar<uint8_t>(0));
+  zp.Input(Scalar(1.0f)).Input(Scalar<int8_t>(0));
+  EXPECT_EQ(zp.Run(1).status().code(), StatusCode::kInvalidArgument);  // zero point of another type
+
+  KernelTester pool("QLinearAveragePool", 1, kMs);
+  pool.Attr("kernel_shape", std::vector<int64_t>{5, 5});
+  pool.Input(MakeTensor<uint8_t>({1, 1, 3, 3}, std::vector<uint8_t>(9, 1)))
+      .Input(Scalar(1.0f))
+      .Input(Scalar<uint8_t>(0));
+  pool.Input(Scalar(1.0f)).Input(Scalar<uint8_t>(0));
+  const auto big = pool.Run(1);
+  EXPECT_EQ(big.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(big.status().message().find("[1,1,3,3]"), std::string::npos) << big.status().ToString();
+
+  KernelTester concat("QLinearConcat", 1, kMs);
+  concat.Attr("axis", int64_t{0});
+  concat.Input(Scalar(1.0f)).Input(Scalar<uint8_t>(0));
+  concat.Input(MakeTensor<uint8_t>({1, 2}, {1, 2})).Input(Scalar(1.0f)).Input(Scalar<uint8_t>(0));
+  concat.Input(MakeTensor<uint8_t>({1, 3}, {1, 2, 3})).Input(Scalar(1.0f)).Input(Scalar<uint8_t>(0));
+  EXPECT_EQ(concat.Run(1).status().code(), StatusCode::kInvalidArgument);
+
+  KernelTester gemm("QGemm", 1, kMs);
+  gemm.Input(MakeTensor<uint8_t>({2, 3}, {1, 2, 3, 4, 5, 6})).Input(Scalar(1.0f)).Input(Scalar<uint8_t>(0));
+  gemm.Input(MakeTensor<int8_t>({2, 2}, {1, 2, 3, 4})).Input(Scalar(1.0f)).Input(Scalar<int8_t>(0));
+  const auto inner = gemm.Run(1);
+  EXPECT_EQ(inner.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(inner.status().message().find("inner dimensions"), std::string::npos) << inner.status().ToString();
+}
+
+}  // namespace
+}  // namespace onnx_light

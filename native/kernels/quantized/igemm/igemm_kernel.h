@@ -1,0 +1,59 @@
+// Internal to the integer GEMM engine: the per-ISA microkernels and requantisers.
+//
+// Packed operands hold 16-bit values (uint8 and int8 both widen exactly), K in pairs:
+//   A panel (mr rows):    a[(p * mr + i) * 2 + t] = A(i, 2p + t)
+//   B panel (nr columns): b[(p * nr + j) * 2 + t] = B(2p + t, j)
+// with zero rows/columns/K past the edges. Products of pairs fit int32 exactly
+// (2 * 255 * 255 < 2^31), so vpmaddwd-style pair products never saturate.
+//
+// A kernel with a byte tile (tile_u8s8, VNNI's vpdpbusd) also takes a signed B as bytes,
+// K in quads:
+//   A panel: a[(q * mr + i) * 4 + t] = A(i, 4q + t) as uint8 (an int8 A shifted by +128,
+//            its zero point shifted alike, so (A - azp) is unchanged)
+//   B panel: b[(q * nr + j) * 4 + t] = B(4q + t, j) as int8
+// Four u8 x s8 products sum to at most 4 * 255 * 128 < 2^31: exact, then a wrapping add.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "native/kernels/common/isa_variants.h"
+
+namespace onnx_light {
+namespace igemm {
+
+// c[i * ldc + j] (+)= sum_{p < kp} sum_t a(i, p, t) * b(p, j, t) for the full mr x nr tile,
+// wrapping int32; accumulate == false overwrites c.
+using IgemmTileFn = void (*)(int64_t kp, const int16_t* a, const int16_t* b, int32_t* c, int64_t ldc, bool accumulate);
+// As IgemmTileFn over byte panels, kq quads of K.
+using IgemmByteTileFn = void (*)(int64_t kq, const uint8_t* a, const int8_t* b, int32_t* c, int64_t ldc,
+                                 bool accumulate);
+// Requantize (igemm.h).
+using RequantizeFn = void (*)(const int32_t* acc, int64_t n, int32_t bias, const float* multiplier, int64_t step,
+                              int32_t zp, bool is_signed, void* out);
+
+struct IgemmKernel {
+  const char* name;
+  int mr;
+  int nr;
+  IgemmTileFn tile;
+  RequantizeFn requantize;
+  IgemmByteTileFn tile_u8s8;  // null: every B takes the 16-bit pair format
+};
+
+// Per-ISA kernels: null when not compiled for this architecture or not enabled on this CPU.
+const IgemmKernel* Avx512VnniKernel();  // also needs AVX512-VNNI (vpdpbusd, vpdpwssd)
+const IgemmKernel* Avx512Kernel();
+const IgemmKernel* Avx2Kernel();
+const IgemmKernel* NeonKernel();
+const IgemmKernel& ScalarKernel();
+
+// Every kernel compiled for this architecture with the ISA it needs, best first, scalar
+// last. A getter may return null although its ISA is enabled (VNNI on an AVX-512 CPU
+// without it): tests report that as not run.
+const std::vector<IsaVariant<const IgemmKernel* (*)()>>& IgemmKernelVariants();
+// The first variant whose getter returns a kernel (chosen once).
+const IgemmKernel& BestIgemmKernel();
+
+}  // namespace igemm
+}  // namespace onnx_light

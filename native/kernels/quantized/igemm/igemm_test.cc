@@ -1,0 +1,178 @@
+// Every integer microkernel (IgemmKernelVariants) against a direct 64-bit sum of shifted
+// products reduced modulo 2^32, over odd shapes, both signednesses of A and B, per-tensor
+// and per-row/per-column zero points (a kernel with a byte tile, VNNI's vpdpbusd, runs it for
+// every signed B and its pair tile for every unsigned one); every requantiser against the
+// double-precision formula of the ONNX reference.
+#include <cmath>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "native/core/allocator.h"
+#include "native/kernels/common/isa_test_util.h"
+#include "native/kernels/quantized/igemm/igemm.h"
+#include "native/kernels/quantized/igemm/igemm_kernel.h"
+
+namespace onnx_light {
+namespace igemm {
+namespace {
+
+using Variant = IsaVariant<const IgemmKernel* (*)()>;
+
+// Skips a variant whose ISA is off, or whose getter has no kernel on this CPU (VNNI).
+#define SKIP_UNLESS_KERNEL(variant, kernel)     \
+  OL_SKIP_UNLESS_ISA_ENABLED(variant);          \
+  const IgemmKernel* kernel = (variant).impl(); \
+  if (kernel == nullptr) GTEST_SKIP() << "ISA variant '" << (variant).name << "' not run: the CPU lacks it"
+
+std::vector<uint8_t> RandomBytes(int64_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> d(0, 255);
+  std::vector<uint8_t> v(static_cast<size_t>(n));
+  for (auto& x : v) x = static_cast<uint8_t>(d(rng));
+  return v;
+}
+
+int32_t Value(const std::vector<uint8_t>& bytes, bool is_signed, int64_t e) {
+  return is_signed ? static_cast<int32_t>(static_cast<int8_t>(bytes[e])) : static_cast<int32_t>(bytes[e]);
+}
+
+struct Case {
+  int64_t m, n, k;
+  bool a_signed, b_signed;
+  std::vector<int32_t> azp, bzp;  // size 1 or m / n
+};
+
+std::string Describe(const Case& c) {
+  return std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) + (c.a_signed ? " s8" : " u8") +
+         (c.b_signed ? "s8" : "u8") + " azp[0]=" + std::to_string(c.azp[0]) + " bzp[0]=" + std::to_string(c.bzp[0]) +
+         (c.bzp.size() > 1 ? " per-column" : "");
+}
+
+std::vector<Case> Cases() {
+  std::vector<Case> cases;
+  const std::vector<std::tuple<int64_t, int64_t, int64_t>> shapes = {{1, 1, 1},    {1, 7, 1},     {5, 3, 2},
+                                                                     {13, 33, 17}, {7, 65, 64},   {29, 47, 3},
+                                                                     {97, 257, 5}, {3, 31, 1025}, {37, 18, 600}};
+  int index = 0;
+  for (const auto& [m, n, k] : shapes) {
+    for (int types = 0; types < 4; ++types) {
+      const bool as = (types & 1) != 0, bs = (types & 2) != 0;
+      const int32_t zps[3] = {0, 128, 255};
+      Case c{m, n, k, as, bs, {as ? zps[index % 3] - 128 : zps[index % 3]}, {}};
+      if (index % 2 == 0) {
+        c.bzp = {bs ? zps[(index + 1) % 3] - 128 : zps[(index + 1) % 3]};
+      } else {  // per column, and per row on A
+        const auto z = RandomBytes(n, 100 + index);
+        for (int64_t j = 0; j < n; ++j) c.bzp.push_back(Value(z, bs, j));
+        const auto za = RandomBytes(m, 200 + index);
+        c.azp.clear();
+        for (int64_t i = 0; i < m; ++i) c.azp.push_back(Value(za, as, i));
+      }
+      cases.push_back(c);
+      ++index;
+    }
+  }
+  return cases;
+}
+
+class IgemmVariantTest : public ::testing::TestWithParam<Variant> {};
+
+TEST_P(IgemmVariantTest, MatchesDirectShiftedProductSums) {
+  SKIP_UNLESS_KERNEL(GetParam(), kernel);
+  int seed = 1;
+  for (const Case& c : Cases()) {
+    SCOPED_TRACE(Describe(c));
+    const auto a = RandomBytes(c.m * c.k, seed++), b = RandomBytes(c.k * c.n, seed++);
+    auto packed = IgemmPackedB::Create(c.k, c.n, IgemmMatrix{b.data(), c.b_signed, c.n, 1}, c.bzp.data(),
+                                       static_cast<int64_t>(c.bzp.size()), kernel);
+    ASSERT_TRUE(packed.ok());
+    std::vector<int32_t> got(static_cast<size_t>(c.m * c.n), 0);
+    std::vector<int> seen(got.size(), 0);
+    const IgemmA ia{IgemmMatrix{a.data(), c.a_signed, c.k, 1}, c.azp.data(), static_cast<int64_t>(c.azp.size())};
+    ASSERT_TRUE(IgemmCompute(ParallelContext{}, Allocator::Default(), 1 << 30, c.m, ia, **packed,
+                             [&](int64_t i0, int rows, int64_t j0, int cols, const int32_t* acc, int64_t ld) {
+                               for (int r = 0; r < rows; ++r) {
+                                 for (int q = 0; q < cols; ++q) {
+                                   got[(i0 + r) * c.n + j0 + q] = acc[r * ld + q];
+                                   ++seen[(i0 + r) * c.n + j0 + q];
+                                 }
+                               }
+                             })
+                    .ok());
+    for (int64_t i = 0; i < c.m; ++i) {
+      for (int64_t j = 0; j < c.n; ++j) {
+        int64_t s = 0;
+        for (int64_t kk = 0; kk < c.k; ++kk) {
+          s += int64_t{Value(a, c.a_signed, i * c.k + kk) - c.azp[c.azp.size() == 1 ? 0 : i]} *
+               (Value(b, c.b_signed, kk * c.n + j) - c.bzp[c.bzp.size() == 1 ? 0 : j]);
+        }
+        ASSERT_EQ(seen[i * c.n + j], 1) << i << "," << j;
+        ASSERT_EQ(got[i * c.n + j], static_cast<int32_t>(static_cast<uint32_t>(s))) << i << "," << j;
+      }
+    }
+  }
+}
+
+// Sums past 2^31 wrap exactly as the direct int32 accumulation the ONNX ops define.
+TEST_P(IgemmVariantTest, WrapsModulo2To32) {
+  SKIP_UNLESS_KERNEL(GetParam(), kernel);
+  const int64_t m = 3, n = 5, k = 70000;  // 255 * 255 * 70000 > 2^32
+  std::vector<uint8_t> a(m * k, 255), b(k * n, 255);
+  const int32_t zero = 0;
+  auto packed = IgemmPackedB::Create(k, n, IgemmMatrix{b.data(), false, n, 1}, &zero, 1, kernel);
+  ASSERT_TRUE(packed.ok());
+  std::vector<int32_t> got(m * n);
+  ASSERT_TRUE(IgemmCompute(ParallelContext{}, Allocator::Default(), 1 << 30, m,
+                           IgemmA{IgemmMatrix{a.data(), false, k, 1}, &zero, 1}, **packed,
+                           [&](int64_t i0, int rows, int64_t j0, int cols, const int32_t* acc, int64_t ld) {
+                             for (int r = 0; r < rows; ++r) {
+                               for (int q = 0; q < cols; ++q) got[(i0 + r) * n + j0 + q] = acc[r * ld + q];
+                             }
+                           })
+                  .ok());
+  const int32_t expected = static_cast<int32_t>(static_cast<uint32_t>(int64_t{255 * 255} * k));
+  for (int32_t v : got) ASSERT_EQ(v, expected);
+}
+
+TEST_P(IgemmVariantTest, RequantizeMatchesReferenceFormula) {
+  SKIP_UNLESS_KERNEL(GetParam(), kernel);
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int32_t> acc_dist(-3000000, 3000000);
+  std::uniform_real_distribution<float> scale(1e-5f, 2e-2f);
+  for (const int64_t n : {1, 7, 8, 15, 16, 17, 40, 133}) {
+    for (const bool is_signed : {false, true}) {
+      for (const int64_t step : {0, 1}) {
+        std::vector<int32_t> acc(n);
+        std::vector<float> multiplier(n);
+        for (auto& v : acc) v = acc_dist(rng);
+        for (auto& v : multiplier) v = scale(rng);
+        acc[0] = 2147483000;    // wraps with the bias
+        if (n > 3) acc[3] = 5;  // 5 * 0.5 + zp: a half, rounds to even
+        if (n > 3) multiplier[3 * step] = step != 0 ? 0.5f : multiplier[0];
+        const int32_t bias = 1000, zp = is_signed ? -3 : 120;
+        std::vector<uint8_t> got(n);
+        kernel->requantize(acc.data(), n, bias, multiplier.data(), step, zp, is_signed, got.data());
+        for (int64_t j = 0; j < n; ++j) {
+          const int32_t v = static_cast<int32_t>(static_cast<uint32_t>(acc[j]) + static_cast<uint32_t>(bias));
+          volatile double product = static_cast<double>(v) * multiplier[j * step];  // no fused multiply-add
+          const double r = std::nearbyint(product + zp);
+          const double lo = is_signed ? -128 : 0, hi = is_signed ? 127 : 255;
+          const int expected = static_cast<int>(std::min(hi, std::max(lo, r)));
+          const int value = is_signed ? static_cast<int8_t>(got[j]) : got[j];
+          ASSERT_EQ(value, expected) << "n=" << n << " j=" << j << " signed=" << is_signed << " step=" << step;
+        }
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, IgemmVariantTest, ::testing::ValuesIn(IgemmKernelVariants()),
+                         IsaVariantTestName<const IgemmKernel* (*)()>);
+
+}  // namespace
+}  // namespace igemm
+}  // namespace onnx_light

@@ -1,0 +1,105 @@
+// AVX2 integer microkernel: 6 x 16 tile, 16-bit pairs multiplied and pair-summed with
+// vpmaddwd (exact: no saturation for 8-bit inputs), and the double-precision requantiser.
+// Compiled by isa_library(isa = "avx2") with -ffp-contract=off.
+#include "native/kernels/quantized/igemm/igemm_kernel.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+#if !defined(__AVX2__)
+#error "build with isa_library(isa = \"avx2\")"
+#endif
+
+namespace onnx_light {
+namespace igemm {
+namespace {
+
+constexpr int kMr = 6;
+constexpr int kNr = 16;
+
+void Tile(int64_t kp, const int16_t* a, const int16_t* b, int32_t* c, int64_t ldc, bool accumulate) {
+  __m256i acc0[kMr], acc1[kMr];
+#pragma GCC unroll 8
+  for (int i = 0; i < kMr; ++i) acc0[i] = acc1[i] = _mm256_setzero_si256();
+  for (int64_t p = 0; p < kp; ++p) {
+    const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
+    const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 16));
+#pragma GCC unroll 8
+    for (int i = 0; i < kMr; ++i) {
+      int32_t pair;
+      __builtin_memcpy(&pair, a + 2 * i, sizeof(pair));
+      const __m256i ai = _mm256_set1_epi32(pair);
+      acc0[i] = _mm256_add_epi32(acc0[i], _mm256_madd_epi16(ai, b0));
+      acc1[i] = _mm256_add_epi32(acc1[i], _mm256_madd_epi16(ai, b1));
+    }
+    a += 2 * kMr;
+    b += 2 * kNr;
+  }
+#pragma GCC unroll 8
+  for (int i = 0; i < kMr; ++i) {
+    __m256i* row = reinterpret_cast<__m256i*>(c + i * ldc);
+    if (accumulate) {
+      acc0[i] = _mm256_add_epi32(acc0[i], _mm256_loadu_si256(row));
+      acc1[i] = _mm256_add_epi32(acc1[i], _mm256_loadu_si256(row + 1));
+    }
+    _mm256_storeu_si256(row, acc0[i]);
+    _mm256_storeu_si256(row + 1, acc1[i]);
+  }
+}
+
+// Eight outputs: (acc + bias) * multiplier + zp in double, rounded half to even, clamped.
+template <bool Signed>
+void Requantize8(const int32_t* acc, __m256i bias, const float* multiplier, int64_t step, __m256d zp, void* out) {
+  const __m256d lo = _mm256_set1_pd(Signed ? -128.0 : 0.0), hi = _mm256_set1_pd(Signed ? 127.0 : 255.0);
+  const __m256i v = _mm256_add_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc)), bias);
+  const __m256 m = step != 0 ? _mm256_loadu_ps(multiplier) : _mm256_set1_ps(multiplier[0]);
+  __m256d d0 = _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(v)), _mm256_cvtps_pd(_mm256_castps256_ps128(m)));
+  __m256d d1 =
+      _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(v, 1)), _mm256_cvtps_pd(_mm256_extractf128_ps(m, 1)));
+  d0 = _mm256_round_pd(_mm256_add_pd(d0, zp), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  d1 = _mm256_round_pd(_mm256_add_pd(d1, zp), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  d0 = _mm256_min_pd(_mm256_max_pd(d0, lo), hi);
+  d1 = _mm256_min_pd(_mm256_max_pd(d1, lo), hi);
+  const __m128i words = _mm_packs_epi32(_mm256_cvtpd_epi32(d0), _mm256_cvtpd_epi32(d1));
+  const __m128i bytes = Signed ? _mm_packs_epi16(words, words) : _mm_packus_epi16(words, words);
+  _mm_storel_epi64(static_cast<__m128i*>(out), bytes);
+}
+
+template <bool Signed>
+void RequantizeTo(const int32_t* acc, int64_t n, int32_t bias, const float* multiplier, int64_t step, int32_t zp,
+                  uint8_t* out) {
+  const __m256i vbias = _mm256_set1_epi32(bias);
+  const __m256d vzp = _mm256_set1_pd(static_cast<double>(zp));
+  int64_t j = 0;
+  for (; j + 8 <= n; j += 8) Requantize8<Signed>(acc + j, vbias, multiplier + j * step, step, vzp, out + j);
+  if (j == n) return;
+  // The tail through the same vector code (one rounding path for every element).
+  int32_t tail_acc[8] = {};
+  float tail_multiplier[8] = {};
+  uint8_t tail_out[8];
+  for (int64_t t = j; t < n; ++t) {
+    tail_acc[t - j] = acc[t];
+    tail_multiplier[t - j] = multiplier[t * step];
+  }
+  Requantize8<Signed>(tail_acc, vbias, tail_multiplier, 1, vzp, tail_out);
+  for (int64_t t = j; t < n; ++t) out[t] = tail_out[t - j];
+}
+
+void Requantize(const int32_t* acc, int64_t n, int32_t bias, const float* multiplier, int64_t step, int32_t zp,
+                bool is_signed, void* out) {
+  if (is_signed) {
+    RequantizeTo<true>(acc, n, bias, multiplier, step, zp, static_cast<uint8_t*>(out));
+  } else {
+    RequantizeTo<false>(acc, n, bias, multiplier, step, zp, static_cast<uint8_t*>(out));
+  }
+}
+
+}  // namespace
+
+// Constant-initialized: igemm.cc hands it out only when IsaEnabled(Isa::kAvx2).
+extern const IgemmKernel kIgemmAvx2Kernel = {"avx2", kMr, kNr, Tile, Requantize, nullptr};
+
+}  // namespace igemm
+}  // namespace onnx_light
+
+#endif  // __x86_64__
