@@ -12,6 +12,7 @@
 
 #include "native/kernels/common/isa_variants.h"
 #include "native/kernels/conv/conv_geometry.h"
+#include "native/kernels/gemm/epilogue.h"
 #include "native/kernels/gemm/gemm.h"
 #include "native/registry/kernel.h"
 
@@ -52,8 +53,11 @@ void PackImplicitWeights(int64_t mg, int64_t k, const float* w, float* packed);
 // group), or null to pack W here. Images run one after the other, each padded (when the
 // convolution pads) into scratch of one image's size, then split over (group, channel
 // block, position tile) tasks.
+// `epilogue` runs on each run of up to 48 consecutive positions of one channel block (a
+// few tiles, still in L1) right after its tiles' stores.
 Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* x, const float* w,
-                        const float* packed_w, const float* bias, float* y, const gemm::GemmTuning& tuning);
+                        const float* packed_w, const float* bias, float* y, const gemm::GemmTuning& tuning,
+                        const gemm::Epilogue& epilogue = {});
 
 }  // namespace conv
 }  // namespace onnx_light
