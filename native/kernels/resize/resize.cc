@@ -441,6 +441,7 @@ class ResizeKernel : public OpKernel {
     const T* in = x.data<T>();
     T* out = y->data<T>();
     const T fill = Extrapolated<T>();
+    if (ty.max_taps <= 2 && tx.max_taps <= 2) return TwoTapRows<T>(ctx, in, out, ty, tx, g, fill);
     return policy_.Run(ctx.parallel(), "Resize", g.planes * g.out_h, g.out_w * cost, [&](int64_t begin, int64_t end) {
       for (int64_t u = begin; u < end; ++u) {
         const int64_t plane = u / g.out_h, oy = u % g.out_h;
@@ -468,6 +469,62 @@ class ResizeKernel : public OpKernel {
             }
             total += vy.weight * inner;
           }
+          dst[ox] = Store<T>(total);
+        }
+      }
+    });
+  }
+
+  // Up to two taps per output coordinate on both axes (linear without antialias): the taps
+  // unpacked once per axis into (index, weight) pairs, zero weights skipped as Sum skips
+  // them, the same products summed in the same order.
+  struct TwoTaps {
+    int64_t index[2];
+    double weight[2];
+  };
+  static std::vector<TwoTaps> UnpackTwoTaps(const AxisTaps& a, int64_t out) {
+    std::vector<TwoTaps> v(out, TwoTaps{{0, 0}, {0.0, 0.0}});
+    for (int64_t x = 0; x < out; ++x) {
+      for (int64_t k = a.first[x], j = 0; k < a.first[x + 1]; ++k, ++j) {
+        v[x].index[j] = a.taps[k].index;
+        v[x].weight[j] = a.taps[k].weight;
+      }
+    }
+    return v;
+  }
+
+  template <typename T>
+  Status TwoTapRows(const KernelContext& ctx, const T* in, T* out, const AxisTaps& ty, const AxisTaps& tx,
+                    const Plane2D& g, T fill) const {
+    const std::vector<TwoTaps> ys = UnpackTwoTaps(ty, g.out_h), xs = UnpackTwoTaps(tx, g.out_w);
+    return policy_.Run(ctx.parallel(), "Resize", g.planes * g.out_h, g.out_w * 4, [&](int64_t begin, int64_t end) {
+      for (int64_t u = begin; u < end; ++u) {
+        const int64_t plane = u / g.out_h, oy = u % g.out_h;
+        T* dst = out + u * g.out_w;
+        if (ty.outside[oy]) {
+          std::fill(dst, dst + g.out_w, fill);
+          continue;
+        }
+        const TwoTaps& vy = ys[oy];
+        const T* src = in + plane * g.in_h * g.in_w;
+        const T* row0 = src + vy.index[0] * g.in_w;
+        const T* row1 = src + vy.index[1] * g.in_w;
+        const bool use0 = vy.weight[0] != 0.0, use1 = vy.weight[1] != 0.0;
+        for (int64_t ox = 0; ox < g.out_w; ++ox) {
+          if (tx.outside[ox]) {
+            dst[ox] = fill;
+            continue;
+          }
+          const TwoTaps& vx = xs[ox];
+          auto horizontal = [&](const T* row) {
+            double inner = 0.0;
+            if (vx.weight[0] != 0.0) inner += vx.weight[0] * Load(row[vx.index[0]]);
+            if (vx.weight[1] != 0.0) inner += vx.weight[1] * Load(row[vx.index[1]]);
+            return inner;
+          };
+          double total = 0.0;
+          if (use0) total += vy.weight[0] * horizontal(row0);
+          if (use1) total += vy.weight[1] * horizontal(row1);
           dst[ox] = Store<T>(total);
         }
       }
