@@ -441,7 +441,7 @@ class ResizeKernel : public OpKernel {
     const T* in = x.data<T>();
     T* out = y->data<T>();
     const T fill = Extrapolated<T>();
-    if (ty.max_taps <= 2 && tx.max_taps <= 2) return TwoTapRows<T>(ctx, in, out, ty, tx, g, fill);
+    if (ty.max_taps <= 2 && tx.max_taps <= 2) return TwoTapRows<T>(ctx, in, out, ty, tx, g, fill, cost);
     return policy_.Run(ctx.parallel(), "Resize", g.planes * g.out_h, g.out_w * cost, [&](int64_t begin, int64_t end) {
       for (int64_t u = begin; u < end; ++u) {
         const int64_t plane = u / g.out_h, oy = u % g.out_h;
@@ -477,7 +477,8 @@ class ResizeKernel : public OpKernel {
 
   // Up to two taps per output coordinate on both axes (linear without antialias): the taps
   // unpacked once per axis into (index, weight) pairs, zero weights skipped as Sum skips
-  // them, the same products summed in the same order.
+  // them, the same products summed in the same order. Work is counted as the general path
+  // counts it (`cost`: the product of every axis' taps), so the schema's crossover holds.
   struct TwoTaps {
     int64_t index[2];
     double weight[2];
@@ -495,9 +496,9 @@ class ResizeKernel : public OpKernel {
 
   template <typename T>
   Status TwoTapRows(const KernelContext& ctx, const T* in, T* out, const AxisTaps& ty, const AxisTaps& tx,
-                    const Plane2D& g, T fill) const {
+                    const Plane2D& g, T fill, int64_t cost) const {
     const std::vector<TwoTaps> ys = UnpackTwoTaps(ty, g.out_h), xs = UnpackTwoTaps(tx, g.out_w);
-    return policy_.Run(ctx.parallel(), "Resize", g.planes * g.out_h, g.out_w * 4, [&](int64_t begin, int64_t end) {
+    return policy_.Run(ctx.parallel(), "Resize", g.planes * g.out_h, g.out_w * cost, [&](int64_t begin, int64_t end) {
       for (int64_t u = begin; u < end; ++u) {
         const int64_t plane = u / g.out_h, oy = u % g.out_h;
         T* dst = out + u * g.out_w;
