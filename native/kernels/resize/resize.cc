@@ -425,6 +425,12 @@ class ResizeKernel : public OpKernel {
     return true;
   }
 
+  // Whether any output coordinate of the axis falls outside a tf_crop_and_resize crop (the
+  // row loops test each column only then).
+  static bool AnyOutside(const AxisTaps& a) {
+    return std::find(a.outside.begin(), a.outside.end(), true) != a.outside.end();
+  }
+
   // The value extrapolated outside a tf_crop_and_resize crop, as the element-wise paths
   // write it.
   template <typename T>
@@ -442,6 +448,7 @@ class ResizeKernel : public OpKernel {
     T* out = y->data<T>();
     const T fill = Extrapolated<T>();
     if (ty.max_taps <= 2 && tx.max_taps <= 2) return TwoTapRows<T>(ctx, in, out, ty, tx, g, fill, cost);
+    const bool crop_x = AnyOutside(tx);
     return policy_.Run(ctx.parallel(), "Resize", g.planes * g.out_h, g.out_w * cost, [&](int64_t begin, int64_t end) {
       for (int64_t u = begin; u < end; ++u) {
         const int64_t plane = u / g.out_h, oy = u % g.out_h;
@@ -452,7 +459,7 @@ class ResizeKernel : public OpKernel {
           continue;
         }
         for (int64_t ox = 0; ox < g.out_w; ++ox) {
-          if (tx.outside[ox]) {
+          if (crop_x && tx.outside[ox]) {
             dst[ox] = fill;
             continue;
           }
@@ -498,6 +505,7 @@ class ResizeKernel : public OpKernel {
   Status TwoTapRows(const KernelContext& ctx, const T* in, T* out, const AxisTaps& ty, const AxisTaps& tx,
                     const Plane2D& g, T fill, int64_t cost) const {
     const std::vector<TwoTaps> ys = UnpackTwoTaps(ty, g.out_h), xs = UnpackTwoTaps(tx, g.out_w);
+    const bool crop_x = AnyOutside(tx);
     return policy_.Run(ctx.parallel(), "Resize", g.planes * g.out_h, g.out_w * cost, [&](int64_t begin, int64_t end) {
       for (int64_t u = begin; u < end; ++u) {
         const int64_t plane = u / g.out_h, oy = u % g.out_h;
@@ -512,7 +520,7 @@ class ResizeKernel : public OpKernel {
         const T* row1 = src + vy.index[1] * g.in_w;
         const bool use0 = vy.weight[0] != 0.0, use1 = vy.weight[1] != 0.0;
         for (int64_t ox = 0; ox < g.out_w; ++ox) {
-          if (tx.outside[ox]) {
+          if (crop_x && tx.outside[ox]) {
             dst[ox] = fill;
             continue;
           }
@@ -548,6 +556,7 @@ class ResizeKernel : public OpKernel {
     }
     std::vector<int64_t> columns(g.out_w);
     for (int64_t ox = 0; ox < g.out_w; ++ox) columns[ox] = tx.taps[tx.first[ox]].index;
+    const bool crop_x = AnyOutside(tx);
     return policy_.Run(ctx.parallel(), "Resize", g.planes * g.out_h, g.out_w, [&](int64_t begin, int64_t end) {
       for (int64_t u = begin; u < end; ++u) {
         const int64_t plane = u / g.out_h, oy = u % g.out_h;
@@ -562,7 +571,11 @@ class ResizeKernel : public OpKernel {
           continue;
         }
         const W* row = in + (plane * g.in_h + iy) * g.in_w;
-        for (int64_t ox = 0; ox < g.out_w; ++ox) dst[ox] = tx.outside[ox] ? fill : row[columns[ox]];
+        if (!crop_x) {
+          for (int64_t ox = 0; ox < g.out_w; ++ox) dst[ox] = row[columns[ox]];
+        } else {
+          for (int64_t ox = 0; ox < g.out_w; ++ox) dst[ox] = tx.outside[ox] ? fill : row[columns[ox]];
+        }
       }
     });
   }
