@@ -11,9 +11,11 @@ from onnx_light._native import (  # noqa: F401  (re-exported exception classes)
 )
 from onnx_light.session import (  # noqa: F401
     CpuExecutionPolicy,
+    GraphOptimizationLevel,
     InferenceSession,
     NodeArg,
     RunOptions,
+    SessionOptions,
 )
 
 

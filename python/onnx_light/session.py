@@ -1,5 +1,6 @@
 """InferenceSession: the ONNX Runtime Python API over the native session."""
 
+import enum
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -62,6 +63,29 @@ class NodeArg:
         return f"NodeArg(name={self.name!r}, type={self.type!r}, shape={self.shape!r})"
 
 
+class GraphOptimizationLevel(enum.IntEnum):
+    """ONNX Runtime's graph optimisation levels (same names and numbers), for SessionOptions;
+    onnx_light.graph_rewrites names them disabled, basic, extended and all."""
+
+    ORT_DISABLE_ALL = 0
+    ORT_ENABLE_BASIC = 1
+    ORT_ENABLE_EXTENDED = 2
+    ORT_ENABLE_ALL = 99
+
+
+class SessionOptions:
+    """The session options onnx-light reads, as onnxruntime.SessionOptions names them (either
+    can be given as sess_options): intra_op_num_threads (0 = one thread per physical core),
+    graph_optimization_level (a GraphOptimizationLevel or a level name of
+    onnx_light.graph_rewrites; default ORT_ENABLE_ALL) and optimized_model_filepath (when not
+    empty, the optimised model is written there as an ONNX file)."""
+
+    def __init__(self) -> None:
+        self.intra_op_num_threads: int = 0
+        self.graph_optimization_level: GraphOptimizationLevel | str = GraphOptimizationLevel.ORT_ENABLE_ALL
+        self.optimized_model_filepath: str = ""
+
+
 def _policy_from_session_options(options: Any) -> _native.CpuExecutionPolicy:
     """The CpuExecutionPolicy matching ONNX Runtime session options (intra-op threads only:
     onnx-light runs one node at a time, like ORT's sequential execution mode)."""
@@ -81,8 +105,12 @@ class InferenceSession:
     memory_limit_bytes: bytes the session's tensors may hold at once; a node whose allocation
         would exceed it fails with ResourceExhausted naming the node and the size (0 = the
         machine's physical memory, the default guard against allocations that cannot succeed).
-    graph_optimizations: apply onnx_light.graph_rewrites (results equal up to float rounding);
-        ORT session options with graph_optimization_level=ORT_DISABLE_ALL switch them off too.
+    graph_optimization_level: the onnx_light.graph_rewrites level ("disabled", "basic",
+        "extended", "all"; or ORT's GraphOptimizationLevel); None: the session options' level,
+        else "all" (as ONNX Runtime). Results equal the unoptimised model's up to float rounding.
+    graph_optimizations: False is "disabled" whatever else says (the older switch).
+    optimized_model_filepath: when not empty (or, if None, when the session options' is), the
+        optimised model is written there (an ONNX file, as ONNX Runtime writes it).
     """
 
     def __init__(
@@ -94,6 +122,8 @@ class InferenceSession:
         sess_options: Any | None = None,
         graph_optimizations: bool = True,
         memory_limit_bytes: int = 0,
+        graph_optimization_level: Any | None = None,
+        optimized_model_filepath: str | os.PathLike | None = None,
         **unused_ort_options: Any,
     ) -> None:
         if providers is not None and not any(
@@ -106,8 +136,15 @@ class InferenceSession:
             sess_options, cpu_execution = cpu_execution, None  # ONNX Runtime's positional order
         if sess_options is not None:
             cpu_execution = _policy_from_session_options(sess_options)
-            if str(getattr(sess_options, "graph_optimization_level", "")).endswith("ORT_DISABLE_ALL"):
-                graph_optimizations = False
+            if graph_optimization_level is None:
+                graph_optimization_level = getattr(sess_options, "graph_optimization_level", None)
+            if optimized_model_filepath is None:
+                optimized_model_filepath = getattr(sess_options, "optimized_model_filepath", None) or None
+        level = graph_rewrites.level_of(
+            graph_rewrites.DEFAULT_LEVEL if graph_optimization_level is None else graph_optimization_level
+        )
+        if not graph_optimizations:
+            level = "disabled"
         if cpu_execution is None:
             cpu_execution = CpuExecutionPolicy()
         if not isinstance(cpu_execution, CpuExecutionPolicy):
@@ -118,8 +155,9 @@ class InferenceSession:
         proto, weights = load_model_and_weights(model)
         validate_model(proto)
         proto = prepare_model(proto)
-        if graph_optimizations:
-            proto = graph_rewrites.optimize(proto, weights)
+        proto = graph_rewrites.optimize(proto, weights, level, in_place=True)  # proto is our copy
+        if optimized_model_filepath:
+            onnx.save_model(with_weights(proto, weights), os.fspath(optimized_model_filepath))
         self._model = proto
         self._weights = weights
         if not isinstance(memory_limit_bytes, int) or isinstance(memory_limit_bytes, bool) or memory_limit_bytes < 0:

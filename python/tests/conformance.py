@@ -1,7 +1,9 @@
-"""The ONNX node test suite against onnx-light, under three policies: serial, the default
+"""The ONNX node test suite against onnx-light, under four policies: serial, the default
 parallel one, and forced parallel (4 participants, every `parallel.*` threshold at its
 minimum: onnx_light.kernel_tuning.forced_parallel_tuning), so that every kernel which can
-split its work does, even on the suite's tiny inputs.
+split its work does, even on the suite's tiny inputs; all three at the default graph
+optimisation level ("all"), and serial once more with graph optimisations disabled
+("serial_unoptimized"), which must fail exactly the cases the serial run fails.
 
 Each case runs through onnx_light.backend and is compared with the case's expected outputs
 by onnx's own BackendTest comparison (same rtol/atol); under forced parallel its outputs
@@ -37,7 +39,7 @@ BITWISE_EXCEPTIONS = os.path.join(
     os.path.dirname(os.path.abspath(__file__)), "conformance_forced_parallel_exceptions.txt"
 )
 CASE_TIMEOUT_SECONDS = 60
-POLICIES = ("serial", "parallel", "forced_parallel")
+POLICIES = ("serial", "parallel", "forced_parallel", "serial_unoptimized")
 FORCED_PARALLEL_PARTICIPANTS = 4
 FORCED_PARALLEL_JOIN_WAIT_MICROSECONDS = 100000
 
@@ -112,15 +114,29 @@ class Outcome:
         self.multi_participant_regions = multi_participant_regions
 
 
-def run_case(case, policy, tuning=None, serial=None):
-    """The case's Outcome under `policy` (and `tuning`); with `serial` (the serial run's
-    Outcome), also compares the outputs with it bit for bit and counts regions."""
+def prepare(case, policy, tuning, level):
+    """onnx_light.backend.prepare, at graph optimisation `level` (None: the default)."""
+    import onnx
     import onnx_light.backend
+
+    if level is None:
+        return onnx_light.backend.prepare(case.model, "CPU", cpu_execution=policy, tuning_profile=tuning)
+    onnx.checker.check_model(case.model)  # as prepare does
+    session = onnx_light.InferenceSession(
+        case.model, cpu_execution=policy, tuning_profile=tuning, graph_optimization_level=level
+    )
+    return onnx_light.backend.OnnxLightBackendRep(session)
+
+
+def run_case(case, policy, tuning=None, serial=None, level=None):
+    """The case's Outcome under `policy` (and `tuning`, graph optimisation `level`); with
+    `serial` (the serial run's Outcome), also compares the outputs with it bit for bit and
+    counts regions."""
     from onnx.backend.test.runner import Runner, _normalize_tensor
 
     outcome = Outcome(outputs=[])
     try:
-        rep = onnx_light.backend.prepare(case.model, "CPU", cpu_execution=policy, tuning_profile=tuning)
+        rep = prepare(case, policy, tuning, level)
         for inputs, expected in case.data_sets:
             # As onnx's runner does: data sets may hold TensorProtos (types numpy lacks).
             feeds = [_normalize_tensor(x) for x in inputs]
@@ -145,7 +161,8 @@ def run_case(case, policy, tuning=None, serial=None):
 
 
 def make_policies():
-    """policy name -> (CpuExecutionPolicy, tuning source or None)."""
+    """policy name -> (CpuExecutionPolicy, tuning source or None, graph optimisation level
+    or None for the default)."""
     import onnx_light
     from onnx_light import kernel_tuning
 
@@ -158,9 +175,10 @@ def make_policies():
         num_threads=FORCED_PARALLEL_PARTICIPANTS, join_wait_microseconds=FORCED_PARALLEL_JOIN_WAIT_MICROSECONDS
     )
     return {
-        "serial": (onnx_light.CpuExecutionPolicy(num_threads=1), None),
-        "parallel": (parallel, None),
-        "forced_parallel": (forced, kernel_tuning.forced_parallel_tuning()),
+        "serial": (onnx_light.CpuExecutionPolicy(num_threads=1), None, None),
+        "parallel": (parallel, None, None),
+        "forced_parallel": (forced, kernel_tuning.forced_parallel_tuning(), None),
+        "serial_unoptimized": (onnx_light.CpuExecutionPolicy(num_threads=1), None, "disabled"),
     }
 
 
@@ -170,8 +188,8 @@ def worker(conn, cases, names):
         serial = None
         for policy in POLICIES:
             conn.send(("start", name, policy))
-            execution, tuning = policies[policy]
-            outcome = run_case(cases[name], execution, tuning, serial if policy == "forced_parallel" else None)
+            execution, tuning, level = policies[policy]
+            outcome = run_case(cases[name], execution, tuning, serial if policy == "forced_parallel" else None, level)
             if policy == "serial":
                 serial = outcome
             conn.send(("done", name, policy, (outcome.reason, outcome.differs, outcome.multi_participant_regions)))
@@ -374,6 +392,18 @@ def main(argv=None):
     for name in vanished:
         print(f"NO SUCH CASE {name} (remove it from the known failures)")
     print(f"{len(failures)} failing, {len(known)} known ({time.monotonic() - started:.0f} s)")
+    # Graph optimisations must not change which cases pass.
+    level_differences = sorted(
+        n for n in names if (results[(n, "serial")] is None) != (results[(n, "serial_unoptimized")] is None)
+    )
+    for name in level_differences:
+        print(
+            f"OPTIMISATION CHANGES THE RESULT {name}: serial {results[(name, 'serial')] or 'passed'}; "
+            f"serial_unoptimized {results[(name, 'serial_unoptimized')] or 'passed'}"
+        )
+    if level_differences:
+        print("graph optimisations change which cases pass: fix the rewrite")
+        return 1
     if identical or unexpected_differences:
         print("forced parallel and serial disagree with the exceptions list: fix the kernels or the list")
         return 1

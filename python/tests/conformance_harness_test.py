@@ -13,7 +13,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import conformance  # noqa: E402
 
 
-def fake_run_case(case, policy, tuning=None, serial=None):
+def fake_run_case(case, policy, tuning=None, serial=None, level=None):
     if case == "crashes":
         os.abort()
     if case == "hangs":
@@ -28,14 +28,15 @@ def fake_run_case(case, policy, tuning=None, serial=None):
 
 def test_crash_and_hang_are_reported_per_case(monkeypatch):
     monkeypatch.setattr(conformance, "run_case", fake_run_case)
-    monkeypatch.setattr(conformance, "make_policies", lambda: {p: (p, None) for p in conformance.POLICIES})
+    monkeypatch.setattr(conformance, "make_policies", lambda: {p: (p, None, None) for p in conformance.POLICIES})
     monkeypatch.setattr(conformance, "CASE_TIMEOUT_SECONDS", 2)
     names = ["ok1", "crashes", "ok2", "bad", "hangs", "ok3", "differs"]
     results, details = conformance.run_all({n: n for n in names}, names, workers=2)
     for name in ("ok1", "ok2", "ok3", "differs"):
         assert conformance.case_reason(results, name) is None, name
     assert conformance.case_reason(results, "bad") == (
-        "serial: fails under serial | parallel: fails under parallel | forced_parallel: fails under forced_parallel"
+        "serial: fails under serial | parallel: fails under parallel | forced_parallel: fails under forced_parallel | "
+        "serial_unoptimized: fails under serial_unoptimized"
     )
     assert "crash: the worker process died" in conformance.case_reason(results, "crashes")
     assert "hang: no result within 2 s" in conformance.case_reason(results, "hangs")

@@ -1,8 +1,12 @@
 """Graph rewrites: same results as the unrewritten model, the pattern gone, and nothing
 rewritten where a rewrite would change meaning."""
 
+import math
+
 import numpy as np
+import onnx
 import onnx_light
+import pytest
 from onnx import TensorProto, helper, numpy_helper
 from onnx_light import graph_rewrites
 
@@ -58,3 +62,119 @@ def test_ort_session_options_can_switch_rewrites_off():
     (plain,) = onnx_light.InferenceSession(model, options).run(None, {"x": x})
     (expected,) = onnx_light.InferenceSession(model, graph_optimizations=False).run(None, {"x": x})
     assert np.array_equal(plain, expected)
+
+
+# ------------------------------------------------------------------------ levels and options
+
+
+def levels_model():
+    """One rewrite of each level: a constant subexpression (basic) feeding an erf Gelu
+    (extended)."""
+
+    def scalar(name, value):
+        return numpy_helper.from_array(np.float32(value), name)
+
+    nodes = [
+        helper.make_node("Mul", ["two", "two"], ["four"]),
+        helper.make_node("Sub", ["four", "root2_complement"], ["root2"]),
+        helper.make_node("Div", ["x", "root2"], ["d"]),
+        helper.make_node("Erf", ["d"], ["e"]),
+        helper.make_node("Add", ["e", "one"], ["s"]),
+        helper.make_node("Mul", ["x", "s"], ["m"]),
+        helper.make_node("Mul", ["m", "half"], ["y"]),
+    ]
+    inits = [
+        scalar("two", 2),
+        scalar("root2_complement", 4 - math.sqrt(2)),
+        scalar("one", 1),
+        scalar("half", 0.5),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "levels",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 8])],
+        inits,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)])
+
+
+LEVEL_OPS = {
+    "disabled": ["Mul", "Sub", "Div", "Erf", "Add", "Mul", "Mul"],
+    "basic": ["Div", "Erf", "Add", "Mul", "Mul"],
+    "extended": ["Gelu"],
+    "all": ["Gelu"],
+}
+
+
+def written_ops(tmp_path, **session_args):
+    """The op types of the model the session writes to optimized_model_filepath, and its
+    output on a fixed input (the same for every level, to float rounding)."""
+    path = tmp_path / "optimized.onnx"
+    args = dict(session_args)
+    options = args.get("sess_options")
+    if options is not None:
+        options.optimized_model_filepath = str(path)
+    else:
+        args["optimized_model_filepath"] = str(path)
+    session = onnx_light.InferenceSession(levels_model(), **args)
+    x = np.linspace(-4, 4, 32, dtype=np.float32).reshape(4, 8)
+    (y,) = session.run(None, {"x": x})
+    expected = 0.5 * x.astype(np.float64) * (1 + np.vectorize(math.erf)(x / np.sqrt(2.0)))
+    np.testing.assert_allclose(y, expected, rtol=1e-5, atol=1e-6)  # float32 Gelu against float64
+    return [n.op_type for n in onnx.load(str(path)).graph.node]
+
+
+@pytest.mark.parametrize(
+    "ort_level,level",
+    [
+        ("ORT_DISABLE_ALL", "disabled"),
+        ("ORT_ENABLE_BASIC", "basic"),
+        ("ORT_ENABLE_EXTENDED", "extended"),
+        ("ORT_ENABLE_ALL", "all"),
+    ],
+)
+def test_ort_session_options_choose_the_level_and_the_file_the_optimised_model_goes_to(tmp_path, ort_level, level):
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.graph_optimization_level = getattr(ort.GraphOptimizationLevel, ort_level)
+    assert written_ops(tmp_path, sess_options=options) == LEVEL_OPS[level]
+    ours = onnx_light.SessionOptions()
+    ours.graph_optimization_level = getattr(onnx_light.GraphOptimizationLevel, ort_level)
+    assert written_ops(tmp_path, sess_options=ours) == LEVEL_OPS[level]
+    assert written_ops(tmp_path, graph_optimization_level=level) == LEVEL_OPS[level]
+
+
+def test_the_default_level_is_all_and_graph_optimizations_false_means_disabled(tmp_path):
+    assert written_ops(tmp_path) == LEVEL_OPS["all"]
+    given = levels_model()
+    onnx_light.InferenceSession(given)
+    assert [n.op_type for n in given.graph.node] == LEVEL_OPS["disabled"]  # the caller's model is not rewritten
+    assert written_ops(tmp_path, graph_optimizations=False) == LEVEL_OPS["disabled"]
+    assert written_ops(tmp_path, graph_optimizations=False, graph_optimization_level="all") == LEVEL_OPS["disabled"]
+
+
+def test_level_names_numbers_and_enums_map_to_levels_and_anything_else_is_refused():
+    assert graph_rewrites.level_of("extended") == "extended"
+    assert graph_rewrites.level_of("GraphOptimizationLevel.ORT_ENABLE_BASIC") == "basic"
+    assert graph_rewrites.level_of(onnx_light.GraphOptimizationLevel.ORT_ENABLE_EXTENDED) == "extended"
+    assert graph_rewrites.level_of(99) == "all" and graph_rewrites.level_of(0) == "disabled"
+    for bad in ("fast", 5, True, None):
+        with pytest.raises(ValueError, match="graph optimization level"):
+            graph_rewrites.level_of(bad)
+    with pytest.raises(ValueError, match="graph optimization level"):
+        onnx_light.InferenceSession(levels_model(), graph_optimization_level="max")
+
+
+def test_the_basic_rounds_stop_after_max_basic_rounds_when_a_pass_never_settles(monkeypatch):
+    calls = []
+
+    def always_changes(model, weights=None):
+        calls.append(1)
+        model.graph.initializer.append(numpy_helper.from_array(np.float32(0), f"unused_{len(calls)}"))
+        return model
+
+    monkeypatch.setattr(graph_rewrites, "BASIC_PASSES", [always_changes])
+    graph_rewrites.optimize(levels_model(), level="basic")
+    assert len(calls) == graph_rewrites.MAX_BASIC_ROUNDS

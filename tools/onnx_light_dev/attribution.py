@@ -11,8 +11,10 @@ runs in the end-to-end samples).
 Per-node time is the median over the profiled runs of that node; an op type's total is
 the sum of its nodes' medians, so op totals add up to the model's node total.
 
-ORT_DISABLE_ALL runs the same nodes as onnx-light: its table compares op type with op
-type. The default level fuses nodes (Conv+BatchNormalization+Relu -> FusedConv, MatMul+Add
+onnx-light's end-to-end time is at its level (`level`, default: the session's default);
+its per-node profile is of a session with graph optimisations disabled, which runs the
+model's own nodes, as ORT_DISABLE_ALL does: that table compares op type with op type.
+ORT's default level fuses nodes (Conv+BatchNormalization+Relu -> FusedConv, MatMul+Add
 -> Gemm, ...): each ORT node is mapped to the original nodes it covers (from the graph ORT
 saves after optimizing), and its time is compared with the sum of ours over those nodes.
 """
@@ -422,7 +424,11 @@ def attribute_model(
     result["agreement"] = agreement(got, sessions["ort"].run(None, feeds))
     sessions["onnx_light"] = ours
     result.update(_end_to_end(sessions, feeds, samples, warmup, timing))
-    result.update(_per_node(corpus_model.model, ours, feeds, threads, ort_session, profiled_runs, warmup, timing))
+    # The model's own nodes, node for node (see the module doc).
+    unoptimized = ours_session(data, threads, "disabled")
+    result.update(
+        _per_node(corpus_model.model, unoptimized, feeds, threads, ort_session, profiled_runs, warmup, timing)
+    )
     result["status"] = "ok"
     return result
 

@@ -16,7 +16,7 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
 
 Status Depthwise(KernelContext& ctx, const ConvGeometry& cg, const float* x, const float* w, const float* bias,
-                 float* y, const ConvTuning& tuning) {
+                 float* y, const ConvTuning& tuning, const gemm::Epilogue& epilogue) {
   const Geometry3d g(cg);
   const int64_t planes = cg.batch * cg.out_channels;
   const int64_t per_group = cg.out_per_group();
@@ -26,6 +26,7 @@ Status Depthwise(KernelContext& ctx, const ConvGeometry& cg, const float* x, con
       const int64_t n = p / cg.out_channels, m = p % cg.out_channels;
       const float* in = x + (n * cg.in_channels + m / per_group) * g.in_size;
       plane(g, in, w + m * g.kernel_size, bias != nullptr ? bias[m] : 0.0f, y + p * g.out_size);
+      epilogue.Apply(y + p * g.out_size, p * g.out_size, 1, g.out_size, g.out_size);
     }
     return Status::Ok();
   };
@@ -117,7 +118,7 @@ bool IsPointwise(const ConvGeometry& g) {
 }
 
 Status GemmConv(KernelContext& ctx, const ConvGeometry& cg, const float* x, const float* w, const float* packed_w,
-                const float* bias, float* y, const gemm::GemmTuning& tuning) {
+                const float* bias, float* y, const gemm::GemmTuning& tuning, const gemm::Epilogue& epilogue) {
   const Geometry3d g(cg);
   const int64_t mg = cg.out_per_group(), cgi = cg.in_per_group(), k = cgi * g.kernel_size;
   const bool pointwise = IsPointwise(cg);
@@ -165,12 +166,14 @@ Status GemmConv(KernelContext& ctx, const ConvGeometry& cg, const float* x, cons
         gemm::SgemmSerialPrepackedARows(wg, mg, m0, m1, cols, k, 1.0f, source, 0.0f, yg, g.out_size,
                                         scratch[participant]);
       }
-      if (bias != nullptr) {
-        for (int64_t m = m0; m < m1; ++m) {
+      // The tile's rows: bias, then the epilogue, while the tile is in cache.
+      for (int64_t m = m0; m < m1; ++m) {
+        float* row = yg + m * g.out_size;
+        if (bias != nullptr) {
           const float b = bias[grp * mg + m];
-          float* row = yg + m * g.out_size;
           for (int64_t j = 0; j < cols; ++j) row[j] += b;
         }
+        epilogue.Apply(row, row - y, 1, cols, cols);
       }
     }
     return Status::Ok();
@@ -231,7 +234,7 @@ const float* PackedConvWeights::Find(const Tensor& w) const {
 }
 
 Status ConvForward(KernelContext& ctx, const ConvGeometry& g, const float* x, const float* w, const float* packed_w,
-                   const float* bias, float* y, const ConvTuning& tuning) {
+                   const float* bias, float* y, const ConvTuning& tuning, const gemm::Epilogue& epilogue) {
   if (g.batch == 0 || g.out_channels == 0 || g.out_size == 0) return Status::Ok();
   if (g.in_per_group() == 0 || g.kernel_size == 0) {
     // Empty reduction: the output is the bias alone.
@@ -239,15 +242,16 @@ Status ConvForward(KernelContext& ctx, const ConvGeometry& g, const float* x, co
       for (int64_t m = 0; m < g.out_channels; ++m) {
         float* plane = y + (n * g.out_channels + m) * g.out_size;
         std::fill(plane, plane + g.out_size, bias != nullptr ? bias[m] : 0.0f);
+        epilogue.Apply(plane, plane - y, 1, g.out_size, g.out_size);
       }
     }
     return Status::Ok();
   }
-  if (g.in_per_group() == 1) return Depthwise(ctx, g, x, w, bias, y, tuning);
+  if (g.in_per_group() == 1) return Depthwise(ctx, g, x, w, bias, y, tuning, epilogue);
   if (ImplicitGemmApplies(g.rank, g.out_per_group(), g.in_per_group(), g.kernel_size)) {
-    return ImplicitGemmConv(ctx, g, x, w, packed_w, bias, y, tuning.gemm);
+    return ImplicitGemmConv(ctx, g, x, w, packed_w, bias, y, tuning.gemm, epilogue);
   }
-  return GemmConv(ctx, g, x, w, packed_w, bias, y, tuning.gemm);
+  return GemmConv(ctx, g, x, w, packed_w, bias, y, tuning.gemm, epilogue);
 }
 
 }  // namespace conv

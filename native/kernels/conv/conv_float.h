@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "native/kernels/conv/conv_geometry.h"
+#include "native/kernels/gemm/epilogue.h"
 #include "native/kernels/gemm/gemm.h"
 #include "native/registry/kernel.h"
 
@@ -44,8 +45,12 @@ class PackedConvWeights {
 // tile of output positions) with im2col generated straight into the GEMM's packed panels,
 // parallel over those tasks with per-participant packing scratch. `packed_w` (nullable)
 // is W already packed (PackedConvWeights); otherwise the weights are packed for this run.
+// `epilogue` (FusedConv: residual Z of Y's layout, then an activation) is applied by every
+// path to each block of Y right after the block is computed: a depthwise plane, a run
+// of implicit-GEMM register tiles (<= 48 positions), a GEMM task's tile, row by row after
+// its bias. Not the direct path: it serves double, and FusedConv is float.
 Status ConvForward(KernelContext& ctx, const ConvGeometry& g, const float* x, const float* w, const float* packed_w,
-                   const float* bias, float* y, const ConvTuning& tuning);
+                   const float* bias, float* y, const ConvTuning& tuning, const gemm::Epilogue& epilogue = {});
 
 // ConvTranspose: per (image, group, block of output channels) a GEMM W^T X into a bounded
 // column buffer, then col2im into those channels only (disjoint outputs per task).

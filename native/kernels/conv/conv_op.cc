@@ -1,4 +1,9 @@
-// ONNX Conv and ConvTranspose (float, float16, bfloat16, double).
+// ONNX Conv and ConvTranspose (float, float16, bfloat16, double), and com.microsoft
+// FusedConv (ORT's contrib op, float): Conv's inputs X, W, B plus an optional residual Z of
+// Y's shape, Conv's attributes plus `activation` and `activation_params`;
+// Y = activation(conv(X, W) + B + Z), the residual and activation applied by the
+// convolution paths as an epilogue on each output block (gemm/epilogue.h).
+#include <string>
 #include <vector>
 
 #include "native/kernels/common/kernel_registration.h"
@@ -9,11 +14,16 @@
 namespace onnx_light {
 namespace {
 
-template <bool kTranspose>
+template <bool kTranspose, bool kFused = false>
 class ConvKernel final : public OpKernel {
  public:
   Status Init(const KernelInfo& info) {
     OL_ASSIGN_OR_RETURN(attrs_, conv::ConvAttributes::Read(info));
+    if (kFused) {
+      OL_ASSIGN_OR_RETURN(const std::string activation, info.GetString("activation", ""));
+      OL_ASSIGN_OR_RETURN(const std::vector<float> params, info.GetFloats("activation_params", {}));
+      OL_ASSIGN_OR_RETURN(epilogue_, gemm::ParseConvActivation(info.Where(), activation, params));
+    }
     if (kTranspose) {
       OL_ASSIGN_OR_RETURN(tuning_.gemm, gemm::ReadGemmTuning(info.tuning()));
       return Status::Ok();
@@ -41,7 +51,26 @@ class ConvKernel final : public OpKernel {
     if (b != nullptr && (b->shape().rank() != 1 || b->shape()[0] != g.out_channels)) {
       return InvalidArgument(ctx.Where(), ": bias ", b->TypeAndShape(), " must have ", g.out_channels, " elements");
     }
+    gemm::Epilogue epilogue;
+    if (kFused) {
+      if (x->dtype() != DataType::kFloat) {
+        return NotImplemented(ctx.Where(), ": element type ", DataTypeName(x->dtype()),
+                              " is not supported (float only)");
+      }
+      epilogue = epilogue_;
+      if (const Tensor* z = ctx.input(3)) {
+        if (z->dtype() != DataType::kFloat || z->shape() != g.output_shape()) {
+          return InvalidArgument(ctx.Where(), ": Z ", z->TypeAndShape(), " must be float with the output's shape ",
+                                 g.output_shape());
+        }
+        epilogue.residual = z->data<float>();
+      }
+    }
     OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), g.output_shape()));
+    if (kFused) {
+      return conv::ConvForward(ctx, g, x->data<float>(), w->data<float>(), packed_w_.Find(*w),
+                               b != nullptr ? b->data<float>() : nullptr, y->data<float>(), tuning_, epilogue);
+    }
     switch (x->dtype()) {
       case DataType::kFloat:
         return Float(ctx, g, x->data<float>(), w->data<float>(), packed_w_.Find(*w),
@@ -93,6 +122,7 @@ class ConvKernel final : public OpKernel {
   conv::ConvAttributes attrs_;
   conv::ConvTuning tuning_;           // ConvTranspose reads only its GEMM part
   conv::PackedConvWeights packed_w_;  // Conv with a constant float W only
+  gemm::Epilogue epilogue_;           // FusedConv's activation (its residual is set per run)
 };
 
 OL_REGISTER_KERNELS(conv_ops) {
@@ -107,6 +137,14 @@ OL_REGISTER_KERNELS(conv_ops) {
         .Factory(factory)
         .AddTo(registry);
   }
+  // ORT's contrib schema (since 1); the same tuning schema as Conv (the same paths).
+  Kernel("FusedConv")
+      .Domain("com.microsoft")
+      .SinceVersions({1})
+      .Types(TypeList<float>{})
+      .Tuning(conv::ConvTuningParams())
+      .Factory(MakeKernel<ConvKernel<false, true>>())
+      .AddTo(registry);
 }
 
 }  // namespace

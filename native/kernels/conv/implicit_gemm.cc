@@ -1,5 +1,6 @@
 #include "native/kernels/conv/implicit_gemm.h"
 
+#include "native/kernels/conv/implicit_gemm_avx2.h"
 #include "native/kernels/conv/implicit_gemm_avx512.h"
 
 #include <algorithm>
@@ -9,6 +10,9 @@ namespace conv {
 namespace {
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Output positions per epilogue call (a multiple of every tile's 3, 6 and 12 rows).
+constexpr int64_t kEpiloguePositions = 48;
 
 // Where the tile reads the input: X itself when the convolution reads no padding, else a
 // zero-padded copy (rows x cols per channel) whose origin is input pixel (-pad_h, -pad_w).
@@ -53,6 +57,7 @@ const std::vector<IsaVariant<ImplicitTile>>& ImplicitTileVariants() {
 #if defined(__x86_64__)
     {"avx512_6x64", Isa::kAvx512, ImplicitTile{6, 64, ImplicitTile6x64Avx512}},
         {"avx512_12x32", Isa::kAvx512, ImplicitTile{12, 32, ImplicitTile12x32Avx512}},
+        {"avx2_3x32", Isa::kAvx2, ImplicitTile{3, 32, ImplicitTile3x32Avx2}},
 #endif
   };
   return *variants;
@@ -80,7 +85,8 @@ void PackImplicitWeights(int64_t mg, int64_t k, const float* w, float* packed) {
 }
 
 Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* x, const float* w,
-                        const float* packed_w, const float* bias, float* y, const gemm::GemmTuning& tuning) {
+                        const float* packed_w, const float* bias, float* y, const gemm::GemmTuning& tuning,
+                        const gemm::Epilogue& epilogue) {
   const int64_t mg = g.out_per_group(), cg = g.in_per_group(), k = cg * g.kernel_size;
   const ImplicitTile shape = ImplicitTileFor(mg);
   const int64_t out_w = g.out_spatial[1], blocks = mg / shape.cols;
@@ -132,6 +138,15 @@ Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* 
     float* y_image = y + n * g.out_channels * g.out_size;
     const auto run = [&](int64_t begin, int64_t end) {
       const float* rows[kMaxImplicitRows];
+      // The epilogue runs on runs of consecutive tiles of one channel block as soon as they
+      // hold kEpiloguePositions positions (cols x 48 floats, L1-resident): rows long enough
+      // for whole vectors. It is elementwise, so the grouping changes no value.
+      float* pending = nullptr;
+      int64_t pending_positions = 0;
+      const auto flush = [&] {
+        if (pending_positions > 0) epilogue.Apply(pending, pending - y, shape.cols, pending_positions, g.out_size);
+        pending_positions = 0;
+      };
       for (int64_t t = begin; t < end; ++t) {
         const int64_t grp = t / (blocks * tiles), block = t / tiles % blocks, tile = t % tiles;
         const float* image = src + grp * cg * source_plane;
@@ -146,9 +161,18 @@ Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* 
           }
         }
         const int64_t m0 = grp * mg + block * shape.cols;
+        float* tile_y = y_image + m0 * g.out_size + p0;
         shape.fn(k, offsets, rows, packed_w + m0 * k, bias != nullptr ? bias + m0 : nullptr, static_cast<int>(valid),
-                 y_image + m0 * g.out_size + p0, g.out_size);
+                 tile_y, g.out_size);
+        if (epilogue.empty()) continue;
+        if (pending_positions > 0 &&
+            (tile_y != pending + pending_positions || pending_positions >= kEpiloguePositions)) {
+          flush();
+        }
+        if (pending_positions == 0) pending = tile_y;
+        pending_positions += valid;
       }
+      flush();
       return Status::Ok();
     };
     OL_RETURN_IF_ERROR(parallel ? ParallelFor(ctx.parallel(), tasks, ParallelPlan{"conv.implicit_tiles", 1}, run)

@@ -1,5 +1,7 @@
 // Activations (family math_unary): Sigmoid, HardSigmoid, Tanh, Relu, LeakyRelu, Elu, Selu,
-// Celu, Gelu, HardSwish, Softplus, Softsign, Mish, Swish, ThresholdedRelu, Shrink.
+// Celu, Gelu, HardSwish, Softplus, Softsign, Mish, Swish, ThresholdedRelu, Shrink; and ONNX
+// Runtime's contrib Gelu and FastGelu (com.microsoft, opset 1: what graph_rewrites emits for
+// a decomposed Gelu under opsets older than 20), served by the same Gelu paths.
 // Formulas are the ONNX schemas', written in their overflow-free forms (Softplus(x) = x +
 // log1p(e^-x) for x > 0, Sigmoid via e^-|x|).
 #include <cmath>
@@ -85,6 +87,53 @@ struct GeluOp : UnaryOp {
     }
     return C(0.5) * x * std::erfc(-x * C(M_SQRT1_2));
   }
+};
+
+// com.microsoft FastGelu: Y = Gelu_tanh(X + bias), bias optional and 1-D of X's last
+// dimension. Float only, as ONNX Runtime's CPU kernel. Each block adds the bias into the
+// output and applies the tanh form in place (the same span ai.onnx Gelu's tanh form uses),
+// so any split gives the same bits.
+class FastGeluKernel : public OpKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    where_ = info.Where();
+    return policy_.Init(info);
+  }
+
+  Status Compute(KernelContext& ctx) override {
+    OL_ASSIGN_OR_RETURN(const Tensor* x, ctx.RequiredInput(0));
+    if (x->dtype() != DataType::kFloat) {
+      return InvalidArgument(where_, ": input X must be float, got ", DataTypeName(x->dtype()));
+    }
+    const Tensor* bias = ctx.input(1);
+    const int64_t width = x->shape().rank() > 0 ? x->shape()[x->shape().rank() - 1] : 1;
+    if (bias != nullptr) {
+      if (bias->dtype() != DataType::kFloat) {
+        return InvalidArgument(where_, ": input bias must be float, got ", DataTypeName(bias->dtype()));
+      }
+      if (bias->shape().rank() != 1 || bias->shape()[0] != width || x->shape().rank() == 0) {
+        return InvalidArgument(where_, ": bias must be 1-D of X's last dimension; X has shape ", x->shape().ToString(),
+                               ", bias ", bias->shape().ToString());
+      }
+    }
+    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, DataType::kFloat, x->shape()));
+    const float* in = x->data<float>();
+    const float* b = bias != nullptr ? bias->data<float>() : nullptr;
+    float* out = y->data<float>();
+    const auto gelu_tanh = vector_math::Best().gelu_tanh;
+    return policy_.Run(ctx, "FastGelu", x->num_elements(), [&](int64_t begin, int64_t end) {
+      if (b == nullptr) {
+        gelu_tanh(in + begin, out + begin, end - begin);
+        return;
+      }
+      for (int64_t i = begin; i < end; ++i) out[i] = in[i] + b[i % width];
+      gelu_tanh(out + begin, out + begin, end - begin);
+    });
+  }
+
+ private:
+  std::string where_;
+  ElementwisePolicy policy_;
 };
 
 struct ReluOp : UnaryOp {
@@ -248,6 +297,11 @@ OL_REGISTER_KERNELS(elementwise_activations) {
   RegisterUnary<SeluOp>(registry, Kernel("Selu").Opsets(classic22()), costly);
   RegisterUnary<CeluOp>(registry, Kernel("Celu").Opsets({Since(12, TypeList<float>{}), Since(28, FloatsBf{})}), costly);
   RegisterUnary<GeluOp>(registry, Kernel("Gelu").Opsets({Since(20, FloatsBf{})}), costly);
+  // ONNX Runtime's contrib ops (no attributes: GeluOp's `approximate` keeps its default, erf).
+  RegisterUnary<GeluOp>(registry, Kernel("Gelu").Domain("com.microsoft").Types(TypeList<float>{}), costly);
+  Elementwise(Kernel("FastGelu").Domain("com.microsoft").Types(TypeList<float>{}), costly)
+      .Factory(MakeKernel<FastGeluKernel>())
+      .AddTo(registry);
   RegisterUnary<HardSwishOp>(registry, Kernel("HardSwish").Opsets({Since(14, Floats{}), Since(22, FloatsBf{})}), cheap);
   RegisterUnary<SoftplusOp>(registry, Kernel("Softplus").Opsets(since1_22()), costly);
   RegisterUnary<SoftsignOp>(registry, Kernel("Softsign").Opsets(since1_22()), cheap);

@@ -173,6 +173,42 @@ TEST(Unary, IntegerPaths) {
   EXPECT_FALSE(relu_int_before_14.Run(1).ok());
 }
 
+double GeluErf(double v) { return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))); }
+double GeluTanh(double v) { return 0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v))); }
+
+TEST(ContribGelu, MicrosoftGeluIsTheErfForm) {
+  const auto x = RandomValues<float>(1000, -8, 8);
+  KernelTester t("Gelu", 1, "com.microsoft");
+  t.Input(MakeTensor<float>({10, 100}, x));
+  Tensor out = RunAllCounts(t);
+  for (int i = 0; i < 1000; ++i) ExpectClose(out.data<float>()[i], GeluErf(x[i]), kFloatTolerance, "Gelu");
+}
+
+TEST(ContribGelu, FastGeluIsTheTanhFormOfXPlusBias) {
+  const auto x = RandomValues<float>(2 * 3 * 40, -6, 6);
+  const auto bias = RandomValues<float>(40, -1, 1, /*seed=*/11);
+  KernelTester with_bias("FastGelu", 1, "com.microsoft");
+  with_bias.Input(MakeTensor<float>({2, 3, 40}, x)).Input(MakeTensor<float>({40}, bias));
+  Tensor biased = RunAllCounts(with_bias);
+  for (int i = 0; i < 240; ++i) {
+    ExpectClose(biased.data<float>()[i], GeluTanh(double(x[i] + bias[i % 40])), kFloatTolerance, "FastGelu+bias");
+  }
+  KernelTester plain("FastGelu", 1, "com.microsoft");
+  plain.Input(MakeTensor<float>({2, 3, 40}, x));
+  Tensor unbiased = RunAllCounts(plain);
+  for (int i = 0; i < 240; ++i) ExpectClose(unbiased.data<float>()[i], GeluTanh(x[i]), kFloatTolerance, "FastGelu");
+}
+
+TEST(ContribGelu, FastGeluRejectsABiasThatIsNotTheLastDimension) {
+  KernelTester t("FastGelu", 1, "com.microsoft");
+  t.Input(MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6})).Input(MakeTensor<float>({2}, {1, 2}));
+  auto result = t.Run(1);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(result.status().ToString().find("FastGelu"), std::string::npos) << result.status().ToString();
+  EXPECT_NE(result.status().ToString().find("[2,3]"), std::string::npos) << result.status().ToString();
+}
+
 TEST(Unary, Float16AndBFloat16ThroughFloat) {
   const int64_t n = 700;
   auto xf = RandomValues<float>(n, -6, 6);

@@ -2,6 +2,7 @@
 // that tests and benchmarks can run every kernel the CPU supports.
 #pragma once
 
+#include "native/kernels/gemm/epilogue.h"
 #include "native/kernels/gemm/gemm.h"
 #include "native/kernels/gemm/microkernel.h"
 
@@ -20,6 +21,8 @@ struct GemmProblem {
   float beta = 0.0f;
   float* c = nullptr;
   int64_t ldc = 0;
+  // Applied to each block of C once its K reduction is complete (FusedGemm); null: none.
+  const Epilogue* epilogue = nullptr;
 };
 
 // `b_source` (optional) supplies B's panels instead of p.b for the tiled path; the GEMV

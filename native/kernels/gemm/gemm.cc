@@ -30,7 +30,7 @@ size_t ParticipantScratchBytes(const MicroKernel& kernel, int64_t tile_n, int64_
   return AlignUp(sizeof(float) * kc * nc) + AlignUp(sizeof(float) * kc * kernel.mr);
 }
 
-// C = beta * C (K == 0: the product is empty).
+// C = beta * C (K == 0: the product is empty), then the epilogue if any.
 void ScaleC(const GemmProblem& p) {
   for (int64_t i = 0; i < p.m; ++i) {
     float* row = p.c + i * p.ldc;
@@ -39,6 +39,7 @@ void ScaleC(const GemmProblem& p) {
     } else {
       for (int64_t j = 0; j < p.n; ++j) row[j] *= p.beta;
     }
+    if (p.epilogue != nullptr) p.epilogue->Apply(row, i * p.ldc, 1, p.n, p.ldc);
   }
 }
 
@@ -46,7 +47,8 @@ void ScaleC(const GemmProblem& p) {
 // micro-panel in L1, microkernel over register tiles. Edge tiles run the same microkernel
 // on a stack copy, so every element sees the same arithmetic wherever the tile falls.
 // With `prepacked_a`, A's panels are read from it (PrepackA's layout: K blocks of kc,
-// each holding ceil(m / mr) panels of mr x kc) instead of being packed here.
+// each holding ceil(m / mr) panels of mr x kc) instead of being packed here. The epilogue
+// (if any) runs on each mr x nc block in the last K block, right after its microkernels.
 void RunTile(const MicroKernel& kernel, const GemmProblem& p, const PackedBSource& b, int64_t m0, int64_t m1,
              int64_t n0, int64_t n1, float* b_pack, float* a_pack, const float* prepacked_a = nullptr) {
   const int mr = kernel.mr, nr = kernel.nr;
@@ -82,6 +84,9 @@ void RunTile(const MicroKernel& kernel, const GemmProblem& p, const PackedBSourc
           }
           kernel.tile(kc, a_panel, b_panel, edge, nr, p.alpha, beta);
           for (int i = 0; i < rows; ++i) std::memcpy(c + i * p.ldc, edge + i * nr, sizeof(float) * cols);
+        }
+        if (p.epilogue != nullptr && pc + kc == p.k) {
+          p.epilogue->Apply(p.c + ir * p.ldc + jc, ir * p.ldc + jc, rows, nc, p.ldc);
         }
       }
     }
@@ -133,6 +138,7 @@ struct GemvPlan {
   int64_t out_stride = 0;
   float alpha = 1.0f, beta = 0.0f;
   bool rows_form = true;  // mat[kk * ld + j] vs mat[j * ld + kk]
+  const Epilogue* epilogue = nullptr;
 };
 
 void RunGemv(const GemvPlan& g, int64_t j0, int64_t j1) {
@@ -146,6 +152,14 @@ void RunGemv(const GemvPlan& g, int64_t j0, int64_t j1) {
       float& o = out[t * g.out_stride];
       o = g.beta == 0.0f ? g.alpha * y[t] : g.alpha * y[t] + g.beta * o;
     }
+    // The chunk's outputs: one row (m == 1) or one column (n == 1) of C.
+    if (g.epilogue != nullptr) {
+      if (g.out_stride == 1) {
+        g.epilogue->Apply(out, j, 1, n, n);
+      } else {
+        g.epilogue->Apply(out, j * g.out_stride, n, 1, g.out_stride);
+      }
+    }
   }
 }
 
@@ -156,6 +170,7 @@ GemvPlan MakeGemvPlan(const MicroKernel& kernel, const GemmProblem& p, float* x_
   g.k = p.k;
   g.alpha = p.alpha;
   g.beta = p.beta;
+  g.epilogue = p.epilogue;
   const float* x;
   int64_t x_stride;
   if (p.m == 1) {
@@ -351,9 +366,9 @@ std::vector<const MicroKernel*> SupportedKernels() {
 
 Status Sgemm(const ParallelContext& parallel, Allocator* allocator, const GemmTuning& tuning, bool trans_a,
              bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, const float* b,
-             int64_t ldb, float beta, float* c, int64_t ldc, GemmStats* stats) {
+             int64_t ldb, float beta, float* c, int64_t ldc, GemmStats* stats, const Epilogue* epilogue) {
   return SgemmWith(BestKernel(), parallel, allocator, tuning,
-                   GemmProblem{trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc}, stats);
+                   GemmProblem{trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, epilogue}, stats);
 }
 
 void DenseBSource::Pack(int64_t k0, int64_t kc, int64_t n0, int64_t nc, int nr, float* dst) const {
@@ -411,8 +426,8 @@ void PrepackedB::Pack(int64_t k0, int64_t kc, int64_t n0, int64_t nc, int nr, fl
 
 Status SgemmPrepackedB(const ParallelContext& parallel, Allocator* allocator, const GemmTuning& tuning, bool trans_a,
                        int64_t m, float alpha, const float* a, int64_t lda, const PrepackedB& b, float beta, float* c,
-                       int64_t ldc, GemmStats* stats) {
-  const GemmProblem p{trans_a, b.trans_b(), m, b.n(), b.k(), alpha, a, lda, b.dense(), b.ldb(), beta, c, ldc};
+                       int64_t ldc, GemmStats* stats, const Epilogue* epilogue) {
+  const GemmProblem p{trans_a, b.trans_b(), m, b.n(), b.k(), alpha, a, lda, b.dense(), b.ldb(), beta, c, ldc, epilogue};
   return SgemmWith(BestKernel(), parallel, allocator, tuning, p, stats, &b);
 }
 

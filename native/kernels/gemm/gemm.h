@@ -50,13 +50,18 @@ struct GemmStats {
   int participants = 1;
 };
 
+struct Epilogue;  // epilogue.h
+
 // Parallel GEMM. Reserves its packing scratch from `allocator` before any worker starts.
 // Strides are in elements; lda is the row stride of A as stored (K for A = M x K
 // untransposed, M for a transposed A stored K x M), likewise ldb and ldc. beta == 0
 // means C is write-only (NaNs in C are not propagated). Shapes must be non-negative.
+// `epilogue` (optional, epilogue.h) is applied to each output block right after its K
+// reduction completes (C indexed from 0 with row stride ldc for its residual).
 Status Sgemm(const ParallelContext& parallel, Allocator* allocator, const GemmTuning& tuning, bool trans_a,
              bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, const float* b,
-             int64_t ldb, float beta, float* c, int64_t ldc, GemmStats* stats = nullptr);
+             int64_t ldb, float beta, float* c, int64_t ldc, GemmStats* stats = nullptr,
+             const Epilogue* epilogue = nullptr);
 
 // For callers that run many small products inside their own ParallelFor region
 // (attention heads, conv tiles): a serial GEMM in caller-provided scratch, which must be
@@ -141,7 +146,7 @@ class PrepackedB final : public PackedBSource {
 // C = alpha * op(A) * B + beta * C with B prepacked (shapes: op(A) m x k, B b.k() x b.n()).
 Status SgemmPrepackedB(const ParallelContext& parallel, Allocator* allocator, const GemmTuning& tuning, bool trans_a,
                        int64_t m, float alpha, const float* a, int64_t lda, const PrepackedB& b, float beta, float* c,
-                       int64_t ldc, GemmStats* stats = nullptr);
+                       int64_t ldc, GemmStats* stats = nullptr, const Epilogue* epilogue = nullptr);
 
 // A packed once and shared read-only by many products (a convolution's weights used by
 // every output tile): PrepackedASize(m, k) floats (64-byte aligned buffer), filled by

@@ -1,17 +1,33 @@
 // ONNX Gemm: Y = alpha * op(A) * op(B) + beta * C, C broadcast unidirectionally to (M, N).
+// com.microsoft FusedGemm (ORT's contrib op, float): Gemm followed by an activation
+// (attributes activation, activation_alpha/beta/gamma), applied by the engine to each
+// output block right after its K reduction (epilogue.h).
+#include <cmath>
 #include <cstring>
+#include <limits>
+#include <string>
 
 #include "native/kernels/common/kernel_registration.h"
+#include "native/kernels/gemm/epilogue.h"
 #include "native/kernels/gemm/typed_gemm.h"
 #include "native/registry/kernel.h"
 
 namespace onnx_light {
 namespace {
 
+template <bool kFused>
 class GemmKernel final : public OpKernel {
  public:
   Status Init(const KernelInfo& info) {
     OL_ASSIGN_OR_RETURN(tuning_, gemm::ReadGemmTuning(info.tuning()));
+    if (kFused) {
+      const float unset = std::numeric_limits<float>::quiet_NaN();
+      OL_ASSIGN_OR_RETURN(const std::string activation, info.GetString("activation", ""));
+      OL_ASSIGN_OR_RETURN(const float activation_alpha, info.GetFloat("activation_alpha", unset));
+      OL_ASSIGN_OR_RETURN(const float activation_beta, info.GetFloat("activation_beta", unset));
+      OL_ASSIGN_OR_RETURN(epilogue_,
+                          gemm::ParseGemmActivation(info.Where(), activation, activation_alpha, activation_beta));
+    }
     OL_ASSIGN_OR_RETURN(const int64_t trans_a, info.GetInt("transA", 0));
     OL_ASSIGN_OR_RETURN(const int64_t trans_b, info.GetInt("transB", 0));
     OL_ASSIGN_OR_RETURN(alpha_, info.GetFloat("alpha", 1.0f));
@@ -40,6 +56,10 @@ class GemmKernel final : public OpKernel {
       return InvalidArgument(ctx.Where(), ": element types differ: A ", a->TypeAndShape(), ", B ", b->TypeAndShape(),
                              c != nullptr ? ", C " + c->TypeAndShape() : "");
     }
+    if (kFused && a->dtype() != DataType::kFloat) {
+      return NotImplemented(ctx.Where(), ": element type ", DataTypeName(a->dtype()), " is not supported (float only)");
+    }
+    const gemm::Epilogue* epilogue = kFused && !epilogue_.empty() ? &epilogue_ : nullptr;
     const int64_t m = a->shape()[trans_a_ ? 1 : 0], k = a->shape()[trans_a_ ? 0 : 1];
     const int64_t kb = b->shape()[trans_b_ ? 1 : 0], n = b->shape()[trans_b_ ? 0 : 1];
     if (k != kb) {
@@ -53,7 +73,16 @@ class GemmKernel final : public OpKernel {
       gemm::GemmStats stats;
       OL_RETURN_IF_ERROR(gemm::SgemmPrepackedB(ctx.parallel(), ctx.allocator(), tuning_, trans_a_, m, alpha_,
                                                a->data<float>(), a->shape()[1], *prepacked_b_, use_c ? beta_ : 0.0f,
-                                               y->data<float>(), n, &stats)
+                                               y->data<float>(), n, &stats, epilogue)
+                             .WithContext(ctx.Where() + ": "));
+      ctx.RecordScratch(stats.scratch_bytes);
+      return Status::Ok();
+    }
+    if (kFused) {  // float (checked above)
+      gemm::GemmStats stats;
+      OL_RETURN_IF_ERROR(gemm::Sgemm(ctx.parallel(), ctx.allocator(), tuning_, trans_a_, trans_b_, m, n, k, alpha_,
+                                     a->data<float>(), a->shape()[1], b->data<float>(), b->shape()[1],
+                                     use_c ? beta_ : 0.0f, y->data<float>(), n, &stats, epilogue)
                              .WithContext(ctx.Where() + ": "));
       ctx.RecordScratch(stats.scratch_bytes);
       return Status::Ok();
@@ -109,6 +138,7 @@ class GemmKernel final : public OpKernel {
   std::shared_ptr<const gemm::PrepackedB> prepacked_b_;
   bool trans_a_ = false, trans_b_ = false;
   float alpha_ = 1.0f, beta_ = 1.0f;
+  gemm::Epilogue epilogue_;  // FusedGemm's activation (no residual)
 };
 
 OL_REGISTER_KERNELS(gemm_op) {
@@ -121,7 +151,15 @@ OL_REGISTER_KERNELS(gemm_op) {
           {Since(1, Floats{}), Since(7, Floats{}), Since(9, WithInts{}), Since(11, WithInts{}), Since(13, WithBf16{})})
       .Tuning(gemm::GemmTuningParams())
       .Calibratable()
-      .Factory(MakeKernel<GemmKernel>())
+      .Factory(MakeKernel<GemmKernel<false>>())
+      .AddTo(registry);
+  // ORT's contrib schema (since 1): Gemm's inputs and attributes plus the activation.
+  Kernel("FusedGemm")
+      .Domain("com.microsoft")
+      .SinceVersions({1})
+      .Types(TypeList<float>{})
+      .Tuning(gemm::GemmTuningParams())
+      .Factory(MakeKernel<GemmKernel<true>>())
       .AddTo(registry);
 }
 

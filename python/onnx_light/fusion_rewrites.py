@@ -1,0 +1,311 @@
+"""Fusion rewrites into the epilogue kernels (ONNX Runtime's contrib ops, domain com.microsoft):
+
+fuse_conv_add_activation: Conv -> Add(the Conv's output, another tensor of exactly the
+    output's shape) [-> activation] becomes FusedConv with that tensor as Z (added before the
+    activation), as ResNet's residual connections have it.
+fuse_conv_activation: Conv -> activation becomes FusedConv, and so does Conv feeding both
+    Sigmoid and Mul(the Conv output, that Sigmoid) (SiLU as EfficientNet exports write it).
+fuse_gemm_activation: the same for Gemm into FusedGemm.
+
+Activations: Relu, Clip, LeakyRelu, Sigmoid, Tanh, HardSigmoid, HardSwish and Swish (HardSwish,
+for MobileNetV3, and Swish, for EfficientNet's SiLU, are extensions beyond ORT's FusedConv
+list; FusedGemm takes all but Clip). The
+native kernels apply them to each output block right after it is computed
+(native/kernels/gemm/epilogue.h), with results equal to the unfused kernels' bit for bit.
+
+Each pass is `(model, weights) -> model`, rewrites the top-level graph in place (as
+graph_rewrites.fold_batch_norm_into_conv, after which these run) and fires only on float
+Conv/Gemm whose intermediate result has one consumer and is not a graph output (nor read by
+a subgraph). The fused node takes the place of the pattern's last node, where every input
+it reads has been computed. PASSES lists them in the order to apply.
+"""
+
+import collections
+from collections.abc import Callable
+
+import numpy as np
+import onnx
+from onnx import helper, shape_inference
+
+from onnx_light import _native
+from onnx_light._model import weight_array
+
+MS_DOMAIN = "com.microsoft"
+CONV_ACTIVATIONS = ("Relu", "Clip", "LeakyRelu", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish", "Swish")
+GEMM_ACTIVATIONS = ("Relu", "LeakyRelu", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish", "Swish")
+_FLOAT_LIMIT = float(np.finfo(np.float32).max)
+
+Weights = _native.LoadedModel | None
+
+
+def _is_onnx(node: onnx.NodeProto, op_type: str) -> bool:
+    return node.op_type == op_type and node.domain in ("", "ai.onnx")
+
+
+def _subgraphs(node: onnx.NodeProto) -> list[onnx.GraphProto]:
+    found: list[onnx.GraphProto] = []
+    for attr in node.attribute:
+        if attr.type == onnx.AttributeProto.GRAPH:
+            found.append(attr.g)
+        elif attr.type == onnx.AttributeProto.GRAPHS:
+            found.extend(attr.graphs)
+    return found
+
+
+def _subgraph_names(graph: onnx.GraphProto) -> set[str]:
+    """Every value name a subgraph (or its subgraphs) reads: outer-scope values among them."""
+    names: set[str] = set()
+    for node in graph.node:
+        names.update(node.input)
+        for sub in _subgraphs(node):
+            names |= _subgraph_names(sub)
+    return names
+
+
+class _Graph:
+    """Consumers, constants and element types/shapes of a top-level graph, read once per pass."""
+
+    def __init__(self, model: onnx.ModelProto, weights: Weights) -> None:
+        graph = model.graph
+        self.weights = weights
+        fed = {i.name for i in graph.input}
+        self.constants = {t.name: t for t in graph.initializer if t.name not in fed}
+        self.consumers: dict[str, list[onnx.NodeProto]] = collections.defaultdict(list)
+        self.producer: dict[str, onnx.NodeProto] = {}
+        self.in_subgraphs: set[str] = set()
+        for node in graph.node:
+            for name in node.input:
+                self.consumers[name].append(node)
+            for name in node.output:
+                self.producer[name] = node
+            for sub in _subgraphs(node):
+                self.in_subgraphs |= _subgraph_names(sub)
+        self.graph_outputs = {o.name for o in graph.output}
+        self.types: dict[str, onnx.TypeProto] = {}
+        for t in graph.initializer:
+            self.types[t.name] = helper.make_tensor_type_proto(t.data_type, list(t.dims))
+        try:  # shapes of intermediate values (types alone when inference cannot run)
+            inferred = shape_inference.infer_shapes(model, strict_mode=False).graph
+            values = list(inferred.input) + list(inferred.value_info) + list(inferred.output)
+        except Exception:  # noqa: BLE001 (a failure only means fewer rewrites)
+            values = list(graph.input) + list(graph.value_info) + list(graph.output)
+        for v in values:
+            self.types.setdefault(v.name, v.type)
+
+    def single_use(self, name: str) -> onnx.NodeProto | None:
+        """The one node reading `name`, when it is its only reader and not a graph output."""
+        users = self.consumers.get(name, [])
+        if len(users) != 1 or name in self.graph_outputs or name in self.in_subgraphs:
+            return None
+        return users[0]
+
+    def is_float(self, name: str) -> bool:
+        t = self.types.get(name)
+        return t is not None and t.tensor_type.elem_type == onnx.TensorProto.FLOAT
+
+    def same_shape(self, a: str, b: str) -> bool:
+        """Both shapes known and equal dimension by dimension (equal values, or one symbol)."""
+        ta, tb = self.types.get(a), self.types.get(b)
+        if ta is None or tb is None or not ta.tensor_type.HasField("shape") or not tb.tensor_type.HasField("shape"):
+            return False
+        da, db = ta.tensor_type.shape.dim, tb.tensor_type.shape.dim
+        if len(da) != len(db):
+            return False
+        for x, y in zip(da, db, strict=True):
+            if x.HasField("dim_value") and y.HasField("dim_value"):
+                if x.dim_value != y.dim_value:
+                    return False
+            elif not (x.HasField("dim_param") and y.HasField("dim_param") and x.dim_param == y.dim_param):
+                return False
+        return True
+
+    def scalar(self, name: str) -> float | None:
+        """A constant one-element tensor's value; None when `name` is not constant."""
+        if name not in self.constants:
+            return None
+        value = weight_array(self.constants[name], self.weights)
+        return float(value.reshape(-1)[0]) if value.size == 1 else None
+
+
+def _attrs(node: onnx.NodeProto) -> dict:
+    return {a.name: helper.get_attribute_value(a) for a in node.attribute}
+
+
+def _activation(g: _Graph, node: onnx.NodeProto, allowed: tuple[str, ...]) -> tuple[str, list[float]] | None:
+    """(activation, parameters) of an activation node the epilogue can take, else None."""
+    if node.domain not in ("", "ai.onnx") or node.op_type not in allowed:
+        return None
+    attrs = _attrs(node)
+    if node.op_type == "LeakyRelu":
+        return "LeakyRelu", [float(attrs.get("alpha", 0.01))]
+    if node.op_type == "Swish":
+        return "Swish", [float(attrs.get("alpha", 1.0))]
+    if node.op_type == "HardSigmoid":
+        return "HardSigmoid", [float(attrs.get("alpha", 0.2)), float(attrs.get("beta", 0.5))]
+    if node.op_type == "Clip":
+        bounds = [float(attrs.get("min", -_FLOAT_LIMIT)), float(attrs.get("max", _FLOAT_LIMIT))]
+        for i, name in enumerate(node.input[1:3]):
+            if name:  # opset 11+: a bound given as an input must be a constant scalar
+                value = g.scalar(name)
+                if value is None:
+                    return None
+                bounds[i] = value
+        return "Clip", bounds
+    return node.op_type, []
+
+
+def _activation_after(g: _Graph, name: str, allowed: tuple[str, ...]) -> tuple[onnx.NodeProto, str, list[float]] | None:
+    """(node, activation, parameters) of the activation that is the one reader of `name`
+    (as its data input), when the epilogue can take it."""
+    node = g.single_use(name)
+    if node is None or not node.input or node.input[0] != name:
+        return None
+    found = _activation(g, node, allowed)
+    return None if found is None else (node, found[0], found[1])
+
+
+def _silu_after(g: _Graph, name: str) -> tuple[onnx.NodeProto, onnx.NodeProto] | None:
+    """(Sigmoid, Mul) when `name` is read by exactly Sigmoid(name) and Mul(name, that Sigmoid):
+    name * sigmoid(name), which the epilogue computes as Swish with alpha 1."""
+    users = g.consumers.get(name, [])
+    if len(users) != 2 or name in g.graph_outputs or name in g.in_subgraphs:
+        return None
+    sigmoid = next((u for u in users if _is_onnx(u, "Sigmoid")), None)
+    mul = next((u for u in users if _is_onnx(u, "Mul")), None)
+    if sigmoid is None or mul is None or id(g.single_use(sigmoid.output[0])) != id(mul):
+        return None
+    if sorted(mul.input) != sorted([name, sigmoid.output[0]]):
+        return None
+    return sigmoid, mul
+
+
+def _epilogue_after(
+    g: _Graph, name: str, allowed: tuple[str, ...]
+) -> tuple[onnx.NodeProto, list[onnx.NodeProto], str, list[float]] | None:
+    """(the last node, the other nodes it replaces, activation, parameters) of what follows a
+    Conv/Gemm output `name`: one activation, or Sigmoid and Mul (SiLU)."""
+    after = _activation_after(g, name, allowed)
+    if after is not None:
+        return after[0], [], after[1], after[2]
+    silu = _silu_after(g, name)
+    if silu is not None:
+        return silu[1], [silu[0]], "Swish", [1.0]
+    return None
+
+
+def _ensure_ms_opset(model: onnx.ModelProto) -> None:
+    if not any(o.domain == MS_DOMAIN for o in model.opset_import):
+        model.opset_import.append(helper.make_opsetid(MS_DOMAIN, 1))
+
+
+def _replace(model: onnx.ModelProto, replaced: dict[int, onnx.NodeProto], removed: set[int]) -> onnx.ModelProto:
+    """Nodes in `removed` dropped, each node in `replaced` (by id) swapped for its fused node."""
+    if not replaced:
+        return model
+    nodes = [replaced.get(id(n), n) for n in model.graph.node if id(n) not in removed]
+    del model.graph.node[:]
+    model.graph.node.extend(nodes)
+    _ensure_ms_opset(model)
+    return model
+
+
+def _fused_conv(
+    conv: onnx.NodeProto, z: str | None, activation: str, params: list[float], output: str
+) -> onnx.NodeProto:
+    inputs = list(conv.input) + ([""] * (3 - len(conv.input)) if z else [])
+    if z:
+        inputs.append(z)
+    node = helper.make_node("FusedConv", inputs, [output], name=conv.name, domain=MS_DOMAIN)
+    node.attribute.extend(a for a in conv.attribute)
+    if activation:
+        node.attribute.append(helper.make_attribute("activation", activation))
+    if params:
+        node.attribute.append(helper.make_attribute("activation_params", params))
+    return node
+
+
+def _float_conv(g: _Graph, node: onnx.NodeProto) -> bool:
+    return _is_onnx(node, "Conv") and len(node.input) >= 2 and g.is_float(node.input[1])
+
+
+def fuse_conv_add_activation(model: onnx.ModelProto, weights: Weights = None) -> onnx.ModelProto:
+    """Conv -> Add(residual of the Conv output's shape) [-> activation] -> FusedConv with Z."""
+    g = _Graph(model, weights)
+    replaced: dict[int, onnx.NodeProto] = {}
+    removed: set[int] = set()
+    for add in model.graph.node:
+        if not _is_onnx(add, "Add") or len(add.input) != 2 or id(add) in removed:
+            continue
+        add_output = add.output[0]
+        for side in (0, 1):
+            conv_out, z = add.input[side], add.input[1 - side]
+            conv = g.producer.get(conv_out)
+            if (
+                conv is None
+                or id(conv) in removed
+                or id(conv) in replaced
+                or not _float_conv(g, conv)
+                or id(g.single_use(conv_out)) != id(add)
+                or conv_out == z
+                or not g.same_shape(conv_out, z)
+            ):
+                continue
+            after = _activation_after(g, add_output, CONV_ACTIVATIONS)
+            last = add if after is None else after[0]
+            activation, params = ("", []) if after is None else after[1:]
+            replaced[id(last)] = _fused_conv(conv, z, activation, params, last.output[0])
+            removed.add(id(conv))
+            if after is not None:
+                removed.add(id(add))
+            break
+    return _replace(model, replaced, removed)
+
+
+def fuse_conv_activation(model: onnx.ModelProto, weights: Weights = None) -> onnx.ModelProto:
+    """Conv -> activation -> FusedConv."""
+    g = _Graph(model, weights)
+    replaced: dict[int, onnx.NodeProto] = {}
+    removed: set[int] = set()
+    for conv in model.graph.node:
+        if not _float_conv(g, conv):
+            continue
+        after = _epilogue_after(g, conv.output[0], CONV_ACTIVATIONS)
+        if after is None:
+            continue
+        act, others, activation, params = after
+        replaced[id(act)] = _fused_conv(conv, None, activation, params, act.output[0])
+        removed.add(id(conv))
+        removed.update(id(n) for n in others)
+    return _replace(model, replaced, removed)
+
+
+def fuse_gemm_activation(model: onnx.ModelProto, weights: Weights = None) -> onnx.ModelProto:
+    """Gemm -> activation -> FusedGemm (activation_alpha/beta as ORT's FusedGemm takes them)."""
+    g = _Graph(model, weights)
+    replaced: dict[int, onnx.NodeProto] = {}
+    removed: set[int] = set()
+    for gemm in model.graph.node:
+        if not _is_onnx(gemm, "Gemm") or len(gemm.input) < 2 or not g.is_float(gemm.input[1]):
+            continue
+        after = _epilogue_after(g, gemm.output[0], GEMM_ACTIVATIONS)
+        if after is None:
+            continue
+        act, others, activation, params = after
+        node = helper.make_node("FusedGemm", list(gemm.input), [act.output[0]], name=gemm.name, domain=MS_DOMAIN)
+        node.attribute.extend(a for a in gemm.attribute)
+        node.attribute.append(helper.make_attribute("activation", activation))
+        for name, value in zip(("activation_alpha", "activation_beta"), params, strict=False):
+            node.attribute.append(helper.make_attribute(name, value))
+        replaced[id(act)] = node
+        removed.add(id(gemm))
+        removed.update(id(n) for n in others)
+    return _replace(model, replaced, removed)
+
+
+# In order: the residual pattern first (its Conv feeds an Add, which the plain activation
+# pattern would not take anyway), then Conv and Gemm with an activation.
+PASSES: list[Callable[[onnx.ModelProto, Weights], onnx.ModelProto]] = [
+    fuse_conv_add_activation,
+    fuse_conv_activation,
+    fuse_gemm_activation,
+]

@@ -1,0 +1,131 @@
+"""Graph rewrites applied when a session is created, at ONNX Runtime's optimisation levels:
+
+    disabled  nothing (ORT_DISABLE_ALL; also InferenceSession(..., graph_optimizations=False))
+    basic     basic.PASSES, repeated until the graph stops changing (at most MAX_BASIC_ROUNDS
+              rounds): constant folding, static Shape/Size, Identity/Dropout/dead-node
+              elimination, Cast, Transpose, Reshape and Squeeze/Unsqueeze cancellation,
+              Conv + BatchNormalization (ORT_ENABLE_BASIC)
+    extended  basic, then EXTENDED_PASSES: QDQ groups -> integer kernels (qdq_rewrites),
+              MatMul + Add -> Gemm, decomposed Gelu, LayerNormalization and
+              RMSNormalization -> one op, Conv/Gemm + activation (+ residual Add) ->
+              com.microsoft FusedConv/FusedGemm (fusion_rewrites) (ORT_ENABLE_EXTENDED)
+    all       extended, then LAYOUT_PASSES (none yet) (ORT_ENABLE_ALL, the default)
+
+Every pass is a function `(model, weights) -> model` (weights: the initializers held
+natively, _model.load_model_and_weights) that rewrites the top-level graph in place, keeps
+the graph outputs' names and the model's results up to float rounding, and leaves
+control-flow subgraphs and the outer values they read alone.
+"""
+
+from collections.abc import Callable
+from typing import Any
+
+import onnx
+
+from onnx_light import _native, fusion_rewrites, qdq_rewrites
+from onnx_light._model import _infer
+from onnx_light.graph_rewrites import basic, extended
+from onnx_light.graph_rewrites.basic import fold_batch_norm_into_conv  # noqa: F401  (the first pass, kept here)
+
+Pass = Callable[[onnx.ModelProto, "_native.LoadedModel | None"], onnx.ModelProto]
+
+LEVELS = ("disabled", "basic", "extended", "all")
+DEFAULT_LEVEL = "all"
+MAX_BASIC_ROUNDS = 8
+
+BASIC_PASSES: list[Pass] = list(basic.PASSES)
+EXTENDED_PASSES: list[Pass] = [
+    # QDQ groups become integer kernels first: the activation fusions below must not take
+    # a quantized Conv's Relu away from the QuantizeLinear that absorbs it.
+    *qdq_rewrites.PASSES,
+    *extended.PASSES,
+    # After MatMul + Add -> Gemm, so that Gemm + activation fuses too.
+    *fusion_rewrites.PASSES,
+]
+LAYOUT_PASSES: list[Pass] = []
+
+# ONNX Runtime's GraphOptimizationLevel names -> ours.
+_ORT_LEVELS = {
+    "ORT_DISABLE_ALL": "disabled",
+    "ORT_ENABLE_BASIC": "basic",
+    "ORT_ENABLE_EXTENDED": "extended",
+    "ORT_ENABLE_LAYOUT": "all",
+    "ORT_ENABLE_ALL": "all",
+}
+_ORT_LEVEL_NUMBERS = {0: "disabled", 1: "basic", 2: "extended", 3: "all", 99: "all"}
+
+
+def level_of(value: Any) -> str:
+    """Our level name for `value`: one of LEVELS, an ONNX Runtime GraphOptimizationLevel
+    (onnxruntime's or onnx_light.GraphOptimizationLevel), its name, or its number."""
+    if isinstance(value, str):
+        if value in LEVELS:
+            return value
+        name = value.rsplit(".", 1)[-1]
+        if name in _ORT_LEVELS:
+            return _ORT_LEVELS[name]
+    elif getattr(value, "name", None) in _ORT_LEVELS:
+        return _ORT_LEVELS[value.name]
+    elif isinstance(value, int) and not isinstance(value, bool) and value in _ORT_LEVEL_NUMBERS:
+        return _ORT_LEVEL_NUMBERS[value]
+    raise ValueError(
+        f"graph optimization level must be one of {', '.join(LEVELS)} or an ORT GraphOptimizationLevel, got {value!r}"
+    )
+
+
+def passes(level: str) -> list[Pass]:
+    """The passes after the basic rounds, for `level` (empty for disabled and basic)."""
+    level = level_of(level)
+    after: list[Pass] = []
+    if level in ("extended", "all"):
+        after += EXTENDED_PASSES
+    if level == "all":
+        after += LAYOUT_PASSES
+    return after
+
+
+def _fingerprint(model: onnx.ModelProto) -> tuple:
+    graph = model.graph
+    return (
+        tuple((n.op_type, n.domain, tuple(n.input), tuple(n.output)) for n in graph.node),
+        tuple(sorted(t.name for t in graph.initializer)),
+    )
+
+
+def _run_basic(model: onnx.ModelProto, weights: _native.LoadedModel | None) -> onnx.ModelProto:
+    for _ in range(MAX_BASIC_ROUNDS):
+        before = _fingerprint(model)
+        _infer(model)  # fresh value types: folding makes more of them static
+        for rewrite in BASIC_PASSES:
+            model = rewrite(model, weights)
+        if _fingerprint(model) == before:
+            break
+    return model
+
+
+def optimize(
+    model: onnx.ModelProto,
+    weights: _native.LoadedModel | None = None,
+    level: Any = DEFAULT_LEVEL,
+    in_place: bool = False,
+) -> onnx.ModelProto:
+    """The model rewritten at `level` (see the module doc), on a copy (the caller's model is
+    left as it was) unless `in_place` (for a caller that owns the model: no second copy of
+    its weights). `weights`: the initializers held natively, read in place."""
+    level = level_of(level)
+    if level == "disabled":
+        return model
+    copy = model
+    if not in_place:
+        copy = onnx.ModelProto()
+        copy.CopyFrom(model)
+    before = _fingerprint(copy)
+    copy = _run_basic(copy, weights)
+    later = passes(level)
+    if later:
+        for rewrite in later:
+            copy = rewrite(copy, weights)
+        copy = _run_basic(copy, weights)
+    if _fingerprint(copy) != before and copy.ir_version < 4:
+        copy.ir_version = 4  # folded constants are initializers that are not graph inputs
+    return copy

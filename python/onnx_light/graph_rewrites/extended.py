@@ -1,0 +1,415 @@
+"""Level "extended": subgraphs that exporters emit for one mathematical op, replaced by the
+op onnx-light runs in one kernel (ONNX Runtime's extended level). Each pass is
+`(model, weights) -> model` over the top-level graph; every intermediate value of a matched
+pattern must be read by the pattern alone (not a graph output, not read by a subgraph).
+
+A fused node must be valid under the model's opset imports: ai.onnx Gelu needs opset >= 20,
+LayerNormalization >= 17, RMSNormalization >= 23. Under older opsets Gelu becomes ONNX
+Runtime's contrib ops (com.microsoft Gelu, or FastGelu for the tanh form; version 1, the
+import added), which onnx-light registers too; LayerNormalization and RMSNormalization are
+left decomposed."""
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+from onnx_light import _native
+from onnx_light.graph_rewrites._graph import (
+    GraphView,
+    attribute,
+    drop_unused_initializers,
+    ensure_opset,
+    is_op,
+    replace_nodes,
+    unique_name,
+)
+
+MICROSOFT = "com.microsoft"
+
+# (pattern nodes, the fused nodes, initializers to add)
+Match = tuple[list[onnx.NodeProto], list[onnx.NodeProto], list[onnx.TensorProto]]
+
+
+def _near(value: float | None, target: float, rtol: float = 1e-3) -> bool:
+    return value is not None and abs(value - target) <= rtol * abs(target)
+
+
+def _other(node: onnx.NodeProto, name: str) -> str | None:
+    """The other input of a two-input node that reads `name`."""
+    if len(node.input) != 2:
+        return None
+    if node.input[0] == name:
+        return node.input[1]
+    if node.input[1] == name:
+        return node.input[0]
+    return None
+
+
+def _producer(view: GraphView, name: str, reader: onnx.NodeProto, *op_types: str) -> onnx.NodeProto | None:
+    """The node of one of `op_types` producing `name`, when `reader` alone reads it."""
+    node = view.producer.get(name)
+    if not is_op(node, *op_types) or view.only_reader(name) is not reader:
+        return None
+    return node
+
+
+def _reader(view: GraphView, name: str, *op_types: str) -> onnx.NodeProto | None:
+    """The one node reading `name`, when it is one of `op_types` and nothing else sees `name`."""
+    node = view.only_reader(name)
+    return node if is_op(node, *op_types) else None
+
+
+def _rewrite_all(
+    model: onnx.ModelProto,
+    weights: _native.LoadedModel | None,
+    match: Callable[[GraphView, onnx.NodeProto, set[str]], Match | None],
+) -> onnx.ModelProto:
+    """Applies `match` at every node until nothing matches: each match's pattern nodes go
+    and its fused nodes take the place of the last pattern node (where every input of the
+    pattern is available). Matches of one sweep do not overlap."""
+    while True:
+        view = GraphView(model, weights)
+        taken = view.taken_names()
+        removed: set[int] = set()
+        inserted: dict[int, list[onnx.NodeProto]] = {}
+        initializers: list[onnx.TensorProto] = []
+        position = {id(n): i for i, n in enumerate(model.graph.node)}
+        for node in model.graph.node:
+            if id(node) in removed:
+                continue
+            found = match(view, node, taken)
+            if found is None:
+                continue
+            pattern, fused, tensors = found
+            if any(id(n) in removed for n in pattern):
+                continue
+            removed.update(id(n) for n in pattern)
+            last = max(pattern, key=lambda n: position[id(n)])
+            inserted[id(last)] = fused
+            initializers.extend(tensors)
+        if not removed:
+            return model
+        replace_nodes(model.graph, removed, inserted)
+        model.graph.initializer.extend(initializers)
+        drop_unused_initializers(model.graph, view)
+
+
+def _match_matmul_add(view: GraphView, mm: onnx.NodeProto, taken: set[str]) -> Match | None:
+    if not is_op(mm, "MatMul") or len(mm.input) != 2 or view.opsets.get("", 0) < 7:
+        return None
+    add = _reader(view, mm.output[0], "Add")
+    if add is None:
+        return None
+    a, b = mm.input
+    bias_name = _other(add, mm.output[0])
+    if bias_name is None:
+        return None
+    a_shape = view.shape(a)
+    weight, bias = view.constant(b), view.constant(bias_name)
+    if a_shape is None or len(a_shape) != 2 or weight is None or bias is None or weight.ndim != 2:
+        return None
+    if view.elem_type(a) != TensorProto.FLOAT or weight.dtype != np.float32 or bias.dtype != np.float32:
+        return None
+    n = weight.shape[1]
+    if bias.shape not in ((), (1,), (n,), (1, 1), (1, n)):
+        return None  # a bias that would broadcast the product to a larger shape
+    gemm = helper.make_node("Gemm", [a, b, bias_name], [add.output[0]], name=unique_name(add.name or "gemm", taken))
+    return [mm, add], [gemm], []
+
+
+def fuse_matmul_add_into_gemm(model: onnx.ModelProto, weights: _native.LoadedModel | None = None) -> onnx.ModelProto:
+    """MatMul(A, B) + bias becomes Gemm(A, B, bias) when A is 2-D, B a constant 2-D float
+    matrix and bias a constant that broadcasts to the product's shape without enlarging it
+    (scalar, [N], [1, N]): the bias is then added in the GEMM's epilogue."""
+    return _rewrite_all(model, weights, _match_matmul_add)
+
+
+def _gelu_tail(view: GraphView, x: str, one_plus: str) -> tuple[list[onnx.NodeProto], str] | None:
+    """0.5 * x * one_plus, in the orders exporters write: ((x * s) * 0.5), ((s * 0.5) * x) or
+    ((x * 0.5) * s). (pattern nodes, output name)."""
+    m1 = _reader(view, one_plus, "Mul")
+    if m1 is None:
+        return None
+    p = _other(m1, one_plus)
+    if p is None:
+        return None
+    if p == x:
+        m2 = _reader(view, m1.output[0], "Mul")
+        if m2 is not None and _near(view.scalar(_other(m2, m1.output[0]) or ""), 0.5):
+            return [m1, m2], m2.output[0]
+        return None
+    if _near(view.scalar(p), 0.5):
+        m2 = _reader(view, m1.output[0], "Mul")
+        if m2 is not None and _other(m2, m1.output[0]) == x:
+            return [m1, m2], m2.output[0]
+        return None
+    half = _producer(view, p, m1, "Mul")
+    if half is not None and _other(half, x) is not None and _near(view.scalar(_other(half, x) or ""), 0.5):
+        return [half, m1], m1.output[0]
+    return None
+
+
+def _plus_one(view: GraphView, name: str) -> onnx.NodeProto | None:
+    add = _reader(view, name, "Add")
+    return add if add is not None and _near(view.scalar(_other(add, name) or ""), 1.0) else None
+
+
+def _gelu_node(view: GraphView, x: str, out: str, tanh: bool, taken: set[str]) -> onnx.NodeProto | None:
+    if view.elem_type(x) != TensorProto.FLOAT:
+        return None
+    name = unique_name(out + "_gelu", taken)
+    if view.opsets.get("", 0) >= 20:
+        return helper.make_node("Gelu", [x], [out], name=name, **({"approximate": "tanh"} if tanh else {}))
+    if view.opsets.get(MICROSOFT, 1) != 1:
+        return None
+    return helper.make_node("FastGelu" if tanh else "Gelu", [x], [out], name=name, domain=MICROSOFT)
+
+
+def _match_gelu_erf(view: GraphView, erf: onnx.NodeProto, taken: set[str]) -> Match | None:
+    if not is_op(erf, "Erf"):
+        return None
+    scaled = _producer(view, erf.input[0], erf, "Div", "Mul")
+    if scaled is None or len(scaled.input) != 2:
+        return None
+    if scaled.op_type == "Div":
+        x = scaled.input[0]
+        if not _near(view.scalar(scaled.input[1]), math.sqrt(2)):
+            return None
+    else:
+        x = next((i for i in scaled.input if _near(view.scalar(_other(scaled, i) or ""), math.sqrt(0.5))), None)
+        if x is None:
+            return None
+    add = _plus_one(view, erf.output[0])
+    if add is None:
+        return None
+    tail = _gelu_tail(view, x, add.output[0])
+    if tail is None:
+        return None
+    gelu = _gelu_node(view, x, tail[1], False, taken)
+    return None if gelu is None else ([scaled, erf, add, *tail[0]], [gelu], [])
+
+
+def _cube(view: GraphView, name: str, reader: onnx.NodeProto) -> tuple[str, list[onnx.NodeProto]] | None:
+    """(x, nodes) when `name` is x**3: Pow(x, 3), Mul(x, Mul(x, x)) or Mul(Mul(x, x), x)."""
+    node = _producer(view, name, reader, "Pow", "Mul")
+    if node is None or len(node.input) != 2:
+        return None
+    if node.op_type == "Pow":
+        return (node.input[0], [node]) if _near(view.scalar(node.input[1]), 3.0) else None
+    for i in range(2):
+        square = _producer(view, node.input[i], node, "Mul")
+        x = node.input[1 - i]
+        if square is not None and list(square.input) == [x, x]:
+            return x, [node, square]
+    return None
+
+
+def _match_gelu_tanh(view: GraphView, tanh: onnx.NodeProto, taken: set[str]) -> Match | None:
+    if not is_op(tanh, "Tanh"):
+        return None
+    scaled = _producer(view, tanh.input[0], tanh, "Mul")
+    if scaled is None:
+        return None
+    inner = next((i for i in scaled.input if _near(view.scalar(_other(scaled, i) or ""), math.sqrt(2 / math.pi))), None)
+    total = _producer(view, inner, scaled, "Add") if inner else None
+    if total is None or len(total.input) != 2:
+        return None
+    for x in total.input:
+        term = _producer(view, _other(total, x) or "", total, "Mul")
+        if term is None:
+            continue
+        cubed = next((i for i in term.input if _near(view.scalar(_other(term, i) or ""), 0.044715)), None)
+        cube = _cube(view, cubed, term) if cubed else None
+        if cube is None or cube[0] != x:
+            continue
+        add = _plus_one(view, tanh.output[0])
+        tail = _gelu_tail(view, x, add.output[0]) if add is not None else None
+        if add is None or tail is None:
+            return None
+        gelu = _gelu_node(view, x, tail[1], True, taken)
+        if gelu is None:
+            return None
+        return [*cube[1], term, total, scaled, tanh, add, *tail[0]], [gelu], []
+    return None
+
+
+def fuse_gelu(model: onnx.ModelProto, weights: _native.LoadedModel | None = None) -> onnx.ModelProto:
+    """The erf form 0.5 * x * (1 + Erf(x / sqrt(2))) (Div by sqrt(2) or Mul by 1/sqrt(2),
+    the products in any order) becomes Gelu, and the tanh form 0.5 * x * (1 + Tanh(
+    sqrt(2/pi) * (x + 0.044715 * x^3))) Gelu(approximate="tanh"): ai.onnx Gelu from opset 20,
+    com.microsoft Gelu / FastGelu below. Float tensors only."""
+    model = _rewrite_all(model, weights, _match_gelu_erf)
+    model = _rewrite_all(model, weights, _match_gelu_tanh)
+    if any(n.domain == MICROSOFT for n in model.graph.node):
+        ensure_opset(model, MICROSOFT, 1)
+    return model
+
+
+def _trailing_axes(view: GraphView, reduce: onnx.NodeProto, rank: int) -> int | None:
+    """The first axis of a ReduceMean over the trailing axes with keepdims, else None."""
+    if attribute(reduce, "keepdims", 1) != 1:
+        return None
+    if len(reduce.input) > 1 and reduce.input[1]:
+        value = view.constant(reduce.input[1])
+        axes = None if value is None else [int(a) for a in np.asarray(value).reshape(-1)]
+    else:
+        axes = attribute(reduce, "axes")
+    if not axes:
+        return None
+    axes = sorted(a + rank if a < 0 else a for a in axes)
+    if axes != list(range(rank - len(axes), rank)):
+        return None
+    return axes[0]
+
+
+def _scale_for(view: GraphView, name: str, normalized: list[int | None]) -> np.ndarray | None:
+    """A constant float scale or bias as an array of the normalized dims' shape (leading 1s
+    dropped), or None when it is not constant or has another shape."""
+    value = view.constant(name)
+    if value is None or value.dtype != np.float32 or any(d is None for d in normalized):
+        return None
+    dims = [int(d) for d in normalized if d is not None]
+    shape = list(value.shape)
+    while len(shape) > len(dims) and shape[0] == 1:
+        shape = shape[1:]
+    if shape == dims:
+        return value.reshape(dims)
+    if value.size == 1:
+        return np.full(dims, value.reshape(()), np.float32)
+    return None
+
+
+def _as_initializer(array: np.ndarray, base: str, taken: set[str]) -> onnx.TensorProto:
+    return numpy_helper.from_array(np.ascontiguousarray(array, np.float32), unique_name(base, taken))
+
+
+def _match_layer_norm(view: GraphView, mean: onnx.NodeProto, taken: set[str]) -> Match | None:
+    if not is_op(mean, "ReduceMean") or view.opsets.get("", 0) < 17:
+        return None
+    x = mean.input[0]
+    shape = view.shape(x)
+    if shape is None or view.elem_type(x) != TensorProto.FLOAT:
+        return None
+    axis = _trailing_axes(view, mean, len(shape))
+    centre = _reader(view, mean.output[0], "Sub")
+    if axis is None or centre is None or list(centre.input) != [x, mean.output[0]]:
+        return None
+    d = centre.output[0]
+    readers = list({id(n): n for n in view.consumers.get(d, [])}.values())
+    square = next((n for n in readers if is_op(n, "Pow", "Mul")), None)
+    divide = next((n for n in readers if is_op(n, "Div") and list(n.input[:1]) == [d]), None)
+    if square is None or divide is None or len(readers) != 2:
+        return None
+    if square.op_type == "Pow":
+        if square.input[0] != d or not _near(view.scalar(square.input[1]), 2.0) or not view.is_private(d, 2):
+            return None
+    elif list(square.input) != [d, d] or not view.is_private(d, 3):
+        return None
+    variance = _reader(view, square.output[0], "ReduceMean")
+    if variance is None or _trailing_axes(view, variance, len(shape)) != axis:
+        return None
+    plus_eps = _reader(view, variance.output[0], "Add")
+    eps = view.scalar(_other(plus_eps, variance.output[0]) or "") if plus_eps is not None else None
+    root = _reader(view, plus_eps.output[0], "Sqrt") if plus_eps is not None else None
+    if plus_eps is None or eps is None or root is None or _reader(view, root.output[0], "Div") is not divide:
+        return None
+    scale = _reader(view, divide.output[0], "Mul")
+    normalized = shape[axis:]
+    gamma = _scale_for(view, _other(scale, divide.output[0]) or "", normalized) if scale is not None else None
+    if scale is None or gamma is None:
+        return None
+    pattern = [mean, centre, square, variance, plus_eps, root, divide, scale]
+    out = scale.output[0]
+    shift = _reader(view, out, "Add")
+    beta = _scale_for(view, _other(shift, out) or "", normalized) if shift is not None else None
+    tensors = [_as_initializer(gamma, out + "_ln_scale", taken)]
+    if shift is not None and beta is not None:
+        pattern.append(shift)
+        out = shift.output[0]
+        tensors.append(_as_initializer(beta, out + "_ln_bias", taken))
+    node = helper.make_node(
+        "LayerNormalization",
+        [x] + [t.name for t in tensors],
+        [out],
+        name=unique_name(out + "_layer_norm", taken),
+        axis=axis - len(shape),
+        epsilon=float(eps),
+    )
+    return pattern, [node], tensors
+
+
+def fuse_layer_norm(model: onnx.ModelProto, weights: _native.LoadedModel | None = None) -> onnx.ModelProto:
+    """ReduceMean -> Sub -> Pow 2 (or Mul by itself) -> ReduceMean -> Add eps -> Sqrt -> Div
+    -> Mul gamma (-> Add beta), over trailing axes with keepdims, becomes LayerNormalization
+    (opset >= 17; float; gamma and beta constant)."""
+    return _rewrite_all(model, weights, _match_layer_norm)
+
+
+def _match_rms_norm(view: GraphView, square: onnx.NodeProto, taken: set[str]) -> Match | None:
+    if not is_op(square, "Pow", "Mul") or view.opsets.get("", 0) < 23 or len(square.input) != 2:
+        return None
+    x = square.input[0]
+    if square.op_type == "Pow" and not _near(view.scalar(square.input[1]), 2.0):
+        return None
+    if square.op_type == "Mul" and square.input[1] != x:
+        return None
+    shape = view.shape(x)
+    if shape is None or view.elem_type(x) != TensorProto.FLOAT:
+        return None
+    mean = _reader(view, square.output[0], "ReduceMean")
+    axis = _trailing_axes(view, mean, len(shape)) if mean is not None else None
+    if mean is None or axis is None:
+        return None
+    plus_eps = _reader(view, mean.output[0], "Add")
+    eps = view.scalar(_other(plus_eps, mean.output[0]) or "") if plus_eps is not None else None
+    if plus_eps is None or eps is None:
+        return None
+    root = _reader(view, plus_eps.output[0], "Sqrt")
+    if root is None:
+        return None
+    after = _reader(view, root.output[0], "Div", "Reciprocal")
+    if after is None:
+        return None
+    if after.op_type == "Div" and list(after.input) == [x, root.output[0]]:
+        pattern = [square, mean, plus_eps, root, after]
+    else:  # 1 / root (Reciprocal, or Div of 1 as PyTorch exports rsqrt), times x
+        if after.op_type == "Div" and (after.input[1] != root.output[0] or not _near(view.scalar(after.input[0]), 1.0)):
+            return None
+        times = _reader(view, after.output[0], "Mul")
+        if times is None or _other(times, after.output[0]) != x:
+            return None
+        pattern = [square, mean, plus_eps, root, after, times]
+    normed = pattern[-1].output[0]
+    scale = _reader(view, normed, "Mul")
+    gamma = _scale_for(view, _other(scale, normed) or "", shape[axis:]) if scale is not None else None
+    if scale is None or gamma is None:
+        return None
+    out = scale.output[0]
+    tensor = _as_initializer(gamma, out + "_rms_scale", taken)
+    node = helper.make_node(
+        "RMSNormalization",
+        [x, tensor.name],
+        [out],
+        name=unique_name(out + "_rms_norm", taken),
+        axis=axis - len(shape),
+        epsilon=float(eps),
+    )
+    return [*pattern, scale], [node], [tensor]
+
+
+def fuse_rms_norm(model: onnx.ModelProto, weights: _native.LoadedModel | None = None) -> onnx.ModelProto:
+    """x * gamma / Sqrt(ReduceMean(x^2) + eps) (Pow 2 or Mul x x; Div, or Reciprocal or Div
+    of 1 then Mul), over trailing axes with keepdims, becomes RMSNormalization (opset >= 23; float;
+    gamma constant)."""
+    return _rewrite_all(model, weights, _match_rms_norm)
+
+
+PASSES = [
+    fuse_matmul_add_into_gemm,
+    fuse_gelu,
+    fuse_layer_norm,
+    fuse_rms_norm,
+]

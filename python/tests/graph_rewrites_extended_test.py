@@ -1,0 +1,345 @@
+"""The extended level's fusions, each on the subgraph exporters emit: the fused op replaces
+it (ai.onnx where the opset allows, ONNX Runtime's com.microsoft ops below for Gelu), the
+results stay ONNX Runtime's on the unfused graph, and nothing fuses where the pattern is
+not exact (another constant, an intermediate seen outside, a symbolic rank, an old opset)."""
+
+import math
+import os
+import sys
+
+import numpy as np
+import onnx_light
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from onnx_light import graph_rewrites
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rewrite_checks import check_rewrite, model, op_types, ort_unoptimized  # noqa: E402
+
+F = TensorProto.FLOAT
+RNG = np.random.default_rng(1)
+
+
+def tensor(name, shape, elem=F):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def init(name, array):
+    return numpy_helper.from_array(np.asarray(array), name)
+
+
+def scalar(name, value):
+    return init(name, np.float32(value))
+
+
+# ------------------------------------------------------------------------- MatMul + Add -> Gemm
+
+
+def matmul_add(a_shape, bias_shape=(5,), b_fed=False):
+    inputs = [tensor("a", list(a_shape))] + ([tensor("b", [4, 5])] if b_fed else [])
+    inits = [init("bias", RNG.standard_normal(bias_shape).astype(np.float32))]
+    if not b_fed:
+        inits.append(init("b", RNG.standard_normal((4, 5)).astype(np.float32)))
+    return model(
+        [helper.make_node("MatMul", ["a", "b"], ["p"]), helper.make_node("Add", ["bias", "p"], ["y"])],
+        inputs,
+        [tensor("y", None)],
+        inits,
+    )
+
+
+def test_matmul_plus_constant_bias_becomes_gemm():
+    a = RNG.standard_normal((3, 4)).astype(np.float32)
+    # Gemm sums the same products in its own order: float rounding of a 4-term dot product.
+    rewritten = check_rewrite(matmul_add((3, 4)), {"a": a}, "extended", ["Gemm"], rtol=1e-5, atol=1e-6)
+    assert list(rewritten.graph.node[0].input) == ["a", "b", "bias"]
+
+
+@pytest.mark.parametrize(
+    "a_shape,bias_shape,b_fed",
+    [((2, 3, 4), (5,), False), (("m", 3, 4), (5,), False), ((3, 4), (3, 5), False), ((3, 4), (5,), True)],
+)
+def test_matmul_add_stays_unless_a_is_2d_and_b_and_bias_constant(a_shape, bias_shape, b_fed):
+    m = matmul_add(a_shape, bias_shape, b_fed)
+    assert op_types(graph_rewrites.optimize(m, level="extended")) == ["MatMul", "Add"]
+
+
+def test_matmul_add_is_not_fused_at_the_basic_level():
+    assert op_types(graph_rewrites.optimize(matmul_add((3, 4)), level="basic")) == ["MatMul", "Add"]
+
+
+# ------------------------------------------------------------------------------------- Gelu
+
+X = (RNG.standard_normal((2, 8, 16)) * 3).astype(np.float32)
+
+
+ROOT2 = math.sqrt(2)
+
+
+def gelu_erf(order, opset, divisor=ROOT2):
+    """0.5 * x * (1 + erf(x / sqrt 2)) in the orders PyTorch and TensorFlow exporters emit."""
+    head = [
+        helper.make_node("Div", ["x", "root2"], ["d"]),
+        helper.make_node("Erf", ["d"], ["e"]),
+        helper.make_node("Add", ["e", "one"], ["s"]),
+    ]
+    tails = {
+        "x*s*0.5": [helper.make_node("Mul", ["x", "s"], ["m"]), helper.make_node("Mul", ["m", "half"], ["y"])],
+        "s*0.5*x": [helper.make_node("Mul", ["half", "s"], ["m"]), helper.make_node("Mul", ["m", "x"], ["y"])],
+        "(x*0.5)*s": [helper.make_node("Mul", ["x", "half"], ["h"]), helper.make_node("Mul", ["h", "s"], ["y"])],
+    }
+    return model(
+        head + tails[order],
+        [tensor("x", [2, 8, 16])],
+        [tensor("y", None)],
+        [scalar("root2", divisor), scalar("one", 1), scalar("half", 0.5)],
+        opset=opset,
+    )
+
+
+# Our Gelu multiplies by 1/sqrt(2) where the graph divides by sqrt(2), and uses its own erf:
+# a few float ulps.
+GELU_RTOL, GELU_ATOL = 1e-5, 1e-6
+
+
+@pytest.mark.parametrize("order", ["x*s*0.5", "s*0.5*x", "(x*0.5)*s"])
+def test_erf_gelu_becomes_gelu_from_opset_20(order):
+    rewritten = check_rewrite(gelu_erf(order, 20), {"x": X}, "extended", ["Gelu"], GELU_RTOL, GELU_ATOL)
+    assert rewritten.graph.node[0].domain == "" and not rewritten.graph.node[0].attribute
+
+
+def test_erf_gelu_becomes_microsoft_gelu_before_opset_20():
+    rewritten = check_rewrite(gelu_erf("x*s*0.5", 17), {"x": X}, "extended", ["Gelu"], GELU_RTOL, GELU_ATOL)
+    assert rewritten.graph.node[0].domain == "com.microsoft"
+    assert {(o.domain, o.version) for o in rewritten.opset_import} == {("", 17), ("com.microsoft", 1)}
+
+
+def test_gelu_stays_when_a_constant_differs_or_an_intermediate_is_seen():
+    assert op_types(graph_rewrites.optimize(gelu_erf("x*s*0.5", 20, divisor=2.0), level="extended")) == [
+        "Div",
+        "Erf",
+        "Add",
+        "Mul",
+        "Mul",
+    ]
+    seen = gelu_erf("x*s*0.5", 20)
+    seen.graph.output.append(tensor("e", None))
+    check_rewrite(seen, {"x": X}, "extended", ["Div", "Erf", "Add", "Mul", "Mul"])
+
+
+def gelu_tanh(opset, cube="pow"):
+    """0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))."""
+    cubes = {
+        "pow": [helper.make_node("Pow", ["x", "three"], ["c"])],
+        "mul": [helper.make_node("Mul", ["x", "x"], ["sq"]), helper.make_node("Mul", ["x", "sq"], ["c"])],
+    }
+    return model(
+        cubes[cube]
+        + [
+            helper.make_node("Mul", ["c", "k"], ["kc"]),
+            helper.make_node("Add", ["x", "kc"], ["inner"]),
+            helper.make_node("Mul", ["root2pi", "inner"], ["arg"]),
+            helper.make_node("Tanh", ["arg"], ["t"]),
+            helper.make_node("Add", ["one", "t"], ["s"]),
+            helper.make_node("Mul", ["x", "s"], ["m"]),
+            helper.make_node("Mul", ["m", "half"], ["y"]),
+        ],
+        [tensor("x", [2, 8, 16])],
+        [tensor("y", None)],
+        [
+            scalar("three", 3),
+            scalar("k", 0.044715),
+            scalar("root2pi", math.sqrt(2 / math.pi)),
+            scalar("one", 1),
+            scalar("half", 0.5),
+        ],
+        opset=opset,
+    )
+
+
+@pytest.mark.parametrize("cube", ["pow", "mul"])
+def test_tanh_gelu_becomes_gelu_tanh_from_opset_20(cube):
+    rewritten = check_rewrite(gelu_tanh(20, cube), {"x": X}, "extended", ["Gelu"], GELU_RTOL, GELU_ATOL)
+    assert helper.get_attribute_value(rewritten.graph.node[0].attribute[0]) == b"tanh"
+
+
+def test_tanh_gelu_becomes_microsoft_fast_gelu_before_opset_20():
+    rewritten = check_rewrite(gelu_tanh(13), {"x": X}, "extended", ["FastGelu"], GELU_RTOL, GELU_ATOL)
+    assert rewritten.graph.node[0].domain == "com.microsoft"
+
+
+# ------------------------------------------------------------------------ LayerNormalization
+
+
+def layer_norm(opset, square="pow", beta=True, axes=(-1,)):
+    """What PyTorch exports for nn.LayerNorm below opset 17 (and HF BERT's own LayerNorm)."""
+    mean_args = {"axes": list(axes)} if opset < 18 else {}
+    extra = [] if opset < 18 else ["axes"]
+    sq = (
+        helper.make_node("Pow", ["d", "two"], ["sq"])
+        if square == "pow"
+        else helper.make_node("Mul", ["d", "d"], ["sq"])
+    )
+    nodes = [
+        helper.make_node("ReduceMean", ["x", *extra], ["mean"], **mean_args),
+        helper.make_node("Sub", ["x", "mean"], ["d"]),
+        sq,
+        helper.make_node("ReduceMean", ["sq", *extra], ["var"], **mean_args),
+        helper.make_node("Add", ["var", "eps"], ["ve"]),
+        helper.make_node("Sqrt", ["ve"], ["sd"]),
+        helper.make_node("Div", ["d", "sd"], ["n"]),
+        helper.make_node("Mul", ["n", "gamma"], ["g" if beta else "y"]),
+    ] + ([helper.make_node("Add", ["g", "beta"], ["y"])] if beta else [])
+    inits = [
+        scalar("two", 2),
+        scalar("eps", 1e-5),
+        init("gamma", RNG.uniform(0.5, 1.5, 16).astype(np.float32)),
+        init("beta", RNG.standard_normal(16).astype(np.float32)),
+    ] + ([init("axes", np.array(axes, np.int64))] if opset >= 18 else [])
+    return model(nodes, [tensor("x", [2, 8, 16])], [tensor("y", None)], inits, opset=opset)
+
+
+# One fused normalisation against nine float ops: float rounding of a 16-element mean and
+# variance, relative to values of order 1.
+NORM_RTOL, NORM_ATOL = 1e-5, 1e-5
+
+
+@pytest.mark.parametrize(
+    "opset,square,beta", [(17, "pow", True), (18, "pow", True), (17, "mul", True), (17, "pow", False)]
+)
+def test_decomposed_layer_norm_becomes_layer_normalization(opset, square, beta):
+    rewritten = check_rewrite(
+        layer_norm(opset, square, beta), {"x": X}, "extended", ["LayerNormalization"], NORM_RTOL, NORM_ATOL
+    )
+    attrs = {a.name: helper.get_attribute_value(a) for a in rewritten.graph.node[0].attribute}
+    assert attrs["axis"] == -1 and attrs["epsilon"] == pytest.approx(1e-5)
+    assert len(rewritten.graph.node[0].input) == (3 if beta else 2)
+
+
+def test_layer_norm_over_two_trailing_axes_fuses_with_axis_minus_two():
+    m = layer_norm(17, axes=(-2, -1))
+    for t in m.graph.initializer:
+        if t.name in ("gamma", "beta"):
+            t.CopyFrom(init(t.name, RNG.uniform(0.5, 1.5, (8, 16)).astype(np.float32)))
+    rewritten = check_rewrite(m, {"x": X}, "extended", ["LayerNormalization"], NORM_RTOL, NORM_ATOL)
+    assert helper.get_attribute_value(rewritten.graph.node[0].attribute[0]) == -2
+
+
+def test_layer_norm_stays_decomposed_before_opset_17_or_over_leading_axes():
+    assert "LayerNormalization" not in op_types(graph_rewrites.optimize(layer_norm(16), level="extended"))
+    assert "LayerNormalization" not in op_types(graph_rewrites.optimize(layer_norm(17, axes=(1,)), level="extended"))
+
+
+# -------------------------------------------------------------------------- RMSNormalization
+
+
+def rms_norm(opset, form="div"):
+    """x * gamma / sqrt(mean(x^2) + eps), as LLaMA-style models export it."""
+    tail = {
+        "div": [helper.make_node("Div", ["x", "sd"], ["n"])],
+        "reciprocal": [helper.make_node("Reciprocal", ["sd"], ["r"]), helper.make_node("Mul", ["x", "r"], ["n"])],
+        "one_over": [helper.make_node("Div", ["one", "sd"], ["r"]), helper.make_node("Mul", ["r", "x"], ["n"])],
+    }
+    return model(
+        [
+            helper.make_node("Pow", ["x", "two"], ["sq"]),
+            helper.make_node("ReduceMean", ["sq", "axes"], ["ms"]),
+            helper.make_node("Add", ["ms", "eps"], ["mse"]),
+            helper.make_node("Sqrt", ["mse"], ["sd"]),
+            *tail[form],
+            helper.make_node("Mul", ["gamma", "n"], ["y"]),
+        ],
+        [tensor("x", [2, 8, 16])],
+        [tensor("y", None)],
+        [
+            scalar("two", 2),
+            init("axes", np.array([-1], np.int64)),
+            scalar("eps", 1e-6),
+            scalar("one", 1),
+            init("gamma", RNG.uniform(0.5, 1.5, 16).astype(np.float32)),
+        ],
+        opset=opset,
+    )
+
+
+@pytest.mark.parametrize("form", ["div", "reciprocal", "one_over"])
+def test_decomposed_rms_norm_becomes_rms_normalization_from_opset_23(form):
+    rewritten = check_rewrite(rms_norm(23, form), {"x": X}, "extended", ["RMSNormalization"], NORM_RTOL, NORM_ATOL)
+    assert list(rewritten.graph.node[0].input)[0] == "x"
+
+
+def test_rms_norm_stays_decomposed_before_opset_23():
+    assert op_types(graph_rewrites.optimize(rms_norm(22), level="extended")) == [
+        "Pow",
+        "ReduceMean",
+        "Add",
+        "Sqrt",
+        "Div",
+        "Mul",
+    ]
+
+
+# ------------------------------------------- the fusion and QDQ passes run at extended and all
+
+
+def conv_relu_and_qdq_conv_model():
+    """A float Conv -> Relu (fuses into com.microsoft FusedConv) beside a QDQ group
+    DequantizeLinear -> Conv -> QuantizeLinear with constant quantization parameters
+    (becomes QLinearConv)."""
+    rng = np.random.default_rng(0)
+    w = numpy_helper.from_array(rng.normal(size=(4, 3, 3, 3)).astype(np.float32), "w")
+    wq = numpy_helper.from_array(rng.integers(-20, 20, size=(4, 3, 3, 3)).astype(np.int8), "wq")
+    scalars = [
+        numpy_helper.from_array(np.float32(0.05), "x_scale"),
+        numpy_helper.from_array(np.uint8(128), "x_zp"),
+        numpy_helper.from_array(np.float32(0.01), "w_scale"),
+        numpy_helper.from_array(np.int8(0), "w_zp"),
+        numpy_helper.from_array(np.float32(0.1), "y_scale"),
+        numpy_helper.from_array(np.uint8(128), "y_zp"),
+    ]
+    nodes = [
+        helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c"], ["y"]),
+        helper.make_node("DequantizeLinear", ["q", "x_scale", "x_zp"], ["qf"]),
+        helper.make_node("DequantizeLinear", ["wq", "w_scale", "w_zp"], ["wf"]),
+        helper.make_node("Conv", ["qf", "wf"], ["qc"], pads=[1, 1, 1, 1]),
+        helper.make_node("QuantizeLinear", ["qc", "y_scale", "y_zp"], ["qy"]),
+    ]
+    return model(
+        nodes,
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8]),
+            helper.make_tensor_value_info("q", TensorProto.UINT8, [1, 3, 8, 8]),
+        ],
+        [
+            helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 8, 8]),
+            helper.make_tensor_value_info("qy", TensorProto.UINT8, [1, 4, 8, 8]),
+        ],
+        [w, wq, *scalars],
+        opset=21,
+    )
+
+
+@pytest.mark.parametrize(
+    "level,expected",
+    [
+        ("basic", ["Conv", "Relu", "DequantizeLinear", "DequantizeLinear", "Conv", "QuantizeLinear"]),
+        ("extended", ["FusedConv", "QLinearConv"]),
+        ("all", ["FusedConv", "QLinearConv"]),
+    ],
+)
+def test_fusions_and_qdq_groups_are_rewritten_at_extended_and_all_only(level, expected):
+    m = conv_relu_and_qdq_conv_model()
+    rewritten = graph_rewrites.optimize(m, level=level)
+    assert sorted(op_types(rewritten)) == sorted(expected)
+    rng = np.random.default_rng(1)
+    feeds = {
+        "x": rng.normal(size=(1, 3, 8, 8)).astype(np.float32),
+        "q": rng.integers(0, 256, size=(1, 3, 8, 8)).astype(np.uint8),
+    }
+    y, qy = onnx_light.InferenceSession(m, graph_optimization_level=level).run(None, feeds)
+    want_y, want_qy = ort_unoptimized(m, feeds)
+    np.testing.assert_allclose(y, want_y, rtol=1e-5, atol=1e-5)  # float32 Conv, another summation order
+    # The float reference rounds the float Conv's result; the integer kernel rounds the exact
+    # integer sum: at most one quantization step apart where the float sum lands on a tie.
+    assert np.max(np.abs(qy.astype(np.int32) - want_qy.astype(np.int32))) <= 1
