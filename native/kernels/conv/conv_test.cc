@@ -221,8 +221,14 @@ INSTANTIATE_TEST_SUITE_P(Isa, ImplicitTileVariantTest, ::testing::ValuesIn(conv:
 TEST(Conv, ImplicitTileForPicksTheWidestTileThatDividesTheChannels) {
   for (int64_t channels : {32, 64, 96, 128, 16, 48}) {
     const conv::ImplicitTile tile = conv::ImplicitTileFor(channels);
-    if (!IsaEnabled(Isa::kAvx512) || channels % 32 != 0) {
+    if (!IsaEnabled(Isa::kAvx2) || channels % 32 != 0) {
       EXPECT_EQ(tile.fn, nullptr) << channels;
+      continue;
+    }
+    if (!IsaEnabled(Isa::kAvx512)) {
+      // AVX2 (or the ISA capped at it): its one tile, 3 positions x 32 channels.
+      EXPECT_EQ(tile.cols, 32) << channels;
+      EXPECT_EQ(tile.rows, 3) << channels;
       continue;
     }
     EXPECT_EQ(tile.cols, channels % 64 == 0 ? 64 : 32) << channels;
@@ -265,6 +271,9 @@ TEST(Conv, DepthwiseAndChannelMultiplier) {
   CheckConv({{2, 3, 6, 70}, {3, 1, 3, 3}, 3, {1, 1}, {}, {1, 1, 1, 1}}, {1, 1}, {6, 70});
   CheckConv({{1, 2, 9, 75}, {2, 1, 3, 5}, 2, {2, 2}, {1, 2}, {1, 2, 1, 2}}, {1, 2}, {5, 36});
   CheckConv({{1, 2, 4, 50}, {2, 1, 2, 3}, 2, {1, 3}, {}, {0, 1, 0, 1}}, {0, 1}, {3, 17});
+  // 3x3 strips of 4 output rows with unmasked interior vectors, strides 1 and 2.
+  CheckConv({{1, 3, 13, 57}, {3, 1, 3, 3}, 3, {1, 1}, {}, {1, 1, 1, 1}}, {1, 1}, {13, 57});
+  CheckConv({{2, 2, 15, 70}, {2, 1, 3, 3}, 2, {2, 2}, {}, {1, 1, 1, 1}}, {1, 1}, {8, 35});
 }
 
 // Every depthwise plane variant against the portable one, on row widths around the
@@ -277,10 +286,26 @@ TEST_P(DepthwisePlaneVariantTest, MatchesThePortablePlane) {
   struct PlaneCase {
     int64_t in_h, in_w, kernel_h, kernel_w, stride, dilation, pad_begin, pad_end;
   };
-  const PlaneCase cases[] = {{14, 14, 3, 3, 1, 1, 1, 1}, {28, 28, 3, 3, 2, 1, 1, 1}, {5, 7, 3, 3, 1, 1, 1, 1},
-                             {9, 17, 3, 5, 1, 2, 4, 3},  {6, 33, 1, 1, 2, 1, 0, 0},  {7, 40, 5, 16, 2, 1, 9, 9},
-                             {3, 1, 3, 3, 1, 1, 1, 1},   {11, 65, 3, 3, 2, 3, 5, 2}, {4, 31, 2, 7, 1, 1, 0, 6},
-                             {8, 20, 3, 3, 1, 1, 2, 0},  {9, 23, 3, 3, 2, 1, 0, 3},  {2, 40, 3, 3, 1, 1, 3, 3}};
+  const PlaneCase cases[] = {{14, 14, 3, 3, 1, 1, 1, 1},
+                             {28, 28, 3, 3, 2, 1, 1, 1},
+                             {5, 7, 3, 3, 1, 1, 1, 1},
+                             {9, 17, 3, 5, 1, 2, 4, 3},
+                             {6, 33, 1, 1, 2, 1, 0, 0},
+                             {7, 40, 5, 16, 2, 1, 9, 9},
+                             {3, 1, 3, 3, 1, 1, 1, 1},
+                             {11, 65, 3, 3, 2, 3, 5, 2},
+                             {4, 31, 2, 7, 1, 1, 0, 6},
+                             {8, 20, 3, 3, 1, 1, 2, 0},
+                             {9, 23, 3, 3, 2, 1, 0, 3},
+                             {2, 40, 3, 3, 1, 1, 3, 3},
+                             // 3x3 row strips: interior vectors (unmasked) between the edges,
+                             // heights not a multiple of the strip, no pad, pad past the end.
+                             {13, 56, 3, 3, 1, 1, 1, 1},
+                             {14, 112, 3, 3, 2, 1, 1, 1},
+                             {10, 64, 3, 3, 1, 1, 0, 0},
+                             {9, 67, 3, 3, 2, 1, 0, 1},
+                             {6, 97, 3, 3, 1, 1, 0, 2},
+                             {11, 130, 3, 3, 2, 1, 2, 0}};
   int checked = 0;
   for (const PlaneCase& c : cases) {
     conv::ConvGeometry cg;

@@ -1,6 +1,8 @@
 // AVX2 + FMA depthwise planes: 8 output columns per vector; row ends and the last partial
-// vector through masked loads (vmaskmovps never touches masked-off elements). Stride 2
-// loads 16 consecutive inputs and keeps the even ones.
+// vector through masked loads (vmaskmovps never touches masked-off elements), interior
+// vectors of the 3x3 planes through plain loads and stores. Stride 2 loads 16 consecutive
+// inputs and keeps the even ones (one in-lane shuffle per load, one cross-lane permute per
+// stored vector).
 // Compiled by isa_library(isa = "avx2"); reached only through DepthwisePlaneVariants().
 #include "native/kernels/conv/depthwise.h"
 
@@ -43,15 +45,27 @@ struct Avx2 {
   static Vec Load(const float* p, const Tap& tap) {
     if (kStride == 1) return _mm256_maskload_ps(p, tap.lo);
     const __m256 a = _mm256_maskload_ps(p, tap.lo), b = _mm256_maskload_ps(p + 8, tap.hi);
-    // [a0 a2 b0 b2 | a4 a6 b4 b6] -> [a0 a2 a4 a6 b0 b2 b4 b6]
-    const __m256 evens = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
-    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(evens), _MM_SHUFFLE(3, 1, 2, 0)));
+    // [a0 a2 b0 b2 | a4 a6 b4 b6]: columns 0 1 4 5 2 3 6 7 (Ordered<2> restores the order).
+    return _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
+  }
+  template <int kStride>
+  static Vec LoadFull(const float* p) {
+    if (kStride == 1) return _mm256_loadu_ps(p);
+    return _mm256_shuffle_ps(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8), _MM_SHUFFLE(2, 0, 2, 0));
+  }
+  // Stride 2 loads leave columns in the order 0 1 4 5 2 3 6 7 (in-lane shuffles only): taps
+  // and accumulators all share it, one cross-lane permute per stored vector restores it.
+  template <int kStride>
+  static Vec Ordered(Vec v) {
+    if (kStride == 1) return v;
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(v), _MM_SHUFFLE(3, 1, 2, 0)));
   }
   static Vec Zero() { return _mm256_setzero_ps(); }
   static Vec Set1(float v) { return _mm256_set1_ps(v); }
   static Vec Fma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
   static Vec Add(Vec a, Vec b) { return _mm256_add_ps(a, b); }
   static void Store(float* p, Mask mask, Vec v) { _mm256_maskstore_ps(p, mask, v); }
+  static void StoreFull(float* p, Vec v) { _mm256_storeu_ps(p, v); }
 };
 
 #include "native/kernels/conv/depthwise_plane_simd.inc"

@@ -39,11 +39,23 @@ struct Avx512 {
     const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
     return _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(tap.lo, p), even, _mm512_maskz_loadu_ps(tap.hi, p + 16));
   }
+  template <int kStride>
+  static Vec LoadFull(const float* p) {
+    if (kStride == 1) return _mm512_loadu_ps(p);
+    const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    return _mm512_permutex2var_ps(_mm512_loadu_ps(p), even, _mm512_loadu_ps(p + 16));
+  }
+  // Loads give columns in order (vpermt2ps picks the even elements in place).
+  template <int kStride>
+  static Vec Ordered(Vec v) {
+    return v;
+  }
   static Vec Zero() { return _mm512_setzero_ps(); }
   static Vec Set1(float v) { return _mm512_set1_ps(v); }
   static Vec Fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
   static Vec Add(Vec a, Vec b) { return _mm512_add_ps(a, b); }
   static void Store(float* p, Mask mask, Vec v) { _mm512_mask_storeu_ps(p, mask, v); }
+  static void StoreFull(float* p, Vec v) { _mm512_storeu_ps(p, v); }
 };
 
 #include "native/kernels/conv/depthwise_plane_simd.inc"

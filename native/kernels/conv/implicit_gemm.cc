@@ -1,5 +1,6 @@
 #include "native/kernels/conv/implicit_gemm.h"
 
+#include "native/kernels/conv/implicit_gemm_avx2.h"
 #include "native/kernels/conv/implicit_gemm_avx512.h"
 
 #include <algorithm>
@@ -10,7 +11,7 @@ namespace {
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// Output positions per epilogue call (a multiple of both tiles' 6 and 12 rows).
+// Output positions per epilogue call (a multiple of every tile's 3, 6 and 12 rows).
 constexpr int64_t kEpiloguePositions = 48;
 
 // Where the tile reads the input: X itself when the convolution reads no padding, else a
@@ -56,6 +57,7 @@ const std::vector<IsaVariant<ImplicitTile>>& ImplicitTileVariants() {
 #if defined(__x86_64__)
     {"avx512_6x64", Isa::kAvx512, ImplicitTile{6, 64, ImplicitTile6x64Avx512}},
         {"avx512_12x32", Isa::kAvx512, ImplicitTile{12, 32, ImplicitTile12x32Avx512}},
+        {"avx2_3x32", Isa::kAvx2, ImplicitTile{3, 32, ImplicitTile3x32Avx2}},
 #endif
   };
   return *variants;

@@ -1,9 +1,10 @@
-// Implicit-GEMM convolution for AVX-512: output tiles of 6 (or 12) consecutive output
-// positions x 64 (or 32) output channels accumulate over K = (input channel, kh, kw),
+// Implicit-GEMM convolution for AVX-512 and AVX2: output tiles of 6 (or 12) consecutive
+// output positions x 64 (or 32) output channels (AVX2: 3 positions x 32 channels)
+// accumulate over K = (input channel, kh, kw),
 // the input pixels broadcast straight from the input (or a zero-padded copy of it when
 // the convolution pads) instead of an im2col copy, the weights read as K x 64 (32)
 // panels packed once. It takes 2-D convolutions whose output channels per group are a
-// multiple of 32; other shapes, and CPUs without AVX-512, take im2col + GEMM.
+// multiple of 32; other shapes, and CPUs without AVX2, take im2col + GEMM.
 #pragma once
 
 #include <cstddef>
@@ -31,12 +32,13 @@ struct ImplicitTile {
 };
 inline constexpr int kMaxImplicitRows = 12;
 // The register tiles, best first: "avx512_6x64" (6 positions x 64 channels: half the row
-// pointers and broadcasts of 12 x 32 per FMA), "avx512_12x32". No portable tile: without
+// pointers and broadcasts of 12 x 32 per FMA), "avx512_12x32", "avx2_3x32" (12 ymm
+// accumulators: 4 weight loads and 3 broadcasts per 12 FMAs). No portable tile: without
 // them convolutions take im2col + GEMM; the tests compare each tile with the contract
-// above evaluated in k order.
+// above evaluated in k order (every tile sums alike, so all give the same bits).
 const std::vector<IsaVariant<ImplicitTile>>& ImplicitTileVariants();
 // The best enabled tile whose columns divide `out_per_group`; fn null when none does
-// (no AVX-512, the ISA capped below it, or channels not a multiple of 32).
+// (no AVX2, the ISA capped below it, or channels not a multiple of 32).
 ImplicitTile ImplicitTileFor(int64_t out_per_group);
 
 // Whether a convolution takes the implicit GEMM on this CPU: spatial rank 2, output

@@ -1,0 +1,137 @@
+"""onnx-light vs ONNX Runtime on single-node float Conv models (a benchmark, not a test).
+
+    ONNX_LIGHT_MAX_ISA=avx2 ./bazelw run //benchmarks:conv_vs_ort -- [--repeats=N] [--threads=1,2] \
+        [--only=dw] [--json=out.json]
+
+Cases (issue 14, AVX2 convolution): 3x3 pad 1 convolutions 64 -> 64 on 56x56 and 128 -> 128
+on 28x28 (the implicit GEMM), a 1x1 256 -> 64 on 56x56 (GEMM on X), and 3x3 pad 1 depthwise
+convolutions with stride 1 and 2 on 96x112x112 and 144x56x56 (MobileNetV2 shapes). Weights
+and bias are constant initializers (both runtimes may prepack them). Each runtime runs in its
+own block per case and thread count (warm-up runs, then `repeats` timed runs), onnx-light
+first, then ORT (ORT's workers spin after each run, so alternating single runs would charge
+that spin to the other runtime). The ISA cap (ONNX_LIGHT_MAX_ISA, e.g. avx2 on an AVX-512
+host) applies to onnx-light only and is recorded in the JSON's conditions with the CPU, the
+build, ORT's version and the load average before and after.
+"""
+
+import os
+import time
+
+import numpy as np
+import onnx_light
+from absl import app, flags
+from onnx import TensorProto, helper, numpy_helper
+
+from benchmarks.ort_reference import conditions, finish_document, ort_session
+
+FLAGS = flags.FLAGS
+flags.DEFINE_integer("repeats", 200, "timed runs per runtime, case and thread count")
+flags.DEFINE_integer("warmup", 10, "untimed runs before each block")
+flags.DEFINE_list("threads", ["1", "2"], "thread counts")
+flags.DEFINE_string("only", "", "run only cases whose name contains this")
+flags.DEFINE_float("scale", 1.0, "spatial size factor (a quick check of the script: --scale=0.1)")
+flags.DEFINE_string("json", "", "where to write the raw samples")
+
+# name: (input channels, output channels, height = width, kernel, stride, group)
+CASES: dict[str, tuple[int, int, int, int, int, int]] = {
+    "conv3x3_64_56": (64, 64, 56, 3, 1, 1),
+    "conv3x3_128_28": (128, 128, 28, 3, 1, 1),
+    "conv1x1_256to64_56": (256, 64, 56, 1, 1, 1),
+    "dw3x3s1_96_112": (96, 96, 112, 3, 1, 96),
+    "dw3x3s2_96_112": (96, 96, 112, 3, 2, 96),
+    "dw3x3s1_144_56": (144, 144, 56, 3, 1, 144),
+    "dw3x3s2_144_56": (144, 144, 56, 3, 2, 144),
+}
+
+
+def conv_model(
+    rng: np.random.Generator, cin: int, cout: int, hw: int, kernel: int, stride: int, group: int
+) -> tuple[object, dict[str, np.ndarray]]:
+    """Conv(x, W, B) with W and B constant; pads keep 'same' for 3x3 (pad 1), none for 1x1."""
+    pad = kernel // 2
+    w = (rng.standard_normal((cout, cin // group, kernel, kernel)) * 0.1).astype(np.float32)
+    b = rng.standard_normal(cout).astype(np.float32)
+    node = helper.make_node(
+        "Conv",
+        ["x", "w", "b"],
+        ["y"],
+        kernel_shape=[kernel, kernel],
+        strides=[stride, stride],
+        pads=[pad] * 4,
+        group=group,
+    )
+    graph = helper.make_graph(
+        [node],
+        "conv",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, cin, hw, hw])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+    return model, {"x": rng.standard_normal((1, cin, hw, hw)).astype(np.float32)}
+
+
+def timed_block(session, feeds: dict[str, np.ndarray], warmup: int, repeats: int) -> list[float]:
+    """Wall-clock milliseconds of `repeats` runs after `warmup` untimed ones."""
+    for _ in range(warmup):
+        session.run(None, feeds)
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        session.run(None, feeds)
+        samples.append((time.perf_counter() - start) * 1e3)
+    return samples
+
+
+def main(argv: list[str]) -> None:
+    del argv
+    doc = {
+        "benchmark": "conv_vs_ort",
+        "conditions": conditions(
+            repeats=FLAGS.repeats,
+            warmup=FLAGS.warmup,
+            scale=FLAGS.scale,
+            onnx_light_max_isa=os.environ.get("ONNX_LIGHT_MAX_ISA", ""),
+        ),
+    }
+    results = []
+    print(f"{'case':<20} {'thr':>3} {'onnx-light ms':>14} {'ORT ms':>10} {'ratio':>7} {'max |diff|':>11}")
+    for name, (cin, cout, hw, kernel, stride, group) in CASES.items():
+        if FLAGS.only and FLAGS.only not in name:
+            continue
+        size = max(kernel + 1, round(hw * FLAGS.scale))
+        model, feeds = conv_model(np.random.default_rng(0), cin, cout, size, kernel, stride, group)
+        for threads in map(int, FLAGS.threads):
+            ours = onnx_light.InferenceSession(
+                model.SerializeToString(), cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=threads)
+            )
+            theirs = ort_session(model, threads)
+            got, want = ours.run(None, feeds)[0], theirs.run(None, feeds)[0]
+            np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+            max_diff = float(np.max(np.abs(np.asarray(got) - want)))
+            samples = {"onnx_light": timed_block(ours, feeds, FLAGS.warmup, FLAGS.repeats)}
+            samples["ort"] = timed_block(theirs, feeds, FLAGS.warmup, FLAGS.repeats)
+            ol, rt = float(np.median(samples["onnx_light"])), float(np.median(samples["ort"]))
+            print(f"{name:<20} {threads:>3} {ol:>14.4f} {rt:>10.4f} {ol / rt:>7.2f} {max_diff:>11.2e}", flush=True)
+            results.append(
+                {
+                    "case": name,
+                    "shape": [1, cin, size, size],
+                    "kernel": kernel,
+                    "stride": stride,
+                    "group": group,
+                    "out_channels": cout,
+                    "threads": threads,
+                    "median_ms_onnx_light": ol,
+                    "median_ms_ort": rt,
+                    "ratio": ol / rt,
+                    "max_abs_diff_vs_ort": max_diff,
+                    "samples_ms": samples,
+                }
+            )
+    doc["results"] = results
+    finish_document(doc, FLAGS.json)
+
+
+if __name__ == "__main__":
+    app.run(main)

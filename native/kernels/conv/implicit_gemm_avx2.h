@@ -1,0 +1,16 @@
+// The AVX2 register tile of the implicit-GEMM convolution (implicit_gemm_avx2.cc, compiled
+// with AVX2 + FMA flags), with ImplicitTileFn's contract (implicit_gemm.h). x86-64 only;
+// reached through ImplicitTileVariants() after IsaEnabled(Isa::kAvx2).
+#pragma once
+
+#include <cstdint>
+
+namespace onnx_light {
+namespace conv {
+
+// 3 positions x 32 output channels (per k: 4 weight loads, 3 broadcasts, 12 FMAs).
+void ImplicitTile3x32Avx2(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
+                          const float* bias, int valid, float* y, int64_t ldy);
+
+}  // namespace conv
+}  // namespace onnx_light
