@@ -218,21 +218,76 @@ TEST_P(ImplicitTileVariantTest, MatchesTheContractInKOrder) {
 INSTANTIATE_TEST_SUITE_P(Isa, ImplicitTileVariantTest, ::testing::ValuesIn(conv::ImplicitTileVariants()),
                          IsaVariantTestName<conv::ImplicitTile>);
 
-TEST(Conv, ImplicitTileForPicksTheWidestTileThatDividesTheChannels) {
-  for (int64_t channels : {32, 64, 96, 128, 16, 48}) {
-    const conv::ImplicitTile tile = conv::ImplicitTileFor(channels);
-    if (!IsaEnabled(Isa::kAvx2) || channels % 32 != 0) {
-      EXPECT_EQ(tile.fn, nullptr) << channels;
+TEST(Conv, ImplicitTileForPicksTheTileWithTheFewestPaddedColumns) {
+  struct Expected {
+    int64_t channels;
+    int avx512_rows, avx512_cols, avx2_rows, avx2_cols;  // best ISA AVX-512 / AVX2
+  };
+  // Ties go to the earlier listed tile (6x64, 12x32, 3x32, 6x16).
+  const Expected cases[] = {{32, 12, 32, 3, 32}, {64, 6, 64, 3, 32}, {96, 12, 32, 3, 32}, {128, 6, 64, 3, 32},
+                            {16, 6, 16, 6, 16},  {48, 6, 16, 6, 16}, {24, 12, 32, 3, 32}, {40, 6, 16, 6, 16},
+                            {72, 6, 16, 6, 16},  {8, 6, 16, 6, 16},  {13, 6, 16, 6, 16},  {33, 6, 16, 6, 16},
+                            {120, 6, 64, 3, 32}};
+  for (const Expected& c : cases) {
+    const conv::ImplicitTile tile = conv::ImplicitTileFor(c.channels);
+    if (!IsaEnabled(Isa::kAvx2)) {
+      EXPECT_EQ(tile.fn, nullptr) << c.channels;
       continue;
     }
-    if (!IsaEnabled(Isa::kAvx512)) {
-      // AVX2 (or the ISA capped at it): its one tile, 3 positions x 32 channels.
-      EXPECT_EQ(tile.cols, 32) << channels;
-      EXPECT_EQ(tile.rows, 3) << channels;
-      continue;
-    }
-    EXPECT_EQ(tile.cols, channels % 64 == 0 ? 64 : 32) << channels;
-    EXPECT_EQ(tile.rows, channels % 64 == 0 ? 6 : 12) << channels;
+    const bool avx512 = IsaEnabled(Isa::kAvx512);
+    EXPECT_EQ(tile.rows, avx512 ? c.avx512_rows : c.avx2_rows) << c.channels;
+    EXPECT_EQ(tile.cols, avx512 ? c.avx512_cols : c.avx2_cols) << c.channels;
+  }
+  EXPECT_EQ(conv::ImplicitTileFor(0).fn, nullptr);
+}
+
+TEST(Conv, ImplicitGemmTakesChannelCountsItPadsByLessThanHalf) {
+  const bool avx2 = IsaEnabled(Isa::kAvx2);
+  for (int64_t channels : {9, 13, 16, 24, 40, 48, 72, 80, 112}) {
+    EXPECT_EQ(conv::ImplicitGemmApplies(2, channels, 8, 9), avx2) << channels;
+  }
+  // 8 or fewer channels pad a 16-column tile by half or more: im2col + GEMM.
+  for (int64_t channels : {1, 5, 8}) EXPECT_FALSE(conv::ImplicitGemmApplies(2, channels, 8, 9)) << channels;
+  // Depthwise, 1x1 kernels and other ranks never take it.
+  EXPECT_FALSE(conv::ImplicitGemmApplies(2, 40, 1, 9));
+  EXPECT_FALSE(conv::ImplicitGemmApplies(2, 40, 8, 1));
+  EXPECT_FALSE(conv::ImplicitGemmApplies(1, 40, 8, 3));
+}
+
+TEST(Conv, ImplicitGemmAnyChannelCount) {
+  // Channels per group that no tile divides (the last block padded, its stores limited to
+  // the real channels) and ones that need none, with strides, pads, groups and biases;
+  // MobileNetV3 / EfficientNet-like 3x3 24 -> 40 at 28x28 (reduced).
+  for (int64_t m : {8, 16, 24, 40, 48, 72, 13, 37, 57}) {
+    SCOPED_TRACE(m);
+    CheckConv({{1, 6, 9, 11}, {m, 6, 3, 3}, 1, {}, {}, {1, 1, 1, 1}}, {1, 1}, {9, 11});
+    CheckConv({{2, 4, 10, 7}, {m, 4, 3, 3}, 1, {2, 2}, {}, {0, 1, 1, 0}, false}, {0, 1}, {5, 3});
+  }
+  CheckConv({{1, 10, 8, 8}, {80, 5, 3, 3}, 2, {}, {}, {1, 1, 1, 1}}, {1, 1}, {8, 8});
+  CheckConv({{1, 14, 7, 9}, {42, 7, 5, 5}, 2, {2, 2}, {}, {2, 2, 2, 2}}, {2, 2}, {4, 5});
+  CheckConv({{1, 24, 14, 14}, {40, 24, 3, 3}, 1, {}, {}, {1, 1, 1, 1}}, {1, 1}, {14, 14});
+}
+
+TEST(Conv, PaddedChannelBlocksGiveTheBitsOfTheUnpaddedConvolution) {
+  // Every tile sums each output in k order, then adds the bias: channel j of a
+  // convolution does not depend on how many channels it has around it. 40 channels (a
+  // padded block on AVX-512 and AVX2) against their first 32 (no padding) and 72 against
+  // their first 64, bit for bit.
+  for (const auto& [m, prefix] : {std::pair<int64_t, int64_t>{40, 32}, {72, 64}}) {
+    const std::vector<int64_t> x_shape = {1, 8, 11, 13}, w_shape = {m, 8, 3, 3};
+    const auto x = Random(Product(x_shape), 21), w = Random(Product(w_shape), 22), b = Random(m, 23);
+    const auto run = [&](int64_t channels) {
+      KernelTester t("Conv", 22);
+      t.Input(MakeTensor<float>(Shape(x_shape), x))
+          .Input(MakeTensor<float>({channels, 8, 3, 3}, std::vector<float>(w.begin(), w.begin() + channels * 72)))
+          .Input(MakeTensor<float>({channels}, std::vector<float>(b.begin(), b.begin() + channels)))
+          .Attr("pads", std::vector<int64_t>{1, 1, 1, 1});
+      ForceParallel(t, true);
+      return testing::SerialMatchesParticipants<float>(t, Shape({1, channels, 11, 13}));
+    };
+    const auto all = run(m), first = run(prefix);
+    ASSERT_EQ(first.size(), static_cast<size_t>(prefix * 11 * 13));
+    EXPECT_TRUE(BitIdentical(first, std::vector<float>(all.begin(), all.begin() + prefix * 11 * 13))) << m;
   }
 }
 
@@ -382,7 +437,7 @@ void ExpectScratchBoundedByBlocking(int64_t out_channels) {
 }
 
 TEST(Conv, ScratchDoesNotGrowWithTheImage) {
-  ExpectScratchBoundedByBlocking(24);  // 24 output channels: always im2col + GEMM
+  ExpectScratchBoundedByBlocking(8);  // 8 output channels: always im2col + GEMM
 }
 
 TEST(Conv, ImplicitGemmScratchIsThePaddedInput) {
