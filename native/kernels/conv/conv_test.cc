@@ -360,7 +360,25 @@ TEST_P(DepthwisePlaneVariantTest, MatchesThePortablePlane) {
                              {10, 64, 3, 3, 1, 1, 0, 0},
                              {9, 67, 3, 3, 2, 1, 0, 1},
                              {6, 97, 3, 3, 1, 1, 0, 2},
-                             {11, 130, 3, 3, 2, 1, 2, 0}};
+                             {11, 130, 3, 3, 2, 1, 2, 0},
+                             // 5x5 row strips, stride 1 and 2: MobileNetV3 / EfficientNet
+                             // planes (14x14 s1, 56x56 s2, pad 2), no pad, pads past the
+                             // end, widths below / at / between whole vectors, heights not a
+                             // multiple of the strip, a column dilation, planes smaller than
+                             // the kernel.
+                             {14, 14, 5, 5, 1, 1, 2, 2},
+                             {56, 56, 5, 5, 2, 1, 2, 2},
+                             {7, 7, 5, 5, 1, 1, 2, 2},
+                             {28, 28, 5, 5, 2, 1, 2, 2},
+                             {13, 67, 5, 5, 1, 1, 0, 0},
+                             {15, 97, 5, 5, 2, 1, 0, 0},
+                             {9, 40, 5, 5, 1, 1, 0, 3},
+                             {10, 51, 5, 5, 2, 1, 3, 1},
+                             {6, 130, 5, 5, 1, 1, 4, 4},
+                             {3, 3, 5, 5, 1, 1, 2, 2},
+                             {4, 5, 5, 5, 2, 1, 2, 2},
+                             {18, 33, 5, 5, 1, 1, 1, 0},
+                             {21, 129, 5, 5, 2, 1, 1, 2}};
   int checked = 0;
   for (const PlaneCase& c : cases) {
     conv::ConvGeometry cg;
@@ -389,6 +407,58 @@ TEST_P(DepthwisePlaneVariantTest, MatchesThePortablePlane) {
     }
   }
   EXPECT_GT(checked, 0) << GetParam().name << " took none of the 2-D stride 1 and 2 planes";
+}
+
+// The SIMD planes (general loop and the 3x3 / 5x5 row strips) sum like one fused
+// multiply-add per tap: per output, from 0 the taps inside the input in (kh, kw) order,
+// then + bias; checked bit for bit against that order evaluated in scalars, so switching a
+// shape between the general loop and the strips changes no output.
+TEST_P(DepthwisePlaneVariantTest, SimdPlanesSumTapsInKhKwOrderThenBias) {
+  OL_SKIP_UNLESS_ISA_ENABLED(GetParam());
+  if (GetParam().isa == Isa::kPortable) GTEST_SKIP() << "the portable loop does not promise fused multiply-adds";
+  struct PlaneCase {
+    int64_t in_h, in_w, kernel, stride, pad_begin, pad_end;
+  };
+  const PlaneCase cases[] = {{14, 14, 5, 1, 2, 2},  {56, 56, 5, 2, 2, 2}, {13, 67, 5, 1, 0, 0},  {15, 97, 5, 2, 0, 0},
+                             {9, 40, 5, 1, 0, 3},   {10, 51, 5, 2, 3, 1}, {3, 3, 5, 1, 2, 2},    {4, 5, 5, 2, 2, 2},
+                             {21, 129, 5, 2, 1, 2}, {13, 56, 3, 1, 1, 1}, {14, 112, 3, 2, 1, 1}, {9, 67, 3, 2, 0, 1},
+                             {11, 30, 7, 1, 3, 3},  {12, 45, 7, 2, 3, 3}};
+  for (const PlaneCase& c : cases) {
+    conv::ConvGeometry cg;
+    cg.rank = 2;
+    cg.in_spatial = {c.in_h, c.in_w};
+    cg.kernel = {c.kernel, c.kernel};
+    cg.strides = {c.stride, c.stride};
+    cg.dilations = {1, 1};
+    cg.pads_begin = {c.pad_begin, c.pad_begin};
+    cg.pads_end = {c.pad_end, c.pad_end};
+    for (int a = 0; a < 2; ++a) {
+      cg.out_spatial.push_back((cg.in_spatial[a] + c.pad_begin + c.pad_end - cg.kernel[a]) / c.stride + 1);
+    }
+    const conv::Geometry3d g(cg);
+    const conv::DepthwisePlaneFn fn = GetParam().impl(g);
+    ASSERT_NE(fn, nullptr) << GetParam().name << " takes every 2-D stride 1 and 2 plane";
+    const auto x = Random(g.in_size, 17), w = Random(g.kernel_size, 18);
+    const float bias = 0.375f;
+    std::vector<float> got(g.out_size, -99.0f);
+    fn(g, x.data(), w.data(), bias, got.data());
+    const int64_t out_h = cg.out_spatial[0], out_w = cg.out_spatial[1];
+    for (int64_t oh = 0; oh < out_h; ++oh) {
+      for (int64_t ow = 0; ow < out_w; ++ow) {
+        float acc = 0.0f;
+        for (int64_t kh = 0; kh < c.kernel; ++kh) {
+          for (int64_t kw = 0; kw < c.kernel; ++kw) {
+            const int64_t ih = oh * c.stride - c.pad_begin + kh, iw = ow * c.stride - c.pad_begin + kw;
+            if (ih < 0 || ih >= c.in_h || iw < 0 || iw >= c.in_w) continue;
+            acc = __builtin_fmaf(w[kh * c.kernel + kw], x[ih * c.in_w + iw], acc);
+          }
+        }
+        ASSERT_EQ(got[oh * out_w + ow], acc + bias)
+            << GetParam().name << " plane " << c.in_h << "x" << c.in_w << " kernel " << c.kernel << " stride "
+            << c.stride << " at " << oh << "," << ow;
+      }
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Isa, DepthwisePlaneVariantTest, ::testing::ValuesIn(conv::DepthwisePlaneVariants()),
