@@ -1,5 +1,5 @@
 // Corpus cases of the families added after the first session (image ops, einsum, loss,
-// LRN, one-hot, quantized matmul, resize, recurrent, tree ensemble, ML encoders, optimizers). Each
+// LRN, one-hot, quantized matmul, resize, recurrent, tree ensemble, ML encoders, optimizers, nms). Each
 // size's work_units is what the family's parallel.minimum_* parameter counts, as its
 // ParamSpec meaning states, so crossovers compare with the schema default.
 #include "benchmarks/kernel_baseline/corpus_inputs.h"
@@ -98,9 +98,8 @@ CorpusCase Lrn() {
   return Sized("LRN", "", 13, "float", [](int s) {
     const int64_t h = std::vector<int64_t>{8, 32, 64}[s], size = 5;
     const Shape x({1, 64, h, h});
-    return CorpusSize{"", 64 * h * h * size, ShapeText({x}), [=](KernelRunner& r) {
-                        r.Input(RandomFloats(x, -1, 1, 1)).Attr("size", size);
-                      }};
+    return CorpusSize{"", 64 * h * h * size, ShapeText({x}),
+                      [=](KernelRunner& r) { r.Input(RandomFloats(x, -1, 1, 1)).Attr("size", size); }};
   });
 }
 
@@ -254,11 +253,26 @@ CorpusCase QLinearAdd() {
   });
 }
 
+// NonMaxSuppression over `boxes` random boxes scored for `classes` classes (candidate
+// boxes: (batch, class) pairs x boxes), up to 100 kept per class at IoU 0.5.
+CorpusCase NonMaxSuppression() {
+  return Sized("NonMaxSuppression", "", 11, "float", [](int s) {
+    const int64_t classes = std::vector<int64_t>{3, 8, 16}[s], boxes = std::vector<int64_t>{100, 1000, 2000}[s];
+    const Shape b({1, boxes, 4}), sc({1, classes, boxes});
+    return CorpusSize{"", classes * boxes, ShapeText({b, sc}), [=](KernelRunner& r) {
+                        r.Input(RandomFloats(b, 0, 1, 1)).Input(RandomFloats(sc, 0, 1, 2));
+                        r.Input(Int64s({100})).Input(Values<float>(DataType::kFloat, {0.5f}));
+                        r.Input(Values<float>(DataType::kFloat, {0.05f}));
+                      }};
+  });
+}
+
 }  // namespace
 
 void AddFamilyCases(std::vector<CorpusCase>* corpus) {
-  for (auto make : {BitCast, CenterCropPad, Col2Im, Einsum, GridSample, SoftmaxCrossEntropyLoss, Lrn, OneHot,
-                    ReverseSequence, Gru, QLinearMatMul, QLinearAdd, Resize, TreeEnsemble, OneHotEncoder, Adam}) {
+  for (auto make :
+       {BitCast, CenterCropPad, Col2Im, Einsum, GridSample, SoftmaxCrossEntropyLoss, Lrn, OneHot, ReverseSequence, Gru,
+        QLinearMatMul, QLinearAdd, Resize, TreeEnsemble, OneHotEncoder, Adam, NonMaxSuppression}) {
     corpus->push_back(make());
   }
 }

@@ -61,6 +61,7 @@ inline constexpr char kBlockElements[] = "parallel.block_elements";           //
 inline constexpr char kBlockRows[] = "parallel.block_rows";                   // block size in rows
 inline constexpr char kBlockMultiplyAdds[] = "parallel.block_multiply_adds";  // block size in multiply-adds
 inline constexpr char kTreeSplitRows[] = "parallel.tree_split_rows";
+inline constexpr char kBlockHiddenUnits[] = "parallel.block_hidden_units";  // block size in hidden units (RNN)
 }  // namespace param
 
 // The parameter every payload-scale kernel declares: below this many work units the

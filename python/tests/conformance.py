@@ -377,13 +377,18 @@ def main(argv=None):
     for name in unexpected_differences:
         print(f"DIFFERS FROM SERIAL {name}: forced-parallel outputs are not the serial run's bit for bit")
     compared = {n for n in names if details.get((n, "forced_parallel"), (None, 0))[0] is not None}
-    identical = sorted(n for n in exceptions if n in cases and n in compared and n not in differs)
+    # Unseeded random cases (the exception's reason starts with "unseeded") draw a fresh seed
+    # on every run: they usually differ from serial and from the reference but can match by
+    # chance (a 10-element Bernoulli does about once in 1,024 runs). Neither outcome says
+    # anything about the kernels, so no check below fails on them.
+    unseeded = {n for n, reason in exceptions.items() if reason.startswith("unseeded")}
+    identical = sorted(n for n in exceptions if n in cases and n in compared and n not in differs | unseeded)
     for name in identical:
         print(f"NOW IDENTICAL {name} (remove it from {os.path.basename(exceptions_path)})")
     for name in sorted(differs & set(exceptions)):
         print(f"differs from serial (listed exception): {name}: {exceptions[name]}")
     new_failures = sorted(set(failures) - set(known))
-    now_passing = sorted(n for n in known if n in cases and n not in failures)
+    now_passing = sorted(n for n in known if n in cases and n not in failures and n not in unseeded)
     vanished = sorted(n for n in known if n not in cases)
     for name in new_failures:
         print(f"NEW FAILURE  {name}: {failures[name]}")
@@ -394,7 +399,9 @@ def main(argv=None):
     print(f"{len(failures)} failing, {len(known)} known ({time.monotonic() - started:.0f} s)")
     # Graph optimisations must not change which cases pass.
     level_differences = sorted(
-        n for n in names if (results[(n, "serial")] is None) != (results[(n, "serial_unoptimized")] is None)
+        n
+        for n in names
+        if n not in unseeded and (results[(n, "serial")] is None) != (results[(n, "serial_unoptimized")] is None)
     )
     for name in level_differences:
         print(

@@ -20,14 +20,17 @@ void Tile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, flo
 #define OL_ROW(i, av, lane)                             \
   acc[i][0] = vfmaq_laneq_f32(acc[i][0], b0, av, lane); \
   acc[i][1] = vfmaq_laneq_f32(acc[i][1], b1, av, lane); \
-  acc[i][2] = vfmaq_laneq_f32(acc[i][2], b2, av, lane);
-    OL_ROW(0, a0, 0)
-    OL_ROW(1, a0, 1)
-    OL_ROW(2, a0, 2)
-    OL_ROW(3, a0, 3)
-    OL_ROW(4, a1, 0) OL_ROW(5, a1, 1) OL_ROW(6, a1, 2) OL_ROW(7, a1, 3)
+  acc[i][2] = vfmaq_laneq_f32(acc[i][2], b2, av, lane)
+    OL_ROW(0, a0, 0);
+    OL_ROW(1, a0, 1);
+    OL_ROW(2, a0, 2);
+    OL_ROW(3, a0, 3);
+    OL_ROW(4, a1, 0);
+    OL_ROW(5, a1, 1);
+    OL_ROW(6, a1, 2);
+    OL_ROW(7, a1, 3);
 #undef OL_ROW
-        a += kMr;
+    a += kMr;
     b += kNr;
   }
   const float32x4_t va = vdupq_n_f32(alpha);

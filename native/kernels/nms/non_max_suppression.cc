@@ -1,41 +1,77 @@
 // NonMaxSuppression (opsets 10, 11): per (batch, class), boxes above score_threshold are
 // taken in descending score order (ties: lower index first) and kept unless their IoU
 // with an already kept box exceeds iou_threshold, up to max_output_boxes_per_class.
-// Greedy and ordered (each decision depends on the earlier ones): family nms is serial.
+//
+// Each (batch, class) pair is one unit: its candidates are filtered by score, sorted once,
+// and selected greedily against the corners and areas precomputed once per box, stopping
+// at max_output_boxes_per_class. The greedy selection inside a pair is ordered (each
+// decision depends on the earlier ones), but pairs are independent: they run in parallel
+// (parallel.block_rows pairs per block), each writing only its own list, and the lists
+// are concatenated in (batch, class) order afterwards, so the output does not depend on
+// the participant count.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "native/kernels/common/kernel_registration.h"
+#include "native/kernels/common/thresholded_parallel.h"
 #include "native/registry/kernel.h"
 
 namespace onnx_light {
 namespace nms {
 namespace {
 
-struct Box {
-  float x_min, x_max, y_min, y_max;
+// A box's corners and area, computed once per box with the reference's float operations.
+struct Corners {
+  float x_min, y_min, x_max, y_max, area;
 };
 
 // Corners from [y1, x1, y2, x2] (any diagonal) or [x_center, y_center, width, height].
-Box ToBox(const float* b, bool center_point) {
+Corners ToCorners(const float* b, bool center_point) {
+  Corners c;
   if (center_point) {
-    return {b[0] - b[2] / 2, b[0] + b[2] / 2, b[1] - b[3] / 2, b[1] + b[3] / 2};
+    const float half_w = b[2] / 2, half_h = b[3] / 2;
+    c = {b[0] - half_w, b[1] - half_h, b[0] + half_w, b[1] + half_h, 0.0f};
+  } else {
+    c = {std::min(b[1], b[3]), std::min(b[0], b[2]), std::max(b[1], b[3]), std::max(b[0], b[2]), 0.0f};
   }
-  return {std::min(b[1], b[3]), std::max(b[1], b[3]), std::min(b[0], b[2]), std::max(b[0], b[2])};
+  c.area = (c.x_max - c.x_min) * (c.y_max - c.y_min);
+  return c;
 }
 
-bool Overlaps(const Box& a, const Box& b, float iou_threshold) {
-  const float ix_min = std::max(a.x_min, b.x_min), ix_max = std::min(a.x_max, b.x_max);
-  const float iy_min = std::max(a.y_min, b.y_min), iy_max = std::min(a.y_max, b.y_max);
-  if (ix_max <= ix_min || iy_max <= iy_min) return false;
+// Whether `candidate` overlaps `kept` by more than iou_threshold (the reference's
+// suppress_by_iou: empty intersections and non-positive areas never suppress).
+inline bool Suppresses(const Corners& kept, const Corners& candidate, float iou_threshold) {
+  const float ix_min = std::max(candidate.x_min, kept.x_min), ix_max = std::min(candidate.x_max, kept.x_max);
+  if (ix_max <= ix_min) return false;
+  const float iy_min = std::max(candidate.y_min, kept.y_min), iy_max = std::min(candidate.y_max, kept.y_max);
+  if (iy_max <= iy_min) return false;
   const float intersection = (ix_max - ix_min) * (iy_max - iy_min);
-  const float area_a = (a.x_max - a.x_min) * (a.y_max - a.y_min);
-  const float area_b = (b.x_max - b.x_min) * (b.y_max - b.y_min);
-  const float union_area = area_a + area_b - intersection;
-  if (area_a <= 0 || area_b <= 0 || union_area <= 0) return false;
+  if (intersection <= 0) return false;
+  const float union_area = candidate.area + kept.area - intersection;
+  if (candidate.area <= 0 || kept.area <= 0 || union_area <= 0) return false;
   return intersection / union_area > iou_threshold;
+}
+
+struct Candidate {
+  float score;
+  int64_t index;
+};
+
+// Descending score, ties by lower index; NaN scores (only possible without a score
+// threshold) after every number, by index: a strict total order, so the sort is defined.
+inline bool Before(const Candidate& a, const Candidate& b) {
+  const bool a_nan = std::isnan(a.score), b_nan = std::isnan(b.score);
+  if (a_nan || b_nan) return a_nan == b_nan ? a.index < b.index : b_nan;
+  return a.score > b.score || (a.score == b.score && a.index < b.index);
+}
+
+std::vector<ParamSpec> NmsTuningParams() {
+  return {
+      MinimumElementsParam(4096, "candidate boxes ((batch, class) pairs x boxes) below which the pairs run serially"),
+      ParamSpec::Int64(param::kBlockRows, 1, 1, int64_t{1} << 30, "(batch, class) pairs per parallel block")};
 }
 
 class NonMaxSuppressionKernel : public OpKernel {
@@ -45,7 +81,7 @@ class NonMaxSuppressionKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(int64_t center, info.GetInt("center_point_box", 0));
     if (center != 0 && center != 1) return InvalidArgument(where_, ": center_point_box must be 0 or 1, got ", center);
     center_point_ = center == 1;
-    return Status::Ok();
+    return parallel_.Init(info);
   }
 
   Status Compute(KernelContext& ctx) override {
@@ -60,47 +96,71 @@ class NonMaxSuppressionKernel : public OpKernel {
     }
     int64_t max_per_class = 0;
     float iou_threshold = 0.0f, score_threshold = 0.0f;
-    bool has_score_threshold = false;
     if (const Tensor* t = ctx.input(2); t != nullptr && t->num_elements() > 0) {
-      if (t->dtype() != DataType::kInt64) return InvalidArgument(where_, ": max_output_boxes_per_class must be int64");
+      if (t->dtype() != DataType::kInt64) {
+        return InvalidArgument(where_, ": max_output_boxes_per_class must be int64, got ", t->TypeAndShape());
+      }
       max_per_class = std::max<int64_t>(0, t->data<int64_t>()[0]);
     }
     OL_RETURN_IF_ERROR(ReadFloat(ctx.input(3), "iou_threshold", &iou_threshold).status());
-    OL_ASSIGN_OR_RETURN(has_score_threshold, ReadFloat(ctx.input(4), "score_threshold", &score_threshold));
+    OL_ASSIGN_OR_RETURN(const bool has_score_threshold, ReadFloat(ctx.input(4), "score_threshold", &score_threshold));
 
-    const int64_t batches = bs[0], num_boxes = bs[1], classes = ss[1];
-    std::vector<int64_t> selected;  // (batch, class, box) triples
-    std::vector<int64_t> order;
-    std::vector<int64_t> kept;
-    for (int64_t b = 0; b < batches; ++b) {
-      const float* box_data = boxes->data<float>() + b * num_boxes * 4;
-      for (int64_t c = 0; c < classes; ++c) {
-        const float* s = scores->data<float>() + (b * classes + c) * num_boxes;
-        order.clear();
-        for (int64_t i = 0; i < num_boxes; ++i) {
-          if (!has_score_threshold || s[i] > score_threshold) order.push_back(i);
+    const int64_t batches = bs[0], num_boxes = bs[1], classes = ss[1], pairs = batches * classes;
+    std::vector<std::vector<int64_t>> kept(pairs);  // per (batch, class): kept box indices
+    if (max_per_class > 0 && num_boxes > 0) {
+      std::vector<Corners> corners(batches * num_boxes);
+      const float* box_data = boxes->data<float>();
+      for (int64_t i = 0; i < batches * num_boxes; ++i) corners[i] = ToCorners(box_data + i * 4, center_point_);
+      const float* score_data = scores->data<float>();
+      OL_RETURN_IF_ERROR(parallel_.Run(ctx.parallel(), "nms.pairs", pairs, num_boxes, [&](int64_t begin, int64_t end) {
+        std::vector<Candidate> candidates;
+        std::vector<Corners> kept_corners;
+        for (int64_t p = begin; p < end; ++p) {
+          SelectPair(score_data + p * num_boxes, corners.data() + (p / classes) * num_boxes, num_boxes, max_per_class,
+                     iou_threshold, has_score_threshold, score_threshold, candidates, kept_corners, kept[p]);
         }
-        std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return s[x] > s[y]; });
-        kept.clear();
-        for (int64_t i : order) {
-          if (static_cast<int64_t>(kept.size()) >= max_per_class) break;
-          const Box candidate = ToBox(box_data + i * 4, center_point_);
-          const bool suppressed = std::any_of(kept.begin(), kept.end(), [&](int64_t k) {
-            return Overlaps(candidate, ToBox(box_data + k * 4, center_point_), iou_threshold);
-          });
-          if (suppressed) continue;
-          kept.push_back(i);
-          selected.insert(selected.end(), {b, c, i});
-        }
-      }
+      }));
     }
-    const int64_t count = static_cast<int64_t>(selected.size() / 3);
+    int64_t count = 0;
+    for (const auto& k : kept) count += static_cast<int64_t>(k.size());
     OL_ASSIGN_OR_RETURN(Tensor * out, ctx.AllocateOutput(0, DataType::kInt64, Shape{count, 3}));
-    std::copy(selected.begin(), selected.end(), out->data<int64_t>());
+    int64_t* o = out->data<int64_t>();
+    for (int64_t p = 0; p < pairs; ++p) {
+      for (int64_t i : kept[p]) *o++ = p / classes, *o++ = p % classes, *o++ = i;
+    }
     return Status::Ok();
   }
 
  private:
+  // One (batch, class) pair: `scores` and `corners` of its num_boxes boxes; the kept
+  // indices go to `selected` in selection order. `candidates` and `kept_corners` are the
+  // caller's scratch, reused across pairs.
+  static void SelectPair(const float* scores, const Corners* corners, int64_t num_boxes, int64_t max_per_class,
+                         float iou_threshold, bool has_score_threshold, float score_threshold,
+                         std::vector<Candidate>& candidates, std::vector<Corners>& kept_corners,
+                         std::vector<int64_t>& selected) {
+    candidates.clear();
+    for (int64_t i = 0; i < num_boxes; ++i) {
+      if (!has_score_threshold || scores[i] > score_threshold) candidates.push_back({scores[i], i});
+    }
+    std::sort(candidates.begin(), candidates.end(), Before);
+    kept_corners.clear();
+    for (const Candidate& c : candidates) {
+      const Corners& box = corners[c.index];
+      bool suppressed = false;
+      for (const Corners& k : kept_corners) {
+        if (Suppresses(k, box, iou_threshold)) {
+          suppressed = true;
+          break;
+        }
+      }
+      if (suppressed) continue;
+      kept_corners.push_back(box);
+      selected.push_back(c.index);
+      if (static_cast<int64_t>(selected.size()) >= max_per_class) break;
+    }
+  }
+
   StatusOr<bool> ReadFloat(const Tensor* t, const char* name, float* value) const {
     if (t == nullptr || t->num_elements() == 0) return false;
     if (t->dtype() != DataType::kFloat)
@@ -111,12 +171,14 @@ class NonMaxSuppressionKernel : public OpKernel {
 
   std::string where_;
   bool center_point_ = false;
+  ThresholdedParallel parallel_;
 };
 
 OL_REGISTER_KERNELS(non_max_suppression) {
   Kernel("NonMaxSuppression")
       .SinceVersions({10, 11})
       .Types(TypeList<float>{})
+      .Tuning(NmsTuningParams())
       .Factory(MakeKernel<NonMaxSuppressionKernel>())
       .AddTo(registry);
 }

@@ -186,6 +186,51 @@ TEST(RoiAlign, BinCentresAndModes) {
   EXPECT_EQ(bad.Run(1).status().code(), StatusCode::kInvalidArgument);
 }
 
+// Channel c of the map is 2^c times channel 0, so (the op being linear in X, and scaling
+// by a power of two exact) every output channel is exactly 2^c times channel 0 of the same
+// roi: checks that each roi's sample table serves every channel, in blocks that start and
+// end mid-roi, for both modes and both coordinate modes.
+TEST(RoiAlign, EveryChannelOfARoiSharesItsSampleTable) {
+  constexpr int64_t kC = 12, kH = 9, kW = 11, kRois = 3;
+  std::vector<float> x(2 * kC * kH * kW);
+  for (int64_t n = 0; n < 2; ++n)
+    for (int64_t c = 0; c < kC; ++c)
+      for (int64_t i = 0; i < kH * kW; ++i)
+        x[(n * kC + c) * kH * kW + i] =
+            std::ldexp(static_cast<float>((i * 7 + n * 3) % 13) - 4.0f, static_cast<int>(c));
+  // Rois: inside, partly outside the map, and one degenerate (zero width).
+  const std::vector<float> rois = {1.5f, 0.5f, 9.0f, 7.5f, -3.0f, 4.0f, 13.0f, 12.0f, 2.0f, 2.0f, 2.0f, 6.0f};
+  for (const char* mode : {"avg", "max"}) {
+    for (const char* transform : {"half_pixel", "output_half_pixel"}) {
+      KernelTester t("RoiAlign", 16);
+      t.Input(MakeTensor<float>({2, kC, kH, kW}, x))
+          .Input(MakeTensor<float>({kRois, 4}, rois))
+          .Input(MakeTensor<int64_t>({kRois}, {1, 0, 1}))
+          .Attr("output_height", int64_t{3})
+          .Attr("output_width", int64_t{4})
+          .Attr("mode", std::string(mode))
+          .Attr("coordinate_transformation_mode", std::string(transform));
+      t.Tuning(param::kMinimumElements, int64_t{1}).Tuning(param::kBlockElements, int64_t{200});
+      const auto out = DeterministicOutputs(t, {.expect_regions = true});
+      ASSERT_EQ(out.size(), 1u);
+      ASSERT_EQ(out[0].tensor().shape(), Shape({kRois, kC, 3, 4}));
+      const auto y = ToVector<float>(out[0].tensor());
+      bool nonzero = false;
+      for (int64_t r = 0; r < kRois; ++r) {
+        for (int64_t c = 0; c < kC; ++c) {
+          for (int64_t i = 0; i < 12; ++i) {
+            const float base = y[(r * kC) * 12 + i];
+            nonzero = nonzero || base != 0;
+            EXPECT_EQ(y[(r * kC + c) * 12 + i], std::ldexp(base, static_cast<int>(c)))
+                << mode << " " << transform << " roi " << r << " channel " << c << " at " << i;
+          }
+        }
+      }
+      EXPECT_TRUE(nonzero);
+    }
+  }
+}
+
 TEST(MaxRoiPool, QuantisedBins) {
   KernelTester t("MaxRoiPool", 22);
   t.Input(MakeTensor<float>({1, 1, 4, 4}, Iota(16))).Input(MakeTensor<float>({1, 5}, {0, 0, 0, 3, 3}));

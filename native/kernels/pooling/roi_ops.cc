@@ -1,9 +1,13 @@
 // RoiAlign (bilinear samples averaged or maxed per bin) and MaxRoiPool (Caffe-style max
 // over the quantised bin). Every (roi, channel) output plane is independent, so planes are
-// split across participants; sample positions are recomputed per plane (no scratch).
+// split across participants. RoiAlign's sample positions depend on the roi only: as ORT
+// does, a block builds the roi's table (4 input offsets + 4 bilinear weights per sample
+// point, in output order) once and reuses it for every channel of that roi in the block.
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
+#include <vector>
 
 #include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/common/thresholded_parallel.h"
@@ -90,63 +94,102 @@ class RoiAlignKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x->dtype(), Shape({num_rois, C, out_h_, out_w_})));
     return DispatchType(FloatTypes{}, x->dtype(), ctx.Where(), [&](auto tag) {
       using T = typename decltype(tag)::type;
+      using A = typename Numeric<T>::Acc;
       const T* in = x->data<T>();
       T* out = y->data<T>();
       const int64_t grid_guess = sampling_ratio_ > 0 ? sampling_ratio_ * sampling_ratio_ : 4;
-      return ForEachPlane(
-          ctx, tuning_, "roialign.planes", num_rois * C, out_h_ * out_w_ * grid_guess * 4, [&](int64_t plane) {
-            const int64_t r = plane / C, c = plane % C;
-            AlignPlane<T>(in + (batch[r] * C + c) * H * W, H, W, &rois[r * 4], out + plane * out_h_ * out_w_);
+      const int64_t plane_out = out_h_ * out_w_;
+      return tuning_.Run(
+          ctx.parallel(), "roialign.planes", num_rois * C, plane_out * grid_guess * 4, [&](int64_t begin, int64_t end) {
+            std::vector<Sample<A>> table;
+            Grid grid;
+            int64_t table_roi = -1;
+            for (int64_t plane = begin; plane < end; ++plane) {
+              const int64_t r = plane / C, c = plane % C;
+              if (r != table_roi) grid = BuildTable(&rois[r * 4], H, W, table), table_roi = r;
+              AlignPlane<T>(in + (batch[r] * C + c) * H * W, table.data(), grid, out + plane * plane_out);
+            }
           });
     });
   }
 
  private:
-  template <typename T>
-  void AlignPlane(const T* xp, int64_t H, int64_t W, const double* roi, T* yp) const {
+  // One sample point: the input offsets of its 4 bilinear corners and their weights (all 0
+  // for a point outside the map, which then contributes 0).
+  template <typename A>
+  struct Sample {
+    int64_t offset[4];
+    A weight[4];
+  };
+  struct Grid {
+    int64_t h = 0, w = 0;  // sample points per bin along y and x
+  };
+
+  // The sample table of one roi, in (ph, pw, iy, ix) order; sample coordinates in double.
+  template <typename A>
+  Grid BuildTable(const double* roi, int64_t H, int64_t W, std::vector<Sample<A>>& table) const {
     const double offset = half_pixel_ ? 0.5 : 0.0;
     const double start_w = roi[0] * spatial_scale_ - offset, start_h = roi[1] * spatial_scale_ - offset;
     double roi_w = roi[2] * spatial_scale_ - offset - start_w, roi_h = roi[3] * spatial_scale_ - offset - start_h;
     if (!half_pixel_) roi_w = std::max(roi_w, 1.0), roi_h = std::max(roi_h, 1.0);
     const double bin_h = roi_h / out_h_, bin_w = roi_w / out_w_;
-    const int64_t grid_h = sampling_ratio_ > 0 ? sampling_ratio_ : static_cast<int64_t>(std::ceil(roi_h / out_h_));
-    const int64_t grid_w = sampling_ratio_ > 0 ? sampling_ratio_ : static_cast<int64_t>(std::ceil(roi_w / out_w_));
-    const double count = static_cast<double>(std::max<int64_t>(grid_h * grid_w, 1));
-    auto at = [&](int64_t h, int64_t w) { return static_cast<double>(Numeric<T>::Load(xp[h * W + w])); };
+    Grid g;
+    g.h = std::max<int64_t>(0, sampling_ratio_ > 0 ? sampling_ratio_ : static_cast<int64_t>(std::ceil(roi_h / out_h_)));
+    g.w = std::max<int64_t>(0, sampling_ratio_ > 0 ? sampling_ratio_ : static_cast<int64_t>(std::ceil(roi_w / out_w_)));
+    table.resize(out_h_ * out_w_ * g.h * g.w);
+    Sample<A>* s = table.data();
     for (int64_t ph = 0; ph < out_h_; ++ph) {
       for (int64_t pw = 0; pw < out_w_; ++pw) {
-        double acc = 0;
-        bool first = true;
-        for (int64_t iy = 0; iy < grid_h; ++iy) {
-          double yy = start_h + ph * bin_h + (iy + 0.5) * bin_h / grid_h;
-          for (int64_t ix = 0; ix < grid_w; ++ix) {
-            double xx = start_w + pw * bin_w + (ix + 0.5) * bin_w / grid_w;
-            double v1 = 0, v2 = 0, v3 = 0, v4 = 0;  // weighted corner values; 0 outside the map
-            if (!(yy < -1.0 || yy > H || xx < -1.0 || xx > W)) {
-              double y = std::max(yy, 0.0), x = std::max(xx, 0.0);
-              int64_t y0 = static_cast<int64_t>(y), x0 = static_cast<int64_t>(x), y1, x1;
-              if (y0 >= H - 1)
-                y1 = y0 = H - 1, y = static_cast<double>(y0);
-              else
-                y1 = y0 + 1;
-              if (x0 >= W - 1)
-                x1 = x0 = W - 1, x = static_cast<double>(x0);
-              else
-                x1 = x0 + 1;
-              const double ly = y - y0, lx = x - x0, hy = 1 - ly, hx = 1 - lx;
-              v1 = hy * hx * at(y0, x0), v2 = hy * lx * at(y0, x1), v3 = ly * hx * at(y1, x0),
-              v4 = ly * lx * at(y1, x1);
+        for (int64_t iy = 0; iy < g.h; ++iy) {
+          const double yy = start_h + ph * bin_h + (iy + 0.5) * bin_h / g.h;
+          for (int64_t ix = 0; ix < g.w; ++ix, ++s) {
+            const double xx = start_w + pw * bin_w + (ix + 0.5) * bin_w / g.w;
+            if (yy < -1.0 || yy > H || xx < -1.0 || xx > W) {
+              *s = Sample<A>{{0, 0, 0, 0}, {A(0), A(0), A(0), A(0)}};
+              continue;
             }
-            if (max_mode_) {
-              const double v = std::max(std::max(v1, v2), std::max(v3, v4));
-              acc = first ? v : std::max(acc, v);
-              first = false;
-            } else {
-              acc += v1 + v2 + v3 + v4;
-            }
+            double y = std::max(yy, 0.0), x = std::max(xx, 0.0);
+            int64_t y0 = static_cast<int64_t>(y), x0 = static_cast<int64_t>(x), y1, x1;
+            if (y0 >= H - 1)
+              y1 = y0 = H - 1, y = static_cast<double>(y0);
+            else
+              y1 = y0 + 1;
+            if (x0 >= W - 1)
+              x1 = x0 = W - 1, x = static_cast<double>(x0);
+            else
+              x1 = x0 + 1;
+            const double ly = y - y0, lx = x - x0, hy = 1 - ly, hx = 1 - lx;
+            *s = Sample<A>{
+                {y0 * W + x0, y0 * W + x1, y1 * W + x0, y1 * W + x1},
+                {static_cast<A>(hy * hx), static_cast<A>(hy * lx), static_cast<A>(ly * hx), static_cast<A>(ly * lx)}};
           }
         }
-        yp[ph * out_w_ + pw] = Numeric<T>::Store(static_cast<typename Numeric<T>::Acc>(max_mode_ ? acc : acc / count));
+      }
+    }
+    return g;
+  }
+
+  // One output plane from one input plane through the roi's table.
+  template <typename T, typename A = typename Numeric<T>::Acc>
+  void AlignPlane(const T* xp, const Sample<A>* s, Grid g, T* yp) const {
+    const int64_t samples = g.h * g.w;
+    const A count = static_cast<A>(std::max<int64_t>(samples, 1));
+    auto at = [&](int64_t offset) { return static_cast<A>(Numeric<T>::Load(xp[offset])); };
+    for (int64_t o = 0; o < out_h_ * out_w_; ++o) {
+      A acc = 0;
+      if (max_mode_) {
+        for (int64_t i = 0; i < samples; ++i, ++s) {
+          const A v = std::max(std::max(s->weight[0] * at(s->offset[0]), s->weight[1] * at(s->offset[1])),
+                               std::max(s->weight[2] * at(s->offset[2]), s->weight[3] * at(s->offset[3])));
+          acc = i == 0 ? v : std::max(acc, v);
+        }
+        yp[o] = Numeric<T>::Store(acc);
+      } else {
+        for (int64_t i = 0; i < samples; ++i, ++s) {
+          acc += s->weight[0] * at(s->offset[0]) + s->weight[1] * at(s->offset[1]) + s->weight[2] * at(s->offset[2]) +
+                 s->weight[3] * at(s->offset[3]);
+        }
+        yp[o] = Numeric<T>::Store(acc / count);
       }
     }
   }

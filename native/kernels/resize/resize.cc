@@ -3,7 +3,10 @@
 // with scales or sizes (axes, keep_aspect_ratio_policy, antialias). Each resized axis gets a table
 // of taps (input index, weight) per output coordinate; an output element is the in-order
 // sum over the product of its axes' taps. Output elements are split across participants
-// (thresholded_parallel.h), so results never depend on the participant count.
+// (thresholded_parallel.h), so results never depend on the participant count. When only
+// the last two axes change (NCHW images), output rows of each plane are the unit and read
+// the two axes' tables directly (nearest: a word gather per row, repeated rows copied;
+// linear/cubic: the same taps summed in the same order as the general path, bit for bit).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -283,6 +286,23 @@ class ResizeKernel : public OpKernel {
     }
     std::vector<int64_t> in_strides(rank, 1);
     for (int d = rank - 2; d >= 0; --d) in_strides[d] = in_strides[d + 1] * x->shape()[d + 1];
+    if (rank >= 2 && LeadingAxesUnchanged(tables, x->shape().dims(), out_dims)) {
+      // Only the last two axes are resized: rows of planes, through per-axis tables.
+      const Plane2D g{x->shape()[rank - 2], x->shape()[rank - 1], out_dims[rank - 2], out_dims[rank - 1],
+                      x->shape().SizeTo(rank - 2)};
+      if (o_.mode == Mode::kNearest && x->dtype() != DataType::kString) {
+        const size_t size = ElementSize(x->dtype());
+        if (size == 1) return NearestRows<uint8_t>(ctx, *x, y, tables[rank - 2], tables[rank - 1], g);
+        if (size == 2) return NearestRows<uint16_t>(ctx, *x, y, tables[rank - 2], tables[rank - 1], g);
+        if (size == 4) return NearestRows<uint32_t>(ctx, *x, y, tables[rank - 2], tables[rank - 1], g);
+        if (size == 8) return NearestRows<uint64_t>(ctx, *x, y, tables[rank - 2], tables[rank - 1], g);
+      } else if (o_.mode != Mode::kNearest) {
+        return DispatchType(NumericTypes{}, x->dtype(), where_, [&](auto tag) -> Status {
+          using T = typename decltype(tag)::type;
+          return InterpolateRows<T>(ctx, *x, y, tables[rank - 2], tables[rank - 1], g, cost);
+        });
+      }
+    }
     if (o_.mode == Mode::kNearest && x->dtype() != DataType::kString) {
       return Gather(ctx, *x, y, tables, in_strides, out_dims);
     }
@@ -374,6 +394,188 @@ class ResizeKernel : public OpKernel {
           offset += tables[d].taps[c].index * strides[d];
         }
         std::memcpy(out + e * size, outside ? fill.data() : in + offset * size, size);
+      }
+    });
+  }
+
+  // Input and output plane sizes and the plane count (the product of the leading axes).
+  struct Plane2D {
+    int64_t in_h, in_w, out_h, out_w, planes;
+  };
+
+  // Whether every axis but the last two maps output coordinate x to input x with the single
+  // nonzero tap of weight 1 and no extrapolation: then Sum over those axes is the identity
+  // (0.0 + 1.0 * v == v, v never -0.0) and the 2-D row paths give the same bits.
+  static bool LeadingAxesUnchanged(const std::vector<AxisTaps>& tables, const std::vector<int64_t>& in_dims,
+                                   const std::vector<int64_t>& out_dims) {
+    for (size_t d = 0; d + 2 < tables.size(); ++d) {
+      const AxisTaps& a = tables[d];
+      if (in_dims[d] != out_dims[d]) return false;
+      for (int64_t x = 0; x < out_dims[d]; ++x) {
+        if (a.outside[x]) return false;
+        int nonzero = 0;
+        for (int64_t k = a.first[x]; k < a.first[x + 1]; ++k) {
+          if (a.taps[k].weight == 0.0) continue;
+          if (a.taps[k].index != x || a.taps[k].weight != 1.0) return false;
+          ++nonzero;
+        }
+        if (nonzero != 1) return false;
+      }
+    }
+    return true;
+  }
+
+  // Whether any output coordinate of the axis falls outside a tf_crop_and_resize crop (the
+  // row loops test each column only then).
+  static bool AnyOutside(const AxisTaps& a) {
+    return std::find(a.outside.begin(), a.outside.end(), true) != a.outside.end();
+  }
+
+  // The value extrapolated outside a tf_crop_and_resize crop, as the element-wise paths
+  // write it.
+  template <typename T>
+  T Extrapolated() const {
+    return Store<T>(o_.extrapolation);
+  }
+
+  // Linear and cubic (antialiased or not) over the last two axes. Unit = one output row of
+  // one plane; its value is the general path's Sum (the same taps, the same order, in
+  // double), computed from the row's input rows without per-element index arithmetic.
+  template <typename T>
+  Status InterpolateRows(const KernelContext& ctx, const Tensor& x, Tensor* y, const AxisTaps& ty, const AxisTaps& tx,
+                         const Plane2D& g, int64_t cost) const {
+    const T* in = x.data<T>();
+    T* out = y->data<T>();
+    const T fill = Extrapolated<T>();
+    if (ty.max_taps <= 2 && tx.max_taps <= 2) return TwoTapRows<T>(ctx, in, out, ty, tx, g, fill, cost);
+    const bool crop_x = AnyOutside(tx);
+    return policy_.Run(ctx.parallel(), "Resize", g.planes * g.out_h, g.out_w * cost, [&](int64_t begin, int64_t end) {
+      for (int64_t u = begin; u < end; ++u) {
+        const int64_t plane = u / g.out_h, oy = u % g.out_h;
+        const T* src = in + plane * g.in_h * g.in_w;
+        T* dst = out + u * g.out_w;
+        if (ty.outside[oy]) {
+          std::fill(dst, dst + g.out_w, fill);
+          continue;
+        }
+        for (int64_t ox = 0; ox < g.out_w; ++ox) {
+          if (crop_x && tx.outside[ox]) {
+            dst[ox] = fill;
+            continue;
+          }
+          double total = 0.0;
+          for (int64_t ky = ty.first[oy]; ky < ty.first[oy + 1]; ++ky) {
+            const Tap& vy = ty.taps[ky];
+            if (vy.weight == 0.0) continue;
+            const T* row = src + vy.index * g.in_w;
+            double inner = 0.0;
+            for (int64_t kx = tx.first[ox]; kx < tx.first[ox + 1]; ++kx) {
+              const Tap& vx = tx.taps[kx];
+              if (vx.weight == 0.0) continue;
+              inner += vx.weight * Load(row[vx.index]);
+            }
+            total += vy.weight * inner;
+          }
+          dst[ox] = Store<T>(total);
+        }
+      }
+    });
+  }
+
+  // Up to two taps per output coordinate on both axes (linear without antialias): the taps
+  // unpacked once per axis into (index, weight) pairs, zero weights skipped as Sum skips
+  // them, the same products summed in the same order. Work is counted as the general path
+  // counts it (`cost`: the product of every axis' taps), so the schema's crossover holds.
+  struct TwoTaps {
+    int64_t index[2];
+    double weight[2];
+  };
+  static std::vector<TwoTaps> UnpackTwoTaps(const AxisTaps& a, int64_t out) {
+    std::vector<TwoTaps> v(out, TwoTaps{{0, 0}, {0.0, 0.0}});
+    for (int64_t x = 0; x < out; ++x) {
+      for (int64_t k = a.first[x], j = 0; k < a.first[x + 1]; ++k, ++j) {
+        v[x].index[j] = a.taps[k].index;
+        v[x].weight[j] = a.taps[k].weight;
+      }
+    }
+    return v;
+  }
+
+  template <typename T>
+  Status TwoTapRows(const KernelContext& ctx, const T* in, T* out, const AxisTaps& ty, const AxisTaps& tx,
+                    const Plane2D& g, T fill, int64_t cost) const {
+    const std::vector<TwoTaps> ys = UnpackTwoTaps(ty, g.out_h), xs = UnpackTwoTaps(tx, g.out_w);
+    const bool crop_x = AnyOutside(tx);
+    return policy_.Run(ctx.parallel(), "Resize", g.planes * g.out_h, g.out_w * cost, [&](int64_t begin, int64_t end) {
+      for (int64_t u = begin; u < end; ++u) {
+        const int64_t plane = u / g.out_h, oy = u % g.out_h;
+        T* dst = out + u * g.out_w;
+        if (ty.outside[oy]) {
+          std::fill(dst, dst + g.out_w, fill);
+          continue;
+        }
+        const TwoTaps& vy = ys[oy];
+        const T* src = in + plane * g.in_h * g.in_w;
+        const T* row0 = src + vy.index[0] * g.in_w;
+        const T* row1 = src + vy.index[1] * g.in_w;
+        const bool use0 = vy.weight[0] != 0.0, use1 = vy.weight[1] != 0.0;
+        for (int64_t ox = 0; ox < g.out_w; ++ox) {
+          if (crop_x && tx.outside[ox]) {
+            dst[ox] = fill;
+            continue;
+          }
+          const TwoTaps& vx = xs[ox];
+          auto horizontal = [&](const T* row) {
+            double inner = 0.0;
+            if (vx.weight[0] != 0.0) inner += vx.weight[0] * Load(row[vx.index[0]]);
+            if (vx.weight[1] != 0.0) inner += vx.weight[1] * Load(row[vx.index[1]]);
+            return inner;
+          };
+          double total = 0.0;
+          if (use0) total += vy.weight[0] * horizontal(row0);
+          if (use1) total += vy.weight[1] * horizontal(row1);
+          dst[ox] = Store<T>(total);
+        }
+      }
+    });
+  }
+
+  // Nearest over the last two axes, elements moved as W words of their size. Unit = one
+  // output row of one plane; a row reading the same input row as the previous row of the
+  // same block (integer upsampling) is a copy of it.
+  template <typename W>
+  Status NearestRows(const KernelContext& ctx, const Tensor& x, Tensor* y, const AxisTaps& ty, const AxisTaps& tx,
+                     const Plane2D& g) const {
+    static_assert(sizeof(W) <= sizeof(double));
+    const W* in = static_cast<const W*>(x.raw_data());
+    W* out = static_cast<W*>(y->raw_data());
+    W fill{};  // zero bytes, or the extrapolation value for float (as Gather)
+    if (o_.coordinates == "tf_crop_and_resize" && x.dtype() == DataType::kFloat) {
+      const float v = static_cast<float>(o_.extrapolation);
+      std::memcpy(&fill, &v, sizeof(W));
+    }
+    std::vector<int64_t> columns(g.out_w);
+    for (int64_t ox = 0; ox < g.out_w; ++ox) columns[ox] = tx.taps[tx.first[ox]].index;
+    const bool crop_x = AnyOutside(tx);
+    return policy_.Run(ctx.parallel(), "Resize", g.planes * g.out_h, g.out_w, [&](int64_t begin, int64_t end) {
+      for (int64_t u = begin; u < end; ++u) {
+        const int64_t plane = u / g.out_h, oy = u % g.out_h;
+        W* dst = out + u * g.out_w;
+        if (ty.outside[oy]) {
+          std::fill(dst, dst + g.out_w, fill);
+          continue;
+        }
+        const int64_t iy = ty.taps[ty.first[oy]].index;
+        if (u > begin && oy > 0 && !ty.outside[oy - 1] && ty.taps[ty.first[oy - 1]].index == iy) {
+          std::memcpy(dst, dst - g.out_w, g.out_w * sizeof(W));
+          continue;
+        }
+        const W* row = in + (plane * g.in_h + iy) * g.in_w;
+        if (!crop_x) {
+          for (int64_t ox = 0; ox < g.out_w; ++ox) dst[ox] = row[columns[ox]];
+        } else {
+          for (int64_t ox = 0; ox < g.out_w; ++ox) dst[ox] = tx.outside[ox] ? fill : row[columns[ox]];
+        }
       }
     });
   }

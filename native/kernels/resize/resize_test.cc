@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,51 @@ TEST(ResizeTest, CubicKeepsConstantsAndIsIdenticalAcrossCounts) {
       .Attr("mode", std::string("cubic"));
   // The cubic weights of every output coordinate sum to 1, so a constant image stays constant.
   for (float v : RunAllCounts(t, Shape{1, 1, 10, 6})) EXPECT_NEAR(v, 2.5f, 1e-6);
+}
+
+// NCHW 2x upsampling (only H and W change: the row paths), blocks of several rows that
+// start mid-plane. Half-pixel 2x maps output i to input i / 2 - 0.25: nearest
+// (round_prefer_floor) reads i / 2; linear blends floor and floor + 1 of the clamped
+// coordinate with weights 1 - t, t (t = 0.25 or 0.75 inside, clamped at the edges).
+TEST(ResizeTest, NchwTwiceUpsamplingByRows) {
+  constexpr int64_t kN = 2, kC = 3, kH = 5, kW = 4;
+  std::vector<float> x(kN * kC * kH * kW);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 23) * 0.5f;
+  auto at = [&](int64_t p, int64_t h, int64_t w) { return x[(p * kH + h) * kW + w]; };
+  for (const char* mode : {"nearest", "linear"}) {
+    KernelTester t("Resize", 19);
+    t.Input(MakeTensor<float>({kN, kC, kH, kW}, x))
+        .MissingInput()
+        .Input(MakeTensor<float>({4}, {1, 1, 2, 2}))
+        .Attr("mode", std::string(mode));
+    t.Tuning(param::kMinimumElements, int64_t{1}).Tuning(param::kBlockMultiplyAdds, int64_t{24});
+    const std::vector<Value> r = testing::DeterministicOutputs(t, {.expect_regions = true});
+    ASSERT_EQ(r.size(), 1u) << mode;
+    ASSERT_EQ(r[0].tensor().shape(), Shape({kN, kC, 2 * kH, 2 * kW}));
+    const std::vector<float> y = ToVector<float>(r[0].tensor());
+    auto source = [](int64_t i, int64_t in, int64_t* i0, int64_t* i1, double* t) {
+      const double xo = std::min(std::max(i / 2.0 - 0.25, 0.0), static_cast<double>(in - 1));
+      *i0 = static_cast<int64_t>(xo), *i1 = std::min(*i0 + 1, in - 1), *t = xo - *i0;
+    };
+    for (int64_t p = 0; p < kN * kC; ++p) {
+      for (int64_t i = 0; i < 2 * kH; ++i) {
+        for (int64_t j = 0; j < 2 * kW; ++j) {
+          const float got = y[(p * 2 * kH + i) * 2 * kW + j];
+          if (std::string(mode) == "nearest") {
+            EXPECT_EQ(got, at(p, i / 2, j / 2)) << p << "," << i << "," << j;
+            continue;
+          }
+          int64_t h0, h1, w0, w1;
+          double ty, tx;
+          source(i, kH, &h0, &h1, &ty);
+          source(j, kW, &w0, &w1, &tx);
+          const double want = (1 - ty) * ((1 - tx) * at(p, h0, w0) + tx * at(p, h0, w1)) +
+                              ty * ((1 - tx) * at(p, h1, w0) + tx * at(p, h1, w1));
+          EXPECT_NEAR(got, want, 1e-5) << p << "," << i << "," << j;
+        }
+      }
+    }
+  }
 }
 
 TEST(ResizeTest, RejectsMissingScalesAndSizes) {

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <cmath>
 
+#include "native/kernels/rnn/gate_rows.h"
+
 namespace onnx_light {
 namespace rnn {
 
@@ -38,6 +40,50 @@ C Activation::operator()(C x) const {
 }
 template float Activation::operator()(float) const;
 template double Activation::operator()(double) const;
+
+namespace {
+
+template <typename C>
+void ApplyRowLoop(const Activation& f, C* x, int64_t n) {
+  const C a = static_cast<C>(f.alpha), b = static_cast<C>(f.beta);
+  auto each = [&](auto fn) {
+    for (int64_t i = 0; i < n; ++i) x[i] = fn(x[i]);
+  };
+  using K = Activation::Kind;
+  switch (f.kind) {
+    case K::kSigmoid:
+      return each([](C v) { return C(1) / (C(1) + std::exp(-v)); });
+    case K::kTanh:
+      return each([](C v) { return std::tanh(v); });
+    case K::kRelu:
+      return each([](C v) { return v > C(0) ? v : C(0); });
+    case K::kAffine:
+      return each([&](C v) { return a * v + b; });
+    case K::kLeakyRelu:
+      return each([&](C v) { return v >= C(0) ? v : a * v; });
+    case K::kThresholdedRelu:
+      return each([&](C v) { return v > a ? v : C(0); });
+    case K::kScaledTanh:
+      return each([&](C v) { return a * std::tanh(b * v); });
+    case K::kHardSigmoid:
+      return each([&](C v) { return std::max(C(0), std::min(C(1), a * v + b)); });
+    case K::kElu:
+      return each([&](C v) { return v >= C(0) ? v : a * (std::exp(v) - C(1)); });
+    case K::kSoftsign:
+      return each([](C v) { return v / (C(1) + std::fabs(v)); });
+    case K::kSoftplus:
+      return each([](C v) { return std::log1p(std::exp(v)); });
+  }
+}
+
+}  // namespace
+
+void Activation::ApplyRow(float* x, int64_t n) const {
+  if (kind == Kind::kSigmoid) return BestGateRows().sigmoid(x, n);
+  if (kind == Kind::kTanh) return BestGateRows().tanh(x, n);
+  ApplyRowLoop(*this, x, n);
+}
+void Activation::ApplyRow(double* x, int64_t n) const { ApplyRowLoop(*this, x, n); }
 
 namespace {
 

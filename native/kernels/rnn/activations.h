@@ -2,6 +2,7 @@
 // alpha/beta defaults of the corresponding ONNX operators.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,11 @@ struct Activation {
 
   template <typename C>
   C operator()(C x) const;
+
+  // x[i] = f(x[i]) for i < n: one dispatch per row. Float sigmoid and tanh take the
+  // vectorised gate rows (gate_rows.h); the other functions and double run a plain loop.
+  void ApplyRow(float* x, int64_t n) const;
+  void ApplyRow(double* x, int64_t n) const;
 };
 
 // `names` (empty: `defaults`, repeated for each direction) with alpha/beta consumed in

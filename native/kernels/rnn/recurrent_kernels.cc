@@ -1,18 +1,34 @@
-// RNN, GRU and LSTM (opsets 7, 14 with `layout`, 22 with bfloat16): one engine whose
-// tasks are the independent (direction, batch row) recurrences; inside a task the time
-// steps run in order. Weights are decoded once per run into the compute type (float, or
-// double for double tensors) before the region starts; each task owns a slice of
-// scratch for its state and gate rows.
+// RNN, GRU and LSTM (opsets 7, 14 with `layout`, 22 with bfloat16) on one driver:
+//
+//  1. the input projection X W^T of every time step and both directions is one GEMM
+//     (gemm engine; W packed once at creation when it is a constant);
+//  2. the time steps run in order; in each, the recurrent product H_{t-1} R^T and the gate
+//     math run as independent tasks over (direction, hidden-unit block, batch-row block):
+//     a task multiplies its rows of H_{t-1} by its block's rows of R (packed once per
+//     block, at creation for constant weights; one row takes the engine's GEMV over the
+//     dense rows instead) and applies the gates on whole rows
+//     (gate_rows.h's vectorised sigmoid/tanh, activations.cc for the others);
+//  3. GRU without linear_before_reset needs r * H_{t-1} of every unit before its
+//     candidate product, so its step is two rounds of tasks.
+//
+// Gate columns are ordered (direction, block, gate, unit) in every matrix, so that a
+// block's gates are contiguous. The blocks come from the tuning, never from the number of
+// participants, and every task computes the same thing whoever runs it: outputs are
+// bit-identical for any participant count. Float, float16 and bfloat16 compute in float
+// (the gemm engine), double in double (plain loops in a fixed order).
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "native/core/allocator.h"
 #include "native/executor/parallel_for.h"
 #include "native/kernels/attention/element_rows.h"
 #include "native/kernels/common/kernel_registration.h"
+#include "native/kernels/gemm/gemm.h"
 #include "native/kernels/rnn/activations.h"
 #include "native/registry/kernel.h"
 
@@ -26,8 +42,11 @@ using attention::StoreRow;
 enum class Cell { kRnn, kGru, kLstm };
 
 int GatesOf(Cell cell) { return cell == Cell::kRnn ? 1 : cell == Cell::kGru ? 3 : 4; }
+// Rounds of tasks per step (and row groups of a block's R): GRU without
+// linear_before_reset needs r * H_{t-1} complete before its candidate product.
+int PartsOf(Cell cell, bool linear_before_reset) { return cell == Cell::kGru && !linear_before_reset ? 2 : 1; }
 
-// Dot product with eight partial sums in a fixed order (vectorisable, deterministic).
+// Dot product with eight partial sums in a fixed order (the double path's products).
 template <typename C>
 C Dot(const C* a, const C* b, int64_t n) {
   C lanes[8] = {};
@@ -39,6 +58,75 @@ C Dot(const C* a, const C* b, int64_t n) {
   for (; i < n; ++i) sum += a[i] * b[i];
   return sum;
 }
+
+// Hidden units cut into blocks of `block`; a direction's G*H gate columns are ordered
+// (block, gate, unit in block).
+struct GateLayout {
+  int64_t gates = 1, hidden = 0, block = 1;
+  int parts = 1;
+
+  int64_t blocks() const { return hidden == 0 ? 0 : (hidden + block - 1) / block; }
+  int64_t begin(int64_t blk) const { return blk * block; }
+  int64_t size(int64_t blk) const { return std::min(block, hidden - blk * block); }
+  int64_t Column(int64_t g, int64_t j) const {
+    const int64_t blk = j / block, j0 = blk * block;
+    return gates * j0 + g * size(blk) + (j - j0);
+  }
+  // The gate rows (within a direction) that round `part` of block `blk` multiplies.
+  void PartRows(int64_t blk, int part, int64_t* first, int64_t* count) const {
+    const int64_t n = size(blk), base = gates * begin(blk);
+    if (parts == 1) {
+      *first = base, *count = gates * n;
+    } else {  // GRU: z and r first, then h
+      *first = part == 0 ? base : base + 2 * n;
+      *count = part == 0 ? 2 * n : n;
+    }
+  }
+};
+
+// W (cols = input) or R (cols = hidden) of every direction, rows in the layout's order.
+template <typename C>
+void PermuteRows(const Tensor& t, int64_t directions, const GateLayout& layout, int64_t cols, C* out) {
+  const int64_t gh = layout.gates * layout.hidden;
+  for (int64_t d = 0; d < directions; ++d) {
+    for (int64_t g = 0; g < layout.gates; ++g) {
+      for (int64_t j = 0; j < layout.hidden; ++j) {
+        LoadRow(t.dtype(), t.raw_data(), ((d * layout.gates + g) * layout.hidden + j) * cols, cols,
+                out + (d * gh + layout.Column(g, j)) * cols);
+      }
+    }
+  }
+}
+
+// R's blocks packed for the step products: one per (direction, block, part).
+StatusOr<std::vector<std::shared_ptr<const gemm::PrepackedB>>> PackBlocks(Allocator* allocator, const float* r,
+                                                                          int64_t directions,
+                                                                          const GateLayout& layout) {
+  std::vector<std::shared_ptr<const gemm::PrepackedB>> packed;
+  const int64_t gh = layout.gates * layout.hidden;
+  for (int64_t d = 0; d < directions; ++d) {
+    for (int64_t blk = 0; blk < layout.blocks(); ++blk) {
+      for (int part = 0; part < layout.parts; ++part) {
+        int64_t first = 0, count = 0;
+        layout.PartRows(blk, part, &first, &count);
+        OL_ASSIGN_OR_RETURN(auto b, gemm::PrepackedB::Create(allocator, /*trans_b=*/true, layout.hidden, count,
+                                                             r + (d * gh + first) * layout.hidden, layout.hidden));
+        packed.push_back(std::move(b));
+      }
+    }
+  }
+  return packed;
+}
+
+// Weights in the layout's order, in the compute type.
+template <typename C>
+struct PreparedWeights {
+  const C* w = nullptr;  // (directions * G*H) x input
+  const C* r = nullptr;  // (directions * G*H) x hidden
+  // Float only: W packed (constant weights), and R's blocks (always).
+  std::shared_ptr<const gemm::PrepackedB> w_packed;
+  std::vector<std::shared_ptr<const gemm::PrepackedB>> r_packed;
+};
 
 struct Problem {
   Cell cell = Cell::kRnn;
@@ -54,150 +142,191 @@ struct Problem {
   const Tensor *initial_h = nullptr, *initial_c = nullptr;
   Tensor *y = nullptr, *y_h = nullptr, *y_c = nullptr;
 
-  int64_t XOffset(int64_t t, int64_t b) const { return (batch_major ? b * seq + t : t * batch + b) * input; }
+  // Row of X (and of the projection) holding step t of batch row b.
+  int64_t XRow(int64_t t, int64_t b) const { return batch_major ? b * seq + t : t * batch + b; }
   int64_t YOffset(int64_t t, int64_t d, int64_t b) const {
     return (batch_major ? (b * seq + t) * directions + d : (t * directions + d) * batch + b) * hidden;
   }
   int64_t StateOffset(int64_t d, int64_t b) const {
     return (batch_major ? b * directions + d : d * batch + b) * hidden;
   }
+  int64_t Length(int64_t b) const { return lengths != nullptr ? lengths[b] : seq; }
 };
 
-// Weights of all directions in the compute type: W (G*H x I), R (G*H x H), Wb, Rb (G*H),
-// P (3*H) per direction.
+// One run's buffers; Task() is one (round, direction, block, row block) of a step.
 template <typename C>
-struct Weights {
-  const C *w, *r, *wb, *rb, *p;
-};
+struct Stepper {
+  const Problem* p;
+  GateLayout layout;
+  const PreparedWeights<C>* wt;
+  const C* xp;       // projection: row XRow(t, b), directions * G*H columns, layout order
+  const C* bias_x;   // directions * G*H, layout order: Wb + Rb (GRU's h gate: Wb only)
+  const C* bias_rh;  // directions * H: GRU's Rb of the h gate, unit order
+  const C* peep;     // directions * 3H, unit order (zeros when absent)
+  C* h_cur;          // directions * batch * H
+  C* h_next;
+  C* cell;
+  C* gates;    // directions * batch * G*H, layout order
+  C* reset_h;  // GRU without linear_before_reset: r * H_{t-1}, directions * batch * H
+  int64_t row_block = 1;
+  size_t gemm_scratch_bytes = 0;  // float: the step product's packing scratch (a multiple of 64)
 
-template <typename C>
-class Engine {
- public:
-  Engine(const Problem& p, Weights<C> weights) : p_(p), wt_(weights), gh_(GatesOf(p.cell) * p.hidden) {}
+  int64_t row_blocks() const { return (p->batch + row_block - 1) / row_block; }
+  int64_t tasks() const { return p->directions * layout.blocks() * row_blocks(); }
 
-  int64_t ScratchElements() const { return p_.input + 4 * p_.hidden + gh_; }
-
-  // One (direction, batch row) recurrence.
-  void Run(int64_t d, int64_t b, C* buffer) const {
-    const int64_t H = p_.hidden;
-    C* x = buffer;
-    C* h = x + p_.input;
-    C* c = h + H;
-    C* gates = c + H;
-    C* tmp = gates + gh_;
-    C* tmp2 = tmp + H;
-    LoadState(p_.initial_h, d, b, h);
-    LoadState(p_.initial_c, d, b, c);
-    const int64_t length = p_.lengths != nullptr ? p_.lengths[b] : p_.seq;
-    const bool reverse = p_.reverse_only || d == 1;
-    const C* w = wt_.w + d * gh_ * p_.input;
-    const C* r = wt_.r + d * gh_ * H;
-    const C* wb = wt_.wb + d * gh_;
-    const C* rb = wt_.rb + d * gh_;
-    const C* peep = wt_.p + d * 3 * H;
-    const Activation* act = p_.activations.data() + d * (p_.activations.size() / p_.directions);
-    for (int64_t s = 0; s < length; ++s) {
-      const int64_t t = reverse ? length - 1 - s : s;
-      LoadRow(p_.x->dtype(), p_.x->raw_data(), p_.XOffset(t, b), p_.input, x);
-      switch (p_.cell) {
-        case Cell::kRnn:
-          RnnStep(w, r, wb, rb, act, x, h, gates);
-          break;
-        case Cell::kGru:
-          GruStep(w, r, wb, rb, act, x, h, gates, tmp);
-          break;
-        case Cell::kLstm:
-          LstmStep(w, r, wb, rb, peep, act, x, h, c, gates, tmp, tmp2);
-          break;
-      }
-      if (p_.y != nullptr) StoreRow(p_.y->dtype(), p_.y->raw_data(), p_.YOffset(t, d, b), h, H);
-    }
-    if (p_.y != nullptr) {  // steps past the row's length are zero
-      std::fill(tmp, tmp + H, C(0));
-      for (int64_t t = length; t < p_.seq; ++t) StoreRow(p_.y->dtype(), p_.y->raw_data(), p_.YOffset(t, d, b), tmp, H);
-    }
-    if (p_.y_h != nullptr) StoreRow(p_.y_h->dtype(), p_.y_h->raw_data(), p_.StateOffset(d, b), h, H);
-    if (p_.y_c != nullptr) StoreRow(p_.y_c->dtype(), p_.y_c->raw_data(), p_.StateOffset(d, b), c, H);
+  // Round `part` of step `s` for task `task`. `scratch` (64-byte aligned) holds the step
+  // product's packing scratch (float), then 4 * layout.block gate values.
+  void Task(int part, int64_t task, int64_t s, char* scratch) const {
+    const int64_t rb = task % row_blocks(), blk = task / row_blocks() % layout.blocks();
+    const int64_t d = task / row_blocks() / layout.blocks();
+    const int64_t H = p->hidden, gh = layout.gates * H, B = p->batch;
+    const int64_t r0 = rb * row_block, r1 = std::min(B, r0 + row_block);
+    int64_t first = 0, count = 0;
+    layout.PartRows(blk, part, &first, &count);
+    C* g = gates + d * B * gh;
+    const C* a = (part == 0 ? h_cur : reset_h) + (d * B + r0) * H;
+    Product(d, blk, part, a, r1 - r0, g + r0 * gh + first, gh, reinterpret_cast<float*>(scratch));
+    C* rows = reinterpret_cast<C*>(scratch + gemm_scratch_bytes);
+    for (int64_t b = r0; b < r1; ++b) Gates(part, d, blk, b, s, g + b * gh, rows);
   }
 
  private:
-  void LoadState(const Tensor* initial, int64_t d, int64_t b, C* out) const {
-    if (initial == nullptr) {
-      std::fill(out, out + p_.hidden, C(0));
+  void Product(int64_t d, int64_t blk, int part, const C* a, int64_t m, C* c, int64_t ldc, float* scratch) const {
+    const int64_t H = p->hidden;
+    int64_t first = 0, count = 0;
+    layout.PartRows(blk, part, &first, &count);
+    const C* r = wt->r + (d * layout.gates * H + first) * H;  // count rows of H
+    if constexpr (std::is_same_v<C, float>) {
+      if (m == 1) {  // one row: the engine's GEMV streams R's rows
+        gemm::SgemmSerial(false, true, 1, count, H, 1.0f, a, H, r, H, 0.0f, c, ldc, scratch);
+        return;
+      }
+      const gemm::PrepackedB& b = *wt->r_packed[(d * layout.blocks() + blk) * layout.parts + part];
+      gemm::SgemmSerialPackedB(false, m, b.n(), H, 1.0f, a, H, b, 0.0f, c, ldc, scratch);
     } else {
-      LoadRow(initial->dtype(), initial->raw_data(), p_.StateOffset(d, b), p_.hidden, out);
-    }
-  }
-  C Clip(C v) const {
-    if (!p_.clip) return v;
-    const C bound = static_cast<C>(p_.clip_value);
-    return std::min(bound, std::max(-bound, v));
-  }
-  // gates[g] = Wb[g] + Rb[g] + W[g] . x + R[g] . h for gate rows [begin, end).
-  void Project(const C* w, const C* r, const C* wb, const C* rb, const C* x, const C* h, int64_t begin, int64_t end,
-               C* gates) const {
-    for (int64_t g = begin; g < end; ++g) {
-      gates[g] = wb[g] + rb[g] + Dot(w + g * p_.input, x, p_.input) + Dot(r + g * p_.hidden, h, p_.hidden);
-    }
-  }
-
-  void RnnStep(const C* w, const C* r, const C* wb, const C* rb, const Activation* act, const C* x, C* h,
-               C* gates) const {
-    Project(w, r, wb, rb, x, h, 0, p_.hidden, gates);
-    for (int64_t j = 0; j < p_.hidden; ++j) h[j] = act[0](Clip(gates[j]));
-  }
-
-  // Gates z, r, h. linear_before_reset applies r after R_h h; otherwise R_h sees r * h.
-  void GruStep(const C* w, const C* r, const C* wb, const C* rb, const Activation* act, const C* x, C* h, C* gates,
-               C* rh) const {
-    const int64_t H = p_.hidden;
-    Project(w, r, wb, rb, x, h, 0, 2 * H, gates);
-    C* z = gates;
-    C* reset = gates + H;
-    for (int64_t j = 0; j < 2 * H; ++j) gates[j] = act[0](Clip(gates[j]));
-    C* candidate = gates + 2 * H;
-    for (int64_t j = 0; j < H; ++j) {
-      const int64_t g = 2 * H + j;
-      const C from_x = wb[g] + Dot(w + g * p_.input, x, p_.input);
-      if (p_.linear_before_reset) {
-        candidate[j] = from_x + reset[j] * (Dot(r + g * H, h, H) + rb[g]);
-      } else {
-        candidate[j] = from_x + rb[g];
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t q = 0; q < count; ++q) c[i * ldc + q] = Dot(a + i * H, r + q * H, H);
       }
     }
-    if (!p_.linear_before_reset) {
-      for (int64_t j = 0; j < H; ++j) rh[j] = reset[j] * h[j];
-      for (int64_t j = 0; j < H; ++j) candidate[j] += Dot(r + (2 * H + j) * H, rh, H);
-    }
-    for (int64_t j = 0; j < H; ++j) {
-      const C hh = act[1](Clip(candidate[j]));
-      h[j] = (C(1) - z[j]) * hh + z[j] * h[j];
-    }
   }
 
-  // Gates i, o, f, c; peepholes i, o, f.
-  void LstmStep(const C* w, const C* r, const C* wb, const C* rb, const C* peep, const Activation* act, const C* x,
-                C* h, C* c, C* gates, C* new_c, C* unused) const {
-    (void)unused;
-    const int64_t H = p_.hidden;
-    Project(w, r, wb, rb, x, h, 0, 4 * H, gates);
-    const C *pi = peep, *po = peep + H, *pf = peep + 2 * H;
-    for (int64_t j = 0; j < H; ++j) {
-      const C i = act[0](Clip(gates[j] + pi[j] * c[j]));
-      const C f = p_.input_forget ? C(1) - i : act[0](Clip(gates[2 * H + j] + pf[j] * c[j]));
-      const C candidate = act[1](Clip(gates[3 * H + j]));
-      new_c[j] = f * c[j] + i * candidate;
-    }
-    for (int64_t j = 0; j < H; ++j) {
-      const C o = act[0](Clip(gates[H + j] + po[j] * new_c[j]));
-      c[j] = new_c[j];
-      h[j] = o * act[2](new_c[j]);
-    }
+  void ClipRow(C* x, int64_t n) const {
+    if (!p->clip) return;
+    const C bound = static_cast<C>(p->clip_value);
+    for (int64_t j = 0; j < n; ++j) x[j] = std::min(bound, std::max(-bound, x[j]));
   }
 
-  const Problem& p_;
-  const Weights<C> wt_;
-  const int64_t gh_;
+  // Gate math of batch row b for the block's units, after round `part`'s product. `gg` is
+  // the row's gate columns of this direction.
+  void Gates(int part, int64_t d, int64_t blk, int64_t b, int64_t s, C* row_gates, C* t0) const {
+    const int64_t H = p->hidden, gh = layout.gates * H, B = p->batch, nd = p->directions;
+    const int64_t n = layout.size(blk), j0 = layout.begin(blk), col0 = layout.gates * j0;
+    const bool last = part == layout.parts - 1;
+    const C* hp = h_cur + (d * B + b) * H + j0;
+    C* hn = h_next + (d * B + b) * H + j0;
+    const int64_t length = p->Length(b);
+    if (s >= length) {  // this row's recurrence is over: its state stays
+      if (last) std::copy(hp, hp + n, hn);
+      if (layout.parts == 2 && part == 0)
+        std::fill(reset_h + (d * B + b) * H + j0, reset_h + (d * B + b) * H + j0 + n, C(0));
+      return;
+    }
+    const bool reverse = p->reverse_only || d == 1;
+    const int64_t t = reverse ? length - 1 - s : s;
+    const C* xg = xp + p->XRow(t, b) * nd * gh + d * gh + col0;
+    const C* bx = bias_x + d * gh + col0;
+    C* gg = row_gates + col0;
+    const Activation* act = p->activations.data() + d * (p->activations.size() / nd);
+    C *t1 = t0 + layout.block, *t2 = t1 + layout.block, *t3 = t2 + layout.block;
+    switch (p->cell) {
+      case Cell::kRnn:
+        for (int64_t j = 0; j < n; ++j) hn[j] = gg[j] + xg[j] + bx[j];
+        ClipRow(hn, n);
+        act[0].ApplyRow(hn, n);
+        break;
+      case Cell::kGru: {
+        const C* rbh = bias_rh + d * H + j0;
+        if (part == 0) {  // z and r
+          for (int64_t j = 0; j < 2 * n; ++j) t0[j] = gg[j] + xg[j] + bx[j];
+          ClipRow(t0, 2 * n);
+          act[0].ApplyRow(t0, 2 * n);
+          const C *z = t0, *r = t0 + n;
+          if (!last) {  // r * H_{t-1} for the second round; z kept in the gate row
+            C* rh = reset_h + (d * B + b) * H + j0;
+            for (int64_t j = 0; j < n; ++j) rh[j] = r[j] * hp[j];
+            std::copy(z, z + n, gg);
+            return;
+          }
+          for (int64_t j = 0; j < n; ++j) t2[j] = xg[2 * n + j] + bx[2 * n + j] + r[j] * (gg[2 * n + j] + rbh[j]);
+          ClipRow(t2, n);
+          act[1].ApplyRow(t2, n);
+          for (int64_t j = 0; j < n; ++j) hn[j] = (C(1) - z[j]) * t2[j] + z[j] * hp[j];
+        } else {  // h from (r * H_{t-1}) R_h^T
+          const C* z = gg;
+          for (int64_t j = 0; j < n; ++j) t2[j] = xg[2 * n + j] + bx[2 * n + j] + gg[2 * n + j] + rbh[j];
+          ClipRow(t2, n);
+          act[1].ApplyRow(t2, n);
+          for (int64_t j = 0; j < n; ++j) hn[j] = (C(1) - z[j]) * t2[j] + z[j] * hp[j];
+        }
+        break;
+      }
+      case Cell::kLstm: {  // gates i, o, f, c; peepholes i, o, f
+        C* c = cell + (d * B + b) * H + j0;
+        const C* pi = peep + d * 3 * H + j0;
+        const C *po = pi + H, *pf = pi + 2 * H;
+        for (int64_t j = 0; j < n; ++j) t0[j] = gg[j] + xg[j] + bx[j] + pi[j] * c[j];
+        ClipRow(t0, n);
+        act[0].ApplyRow(t0, n);
+        if (p->input_forget) {
+          for (int64_t j = 0; j < n; ++j) t1[j] = C(1) - t0[j];
+        } else {
+          for (int64_t j = 0; j < n; ++j) t1[j] = gg[2 * n + j] + xg[2 * n + j] + bx[2 * n + j] + pf[j] * c[j];
+          ClipRow(t1, n);
+          act[0].ApplyRow(t1, n);
+        }
+        for (int64_t j = 0; j < n; ++j) t2[j] = gg[3 * n + j] + xg[3 * n + j] + bx[3 * n + j];
+        ClipRow(t2, n);
+        act[1].ApplyRow(t2, n);
+        for (int64_t j = 0; j < n; ++j) c[j] = t1[j] * c[j] + t0[j] * t2[j];
+        for (int64_t j = 0; j < n; ++j) t3[j] = gg[n + j] + xg[n + j] + bx[n + j] + po[j] * c[j];
+        ClipRow(t3, n);
+        act[0].ApplyRow(t3, n);
+        std::copy(c, c + n, t2);
+        act[2].ApplyRow(t2, n);
+        for (int64_t j = 0; j < n; ++j) hn[j] = t3[j] * t2[j];
+        break;
+      }
+    }
+    if (p->y != nullptr) StoreRow(p->y->dtype(), p->y->raw_data(), p->YOffset(t, d, b) + j0, hn, n);
+  }
+};
+
+// Aligned slices of one scratch reservation, sized before it is made.
+class Slices {
+ public:
+  template <typename T>
+  void Reserve(T** slot, size_t count) {
+    const size_t a = Allocator::kAlignment;
+    requests_.push_back({reinterpret_cast<void**>(slot), (count * sizeof(T) + a - 1) / a * a});
+  }
+  size_t bytes() const {
+    size_t total = 0;
+    for (const auto& r : requests_) total += r.bytes;
+    return total;
+  }
+  Status Assign(ScratchArena& arena) {
+    for (const auto& r : requests_) {
+      OL_ASSIGN_OR_RETURN(*r.slot, arena.Allocate(r.bytes));
+    }
+    return Status::Ok();
+  }
+
+ private:
+  struct Request {
+    void** slot;
+    size_t bytes;
+  };
+  std::vector<Request> requests_;
 };
 
 class RecurrentKernel : public OpKernel {
@@ -228,11 +357,14 @@ class RecurrentKernel : public OpKernel {
                                               : cell_ == Cell::kGru
                                                   ? std::vector<std::string>{"Sigmoid", "Tanh"}
                                                   : std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"};
-    auto activations = ParseActivations(names, alphas, betas, defaults, direction_ == "bidirectional" ? 2 : 1);
+    auto activations = ParseActivations(names, alphas, betas, defaults, Directions());
     if (!activations.ok()) return InvalidArgument(info.Where(), ": ", activations.status().message());
     activations_ = *activations;
     OL_ASSIGN_OR_RETURN(minimum_multiply_adds_, info.tuning().Int64(param::kMinimumMultiplyAdds));
-    return Status::Ok();
+    OL_ASSIGN_OR_RETURN(hidden_block_, info.tuning().Int64(param::kBlockHiddenUnits));
+    OL_ASSIGN_OR_RETURN(row_block_, info.tuning().Int64(param::kBlockRows));
+    OL_ASSIGN_OR_RETURN(gemm_tuning_, gemm::ReadGemmTuning(info.tuning()));
+    return PrepareConstantWeights(info);
   }
 
   Status Compute(KernelContext& ctx) override {
@@ -248,56 +380,238 @@ class RecurrentKernel : public OpKernel {
     return info.GetStrings(name);
   }
 
+  int64_t Directions() const { return direction_ == "bidirectional" ? 2 : 1; }
+  GateLayout LayoutFor(int64_t hidden) const {
+    GateLayout layout;
+    layout.gates = GatesOf(cell_);
+    layout.hidden = hidden;
+    layout.block = std::max<int64_t>(1, std::min(hidden, hidden_block_));
+    layout.parts = PartsOf(cell_, linear_before_reset_);
+    return layout;
+  }
+
+  // Constant W and R of a float-computed type (float, float16, bfloat16) are reordered and
+  // packed here once; Compute uses them when it is handed the same tensors.
+  Status PrepareConstantWeights(const KernelInfo& info) {
+    const Tensor* w = info.constant_input(1);
+    const Tensor* r = info.constant_input(2);
+    if (w == nullptr || r == nullptr || w->dtype() == DataType::kDouble || w->dtype() != r->dtype() ||
+        !IsFloatComputed(w->dtype()) || w->shape().rank() != 3 || r->shape().rank() != 3) {
+      return Status::Ok();
+    }
+    const int64_t nd = Directions(), gates = GatesOf(cell_), hidden = r->shape()[2], input = w->shape()[2];
+    if (w->shape()[0] != nd || r->shape()[0] != nd || r->shape()[1] != gates * hidden ||
+        w->shape()[1] != gates * hidden || hidden == 0 || input == 0) {
+      return Status::Ok();  // Compute reports the shapes
+    }
+    const GateLayout layout = LayoutFor(hidden);
+    constant_w_.resize(static_cast<size_t>(nd * gates * hidden * input));
+    constant_r_.resize(static_cast<size_t>(nd * gates * hidden * hidden));
+    PermuteRows(*w, nd, layout, input, constant_w_.data());
+    PermuteRows(*r, nd, layout, hidden, constant_r_.data());
+    constant_.w = constant_w_.data();
+    constant_.r = constant_r_.data();
+    OL_ASSIGN_OR_RETURN(constant_.w_packed, gemm::PrepackedB::Create(Allocator::Default(), /*trans_b=*/true, input,
+                                                                     nd * gates * hidden, constant_.w, input));
+    OL_ASSIGN_OR_RETURN(constant_.r_packed, PackBlocks(Allocator::Default(), constant_.r, nd, layout));
+    constant_w_tensor_ = *w;
+    constant_r_tensor_ = *r;
+    has_constant_ = true;
+    return Status::Ok();
+  }
+
+  static bool IsFloatComputed(DataType t) {
+    return t == DataType::kFloat || t == DataType::kFloat16 || t == DataType::kBFloat16;
+  }
+
   Status Describe(KernelContext& ctx, Problem* p) const;
 
   template <typename C>
   Status Run(KernelContext& ctx, Problem* p) const {
-    const int64_t gh = GatesOf(p->cell) * p->hidden, nd = p->directions;
-    const int64_t w_size = nd * gh * p->input, r_size = nd * gh * p->hidden;
-    Engine<C> probe(*p, Weights<C>{});
-    const int64_t per_task = probe.ScratchElements();
-    const ParallelPlan plan{"recurrent.direction_rows", 1};
-    const int64_t tasks = nd * p->batch;
-    const int64_t work = p->seq * tasks * gh * (p->input + p->hidden);
-    const bool parallel = work >= minimum_multiply_adds_;
+    OL_RETURN_IF_ERROR(AllocateOutputs(ctx, p));
+    const int64_t nd = p->directions, B = p->batch, H = p->hidden, I = p->input, T = p->seq;
+    if (B == 0 || H == 0) return Status::Ok();  // every output is empty
+    constexpr bool kFloat = std::is_same_v<C, float>;
+    const GateLayout layout = LayoutFor(H);
+    const int64_t gh = layout.gates * H, rows = T * B;
+    const Tensor &w_in = *ctx.input(1), &r_in = *ctx.input(2);
+    const bool use_constant = kFloat && has_constant_ && w_in.raw_data() == constant_w_tensor_.raw_data() &&
+                              r_in.raw_data() == constant_r_tensor_.raw_data() &&
+                              w_in.shape() == constant_w_tensor_.shape() && r_in.shape() == constant_r_tensor_.shape();
+    const bool x_is_c = p->x->dtype() == (kFloat ? DataType::kFloat : DataType::kDouble);
+
+    Stepper<C> st;
+    st.p = p;
+    st.layout = layout;
+    st.row_block = std::max<int64_t>(1, std::min(B, row_block_));
+    const int64_t tasks = st.tasks();
+    const ParallelPlan plan{"recurrent.blocks", 1};
+    const int64_t work = T * nd * B * gh * (I + H);
+    const bool parallel = work >= minimum_multiply_adds_ && tasks > 1;
     const int participants = parallel ? AvailableParticipants(ctx.parallel(), plan) : 1;
-    // Decoded weights (one copy of W, R, biases, peepholes) and per-participant rows.
-    const size_t weight_elements = static_cast<size_t>(w_size + r_size + 2 * nd * gh + 3 * nd * p->hidden);
-    const size_t participant_bytes = (per_task * sizeof(C) + 63) / 64 * 64;
-    const size_t total = (weight_elements * sizeof(C) + 63) / 64 * 64 + participant_bytes * participants;
-    ScratchArena arena(ctx.allocator(), total);
+    size_t gemm_scratch = 0;
+    if constexpr (kFloat) {
+      gemm_scratch = std::max(gemm::SgemmSerialScratchBytes(st.row_block, layout.gates * layout.block, H),
+                              gemm::SgemmSerialScratchBytes(1, layout.gates * layout.block, H));
+    }
+    gemm_scratch = (gemm_scratch + Allocator::kAlignment - 1) / Allocator::kAlignment * Allocator::kAlignment;
+    st.gemm_scratch_bytes = gemm_scratch;
+    const size_t per_participant = (gemm_scratch + 4 * layout.block * sizeof(C) + Allocator::kAlignment - 1) /
+                                   Allocator::kAlignment * Allocator::kAlignment;
+
+    C *w = nullptr, *r = nullptr, *x = nullptr, *xp = nullptr, *bias = nullptr, *bias_x = nullptr, *bias_rh = nullptr;
+    C *peep = nullptr, *h0 = nullptr, *h1 = nullptr, *cell = nullptr, *gates = nullptr, *reset_h = nullptr;
+    C* zeros = nullptr;
+    char* task_scratch = nullptr;
+    Slices slices;
+    if (!use_constant) {
+      slices.Reserve(&w, nd * gh * I);
+      slices.Reserve(&r, nd * gh * H);
+    }
+    if (!x_is_c) slices.Reserve(&x, rows * I);
+    slices.Reserve(&xp, rows * nd * gh);
+    slices.Reserve(&bias, 2 * nd * gh);
+    slices.Reserve(&bias_x, nd * gh);
+    slices.Reserve(&bias_rh, nd * H);
+    slices.Reserve(&peep, nd * 3 * H);
+    slices.Reserve(&h0, nd * B * H);
+    slices.Reserve(&h1, nd * B * H);
+    slices.Reserve(&cell, nd * B * H);
+    slices.Reserve(&gates, nd * B * gh);
+    if (layout.parts == 2) slices.Reserve(&reset_h, nd * B * H);
+    slices.Reserve(&zeros, H);
+    slices.Reserve(&task_scratch, per_participant * participants);
+    ScratchArena arena(ctx.allocator(), slices.bytes());
     OL_RETURN_IF_ERROR(arena.status());
-    OL_ASSIGN_OR_RETURN(C * weights, arena.AllocateArray<C>(weight_elements));
-    OL_ASSIGN_OR_RETURN(void* rows, arena.Allocate(participant_bytes * participants));
-    ctx.RecordScratch(static_cast<int64_t>(total));
-    C* w = weights;
-    C* r = w + w_size;
-    C* wb = r + r_size;
-    C* rb = wb + nd * gh;
-    C* peep = rb + nd * gh;
-    LoadRow(ctx.input(1)->dtype(), ctx.input(1)->raw_data(), 0, w_size, w);
-    LoadRow(ctx.input(2)->dtype(), ctx.input(2)->raw_data(), 0, r_size, r);
-    std::fill(wb, peep + 3 * nd * p->hidden, C(0));
-    if (const Tensor* bias = ctx.input(3)) {  // (nd, 2*G*H): Wb then Rb per direction
-      for (int64_t d = 0; d < nd; ++d) {
-        LoadRow(bias->dtype(), bias->raw_data(), d * 2 * gh, gh, wb + d * gh);
-        LoadRow(bias->dtype(), bias->raw_data(), d * 2 * gh + gh, gh, rb + d * gh);
+    OL_RETURN_IF_ERROR(slices.Assign(arena));
+    int64_t scratch_bytes = static_cast<int64_t>(slices.bytes());
+
+    // Weights in the layout's order.
+    PreparedWeights<C> prepared;
+    const PreparedWeights<C>* wt = &prepared;
+    if constexpr (kFloat) {
+      if (use_constant) wt = &constant_;
+    }
+    if (!use_constant) {
+      PermuteRows(w_in, nd, layout, I, w);
+      PermuteRows(r_in, nd, layout, H, r);
+      prepared.w = w;
+      prepared.r = r;
+      if constexpr (kFloat) {
+        OL_ASSIGN_OR_RETURN(prepared.r_packed, PackBlocks(ctx.allocator(), r, nd, layout));
+        for (const auto& b : prepared.r_packed) scratch_bytes += static_cast<int64_t>(b->bytes());
       }
     }
-    if (p->cell == Cell::kLstm && ctx.input(7) != nullptr) {
-      LoadRow(ctx.input(7)->dtype(), ctx.input(7)->raw_data(), 0, 3 * nd * p->hidden, peep);
+    std::fill(bias, bias + 2 * nd * gh, C(0));
+    if (const Tensor* b = ctx.input(3)) LoadRow(b->dtype(), b->raw_data(), 0, 2 * nd * gh, bias);
+    std::fill(bias_rh, bias_rh + nd * H, C(0));
+    for (int64_t d = 0; d < nd; ++d) {
+      for (int64_t g = 0; g < layout.gates; ++g) {
+        for (int64_t j = 0; j < H; ++j) {
+          const C wb = bias[d * 2 * gh + g * H + j], rb = bias[d * 2 * gh + gh + g * H + j];
+          const bool gru_h = p->cell == Cell::kGru && g == 2;
+          bias_x[d * gh + layout.Column(g, j)] = gru_h ? wb : wb + rb;
+          if (gru_h) bias_rh[d * H + j] = rb;
+        }
+      }
     }
+    std::fill(peep, peep + nd * 3 * H, C(0));
+    if (p->cell == Cell::kLstm && ctx.input(7) != nullptr) {
+      LoadRow(ctx.input(7)->dtype(), ctx.input(7)->raw_data(), 0, nd * 3 * H, peep);
+    }
+    const C* xs = x_is_c ? p->x->data<C>() : x;
+    if (!x_is_c) LoadRow(p->x->dtype(), p->x->raw_data(), 0, rows * I, x);
     ctx.RecordCopy();
 
-    OL_RETURN_IF_ERROR(AllocateOutputs(ctx, p));
-    const Engine<C> engine(*p, Weights<C>{w, r, wb, rb, peep});
-    auto run = [&](int participant, int64_t begin, int64_t end) {
-      C* buffer = reinterpret_cast<C*>(static_cast<char*>(rows) + participant_bytes * participant);
-      for (int64_t task = begin; task < end; ++task) engine.Run(task / p->batch, task % p->batch, buffer);
+    // 1. Input projection of every step and direction: xp = X W^T (rows x directions*G*H).
+    OL_RETURN_IF_ERROR(Project(ctx, *wt, xs, rows, nd * gh, I, xp, &scratch_bytes));
+    ctx.RecordScratch(scratch_bytes);
+
+    // 2. Initial states; Y is zero past each row's length.
+    std::fill(zeros, zeros + H, C(0));
+    for (int64_t d = 0; d < nd; ++d) {
+      for (int64_t b = 0; b < B; ++b) {
+        LoadState(p->initial_h, *p, d, b, h0 + (d * B + b) * H);
+        LoadState(p->initial_c, *p, d, b, cell + (d * B + b) * H);
+        if (p->y == nullptr) continue;
+        for (int64_t t = p->Length(b); t < T; ++t)
+          StoreRow(p->y->dtype(), p->y->raw_data(), p->YOffset(t, d, b), zeros, H);
+      }
+    }
+    int64_t steps = 0;
+    for (int64_t b = 0; b < B; ++b) steps = std::max(steps, p->Length(b));
+
+    // 3. The steps in order, each as rounds of (direction, block, row block) tasks.
+    st.wt = wt;
+    st.xp = xp;
+    st.bias_x = bias_x;
+    st.bias_rh = bias_rh;
+    st.peep = peep;
+    st.h_cur = h0;
+    st.h_next = h1;
+    st.cell = cell;
+    st.gates = gates;
+    st.reset_h = reset_h;
+    for (int64_t s = 0; s < steps; ++s) {
+      for (int part = 0; part < layout.parts; ++part) {
+        auto run = [&](int participant, int64_t begin, int64_t end) {
+          char* scratch = task_scratch + per_participant * participant;
+          for (int64_t task = begin; task < end; ++task) st.Task(part, task, s, scratch);
+          return Status::Ok();
+        };
+        if (parallel) {
+          OL_RETURN_IF_ERROR(ParallelForWithParticipant(ctx.parallel(), tasks, plan, run));
+        } else {
+          OL_RETURN_IF_ERROR(run(0, 0, tasks));
+        }
+      }
+      std::swap(st.h_cur, st.h_next);
+    }
+    for (int64_t d = 0; d < nd; ++d) {
+      for (int64_t b = 0; b < B; ++b) {
+        const int64_t state = p->StateOffset(d, b);
+        if (p->y_h != nullptr) StoreRow(p->y_h->dtype(), p->y_h->raw_data(), state, st.h_cur + (d * B + b) * H, H);
+        if (p->y_c != nullptr) StoreRow(p->y_c->dtype(), p->y_c->raw_data(), state, cell + (d * B + b) * H, H);
+      }
+    }
+    return Status::Ok();
+  }
+
+  template <typename C>
+  Status Project(KernelContext& ctx, const PreparedWeights<C>& wt, const C* x, int64_t m, int64_t n, int64_t k, C* xp,
+                 int64_t* scratch_bytes) const {
+    if (m == 0) return Status::Ok();
+    if (k == 0) {
+      std::fill(xp, xp + m * n, C(0));
       return Status::Ok();
-    };
-    if (!parallel) return run(0, 0, tasks);
-    return ParallelForWithParticipant(ctx.parallel(), tasks, plan, run);
+    }
+    if constexpr (std::is_same_v<C, float>) {
+      gemm::GemmStats stats;
+      if (wt.w_packed != nullptr) {
+        OL_RETURN_IF_ERROR(gemm::SgemmPrepackedB(ctx.parallel(), ctx.allocator(), gemm_tuning_, false, m, 1.0f, x, k,
+                                                 *wt.w_packed, 0.0f, xp, n, &stats)
+                               .WithContext(ctx.Where() + ": "));
+      } else {
+        OL_RETURN_IF_ERROR(gemm::Sgemm(ctx.parallel(), ctx.allocator(), gemm_tuning_, false, true, m, n, k, 1.0f, x, k,
+                                       wt.w, k, 0.0f, xp, n, &stats)
+                               .WithContext(ctx.Where() + ": "));
+      }
+      *scratch_bytes += stats.scratch_bytes;
+    } else {
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) xp[i * n + j] = Dot(x + i * k, wt.w + j * k, k);
+      }
+    }
+    return Status::Ok();
+  }
+
+  template <typename C>
+  static void LoadState(const Tensor* initial, const Problem& p, int64_t d, int64_t b, C* out) {
+    if (initial == nullptr) {
+      std::fill(out, out + p.hidden, C(0));
+    } else {
+      LoadRow(initial->dtype(), initial->raw_data(), p.StateOffset(d, b), p.hidden, out);
+    }
   }
 
   Status AllocateOutputs(KernelContext& ctx, Problem* p) const {
@@ -323,9 +637,14 @@ class RecurrentKernel : public OpKernel {
   float clip_ = 0;
   bool linear_before_reset_ = false, input_forget_ = false;
   std::vector<Activation> activations_;
-  int64_t minimum_multiply_adds_ = 0;
+  int64_t minimum_multiply_adds_ = 0, hidden_block_ = 1, row_block_ = 1;
+  gemm::GemmTuning gemm_tuning_;
+  // Constant weights prepared at creation (float-computed types only).
+  bool has_constant_ = false;
+  Tensor constant_w_tensor_, constant_r_tensor_;  // identify the inputs the copies came from
+  std::vector<float> constant_w_, constant_r_;
+  PreparedWeights<float> constant_;
 };
-
 bool IsRecurrentFloat(DataType t) {
   return t == DataType::kFloat || t == DataType::kFloat16 || t == DataType::kBFloat16 || t == DataType::kDouble;
 }
@@ -404,11 +723,18 @@ KernelFactory MakeRecurrent() {
 OL_REGISTER_KERNELS(recurrent) {
   using Base = TypeList<float, Float16, double>;
   using WithBf16 = decltype(Base{} + TypeList<BFloat16>{});
-  // Steps are ordered; (direction, batch row) recurrences are the independent work. The
-  // threshold follows the attention family's cost model (2^22 multiply-adds).
-  const std::vector<ParamSpec> tuning = {ParamSpec::Int64(
+  // Steps are ordered; a step's tasks are (direction, hidden-unit block, batch-row block).
+  // The input projection is one GEMM with the engine's own schema (parallel.minimum_tasks).
+  std::vector<ParamSpec> tuning = gemm::GemmTuningParams();
+  tuning.push_back(ParamSpec::Int64(
       param::kMinimumMultiplyAdds, int64_t{1} << 22, 1, int64_t{1} << 50,
-      "gate multiply-adds (steps x directions x batch x gates x (input + hidden)) below which rows run serially")};
+      "multiply-adds of the whole recurrence (steps x directions x batch x gates x hidden x (input + hidden)) below "
+      "which a step's tasks run serially"));
+  tuning.push_back(ParamSpec::Int64(param::kBlockHiddenUnits, 64, 1, int64_t{1} << 20,
+                                    "hidden units per task of a step (all gates of those units): the columns of R a "
+                                    "task multiplies and the gate rows it computes"));
+  tuning.push_back(ParamSpec::Int64(param::kBlockRows, 32, 1, int64_t{1} << 20,
+                                    "batch rows per task of a step (the rows of the step's packed product)"));
   const struct {
     const char* op;
     KernelFactory factory;

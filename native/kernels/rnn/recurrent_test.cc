@@ -28,6 +28,8 @@ struct RecurrentCase {
   float clip = 0;
   std::vector<std::string> activations;  // empty: defaults
   DataType type = DataType::kFloat;
+  bool constant_weights = false;            // W and R seen at creation (packed there)
+  int64_t hidden_block = 0, row_block = 0;  // tuning: step tasks' blocks (0: default)
 };
 
 void PrintTo(const RecurrentCase& c, std::ostream* os) { *os << c.name; }
@@ -157,8 +159,15 @@ TEST_P(RecurrentCases, MatchesNaiveRecurrenceForEveryParticipantCount) {
   t.Input(
       MakeFloatTensor(c.type, c.layout ? Shape{c.batch, c.seq, c.input} : Shape{c.seq, c.batch, c.input}, &x_layout));
   x = c.layout ? SwapLeading(x_layout, c.batch, c.seq, c.input) : x_layout;
-  t.Input(MakeFloatTensor(c.type, Shape{nd, g * H, c.input}, &w))
-      .Input(MakeFloatTensor(c.type, Shape{nd, g * H, H}, &r));
+  if (c.constant_weights) {
+    t.ConstantInput(MakeFloatTensor(c.type, Shape{nd, g * H, c.input}, &w))
+        .ConstantInput(MakeFloatTensor(c.type, Shape{nd, g * H, H}, &r));
+  } else {
+    t.Input(MakeFloatTensor(c.type, Shape{nd, g * H, c.input}, &w))
+        .Input(MakeFloatTensor(c.type, Shape{nd, g * H, H}, &r));
+  }
+  if (c.hidden_block > 0) t.Tuning(param::kBlockHiddenUnits, c.hidden_block);
+  if (c.row_block > 0) t.Tuning(param::kBlockRows, c.row_block);
   const Shape state = c.layout ? Shape{c.batch, nd, H} : Shape{nd, c.batch, H};
   auto state_tensor = [&](std::vector<double>* v) {
     std::vector<double> l = c.layout ? SwapLeading(*v, nd, c.batch, H) : *v;
@@ -287,6 +296,49 @@ std::vector<RecurrentCase> Cases() {
   add("rnn_bfloat16", [](RecurrentCase& c) {
     c.op = "RNN";
     c.type = DataType::kBFloat16;
+  });
+  // The step as several tasks: hidden-unit blocks (uneven: 6 = 4 + 2) and row blocks.
+  add("lstm_bidirectional_blocks_lengths_constant", [](RecurrentCase& c) {
+    c.direction = "bidirectional";
+    c.peepholes = true;
+    c.lengths = true;
+    c.constant_weights = true;
+    c.hidden_block = 4;
+    c.row_block = 2;
+  });
+  add("gru_reverse_blocks_layout1", [](RecurrentCase& c) {
+    c.op = "GRU";
+    c.direction = "reverse";
+    c.layout = true;
+    c.hidden_block = 4;
+    c.row_block = 1;
+    c.lengths = true;
+  });
+  add("gru_linear_before_reset_blocks_constant", [](RecurrentCase& c) {
+    c.op = "GRU";
+    c.linear_before_reset = true;
+    c.constant_weights = true;
+    c.hidden_block = 1;
+    c.clip = 0.7f;
+  });
+  add("rnn_bidirectional_blocks_constant_float16", [](RecurrentCase& c) {
+    c.op = "RNN";
+    c.direction = "bidirectional";
+    c.type = DataType::kFloat16;
+    c.constant_weights = true;
+    c.hidden_block = 5;
+  });
+  add("lstm_double_blocks", [](RecurrentCase& c) {
+    c.type = DataType::kDouble;
+    c.hidden_block = 4;
+    c.row_block = 2;
+    c.lengths = true;
+  });
+  add("lstm_hidden_40_batch_1", [](RecurrentCase& c) {  // rows over full SIMD vectors and a tail
+    c.hidden = 40;
+    c.batch = 1;
+    c.seq = 3;
+    c.constant_weights = true;
   });
   return cases;
 }

@@ -1,5 +1,8 @@
 // Gather, GatherElements, GatherND: parallel over independent destination blocks. Every
 // index is validated before any worker starts, so errors are deterministic.
+#include <cstdint>
+#include <vector>
+
 #include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/tensor/data_movement.h"
 #include "native/kernels/tensor/onnx_types.h"
@@ -21,15 +24,22 @@ Status CheckIndexType(const KernelContext& ctx, const Tensor& indices) {
 
 // Every index within [-dim, dim) (negative counts from the end), else InvalidArgument
 // naming the index, its position and the shape indexed.
-Status CheckIndices(const KernelContext& ctx, const Tensor& indices, int64_t dim, const Tensor& data, int axis) {
-  for (int64_t i = 0; i < indices.num_elements(); ++i) {
-    const int64_t v = IndexAt(indices, i);
+template <typename I>
+Status CheckIndicesOf(const KernelContext& ctx, const I* idx, int64_t n, int64_t dim, const Tensor& data, int axis) {
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t v = idx[i];
     if (v < -dim || v >= dim) {
       return InvalidArgument(ctx.Where(), ": index ", v, " at position ", i, " is out of range for axis ", axis,
                              " of data ", data.TypeAndShape());
     }
   }
   return Status::Ok();
+}
+
+Status CheckIndices(const KernelContext& ctx, const Tensor& indices, int64_t dim, const Tensor& data, int axis) {
+  return indices.dtype() == DataType::kInt32
+             ? CheckIndicesOf(ctx, indices.data<int32_t>(), indices.num_elements(), dim, data, axis)
+             : CheckIndicesOf(ctx, indices.data<int64_t>(), indices.num_elements(), dim, data, axis);
 }
 
 inline int64_t Wrap(int64_t v, int64_t dim) { return v < 0 ? v + dim : v; }
@@ -87,6 +97,53 @@ class GatherKernel : public GatherBase {
 
 // ---------------------------------------------------------------------- GatherElements
 
+// Where output row r (the last axis of indices) reads data: the data offset of its first
+// element, from its multi-index over the leading dims (the gather axis contributes 0).
+struct ElementsGeometry {
+  int rank, axis;
+  int64_t axis_dim;
+  std::vector<int64_t> data_strides, index_dims;
+
+  int64_t RowBase(int64_t r) const {
+    int64_t rest = r, base = 0;
+    for (int d = rank - 2; d >= 0; --d) {
+      const int64_t coordinate = rest % index_dims[d];
+      rest /= index_dims[d];
+      if (d != axis) base += coordinate * data_strides[d];
+    }
+    return base;
+  }
+};
+
+// Output rows [begin, end) of `cols` elements each, every index already validated. Along
+// the last axis a row reads inside one contiguous data row; along an outer axis element c
+// of a row reads column c of the indexed data row (stride data_strides[axis]).
+template <typename W, typename I>
+void GatherElementsRows(const ElementsGeometry& g, const W* x, const I* idx, W* y, int64_t cols, int64_t begin,
+                        int64_t end) {
+  const int64_t dim = g.axis_dim;
+  const bool last = g.axis == g.rank - 1;
+  const int64_t stride = g.data_strides[g.axis];
+  for (int64_t r = begin; r < end; ++r) {
+    const I* ir = idx + r * cols;
+    W* yr = y + r * cols;
+    const int64_t base = g.RowBase(r);
+    if (last) {
+      const W* xr = x + base;
+      for (int64_t c = 0; c < cols; ++c) {
+        const int64_t k = ir[c];
+        yr[c] = xr[k < 0 ? k + dim : k];
+      }
+    } else {
+      const W* xr = x + base;
+      for (int64_t c = 0; c < cols; ++c) {
+        const int64_t k = ir[c];
+        yr[c] = xr[c + (k < 0 ? k + dim : k) * stride];
+      }
+    }
+  }
+}
+
 class GatherElementsKernel : public GatherBase {
  public:
   Status Init(const KernelInfo& info) { return InitGather(info); }
@@ -115,27 +172,46 @@ class GatherElementsKernel : public GatherBase {
 
     const int rank = ds.rank();
     const int64_t cols = is.dim(rank - 1);
-    std::vector<int64_t> data_strides(rank, 1);
-    for (int d = rank - 2; d >= 0; --d) data_strides[d] = data_strides[d + 1] * ds.dim(d + 1);
+    const int64_t rows = cols == 0 ? 0 : is.num_elements() / cols;
     const DataType type = data->dtype();
     const size_t size = ElementSize(type);
-    const int64_t rows = cols == 0 ? 0 : is.num_elements() / cols;
+    ElementsGeometry g{rank, axis, ds.dim(axis), {}, {}};
+    g.data_strides.assign(rank, 1);
+    for (int d = rank - 2; d >= 0; --d) g.data_strides[d] = g.data_strides[d + 1] * ds.dim(d + 1);
+    g.index_dims.assign(is.dims().begin(), is.dims().end());
+    // Fixed-width payloads move as unsigned words of their size, indices read in their own
+    // type: one typed loop per row. Strings (and wider elements) take the generic copy.
+    if (type != DataType::kString && (size == 1 || size == 2 || size == 4 || size == 8)) {
+      auto run = [&](auto word, auto index) {
+        using W = decltype(word);
+        using I = decltype(index);
+        return parallel_.Run(ctx.parallel(), "gather_elements.rows", rows, cols, [&](int64_t begin, int64_t end) {
+          GatherElementsRows<W, I>(g, static_cast<const W*>(data->raw_data()), indices->data<I>(),
+                                   static_cast<W*>(y->raw_data()), cols, begin, end);
+        });
+      };
+      const bool i32 = indices->dtype() == DataType::kInt32;
+      switch (size) {
+        case 1:
+          return i32 ? run(uint8_t{}, int32_t{}) : run(uint8_t{}, int64_t{});
+        case 2:
+          return i32 ? run(uint16_t{}, int32_t{}) : run(uint16_t{}, int64_t{});
+        case 4:
+          return i32 ? run(uint32_t{}, int32_t{}) : run(uint32_t{}, int64_t{});
+        default:
+          return i32 ? run(uint64_t{}, int32_t{}) : run(uint64_t{}, int64_t{});
+      }
+    }
     // Unit = one row of the last dimension of the output.
     return parallel_.Run(
         ctx.parallel(), "gather_elements.rows", rows, cols,
         [&](int64_t begin, int64_t end) {
           for (int64_t r = begin; r < end; ++r) {
-            // Data offset of the row's first element, from its multi-index over the leading dims.
-            int64_t rest = r, base = 0, axis_coordinate_stride = data_strides[axis];
-            for (int d = rank - 2; d >= 0; --d) {
-              const int64_t coordinate = rest % is.dim(d);
-              rest /= is.dim(d);
-              if (d != axis) base += coordinate * data_strides[d];
-            }
+            const int64_t base = g.RowBase(r);
             for (int64_t c = 0; c < cols; ++c) {
               const int64_t out = r * cols + c;
-              const int64_t k = Wrap(IndexAt(*indices, out), ds.dim(axis));
-              const int64_t src = axis == rank - 1 ? base + k : base + c + k * axis_coordinate_stride;
+              const int64_t k = Wrap(IndexAt(*indices, out), g.axis_dim);
+              const int64_t src = g.axis == rank - 1 ? base + k : base + c + k * g.data_strides[g.axis];
               CopyElements(type, size, data->raw_data(), src, y->raw_data(), out, 1);
             }
           }

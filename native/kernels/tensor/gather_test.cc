@@ -93,6 +93,76 @@ TEST(GatherElementsTest, OnnxExamplesAndLarge) {
   EXPECT_NE(ErrorOf(rank).find("same rank"), std::string::npos);
 }
 
+// data[r][c] = r * cols + c (as T): every gathered value names where it was read from.
+template <typename T, typename I>
+void CheckTopKLayouts() {
+  constexpr int64_t kRows = 64, kCols = 100, kK = 5;
+  std::vector<T> data(kRows * kCols);
+  for (int64_t i = 0; i < kRows * kCols; ++i) data[i] = static_cast<T>(i % 120);
+  // Along the last axis: [64, 5] indices into each row, negatives counting from the end.
+  std::vector<I> last(kRows * kK);
+  for (int64_t r = 0; r < kRows; ++r)
+    for (int64_t j = 0; j < kK; ++j) last[r * kK + j] = static_cast<I>((r * 7 + j * 31) % kCols - (j % 2 ? kCols : 0));
+  KernelTester a("GatherElements", 13);
+  a.Input(MakeTensor<T>({kRows, kCols}, data)).Input(MakeTensor<I>({kRows, kK}, last)).Attr("axis", int64_t{1});
+  const auto ya = ToVector<T>(RunAllCounts(a, 8)[0].tensor());
+  ASSERT_EQ(ya.size(), static_cast<size_t>(kRows * kK));
+  for (int64_t r = 0; r < kRows; ++r) {
+    for (int64_t j = 0; j < kK; ++j) {
+      const int64_t col = (r * 7 + j * 31) % kCols;
+      EXPECT_EQ(ya[r * kK + j], static_cast<T>((r * kCols + col) % 120)) << r << "," << j;
+    }
+  }
+  // Along axis 0: [5, 100] indices choosing a data row per column.
+  std::vector<I> outer(kK * kCols);
+  for (int64_t j = 0; j < kK; ++j)
+    for (int64_t c = 0; c < kCols; ++c)
+      outer[j * kCols + c] = static_cast<I>((j * 13 + c) % kRows - (c % 3 ? 0 : kRows));
+  KernelTester b("GatherElements", 13);
+  b.Input(MakeTensor<T>({kRows, kCols}, data)).Input(MakeTensor<I>({kK, kCols}, outer)).Attr("axis", int64_t{0});
+  const auto yb = ToVector<T>(RunAllCounts(b, 64)[0].tensor());
+  ASSERT_EQ(yb.size(), static_cast<size_t>(kK * kCols));
+  for (int64_t j = 0; j < kK; ++j) {
+    for (int64_t c = 0; c < kCols; ++c) {
+      const int64_t row = (j * 13 + c) % kRows;
+      EXPECT_EQ(yb[j * kCols + c], static_cast<T>((row * kCols + c) % 120)) << j << "," << c;
+    }
+  }
+}
+
+TEST(GatherElementsTest, LastAxisAndOuterAxisEveryWidthAndIndexType) {
+  CheckTopKLayouts<float, int64_t>();
+  CheckTopKLayouts<float, int32_t>();
+  CheckTopKLayouts<uint8_t, int64_t>();
+  CheckTopKLayouts<int16_t, int32_t>();
+  CheckTopKLayouts<double, int64_t>();
+  CheckTopKLayouts<int64_t, int32_t>();
+}
+
+TEST(GatherElementsTest, IndicesSmallerThanDataOnNonGatherAxes) {
+  // data [3, 4, 2] = flat index; indices [2, 2, 2] along axis 1 read a sub-block.
+  KernelTester t("GatherElements", 13);
+  t.Input(MakeTensor<int32_t>({3, 4, 2}, Iota<int32_t>(24)))
+      .Input(MakeTensor<int64_t>({2, 2, 2}, {3, 0, -1, 1, 2, 2, 0, -4}))
+      .Attr("axis", int64_t{1});
+  // out[i][j][k] = data[i][idx][k] = i * 8 + idx * 2 + k.
+  EXPECT_EQ(ToVector<int32_t>(RunAllCounts(t)[0].tensor()), (std::vector<int32_t>{6, 1, 6, 3, 12, 13, 8, 9}));
+}
+
+TEST(GatherElementsTest, OutOfRangeIndexNamesNodeAndIndex) {
+  KernelTester t("GatherElements", 13);
+  t.NodeName("ge_node")
+      .Input(MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6}))
+      .Input(MakeTensor<int32_t>({2, 1}, {0, -4}))
+      .Attr("axis", int64_t{1});
+  auto r = t.Run(1);
+  ASSERT_FALSE(r.ok());
+  const std::string m = r.status().ToString();
+  EXPECT_NE(m.find("ge_node"), std::string::npos) << m;
+  EXPECT_NE(m.find("index -4"), std::string::npos) << m;
+  EXPECT_NE(m.find("float[2,3]"), std::string::npos) << m;
+}
+
 TEST(GatherNdTest, OnnxExamplesWithBatchDims) {
   KernelTester a("GatherND", 13);
   a.Input(MakeTensor<int32_t>({2, 2}, {0, 1, 2, 3})).Input(MakeTensor<int64_t>({2, 2}, {0, 0, 1, 1}));

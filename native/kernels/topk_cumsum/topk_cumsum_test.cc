@@ -1,5 +1,7 @@
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -68,6 +70,66 @@ TEST(TopK, LargeLanesAreDeterministic) {
       }
     }
   }
+}
+
+// Every lane against a full stable sort of its indices (the specification: value order,
+// the lower index first among equal values), on both selection paths -- the bounded heap
+// (k <= 64 and 8k <= length) and gather + nth_element -- for largest and smallest, sorted
+// 1 (best first) and 0 (the same k elements, in index order).
+TEST(TopK, SelectionMatchesFullStableSortOnBothPaths) {
+  const int64_t rows = 5, length = 300;
+  std::vector<float> x(rows * length);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::round(std::sin(0.37f * i) * 20);  // many ties
+  for (int64_t k : {1, 5, 37, 64, 200, 300}) {
+    for (int64_t largest : {0, 1}) {
+      for (int64_t sorted : {0, 1}) {
+        KernelTester t("TopK", 11);
+        t.Input(MakeTensor<float>({rows, length}, x)).Input(MakeTensor<int64_t>({1}, {k})).Outputs(2);
+        t.Attr("largest", largest).Attr("sorted", sorted);
+        auto out = RunAllCounts(t, kForceParallel);
+        ASSERT_EQ(out.size(), 2u);
+        const std::vector<float> v = ToVector<float>(out[0].tensor());
+        const std::vector<int64_t> idx = ToVector<int64_t>(out[1].tensor());
+        for (int64_t r = 0; r < rows; ++r) {
+          const float* lane = x.data() + r * length;
+          std::vector<int64_t> order(length);
+          std::iota(order.begin(), order.end(), 0);
+          std::stable_sort(order.begin(), order.end(),
+                           [&](int64_t a, int64_t b) { return largest ? lane[a] > lane[b] : lane[a] < lane[b]; });
+          order.resize(k);
+          if (!sorted) std::sort(order.begin(), order.end());
+          for (int64_t j = 0; j < k; ++j) {
+            ASSERT_EQ(idx[r * k + j], order[j])
+                << "k=" << k << " largest=" << largest << " sorted=" << sorted << " row " << r << " rank " << j;
+            ASSERT_EQ(v[r * k + j], lane[order[j]]);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(TopK, NanRanksAboveEveryNumberOnTheHeapPath) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> x(24);
+  for (int i = 0; i < 24; ++i) x[i] = static_cast<float>(i % 5);
+  x[9] = nan;
+  x[17] = nan;
+  KernelTester t("TopK", 11);  // k = 3 of 24: the bounded heap
+  t.Input(MakeTensor<float>({1, 24}, x)).Input(MakeTensor<int64_t>({1}, {3})).Outputs(2);
+  auto out = RunAllCounts(t, kForceParallel);
+  ASSERT_EQ(out.size(), 2u);
+  const auto v = ToVector<float>(out[0].tensor());
+  EXPECT_TRUE(std::isnan(v[0]) && std::isnan(v[1]));
+  EXPECT_EQ(v[2], 4);
+  EXPECT_EQ(ToVector<int64_t>(out[1].tensor()), (std::vector<int64_t>{9, 17, 4}));
+
+  KernelTester s("TopK", 11);  // smallest: NaN last, never among the 3 smallest here
+  s.Input(MakeTensor<float>({1, 24}, x)).Input(MakeTensor<int64_t>({1}, {3})).Attr("largest", int64_t{0}).Outputs(2);
+  auto small = RunAllCounts(s, kForceParallel);
+  ASSERT_EQ(small.size(), 2u);
+  EXPECT_EQ(ToVector<float>(small[0].tensor()), (std::vector<float>{0, 0, 0}));
+  EXPECT_EQ(ToVector<int64_t>(small[1].tensor()), (std::vector<int64_t>{0, 5, 10}));
 }
 
 TEST(TopK, KOutOfRangeIsInvalidArgument) {

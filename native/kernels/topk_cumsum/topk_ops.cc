@@ -1,7 +1,12 @@
 // TopK: the k largest (or smallest) values of each lane along `axis`, with their indices.
 // Ties keep the lower index first; NaN ranks above every number (as numpy sorts it last).
-// Output is always sorted, which sorted=0 permits. Lanes are independent: each
-// participant gathers a lane into its own slice of scratch reserved before the region.
+// Selection, not a full sort: for small k a bounded heap of the k best seen so far (one
+// comparison with the worst of them rejects most elements, nothing is gathered), else
+// the lane is gathered and std::nth_element splits off the k best; then only those k are
+// sorted: best first for sorted=1, by index for sorted=0 (the order ONNX leaves open,
+// made deterministic). The ranking is a strict total order (value, then index), so the
+// selected set and its order do not depend on the method. Lanes are independent: each
+// participant uses its own slice of scratch reserved before the region.
 #include <algorithm>
 #include <cmath>
 #include <utility>
@@ -37,6 +42,8 @@ class TopKKernel : public OpKernel {
     }
     OL_ASSIGN_OR_RETURN(int64_t largest, info.GetInt("largest", 1));
     largest_ = largest != 0;
+    OL_ASSIGN_OR_RETURN(int64_t sorted, info.GetInt("sorted", 1));
+    sorted_ = sorted != 0;
     OL_RETURN_IF_ERROR(tuning_.Init(info));
     return Status::Ok();
   }
@@ -73,27 +80,55 @@ class TopKKernel : public OpKernel {
       const bool parallel = !tuning_.Serial(outer * inner, length);
       const ParallelPlan plan{"topk.lanes", tuning_.UnitsPerBlock(length)};
       const int participants = parallel ? AvailableParticipants(ctx.parallel(), plan) : 1;
-      const size_t bytes = static_cast<size_t>(participants) * static_cast<size_t>(length) * sizeof(Entry);
+      const bool heap = UseHeap(k, length);
+      const int64_t per_lane = heap ? k : length;
+      const size_t bytes = static_cast<size_t>(participants) * static_cast<size_t>(per_lane) * sizeof(Entry);
       ScratchArena arena(ctx.allocator(), bytes + Allocator::kAlignment);
       OL_RETURN_IF_ERROR(arena.status());
-      OL_ASSIGN_OR_RETURN(Entry * scratch, arena.AllocateArray<Entry>(static_cast<size_t>(participants) * length));
+      OL_ASSIGN_OR_RETURN(Entry * scratch, arena.AllocateArray<Entry>(static_cast<size_t>(participants) * per_lane));
       ctx.RecordScratch(static_cast<int64_t>(bytes));
       const T* in = x->data<T>();
       T* out = values->data<T>();
-      const bool largest = largest_;
+      const bool largest = largest_, sorted = sorted_;
+      // a ranks before b: strictly better value, or an equivalent value at a lower index.
       auto before = [largest](const Entry& a, const Entry& b) {
         const bool strictly = largest ? Greater(a.first, b.first) : Greater(b.first, a.first);
         if (strictly) return true;
         const bool equivalent = largest ? !Greater(b.first, a.first) : !Greater(a.first, b.first);
         return equivalent && a.second < b.second;
       };
+      auto by_index = [](const Entry& a, const Entry& b) { return a.second < b.second; };
       auto lanes = [&](int participant, int64_t begin, int64_t end) {
-        Entry* entries = scratch + static_cast<int64_t>(participant) * length;
+        Entry* entries = scratch + static_cast<int64_t>(participant) * per_lane;
         for (int64_t lane = begin; lane < end; ++lane) {
           const int64_t in_base = (lane / inner) * length * inner + lane % inner;
           const int64_t out_base = (lane / inner) * k * inner + lane % inner;
-          for (int64_t i = 0; i < length; ++i) entries[i] = {Numeric<T>::Load(in[in_base + i * inner]), i};
-          std::partial_sort(entries, entries + k, entries + length, before);
+          if (heap) {
+            // Max-heap under `before`: the front is the worst of the k best so far. Indices
+            // arrive in increasing order, so an equal value never displaces an earlier one.
+            for (int64_t i = 0; i < k; ++i) entries[i] = {Numeric<T>::Load(in[in_base + i * inner]), i};
+            std::make_heap(entries, entries + k, before);
+            for (int64_t i = k; i < length; ++i) {
+              const Entry e{Numeric<T>::Load(in[in_base + i * inner]), i};
+              if (!before(e, entries[0])) continue;
+              std::pop_heap(entries, entries + k, before);
+              entries[k - 1] = e;
+              std::push_heap(entries, entries + k, before);
+            }
+            if (sorted) {
+              std::sort_heap(entries, entries + k, before);
+            } else {
+              std::sort(entries, entries + k, by_index);
+            }
+          } else {
+            for (int64_t i = 0; i < length; ++i) entries[i] = {Numeric<T>::Load(in[in_base + i * inner]), i};
+            if (k < length) std::nth_element(entries, entries + (k - 1), entries + length, before);
+            if (sorted) {
+              std::sort(entries, entries + k, before);
+            } else {
+              std::sort(entries, entries + k, by_index);
+            }
+          }
           for (int64_t j = 0; j < k; ++j) {
             out[out_base + j * inner] = Numeric<T>::Store(entries[j].first);
             if (indices) indices[out_base + j * inner] = entries[j].second;
@@ -107,8 +142,12 @@ class TopKKernel : public OpKernel {
   }
 
  private:
+  // The bounded heap for small k (its work is about length comparisons plus
+  // k log k per displacement); gather + nth_element above.
+  static bool UseHeap(int64_t k, int64_t length) { return k <= 64 && k * 8 <= length; }
+
   int64_t axis_ = -1, k_attribute_ = 0;
-  bool k_from_input_ = true, largest_ = true;
+  bool k_from_input_ = true, largest_ = true, sorted_ = true;
   ThresholdedParallel tuning_;
 };
 

@@ -1,0 +1,24 @@
+// gate_rows.h's functions on the avx2 lane type, compiled with the avx2 flags of
+// isa_library (../kernel_family.bzl). Reached only through GateRowsVariants().
+#include <cstdint>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+#if !defined(__AVX2__) || !defined(__FMA__)
+#error "build with isa_library(isa = \"avx2\")"
+#endif
+
+#include "native/kernels/rnn/gate_rows_simd.h"
+#include "native/kernels/simd/lanes_avx2.h"
+
+namespace onnx_light {
+namespace rnn {
+
+void SigmoidRowAvx2(float* x, int64_t n) { SigmoidRowSimd<simd::Lanes8>(x, n); }
+void TanhRowAvx2(float* x, int64_t n) { TanhRowSimd<simd::Lanes8>(x, n); }
+
+}  // namespace rnn
+}  // namespace onnx_light
+
+#endif  // __x86_64__

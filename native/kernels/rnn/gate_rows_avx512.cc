@@ -1,0 +1,24 @@
+// gate_rows.h's functions on the avx512 lane type, compiled with the avx512 flags of
+// isa_library (../kernel_family.bzl). Reached only through GateRowsVariants().
+#include <cstdint>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+#if !defined(__AVX512F__)
+#error "build with isa_library(isa = \"avx512\")"
+#endif
+
+#include "native/kernels/rnn/gate_rows_simd.h"
+#include "native/kernels/simd/lanes_avx512.h"
+
+namespace onnx_light {
+namespace rnn {
+
+void SigmoidRowAvx512(float* x, int64_t n) { SigmoidRowSimd<simd::Lanes16>(x, n); }
+void TanhRowAvx512(float* x, int64_t n) { TanhRowSimd<simd::Lanes16>(x, n); }
+
+}  // namespace rnn
+}  // namespace onnx_light
+
+#endif  // __x86_64__

@@ -1,0 +1,19 @@
+// gate_rows.h's functions on the neon lane type. Reached only through GateRowsVariants().
+#include <cstdint>
+
+#if defined(__aarch64__)
+#include <arm_neon.h>
+
+#include "native/kernels/rnn/gate_rows_simd.h"
+#include "native/kernels/simd/lanes_neon.h"
+
+namespace onnx_light {
+namespace rnn {
+
+void SigmoidRowNeon(float* x, int64_t n) { SigmoidRowSimd<simd::Lanes4>(x, n); }
+void TanhRowNeon(float* x, int64_t n) { TanhRowSimd<simd::Lanes4>(x, n); }
+
+}  // namespace rnn
+}  // namespace onnx_light
+
+#endif  // __aarch64__
