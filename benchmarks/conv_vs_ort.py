@@ -5,7 +5,10 @@
 
 Cases (issue 14, AVX2 convolution): 3x3 pad 1 convolutions 64 -> 64 on 56x56 and 128 -> 128
 on 28x28 (the implicit GEMM), a 1x1 256 -> 64 on 56x56 (GEMM on X), and 3x3 pad 1 depthwise
-convolutions with stride 1 and 2 on 96x112x112 and 144x56x56 (MobileNetV2 shapes). Weights
+convolutions with stride 1 and 2 on 96x112x112 and 144x56x56 (MobileNetV2 shapes); a 3x3
+pad 1 convolution 24 -> 40 on 28x28 (a channel count no implicit tile divides) and 5x5 pad 2
+depthwise convolutions with stride 1 on 240x14x14 and stride 2 on 144x56x56 (MobileNetV3 /
+EfficientNet-B0 shapes). Weights
 and bias are constant initializers (both runtimes may prepack them). Each runtime runs in its
 own block per case and thread count (warm-up runs, then `repeats` timed runs), onnx-light
 first, then ORT (ORT's workers spin after each run, so alternating single runs would charge
@@ -41,13 +44,16 @@ CASES: dict[str, tuple[int, int, int, int, int, int]] = {
     "dw3x3s2_96_112": (96, 96, 112, 3, 2, 96),
     "dw3x3s1_144_56": (144, 144, 56, 3, 1, 144),
     "dw3x3s2_144_56": (144, 144, 56, 3, 2, 144),
+    "conv3x3_24to40_28": (24, 40, 28, 3, 1, 1),
+    "dw5x5s1_240_14": (240, 240, 14, 5, 1, 240),
+    "dw5x5s2_144_56": (144, 144, 56, 5, 2, 144),
 }
 
 
 def conv_model(
     rng: np.random.Generator, cin: int, cout: int, hw: int, kernel: int, stride: int, group: int
 ) -> tuple[object, dict[str, np.ndarray]]:
-    """Conv(x, W, B) with W and B constant; pads keep 'same' for 3x3 (pad 1), none for 1x1."""
+    """Conv(x, W, B) with W and B constant; pads kernel // 2 ('same' for 3x3 and 5x5, none for 1x1)."""
     pad = kernel // 2
     w = (rng.standard_normal((cout, cin // group, kernel, kernel)) * 0.1).astype(np.float32)
     b = rng.standard_normal(cout).astype(np.float32)

@@ -209,7 +209,7 @@ StatusOr<PackedConvWeights> PackedConvWeights::Pack(const Tensor& w, int64_t gro
   const int64_t mg = m / group, k = w.num_elements() / m;
   // The layout of the path ConvForward will take for these weights.
   const bool implicit = ImplicitGemmApplies(shape.rank() - 2, mg, shape[1], k / shape[1]);
-  const int64_t per_group = implicit ? mg * k : static_cast<int64_t>(gemm::PrepackedASize(mg, k));
+  const int64_t per_group = implicit ? ImplicitPackedSize(mg, k) : static_cast<int64_t>(gemm::PrepackedASize(mg, k));
   OL_ASSIGN_OR_RETURN(packed.packed_,
                       Tensor::Allocate(DataType::kFloat, Shape({per_group * group}), Allocator::Default()));
   for (int64_t grp = 0; grp < group; ++grp) {

@@ -218,21 +218,76 @@ TEST_P(ImplicitTileVariantTest, MatchesTheContractInKOrder) {
 INSTANTIATE_TEST_SUITE_P(Isa, ImplicitTileVariantTest, ::testing::ValuesIn(conv::ImplicitTileVariants()),
                          IsaVariantTestName<conv::ImplicitTile>);
 
-TEST(Conv, ImplicitTileForPicksTheWidestTileThatDividesTheChannels) {
-  for (int64_t channels : {32, 64, 96, 128, 16, 48}) {
-    const conv::ImplicitTile tile = conv::ImplicitTileFor(channels);
-    if (!IsaEnabled(Isa::kAvx2) || channels % 32 != 0) {
-      EXPECT_EQ(tile.fn, nullptr) << channels;
+TEST(Conv, ImplicitTileForPicksTheTileWithTheFewestPaddedColumns) {
+  struct Expected {
+    int64_t channels;
+    int avx512_rows, avx512_cols, avx2_rows, avx2_cols;  // best ISA AVX-512 / AVX2
+  };
+  // Ties go to the earlier listed tile (6x64, 12x32, 3x32, 6x16).
+  const Expected cases[] = {{32, 12, 32, 3, 32}, {64, 6, 64, 3, 32}, {96, 12, 32, 3, 32}, {128, 6, 64, 3, 32},
+                            {16, 6, 16, 6, 16},  {48, 6, 16, 6, 16}, {24, 12, 32, 3, 32}, {40, 6, 16, 6, 16},
+                            {72, 6, 16, 6, 16},  {8, 6, 16, 6, 16},  {13, 6, 16, 6, 16},  {33, 6, 16, 6, 16},
+                            {120, 6, 64, 3, 32}};
+  for (const Expected& c : cases) {
+    const conv::ImplicitTile tile = conv::ImplicitTileFor(c.channels);
+    if (!IsaEnabled(Isa::kAvx2)) {
+      EXPECT_EQ(tile.fn, nullptr) << c.channels;
       continue;
     }
-    if (!IsaEnabled(Isa::kAvx512)) {
-      // AVX2 (or the ISA capped at it): its one tile, 3 positions x 32 channels.
-      EXPECT_EQ(tile.cols, 32) << channels;
-      EXPECT_EQ(tile.rows, 3) << channels;
-      continue;
-    }
-    EXPECT_EQ(tile.cols, channels % 64 == 0 ? 64 : 32) << channels;
-    EXPECT_EQ(tile.rows, channels % 64 == 0 ? 6 : 12) << channels;
+    const bool avx512 = IsaEnabled(Isa::kAvx512);
+    EXPECT_EQ(tile.rows, avx512 ? c.avx512_rows : c.avx2_rows) << c.channels;
+    EXPECT_EQ(tile.cols, avx512 ? c.avx512_cols : c.avx2_cols) << c.channels;
+  }
+  EXPECT_EQ(conv::ImplicitTileFor(0).fn, nullptr);
+}
+
+TEST(Conv, ImplicitGemmTakesChannelCountsItPadsByLessThanHalf) {
+  const bool avx2 = IsaEnabled(Isa::kAvx2);
+  for (int64_t channels : {9, 13, 16, 24, 40, 48, 72, 80, 112}) {
+    EXPECT_EQ(conv::ImplicitGemmApplies(2, channels, 8, 9), avx2) << channels;
+  }
+  // 8 or fewer channels pad a 16-column tile by half or more: im2col + GEMM.
+  for (int64_t channels : {1, 5, 8}) EXPECT_FALSE(conv::ImplicitGemmApplies(2, channels, 8, 9)) << channels;
+  // Depthwise, 1x1 kernels and other ranks never take it.
+  EXPECT_FALSE(conv::ImplicitGemmApplies(2, 40, 1, 9));
+  EXPECT_FALSE(conv::ImplicitGemmApplies(2, 40, 8, 1));
+  EXPECT_FALSE(conv::ImplicitGemmApplies(1, 40, 8, 3));
+}
+
+TEST(Conv, ImplicitGemmAnyChannelCount) {
+  // Channels per group that no tile divides (the last block padded, its stores limited to
+  // the real channels) and ones that need none, with strides, pads, groups and biases;
+  // MobileNetV3 / EfficientNet-like 3x3 24 -> 40 at 28x28 (reduced).
+  for (int64_t m : {8, 16, 24, 40, 48, 72, 13, 37, 57}) {
+    SCOPED_TRACE(m);
+    CheckConv({{1, 6, 9, 11}, {m, 6, 3, 3}, 1, {}, {}, {1, 1, 1, 1}}, {1, 1}, {9, 11});
+    CheckConv({{2, 4, 10, 7}, {m, 4, 3, 3}, 1, {2, 2}, {}, {0, 1, 1, 0}, false}, {0, 1}, {5, 3});
+  }
+  CheckConv({{1, 10, 8, 8}, {80, 5, 3, 3}, 2, {}, {}, {1, 1, 1, 1}}, {1, 1}, {8, 8});
+  CheckConv({{1, 14, 7, 9}, {42, 7, 5, 5}, 2, {2, 2}, {}, {2, 2, 2, 2}}, {2, 2}, {4, 5});
+  CheckConv({{1, 24, 14, 14}, {40, 24, 3, 3}, 1, {}, {}, {1, 1, 1, 1}}, {1, 1}, {14, 14});
+}
+
+TEST(Conv, PaddedChannelBlocksGiveTheBitsOfTheUnpaddedConvolution) {
+  // Every tile sums each output in k order, then adds the bias: channel j of a
+  // convolution does not depend on how many channels it has around it. 40 channels (a
+  // padded block on AVX-512 and AVX2) against their first 32 (no padding) and 72 against
+  // their first 64, bit for bit.
+  for (const auto& [m, prefix] : {std::pair<int64_t, int64_t>{40, 32}, {72, 64}}) {
+    const std::vector<int64_t> x_shape = {1, 8, 11, 13}, w_shape = {m, 8, 3, 3};
+    const auto x = Random(Product(x_shape), 21), w = Random(Product(w_shape), 22), b = Random(m, 23);
+    const auto run = [&](int64_t channels) {
+      KernelTester t("Conv", 22);
+      t.Input(MakeTensor<float>(Shape(x_shape), x))
+          .Input(MakeTensor<float>({channels, 8, 3, 3}, std::vector<float>(w.begin(), w.begin() + channels * 72)))
+          .Input(MakeTensor<float>({channels}, std::vector<float>(b.begin(), b.begin() + channels)))
+          .Attr("pads", std::vector<int64_t>{1, 1, 1, 1});
+      ForceParallel(t, true);
+      return testing::SerialMatchesParticipants<float>(t, Shape({1, channels, 11, 13}));
+    };
+    const auto all = run(m), first = run(prefix);
+    ASSERT_EQ(first.size(), static_cast<size_t>(prefix * 11 * 13));
+    EXPECT_TRUE(BitIdentical(first, std::vector<float>(all.begin(), all.begin() + prefix * 11 * 13))) << m;
   }
 }
 
@@ -305,7 +360,25 @@ TEST_P(DepthwisePlaneVariantTest, MatchesThePortablePlane) {
                              {10, 64, 3, 3, 1, 1, 0, 0},
                              {9, 67, 3, 3, 2, 1, 0, 1},
                              {6, 97, 3, 3, 1, 1, 0, 2},
-                             {11, 130, 3, 3, 2, 1, 2, 0}};
+                             {11, 130, 3, 3, 2, 1, 2, 0},
+                             // 5x5 row strips, stride 1 and 2: MobileNetV3 / EfficientNet
+                             // planes (14x14 s1, 56x56 s2, pad 2), no pad, pads past the
+                             // end, widths below / at / between whole vectors, heights not a
+                             // multiple of the strip, a column dilation, planes smaller than
+                             // the kernel.
+                             {14, 14, 5, 5, 1, 1, 2, 2},
+                             {56, 56, 5, 5, 2, 1, 2, 2},
+                             {7, 7, 5, 5, 1, 1, 2, 2},
+                             {28, 28, 5, 5, 2, 1, 2, 2},
+                             {13, 67, 5, 5, 1, 1, 0, 0},
+                             {15, 97, 5, 5, 2, 1, 0, 0},
+                             {9, 40, 5, 5, 1, 1, 0, 3},
+                             {10, 51, 5, 5, 2, 1, 3, 1},
+                             {6, 130, 5, 5, 1, 1, 4, 4},
+                             {3, 3, 5, 5, 1, 1, 2, 2},
+                             {4, 5, 5, 5, 2, 1, 2, 2},
+                             {18, 33, 5, 5, 1, 1, 1, 0},
+                             {21, 129, 5, 5, 2, 1, 1, 2}};
   int checked = 0;
   for (const PlaneCase& c : cases) {
     conv::ConvGeometry cg;
@@ -334,6 +407,58 @@ TEST_P(DepthwisePlaneVariantTest, MatchesThePortablePlane) {
     }
   }
   EXPECT_GT(checked, 0) << GetParam().name << " took none of the 2-D stride 1 and 2 planes";
+}
+
+// The SIMD planes (general loop and the 3x3 / 5x5 row strips) sum like one fused
+// multiply-add per tap: per output, from 0 the taps inside the input in (kh, kw) order,
+// then + bias; checked bit for bit against that order evaluated in scalars, so switching a
+// shape between the general loop and the strips changes no output.
+TEST_P(DepthwisePlaneVariantTest, SimdPlanesSumTapsInKhKwOrderThenBias) {
+  OL_SKIP_UNLESS_ISA_ENABLED(GetParam());
+  if (GetParam().isa == Isa::kPortable) GTEST_SKIP() << "the portable loop does not promise fused multiply-adds";
+  struct PlaneCase {
+    int64_t in_h, in_w, kernel, stride, pad_begin, pad_end;
+  };
+  const PlaneCase cases[] = {{14, 14, 5, 1, 2, 2},  {56, 56, 5, 2, 2, 2}, {13, 67, 5, 1, 0, 0},  {15, 97, 5, 2, 0, 0},
+                             {9, 40, 5, 1, 0, 3},   {10, 51, 5, 2, 3, 1}, {3, 3, 5, 1, 2, 2},    {4, 5, 5, 2, 2, 2},
+                             {21, 129, 5, 2, 1, 2}, {13, 56, 3, 1, 1, 1}, {14, 112, 3, 2, 1, 1}, {9, 67, 3, 2, 0, 1},
+                             {11, 30, 7, 1, 3, 3},  {12, 45, 7, 2, 3, 3}};
+  for (const PlaneCase& c : cases) {
+    conv::ConvGeometry cg;
+    cg.rank = 2;
+    cg.in_spatial = {c.in_h, c.in_w};
+    cg.kernel = {c.kernel, c.kernel};
+    cg.strides = {c.stride, c.stride};
+    cg.dilations = {1, 1};
+    cg.pads_begin = {c.pad_begin, c.pad_begin};
+    cg.pads_end = {c.pad_end, c.pad_end};
+    for (int a = 0; a < 2; ++a) {
+      cg.out_spatial.push_back((cg.in_spatial[a] + c.pad_begin + c.pad_end - cg.kernel[a]) / c.stride + 1);
+    }
+    const conv::Geometry3d g(cg);
+    const conv::DepthwisePlaneFn fn = GetParam().impl(g);
+    ASSERT_NE(fn, nullptr) << GetParam().name << " takes every 2-D stride 1 and 2 plane";
+    const auto x = Random(g.in_size, 17), w = Random(g.kernel_size, 18);
+    const float bias = 0.375f;
+    std::vector<float> got(g.out_size, -99.0f);
+    fn(g, x.data(), w.data(), bias, got.data());
+    const int64_t out_h = cg.out_spatial[0], out_w = cg.out_spatial[1];
+    for (int64_t oh = 0; oh < out_h; ++oh) {
+      for (int64_t ow = 0; ow < out_w; ++ow) {
+        float acc = 0.0f;
+        for (int64_t kh = 0; kh < c.kernel; ++kh) {
+          for (int64_t kw = 0; kw < c.kernel; ++kw) {
+            const int64_t ih = oh * c.stride - c.pad_begin + kh, iw = ow * c.stride - c.pad_begin + kw;
+            if (ih < 0 || ih >= c.in_h || iw < 0 || iw >= c.in_w) continue;
+            acc = __builtin_fmaf(w[kh * c.kernel + kw], x[ih * c.in_w + iw], acc);
+          }
+        }
+        ASSERT_EQ(got[oh * out_w + ow], acc + bias)
+            << GetParam().name << " plane " << c.in_h << "x" << c.in_w << " kernel " << c.kernel << " stride "
+            << c.stride << " at " << oh << "," << ow;
+      }
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Isa, DepthwisePlaneVariantTest, ::testing::ValuesIn(conv::DepthwisePlaneVariants()),
@@ -382,7 +507,7 @@ void ExpectScratchBoundedByBlocking(int64_t out_channels) {
 }
 
 TEST(Conv, ScratchDoesNotGrowWithTheImage) {
-  ExpectScratchBoundedByBlocking(24);  // 24 output channels: always im2col + GEMM
+  ExpectScratchBoundedByBlocking(8);  // 8 output channels: always im2col + GEMM
 }
 
 TEST(Conv, ImplicitGemmScratchIsThePaddedInput) {

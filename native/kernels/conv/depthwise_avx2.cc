@@ -1,6 +1,6 @@
 // AVX2 + FMA depthwise planes: 8 output columns per vector; row ends and the last partial
 // vector through masked loads (vmaskmovps never touches masked-off elements), interior
-// vectors of the 3x3 planes through plain loads and stores. Stride 2 loads 16 consecutive
+// vectors of the 3x3 and 5x5 planes through plain loads and stores. Stride 2 loads 16 consecutive
 // inputs and keeps the even ones (one in-lane shuffle per load, one cross-lane permute per
 // stored vector).
 // Compiled by isa_library(isa = "avx2"); reached only through DepthwisePlaneVariants().

@@ -43,7 +43,10 @@ const Shapes kShapes[] = {
     {"depthwise_5x5_s2", {1, 6, 17, 19}, {6, 1, 5, 5}, 6, {2, 2}, {2, 2, 2, 2}},
     {"implicit_gemm_64", {1, 16, 11, 9}, {64, 16, 3, 3}, 1, {1, 1}, {1, 1, 1, 1}},
     {"implicit_gemm_32", {2, 5, 9, 10}, {32, 5, 3, 3}, 1, {2, 1}, {1, 0, 1, 2}},
+    // 13 channels: a padded block of avx2_6x16 where AVX2 is enabled, im2col + GEMM elsewhere.
     {"im2col_gemm", {1, 7, 12, 11}, {13, 7, 3, 3}, 1, {1, 1}, {1, 1, 1, 1}},
+    {"implicit_gemm_40_grouped", {1, 6, 10, 9}, {80, 3, 3, 3}, 2, {1, 1}, {1, 1, 1, 1}},
+    {"im2col_gemm_5", {1, 7, 12, 11}, {5, 7, 3, 3}, 1, {1, 1}, {1, 1, 1, 1}},
     {"grouped_im2col", {1, 8, 10, 10}, {12, 2, 3, 3}, 4, {1, 1}, {1, 1, 1, 1}},
     {"pointwise_1x1", {2, 24, 9, 7}, {40, 24, 1, 1}, 1, {1, 1}, {0, 0, 0, 0}},
     {"conv_3d", {1, 3, 5, 6, 7}, {4, 3, 3, 3, 3}, 1, {1, 1, 1}, {1, 1, 1, 1, 1, 1}},
@@ -160,11 +163,15 @@ INSTANTIATE_TEST_SUITE_P(Activations, FusedConvTest, ::testing::ValuesIn(kActiva
                          });
 
 TEST(FusedConv, ShapesCoverTheImplicitGemmWhereTheCpuHasIt) {
-  // The two implicit-GEMM shapes above take that path exactly when an implicit tile is
+  // The implicit-GEMM shapes above take that path exactly when an implicit tile is
   // enabled: AVX-512's, or AVX2's (also with the ISA capped at avx2); else they run
   // im2col + GEMM, covered by the other shapes anyway.
   EXPECT_EQ(conv::ImplicitGemmApplies(2, 64, 16, 9), IsaEnabled(Isa::kAvx2));
   EXPECT_EQ(conv::ImplicitGemmApplies(2, 32, 5, 9), IsaEnabled(Isa::kAvx2));
+  // Padded channel blocks (13 and 40 channels per group); 5 channels stay on im2col.
+  EXPECT_EQ(conv::ImplicitGemmApplies(2, 13, 7, 9), IsaEnabled(Isa::kAvx2));
+  EXPECT_EQ(conv::ImplicitGemmApplies(2, 40, 3, 9), IsaEnabled(Isa::kAvx2));
+  EXPECT_FALSE(conv::ImplicitGemmApplies(2, 5, 7, 9));
 }
 
 TEST(FusedConv, HandComputedReluWithResidual) {

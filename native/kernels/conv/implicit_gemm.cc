@@ -10,6 +10,7 @@ namespace conv {
 namespace {
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
 
 // Output positions per epilogue call (a multiple of every tile's 3, 6 and 12 rows).
 constexpr int64_t kEpiloguePositions = 48;
@@ -58,28 +59,47 @@ const std::vector<IsaVariant<ImplicitTile>>& ImplicitTileVariants() {
     {"avx512_6x64", Isa::kAvx512, ImplicitTile{6, 64, ImplicitTile6x64Avx512}},
         {"avx512_12x32", Isa::kAvx512, ImplicitTile{12, 32, ImplicitTile12x32Avx512}},
         {"avx2_3x32", Isa::kAvx2, ImplicitTile{3, 32, ImplicitTile3x32Avx2}},
+        {"avx2_6x16", Isa::kAvx2, ImplicitTile{6, 16, ImplicitTile6x16Avx2}},
 #endif
   };
   return *variants;
 }
 
 ImplicitTile ImplicitTileFor(int64_t out_per_group) {
+  ImplicitTile best;
+  if (out_per_group <= 0) return best;
   for (const IsaVariant<ImplicitTile>& variant : ImplicitTileVariants()) {
-    if (IsaEnabled(variant.isa) && out_per_group % variant.impl.cols == 0) return variant.impl;
+    if (!IsaEnabled(variant.isa)) continue;
+    // Fewest padded columns; ties to the earlier (better) tile.
+    if (best.fn == nullptr || RoundUp(out_per_group, variant.impl.cols) < RoundUp(out_per_group, best.cols)) {
+      best = variant.impl;
+    }
   }
-  return {};
+  return best;
 }
 
 bool ImplicitGemmApplies(int rank, int64_t out_per_group, int64_t in_per_group, int64_t kernel_size) {
-  return rank == 2 && out_per_group > 0 && in_per_group > 1 && kernel_size > 1 &&
-         ImplicitTileFor(out_per_group).fn != nullptr;
+  if (rank != 2 || out_per_group <= 0 || in_per_group <= 1 || kernel_size <= 1) return false;
+  const ImplicitTile tile = ImplicitTileFor(out_per_group);
+  // Padded columns cost FMAs like real ones: take the tile while less than half of its
+  // columns are padding (im2col + GEMM pays the im2col copy of K floats per position and
+  // pads the channels to its own MR rows).
+  return tile.fn != nullptr && RoundUp(out_per_group, tile.cols) < 2 * out_per_group;
+}
+
+int64_t ImplicitPackedSize(int64_t mg, int64_t k) {
+  const ImplicitTile tile = ImplicitTileFor(mg);
+  return tile.fn == nullptr ? 0 : RoundUp(mg, tile.cols) * k;
 }
 
 void PackImplicitWeights(int64_t mg, int64_t k, const float* w, float* packed) {
   const int cols = ImplicitTileFor(mg).cols;
-  for (int64_t block = 0; block < mg / cols; ++block) {
+  for (int64_t block = 0; block < CeilDiv(mg, cols); ++block) {
     for (int64_t kk = 0; kk < k; ++kk) {
-      for (int j = 0; j < cols; ++j) packed[(block * k + kk) * cols + j] = w[(block * cols + j) * k + kk];
+      for (int j = 0; j < cols; ++j) {
+        const int64_t m = block * cols + j;
+        packed[(block * k + kk) * cols + j] = m < mg ? w[m * k + kk] : 0.0f;
+      }
     }
   }
 }
@@ -89,7 +109,9 @@ Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* 
                         const gemm::Epilogue& epilogue) {
   const int64_t mg = g.out_per_group(), cg = g.in_per_group(), k = cg * g.kernel_size;
   const ImplicitTile shape = ImplicitTileFor(mg);
-  const int64_t out_w = g.out_spatial[1], blocks = mg / shape.cols;
+  // The last block of a group may be partial: its packed columns past mg are zero, the
+  // tile writes into a staging block and only the group's channels are copied out.
+  const int64_t out_w = g.out_spatial[1], blocks = CeilDiv(mg, shape.cols), packed_group = RoundUp(mg, shape.cols) * k;
   const int64_t tiles = CeilDiv(g.out_size, shape.rows);
   const int64_t tasks = g.group * blocks * tiles;  // per image
   const Source source = ChooseSource(g);
@@ -98,7 +120,7 @@ Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* 
   // Scratch: the tap offsets, W packed for this run unless prepacked, and one image's
   // padded copy (images are padded and computed one after the other).
   ScratchArena arena(ctx.allocator(), sizeof(float) * ((source.padded ? image_floats : 0) +
-                                                       (packed_w == nullptr ? g.group * mg * k : 0)) +
+                                                       (packed_w == nullptr ? g.group * packed_group : 0)) +
                                           sizeof(int64_t) * k + 3 * 64);
   OL_RETURN_IF_ERROR(arena.status());
   OL_ASSIGN_OR_RETURN(int64_t * offsets, arena.AllocateArray<int64_t>(k));
@@ -110,8 +132,10 @@ Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* 
     }
   }
   if (packed_w == nullptr) {
-    OL_ASSIGN_OR_RETURN(float* packed, arena.AllocateArray<float>(g.group * mg * k));
-    for (int64_t grp = 0; grp < g.group; ++grp) PackImplicitWeights(mg, k, w + grp * mg * k, packed + grp * mg * k);
+    OL_ASSIGN_OR_RETURN(float* packed, arena.AllocateArray<float>(g.group * packed_group));
+    for (int64_t grp = 0; grp < g.group; ++grp) {
+      PackImplicitWeights(mg, k, w + grp * mg * k, packed + grp * packed_group);
+    }
     packed_w = packed;
   }
   float* padded = nullptr;
@@ -142,11 +166,16 @@ Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* 
       // hold kEpiloguePositions positions (cols x 48 floats, L1-resident): rows long enough
       // for whole vectors. It is elementwise, so the grouping changes no value.
       float* pending = nullptr;
-      int64_t pending_positions = 0;
+      int64_t pending_positions = 0, pending_channels = 0;
       const auto flush = [&] {
-        if (pending_positions > 0) epilogue.Apply(pending, pending - y, shape.cols, pending_positions, g.out_size);
+        if (pending_positions > 0)
+          epilogue.Apply(pending, pending - y, pending_channels, pending_positions, g.out_size);
         pending_positions = 0;
       };
+      // A partial block's tile output (channels x kMaxImplicitRows) and bias (zero past the
+      // group's channels).
+      alignas(64) float staged[kMaxImplicitCols * kMaxImplicitRows];
+      alignas(64) float staged_bias[kMaxImplicitCols];
       for (int64_t t = begin; t < end; ++t) {
         const int64_t grp = t / (blocks * tiles), block = t / tiles % blocks, tile = t % tiles;
         const float* image = src + grp * cg * source_plane;
@@ -160,16 +189,34 @@ Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* 
             ++oh;
           }
         }
-        const int64_t m0 = grp * mg + block * shape.cols;
+        const int64_t m0 = grp * mg + block * shape.cols,
+                      channels = std::min<int64_t>(shape.cols, mg - block * shape.cols);
+        const float* tile_w = packed_w + grp * packed_group + block * shape.cols * k;
         float* tile_y = y_image + m0 * g.out_size + p0;
-        shape.fn(k, offsets, rows, packed_w + m0 * k, bias != nullptr ? bias + m0 : nullptr, static_cast<int>(valid),
-                 tile_y, g.out_size);
+        if (channels == shape.cols) {
+          shape.fn(k, offsets, rows, tile_w, bias != nullptr ? bias + m0 : nullptr, static_cast<int>(valid), tile_y,
+                   g.out_size);
+        } else {
+          const float* tile_bias = nullptr;
+          if (bias != nullptr) {
+            std::fill(staged_bias, staged_bias + shape.cols, 0.0f);
+            std::copy(bias + m0, bias + m0 + channels, staged_bias);
+            tile_bias = staged_bias;
+          }
+          shape.fn(k, offsets, rows, tile_w, tile_bias, static_cast<int>(valid), staged, kMaxImplicitRows);
+          for (int64_t j = 0; j < channels; ++j) {
+            std::copy(staged + j * kMaxImplicitRows, staged + j * kMaxImplicitRows + valid, tile_y + j * g.out_size);
+          }
+        }
         if (epilogue.empty()) continue;
-        if (pending_positions > 0 &&
-            (tile_y != pending + pending_positions || pending_positions >= kEpiloguePositions)) {
+        if (pending_positions > 0 && (tile_y != pending + pending_positions || pending_channels != channels ||
+                                      pending_positions >= kEpiloguePositions)) {
           flush();
         }
-        if (pending_positions == 0) pending = tile_y;
+        if (pending_positions == 0) {
+          pending = tile_y;
+          pending_channels = channels;
+        }
         pending_positions += valid;
       }
       flush();

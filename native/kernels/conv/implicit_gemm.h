@@ -3,8 +3,10 @@
 // accumulate over K = (input channel, kh, kw),
 // the input pixels broadcast straight from the input (or a zero-padded copy of it when
 // the convolution pads) instead of an im2col copy, the weights read as K x 64 (32)
-// panels packed once. It takes 2-D convolutions whose output channels per group are a
-// multiple of 32; other shapes, and CPUs without AVX2, take im2col + GEMM.
+// panels packed once. It takes 2-D convolutions of any output-channel count per group that
+// its tiles pad by less than half (ImplicitGemmApplies); the last channel block of a group
+// is padded with zero weights and only its real channels are stored. Other shapes, and
+// CPUs without AVX2, take im2col + GEMM.
 #pragma once
 
 #include <cstddef>
@@ -30,29 +32,37 @@ struct ImplicitTile {
   int rows = 0, cols = 0;
   ImplicitTileFn fn = nullptr;
 };
-inline constexpr int kMaxImplicitRows = 12;
+inline constexpr int kMaxImplicitRows = 12, kMaxImplicitCols = 64;
 // The register tiles, best first: "avx512_6x64" (6 positions x 64 channels: half the row
 // pointers and broadcasts of 12 x 32 per FMA), "avx512_12x32", "avx2_3x32" (12 ymm
-// accumulators: 4 weight loads and 3 broadcasts per 12 FMAs). No portable tile: without
+// accumulators: 4 weight loads and 3 broadcasts per 12 FMAs), "avx2_6x16" (2 weight loads
+// and 6 broadcasts per 12 FMAs; for 16, 48, 80, 112 ... channels). No portable tile: without
 // them convolutions take im2col + GEMM; the tests compare each tile with the contract
 // above evaluated in k order (every tile sums alike, so all give the same bits).
 const std::vector<IsaVariant<ImplicitTile>>& ImplicitTileVariants();
-// The best enabled tile whose columns divide `out_per_group`; fn null when none does
-// (no AVX2, the ISA capped below it, or channels not a multiple of 32).
+// The rule: among the enabled tiles, the one that pads `out_per_group` to the fewest
+// columns (RoundUp(out_per_group, cols)), ties to the earlier listed (e.g. 64 -> 6x64 on
+// AVX-512, 48 -> avx2_6x16 everywhere, 24 -> 12x32 / 3x32); fn null when no tile is
+// enabled (no AVX2, or the ISA capped below it) or out_per_group <= 0.
 ImplicitTile ImplicitTileFor(int64_t out_per_group);
 
 // Whether a convolution takes the implicit GEMM on this CPU: spatial rank 2, output
-// channels per group a multiple of 32 (the tile's columns), more than one input channel
+// channels per group padded by ImplicitTileFor's tile to fewer than twice their count
+// (padded columns cost FMAs like real ones: 9 channels and up with avx2_6x16, 8 or fewer
+// take im2col + GEMM), more than one input channel
 // per group (else it is depthwise) and a kernel larger than 1x1 (1x1 kernels read X as
 // B without im2col, and their short K cannot amortise this tile's stores). Depends on
 // W's shape only, so that weights packed at creation match the path a run takes.
 bool ImplicitGemmApplies(int rank, int64_t out_per_group, int64_t in_per_group, int64_t kernel_size);
 
-// Weights of one group (mg x k, row-major) as panels of k x cols, cols the tile's.
+// Floats of one group's packed weights: RoundUp(mg, cols) x k, cols ImplicitTileFor(mg)'s.
+int64_t ImplicitPackedSize(int64_t mg, int64_t k);
+// Weights of one group (mg x k, row-major) as CeilDiv(mg, cols) panels of k x cols, cols
+// the tile's; the last panel's columns past mg are zero.
 void PackImplicitWeights(int64_t mg, int64_t k, const float* w, float* packed);
 
 // Y = conv(X, W) + bias; `packed_w` is PackImplicitWeights of every group (group after
-// group), or null to pack W here. Images run one after the other, each padded (when the
+// group, ImplicitPackedSize apart), or null to pack W here. Images run one after the other, each padded (when the
 // convolution pads) into scratch of one image's size, then split over (group, channel
 // block, position tile) tasks.
 // `epilogue` runs on each run of up to 48 consecutive positions of one channel block (a

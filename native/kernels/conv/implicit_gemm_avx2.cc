@@ -1,9 +1,15 @@
-// The AVX2 tile of the implicit-GEMM convolution: 3 positions x 32 output channels, 12
-// accumulators of 8 lanes. With the 4 weight vectors of a k step and one broadcast live,
-// that is 12 + 4 + 1 = 17 values for 16 ymm registers, so the loop goes weight vector by
-// weight vector: the 3 broadcasts of k stay in registers, each weight vector is loaded
-// once and feeds its 3 FMAs (12 + 3 + 1 = 16 registers).
-// Per k step: 12 FMAs, 4 weight loads + 3 broadcast loads = 7 loads, 0.58 loads per FMA
+// The AVX2 tiles of the implicit-GEMM convolution, 12 accumulators of 8 lanes each:
+// 3 positions x 32 output channels, and 6 positions x 16 channels for channel counts that
+// 32 would pad more (16, 48, 80, 112 exactly; 40, 72 with 8 zero columns). 6 x 16: per
+// k step 2 weight loads + 6 broadcasts = 8 loads for 12 FMAs, 0.67 loads per FMA (the
+// AVX2 GEMM microkernel's 6x16 balance); the 2 weight vectors stay live, each broadcast
+// feeds 2 FMAs (12 + 2 + 1 = 15 registers). A padded channel block costs its zero columns'
+// FMAs (40 channels: 48 columns, 17% more FMAs) but no im2col copy.
+// 3 x 32: with the 4 weight vectors of a k step and one broadcast live, that is
+// 12 + 4 + 1 = 17 values for 16 ymm registers, so the loop goes weight vector by weight
+// vector: the 3 broadcasts of k stay in registers, each weight vector is loaded once and
+// feeds its 3 FMAs (12 + 3 + 1 = 16 registers).
+// Per k step (3 x 32): 12 FMAs, 4 weight loads + 3 broadcast loads = 7 loads, 0.58 loads per FMA
 // (the 6x16 shape of the AVX2 GEMM microkernels: 2 + 6 = 8 loads, 0.67); 12 independent
 // accumulation chains cover 2 FMA ports x 5-6 cycles of latency.
 // Per output: K FMAs (K = input channels x kernel size, e.g. 576 for 3x3 over 64
@@ -11,7 +17,7 @@
 // Summation order, the rule of every implicit tile (the AVX-512 ones too): per output,
 // acc = fma(x, w, acc) in k order from 0, then + bias; so this tile and the AVX-512 tiles
 // give the same bits, and tasks (whole tiles) never split a sum across participants.
-// Compiled with AVX2 flags by isa_library; implicit_gemm.cc lists it in
+// Compiled with AVX2 flags by isa_library; implicit_gemm.cc lists them in
 // ImplicitTileVariants() and reaches it only after IsaEnabled(Isa::kAvx2).
 #include "native/kernels/conv/implicit_gemm_avx2.h"
 
@@ -24,34 +30,53 @@
 namespace onnx_light {
 namespace conv {
 
-void ImplicitTile3x32Avx2(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
-                          const float* bias, int valid, float* y, int64_t ldy) {
-  constexpr int kRows = 3, kVecs = 4, kCols = 8 * kVecs;
-  const float* const row0 = rows[0];
-  const float* const row1 = rows[1];
-  const float* const row2 = rows[2];
+namespace {
+
+// kRows positions x 8 * kVecs output channels, 3 x 4 or 6 x 2 vectors: 12 accumulators.
+template <int kRows, int kVecs>
+void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w, const float* bias,
+          int valid, float* y, int64_t ldy) {
+  constexpr int kCols = 8 * kVecs;
+  const float* row[kRows];
+#pragma GCC unroll 6
+  for (int i = 0; i < kRows; ++i) row[i] = rows[i];
   __m256 acc[kRows][kVecs];
-#pragma GCC unroll 3
+#pragma GCC unroll 6
   for (int i = 0; i < kRows; ++i) {
 #pragma GCC unroll 4
     for (int v = 0; v < kVecs; ++v) acc[i][v] = _mm256_setzero_ps();
   }
   for (int64_t k = 0; k < k_count; ++k) {
     const int64_t offset = offsets[k];
-    const __m256 a0 = _mm256_broadcast_ss(row0 + offset);
-    const __m256 a1 = _mm256_broadcast_ss(row1 + offset);
-    const __m256 a2 = _mm256_broadcast_ss(row2 + offset);
     _mm_prefetch(reinterpret_cast<const char*>(w + 8 * kCols), _MM_HINT_T0);
+    if constexpr (kRows <= kVecs) {
+      // 3 x 32: the 3 broadcasts stay live, each weight vector feeds its 3 FMAs
+      // (12 + 3 + 1 = 16 registers).
+      __m256 a[kRows];
+#pragma GCC unroll 6
+      for (int i = 0; i < kRows; ++i) a[i] = _mm256_broadcast_ss(row[i] + offset);
 #pragma GCC unroll 4
-    for (int v = 0; v < kVecs; ++v) {
-      const __m256 wv = _mm256_loadu_ps(w + 8 * v);
-      acc[0][v] = _mm256_fmadd_ps(a0, wv, acc[0][v]);
-      acc[1][v] = _mm256_fmadd_ps(a1, wv, acc[1][v]);
-      acc[2][v] = _mm256_fmadd_ps(a2, wv, acc[2][v]);
+      for (int v = 0; v < kVecs; ++v) {
+        const __m256 wv = _mm256_loadu_ps(w + 8 * v);
+#pragma GCC unroll 6
+        for (int i = 0; i < kRows; ++i) acc[i][v] = _mm256_fmadd_ps(a[i], wv, acc[i][v]);
+      }
+    } else {
+      // 6 x 16: the 2 weight vectors stay live, each broadcast feeds its 2 FMAs
+      // (12 + 2 + 1 = 15 registers).
+      __m256 wv[kVecs];
+#pragma GCC unroll 4
+      for (int v = 0; v < kVecs; ++v) wv[v] = _mm256_loadu_ps(w + 8 * v);
+#pragma GCC unroll 6
+      for (int i = 0; i < kRows; ++i) {
+        const __m256 a = _mm256_broadcast_ss(row[i] + offset);
+#pragma GCC unroll 4
+        for (int v = 0; v < kVecs; ++v) acc[i][v] = _mm256_fmadd_ps(a, wv[v], acc[i][v]);
+      }
     }
     w += kCols;
   }
-  // Bias, then out through a 3 x 32 staging block: each channel gets `valid` (<= 3)
+  // Bias, then out through a staging block: each channel gets `valid` (<= kRows)
   // consecutive positions of its own output plane, too few for a vector store, so one
   // scalar store per output against K / 8 FMA instructions per output: about 16 / K of
   // the FMA time at 2 FMAs and 1 store per cycle (3% at K = 576, 3x3 over 64 channels;
@@ -60,13 +85,25 @@ void ImplicitTile3x32Avx2(int64_t k_count, const int64_t* offsets, const float* 
 #pragma GCC unroll 4
   for (int v = 0; v < kVecs; ++v) {
     const __m256 b = bias != nullptr ? _mm256_loadu_ps(bias + 8 * v) : _mm256_setzero_ps();
-#pragma GCC unroll 3
+#pragma GCC unroll 6
     for (int i = 0; i < kRows; ++i) _mm256_store_ps(staged[i] + 8 * v, _mm256_add_ps(acc[i][v], b));
   }
   for (int j = 0; j < kCols; ++j) {
     float* out = y + j * ldy;
     for (int i = 0; i < valid; ++i) out[i] = staged[i][j];
   }
+}
+
+}  // namespace
+
+void ImplicitTile3x32Avx2(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
+                          const float* bias, int valid, float* y, int64_t ldy) {
+  Tile<3, 4>(k_count, offsets, rows, w, bias, valid, y, ldy);
+}
+
+void ImplicitTile6x16Avx2(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
+                          const float* bias, int valid, float* y, int64_t ldy) {
+  Tile<6, 2>(k_count, offsets, rows, w, bias, valid, y, ldy);
 }
 
 }  // namespace conv

@@ -1,4 +1,4 @@
-// The AVX2 register tile of the implicit-GEMM convolution (implicit_gemm_avx2.cc, compiled
+// The AVX2 register tiles of the implicit-GEMM convolution (implicit_gemm_avx2.cc, compiled
 // with AVX2 + FMA flags), with ImplicitTileFn's contract (implicit_gemm.h). x86-64 only;
 // reached through ImplicitTileVariants() after IsaEnabled(Isa::kAvx2).
 #pragma once
@@ -10,6 +10,9 @@ namespace conv {
 
 // 3 positions x 32 output channels (per k: 4 weight loads, 3 broadcasts, 12 FMAs).
 void ImplicitTile3x32Avx2(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
+                          const float* bias, int valid, float* y, int64_t ldy);
+// 6 positions x 16 output channels (per k: 2 weight loads, 6 broadcasts, 12 FMAs).
+void ImplicitTile6x16Avx2(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
                           const float* bias, int valid, float* y, int64_t ldy);
 
 }  // namespace conv
