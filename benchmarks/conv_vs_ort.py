@@ -18,14 +18,13 @@ build, ORT's version and the load average before and after.
 """
 
 import os
-import time
 
 import numpy as np
 import onnx_light
 from absl import app, flags
 from onnx import TensorProto, helper, numpy_helper
 
-from benchmarks.ort_reference import conditions, finish_document, ort_session
+from benchmarks.ort_reference import block_samples, conditions, finish_document, ort_session
 
 FLAGS = flags.FLAGS
 flags.DEFINE_integer("repeats", 200, "timed runs per runtime, case and thread count")
@@ -77,18 +76,6 @@ def conv_model(
     return model, {"x": rng.standard_normal((1, cin, hw, hw)).astype(np.float32)}
 
 
-def timed_block(session, feeds: dict[str, np.ndarray], warmup: int, repeats: int) -> list[float]:
-    """Wall-clock milliseconds of `repeats` runs after `warmup` untimed ones."""
-    for _ in range(warmup):
-        session.run(None, feeds)
-    samples = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        session.run(None, feeds)
-        samples.append((time.perf_counter() - start) * 1e3)
-    return samples
-
-
 def main(argv: list[str]) -> None:
     del argv
     doc = {
@@ -115,8 +102,8 @@ def main(argv: list[str]) -> None:
             got, want = ours.run(None, feeds)[0], theirs.run(None, feeds)[0]
             np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
             max_diff = float(np.max(np.abs(np.asarray(got) - want)))
-            samples = {"onnx_light": timed_block(ours, feeds, FLAGS.warmup, FLAGS.repeats)}
-            samples["ort"] = timed_block(theirs, feeds, FLAGS.warmup, FLAGS.repeats)
+            samples = {"onnx_light": block_samples(ours, feeds, FLAGS.warmup, FLAGS.repeats)}
+            samples["ort"] = block_samples(theirs, feeds, FLAGS.warmup, FLAGS.repeats)
             ol, rt = float(np.median(samples["onnx_light"])), float(np.median(samples["ort"]))
             print(f"{name:<20} {threads:>3} {ol:>14.4f} {rt:>10.4f} {ol / rt:>7.2f} {max_diff:>11.2e}", flush=True)
             results.append(

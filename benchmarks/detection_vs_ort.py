@@ -18,15 +18,13 @@ the conditions: CPU, onnx-light build (compilation mode, ISA), ORT version, load
 before and after.
 """
 
-import time
-
 import numpy as np
 import onnx
 import onnx_light
 from absl import app, flags
 from onnx import TensorProto, helper, numpy_helper
 
-from benchmarks.ort_reference import conditions, finish_document, ort_session
+from benchmarks.ort_reference import block_samples, conditions, finish_document, ort_session
 
 FLAGS = flags.FLAGS
 flags.DEFINE_integer("repeats", 200, "timed runs per runtime, case and thread count")
@@ -128,18 +126,6 @@ CASES = {
 }
 
 
-def timed_block(session, feeds: dict[str, np.ndarray], warmup: int, repeats: int) -> list[float]:
-    """Wall-clock milliseconds of `repeats` runs after `warmup` untimed ones."""
-    for _ in range(warmup):
-        session.run(None, feeds)
-    samples = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        session.run(None, feeds)
-        samples.append((time.perf_counter() - start) * 1e3)
-    return samples
-
-
 def main(argv: list[str]) -> None:
     del argv
     doc = {
@@ -162,8 +148,8 @@ def main(argv: list[str]) -> None:
                 np.testing.assert_array_equal(got, want, err_msg=name)
             else:
                 np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4, err_msg=name)
-            samples = {"onnx_light": timed_block(ours, feeds, FLAGS.warmup, FLAGS.repeats)}
-            samples["ort"] = timed_block(theirs, feeds, FLAGS.warmup, FLAGS.repeats)
+            samples = {"onnx_light": block_samples(ours, feeds, FLAGS.warmup, FLAGS.repeats)}
+            samples["ort"] = block_samples(theirs, feeds, FLAGS.warmup, FLAGS.repeats)
             ol, rt = float(np.median(samples["onnx_light"])), float(np.median(samples["ort"]))
             print(f"{name:<22} {threads:>3} {ol:>14.4f} {rt:>10.4f} {ol / rt:>7.2f}", flush=True)
             results.append(

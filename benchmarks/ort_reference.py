@@ -1,5 +1,5 @@
 """ONNX Runtime sessions for side-by-side benchmarks, configured alike everywhere, and the
-interleaved sampling the single-op comparisons share.
+interleaved sampling the single-op comparisons share, and the per-runtime blocks the others use.
 
 ORT's intra-op workers spin after each run (session.intra_op.allow_spinning=1 by
 default), holding a core for a while. The benchmarks interleave onnx-light and ORT
@@ -49,6 +49,20 @@ def interleaved_samples(ours, theirs, feeds, repeats, per_repeat=None):
         samples["onnx_light_kernel"].append(sum(e.duration_ns for e in nodes) / 1e6)
         if per_repeat is not None:
             per_repeat()
+    return samples
+
+
+def block_samples(session, feeds, warmup, repeats):
+    """Wall-clock milliseconds of `repeats` runs of one session after `warmup` untimed ones:
+    one runtime's block, for the benchmarks that time each runtime in its own block (so
+    that neither pays for the other's spinning workers)."""
+    for _ in range(warmup):
+        session.run(None, feeds)
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        session.run(None, feeds)
+        samples.append((time.perf_counter() - start) * 1e3)
     return samples
 
 

@@ -26,7 +26,6 @@ onnx-light build (compilation mode, ISA), ORT version and load average before an
 
 import os
 import tempfile
-import time
 
 import numpy as np
 import onnx
@@ -35,7 +34,7 @@ from absl import app, flags
 from onnx import TensorProto, helper, numpy_helper
 from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_dynamic, quantize_static
 
-from benchmarks.ort_reference import conditions, finish_document, ort_session
+from benchmarks.ort_reference import block_samples, conditions, finish_document, ort_session
 
 FLAGS = flags.FLAGS
 flags.DEFINE_integer("repeats", 200, "timed runs per runtime, case and thread count")
@@ -231,18 +230,6 @@ CASES = {
 }
 
 
-def timed_block(session, feeds, warmup, repeats):
-    """Wall-clock milliseconds of `repeats` runs after `warmup` untimed ones."""
-    for _ in range(warmup):
-        session.run(None, feeds)
-    samples = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        session.run(None, feeds)
-        samples.append((time.perf_counter() - start) * 1e3)
-    return samples
-
-
 def main(argv):
     del argv
     doc = {"benchmark": "quantized_vs_ort", "conditions": conditions(repeats=FLAGS.repeats, warmup=FLAGS.warmup)}
@@ -261,8 +248,8 @@ def main(argv):
             want = np.asarray(theirs.run(None, feeds)[0]).astype(np.float64)
             case_step = step if step is not None else max(float(np.ptp(want)) / 255.0, np.finfo(np.float32).tiny)
             max_diff = float(np.max(np.abs(got - want)) / case_step)
-            samples = {"onnx_light": timed_block(ours, feeds, FLAGS.warmup, FLAGS.repeats)}
-            samples["ort"] = timed_block(theirs, feeds, FLAGS.warmup, FLAGS.repeats)
+            samples = {"onnx_light": block_samples(ours, feeds, FLAGS.warmup, FLAGS.repeats)}
+            samples["ort"] = block_samples(theirs, feeds, FLAGS.warmup, FLAGS.repeats)
             ol, rt = float(np.median(samples["onnx_light"])), float(np.median(samples["ort"]))
             print(f"{name:<16} {threads:>3} {ol:>14.4f} {rt:>10.4f} {ol / rt:>7.2f} {max_diff:>17.2f}", flush=True)
             results.append(

@@ -17,7 +17,7 @@ import onnxruntime as ort
 from absl import app, flags
 from onnx import ModelProto, TensorProto, helper, numpy_helper
 
-from benchmarks.ort_reference import conditions, finish_document
+from benchmarks.ort_reference import block_samples, conditions, finish_document
 
 OUTPUT = flags.DEFINE_string("output", "", "where to write the JSON results")
 REPEATS = flags.DEFINE_integer("repeats", 50, "timed runs per block")
@@ -94,17 +94,6 @@ def cases():
     yield f"TopK5_GatherElements_ReduceMean_Softmax/{ROWS.value}x{COLUMNS.value}", *topk_model(rng)
 
 
-def timed(session, feeds: dict[str, np.ndarray]) -> list[float]:
-    for _ in range(WARMUP.value):
-        session.run(None, feeds)
-    samples = []
-    for _ in range(REPEATS.value):
-        start = time.perf_counter()
-        session.run(None, feeds)
-        samples.append((time.perf_counter() - start) * 1e3)
-    return samples
-
-
 def main(argv: list[str]) -> None:
     del argv
     doc = {"benchmark": "recurrent_vs_ort", "results": [], "conditions": conditions(repeats=REPEATS.value)}
@@ -121,9 +110,9 @@ def main(argv: list[str]) -> None:
             for got, expected in zip(ours.run(None, feeds), theirs.run(None, feeds)):
                 np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
             row = {"case": name, "threads": threads}
-            row["onnx_light_ms"] = timed(ours, feeds)
+            row["onnx_light_ms"] = block_samples(ours, feeds, WARMUP.value, REPEATS.value)
             time.sleep(0.5)
-            row["ort_ms"] = timed(theirs, feeds)
+            row["ort_ms"] = block_samples(theirs, feeds, WARMUP.value, REPEATS.value)
             time.sleep(0.5)
             row["ratio_ours_over_ort"] = float(np.median(row["onnx_light_ms"]) / np.median(row["ort_ms"]))
             doc["results"].append(row)
