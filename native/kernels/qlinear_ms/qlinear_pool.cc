@@ -8,54 +8,35 @@
 #include <vector>
 
 #include "native/kernels/common/kernel_registration.h"
+#include "native/kernels/pooling/pool_geometry.h"
 #include "native/kernels/qlinear_ms/qlinear_util.h"
 
 namespace onnx_light {
 namespace qlinear_ms {
 namespace {
 
-constexpr int kMaxSpatial = 8;
-
 // The pooled value of one window, given its int32 sum and tap count.
 inline float Average(int64_t sum, int64_t count, const QParams& x) {
   return x.scale * (static_cast<float>(sum) / static_cast<float>(count));
 }
 
-struct Geometry {
-  int rank = 0;
+// The shared pool geometry (pooling/pool_geometry.h) of the input seen as [N, C] + spatial,
+// with the output shape in the input's own layout.
+struct Geometry : PoolGeometry {
   int64_t batch = 0, channels = 0;
-  std::array<int64_t, kMaxSpatial> in{}, out{}, kernel{}, stride{}, pad_begin{}, pad_end{};
-  int64_t in_plane = 1, out_plane = 1;
-  Shape output_shape;
 };
 
 class QLinearAveragePoolKernel final : public OpKernel {
  public:
   Status Init(const KernelInfo& info) {
     OL_RETURN_IF_ERROR(parallel_.Init(info));
-    OL_ASSIGN_OR_RETURN(kernel_, info.GetInts("kernel_shape"));
-    const size_t r = kernel_.size();
-    OL_ASSIGN_OR_RETURN(strides_, info.GetInts("strides", std::vector<int64_t>(r, 1)));
-    OL_ASSIGN_OR_RETURN(pads_, info.GetInts("pads", std::vector<int64_t>(2 * r, 0)));
-    OL_ASSIGN_OR_RETURN(auto_pad_, info.GetString("auto_pad", "NOTSET"));
-    OL_ASSIGN_OR_RETURN(const int64_t ceil, info.GetInt("ceil_mode", 0));
+    OL_RETURN_IF_ERROR(attrs_.Init(info));
     OL_ASSIGN_OR_RETURN(const int64_t include_pad, info.GetInt("count_include_pad", 0));
     OL_ASSIGN_OR_RETURN(const int64_t channels_last, info.GetInt("channels_last", 0));
-    ceil_mode_ = ceil != 0;
     count_include_pad_ = include_pad != 0;
     channels_last_ = channels_last != 0;
-    if (r == 0 || r > static_cast<size_t>(kMaxSpatial) || strides_.size() != r || pads_.size() != 2 * r) {
-      return InvalidArgument(info.Where(), ": kernel_shape (", r, " dims), strides (", strides_.size(), ") and pads (",
-                             pads_.size(), ") do not agree");
-    }
-    for (size_t d = 0; d < r; ++d) {
-      if (kernel_[d] < 1 || strides_[d] < 1 || pads_[d] < 0 || pads_[d + r] < 0) {
-        return InvalidArgument(info.Where(),
-                               ": kernel_shape and strides must be positive and pads non-negative (dimension ", d, ")");
-      }
-    }
-    if (auto_pad_ != "NOTSET" && auto_pad_ != "VALID" && auto_pad_ != "SAME_UPPER" && auto_pad_ != "SAME_LOWER") {
-      return InvalidArgument(info.Where(), ": unknown auto_pad '", auto_pad_, "'");
+    for (const int64_t dilation : attrs_.dilations) {
+      if (dilation != 1) return InvalidArgument(info.Where(), ": QLinearAveragePool takes no dilations");
     }
     return Status::Ok();
   }
@@ -87,48 +68,28 @@ class QLinearAveragePoolKernel final : public OpKernel {
 
  private:
   StatusOr<Geometry> MakeGeometry(const Shape& x, const std::string& where) const {
-    Geometry g;
-    g.rank = static_cast<int>(kernel_.size());
-    if (x.rank() != g.rank + 2) {
-      return InvalidArgument(where, ": input shape ", x.ToString(), " must have rank ", g.rank + 2, " (",
-                             channels_last_ ? "[N] + spatial + [C]" : "[N, C] + spatial", " for ", g.rank,
+    const int rank = static_cast<int>(attrs_.kernel.size());
+    if (x.rank() != rank + 2) {
+      return InvalidArgument(where, ": input shape ", x.ToString(), " must have rank ", rank + 2, " (",
+                             channels_last_ ? "[N] + spatial + [C]" : "[N, C] + spatial", " for ", rank,
                              " kernel_shape dims)");
     }
-    const int first_spatial = channels_last_ ? 1 : 2;
-    g.batch = x[0];
-    g.channels = channels_last_ ? x[x.rank() - 1] : x[1];
-    std::vector<int64_t> out_dims = {g.batch};
-    if (!channels_last_) out_dims.push_back(g.channels);
-    for (int d = 0; d < g.rank; ++d) {
-      const int64_t in = x[first_spatial + d], k = kernel_[d], s = strides_[d];
-      int64_t pb = pads_[d], pe = pads_[d + g.rank], out;
-      if (auto_pad_ == "SAME_UPPER" || auto_pad_ == "SAME_LOWER") {
-        out = (in + s - 1) / s;
-        const int64_t total = std::max<int64_t>(0, (out - 1) * s + k - in);
-        pb = auto_pad_ == "SAME_UPPER" ? total / 2 : total - total / 2;
-        pe = total - pb;
-      } else {
-        if (auto_pad_ == "VALID") pb = pe = 0;
-        const int64_t span = in + pb + pe - k;
-        out = span < 0 ? 0 : (ceil_mode_ ? (span + s - 1) / s : span / s) + 1;
-        if (ceil_mode_ && out > 0 && (out - 1) * s >= in + pb) --out;  // no window starting in the end pad
-      }
-      if (out <= 0) {
-        return InvalidArgument(where, ": kernel_shape ", k, " does not fit input dimension ", in, " with pads ", pb,
-                               "+", pe, " (input shape ", x.ToString(), ")");
-      }
-      g.in[d] = in;
-      g.out[d] = out;
-      g.kernel[d] = k;
-      g.stride[d] = s;
-      g.pad_begin[d] = pb;
-      g.pad_end[d] = pe;
-      g.in_plane *= in;
-      g.out_plane *= out;
-      out_dims.push_back(out);
+    std::vector<int64_t> nchw = x.dims();
+    if (channels_last_) {
+      nchw.insert(nchw.begin() + 1, nchw.back());
+      nchw.pop_back();
     }
-    if (channels_last_) out_dims.push_back(g.channels);
-    g.output_shape = Shape(out_dims);
+    OL_ASSIGN_OR_RETURN(PoolGeometry pool, MakePoolGeometry(attrs_, Shape(nchw), where));
+    Geometry g;
+    static_cast<PoolGeometry&>(g) = std::move(pool);
+    g.batch = nchw[0];
+    g.channels = nchw[1];
+    if (channels_last_) {
+      std::vector<int64_t> out = g.output_shape.dims();
+      out.push_back(out[1]);
+      out.erase(out.begin() + 1);
+      g.output_shape = Shape(out);
+    }
     return g;
   }
 
@@ -145,7 +106,7 @@ class QLinearAveragePoolKernel final : public OpKernel {
       c = (o / g.out_plane) % g.channels;
       n = o / (g.out_plane * g.channels);
     }
-    std::array<int64_t, kMaxSpatial> lo{}, hi{}, start{};
+    std::array<int64_t, kMaxPoolRank> lo{}, hi{}, start{};
     int64_t count = 1;
     int64_t rest = pos;
     for (int d = g.rank - 1; d >= 0; --d) {
@@ -164,7 +125,7 @@ class QLinearAveragePoolKernel final : public OpKernel {
     // Walk the valid taps (an odometer over the spatial dims).
     const int64_t plane_base = channels_last_ ? n * g.in_plane * g.channels + c : (n * g.channels + c) * g.in_plane;
     const int64_t step = channels_last_ ? g.channels : 1;
-    std::array<int64_t, kMaxSpatial> idx = lo;
+    std::array<int64_t, kMaxPoolRank> idx = lo;
     for (int d = 0; d < g.rank; ++d) {
       if (lo[d] >= hi[d]) return Average(0, count, px);
     }
@@ -183,9 +144,8 @@ class QLinearAveragePoolKernel final : public OpKernel {
     return Average(sum, count, px);
   }
 
-  std::vector<int64_t> kernel_, strides_, pads_;
-  std::string auto_pad_;
-  bool ceil_mode_ = false, count_include_pad_ = false, channels_last_ = false;
+  PoolAttributes attrs_;
+  bool count_include_pad_ = false, channels_last_ = false;
   ThresholdedParallel parallel_;
 };
 
