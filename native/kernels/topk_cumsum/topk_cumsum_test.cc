@@ -132,7 +132,7 @@ TEST(TopK, NanRanksAboveEveryNumberOnTheHeapPath) {
   EXPECT_EQ(ToVector<int64_t>(small[1].tensor()), (std::vector<int64_t>{0, 5, 10}));
 }
 
-// Long contiguous lanes take the heap path's block prefilter (blocks of 32 past the first
+// Long contiguous lanes take the heap path's block prefilter (blocks of 16 past the first
 // k): NaNs inside blocks (two in one block, one in the last whole block), the worst of the
 // k best itself NaN (k = 2 of three NaNs), smallest, and double. Expected from the rule
 // (NaN above every number, the lower index first), worked out by hand.

@@ -27,7 +27,7 @@ using TopKTypes = TypeList<uint8_t, uint16_t, uint32_t, uint64_t, int8_t, int16_
                            double, BFloat16>;
 
 // Elements per block of the heap path's prefilter on contiguous lanes.
-constexpr int64_t kScanBlock = 32;
+constexpr int64_t kScanBlock = 16;
 
 // Whether some x[i] (i < kScanBlock) could displace `worst` (the worst of the k best):
 // a superset of the candidates (a NaN on either side passes), branch-free so the
