@@ -3,7 +3,7 @@
 // Selection, not a full sort: for small k a bounded heap of the k best seen so far (one
 // comparison with the worst of them rejects most elements, nothing is gathered; on
 // contiguous float/double lanes that comparison runs over blocks of kScanBlock elements at
-// once, a branch-free test the compiler vectorises, and only a block holding a candidate
+// once, on vectors, and only a block holding a candidate
 // goes through the heap element by element), else
 // the lane is gathered and std::nth_element splits off the k best; then only those k are
 // sorted: best first for sorted=1, by index for sorted=0 (the order ONNX leaves open,
@@ -12,6 +12,7 @@
 // participant uses its own slice of scratch reserved before the region.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <utility>
 
 #include "native/core/allocator.h"
@@ -30,17 +31,25 @@ using TopKTypes = TypeList<uint8_t, uint16_t, uint32_t, uint64_t, int8_t, int16_
 constexpr int64_t kScanBlock = 16;
 
 // Whether some x[i] (i < kScanBlock) could displace `worst` (the worst of the k best):
-// a superset of the candidates (a NaN on either side passes), branch-free so the
-// compiler vectorises it.
+// a superset of the candidates (a NaN on either side passes: it fails x <= worst). On
+// 16-byte generic vectors (gcc/clang vector_size: the baseline SIMD of every target, SSE2
+// or NEON, no ISA flags), since gcc leaves the scalar loop unvectorised once it is inlined.
 template <typename A>
 bool BlockMayDisplace(const A* x, A worst, bool largest) {
-  bool any = false;
-  if (largest) {
-    for (int64_t i = 0; i < kScanBlock; ++i) any |= !(x[i] <= worst);
-  } else {
-    for (int64_t i = 0; i < kScanBlock; ++i) any |= !(x[i] >= worst);
+  typedef A V __attribute__((vector_size(16)));
+  constexpr int kLanes = static_cast<int>(16 / sizeof(A));
+  static_assert(kScanBlock % kLanes == 0);
+  const V w = V{} + worst;
+  auto within = V{} == V{};  // per lane: every x so far ranks at or below worst
+  for (int v = 0; v < static_cast<int>(kScanBlock) / kLanes; ++v) {
+    V xv;
+    std::memcpy(&xv, x + v * kLanes, sizeof(V));
+    within &= largest ? (xv <= w) : (xv >= w);
   }
-  return any;
+  for (int l = 0; l < kLanes; ++l) {
+    if (!within[l]) return true;
+  }
+  return false;
 }
 
 template <typename A>
