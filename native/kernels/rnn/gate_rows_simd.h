@@ -74,7 +74,7 @@ void StepProductSimd(int64_t m, int64_t n, int64_t k, const float* a, int64_t ld
     const float* panel = packed + j0 * k;
     const int64_t cols = n - j0 < kStepPanel ? n - j0 : kStepPanel;
     for (int64_t i = 0; i < m; i += kMaxRows) {
-      const int64_t rows = m - i < kMaxRows ? m - i : kMaxRows;
+      [[maybe_unused]] const int64_t rows = m - i < kMaxRows ? m - i : kMaxRows;  // unused on NEON (1 row)
       const float* ai = a + i * lda;
       float* ci = c + i * ldc + j0;
       if constexpr (kMaxRows >= 4) {
