@@ -269,6 +269,21 @@ def current_values(
     return rows
 
 
+def profiled_values(
+    path: str | None = None, num_threads: int = 0, affinity: Sequence[int] = ()
+) -> list[tuple[str, str, int | float | bool | str]]:
+    """(schema key, parameter, value) of every value that the profiles at `path` (default:
+    default_profile_path()) give a session with policy (num_threads, affinity), by the
+    precedence above: what such a session runs with instead of the portable defaults.
+    Empty when no profile applies (or the file does not exist)."""
+    source, _ = build_tuning_source(path or default_profile_path(), None, num_threads, affinity)
+    return [
+        (row["schema_key"], row["param"], row["value"])
+        for row in current_values(source)
+        if row["source"] != "portable_default"
+    ]
+
+
 # --------------------------------------------------------------------------- kernel runs
 
 
