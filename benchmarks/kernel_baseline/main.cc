@@ -6,7 +6,7 @@
 //
 //   kernel_baseline_native --threads=0 --min_blocks=6 --max_blocks=200 --ci_width=0.04
 //                          --cell_time_cap_ms=1000 [--deadline_ms=0] [--smallest]
-//                          [--ops=Add,MatMul] [--calibrated=values.tsv] [--list]
+//                          [--ops=Add,MatMul] [--calibrated=values.tsv] [--list] [--nowarmup]
 //                          [--revision=...] [--build_config=...] [--output=path]
 //
 // --calibrated: lines "schema_key<TAB>parameter<TAB>i|d|b|s<TAB>value" (what
@@ -44,6 +44,7 @@ struct Options {
   double ci_width = 0.04;       // decided when high / low of the speed-up interval <= 1 + this
   int64_t cell_time_cap_ms = 1000;  // a cell stops (undecided) after this much sampling
   int64_t deadline_ms = 0;      // 0: none; else cells not started by then are skipped
+  bool warmup = true;           // one unrecorded run of each policy first (off: qemu checks)
   bool smallest = false;
   bool list = false;
   std::set<std::string> ops;
@@ -80,6 +81,7 @@ Options ParseOptions(int argc, char** argv) {
       while (std::getline(ss, op, ',')) o.ops.insert(op);
     } else if (std::strcmp(argv[i], "--smallest") == 0) o.smallest = true;
     else if (std::strcmp(argv[i], "--list") == 0) o.list = true;
+    else if (std::strcmp(argv[i], "--nowarmup") == 0) o.warmup = false;
     else {
       std::fprintf(stderr, "kernel_baseline_native: unknown flag %s\n", argv[i]);
       std::exit(2);
@@ -175,7 +177,7 @@ Interleaved MeasureInterleaved(KernelRunner& runner, const std::vector<Policy>& 
   m.cells.resize(policies.size());
   const int count = static_cast<int>(policies.size());
   // Warm-up: one run of each (kernel code, executor threads, allocator), not recorded.
-  for (int i = 0; i < count; ++i) {
+  for (int i = 0; i < count && o.warmup; ++i) {
     CellResult warm;
     if (!RunOnce(runner, policies[i], warm)) {
       m.cells[i].status = warm.status;
@@ -344,7 +346,7 @@ int Main(int argc, char** argv) {
   w.Field("affinity", "none").Field("spin_microseconds", policy.spin_microseconds).EndObject();
   w.Key("measurement").BeginObject().Field("method", "interleaved blocks (interleave.h)");
   w.Field("min_blocks", o.min_blocks).Field("max_blocks", o.max_blocks).Field("ci_width", o.ci_width);
-  w.Field("cell_time_cap_ms", o.cell_time_cap_ms).Field("deadline_ms", o.deadline_ms);
+  w.Field("cell_time_cap_ms", o.cell_time_cap_ms).Field("deadline_ms", o.deadline_ms).Field("warmup", o.warmup);
   w.Field("calibrated", !o.calibrated.empty()).EndObject();
   w.EndObject();
 
