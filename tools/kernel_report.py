@@ -63,14 +63,6 @@ def aarch64_binary(workspace: str) -> str:
     return os.path.join(bin_dir, "benchmarks/kernel_baseline/kernel_baseline_native")
 
 
-def native_plan(cells: int, runs: int, budget_s: float, calibrate_s: float, setup_share: float) -> tuple[float, float]:
-    """(per-cell time cap in ms, per-run deadline in ms) that fit `cells` cells x `runs`
-    runs into budget_s after calibrate_s, keeping setup_share of each run for set-up."""
-    per_run_s = max(budget_s - calibrate_s, 0.0) / max(runs, 1)
-    cap_ms = 1000 * per_run_s * (1 - setup_share) / max(cells, 1)
-    return cap_ms, 1000 * per_run_s
-
-
 def calibrate(workspace: str, profile: str, revision: str) -> list[tuple[str, str, object]]:
     """Runs //tools:calibrate into `profile` and returns the values a session takes from it."""
     if os.path.exists(profile):
@@ -140,7 +132,7 @@ def main(argv: list[str]) -> None:
     cells = len(baseline.list_cells(baseline.native_binary(), smallest=FLAGS.smallest, ops=FLAGS.ops))
     budget_s = 60 * FLAGS.budget_minutes
     calibrate_s = FLAGS.calibrate_budget_ms / 1000 if FLAGS.calibrate else 0.0
-    cap_ms, deadline_ms = native_plan(cells, FLAGS.runs, budget_s, calibrate_s, FLAGS.setup_share)
+    cap_ms, deadline_ms = baseline.plan(cells, FLAGS.runs, budget_s, calibrate_s, FLAGS.setup_share)
     settings = {}
     if "x86_64" in FLAGS.architectures:
         settings["x86-64 budget"] = (

@@ -186,7 +186,7 @@ Interleaved MeasureInterleaved(KernelRunner& runner, const std::vector<Policy>& 
     }
   }
   const auto start = std::chrono::steady_clock::now();
-  while (m.blocks < o.max_blocks) {
+  while (true) {
     for (int i : BlockOrder(m.blocks, count)) {
       if (!RunOnce(runner, policies[i], m.cells[i])) {
         m.stopped_by = "error";
@@ -207,6 +207,10 @@ Interleaved MeasureInterleaved(KernelRunner& runner, const std::vector<Policy>& 
       m.stopped_by = "interval";
       return m;
     }
+    if (m.blocks >= o.max_blocks) {
+      m.stopped_by = "max_blocks";
+      return m;
+    }
     const auto elapsed =
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
     if (elapsed >= o.cell_time_cap_ms && m.blocks >= std::min(o.min_blocks, 2)) {
@@ -214,8 +218,6 @@ Interleaved MeasureInterleaved(KernelRunner& runner, const std::vector<Policy>& 
       return m;
     }
   }
-  m.stopped_by = "max_blocks";
-  m.decided = count == 1;
   return m;
 }
 

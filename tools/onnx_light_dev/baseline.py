@@ -77,6 +77,14 @@ class Bounds:
         ] + ([] if self.warmup else ["--nowarmup"])
 
 
+def plan(cells: int, runs: int, budget_s: float, calibrate_s: float, setup_share: float) -> tuple[float, float]:
+    """(per-cell time cap in ms, per-run deadline in ms) that fit `cells` cells x `runs`
+    runs into budget_s after calibrate_s, keeping setup_share of each run for set-up."""
+    per_run_s = max(budget_s - calibrate_s, 0.0) / max(runs, 1)
+    cap_ms = 1000 * per_run_s * (1 - setup_share) / max(cells, 1)
+    return cap_ms, 1000 * per_run_s
+
+
 def list_cells(
     binary: str, *, smallest: bool = False, ops: Sequence[str] | None = None, prefix: Sequence[str] = ()
 ) -> list[dict[str, Any]]:
