@@ -197,6 +197,14 @@ def test_every_case_has_three_sizes_of_growing_work() -> None:
         assert s[0][1] < s[1][1] < s[2][1], key
 
 
+def test_by_size_takes_every_small_cell_before_any_larger_one() -> None:
+    """The aarch64 check's order: a deadline then leaves out the largest sizes, not ops."""
+    rank = {"small": 0, "crossover": 1, "large": 2}
+    ordered = [rank[c["size"]] for c in baseline.list_cells(baseline.native_binary(), by_size=True)]
+    assert ordered == sorted(ordered) and len(ordered) == len(LISTED)
+    assert [rank[c["size"]] for c in LISTED] != ordered  # corpus order: case by case
+
+
 def test_missing_ops_say_why() -> None:
     for entry in DOC["missing"]:
         assert entry["reason"].startswith("NotImplemented"), entry

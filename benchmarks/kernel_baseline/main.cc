@@ -6,7 +6,7 @@
 //
 //   kernel_baseline_native --threads=0 --min_blocks=6 --max_blocks=200 --ci_width=0.04
 //                          --cell_time_cap_ms=1000 [--deadline_ms=0] [--smallest]
-//                          [--ops=Add,MatMul] [--calibrated=values.tsv] [--list] [--nowarmup]
+//                          [--ops=Add,MatMul] [--calibrated=values.tsv] [--list] [--nowarmup] [--by_size]
 //                          [--revision=...] [--build_config=...] [--output=path]
 //
 // --calibrated: lines "schema_key<TAB>parameter<TAB>i|d|b|s<TAB>value" (what
@@ -45,6 +45,7 @@ struct Options {
   int64_t cell_time_cap_ms = 1000;  // a cell stops (undecided) after this much sampling
   int64_t deadline_ms = 0;      // 0: none; else cells not started by then are skipped
   bool warmup = true;           // one unrecorded run of each policy first (off: qemu checks)
+  bool by_size = false;         // all small cells first, then crossover, then large
   bool smallest = false;
   bool list = false;
   std::set<std::string> ops;
@@ -82,6 +83,7 @@ Options ParseOptions(int argc, char** argv) {
     } else if (std::strcmp(argv[i], "--smallest") == 0) o.smallest = true;
     else if (std::strcmp(argv[i], "--list") == 0) o.list = true;
     else if (std::strcmp(argv[i], "--nowarmup") == 0) o.warmup = false;
+    else if (std::strcmp(argv[i], "--by_size") == 0) o.by_size = true;
     else {
       std::fprintf(stderr, "kernel_baseline_native: unknown flag %s\n", argv[i]);
       std::exit(2);
@@ -367,8 +369,25 @@ int Main(int argc, char** argv) {
   int done = 0, total = 0, skipped = 0;
   for (const auto& [c, family] : present) total += static_cast<int>(c->sizes.size());
   w.Key("cases").BeginArray();
+  // Cells in corpus order, or (--by_size) every case's small size first, then crossover,
+  // then large: a deadline then leaves the largest sizes out, not whole ops.
+  struct CellRef {
+    const CorpusCase* c;
+    const std::string* family;
+    size_t size;
+  };
+  std::vector<CellRef> order;
   for (const auto& [c, family] : present) {
-    for (const auto& size : c->sizes) {
+    for (size_t i = 0; i < c->sizes.size(); ++i) order.push_back({c, &family, i});
+  }
+  if (o.by_size) {
+    std::stable_sort(order.begin(), order.end(), [](const CellRef& a, const CellRef& b) { return a.size < b.size; });
+  }
+  for (const CellRef& ref : order) {
+    const CorpusCase* c = ref.c;
+    const std::string& family = *ref.family;
+    const CorpusSize& size = c->sizes[ref.size];
+    {
       ++done;
       if (o.list) {
         w.BeginObject();

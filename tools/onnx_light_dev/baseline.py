@@ -66,6 +66,7 @@ class Bounds:
     cell_time_cap_ms: float = 1000
     deadline_ms: float = 0  # 0: none
     warmup: bool = True
+    by_size: bool = False  # every small cell first, then crossover, then large
 
     def args(self) -> list[str]:
         return [
@@ -74,7 +75,7 @@ class Bounds:
             f"--ci_width={self.ci_width}",
             f"--cell_time_cap_ms={int(self.cell_time_cap_ms)}",
             f"--deadline_ms={int(self.deadline_ms)}",
-        ] + ([] if self.warmup else ["--nowarmup"])
+        ] + ([] if self.warmup else ["--nowarmup"]) + (["--by_size"] if self.by_size else [])
 
 
 def plan(cells: int, runs: int, budget_s: float, calibrate_s: float, setup_share: float) -> tuple[float, float]:
@@ -86,10 +87,16 @@ def plan(cells: int, runs: int, budget_s: float, calibrate_s: float, setup_share
 
 
 def list_cells(
-    binary: str, *, smallest: bool = False, ops: Sequence[str] | None = None, prefix: Sequence[str] = ()
+    binary: str,
+    *,
+    smallest: bool = False,
+    ops: Sequence[str] | None = None,
+    prefix: Sequence[str] = (),
+    by_size: bool = False,
 ) -> list[dict[str, Any]]:
-    """The corpus cells (family, op, element type, size, work units), without running any."""
-    args = list(prefix) + [binary, "--list"]
+    """The corpus cells (family, op, element type, size, work units) in the order a run
+    takes them, without running any."""
+    args = list(prefix) + [binary, "--list"] + (["--by_size"] if by_size else [])
     if smallest:
         args.append("--smallest")
     if ops:
