@@ -18,6 +18,7 @@ def interleaved_case(policy: str, size: str, units: int, median_ns: float, speed
         "blocks": 6,
         "decided": True,
         "regions": regions,
+        "outputs_identical_to_serial": True,
     }
     if speedup is not None:
         case["speedup"] = {"median": speedup, "low": speedup, "high": speedup, "exact": True}
@@ -116,6 +117,7 @@ def test_markdown_shows_default_and_calibrated_side_by_side(tmp_path):
     docs = runs([[1.0] * 3, [0.92, 0.93, 0.91], [1.9] * 3], calibrated_speedups=[[1.0] * 3, [1.0] * 3, [1.9] * 3])
     for d in docs:
         d["metadata"] = metadata(False)
+    docs[1]["cases"][-1]["outputs_identical_to_serial"] = False
     by_arch = {"x86_64": docs}
     analysis = publish.analyse(by_arch)
     text = publish.markdown(by_arch, analysis, publish.decisions(analysis), [], str(tmp_path), {"budget": "15 min"})
@@ -126,6 +128,7 @@ def test_markdown_shows_default_and_calibrated_side_by_side(tmp_path):
     assert "x86_64 MatMul float crossover, parallel: 0.92x" in text
     assert "- budget: 15 min" in text
     assert "kernels' ISA avx2" in text
+    assert "outputs bit-identical to serial: 17 of 18 non-serial cells" in text
 
 
 def test_plan_divides_the_budget_over_runs_and_cells():

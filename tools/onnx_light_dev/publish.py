@@ -133,6 +133,9 @@ def markdown(
                 )
                 + f" (each run waits for load <= {loads[0]['quiet_load']})"
             )
+        compared = [c for r in runs for c in r["cases"] if c["policy"] != "serial" and "samples_ns" in c]
+        same = sum(1 for c in compared if c.get("outputs_identical_to_serial"))
+        lines.append(f"  - outputs bit-identical to serial: {same} of {len(compared)} non-serial cells")
         skipped = [s for r in runs for s in baseline.skipped(r)]
         if skipped:
             lines.append(f"  - NOT MEASURED (time budget spent): {len(skipped)} cells, e.g. {', '.join(skipped[:5])}")
