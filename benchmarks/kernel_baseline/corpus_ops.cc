@@ -540,6 +540,143 @@ void Recurrent(std::vector<CorpusCase>* corpus) {
   }
 }
 
+
+// Ops measured with their own inputs: quantization, linear algebra, losses, signal,
+// attention helpers, optimizers and the ai.onnx.ml linear/encoder ops.
+void Others(std::vector<CorpusCase>* corpus) {
+  PerType(corpus, "DequantizeLinear", "", 21, kQuantized, [](DataType t, int s) {
+    const int64_t n = kElementSizes[s];
+    return CorpusSize{"", n, ShapeText({Shape({n})}), [=](KernelRunner& r) {
+                        r.Input(Quantized(t, Shape({n}), 1)).Input(FloatScalar(0.1f)).Input(ZeroPoint(t, 128));
+                      }};
+  });
+  PerType(corpus, "DynamicQuantizeLinear", "", 11, kFloatOnly, [](DataType t, int s) {
+    const int64_t n = kElementSizes[s];
+    return CorpusSize{"", n, ShapeText({Shape({n})}),
+                      [=](KernelRunner& r) { r.Input(Typed(t, Shape({n}), -10, 10, 1)).Outputs(3); }};
+  });
+  // Determinants of a batch of 8 x 8 matrices (matrices).
+  PerType(corpus, "Det", "", 22, kFloat16Too, [](DataType t, int s) {
+    const int64_t batch = std::vector<int64_t>{4, 256, 16384}[s];
+    const Shape x({batch, 8, 8});
+    return CorpusSize{"", batch, ShapeText({x}), [=](KernelRunner& r) { r.Input(Typed(t, x, -1, 1, 1)); }};
+  });
+  // Mean negative log-likelihood of N rows over 1000 classes (input elements).
+  PerType(corpus, "NegativeLogLikelihoodLoss", "", 22, kFloat16Too, [](DataType t, int s) {
+    const int64_t n = std::vector<int64_t>{4, 64, 1024}[s], classes = 1000;
+    const Shape scores({n, classes});
+    return CorpusSize{"", n * classes, ShapeText({scores, Shape({n})}), [=](KernelRunner& r) {
+                        r.Input(Typed(t, scores, -4, 0, 1));
+                        r.Input(RandomInts<int64_t>(DataType::kInt64, Shape({n}), 0, classes - 1, 2));
+                      }};
+  });
+  // A 2-D sampling grid of h x h points for 4 images (output elements).
+  PerType(corpus, "AffineGrid", "", 20, kFloat16Too, [](DataType t, int s) {
+    const int64_t h = std::vector<int64_t>{8, 64, 512}[s], n = 4;
+    return CorpusSize{"", n * h * h * 2, ShapeText({Shape({n, 2, 3})}), [=](KernelRunner& r) {
+                        r.Input(Typed(t, Shape({n, 2, 3}), -1, 1, 1)).Input(Int64s({n, 3, h, h}));
+                      }};
+  });
+  // A real DFT of 16 signals of length L over axis 1 (output bins x length).
+  PerType(corpus, "DFT", "", 20, kFloat16Too, [](DataType t, int s) {
+    const int64_t length = std::vector<int64_t>{16, 128, 1024}[s], batch = 16;
+    const Shape x({batch, length, 1});
+    return CorpusSize{"", batch * length * length, ShapeText({x}), [=](KernelRunner& r) {
+                        r.Input(Typed(t, x, -1, 1, 1)).MissingInput().Input(Values<int64_t>(DataType::kInt64, {1}, true));
+                      }};
+  });
+  // Frames of 64 samples every 16 of a signal (frames x frame length x bins).
+  PerType(corpus, "STFT", "", 17, kFloat16Too, [](DataType t, int s) {
+    const int64_t length = std::vector<int64_t>{128, 2048, 32768}[s], frame = 64, step = 16;
+    const int64_t frames = (length - frame) / step + 1;
+    const Shape x({1, length, 1});
+    return CorpusSize{"", frames * frame * (frame / 2 + 1), ShapeText({x}), [=](KernelRunner& r) {
+                        r.Input(Typed(t, x, -1, 1, 1)).Input(Values<int64_t>(DataType::kInt64, {step}, true));
+                        r.MissingInput().Input(Values<int64_t>(DataType::kInt64, {frame}, true));
+                      }};
+  });
+  // Rotary embedding of 8 heads of 64 over S positions (elements).
+  PerType(corpus, "RotaryEmbedding", "", 23, kFloat16Too, [](DataType t, int s) {
+    const int64_t seq = std::vector<int64_t>{4, 128, 4096}[s], heads = 8, dim = 64;
+    const Shape x({1, heads, seq, dim}), cache({seq, dim / 2});
+    return CorpusSize{"", heads * seq * dim, ShapeText({x, cache, cache}), [=](KernelRunner& r) {
+                        r.Input(Typed(t, x, -1, 1, 1)).Input(Typed(t, cache, -1, 1, 2)).Input(Typed(t, cache, -1, 1, 3));
+                        std::vector<int64_t> positions(seq);
+                        for (int64_t i = 0; i < seq; ++i) positions[i] = i;
+                        auto ids = Tensor::Allocate(DataType::kInt64, Shape({1, seq}), Allocator::Default());
+                        std::copy(positions.begin(), positions.end(), ids->data<int64_t>());
+                        r.Input(*ids);
+                      }};
+  });
+  // One optimizer step of an n-element parameter (parameter elements).
+  for (const char* op : {"Adagrad", "Momentum"}) {
+    const std::string name = op;
+    PerType(corpus, op, "ai.onnx.preview.training", 1, kFloatOnly, [=](DataType t, int s) {
+      const int64_t n = std::vector<int64_t>{1 << 10, 1 << 16, 1 << 20}[s];
+      const Shape p({n});
+      return CorpusSize{"", n, ShapeText({p, p, p}), [=](KernelRunner& r) {
+                          r.Input(FloatScalar(0.01f)).Input(Values<int64_t>(DataType::kInt64, {3}, true));
+                          r.Input(Typed(t, p, -1, 1, 1)).Input(Typed(t, p, -0.1f, 0.1f, 2));
+                          r.Input(Typed(t, p, 0, 0.01f, 3)).Outputs(2);
+                          if (name == "Momentum") {
+                            r.Attr("alpha", 0.9f).Attr("beta", 1.0f).Attr("norm_coefficient", 0.0f);
+                            r.Attr("mode", std::string("standard"));
+                          }
+                        }};
+    });
+  }
+  // ai.onnx.ml over rows of 16 features (input elements).
+  const auto ml = [&](const std::string& op, std::function<void(KernelRunner&)> attrs) {
+    PerType(corpus, op, "ai.onnx.ml", 1, kFloatOnly, [=](DataType t, int s) {
+      const int64_t rows = std::vector<int64_t>{8, 1024, 65536}[s], features = 16;
+      const Shape x({rows, features});
+      return CorpusSize{"", rows * features, ShapeText({x}), [=](KernelRunner& r) {
+                          r.Input(Typed(t, x, -1, 1, 1));
+                          attrs(r);
+                        }};
+    });
+  };
+  const std::vector<float> coefficients = [] {
+    std::vector<float> c(3 * 16);
+    for (size_t i = 0; i < c.size(); ++i) c[i] = 0.01f * static_cast<float>(i % 17) - 0.08f;
+    return c;
+  }();
+  ml("LinearRegressor", [=](KernelRunner& r) {
+    r.Attr("coefficients", std::vector<float>(coefficients.begin(), coefficients.begin() + 16));
+    r.Attr("intercepts", std::vector<float>{0.5f});
+  });
+  ml("LinearClassifier", [=](KernelRunner& r) {
+    r.Attr("coefficients", coefficients).Attr("intercepts", std::vector<float>{0.1f, 0.2f, 0.3f});
+    r.Attr("classlabels_ints", std::vector<int64_t>{0, 1, 2}).Outputs(2);
+  });
+  ml("Scaler", [](KernelRunner& r) {
+    r.Attr("offset", std::vector<float>{0.5f}).Attr("scale", std::vector<float>{2.0f});
+  });
+  ml("Normalizer", [](KernelRunner& r) { r.Attr("norm", std::string("L2")); });
+  ml("Imputer", [](KernelRunner& r) {
+    r.Attr("imputed_value_floats", std::vector<float>{0.0f}).Attr("replaced_value_float", 0.5f);
+  });
+  ml("FeatureVectorizer", [](KernelRunner& r) { r.Attr("inputdimensions", std::vector<int64_t>{16}); });
+  // int64 codes mapped through a 64-entry table (input elements).
+  const auto codes = [&](const std::string& op, std::function<void(KernelRunner&)> attrs) {
+    PerType(corpus, op, "ai.onnx.ml", op == "LabelEncoder" ? 4 : 1, {DataType::kInt64}, [=](DataType t, int s) {
+      const int64_t n = kElementSizes[s];
+      return CorpusSize{"", n, ShapeText({Shape({n})}), [=](KernelRunner& r) {
+                          r.Input(RandomInts<int64_t>(t, Shape({n}), 0, 63, 1));
+                          attrs(r);
+                        }};
+    });
+  };
+  std::vector<int64_t> keys(64), values(64);
+  for (int64_t i = 0; i < 64; ++i) keys[i] = i, values[i] = (i * 37) % 64;
+  codes("LabelEncoder", [=](KernelRunner& r) {
+    r.Attr("keys_int64s", keys).Attr("values_int64s", values).Attr("default_int64", int64_t{-1});
+  });
+  std::vector<std::string> names(64);
+  for (int64_t i = 0; i < 64; ++i) names[i] = "c" + std::to_string(i);
+  codes("CategoryMapper", [=](KernelRunner& r) { r.Attr("cats_int64s", keys).Attr("cats_strings", names); });
+}
+
 }  // namespace
 
 void AddOpCases(std::vector<CorpusCase>* corpus) {
@@ -553,6 +690,7 @@ void AddOpCases(std::vector<CorpusCase>* corpus) {
   Convs(corpus);
   QLinear(corpus);
   Recurrent(corpus);
+  Others(corpus);
 }
 
 }  // namespace baseline
