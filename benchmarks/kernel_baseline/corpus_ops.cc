@@ -677,6 +677,87 @@ void Others(std::vector<CorpusCase>* corpus) {
   codes("CategoryMapper", [=](KernelRunner& r) { r.Attr("cats_int64s", keys).Attr("cats_strings", names); });
 }
 
+
+// float16 cases of ops whose float case is in corpus.cc or corpus_families.cc (same shapes
+// and work units as there).
+void Float16Cases(std::vector<CorpusCase>* corpus) {
+  const std::vector<DataType> half = {DataType::kFloat16};
+  PerType(corpus, "Attention", "", 23, half, [](DataType t, int s) {
+    const int64_t L = std::vector<int64_t>{16, 128, 512}[s];
+    const Shape qkv({1, 12, L, 64});
+    return CorpusSize{"", 12 * L * L * 64 * 2, ShapeText({qkv, qkv, qkv}), [=](KernelRunner& r) {
+                        for (uint32_t i = 1; i <= 3; ++i) r.Input(Typed(t, qkv, -1, 1, i));
+                      }};
+  });
+  PerType(corpus, "CausalConvWithState", "", 27, half, [](DataType t, int s) {
+    const int64_t L = std::vector<int64_t>{16, 256, 4096}[s];
+    const Shape x({1, 256, L}), w({256, 1, 4}), past({1, 256, 3});
+    return CorpusSize{"", 256 * L * 4, ShapeText({x, w}), [=](KernelRunner& r) {
+                        r.Input(Typed(t, x, -1, 1, 1)).Input(Typed(t, w, -1, 1, 2)).Input(Typed(t, Shape({256}), -1, 1, 3));
+                        r.Input(Typed(t, past, -1, 1, 4)).Attr("activation", std::string("silu")).Outputs(2);
+                      }};
+  });
+  PerType(corpus, "CenterCropPad", "", 18, half, [](DataType t, int s) {
+    const int64_t side = std::vector<int64_t>{16, 128, 1536}[s];
+    const Shape x({3, side * 3 / 2, side / 2});
+    return CorpusSize{"", 3 * side * side, ShapeText({x}), [=](KernelRunner& r) {
+                        r.Input(Typed(t, x, 0, 1, 1)).Input(Int64s({side, side})).Attr("axes", std::vector<int64_t>{1, 2});
+                      }};
+  });
+  PerType(corpus, "Col2Im", "", 18, half, [](DataType t, int s) {
+    const int64_t h = std::vector<int64_t>{8, 32, 64}[s];
+    const Shape columns({1, 16 * 9, h * h});
+    return CorpusSize{"", 16 * h * h, ShapeText({columns}), [=](KernelRunner& r) {
+                        r.Input(Typed(t, columns, -1, 1, 1)).Input(Int64s({h, h})).Input(Int64s({3, 3}));
+                        r.Attr("pads", std::vector<int64_t>{1, 1, 1, 1});
+                      }};
+  });
+  PerType(corpus, "Einsum", "", 12, half, [](DataType t, int s) {
+    const int64_t d = std::vector<int64_t>{8, 32, 64}[s], batch = 8;
+    const Shape m({batch, d, d});
+    return CorpusSize{"", batch * d * d * d * 2, ShapeText({m, m}), [=](KernelRunner& r) {
+                        r.Input(Typed(t, m, -1, 1, 1)).Input(Typed(t, m, -1, 1, 2));
+                        r.Attr("equation", std::string("bij,bjk->bik"));
+                      }};
+  });
+  PerType(corpus, "GridSample", "", 22, half, [](DataType t, int s) {
+    const int64_t h = std::vector<int64_t>{8, 32, 128}[s];
+    const Shape x({1, 16, h, h}), grid({1, h, h, 2});
+    return CorpusSize{"", 16 * h * h, ShapeText({x, grid}), [=](KernelRunner& r) {
+                        r.Input(Typed(t, x, -1, 1, 1)).Input(Typed(t, grid, -1, 1, 2)).Attr("mode", std::string("linear"));
+                      }};
+  });
+  PerType(corpus, "QuantizeLinear", "", 21, half, [](DataType t, int s) {
+    const int64_t n = kElementSizes[s];
+    return CorpusSize{"", n, ShapeText({Shape({n})}), [=](KernelRunner& r) {
+                        r.Input(Typed(t, Shape({n}), -10, 10, 1)).Input(Scalar(t, 0.1f)).Input(ZeroPoint(DataType::kUint8, 128));
+                      }};
+  });
+  PerType(corpus, "Resize", "", 19, half, [](DataType t, int s) {
+    const int64_t h = std::vector<int64_t>{16, 64, 128}[s];
+    const Shape x({1, 3, h, h});
+    return CorpusSize{"", 3 * (2 * h) * (2 * h) * 16, ShapeText({x}), [=](KernelRunner& r) {
+                        r.Input(Typed(t, x, 0, 1, 1)).MissingInput().Input(Values<float>(DataType::kFloat, {1, 1, 2, 2}));
+                        r.Attr("mode", std::string("linear"));
+                      }};
+  });
+  PerType(corpus, "SoftmaxCrossEntropyLoss", "", 13, half, [](DataType t, int s) {
+    const int64_t n = std::vector<int64_t>{4, 64, 1024}[s], classes = 1000;
+    const Shape scores({n, classes});
+    return CorpusSize{"", n * classes, ShapeText({scores, Shape({n})}), [=](KernelRunner& r) {
+                        r.Input(Typed(t, scores, -4, 4, 1));
+                        r.Input(RandomInts<int64_t>(DataType::kInt64, Shape({n}), 0, classes - 1, 2));
+                      }};
+  });
+  PerType(corpus, "TensorScatter", "", 24, half, [](DataType t, int s) {
+    const int64_t L = std::vector<int64_t>{16, 512, 8192}[s];
+    const Shape cache({1, 12, L, 64}), update({1, 12, 4, 64});
+    return CorpusSize{"", 12 * L * 64, ShapeText({cache, update}), [=](KernelRunner& r) {
+                        r.Input(Typed(t, cache, -1, 1, 1)).Input(Typed(t, update, -1, 1, 2)).Input(Int64s({L - 4}));
+                      }};
+  });
+}
+
 }  // namespace
 
 void AddOpCases(std::vector<CorpusCase>* corpus) {
@@ -691,6 +772,7 @@ void AddOpCases(std::vector<CorpusCase>* corpus) {
   QLinear(corpus);
   Recurrent(corpus);
   Others(corpus);
+  Float16Cases(corpus);
 }
 
 }  // namespace baseline
