@@ -24,7 +24,9 @@ flags.DEFINE_integer("min_blocks", 6, "interleaved blocks per cell at least (ben
 flags.DEFINE_integer("max_blocks", 200, "interleaved blocks per cell at most")
 flags.DEFINE_float("ci_width", 0.04, "a cell is decided when its speed-up interval has high/low <= 1 + this")
 flags.DEFINE_integer("cell_time_cap_ms", 1000, "a cell stops, undecided, after this much sampling")
-flags.DEFINE_string("calibrated", None, "time a profile document's values (e.g. ~/.cache/onnx-light/tuning_profiles.json) too")
+flags.DEFINE_string(
+    "calibrated", None, "time a profile document's values (e.g. ~/.cache/onnx-light/tuning_profiles.json) too"
+)
 flags.DEFINE_bool("smallest", False, "only the smallest size of each case")
 flags.DEFINE_list("ops", [], "only these ops")
 

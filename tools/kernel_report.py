@@ -44,6 +44,12 @@ flags.DEFINE_float("setup_share", 0.3, "share of each run's time kept for set-up
 flags.DEFINE_integer("min_blocks", 6, "interleaved blocks per cell at least")
 flags.DEFINE_integer("max_blocks", 200, "interleaved blocks per cell at most")
 flags.DEFINE_float("ci_width", 0.04, "a cell is decided when its speed-up interval has high/low <= 1 + this")
+flags.DEFINE_list(
+    "reuse",
+    [],
+    "architectures whose runs of this same revision are read back from output_dir instead of measured "
+    "(e.g. the emulated aarch64 run taken earlier, while the machine was not quiet: it checks outputs only)",
+)
 flags.DEFINE_list("ops", [], "only these ops (a quick check)")
 flags.DEFINE_bool("smallest", False, "only each case's smallest size (a quick check)")
 flags.DEFINE_string("output_dir", "benchmarks/reports", "report directory (workspace-relative or absolute)")
@@ -156,6 +162,14 @@ def main(argv: list[str]) -> None:
         baseline.progress(f"kernel_report: WARNING: a cell cap of {cap_ms:.0f} ms leaves most cells undecided")
     started = time.monotonic()
     runs_by_arch = {}
+    for arch in FLAGS.reuse:
+        try:
+            runs_by_arch[arch] = baseline.read_runs(os.path.join(report_dir, arch), revision)
+        except ValueError as e:
+            sys.exit(f"kernel_report: --reuse={arch}: {e}")
+        baseline.progress(f"kernel_report: {arch}: {len(runs_by_arch[arch])} run(s) of {revision} read back")
+    if set(FLAGS.reuse) & set(FLAGS.architectures):
+        sys.exit("kernel_report: an architecture is either measured (--architectures) or reused (--reuse)")
     for arch in FLAGS.architectures:
         meta = {"revision": revision, "report_dir": report_dir, "emulated": arch == "aarch64"}
         if arch == "x86_64":

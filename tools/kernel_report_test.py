@@ -3,6 +3,7 @@ its Markdown: stability of per-run speed-ups, losses, the calibrated column."""
 
 import math
 
+import pytest
 from onnx_light_dev import baseline, publish, report
 
 
@@ -87,9 +88,9 @@ def test_old_documents_compare_run_medians():
         ]
     }
     cells = report.collect_cells([doc, doc, doc])
-    assert report.speedups(cells[("f", "Add", "", "s", "serial")], cells[("f", "Add", "", "s", "parallel")]) == [
-        2.0
-    ] * 3
+    assert (
+        report.speedups(cells[("f", "Add", "", "s", "serial")], cells[("f", "Add", "", "s", "parallel")]) == [2.0] * 3
+    )
 
 
 def test_skipped_cells_are_not_measurements():
@@ -136,3 +137,14 @@ def test_plan_divides_the_budget_over_runs_and_cells():
     assert math.isclose(deadline_ms, 270_000)
     assert math.isclose(cap_ms, 270_000 * 0.75 / 1000)
     assert baseline.plan(10, 3, budget_s=60, calibrate_s=90, setup_share=0.25) == (0.0, 0.0)
+
+
+def test_runs_read_back_must_be_of_the_same_revision(tmp_path):
+    for n, rev in ((1, "abc"), (2, "abc")):
+        baseline.write({"metadata": {"revision": rev}, "cases": []}, str(tmp_path / f"baseline_run{n}.json"))
+    assert len(baseline.read_runs(str(tmp_path), "abc")) == 2
+    baseline.write({"metadata": {"revision": "old"}, "cases": []}, str(tmp_path / "baseline_run3.json"))
+    with pytest.raises(ValueError, match="baseline_run3.json is of revision old, not abc"):
+        baseline.read_runs(str(tmp_path), "abc")
+    with pytest.raises(ValueError, match="no baseline_run"):
+        baseline.read_runs(str(tmp_path / "missing"), "abc")

@@ -8,6 +8,7 @@ is filled.
 """
 
 import dataclasses
+import glob
 import json
 import os
 import subprocess
@@ -69,13 +70,17 @@ class Bounds:
     by_size: bool = False  # every small cell first, then crossover, then large
 
     def args(self) -> list[str]:
-        return [
-            f"--min_blocks={self.min_blocks}",
-            f"--max_blocks={self.max_blocks}",
-            f"--ci_width={self.ci_width}",
-            f"--cell_time_cap_ms={int(self.cell_time_cap_ms)}",
-            f"--deadline_ms={int(self.deadline_ms)}",
-        ] + ([] if self.warmup else ["--nowarmup"]) + (["--by_size"] if self.by_size else [])
+        return (
+            [
+                f"--min_blocks={self.min_blocks}",
+                f"--max_blocks={self.max_blocks}",
+                f"--ci_width={self.ci_width}",
+                f"--cell_time_cap_ms={int(self.cell_time_cap_ms)}",
+                f"--deadline_ms={int(self.deadline_ms)}",
+            ]
+            + ([] if self.warmup else ["--nowarmup"])
+            + (["--by_size"] if self.by_size else [])
+        )
 
 
 def plan(cells: int, runs: int, budget_s: float, calibrate_s: float, setup_share: float) -> tuple[float, float]:
@@ -112,7 +117,13 @@ def write_calibrated_values(values: Sequence[tuple[str, str, Any]], path: str) -
     kinds = {bool: "b", int: "i", float: "d", str: "s"}
     with open(path, "w", encoding="utf-8") as f:
         for key, param, value in values:
-            text = ("true" if value else "false") if isinstance(value, bool) else repr(value) if isinstance(value, float) else str(value)
+            text = (
+                ("true" if value else "false")
+                if isinstance(value, bool)
+                else repr(value)
+                if isinstance(value, float)
+                else str(value)
+            )
             f.write(f"{key}\t{param}\t{kinds[type(value)]}\t{text}\n")
 
 
@@ -186,7 +197,9 @@ def problems(doc: dict[str, Any]) -> list[str]:
 def skipped(doc: dict[str, Any]) -> list[str]:
     """Cells the time budget left unmeasured ("op element_type size policy")."""
     return [
-        f"{c['op']} {c.get('element_type', '')} {c['size']} {c['policy']}" for c in doc.get("cases", []) if "skipped" in c
+        f"{c['op']} {c.get('element_type', '')} {c['size']} {c['policy']}"
+        for c in doc.get("cases", [])
+        if "skipped" in c
     ]
 
 
@@ -195,6 +208,23 @@ def write(doc: dict[str, Any], path: str) -> None:
     with open(path, "w", encoding="utf-8") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
+
+
+def read_runs(directory: str, revision: str) -> list[dict[str, Any]]:
+    """The baseline_run*.json documents under `directory`, all of `revision` (else ValueError):
+    runs taken earlier in the same revision, published together with new ones."""
+    paths = sorted(glob.glob(os.path.join(directory, "baseline_run*.json")))
+    if not paths:
+        raise ValueError(f"no baseline_run*.json under {directory}")
+    docs = []
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+        found = doc.get("metadata", {}).get("revision")
+        if found != revision:
+            raise ValueError(f"{path} is of revision {found}, not {revision}")
+        docs.append(doc)
+    return docs
 
 
 def progress(message: str) -> None:

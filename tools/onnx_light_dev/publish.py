@@ -28,9 +28,7 @@ def analyse(
 def decisions(
     analysis: dict[str, tuple[dict[report.CellKey, report.Cell], list[report.FamilyCrossover], bool]],
 ) -> list[report.PromotionDecision]:
-    families = sorted(
-        {(c.family, c.op, c.element_type) for _, crossovers, _ in analysis.values() for c in crossovers}
-    )
+    families = sorted({(c.family, c.op, c.element_type) for _, crossovers, _ in analysis.values() for c in crossovers})
     result = []
     for family, op, element_type in families:
         per_arch = {}
@@ -295,7 +293,9 @@ def summary_json(
                 for c in cells.values()
             ],
             "losses": [
-                dataclasses.asdict(loss) for policy in ("parallel", "calibrated") for loss in report.find_losses(cells, policy)
+                dataclasses.asdict(loss)
+                for policy in ("parallel", "calibrated")
+                for loss in report.find_losses(cells, policy)
             ],
         }
     for arch, runs in (runs_by_arch or {}).items():

@@ -295,7 +295,8 @@ class MatMulDecision : public ::testing::TestWithParam<MatMulDecisionCase> {};
 TEST_P(MatMulDecision, SplitsOnlyFromTheMinimumWork) {
   const MatMulDecisionCase c = GetParam();
   KernelTester t("MatMul", 13);
-  t.Input(MakeTensor<float>({c.m, c.k}, Random(c.m * c.k, 1))).Input(MakeTensor<float>({c.k, c.n}, Random(c.k * c.n, 2)));
+  t.Input(MakeTensor<float>({c.m, c.k}, Random(c.m * c.k, 1)))
+      .Input(MakeTensor<float>({c.k, c.n}, Random(c.k * c.n, 2)));
   for (int participants : {2, 8}) {
     auto run = t.RunWithDetails(participants);
     ASSERT_TRUE(run.ok()) << run.status().ToString();
@@ -306,11 +307,11 @@ TEST_P(MatMulDecision, SplitsOnlyFromTheMinimumWork) {
 }
 
 INSTANTIATE_TEST_SUITE_P(DefaultTuning, MatMulDecision,
-                         ::testing::Values(MatMulDecisionCase{64, 64, 64, false},     // 1 unit: corpus small
-                                         MatMulDecisionCase{128, 128, 128, false},  // 8: corpus crossover
-                                         MatMulDecisionCase{128, 128, 240, false},  // 15: just below
-                                         MatMulDecisionCase{128, 128, 256, true},   // 16: the minimum
-                                         MatMulDecisionCase{512, 512, 512, true}));  // 512: corpus large
+                         ::testing::Values(MatMulDecisionCase{64, 64, 64, false},      // 1 unit: corpus small
+                                           MatMulDecisionCase{128, 128, 128, false},   // 8: corpus crossover
+                                           MatMulDecisionCase{128, 128, 240, false},   // 15: just below
+                                           MatMulDecisionCase{128, 128, 256, true},    // 16: the minimum
+                                           MatMulDecisionCase{512, 512, 512, true}));  // 512: corpus large
 
 }  // namespace
 }  // namespace onnx_light

@@ -71,10 +71,10 @@ TEST_P(OneHotDecision, SplitsOnlyFromTheMinimumElements) {
 }
 
 INSTANTIATE_TEST_SUITE_P(DefaultTuning, OneHotDecision,
-                         ::testing::Values(OneHotDecisionCase{1, 1000, false},     // corpus small
-                                           OneHotDecisionCase{64, 1000, false},    // corpus crossover
-                                           OneHotDecisionCase{255, 1024, false},   // 261120: just below
-                                           OneHotDecisionCase{256, 1024, true},    // 262144: the minimum
+                         ::testing::Values(OneHotDecisionCase{1, 1000, false},      // corpus small
+                                           OneHotDecisionCase{64, 1000, false},     // corpus crossover
+                                           OneHotDecisionCase{255, 1024, false},    // 261120: just below
+                                           OneHotDecisionCase{256, 1024, true},     // 262144: the minimum
                                            OneHotDecisionCase{1024, 1000, true}));  // corpus large
 
 }  // namespace
