@@ -389,6 +389,171 @@ Status IgemmComputeSerial(int64_t m, const IgemmA& a, const IgemmPackedB& b, Ige
   return RunTasks(l, m, a, b, sink, CarveScratch(l, scratch), 0, l.tasks);
 }
 
+// ---- Packed A (the constant left operand) times blocks of B packed per run ----
+//
+// Formats (igemm_kernel.h): a byte-tile kernel stores A as uint8 (shift +128 when signed)
+// and B as int8 (shift -128 when unsigned), K in quads; other kernels store both as 16-bit
+// pairs, unshifted. Row and column sums are of the stored values; the zero points used in
+// the decomposition are shifted alike.
+
+namespace {
+
+int32_t ShiftA(bool bytes, bool is_signed) { return bytes && is_signed ? 128 : 0; }
+int32_t ShiftB(bool bytes, bool is_signed) { return bytes && !is_signed ? -128 : 0; }
+
+}  // namespace
+
+StatusOr<std::shared_ptr<const IgemmPackedA>> IgemmPackedA::Create(int64_t m, int64_t k, const IgemmMatrix& a,
+                                                                   const int32_t* zero_points, int64_t zero_point_count,
+                                                                   const IgemmKernel* kernel) {
+  if (m < 0 || k < 0 || (zero_point_count != 1 && zero_point_count != m)) {
+    return InvalidArgument("IgemmPackedA: bad shape ", m, "x", k, " or zero point count ", zero_point_count);
+  }
+  auto packed = std::shared_ptr<IgemmPackedA>(new IgemmPackedA());
+  packed->kernel_ = kernel != nullptr ? kernel : &BestIgemmKernel();
+  const int mr = packed->kernel_->mr;
+  packed->m_ = m;
+  packed->k_ = k;
+  packed->bytes_ = packed->kernel_->tile_u8s8 != nullptr;
+  const int group = packed->bytes_ ? 4 : 2;
+  packed->k_groups_ = (k + group - 1) / group;
+  const int64_t m_padded = RoundUp(std::max<int64_t>(m, 1), mr);
+  const size_t size = static_cast<size_t>(m_padded * packed->k_groups_ * group);
+  const int32_t shift = ShiftA(packed->bytes_, a.is_signed);
+  if (packed->bytes_) {
+    packed->byte_data_.assign(size, 0);
+  } else {
+    packed->data_.assign(size, 0);
+  }
+  packed->row_sums_.assign(static_cast<size_t>(m), 0);
+  packed->zero_points_.resize(static_cast<size_t>(m));
+  for (int64_t i = 0; i < m; ++i) {
+    const int64_t base = (i / mr) * packed->k_groups_ * mr * group, ii = i % mr;
+    uint32_t sum = 0;
+    for (int64_t kk = 0; kk < k; ++kk) {
+      const int32_t v = ElementAt(a, i, kk) + shift;
+      const int64_t at = base + ((kk / group) * mr + ii) * group + kk % group;
+      if (packed->bytes_) {
+        packed->byte_data_[at] = static_cast<uint8_t>(v);
+      } else {
+        packed->data_[at] = static_cast<int16_t>(v);
+      }
+      sum += static_cast<uint32_t>(v);
+    }
+    packed->row_sums_[i] = static_cast<int32_t>(sum);
+    packed->zero_points_[i] = (zero_points == nullptr ? 0 : zero_points[zero_point_count == 1 ? 0 : i]) + shift;
+  }
+  return std::shared_ptr<const IgemmPackedA>(std::move(packed));
+}
+
+size_t IgemmBBlockBytes(const IgemmPackedA& a, int64_t cols) {
+  const int nr = a.kernel().nr;
+  const int64_t group = a.bytes() ? 4 : 2, element = a.bytes() ? 1 : 2;
+  return static_cast<size_t>(RoundUp(std::max<int64_t>(cols, 1), nr) * std::max<int64_t>(a.k_groups(), 1) * group *
+                             element);
+}
+
+namespace {
+
+// One panel (nr columns, `width` of them real) of K rows `rows` (row kk at src + kk * ld),
+// K in groups of G, values converted by `load` into Stored; sums[c] += stored values.
+template <int G, typename Stored, typename Load>
+void PackBPanel(const uint8_t* src, int64_t ld, int64_t k, int64_t k_groups, int nr, int64_t width, Stored* dst,
+                int32_t* sums, Load load) {
+  for (int64_t q = 0; q < k_groups; ++q) {
+    Stored* out = dst + q * nr * G;
+    for (int t = 0; t < G; ++t) {
+      const int64_t kk = q * G + t;
+      if (kk >= k) {
+        for (int c = 0; c < nr; ++c) out[c * G + t] = 0;
+        continue;
+      }
+      const uint8_t* row = src + kk * ld;
+      for (int64_t c = 0; c < width; ++c) {
+        const Stored v = load(row[c]);
+        out[c * G + t] = v;
+        sums[c] += v;
+      }
+      for (int64_t c = width; c < nr; ++c) out[c * G + t] = 0;
+    }
+  }
+}
+
+}  // namespace
+
+void IgemmPackBBlock(const IgemmPackedA& a, const IgemmMatrix& b, IgemmBBlock* block) {
+  const int nr = a.kernel().nr;
+  const int64_t k = a.k(), kg = a.k_groups(), cols = block->cols, ld = b.row_stride;
+  const auto* src = static_cast<const uint8_t*>(b.data);
+  std::fill(block->column_sums, block->column_sums + cols, 0);
+  for (int64_t j0 = 0; j0 < cols; j0 += nr) {
+    const int64_t width = std::min<int64_t>(nr, cols - j0);
+    int32_t* sums = block->column_sums + j0;
+    if (a.bytes()) {
+      int8_t* dst = static_cast<int8_t*>(block->panels) + j0 * kg * 4;
+      if (b.is_signed) {
+        PackBPanel<4>(src + j0, ld, k, kg, nr, width, dst, sums, [](uint8_t v) { return static_cast<int8_t>(v); });
+      } else {
+        PackBPanel<4>(src + j0, ld, k, kg, nr, width, dst, sums,
+                      [](uint8_t v) { return static_cast<int8_t>(v ^ 0x80); });
+      }
+    } else {
+      int16_t* dst = static_cast<int16_t*>(block->panels) + j0 * kg * 2;
+      if (b.is_signed) {
+        PackBPanel<2>(src + j0, ld, k, kg, nr, width, dst, sums,
+                      [](uint8_t v) { return static_cast<int16_t>(static_cast<int8_t>(v)); });
+      } else {
+        PackBPanel<2>(src + j0, ld, k, kg, nr, width, dst, sums, [](uint8_t v) { return static_cast<int16_t>(v); });
+      }
+    }
+  }
+}
+
+void IgemmMultiplyBlock(const IgemmPackedA& a, int64_t i0, int64_t rows, const IgemmBBlock& b, int32_t* c,
+                        int64_t ldc) {
+  const IgemmKernel& kernel = a.kernel();
+  const int mr = kernel.mr, nr = kernel.nr;
+  const bool bytes = a.bytes();
+  const int64_t kg = a.k_groups(), k_block = bytes ? kKPairBlock / 2 : kKPairBlock;
+  const int64_t rows_padded = RoundUp(rows, mr), cols_padded = RoundUp(b.cols, nr);
+  if (rows <= 0 || b.cols <= 0) return;
+  if (kg == 0) {
+    for (int64_t r = 0; r < rows_padded; ++r) std::fill(c + r * ldc, c + r * ldc + cols_padded, 0);
+  }
+  // i0 starts a panel of A (a multiple of mr, documented): panel index (i0 + it) / mr.
+  for (int64_t p0 = 0; p0 < kg; p0 += k_block) {
+    const int64_t pc = std::min(k_block, kg - p0);
+    for (int64_t jt = 0; jt < cols_padded; jt += nr) {
+      for (int64_t it = 0; it < rows_padded; it += mr) {
+        const int64_t a_panel = (i0 + it) / mr;
+        if (bytes) {
+          const auto* ap = static_cast<const uint8_t*>(a.panels()) + (a_panel * kg + p0) * mr * 4;
+          const auto* bp = static_cast<const int8_t*>(b.panels) + (jt * kg + p0 * nr) * 4;
+          kernel.tile_u8s8(pc, ap, bp, c + it * ldc + jt, ldc, p0 > 0);
+        } else {
+          const auto* ap = static_cast<const int16_t*>(a.panels()) + (a_panel * kg + p0) * mr * 2;
+          const auto* bp = static_cast<const int16_t*>(b.panels) + (jt * kg + p0 * nr) * 2;
+          kernel.tile(pc, ap, bp, c + it * ldc + jt, ldc, p0 > 0);
+        }
+      }
+    }
+  }
+  // Zero points: - azp(i) colsum(j) - bzp rowsum(i) + K azp(i) bzp, modulo 2^32.
+  const uint32_t bzp = static_cast<uint32_t>(b.zero_point + ShiftB(bytes, b.is_signed));
+  const uint32_t k = static_cast<uint32_t>(a.k());
+  const auto* column_sums = reinterpret_cast<const uint32_t*>(b.column_sums);
+  for (int64_t r = 0; r < rows; ++r) {
+    const uint32_t azp = static_cast<uint32_t>(a.zero_points()[i0 + r]);
+    const uint32_t row_term = k * azp * bzp - bzp * static_cast<uint32_t>(a.row_sums()[i0 + r]);
+    uint32_t* row = reinterpret_cast<uint32_t*>(c + r * ldc);
+    if (azp == 0) {
+      for (int64_t j = 0; j < b.cols; ++j) row[j] += row_term;
+    } else {
+      for (int64_t j = 0; j < b.cols; ++j) row[j] += row_term - azp * column_sums[j];
+    }
+  }
+}
+
 void Requantize(const int32_t* acc, int64_t n, int32_t bias, const float* multiplier, int64_t step, int32_t zp,
                 bool is_signed, void* out) {
   static const RequantizeFn requantize = BestIgemmKernel().requantize;
