@@ -446,6 +446,9 @@ StatusOr<std::shared_ptr<const IgemmPackedA>> IgemmPackedA::Create(int64_t m, in
   return std::shared_ptr<const IgemmPackedA>(std::move(packed));
 }
 
+int IgemmPackedA::mr() const { return kernel_->mr; }
+int IgemmPackedA::nr() const { return kernel_->nr; }
+
 size_t IgemmBBlockBytes(const IgemmPackedA& a, int64_t cols) {
   const int nr = a.kernel().nr;
   const int64_t group = a.bytes() ? 4 : 2, element = a.bytes() ? 1 : 2;

@@ -122,6 +122,9 @@ class IgemmPackedA {
   int64_t m() const { return m_; }
   int64_t k() const { return k_; }
   const IgemmKernel& kernel() const { return *kernel_; }
+  // The kernel's tile: row blocks start at multiples of mr; C is stored in whole tiles.
+  int mr() const;
+  int nr() const;
   // Internal to the engine (igemm_kernel.h formats): byte quads or 16-bit pairs, panels of
   // mr rows; row sums of the stored values; zero points per row, shifted as stored.
   bool bytes() const { return bytes_; }
