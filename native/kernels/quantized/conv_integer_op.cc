@@ -364,7 +364,7 @@ Status IntegerConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const con
       std::min(RoundUpTo(std::min(positions, kMaxColumns), nr),
                std::max(nr, kPanelBudget / (element * std::max<int64_t>(k, 1)) / nr * nr));
   const int64_t rows_block = RoundUpTo(std::min(mg, kMaxRows), mr);
-  const int64_t ldc = RoundUpTo(cols_block, nr);
+  const int64_t ldc = RoundUpTo(cols_block, nr) + 16;  // rows not a multiple of 4 KiB apart
   const int64_t spatial_blocks = (positions + cols_block - 1) / cols_block;
   const int64_t channel_blocks = (mg + rows_block - 1) / rows_block;
   const int64_t tasks = g.batch * g.group * spatial_blocks * channel_blocks;

@@ -5,6 +5,10 @@
 #include <cstring>
 
 #include "native/core/cpu_features.h"
+
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 #include "native/kernels/quantized/igemm/igemm_kernel.h"
 
 namespace onnx_light {
@@ -482,6 +486,99 @@ void PackBPanel(const uint8_t* src, int64_t ld, int64_t k, int64_t k_groups, int
   }
 }
 
+#if defined(__x86_64__)
+// SSE2 (the x86-64 baseline) packing of a strip of 16 columns (`width` of them real) of a
+// panel, K in groups of G: the same panels and column sums as PackBPanel.
+__m128i LoadRow(const uint8_t* row, int64_t width, uint8_t fill) {
+  if (width >= 16) return _mm_loadu_si128(reinterpret_cast<const __m128i*>(row));
+  alignas(16) uint8_t tmp[16];
+  std::memset(tmp, fill, sizeof(tmp));
+  std::memcpy(tmp, row, static_cast<size_t>(width));
+  return _mm_load_si128(reinterpret_cast<const __m128i*>(tmp));
+}
+
+// Adds the 16 int16 sums (lo: columns 0-7, hi: 8-15) to four int32 vectors.
+void FlushSums(__m128i lo, __m128i hi, __m128i* acc) {
+  acc[0] = _mm_add_epi32(acc[0], _mm_srai_epi32(_mm_unpacklo_epi16(lo, lo), 16));
+  acc[1] = _mm_add_epi32(acc[1], _mm_srai_epi32(_mm_unpackhi_epi16(lo, lo), 16));
+  acc[2] = _mm_add_epi32(acc[2], _mm_srai_epi32(_mm_unpacklo_epi16(hi, hi), 16));
+  acc[3] = _mm_add_epi32(acc[3], _mm_srai_epi32(_mm_unpackhi_epi16(hi, hi), 16));
+}
+
+void StoreSums(const __m128i* acc, int32_t correction, int64_t width, int32_t* sums) {
+  alignas(16) int32_t all[16];
+  for (int v = 0; v < 4; ++v) _mm_store_si128(reinterpret_cast<__m128i*>(all + 4 * v), acc[v]);
+  for (int64_t c = 0; c < std::min<int64_t>(width, 16); ++c) sums[c] += all[c] + correction;
+}
+
+// Byte quads: stored int8 = raw ^ flip (flip 0x80 for a uint8 source). Sums are taken of
+// stored ^ 0x80 as uint8 (exactly stored + 128) and corrected by -128 per row.
+void PackQuadStrip(const uint8_t* src, int64_t ld, int64_t k, int64_t kg, int nr, int64_t width, bool is_signed,
+                   int8_t* dst, int32_t* sums) {
+  const uint8_t flip = is_signed ? 0x00 : 0x80;
+  const __m128i vflip = _mm_set1_epi8(static_cast<char>(flip)), bias = _mm_set1_epi8(static_cast<char>(0x80));
+  const __m128i zero = _mm_setzero_si128(), pad = _mm_set1_epi8(static_cast<char>(flip));
+  __m128i acc[4] = {zero, zero, zero, zero}, lo = zero, hi = zero;
+  for (int64_t q = 0; q < kg; ++q) {
+    __m128i r[4];
+    for (int t = 0; t < 4; ++t) {
+      const int64_t kk = q * 4 + t;
+      r[t] = _mm_xor_si128(kk < k ? LoadRow(src + kk * ld, width, flip) : pad, vflip);
+      const __m128i u = _mm_xor_si128(r[t], bias);
+      lo = _mm_add_epi16(lo, _mm_unpacklo_epi8(u, zero));
+      hi = _mm_add_epi16(hi, _mm_unpackhi_epi8(u, zero));
+    }
+    const __m128i ab_lo = _mm_unpacklo_epi8(r[0], r[1]), ab_hi = _mm_unpackhi_epi8(r[0], r[1]);
+    const __m128i cd_lo = _mm_unpacklo_epi8(r[2], r[3]), cd_hi = _mm_unpackhi_epi8(r[2], r[3]);
+    __m128i* out = reinterpret_cast<__m128i*>(dst + q * nr * 4);
+    _mm_storeu_si128(out, _mm_unpacklo_epi16(ab_lo, cd_lo));
+    _mm_storeu_si128(out + 1, _mm_unpackhi_epi16(ab_lo, cd_lo));
+    _mm_storeu_si128(out + 2, _mm_unpacklo_epi16(ab_hi, cd_hi));
+    _mm_storeu_si128(out + 3, _mm_unpackhi_epi16(ab_hi, cd_hi));
+    if ((q & 31) == 31) {  // 32 quads: at most 32 * 4 * 255 < 2^15 per int16 lane
+      FlushSums(lo, hi, acc);
+      lo = hi = zero;
+    }
+  }
+  FlushSums(lo, hi, acc);
+  StoreSums(acc, static_cast<int32_t>(-128 * 4 * kg), width, sums);
+}
+
+// 16-bit pairs: stored int16 = the raw value sign- or zero-extended.
+void PackPairStrip(const uint8_t* src, int64_t ld, int64_t k, int64_t kg, int nr, int64_t width, bool is_signed,
+                   int16_t* dst, int32_t* sums) {
+  const __m128i zero = _mm_setzero_si128();
+  __m128i acc[4] = {zero, zero, zero, zero}, lo = zero, hi = zero;
+  for (int64_t q = 0; q < kg; ++q) {
+    __m128i e_lo[2], e_hi[2];
+    for (int t = 0; t < 2; ++t) {
+      const int64_t kk = q * 2 + t;
+      const __m128i r = kk < k ? LoadRow(src + kk * ld, width, 0) : zero;
+      if (is_signed) {
+        e_lo[t] = _mm_srai_epi16(_mm_unpacklo_epi8(r, r), 8);
+        e_hi[t] = _mm_srai_epi16(_mm_unpackhi_epi8(r, r), 8);
+      } else {
+        e_lo[t] = _mm_unpacklo_epi8(r, zero);
+        e_hi[t] = _mm_unpackhi_epi8(r, zero);
+      }
+      lo = _mm_add_epi16(lo, e_lo[t]);
+      hi = _mm_add_epi16(hi, e_hi[t]);
+    }
+    __m128i* out = reinterpret_cast<__m128i*>(dst + q * nr * 2);
+    _mm_storeu_si128(out, _mm_unpacklo_epi16(e_lo[0], e_lo[1]));
+    _mm_storeu_si128(out + 1, _mm_unpackhi_epi16(e_lo[0], e_lo[1]));
+    _mm_storeu_si128(out + 2, _mm_unpacklo_epi16(e_hi[0], e_hi[1]));
+    _mm_storeu_si128(out + 3, _mm_unpackhi_epi16(e_hi[0], e_hi[1]));
+    if ((q & 31) == 31) {  // 32 pairs: |sum| <= 32 * 2 * 255 < 2^15
+      FlushSums(lo, hi, acc);
+      lo = hi = zero;
+    }
+  }
+  FlushSums(lo, hi, acc);
+  StoreSums(acc, 0, width, sums);
+}
+#endif  // __x86_64__
+
 }  // namespace
 
 void IgemmPackBBlock(const IgemmPackedA& a, const IgemmMatrix& b, IgemmBBlock* block) {
@@ -492,6 +589,31 @@ void IgemmPackBBlock(const IgemmPackedA& a, const IgemmMatrix& b, IgemmBBlock* b
   for (int64_t j0 = 0; j0 < cols; j0 += nr) {
     const int64_t width = std::min<int64_t>(nr, cols - j0);
     int32_t* sums = block->column_sums + j0;
+#if defined(__x86_64__)
+    if (nr % 16 == 0) {  // the vector kernels' panels, 16 columns at a time
+      for (int64_t c0 = 0; c0 < nr; c0 += 16) {
+        const int64_t strip = width - c0;  // real columns in this strip (may be <= 0: all padding)
+        if (strip <= 0) {
+          for (int64_t q = 0; q < kg; ++q) {
+            if (a.bytes()) {
+              std::memset(static_cast<int8_t*>(block->panels) + j0 * kg * 4 + (q * nr + c0) * 4, 0, 64);
+            } else {
+              std::memset(static_cast<int16_t*>(block->panels) + j0 * kg * 2 + (q * nr + c0) * 2, 0, 64);
+            }
+          }
+          continue;
+        }
+        if (a.bytes()) {
+          PackQuadStrip(src + j0 + c0, ld, k, kg, nr, strip, b.is_signed,
+                        static_cast<int8_t*>(block->panels) + j0 * kg * 4 + c0 * 4, sums + c0);
+        } else {
+          PackPairStrip(src + j0 + c0, ld, k, kg, nr, strip, b.is_signed,
+                        static_cast<int16_t*>(block->panels) + j0 * kg * 2 + c0 * 2, sums + c0);
+        }
+      }
+      continue;
+    }
+#endif
     if (a.bytes()) {
       int8_t* dst = static_cast<int8_t*>(block->panels) + j0 * kg * 4;
       if (b.is_signed) {
