@@ -285,8 +285,8 @@ StatusOr<std::shared_ptr<const igemm::IgemmPackedA>> PackGroupWeights(const Tens
   const int64_t m = w.shape()[0], mg = m / group, k = w.num_elements() / std::max<int64_t>(m, 1);
   std::vector<int32_t> zps = w_zp.values;
   if (zps.size() != 1) zps.assign(w_zp.values.begin() + gi * mg, w_zp.values.begin() + (gi + 1) * mg);
-  const igemm::IgemmMatrix matrix{static_cast<const uint8_t*>(w.raw_data()) + gi * mg * k,
-                                  w.dtype() == DataType::kInt8, k, 1};
+  const igemm::IgemmMatrix matrix{static_cast<const uint8_t*>(w.raw_data()) + gi * mg * k, w.dtype() == DataType::kInt8,
+                                  k, 1};
   return igemm::IgemmPackedA::Create(mg, k, matrix, zps.data(), static_cast<int64_t>(zps.size()));
 }
 
@@ -360,9 +360,8 @@ Status IntegerConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const con
   const igemm::IgemmPackedA& first = *(*groups)[0];
   const int64_t mr = first.mr(), nr = first.nr();
   const int64_t element = first.bytes() ? 1 : 2;
-  const int64_t cols_block =
-      std::min(RoundUpTo(std::min(positions, kMaxColumns), nr),
-               std::max(nr, kPanelBudget / (element * std::max<int64_t>(k, 1)) / nr * nr));
+  const int64_t cols_block = std::min(RoundUpTo(std::min(positions, kMaxColumns), nr),
+                                      std::max(nr, kPanelBudget / (element * std::max<int64_t>(k, 1)) / nr * nr));
   const int64_t rows_block = RoundUpTo(std::min(mg, kMaxRows), mr);
   const int64_t ldc = RoundUpTo(cols_block, nr) + 16;  // rows not a multiple of 4 KiB apart
   const int64_t spatial_blocks = (positions + cols_block - 1) / cols_block;
@@ -393,8 +392,8 @@ Status IntegerConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const con
   const auto run = [&](int participant, int64_t begin, int64_t end) -> Status {
     char* mine = static_cast<char*>(base) + static_cast<size_t>(participant) * per;
     auto* col = reinterpret_cast<uint8_t*>(mine);
-    igemm::IgemmBBlock block{mine + col_bytes, reinterpret_cast<int32_t*>(mine + col_bytes + panel_bytes), 0,
-                             x_signed, in.x_zp};
+    igemm::IgemmBBlock block{mine + col_bytes, reinterpret_cast<int32_t*>(mine + col_bytes + panel_bytes), 0, x_signed,
+                             in.x_zp};
     auto* c = reinterpret_cast<int32_t*>(mine + col_bytes + panel_bytes + sum_bytes);
     int64_t packed_unit = -1;  // (image, group, spatial block) whose columns are packed
     for (int64_t task = begin; task < end; ++task) {

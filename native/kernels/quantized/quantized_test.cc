@@ -344,8 +344,8 @@ void CheckQLinearConv(const ConvCase& cs, bool constant_w, uint32_t seed) {
     bias[i] = static_cast<int32_t>(i * 211 % 4001) - 2000;
   }
   int64_t oh = 0, ow = 0;
-  const auto want = DirectConv2D(x, cs.n, cs.c, cs.h, cs.w, w, cs.m, cs.k, cs.k, cs.group, cs.stride, cs.pad, xzp,
-                                 wzp, bias, &oh, &ow, cs.dilation);
+  const auto want = DirectConv2D(x, cs.n, cs.c, cs.h, cs.w, w, cs.m, cs.k, cs.k, cs.group, cs.stride, cs.pad, xzp, wzp,
+                                 bias, &oh, &ow, cs.dilation);
   // y_scale maps the accumulators' spread (per channel, after its weight scale) to about 40
   // steps, so that most outputs land inside the 8-bit range.
   double spread = 0;
@@ -416,16 +416,15 @@ TEST_P(QLinearConvShapes, MatchesDirectConvolution) {
 
 INSTANTIATE_TEST_SUITE_P(
     Conv, QLinearConvShapes,
-    ::testing::Combine(
-        ::testing::Values(ConvCase{"odd_channels_3x3_pad", 2, 5, 9, 7, 13, 3, 1, 1, 1, 1},
-                          ConvCase{"pointwise_in_place", 2, 7, 19, 17, 9, 1, 1, 1, 0, 1},
-                          ConvCase{"pointwise_stride2", 1, 6, 9, 11, 5, 1, 1, 2, 0, 1},
-                          ConvCase{"strided_dilated", 1, 4, 15, 14, 11, 3, 1, 2, 2, 2},
-                          ConvCase{"large_k_many_blocks", 1, 70, 13, 12, 150, 3, 1, 1, 1, 1},
-                          ConvCase{"groups_odd_channels", 2, 9, 8, 10, 15, 3, 3, 1, 1, 1},
-                          ConvCase{"depthwise_3x3", 2, 13, 10, 9, 13, 3, 13, 1, 1, 1},
-                          ConvCase{"depthwise_5x5_stride2_dilated", 1, 7, 17, 16, 7, 5, 7, 2, 3, 2}),
-        ::testing::Values(0, 1, 2, 3)),
+    ::testing::Combine(::testing::Values(ConvCase{"odd_channels_3x3_pad", 2, 5, 9, 7, 13, 3, 1, 1, 1, 1},
+                                         ConvCase{"pointwise_in_place", 2, 7, 19, 17, 9, 1, 1, 1, 0, 1},
+                                         ConvCase{"pointwise_stride2", 1, 6, 9, 11, 5, 1, 1, 2, 0, 1},
+                                         ConvCase{"strided_dilated", 1, 4, 15, 14, 11, 3, 1, 2, 2, 2},
+                                         ConvCase{"large_k_many_blocks", 1, 70, 13, 12, 150, 3, 1, 1, 1, 1},
+                                         ConvCase{"groups_odd_channels", 2, 9, 8, 10, 15, 3, 3, 1, 1, 1},
+                                         ConvCase{"depthwise_3x3", 2, 13, 10, 9, 13, 3, 13, 1, 1, 1},
+                                         ConvCase{"depthwise_5x5_stride2_dilated", 1, 7, 17, 16, 7, 5, 7, 2, 3, 2}),
+                       ::testing::Values(0, 1, 2, 3)),
     ConvCaseName);
 
 // A constant B packed at creation, several row and column blocks of the engine.

@@ -161,8 +161,7 @@ void IgemmPackBBlock(const IgemmPackedA& a, const IgemmMatrix& b, IgemmBBlock* b
 // c[(i - i0) * ldc + j] = sum_k (A(i, k) - azp(i)) (B(k, j) - bzp) for i in [i0, i0 + rows),
 // j < b.cols, wrapping int32. i0 is a multiple of the kernel's mr. c must have room for RoundUp(rows, mr) rows of
 // ldc >= RoundUp(b.cols, nr) (whole tiles are stored; the padding holds no result).
-void IgemmMultiplyBlock(const IgemmPackedA& a, int64_t i0, int64_t rows, const IgemmBBlock& b, int32_t* c,
-                        int64_t ldc);
+void IgemmMultiplyBlock(const IgemmPackedA& a, int64_t i0, int64_t rows, const IgemmBBlock& b, int32_t* c, int64_t ldc);
 
 // Requantisation of n accumulators as the ONNX reference computes it:
 //   out[j] = saturate(round_half_even(double(acc[j] + bias) * multiplier[j * step] + zp))
