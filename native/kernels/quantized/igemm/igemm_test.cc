@@ -210,6 +210,32 @@ TEST_P(IgemmVariantTest, PackedATimesBlocksMatchesDirectShiftedProductSums) {
   }
 }
 
+// The transposed arrangement wraps alike: sums past 2^31 (and column and row sums large
+// enough to wrap the zero-point terms) reduce modulo 2^32 as the direct int32 accumulation.
+TEST_P(IgemmVariantTest, PackedATimesBlocksWrapsModulo2To32) {
+  SKIP_UNLESS_KERNEL(GetParam(), kernel);
+  const int64_t m = 3, n = 5, k = 70000;
+  for (const bool is_signed : {false, true}) {
+    SCOPED_TRACE(is_signed ? "int8" : "uint8");
+    const uint8_t byte = is_signed ? 0x80 : 0xff;  // -128 or 255
+    const int32_t value = is_signed ? -128 : 255, azp = is_signed ? 127 : 0, bzp = is_signed ? 127 : 0;
+    std::vector<uint8_t> a(m * k, byte), b(k * n, byte);
+    auto packed = IgemmPackedA::Create(m, k, IgemmMatrix{a.data(), is_signed, k, 1}, &azp, 1, kernel);
+    ASSERT_TRUE(packed.ok());
+    std::vector<int64_t> panel_storage(IgemmBBlockBytes(**packed, n) / 8 + 1);
+    std::vector<int32_t> column_sums(n);
+    IgemmBBlock block{panel_storage.data(), column_sums.data(), n, is_signed, bzp};
+    IgemmPackBBlock(**packed, IgemmMatrix{b.data(), is_signed, n, 1}, &block);
+    const int64_t ldc = (n + kernel->nr - 1) / kernel->nr * kernel->nr;
+    std::vector<int32_t> got(((m + kernel->mr - 1) / kernel->mr * kernel->mr) * ldc);
+    IgemmMultiplyBlock(**packed, 0, m, block, got.data(), ldc);
+    const int32_t expected = static_cast<int32_t>(static_cast<uint32_t>(int64_t{value - azp} * (value - bzp) * k));
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) ASSERT_EQ(got[i * ldc + j], expected) << i << "," << j;
+    }
+  }
+}
+
 // IgemmComputeSerial on the caller's scratch: the same sums as the direct reference, every
 // element delivered once, and a misaligned scratch refused.
 TEST_P(IgemmVariantTest, ComputeSerialMatchesDirectSumsOnCallerScratch) {
