@@ -333,8 +333,8 @@ class PrepackedConvWeights {
 };
 
 // Blocking of the GEMM path, from the shape alone: columns per spatial block (a multiple of
-// nr whose packed panels stay near kPanelBudget bytes, at most kMaxColumns) and rows per
-// channel block (a multiple of mr, at most about kMaxRows).
+// nr whose packed panels stay near kPanelBudget bytes, at most kMaxColumns, balanced) and
+// rows per channel block (a multiple of mr, at most about kMaxRows).
 constexpr int64_t kPanelBudget = int64_t{1} << 17;
 constexpr int64_t kMaxColumns = 256;
 constexpr int64_t kMaxRows = 128;
@@ -360,8 +360,12 @@ Status IntegerConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const con
   const igemm::IgemmPackedA& first = *(*groups)[0];
   const int64_t mr = first.mr(), nr = first.nr();
   const int64_t element = first.bytes() ? 1 : 2;
-  const int64_t cols_block = std::min(RoundUpTo(std::min(positions, kMaxColumns), nr),
-                                      std::max(nr, kPanelBudget / (element * std::max<int64_t>(k, 1)) / nr * nr));
+  // At most `widest` columns per block, the positions spread evenly over the fewest such
+  // blocks (784 positions: 4 x 224 rather than 3 x 256 + 16).
+  const int64_t widest = std::min(RoundUpTo(std::min(positions, kMaxColumns), nr),
+                                  std::max(nr, kPanelBudget / (element * std::max<int64_t>(k, 1)) / nr * nr));
+  const int64_t fewest_blocks = (positions + widest - 1) / widest;
+  const int64_t cols_block = std::min(widest, RoundUpTo((positions + fewest_blocks - 1) / fewest_blocks, nr));
   const int64_t rows_block = RoundUpTo(std::min(mg, kMaxRows), mr);
   const int64_t ldc = RoundUpTo(cols_block, nr) + 16;  // rows not a multiple of 4 KiB apart
   const int64_t spatial_blocks = (positions + cols_block - 1) / cols_block;
