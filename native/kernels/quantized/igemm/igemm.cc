@@ -462,10 +462,20 @@ size_t IgemmBBlockBytes(const IgemmPackedA& a, int64_t cols) {
 
 namespace {
 
-// One panel (nr columns, `width` of them real) of K rows `rows` (row kk at src + kk * ld),
+// The rows of a B block: row kk at base + kk * ld, or at pointers[kk] when given.
+struct BRows {
+  const uint8_t* base = nullptr;
+  int64_t ld = 0;
+  const uint8_t* const* pointers = nullptr;
+  const uint8_t* at(int64_t kk, int64_t col) const {
+    return (pointers != nullptr ? pointers[kk] : base + kk * ld) + col;
+  }
+};
+
+// One panel (nr columns from col0, `width` of them real) of the K rows,
 // K in groups of G, values converted by `load` into Stored; sums[c] += stored values.
 template <int G, typename Stored, typename Load>
-void PackBPanel(const uint8_t* src, int64_t ld, int64_t k, int64_t k_groups, int nr, int64_t width, Stored* dst,
+void PackBPanel(const BRows& rows, int64_t col0, int64_t k, int64_t k_groups, int nr, int64_t width, Stored* dst,
                 int32_t* sums, Load load) {
   for (int64_t q = 0; q < k_groups; ++q) {
     Stored* out = dst + q * nr * G;
@@ -475,7 +485,7 @@ void PackBPanel(const uint8_t* src, int64_t ld, int64_t k, int64_t k_groups, int
         for (int c = 0; c < nr; ++c) out[c * G + t] = 0;
         continue;
       }
-      const uint8_t* row = src + kk * ld;
+      const uint8_t* row = rows.at(kk, col0);
       for (int64_t c = 0; c < width; ++c) {
         const Stored v = load(row[c]);
         out[c * G + t] = v;
@@ -513,7 +523,7 @@ void StoreSums(const __m128i* acc, int32_t correction, int64_t width, int32_t* s
 
 // Byte quads: stored int8 = raw ^ flip (flip 0x80 for a uint8 source). Sums are taken of
 // stored ^ 0x80 as uint8 (exactly stored + 128) and corrected by -128 per row.
-void PackQuadStrip(const uint8_t* src, int64_t ld, int64_t k, int64_t kg, int nr, int64_t width, bool is_signed,
+void PackQuadStrip(const BRows& rows, int64_t col0, int64_t k, int64_t kg, int nr, int64_t width, bool is_signed,
                    int8_t* dst, int32_t* sums) {
   const uint8_t flip = is_signed ? 0x00 : 0x80;
   const __m128i vflip = _mm_set1_epi8(static_cast<char>(flip)), bias = _mm_set1_epi8(static_cast<char>(0x80));
@@ -523,7 +533,7 @@ void PackQuadStrip(const uint8_t* src, int64_t ld, int64_t k, int64_t kg, int nr
     __m128i r[4];
     for (int t = 0; t < 4; ++t) {
       const int64_t kk = q * 4 + t;
-      r[t] = _mm_xor_si128(kk < k ? LoadRow(src + kk * ld, width, flip) : pad, vflip);
+      r[t] = _mm_xor_si128(kk < k ? LoadRow(rows.at(kk, col0), width, flip) : pad, vflip);
       const __m128i u = _mm_xor_si128(r[t], bias);
       lo = _mm_add_epi16(lo, _mm_unpacklo_epi8(u, zero));
       hi = _mm_add_epi16(hi, _mm_unpackhi_epi8(u, zero));
@@ -545,7 +555,7 @@ void PackQuadStrip(const uint8_t* src, int64_t ld, int64_t k, int64_t kg, int nr
 }
 
 // 16-bit pairs: stored int16 = the raw value sign- or zero-extended.
-void PackPairStrip(const uint8_t* src, int64_t ld, int64_t k, int64_t kg, int nr, int64_t width, bool is_signed,
+void PackPairStrip(const BRows& rows, int64_t col0, int64_t k, int64_t kg, int nr, int64_t width, bool is_signed,
                    int16_t* dst, int32_t* sums) {
   const __m128i zero = _mm_setzero_si128();
   __m128i acc[4] = {zero, zero, zero, zero}, lo = zero, hi = zero;
@@ -553,7 +563,7 @@ void PackPairStrip(const uint8_t* src, int64_t ld, int64_t k, int64_t kg, int nr
     __m128i e_lo[2], e_hi[2];
     for (int t = 0; t < 2; ++t) {
       const int64_t kk = q * 2 + t;
-      const __m128i r = kk < k ? LoadRow(src + kk * ld, width, 0) : zero;
+      const __m128i r = kk < k ? LoadRow(rows.at(kk, col0), width, 0) : zero;
       if (is_signed) {
         e_lo[t] = _mm_srai_epi16(_mm_unpacklo_epi8(r, r), 8);
         e_hi[t] = _mm_srai_epi16(_mm_unpackhi_epi8(r, r), 8);
@@ -581,10 +591,11 @@ void PackPairStrip(const uint8_t* src, int64_t ld, int64_t k, int64_t kg, int nr
 
 }  // namespace
 
-void IgemmPackBBlock(const IgemmPackedA& a, const IgemmMatrix& b, IgemmBBlock* block) {
+namespace {
+
+void PackBlock(const IgemmPackedA& a, const BRows& rows, IgemmBBlock* block) {
   const int nr = a.kernel().nr;
-  const int64_t k = a.k(), kg = a.k_groups(), cols = block->cols, ld = b.row_stride;
-  const auto* src = static_cast<const uint8_t*>(b.data);
+  const int64_t k = a.k(), kg = a.k_groups(), cols = block->cols;
   std::fill(block->column_sums, block->column_sums + cols, 0);
   for (int64_t j0 = 0; j0 < cols; j0 += nr) {
     const int64_t width = std::min<int64_t>(nr, cols - j0);
@@ -604,10 +615,10 @@ void IgemmPackBBlock(const IgemmPackedA& a, const IgemmMatrix& b, IgemmBBlock* b
           continue;
         }
         if (a.bytes()) {
-          PackQuadStrip(src + j0 + c0, ld, k, kg, nr, strip, b.is_signed,
+          PackQuadStrip(rows, j0 + c0, k, kg, nr, strip, block->is_signed,
                         static_cast<int8_t*>(block->panels) + j0 * kg * 4 + c0 * 4, sums + c0);
         } else {
-          PackPairStrip(src + j0 + c0, ld, k, kg, nr, strip, b.is_signed,
+          PackPairStrip(rows, j0 + c0, k, kg, nr, strip, block->is_signed,
                         static_cast<int16_t*>(block->panels) + j0 * kg * 2 + c0 * 2, sums + c0);
         }
       }
@@ -616,22 +627,31 @@ void IgemmPackBBlock(const IgemmPackedA& a, const IgemmMatrix& b, IgemmBBlock* b
 #endif
     if (a.bytes()) {
       int8_t* dst = static_cast<int8_t*>(block->panels) + j0 * kg * 4;
-      if (b.is_signed) {
-        PackBPanel<4>(src + j0, ld, k, kg, nr, width, dst, sums, [](uint8_t v) { return static_cast<int8_t>(v); });
+      if (block->is_signed) {
+        PackBPanel<4>(rows, j0, k, kg, nr, width, dst, sums, [](uint8_t v) { return static_cast<int8_t>(v); });
       } else {
-        PackBPanel<4>(src + j0, ld, k, kg, nr, width, dst, sums,
-                      [](uint8_t v) { return static_cast<int8_t>(v ^ 0x80); });
+        PackBPanel<4>(rows, j0, k, kg, nr, width, dst, sums, [](uint8_t v) { return static_cast<int8_t>(v ^ 0x80); });
       }
     } else {
       int16_t* dst = static_cast<int16_t*>(block->panels) + j0 * kg * 2;
-      if (b.is_signed) {
-        PackBPanel<2>(src + j0, ld, k, kg, nr, width, dst, sums,
+      if (block->is_signed) {
+        PackBPanel<2>(rows, j0, k, kg, nr, width, dst, sums,
                       [](uint8_t v) { return static_cast<int16_t>(static_cast<int8_t>(v)); });
       } else {
-        PackBPanel<2>(src + j0, ld, k, kg, nr, width, dst, sums, [](uint8_t v) { return static_cast<int16_t>(v); });
+        PackBPanel<2>(rows, j0, k, kg, nr, width, dst, sums, [](uint8_t v) { return static_cast<int16_t>(v); });
       }
     }
   }
+}
+
+}  // namespace
+
+void IgemmPackBBlock(const IgemmPackedA& a, const IgemmMatrix& b, IgemmBBlock* block) {
+  PackBlock(a, BRows{static_cast<const uint8_t*>(b.data), b.row_stride, nullptr}, block);
+}
+
+void IgemmPackBBlockRows(const IgemmPackedA& a, const uint8_t* const* rows, IgemmBBlock* block) {
+  PackBlock(a, BRows{nullptr, 0, rows}, block);
 }
 
 void IgemmMultiplyBlock(const IgemmPackedA& a, int64_t i0, int64_t rows, const IgemmBBlock& b, int32_t* c,

@@ -156,8 +156,11 @@ struct IgemmBBlock {
 // Bytes of panels for a block of `cols` columns packed for `a` (column sums: cols int32).
 size_t IgemmBBlockBytes(const IgemmPackedA& a, int64_t cols);
 // Packs b (K x block->cols, col_stride 1, element (kk, c) at row kk * row_stride + c) into
-// block->panels and block->column_sums; b.is_signed must equal block->is_signed.
+// block->panels and block->column_sums; the values' signedness is block->is_signed.
 void IgemmPackBBlock(const IgemmPackedA& a, const IgemmMatrix& b, IgemmBBlock* block);
+// As IgemmPackBBlock with row kk of the block starting at rows[kk] (block->cols bytes of
+// block->is_signed values each), for a block whose rows are spans of different planes.
+void IgemmPackBBlockRows(const IgemmPackedA& a, const uint8_t* const* rows, IgemmBBlock* block);
 // c[(i - i0) * ldc + j] = sum_k (A(i, k) - azp(i)) (B(k, j) - bzp) for i in [i0, i0 + rows),
 // j < b.cols, wrapping int32. i0 is a multiple of the kernel's mr. c must have room for RoundUp(rows, mr) rows of
 // ldc >= RoundUp(b.cols, nr) (whole tiles are stored; the padding holds no result).
