@@ -332,6 +332,23 @@ class PrepackedConvWeights {
   const void* zp_data_ = nullptr;
 };
 
+// Input plane x (h x w) into dst (hp x wp): row y, column x holds x[y - ph, x - pw], the
+// zero point byte `pad` outside the input.
+void PadPlane(const Plane2D& v, int64_t hp, int64_t wp, const uint8_t* x, uint8_t pad, uint8_t* dst) {
+  const int64_t left = std::min(v.pw, wp), count = std::max<int64_t>(0, std::min(v.w, wp - left));
+  for (int64_t y = 0; y < hp; ++y) {
+    uint8_t* row = dst + y * wp;
+    const int64_t iy = y - v.ph;
+    if (iy < 0 || iy >= v.h) {
+      std::fill(row, row + wp, pad);
+      continue;
+    }
+    std::fill(row, row + left, pad);
+    std::copy(x + iy * v.w, x + iy * v.w + count, row + left);
+    std::fill(row + left + count, row + wp, pad);
+  }
+}
+
 // Blocking of the GEMM path, from the shape alone: columns per spatial block (a multiple of
 // nr whose packed panels stay near kPanelBudget bytes, at most kMaxColumns, balanced) and
 // rows per channel block (a multiple of mr, at most about kMaxRows).
@@ -360,39 +377,71 @@ Status IntegerConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const con
   const igemm::IgemmPackedA& first = *(*groups)[0];
   const int64_t mr = first.mr(), nr = first.nr();
   const int64_t element = first.bytes() ? 1 : 2;
-  // At most `widest` columns per block, the positions spread evenly over the fewest such
-  // blocks (784 positions: 4 x 224 rather than 3 x 256 + 16).
-  const int64_t widest = std::min(RoundUpTo(std::min(positions, kMaxColumns), nr),
-                                  std::max(nr, kPanelBudget / (element * std::max<int64_t>(k, 1)) / nr * nr));
-  const int64_t fewest_blocks = (positions + widest - 1) / widest;
-  const int64_t cols_block = std::min(widest, RoundUpTo((positions + fewest_blocks - 1) / fewest_blocks, nr));
-  const int64_t rows_block = RoundUpTo(std::min(mg, kMaxRows), mr);
-  const int64_t ldc = RoundUpTo(cols_block, nr) + 16;  // rows not a multiple of 4 KiB apart
-  const int64_t spatial_blocks = (positions + cols_block - 1) / cols_block;
-  const int64_t channel_blocks = (mg + rows_block - 1) / rows_block;
-  const int64_t tasks = g.batch * g.group * spatial_blocks * channel_blocks;
   // 1x1, stride 1, no padding: the input planes are the columns, read in place.
   bool in_place = g.kernel_size == 1;
   for (int d = 0; d < g.rank; ++d) {
     in_place = in_place && g.strides[d] == 1 && g.pads_begin[d] == 0 && g.pads_end[d] == 0;
   }
+  // Other stride-1 1-D/2-D convolutions: the input planes copied once with their padding
+  // (the zero point byte) at the padded width wp. On the grid of positions oy * wp + ox,
+  // im2col row (c, ky, kx) is one contiguous span of padded plane c from ky * dh * wp +
+  // kx * dw, so blocks are packed from the planes with no im2col copy; the grid's columns
+  // ox >= ow are computed and dropped. Taken when they are at most an eighth of a row.
+  const int64_t wp = plane.ow + (plane.kw - 1) * plane.dw, hp = plane.oh + (plane.kh - 1) * plane.dh;
+  bool padded = !in_place && plane.ok && (wp - plane.ow) * 8 <= plane.ow;
+  for (int d = 0; d < g.rank; ++d) padded = padded && g.strides[d] == 1;
+  const int64_t grid = padded ? (plane.oh - 1) * wp + plane.ow : positions;  // columns of the product
+  const int64_t plane_stride = hp * wp;
+  // At most `widest` columns per block, the columns spread evenly over the fewest such
+  // blocks (784 positions: 4 x 224 rather than 3 x 256 + 16).
+  const int64_t widest = std::min(RoundUpTo(std::min(grid, kMaxColumns), nr),
+                                  std::max(nr, kPanelBudget / (element * std::max<int64_t>(k, 1)) / nr * nr));
+  const int64_t fewest_blocks = (grid + widest - 1) / widest;
+  const int64_t cols_block = std::min(widest, RoundUpTo((grid + fewest_blocks - 1) / fewest_blocks, nr));
+  const int64_t rows_block = RoundUpTo(std::min(mg, kMaxRows), mr);
+  const int64_t ldc = RoundUpTo(cols_block, nr) + 16;  // rows not a multiple of 4 KiB apart
+  const int64_t spatial_blocks = (grid + cols_block - 1) / cols_block;
+  const int64_t channel_blocks = (mg + rows_block - 1) / rows_block;
+  const int64_t tasks = g.batch * g.group * spatial_blocks * channel_blocks;
   const bool serial = gemm::GemmWorkUnits(positions * g.batch, g.out_channels, k) < tuning.parallel_minimum_tasks;
   const ParallelPlan plan{"qconv.tiles", 1};
   const int participants = serial ? 1 : AvailableParticipants(ctx.parallel(), plan);
   // Per participant: the im2col slice, the packed panels and their column sums, the C block.
   const auto aligned = [](size_t v) { return (v + 63) / 64 * 64; };
-  const size_t col_bytes = in_place ? 0 : aligned(static_cast<size_t>(k * cols_block));
+  const size_t col_bytes = in_place ? 0
+                           : padded ? aligned(sizeof(const uint8_t*) * static_cast<size_t>(k))  // row pointers
+                                    : aligned(static_cast<size_t>(k * cols_block));
   const size_t panel_bytes = aligned(igemm::IgemmBBlockBytes(first, cols_block));
   const size_t sum_bytes = aligned(sizeof(int32_t) * static_cast<size_t>(cols_block));
   const size_t c_bytes = aligned(sizeof(int32_t) * static_cast<size_t>(rows_block * ldc));
   const size_t per = col_bytes + panel_bytes + sum_bytes + c_bytes;
-  ScratchArena arena(ctx.allocator(), per * static_cast<size_t>(participants) + 64);
+  const size_t padded_bytes = padded ? aligned(static_cast<size_t>(g.batch * g.in_channels * plane_stride)) : 0;
+  ScratchArena arena(ctx.allocator(), padded_bytes + per * static_cast<size_t>(participants) + 128);
   OL_RETURN_IF_ERROR(arena.status());
   OL_ASSIGN_OR_RETURN(void* base, arena.Allocate(per * static_cast<size_t>(participants)));
+  uint8_t* padded_planes = nullptr;
+  if (padded) {
+    OL_ASSIGN_OR_RETURN(padded_planes, arena.AllocateArray<uint8_t>(padded_bytes));
+  }
   ctx.RecordScratch(static_cast<int64_t>(arena.capacity()));
   const bool x_signed = in.x->dtype() == DataType::kInt8;
   const uint8_t pad = x_signed ? static_cast<uint8_t>(static_cast<int8_t>(in.x_zp)) : static_cast<uint8_t>(in.x_zp);
   const auto* xb = static_cast<const uint8_t*>(in.x->raw_data());
+  if (padded) {
+    const auto pad_planes = [&](int64_t begin, int64_t end) {
+      for (int64_t e = begin; e < end; ++e) {
+        PadPlane(plane, hp, wp, xb + e * g.in_size, pad, padded_planes + e * plane_stride);
+      }
+      return Status::Ok();
+    };
+    if (serial) {
+      OL_RETURN_IF_ERROR(pad_planes(0, g.batch * g.in_channels));
+    } else {
+      OL_RETURN_IF_ERROR(ParallelFor(ctx.parallel(), g.batch * g.in_channels,
+                                     ParallelPlan{"qconv.pad_planes", std::max<int64_t>(1, 65536 / plane_stride)},
+                                     pad_planes));
+    }
+  }
   const auto run = [&](int participant, int64_t begin, int64_t end) -> Status {
     char* mine = static_cast<char*>(base) + static_cast<size_t>(participant) * per;
     auto* col = reinterpret_cast<uint8_t*>(mine);
@@ -405,12 +454,24 @@ Status IntegerConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const con
       const int64_t unit = task / channel_blocks, cb = task % channel_blocks;
       const int64_t sb = unit % spatial_blocks, ng = unit / spatial_blocks, gi = ng % g.group, n = ng / g.group;
       const igemm::IgemmPackedA& a = *(*groups)[gi];
-      const int64_t p0 = sb * cols_block, cols = std::min(cols_block, positions - p0);
+      const int64_t p0 = sb * cols_block, cols = std::min(cols_block, grid - p0);
       if (unit != packed_unit) {
         const uint8_t* x = xb + (n * g.in_channels + gi * g.in_per_group()) * g.in_size;
         block.cols = cols;
         if (in_place) {
           igemm::IgemmPackBBlock(a, igemm::IgemmMatrix{x + p0, x_signed, g.in_size, 1}, &block);
+        } else if (padded) {
+          auto* rows = reinterpret_cast<const uint8_t**>(col);
+          const uint8_t* planes = padded_planes + (n * g.in_channels + gi * g.in_per_group()) * plane_stride + p0;
+          for (int64_t c = 0; c < g.in_per_group(); ++c) {
+            for (int64_t ky = 0; ky < plane.kh; ++ky) {
+              for (int64_t kx = 0; kx < plane.kw; ++kx) {
+                rows[(c * plane.kh + ky) * plane.kw + kx] =
+                    planes + c * plane_stride + ky * plane.dh * wp + kx * plane.dw;
+              }
+            }
+          }
+          igemm::IgemmPackBBlockRows(a, rows, &block);
         } else {
           Im2ColBlock(g, plane, windows, x, pad, p0, cols, col);
           igemm::IgemmPackBBlock(a, igemm::IgemmMatrix{col, x_signed, cols, 1}, &block);
@@ -419,7 +480,19 @@ Status IntegerConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const con
       }
       const int64_t i0 = cb * rows_block, rows = std::min(rows_block, mg - i0);
       igemm::IgemmMultiplyBlock(a, i0, rows, block, c, ldc);
-      for (int64_t r = 0; r < rows; ++r) out.Emit(g, n, gi * mg + i0 + r, p0, cols, c + r * ldc);
+      for (int64_t r = 0; r < rows; ++r) {
+        const int64_t m = gi * mg + i0 + r;
+        if (!padded) {
+          out.Emit(g, n, m, p0, cols, c + r * ldc);
+          continue;
+        }
+        // Grid column p is output (p / wp, p % wp) when p % wp < ow: one run per grid row.
+        for (int64_t j = 0; j < cols;) {
+          const int64_t p = p0 + j, oy = p / wp, ox = p % wp, run = std::min(cols - j, wp - ox);
+          if (ox < plane.ow) out.Emit(g, n, m, oy * plane.ow + ox, std::min(run, plane.ow - ox), c + r * ldc + j);
+          j += run;
+        }
+      }
     }
     return Status::Ok();
   };

@@ -318,7 +318,8 @@ TEST(QLinearConv, ManySmallGroupsRunInParallelOverImagesAndGroups) {
 // direct depthwise path, against the direct 64-bit convolution: uint8/int8 activations and
 // weights in every combination, per-channel weight zero points and scales, padding with
 // the input zero point, strides, dilations, groups with odd channel counts, 1x1 stride 1
-// (columns read in place) and strided, K large enough for narrow spatial blocks, more
+// (columns read in place) and strided, stride 1 on wide enough rows (packed from padded
+// planes on the padded-width grid), K large enough for narrow spatial blocks, more
 // channels than one channel block, more positions than one spatial block, depthwise 3x3
 // and 5x5. Weights constant (packed at creation) or an input (packed per run).
 struct ConvCase {
@@ -422,6 +423,9 @@ INSTANTIATE_TEST_SUITE_P(
                                          ConvCase{"strided_dilated", 1, 4, 15, 14, 11, 3, 1, 2, 2, 2},
                                          ConvCase{"large_k_many_blocks", 1, 70, 13, 12, 150, 3, 1, 1, 1, 1},
                                          ConvCase{"groups_odd_channels", 2, 9, 8, 10, 15, 3, 3, 1, 1, 1},
+                                         ConvCase{"stride1_padded_grid", 2, 5, 30, 33, 13, 3, 1, 1, 1, 1},
+                                         ConvCase{"stride1_dilated_padded_grid", 1, 6, 20, 40, 9, 3, 1, 1, 2, 2},
+                                         ConvCase{"groups_padded_grid", 1, 6, 12, 24, 9, 3, 3, 1, 1, 1},
                                          ConvCase{"depthwise_3x3", 2, 13, 10, 9, 13, 3, 13, 1, 1, 1},
                                          ConvCase{"depthwise_5x5_stride2_dilated", 1, 7, 17, 16, 7, 5, 7, 2, 3, 2}),
                        ::testing::Values(0, 1, 2, 3)),
