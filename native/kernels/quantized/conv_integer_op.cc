@@ -2,10 +2,11 @@
 // engine (igemm/igemm.h), output channels as the product's rows:
 //   Y[n, g, :, block] = W_g (Mg x K, packed once as the engine's left operand with its row
 //   sums) x X columns (K = C/group x kernel rows, one column per output position)
-// The input block is packed per run straight into the engine's right-hand panels: from an
-// im2col slice of the block's columns (the input zero point as padding value, so padding
-// contributes exactly 0), or for a 1x1, stride-1, unpadded convolution from the input
-// planes in place (no im2col). Each C row is an NCHW output row: the epilogue writes it
+// The input block is packed per run straight into the engine's right-hand panels, the input
+// zero point as padding value (so padding contributes exactly 0): for a 1x1, stride-1,
+// unpadded convolution from the input planes in place; for other stride-1 1-D/2-D ones from
+// padded copies of the planes on the padded-width grid (each im2col row a contiguous span);
+// otherwise from an im2col slice of the block's columns. Each C row is an NCHW output row: the epilogue writes it
 // (int32, or requantized with the channel's multiplier, bias and the output zero point)
 // with no transposition. Work splits over (image, group, spatial block, channel block)
 // tasks fixed by the shape; integer sums are exact, so results do not depend on the
