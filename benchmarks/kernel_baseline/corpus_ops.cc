@@ -514,9 +514,12 @@ void QLinear(std::vector<CorpusCase>* corpus) {
   });
 }
 
-// Recurrent ops over a sequence, batch 1 and hidden 256 (4 blocks of the default
-// parallel.block_hidden_units, so the hidden-block split is what runs), input 64 (gate
-// multiply-adds: steps x batch x gates x hidden x (input + hidden)).
+// Recurrent ops over 16 steps, hidden 256 (4 blocks of the default
+// parallel.block_hidden_units, so the hidden-block split is what runs), input 64, batch
+// 1, 4 and 16 (the step's product as a GEMV, on the step panels and as a GEMM). Work units:
+// what parallel.minimum_multiply_adds counts, one step's recurrent multiply-adds
+// (batch x gates x hidden x hidden): a step opens its own region, so the sequence length
+// does not move the crossover.
 void Recurrent(std::vector<CorpusCase>* corpus) {
   struct R {
     const char* op;
@@ -527,9 +530,9 @@ void Recurrent(std::vector<CorpusCase>* corpus) {
     const std::vector<DataType> types =
         std::string(rnn.op) == "GRU" ? std::vector<DataType>{DataType::kFloat16} : kFloat16Too;
     PerType(corpus, rnn.op, "", 22, types, [=](DataType t, int s) {
-      const int64_t steps = std::vector<int64_t>{2, 16, 64}[s], batch = 1, input = 64, hidden = 256;
+      const int64_t steps = 16, batch = std::vector<int64_t>{1, 4, 16}[s], input = 64, hidden = 256;
       const Shape x({steps, batch, input}), w({1, rnn.gates * hidden, input}), rec({1, rnn.gates * hidden, hidden});
-      return CorpusSize{"", steps * batch * rnn.gates * hidden * (input + hidden), ShapeText({x, w, rec}),
+      return CorpusSize{"", batch * rnn.gates * hidden * hidden, ShapeText({x, w, rec}),
                         [=](KernelRunner& r) {
                           r.Input(Typed(t, x, -1, 1, 1));
                           r.Input(Typed(t, w, -0.1f, 0.1f, 2)).Input(Typed(t, rec, -0.1f, 0.1f, 3));
