@@ -87,7 +87,8 @@ class SqueezeExcitationKernel final : public OpKernel {
     const float inverse = plane > 0 ? 1.0f / static_cast<float>(plane) : 0.0f;
     OL_RETURN_IF_ERROR(
         parallel_.Run(ctx.parallel(), "squeeze_excitation.means", planes, plane, [&](int64_t begin, int64_t end) {
-          for (int64_t p = begin; p < end; ++p) means[p] = plane > 0 ? simd::RowSum(xd + p * plane, plane) * inverse : 0;
+          for (int64_t p = begin; p < end; ++p)
+            means[p] = plane > 0 ? simd::RowSum(xd + p * plane, plane) * inverse : 0;
         }));
     for (int64_t n = 0; n < batch; ++n) {
       Dense(reduced, channels, w1->data<float>(), b1, means + n * channels, hidden, gemv_scratch);
