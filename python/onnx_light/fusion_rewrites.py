@@ -390,7 +390,7 @@ def fuse_squeeze_excitation(model: onnx.ModelProto, weights: Weights = None) -> 
             second = _pointwise_conv(g, gate)
             hidden = g.producer.get(gate.input[0])
             first = _pointwise_conv(g, hidden)
-            if second is None or first is None or id(g.single_use(gate.input[0])) != id(gate):
+            if second is None or first is None or hidden is None or id(g.single_use(gate.input[0])) != id(gate):
                 continue
             (w1, activation, params), (w2, gate_activation, gate_params) = first, second
             squeeze = g.producer.get(hidden.input[0])
