@@ -20,11 +20,10 @@ from onnx_light import _native
 from onnx_light.graph_rewrites._graph import (
     GraphView,
     attribute,
-    drop_unused_initializers,
     ensure_opset,
     is_op,
-    replace_nodes,
     unique_name,
+    view_of,
 )
 
 MICROSOFT = "com.microsoft"
@@ -70,8 +69,8 @@ def _rewrite_all(
     """Applies `match` at every node until nothing matches: each match's pattern nodes go
     and its fused nodes take the place of the last pattern node (where every input of the
     pattern is available). Matches of one sweep do not overlap."""
+    view = view_of(model, weights)
     while True:
-        view = GraphView(model, weights)
         taken = view.taken_names()
         removed: set[int] = set()
         inserted: dict[int, list[onnx.NodeProto]] = {}
@@ -92,9 +91,10 @@ def _rewrite_all(
             initializers.extend(tensors)
         if not removed:
             return model
-        replace_nodes(model.graph, removed, inserted)
-        model.graph.initializer.extend(initializers)
-        drop_unused_initializers(model.graph, view)
+        view.replace_nodes(removed, inserted)
+        for tensor in initializers:
+            view.add_initializer(tensor)
+        view.drop_unused_initializers()
 
 
 def _match_matmul_add(view: GraphView, mm: onnx.NodeProto, taken: set[str]) -> Match | None:
