@@ -3,13 +3,18 @@ it equal to a fresh read of the graph, one index serves a whole round of passes,
 inference runs at most once per round, not at all after a round that changed nothing.
 Creation cost is asserted as counts (indexes built, shape inferences), never as time."""
 
+import os
+import sys
+
 import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 from onnx_light import fusion_rewrites, graph_rewrites, qdq_rewrites
 from onnx_light.graph_rewrites import _graph
-from rewrite_checks import model, op_types
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rewrite_checks import model, op_types  # noqa: E402
 
 
 def tensor(name, shape, elem_type=TensorProto.FLOAT):
