@@ -7,7 +7,9 @@
               Conv + BatchNormalization (ORT_ENABLE_BASIC)
     extended  basic, then EXTENDED_PASSES: QDQ groups -> integer kernels (qdq_rewrites),
               MatMul + Add -> Gemm, decomposed Gelu, LayerNormalization and
-              RMSNormalization -> one op, Conv/Gemm + activation (+ residual Add) ->
+              RMSNormalization and scaled dot-product attention -> one op (Attention:
+              the ai.onnx import raised to 23 where that changes no node's meaning),
+              Conv/Gemm + activation (+ residual Add) ->
               com.microsoft FusedConv/FusedGemm (fusion_rewrites) (ORT_ENABLE_EXTENDED)
     all       extended, then LAYOUT_PASSES (none yet) (ORT_ENABLE_ALL, the default)
 
