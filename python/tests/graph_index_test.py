@@ -208,3 +208,34 @@ def test_the_fusion_passes_infer_shapes_alone_but_not_in_a_round():
     optimized = graph_rewrites.optimize(m, level="all")
     assert op_types(optimized) == ["FusedConv"]
     assert _graph.COUNTS["shape_inferences"] == 2  # before basic rounds 1 and 3 only
+
+
+def test_a_pass_written_against_the_graph_not_the_index_still_works_in_a_round(monkeypatch):
+    """The form passes had before the shared index: its own GraphView, free-function edits.
+    The round's index follows (the free functions go through it, or it is read again), so
+    the fusion pass after it sees its result."""
+
+    def abs_to_relu(m, weights=None):
+        view = _graph.GraphView(m, weights)
+        found = {id(n): n for n in m.graph.node if n.op_type == "Abs"}
+        relus = {key: [helper.make_node("Relu", list(n.input), list(n.output))] for key, n in found.items()}
+        _graph.replace_nodes(m.graph, set(found), relus)
+        _graph.drop_unused_initializers(m.graph, view)
+        return m
+
+    monkeypatch.setattr(graph_rewrites, "EXTENDED_PASSES", [abs_to_relu, *graph_rewrites.EXTENDED_PASSES])
+    rng = np.random.default_rng(0)
+    m = model(
+        [helper.make_node("Conv", ["x", "w"], ["c"]), helper.make_node("Abs", ["c"], ["y"])],
+        [tensor("x", [1, 2, 5, 5])],
+        [tensor("y", None)],
+        [numpy_helper.from_array(rng.standard_normal((3, 2, 3, 3)).astype(np.float32), "w")],
+    )
+    saved = _graph.CHECK_INDEX
+    _graph.CHECK_INDEX = True
+    try:
+        optimized = graph_rewrites.optimize(m, level="extended")
+    finally:
+        _graph.CHECK_INDEX = saved
+    assert op_types(optimized) == ["FusedConv"]
+    assert [a.s for a in optimized.graph.node[0].attribute if a.name == "activation"] == [b"Relu"]

@@ -116,6 +116,7 @@ class _Rounds:
             for rewrite in rewrites:
                 self.model = rewrite(self.model, self.weights)
                 if _graph.CHECK_INDEX and self.model is view.model:
+                    _graph.view_of(self.model, self.weights)  # read again if a pass said it is out of date
                     view.check()
         return _fingerprint(self.model) != before
 

@@ -77,13 +77,18 @@ class GraphView:
     A new pass: `view = view_of(model, weights)`, read view.producer / view.consumers /
     view.constant() / view.shape(), build the replacement nodes, then
     `view.replace_nodes(removed_ids, {id(anchor): [new nodes]})` and
-    `view.drop_unused_initializers()`. A pass that edits model.graph directly must call
-    `view.rebuild()` afterwards."""
+    `view.drop_unused_initializers()`. A pass that builds its own GraphView, or edits
+    model.graph with the free functions below, still works (the shared index is read again
+    after it: a cost, not an error); one that edits node inputs or outputs in place by hand
+    must call `view.rebuild()` afterwards."""
 
     def __init__(self, model: onnx.ModelProto, weights: _native.LoadedModel | None, infer_shapes: bool = False) -> None:
         self.model, self.graph, self.weights = model, model.graph, weights
         self._infer_shapes = infer_shapes
         self.rebuild()
+        shared = getattr(_shared, "view", None)
+        if shared is not None and shared.graph is self.graph:
+            shared._dirty = True  # edits through this index would not reach the shared one
 
     def rebuild(self) -> None:
         """Reads model.graph again (after edits made without the index)."""
@@ -118,6 +123,7 @@ class GraphView:
         self._values: dict[str, np.ndarray | None] = {}
         self._orphans: set[str] = set()  # names that lost their last reader
         self._sizes = (len(graph.node), len(graph.initializer))
+        self._dirty = False
 
     # ------------------------------------------------------------------ reading
 
@@ -127,10 +133,14 @@ class GraphView:
         return {name for name, readers in self.consumers.items() if readers} | self.outputs | self.pinned
 
     def in_sync(self) -> bool:
-        """False when model.graph gained or lost nodes or initializers behind the index."""
-        return self.graph is self.model.graph and self._sizes == (
-            len(self.graph.node),
-            len(self.graph.initializer),
+        """False when model.graph gained or lost nodes or initializers behind the index, or
+        its nodes were rebuilt (copied) behind it."""
+        nodes = self.graph.node
+        return (
+            not self._dirty
+            and self.graph is self.model.graph
+            and self._sizes == (len(nodes), len(self.graph.initializer))
+            and (not nodes or (id(nodes[0]) in self._nodes and id(nodes[-1]) in self._nodes))
         )
 
     def taken_names(self) -> set[str]:
@@ -437,6 +447,71 @@ def bypass(view: GraphView, name: str, source: str) -> bool:
     for reader in list({id(n): n for n in view.consumers.get(name, [])}.values()):
         view.rename_input(reader, name, source)
     return True
+
+
+# The edits as free functions on the graph (the form passes used before the shared index):
+# inside a round they go through the shared index when it is the graph's, so a pass written
+# this way keeps the index right; elsewhere they edit the graph directly.
+
+
+def _shared_for(graph: onnx.GraphProto) -> GraphView | None:
+    view = getattr(_shared, "view", None)
+    return view if view is not None and view.graph is graph and view.in_sync() else None
+
+
+def replace_nodes(
+    graph: onnx.GraphProto,
+    removed: set[int],
+    inserted: dict[int, list[onnx.NodeProto]] | None = None,
+) -> None:
+    """GraphView.replace_nodes on the graph's shared index, or the same edit without one."""
+    view = _shared_for(graph)
+    if view is not None:
+        view.replace_nodes(removed, inserted)
+        return
+    inserted = inserted or {}
+    for i in range(len(graph.node) - 1, -1, -1):
+        node = graph.node[i]
+        key = id(node)
+        if key in removed:
+            del graph.node[i]
+        for k, new in enumerate(inserted.get(key, [])):
+            graph.node.insert(i + k, new)
+
+
+def rename_inputs(node: onnx.NodeProto, old: str, new: str) -> None:
+    """GraphView.rename_input on the shared index holding `node`, or the same edit without one."""
+    view = getattr(_shared, "view", None)
+    if view is not None and view._nodes.get(id(node)) is node:
+        view.rename_input(node, old, new)
+        return
+    for i, value in enumerate(node.input):
+        if value == old:
+            node.input[i] = new
+
+
+def drop_unused_initializers(graph: onnx.GraphProto, before: GraphView) -> None:
+    """Removes the initializers that were read when `before` was made and that nothing reads
+    now (graph inputs and outputs, subgraphs count as readers)."""
+    used = {v for n in graph.node for v in n.input} | {o.name for o in graph.output} | {i.name for i in graph.input}
+    used |= names_read_in_subgraphs(graph)
+    gone = {t.name for t in graph.initializer if t.name in before.read and t.name not in used}
+    view = _shared_for(graph)
+    if view is not None:
+        view.drop_initializers(gone)
+        return
+    for i in range(len(graph.initializer) - 1, -1, -1):  # in place: payloads are not copied
+        if graph.initializer[i].name in gone:
+            del graph.initializer[i]
+
+
+def add_initializer(graph: onnx.GraphProto, array: np.ndarray, name: str) -> None:
+    tensor = numpy_helper.from_array(np.asarray(array), name)
+    view = _shared_for(graph)
+    if view is not None:
+        view.add_initializer(tensor)
+    else:
+        graph.initializer.append(tensor)
 
 
 def ensure_opset(model: onnx.ModelProto, domain: str, version: int) -> None:
