@@ -26,15 +26,15 @@ a subgraph). The fused node takes the place of the pattern's last node, where ev
 it reads has been computed. PASSES lists them in the order to apply.
 """
 
-import collections
 from collections.abc import Callable
 
 import numpy as np
 import onnx
-from onnx import helper, shape_inference
+from onnx import helper
 
 from onnx_light import _native
 from onnx_light._model import weight_array
+from onnx_light.graph_rewrites._graph import view_of
 
 MS_DOMAIN = "com.microsoft"
 OL_DOMAIN = "ai.onnx_light"  # onnx-light's own fused ops (no ONNX or ORT schema)
@@ -49,55 +49,19 @@ def _is_onnx(node: onnx.NodeProto, op_type: str) -> bool:
     return node.op_type == op_type and node.domain in ("", "ai.onnx")
 
 
-def _subgraphs(node: onnx.NodeProto) -> list[onnx.GraphProto]:
-    found: list[onnx.GraphProto] = []
-    for attr in node.attribute:
-        if attr.type == onnx.AttributeProto.GRAPH:
-            found.append(attr.g)
-        elif attr.type == onnx.AttributeProto.GRAPHS:
-            found.extend(attr.graphs)
-    return found
-
-
-def _subgraph_names(graph: onnx.GraphProto) -> set[str]:
-    """Every value name a subgraph (or its subgraphs) reads: outer-scope values among them."""
-    names: set[str] = set()
-    for node in graph.node:
-        names.update(node.input)
-        for sub in _subgraphs(node):
-            names |= _subgraph_names(sub)
-    return names
-
-
 class _Graph:
-    """Consumers, constants and element types/shapes of a top-level graph, read once per pass."""
+    """Consumers, constants and element types/shapes of a top-level graph: the round's shared
+    index (graph_rewrites._graph.view_of), or, for a pass called on its own, a new index
+    with shape inference of its own."""
 
     def __init__(self, model: onnx.ModelProto, weights: Weights) -> None:
-        graph = model.graph
+        self.view = view_of(model, weights, infer_shapes=True)
         self.weights = weights
-        fed = {i.name for i in graph.input}
-        self.constants = {t.name: t for t in graph.initializer if t.name not in fed}
-        self.consumers: dict[str, list[onnx.NodeProto]] = collections.defaultdict(list)
-        self.producer: dict[str, onnx.NodeProto] = {}
-        self.in_subgraphs: set[str] = set()
-        for node in graph.node:
-            for name in node.input:
-                self.consumers[name].append(node)
-            for name in node.output:
-                self.producer[name] = node
-            for sub in _subgraphs(node):
-                self.in_subgraphs |= _subgraph_names(sub)
-        self.graph_outputs = {o.name for o in graph.output}
-        self.types: dict[str, onnx.TypeProto] = {}
-        for t in graph.initializer:
-            self.types[t.name] = helper.make_tensor_type_proto(t.data_type, list(t.dims))
-        try:  # shapes of intermediate values (types alone when inference cannot run)
-            inferred = shape_inference.infer_shapes(model, strict_mode=False).graph
-            values = list(inferred.input) + list(inferred.value_info) + list(inferred.output)
-        except Exception:  # noqa: BLE001 (a failure only means fewer rewrites)
-            values = list(graph.input) + list(graph.value_info) + list(graph.output)
-        for v in values:
-            self.types.setdefault(v.name, v.type)
+        self.constants = self.view.initializers
+        self.consumers = self.view.consumers
+        self.producer = self.view.producer
+        self.in_subgraphs = self.view.pinned
+        self.graph_outputs = self.view.outputs
 
     def single_use(self, name: str) -> onnx.NodeProto | None:
         """The one node reading `name`, when it is its only reader and not a graph output."""
@@ -107,12 +71,12 @@ class _Graph:
         return users[0]
 
     def is_float(self, name: str) -> bool:
-        t = self.types.get(name)
+        t = self.view.type_of(name)
         return t is not None and t.tensor_type.elem_type == onnx.TensorProto.FLOAT
 
     def same_shape(self, a: str, b: str) -> bool:
         """Both shapes known and equal dimension by dimension (equal values, or one symbol)."""
-        ta, tb = self.types.get(a), self.types.get(b)
+        ta, tb = self.view.type_of(a), self.view.type_of(b)
         if ta is None or tb is None or not ta.tensor_type.HasField("shape") or not tb.tensor_type.HasField("shape"):
             return False
         da, db = ta.tensor_type.shape.dim, tb.tensor_type.shape.dim
@@ -205,13 +169,12 @@ def _ensure_ms_opset(model: onnx.ModelProto) -> None:
         model.opset_import.append(helper.make_opsetid(MS_DOMAIN, 1))
 
 
-def _replace(model: onnx.ModelProto, replaced: dict[int, onnx.NodeProto], removed: set[int]) -> onnx.ModelProto:
+def _replace(g: _Graph, replaced: dict[int, onnx.NodeProto], removed: set[int]) -> onnx.ModelProto:
     """Nodes in `removed` dropped, each node in `replaced` (by id) swapped for its fused node."""
+    model = g.view.model
     if not replaced:
         return model
-    nodes = [replaced.get(id(n), n) for n in model.graph.node if id(n) not in removed]
-    del model.graph.node[:]
-    model.graph.node.extend(nodes)
+    g.view.replace_nodes(removed | set(replaced), {key: [node] for key, node in replaced.items()})
     _ensure_ms_opset(model)
     return model
 
@@ -265,7 +228,7 @@ def fuse_conv_add_activation(model: onnx.ModelProto, weights: Weights = None) ->
             if after is not None:
                 removed.add(id(add))
             break
-    return _replace(model, replaced, removed)
+    return _replace(g, replaced, removed)
 
 
 def fuse_conv_activation(model: onnx.ModelProto, weights: Weights = None) -> onnx.ModelProto:
@@ -283,7 +246,7 @@ def fuse_conv_activation(model: onnx.ModelProto, weights: Weights = None) -> onn
         replaced[id(act)] = _fused_conv(conv, None, activation, params, act.output[0])
         removed.add(id(conv))
         removed.update(id(n) for n in others)
-    return _replace(model, replaced, removed)
+    return _replace(g, replaced, removed)
 
 
 def fuse_gemm_activation(model: onnx.ModelProto, weights: Weights = None) -> onnx.ModelProto:
@@ -306,7 +269,7 @@ def fuse_gemm_activation(model: onnx.ModelProto, weights: Weights = None) -> onn
         replaced[id(act)] = node
         removed.add(id(gemm))
         removed.update(id(n) for n in others)
-    return _replace(model, replaced, removed)
+    return _replace(g, replaced, removed)
 
 
 def _pointwise_conv(g: _Graph, node: onnx.NodeProto | None) -> tuple[list[int], str, list[float]] | None:

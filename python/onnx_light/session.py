@@ -157,7 +157,7 @@ class InferenceSession:
         proto, weights = load_model_and_weights(model)
         validate_model(proto)
         proto = prepare_model(proto)
-        proto = graph_rewrites.optimize(proto, weights, level, in_place=True)  # proto is our copy
+        proto = graph_rewrites.optimize(proto, weights, level, in_place=True, shapes_inferred=True)  # our copy
         if optimized_model_filepath:
             onnx.save_model(with_weights(proto, weights), os.fspath(optimized_model_filepath))
         self._model = proto
