@@ -305,7 +305,7 @@ def _pointwise_conv(g: _Graph, node: onnx.NodeProto | None) -> tuple[list[int], 
 
 
 def _channels(g: _Graph, name: str) -> int | None:
-    t = g.types.get(name)
+    t = g.view.type_of(name)
     if t is None or not t.tensor_type.HasField("shape") or len(t.tensor_type.shape.dim) < 2:
         return None
     dim = t.tensor_type.shape.dim[1]
@@ -388,7 +388,7 @@ def fuse_squeeze_excitation(model: onnx.ModelProto, weights: Weights = None) -> 
             break
     if replaced and not any(o.domain == OL_DOMAIN for o in model.opset_import):
         model.opset_import.append(helper.make_opsetid(OL_DOMAIN, 1))
-    return _replace(model, replaced, removed)
+    return _replace(g, replaced, removed)
 
 
 # In order: the residual pattern first (its Conv feeds an Add, which the plain activation
