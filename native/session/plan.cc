@@ -66,8 +66,7 @@ DataType StaticElementType(const GraphPlan& plan, const std::string& name) {
 class Planner {
  public:
   Planner(const Graph& graph, const GraphPlan* parent, const TuningSource* tuning_source,
-          std::map<const Graph*, std::unique_ptr<GraphPlan>>* subgraph_plans,
-          std::map<std::string, Tensor>* releasable)
+          std::map<const Graph*, std::unique_ptr<GraphPlan>>* subgraph_plans, std::map<std::string, Tensor>* releasable)
       : graph_(graph), tuning_source_(tuning_source), subgraph_plans_(subgraph_plans), releasable_(releasable) {
     plan_ = std::make_unique<GraphPlan>();
     plan_->graph = &graph;
@@ -345,9 +344,9 @@ class Planner {
   std::map<int, size_t> slot_producer_;
   std::vector<std::vector<int>> reads_;            // explicit + implicit reads per node
   std::vector<std::vector<int>> explicit_inputs_;  // per node input, -1 when absent
-  std::map<std::string, Tensor>* releasable_;       // the graph's initializers, or null: release none
-  std::map<int, int> reads_left_;                   // slot -> node inputs reading it not yet created
-  std::set<int> kept_;  // slots never released: outputs, read by subgraphs or at run time
+  std::map<std::string, Tensor>* releasable_;      // the graph's initializers, or null: release none
+  std::map<int, int> reads_left_;                  // slot -> node inputs reading it not yet created
+  std::set<int> kept_;                             // slots never released: outputs, read by subgraphs or at run time
   std::map<int, std::vector<std::pair<PlannedNode*, size_t>>> readers_;  // slot -> (node, input)
 };
 

@@ -58,9 +58,9 @@ struct GraphPlan {
   // input") keeps its element type and shape, without data.
   std::vector<std::pair<int, Tensor>> initializers;
   std::vector<bool> initializer_released;  // per entry of `initializers`
-  std::vector<int> input_slots;         // per graph input
-  std::vector<bool> input_has_default;  // an initializer of the same name (optional feed)
-  std::vector<int> output_slots;        // per graph output
+  std::vector<int> input_slots;            // per graph input
+  std::vector<bool> input_has_default;     // an initializer of the same name (optional feed)
+  std::vector<int> output_slots;           // per graph output
   // Values captured from the enclosing scope: slot here <- slot in the parent's frame.
   std::vector<std::pair<int, int>> outer_values;
   std::vector<std::unique_ptr<PlannedNode>> nodes;  // in execution order

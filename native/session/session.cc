@@ -169,10 +169,10 @@ class Session::Runner final : public SubgraphRunner {
     }
     for (size_t i = 0; i < node.released_inputs.size(); ++i) {
       if (!node.released_inputs[i]) continue;
-      return InvalidArgument(node.where, ": input ", i, " ('", node.node->inputs[i], "') is ",
-                                DataTypeName(actual), " in this run, not ", DataTypeName(node.primary.element_type),
-                                " as planned, and the constant there was released after the node's kernel absorbed "
-                                "it: no kernel can be created for the new type");
+      return InvalidArgument(node.where, ": input ", i, " ('", node.node->inputs[i], "') is ", DataTypeName(actual),
+                             " in this run, not ", DataTypeName(node.primary.element_type),
+                             " as planned, and the constant there was released after the node's kernel absorbed "
+                             "it: no kernel can be created for the new type");
     }
     OL_ASSIGN_OR_RETURN(auto instance, CreateKernelInstance(node, actual, session_.tuning_source_.get()));
     node.others.push_back(std::move(instance));
@@ -298,7 +298,7 @@ StatusOr<std::unique_ptr<Session>> Session::Create(Graph graph, const CpuExecuti
     OL_ASSIGN_OR_RETURN(session->executor_, ExecutorRegistry::Global().Acquire(policy));
   }
   OL_ASSIGN_OR_RETURN(session->plan_, PlanGraph(*owned, nullptr, session->tuning_source_.get(),
-                                                 &session->subgraph_plans_, &owned->initializers));
+                                                &session->subgraph_plans_, &owned->initializers));
   return session;
 }
 

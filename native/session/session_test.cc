@@ -496,7 +496,9 @@ TEST(SessionTest, KeepsAnAbsorbedConstantThatSomethingElseReads) {
   };
   const Case cases[] = {
       {"a consumer that does not absorb it",
-       [](Graph& g) { g.nodes.push_back(MakeNode("TestAdd", "adds", {"w3", "x"}, {"unused"})); },
+       [](Graph& g) {
+         g.nodes.push_back(MakeNode("TestAdd", "adds", {"w3", "x"}, {"unused"}));
+       },
        {6.0f, 3.0f}},
       {"a graph output", [](Graph& g) { g.outputs.push_back(FloatInfo("w3", {3})); }, {6.0f, 3.0f}},
       {"a subgraph",

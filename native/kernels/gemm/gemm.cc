@@ -430,9 +430,9 @@ void PrepackedB::Pack(int64_t k0, int64_t kc, int64_t n0, int64_t nc, int nr, fl
       const int64_t k = k0 + kk, block = k / kc_ * kc_, block_kc = std::min(kc_, k_ - block);
       for (int j = 0; j < nr; ++j) {
         const int64_t col = n0 + p0 + j;
-        panel[kk * nr + j] = p0 + j < nc ? packed_[block * n_padded_ + (col / nr_) * block_kc * nr_ +
-                                                   (k - block) * nr_ + col % nr_]
-                                         : 0.0f;
+        panel[kk * nr + j] =
+            p0 + j < nc ? packed_[block * n_padded_ + (col / nr_) * block_kc * nr_ + (k - block) * nr_ + col % nr_]
+                        : 0.0f;
       }
     }
   }
@@ -521,7 +521,9 @@ Status SgemmPrepackedB(const ParallelContext& parallel, Allocator* allocator, co
                        int64_t ldc, GemmStats* stats, const Epilogue* epilogue) {
   const MicroKernel& kernel = BestKernel();
   GemmProblem p{trans_a, b.trans_b(), m, b.n(), b.k(), alpha, a, lda, nullptr, 0, beta, c, ldc, epilogue};
-  if (m <= 0 || b.n() <= 0 || b.k() <= 0 || !IsGemv(p)) return SgemmWith(kernel, parallel, allocator, tuning, p, stats, &b);
+  if (m <= 0 || b.n() <= 0 || b.k() <= 0 || !IsGemv(p)) {
+    return SgemmWith(kernel, parallel, allocator, tuning, p, stats, &b);
+  }
   if (b.n() == 1) {
     // B is one K-vector: unpacked, the dense GEMV runs exactly as on the dense B.
     ScratchArena arena(allocator, AlignUp(sizeof(float) * b.k() * b.nr()));

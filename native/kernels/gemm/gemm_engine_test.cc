@@ -103,8 +103,8 @@ class Runner {
     if (!packed.ok()) return {};
     std::fill(b.begin(), b.end(), std::numeric_limits<float>::quiet_NaN());
     std::vector<float> out = op.c0;
-    const Status s = SgemmPrepackedB(parallel_, &allocator_, tuning_, op.c.ta, op.c.m, op.c.alpha, op.a.data(),
-                                     op.lda, **packed, op.c.beta, out.data(), op.ldc);
+    const Status s = SgemmPrepackedB(parallel_, &allocator_, tuning_, op.c.ta, op.c.m, op.c.alpha, op.a.data(), op.lda,
+                                     **packed, op.c.beta, out.data(), op.ldc);
     EXPECT_TRUE(s.ok()) << s.ToString();
     return out;
   }
@@ -259,7 +259,8 @@ TEST(GemmEngine, PrepackedBRepacksOtherBlockingsAsTheDenseB) {
     ASSERT_TRUE(packed.ok()) << packed.status().ToString();
     const DenseBSource dense(tb, op.b.data(), op.ldb);
     // {k0, kc, n0, nc, nr}
-    const std::vector<std::array<int64_t, 5>> blockings = {{0, 256, 0, 70, 8}, {100, 200, 5, 41, 16}, {590, 10, 64, 6, 4}};
+    const std::vector<std::array<int64_t, 5>> blockings = {
+        {0, 256, 0, 70, 8}, {100, 200, 5, 41, 16}, {590, 10, 64, 6, 4}};
     for (const auto& blocking : blockings) {
       const int64_t k0 = blocking[0], kc = blocking[1], n0 = blocking[2], nc = blocking[3];
       const int nr = static_cast<int>(blocking[4]);
