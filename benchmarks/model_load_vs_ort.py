@@ -53,13 +53,7 @@ session = create()
 seconds = time.perf_counter() - start
 result = {"seconds": seconds, "rss_growth_kib": status_kib("VmHWM:") - before}
 if runtime != "ort":
-    m = session.constant_memory()
-    result["constant_memory"] = {
-        "retained_bytes": m.retained_bytes,
-        "released_bytes": m.released_bytes,
-        "released_initializers": m.released_initializers,
-        "absorbed_held_bytes": m.absorbed_held_bytes,
-    }
+    result["constant_memory"] = session.constant_memory().to_dict()
 print(json.dumps(result))
 """
 

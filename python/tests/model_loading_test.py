@@ -146,13 +146,13 @@ def test_the_session_releases_the_weights_its_kernels_absorbed(tmp_path, rng, fo
     model = mlp(rng, layers=3)
     weights = _matrix_bytes(model)
     assert weights == 3 * HIDDEN * HIDDEN * 4
+    x = feeds(rng)
+    expected = onnx_light.InferenceSession(model, graph_optimizations=False).run(None, x)[0]  # saving moves data
     source = str(tmp_path / "mlp.onnx")
     if form == "bytes":
         source = model.SerializeToString()
     else:
         onnx.save(model, source, save_as_external_data=form == "external_data", location="weights.bin")
-    x = feeds(rng)
-    expected = onnx_light.InferenceSession(model, graph_optimizations=False).run(None, x)[0]
     session = onnx_light.InferenceSession(source, graph_optimizations=False)
     kept = session.constant_memory()
     assert kept.released_initializers == 3
@@ -183,18 +183,18 @@ def test_a_pickled_session_whose_weights_were_released_round_trips(tmp_path, rng
     packed only) and rewrites the model the same way: the restored session computes the
     same bits."""
     model = mlp(rng, layers=3, with_bn=True)
+    x = feeds(rng)
+    expected = onnx_light.InferenceSession(model).run(None, x)[0]  # before saving: it moves data out
     source = str(tmp_path / "mlp.onnx")
     if form == "bytes":
         source = model.SerializeToString()
     else:
         onnx.save(model, source, save_as_external_data=form == "external_data", location="weights.bin")
-    x = feeds(rng)
     session = onnx_light.InferenceSession(source)
     assert session.constant_memory().released_initializers >= 3
     restored = pickle.loads(pickle.dumps(session))
     assert restored.constant_memory().released_initializers == session.constant_memory().released_initializers
     np.testing.assert_array_equal(restored.run(None, x)[0], session.run(None, x)[0])
-    expected = onnx_light.InferenceSession(model).run(None, x)[0]
     np.testing.assert_allclose(restored.run(None, x)[0], expected, rtol=1e-5, atol=1e-5)
 
 
