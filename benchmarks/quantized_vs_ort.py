@@ -14,7 +14,12 @@ Cases (issue 17):
                   calibrated on 4 random batches) of a small float CNN (Conv 3 -> 32 3x3 on
                   56x56, Relu, Conv 32 -> 32 + residual Add, Relu, Conv 32 -> 64 stride 2,
                   GlobalAveragePool, Flatten, Gemm -> 10): QLinearConv, QLinearAdd,
-                  QLinearGlobalAveragePool, QGemm, float in and out.
+                  QLinearGlobalAveragePool, QGemm, float in and out;
+  resnet18_qoperator, resnet18_qdq:
+                  the torch corpus's ResNet-18 (tools/torch_corpus.py's cached export,
+                  1x3x224x224, found under --corpus_dir) through ORT's quantize_static in
+                  QOperator and QDQ formats (uint8 activations, int8 per-channel weights,
+                  calibrated on --calibration_batches random batches), float in and out.
 Weights are constant initializers (both runtimes may prepack them). Each runtime runs in its
 own block per case and thread count (warm-up runs, then `repeats` timed runs), onnx-light
 first, then ORT. The JSON holds every raw sample, the medians, the largest output difference
@@ -24,6 +29,8 @@ mlp_dynamic and cnn_static count steps of (max - min) / 255 of ORT's output), an
 onnx-light build (compilation mode, ISA), ORT version and load average before and after.
 """
 
+import glob
+import json
 import os
 import tempfile
 
@@ -42,6 +49,13 @@ flags.DEFINE_integer("warmup", 10, "untimed runs before each block")
 flags.DEFINE_list("threads", ["1", "2"], "thread counts")
 flags.DEFINE_string("only", "", "run only cases whose name contains this")
 flags.DEFINE_string("json", "", "where to write the raw samples")
+flags.DEFINE_string(
+    "corpus_dir",
+    os.path.join("~", ".cache", "onnx-light", "corpus"),
+    "the torch corpus cache (tools/torch_corpus.py): torch-<version>/<exporter>/resnet18.onnx inside",
+)
+flags.DEFINE_string("corpus_exporter", "dynamo", "which export of the corpus to quantize (dynamo or torchscript)")
+flags.DEFINE_integer("calibration_batches", 4, "random batches quantize_static calibrates the corpus models on")
 
 
 def _init(name, array):
@@ -165,9 +179,9 @@ def mlp_dynamic_model(rng, m=128, d=768, hidden=3072):
 
 
 class _RandomBatches(CalibrationDataReader):
-    def __init__(self, shape, seed=42):
+    def __init__(self, shape, seed=42, count=4, name="x"):
         rng = np.random.default_rng(seed)
-        self._batches = iter([{"x": rng.standard_normal(shape, dtype=np.float32)} for _ in range(4)])
+        self._batches = iter([{name: rng.standard_normal(shape, dtype=np.float32)} for _ in range(count)])
 
     def get_next(self):
         return next(self._batches, None)
@@ -221,12 +235,57 @@ def cnn_static_model(rng, size=56):
     return quantized, feeds, None  # main takes one 8-bit step of ORT's output range, (max - min) / 255
 
 
+def _corpus_model(name):
+    """The newest cached torch-corpus export of `name` (model, input name, input shape)."""
+    root = os.path.expanduser(FLAGS.corpus_dir)
+    paths = sorted(glob.glob(os.path.join(root, "torch-*", FLAGS.corpus_exporter, f"{name}.onnx")))
+    if not paths:
+        raise app.UsageError(
+            f"no {FLAGS.corpus_exporter} export of {name} under {root}: run "
+            f"./bazelw run //tools:torch_corpus -- --models={name} --validate=false"
+        )
+    with open(paths[-1][: -len(".onnx")] + ".json") as f:
+        spec = json.load(f)["settings"]["input"]
+    return onnx.load(paths[-1]), spec["name"], tuple(spec["shape"])
+
+
+def _resnet18_static(rng, quant_format):
+    model, input_name, shape = _corpus_model("resnet18")
+    batches = _RandomBatches(shape, count=FLAGS.calibration_batches, name=input_name)
+    quantized = _quantized(
+        model,
+        lambda src, dst: quantize_static(
+            src,
+            dst,
+            batches,
+            quant_format=quant_format,
+            per_channel=True,
+            activation_type=QuantType.QUInt8,
+            weight_type=QuantType.QInt8,
+        ),
+    )
+    feeds = {input_name: rng.standard_normal(shape, dtype=np.float32)}
+    return quantized, feeds, None  # main takes one 8-bit step of ORT's output range, (max - min) / 255
+
+
+def resnet18_qoperator_model(rng):
+    """quantize_static (QOperator: QLinearConv, QLinearAdd, ...) of the corpus ResNet-18."""
+    return _resnet18_static(rng, QuantFormat.QOperator)
+
+
+def resnet18_qdq_model(rng):
+    """quantize_static (QDQ: QuantizeLinear/DequantizeLinear around float ops) of the corpus ResNet-18."""
+    return _resnet18_static(rng, QuantFormat.QDQ)
+
+
 CASES = {
     "qconv": qconv_model,
     "qlinear_matmul": qlinear_matmul_model,
     "matmul_integer": matmul_integer_model,
     "mlp_dynamic": mlp_dynamic_model,
     "cnn_static": cnn_static_model,
+    "resnet18_qoperator": resnet18_qoperator_model,
+    "resnet18_qdq": resnet18_qdq_model,
 }
 
 

@@ -239,6 +239,7 @@ std::vector<CorpusCase> KernelCorpus(bool smallest) {
     corpus.push_back(quantize);
   }
   AddFamilyCases(&corpus);
+  AddOpCases(&corpus);
   if (smallest) {
     for (auto& c : corpus) c.sizes.resize(1);
   }

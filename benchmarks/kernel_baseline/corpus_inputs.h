@@ -1,6 +1,7 @@
 // Input builders and size labels shared by the corpus files (corpus.cc, corpus_families.cc).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -46,6 +47,48 @@ Tensor Values(DataType type, std::vector<T> values, bool scalar = false) {
   return *t;
 }
 
+// Uniform values in [lo, hi] of a float type (float, float16, bfloat16, double) or, rounded,
+// of an integer type; "type" is the name the corpus records (TypeName below).
+inline Tensor Typed(DataType type, Shape shape, float lo, float hi, uint32_t seed) {
+  auto t = Tensor::Allocate(type, shape, Allocator::Default());
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  const int64_t n = t->num_elements();
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = dist(rng);
+    switch (type) {
+      case DataType::kFloat: t->data<float>()[i] = v; break;
+      case DataType::kFloat16: t->data<Float16>()[i] = Float16::FromFloat(v); break;
+      case DataType::kBFloat16: t->data<BFloat16>()[i] = BFloat16::FromFloat(v); break;
+      case DataType::kDouble: t->data<double>()[i] = v; break;
+      case DataType::kInt8: t->data<int8_t>()[i] = static_cast<int8_t>(std::lround(v)); break;
+      case DataType::kUint8: t->data<uint8_t>()[i] = static_cast<uint8_t>(std::lround(v)); break;
+      case DataType::kInt32: t->data<int32_t>()[i] = static_cast<int32_t>(std::lround(v)); break;
+      case DataType::kUint32: t->data<uint32_t>()[i] = static_cast<uint32_t>(std::lround(v)); break;
+      case DataType::kInt64: t->data<int64_t>()[i] = std::lround(v); break;
+      case DataType::kBool: t->data<bool>()[i] = v > 0.5f * (lo + hi); break;
+      default: break;  // not used by the corpus
+    }
+  }
+  return *t;
+}
+
+inline const char* TypeName(DataType type) {
+  switch (type) {
+    case DataType::kFloat: return "float";
+    case DataType::kFloat16: return "float16";
+    case DataType::kBFloat16: return "bfloat16";
+    case DataType::kDouble: return "double";
+    case DataType::kInt8: return "int8";
+    case DataType::kUint8: return "uint8";
+    case DataType::kInt32: return "int32";
+    case DataType::kUint32: return "uint32";
+    case DataType::kInt64: return "int64";
+    case DataType::kBool: return "bool";
+    default: return "other";
+  }
+}
+
 inline Tensor Int64s(std::vector<int64_t> values) { return Values<int64_t>(DataType::kInt64, std::move(values)); }
 
 inline Tensor Bools(Shape shape, uint32_t seed) {
@@ -63,6 +106,8 @@ inline std::string ShapeText(const std::vector<Shape>& shapes) {
 
 // Appends the cases defined in corpus_families.cc.
 void AddFamilyCases(std::vector<CorpusCase>* corpus);
+// Appends the per-op cases defined in corpus_ops.cc (every op with a parallel path).
+void AddOpCases(std::vector<CorpusCase>* corpus);
 
 }  // namespace baseline
 }  // namespace onnx_light

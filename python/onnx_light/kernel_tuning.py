@@ -6,6 +6,10 @@ profiles, and the TuningSource that InferenceSession(..., tuning_profile=...) ta
     source = kt.tuning_source()                 # profiles of this machine, by precedence
     session = onnx_light.InferenceSession(model, tuning_profile=source)
 
+A session given no tuning_profile loads the same profiles itself (machine_tuning_source:
+default_profile_path(), i.e. $XDG_CACHE_HOME/onnx-light/tuning_profiles.json, where
+//tools:calibrate writes them); tuning_profile=kt.portable_defaults() opts out.
+
 Precedence (highest first): an explicitly given profile, a profile for this exact
 processor and execution descriptor, the same microarchitecture, the same ISA level, the
 portable defaults. The native TableTuningSource enforces it; this module decides which
@@ -222,6 +226,30 @@ def tuning_source(
     return build_tuning_source(profiles_path, explicit, num_threads, affinity)[0]
 
 
+def portable_defaults() -> _native.TableTuningSource:
+    """An empty profile: a session given it runs on the portable defaults whatever profiles
+    the machine holds."""
+    return _native.TableTuningSource()
+
+
+def machine_tuning_source(num_threads: int = 0, affinity: Sequence[int] = ()) -> _native.TableTuningSource | None:
+    """What InferenceSession uses when no tuning_profile is given: the profiles that
+    //tools:calibrate wrote to default_profile_path() (the documented location), by the
+    precedence above, for a session with policy (num_threads, affinity). None when that file
+    does not exist or no profile in it applies to this machine and policy (the portable
+    defaults). A document that cannot be read is reported as a warning, and the session
+    runs on the defaults: a broken cache file must not stop every session."""
+    path = default_profile_path()
+    if not os.path.exists(path):
+        return None
+    try:
+        source, reports = build_tuning_source(path, None, num_threads, affinity)
+    except ProfileError as e:
+        warnings.warn(f"tuning profiles not loaded, portable defaults used: {e}", stacklevel=3)
+        return None
+    return source if any(r.count(LOADED) for r in reports) else None
+
+
 def forced_parallel_tuning() -> _native.ForcedParallelTuning:
     """A TuningSource with every `parallel.*` parameter of every schema at its minimum, as an
     explicit profile (the native ForcedParallelTuning, which the kernel tests' forced mode
@@ -267,6 +295,21 @@ def current_values(
                 }
             )
     return rows
+
+
+def profiled_values(
+    path: str | None = None, num_threads: int = 0, affinity: Sequence[int] = ()
+) -> list[tuple[str, str, int | float | bool | str]]:
+    """(schema key, parameter, value) of every value that the profiles at `path` (default:
+    default_profile_path()) give a session with policy (num_threads, affinity), by the
+    precedence above: what such a session runs with instead of the portable defaults.
+    Empty when no profile applies (or the file does not exist)."""
+    source, _ = build_tuning_source(path or default_profile_path(), None, num_threads, affinity)
+    return [
+        (row["schema_key"], row["param"], row["value"])
+        for row in current_values(source)
+        if row["source"] != "portable_default"
+    ]
 
 
 # --------------------------------------------------------------------------- kernel runs
@@ -437,7 +480,10 @@ def calibrate(
                 0,
                 _REQUIRED_ATTRIBUTES.get((schema["domain"], schema["op"]), {}),
             ).to_dict()
-        except (ValueError, NotImplementedError) as e:
+        except (ValueError, NotImplementedError, _native.InternalError) as e:
+            # InternalError: the generic calibrator cannot drive this op (e.g. it asks for
+            # one output where DynamicQuantizeLinear has three); the schema keeps its
+            # defaults and the summary lists it, rather than ending the whole calibration.
             skipped.append(f"{schema['key']}: {e}")
             continue
         spent += report["budget"]["spent_ns"]

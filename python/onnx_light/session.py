@@ -7,7 +7,7 @@ from typing import Any
 
 import onnx
 
-from onnx_light import _native, graph_rewrites
+from onnx_light import _native, graph_rewrites, kernel_tuning
 from onnx_light._model import (
     build_graph,
     describe_type,
@@ -101,7 +101,9 @@ class InferenceSession:
     cpu_execution: an onnx_light.CpuExecutionPolicy (default: one thread per physical core),
         or, as ONNX Runtime takes in that place, session options (sess_options=...: any object
         with `intra_op_num_threads`, such as onnxruntime.SessionOptions; 0 means the default).
-    tuning_profile: None (portable defaults) or an onnx_light._native.TuningSource.
+    tuning_profile: an onnx_light._native.TuningSource, or None: the profiles that
+        //tools:calibrate wrote for this machine ($XDG_CACHE_HOME/onnx-light/tuning_profiles.json,
+        onnx_light.kernel_tuning.machine_tuning_source), else the portable defaults.
     memory_limit_bytes: bytes the session's tensors may hold at once; a node whose allocation
         would exceed it fails with ResourceExhausted naming the node and the size (0 = the
         machine's physical memory, the default guard against allocations that cannot succeed).
@@ -171,6 +173,8 @@ class InferenceSession:
             )
         self._tuning_profile = tuning_profile
         self._memory_limit_bytes = memory_limit_bytes
+        if tuning_profile is None:  # the machine's calibrated profiles, if any
+            tuning_profile = kernel_tuning.machine_tuning_source(cpu_execution.num_threads, cpu_execution.affinity)
         graph = build_graph(proto, base_dir, weights)
         if weights is not None:
             # The graph holds the native weights now; the session takes the graph over and

@@ -417,3 +417,75 @@ def test_forced_parallel_splits_a_tiny_add_and_matches_the_serial_run():
     (out,), _, regions = forced.run_with_events(None, feed)
     assert any(r.admitted_participants > 1 for r in regions), regions
     assert out.tobytes() == serial.tobytes()
+
+
+def _mul_model():
+    from onnx import TensorProto, helper
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1024])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1024])
+    return helper.make_model(
+        helper.make_graph([helper.make_node("Mul", ["x", "x"], ["y"])], "g", [x], [y]),
+        opset_imports=[helper.make_opsetid("", 14)],
+    )
+
+
+def _calibrated_mul_profile(threads: int) -> kt.Profile:
+    """A profile for this machine that splits Mul as finely as its schema allows (every
+    parallel.* parameter at its minimum, as the forced-parallel policy sets them)."""
+    key = next(s["key"] for s in kt.schemas() if s["op"] == "Mul" and s["element_type"] == "float")
+    profile = make_profile(kt.host_processor(), kt.execution_descriptor(threads)["threads"], 1, key=key)
+    forced = kt.forced_parallel_tuning().resolve(key)
+    profile.values = {name: value for name, (value, _) in forced.items() if name.startswith("parallel.")}
+    return profile
+
+
+def test_sessions_load_the_calibrated_profile_from_the_documented_location(tmp_path, monkeypatch):
+    """//tools:calibrate writes to default_profile_path(); a session given no tuning_profile
+    takes its values from there (here: a 1-element minimum that splits a 1024-element Mul)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    model, feed = _mul_model(), {"x": np.linspace(-3, 3, 1024, dtype=np.float32)}
+    policy = onnx_light.CpuExecutionPolicy(num_threads=4)
+    _, _, regions = onnx_light.InferenceSession(model, policy).run_with_events(None, feed)
+    assert not any(r.admitted_participants > 1 for r in regions)  # no profile yet: the default (serial)
+    kt.save_profiles(kt.default_profile_path(), [_calibrated_mul_profile(4)])
+    assert kt.default_profile_path() == str(tmp_path / "onnx-light" / "tuning_profiles.json")
+    session = onnx_light.InferenceSession(model, policy)
+    (out,), _, regions = session.run_with_events(None, feed)
+    assert any(r.admitted_participants > 1 for r in regions), regions
+    assert out.tobytes() == (feed["x"] * feed["x"]).tobytes()
+    sources = {r.parameter: r.source for r in session.tuning_report() if "/Mul/" in r.schema}
+    assert sources["parallel.minimum_elements"] == kt.EXACT_MACHINE
+    # Opting out, and a profile of another thread count, keep the defaults.
+    opted_out = onnx_light.InferenceSession(model, policy, tuning_profile=kt.portable_defaults())
+    assert not any(r.admitted_participants > 1 for r in opted_out.run_with_events(None, feed)[2])
+    other = onnx_light.InferenceSession(model, onnx_light.CpuExecutionPolicy(num_threads=3))
+    assert not any(r.admitted_participants > 1 for r in other.run_with_events(None, feed)[2])
+
+
+def test_a_corrupt_profile_document_warns_and_sessions_run_on_defaults(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    os.makedirs(tmp_path / "onnx-light")
+    (tmp_path / "onnx-light" / "tuning_profiles.json").write_text("{not json", encoding="utf-8")
+    with pytest.warns(UserWarning, match="portable defaults used"):
+        session = onnx_light.InferenceSession(_mul_model(), onnx_light.CpuExecutionPolicy(num_threads=4))
+    assert all(r.source == "portable_default" for r in session.tuning_report())
+
+
+def test_profiled_values_are_what_a_session_would_take(tmp_path):
+    path = str(tmp_path / "p.json")
+    assert kt.profiled_values(path) == []
+    profile = _calibrated_mul_profile(0)
+    kt.save_profiles(path, [profile, make_profile(machines()[3], 0, 7)])  # the second: another machine
+    assert sorted(kt.profiled_values(path)) == [(profile.schema_key, p, v) for p, v in sorted(profile.values.items())]
+
+
+def test_calibrate_skips_a_schema_the_generic_calibrator_cannot_drive():
+    """DynamicQuantizeLinear has three outputs; the generic calibrator asks for one. The
+    calibration goes on without it (listed as skipped) instead of failing whole."""
+    result = kt.calibrate(
+        ops=["DynamicQuantizeLinear"], budget=kt.CalibrationBudget(time_ms=200, memory_mb=64, threads=2)
+    )
+    assert result.reports == [] and result.profiles == []
+    (reason,) = result.skipped
+    assert "DynamicQuantizeLinear" in reason

@@ -1,10 +1,14 @@
 """Runs the native kernel_baseline binary and checks the document it writes.
 
-The native binary (benchmarks/kernel_baseline) measures; this module finds it, passes the
-source revision and Bazel config, runs it natively or under qemu, and validates that
-every field the report needs is filled.
+The native binary (benchmarks/kernel_baseline) measures, with the interleaved rule of
+benchmarks/kernel_baseline/interleave.h; this module finds it, passes the source revision,
+Bazel config and measurement bounds, runs it natively or under qemu, lists its cells,
+writes the calibrated values it compares, and validates that every field the report needs
+is filled.
 """
 
+import dataclasses
+import glob
 import json
 import os
 import subprocess
@@ -27,6 +31,8 @@ CASE_FIELDS = (
     "threads",
     "samples_ns",
     "median_ns",
+    "blocks",
+    "stopped_by",
     "cpu_ns",
     "cpu_utilization",
     "participants",
@@ -51,34 +57,104 @@ def build_config() -> str:
         return "unknown"
 
 
+@dataclasses.dataclass
+class Bounds:
+    """How long the native binary measures (the rule is in interleave.h)."""
+
+    min_blocks: int = 6
+    max_blocks: int = 200
+    ci_width: float = 0.04
+    cell_time_cap_ms: float = 1000
+    deadline_ms: float = 0  # 0: none
+    warmup: bool = True
+    by_size: bool = False  # every small cell first, then crossover, then large
+
+    def args(self) -> list[str]:
+        return (
+            [
+                f"--min_blocks={self.min_blocks}",
+                f"--max_blocks={self.max_blocks}",
+                f"--ci_width={self.ci_width}",
+                f"--cell_time_cap_ms={int(self.cell_time_cap_ms)}",
+                f"--deadline_ms={int(self.deadline_ms)}",
+            ]
+            + ([] if self.warmup else ["--nowarmup"])
+            + (["--by_size"] if self.by_size else [])
+        )
+
+
+def plan(cells: int, runs: int, budget_s: float, calibrate_s: float, setup_share: float) -> tuple[float, float]:
+    """(per-cell time cap in ms, per-run deadline in ms) that fit `cells` cells x `runs`
+    runs into budget_s after calibrate_s, keeping setup_share of each run for set-up."""
+    per_run_s = max(budget_s - calibrate_s, 0.0) / max(runs, 1)
+    cap_ms = 1000 * per_run_s * (1 - setup_share) / max(cells, 1)
+    return cap_ms, 1000 * per_run_s
+
+
+def list_cells(
+    binary: str,
+    *,
+    smallest: bool = False,
+    ops: Sequence[str] | None = None,
+    prefix: Sequence[str] = (),
+    by_size: bool = False,
+) -> list[dict[str, Any]]:
+    """The corpus cells (family, op, element type, size, work units) in the order a run
+    takes them, without running any."""
+    args = list(prefix) + [binary, "--list"] + (["--by_size"] if by_size else [])
+    if smallest:
+        args.append("--smallest")
+    if ops:
+        args.append("--ops=" + ",".join(ops))
+    out = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, check=False)
+    if out.returncode != 0:
+        raise RuntimeError(f"kernel_baseline_native --list exited {out.returncode}")
+    return json.loads(out.stdout)["cases"]
+
+
+def write_calibrated_values(values: Sequence[tuple[str, str, Any]], path: str) -> None:
+    """The --calibrated file of the native binary: key, parameter, kind, value per line."""
+    kinds = {bool: "b", int: "i", float: "d", str: "s"}
+    with open(path, "w", encoding="utf-8") as f:
+        for key, param, value in values:
+            text = (
+                ("true" if value else "false")
+                if isinstance(value, bool)
+                else repr(value)
+                if isinstance(value, float)
+                else str(value)
+            )
+            f.write(f"{key}\t{param}\t{kinds[type(value)]}\t{text}\n")
+
+
 def run_baseline(
     binary: str,
     *,
     revision: str,
     build_config_text: str,
     threads: int = 0,
-    repetitions: int = 15,
-    min_time_ms: float = 200,
+    bounds: Bounds | None = None,
     smallest: bool = False,
     ops: Sequence[str] | None = None,
+    calibrated: str | None = None,
     prefix: Sequence[str] = (),
     emulated: bool = False,
     architecture: str | None = None,
     progress: bool = True,
 ) -> dict[str, Any]:
-    """Runs one baseline and returns its document (dict)."""
-    args = list(prefix) + [
-        binary,
-        f"--threads={threads}",
-        f"--repetitions={repetitions}",
-        f"--min_time_ms={min_time_ms}",
-        f"--revision={revision}",
-        f"--build_config={build_config_text}",
-    ]
+    """Runs one baseline and returns its document (dict). calibrated: a values file
+    (write_calibrated_values) timed as a third policy."""
+    args = (
+        list(prefix)
+        + [binary, f"--threads={threads}", f"--revision={revision}", f"--build_config={build_config_text}"]
+        + (bounds or Bounds()).args()
+    )
     if smallest:
         args.append("--smallest")
     if ops:
         args.append("--ops=" + ",".join(ops))
+    if calibrated:
+        args.append(f"--calibrated={calibrated}")
     out = subprocess.run(
         args, stdout=subprocess.PIPE, stderr=None if progress else subprocess.DEVNULL, text=True, check=False
     )
@@ -103,6 +179,8 @@ def problems(doc: dict[str, Any]) -> list[str]:
     if not doc.get("cases"):
         found.append("no cases")
     for i, case in enumerate(doc.get("cases", [])):
+        if "skipped" in case:
+            continue  # listed by skipped(): a budget, not a broken field
         if "error" in case:
             found.append(f"case {i} ({case.get('op')} {case.get('size')} {case.get('policy')}): {case['error']}")
             continue
@@ -116,11 +194,37 @@ def problems(doc: dict[str, Any]) -> list[str]:
     return found
 
 
+def skipped(doc: dict[str, Any]) -> list[str]:
+    """Cells the time budget left unmeasured ("op element_type size policy")."""
+    return [
+        f"{c['op']} {c.get('element_type', '')} {c['size']} {c['policy']}"
+        for c in doc.get("cases", [])
+        if "skipped" in c
+    ]
+
+
 def write(doc: dict[str, Any], path: str) -> None:
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w", encoding="utf-8") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
+
+
+def read_runs(directory: str, revision: str) -> list[dict[str, Any]]:
+    """The baseline_run*.json documents under `directory`, all of `revision` (else ValueError):
+    runs taken earlier in the same revision, published together with new ones."""
+    paths = sorted(glob.glob(os.path.join(directory, "baseline_run*.json")))
+    if not paths:
+        raise ValueError(f"no baseline_run*.json under {directory}")
+    docs = []
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+        found = doc.get("metadata", {}).get("revision")
+        if found != revision:
+            raise ValueError(f"{path} is of revision {found}, not {revision}")
+        docs.append(doc)
+    return docs
 
 
 def progress(message: str) -> None:

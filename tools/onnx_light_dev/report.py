@@ -5,12 +5,16 @@ per architecture from the same commit. Everything here is pure: it reads samples
 returns decisions, so that it can be tested on synthetic samples.
 
 Rules (stated here once; the Markdown report quotes them):
-- A measurement is a (family, op, size, policy) cell. Within one run its value is the
-  median of its raw samples. A cell is *unstable* when the spread of its run medians,
-  max/min, exceeds STABILITY_MAX_SPREAD; unstable cells take no part in crossover or
-  promotion decisions and are listed in the report.
-- Parallel *wins* at a size when, in every run, its median is below the serial median
-  divided by (1 + WIN_MARGIN). The *crossover* of a family is the smallest size from
+- A measurement is a (family, op, element type, size, policy) cell. Within one run the
+  policies of a size are timed interleaved (benchmarks/kernel_baseline/interleave.h) and
+  a non-serial cell's value is its *speed-up*: the median of the per-block ratios serial
+  time / policy time. A comparison is *unstable* when its per-run speed-ups spread, max/min,
+  more than STABILITY_MAX_SPREAD; unstable comparisons take no part in crossover, loss or
+  promotion decisions and are listed in the report. (Documents without per-block ratios,
+  from before the interleaved method, use the ratio of the run medians.)
+- Parallel *wins* at a size when its speed-up exceeds 1 + WIN_MARGIN in every run. A
+  policy *loses* at a size when the comparison is stable and its median speed-up over the
+  runs is below 1 / (1 + REGRESSION_TOLERANCE). The *crossover* of a family is the smallest size from
   which parallel wins at that size and every larger one; it is reported as the
   geometric mean of the last losing and the first winning work sizes (or the first
   size when parallel wins everywhere, none when it never does).
@@ -30,7 +34,7 @@ STABILITY_MAX_SPREAD = 1.15
 WIN_MARGIN = 0.05
 REGRESSION_TOLERANCE = 0.05
 
-CellKey = tuple[str, str, str, str]  # family, op, size label, policy
+CellKey = tuple[str, str, str, str, str]  # family, op, element type, size label, policy
 
 
 @dataclasses.dataclass
@@ -41,6 +45,12 @@ class Cell:
     policy: str
     work_units: int
     run_medians_ns: list[float]
+    element_type: str = ""
+    # Per run: the median per-block speed-up over serial (non-serial policies of
+    # interleaved documents; empty otherwise) and whether its interval was decided.
+    run_speedups: list[float] = dataclasses.field(default_factory=list)
+    run_decided: list[bool] = dataclasses.field(default_factory=list)
+    regions: int = 0  # parallel regions the policy's last run opened (max over runs)
 
     @property
     def spread(self) -> float:
@@ -61,14 +71,71 @@ def collect_cells(runs: Sequence[dict]) -> dict[CellKey, Cell]:
     cells: dict[CellKey, Cell] = {}
     for run in runs:
         for case in run["cases"]:
-            key = (case["family"], case["op"], case["size"], case["policy"])
+            if "skipped" in case or "error" in case or not case.get("samples_ns"):
+                continue
+            element_type = case.get("element_type", "")
+            key = (case["family"], case["op"], element_type, case["size"], case["policy"])
             cell = cells.get(key)
             if cell is None:
                 cell = cells[key] = Cell(
-                    case["family"], case["op"], case["size"], case["policy"], case["work_units"], []
+                    case["family"], case["op"], case["size"], case["policy"], case["work_units"], [], element_type
                 )
             cell.run_medians_ns.append(statistics.median(case["samples_ns"]))
+            if "speedup" in case:
+                cell.run_speedups.append(case["speedup"]["median"])
+                cell.run_decided.append(bool(case.get("decided")))
+            cell.regions = max(cell.regions, case.get("regions", 0))
     return cells
+
+
+def speedups(serial: Cell, other: Cell) -> list[float] | None:
+    """Per run: other's speed-up over serial (see the rules); None when the runs do not pair."""
+    if len(serial.run_medians_ns) != len(other.run_medians_ns):
+        return None
+    if other.run_speedups:
+        return list(other.run_speedups) if len(other.run_speedups) == len(other.run_medians_ns) else None
+    return [s / p if p > 0 else math.inf for s, p in zip(serial.run_medians_ns, other.run_medians_ns)]
+
+
+def spread(values: Sequence[float]) -> float:
+    lo, hi = min(values), max(values)
+    return math.inf if lo <= 0 else hi / lo
+
+
+def stable_speedups(serial: Cell, other: Cell) -> list[float] | None:
+    """The per-run speed-ups when the comparison is stable, else None."""
+    sp = speedups(serial, other)
+    if not sp or spread(sp) > STABILITY_MAX_SPREAD:
+        return None
+    return sp
+
+
+@dataclasses.dataclass
+class Loss:
+    family: str
+    op: str
+    element_type: str
+    size: str
+    policy: str
+    run_speedups: list[float]
+    regions: int  # 0: the policy ran the kernel's serial path too (same code as serial)
+
+    @property
+    def speedup(self) -> float:
+        return statistics.median(self.run_speedups)
+
+
+def find_losses(cells: dict[CellKey, Cell], policy: str = "parallel") -> list[Loss]:
+    """Stable comparisons where `policy` is slower than serial beyond REGRESSION_TOLERANCE."""
+    out = []
+    for (family, op, element_type, size, pol), cell in sorted(cells.items()):
+        serial = cells.get((family, op, element_type, size, "serial"))
+        if pol != policy or serial is None:
+            continue
+        sp = stable_speedups(serial, cell)
+        if sp and statistics.median(sp) < 1 / (1 + REGRESSION_TOLERANCE):
+            out.append(Loss(family, op, element_type, size, policy, sp, cell.regions))
+    return out
 
 
 @dataclasses.dataclass
@@ -79,6 +146,7 @@ class FamilyCrossover:
     parallel_wins: list[bool | None]  # per size; None when a cell is unstable/missing
     crossover_work_units: float | None
     unstable: list[str]  # labels of sizes with an unstable cell
+    element_type: str = ""
 
     @property
     def decided(self) -> bool:
@@ -86,17 +154,18 @@ class FamilyCrossover:
 
 
 def _wins(serial: Cell, parallel: Cell) -> bool | None:
-    if not (serial.stable and parallel.stable) or len(serial.run_medians_ns) != len(parallel.run_medians_ns):
+    sp = stable_speedups(serial, parallel)
+    if sp is None:
         return None
-    return all(p < s / (1 + WIN_MARGIN) for s, p in zip(serial.run_medians_ns, parallel.run_medians_ns))
+    return all(x > 1 + WIN_MARGIN for x in sp)
 
 
 def find_crossovers(cells: dict[CellKey, Cell]) -> list[FamilyCrossover]:
-    by_family: dict[tuple[str, str], dict[str, dict[str, Cell]]] = {}
-    for (family, op, size, policy), cell in cells.items():
-        by_family.setdefault((family, op), {}).setdefault(size, {})[policy] = cell
+    by_family: dict[tuple[str, str, str], dict[str, dict[str, Cell]]] = {}
+    for (family, op, element_type, size, policy), cell in cells.items():
+        by_family.setdefault((family, op, element_type), {}).setdefault(size, {})[policy] = cell
     out = []
-    for (family, op), sizes in sorted(by_family.items()):
+    for (family, op, element_type), sizes in sorted(by_family.items()):
         ordered = sorted(sizes.items(), key=lambda kv: next(iter(kv[1].values())).work_units)
         labels = [(label, next(iter(pol.values())).work_units) for label, pol in ordered]
         wins: list[bool | None] = []
@@ -107,7 +176,7 @@ def find_crossovers(cells: dict[CellKey, Cell]) -> list[FamilyCrossover]:
             if w is None:
                 unstable.append(label)
             wins.append(w)
-        out.append(FamilyCrossover(family, op, labels, wins, _crossover(labels, wins), unstable))
+        out.append(FamilyCrossover(family, op, labels, wins, _crossover(labels, wins), unstable, element_type))
     return out
 
 

@@ -278,5 +278,40 @@ TEST(MatMul, BadInputsAreInvalidArgument) {
   EXPECT_EQ(types.Run(1).status().code(), StatusCode::kInvalidArgument);
 }
 
+// The parallel decision (not timing). Below parallel.minimum_tasks work units (64^3
+// multiply-adds each; portable default 16) a product runs on the calling thread: each of
+// 2 participants would get under 8 units (~40 us of one core at the a1e3fc3 report's
+// 128^3 serial time), too little to cover a region's wake-up and join plus the second
+// packing of B (benchmarks/parallel_for_overhead measures the region). The report's
+// crossover size, 128^3 = 8 units, is below it: its 0.92x "loss" at a1e3fc3 opened no
+// region in either policy (the same serial code timed one run after the other).
+struct MatMulDecisionCase {
+  int64_t m, n, k;
+  bool parallel;  // a region with more than one participant
+};
+
+class MatMulDecision : public ::testing::TestWithParam<MatMulDecisionCase> {};
+
+TEST_P(MatMulDecision, SplitsOnlyFromTheMinimumWork) {
+  const MatMulDecisionCase c = GetParam();
+  KernelTester t("MatMul", 13);
+  t.Input(MakeTensor<float>({c.m, c.k}, Random(c.m * c.k, 1)))
+      .Input(MakeTensor<float>({c.k, c.n}, Random(c.k * c.n, 2)));
+  for (int participants : {2, 8}) {
+    auto run = t.RunWithDetails(participants);
+    ASSERT_TRUE(run.ok()) << run.status().ToString();
+    bool split = false;
+    for (const auto& r : run->regions) split = split || r.admitted_participants > 1;
+    EXPECT_EQ(split, c.parallel) << c.m << "x" << c.n << "x" << c.k << " with " << participants;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(DefaultTuning, MatMulDecision,
+                         ::testing::Values(MatMulDecisionCase{64, 64, 64, false},      // 1 unit: corpus small
+                                           MatMulDecisionCase{128, 128, 128, false},   // 8: corpus crossover
+                                           MatMulDecisionCase{128, 128, 240, false},   // 15: just below
+                                           MatMulDecisionCase{128, 128, 256, true},    // 16: the minimum
+                                           MatMulDecisionCase{512, 512, 512, true}));  // 512: corpus large
+
 }  // namespace
 }  // namespace onnx_light

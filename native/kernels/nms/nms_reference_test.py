@@ -1,5 +1,6 @@
 """NonMaxSuppression against onnx.reference: random boxes with ties, zero-area boxes, both
-box encodings, max_output_boxes_per_class 0 / small / above the box count, thresholds at
+box encodings, max_output_boxes_per_class 0 / small / above the box count, selections
+that run past the first ordered chunk of candidates, thresholds at
 edge values and many classes, each under a serial and a two-thread CpuExecutionPolicy
 (the larger cases are above the kernel's serial threshold, so two threads run the
 parallel path over (batch, class) pairs)."""
@@ -64,6 +65,12 @@ CASES = {
     "score_threshold_below_top_level": (1, 3, 100, 100, 0.5, 0.75),
     "score_threshold_above_all": (1, 3, 100, 100, 0.5, 1.0),
     "negative_score_threshold": (1, 3, 100, 100, 0.5, -1.0),
+    # Candidates are ordered chunk by chunk (2 x max_output, at least 64): with iou 0 most
+    # candidates are suppressed, and the selection runs past the first chunk (the last kept
+    # box at rank 73-98 of chunks of 72 in 4 of the 8 pairs; 92 and 96 of chunks of 80 in
+    # one pair per encoding).
+    "selection_past_the_first_chunks": (2, 2, 500, 36, 0.0, 0.0),
+    "selection_past_the_first_chunks_no_threshold": (1, 2, 600, 40, 0.0, None),
 }
 
 

@@ -2,9 +2,14 @@
 // taken in descending score order (ties: lower index first) and kept unless their IoU
 // with an already kept box exceeds iou_threshold, up to max_output_boxes_per_class.
 //
-// Each (batch, class) pair is one unit: its candidates are filtered by score, sorted once,
-// and selected greedily against the corners and areas precomputed once per box, stopping
-// at max_output_boxes_per_class. The greedy selection inside a pair is ordered (each
+// Each (batch, class) pair is one unit: its candidates are filtered by score and selected
+// greedily against the corners and areas precomputed once per box, stopping at
+// max_output_boxes_per_class. Candidates are ordered only as far as the selection reaches:
+// nth_element splits off the best chunk (twice max_output_boxes_per_class, at least 64),
+// only that chunk is sorted, and the next chunk is split off the rest if the selection
+// runs past it. A candidate is tested against the kept boxes held as columns (x_min[],
+// ..., area[]), a branch-free test over blocks of kept boxes that the compiler vectorises,
+// with the early exit between blocks. The greedy selection inside a pair is ordered (each
 // decision depends on the earlier ones), but pairs are independent: they run in parallel
 // (parallel.block_rows pairs per block), each writing only its own list, and the lists
 // are concatenated in (batch, class) order afterwards, so the output does not depend on
@@ -41,18 +46,44 @@ Corners ToCorners(const float* b, bool center_point) {
   return c;
 }
 
-// Whether `candidate` overlaps `kept` by more than iou_threshold (the reference's
-// suppress_by_iou: empty intersections and non-positive areas never suppress).
-inline bool Suppresses(const Corners& kept, const Corners& candidate, float iou_threshold) {
-  const float ix_min = std::max(candidate.x_min, kept.x_min), ix_max = std::min(candidate.x_max, kept.x_max);
-  if (ix_max <= ix_min) return false;
-  const float iy_min = std::max(candidate.y_min, kept.y_min), iy_max = std::min(candidate.y_max, kept.y_max);
-  if (iy_max <= iy_min) return false;
-  const float intersection = (ix_max - ix_min) * (iy_max - iy_min);
-  if (intersection <= 0) return false;
-  const float union_area = candidate.area + kept.area - intersection;
-  if (candidate.area <= 0 || kept.area <= 0 || union_area <= 0) return false;
-  return intersection / union_area > iou_threshold;
+// The kept boxes of a pair as columns, for the candidate test below.
+struct KeptColumns {
+  std::vector<float> x_min, y_min, x_max, y_max, area;
+  void clear() {
+    for (auto* v : {&x_min, &y_min, &x_max, &y_max, &area}) v->clear();
+  }
+  void push_back(const Corners& c) {
+    x_min.push_back(c.x_min), y_min.push_back(c.y_min), x_max.push_back(c.x_max), y_max.push_back(c.y_max);
+    area.push_back(c.area);
+  }
+  int64_t size() const { return static_cast<int64_t>(area.size()); }
+};
+
+// Kept boxes per block of the candidate test (between blocks: the early exit).
+constexpr int64_t kKeptBlock = 16;
+
+// Whether a kept box in [begin, end) overlaps `candidate` by more than iou_threshold: the
+// reference's suppress_by_iou (empty intersections and non-positive areas never suppress),
+// each of its early returns written as the negation of the same comparison (so NaN
+// coordinates decide as there), branch-free.
+inline bool AnySuppresses(const KeptColumns& kept, int64_t begin, int64_t end, const Corners& candidate,
+                          float iou_threshold) {
+  int any = 0;  // int selects, not bools: the form gcc vectorises
+  const float* kx0 = kept.x_min.data();
+  const float* ky0 = kept.y_min.data();
+  const float* kx1 = kept.x_max.data();
+  const float* ky1 = kept.y_max.data();
+  const float* ka = kept.area.data();
+  for (int64_t k = begin; k < end; ++k) {
+    const float ix_min = std::max(candidate.x_min, kx0[k]), ix_max = std::min(candidate.x_max, kx1[k]);
+    const float iy_min = std::max(candidate.y_min, ky0[k]), iy_max = std::min(candidate.y_max, ky1[k]);
+    const float intersection = (ix_max - ix_min) * (iy_max - iy_min);
+    const float union_area = candidate.area + ka[k] - intersection;
+    const int overlaps = (ix_max <= ix_min ? 0 : 1) & (iy_max <= iy_min ? 0 : 1) & (intersection <= 0 ? 0 : 1);
+    const int areas = (candidate.area <= 0 ? 0 : 1) & (ka[k] <= 0 ? 0 : 1) & (union_area <= 0 ? 0 : 1);
+    any |= overlaps & areas & (intersection / union_area > iou_threshold ? 1 : 0);
+  }
+  return any != 0;
 }
 
 struct Candidate {
@@ -61,10 +92,14 @@ struct Candidate {
 };
 
 // Descending score, ties by lower index; NaN scores (only possible without a score
-// threshold) after every number, by index: a strict total order, so the sort is defined.
+// threshold) after every number, by index: a strict total order, so the order is defined.
 inline bool Before(const Candidate& a, const Candidate& b) {
   const bool a_nan = std::isnan(a.score), b_nan = std::isnan(b.score);
   if (a_nan || b_nan) return a_nan == b_nan ? a.index < b.index : b_nan;
+  return a.score > b.score || (a.score == b.score && a.index < b.index);
+}
+// The same order when no score is NaN.
+inline bool BeforeNumbers(const Candidate& a, const Candidate& b) {
   return a.score > b.score || (a.score == b.score && a.index < b.index);
 }
 
@@ -114,7 +149,7 @@ class NonMaxSuppressionKernel : public OpKernel {
       const float* score_data = scores->data<float>();
       OL_RETURN_IF_ERROR(parallel_.Run(ctx.parallel(), "nms.pairs", pairs, num_boxes, [&](int64_t begin, int64_t end) {
         std::vector<Candidate> candidates;
-        std::vector<Corners> kept_corners;
+        KeptColumns kept_corners;
         for (int64_t p = begin; p < end; ++p) {
           SelectPair(score_data + p * num_boxes, corners.data() + (p / classes) * num_boxes, num_boxes, max_per_class,
                      iou_threshold, has_score_threshold, score_threshold, candidates, kept_corners, kept[p]);
@@ -137,27 +172,48 @@ class NonMaxSuppressionKernel : public OpKernel {
   // caller's scratch, reused across pairs.
   static void SelectPair(const float* scores, const Corners* corners, int64_t num_boxes, int64_t max_per_class,
                          float iou_threshold, bool has_score_threshold, float score_threshold,
-                         std::vector<Candidate>& candidates, std::vector<Corners>& kept_corners,
+                         std::vector<Candidate>& candidates, KeptColumns& kept_corners,
                          std::vector<int64_t>& selected) {
     candidates.clear();
+    bool any_nan = false;
     for (int64_t i = 0; i < num_boxes; ++i) {
-      if (!has_score_threshold || scores[i] > score_threshold) candidates.push_back({scores[i], i});
-    }
-    std::sort(candidates.begin(), candidates.end(), Before);
-    kept_corners.clear();
-    for (const Candidate& c : candidates) {
-      const Corners& box = corners[c.index];
-      bool suppressed = false;
-      for (const Corners& k : kept_corners) {
-        if (Suppresses(k, box, iou_threshold)) {
-          suppressed = true;
-          break;
-        }
+      if (!has_score_threshold || scores[i] > score_threshold) {
+        candidates.push_back({scores[i], i});
+        any_nan |= std::isnan(scores[i]);
       }
-      if (suppressed) continue;
-      kept_corners.push_back(box);
-      selected.push_back(c.index);
-      if (static_cast<int64_t>(selected.size()) >= max_per_class) break;
+    }
+    if (any_nan) {
+      Select(candidates, Before, corners, max_per_class, iou_threshold, kept_corners, selected);
+    } else {
+      Select(candidates, BeforeNumbers, corners, max_per_class, iou_threshold, kept_corners, selected);
+    }
+  }
+
+  // The greedy selection over `candidates` in `before` order, ordered chunk by chunk.
+  template <typename Order>
+  static void Select(std::vector<Candidate>& candidates, Order before, const Corners* corners, int64_t max_per_class,
+                     float iou_threshold, KeptColumns& kept_corners, std::vector<int64_t>& selected) {
+    kept_corners.clear();
+    const int64_t n = static_cast<int64_t>(candidates.size());
+    const int64_t chunk = std::max<int64_t>(64, 2 * std::min(max_per_class, n));
+    for (int64_t begin = 0; begin < n;) {
+      const int64_t end = std::min(n, begin + chunk);
+      auto first = candidates.begin() + begin, last = candidates.begin() + end;
+      if (end < n) std::nth_element(first, last - 1, candidates.end(), before);
+      std::sort(first, last, before);
+      for (int64_t c = begin; c < end; ++c) {
+        const Corners& box = corners[candidates[c].index];
+        bool suppressed = false;
+        for (int64_t k = 0; k < kept_corners.size() && !suppressed; k += kKeptBlock) {
+          suppressed =
+              AnySuppresses(kept_corners, k, std::min(kept_corners.size(), k + kKeptBlock), box, iou_threshold);
+        }
+        if (suppressed) continue;
+        kept_corners.push_back(box);
+        selected.push_back(candidates[c].index);
+        if (static_cast<int64_t>(selected.size()) >= max_per_class) return;
+      }
+      begin = end;
     }
   }
 

@@ -212,8 +212,8 @@ class QGemmKernel final : public OpKernel {
 };
 
 // Multiply-adds below which QGemm runs serially (as the float GEMM's order of magnitude).
-// Above it the engine's blocks are fixed by the shape; the schema's
-// parallel.block_multiply_adds is kept for compatibility and no longer read.
+// Above it the engine's blocks are fixed by the shape, so the schema has no block
+// parameter.
 constexpr int64_t kQGemmMinimumMultiplyAdds = 1 << 18;
 
 }  // namespace
@@ -222,7 +222,8 @@ OL_REGISTER_KERNELS(qgemm_op) {
   Kernel("QGemm")
       .Domain("com.microsoft")
       .Opsets({Since(1, EightBit{})})
-      .Tuning(WorkUnitTuning(kQGemmMinimumMultiplyAdds, "row"))
+      .Tuning({MinimumElementsParam(kQGemmMinimumMultiplyAdds,
+                                    "multiply-adds (M x N x K) below which the product runs serially")})
       .Factory(MakeKernel<QGemmKernel>())
       .AddTo(registry);
 }

@@ -381,7 +381,7 @@ void CheckQGemm(bool trans_a, bool trans_b, bool float_output, uint32_t seed) {
   t.Input(MakeTensor<float>({n}, b_scale)).ConstantInput(MakeTensor<QB>({n}, b_zp));
   t.Input(MakeTensor<int32_t>({n}, bias));
   if (!float_output) t.Input(Scalar(sy)).Input(Scalar<uint8_t>(zy));
-  t.Tuning(param::kMinimumElements, int64_t{1}).Tuning(param::kBlockMultiplyAdds, int64_t{1});
+  t.Tuning(param::kMinimumElements, int64_t{1});
   const auto out = DeterministicOutputs(t);
   ASSERT_EQ(out.size(), 1u);
   ASSERT_EQ(out[0].tensor().shape(), (Shape{m, n}));

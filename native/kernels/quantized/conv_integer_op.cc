@@ -1,13 +1,19 @@
 // ConvInteger (int32 output) and QLinearConv (requantized 8-bit output) on the integer GEMM
-// engine (igemm/igemm.h). Per image and group: im2col of the 8-bit input (the input zero
-// point as padding value, so padding contributes exactly 0), one row per output position,
-// times W^T (K = C/group x kernel, N = output channels of the group, w's zero point per
-// column = per output channel), written back to NCHW by the engine's sink. A constant W is
-// packed once at creation. Depthwise convolutions (group == C == M) take a direct loop,
-// parallel over (image, channel) planes. Grouped convolutions whose per-group products are
-// too small to split run (image, group) units in parallel instead. Any spatial rank.
+// engine (igemm/igemm.h), output channels as the product's rows:
+//   Y[n, g, :, block] = W_g (Mg x K, packed once as the engine's left operand with its row
+//   sums) x X columns (K = C/group x kernel rows, one column per output position)
+// The input block is packed per run straight into the engine's right-hand panels, the input
+// zero point as padding value (so padding contributes exactly 0): for a 1x1, stride-1,
+// unpadded convolution from the input planes in place; for other stride-1 1-D/2-D ones from
+// padded copies of the planes on the padded-width grid (each im2col row a contiguous span);
+// otherwise from an im2col slice of the block's columns. Each C row is an NCHW output row: the epilogue writes it
+// (int32, or requantized with the channel's multiplier, bias and the output zero point)
+// with no transposition. Work splits over (image, group, spatial block, channel block)
+// tasks fixed by the shape; integer sums are exact, so results do not depend on the
+// participant count. Depthwise convolutions (group == C == M) take a direct loop over
+// output rows (each tap a shifted row times one weight, int32 accumulation), parallel over
+// (image, channel) planes. Any spatial rank (ranks 1 and 2 take the row-copy im2col).
 #include <algorithm>
-#include <array>
 #include <memory>
 #include <vector>
 
@@ -112,50 +118,88 @@ class WindowIndexer {
   std::vector<int64_t> in_strides_, taps_, tap_coords_;
 };
 
-// rows [p0, p1) of the im2col matrix of image n, group gi: row p holds, for each input
-// channel c of the group and tap t, x[n, gi * Cg + c, window(p) + t], the zero point byte
-// in the padding.
-void Im2ColRows(const conv::ConvGeometry& g, const WindowIndexer& windows, const uint8_t* x, uint8_t pad, int64_t n,
-                int64_t gi, int64_t p0, int64_t p1, uint8_t* col) {
-  const int64_t cg = g.in_per_group(), ks = g.kernel_size, row_len = cg * ks;
-  std::vector<int64_t> origin(static_cast<size_t>(g.rank));
-  for (int64_t p = p0; p < p1; ++p) {
-    uint8_t* row = col + p * row_len;
-    int64_t linear = 0;
-    const bool inside = windows.Origin(p, origin.data(), &linear);
-    for (int64_t c = 0; c < cg; ++c) {
-      const uint8_t* plane = x + (n * g.in_channels + gi * cg + c) * g.in_size;
-      uint8_t* dst = row + c * ks;
-      if (inside) {
-        const uint8_t* base = plane + linear;
-        for (int64_t t = 0; t < ks; ++t) dst[t] = base[windows.tap_offset(t)];
-      } else {
+// A 1-D or 2-D convolution as 2-D (a 1-D one is one row high); rank 0 for others.
+struct Plane2D {
+  bool ok = false;
+  int64_t h = 1, w = 1, oh = 1, ow = 1, kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1, ph = 0, pw = 0;
+
+  explicit Plane2D(const conv::ConvGeometry& g) {
+    if (g.rank == 2) {
+      ok = true;
+      h = g.in_spatial[0], w = g.in_spatial[1], oh = g.out_spatial[0], ow = g.out_spatial[1];
+      kh = g.kernel[0], kw = g.kernel[1], sh = g.strides[0], sw = g.strides[1];
+      dh = g.dilations[0], dw = g.dilations[1], ph = g.pads_begin[0], pw = g.pads_begin[1];
+    } else if (g.rank == 1) {
+      ok = true;
+      w = g.in_spatial[0], ow = g.out_spatial[0], kw = g.kernel[0], sw = g.strides[0], dw = g.dilations[0];
+      pw = g.pads_begin[0];
+    }
+  }
+  // Output columns [lo, hi) whose tap kx falls inside the input row.
+  static int64_t CeilDiv(int64_t a, int64_t b) { return a <= 0 ? 0 : (a + b - 1) / b; }
+  int64_t ColumnLo(int64_t kx) const { return std::min(ow, CeilDiv(pw - kx * dw, sw)); }
+  int64_t ColumnHi(int64_t kx) const { return std::min(ow, CeilDiv(w + pw - kx * dw, sw)); }
+};
+
+// The im2col slice of output positions [p0, p0 + cols) for one image and group: row
+// k = (c, tap) at dst + k * cols holds x[c, window(p) + tap] for each position, `pad` in the
+// padding. x points at the group's first input channel of the image.
+void Im2ColBlock(const conv::ConvGeometry& g, const Plane2D& v, const WindowIndexer& windows, const uint8_t* x,
+                 uint8_t pad, int64_t p0, int64_t cols, uint8_t* dst) {
+  const int64_t cg = g.in_per_group(), ks = g.kernel_size;
+  if (!v.ok) {  // any rank: window by window
+    std::vector<int64_t> origin(static_cast<size_t>(g.rank));
+    for (int64_t j = 0; j < cols; ++j) {
+      int64_t linear = 0;
+      windows.Origin(p0 + j, origin.data(), &linear);
+      for (int64_t c = 0; c < cg; ++c) {
         for (int64_t t = 0; t < ks; ++t) {
           const int64_t idx = windows.Tap(origin.data(), t);
-          dst[t] = idx < 0 ? pad : plane[idx];
+          dst[(c * ks + t) * cols + j] = idx < 0 ? pad : x[c * g.in_size + idx];
+        }
+      }
+    }
+    return;
+  }
+  for (int64_t c = 0; c < cg; ++c) {
+    const uint8_t* plane = x + c * g.in_size;
+    for (int64_t ky = 0; ky < v.kh; ++ky) {
+      for (int64_t kx = 0; kx < v.kw; ++kx) {
+        uint8_t* row = dst + ((c * v.kh + ky) * v.kw + kx) * cols;
+        const int64_t lo = v.ColumnLo(kx), hi = v.ColumnHi(kx);
+        // Output rows crossed by the block, a segment [a, b) of columns each.
+        for (int64_t p = p0, end = p0 + cols; p < end;) {
+          const int64_t oy = p / v.ow, a = p % v.ow, b = std::min(v.ow, a + (end - p));
+          uint8_t* out = row + (p - p0);
+          const int64_t iy = oy * v.sh - v.ph + ky * v.dh;
+          if (iy < 0 || iy >= v.h) {
+            std::fill(out, out + (b - a), pad);
+          } else {
+            const uint8_t* in = plane + iy * v.w - v.pw + kx * v.dw;  // in[ox * sw]: input of column ox
+            const int64_t m0 = std::max(a, std::min(lo, b)), m1 = std::max(m0, std::min(hi, b));
+            std::fill(out, out + (m0 - a), pad);
+            if (v.sw == 1) {
+              std::copy(in + m0, in + m1, out + (m0 - a));
+            } else {
+              for (int64_t ox = m0; ox < m1; ++ox) out[ox - a] = in[ox * v.sw];
+            }
+            std::fill(out + (m1 - a), out + (b - a), pad);
+          }
+          p += b - a;
         }
       }
     }
   }
 }
 
-// W of one group as a K x N matrix (K = C/group x kernel, N = M/group): B(k, j) = W[j, k].
-igemm::IgemmMatrix GroupWeights(const conv::ConvGeometry& g, const Tensor& w, int64_t gi) {
-  const int64_t k = g.in_per_group() * g.kernel_size;
-  return igemm::IgemmMatrix{static_cast<const uint8_t*>(w.raw_data()) + gi * g.out_per_group() * k,
-                            w.dtype() == DataType::kInt8, 1, k};
-}
-
-std::vector<int32_t> GroupZeroPoints(const PerAxis<int32_t>& w_zp, const conv::ConvGeometry& g, int64_t gi) {
-  if (w_zp.values.size() == 1) return w_zp.values;
-  return std::vector<int32_t>(w_zp.values.begin() + gi * g.out_per_group(),
-                              w_zp.values.begin() + (gi + 1) * g.out_per_group());
-}
-
-// Direct depthwise convolution (group == C == M): one plane per (image, channel).
+// Direct depthwise convolution (group == C == M): one plane per (image, channel); 1-D and
+// 2-D planes row by row (each tap adds a shifted input row times one weight), other ranks
+// window by window. The input plane is shifted by its zero point once, so padding (skipped)
+// contributes 0 as in the definition.
 Status DepthwiseConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const conv::ConvGeometry& g,
                      const ConvInputs& in, const ConvOutput& out) {
   const WindowIndexer windows(g);
+  const Plane2D v(g);
   const bool x_signed = in.x->dtype() == DataType::kInt8, w_signed = in.w->dtype() == DataType::kInt8;
   const auto* xb = static_cast<const uint8_t*>(in.x->raw_data());
   const auto* wb = static_cast<const uint8_t*>(in.w->raw_data());
@@ -184,7 +228,6 @@ Status DepthwiseConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const c
         const uint8_t raw = wb[m * ks + t];
         w_shifted[t] = (w_signed ? static_cast<int32_t>(static_cast<int8_t>(raw)) : static_cast<int32_t>(raw)) - wzp;
       }
-      // The input plane shifted by its zero point once (the taps' loops are plain int32).
       const uint8_t* x_raw = xb + (n * g.in_channels + m) * g.in_size;
       int32_t* x = inputs[participant];
       if (x_signed) {
@@ -192,20 +235,41 @@ Status DepthwiseConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const c
       } else {
         for (int64_t e = 0; e < g.in_size; ++e) x[e] = static_cast<int32_t>(x_raw[e]) - in.x_zp;
       }
-      for (int64_t p = 0; p < g.out_size; ++p) {
-        int64_t linear = 0;
-        uint32_t s = 0;
-        if (windows.Origin(p, origin.data(), &linear)) {
-          for (int64_t t = 0; t < ks; ++t) {
-            s += static_cast<uint32_t>(x[linear + windows.tap_offset(t)] * w_shifted[t]);
-          }
-        } else {
-          for (int64_t t = 0; t < ks; ++t) {
-            const int64_t idx = windows.Tap(origin.data(), t);
-            if (idx >= 0) s += static_cast<uint32_t>(x[idx] * w_shifted[t]);  // padding: x - x_zp = 0
+      if (v.ok) {
+        for (int64_t oy = 0; oy < v.oh; ++oy) {
+          uint32_t* row = plane_acc + oy * v.ow;
+          std::fill(row, row + v.ow, 0u);
+          for (int64_t ky = 0; ky < v.kh; ++ky) {
+            const int64_t iy = oy * v.sh - v.ph + ky * v.dh;
+            if (iy < 0 || iy >= v.h) continue;
+            for (int64_t kx = 0; kx < v.kw; ++kx) {
+              const uint32_t wt = static_cast<uint32_t>(w_shifted[ky * v.kw + kx]);
+              const int32_t* in_row = x + iy * v.w - v.pw + kx * v.dw;  // in_row[ox * sw]
+              const int64_t lo = v.ColumnLo(kx), hi = std::max(lo, v.ColumnHi(kx));
+              if (v.sw == 1) {
+                for (int64_t ox = lo; ox < hi; ++ox) row[ox] += static_cast<uint32_t>(in_row[ox]) * wt;
+              } else {
+                for (int64_t ox = lo; ox < hi; ++ox) row[ox] += static_cast<uint32_t>(in_row[ox * v.sw]) * wt;
+              }
+            }
           }
         }
-        plane_acc[p] = s;
+      } else {
+        for (int64_t p = 0; p < g.out_size; ++p) {
+          int64_t linear = 0;
+          uint32_t s = 0;
+          if (windows.Origin(p, origin.data(), &linear)) {
+            for (int64_t t = 0; t < ks; ++t) {
+              s += static_cast<uint32_t>(x[linear + windows.tap_offset(t)]) * static_cast<uint32_t>(w_shifted[t]);
+            }
+          } else {
+            for (int64_t t = 0; t < ks; ++t) {
+              const int64_t idx = windows.Tap(origin.data(), t);
+              if (idx >= 0) s += static_cast<uint32_t>(x[idx]) * static_cast<uint32_t>(w_shifted[t]);
+            }
+          }
+          plane_acc[p] = s;
+        }
       }
       out.Emit(g, n, m, 0, g.out_size, reinterpret_cast<const int32_t*>(plane_acc));
     }
@@ -215,6 +279,19 @@ Status DepthwiseConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const c
   return ParallelForWithParticipant(ctx.parallel(), planes, ParallelPlan{"qconv.depthwise_planes", 1, participants},
                                     run);
 }
+
+// W of group gi as the engine's left operand: Mg rows of K = C/group x kernel bytes.
+StatusOr<std::shared_ptr<const igemm::IgemmPackedA>> PackGroupWeights(const Tensor& w, const PerAxis<int32_t>& w_zp,
+                                                                      int64_t group, int64_t gi) {
+  const int64_t m = w.shape()[0], mg = m / group, k = w.num_elements() / std::max<int64_t>(m, 1);
+  std::vector<int32_t> zps = w_zp.values;
+  if (zps.size() != 1) zps.assign(w_zp.values.begin() + gi * mg, w_zp.values.begin() + (gi + 1) * mg);
+  const igemm::IgemmMatrix matrix{static_cast<const uint8_t*>(w.raw_data()) + gi * mg * k, w.dtype() == DataType::kInt8,
+                                  k, 1};
+  return igemm::IgemmPackedA::Create(mg, k, matrix, zps.data(), static_cast<int64_t>(zps.size()));
+}
+
+using PackedGroups = std::vector<std::shared_ptr<const igemm::IgemmPackedA>>;
 
 // W packed per group at creation when it is a constant initializer (with its zero point if
 // constant); used only when the run's W and zero point are those very tensors.
@@ -230,16 +307,8 @@ class PrepackedConvWeights {
     if (group < 1 || m % group != 0) return Status::Ok();  // reported at run time
     auto w_zp = quantized::ReadZeroPoint(zp, m, info.node_name(), "w_zero_point");
     if (!w_zp.ok()) return Status::Ok();
-    conv::ConvGeometry g;  // just what GroupWeights reads
-    g.group = group;
-    g.out_channels = m;
-    g.in_channels = w->shape()[1] * group;
-    g.kernel_size = w->shape().num_elements() / std::max<int64_t>(1, m * w->shape()[1]);
-    const int64_t k = w->shape()[1] * g.kernel_size;
     for (int64_t gi = 0; gi < group; ++gi) {
-      const auto zps = GroupZeroPoints(*w_zp, g, gi);
-      OL_ASSIGN_OR_RETURN(auto packed, igemm::IgemmPackedB::Create(k, m / group, GroupWeights(g, *w, gi), zps.data(),
-                                                                   static_cast<int64_t>(zps.size())));
+      OL_ASSIGN_OR_RETURN(auto packed, PackGroupWeights(*w, *w_zp, group, gi));
       groups_.push_back(std::move(packed));
     }
     w_ = *w;
@@ -249,8 +318,7 @@ class PrepackedConvWeights {
     return Status::Ok();
   }
   // The packed groups if they are this run's W and zero point, else null.
-  const std::vector<std::shared_ptr<const igemm::IgemmPackedB>>* Match(const Tensor& w, const Tensor* zp,
-                                                                       const conv::ConvGeometry& g) const {
+  const PackedGroups* Match(const Tensor& w, const Tensor* zp, const conv::ConvGeometry& g) const {
     if (groups_.empty() || w.raw_data() != w_data_ || (zp != nullptr ? zp->raw_data() : nullptr) != zp_data_ ||
         static_cast<int64_t>(groups_.size()) != g.group || groups_[0]->k() != g.in_per_group() * g.kernel_size) {
       return nullptr;
@@ -259,133 +327,178 @@ class PrepackedConvWeights {
   }
 
  private:
-  std::vector<std::shared_ptr<const igemm::IgemmPackedB>> groups_;
+  PackedGroups groups_;
   Tensor w_, zp_;  // keep the constant buffers alive (and their addresses unique)
   const void* w_data_ = nullptr;
   const void* zp_data_ = nullptr;
 };
 
-// The grouped convolution as batch x group independent units (image n, group gi): each is
-// im2col then a serial engine product with the participant's slice of scratch reserved
-// before the region. Units write disjoint outputs; the integer results are exact, so the
-// bits do not depend on who ran a unit.
-Status GroupsInParallel(KernelContext& ctx, const conv::ConvGeometry& g, const WindowIndexer& windows,
-                        const ConvInputs& in,
-                        const std::vector<std::shared_ptr<const igemm::IgemmPackedB>>* packed_groups,
-                        const ConvOutput& out) {
-  const int64_t k = g.in_per_group() * g.kernel_size, p_count = g.out_size, mg = g.out_per_group();
-  std::vector<std::shared_ptr<const igemm::IgemmPackedB>> per_run;
-  if (packed_groups == nullptr) {
-    for (int64_t gi = 0; gi < g.group; ++gi) {
-      const auto zps = GroupZeroPoints(in.w_zp, g, gi);
-      OL_ASSIGN_OR_RETURN(auto packed, igemm::IgemmPackedB::Create(k, mg, GroupWeights(g, *in.w, gi), zps.data(),
-                                                                   static_cast<int64_t>(zps.size())));
-      per_run.push_back(std::move(packed));
+// Input plane x (h x w) into dst (hp x wp): row y, column x holds x[y - ph, x - pw], the
+// zero point byte `pad` outside the input.
+void PadPlane(const Plane2D& v, int64_t hp, int64_t wp, const uint8_t* x, uint8_t pad, uint8_t* dst) {
+  const int64_t left = std::min(v.pw, wp), count = std::max<int64_t>(0, std::min(v.w, wp - left));
+  for (int64_t y = 0; y < hp; ++y) {
+    uint8_t* row = dst + y * wp;
+    const int64_t iy = y - v.ph;
+    if (iy < 0 || iy >= v.h) {
+      std::fill(row, row + wp, pad);
+      continue;
     }
-    packed_groups = &per_run;
+    std::fill(row, row + left, pad);
+    std::copy(x + iy * v.w, x + iy * v.w + count, row + left);
+    std::fill(row + left + count, row + wp, pad);
   }
-  const ParallelPlan plan{"qconv.groups", 1};
-  const int participants = AvailableParticipants(ctx.parallel(), plan);
-  const size_t col_bytes = (static_cast<size_t>(p_count * k) + 63) / 64 * 64;
-  const size_t per = col_bytes + igemm::IgemmSerialScratchBytes(p_count, *(*packed_groups)[0]);
-  ScratchArena arena(ctx.allocator(), per * static_cast<size_t>(participants) + 64);
-  OL_RETURN_IF_ERROR(arena.status());
-  OL_ASSIGN_OR_RETURN(void* base, arena.Allocate(per * static_cast<size_t>(participants)));
-  ctx.RecordScratch(static_cast<int64_t>(arena.capacity()));
-  const bool x_signed = in.x->dtype() == DataType::kInt8;
-  const uint8_t pad = x_signed ? static_cast<uint8_t>(static_cast<int8_t>(in.x_zp)) : static_cast<uint8_t>(in.x_zp);
-  const auto* xb = static_cast<const uint8_t*>(in.x->raw_data());
-  return ParallelForWithParticipant(
-      ctx.parallel(), g.batch * g.group, ParallelPlan{"qconv.groups", 1, participants},
-      [&](int participant, int64_t begin, int64_t end) -> Status {
-        auto* col = static_cast<uint8_t*>(base) + static_cast<size_t>(participant) * per;
-        for (int64_t unit = begin; unit < end; ++unit) {
-          const int64_t n = unit / g.group, gi = unit % g.group;
-          Im2ColRows(g, windows, xb, pad, n, gi, 0, p_count, col);
-          const igemm::IgemmA a{igemm::IgemmMatrix{col, x_signed, k, 1}, &in.x_zp, 1};
-          OL_RETURN_IF_ERROR(igemm::IgemmComputeSerial(
-              p_count, a, *(*packed_groups)[gi],
-              [&](int64_t i0, int rows, int64_t j0, int cols, const int32_t* acc, int64_t ld) {
-                std::array<int32_t, 128> run;
-                for (int c = 0; c < cols; ++c) {
-                  for (int r0 = 0; r0 < rows; r0 += static_cast<int>(run.size())) {
-                    const int count = std::min<int>(static_cast<int>(run.size()), rows - r0);
-                    for (int r = 0; r < count; ++r) run[r] = acc[(r0 + r) * ld + c];
-                    out.Emit(g, n, gi * mg + j0 + c, i0 + r0, count, run.data());
-                  }
-                }
-              },
-              col + col_bytes));
-        }
-        return Status::Ok();
-      });
 }
+
+// Blocking of the GEMM path, from the shape alone: columns per spatial block (a multiple of
+// nr whose packed panels stay near kPanelBudget bytes, at most kMaxColumns, balanced) and
+// rows per channel block (a multiple of mr, at most about kMaxRows).
+constexpr int64_t kPanelBudget = int64_t{1} << 17;
+constexpr int64_t kMaxColumns = 256;
+constexpr int64_t kMaxRows = 128;
+
+int64_t RoundUpTo(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
 
 Status IntegerConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const conv::ConvGeometry& g,
                    const ConvInputs& in, const PrepackedConvWeights& prepacked, const Tensor* w_zp_tensor,
                    const ConvOutput& out) {
   if (g.group == g.in_channels && g.group == g.out_channels) return DepthwiseConv(ctx, tuning, g, in, out);
   const WindowIndexer windows(g);
-  const int64_t k = g.in_per_group() * g.kernel_size, p_count = g.out_size, mg = g.out_per_group();
-  const auto* packed_groups = prepacked.Match(*in.w, w_zp_tensor, g);
-  ScratchArena arena(ctx.allocator(), static_cast<size_t>(p_count * k) + 64);
+  const Plane2D plane(g);
+  const int64_t k = g.in_per_group() * g.kernel_size, positions = g.out_size, mg = g.out_per_group();
+  const PackedGroups* groups = prepacked.Match(*in.w, w_zp_tensor, g);
+  PackedGroups per_run;
+  if (groups == nullptr) {
+    for (int64_t gi = 0; gi < g.group; ++gi) {
+      OL_ASSIGN_OR_RETURN(auto packed, PackGroupWeights(*in.w, in.w_zp, g.group, gi));
+      per_run.push_back(std::move(packed));
+    }
+    groups = &per_run;
+  }
+  const igemm::IgemmPackedA& first = *(*groups)[0];
+  const int64_t mr = first.mr(), nr = first.nr();
+  const int64_t element = first.bytes() ? 1 : 2;
+  // 1x1, stride 1, no padding: the input planes are the columns, read in place.
+  bool in_place = g.kernel_size == 1;
+  for (int d = 0; d < g.rank; ++d) {
+    in_place = in_place && g.strides[d] == 1 && g.pads_begin[d] == 0 && g.pads_end[d] == 0;
+  }
+  // Other stride-1 1-D/2-D convolutions: the input planes copied once with their padding
+  // (the zero point byte) at the padded width wp. On the grid of positions oy * wp + ox,
+  // im2col row (c, ky, kx) is one contiguous span of padded plane c from ky * dh * wp +
+  // kx * dw, so blocks are packed from the planes with no im2col copy; the grid's columns
+  // ox >= ow are computed and dropped. Taken when they are at most an eighth of a row.
+  const int64_t wp = plane.ow + (plane.kw - 1) * plane.dw, hp = plane.oh + (plane.kh - 1) * plane.dh;
+  bool padded = !in_place && plane.ok && (wp - plane.ow) * 8 <= plane.ow;
+  for (int d = 0; d < g.rank; ++d) padded = padded && g.strides[d] == 1;
+  const int64_t grid = padded ? (plane.oh - 1) * wp + plane.ow : positions;  // columns of the product
+  const int64_t plane_stride = hp * wp;
+  // At most `widest` columns per block, the columns spread evenly over the fewest such
+  // blocks (784 positions: 4 x 224 rather than 3 x 256 + 16).
+  const int64_t widest = std::min(RoundUpTo(std::min(grid, kMaxColumns), nr),
+                                  std::max(nr, kPanelBudget / (element * std::max<int64_t>(k, 1)) / nr * nr));
+  const int64_t fewest_blocks = (grid + widest - 1) / widest;
+  const int64_t cols_block = std::min(widest, RoundUpTo((grid + fewest_blocks - 1) / fewest_blocks, nr));
+  const int64_t rows_block = RoundUpTo(std::min(mg, kMaxRows), mr);
+  const int64_t ldc = RoundUpTo(cols_block, nr) + 16;  // rows not a multiple of 4 KiB apart
+  const int64_t spatial_blocks = (grid + cols_block - 1) / cols_block;
+  const int64_t channel_blocks = (mg + rows_block - 1) / rows_block;
+  const int64_t tasks = g.batch * g.group * spatial_blocks * channel_blocks;
+  const bool serial = gemm::GemmWorkUnits(positions * g.batch, g.out_channels, k) < tuning.parallel_minimum_tasks;
+  const ParallelPlan plan{"qconv.tiles", 1};
+  const int participants = serial ? 1 : AvailableParticipants(ctx.parallel(), plan);
+  // Per participant: the im2col slice, the packed panels and their column sums, the C block.
+  const auto aligned = [](size_t v) { return (v + 63) / 64 * 64; };
+  const size_t col_bytes = in_place ? 0
+                           : padded ? aligned(sizeof(const uint8_t*) * static_cast<size_t>(k))  // row pointers
+                                    : aligned(static_cast<size_t>(k * cols_block));
+  const size_t panel_bytes = aligned(igemm::IgemmBBlockBytes(first, cols_block));
+  const size_t sum_bytes = aligned(sizeof(int32_t) * static_cast<size_t>(cols_block));
+  const size_t c_bytes = aligned(sizeof(int32_t) * static_cast<size_t>(rows_block * ldc));
+  const size_t per = col_bytes + panel_bytes + sum_bytes + c_bytes;
+  const size_t padded_bytes = padded ? aligned(static_cast<size_t>(g.batch * g.in_channels * plane_stride)) : 0;
+  ScratchArena arena(ctx.allocator(), padded_bytes + per * static_cast<size_t>(participants) + 128);
   OL_RETURN_IF_ERROR(arena.status());
-  OL_ASSIGN_OR_RETURN(uint8_t * col, arena.AllocateArray<uint8_t>(static_cast<size_t>(p_count * k)));
-  int64_t scratch = static_cast<int64_t>(arena.capacity());
+  OL_ASSIGN_OR_RETURN(void* base, arena.Allocate(per * static_cast<size_t>(participants)));
+  uint8_t* padded_planes = nullptr;
+  if (padded) {
+    OL_ASSIGN_OR_RETURN(padded_planes, arena.AllocateArray<uint8_t>(padded_bytes));
+  }
+  ctx.RecordScratch(static_cast<int64_t>(arena.capacity()));
   const bool x_signed = in.x->dtype() == DataType::kInt8;
   const uint8_t pad = x_signed ? static_cast<uint8_t>(static_cast<int8_t>(in.x_zp)) : static_cast<uint8_t>(in.x_zp);
   const auto* xb = static_cast<const uint8_t*>(in.x->raw_data());
-  const bool parallel_im2col = gemm::GemmWorkUnits(p_count, g.out_channels, k) >= tuning.parallel_minimum_tasks;
-  // Many groups whose own products are too small to split: (image, group) pairs in parallel,
-  // each participant running im2col and a serial engine product in its own scratch.
-  if (g.group > 1 && gemm::GemmWorkUnits(p_count, mg, k) < tuning.parallel_minimum_tasks &&
-      gemm::GemmWorkUnits(p_count * g.batch, g.out_channels, k) >= tuning.parallel_minimum_tasks) {
-    return GroupsInParallel(ctx, g, windows, in, packed_groups, out);
-  }
-  for (int64_t gi = 0; gi < g.group; ++gi) {
-    std::shared_ptr<const igemm::IgemmPackedB> packed_here;
-    const igemm::IgemmPackedB* packed = nullptr;
-    if (packed_groups != nullptr) {
-      packed = (*packed_groups)[gi].get();
-    } else {
-      const auto zps = GroupZeroPoints(in.w_zp, g, gi);
-      OL_ASSIGN_OR_RETURN(packed_here, igemm::IgemmPackedB::Create(k, mg, GroupWeights(g, *in.w, gi), zps.data(),
-                                                                   static_cast<int64_t>(zps.size())));
-      packed = packed_here.get();
-    }
-    for (int64_t n = 0; n < g.batch; ++n) {
-      const auto fill = [&](int64_t begin, int64_t end) {
-        Im2ColRows(g, windows, xb, pad, n, gi, begin, end, col);
-        return Status::Ok();
-      };
-      if (parallel_im2col) {
-        OL_RETURN_IF_ERROR(
-            ParallelFor(ctx.parallel(), p_count,
-                        ParallelPlan{"qconv.im2col", std::max<int64_t>(1, 16384 / std::max<int64_t>(k, 1))}, fill));
-      } else {
-        OL_RETURN_IF_ERROR(fill(0, p_count));
+  if (padded) {
+    const auto pad_planes = [&](int64_t begin, int64_t end) {
+      for (int64_t e = begin; e < end; ++e) {
+        PadPlane(plane, hp, wp, xb + e * g.in_size, pad, padded_planes + e * plane_stride);
       }
-      const igemm::IgemmA a{igemm::IgemmMatrix{col, x_signed, k, 1}, &in.x_zp, 1};
-      int64_t engine_scratch = 0;
-      OL_RETURN_IF_ERROR(igemm::IgemmCompute(
-          ctx.parallel(), ctx.allocator(), tuning.parallel_minimum_tasks, p_count, a, *packed,
-          [&](int64_t i0, int rows, int64_t j0, int cols, const int32_t* acc, int64_t ld) {
-            // Transposed back to NCHW: channel by channel, a run of positions at a time.
-            std::array<int32_t, 128> run;
-            for (int c = 0; c < cols; ++c) {
-              for (int r0 = 0; r0 < rows; r0 += static_cast<int>(run.size())) {
-                const int count = std::min<int>(static_cast<int>(run.size()), rows - r0);
-                for (int r = 0; r < count; ++r) run[r] = acc[(r0 + r) * ld + c];
-                out.Emit(g, n, gi * mg + j0 + c, i0 + r0, count, run.data());
+      return Status::Ok();
+    };
+    if (serial) {
+      OL_RETURN_IF_ERROR(pad_planes(0, g.batch * g.in_channels));
+    } else {
+      OL_RETURN_IF_ERROR(ParallelFor(ctx.parallel(), g.batch * g.in_channels,
+                                     ParallelPlan{"qconv.pad_planes", std::max<int64_t>(1, 65536 / plane_stride)},
+                                     pad_planes));
+    }
+  }
+  const auto run = [&](int participant, int64_t begin, int64_t end) -> Status {
+    char* mine = static_cast<char*>(base) + static_cast<size_t>(participant) * per;
+    auto* col = reinterpret_cast<uint8_t*>(mine);
+    igemm::IgemmBBlock block{mine + col_bytes, reinterpret_cast<int32_t*>(mine + col_bytes + panel_bytes), 0, x_signed,
+                             in.x_zp};
+    auto* c = reinterpret_cast<int32_t*>(mine + col_bytes + panel_bytes + sum_bytes);
+    int64_t packed_unit = -1;  // (image, group, spatial block) whose columns are packed
+    for (int64_t task = begin; task < end; ++task) {
+      // Channel blocks of one spatial block are consecutive: its columns are packed once.
+      const int64_t unit = task / channel_blocks, cb = task % channel_blocks;
+      const int64_t sb = unit % spatial_blocks, ng = unit / spatial_blocks, gi = ng % g.group, n = ng / g.group;
+      const igemm::IgemmPackedA& a = *(*groups)[gi];
+      const int64_t p0 = sb * cols_block, cols = std::min(cols_block, grid - p0);
+      if (unit != packed_unit) {
+        const uint8_t* x = xb + (n * g.in_channels + gi * g.in_per_group()) * g.in_size;
+        block.cols = cols;
+        if (in_place) {
+          igemm::IgemmPackBBlock(a, igemm::IgemmMatrix{x + p0, x_signed, g.in_size, 1}, &block);
+        } else if (padded) {
+          auto* rows = reinterpret_cast<const uint8_t**>(col);
+          const uint8_t* planes = padded_planes + (n * g.in_channels + gi * g.in_per_group()) * plane_stride + p0;
+          for (int64_t c = 0; c < g.in_per_group(); ++c) {
+            for (int64_t ky = 0; ky < plane.kh; ++ky) {
+              for (int64_t kx = 0; kx < plane.kw; ++kx) {
+                rows[(c * plane.kh + ky) * plane.kw + kx] =
+                    planes + c * plane_stride + ky * plane.dh * wp + kx * plane.dw;
               }
             }
-          },
-          &engine_scratch));
-      scratch = std::max(scratch, static_cast<int64_t>(arena.capacity()) + engine_scratch);
+          }
+          igemm::IgemmPackBBlockRows(a, rows, &block);
+        } else {
+          Im2ColBlock(g, plane, windows, x, pad, p0, cols, col);
+          igemm::IgemmPackBBlock(a, igemm::IgemmMatrix{col, x_signed, cols, 1}, &block);
+        }
+        packed_unit = unit;
+      }
+      const int64_t i0 = cb * rows_block, rows = std::min(rows_block, mg - i0);
+      igemm::IgemmMultiplyBlock(a, i0, rows, block, c, ldc);
+      for (int64_t r = 0; r < rows; ++r) {
+        const int64_t m = gi * mg + i0 + r;
+        if (!padded) {
+          out.Emit(g, n, m, p0, cols, c + r * ldc);
+          continue;
+        }
+        // Grid column p is output (p / wp, p % wp) when p % wp < ow: one run per grid row.
+        for (int64_t j = 0; j < cols;) {
+          const int64_t p = p0 + j, oy = p / wp, ox = p % wp, run = std::min(cols - j, wp - ox);
+          if (ox < plane.ow) out.Emit(g, n, m, oy * plane.ow + ox, std::min(run, plane.ow - ox), c + r * ldc + j);
+          j += run;
+        }
+      }
     }
-  }
-  ctx.RecordScratch(scratch);
-  return Status::Ok();
+    return Status::Ok();
+  };
+  if (participants <= 1) return run(0, 0, tasks);
+  return ParallelForWithParticipant(ctx.parallel(), tasks, ParallelPlan{"qconv.tiles", 1, participants}, run);
 }
 
 class ConvIntegerKernel final : public OpKernel {

@@ -4,6 +4,8 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -168,9 +170,9 @@ template <typename X, typename W>
 std::vector<int64_t> DirectConv2D(const std::vector<X>& x, int64_t n, int64_t c, int64_t h, int64_t wd,
                                   const std::vector<W>& w, int64_t m, int64_t kh, int64_t kw, int64_t group,
                                   int64_t stride, int64_t pad, int32_t xzp, const std::vector<int32_t>& wzp,
-                                  const std::vector<int32_t>& bias, int64_t* oh, int64_t* ow) {
-  *oh = (h + 2 * pad - kh) / stride + 1;
-  *ow = (wd + 2 * pad - kw) / stride + 1;
+                                  const std::vector<int32_t>& bias, int64_t* oh, int64_t* ow, int64_t dilation = 1) {
+  *oh = (h + 2 * pad - dilation * (kh - 1) - 1) / stride + 1;
+  *ow = (wd + 2 * pad - dilation * (kw - 1) - 1) / stride + 1;
   const int64_t cg = c / group, mg = m / group;
   std::vector<int64_t> y(n * m * *oh * *ow);
   for (int64_t b = 0; b < n; ++b) {
@@ -182,7 +184,7 @@ std::vector<int64_t> DirectConv2D(const std::vector<X>& x, int64_t n, int64_t c,
           for (int64_t cc = 0; cc < cg; ++cc) {
             for (int64_t ky = 0; ky < kh; ++ky) {
               for (int64_t kx = 0; kx < kw; ++kx) {
-                const int64_t iy = yy * stride - pad + ky, ix = xx * stride - pad + kx;
+                const int64_t iy = yy * stride - pad + ky * dilation, ix = xx * stride - pad + kx * dilation;
                 if (iy < 0 || iy >= h || ix < 0 || ix >= wd) continue;
                 s += (int64_t(x[((b * c + g * cg + cc) * h + iy) * wd + ix]) - xzp) *
                      (int64_t(w[((mm * cg + cc) * kh + ky) * kw + kx]) - wzp[wzp.size() == 1 ? 0 : mm]);
@@ -311,6 +313,123 @@ TEST(QLinearConv, ManySmallGroupsRunInParallelOverImagesAndGroups) {
     ASSERT_EQ(got[e], Requant(want[e], 0.05f, w_scale[mm], 0.3f, 128, 0, 255)) << e;
   }
 }
+
+// The GEMM path's shapes (output channels as rows, input columns packed per block) and the
+// direct depthwise path, against the direct 64-bit convolution: uint8/int8 activations and
+// weights in every combination, per-channel weight zero points and scales, padding with
+// the input zero point, strides, dilations, groups with odd channel counts, 1x1 stride 1
+// (columns read in place) and strided, stride 1 on wide enough rows (packed from padded
+// planes on the padded-width grid), K large enough for narrow spatial blocks, more
+// channels than one channel block, more positions than one spatial block, depthwise 3x3
+// and 5x5. Weights constant (packed at creation) or an input (packed per run).
+struct ConvCase {
+  const char* name;
+  int64_t n, c, h, w, m, k, group, stride, pad, dilation;
+};
+
+class QLinearConvShapes : public ::testing::TestWithParam<std::tuple<ConvCase, int>> {};
+
+template <typename X, typename W, typename Y>
+void CheckQLinearConv(const ConvCase& cs, bool constant_w, uint32_t seed) {
+  const int64_t cg = cs.c / cs.group;
+  const auto x = RandomBytes<X>(cs.n * cs.c * cs.h * cs.w, seed);
+  const auto w = RandomBytes<W>(cs.m * cg * cs.k * cs.k, seed + 1);
+  const auto wzp_bytes = RandomBytes<W>(cs.m, seed + 2);
+  const std::vector<int32_t> wzp(wzp_bytes.begin(), wzp_bytes.end());
+  const int32_t xzp = std::is_signed<X>::value ? -5 : 131;
+  const int32_t yzp = std::is_signed<Y>::value ? 4 : 120;
+  std::vector<float> w_scale(cs.m);
+  std::vector<int32_t> bias(cs.m);
+  for (int64_t i = 0; i < cs.m; ++i) {
+    w_scale[i] = 0.0007f * static_cast<float>(1 + i % 9);
+    bias[i] = static_cast<int32_t>(i * 211 % 4001) - 2000;
+  }
+  int64_t oh = 0, ow = 0;
+  const auto want = DirectConv2D(x, cs.n, cs.c, cs.h, cs.w, w, cs.m, cs.k, cs.k, cs.group, cs.stride, cs.pad, xzp, wzp,
+                                 bias, &oh, &ow, cs.dilation);
+  // y_scale maps the accumulators' spread (per channel, after its weight scale) to about 40
+  // steps, so that most outputs land inside the 8-bit range.
+  double spread = 0;
+  for (size_t e = 0; e < want.size(); ++e) {
+    const double v = static_cast<double>(want[e]) * w_scale[(e / (oh * ow)) % cs.m];
+    spread += v * v;
+  }
+  const float x_scale = 0.05f;
+  const float y_scale = static_cast<float>(x_scale * std::sqrt(spread / static_cast<double>(want.size())) / 40.0);
+  KernelTester t("QLinearConv", 10);
+  t.Input(MakeTensor<X>({cs.n, cs.c, cs.h, cs.w}, x))
+      .Input(MakeTensor<float>({}, {x_scale}))
+      .Input(MakeTensor<X>({}, {static_cast<X>(xzp)}));
+  const Tensor wt = MakeTensor<W>({cs.m, cg, cs.k, cs.k}, w), zt = MakeTensor<W>({cs.m}, wzp_bytes);
+  if (constant_w) {
+    t.ConstantInput(wt).ConstantInput(MakeTensor<float>({cs.m}, w_scale)).ConstantInput(zt);
+  } else {
+    t.Input(wt).Input(MakeTensor<float>({cs.m}, w_scale)).Input(zt);
+  }
+  t.Input(MakeTensor<float>({}, {y_scale}))
+      .Input(MakeTensor<Y>({}, {static_cast<Y>(yzp)}))
+      .Input(MakeTensor<int32_t>({cs.m}, bias));
+  t.Attr("group", cs.group)
+      .Attr("pads", std::vector<int64_t>{cs.pad, cs.pad, cs.pad, cs.pad})
+      .Attr("strides", std::vector<int64_t>{cs.stride, cs.stride})
+      .Attr("dilations", std::vector<int64_t>{cs.dilation, cs.dilation});
+  auto out = RunAllCounts(t);
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_EQ(out[0].tensor().shape(), (Shape{cs.n, cs.m, oh, ow}));
+  const auto got = ToVector<Y>(out[0].tensor());
+  const int lo = std::is_signed<Y>::value ? -128 : 0, hi = std::is_signed<Y>::value ? 127 : 255;
+  int64_t unsaturated = 0;
+  for (int64_t e = 0; e < static_cast<int64_t>(want.size()); ++e) {
+    const int64_t mm = (e / (oh * ow)) % cs.m;
+    const int64_t expected = Requant(want[e], x_scale, w_scale[mm], y_scale, yzp, lo, hi);
+    unsaturated += expected != lo && expected != hi;
+    ASSERT_EQ(int64_t{got[e]}, expected) << e;
+  }
+  EXPECT_GT(unsaturated * 2, static_cast<int64_t>(want.size()));  // the values say something
+}
+
+std::string ConvCaseName(const ::testing::TestParamInfo<std::tuple<ConvCase, int>>& info) {
+  static const char* kTypes[] = {"u8s8_to_u8", "s8s8_to_s8", "u8u8_to_s8", "s8u8_to_u8"};
+  return std::string(std::get<0>(info.param).name) + "_" + kTypes[std::get<1>(info.param)];
+}
+
+TEST_P(QLinearConvShapes, MatchesDirectConvolution) {
+  const auto& [cs, combination] = GetParam();
+  SCOPED_TRACE(cs.name);
+  for (const bool constant_w : {true, false}) {
+    SCOPED_TRACE(constant_w ? "constant W" : "W as input");
+    switch (combination) {
+      case 0:
+        CheckQLinearConv<uint8_t, int8_t, uint8_t>(cs, constant_w, 60);
+        break;
+      case 1:
+        CheckQLinearConv<int8_t, int8_t, int8_t>(cs, constant_w, 61);
+        break;
+      case 2:
+        CheckQLinearConv<uint8_t, uint8_t, int8_t>(cs, constant_w, 62);
+        break;
+      default:
+        CheckQLinearConv<int8_t, uint8_t, uint8_t>(cs, constant_w, 63);
+        break;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Conv, QLinearConvShapes,
+    ::testing::Combine(::testing::Values(ConvCase{"odd_channels_3x3_pad", 2, 5, 9, 7, 13, 3, 1, 1, 1, 1},
+                                         ConvCase{"pointwise_in_place", 2, 7, 19, 17, 9, 1, 1, 1, 0, 1},
+                                         ConvCase{"pointwise_stride2", 1, 6, 9, 11, 5, 1, 1, 2, 0, 1},
+                                         ConvCase{"strided_dilated", 1, 4, 15, 14, 11, 3, 1, 2, 2, 2},
+                                         ConvCase{"large_k_many_blocks", 1, 70, 13, 12, 150, 3, 1, 1, 1, 1},
+                                         ConvCase{"groups_odd_channels", 2, 9, 8, 10, 15, 3, 3, 1, 1, 1},
+                                         ConvCase{"stride1_padded_grid", 2, 5, 30, 33, 13, 3, 1, 1, 1, 1},
+                                         ConvCase{"stride1_dilated_padded_grid", 1, 6, 20, 40, 9, 3, 1, 1, 2, 2},
+                                         ConvCase{"groups_padded_grid", 1, 6, 12, 24, 9, 3, 3, 1, 1, 1},
+                                         ConvCase{"depthwise_3x3", 2, 13, 10, 9, 13, 3, 13, 1, 1, 1},
+                                         ConvCase{"depthwise_5x5_stride2_dilated", 1, 7, 17, 16, 7, 5, 7, 2, 3, 2}),
+                       ::testing::Values(0, 1, 2, 3)),
+    ConvCaseName);
 
 // A constant B packed at creation, several row and column blocks of the engine.
 TEST(MatMulInteger, ConstantWeightsManyBlocks) {

@@ -7,6 +7,13 @@
 // the last two axes change (NCHW images), output rows of each plane are the unit and read
 // the two axes' tables directly (nearest: a word gather per row, repeated rows copied;
 // linear/cubic: the same taps summed in the same order as the general path, bit for bit).
+//
+// The sums run in double, except for float input with at most two taps per output
+// coordinate on every axis (linear without the antialias filter's widening): there every
+// path sums in float, with the weights rounded once to float, in the same order (the last
+// axis innermost, zero weights skipped), so the paths still agree bit for bit. The 2-D
+// path is then separable: each input row the block needs is interpolated along W once into
+// a row buffer, and an output row is the blend of its two buffered rows.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -144,6 +151,16 @@ AxisTaps BuildAxis(const Options& o, int64_t in, int64_t out, double scale, doub
   }
   for (size_t x = 0; x + 1 < a.first.size(); ++x) a.max_taps = std::max(a.max_taps, a.first[x + 1] - a.first[x]);
   return a;
+}
+
+// The accumulator of the sums: float for float input whose tables have at most two taps
+// per coordinate (see the top), double otherwise.
+bool SumsInFloat(DataType type, const std::vector<AxisTaps>& tables) {
+  if (type != DataType::kFloat) return false;
+  for (const AxisTaps& a : tables) {
+    if (a.max_taps > 2) return false;
+  }
+  return true;
 }
 
 template <typename T>
@@ -286,6 +303,7 @@ class ResizeKernel : public OpKernel {
     }
     std::vector<int64_t> in_strides(rank, 1);
     for (int d = rank - 2; d >= 0; --d) in_strides[d] = in_strides[d + 1] * x->shape()[d + 1];
+    const bool in_float = SumsInFloat(x->dtype(), tables);
     if (rank >= 2 && LeadingAxesUnchanged(tables, x->shape().dims(), out_dims)) {
       // Only the last two axes are resized: rows of planes, through per-axis tables.
       const Plane2D g{x->shape()[rank - 2], x->shape()[rank - 1], out_dims[rank - 2], out_dims[rank - 1],
@@ -299,7 +317,7 @@ class ResizeKernel : public OpKernel {
       } else if (o_.mode != Mode::kNearest) {
         return DispatchType(NumericTypes{}, x->dtype(), where_, [&](auto tag) -> Status {
           using T = typename decltype(tag)::type;
-          return InterpolateRows<T>(ctx, *x, y, tables[rank - 2], tables[rank - 1], g, cost);
+          return InterpolateRows<T>(ctx, *x, y, tables[rank - 2], tables[rank - 1], g, cost, in_float);
         });
       }
     }
@@ -320,7 +338,13 @@ class ResizeKernel : public OpKernel {
             rest /= out_dims[d];
             outside = outside || tables[d].outside[coord[d]];
           }
-          out[e] = Store<T>(outside ? o_.extrapolation : Sum(in, tables, in_strides, coord, 0, rank, 0));
+          if (outside) {
+            out[e] = Store<T>(o_.extrapolation);
+          } else if (in_float) {
+            out[e] = Store<T>(Sum<T, float>(in, tables, in_strides, coord, 0, rank, 0));
+          } else {
+            out[e] = Store<T>(Sum<T, double>(in, tables, in_strides, coord, 0, rank, 0));
+          }
         }
       });
     });
@@ -355,17 +379,19 @@ class ResizeKernel : public OpKernel {
     return static_cast<int64_t>(length);
   }
 
-  // Sum over the taps of axes [d, rank) for output coordinates `coord`, input offset so far.
-  template <typename T>
-  static double Sum(const T* in, const std::vector<AxisTaps>& tables, const std::vector<int64_t>& strides,
-                    const int64_t* coord, int d, int rank, int64_t offset) {
-    if (d == rank) return Load(in[offset]);
+  // Sum over the taps of axes [d, rank) for output coordinates `coord`, input offset so far,
+  // in Acc (float: only for float input, weights rounded to float).
+  template <typename T, typename Acc>
+  static Acc Sum(const T* in, const std::vector<AxisTaps>& tables, const std::vector<int64_t>& strides,
+                 const int64_t* coord, int d, int rank, int64_t offset) {
+    if (d == rank) return static_cast<Acc>(Load(in[offset]));
     const AxisTaps& a = tables[d];
-    double total = 0.0;
+    Acc total = 0;
     for (int64_t k = a.first[coord[d]]; k < a.first[coord[d] + 1]; ++k) {
       const Tap& tap = a.taps[k];
       if (tap.weight == 0.0) continue;
-      total += tap.weight * Sum(in, tables, strides, coord, d + 1, rank, offset + tap.index * strides[d]);
+      total += static_cast<Acc>(tap.weight) *
+               Sum<T, Acc>(in, tables, strides, coord, d + 1, rank, offset + tap.index * strides[d]);
     }
     return total;
   }
@@ -443,10 +469,13 @@ class ResizeKernel : public OpKernel {
   // double), computed from the row's input rows without per-element index arithmetic.
   template <typename T>
   Status InterpolateRows(const KernelContext& ctx, const Tensor& x, Tensor* y, const AxisTaps& ty, const AxisTaps& tx,
-                         const Plane2D& g, int64_t cost) const {
+                         const Plane2D& g, int64_t cost, bool in_float) const {
     const T* in = x.data<T>();
     T* out = y->data<T>();
     const T fill = Extrapolated<T>();
+    if constexpr (std::is_same_v<T, float>) {
+      if (in_float) return TwoTapRowsFloat(ctx, in, out, ty, tx, g, fill, cost);
+    }
     if (ty.max_taps <= 2 && tx.max_taps <= 2) return TwoTapRows<T>(ctx, in, out, ty, tx, g, fill, cost);
     const bool crop_x = AnyOutside(tx);
     return policy_.Run(ctx.parallel(), "Resize", g.planes * g.out_h, g.out_w * cost, [&](int64_t begin, int64_t end) {
@@ -535,6 +564,88 @@ class ResizeKernel : public OpKernel {
           if (use0) total += vy.weight[0] * horizontal(row0);
           if (use1) total += vy.weight[1] * horizontal(row1);
           dst[ox] = Store<T>(total);
+        }
+      }
+    });
+  }
+
+  // Float, two taps per axis (SumsInFloat): the general path's float sum, separable. Per
+  // axis the taps become (index, weight) columns with zero weights as weight 0 at index 0;
+  // an input row is interpolated along W once per block into a row buffer,
+  //   h[ox] = (0 + s0) + s1,  s = weight != 0 ? weight * row[index] : 0,
+  // (the general path's skipped tap is an added +0, which changes nothing: the partial sum
+  // 0 + s0 is never -0), and an output row is the same blend of its two buffered rows.
+  // A buffered row depends only on its input row, so blocks see the same values.
+  struct FloatTaps {
+    std::vector<int64_t> index0, index1;
+    std::vector<float> weight0, weight1;
+  };
+  static FloatTaps UnpackFloatTaps(const AxisTaps& a, int64_t out) {
+    FloatTaps f{std::vector<int64_t>(out, 0), std::vector<int64_t>(out, 0), std::vector<float>(out, 0.0f),
+                std::vector<float>(out, 0.0f)};
+    for (int64_t x = 0; x < out; ++x) {
+      for (int64_t k = a.first[x], j = 0; k < a.first[x + 1]; ++k, ++j) {
+        if (a.taps[k].weight == 0.0) continue;
+        (j == 0 ? f.index0 : f.index1)[x] = a.taps[k].index;
+        (j == 0 ? f.weight0 : f.weight1)[x] = static_cast<float>(a.taps[k].weight);
+      }
+    }
+    return f;
+  }
+
+  Status TwoTapRowsFloat(const KernelContext& ctx, const float* in, float* out, const AxisTaps& ty, const AxisTaps& tx,
+                         const Plane2D& g, float fill, int64_t cost) const {
+    const FloatTaps ys = UnpackFloatTaps(ty, g.out_h), xs = UnpackFloatTaps(tx, g.out_w);
+    const bool crop_x = AnyOutside(tx);
+    const int64_t out_w = g.out_w;
+    return policy_.Run(ctx.parallel(), "Resize", g.planes * g.out_h, g.out_w * cost, [&](int64_t begin, int64_t end) {
+      // Two buffered rows: input row (plane * in_h + iy) interpolated along W.
+      std::vector<float> buffer(static_cast<size_t>(2 * out_w));
+      int64_t held[2] = {-1, -1};
+      // Input row `source` along W, buffered; a miss overwrites the slot not holding `other`
+      // (the row the same output row needs too).
+      auto horizontal = [&](int64_t source, int64_t other) -> const float* {
+        for (int slot = 0; slot < 2; ++slot) {
+          if (held[slot] == source) return buffer.data() + slot * out_w;
+        }
+        const int slot = held[0] == other ? 1 : 0;
+        float* h = buffer.data() + slot * out_w;
+        const float* row = in + source * g.in_w;
+        const int64_t *i0 = xs.index0.data(), *i1 = xs.index1.data();
+        const float *w0 = xs.weight0.data(), *w1 = xs.weight1.data();
+        for (int64_t ox = 0; ox < out_w; ++ox) {
+          const float s0 = w0[ox] != 0.0f ? w0[ox] * row[i0[ox]] : 0.0f;
+          const float s1 = w1[ox] != 0.0f ? w1[ox] * row[i1[ox]] : 0.0f;
+          h[ox] = (0.0f + s0) + s1;
+        }
+        held[slot] = source;
+        return h;
+      };
+      for (int64_t u = begin; u < end; ++u) {
+        const int64_t plane = u / g.out_h, oy = u % g.out_h;
+        float* dst = out + u * out_w;
+        if (ty.outside[oy]) {
+          std::fill(dst, dst + out_w, fill);
+          continue;
+        }
+        const float wy0 = ys.weight0[oy], wy1 = ys.weight1[oy];
+        const int64_t base = plane * g.in_h;
+        if (wy0 != 0.0f && wy1 != 0.0f) {
+          const int64_t r0 = base + ys.index0[oy], r1 = base + ys.index1[oy];
+          const float* h0 = horizontal(r0, r1);
+          const float* h1 = horizontal(r1, r0);
+          for (int64_t ox = 0; ox < out_w; ++ox) dst[ox] = (0.0f + wy0 * h0[ox]) + wy1 * h1[ox];
+        } else if (wy0 != 0.0f || wy1 != 0.0f) {
+          const float w = wy0 != 0.0f ? wy0 : wy1;
+          const float* h = horizontal(base + (wy0 != 0.0f ? ys.index0[oy] : ys.index1[oy]), -1);
+          for (int64_t ox = 0; ox < out_w; ++ox) dst[ox] = 0.0f + w * h[ox];
+        } else {
+          std::fill(dst, dst + out_w, 0.0f);
+        }
+        if (crop_x) {
+          for (int64_t ox = 0; ox < out_w; ++ox) {
+            if (tx.outside[ox]) dst[ox] = fill;
+          }
         }
       }
     });

@@ -4,8 +4,10 @@ factors, up and down, tf_crop_and_resize extrapolation, antialias) and the gener
 (a leading axis resized too), float and uint8, under a serial and a two-thread
 CpuExecutionPolicy (the images are above the kernel's serial threshold).
 
-Tolerances: both compute the interpolation in float64 and round once to the output type;
-the reference sums the taps in another order, so float outputs agree to a few ulps
+Tolerances: the reference computes the interpolation in float64 and rounds once to the
+output type; onnx-light does too, except float linear (two taps per axis), which sums in
+float with float weights: a 2x2 blend of values of order 1 is then within a few float ulps
+of the float64 result, as the other modes are by summing the taps in another order
 (rtol 1e-6, atol 1e-6 for values of order 1). uint8 nearest is a copy: exact.
 """
 

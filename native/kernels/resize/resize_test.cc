@@ -115,6 +115,41 @@ TEST(ResizeTest, NchwTwiceUpsamplingByRows) {
   }
 }
 
+// Float linear sums in float on every path (the weights rounded once, the last axis
+// innermost, zero-weight taps skipped): the NCHW row path on [1, 1, H, W] and the general
+// path on the same values as [H, W, 1] (a leading axis resized, the last one not: no row
+// path) give the same bits, under every participant count and under a crop that
+// extrapolates on both axes. Both are checked against onnx.reference in
+// resize_reference_test.py.
+TEST(ResizeTest, FloatLinearRowPathAndGeneralPathAgreeBitForBit) {
+  constexpr int64_t kH = 7, kW = 9;
+  std::vector<float> x(kH * kW);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 23) * 0.37f - 3.1f;
+  for (const bool crop : {false, true}) {
+    KernelTester rows("Resize", 19), general("Resize", 19);
+    rows.Input(MakeTensor<float>({1, 1, kH, kW}, x));
+    general.Input(MakeTensor<float>({kH, kW, 1}, x));
+    if (crop) {
+      rows.Input(MakeTensor<float>({8}, {0, 0, -0.2f, 0.1f, 1, 1, 1.3f, 0.8f}));
+      general.Input(MakeTensor<float>({6}, {-0.2f, 0.1f, 0, 1.3f, 0.8f, 1}));
+    } else {
+      rows.MissingInput();
+      general.MissingInput();
+    }
+    rows.Input(MakeTensor<float>({4}, {1, 1, 2, 1.5f}));
+    general.Input(MakeTensor<float>({3}, {2, 1.5f, 1}));
+    for (KernelTester* t : {&rows, &general}) {
+      t->Attr("mode", std::string("linear")).Attr("extrapolation_value", -9.0f);
+      if (crop) t->Attr("coordinate_transformation_mode", std::string("tf_crop_and_resize"));
+    }
+    const std::vector<float> a = RunAllCounts(rows, Shape{1, 1, 2 * kH, kW * 3 / 2});
+    const std::vector<float> b = RunAllCounts(general, Shape{2 * kH, kW * 3 / 2, 1});
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i], b[i]) << "crop=" << crop << " i=" << i;
+    if (crop) EXPECT_GT(std::count(a.begin(), a.end(), -9.0f), 0);
+  }
+}
+
 TEST(ResizeTest, RejectsMissingScalesAndSizes) {
   KernelTester t("Resize", 19);
   t.Input(MakeTensor<float>({1, 2}, {1, 2}));

@@ -17,6 +17,10 @@ namespace rnn {
 
 void SigmoidRowAvx2(float* x, int64_t n) { SigmoidRowSimd<simd::Lanes8>(x, n); }
 void TanhRowAvx2(float* x, int64_t n) { TanhRowSimd<simd::Lanes8>(x, n); }
+void StepProductAvx2(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed, float* c,
+                     int64_t ldc) {
+  StepProductSimd<simd::Lanes8>(m, n, k, a, lda, packed, c, ldc);
+}
 
 }  // namespace rnn
 }  // namespace onnx_light

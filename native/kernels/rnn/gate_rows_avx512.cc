@@ -17,6 +17,10 @@ namespace rnn {
 
 void SigmoidRowAvx512(float* x, int64_t n) { SigmoidRowSimd<simd::Lanes16>(x, n); }
 void TanhRowAvx512(float* x, int64_t n) { TanhRowSimd<simd::Lanes16>(x, n); }
+void StepProductAvx512(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed, float* c,
+                       int64_t ldc) {
+  StepProductSimd<simd::Lanes16>(m, n, k, a, lda, packed, c, ldc);
+}
 
 }  // namespace rnn
 }  // namespace onnx_light

@@ -12,6 +12,10 @@ namespace rnn {
 
 void SigmoidRowNeon(float* x, int64_t n) { SigmoidRowSimd<simd::Lanes4>(x, n); }
 void TanhRowNeon(float* x, int64_t n) { TanhRowSimd<simd::Lanes4>(x, n); }
+void StepProductNeon(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed, float* c,
+                     int64_t ldc) {
+  StepProductSimd<simd::Lanes4>(m, n, k, a, lda, packed, c, ldc);
+}
 
 }  // namespace rnn
 }  // namespace onnx_light

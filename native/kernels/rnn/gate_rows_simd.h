@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "native/kernels/rnn/step_panel.h"
 #include "native/kernels/simd/math.h"
 
 namespace onnx_light {
@@ -31,6 +32,70 @@ void SigmoidRowSimd(float* x, int64_t n) {
 template <class S>
 void TanhRowSimd(float* x, int64_t n) {
   ApplyRowSimd<S, simd::Tanh<S>>(x, n);
+}
+
+// kRows rows of a against one panel: kRows x kStepPanel accumulators, the panel's row q
+// loaded once and multiplied by every row's a[q]. `cols` of the panel's columns are stored.
+template <class S, int kRows>
+void StepPanelRows(int64_t k, const float* a, int64_t lda, const float* panel, float* c, int64_t ldc, int64_t cols) {
+  constexpr int kVecs = static_cast<int>(kStepPanel) / S::kLanes;
+  typename S::V acc[kRows][kVecs];
+  for (int r = 0; r < kRows; ++r) {
+    for (int v = 0; v < kVecs; ++v) acc[r][v] = S::Set(0.0f);
+  }
+  for (int64_t q = 0; q < k; ++q) {
+    const float* b = panel + q * kStepPanel;
+    typename S::V bv[kVecs];
+    for (int v = 0; v < kVecs; ++v) bv[v] = S::Load(b + v * S::kLanes);
+    for (int r = 0; r < kRows; ++r) {
+      const typename S::V x = S::Set(a[r * lda + q]);
+      for (int v = 0; v < kVecs; ++v) acc[r][v] = S::Fmadd(x, bv[v], acc[r][v]);
+    }
+  }
+  for (int r = 0; r < kRows; ++r) {
+    if (cols == kStepPanel) {
+      for (int v = 0; v < kVecs; ++v) S::Store(c + r * ldc + v * S::kLanes, acc[r][v]);
+    } else {
+      float buffer[kStepPanel];
+      for (int v = 0; v < kVecs; ++v) S::Store(buffer + v * S::kLanes, acc[r][v]);
+      std::memcpy(c + r * ldc, buffer, static_cast<size_t>(cols) * sizeof(float));
+    }
+  }
+}
+
+// GateRows::product: panel by panel (a panel stays in L1 while every group of rows passes
+// over it), in groups of up to 8 accumulator vectors' worth of rows.
+template <class S>
+void StepProductSimd(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed, float* c,
+                     int64_t ldc) {
+  constexpr int kVecs = static_cast<int>(kStepPanel) / S::kLanes;
+  constexpr int kMaxRows = kVecs >= 8 ? 1 : 8 / kVecs;
+  for (int64_t j0 = 0; j0 < n; j0 += kStepPanel) {
+    const float* panel = packed + j0 * k;
+    const int64_t cols = n - j0 < kStepPanel ? n - j0 : kStepPanel;
+    for (int64_t i = 0; i < m; i += kMaxRows) {
+      [[maybe_unused]] const int64_t rows = m - i < kMaxRows ? m - i : kMaxRows;  // unused on NEON (1 row)
+      const float* ai = a + i * lda;
+      float* ci = c + i * ldc + j0;
+      if constexpr (kMaxRows >= 4) {
+        if (rows == 4) {
+          StepPanelRows<S, 4>(k, ai, lda, panel, ci, ldc, cols);
+          continue;
+        }
+        if (rows == 3) {
+          StepPanelRows<S, 3>(k, ai, lda, panel, ci, ldc, cols);
+          continue;
+        }
+      }
+      if constexpr (kMaxRows >= 2) {
+        if (rows == 2) {
+          StepPanelRows<S, 2>(k, ai, lda, panel, ci, ldc, cols);
+          continue;
+        }
+      }
+      StepPanelRows<S, 1>(k, ai, lda, panel, ci, ldc, cols);
+    }
+  }
 }
 
 }  // namespace

@@ -79,6 +79,68 @@ TEST_P(GateRowsVariantTest, SaturatesAndKeepsNan) {
   EXPECT_TRUE(std::isnan(t[3]));
 }
 
+// The packed step product against a double oracle: rows 1-8 (every row-group size), columns
+// around the panel width (whole, partial and several panels), lda/ldc wider than the row.
+// Each output is a chain of k float multiply-adds of terms bounded by |a||r|: its error is
+// at most k * 2^-23 * sum |a_q r_q| (2 roundings per term without FMA, within the bound's
+// slack since the chain's own error dominates).
+TEST_P(GateRowsVariantTest, StepProductMatchesDoubleOracle) {
+  OL_SKIP_UNLESS_ISA_ENABLED(GetParam());
+  const GateRows& v = GetParam().impl;
+  for (int64_t k : {1, 5, 64, 129}) {
+    for (int64_t n : {1, 31, 32, 33, 100}) {
+      for (int64_t m = 1; m <= 8; ++m) {
+        const int64_t lda = k + 3, ldr = k + 1, ldc = n + 2;
+        const std::vector<float> a = Random(m * lda, static_cast<uint32_t>(k * 1000 + m));
+        const std::vector<float> r = Random(n * ldr, static_cast<uint32_t>(k * 7 + n));
+        std::vector<float> packed(static_cast<size_t>(StepPanelFloats(n, k)), NAN);
+        PackStepPanels(r.data(), n, k, ldr, packed.data());
+        std::vector<float> c(static_cast<size_t>(m * ldc), -7.0f);
+        v.product(m, n, k, a.data(), lda, packed.data(), c.data(), ldc);
+        for (int64_t i = 0; i < m; ++i) {
+          for (int64_t j = 0; j < ldc; ++j) {
+            if (j >= n) {  // past the n columns: untouched
+              EXPECT_EQ(c[i * ldc + j], -7.0f) << "m=" << m << " n=" << n << " k=" << k << " i=" << i << " j=" << j;
+              continue;
+            }
+            double want = 0, magnitude = 0;
+            for (int64_t q = 0; q < k; ++q) {
+              want += double{a[i * lda + q]} * double{r[j * ldr + q]};
+              magnitude += std::fabs(double{a[i * lda + q]} * double{r[j * ldr + q]});
+            }
+            EXPECT_LE(std::fabs(c[i * ldc + j] - want), double(k) * 0x1p-23 * magnitude)
+                << "m=" << m << " n=" << n << " k=" << k << " i=" << i << " j=" << j;
+          }
+        }
+      }
+    }
+  }
+}
+
+// A row's outputs do not depend on how many rows share its pass (the batch-row blocks of
+// a step) nor on which panel or column holds them.
+TEST_P(GateRowsVariantTest, StepProductRowDoesNotDependOnRowsBesideIt) {
+  OL_SKIP_UNLESS_ISA_ENABLED(GetParam());
+  const GateRows& v = GetParam().impl;
+  const int64_t m = 7, n = 70, k = 45;
+  const std::vector<float> a = Random(m * k, 11), r = Random(n * k, 12);
+  std::vector<float> packed(static_cast<size_t>(StepPanelFloats(n, k)));
+  PackStepPanels(r.data(), n, k, k, packed.data());
+  std::vector<float> all(static_cast<size_t>(m * n));
+  v.product(m, n, k, a.data(), k, packed.data(), all.data(), n);
+  for (int64_t i = 0; i < m; ++i) {
+    std::vector<float> one(static_cast<size_t>(n));
+    v.product(1, n, k, a.data() + i * k, k, packed.data(), one.data(), n);
+    for (int64_t j = 0; j < n; ++j) EXPECT_EQ(one[j], all[i * n + j]) << "i=" << i << " j=" << j;
+  }
+  // Column 40 alone, packed as the first column of its own panel.
+  std::vector<float> single(static_cast<size_t>(StepPanelFloats(1, k)));
+  PackStepPanels(r.data() + 40 * k, 1, k, k, single.data());
+  float c = 0;
+  v.product(1, 1, k, a.data() + 2 * k, k, single.data(), &c, 1);
+  EXPECT_EQ(c, all[2 * n + 40]);
+}
+
 INSTANTIATE_TEST_SUITE_P(Isa, GateRowsVariantTest, ::testing::ValuesIn(GateRowsVariants()),
                          IsaVariantTestName<GateRows>);
 

@@ -4,10 +4,16 @@
 //     (gemm engine; W packed once at creation when it is a constant);
 //  2. the time steps run in order; in each, the recurrent product H_{t-1} R^T and the gate
 //     math run as independent tasks over (direction, hidden-unit block, batch-row block):
-//     a task multiplies its rows of H_{t-1} by its block's rows of R (packed once per
-//     block, at creation for constant weights; one row takes the engine's GEMV over the
-//     dense rows instead) and applies the gates on whole rows
-//     (gate_rows.h's vectorised sigmoid/tanh, activations.cc for the others);
+//     a task multiplies its rows of H_{t-1} by its block's rows of R and applies the gates
+//     on whole rows (gate_rows.h's vectorised sigmoid/tanh, activations.cc for the others).
+//     R is packed once per block (at creation for constant weights) twice: for the gemm
+//     engine's tile and in gate_rows.h's step panels. Up to kStepPanelRows rows take the
+//     step product on the panels (every row's accumulators in registers, R read once per
+//     step: the small-batch case, where a 12-row GEMM tile would be mostly padding); one
+//     row takes the engine's GEMV over the dense rows; more rows the packed GEMM;
+//     a step opens a parallel region only when its own multiply-adds reach the tuned
+//     minimum (the executor has no barrier that would let one region span the steps: a
+//     worker that has not joined a region is released, so its blocks must be claimable);
 //  3. GRU without linear_before_reset needs r * H_{t-1} of every unit before its
 //     candidate product, so its step is two rounds of tasks.
 //
@@ -30,11 +36,16 @@
 #include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/gemm/gemm.h"
 #include "native/kernels/rnn/activations.h"
+#include "native/kernels/rnn/gate_rows.h"
 #include "native/registry/kernel.h"
 
 namespace onnx_light {
 namespace rnn {
 namespace {
+
+// Rows of a step task up to which the product runs on gate_rows.h's step panels (4 rows
+// per AVX-512 pass, 2 per AVX2 pass; beyond 8 the GEMM tile's reuse of R wins).
+constexpr int64_t kStepPanelRows = 8;
 
 using attention::LoadRow;
 using attention::StoreRow;
@@ -118,14 +129,48 @@ StatusOr<std::vector<std::shared_ptr<const gemm::PrepackedB>>> PackBlocks(Alloca
   return packed;
 }
 
+// R's blocks in gate_rows.h's step panels, one run of panels per (direction, block, part)
+// at offsets[(d * blocks + blk) * parts + part]; offsets.back() is the total.
+std::vector<int64_t> PanelOffsets(int64_t directions, const GateLayout& layout) {
+  std::vector<int64_t> offsets = {0};
+  for (int64_t d = 0; d < directions; ++d) {
+    for (int64_t blk = 0; blk < layout.blocks(); ++blk) {
+      for (int part = 0; part < layout.parts; ++part) {
+        int64_t first = 0, count = 0;
+        layout.PartRows(blk, part, &first, &count);
+        offsets.push_back(offsets.back() + StepPanelFloats(count, layout.hidden));
+      }
+    }
+  }
+  return offsets;
+}
+
+void PackPanels(const float* r, int64_t directions, const GateLayout& layout, const std::vector<int64_t>& offsets,
+                float* panels) {
+  const int64_t gh = layout.gates * layout.hidden;
+  size_t i = 0;
+  for (int64_t d = 0; d < directions; ++d) {
+    for (int64_t blk = 0; blk < layout.blocks(); ++blk) {
+      for (int part = 0; part < layout.parts; ++part, ++i) {
+        int64_t first = 0, count = 0;
+        layout.PartRows(blk, part, &first, &count);
+        PackStepPanels(r + (d * gh + first) * layout.hidden, count, layout.hidden, layout.hidden, panels + offsets[i]);
+      }
+    }
+  }
+}
+
 // Weights in the layout's order, in the compute type.
 template <typename C>
 struct PreparedWeights {
   const C* w = nullptr;  // (directions * G*H) x input
   const C* r = nullptr;  // (directions * G*H) x hidden
-  // Float only: W packed (constant weights), and R's blocks (always).
+  // Float only: W packed (constant weights), and R's blocks (always) for the engine and
+  // in step panels.
   std::shared_ptr<const gemm::PrepackedB> w_packed;
   std::vector<std::shared_ptr<const gemm::PrepackedB>> r_packed;
+  const float* r_panels = nullptr;
+  std::vector<int64_t> panel_offsets;
 };
 
 struct Problem {
@@ -169,6 +214,7 @@ struct Stepper {
   C* gates;    // directions * batch * G*H, layout order
   C* reset_h;  // GRU without linear_before_reset: r * H_{t-1}, directions * batch * H
   int64_t row_block = 1;
+  const GateRows* step_rows = &BestGateRows();
   size_t gemm_scratch_bytes = 0;  // float: the step product's packing scratch (a multiple of 64)
 
   int64_t row_blocks() const { return (p->batch + row_block - 1) / row_block; }
@@ -197,11 +243,16 @@ struct Stepper {
     layout.PartRows(blk, part, &first, &count);
     const C* r = wt->r + (d * layout.gates * H + first) * H;  // count rows of H
     if constexpr (std::is_same_v<C, float>) {
+      const int64_t block = (d * layout.blocks() + blk) * layout.parts + part;
       if (m == 1) {  // one row: the engine's GEMV streams R's rows
         gemm::SgemmSerial(false, true, 1, count, H, 1.0f, a, H, r, H, 0.0f, c, ldc, scratch);
         return;
       }
-      const gemm::PrepackedB& b = *wt->r_packed[(d * layout.blocks() + blk) * layout.parts + part];
+      if (m <= kStepPanelRows) {  // a few rows: R's panels read once, all rows in registers
+        step_rows->product(m, count, H, a, H, wt->r_panels + wt->panel_offsets[block], c, ldc);
+        return;
+      }
+      const gemm::PrepackedB& b = *wt->r_packed[block];
       gemm::SgemmSerialPackedB(false, m, b.n(), H, 1.0f, a, H, b, 0.0f, c, ldc, scratch);
     } else {
       for (int64_t i = 0; i < m; ++i) {
@@ -414,6 +465,10 @@ class RecurrentKernel : public OpKernel {
     OL_ASSIGN_OR_RETURN(constant_.w_packed, gemm::PrepackedB::Create(Allocator::Default(), /*trans_b=*/true, input,
                                                                      nd * gates * hidden, constant_.w, input));
     OL_ASSIGN_OR_RETURN(constant_.r_packed, PackBlocks(Allocator::Default(), constant_.r, nd, layout));
+    constant_.panel_offsets = PanelOffsets(nd, layout);
+    constant_panels_.resize(static_cast<size_t>(constant_.panel_offsets.back()));
+    PackPanels(constant_.r, nd, layout, constant_.panel_offsets, constant_panels_.data());
+    constant_.r_panels = constant_panels_.data();
     constant_w_shape_ = w->shape();
     constant_r_shape_ = r->shape();
     has_constant_ = true;
@@ -450,8 +505,9 @@ class RecurrentKernel : public OpKernel {
     st.row_block = std::max<int64_t>(1, std::min(B, row_block_));
     const int64_t tasks = st.tasks();
     const ParallelPlan plan{"recurrent.blocks", 1};
-    const int64_t work = T * nd * B * gh * (I + H);
-    const bool parallel = work >= minimum_multiply_adds_ && tasks > 1;
+    // A region per step (and round): only when one step's products pay for it.
+    const int64_t step_work = nd * B * gh * H;
+    const bool parallel = step_work >= minimum_multiply_adds_ && tasks > 1;
     const int participants = parallel ? AvailableParticipants(ctx.parallel(), plan) : 1;
     size_t gemm_scratch = 0;
     if constexpr (kFloat) {
@@ -466,11 +522,17 @@ class RecurrentKernel : public OpKernel {
     C *w = nullptr, *r = nullptr, *x = nullptr, *xp = nullptr, *bias = nullptr, *bias_x = nullptr, *bias_rh = nullptr;
     C *peep = nullptr, *h0 = nullptr, *h1 = nullptr, *cell = nullptr, *gates = nullptr, *reset_h = nullptr;
     C* zeros = nullptr;
+    float* panels = nullptr;
     char* task_scratch = nullptr;
     Slices slices;
+    std::vector<int64_t> panel_offsets;
     if (!use_constant) {
       slices.Reserve(&w, nd * gh * I);
       slices.Reserve(&r, nd * gh * H);
+      if constexpr (kFloat) {
+        panel_offsets = PanelOffsets(nd, layout);
+        slices.Reserve(&panels, panel_offsets.back());
+      }
     }
     if (!x_is_c) slices.Reserve(&x, rows * I);
     slices.Reserve(&xp, rows * nd * gh);
@@ -504,6 +566,9 @@ class RecurrentKernel : public OpKernel {
       if constexpr (kFloat) {
         OL_ASSIGN_OR_RETURN(prepared.r_packed, PackBlocks(ctx.allocator(), r, nd, layout));
         for (const auto& b : prepared.r_packed) scratch_bytes += static_cast<int64_t>(b->bytes());
+        PackPanels(r, nd, layout, panel_offsets, panels);
+        prepared.r_panels = panels;
+        prepared.panel_offsets = std::move(panel_offsets);
       }
     }
     std::fill(bias, bias + 2 * nd * gh, C(0));
@@ -646,7 +711,7 @@ class RecurrentKernel : public OpKernel {
   // Constant weights prepared at creation (float-computed types only).
   bool has_constant_ = false;
   Shape constant_w_shape_, constant_r_shape_;  // of the absorbed W and R
-  std::vector<float> constant_w_, constant_r_;
+  std::vector<float> constant_w_, constant_r_, constant_panels_;
   PreparedWeights<float> constant_;
 };
 bool IsRecurrentFloat(DataType t) {
@@ -731,9 +796,9 @@ OL_REGISTER_KERNELS(recurrent) {
   // The input projection is one GEMM with the engine's own schema (parallel.minimum_tasks).
   std::vector<ParamSpec> tuning = gemm::GemmTuningParams();
   tuning.push_back(ParamSpec::Int64(
-      param::kMinimumMultiplyAdds, int64_t{1} << 22, 1, int64_t{1} << 50,
-      "multiply-adds of the whole recurrence (steps x directions x batch x gates x hidden x (input + hidden)) below "
-      "which a step's tasks run serially"));
+      param::kMinimumMultiplyAdds, int64_t{1} << 18, 1, int64_t{1} << 50,
+      "multiply-adds of one step's recurrent products (directions x batch x gates x hidden x hidden) below which "
+      "its tasks run serially (each step opens its own region: the step alone must pay for it)"));
   tuning.push_back(ParamSpec::Int64(param::kBlockHiddenUnits, 64, 1, int64_t{1} << 20,
                                     "hidden units per task of a step (all gates of those units): the columns of R a "
                                     "task multiplies and the gate rows it computes"));

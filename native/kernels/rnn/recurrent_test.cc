@@ -340,6 +340,26 @@ std::vector<RecurrentCase> Cases() {
     c.seq = 3;
     c.constant_weights = true;
   });
+  // The step's product by batch rows: 2-8 rows on the step panels (6 = a pass of 4 and one
+  // of 2 on AVX-512; 4 x 40 gate columns = five panels, the last partial), more on the GEMM.
+  add("lstm_batch_6_hidden_40_step_panels", [](RecurrentCase& c) {
+    c.hidden = 40;
+    c.batch = 6;
+    c.peepholes = true;
+    c.constant_weights = true;
+  });
+  add("gru_bidirectional_batch_6_hidden_40_step_panels", [](RecurrentCase& c) {
+    c.op = "GRU";
+    c.direction = "bidirectional";
+    c.hidden = 40;
+    c.batch = 6;
+    c.lengths = true;
+  });
+  add("lstm_batch_11_gemm_step", [](RecurrentCase& c) {
+    c.batch = 11;
+    c.hidden = 9;
+    c.lengths = true;
+  });
   return cases;
 }
 

@@ -1,5 +1,8 @@
-// Gather, GatherElements, GatherND: parallel over independent destination blocks. Every
-// index is validated before any worker starts, so errors are deterministic.
+// Gather, GatherElements, GatherND: parallel over independent destination blocks. Errors
+// are deterministic: every index is validated before any worker starts, or (GatherElements'
+// typed rows) in the same pass as the gather, an out-of-range index read nowhere and
+// flagged, and then the serial check names the first one.
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -115,33 +118,34 @@ struct ElementsGeometry {
   }
 };
 
-// Output rows [begin, end) of `cols` elements each, every index already validated. Along
-// the last axis a row reads inside one contiguous data row; along an outer axis element c
-// of a row reads column c of the indexed data row (stride data_strides[axis]).
+// Output rows [begin, end) of `cols` elements each. Along the last axis a row reads inside
+// one contiguous data row; along an outer axis element c of a row reads column c of the
+// indexed data row (stride data_strides[axis]). Indices are validated here, in the same
+// pass: one outside [-dim, dim) reads nothing (its output is left 0) and makes the call
+// return false.
 template <typename W, typename I>
-void GatherElementsRows(const ElementsGeometry& g, const W* x, const I* idx, W* y, int64_t cols, int64_t begin,
+bool GatherElementsRows(const ElementsGeometry& g, const W* x, const I* idx, W* y, int64_t cols, int64_t begin,
                         int64_t end) {
   const int64_t dim = g.axis_dim;
   const bool last = g.axis == g.rank - 1;
-  const int64_t stride = g.data_strides[g.axis];
+  const int64_t stride = last ? 1 : g.data_strides[g.axis];
+  bool ok = true;
   for (int64_t r = begin; r < end; ++r) {
     const I* ir = idx + r * cols;
     W* yr = y + r * cols;
-    const int64_t base = g.RowBase(r);
-    if (last) {
-      const W* xr = x + base;
-      for (int64_t c = 0; c < cols; ++c) {
-        const int64_t k = ir[c];
-        yr[c] = xr[k < 0 ? k + dim : k];
+    const W* xr = x + g.RowBase(r);
+    for (int64_t c = 0; c < cols; ++c) {
+      const int64_t k = ir[c];
+      const int64_t wrapped = k < 0 ? k + dim : k;
+      if (static_cast<uint64_t>(wrapped) >= static_cast<uint64_t>(dim)) {
+        ok = false;
+        yr[c] = W{0};
+        continue;
       }
-    } else {
-      const W* xr = x + base;
-      for (int64_t c = 0; c < cols; ++c) {
-        const int64_t k = ir[c];
-        yr[c] = xr[c + (k < 0 ? k + dim : k) * stride];
-      }
+      yr[c] = xr[(last ? 0 : c) + wrapped * stride];
     }
   }
+  return ok;
 }
 
 class GatherElementsKernel : public GatherBase {
@@ -167,7 +171,6 @@ class GatherElementsKernel : public GatherBase {
                                d);
       }
     }
-    OL_RETURN_IF_ERROR(CheckIndices(ctx, *indices, ds.dim(axis), *data, axis));
     OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, data->dtype(), is));
 
     const int rank = ds.rank();
@@ -181,14 +184,22 @@ class GatherElementsKernel : public GatherBase {
     g.index_dims.assign(is.dims().begin(), is.dims().end());
     // Fixed-width payloads move as unsigned words of their size, indices read in their own
     // type: one typed loop per row. Strings (and wider elements) take the generic copy.
+    // Indices are checked in the gather's own pass (a flag per block); on a bad one the
+    // serial check names the first.
     if (type != DataType::kString && (size == 1 || size == 2 || size == 4 || size == 8)) {
-      auto run = [&](auto word, auto index) {
+      std::atomic<bool> bad{false};
+      auto run = [&](auto word, auto index) -> Status {
         using W = decltype(word);
         using I = decltype(index);
-        return parallel_.Run(ctx.parallel(), "gather_elements.rows", rows, cols, [&](int64_t begin, int64_t end) {
-          GatherElementsRows<W, I>(g, static_cast<const W*>(data->raw_data()), indices->data<I>(),
-                                   static_cast<W*>(y->raw_data()), cols, begin, end);
-        });
+        OL_RETURN_IF_ERROR(
+            parallel_.Run(ctx.parallel(), "gather_elements.rows", rows, cols, [&](int64_t begin, int64_t end) {
+              if (!GatherElementsRows<W, I>(g, static_cast<const W*>(data->raw_data()), indices->data<I>(),
+                                            static_cast<W*>(y->raw_data()), cols, begin, end)) {
+                bad.store(true, std::memory_order_relaxed);
+              }
+            }));
+        if (bad.load(std::memory_order_relaxed)) return CheckIndices(ctx, *indices, ds.dim(axis), *data, axis);
+        return Status::Ok();
       };
       const bool i32 = indices->dtype() == DataType::kInt32;
       switch (size) {
@@ -202,6 +213,7 @@ class GatherElementsKernel : public GatherBase {
           return i32 ? run(uint64_t{}, int32_t{}) : run(uint64_t{}, int64_t{});
       }
     }
+    OL_RETURN_IF_ERROR(CheckIndices(ctx, *indices, ds.dim(axis), *data, axis));
     // Unit = one row of the last dimension of the output.
     return parallel_.Run(
         ctx.parallel(), "gather_elements.rows", rows, cols,

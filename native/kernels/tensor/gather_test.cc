@@ -163,6 +163,26 @@ TEST(GatherElementsTest, OutOfRangeIndexNamesNodeAndIndex) {
   EXPECT_NE(m.find("float[2,3]"), std::string::npos) << m;
 }
 
+// Indices are checked in the gather's own pass, block by block: with several bad ones in
+// different blocks (forced parallel, one-element blocks), the error still names the first
+// by position, whatever the participant count.
+TEST(GatherElementsTest, OutOfRangeIndexOnTheParallelPathNamesTheFirst) {
+  for (int threads : {1, 2, 4}) {
+    KernelTester t("GatherElements", 13);
+    t.NodeName("ge_rows")
+        .Input(MakeTensor<float>({4, 3}, Iota<float>(12)))
+        .Input(MakeTensor<int64_t>({3, 3}, {0, 1, 2, /**/ 3, 0, -9, /**/ 1, 7, 0}))
+        .Attr("axis", int64_t{0})
+        .Tuning(param::kMinimumElements, int64_t{1})
+        .Tuning(param::kBlockElements, int64_t{1});
+    auto r = t.Run(threads);
+    ASSERT_FALSE(r.ok()) << threads;
+    const std::string m = r.status().ToString();
+    EXPECT_NE(m.find("ge_rows"), std::string::npos) << m;
+    EXPECT_NE(m.find("index -9 at position 5"), std::string::npos) << m;
+  }
+}
+
 TEST(GatherNdTest, OnnxExamplesWithBatchDims) {
   KernelTester a("GatherND", 13);
   a.Input(MakeTensor<int32_t>({2, 2}, {0, 1, 2, 3})).Input(MakeTensor<int64_t>({2, 2}, {0, 0, 1, 1}));

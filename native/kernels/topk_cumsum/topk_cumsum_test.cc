@@ -132,6 +132,34 @@ TEST(TopK, NanRanksAboveEveryNumberOnTheHeapPath) {
   EXPECT_EQ(ToVector<int64_t>(small[1].tensor()), (std::vector<int64_t>{0, 5, 10}));
 }
 
+// Long contiguous lanes take the heap path's block prefilter (blocks of 16 past the first
+// k): NaNs inside blocks (two in one block, one in the last whole block), the worst of the
+// k best itself NaN (k = 2 of three NaNs), smallest, and double. Expected from the rule
+// (NaN above every number, the lower index first), worked out by hand.
+TEST(TopK, NanInsideScannedBlocksOfLongLanes) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> x(250);
+  for (int i = 0; i < 250; ++i) x[i] = static_cast<double>((i * 37) % 101);  // 0..100, each 2-3 times
+  x[40] = nan;
+  x[41] = nan;
+  x[199] = nan;
+  // 37 i = v (mod 101): 100 at i = 30, 131, 232; 0 at i = 0, 101, 202; 1 at i = 71, 172.
+  auto run = [&](DataType type, int64_t k, int64_t largest) {
+    KernelTester t("TopK", 11);
+    Tensor in = type == DataType::kDouble ? MakeTensor<double>({1, 250}, x)
+                                          : MakeTensor<float>({1, 250}, std::vector<float>(x.begin(), x.end()));
+    t.Input(in).Input(MakeTensor<int64_t>({1}, {k})).Attr("largest", largest).Outputs(2);
+    auto out = RunAllCounts(t, kForceParallel);
+    EXPECT_EQ(out.size(), 2u);
+    return out.size() == 2u ? ToVector<int64_t>(out[1].tensor()) : std::vector<int64_t>{};
+  };
+  for (DataType type : {DataType::kFloat, DataType::kDouble}) {
+    EXPECT_EQ(run(type, 6, 1), (std::vector<int64_t>{40, 41, 199, 30, 131, 232})) << DataTypeName(type);
+    EXPECT_EQ(run(type, 2, 1), (std::vector<int64_t>{40, 41})) << DataTypeName(type);
+    EXPECT_EQ(run(type, 4, 0), (std::vector<int64_t>{0, 101, 202, 71})) << DataTypeName(type);
+  }
+}
+
 TEST(TopK, KOutOfRangeIsInvalidArgument) {
   KernelTester t("TopK", 11);
   t.NodeName("top").Input(MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6})).Input(MakeTensor<int64_t>({1}, {4}));

@@ -1,7 +1,10 @@
 // TopK: the k largest (or smallest) values of each lane along `axis`, with their indices.
 // Ties keep the lower index first; NaN ranks above every number (as numpy sorts it last).
 // Selection, not a full sort: for small k a bounded heap of the k best seen so far (one
-// comparison with the worst of them rejects most elements, nothing is gathered), else
+// comparison with the worst of them rejects most elements, nothing is gathered; on
+// contiguous float/double lanes that comparison runs over blocks of kScanBlock elements at
+// once, on vectors, and only a block holding a candidate
+// goes through the heap element by element), else
 // the lane is gathered and std::nth_element splits off the k best; then only those k are
 // sorted: best first for sorted=1, by index for sorted=0 (the order ONNX leaves open,
 // made deterministic). The ranking is a strict total order (value, then index), so the
@@ -9,6 +12,7 @@
 // participant uses its own slice of scratch reserved before the region.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <utility>
 
 #include "native/core/allocator.h"
@@ -22,6 +26,31 @@ namespace {
 
 using TopKTypes = TypeList<uint8_t, uint16_t, uint32_t, uint64_t, int8_t, int16_t, int32_t, int64_t, Float16, float,
                            double, BFloat16>;
+
+// Elements per block of the heap path's prefilter on contiguous lanes.
+constexpr int64_t kScanBlock = 16;
+
+// Whether some x[i] (i < kScanBlock) could displace `worst` (the worst of the k best):
+// a superset of the candidates (a NaN on either side passes: it fails x <= worst). On
+// 16-byte generic vectors (gcc/clang vector_size: the baseline SIMD of every target, SSE2
+// or NEON, no ISA flags), since gcc leaves the scalar loop unvectorised once it is inlined.
+template <typename A>
+bool BlockMayDisplace(const A* x, A worst, bool largest) {
+  typedef A V __attribute__((vector_size(16)));
+  constexpr int kLanes = static_cast<int>(16 / sizeof(A));
+  static_assert(kScanBlock % kLanes == 0);
+  const V w = V{} + worst;
+  auto within = V{} == V{};  // per lane: every x so far ranks at or below worst
+  for (int v = 0; v < static_cast<int>(kScanBlock) / kLanes; ++v) {
+    V xv;
+    std::memcpy(&xv, x + v * kLanes, sizeof(V));
+    within &= largest ? (xv <= w) : (xv >= w);
+  }
+  for (int l = 0; l < kLanes; ++l) {
+    if (!within[l]) return true;
+  }
+  return false;
+}
 
 template <typename A>
 bool Greater(A a, A b) {
@@ -108,13 +137,23 @@ class TopKKernel : public OpKernel {
             // arrive in increasing order, so an equal value never displaces an earlier one.
             for (int64_t i = 0; i < k; ++i) entries[i] = {Numeric<T>::Load(in[in_base + i * inner]), i};
             std::make_heap(entries, entries + k, before);
-            for (int64_t i = k; i < length; ++i) {
+            auto offer = [&](int64_t i) {
               const Entry e{Numeric<T>::Load(in[in_base + i * inner]), i};
-              if (!before(e, entries[0])) continue;
+              if (!before(e, entries[0])) return;
               std::pop_heap(entries, entries + k, before);
               entries[k - 1] = e;
               std::push_heap(entries, entries + k, before);
+            };
+            int64_t i = k;
+            if constexpr (std::is_floating_point_v<T>) {
+              if (inner == 1) {  // blocks that cannot displace the worst are skipped whole
+                for (; i + kScanBlock <= length; i += kScanBlock) {
+                  if (!BlockMayDisplace(in + in_base + i, entries[0].first, largest)) continue;
+                  for (int64_t j = i; j < i + kScanBlock; ++j) offer(j);
+                }
+              }
             }
+            for (; i < length; ++i) offer(i);
             if (sorted) {
               std::sort_heap(entries, entries + k, before);
             } else {

@@ -5,6 +5,10 @@
 #include <cstring>
 
 #include "native/core/cpu_features.h"
+
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 #include "native/kernels/quantized/igemm/igemm_kernel.h"
 
 namespace onnx_light {
@@ -387,6 +391,312 @@ Status IgemmComputeSerial(int64_t m, const IgemmA& a, const IgemmPackedB& b, Ige
   }
   const Blocking l = MakeBlocking(m, b);
   return RunTasks(l, m, a, b, sink, CarveScratch(l, scratch), 0, l.tasks);
+}
+
+// ---- Packed A (the constant left operand) times blocks of B packed per run ----
+//
+// Formats (igemm_kernel.h): a byte-tile kernel stores A as uint8 (shift +128 when signed)
+// and B as int8 (shift -128 when unsigned), K in quads; other kernels store both as 16-bit
+// pairs, unshifted. Row and column sums are of the stored values; the zero points used in
+// the decomposition are shifted alike.
+
+namespace {
+
+int32_t ShiftA(bool bytes, bool is_signed) { return bytes && is_signed ? 128 : 0; }
+int32_t ShiftB(bool bytes, bool is_signed) { return bytes && !is_signed ? -128 : 0; }
+
+}  // namespace
+
+StatusOr<std::shared_ptr<const IgemmPackedA>> IgemmPackedA::Create(int64_t m, int64_t k, const IgemmMatrix& a,
+                                                                   const int32_t* zero_points, int64_t zero_point_count,
+                                                                   const IgemmKernel* kernel) {
+  if (m < 0 || k < 0 || (zero_point_count != 1 && zero_point_count != m)) {
+    return InvalidArgument("IgemmPackedA: bad shape ", m, "x", k, " or zero point count ", zero_point_count);
+  }
+  auto packed = std::shared_ptr<IgemmPackedA>(new IgemmPackedA());
+  packed->kernel_ = kernel != nullptr ? kernel : &BestIgemmKernel();
+  const int mr = packed->kernel_->mr;
+  packed->m_ = m;
+  packed->k_ = k;
+  packed->bytes_ = packed->kernel_->tile_u8s8 != nullptr;
+  const int group = packed->bytes_ ? 4 : 2;
+  packed->k_groups_ = (k + group - 1) / group;
+  const int64_t m_padded = RoundUp(std::max<int64_t>(m, 1), mr);
+  const size_t size = static_cast<size_t>(m_padded * packed->k_groups_ * group);
+  const int32_t shift = ShiftA(packed->bytes_, a.is_signed);
+  if (packed->bytes_) {
+    packed->byte_data_.assign(size, 0);
+  } else {
+    packed->data_.assign(size, 0);
+  }
+  packed->row_sums_.assign(static_cast<size_t>(m), 0);
+  packed->zero_points_.resize(static_cast<size_t>(m));
+  for (int64_t i = 0; i < m; ++i) {
+    const int64_t base = (i / mr) * packed->k_groups_ * mr * group, ii = i % mr;
+    uint32_t sum = 0;
+    for (int64_t kk = 0; kk < k; ++kk) {
+      const int32_t v = ElementAt(a, i, kk) + shift;
+      const int64_t at = base + ((kk / group) * mr + ii) * group + kk % group;
+      if (packed->bytes_) {
+        packed->byte_data_[at] = static_cast<uint8_t>(v);
+      } else {
+        packed->data_[at] = static_cast<int16_t>(v);
+      }
+      sum += static_cast<uint32_t>(v);
+    }
+    packed->row_sums_[i] = static_cast<int32_t>(sum);
+    packed->zero_points_[i] = (zero_points == nullptr ? 0 : zero_points[zero_point_count == 1 ? 0 : i]) + shift;
+  }
+  return std::shared_ptr<const IgemmPackedA>(std::move(packed));
+}
+
+int IgemmPackedA::mr() const { return kernel_->mr; }
+int IgemmPackedA::nr() const { return kernel_->nr; }
+
+size_t IgemmBBlockBytes(const IgemmPackedA& a, int64_t cols) {
+  const int nr = a.kernel().nr;
+  const int64_t group = a.bytes() ? 4 : 2, element = a.bytes() ? 1 : 2;
+  return static_cast<size_t>(RoundUp(std::max<int64_t>(cols, 1), nr) * std::max<int64_t>(a.k_groups(), 1) * group *
+                             element);
+}
+
+namespace {
+
+// The rows of a B block: row kk at base + kk * ld, or at pointers[kk] when given.
+struct BRows {
+  const uint8_t* base = nullptr;
+  int64_t ld = 0;
+  const uint8_t* const* pointers = nullptr;
+  const uint8_t* at(int64_t kk, int64_t col) const {
+    return (pointers != nullptr ? pointers[kk] : base + kk * ld) + col;
+  }
+};
+
+// One panel (nr columns from col0, `width` of them real) of the K rows,
+// K in groups of G, values converted by `load` into Stored; sums[c] += stored values.
+template <int G, typename Stored, typename Load>
+void PackBPanel(const BRows& rows, int64_t col0, int64_t k, int64_t k_groups, int nr, int64_t width, Stored* dst,
+                int32_t* sums, Load load) {
+  for (int64_t q = 0; q < k_groups; ++q) {
+    Stored* out = dst + q * nr * G;
+    for (int t = 0; t < G; ++t) {
+      const int64_t kk = q * G + t;
+      if (kk >= k) {
+        for (int c = 0; c < nr; ++c) out[c * G + t] = 0;
+        continue;
+      }
+      const uint8_t* row = rows.at(kk, col0);
+      for (int64_t c = 0; c < width; ++c) {
+        const Stored v = load(row[c]);
+        out[c * G + t] = v;
+        sums[c] += v;
+      }
+      for (int64_t c = width; c < nr; ++c) out[c * G + t] = 0;
+    }
+  }
+}
+
+#if defined(__x86_64__)
+// SSE2 (the x86-64 baseline) packing of a strip of 16 columns (`width` of them real) of a
+// panel, K in groups of G: the same panels and column sums as PackBPanel.
+__m128i LoadRow(const uint8_t* row, int64_t width, uint8_t fill) {
+  if (width >= 16) return _mm_loadu_si128(reinterpret_cast<const __m128i*>(row));
+  alignas(16) uint8_t tmp[16];
+  std::memset(tmp, fill, sizeof(tmp));
+  std::memcpy(tmp, row, static_cast<size_t>(width));
+  return _mm_load_si128(reinterpret_cast<const __m128i*>(tmp));
+}
+
+// Adds the 16 int16 sums (lo: columns 0-7, hi: 8-15) to four int32 vectors.
+void FlushSums(__m128i lo, __m128i hi, __m128i* acc) {
+  acc[0] = _mm_add_epi32(acc[0], _mm_srai_epi32(_mm_unpacklo_epi16(lo, lo), 16));
+  acc[1] = _mm_add_epi32(acc[1], _mm_srai_epi32(_mm_unpackhi_epi16(lo, lo), 16));
+  acc[2] = _mm_add_epi32(acc[2], _mm_srai_epi32(_mm_unpacklo_epi16(hi, hi), 16));
+  acc[3] = _mm_add_epi32(acc[3], _mm_srai_epi32(_mm_unpackhi_epi16(hi, hi), 16));
+}
+
+void StoreSums(const __m128i* acc, int32_t correction, int64_t width, int32_t* sums) {
+  alignas(16) int32_t all[16];
+  for (int v = 0; v < 4; ++v) _mm_store_si128(reinterpret_cast<__m128i*>(all + 4 * v), acc[v]);
+  for (int64_t c = 0; c < std::min<int64_t>(width, 16); ++c) sums[c] += all[c] + correction;
+}
+
+// Byte quads: stored int8 = raw ^ flip (flip 0x80 for a uint8 source). Sums are taken of
+// stored ^ 0x80 as uint8 (exactly stored + 128) and corrected by -128 per row.
+void PackQuadStrip(const BRows& rows, int64_t col0, int64_t k, int64_t kg, int nr, int64_t width, bool is_signed,
+                   int8_t* dst, int32_t* sums) {
+  const uint8_t flip = is_signed ? 0x00 : 0x80;
+  const __m128i vflip = _mm_set1_epi8(static_cast<char>(flip)), bias = _mm_set1_epi8(static_cast<char>(0x80));
+  const __m128i zero = _mm_setzero_si128(), pad = _mm_set1_epi8(static_cast<char>(flip));
+  __m128i acc[4] = {zero, zero, zero, zero}, lo = zero, hi = zero;
+  for (int64_t q = 0; q < kg; ++q) {
+    __m128i r[4];
+    for (int t = 0; t < 4; ++t) {
+      const int64_t kk = q * 4 + t;
+      r[t] = _mm_xor_si128(kk < k ? LoadRow(rows.at(kk, col0), width, flip) : pad, vflip);
+      const __m128i u = _mm_xor_si128(r[t], bias);
+      lo = _mm_add_epi16(lo, _mm_unpacklo_epi8(u, zero));
+      hi = _mm_add_epi16(hi, _mm_unpackhi_epi8(u, zero));
+    }
+    const __m128i ab_lo = _mm_unpacklo_epi8(r[0], r[1]), ab_hi = _mm_unpackhi_epi8(r[0], r[1]);
+    const __m128i cd_lo = _mm_unpacklo_epi8(r[2], r[3]), cd_hi = _mm_unpackhi_epi8(r[2], r[3]);
+    __m128i* out = reinterpret_cast<__m128i*>(dst + q * nr * 4);
+    _mm_storeu_si128(out, _mm_unpacklo_epi16(ab_lo, cd_lo));
+    _mm_storeu_si128(out + 1, _mm_unpackhi_epi16(ab_lo, cd_lo));
+    _mm_storeu_si128(out + 2, _mm_unpacklo_epi16(ab_hi, cd_hi));
+    _mm_storeu_si128(out + 3, _mm_unpackhi_epi16(ab_hi, cd_hi));
+    if ((q & 31) == 31) {  // 32 quads: at most 32 * 4 * 255 < 2^15 per int16 lane
+      FlushSums(lo, hi, acc);
+      lo = hi = zero;
+    }
+  }
+  FlushSums(lo, hi, acc);
+  StoreSums(acc, static_cast<int32_t>(-128 * 4 * kg), width, sums);
+}
+
+// 16-bit pairs: stored int16 = the raw value sign- or zero-extended.
+void PackPairStrip(const BRows& rows, int64_t col0, int64_t k, int64_t kg, int nr, int64_t width, bool is_signed,
+                   int16_t* dst, int32_t* sums) {
+  const __m128i zero = _mm_setzero_si128();
+  __m128i acc[4] = {zero, zero, zero, zero}, lo = zero, hi = zero;
+  for (int64_t q = 0; q < kg; ++q) {
+    __m128i e_lo[2], e_hi[2];
+    for (int t = 0; t < 2; ++t) {
+      const int64_t kk = q * 2 + t;
+      const __m128i r = kk < k ? LoadRow(rows.at(kk, col0), width, 0) : zero;
+      if (is_signed) {
+        e_lo[t] = _mm_srai_epi16(_mm_unpacklo_epi8(r, r), 8);
+        e_hi[t] = _mm_srai_epi16(_mm_unpackhi_epi8(r, r), 8);
+      } else {
+        e_lo[t] = _mm_unpacklo_epi8(r, zero);
+        e_hi[t] = _mm_unpackhi_epi8(r, zero);
+      }
+      lo = _mm_add_epi16(lo, e_lo[t]);
+      hi = _mm_add_epi16(hi, e_hi[t]);
+    }
+    __m128i* out = reinterpret_cast<__m128i*>(dst + q * nr * 2);
+    _mm_storeu_si128(out, _mm_unpacklo_epi16(e_lo[0], e_lo[1]));
+    _mm_storeu_si128(out + 1, _mm_unpackhi_epi16(e_lo[0], e_lo[1]));
+    _mm_storeu_si128(out + 2, _mm_unpacklo_epi16(e_hi[0], e_hi[1]));
+    _mm_storeu_si128(out + 3, _mm_unpackhi_epi16(e_hi[0], e_hi[1]));
+    if ((q & 31) == 31) {  // 32 pairs: |sum| <= 32 * 2 * 255 < 2^15
+      FlushSums(lo, hi, acc);
+      lo = hi = zero;
+    }
+  }
+  FlushSums(lo, hi, acc);
+  StoreSums(acc, 0, width, sums);
+}
+#endif  // __x86_64__
+
+}  // namespace
+
+namespace {
+
+void PackBlock(const IgemmPackedA& a, const BRows& rows, IgemmBBlock* block) {
+  const int nr = a.kernel().nr;
+  const int64_t k = a.k(), kg = a.k_groups(), cols = block->cols;
+  std::fill(block->column_sums, block->column_sums + cols, 0);
+  for (int64_t j0 = 0; j0 < cols; j0 += nr) {
+    const int64_t width = std::min<int64_t>(nr, cols - j0);
+    int32_t* sums = block->column_sums + j0;
+#if defined(__x86_64__)
+    if (nr % 16 == 0) {  // the vector kernels' panels, 16 columns at a time
+      for (int64_t c0 = 0; c0 < nr; c0 += 16) {
+        const int64_t strip = width - c0;  // real columns in this strip (may be <= 0: all padding)
+        if (strip <= 0) {
+          for (int64_t q = 0; q < kg; ++q) {
+            if (a.bytes()) {
+              std::memset(static_cast<int8_t*>(block->panels) + j0 * kg * 4 + (q * nr + c0) * 4, 0, 64);
+            } else {
+              std::memset(static_cast<int16_t*>(block->panels) + j0 * kg * 2 + (q * nr + c0) * 2, 0, 64);
+            }
+          }
+          continue;
+        }
+        if (a.bytes()) {
+          PackQuadStrip(rows, j0 + c0, k, kg, nr, strip, block->is_signed,
+                        static_cast<int8_t*>(block->panels) + j0 * kg * 4 + c0 * 4, sums + c0);
+        } else {
+          PackPairStrip(rows, j0 + c0, k, kg, nr, strip, block->is_signed,
+                        static_cast<int16_t*>(block->panels) + j0 * kg * 2 + c0 * 2, sums + c0);
+        }
+      }
+      continue;
+    }
+#endif
+    if (a.bytes()) {
+      int8_t* dst = static_cast<int8_t*>(block->panels) + j0 * kg * 4;
+      if (block->is_signed) {
+        PackBPanel<4>(rows, j0, k, kg, nr, width, dst, sums, [](uint8_t v) { return static_cast<int8_t>(v); });
+      } else {
+        PackBPanel<4>(rows, j0, k, kg, nr, width, dst, sums, [](uint8_t v) { return static_cast<int8_t>(v ^ 0x80); });
+      }
+    } else {
+      int16_t* dst = static_cast<int16_t*>(block->panels) + j0 * kg * 2;
+      if (block->is_signed) {
+        PackBPanel<2>(rows, j0, k, kg, nr, width, dst, sums,
+                      [](uint8_t v) { return static_cast<int16_t>(static_cast<int8_t>(v)); });
+      } else {
+        PackBPanel<2>(rows, j0, k, kg, nr, width, dst, sums, [](uint8_t v) { return static_cast<int16_t>(v); });
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void IgemmPackBBlock(const IgemmPackedA& a, const IgemmMatrix& b, IgemmBBlock* block) {
+  PackBlock(a, BRows{static_cast<const uint8_t*>(b.data), b.row_stride, nullptr}, block);
+}
+
+void IgemmPackBBlockRows(const IgemmPackedA& a, const uint8_t* const* rows, IgemmBBlock* block) {
+  PackBlock(a, BRows{nullptr, 0, rows}, block);
+}
+
+void IgemmMultiplyBlock(const IgemmPackedA& a, int64_t i0, int64_t rows, const IgemmBBlock& b, int32_t* c,
+                        int64_t ldc) {
+  const IgemmKernel& kernel = a.kernel();
+  const int mr = kernel.mr, nr = kernel.nr;
+  const bool bytes = a.bytes();
+  const int64_t kg = a.k_groups(), k_block = bytes ? kKPairBlock / 2 : kKPairBlock;
+  const int64_t rows_padded = RoundUp(rows, mr), cols_padded = RoundUp(b.cols, nr);
+  if (rows <= 0 || b.cols <= 0) return;
+  if (kg == 0) {
+    for (int64_t r = 0; r < rows_padded; ++r) std::fill(c + r * ldc, c + r * ldc + cols_padded, 0);
+  }
+  // i0 starts a panel of A (a multiple of mr, documented): panel index (i0 + it) / mr.
+  for (int64_t p0 = 0; p0 < kg; p0 += k_block) {
+    const int64_t pc = std::min(k_block, kg - p0);
+    for (int64_t jt = 0; jt < cols_padded; jt += nr) {
+      for (int64_t it = 0; it < rows_padded; it += mr) {
+        const int64_t a_panel = (i0 + it) / mr;
+        if (bytes) {
+          const auto* ap = static_cast<const uint8_t*>(a.panels()) + (a_panel * kg + p0) * mr * 4;
+          const auto* bp = static_cast<const int8_t*>(b.panels) + (jt * kg + p0 * nr) * 4;
+          kernel.tile_u8s8(pc, ap, bp, c + it * ldc + jt, ldc, p0 > 0);
+        } else {
+          const auto* ap = static_cast<const int16_t*>(a.panels()) + (a_panel * kg + p0) * mr * 2;
+          const auto* bp = static_cast<const int16_t*>(b.panels) + (jt * kg + p0 * nr) * 2;
+          kernel.tile(pc, ap, bp, c + it * ldc + jt, ldc, p0 > 0);
+        }
+      }
+    }
+  }
+  // Zero points: - azp(i) colsum(j) - bzp rowsum(i) + K azp(i) bzp, modulo 2^32.
+  const uint32_t bzp = static_cast<uint32_t>(b.zero_point + ShiftB(bytes, b.is_signed));
+  const uint32_t k = static_cast<uint32_t>(a.k());
+  const auto* column_sums = reinterpret_cast<const uint32_t*>(b.column_sums);
+  for (int64_t r = 0; r < rows; ++r) {
+    const uint32_t azp = static_cast<uint32_t>(a.zero_points()[i0 + r]);
+    const uint32_t row_term = k * azp * bzp - bzp * static_cast<uint32_t>(a.row_sums()[i0 + r]);
+    uint32_t* row = reinterpret_cast<uint32_t*>(c + r * ldc);
+    if (azp == 0) {
+      for (int64_t j = 0; j < b.cols; ++j) row[j] += row_term;
+    } else {
+      for (int64_t j = 0; j < b.cols; ++j) row[j] += row_term - azp * column_sums[j];
+    }
+  }
 }
 
 void Requantize(const int32_t* acc, int64_t n, int32_t bias, const float* multiplier, int64_t step, int32_t zp,

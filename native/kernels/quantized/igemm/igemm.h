@@ -98,6 +98,74 @@ Status IgemmCompute(const ParallelContext& parallel, Allocator* allocator, int64
 size_t IgemmSerialScratchBytes(int64_t m, const IgemmPackedB& b);
 Status IgemmComputeSerial(int64_t m, const IgemmA& a, const IgemmPackedB& b, IgemmSink sink, void* scratch);
 
+// The transposed arrangement, for products whose left operand is the constant: a
+// convolution's weights (M output channels x K) times an activation block packed per run
+// (K x cols, e.g. im2col columns of output positions), so C's rows are output channels and
+// come out contiguous along positions (NCHW rows).
+//
+//   auto w = IgemmPackedA::Create(m, k, IgemmMatrix{weights, w_signed, k, 1}, wzp, wzp_count);
+//   IgemmBBlock b{panels, column_sums, cols, x_signed, x_zero_point};   // scratch of
+//   IgemmPackBBlock(**w, IgemmMatrix{x_rows, x_signed, ld, 1}, &b);     // IgemmBBlockBytes
+//   IgemmMultiplyBlock(**w, i0, rows, b, c, ldc);                       // C rows i0..i0+rows
+//
+// A kernel with a byte tile (VNNI) stores both operands as bytes whatever their signedness:
+// A as uint8 (int8 shifted by +128), B as int8 (uint8 shifted by -128), the zero points
+// shifted alike, so (A - azp)(B - bzp) is unchanged and four u8 x s8 products stay exact.
+// Other kernels take 16-bit pairs. The result is the exact wrapping int32 sum either way.
+class IgemmPackedA {
+ public:
+  // Packs a (M x K, col_stride 1) with zero points per row (count 1 or M) for `kernel`
+  // (default: the best kernel of this CPU).
+  static StatusOr<std::shared_ptr<const IgemmPackedA>> Create(int64_t m, int64_t k, const IgemmMatrix& a,
+                                                              const int32_t* zero_points, int64_t zero_point_count,
+                                                              const IgemmKernel* kernel = nullptr);
+  int64_t m() const { return m_; }
+  int64_t k() const { return k_; }
+  const IgemmKernel& kernel() const { return *kernel_; }
+  // The kernel's tile: row blocks start at multiples of mr; C is stored in whole tiles.
+  int mr() const;
+  int nr() const;
+  // Internal to the engine (igemm_kernel.h formats): byte quads or 16-bit pairs, panels of
+  // mr rows; row sums of the stored values; zero points per row, shifted as stored.
+  bool bytes() const { return bytes_; }
+  int64_t k_groups() const { return k_groups_; }
+  const void* panels() const { return bytes_ ? static_cast<const void*>(byte_data_.data()) : data_.data(); }
+  const std::vector<int32_t>& row_sums() const { return row_sums_; }
+  const std::vector<int32_t>& zero_points() const { return zero_points_; }
+
+ private:
+  const IgemmKernel* kernel_ = nullptr;
+  int64_t m_ = 0, k_ = 0, k_groups_ = 0;
+  bool bytes_ = false;
+  std::vector<int16_t> data_;
+  std::vector<uint8_t> byte_data_;
+  std::vector<int32_t> row_sums_, zero_points_;
+};
+
+// A right-hand block of `cols` columns (all of K) packed per run for a packed A: `panels`
+// and `column_sums` point to the caller's scratch (IgemmBBlockBytes; panels 64-byte
+// aligned), one zero point for the whole block.
+struct IgemmBBlock {
+  void* panels = nullptr;
+  int32_t* column_sums = nullptr;
+  int64_t cols = 0;
+  bool is_signed = false;
+  int32_t zero_point = 0;
+};
+
+// Bytes of panels for a block of `cols` columns packed for `a` (column sums: cols int32).
+size_t IgemmBBlockBytes(const IgemmPackedA& a, int64_t cols);
+// Packs b (K x block->cols, col_stride 1, element (kk, c) at row kk * row_stride + c) into
+// block->panels and block->column_sums; the values' signedness is block->is_signed.
+void IgemmPackBBlock(const IgemmPackedA& a, const IgemmMatrix& b, IgemmBBlock* block);
+// As IgemmPackBBlock with row kk of the block starting at rows[kk] (block->cols bytes of
+// block->is_signed values each), for a block whose rows are spans of different planes.
+void IgemmPackBBlockRows(const IgemmPackedA& a, const uint8_t* const* rows, IgemmBBlock* block);
+// c[(i - i0) * ldc + j] = sum_k (A(i, k) - azp(i)) (B(k, j) - bzp) for i in [i0, i0 + rows),
+// j < b.cols, wrapping int32. i0 is a multiple of the kernel's mr. c must have room for RoundUp(rows, mr) rows of
+// ldc >= RoundUp(b.cols, nr) (whole tiles are stored; the padding holds no result).
+void IgemmMultiplyBlock(const IgemmPackedA& a, int64_t i0, int64_t rows, const IgemmBBlock& b, int32_t* c, int64_t ldc);
+
 // Requantisation of n accumulators as the ONNX reference computes it:
 //   out[j] = saturate(round_half_even(double(acc[j] + bias) * multiplier[j * step] + zp))
 // (the product and sum in double), to int8 if is_signed, else uint8. step is 0 (one

@@ -3,7 +3,9 @@
 // and per-row/per-column zero points (a kernel with a byte tile, VNNI's vpdpbusd, runs it for
 // every signed B and its pair tile for every unsigned one); every requantiser against the
 // double-precision formula of the ONNX reference.
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <random>
 #include <string>
 #include <tuple>
@@ -167,6 +169,113 @@ TEST_P(IgemmVariantTest, RequantizeMatchesReferenceFormula) {
         }
       }
     }
+  }
+}
+
+// The transposed arrangement (constant A packed once, B packed per block): every shape of
+// Cases() with A's zero points per row, B's one zero point, B read with a row stride wider
+// than the block (as a convolution reads its input planes in place), the rows computed in
+// two calls split at a multiple of mr; against the direct 64-bit sum reduced modulo 2^32.
+TEST_P(IgemmVariantTest, PackedATimesBlocksMatchesDirectShiftedProductSums) {
+  SKIP_UNLESS_KERNEL(GetParam(), kernel);
+  int seed = 500;
+  for (const Case& c : Cases()) {
+    SCOPED_TRACE(Describe(c));
+    const int64_t ld = c.n + 3;
+    const auto a = RandomBytes(c.m * c.k, seed++), b = RandomBytes(c.k * ld, seed++);
+    auto packed = IgemmPackedA::Create(c.m, c.k, IgemmMatrix{a.data(), c.a_signed, c.k, 1}, c.azp.data(),
+                                       static_cast<int64_t>(c.azp.size()), kernel);
+    ASSERT_TRUE(packed.ok());
+    const IgemmPackedA& pa = **packed;
+    std::vector<int64_t> panel_storage(IgemmBBlockBytes(pa, c.n) / 8 + 1);
+    std::vector<int32_t> column_sums(c.n);
+    IgemmBBlock block{panel_storage.data(), column_sums.data(), c.n, c.b_signed, c.bzp[0]};
+    IgemmPackBBlock(pa, IgemmMatrix{b.data(), c.b_signed, ld, 1}, &block);
+    const int64_t mr = kernel->mr, nr = kernel->nr;
+    const int64_t ldc = (c.n + nr - 1) / nr * nr + 5;
+    const int64_t split = std::min<int64_t>(c.m, mr * ((c.m / 2) / mr));
+    std::vector<int32_t> got((c.m + 2 * mr) * ldc, 0x5a5a5a5a);
+    IgemmMultiplyBlock(pa, 0, split, block, got.data(), ldc);
+    IgemmMultiplyBlock(pa, split, c.m - split, block, got.data() + split * ldc, ldc);
+    for (int64_t i = 0; i < c.m; ++i) {
+      for (int64_t j = 0; j < c.n; ++j) {
+        int64_t s = 0;
+        for (int64_t kk = 0; kk < c.k; ++kk) {
+          s += int64_t{Value(a, c.a_signed, i * c.k + kk) - c.azp[c.azp.size() == 1 ? 0 : i]} *
+               (Value(b, c.b_signed, kk * ld + j) - c.bzp[0]);
+        }
+        ASSERT_EQ(got[i * ldc + j], static_cast<int32_t>(static_cast<uint32_t>(s))) << i << "," << j;
+      }
+    }
+  }
+}
+
+// The transposed arrangement wraps alike: sums past 2^31 (and column and row sums large
+// enough to wrap the zero-point terms) reduce modulo 2^32 as the direct int32 accumulation.
+TEST_P(IgemmVariantTest, PackedATimesBlocksWrapsModulo2To32) {
+  SKIP_UNLESS_KERNEL(GetParam(), kernel);
+  const int64_t m = 3, n = 5, k = 70000;
+  for (const bool is_signed : {false, true}) {
+    SCOPED_TRACE(is_signed ? "int8" : "uint8");
+    const uint8_t byte = is_signed ? 0x80 : 0xff;  // -128 or 255
+    const int32_t value = is_signed ? -128 : 255, azp = is_signed ? 127 : 0, bzp = is_signed ? 127 : 0;
+    std::vector<uint8_t> a(m * k, byte), b(k * n, byte);
+    auto packed = IgemmPackedA::Create(m, k, IgemmMatrix{a.data(), is_signed, k, 1}, &azp, 1, kernel);
+    ASSERT_TRUE(packed.ok());
+    std::vector<int64_t> panel_storage(IgemmBBlockBytes(**packed, n) / 8 + 1);
+    std::vector<int32_t> column_sums(n);
+    IgemmBBlock block{panel_storage.data(), column_sums.data(), n, is_signed, bzp};
+    IgemmPackBBlock(**packed, IgemmMatrix{b.data(), is_signed, n, 1}, &block);
+    const int64_t ldc = (n + kernel->nr - 1) / kernel->nr * kernel->nr;
+    std::vector<int32_t> got(((m + kernel->mr - 1) / kernel->mr * kernel->mr) * ldc);
+    IgemmMultiplyBlock(**packed, 0, m, block, got.data(), ldc);
+    const int32_t expected = static_cast<int32_t>(static_cast<uint32_t>(int64_t{value - azp} * (value - bzp) * k));
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) ASSERT_EQ(got[i * ldc + j], expected) << i << "," << j;
+    }
+  }
+}
+
+// IgemmComputeSerial on the caller's scratch: the same sums as the direct reference, every
+// element delivered once, and a misaligned scratch refused.
+TEST_P(IgemmVariantTest, ComputeSerialMatchesDirectSumsOnCallerScratch) {
+  SKIP_UNLESS_KERNEL(GetParam(), kernel);
+  int seed = 900;
+  for (const Case& c : Cases()) {
+    SCOPED_TRACE(Describe(c));
+    const auto a = RandomBytes(c.m * c.k, seed++), b = RandomBytes(c.k * c.n, seed++);
+    auto packed = IgemmPackedB::Create(c.k, c.n, IgemmMatrix{b.data(), c.b_signed, c.n, 1}, c.bzp.data(),
+                                       static_cast<int64_t>(c.bzp.size()), kernel);
+    ASSERT_TRUE(packed.ok());
+    const size_t bytes = IgemmSerialScratchBytes(c.m, **packed);
+    ASSERT_GT(bytes, 0u);
+    std::vector<int64_t> storage(bytes / 8 + 16);
+    void* scratch = reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(storage.data()) + 63) / 64 * 64);
+    std::vector<int32_t> got(static_cast<size_t>(c.m * c.n), 0);
+    std::vector<int> seen(got.size(), 0);
+    const IgemmA ia{IgemmMatrix{a.data(), c.a_signed, c.k, 1}, c.azp.data(), static_cast<int64_t>(c.azp.size())};
+    const auto sink = [&](int64_t i0, int rows, int64_t j0, int cols, const int32_t* acc, int64_t ld) {
+      for (int r = 0; r < rows; ++r) {
+        for (int q = 0; q < cols; ++q) {
+          got[(i0 + r) * c.n + j0 + q] = acc[r * ld + q];
+          ++seen[(i0 + r) * c.n + j0 + q];
+        }
+      }
+    };
+    ASSERT_TRUE(IgemmComputeSerial(c.m, ia, **packed, sink, scratch).ok());
+    for (int64_t i = 0; i < c.m; ++i) {
+      for (int64_t j = 0; j < c.n; ++j) {
+        int64_t s = 0;
+        for (int64_t kk = 0; kk < c.k; ++kk) {
+          s += int64_t{Value(a, c.a_signed, i * c.k + kk) - c.azp[c.azp.size() == 1 ? 0 : i]} *
+               (Value(b, c.b_signed, kk * c.n + j) - c.bzp[c.bzp.size() == 1 ? 0 : j]);
+        }
+        ASSERT_EQ(seen[i * c.n + j], 1) << i << "," << j;
+        ASSERT_EQ(got[i * c.n + j], static_cast<int32_t>(static_cast<uint32_t>(s))) << i << "," << j;
+      }
+    }
+    const Status misaligned = IgemmComputeSerial(c.m, ia, **packed, sink, static_cast<char*>(scratch) + 4);
+    EXPECT_EQ(misaligned.code(), StatusCode::kInvalidArgument);
   }
 }
 
