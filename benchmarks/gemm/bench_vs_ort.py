@@ -45,6 +45,24 @@ def matmul_case(m, n, k):
     return f"matmul_{m}x{n}x{k}", graph, feeds, 2.0 * m * n * k
 
 
+def classifier_case(k, n):
+    """A fully connected layer at batch 1 as PyTorch exports it: Gemm(x, W[n, k], b) with
+    transB=1 and constant weights (the GEMV path: MobileNetV3's 576x1024 and 1024x1000,
+    EfficientNet's 1280x1000)."""
+    rng = np.random.default_rng(0)
+    graph = helper.make_graph(
+        [helper.make_node("Gemm", ["A", "W", "b"], ["Y"], transB=1)],
+        "fc",
+        [helper.make_tensor_value_info("A", TensorProto.FLOAT, [1, k])],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, n])],
+        [
+            onnx.numpy_helper.from_array(rng.standard_normal((n, k), np.float32) * 0.05, "W"),
+            onnx.numpy_helper.from_array(rng.standard_normal((n,), np.float32), "b"),
+        ],
+    )
+    return f"classifier_{k}x{n}", graph, {"A": rng.standard_normal((1, k), np.float32)}, 2.0 * n * k
+
+
 def conv_case(name, n, c, h, w, m, kernel, stride=1, pad=0, group=1):
     out_h = (h + 2 * pad - kernel) // stride + 1
     out_w = (w + 2 * pad - kernel) // stride + 1
@@ -79,6 +97,9 @@ def cases(selection):
         matmul_case(128, 768, 3072),
         matmul_case(1, 4096, 4096),
         matmul_case(4096, 1, 4096),
+        classifier_case(576, 1024),
+        classifier_case(1024, 1000),
+        classifier_case(1280, 1000),
         matmul_case(256, 256, 256),
     ]
     conv = [

@@ -435,6 +435,18 @@ void Convs(std::vector<CorpusCase>* corpus) {
                         r.Attr("pads", std::vector<int64_t>{1, 1, 1, 1}).Attr("activation", std::string("Relu"));
                       }};
   });
+  // The squeeze-and-excitation block (ai.onnx_light): 64 channels reduced to 16, over the
+  // element sizes (its parallel.minimum_elements counts X's elements).
+  PerType(corpus, "SqueezeExcitation", "ai.onnx_light", 1, kFloatOnly, [=](DataType t, int s) {
+    const int64_t n = kElementSizes[s], plane = n / 64;
+    const Shape x({1, 64, plane}), w1({16, 64, 1}), w2({64, 16, 1});
+    return CorpusSize{"", n, ShapeText({x, w1, w2}), [=](KernelRunner& r) {
+                        r.Input(Typed(t, x, -1, 1, 1)).Input(Typed(t, w1, -0.2f, 0.2f, 2));
+                        r.Input(Typed(t, Shape({16}), -0.1f, 0.1f, 3)).Input(Typed(t, w2, -0.2f, 0.2f, 4));
+                        r.Input(Typed(t, Shape({64}), -0.1f, 0.1f, 5));
+                        r.Attr("activation", std::string("Relu")).Attr("gate_activation", std::string("Sigmoid"));
+                      }};
+  });
   PerType(corpus, "ConvInteger", "", 10, {DataType::kUint8}, [=](DataType t, int s) {
     const int64_t h = hw[s];
     return CorpusSize{"", units(h), ShapeText({Shape({1, 32, h, h}), Shape({32, 32, 3, 3})}), [=](KernelRunner& r) {

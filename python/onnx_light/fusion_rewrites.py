@@ -6,6 +6,12 @@ fuse_conv_add_activation: Conv -> Add(the Conv's output, another tensor of exact
 fuse_conv_activation: Conv -> activation becomes FusedConv, and so does Conv feeding both
     Sigmoid and Mul(the Conv output, that Sigmoid) (SiLU as EfficientNet exports write it).
 fuse_gemm_activation: the same for Gemm into FusedGemm.
+fuse_squeeze_excitation: a squeeze-and-excitation block, as MobileNetV3 and EfficientNet
+    export it once the passes above have run: ReduceMean over every spatial axis (keepdims)
+    or GlobalAveragePool -> Conv/FusedConv 1x1 -> Conv/FusedConv 1x1 (the gate) ->
+    Mul(its input, the gate) becomes one ai.onnx_light SqueezeExcitation
+    (native/kernels/conv/squeeze_excitation.cc), 6 small nodes (4 after the activation
+    fusions) in one.
 
 Activations: Relu, Clip, LeakyRelu, Sigmoid, Tanh, HardSigmoid, HardSwish and Swish (HardSwish,
 for MobileNetV3, and Swish, for EfficientNet's SiLU, are extensions beyond ORT's FusedConv
@@ -20,17 +26,18 @@ a subgraph). The fused node takes the place of the pattern's last node, where ev
 it reads has been computed. PASSES lists them in the order to apply.
 """
 
-import collections
 from collections.abc import Callable
 
 import numpy as np
 import onnx
-from onnx import helper, shape_inference
+from onnx import helper
 
 from onnx_light import _native
 from onnx_light._model import weight_array
+from onnx_light.graph_rewrites._graph import view_of
 
 MS_DOMAIN = "com.microsoft"
+OL_DOMAIN = "ai.onnx_light"  # onnx-light's own fused ops (no ONNX or ORT schema)
 CONV_ACTIVATIONS = ("Relu", "Clip", "LeakyRelu", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish", "Swish")
 GEMM_ACTIVATIONS = ("Relu", "LeakyRelu", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish", "Swish")
 _FLOAT_LIMIT = float(np.finfo(np.float32).max)
@@ -42,55 +49,19 @@ def _is_onnx(node: onnx.NodeProto, op_type: str) -> bool:
     return node.op_type == op_type and node.domain in ("", "ai.onnx")
 
 
-def _subgraphs(node: onnx.NodeProto) -> list[onnx.GraphProto]:
-    found: list[onnx.GraphProto] = []
-    for attr in node.attribute:
-        if attr.type == onnx.AttributeProto.GRAPH:
-            found.append(attr.g)
-        elif attr.type == onnx.AttributeProto.GRAPHS:
-            found.extend(attr.graphs)
-    return found
-
-
-def _subgraph_names(graph: onnx.GraphProto) -> set[str]:
-    """Every value name a subgraph (or its subgraphs) reads: outer-scope values among them."""
-    names: set[str] = set()
-    for node in graph.node:
-        names.update(node.input)
-        for sub in _subgraphs(node):
-            names |= _subgraph_names(sub)
-    return names
-
-
 class _Graph:
-    """Consumers, constants and element types/shapes of a top-level graph, read once per pass."""
+    """Consumers, constants and element types/shapes of a top-level graph: the round's shared
+    index (graph_rewrites._graph.view_of), or, for a pass called on its own, a new index
+    with shape inference of its own."""
 
     def __init__(self, model: onnx.ModelProto, weights: Weights) -> None:
-        graph = model.graph
+        self.view = view_of(model, weights, infer_shapes=True)
         self.weights = weights
-        fed = {i.name for i in graph.input}
-        self.constants = {t.name: t for t in graph.initializer if t.name not in fed}
-        self.consumers: dict[str, list[onnx.NodeProto]] = collections.defaultdict(list)
-        self.producer: dict[str, onnx.NodeProto] = {}
-        self.in_subgraphs: set[str] = set()
-        for node in graph.node:
-            for name in node.input:
-                self.consumers[name].append(node)
-            for name in node.output:
-                self.producer[name] = node
-            for sub in _subgraphs(node):
-                self.in_subgraphs |= _subgraph_names(sub)
-        self.graph_outputs = {o.name for o in graph.output}
-        self.types: dict[str, onnx.TypeProto] = {}
-        for t in graph.initializer:
-            self.types[t.name] = helper.make_tensor_type_proto(t.data_type, list(t.dims))
-        try:  # shapes of intermediate values (types alone when inference cannot run)
-            inferred = shape_inference.infer_shapes(model, strict_mode=False).graph
-            values = list(inferred.input) + list(inferred.value_info) + list(inferred.output)
-        except Exception:  # noqa: BLE001 (a failure only means fewer rewrites)
-            values = list(graph.input) + list(graph.value_info) + list(graph.output)
-        for v in values:
-            self.types.setdefault(v.name, v.type)
+        self.constants = self.view.initializers
+        self.consumers = self.view.consumers
+        self.producer = self.view.producer
+        self.in_subgraphs = self.view.pinned
+        self.graph_outputs = self.view.outputs
 
     def single_use(self, name: str) -> onnx.NodeProto | None:
         """The one node reading `name`, when it is its only reader and not a graph output."""
@@ -100,12 +71,12 @@ class _Graph:
         return users[0]
 
     def is_float(self, name: str) -> bool:
-        t = self.types.get(name)
+        t = self.view.type_of(name)
         return t is not None and t.tensor_type.elem_type == onnx.TensorProto.FLOAT
 
     def same_shape(self, a: str, b: str) -> bool:
         """Both shapes known and equal dimension by dimension (equal values, or one symbol)."""
-        ta, tb = self.types.get(a), self.types.get(b)
+        ta, tb = self.view.type_of(a), self.view.type_of(b)
         if ta is None or tb is None or not ta.tensor_type.HasField("shape") or not tb.tensor_type.HasField("shape"):
             return False
         da, db = ta.tensor_type.shape.dim, tb.tensor_type.shape.dim
@@ -198,13 +169,12 @@ def _ensure_ms_opset(model: onnx.ModelProto) -> None:
         model.opset_import.append(helper.make_opsetid(MS_DOMAIN, 1))
 
 
-def _replace(model: onnx.ModelProto, replaced: dict[int, onnx.NodeProto], removed: set[int]) -> onnx.ModelProto:
+def _replace(g: _Graph, replaced: dict[int, onnx.NodeProto], removed: set[int]) -> onnx.ModelProto:
     """Nodes in `removed` dropped, each node in `replaced` (by id) swapped for its fused node."""
+    model = g.view.model
     if not replaced:
         return model
-    nodes = [replaced.get(id(n), n) for n in model.graph.node if id(n) not in removed]
-    del model.graph.node[:]
-    model.graph.node.extend(nodes)
+    g.view.replace_nodes(removed | set(replaced), {key: [node] for key, node in replaced.items()})
     _ensure_ms_opset(model)
     return model
 
@@ -258,7 +228,7 @@ def fuse_conv_add_activation(model: onnx.ModelProto, weights: Weights = None) ->
             if after is not None:
                 removed.add(id(add))
             break
-    return _replace(model, replaced, removed)
+    return _replace(g, replaced, removed)
 
 
 def fuse_conv_activation(model: onnx.ModelProto, weights: Weights = None) -> onnx.ModelProto:
@@ -276,7 +246,7 @@ def fuse_conv_activation(model: onnx.ModelProto, weights: Weights = None) -> onn
         replaced[id(act)] = _fused_conv(conv, None, activation, params, act.output[0])
         removed.add(id(conv))
         removed.update(id(n) for n in others)
-    return _replace(model, replaced, removed)
+    return _replace(g, replaced, removed)
 
 
 def fuse_gemm_activation(model: onnx.ModelProto, weights: Weights = None) -> onnx.ModelProto:
@@ -299,6 +269,125 @@ def fuse_gemm_activation(model: onnx.ModelProto, weights: Weights = None) -> onn
         replaced[id(act)] = node
         removed.add(id(gemm))
         removed.update(id(n) for n in others)
+    return _replace(g, replaced, removed)
+
+
+def _pointwise_conv(g: _Graph, node: onnx.NodeProto | None) -> tuple[list[int], str, list[float]] | None:
+    """(weight shape, activation, activation parameters) of a Conv or FusedConv that is a
+    plain 1x1 product over channels (group 1, unit kernel and strides, no padding, no
+    residual) with a constant float weight; None otherwise."""
+    if node is None:
+        return None
+    fused = node.op_type == "FusedConv" and node.domain == MS_DOMAIN
+    if not (fused or _is_onnx(node, "Conv")) or len(node.input) < 2 or len(node.input) > 3:
+        return None
+    weight = g.constants.get(node.input[1])
+    if weight is None or weight.data_type != onnx.TensorProto.FLOAT or len(weight.dims) < 3:
+        return None
+    if len(node.input) == 3 and node.input[2] and node.input[2] not in g.constants:
+        return None
+    attrs = _attrs(node)
+    ones = [1] * (len(weight.dims) - 2)
+    if (
+        attrs.get("group", 1) != 1
+        or list(weight.dims[2:]) != ones
+        or list(attrs.get("kernel_shape", ones)) != ones
+        or list(attrs.get("strides", ones)) != ones
+        or any(attrs.get("pads", []))
+        or attrs.get("auto_pad", b"NOTSET") not in (b"NOTSET", b"VALID", "NOTSET", "VALID")
+    ):
+        return None
+    activation = attrs.get("activation", b"") if fused else b""
+    activation = activation.decode() if isinstance(activation, bytes) else activation
+    if activation and activation not in CONV_ACTIVATIONS:
+        return None
+    return list(weight.dims), activation, [float(v) for v in attrs.get("activation_params", [])]
+
+
+def _channels(g: _Graph, name: str) -> int | None:
+    t = g.types.get(name)
+    if t is None or not t.tensor_type.HasField("shape") or len(t.tensor_type.shape.dim) < 2:
+        return None
+    dim = t.tensor_type.shape.dim[1]
+    return dim.dim_value if dim.HasField("dim_value") else None
+
+
+def _spatial_mean_of(g: _Graph, node: onnx.NodeProto | None, rank: int) -> str | None:
+    """The input X of ReduceMean(X) over every spatial axis with keepdims, or of
+    GlobalAveragePool(X), for X of `rank` (that of the 1x1 weights that read the mean: X's
+    rank and element type are theirs, which holds when shape inference cannot see X, as
+    behind a FusedConv); None for anything else."""
+    if node is None or not node.input:
+        return None
+    x = node.input[0]
+    if _is_onnx(node, "GlobalAveragePool"):
+        return x
+    if not _is_onnx(node, "ReduceMean"):
+        return None
+    attrs = _attrs(node)
+    if attrs.get("keepdims", 1) != 1:
+        return None
+    axes = attrs.get("axes")
+    if len(node.input) > 1 and node.input[1]:  # opset 18+: axes as a constant input
+        if node.input[1] not in g.constants:
+            return None
+        axes = weight_array(g.constants[node.input[1]], g.weights).reshape(-1).tolist()
+    if axes is None or sorted(int(a) % rank for a in axes) != list(range(2, rank)):
+        return None
+    return x
+
+
+def fuse_squeeze_excitation(model: onnx.ModelProto, weights: Weights = None) -> onnx.ModelProto:
+    """ReduceMean/GlobalAveragePool -> 1x1 conv -> 1x1 conv (gate) -> Mul -> SqueezeExcitation."""
+    g = _Graph(model, weights)
+    replaced: dict[int, onnx.NodeProto] = {}
+    removed: set[int] = set()
+    for mul in model.graph.node:
+        if not _is_onnx(mul, "Mul") or len(mul.input) != 2:
+            continue
+        for side in (0, 1):
+            gate_out, x = mul.input[side], mul.input[1 - side]
+            gate = g.producer.get(gate_out)
+            if gate is None or id(g.single_use(gate_out)) != id(mul):
+                continue
+            second = _pointwise_conv(g, gate)
+            hidden = g.producer.get(gate.input[0])
+            first = _pointwise_conv(g, hidden)
+            if second is None or first is None or hidden is None or id(g.single_use(gate.input[0])) != id(gate):
+                continue
+            (w1, activation, params), (w2, gate_activation, gate_params) = first, second
+            squeeze = g.producer.get(hidden.input[0])
+            if id(g.single_use(hidden.input[0])) != id(hidden) or _spatial_mean_of(g, squeeze, len(w1)) != x:
+                continue
+            channels = _channels(g, x)
+            if (
+                not gate_activation
+                or len(w2) != len(w1)
+                or w1[1] != w2[0]
+                or w2[1] != w1[0]
+                or (channels is not None and channels != w1[1])
+            ):
+                continue
+            bias = [c.input[2] if len(c.input) > 2 else "" for c in (hidden, gate)]
+            node = helper.make_node(
+                "SqueezeExcitation",
+                [x, hidden.input[1], bias[0], gate.input[1], bias[1]],
+                [mul.output[0]],
+                name=mul.name or gate.name,
+                domain=OL_DOMAIN,
+            )
+            if activation:
+                node.attribute.append(helper.make_attribute("activation", activation))
+            if params:
+                node.attribute.append(helper.make_attribute("activation_params", params))
+            node.attribute.append(helper.make_attribute("gate_activation", gate_activation))
+            if gate_params:
+                node.attribute.append(helper.make_attribute("gate_activation_params", gate_params))
+            replaced[id(mul)] = node
+            removed.update({id(squeeze), id(hidden), id(gate)})
+            break
+    if replaced and not any(o.domain == OL_DOMAIN for o in model.opset_import):
+        model.opset_import.append(helper.make_opsetid(OL_DOMAIN, 1))
     return _replace(model, replaced, removed)
 
 
@@ -308,4 +397,6 @@ PASSES: list[Callable[[onnx.ModelProto, Weights], onnx.ModelProto]] = [
     fuse_conv_add_activation,
     fuse_conv_activation,
     fuse_gemm_activation,
+    # Last: it reads the FusedConv nodes the passes above make of the block's convolutions.
+    fuse_squeeze_excitation,
 ]

@@ -22,7 +22,6 @@ PASSES: the rewrites in order, each `(model, weights) -> model` on the model in 
 caller copies), like graph_rewrites.fold_batch_norm_into_conv.
 """
 
-import collections
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -33,6 +32,7 @@ from onnx import helper, numpy_helper
 
 from onnx_light import _native
 from onnx_light._model import weight_array
+from onnx_light.graph_rewrites._graph import unique_name, view_of
 
 MS_DOMAIN = "com.microsoft"
 _EIGHT_BIT: dict[int, tuple[int, int]] = {onnx.TensorProto.UINT8: (0, 255), onnx.TensorProto.INT8: (-128, 127)}
@@ -64,49 +64,34 @@ class _QParam:
 
 
 class _Graph:
-    """Indexes of the top-level graph the rewrites consult and keep up to date."""
+    """What the rewrites consult, over the round's shared index of the top-level graph
+    (graph_rewrites._graph.view_of), which every edit here keeps up to date."""
 
     def __init__(self, model: onnx.ModelProto, weights: _native.LoadedModel | None) -> None:
         self.model = model
         self.graph = model.graph
         self.weights = weights
         self.opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 0)
-        self._index()
-
-    def _index(self) -> None:
-        fed = {i.name for i in self.graph.input}
-        self.constants = {t.name: t for t in self.graph.initializer if t.name not in fed}
-        self.producer: dict[str, onnx.NodeProto] = {}
-        self.consumers: dict[str, list[onnx.NodeProto]] = collections.defaultdict(list)
-        for node in self.graph.node:
-            for name in node.output:
-                self.producer[name] = node
-            for name in node.input:
-                self.consumers[name].append(node)
-        self.outputs = {o.name for o in self.graph.output}
-        self.taken = set(self.constants) | {v for n in self.graph.node for v in list(n.input) + list(n.output)}
-        self.taken |= {i.name for i in self.graph.input}
+        self.view = view_of(model, weights)
+        self.constants = self.view.initializers
+        self.producer = self.view.producer
+        self.consumers = self.view.consumers
+        self.outputs = self.view.outputs
 
     def value(self, name: str) -> np.ndarray | None:
         t = self.constants.get(name)
         return None if t is None else weight_array(t, self.weights)
 
     def unique(self, name: str) -> str:
-        candidate, k = name, 0
-        while candidate in self.taken:
-            k += 1
-            candidate = f"{name}_{k}"
-        self.taken.add(candidate)
-        return candidate
+        return unique_name(name, self.view.taken_names())
 
     def add_initializer(self, array: np.ndarray, name: str) -> str:
         name = self.unique(name)
-        tensor = numpy_helper.from_array(array, name)
-        self.graph.initializer.append(tensor)
-        self.constants[name] = tensor
+        self.view.add_initializer(numpy_helper.from_array(array, name))
         return name
 
     def elem_type(self, name: str) -> int | None:
+        """The element type of `name`, looked up in the index (O(1))."""
         t = self.constants.get(name)
         if t is not None:
             return t.data_type
@@ -115,10 +100,7 @@ class _Graph:
             return self.elem_type(producer.input[2])
         if producer is not None and producer.domain == MS_DOMAIN and producer.op_type.startswith("QLinear"):
             return None  # the rewritten node's output: its type is its zero point's, read below
-        for vi in list(self.graph.input) + list(self.graph.value_info):
-            if vi.name == name and vi.type.HasField("tensor_type"):
-                return vi.type.tensor_type.elem_type
-        return None
+        return self.view.elem_type(name)
 
     def dequantized(self, name: str) -> _QParam | None:
         """The parameters of the DequantizeLinear producing `name`, when they are constant."""
@@ -168,14 +150,10 @@ class _Graph:
         return q, _QParam(q.output[0], q.input[1], q.input[2], scale.reshape(-1), zp.reshape(-1), elem_type, None)
 
     def replace(self, removed: Sequence[onnx.NodeProto], new: onnx.NodeProto) -> None:
-        """Puts `new` where the first of `removed` was, drops the others; indexes follow."""
+        """Puts `new` where the first of `removed` was, drops the others; the index follows."""
         ids = {id(n) for n in removed}
-        position = next(k for k, n in enumerate(self.graph.node) if id(n) in ids)
-        kept = [n for n in self.graph.node if id(n) not in ids]
-        kept.insert(position, new)
-        del self.graph.node[:]
-        self.graph.node.extend(kept)
-        self._index()
+        first = next(n for n in self.graph.node if id(n) in ids)
+        self.view.replace_nodes(ids, {id(first): [new]})
 
 
 def _ms_opset(model: onnx.ModelProto) -> None:
@@ -183,28 +161,21 @@ def _ms_opset(model: onnx.ModelProto) -> None:
         model.opset_import.append(helper.make_opsetid(MS_DOMAIN, 1))
 
 
-def _remove_dead(model: onnx.ModelProto) -> None:
+def _remove_dead(g: _Graph) -> None:
     """Drops nodes none of whose outputs is read (DequantizeLinear/QuantizeLinear left
-    behind), then initializers nothing reads."""
-    graph = model.graph
-    outputs = {o.name for o in graph.output}
+    behind), then initializers nothing reads (a subgraph's reads count)."""
+    view = g.view
     while True:
-        read = {v for n in graph.node for v in n.input} | outputs
-        kept = [n for n in graph.node if any(o in read for o in n.output if o)]
-        if len(kept) == len(graph.node):
+        dead = {
+            id(n)
+            for n in g.graph.node
+            if not any(o and (view.consumers.get(o) or o in view.outputs or o in view.pinned) for o in n.output)
+        }
+        if not dead:
             break
-        del graph.node[:]
-        graph.node.extend(kept)
-    # Subgraphs may read outer initializers: keep any name a nested graph mentions.
-    nested: set[str] = set()
-    for n in graph.node:
-        for a in n.attribute:
-            for g in ([a.g] if a.HasField("g") else []) + list(a.graphs):
-                nested |= {v for sn in g.node for v in sn.input}
-    read = {v for n in graph.node for v in n.input} | outputs | nested | {i.name for i in graph.input}
-    kept_init = [t for t in graph.initializer if t.name in read]
-    del graph.initializer[:]
-    graph.initializer.extend(kept_init)
+        view.replace_nodes(dead)
+    read = set(view.consumers) | view.outputs | view.pinned | view.inputs
+    view.drop_initializers({t.name for t in g.graph.initializer if t.name not in read})
 
 
 # ------------------------------------------------------------------ Relu / Clip folding
@@ -489,7 +460,7 @@ def qdq_to_integer_ops(model: onnx.ModelProto, weights: _native.LoadedModel | No
         if node.domain in ("", "ai.onnx") and node.op_type in _TARGETS:
             rewritten = _rewrite_one(g, node) or rewritten
     if rewritten:
-        _remove_dead(model)
+        _remove_dead(g)
     return model
 
 

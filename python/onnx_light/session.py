@@ -299,5 +299,5 @@ def _rewritten_model(
     proto, weights = load_model_and_weights(model)
     validate_model(proto)
     proto = prepare_model(proto)
-    proto = graph_rewrites.optimize(proto, weights, level, in_place=True)  # proto is our copy
+    proto = graph_rewrites.optimize(proto, weights, level, in_place=True, shapes_inferred=True)  # our copy
     return proto, weights

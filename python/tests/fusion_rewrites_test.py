@@ -264,12 +264,17 @@ def test_mobilenet_v3_block():
     assert _op_summary(fused) == [
         ("FusedConv", "HardSwish", False),
         ("FusedConv", "HardSwish", False),
-        ("GlobalAveragePool", "", False),
-        ("FusedConv", "Relu", False),
-        ("FusedConv", "HardSigmoid", False),
-        ("Mul", "", False),
+        ("SqueezeExcitation", "Relu", True),  # pool, 1x1 + Relu, 1x1 + HardSigmoid, Mul
         ("FusedConv", "", True),  # projection with the block input as Z
     ]
+    se = fused.graph.node[2]
+    assert (se.domain, list(se.input), list(se.output)) == (
+        "ai.onnx_light",
+        ["d_act", "se1_w", "se1_b", "se2_w", "se2_b"],
+        ["se_out"],
+    )
+    assert _attr(se, "gate_activation").decode() == "HardSigmoid"
+    np.testing.assert_allclose(_attr(se, "gate_activation_params"), [1.0 / 6, 0.5], rtol=1e-7)
     _check_same_results(model, fused, _x((1, 8, 12, 12)))
 
 
@@ -342,3 +347,118 @@ def test_sigmoid_times_input_becomes_swish(producer):
     # The sigmoid read elsewhere too (a graph output): no fusion.
     seen = _model(nodes, [_init("W", w)], shape, outputs=("y", "s"))
     assert [n.op_type for n in _fuse(seen).graph.node] == [producer, "Sigmoid", "Mul"]
+
+
+# Squeeze-and-excitation blocks as exporters write them: the squeeze (ReduceMean with axes
+# as an attribute before opset 18, as an input since; or GlobalAveragePool), 1x1 conv + the
+# inner activation (MobileNetV3: Relu; EfficientNet: SiLU as Sigmoid and Mul; or none),
+# 1x1 conv + the gate (HardSigmoid or Sigmoid), Mul of the block input by the gate.
+SQUEEZES = ("ReduceMean-attribute", "ReduceMean-input", "GlobalAveragePool")
+
+
+def _se_block(squeeze, inner, gate, x_shape=(2, 12, 5, 7), reduced=3, bias=True):
+    channels = x_shape[1]
+    opset = 18 if squeeze == "ReduceMean-input" else OPSET
+    axes = list(range(2, len(x_shape)))
+    inits = [_init("w1", (reduced, channels) + (1,) * len(axes)), _init("w2", (channels, reduced) + (1,) * len(axes))]
+    if bias:
+        inits += [_init("b1", (reduced,)), _init("b2", (channels,))]
+    if squeeze == "GlobalAveragePool":
+        nodes = [helper.make_node("GlobalAveragePool", ["x"], ["s"])]
+    elif squeeze == "ReduceMean-attribute":
+        nodes = [helper.make_node("ReduceMean", ["x"], ["s"], axes=axes, keepdims=1)]
+    else:
+        inits.append(numpy_helper.from_array(np.array(axes, np.int64), "axes"))
+        nodes = [helper.make_node("ReduceMean", ["x", "axes"], ["s"])]
+    nodes.append(helper.make_node("Conv", ["s", "w1"] + (["b1"] if bias else []), ["h" if inner == "none" else "h0"]))
+    if inner == "Relu":
+        nodes.append(helper.make_node("Relu", ["h0"], ["h"]))
+    elif inner == "SiLU":
+        nodes += [helper.make_node("Sigmoid", ["h0"], ["h0_sig"]), helper.make_node("Mul", ["h0", "h0_sig"], ["h"])]
+    nodes.append(helper.make_node("Conv", ["h", "w2"] + (["b2"] if bias else []), ["g0"]))
+    if gate == "HardSigmoid":
+        nodes.append(helper.make_node("HardSigmoid", ["g0"], ["g"], alpha=1.0 / 6, beta=0.5))
+    else:
+        nodes.append(helper.make_node("Sigmoid", ["g0"], ["g"]))
+    nodes.append(helper.make_node("Mul", ["g", "x"], ["y"]))
+    return _model(nodes, inits, list(x_shape), opset=opset)
+
+
+def _reference(model, feeds):
+    from onnx.reference import ReferenceEvaluator  # noqa: PLC0415 (the oracle, only here)
+
+    return ReferenceEvaluator(model).run(None, feeds)
+
+
+@pytest.mark.parametrize("squeeze", SQUEEZES)
+@pytest.mark.parametrize(("inner", "gate"), [("Relu", "HardSigmoid"), ("SiLU", "Sigmoid"), ("none", "Sigmoid")])
+def test_squeeze_excitation_block_becomes_one_node(squeeze, inner, gate):
+    model = _se_block(squeeze, inner, gate)
+    fused = _fuse(model)
+    (node,) = fused.graph.node
+    assert (node.op_type, node.domain) == ("SqueezeExcitation", "ai.onnx_light")
+    assert list(node.input) == ["x", "w1", "b1", "w2", "b2"] and list(node.output) == ["y"]
+    expected_inner = {"Relu": "Relu", "SiLU": "Swish", "none": None}[inner]
+    assert (_attr(node, "activation", b"") or b"").decode() == (expected_inner or "")
+    assert _attr(node, "gate_activation").decode() == gate
+    assert any(o.domain == "ai.onnx_light" and o.version == 1 for o in fused.opset_import)
+    feeds = _x((2, 12, 5, 7))
+    got = onnx_light.InferenceSession(fused, graph_optimizations=False).run(None, feeds)
+    (want,) = _reference(model, feeds)
+    np.testing.assert_allclose(got[0], want, rtol=RTOL, atol=ATOL)
+
+
+def test_squeeze_excitation_without_biases_and_over_a_volume():
+    model = _se_block("ReduceMean-input", "Relu", "HardSigmoid", x_shape=(1, 6, 3, 4, 5), reduced=2, bias=False)
+    fused = _fuse(model)
+    (node,) = fused.graph.node
+    assert node.op_type == "SqueezeExcitation" and list(node.input) == ["x", "w1", "", "w2", ""]
+    feeds = _x((1, 6, 3, 4, 5))
+    got = onnx_light.InferenceSession(fused, graph_optimizations=False).run(None, feeds)
+    np.testing.assert_allclose(got[0], _reference(model, feeds)[0], rtol=RTOL, atol=ATOL)
+
+
+def _leaves_the_block(model):
+    ops = [n.op_type for n in _fuse(model).graph.node]
+    assert "SqueezeExcitation" not in ops, ops
+
+
+def test_squeeze_excitation_is_left_alone_where_the_block_is_not_one():
+    # The squeeze over one spatial axis only: a [N, C, 1, W] tensor, not a channel vector.
+    model = _se_block("ReduceMean-attribute", "Relu", "Sigmoid")
+    model.graph.node[0].attribute[0].ints[:] = [2]
+    _leaves_the_block(model)
+    # keepdims=0: the Conv would not even accept it; nothing to fuse.
+    model = _se_block("ReduceMean-attribute", "Relu", "Sigmoid")
+    model.graph.node[0].attribute[1].i = 0
+    _leaves_the_block(model)
+    # The hidden activation is also a graph output.
+    model = _se_block("GlobalAveragePool", "Relu", "Sigmoid")
+    model.graph.output.append(helper.make_tensor_value_info("h", TensorProto.FLOAT, None))
+    _leaves_the_block(model)
+    # The gate scales another tensor than the one squeezed.
+    model = _se_block("GlobalAveragePool", "Relu", "Sigmoid")
+    model.graph.input.append(helper.make_tensor_value_info("other", TensorProto.FLOAT, [2, 12, 5, 7]))
+    model.graph.node[-1].input[1] = "other"
+    _leaves_the_block(model)
+    # A grouped second convolution.
+    model = _se_block("GlobalAveragePool", "Relu", "Sigmoid", reduced=4)
+    for init in model.graph.initializer:
+        if init.name == "w2":
+            init.CopyFrom(_init("w2", (12, 2, 1, 1)))
+    model.graph.node[3].attribute.append(helper.make_attribute("group", 2))
+    _leaves_the_block(model)
+    # No gate activation (the product of a plain 1x1 conv is not a gate).
+    model = _se_block("GlobalAveragePool", "Relu", "Sigmoid")
+    del model.graph.node[4]
+    model.graph.node[-1].input[0] = "g0"
+    _leaves_the_block(model)
+
+
+def test_squeeze_excitation_at_level_all_matches_the_unoptimised_graph():
+    model = _se_block("ReduceMean-input", "SiLU", "Sigmoid", x_shape=(3, 16, 6, 6), reduced=4)
+    feeds = _x((3, 16, 6, 6))
+    session = onnx_light.InferenceSession(model)  # the default level, all
+    want = onnx_light.InferenceSession(model, graph_optimizations=False).run(None, feeds)
+    np.testing.assert_allclose(session.run(None, feeds)[0], want[0], rtol=RTOL, atol=ATOL)
+    np.testing.assert_allclose(want[0], _reference(model, feeds)[0], rtol=RTOL, atol=ATOL)

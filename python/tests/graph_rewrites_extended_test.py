@@ -343,3 +343,143 @@ def test_fusions_and_qdq_groups_are_rewritten_at_extended_and_all_only(level, ex
     # The float reference rounds the float Conv's result; the integer kernel rounds the exact
     # integer sum: at most one quantization step apart where the float sum lands on a tie.
     assert np.max(np.abs(qy.astype(np.int32) - want_qy.astype(np.int32))) <= 1
+
+
+# --------------------------------------------------------------------------------- attention
+
+HEADS, SEQ, HIDDEN = 2, 8, 16
+HEAD = HIDDEN // HEADS
+
+
+def attention_block(opset, key_form="transpose", scaling="div", mask="input", batch=1, extra=()):
+    """A BERT-like self-attention block as PyTorch exports it: Q, K, V projections, the head
+    split (Reshape + Transpose), MatMul(Q, K^T) scaled, + mask, Softmax, MatMul(., V), the
+    head merge and the output projection. key_form "transpose": K^T = Transpose(K heads,
+    [0, 1, 3, 2]); "reshape": K^T = Reshape(Transpose(3-D), [B, H, D, L]) (nn.MultiheadAttention
+    under dynamo). scaling "div": scores / sqrt(D); "both": Q and K^T each * D**-0.25."""
+    rng = np.random.default_rng(3)
+    inits = [init(f"w{p}", rng.standard_normal((HIDDEN, HIDDEN)).astype(np.float32) * 0.3) for p in "qkvo"]
+    inits += [
+        init("heads_shape", np.array([batch, SEQ, HEADS, HEAD], np.int64)),
+        init("merged_shape", np.array([batch, SEQ, HIDDEN], np.int64)),
+        init("k3_shape", np.array([SEQ, batch * HEADS, HEAD], np.int64)),
+        init("kt_shape", np.array([batch, HEADS, HEAD, SEQ], np.int64)),
+        scalar("root_d", math.sqrt(HEAD)),
+        scalar("quarter", HEAD**-0.25),
+    ]
+    nodes = []
+    for p in "qv":
+        nodes += [
+            helper.make_node("MatMul", ["x", f"w{p}"], [f"{p}_proj"]),
+            helper.make_node("Reshape", [f"{p}_proj", "heads_shape"], [f"{p}_split"]),
+            helper.make_node("Transpose", [f"{p}_split"], [f"{p}_heads"], perm=[0, 2, 1, 3]),
+        ]
+    nodes.append(helper.make_node("MatMul", ["x", "wk"], ["k_proj"]))
+    if key_form == "transpose":
+        nodes += [
+            helper.make_node("Reshape", ["k_proj", "heads_shape"], ["k_split"]),
+            helper.make_node("Transpose", ["k_split"], ["k_heads"], perm=[0, 2, 1, 3]),
+            helper.make_node("Transpose", ["k_heads"], ["kt"], perm=[0, 1, 3, 2]),
+        ]
+    else:  # batch 1: [S, 1, E] -> [S, H, D] -> [H, D, S] -> [1, H, D, S]
+        nodes += [
+            helper.make_node("Reshape", ["k_proj", "k3_shape"], ["k3"]),
+            helper.make_node("Transpose", ["k3"], ["k3t"], perm=[1, 2, 0]),
+            helper.make_node("Reshape", ["k3t", "kt_shape"], ["kt"]),
+        ]
+    if scaling == "div":
+        nodes += [
+            helper.make_node("MatMul", ["q_heads", "kt"], ["qk"]),
+            helper.make_node("Div", ["qk", "root_d"], ["scores"]),
+        ]
+    else:
+        nodes += [
+            helper.make_node("Mul", ["q_heads", "quarter"], ["q_scaled"]),
+            helper.make_node("Mul", ["kt", "quarter"], ["kt_scaled"]),
+            helper.make_node("MatMul", ["q_scaled", "kt_scaled"], ["scores"]),
+        ]
+    inputs = [tensor("x", [batch, SEQ, HIDDEN])]
+    if mask is None:
+        nodes.append(helper.make_node("Softmax", ["scores"], ["probs"], axis=-1))
+    else:
+        nodes += [
+            helper.make_node("Add", ["scores", "mask"], ["masked"]),
+            helper.make_node("Softmax", ["masked"], ["probs"], axis=-1),
+        ]
+        inputs.append(tensor("mask", [batch, 1, 1, SEQ]))
+    nodes += [
+        helper.make_node("MatMul", ["probs", "v_heads"], ["context"]),
+        helper.make_node("Transpose", ["context"], ["context_t"], perm=[0, 2, 1, 3]),
+        helper.make_node("Reshape", ["context_t", "merged_shape"], ["merged"]),
+        helper.make_node("MatMul", ["merged", "wo"], ["y"]),
+        *extra,
+    ]
+    return model(nodes, inputs, [tensor("y", [batch, SEQ, HIDDEN])], inits, opset=opset)
+
+
+def attention_feeds(batch=1):
+    rng = np.random.default_rng(4)
+    mask = np.zeros((batch, 1, 1, SEQ), np.float32)
+    mask[..., -2:] = -10000.0  # the last two keys padded, as a BERT mask writes it
+    return {"x": rng.standard_normal((batch, SEQ, HIDDEN)).astype(np.float32), "mask": mask}
+
+
+def reference_outputs(m, feeds):
+    from onnx.reference import ReferenceEvaluator
+
+    wanted = {i.name for i in m.graph.input}
+    return ReferenceEvaluator(m).run(None, {k: v for k, v in feeds.items() if k in wanted})
+
+
+@pytest.mark.parametrize("opset", [23, 20])
+@pytest.mark.parametrize("key_form", ["transpose", "reshape"])
+@pytest.mark.parametrize("scaling,mask", [("div", "input"), ("both", None)])
+def test_scaled_dot_product_attention_becomes_one_attention_node(opset, key_form, scaling, mask):
+    m = attention_block(opset, key_form, scaling, mask)
+    rewritten = graph_rewrites.optimize(m, level="extended")
+    assert op_types(rewritten).count("Attention") == 1
+    assert not {"Softmax", "Div"} & set(op_types(rewritten))
+    assert op_types(rewritten).count("MatMul") == 4  # the projections only
+    assert {(o.domain, o.version) for o in rewritten.opset_import} == {("", 23)}  # raised from 20
+    feeds = attention_feeds()
+    if mask is None:
+        del feeds["mask"]
+    (ours,) = onnx_light.InferenceSession(m, graph_optimization_level="extended").run(None, feeds)
+    (want,) = reference_outputs(m, feeds)
+    # One float32 softmax(QK^T * scale) V instead of the scaled matmul chain: the scale is
+    # applied once and the sums run in another order, a few ulps on values of order 1.
+    np.testing.assert_allclose(ours, want, rtol=1e-5, atol=1e-5)
+
+
+def test_attention_is_not_fused_for_symbolic_shapes_or_where_raising_the_opset_would_change_a_node():
+    symbolic = attention_block(23)
+    symbolic.graph.input[0].type.tensor_type.shape.dim[0].dim_param = "batch"
+    heads_shape = next(t for t in symbolic.graph.initializer if t.name == "heads_shape")
+    heads_shape.CopyFrom(init("heads_shape", np.array([0, SEQ, HEADS, HEAD], np.int64)))  # 0: the batch, symbolic
+    assert "Attention" not in op_types(graph_rewrites.optimize(symbolic, level="extended"))
+
+    group_norm = [
+        helper.make_node("Reshape", ["y", "gn_shape"], ["y4"]),
+        helper.make_node("GroupNormalization", ["y4", "gn_scale", "gn_bias"], ["gn"], num_groups=2),
+    ]
+    m = attention_block(20, extra=group_norm)
+    m.graph.initializer.extend(
+        [
+            init("gn_shape", np.array([1, 4, SEQ, 4], np.int64)),
+            init("gn_scale", np.ones(2, np.float32)),
+            init("gn_bias", np.zeros(2, np.float32)),
+        ]
+    )
+    m.graph.output.append(tensor("gn", [1, 4, SEQ, 4]))
+    rewritten = graph_rewrites.optimize(m, level="extended")
+    assert "Attention" not in op_types(rewritten) and "Softmax" in op_types(rewritten)
+    assert {(o.domain, o.version) for o in rewritten.opset_import} == {("", 20)}
+
+
+def test_attention_stays_when_the_probabilities_are_seen_or_the_mask_has_fewer_keys():
+    seen = attention_block(23)
+    seen.graph.output.append(tensor("probs", None))
+    assert "Attention" not in op_types(graph_rewrites.optimize(seen, level="extended"))
+    short_mask = attention_block(23)
+    short_mask.graph.input[1].type.tensor_type.shape.dim[3].dim_value = 1  # broadcast over keys
+    assert "Attention" not in op_types(graph_rewrites.optimize(short_mask, level="extended"))

@@ -19,6 +19,7 @@ DEFAULT_DOMAIN = "ai.onnx"
 # (com.microsoft: against onnxruntime's contrib schemas, below).
 DOMAINS_OUTSIDE_ONNX = {
     "com.microsoft": "onnxruntime contrib ops: no schema in onnx.defs",
+    "ai.onnx_light": "onnx-light's own fused ops, written only by its graph rewrites (SqueezeExcitation)",
 }
 
 # (domain, op, since_version, kind) -> why the mismatch is intended. kind is one of

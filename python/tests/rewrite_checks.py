@@ -8,6 +8,7 @@ import onnx_light
 import onnxruntime as ort
 from onnx import helper
 from onnx_light import graph_rewrites
+from onnx_light.graph_rewrites import _graph
 
 
 def model(nodes, inputs, outputs, initializers=(), opset=17, extra_opsets=()):
@@ -30,11 +31,22 @@ def ort_unoptimized(m: onnx.ModelProto, feeds: dict) -> list:
     return session.run(None, feeds)
 
 
+def optimize_checking_index(m: onnx.ModelProto, **kwargs) -> onnx.ModelProto:
+    """graph_rewrites.optimize, checking after every pass that the shared graph index is what
+    a fresh read of the graph gives (a pass that edits behind the index fails here)."""
+    saved = _graph.CHECK_INDEX
+    _graph.CHECK_INDEX = True
+    try:
+        return graph_rewrites.optimize(m, **kwargs)
+    finally:
+        _graph.CHECK_INDEX = saved
+
+
 def check_rewrite(m: onnx.ModelProto, feeds: dict, level: str, expected_ops: list[str], rtol=1e-6, atol=1e-6):
     """Rewrites `m` at `level`, expects exactly `expected_ops` to remain, and the session at
     that level to give ONNX Runtime's unoptimised results (tolerances: float rounding of the
     one op that replaces several, stated by each caller). The rewritten model."""
-    rewritten = graph_rewrites.optimize(m, level=level)
+    rewritten = optimize_checking_index(m, level=level)
     assert op_types(rewritten) == expected_ops
     onnx.checker.check_model(rewritten)
     assert [o.name for o in rewritten.graph.output] == [o.name for o in m.graph.output]

@@ -209,6 +209,20 @@ GemvPlan MakeGemvPlan(const MicroKernel& kernel, const GemmProblem& p, float* x_
 
 bool IsGemv(const GemmProblem& p) { return p.m == 1 || p.n == 1; }
 
+// A GEMV reads each matrix element once for one multiply-add: it runs at memory speed,
+// about kGemvMacWeight times slower per multiply-add than the packed product's register
+// tiles (a core streams 2-4 floats per cycle from L3 or memory against 32 multiply-adds
+// per cycle in AVX-512 tiles). Its work counts in `parallel.minimum_tasks` with that
+// weight, so that the portable 16 units split a matrix of 2^18 floats (1 MB, the
+// classifier layers of MobileNetV3 and EfficientNet: 576x1024, 1024x1000, 1280x1000)
+// across participants, not only matrices 16 times larger.
+constexpr int64_t kGemvMacWeight = 16;
+
+int64_t GemvWorkUnits(const GemmProblem& p) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  return GemmWorkUnits(p.m, p.n, p.k <= kMax / kGemvMacWeight ? p.k * kGemvMacWeight : kMax);  // saturating
+}
+
 }  // namespace
 
 std::vector<ParamSpec> GemmTuningParams() {
@@ -261,7 +275,8 @@ Status SgemmWith(const MicroKernel& kernel, const ParallelContext& parallel, All
     ScaleC(p);
     return Status::Ok();
   }
-  const bool parallel_ok = GemmWorkUnits(p.m, p.n, p.k) >= tuning.parallel_minimum_tasks;
+  const bool parallel_ok =
+      (IsGemv(p) ? GemvWorkUnits(p) : GemmWorkUnits(p.m, p.n, p.k)) >= tuning.parallel_minimum_tasks;
 
   if (IsGemv(p)) {
     bool needs_copy = false;

@@ -183,6 +183,29 @@ TEST(MatMul, ScratchDoesNotGrowWithM) {
   EXPECT_EQ(peaks[0], peaks[1]);
 }
 
+TEST(Gemm, ClassifierGemvSplitsAcrossParticipantsAtThePortableDefaults) {
+  // A fully connected layer at batch 1 (MobileNetV3's 576 -> 1024, weights [N, K] as
+  // PyTorch exports them): a GEMV over 2^19+ weight floats, split over N even at the
+  // portable parallel.minimum_tasks; a 64 x 64 one stays on the calling thread.
+  for (const int64_t k : {int64_t{64}, int64_t{576}}) {
+    const int64_t n = k == 64 ? 64 : 1024;
+    KernelTester t("Gemm", 13);
+    t.Input(MakeTensor<float>({1, k}, Random(k, 1))).ConstantInput(MakeTensor<float>({n, k}, Random(n * k, 2)));
+    t.Attr("transB", int64_t{1}).PortableDefaults();
+    auto serial = t.RunWithDetails(1);
+    auto two = t.RunWithDetails(2);
+    ASSERT_TRUE(serial.ok() && two.ok()) << serial.status().ToString() << two.status().ToString();
+    ExpectIdentical(serial->outputs.at(0), two->outputs.at(0));
+    if (k == 64) {
+      EXPECT_TRUE(two->regions.empty());
+    } else {
+      ASSERT_EQ(two->regions.size(), 1u);
+      EXPECT_STREQ(two->regions[0].label, "gemm.gemv_columns");
+      EXPECT_EQ(two->regions[0].admitted_participants, 2);
+    }
+  }
+}
+
 TEST(MatMul, NonFloatTypes) {
   {
     // int32 wraps around like numpy: 65536 * 65536 = 2^32 -> 0.

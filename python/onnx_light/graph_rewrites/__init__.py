@@ -7,14 +7,18 @@
               Conv + BatchNormalization (ORT_ENABLE_BASIC)
     extended  basic, then EXTENDED_PASSES: QDQ groups -> integer kernels (qdq_rewrites),
               MatMul + Add -> Gemm, decomposed Gelu, LayerNormalization and
-              RMSNormalization -> one op, Conv/Gemm + activation (+ residual Add) ->
+              RMSNormalization and scaled dot-product attention -> one op (Attention:
+              the ai.onnx import raised to 23 where that changes no node's meaning),
+              Conv/Gemm + activation (+ residual Add) ->
               com.microsoft FusedConv/FusedGemm (fusion_rewrites) (ORT_ENABLE_EXTENDED)
     all       extended, then LAYOUT_PASSES (none yet) (ORT_ENABLE_ALL, the default)
 
 Every pass is a function `(model, weights) -> model` (weights: the initializers held
 natively, _model.load_model_and_weights) that rewrites the top-level graph in place, keeps
 the graph outputs' names and the model's results up to float rounding, and leaves
-control-flow subgraphs and the outer values they read alone.
+control-flow subgraphs and the outer values they read alone. Passes read and edit the graph
+through the round's shared index (`_graph.view_of(model, weights)`, see _graph.GraphView):
+one index per round, updated by each edit, and shape inference at most once per round.
 """
 
 from collections.abc import Callable
@@ -24,7 +28,7 @@ import onnx
 
 from onnx_light import _native, fusion_rewrites, qdq_rewrites
 from onnx_light._model import _infer
-from onnx_light.graph_rewrites import basic, extended
+from onnx_light.graph_rewrites import _graph, basic, extended
 from onnx_light.graph_rewrites.basic import fold_batch_norm_into_conv  # noqa: F401  (the first pass, kept here)
 
 Pass = Callable[[onnx.ModelProto, "_native.LoadedModel | None"], onnx.ModelProto]
@@ -92,15 +96,34 @@ def _fingerprint(model: onnx.ModelProto) -> tuple:
     )
 
 
-def _run_basic(model: onnx.ModelProto, weights: _native.LoadedModel | None) -> onnx.ModelProto:
-    for _ in range(MAX_BASIC_ROUNDS):
-        before = _fingerprint(model)
-        _infer(model)  # fresh value types: folding makes more of them static
-        for rewrite in BASIC_PASSES:
-            model = rewrite(model, weights)
-        if _fingerprint(model) == before:
-            break
-    return model
+class _Rounds:
+    """Runs groups of passes as rounds over one shared graph index (_graph.shared_view),
+    inferring shapes at the start of a round only when the graph changed since the last
+    inference."""
+
+    def __init__(self, model: onnx.ModelProto, weights: _native.LoadedModel | None, inferred: bool) -> None:
+        self.model, self.weights = model, weights
+        self._inferred = _fingerprint(model) if inferred else None
+
+    def run(self, rewrites: list[Pass]) -> bool:
+        """One round of `rewrites`; whether it changed the graph."""
+        before = _fingerprint(self.model)
+        if before != self._inferred:
+            _graph.COUNTS["shape_inferences"] += 1
+            _infer(self.model)  # fresh value types: folding makes more of them static
+            self._inferred = before
+        with _graph.shared_view(self.model, self.weights) as view:
+            for rewrite in rewrites:
+                self.model = rewrite(self.model, self.weights)
+                if _graph.CHECK_INDEX and self.model is view.model:
+                    _graph.view_of(self.model, self.weights)  # read again if a pass said it is out of date
+                    view.check()
+        return _fingerprint(self.model) != before
+
+    def run_basic(self) -> None:
+        for _ in range(MAX_BASIC_ROUNDS):
+            if not self.run(BASIC_PASSES):
+                break
 
 
 def optimize(
@@ -108,10 +131,17 @@ def optimize(
     weights: _native.LoadedModel | None = None,
     level: Any = DEFAULT_LEVEL,
     in_place: bool = False,
+    shapes_inferred: bool = False,
 ) -> onnx.ModelProto:
     """The model rewritten at `level` (see the module doc), on a copy (the caller's model is
     left as it was) unless `in_place` (for a caller that owns the model: no second copy of
-    its weights). `weights`: the initializers held natively, read in place."""
+    its weights). `weights`: the initializers held natively, read in place.
+    `shapes_inferred`: the model's value_info is fresh (_model.prepare_model wrote it), so
+    the first round does not infer again.
+
+    Each round (the basic passes, then the later passes once, then basic rounds again if
+    they changed anything) reads one graph index that its passes update as they edit, and
+    infers shapes at most once, not at all when the previous round changed nothing."""
     level = level_of(level)
     if level == "disabled":
         return model
@@ -120,12 +150,12 @@ def optimize(
         copy = onnx.ModelProto()
         copy.CopyFrom(model)
     before = _fingerprint(copy)
-    copy = _run_basic(copy, weights)
+    rounds = _Rounds(copy, weights, shapes_inferred)
+    rounds.run_basic()
     later = passes(level)
-    if later:
-        for rewrite in later:
-            copy = rewrite(copy, weights)
-        copy = _run_basic(copy, weights)
+    if later and rounds.run(later):
+        rounds.run_basic()
+    copy = rounds.model
     if _fingerprint(copy) != before and copy.ir_version < 4:
         copy.ir_version = 4  # folded constants are initializers that are not graph inputs
     return copy

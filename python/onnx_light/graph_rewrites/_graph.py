@@ -4,12 +4,14 @@ from the outer scope is never renamed or removed (GraphView.pinned), so subgraph
 valid without being rewritten."""
 
 import collections
+import contextlib
+import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import numpy as np
 import onnx
-from onnx import helper, numpy_helper
+from onnx import helper, numpy_helper, shape_inference
 
 from onnx_light import _native
 from onnx_light._model import weight_array
@@ -49,46 +51,111 @@ def names_read_in_subgraphs(graph: onnx.GraphProto) -> set[str]:
     return found
 
 
-class GraphView:
-    """Producers, consumers, constants, declared types and opsets of model.graph, as read
-    when the view is made (a pass makes a new one after it edits)."""
+# What building and refreshing the index costs, counted (never timed): "views" indexes
+# built from scratch, "shape_inferences" whole-model shape inferences run for the rewrites.
+# Tests read them; nothing else does.
+COUNTS: collections.Counter[str] = collections.Counter()
 
-    def __init__(self, model: onnx.ModelProto, weights: _native.LoadedModel | None) -> None:
-        graph = model.graph
-        self.model, self.graph, self.weights = model, graph, weights
+# When true, every shared index is compared with a fresh one after each pass of a round
+# (tests/rewrite_checks.py turns it on): a pass that edits behind the index's back fails.
+CHECK_INDEX = False
+
+
+class GraphView:
+    """The index every rewrite pass reads: producers, consumers, initializers, declared or
+    inferred value types, opsets, names read by subgraphs (pinned) of model.graph.
+
+    One index serves a whole optimisation round (see shared_view and view_of): a pass takes
+    it with `view_of(model, weights)` and edits the graph only through its methods
+    (replace_nodes, set_inputs, set_outputs, rename_input, add_initializer,
+    drop_unused_initializers, and bypass below), which edit model.graph in place and update
+    the index, so the next pass reads it without rebuilding anything. Node objects keep
+    their identity across edits (the index holds them; removed and inserted nodes come and
+    go one by one). Value types are those of the round's shape inference; a rewrite keeps a
+    name's meaning, so they stay right for every name that survives.
+
+    A new pass: `view = view_of(model, weights)`, read view.producer / view.consumers /
+    view.constant() / view.shape(), build the replacement nodes, then
+    `view.replace_nodes(removed_ids, {id(anchor): [new nodes]})` and
+    `view.drop_unused_initializers()`. A pass that builds its own GraphView, or edits
+    model.graph with the free functions below, still works (the shared index is read again
+    after it: a cost, not an error); one that edits node inputs or outputs in place by hand
+    must call `view.rebuild()` afterwards."""
+
+    def __init__(self, model: onnx.ModelProto, weights: _native.LoadedModel | None, infer_shapes: bool = False) -> None:
+        self.model, self.graph, self.weights = model, model.graph, weights
+        self._infer_shapes = infer_shapes
+        self.rebuild()
+        shared = getattr(_shared, "view", None)
+        if shared is not None and shared.graph is self.graph:
+            shared._dirty = True  # edits through this index would not reach the shared one
+
+    def rebuild(self) -> None:
+        """Reads model.graph again (after edits made without the index)."""
+        COUNTS["views"] += 1
+        model, graph = self.model, self.model.graph
+        self.graph = graph
         self.inputs = {i.name for i in graph.input}
         self.outputs = {o.name for o in graph.output}
         # Initializers no feed can override.
         self.initializers = {t.name: t for t in graph.initializer if t.name not in self.inputs}
         self.producer: dict[str, onnx.NodeProto] = {}
         self.consumers: dict[str, list[onnx.NodeProto]] = collections.defaultdict(list)
+        self._nodes: dict[int, onnx.NodeProto] = {}  # keeps every node's wrapper (and id) alive
+        self._taken: set[str] | None = None
         for node in graph.node:
-            for name in node.output:
-                if name:
-                    self.producer[name] = node
-            for name in node.input:
-                if name:
-                    self.consumers[name].append(node)
+            self._register(node)
         self.pinned = names_read_in_subgraphs(graph)
-        # Every name something reads: a node, a subgraph, the graph's outputs.
-        self.read = set(self.consumers) | self.outputs | self.pinned
         self.types: dict[str, onnx.TypeProto] = {}
-        for vi in list(graph.input) + list(graph.value_info) + list(graph.output):
+        values = list(graph.input) + list(graph.value_info) + list(graph.output)
+        if self._infer_shapes:
+            try:  # shapes of intermediate values (declared types alone when inference cannot run)
+                COUNTS["shape_inferences"] += 1
+                inferred = shape_inference.infer_shapes(model, strict_mode=False).graph
+                values = list(inferred.input) + list(inferred.value_info) + list(inferred.output)
+            except Exception:  # noqa: BLE001 (a failure only means fewer rewrites)
+                pass
+        for vi in values:
             if vi.type.WhichOneof("value") is not None:
-                self.types[vi.name] = vi.type
+                self.types.setdefault(vi.name, vi.type)
         self.opsets = {(o.domain or ""): o.version for o in model.opset_import}
         self.opsets[""] = self.opsets.get("ai.onnx", self.opsets.get("", 0))
         self._values: dict[str, np.ndarray | None] = {}
+        self._orphans: set[str] = set()  # names that lost their last reader
+        self._sizes = (len(graph.node), len(graph.initializer))
+        self._dirty = False
+
+    # ------------------------------------------------------------------ reading
+
+    @property
+    def read(self) -> set[str]:
+        """Every name something reads: a node, a subgraph, the graph's outputs."""
+        return {name for name, readers in self.consumers.items() if readers} | self.outputs | self.pinned
+
+    def in_sync(self) -> bool:
+        """False when model.graph gained or lost nodes or initializers behind the index, or
+        its nodes were rebuilt (copied) behind it."""
+        nodes = self.graph.node
+        return (
+            not self._dirty
+            and self.graph is self.model.graph
+            and self._sizes == (len(nodes), len(self.graph.initializer))
+            and (not nodes or (id(nodes[0]) in self._nodes and id(nodes[-1]) in self._nodes))
+        )
 
     def taken_names(self) -> set[str]:
-        g = self.graph
-        return (
-            {t.name for t in g.initializer}
-            | self.inputs
-            | self.outputs
-            | {v for n in g.node for v in list(n.input) + list(n.output)}
-            | self.pinned
-        )
+        """Every name in use (the live set: unique_name adds to it)."""
+        if self._taken is None:
+            g = self.graph
+            self._taken = (
+                {t.name for t in g.initializer}
+                | self.inputs
+                | self.outputs
+                | set(self.producer)
+                | set(self.consumers)
+                | self.pinned
+            )
+        return self._taken
 
     def constant(self, name: str) -> np.ndarray | None:
         """The value of `name` when it is constant (an initializer no feed overrides, or the
@@ -131,6 +198,13 @@ class GraphView:
             return None
         return [d.dim_value if d.HasField("dim_value") else None for d in t.tensor_type.shape.dim]
 
+    def type_of(self, name: str) -> onnx.TypeProto | None:
+        """The value's TypeProto (an initializer's made from its type and dims)."""
+        if name in self.initializers:
+            t = self.initializers[name]
+            return helper.make_tensor_type_proto(t.data_type, list(t.dims))
+        return self.types.get(name)
+
     def only_reader(self, name: str) -> onnx.NodeProto | None:
         """The one node that reads `name` (once), when nothing else sees it: not a graph
         output, not read by a subgraph. The condition for folding a value into a fused node."""
@@ -147,6 +221,161 @@ class GraphView:
             return False
         nodes = {id(n): n for n in self.consumers.get(name, [])}.values()
         return sum(sum(1 for i in n.input if i == name) for n in nodes) == readers
+
+    # ------------------------------------------------------------------ editing
+
+    def _register(self, node: onnx.NodeProto) -> None:
+        self._nodes[id(node)] = node
+        for name in node.output:
+            if name:
+                self.producer[name] = node
+        for name in node.input:
+            if name:
+                self.consumers[name].append(node)
+        if self._taken is not None:
+            self._taken.update(node.input)
+            self._taken.update(node.output)
+
+    def _unregister(self, node: onnx.NodeProto) -> None:
+        self._nodes.pop(id(node), None)
+        for name in node.output:
+            if name and self.producer.get(name) is node:
+                del self.producer[name]
+        self._forget_reader(node, list(node.input))
+
+    def _forget_reader(self, node: onnx.NodeProto, names: list[str]) -> None:
+        for name in set(names):
+            if not name or name not in self.consumers:
+                continue
+            readers = [n for n in self.consumers[name] if n is not node]
+            if readers:
+                self.consumers[name] = readers
+            else:
+                del self.consumers[name]
+                self._orphans.add(name)  # dropped later if an unread initializer by then
+
+    def replace_nodes(self, removed: set[int], inserted: dict[int, list[onnx.NodeProto]] | None = None) -> None:
+        """Removes the nodes whose id() is in `removed` and puts inserted[id(n)] where node n
+        was (n itself removed or not: before it), in model.graph and in the index."""
+        inserted = inserted or {}
+        nodes = self.graph.node
+        for i in range(len(nodes) - 1, -1, -1):
+            node = nodes[i]
+            key = id(node)
+            if key in removed:
+                self._unregister(node)
+                del nodes[i]
+            for k, new in enumerate(inserted.get(key, [])):
+                nodes.insert(i + k, new)
+                self._register(nodes[i + k])
+        self._sizes = (len(nodes), len(self.graph.initializer))
+
+    def set_inputs(self, node: onnx.NodeProto, names: list[str]) -> None:
+        """node.input := names."""
+        self._forget_reader(node, list(node.input))
+        del node.input[:]
+        node.input.extend(names)
+        for name in names:
+            if name:
+                self.consumers[name].append(node)
+        if self._taken is not None:
+            self._taken.update(names)
+
+    def set_input(self, node: onnx.NodeProto, index: int, name: str) -> None:
+        names = list(node.input)
+        names[index] = name
+        self.set_inputs(node, names)
+
+    def rename_input(self, node: onnx.NodeProto, old: str, new: str) -> None:
+        """Every input slot of `node` reading `old` reads `new`."""
+        if old in node.input:
+            self.set_inputs(node, [new if v == old else v for v in node.input])
+
+    def set_outputs(self, node: onnx.NodeProto, names: list[str]) -> None:
+        """node.output := names."""
+        for name in node.output:
+            if name and self.producer.get(name) is node:
+                del self.producer[name]
+        del node.output[:]
+        node.output.extend(names)
+        for name in names:
+            if name:
+                self.producer[name] = node
+        if self._taken is not None:
+            self._taken.update(names)
+
+    def add_initializer(self, tensor: onnx.TensorProto) -> None:
+        """Appends a copy of `tensor` (a new name) to the graph's initializers."""
+        self.graph.initializer.append(tensor)
+        self.initializers[tensor.name] = self.graph.initializer[-1]
+        self._values.pop(tensor.name, None)
+        if self._taken is not None:
+            self._taken.add(tensor.name)
+        self._sizes = (len(self.graph.node), len(self.graph.initializer))
+
+    def drop_initializers(self, names: set[str]) -> None:
+        """Removes the initializers called `names` from the graph and the index."""
+        if not names:
+            return
+        initializers = self.graph.initializer
+        for i in range(len(initializers) - 1, -1, -1):  # in place: payloads are not copied
+            if initializers[i].name in names:
+                del initializers[i]
+        for name in names:
+            self.initializers.pop(name, None)
+            self._values.pop(name, None)
+        self._sizes = (len(self.graph.node), len(initializers))
+
+    def drop_unused_initializers(self) -> None:
+        """Removes the initializers whose last reader an edit through this index took away
+        and that nothing reads now (graph inputs and outputs, subgraphs count as readers).
+        Initializers the model declares without reading them stay: the session still checks
+        them as the model has them."""
+        gone = {
+            n for n in self._orphans if n in self.initializers and n not in self.consumers and n not in self.outputs
+        }
+        self._orphans.clear()
+        self.drop_initializers(gone - self.inputs - self.pinned)
+
+    def check(self) -> None:
+        """AssertionError unless the index is what a fresh read of model.graph gives."""
+        fresh = GraphView.__new__(GraphView)
+        fresh.model, fresh.weights, fresh._infer_shapes = self.model, self.weights, False
+        saved = COUNTS["views"]
+        fresh.rebuild()
+        COUNTS["views"] = saved
+        assert self.in_sync(), "model.graph changed behind the index"
+        assert {k: id(v) for k, v in self.producer.items()} == {k: id(v) for k, v in fresh.producer.items()}
+        mine = {k: sorted(map(id, v)) for k, v in self.consumers.items() if v}
+        assert mine == {k: sorted(map(id, v)) for k, v in fresh.consumers.items() if v}
+        assert set(self.initializers) == set(fresh.initializers)
+
+
+_shared = threading.local()
+
+
+@contextlib.contextmanager
+def shared_view(model: onnx.ModelProto, weights: _native.LoadedModel | None) -> Iterator[GraphView]:
+    """Within the block, view_of(model, weights) returns one index (built here): the round's
+    shared index, which the passes keep up to date as they edit."""
+    previous = getattr(_shared, "view", None)
+    _shared.view = GraphView(model, weights)
+    try:
+        yield _shared.view
+    finally:
+        _shared.view = previous
+
+
+def view_of(model: onnx.ModelProto, weights: _native.LoadedModel | None, infer_shapes: bool = False) -> GraphView:
+    """The index of model.graph for a pass: the round's shared one (shared_view) when it is
+    open on this model, else a new one (with its own shape inference if `infer_shapes`: a
+    pass called on its own that needs intermediate shapes)."""
+    view = getattr(_shared, "view", None)
+    if view is not None and view.model is model and view.weights is weights:
+        if not view.in_sync():
+            view.rebuild()
+        return view
+    return GraphView(model, weights, infer_shapes=infer_shapes)
 
 
 def is_default(node: onnx.NodeProto) -> bool:
@@ -194,26 +423,6 @@ def unique_name(base: str, taken: set[str]) -> str:
     return candidate
 
 
-def replace_nodes(
-    graph: onnx.GraphProto,
-    removed: set[int],
-    inserted: dict[int, list[onnx.NodeProto]] | None = None,
-) -> None:
-    """Rebuilds graph.node without the nodes whose id() is in `removed`, putting
-    inserted[id(n)] where node n was (n itself removed or not: before it)."""
-    inserted = inserted or {}
-    kept: list[onnx.NodeProto] = []
-    for n in graph.node:
-        kept.extend(inserted.get(id(n), []))
-        if id(n) not in removed:
-            kept.append(n)
-    copies = [onnx.NodeProto() for _ in kept]
-    for copy, n in zip(copies, kept):
-        copy.CopyFrom(n)
-    del graph.node[:]
-    graph.node.extend(copies)
-
-
 def bypass(view: GraphView, name: str, source: str) -> bool:
     """Makes every reader of `name` read `source` instead, so that the node producing `name`
     can go. When `name` is a graph output it keeps its name: `source`'s producer is renamed
@@ -227,22 +436,55 @@ def bypass(view: GraphView, name: str, source: str) -> bool:
             or source in view.inputs
             or source in view.pinned
             or source not in view.producer
-            or source in {t.name for t in view.graph.initializer}
+            or source in view.initializers
         ):
             return False
         producer = view.producer[source]
-        for i, out in enumerate(producer.output):
-            if out == source:
-                producer.output[i] = name
-        for reader in view.consumers.get(source, []):
-            rename_inputs(reader, source, name)
+        view.set_outputs(producer, [name if out == source else out for out in producer.output])
+        for reader in list({id(n): n for n in view.consumers.get(source, [])}.values()):
+            view.rename_input(reader, source, name)
         return True
-    for reader in view.consumers.get(name, []):
-        rename_inputs(reader, name, source)
+    for reader in list({id(n): n for n in view.consumers.get(name, [])}.values()):
+        view.rename_input(reader, name, source)
     return True
 
 
+# The edits as free functions on the graph (the form passes used before the shared index):
+# inside a round they go through the shared index when it is the graph's, so a pass written
+# this way keeps the index right; elsewhere they edit the graph directly.
+
+
+def _shared_for(graph: onnx.GraphProto) -> GraphView | None:
+    view = getattr(_shared, "view", None)
+    return view if view is not None and view.graph is graph and view.in_sync() else None
+
+
+def replace_nodes(
+    graph: onnx.GraphProto,
+    removed: set[int],
+    inserted: dict[int, list[onnx.NodeProto]] | None = None,
+) -> None:
+    """GraphView.replace_nodes on the graph's shared index, or the same edit without one."""
+    view = _shared_for(graph)
+    if view is not None:
+        view.replace_nodes(removed, inserted)
+        return
+    inserted = inserted or {}
+    for i in range(len(graph.node) - 1, -1, -1):
+        node = graph.node[i]
+        key = id(node)
+        if key in removed:
+            del graph.node[i]
+        for k, new in enumerate(inserted.get(key, [])):
+            graph.node.insert(i + k, new)
+
+
 def rename_inputs(node: onnx.NodeProto, old: str, new: str) -> None:
+    """GraphView.rename_input on the shared index holding `node`, or the same edit without one."""
+    view = getattr(_shared, "view", None)
+    if view is not None and view._nodes.get(id(node)) is node:
+        view.rename_input(node, old, new)
+        return
     for i, value in enumerate(node.input):
         if value == old:
             node.input[i] = new
@@ -250,18 +492,26 @@ def rename_inputs(node: onnx.NodeProto, old: str, new: str) -> None:
 
 def drop_unused_initializers(graph: onnx.GraphProto, before: GraphView) -> None:
     """Removes the initializers that were read when `before` was made and that nothing reads
-    now (graph inputs and outputs, subgraphs count as readers). Initializers the model
-    declares without reading them stay: the session still checks them as the model has them."""
+    now (graph inputs and outputs, subgraphs count as readers)."""
     used = {v for n in graph.node for v in n.input} | {o.name for o in graph.output} | {i.name for i in graph.input}
     used |= names_read_in_subgraphs(graph)
+    gone = {t.name for t in graph.initializer if t.name in before.read and t.name not in used}
+    view = _shared_for(graph)
+    if view is not None:
+        view.drop_initializers(gone)
+        return
     for i in range(len(graph.initializer) - 1, -1, -1):  # in place: payloads are not copied
-        name = graph.initializer[i].name
-        if name in before.read and name not in used:
+        if graph.initializer[i].name in gone:
             del graph.initializer[i]
 
 
 def add_initializer(graph: onnx.GraphProto, array: np.ndarray, name: str) -> None:
-    graph.initializer.append(numpy_helper.from_array(np.asarray(array), name))
+    tensor = numpy_helper.from_array(np.asarray(array), name)
+    view = _shared_for(graph)
+    if view is not None:
+        view.add_initializer(tensor)
+    else:
+        graph.initializer.append(tensor)
 
 
 def ensure_opset(model: onnx.ModelProto, domain: str, version: int) -> None:

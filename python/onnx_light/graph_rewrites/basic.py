@@ -14,12 +14,11 @@ from onnx_light.graph_rewrites._graph import (
     attribute,
     bypass,
     constant_node_tensor,
-    drop_unused_initializers,
     is_default,
     is_op,
-    replace_nodes,
     subgraphs,
     unique_name,
+    view_of,
 )
 
 # Ops never folded: those whose result differs from run to run (or, for Dropout, may), and
@@ -87,7 +86,7 @@ def fold_constants(model: onnx.ModelProto, weights: _native.LoadedModel | None =
     off). Not folded: NOT_FOLDED_OPS, nodes with subgraphs, sequence and optional
     outputs, and outputs that would grow the constants by more than FOLD_GROWTH_LIMIT_ELEMENTS.
     A node the runtime cannot evaluate is left in place."""
-    view = GraphView(model, weights)
+    view = view_of(model, weights)
     graph = model.graph
     known = set(view.initializers)
     candidates: list[onnx.NodeProto] = []
@@ -144,9 +143,10 @@ def fold_constants(model: onnx.ModelProto, weights: _native.LoadedModel | None =
         folded.add(id(node))
     if not folded:
         return model
-    replace_nodes(graph, folded)
-    graph.initializer.extend(new_initializers)
-    drop_unused_initializers(graph, view)
+    view.replace_nodes(folded)
+    for tensor in new_initializers:
+        view.add_initializer(tensor)
+    view.drop_unused_initializers()
     return model
 
 
@@ -155,9 +155,10 @@ def fold_static_shapes(model: onnx.ModelProto, weights: _native.LoadedModel | No
     declared dims and onnx.shape_inference, become int64 initializers; with fold_constants,
     the Shape -> Gather -> Unsqueeze -> Concat -> Reshape chains exporters emit fold away.
     A symbolic or unknown dim leaves the node as it is."""
-    view = GraphView(model, weights)
+    view = view_of(model, weights)
     graph = model.graph
     folded: set[int] = set()
+    values: list[onnx.TensorProto] = []
     for node in graph.node:
         if not is_op(node, "Shape", "Size") or not node.input or node.output[0] in view.pinned:
             continue
@@ -179,11 +180,13 @@ def fold_static_shapes(model: onnx.ModelProto, weights: _native.LoadedModel | No
             if size is None:
                 continue
             value = np.array(size, np.int64)
-        graph.initializer.append(numpy_helper.from_array(value, node.output[0]))
+        values.append(numpy_helper.from_array(value, node.output[0]))
         folded.add(id(node))
     if folded:
-        replace_nodes(graph, folded)
-        drop_unused_initializers(graph, view)
+        view.replace_nodes(folded)
+        for tensor in values:
+            view.add_initializer(tensor)
+        view.drop_unused_initializers()
     return model
 
 
@@ -209,8 +212,8 @@ def eliminate_identities(model: onnx.ModelProto, weights: _native.LoadedModel | 
     """Identity, and Dropout in inference mode (training_mode absent or constant false, mask
     unread), go: their readers read the input instead. An Identity whose output is a graph
     output stays unless its input is a private node output (which then takes the name)."""
+    view = view_of(model, weights)
     while True:
-        view = GraphView(model, weights)
         removed: set[int] = set()
         touched: set[str] = set()
         for node in model.graph.node:
@@ -227,14 +230,14 @@ def eliminate_identities(model: onnx.ModelProto, weights: _native.LoadedModel | 
                 touched.update([node.output[0], node.input[0]])
         if not removed:
             return model
-        replace_nodes(model.graph, removed)
+        view.replace_nodes(removed)
 
 
 def eliminate_dead_nodes(model: onnx.ModelProto, weights: _native.LoadedModel | None = None) -> onnx.ModelProto:
     """Removes nodes none of whose outputs is read (by a node, a subgraph or as a graph
     output), repeatedly, then the initializers only they read."""
     graph = model.graph
-    view = GraphView(model, weights)
+    view = view_of(model, weights)
     live = set(view.outputs) | view.pinned
     keep: list[bool] = [False] * len(graph.node)
     for index in range(len(graph.node) - 1, -1, -1):
@@ -244,8 +247,8 @@ def eliminate_dead_nodes(model: onnx.ModelProto, weights: _native.LoadedModel | 
             live.update(i for i in node.input if i)
     removed = {id(n) for n, k in zip(graph.node, keep) if not k}
     if removed:
-        replace_nodes(graph, removed)
-    drop_unused_initializers(graph, view)
+        view.replace_nodes(removed)
+    view.drop_unused_initializers()
     return model
 
 
@@ -274,8 +277,8 @@ def simplify_casts(model: onnx.ModelProto, weights: _native.LoadedModel | None =
     Cast(Cast(x, to=B), to=A) with x of type A when B holds every value of A exactly (float
     -> double -> float, int8 -> int32 -> int8, ...). Types come from the initializers,
     declared types and shape inference; an unknown type leaves the Cast alone."""
+    view = view_of(model, weights)
     while True:
-        view = GraphView(model, weights)
         removed: set[int] = set()
         touched: set[str] = set()
         for node in model.graph.node:
@@ -311,8 +314,9 @@ def simplify_casts(model: onnx.ModelProto, weights: _native.LoadedModel | None =
                 touched.update([node.output[0], source, original])
         if not removed:
             return model
-        replace_nodes(model.graph, removed)
+        view.replace_nodes(removed)
         eliminate_dead_nodes(model, weights)  # the inner Cast, when nothing else reads it
+        view = view_of(model, weights)
 
 
 def _perm(view: GraphView, node: onnx.NodeProto) -> list[int] | None:
@@ -326,8 +330,8 @@ def _perm(view: GraphView, node: onnx.NodeProto) -> list[int] | None:
 def fold_transposes(model: onnx.ModelProto, weights: _native.LoadedModel | None = None) -> onnx.ModelProto:
     """Transpose(Transpose(x, p1), p2) becomes one Transpose(x, p1[p2]), or nothing at all
     when the composition is the identity, if the inner result is read by nothing else."""
+    view = view_of(model, weights)
     while True:
-        view = GraphView(model, weights)
         removed: set[int] = set()
         touched: set[str] = set()
         for outer in model.graph.node:
@@ -348,20 +352,20 @@ def fold_transposes(model: onnx.ModelProto, weights: _native.LoadedModel | None 
             else:
                 del outer.attribute[:]
                 outer.attribute.append(helper.make_attribute("perm", composed))
-                outer.input[0] = x
+                view.set_input(outer, 0, x)
                 removed.add(id(inner))
             touched.update([outer.output[0], inner.output[0], x])
         if not removed:
             return model
-        replace_nodes(model.graph, removed)
+        view.replace_nodes(removed)
 
 
 def fold_reshapes(model: onnx.ModelProto, weights: _native.LoadedModel | None = None) -> onnx.ModelProto:
     """Reshape(Reshape(x, s1), s2) becomes Reshape(x, s2) when s2 is constant and has no 0
     (a 0 copies a dim of the reshaped input, which the rewrite would change) and the inner
     result is read by nothing else."""
+    view = view_of(model, weights)
     while True:
-        view = GraphView(model, weights)
         removed: set[int] = set()
         touched: set[str] = set()
         for outer in model.graph.node:
@@ -373,13 +377,13 @@ def fold_reshapes(model: onnx.ModelProto, weights: _native.LoadedModel | None = 
             s2 = view.constant(outer.input[1])
             if s2 is None or np.any(np.asarray(s2) == 0) or inner.input[0] in touched:
                 continue
-            outer.input[0] = inner.input[0]
+            view.set_input(outer, 0, inner.input[0])
             removed.add(id(inner))
             touched.update([outer.output[0], inner.output[0], inner.input[0]])
         if not removed:
             return model
-        replace_nodes(model.graph, removed)
-        drop_unused_initializers(model.graph, view)
+        view.replace_nodes(removed)
+        view.drop_unused_initializers()
 
 
 def _axes(view: GraphView, node: onnx.NodeProto) -> list[int] | None:
@@ -402,8 +406,8 @@ def cancel_squeeze_unsqueeze(model: onnx.ModelProto, weights: _native.LoadedMode
     """Unsqueeze(x, a) then Squeeze(a), or Squeeze(x, a) then Unsqueeze(a) (same axes, after
     normalising negative ones), give x back: both nodes go if the inner result is read by
     nothing else. A Squeeze without axes is left alone."""
+    view = view_of(model, weights)
     while True:
-        view = GraphView(model, weights)
         removed: set[int] = set()
         touched: set[str] = set()
         for outer in model.graph.node:
@@ -433,8 +437,8 @@ def cancel_squeeze_unsqueeze(model: onnx.ModelProto, weights: _native.LoadedMode
             touched.update([outer.output[0], inner.output[0], x])
         if not removed:
             return model
-        replace_nodes(model.graph, removed)
-        drop_unused_initializers(model.graph, view)
+        view.replace_nodes(removed)
+        view.drop_unused_initializers()
 
 
 def fold_batch_norm_into_conv(model: onnx.ModelProto, weights: _native.LoadedModel | None = None) -> onnx.ModelProto:
@@ -442,7 +446,7 @@ def fold_batch_norm_into_conv(model: onnx.ModelProto, weights: _native.LoadedMod
     parameters, becomes one Conv with scaled weights and shifted bias (saving a full pass
     over the activation), when nothing else reads the Conv's output."""
     graph = model.graph
-    view = GraphView(model, weights)
+    view = view_of(model, weights)
     constants = view.initializers
     taken = view.taken_names()
     removed, new_initializers = set(), []
@@ -481,15 +485,15 @@ def fold_batch_norm_into_conv(model: onnx.ModelProto, weights: _native.LoadedMod
             )
         )
         new_initializers.append(numpy_helper.from_array(((bias - mean) * factor + shift).astype(np.float32), b_name))
-        del conv.input[1:]
-        conv.input.extend([w_name, b_name])
-        conv.output[0] = bn.output[0]
+        view.set_inputs(conv, [conv.input[0], w_name, b_name])
+        view.set_outputs(conv, [bn.output[0], *conv.output[1:]])
         removed.add(id(bn))
     if not removed:
         return model
-    replace_nodes(graph, removed)
-    graph.initializer.extend(new_initializers)
-    drop_unused_initializers(graph, view)
+    view.replace_nodes(removed)
+    for tensor in new_initializers:
+        view.add_initializer(tensor)
+    view.drop_unused_initializers()
     return model
 
 
@@ -497,8 +501,9 @@ def constants_to_initializers(model: onnx.ModelProto, weights: _native.LoadedMod
     """Constant nodes (dense values) become initializers of the same name, so that every
     pass sees one kind of constant."""
     graph = model.graph
-    view = GraphView(model, weights)
+    view = view_of(model, weights)
     removed: set[int] = set()
+    tensors: list[onnx.TensorProto] = []
     for node in graph.node:
         if not is_op(node, "Constant") or node.output[0] in view.initializers:
             continue
@@ -509,10 +514,12 @@ def constants_to_initializers(model: onnx.ModelProto, weights: _native.LoadedMod
         copy = onnx.TensorProto()
         copy.CopyFrom(tensor)
         copy.name = node.output[0]
-        graph.initializer.append(copy)
+        tensors.append(copy)
         removed.add(id(node))
     if removed:
-        replace_nodes(graph, removed)
+        view.replace_nodes(removed)
+        for tensor in tensors:
+            view.add_initializer(tensor)
     return model
 
 

@@ -7,7 +7,9 @@ A fused node must be valid under the model's opset imports: ai.onnx Gelu needs o
 LayerNormalization >= 17, RMSNormalization >= 23. Under older opsets Gelu becomes ONNX
 Runtime's contrib ops (com.microsoft Gelu, or FastGelu for the tanh form; version 1, the
 import added), which onnx-light registers too; LayerNormalization and RMSNormalization are
-left decomposed."""
+left decomposed. Attention needs opset >= 23: fuse_attention raises an older ai.onnx import
+to 23 when every op of the graph means the same there (PyTorch's exports at opset 20 do),
+else leaves the attention decomposed."""
 
 import math
 from collections.abc import Callable
@@ -20,11 +22,10 @@ from onnx_light import _native
 from onnx_light.graph_rewrites._graph import (
     GraphView,
     attribute,
-    drop_unused_initializers,
     ensure_opset,
     is_op,
-    replace_nodes,
     unique_name,
+    view_of,
 )
 
 MICROSOFT = "com.microsoft"
@@ -70,8 +71,8 @@ def _rewrite_all(
     """Applies `match` at every node until nothing matches: each match's pattern nodes go
     and its fused nodes take the place of the last pattern node (where every input of the
     pattern is available). Matches of one sweep do not overlap."""
+    view = view_of(model, weights)
     while True:
-        view = GraphView(model, weights)
         taken = view.taken_names()
         removed: set[int] = set()
         inserted: dict[int, list[onnx.NodeProto]] = {}
@@ -92,9 +93,10 @@ def _rewrite_all(
             initializers.extend(tensors)
         if not removed:
             return model
-        replace_nodes(model.graph, removed, inserted)
-        model.graph.initializer.extend(initializers)
-        drop_unused_initializers(model.graph, view)
+        view.replace_nodes(removed, inserted)
+        for tensor in initializers:
+            view.add_initializer(tensor)
+        view.drop_unused_initializers()
 
 
 def _match_matmul_add(view: GraphView, mm: onnx.NodeProto, taken: set[str]) -> Match | None:
@@ -407,9 +409,211 @@ def fuse_rms_norm(model: onnx.ModelProto, weights: _native.LoadedModel | None = 
     return _rewrite_all(model, weights, _match_rms_norm)
 
 
+# ---------------------------------------------------------------------------- attention
+
+ATTENTION_OPSET = 23
+
+# Ops whose schema changed between opsets 20 and 23 in meaning, not only in the types it
+# takes (GroupNormalization-21: scale and bias per channel instead of per group): a model
+# holding one keeps its opset import.
+_CHANGED_MEANING = frozenset({"GroupNormalization"})
+
+
+def _schema_only_widened(op: str, old: int, new: int) -> bool:
+    """Whether ai.onnx `op` at opset `new` reads every node written for opset `old` the same
+    way: the same schema, or one that only allows more types (same inputs, outputs and
+    attributes with the same defaults)."""
+    try:
+        a, b = onnx.defs.get_schema(op, old, ""), onnx.defs.get_schema(op, new, "")
+    except onnx.defs.SchemaError:
+        return False
+    if a.since_version == b.since_version:
+        return True
+    if op in _CHANGED_MEANING or [(i.name, i.option) for i in a.inputs] != [(i.name, i.option) for i in b.inputs]:
+        return False
+    if [o.name for o in a.outputs] != [o.name for o in b.outputs]:
+        return False
+    for name, attr in a.attributes.items():
+        other = b.attributes.get(name)
+        if other is None or (other.type, other.default_value, other.required) != (
+            attr.type,
+            attr.default_value,
+            attr.required,
+        ):
+            return False
+    if any(attr.required for name, attr in b.attributes.items() if name not in a.attributes):
+        return False
+    widened = {t.type_param_str: set(t.allowed_type_strs) for t in b.type_constraints}
+    return all(set(t.allowed_type_strs) <= widened.get(t.type_param_str, set()) for t in a.type_constraints)
+
+
+def _can_import_opset(view: GraphView, target: int) -> bool:
+    """Whether the model's ai.onnx import can be raised to `target` without changing what
+    any node means or which kernels run it: no control flow, every ai.onnx op's schema only
+    widened (_schema_only_widened) and a kernel registered at `target`."""
+    from onnx_light._model import _kernel_ranges  # the extension's registrations
+
+    current = view.opsets.get("", 0)
+    if current >= target:
+        return True
+    if current < 1 or any(
+        a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS) for n in view.graph.node for a in n.attribute
+    ):
+        return False
+    ranges = _kernel_ranges()
+    for op in {n.op_type for n in view.graph.node if n.domain in ("", "ai.onnx")}:
+        if not _schema_only_widened(op, current, target):
+            return False
+        if not any(since <= target and (end is None or target <= end) for since, end in ranges.get(("", op), [])):
+            return False
+    return True
+
+
+def _static(shape: list[int | None] | None, rank: int) -> list[int] | None:
+    if shape is None or len(shape) != rank or any(d is None for d in shape):
+        return None
+    return [int(d) for d in shape if d is not None]
+
+
+def _scaled(view: GraphView, name: str, reader: onnx.NodeProto) -> tuple[str, float, list[onnx.NodeProto]]:
+    """(x, s, nodes) when `name` is x * s (Mul by a constant scalar, or Div by one) read by
+    `reader` alone; (name, 1, []) otherwise."""
+    node = _producer(view, name, reader, "Mul", "Div")
+    if node is None or len(node.input) != 2:
+        return name, 1.0, []
+    if node.op_type == "Div":
+        divisor = view.scalar(node.input[1])
+        if divisor is None or divisor == 0:
+            return name, 1.0, []
+        return node.input[0], 1.0 / divisor, [node]
+    for i in range(2):
+        factor = view.scalar(node.input[1 - i])
+        if factor is not None:
+            return node.input[i], factor, [node]
+    return name, 1.0, []
+
+
+def _key_from_transposed(
+    view: GraphView, kt: str, reader: onnx.NodeProto, dims: list[int], taken: set[str]
+) -> tuple[str, list[onnx.NodeProto], list[onnx.NodeProto], list[onnx.TensorProto]]:
+    """K [B, H, L, D] for K^T `kt` [B, H, D, L] (dims), which `reader` alone reads: (K's
+    name, pattern nodes it replaces, new nodes, new initializers). Transpose(K, [0, 1, 3, 2])
+    gives K itself; Reshape([B*H, D, L] -> dims) of a Transpose becomes the Transpose with
+    its last two axes swapped then a Reshape to [B, H, L, D] (torch's head split); anything
+    else gets a Transpose."""
+    b, h, d, seq = dims
+    node = _producer(view, kt, reader, "Transpose", "Reshape")
+    if is_op(node, "Transpose") and list(attribute(node, "perm") or []) == [0, 1, 3, 2]:
+        return node.input[0], [node], [], []
+    if is_op(node, "Reshape") and len(node.input) == 2:
+        inner = _producer(view, node.input[0], node, "Transpose")
+        perm = list(attribute(inner, "perm") or []) if inner is not None else []
+        if inner is not None and len(perm) == 3 and view.shape(inner.output[0]) == [b * h, d, seq]:
+            swapped = unique_name(inner.output[0] + "_key", taken)
+            target = numpy_helper.from_array(np.array([b, h, seq, d], np.int64), unique_name(kt + "_key_shape", taken))
+            key = unique_name(kt + "_key", taken)
+            nodes = [
+                helper.make_node(
+                    "Transpose", [inner.input[0]], [swapped], name=swapped, perm=[perm[0], perm[2], perm[1]]
+                ),
+                helper.make_node("Reshape", [swapped, target.name], [key], name=key),
+            ]
+            return key, [node, inner], nodes, [target]
+    key = unique_name(kt + "_key", taken)
+    return key, [], [helper.make_node("Transpose", [kt], [key], name=key, perm=[0, 1, 3, 2])], []
+
+
+def _match_attention(view: GraphView, softmax: onnx.NodeProto, taken: set[str]) -> Match | None:
+    if not is_op(softmax, "Softmax") or view.elem_type(softmax.input[0]) != TensorProto.FLOAT:
+        return None
+    dims = _static(view.shape(softmax.input[0]), 4)
+    axis = attribute(softmax, "axis", -1 if view.opsets.get("", 0) >= 13 else 1)
+    if dims is None or axis not in (-1, 3):
+        return None
+    out = _reader(view, softmax.output[0], "MatMul")
+    if out is None or out.input[0] != softmax.output[0]:
+        return None
+    pattern = [softmax, out]
+    scores, mask = softmax.input[0], None
+    add = _producer(view, scores, softmax, "Add")
+    if add is not None and len(add.input) == 2:
+        for i in range(2):
+            if is_op(view.producer.get(add.input[i]), "MatMul", "Mul", "Div"):
+                scores, mask = add.input[i], add.input[1 - i]
+                break
+        if mask is None:
+            return None
+        mask_shape = _static(view.shape(mask), len(view.shape(mask) or []))
+        if (
+            view.elem_type(mask) != TensorProto.FLOAT
+            or mask_shape is None
+            or not 1 <= len(mask_shape) <= 4
+            or mask_shape[-1] != dims[3]
+            or any(m not in (1, s) for m, s in zip(mask_shape[::-1], dims[::-1]))
+        ):
+            return None
+        pattern.append(add)
+        reader = add
+    else:
+        reader = softmax
+    scores, scale, nodes = _scaled(view, scores, reader)
+    pattern += nodes
+    qk = _producer(view, scores, nodes[0] if nodes else reader, "MatMul")
+    if qk is None or len(qk.input) != 2:
+        return None
+    pattern.append(qk)
+    q, q_scale, q_nodes = _scaled(view, qk.input[0], qk)
+    kt, k_scale, k_nodes = _scaled(view, qk.input[1], qk)
+    v = out.input[1]
+    q_dims, kt_dims, v_dims = (_static(view.shape(n), 4) for n in (q, kt, v))
+    if q_dims is None or kt_dims is None or v_dims is None:
+        return None
+    b, h, s, d = q_dims
+    length = kt_dims[3]
+    if kt_dims != [b, h, d, length] or v_dims[:3] != [b, h, length] or dims != [b, h, s, length]:
+        return None
+    if any(view.elem_type(n) != TensorProto.FLOAT for n in (q, kt, v)):
+        return None
+    pattern += q_nodes + k_nodes
+    key, key_pattern, key_nodes, tensors = _key_from_transposed(view, kt, k_nodes[0] if k_nodes else qk, kt_dims, taken)
+    pattern += key_pattern
+    attention = helper.make_node(
+        "Attention",
+        [q, key, v] + ([mask] if mask is not None else []),
+        [out.output[0]],
+        name=unique_name(out.output[0] + "_attention", taken),
+        scale=float(np.float32(scale * q_scale * k_scale)),
+    )
+    return pattern, [*key_nodes, attention], tensors
+
+
+def fuse_attention(model: onnx.ModelProto, weights: _native.LoadedModel | None = None) -> onnx.ModelProto:
+    """Scaled dot-product attention as PyTorch exports it: MatMul(Q [* s], K^T [* s]) [/ or
+    * scale] [+ mask] -> Softmax(last axis) -> MatMul(., V), all float and of static 4-D
+    shapes [B, H, S, D], becomes ai.onnx Attention (opset 23) with the product of the
+    scales, K^T turned back into K (see _key_from_transposed); the head split and merge
+    around it stay as they are. A model importing ai.onnx below 23 has its import raised to
+    23 when that changes the meaning of none of its nodes (_can_import_opset); otherwise
+    nothing is fused."""
+    view = view_of(model, weights)
+    if not any(is_op(n, "Softmax") for n in model.graph.node) or not _can_import_opset(view, ATTENTION_OPSET):
+        return model
+    model = _rewrite_all(model, weights, _match_attention)
+    if view.opsets.get("", 0) < ATTENTION_OPSET and any(is_op(n, "Attention") for n in model.graph.node):
+        for opset in model.opset_import:
+            if opset.domain in ("", "ai.onnx"):
+                opset.version = ATTENTION_OPSET
+        view.opsets[""] = ATTENTION_OPSET
+        model.ir_version = max(
+            model.ir_version, helper.find_min_ir_version_for([helper.make_opsetid("", ATTENTION_OPSET)])
+        )
+    return model
+
+
 PASSES = [
     fuse_matmul_add_into_gemm,
     fuse_gelu,
     fuse_layer_norm,
     fuse_rms_norm,
+    fuse_attention,
 ]
