@@ -478,8 +478,8 @@ Status PrepackedGemvRow(const MicroKernel& kernel, const ParallelContext& parall
   const int64_t k = p.k, n = p.n, nr = b.nr(), panels = CeilDiv(n, nr);
   const bool rows_form = !p.trans_b;
   const int64_t x_stride = p.trans_a ? p.lda : 1;
-  const ParallelPlan plan{"gemm.gemv_panels", 1};
-  const bool parallel_ok = GemmWorkUnits(p.m, p.n, p.k) >= tuning.parallel_minimum_tasks;
+  const ParallelPlan plan{"gemm.gemv_columns", 1};  // the dense GEMV's region and threshold, split by panels
+  const bool parallel_ok = GemvWorkUnits(p) >= tuning.parallel_minimum_tasks;
   const int participants =
       parallel_ok ? static_cast<int>(std::min<int64_t>(AvailableParticipants(parallel, plan), panels)) : 1;
   const size_t x_bytes = x_stride != 1 && k > 1 ? AlignUp(sizeof(float) * k) : 0;
