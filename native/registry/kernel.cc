@@ -26,6 +26,15 @@ KernelInfo::KernelInfo(std::string domain, std::string op, std::string node_name
 
 std::string KernelInfo::Where() const { return Describe(op_, node_name_); }
 
+Status KernelInfo::AbsorbConstantInput(int i, int64_t held_bytes) const {
+  if (constant_input(i) == nullptr) {
+    return InvalidArgument(Where(), ": input ", i, " is not a constant input and cannot be absorbed");
+  }
+  absorbed_[i] = true;
+  held_bytes_[i] = held_bytes;
+  return Status::Ok();
+}
+
 bool KernelInfo::HasAttribute(const std::string& name) const { return attributes_->count(name) > 0; }
 
 const Attribute* KernelInfo::FindAttribute(const std::string& name) const {

@@ -1,6 +1,31 @@
 // The kernel interface: how a node's implementation is declared (KernelDef), created once
 // per node (KernelInfo -> OpKernel) and run (KernelContext). Kernels see only this: no
 // session, no Python, no global state.
+//
+// Absorbing a constant input: a kernel that turns a constant input into its own form at
+// creation (packed weights) and will never read that input's data again says so, at the
+// place it packs:
+//
+//   if (const Tensor* b = info.constant_input(1); b != nullptr && b->dtype() == DataType::kFloat) {
+//     OL_ASSIGN_OR_RETURN(packed_b_, gemm::PrepackedB::Create(Allocator::Default(), false, k, n, b->data<float>(), n));
+//     OL_RETURN_IF_ERROR(info.AbsorbConstantInput(1, packed_b_->bytes()));  // reads only packed_b_ from now on
+//   }
+//
+// Contract:
+//   - The kernel keeps no Tensor that shares the input's buffer and no pointer into it, and
+//     Compute never reads the input's elements. Compute still receives input i, with its
+//     element type and shape (for its checks), but its data may be null.
+//   - The session releases an initializer's storage (drops its own references; the bytes
+//     return when no one else holds them) once every consumer of it has absorbed it, as
+//     soon as the last consumer's kernel is created, unless it is a graph output or read
+//     by anything else: a subgraph, a node whose kernel is created lazily at run time (its
+//     element type unknown at creation), a kernel that did not absorb it. A node that would
+//     need a kernel created lazily after its input was released fails with an error
+//     naming it, rather than packing a released buffer.
+//   - `held_bytes` is what the kernel holds in the input's place (for the session's
+//     accounting of constant memory: Session::ConstantMemory).
+// KernelRunner and KernelTester hand a kernel's absorbed inputs to Compute with their data
+// pointer null, so a test of a kernel that breaks its promise fails at once.
 #pragma once
 
 #include <climits>
@@ -47,7 +72,19 @@ class KernelInfo {
   }
   // Set by whoever creates the kernel (session planner, KernelRunner): one entry per
   // input, null where the input is not constant.
-  void SetConstantInputs(std::vector<const Tensor*> constant_inputs) { constant_inputs_ = std::move(constant_inputs); }
+  void SetConstantInputs(std::vector<const Tensor*> constant_inputs) {
+    constant_inputs_ = std::move(constant_inputs);
+    absorbed_.assign(constant_inputs_.size(), false);
+    held_bytes_.assign(constant_inputs_.size(), 0);
+  }
+
+  // The kernel absorbed constant input i (see the contract at the top of this file):
+  // InvalidArgument when input i is not constant. Const because the factory sees the info
+  // const: this is the kernel's answer to its creator, not a change of what it was told.
+  Status AbsorbConstantInput(int i, int64_t held_bytes = 0) const;
+  // Whether input i was absorbed, and the bytes the kernel holds in its place.
+  bool absorbed_input(int i) const { return i >= 0 && i < static_cast<int>(absorbed_.size()) && absorbed_[i]; }
+  int64_t absorbed_held_bytes(int i) const { return absorbed_input(i) ? held_bytes_[i] : 0; }
 
   bool HasAttribute(const std::string& name) const;
   const Attribute* FindAttribute(const std::string& name) const;
@@ -80,6 +117,8 @@ class KernelInfo {
   int num_outputs_;
   ResolvedTuning tuning_;
   std::vector<const Tensor*> constant_inputs_;
+  mutable std::vector<bool> absorbed_;       // per input: absorbed by the kernel (answer, see above)
+  mutable std::vector<int64_t> held_bytes_;  // per absorbed input: bytes the kernel holds instead
 };
 
 // Runs a subgraph (If/Loop/Scan bodies) with the session's executor; implemented by the

@@ -66,8 +66,8 @@ DataType StaticElementType(const GraphPlan& plan, const std::string& name) {
 class Planner {
  public:
   Planner(const Graph& graph, const GraphPlan* parent, const TuningSource* tuning_source,
-          std::map<const Graph*, std::unique_ptr<GraphPlan>>* subgraph_plans)
-      : graph_(graph), tuning_source_(tuning_source), subgraph_plans_(subgraph_plans) {
+          std::map<const Graph*, std::unique_ptr<GraphPlan>>* subgraph_plans, std::map<std::string, Tensor>* releasable)
+      : graph_(graph), tuning_source_(tuning_source), subgraph_plans_(subgraph_plans), releasable_(releasable) {
     plan_ = std::make_unique<GraphPlan>();
     plan_->graph = &graph;
     plan_->parent = parent;
@@ -113,6 +113,7 @@ class Planner {
       auto it = plan_->slots.find(name);
       const int slot = it != plan_->slots.end() ? it->second : NewSlot(name);
       plan_->initializers.emplace_back(slot, tensor);
+      plan_->initializer_released.push_back(false);
     }
     for (size_t i = 0; i < graph_.nodes.size(); ++i) {
       const Node& node = graph_.nodes[i];
@@ -164,6 +165,7 @@ class Planner {
           return InvalidArgument(node.Where(i), ": input '", name, "' dangles: ", slot.status().message());
         explicit_inputs_[i].push_back(*slot);
         reads_[i].push_back(*slot);
+        ++reads_left_[*slot];
       }
       std::set<std::string> implicit;
       ForEachSubgraph(node, [&](const Graph& sub) { CollectFreeNames(sub, &implicit); });
@@ -173,12 +175,14 @@ class Planner {
           return InvalidArgument(node.Where(i), ": a subgraph reads '", name,
                                  "', which dangles: ", slot.status().message());
         reads_[i].push_back(*slot);
+        kept_.insert(*slot);  // a subgraph reads it
       }
     }
     for (const auto& output : graph_.outputs) {
       auto slot = SlotForRead(output.name);
       if (!slot.ok()) return InvalidArgument("graph output '", output.name, "' dangles: ", slot.status().message());
       plan_->output_slots.push_back(*slot);
+      kept_.insert(*slot);
     }
     return Status::Ok();
   }
@@ -271,9 +275,37 @@ class Planner {
         OL_ASSIGN_OR_RETURN(auto instance, CreateKernelInstance(*pn, type, tuning_source_));
         pn->primary = std::move(*instance);
       }
+      pn->released_inputs.assign(pn->inputs.size(), false);
+      PlannedNode* created = pn.get();
       plan_->nodes.push_back(std::move(pn));
+      ReleaseAbsorbed(created);
     }
     return Status::Ok();
+  }
+
+  // After `node`'s kernel is created: each initializer it read for the last time is
+  // released when every read of it was absorbed (see PlanGraph).
+  void ReleaseAbsorbed(PlannedNode* node) {
+    for (size_t k = 0; k < node->inputs.size(); ++k) {
+      const int slot = node->inputs[k];
+      if (slot < 0) continue;
+      const bool absorbed = node->primary.kernel != nullptr && k < node->primary.absorbed.size() &&
+                            node->primary.absorbed[k] && node->constant_inputs[k] != nullptr;
+      if (!absorbed) kept_.insert(slot);  // read at run time (or by a kernel created then)
+      readers_[slot].emplace_back(node, k);
+      if (--reads_left_[slot] > 0 || kept_.count(slot) || releasable_ == nullptr) continue;
+      const std::string& name = node->node->inputs[k];
+      auto in_graph = releasable_->find(name);
+      if (in_graph == releasable_->end()) continue;
+      const Tensor released = Tensor::Borrow(in_graph->second.dtype(), in_graph->second.shape(), nullptr);
+      in_graph->second = released;  // in place: constant_inputs pointers stay valid
+      for (size_t e = 0; e < plan_->initializers.size(); ++e) {
+        if (plan_->initializers[e].first != slot) continue;
+        plan_->initializers[e].second = released;
+        plan_->initializer_released[e] = true;
+      }
+      for (const auto& [reader, input] : readers_[slot]) reader->released_inputs[input] = true;
+    }
   }
 
   // The initializer `name` when it is constant: an initializer of this graph that is not
@@ -312,6 +344,10 @@ class Planner {
   std::map<int, size_t> slot_producer_;
   std::vector<std::vector<int>> reads_;            // explicit + implicit reads per node
   std::vector<std::vector<int>> explicit_inputs_;  // per node input, -1 when absent
+  std::map<std::string, Tensor>* releasable_;      // the graph's initializers, or null: release none
+  std::map<int, int> reads_left_;                  // slot -> node inputs reading it not yet created
+  std::set<int> kept_;                             // slots never released: outputs, read by subgraphs or at run time
+  std::map<int, std::vector<std::pair<PlannedNode*, size_t>>> readers_;  // slot -> (node, input)
 };
 
 }  // namespace
@@ -338,13 +374,18 @@ StatusOr<std::unique_ptr<KernelInstance>> CreateKernelInstance(const PlannedNode
   auto kernel = (*def)->factory(info);
   if (!kernel.ok()) return AtNode(kernel.status(), node.where);
   instance->kernel = std::move(kernel).value();
+  for (int i = 0; i < static_cast<int>(node.inputs.size()); ++i) {
+    instance->absorbed.push_back(info.absorbed_input(i));
+    instance->held_bytes.push_back(info.absorbed_held_bytes(i));
+  }
   return instance;
 }
 
 StatusOr<std::unique_ptr<GraphPlan>> PlanGraph(const Graph& graph, const GraphPlan* parent,
                                                const TuningSource* tuning_source,
-                                               std::map<const Graph*, std::unique_ptr<GraphPlan>>* subgraph_plans) {
-  return Planner(graph, parent, tuning_source, subgraph_plans).Build();
+                                               std::map<const Graph*, std::unique_ptr<GraphPlan>>* subgraph_plans,
+                                               std::map<std::string, Tensor>* releasable) {
+  return Planner(graph, parent, tuning_source, subgraph_plans, releasable).Build();
 }
 
 }  // namespace onnx_light

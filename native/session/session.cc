@@ -167,6 +167,13 @@ class Session::Runner final : public SubgraphRunner {
     for (const auto& other : node.others) {
       if (other->element_type == actual) return other.get();
     }
+    for (size_t i = 0; i < node.released_inputs.size(); ++i) {
+      if (!node.released_inputs[i]) continue;
+      return InvalidArgument(node.where, ": input ", i, " ('", node.node->inputs[i], "') is ", DataTypeName(actual),
+                             " in this run, not ", DataTypeName(node.primary.element_type),
+                             " as planned, and the constant there was released after the node's kernel absorbed "
+                             "it: no kernel can be created for the new type");
+    }
     OL_ASSIGN_OR_RETURN(auto instance, CreateKernelInstance(node, actual, session_.tuning_source_.get()));
     node.others.push_back(std::move(instance));
     return node.others.back().get();
@@ -272,20 +279,48 @@ StatusOr<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const Graph> 
                                                    std::shared_ptr<const TuningSource> tuning_source,
                                                    const SessionOptions& options) {
   if (graph == nullptr) return InvalidArgument("Session::Create: no graph");
+  return Create(Graph(*graph), policy, std::move(tuning_source), options);
+}
+
+StatusOr<std::unique_ptr<Session>> Session::Create(Graph graph, const CpuExecutionPolicy& policy,
+                                                   std::shared_ptr<const TuningSource> tuning_source,
+                                                   const SessionOptions& options) {
   OL_RETURN_IF_ERROR(KernelRegistry::Global().status());
   OL_RETURN_IF_ERROR(policy.Validate());
   OL_RETURN_IF_ERROR(options.Validate());
   std::unique_ptr<Session> session(new Session());
-  session->graph_ = std::move(graph);
+  auto owned = std::make_shared<Graph>(std::move(graph));
+  session->graph_ = owned;
   session->policy_ = policy;
   session->tuning_source_ = std::move(tuning_source);
   session->allocator_ = std::make_shared<Allocator>(options.EffectiveMemoryLimit());
   if (policy.EffectiveThreads() > 1) {
     OL_ASSIGN_OR_RETURN(session->executor_, ExecutorRegistry::Global().Acquire(policy));
   }
-  OL_ASSIGN_OR_RETURN(session->plan_,
-                      PlanGraph(*session->graph_, nullptr, session->tuning_source_.get(), &session->subgraph_plans_));
+  OL_ASSIGN_OR_RETURN(session->plan_, PlanGraph(*owned, nullptr, session->tuning_source_.get(),
+                                                &session->subgraph_plans_, &owned->initializers));
   return session;
+}
+
+ConstantMemory Session::constant_memory() const {
+  ConstantMemory m;
+  const auto add_plan = [&](const GraphPlan& plan) {
+    for (size_t e = 0; e < plan.initializers.size(); ++e) {
+      const int64_t bytes = static_cast<int64_t>(plan.initializers[e].second.byte_size());
+      if (plan.initializer_released[e]) {
+        m.released_bytes += bytes;
+        ++m.released_initializers;
+      } else {
+        m.retained_bytes += bytes;
+      }
+    }
+    for (const auto& node : plan.nodes) {
+      for (int64_t held : node->primary.held_bytes) m.absorbed_held_bytes += held;
+    }
+  };
+  add_plan(*plan_);
+  for (const auto& [graph, plan] : subgraph_plans_) add_plan(*plan);
+  return m;
 }
 
 Session::~Session() = default;

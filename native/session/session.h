@@ -53,11 +53,29 @@ struct TuningValueReport {
   ValueSource source;
 };
 
+// The session's constant memory (Session::constant_memory): initializers of every graph,
+// retained or released, and what absorbing kernels hold in their place.
+struct ConstantMemory {
+  int64_t retained_bytes = 0;  // initializers the session holds (a graph input's default too)
+  int64_t released_bytes = 0;  // initializers released after every consumer absorbed them
+  int released_initializers = 0;
+  int64_t absorbed_held_bytes = 0;  // what the absorbing kernels hold instead (packed forms)
+};
+
 class Session {
  public:
   // Plans `graph` (InvalidArgument for cycles, dangling inputs, malformed graphs;
   // NotImplemented for ops without a kernel). Subgraphs share the session's executor.
+  // The session plans its own copy of the graph (tensors share their buffers with the
+  // caller's) and releases from it the initializers that every consumer absorbed
+  // (registry/kernel.h, "Absorbing a constant input"), as soon as the last consumer's
+  // kernel is created; their bytes return once the caller drops its graph too.
   static StatusOr<std::unique_ptr<Session>> Create(std::shared_ptr<const Graph> graph, const CpuExecutionPolicy& policy,
+                                                   std::shared_ptr<const TuningSource> tuning_source = nullptr,
+                                                   const SessionOptions& options = {});
+  // The same, taking the graph over: released initializers' bytes return during creation
+  // when nothing else holds them (the Python binding gives its graph this way).
+  static StatusOr<std::unique_ptr<Session>> Create(Graph graph, const CpuExecutionPolicy& policy,
                                                    std::shared_ptr<const TuningSource> tuning_source = nullptr,
                                                    const SessionOptions& options = {});
   ~Session();
@@ -71,6 +89,7 @@ class Session {
   // The allocator's limit in bytes (SessionOptions::EffectiveMemoryLimit()).
   int64_t memory_limit_bytes() const { return allocator_->limit_bytes(); }
   AllocationStats memory() const { return allocator_->stats(); }
+  ConstantMemory constant_memory() const;
 
   // Runs the graph. `feeds` by graph input name (inputs with an initializer may be
   // omitted); `output_names` empty = every graph output, in graph order. The outputs

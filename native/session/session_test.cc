@@ -2,6 +2,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
+#include <memory>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -426,6 +428,124 @@ TEST(SessionTest, OffersConstantInitializersToKernelsAtCreation) {
   EXPECT_EQ(seen[1], 5.0f);   // initializer
   EXPECT_EQ(seen[2], -1.0f);  // initializer that is also a graph input
   EXPECT_EQ(seen[3], -1.0f);  // absent optional input
+}
+
+// A float tensor whose buffer reports when it is freed (through `alive`).
+Tensor Watched(Shape shape, float value, std::weak_ptr<void>* alive) {
+  auto buffer = std::make_shared<std::vector<float>>(static_cast<size_t>(shape.num_elements()), value);
+  *alive = buffer;
+  return Tensor::Borrow(DataType::kFloat, std::move(shape), buffer->data(), buffer);
+}
+
+// x -> TestAbsorb(x, w) twice: w's two consumers both absorb it.
+std::shared_ptr<Graph> TwoAbsorbers() {
+  auto g = NewGraph();
+  g->inputs.push_back(FloatInfo("x", {3}));
+  g->nodes.push_back(MakeNode("TestAbsorb", "a1", {"x", "w"}, {"y1"}));
+  g->nodes.push_back(MakeNode("TestAbsorb", "a2", {"w", "x"}, {"y2"}));
+  g->outputs.push_back(FloatInfo("y1", {2}));
+  g->outputs.push_back(FloatInfo("y2", {2}));
+  return g;
+}
+
+void ExpectFloats(const Value& v, const std::vector<float>& want) {
+  ASSERT_TRUE(v.is_tensor());
+  ASSERT_EQ(v.tensor().num_elements(), static_cast<int64_t>(want.size()));
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(v.tensor().data<float>()[i], want[i]) << "element " << i;
+}
+
+TEST(SessionTest, ReleasesAConstantEveryConsumerAbsorbedAndStillGivesItsOutputs) {
+  auto g = TwoAbsorbers();
+  std::weak_ptr<void> w_alive;
+  g->initializers["w"] = Watched({1000}, 0.5f, &w_alive);  // sum 500
+  auto session = MustCreate(g);
+  ASSERT_NE(session, nullptr);
+  const ConstantMemory m = session->constant_memory();
+  EXPECT_EQ(m.released_initializers, 1);
+  EXPECT_EQ(m.released_bytes, 4000);
+  EXPECT_EQ(m.retained_bytes, 0);
+  EXPECT_EQ(m.absorbed_held_bytes, 2 * static_cast<int64_t>(sizeof(float)));
+  EXPECT_FALSE(w_alive.expired());  // the caller's graph still holds w, untouched
+  EXPECT_EQ(g->initializers.at("w").data<float>()[999], 0.5f);
+  for (int run = 0; run < 2; ++run) {
+    auto out = session->Run({{"x", Value(Floats({3}, 2.0f))}}, {});
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    ExpectFloats((*out)[0], {6.0f, 500.0f});
+    ExpectFloats((*out)[1], {500.0f, 6.0f});
+  }
+}
+
+TEST(SessionTest, AGraphGivenOverFreesAReleasedConstantDuringCreation) {
+  std::weak_ptr<void> w_alive;
+  Graph graph = *TwoAbsorbers();
+  graph.initializers["w"] = Watched({1000}, 0.5f, &w_alive);
+  auto session = Session::Create(std::move(graph), CpuExecutionPolicy::Serial());
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  EXPECT_TRUE(w_alive.expired());
+  auto out = (*session)->Run({{"x", Value(Floats({3}, 1.0f))}}, {});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  ExpectFloats((*out)[0], {3.0f, 500.0f});
+}
+
+// Each case reads the absorbed constant `w` somewhere else too: the session keeps it.
+TEST(SessionTest, KeepsAnAbsorbedConstantThatSomethingElseReads) {
+  struct Case {
+    const char* what;
+    std::function<void(Graph&)> add_reader;
+    std::vector<float> want_y1;
+  };
+  const Case cases[] = {
+      {"a consumer that does not absorb it",
+       [](Graph& g) {
+         g.nodes.push_back(MakeNode("TestAdd", "adds", {"w3", "x"}, {"unused"}));
+       },
+       {6.0f, 3.0f}},
+      {"a graph output", [](Graph& g) { g.outputs.push_back(FloatInfo("w3", {3})); }, {6.0f, 3.0f}},
+      {"a subgraph",
+       [](Graph& g) {
+         auto body = std::make_shared<Graph>();
+         body->name = "body";
+         body->inputs.push_back(FloatInfo("b", {3}));
+         body->nodes.push_back(MakeNode("TestAdd", "inner", {"b", "w3"}, {"r"}));
+         body->outputs.push_back(FloatInfo("r", {3}));
+         Node call = MakeNode("TestCall", "call", {"x"}, {"called"});
+         Attribute attr;
+         attr.name = "body";
+         attr.type = Attribute::Type::kGraph;
+         attr.g = body;
+         call.attributes["body"] = attr;
+         g.nodes.push_back(call);
+       },
+       {6.0f, 3.0f}},
+      {"a node whose kernel is created at run time (input type unknown at creation)",
+       [](Graph& g) {
+         ValueInfo untyped;
+         untyped.name = "u";
+         g.inputs.push_back(untyped);
+         g.nodes.push_back(MakeNode("TestAbsorb", "lazy", {"u", "w3"}, {"lazy_out"}));
+         g.outputs.push_back(FloatInfo("lazy_out", {2}));
+       },
+       {6.0f, 3.0f}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    auto g = NewGraph();
+    g->inputs.push_back(FloatInfo("x", {3}));
+    g->initializers["w3"] = Floats({3}, 1.0f);
+    g->nodes.push_back(MakeNode("TestAbsorb", "a1", {"x", "w3"}, {"y1"}));
+    g->outputs.push_back(FloatInfo("y1", {2}));
+    c.add_reader(*g);
+    auto session = Session::Create(Graph(*g), CpuExecutionPolicy::Serial());
+    ASSERT_TRUE(session.ok()) << session.status().ToString();
+    const ConstantMemory m = (*session)->constant_memory();
+    EXPECT_EQ(m.released_initializers, 0);
+    EXPECT_EQ(m.retained_bytes, 12);
+    std::vector<std::pair<std::string, Value>> feeds = {{"x", Value(Floats({3}, 2.0f))}};
+    if (g->inputs.size() > 1) feeds.emplace_back("u", Value(Floats({3}, 1.0f)));
+    auto out = (*session)->Run(feeds, {"y1"});
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    ExpectFloats((*out)[0], c.want_y1);
+  }
 }
 
 // body(b) = b + outer, where `outer` is computed in the main graph before the call.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <new>
+#include <optional>
 #include <thread>
 
 #include "native/registry/kernel.h"
@@ -113,6 +114,40 @@ class TestConstants : public OpKernel {
   std::vector<float> seen_;
 };
 
+// Output: per input, the sum of its elements. A constant input is summed at creation and
+// absorbed (KernelInfo::AbsorbConstantInput): Compute reads only its type and shape then.
+class TestAbsorb : public OpKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    absorbed_.assign(info.num_inputs(), std::nullopt);
+    for (int i = 0; i < info.num_inputs(); ++i) {
+      const Tensor* constant = info.constant_input(i);
+      if (constant == nullptr || constant->dtype() != DataType::kFloat) continue;
+      absorbed_[i] = Sum(*constant);
+      OL_RETURN_IF_ERROR(info.AbsorbConstantInput(i, sizeof(float)));
+    }
+    return Status::Ok();
+  }
+  Status Compute(KernelContext& ctx) override {
+    const int n = ctx.num_inputs();
+    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, DataType::kFloat, Shape({n})));
+    for (int i = 0; i < n; ++i) {
+      OL_ASSIGN_OR_RETURN(const Tensor* x, ctx.RequiredInput(i));
+      if (x->dtype() != DataType::kFloat) return InvalidArgument(ctx.Where(), ": input ", i, " is ", x->TypeAndShape());
+      y->data<float>()[i] = absorbed_[i].has_value() ? *absorbed_[i] : Sum(*x);
+    }
+    return Status::Ok();
+  }
+
+ private:
+  static float Sum(const Tensor& t) {
+    float sum = 0.0f;
+    for (int64_t e = 0; e < t.num_elements(); ++e) sum += t.data<float>()[e];
+    return sum;
+  }
+  std::vector<std::optional<float>> absorbed_;
+};
+
 // Throws std::bad_alloc as a kernel whose own index tables outgrow the heap would (the
 // session must turn it into ResourceExhausted naming the node).
 class TestBadAlloc : public OpKernel {
@@ -145,6 +180,9 @@ OL_REGISTER_KERNELS(session_test_kernels) {
   registry.Add(Def("TestSlow", MakeKernel<TestSlow>()));
   registry.Add(Def("TestConstants", MakeKernel<TestConstants>()));
   registry.Add(Def("TestBadAlloc", MakeKernel<TestBadAlloc>()));
+  KernelDef absorb = Def("TestAbsorb", MakeKernel<TestAbsorb>());
+  absorb.element_types = {DataType::kFloat};  // input 0's type picks it: unknown -> created at run time
+  registry.Add(std::move(absorb));
   KernelDef call = Def("TestCall", MakeKernel<TestCall>());
   call.dispatch_input = -1;
   registry.Add(std::move(call));

@@ -58,6 +58,10 @@ void BindLoader(nb::module_& m) {
           "bytes_view",
           [](const LoadedModel& l, const std::string& name) {
             const Tensor& t = Find(l, name);
+            if (t.raw_data() == nullptr && t.byte_size() > 0) {
+              ThrowStatus(InvalidArgument("the payload of initializer '", name,
+                                          "' was released (release_payloads): load the model again"));
+            }
             auto* owner = new Tensor(t);  // shares the buffer's keep-alive
             nb::capsule keep(owner, [](void* p) noexcept { delete static_cast<Tensor*>(p); });
             const size_t shape[1] = {t.byte_size()};
@@ -73,7 +77,16 @@ void BindLoader(nb::module_& m) {
             }
             g.initializers[name] = Find(l, name);
           },
-          "Adds the held initializer `name` to graph g, borrowed (no copy).");
+          "Adds the held initializer `name` to graph g, borrowed (no copy).")
+      .def(
+          "release_payloads",
+          [](LoadedModel& l) {
+            for (auto& [name, tensor] : l.initializers) {
+              tensor = Tensor::Borrow(tensor.dtype(), tensor.shape(), nullptr);
+            }
+          },
+          "Drops this object's hold on every payload (names, types and shapes stay): once a session "
+          "has the weights, they live as long as it needs them, not as long as this object.");
   m.def(
       "load_model_file",
       [](const std::string& path, int64_t min_elements) {

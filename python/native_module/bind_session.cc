@@ -423,6 +423,14 @@ void BindSession(nb::module_& m) {
       .Field("copies", &NodeEvent::copies)
       .Field("peak_scratch_bytes", &NodeEvent::peak_scratch_bytes);
 
+  Record<ConstantMemory>(m, "ConstantMemory",
+                         "A session's constant memory: initializers retained and released (every consumer "
+                         "absorbed them), and what the absorbing kernels hold in their place.")
+      .Field("retained_bytes", &ConstantMemory::retained_bytes)
+      .Field("released_bytes", &ConstantMemory::released_bytes)
+      .Field("released_initializers", &ConstantMemory::released_initializers)
+      .Field("absorbed_held_bytes", &ConstantMemory::absorbed_held_bytes);
+
   Record<TuningValueReport>(m, "TuningValueReport", "One resolved tuning value of one node's kernel, and its source.")
       .Field("node", &TuningValueReport::node)
       .Field("schema", &TuningValueReport::schema)
@@ -433,19 +441,23 @@ void BindSession(nb::module_& m) {
   nb::class_<Session>(m, "Session")
       .def_static(
           "create",
-          [](std::shared_ptr<Graph> graph, const CpuExecutionPolicy& policy,
-             std::shared_ptr<TuningSource> tuning_source, int64_t memory_limit_bytes) {
+          [](Graph& graph, const CpuExecutionPolicy& policy, std::shared_ptr<TuningSource> tuning_source,
+             int64_t memory_limit_bytes) {
             SessionOptions options;
             options.memory_limit_bytes = memory_limit_bytes;
             StatusOr<std::unique_ptr<Session>> session = Status::Ok();
             {
               nb::gil_scoped_release release;
+              // Given over: the initializers the kernels absorb are freed while the session
+              // is created (session.h), not held on by this Graph object.
               session = Session::Create(std::move(graph), policy, std::move(tuning_source), options);
+              graph = Graph();
             }
             ThrowIfError(session.status());
             return std::move(session).value();
           },
-          nb::arg("graph"), nb::arg("policy"), nb::arg("tuning_source").none(), nb::arg("memory_limit_bytes") = 0)
+          nb::arg("graph"), nb::arg("policy"), nb::arg("tuning_source").none(), nb::arg("memory_limit_bytes") = 0,
+          "Creates a session from `graph`, which it takes over (the Graph object is left empty).")
       .def(
           "run",
           [](const Session& s, nb::list feeds, const std::vector<std::string>& outputs, PyRunOptions* options) {
@@ -464,6 +476,8 @@ void BindSession(nb::module_& m) {
       .def("tuning_report", &Session::TuningReport,
            "For every kernel instance: node, schema, parameter, value and where the value came from.")
       .def("memory", &Session::memory, "The session allocator's counters.")
+      .def("constant_memory", &Session::constant_memory,
+           "Initializer bytes retained and released, and what absorbing kernels hold in their place.")
       .def_prop_ro("policy", &Session::policy)
       .def_prop_ro("memory_limit_bytes", &Session::memory_limit_bytes);
 }

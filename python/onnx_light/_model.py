@@ -17,7 +17,7 @@ from onnx_light._values import encode_array, numpy_dtype_of
 
 
 def load_model_and_weights(
-    model: str | os.PathLike | bytes | onnx.ModelProto,
+    model: str | os.PathLike | bytes | bytearray | memoryview | onnx.ModelProto,
 ) -> tuple[onnx.ModelProto, _native.LoadedModel | None]:
     """(ModelProto, weights) from a path, serialized bytes or a ModelProto.
 

@@ -570,6 +570,28 @@ class NodeEvent:
     @property
     def peak_scratch_bytes(self) -> int: ...
 
+class ConstantMemory:
+    """
+    A session's constant memory: initializers retained and released (every consumer absorbed them), and what the absorbing kernels hold in their place.
+    """
+
+    def to_dict(self) -> dict:
+        """The fields as plain Python data (records as dicts), e.g. for JSON."""
+
+    def __repr__(self) -> str: ...
+
+    @property
+    def retained_bytes(self) -> int: ...
+
+    @property
+    def released_bytes(self) -> int: ...
+
+    @property
+    def released_initializers(self) -> int: ...
+
+    @property
+    def absorbed_held_bytes(self) -> int: ...
+
 class TuningValueReport:
     """One resolved tuning value of one node's kernel, and its source."""
 
@@ -595,7 +617,10 @@ class TuningValueReport:
 
 class Session:
     @staticmethod
-    def create(graph: Graph, policy: CpuExecutionPolicy, tuning_source: TuningSource | None, memory_limit_bytes: int = ...) -> Session: ...
+    def create(graph: Graph, policy: CpuExecutionPolicy, tuning_source: TuningSource | None, memory_limit_bytes: int = ...) -> Session:
+        """
+        Creates a session from `graph`, which it takes over (the Graph object is left empty).
+        """
 
     def run(self, feeds: list, output_names: Sequence[str], run_options: RunOptions | None) -> list[object]: ...
 
@@ -609,6 +634,11 @@ class Session:
 
     def memory(self) -> AllocationStats:
         """The session allocator's counters."""
+
+    def constant_memory(self) -> ConstantMemory:
+        """
+        Initializer bytes retained and released, and what absorbing kernels hold in their place.
+        """
 
     @property
     def policy(self) -> CpuExecutionPolicy: ...
@@ -675,6 +705,11 @@ class LoadedModel:
 
     def add_to_graph(self, arg0: Graph, arg1: str, /) -> None:
         """Adds the held initializer `name` to graph g, borrowed (no copy)."""
+
+    def release_payloads(self) -> None:
+        """
+        Drops this object's hold on every payload (names, types and shapes stay): once a session has the weights, they live as long as it needs them, not as long as this object.
+        """
 
 def load_model_file(path: str, min_elements: int) -> LoadedModel:
     """

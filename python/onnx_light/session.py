@@ -154,14 +154,19 @@ class InferenceSession:
         if tuning_profile is not None and not isinstance(tuning_profile, _native.TuningSource):
             raise TypeError("tuning_profile must be None or an onnx_light._native.TuningSource")
         base_dir = os.path.dirname(os.fspath(model)) if isinstance(model, (str, os.PathLike)) else ""
-        proto, weights = load_model_and_weights(model)
-        validate_model(proto)
-        proto = prepare_model(proto)
-        proto = graph_rewrites.optimize(proto, weights, level, in_place=True, shapes_inferred=True)  # our copy
+        proto, weights = _rewritten_model(model, level)
         if optimized_model_filepath:
             onnx.save_model(with_weights(proto, weights), os.fspath(optimized_model_filepath))
         self._model = proto
         self._weights = weights
+        self._level = level
+        # Where pickling finds the weights again once the session has them (below): the
+        # path, or the caller's bytes by reference. A ModelProto's weights stay in self._model.
+        self._source: str | bytes | bytearray | memoryview | None = None
+        if isinstance(model, (str, os.PathLike)):
+            self._source = os.path.abspath(os.fspath(model))
+        elif isinstance(model, (bytes, bytearray, memoryview)):
+            self._source = model
         if not isinstance(memory_limit_bytes, int) or isinstance(memory_limit_bytes, bool) or memory_limit_bytes < 0:
             raise ValueError(
                 f"memory_limit_bytes must be an int >= 0 (0 = physical memory), got {memory_limit_bytes!r}"
@@ -170,9 +175,12 @@ class InferenceSession:
         self._memory_limit_bytes = memory_limit_bytes
         if tuning_profile is None:  # the machine's calibrated profiles, if any
             tuning_profile = kernel_tuning.machine_tuning_source(cpu_execution.num_threads, cpu_execution.affinity)
-        self._session = _native.Session.create(
-            build_graph(proto, base_dir, weights), cpu_execution, tuning_profile, memory_limit_bytes
-        )
+        graph = build_graph(proto, base_dir, weights)
+        if weights is not None:
+            # The graph holds the native weights now; the session takes the graph over and
+            # frees each weight its kernels absorb (packed constants) as it creates them.
+            weights.release_payloads()
+        self._session = _native.Session.create(graph, cpu_execution, tuning_profile, memory_limit_bytes)
         initializers = {i.name for i in proto.graph.initializer}
         self._inputs = [NodeArg(vi) for vi in proto.graph.input if vi.name not in initializers]
         self._overridable = [NodeArg(vi) for vi in proto.graph.input if vi.name in initializers]
@@ -187,15 +195,20 @@ class InferenceSession:
     def __getstate__(self) -> dict[str, Any]:
         """Pickling carries the model (as this session runs it: prepared and rewritten,
         external data inlined) and the execution policy; unpickling builds a new session, so
-        sessions travel to multiprocessing, Dask or Ray workers."""
+        sessions travel to multiprocessing, Dask or Ray workers. The session released the
+        weights it loaded natively (its kernels hold them packed): they are read again from
+        the model's path or bytes, and rewritten the same way."""
         if self._tuning_profile is not None:
             raise TypeError(
                 "an InferenceSession created with an explicit tuning_profile cannot be pickled "
                 "(a TuningSource is native state): let the worker load its profile instead"
             )
+        model, weights = self._model, None
+        if self._weights is not None and self._source is not None:
+            model, weights = _rewritten_model(self._source, self._level)
         policy = self._session.policy
         return {
-            "model": with_weights(self._model, self._weights).SerializeToString(),
+            "model": with_weights(model, weights).SerializeToString(),
             "memory_limit_bytes": self._memory_limit_bytes,
             "policy": {
                 "num_threads": policy.num_threads,
@@ -271,3 +284,20 @@ class InferenceSession:
     def memory(self) -> _native.AllocationStats:
         """The session allocator's counters: allocations, bytes_allocated, current_bytes, peak_bytes."""
         return self._session.memory()
+
+    def constant_memory(self) -> _native.ConstantMemory:
+        """Initializer bytes the session retains and those it released because every kernel
+        reading them absorbed them (packed weights), and what those kernels hold instead."""
+        return self._session.constant_memory()
+
+
+def _rewritten_model(
+    model: str | os.PathLike | bytes | bytearray | memoryview | onnx.ModelProto, level: str
+) -> tuple[onnx.ModelProto, _native.LoadedModel | None]:
+    """The model as a session runs it: loaded (large weights native), validated, prepared and
+    rewritten at `level`; the same every time for the same source."""
+    proto, weights = load_model_and_weights(model)
+    validate_model(proto)
+    proto = prepare_model(proto)
+    proto = graph_rewrites.optimize(proto, weights, level, in_place=True, shapes_inferred=True)  # our copy
+    return proto, weights

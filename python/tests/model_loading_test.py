@@ -130,3 +130,83 @@ def test_malformed_files_and_bytes_are_invalid_arguments(tmp_path, rng):
         onnx_light.InferenceSession(data[: len(data) // 2])
     with pytest.raises(FileNotFoundError):
         onnx_light.InferenceSession(str(tmp_path / "absent.onnx"))
+
+
+def _matrix_bytes(model):
+    """Bytes of the model's 2-D initializers (the MatMul weights)."""
+    return sum(numpy_helper.to_array(t).nbytes for t in model.graph.initializer if len(t.dims) == 2)
+
+
+@pytest.mark.parametrize("form", ["path", "bytes", "external_data"])
+def test_the_session_releases_the_weights_its_kernels_absorbed(tmp_path, rng, form):
+    """Every MatMul packs its constant weights at creation and absorbs them: the session
+    releases them, so the constant bytes it keeps (initializers left plus packed forms) are
+    about the model's size, not twice it. Packing pads each weight's columns to whole
+    microkernel panels (160 columns: at most 192, 1.2x)."""
+    model = mlp(rng, layers=3)
+    weights = _matrix_bytes(model)
+    assert weights == 3 * HIDDEN * HIDDEN * 4
+    x = feeds(rng)
+    expected = onnx_light.InferenceSession(model, graph_optimizations=False).run(None, x)[0]  # saving moves data
+    source = str(tmp_path / "mlp.onnx")
+    if form == "bytes":
+        source = model.SerializeToString()
+    else:
+        onnx.save(model, source, save_as_external_data=form == "external_data", location="weights.bin")
+    session = onnx_light.InferenceSession(source, graph_optimizations=False)
+    kept = session.constant_memory()
+    assert kept.released_initializers == 3
+    assert kept.released_bytes == weights
+    assert kept.retained_bytes == 3 * HIDDEN * 4  # the biases, read by Add at run time
+    assert weights <= kept.absorbed_held_bytes <= 1.2 * weights
+    np.testing.assert_array_equal(session.run(None, x)[0], expected)
+    with pytest.raises(onnx_light.InvalidArgument, match="was released"):
+        session._weights.bytes_view("w0")
+
+
+def test_a_weight_also_read_at_run_time_is_kept(rng):
+    """w0 feeds a MatMul (which absorbs it) and an Add that reads it at run time: kept."""
+    model = mlp(rng, layers=1)
+    model.graph.node.append(helper.make_node("Add", ["w0", "w0"], ["doubled"]))
+    model.graph.output.append(helper.make_tensor_value_info("doubled", TensorProto.FLOAT, None))
+    session = onnx_light.InferenceSession(model.SerializeToString(), graph_optimizations=False)
+    kept = session.constant_memory()
+    assert kept.released_initializers == 0
+    assert kept.retained_bytes == (HIDDEN * HIDDEN + HIDDEN) * 4
+    w0 = numpy_helper.to_array(model.graph.initializer[0])
+    np.testing.assert_array_equal(session.run(["doubled"], feeds(rng))[0], w0 + w0)
+
+
+@pytest.mark.parametrize("form", ["path", "bytes", "external_data"])
+def test_a_pickled_session_whose_weights_were_released_round_trips(tmp_path, rng, form):
+    """Pickling re-reads the weights from the model's path or bytes (the session holds them
+    packed only) and rewrites the model the same way: the restored session computes the
+    same bits."""
+    model = mlp(rng, layers=3, with_bn=True)
+    x = feeds(rng)
+    expected = onnx_light.InferenceSession(model).run(None, x)[0]  # before saving: it moves data out
+    source = str(tmp_path / "mlp.onnx")
+    if form == "bytes":
+        source = model.SerializeToString()
+    else:
+        onnx.save(model, source, save_as_external_data=form == "external_data", location="weights.bin")
+    session = onnx_light.InferenceSession(source)
+    assert session.constant_memory().released_initializers >= 3
+    restored = pickle.loads(pickle.dumps(session))
+    assert restored.constant_memory().released_initializers == session.constant_memory().released_initializers
+    np.testing.assert_array_equal(restored.run(None, x)[0], session.run(None, x)[0])
+    np.testing.assert_allclose(restored.run(None, x)[0], expected, rtol=1e-5, atol=1e-5)
+
+
+def test_the_optimized_model_file_keeps_the_weights_the_session_released(tmp_path, rng):
+    model = mlp(rng, layers=2)
+    source = str(tmp_path / "mlp.onnx")
+    onnx.save(model, source)
+    saved = str(tmp_path / "optimized.onnx")
+    session = onnx_light.InferenceSession(source, graph_optimizations=False, optimized_model_filepath=saved)
+    assert session.constant_memory().released_initializers == 2
+    written = {t.name: numpy_helper.to_array(t) for t in onnx.load(saved).graph.initializer}
+    for t in model.graph.initializer:
+        np.testing.assert_array_equal(written[t.name], numpy_helper.to_array(t))
+    x = feeds(rng)
+    np.testing.assert_array_equal(onnx_light.InferenceSession(saved).run(None, x)[0], session.run(None, x)[0])

@@ -221,15 +221,12 @@ StatusOr<PackedConvWeights> PackedConvWeights::Pack(const Tensor& w, int64_t gro
       gemm::PrepackA(false, mg, k, source, k, target);
     }
   }
-  packed.source_ = w;
+  packed.source_shape_ = shape;
   return packed;
 }
 
 const float* PackedConvWeights::Find(const Tensor& w) const {
-  if (packed_.num_elements() == 0 || w.dtype() != DataType::kFloat || w.shape() != source_.shape() ||
-      w.data<float>() != source_.data<float>()) {
-    return nullptr;
-  }
+  if (!packed() || w.dtype() != DataType::kFloat || w.shape() != source_shape_) return nullptr;
   return packed_.data<float>();
 }
 

@@ -29,12 +29,17 @@ class PackedConvWeights {
  public:
   // Packs `w` for `group` groups; leaves the object empty when W does not take the GEMM
   // path (not float, depthwise, empty) or its shape is invalid (Compute reports that).
+  // Keeps nothing of `w` but its shape: a kernel that packed it may absorb it.
   static StatusOr<PackedConvWeights> Pack(const Tensor& w, int64_t group);
-  // The packed weights when `w` is the tensor they were packed from, else null.
+  // Whether W was packed (the GEMM paths then read only the packed form).
+  bool packed() const { return packed_.num_elements() > 0; }
+  size_t bytes() const { return packed_.byte_size(); }
+  // The packed weights for this run's W (the constant they were packed from, whose data
+  // the session may have released: matched by type and shape), else null.
   const float* Find(const Tensor& w) const;
 
  private:
-  Tensor source_;  // keeps W's buffer alive, so that its address identifies it
+  Shape source_shape_;
   Tensor packed_;
 };
 

@@ -31,6 +31,7 @@ class ConvKernel final : public OpKernel {
     OL_ASSIGN_OR_RETURN(tuning_, conv::ReadConvTuning(info.tuning()));
     if (const Tensor* w = info.constant_input(1)) {
       OL_ASSIGN_OR_RETURN(packed_w_, conv::PackedConvWeights::Pack(*w, attrs_.group));
+      if (packed_w_.packed()) OL_RETURN_IF_ERROR(info.AbsorbConstantInput(1, static_cast<int64_t>(packed_w_.bytes())));
     }
     return Status::Ok();
   }

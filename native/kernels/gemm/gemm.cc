@@ -1,8 +1,10 @@
 #include "native/kernels/gemm/gemm.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include "native/core/shape.h"
 #include "native/kernels/gemm/engine.h"
@@ -399,7 +401,6 @@ StatusOr<std::shared_ptr<const PrepackedB>> PrepackedB::Create(Allocator* alloca
   std::shared_ptr<PrepackedB> packed(new PrepackedB());
   packed->allocator_ = allocator;
   packed->trans_b_ = trans_b;
-  packed->dense_ = b;
   packed->ldb_ = ldb;
   packed->k_ = k;
   packed->n_ = n;
@@ -436,14 +437,121 @@ void PrepackedB::Pack(int64_t k0, int64_t kc, int64_t n0, int64_t nc, int nr, fl
     std::memcpy(dst, panels, sizeof(float) * kc * RoundUp(nc, nr));
     return;
   }
-  PackBDense(trans_b_, dense_, ldb_, k0, kc, n0, nc, nr, dst);  // another blocking: pack afresh
+  // Another blocking: repack element by element from this layout (the same values, so the
+  // same products as packing the dense B afresh).
+  for (int64_t p0 = 0; p0 < nc; p0 += nr) {
+    float* panel = dst + (p0 / nr) * kc * nr;
+    for (int64_t kk = 0; kk < kc; ++kk) {
+      const int64_t k = k0 + kk, block = k / kc_ * kc_, block_kc = std::min(kc_, k_ - block);
+      for (int j = 0; j < nr; ++j) {
+        const int64_t col = n0 + p0 + j;
+        panel[kk * nr + j] =
+            p0 + j < nc ? packed_[block * n_padded_ + (col / nr_) * block_kc * nr_ + (k - block) * nr_ + col % nr_]
+                        : 0.0f;
+      }
+    }
+  }
 }
+
+void PrepackedB::UnpackPanel(int64_t n0, bool column_major, float* dst) const {
+  for (int64_t block = 0; block < k_; block += kc_) {
+    const int64_t block_kc = std::min(kc_, k_ - block);
+    const float* src = packed_ + block * n_padded_ + (n0 / nr_) * block_kc * nr_;
+    if (!column_major) {
+      std::memcpy(dst + block * nr_, src, sizeof(float) * block_kc * nr_);
+      continue;
+    }
+    for (int64_t kk = 0; kk < block_kc; ++kk) {
+      for (int64_t j = 0; j < nr_; ++j) dst[j * k_ + block + kk] = src[kk * nr_ + j];
+    }
+  }
+}
+
+namespace {
+
+// m == 1 against a prepacked B, parallel over panels of nr columns: each panel unpacked
+// (all K rows) in the layout the dense GEMV streams (rows form; one K-vector per column
+// when B is transposed), then RunGemv on it, so every output has the dense path's
+// summation order and epilogue.
+Status PrepackedGemvRow(const MicroKernel& kernel, const ParallelContext& parallel, Allocator* allocator,
+                        const GemmTuning& tuning, const GemmProblem& p, const PrepackedB& b, GemmStats* stats) {
+  const int64_t k = p.k, n = p.n, nr = b.nr(), panels = CeilDiv(n, nr);
+  const bool rows_form = !p.trans_b;
+  const int64_t x_stride = p.trans_a ? p.lda : 1;
+  const ParallelPlan plan{"gemm.gemv_columns", 1};  // the dense GEMV's region and threshold, split by panels
+  const bool parallel_ok = GemvWorkUnits(p) >= tuning.parallel_minimum_tasks;
+  const int participants =
+      parallel_ok ? static_cast<int>(std::min<int64_t>(AvailableParticipants(parallel, plan), panels)) : 1;
+  const size_t x_bytes = x_stride != 1 && k > 1 ? AlignUp(sizeof(float) * k) : 0;
+  const size_t slab_bytes = AlignUp(sizeof(float) * k * nr);
+  ScratchArena arena(allocator, x_bytes + slab_bytes * participants);
+  OL_RETURN_IF_ERROR(arena.status());
+  const float* x = p.a;
+  if (x_bytes != 0) {
+    OL_ASSIGN_OR_RETURN(float* copy, arena.AllocateArray<float>(k));
+    for (int64_t t = 0; t < k; ++t) copy[t] = p.a[t * x_stride];
+    x = copy;
+  }
+  std::vector<float*> slabs(participants);
+  for (auto& slab : slabs) {
+    OL_ASSIGN_OR_RETURN(slab, arena.AllocateArray<float>(k * nr));
+  }
+  if (stats != nullptr) {
+    stats->scratch_bytes = static_cast<int64_t>(arena.capacity());
+    stats->participants = participants;
+  }
+  const auto run = [&](int participant, int64_t begin, int64_t end) {
+    float* slab = slabs[participant];
+    for (int64_t panel = begin; panel < end; ++panel) {
+      const int64_t n0 = panel * nr;
+      b.UnpackPanel(n0, /*column_major=*/!rows_form, slab);
+      GemvPlan g;
+      g.fn = rows_form ? kernel.gemv_rows : kernel.gemv_dots;
+      g.x = x;
+      g.ld = rows_form ? nr : k;
+      g.k = k;
+      g.out = p.c;
+      g.out_stride = 1;
+      g.alpha = p.alpha;
+      g.beta = p.beta;
+      g.rows_form = rows_form;
+      g.epilogue = p.epilogue;
+      // RunGemv addresses column j at mat + j (rows form) or mat + j * ld: the slab holds
+      // columns from n0 on.
+      const uintptr_t origin =
+          reinterpret_cast<uintptr_t>(slab) - static_cast<uintptr_t>(sizeof(float) * (rows_form ? n0 : n0 * k));
+      g.mat = reinterpret_cast<const float*>(origin);
+      RunGemv(g, n0, std::min(n, n0 + nr));
+    }
+    return Status::Ok();
+  };
+  if (participants <= 1) return run(0, 0, panels);
+  return ParallelForWithParticipant(parallel, panels, ParallelPlan{plan.label, 1, participants}, run);
+}
+
+}  // namespace
 
 Status SgemmPrepackedB(const ParallelContext& parallel, Allocator* allocator, const GemmTuning& tuning, bool trans_a,
                        int64_t m, float alpha, const float* a, int64_t lda, const PrepackedB& b, float beta, float* c,
                        int64_t ldc, GemmStats* stats, const Epilogue* epilogue) {
-  const GemmProblem p{trans_a, b.trans_b(), m, b.n(), b.k(), alpha, a, lda, b.dense(), b.ldb(), beta, c, ldc, epilogue};
-  return SgemmWith(BestKernel(), parallel, allocator, tuning, p, stats, &b);
+  const MicroKernel& kernel = BestKernel();
+  GemmProblem p{trans_a, b.trans_b(), m, b.n(), b.k(), alpha, a, lda, nullptr, 0, beta, c, ldc, epilogue};
+  if (m <= 0 || b.n() <= 0 || b.k() <= 0 || !IsGemv(p)) {
+    return SgemmWith(kernel, parallel, allocator, tuning, p, stats, &b);
+  }
+  if (b.n() == 1) {
+    // B is one K-vector: unpacked, the dense GEMV runs exactly as on the dense B.
+    ScratchArena arena(allocator, AlignUp(sizeof(float) * b.k() * b.nr()));
+    OL_RETURN_IF_ERROR(arena.status());
+    OL_ASSIGN_OR_RETURN(float* column, arena.AllocateArray<float>(b.k() * b.nr()));
+    b.UnpackPanel(0, /*column_major=*/true, column);  // column 0 is column[0, K)
+    p.b = column;
+    p.ldb = b.trans_b() ? b.k() : 1;  // the GEMV reads only column 0: contiguous either way
+    OL_RETURN_IF_ERROR(SgemmWith(kernel, parallel, allocator, tuning, p, stats, nullptr));
+    if (stats != nullptr) stats->scratch_bytes += static_cast<int64_t>(arena.capacity());
+    return Status::Ok();
+  }
+  return PrepackedGemvRow(kernel, parallel, allocator, tuning, p, b, stats);
 }
 
 size_t PrepackedASize(int64_t m, int64_t k) {

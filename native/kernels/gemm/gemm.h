@@ -112,8 +112,10 @@ class DenseBSource final : public PackedBSource {
 
 // B packed once for every product that uses it (a constant weight matrix of Gemm or
 // MatMul), in the layout of the microkernel this process runs: the tiles read its panels
-// in place, so a call packs only A. The dense B stays readable (the GEMV path streams it)
-// and must outlive this object. Results are bit-identical to packing B on every call.
+// in place, so a call packs only A. Self-contained: the dense B is read only by Create, so
+// a kernel may absorb it (registry/kernel.h). GEMV shapes (m == 1 or n == 1) read the
+// panels back in the layout the dense GEMV would stream. Results are bit-identical to
+// packing B on every call, and to the dense GEMV.
 class PrepackedB final : public PackedBSource {
  public:
   // op(B) is k x n; the packed copy comes from `allocator`.
@@ -127,11 +129,14 @@ class PrepackedB final : public PackedBSource {
   const float* Panels(int64_t k0, int64_t kc, int64_t n0, int nr) const override;
 
   bool trans_b() const { return trans_b_; }
-  const float* dense() const { return dense_; }
-  int64_t ldb() const { return ldb_; }
   int64_t k() const { return k_; }
   int64_t n() const { return n_; }
+  int nr() const { return static_cast<int>(nr_); }
   size_t bytes() const { return bytes_; }
+
+  // Columns [n0, n0 + nr()) of op(B) (n0 a multiple of nr(); columns past n() are zero),
+  // all K rows: k-major (dst[k * nr() + j]) or one K-vector per column (dst[j * k() + k]).
+  void UnpackPanel(int64_t n0, bool column_major, float* dst) const;
 
  private:
   PrepackedB() = default;
@@ -139,8 +144,8 @@ class PrepackedB final : public PackedBSource {
   float* packed_ = nullptr;
   size_t bytes_ = 0;
   bool trans_b_ = false;
-  const float* dense_ = nullptr;
-  int64_t ldb_ = 0, k_ = 0, n_ = 0, kc_ = 1, nr_ = 1, n_padded_ = 0;
+  int64_t ldb_ = 0;  // of the dense B Create read: the GEMV view of n == 1 keeps it
+  int64_t k_ = 0, n_ = 0, kc_ = 1, nr_ = 1, n_padded_ = 0;
 };
 
 // C = alpha * op(A) * B + beta * C with B prepacked (shapes: op(A) m x k, B b.k() x b.n()).

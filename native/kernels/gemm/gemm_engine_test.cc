@@ -1,10 +1,12 @@
 // The GEMM engine against a double-accumulation reference, for every microkernel this CPU
 // supports, every transpose combination, odd shapes and several participant counts.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -89,6 +91,20 @@ class Runner {
   std::vector<float> Run(const MicroKernel& kernel, const Operands& op, GemmStats* stats = nullptr) {
     std::vector<float> out = op.c0;
     const Status s = SgemmWith(kernel, parallel_, &allocator_, tuning_, op.Problem(out.data()), stats);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return out;
+  }
+  // The same product through SgemmPrepackedB (best kernel), the dense B overwritten with
+  // NaN once packed: a prepacked B never reads it again.
+  std::vector<float> RunPrepacked(const Operands& op) {
+    std::vector<float> b = op.b;
+    auto packed = PrepackedB::Create(&allocator_, op.c.tb, op.c.k, op.c.n, b.data(), op.ldb);
+    EXPECT_TRUE(packed.ok()) << packed.status().ToString();
+    if (!packed.ok()) return {};
+    std::fill(b.begin(), b.end(), std::numeric_limits<float>::quiet_NaN());
+    std::vector<float> out = op.c0;
+    const Status s = SgemmPrepackedB(parallel_, &allocator_, tuning_, op.c.ta, op.c.m, op.c.alpha, op.a.data(), op.lda,
+                                     **packed, op.c.beta, out.data(), op.ldc);
     EXPECT_TRUE(s.ok()) << s.ToString();
     return out;
   }
@@ -211,6 +227,49 @@ TEST(GemmEngine, PrepackedAMatchesSgemmBitwise) {
     SgemmSerialPrepackedA(align(packed), c.m, c.n, c.k, c.alpha, DenseBSource(c.tb, op.b.data(), op.ldb), c.beta,
                           out.data(), op.ldc, align(scratch));
     ASSERT_EQ(out, two.Run(BestKernel(), op)) << c.m << "x" << c.n << "x" << c.k;
+  }
+}
+
+// GEMV shapes (m == 1 read the panels back, n == 1 unpacks the vector) and the tiled path,
+// every transpose combination, serial and parallel: bit-identical to the dense engine.
+TEST(GemmEngine, PrepackedBMatchesTheDenseBBitwiseWithoutReadingIt) {
+  for (int threads : {1, 2, 3}) {
+    Runner runner(threads);
+    for (const Case& c : {Case{1, 300, 257, false, false, 1.0f, 0.0f}, Case{1, 130, 70, true, true, 0.5f, 2.0f},
+                          Case{1, 1000, 33, false, true, 1.0f, 1.0f}, Case{1, 1, 7, true, false, 1.0f, 0.0f},
+                          Case{5, 1, 64, false, true, 2.0f, 0.5f}, Case{29, 1, 23, true, false, 1.0f, 0.0f},
+                          Case{37, 100, 900, false, false, 1.0f, 0.0f}, Case{13, 65, 17, true, true, 0.5f, 2.0f}}) {
+      SCOPED_TRACE(std::to_string(threads) + " threads, " + std::to_string(c.m) + "x" + std::to_string(c.n) + "x" +
+                   std::to_string(c.k) + (c.ta ? " ta" : "") + (c.tb ? " tb" : ""));
+      const Operands op(c);
+      EXPECT_EQ(runner.RunPrepacked(op), runner.Run(BestKernel(), op));
+    }
+  }
+}
+
+// A caller packing in another blocking (another nr, K blocks across the packed ones, kc
+// within the engine's blocks) gets
+// from the prepacked B exactly what packing the dense B gives.
+TEST(GemmEngine, PrepackedBRepacksOtherBlockingsAsTheDenseB) {
+  Allocator allocator;
+  for (bool tb : {false, true}) {
+    const Case c{1, 70, 600, false, tb, 1.0f, 0.0f};
+    const Operands op(c);
+    auto packed = PrepackedB::Create(&allocator, tb, c.k, c.n, op.b.data(), op.ldb);
+    ASSERT_TRUE(packed.ok()) << packed.status().ToString();
+    const DenseBSource dense(tb, op.b.data(), op.ldb);
+    // {k0, kc, n0, nc, nr}
+    const std::vector<std::array<int64_t, 5>> blockings = {
+        {0, 256, 0, 70, 8}, {100, 200, 5, 41, 16}, {590, 10, 64, 6, 4}};
+    for (const auto& blocking : blockings) {
+      const int64_t k0 = blocking[0], kc = blocking[1], n0 = blocking[2], nc = blocking[3];
+      const int nr = static_cast<int>(blocking[4]);
+      const size_t size = static_cast<size_t>(kc * ((nc + nr - 1) / nr * nr));
+      std::vector<float> want(size, -1.0f), got(size, -2.0f);
+      dense.Pack(k0, kc, n0, nc, nr, want.data());
+      (*packed)->Pack(k0, kc, n0, nc, nr, got.data());
+      EXPECT_EQ(got, want) << "tb " << tb << " k0 " << k0 << " kc " << kc << " n0 " << n0 << " nc " << nc;
+    }
   }
 }
 

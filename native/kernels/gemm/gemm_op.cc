@@ -34,13 +34,14 @@ class GemmKernel final : public OpKernel {
     OL_ASSIGN_OR_RETURN(beta_, info.GetFloat("beta", 1.0f));
     trans_a_ = trans_a != 0;
     trans_b_ = trans_b != 0;
-    // A constant float B (a fully connected layer's weights) is packed once here.
+    // A constant float B (a fully connected layer's weights) is packed once here and
+    // absorbed: only the packed form is read from now on.
     const Tensor* b = info.constant_input(1);
     if (b != nullptr && b->dtype() == DataType::kFloat && b->shape().rank() == 2) {
-      constant_b_ = *b;
       const int64_t k = b->shape()[trans_b_ ? 1 : 0], n = b->shape()[trans_b_ ? 0 : 1];
       OL_ASSIGN_OR_RETURN(prepacked_b_, gemm::PrepackedB::Create(Allocator::Default(), trans_b_, k, n, b->data<float>(),
                                                                  b->shape()[1]));
+      OL_RETURN_IF_ERROR(info.AbsorbConstantInput(1, static_cast<int64_t>(prepacked_b_->bytes())));
     }
     return Status::Ok();
   }
@@ -69,7 +70,7 @@ class GemmKernel final : public OpKernel {
     OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, a->dtype(), Shape{m, n}));
     const bool use_c = c != nullptr && beta_ != 0.0f && m > 0 && n > 0;
     if (use_c) OL_RETURN_IF_ERROR(BroadcastC(ctx, *c, m, n, y));
-    if (prepacked_b_ != nullptr && b->raw_data() == prepacked_b_->dense() && a->dtype() == DataType::kFloat) {
+    if (prepacked_b_ != nullptr) {  // B absorbed; A is float too (the types agree)
       gemm::GemmStats stats;
       OL_RETURN_IF_ERROR(gemm::SgemmPrepackedB(ctx.parallel(), ctx.allocator(), tuning_, trans_a_, m, alpha_,
                                                a->data<float>(), a->shape()[1], *prepacked_b_, use_c ? beta_ : 0.0f,
@@ -134,8 +135,7 @@ class GemmKernel final : public OpKernel {
   }
 
   gemm::GemmTuning tuning_;
-  Tensor constant_b_;  // keeps the dense B that prepacked_b_ also reads (GEMV path)
-  std::shared_ptr<const gemm::PrepackedB> prepacked_b_;
+  std::shared_ptr<const gemm::PrepackedB> prepacked_b_;  // the constant B, absorbed
   bool trans_a_ = false, trans_b_ = false;
   float alpha_ = 1.0f, beta_ = 1.0f;
   gemm::Epilogue epilogue_;  // FusedGemm's activation (no residual)

@@ -14,12 +14,13 @@ class MatMulKernel final : public OpKernel {
  public:
   Status Init(const KernelInfo& info) {
     OL_ASSIGN_OR_RETURN(tuning_, gemm::ReadGemmTuning(info.tuning()));
-    // A constant 2-D float B (a weight matrix) is packed once here, not on every run.
+    // A constant 2-D float B (a weight matrix) is packed once here, not on every run, and
+    // absorbed: only the packed form is read from now on.
     const Tensor* b = info.constant_input(1);
     if (b != nullptr && b->dtype() == DataType::kFloat && b->shape().rank() == 2) {
-      constant_b_ = *b;
       OL_ASSIGN_OR_RETURN(prepacked_b_, gemm::PrepackedB::Create(Allocator::Default(), false, b->shape()[0],
                                                                  b->shape()[1], b->data<float>(), b->shape()[1]));
+      OL_RETURN_IF_ERROR(info.AbsorbConstantInput(1, static_cast<int64_t>(prepacked_b_->bytes())));
     }
     return Status::Ok();
   }
@@ -39,12 +40,11 @@ class MatMulKernel final : public OpKernel {
     const char* a_data = static_cast<const char*>(a->raw_data());
     const char* b_data = static_cast<const char*>(b->raw_data());
     char* y_data = static_cast<char*>(y->raw_data());
-    if (a->dtype() == DataType::kFloat && batches > 1 &&
-        gemm::GemmWorkUnits(plan.m, plan.n, plan.k) < tuning_.parallel_minimum_tasks) {
-      return SmallBatches(ctx, plan, a->data<float>(), b->data<float>(), y->data<float>());
-    }
-    if (prepacked_b_ != nullptr && b->raw_data() == prepacked_b_->dense() && a->dtype() == DataType::kFloat &&
-        batches == 1 && plan.k == prepacked_b_->k() && plan.n == prepacked_b_->n()) {
+    if (prepacked_b_ != nullptr) {  // B absorbed (a float 2-D constant): only the packed form exists
+      if (batches != 1 || plan.k != prepacked_b_->k() || plan.n != prepacked_b_->n()) {
+        return Internal(ctx.Where(), ": A ", a->TypeAndShape(), " folds to ", batches,
+                        " products, not one against the constant B packed at creation ", b->TypeAndShape());
+      }
       gemm::GemmStats stats;
       OL_RETURN_IF_ERROR(gemm::SgemmPrepackedB(ctx.parallel(), ctx.allocator(), tuning_, false, plan.m, 1.0f,
                                                a->data<float>() + plan.a_offsets[0], plan.k, *prepacked_b_, 0.0f,
@@ -52,6 +52,10 @@ class MatMulKernel final : public OpKernel {
                              .WithContext(ctx.Where() + ": "));
       ctx.RecordScratch(stats.scratch_bytes);
       return Status::Ok();
+    }
+    if (a->dtype() == DataType::kFloat && batches > 1 &&
+        gemm::GemmWorkUnits(plan.m, plan.n, plan.k) < tuning_.parallel_minimum_tasks) {
+      return SmallBatches(ctx, plan, a->data<float>(), b->data<float>(), y->data<float>());
     }
     gemm::TypedGemmArgs args;
     args.m = plan.m;
@@ -104,8 +108,7 @@ class MatMulKernel final : public OpKernel {
   }
 
   gemm::GemmTuning tuning_;
-  Tensor constant_b_;  // keeps the dense B that prepacked_b_ also reads (GEMV path)
-  std::shared_ptr<const gemm::PrepackedB> prepacked_b_;
+  std::shared_ptr<const gemm::PrepackedB> prepacked_b_;  // the constant B, absorbed
 };
 
 OL_REGISTER_KERNELS(matmul_op) {

@@ -30,7 +30,9 @@ struct MatMulInputs {
 
 // B packed at creation when it is a constant 2-D 8-bit initializer, with its zero point if
 // that is constant (else none); used only when the run's B and zero point are those very
-// tensors (a dynamic zero point never matches).
+// tensors (a dynamic zero point never matches). When the zero point is constant or absent,
+// the packed form is all a run needs: B is absorbed (registry/kernel.h) and matched by
+// shape, its data being released.
 class PrepackedMatMulB {
  public:
   Status Init(const KernelInfo& info, const MatMulInputs& in) {
@@ -45,22 +47,28 @@ class PrepackedMatMulB {
     OL_ASSIGN_OR_RETURN(packed_, igemm::IgemmPackedB::Create(
                                      k, n, igemm::IgemmMatrix{b->raw_data(), b->dtype() == DataType::kInt8, n, 1},
                                      zps->values.data(), static_cast<int64_t>(zps->values.size())));
-    b_ = *b;
     if (zp != nullptr) zp_ = *zp;
-    b_data_ = b_.raw_data();
     zp_data_ = zp != nullptr ? zp_.raw_data() : nullptr;
+    b_shape_ = b->shape();
+    if (zp != nullptr || in.b_zp >= info.num_inputs()) {
+      absorbed_ = true;
+      return info.AbsorbConstantInput(in.b);
+    }
+    b_ = *b;
+    b_data_ = b_.raw_data();
     return Status::Ok();
   }
   const igemm::IgemmPackedB* Match(const Tensor& b, const Tensor* zp) const {
-    if (packed_ == nullptr || b.raw_data() != b_data_ || (zp != nullptr ? zp->raw_data() : nullptr) != zp_data_) {
-      return nullptr;
-    }
+    if (packed_ == nullptr || (zp != nullptr ? zp->raw_data() : nullptr) != zp_data_) return nullptr;
+    if (absorbed_ ? b.shape() != b_shape_ : b.raw_data() != b_data_) return nullptr;
     return packed_.get();
   }
 
  private:
   std::shared_ptr<const igemm::IgemmPackedB> packed_;
-  Tensor b_, zp_;  // keep the constant buffers alive (and their addresses unique)
+  bool absorbed_ = false;
+  Shape b_shape_;
+  Tensor b_, zp_;  // keep the constant buffers alive (and their addresses unique); b_ unless absorbed
   const void* b_data_ = nullptr;
   const void* zp_data_ = nullptr;
 };

@@ -442,7 +442,7 @@ class RecurrentKernel : public OpKernel {
   }
 
   // Constant W and R of a float-computed type (float, float16, bfloat16) are reordered and
-  // packed here once; Compute uses them when it is handed the same tensors.
+  // packed here once, and absorbed: Compute reads only these copies.
   Status PrepareConstantWeights(const KernelInfo& info) {
     const Tensor* w = info.constant_input(1);
     const Tensor* r = info.constant_input(2);
@@ -469,9 +469,12 @@ class RecurrentKernel : public OpKernel {
     constant_panels_.resize(static_cast<size_t>(constant_.panel_offsets.back()));
     PackPanels(constant_.r, nd, layout, constant_.panel_offsets, constant_panels_.data());
     constant_.r_panels = constant_panels_.data();
-    constant_w_tensor_ = *w;
-    constant_r_tensor_ = *r;
+    constant_w_shape_ = w->shape();
+    constant_r_shape_ = r->shape();
     has_constant_ = true;
+    const int64_t held = static_cast<int64_t>(sizeof(float) * (constant_w_.size() + constant_r_.size()));
+    OL_RETURN_IF_ERROR(info.AbsorbConstantInput(1, held + static_cast<int64_t>(constant_.w_packed->bytes())));
+    OL_RETURN_IF_ERROR(info.AbsorbConstantInput(2));  // (R's packed blocks are not counted)
     return Status::Ok();
   }
 
@@ -490,9 +493,10 @@ class RecurrentKernel : public OpKernel {
     const GateLayout layout = LayoutFor(H);
     const int64_t gh = layout.gates * H, rows = T * B;
     const Tensor &w_in = *ctx.input(1), &r_in = *ctx.input(2);
-    const bool use_constant = kFloat && has_constant_ && w_in.raw_data() == constant_w_tensor_.raw_data() &&
-                              r_in.raw_data() == constant_r_tensor_.raw_data() &&
-                              w_in.shape() == constant_w_tensor_.shape() && r_in.shape() == constant_r_tensor_.shape();
+    // W and R absorbed at creation: their copies are the only ones (the inputs may have
+    // no data).
+    const bool use_constant =
+        kFloat && has_constant_ && w_in.shape() == constant_w_shape_ && r_in.shape() == constant_r_shape_;
     const bool x_is_c = p->x->dtype() == (kFloat ? DataType::kFloat : DataType::kDouble);
 
     Stepper<C> st;
@@ -706,7 +710,7 @@ class RecurrentKernel : public OpKernel {
   gemm::GemmTuning gemm_tuning_;
   // Constant weights prepared at creation (float-computed types only).
   bool has_constant_ = false;
-  Tensor constant_w_tensor_, constant_r_tensor_;  // identify the inputs the copies came from
+  Shape constant_w_shape_, constant_r_shape_;  // of the absorbed W and R
   std::vector<float> constant_w_, constant_r_, constant_panels_;
   PreparedWeights<float> constant_;
 };
