@@ -319,7 +319,8 @@ TEST_P(MatMulDecision, SplitsOnlyFromTheMinimumWork) {
   const MatMulDecisionCase c = GetParam();
   KernelTester t("MatMul", 13);
   t.Input(MakeTensor<float>({c.m, c.k}, Random(c.m * c.k, 1)))
-      .Input(MakeTensor<float>({c.k, c.n}, Random(c.k * c.n, 2)));
+      .Input(MakeTensor<float>({c.k, c.n}, Random(c.k * c.n, 2)))
+      .PortableDefaults();  // the decision under test, also in the forced-parallel mode
   for (int participants : {2, 8}) {
     auto run = t.RunWithDetails(participants);
     ASSERT_TRUE(run.ok()) << run.status().ToString();

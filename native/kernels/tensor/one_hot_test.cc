@@ -60,7 +60,8 @@ TEST_P(OneHotDecision, SplitsOnlyFromTheMinimumElements) {
   KernelTester t("OneHot", 11);
   t.Input(MakeTensor<int64_t>({c.indices}, idx))
       .Input(MakeTensor<int64_t>({}, {c.depth}))
-      .Input(MakeTensor<float>({2}, {0, 1}));
+      .Input(MakeTensor<float>({2}, {0, 1}))
+      .PortableDefaults();  // the decision under test, also in the forced-parallel mode
   for (int participants : {2, 8}) {
     auto run = t.RunWithDetails(participants);
     ASSERT_TRUE(run.ok()) << run.status().ToString();
