@@ -256,13 +256,19 @@ class GlobalPoolKernel : public OpKernel {
           out[first + l] = Numeric<T>::Store(acc[l]);
         }
       };
-      auto block = [&](int64_t begin, int64_t end) {
-        int64_t p = begin;
-        for (; p + 8 <= end; p += 8) planes_at(std::integral_constant<int, 8>{}, p);
-        for (; p < end; ++p) planes_at(std::integral_constant<int, 1>{}, p);
+      // The unit of work is a group of 8 planes (the last one shorter): a participant
+      // always folds whole groups, so every plane takes the same path (interleaved or
+      // tail) whatever the split, and no block falls back to one latency-bound chain.
+      constexpr int64_t kGroup = 8;
+      auto groups_of = [&](int64_t begin, int64_t end) {
+        const int64_t last = std::min(end * kGroup, planes);
+        int64_t p = begin * kGroup;
+        for (; p + kGroup <= last; p += kGroup) planes_at(std::integral_constant<int, kGroup>{}, p);
+        for (; p < last; ++p) planes_at(std::integral_constant<int, 1>{}, p);
         return Status::Ok();
       };
-      return tuning_.outputs.Run(ctx.parallel(), "globalpool.planes", planes, plane, block);
+      return tuning_.outputs.Run(ctx.parallel(), "globalpool.planes", (planes + kGroup - 1) / kGroup, kGroup * plane,
+                                 groups_of);
     });
   }
 

@@ -135,6 +135,32 @@ TEST(GlobalPools, OneValuePerPlane) {
   EXPECT_FLOAT_EQ(out[0].tensor().data<float>()[0], 10.0f);
 }
 
+// Enough planes for the interleaved 8-plane folds and the single-plane tail: every split
+// of the planes over participants (one plane per task up to all of them) gives the same
+// bits, within float rounding of a double reference.
+TEST(GlobalPools, PlanesFoldTheSameInterleavedOrAlone) {
+  const int64_t planes = 21, plane = 49;
+  std::vector<float> x(planes * plane);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.37f * static_cast<float>(i)) * 3.0f;
+  for (const char* op : {"GlobalLpPool", "GlobalAveragePool"}) {
+    KernelTester t(op, op[6] == 'L' ? 2 : 22);
+    t.Input(MakeTensor<float>({1, planes, 7, 7}, x));
+    if (op[6] == 'L') t.Attr("p", int64_t{2});
+    auto out = Pool(t);
+    ASSERT_EQ(out.size(), 1u) << op;
+    const float* y = out[0].tensor().data<float>();
+    for (int64_t c = 0; c < planes; ++c) {
+      double acc = 0;
+      for (int64_t i = 0; i < plane; ++i) {
+        const double v = x[c * plane + i];
+        acc += op[6] == 'L' ? v * v : v;
+      }
+      const double expected = op[6] == 'L' ? std::sqrt(acc) : acc / plane;
+      EXPECT_NEAR(y[c], expected, 1e-5 * (1 + std::abs(expected))) << op << " plane " << c;
+    }
+  }
+}
+
 // A convolution-sized case: identical for every participant count, spot-checked.
 TEST(MaxPool, LargeInputIsDeterministic) {
   std::vector<float> x(2 * 8 * 33 * 31);
