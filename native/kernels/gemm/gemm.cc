@@ -467,6 +467,14 @@ void PrepackedB::UnpackPanel(int64_t n0, bool column_major, float* dst) const {
   }
 }
 
+const float* PrepackedB::DenseColumns() const {
+  std::call_once(dense_once_, [this] {
+    dense_columns_.resize(static_cast<size_t>(n_padded_ * k_));
+    for (int64_t n0 = 0; n0 < n_padded_; n0 += nr_) UnpackPanel(n0, /*column_major=*/true, &dense_columns_[n0 * k_]);
+  });
+  return dense_columns_.data();
+}
+
 namespace {
 
 // m == 1 against a prepacked B, parallel over panels of nr columns: each panel unpacked
@@ -538,6 +546,13 @@ Status SgemmPrepackedB(const ParallelContext& parallel, Allocator* allocator, co
   GemmProblem p{trans_a, b.trans_b(), m, b.n(), b.k(), alpha, a, lda, nullptr, 0, beta, c, ldc, epilogue};
   if (m <= 0 || b.n() <= 0 || b.k() <= 0 || !IsGemv(p)) {
     return SgemmWith(kernel, parallel, allocator, tuning, p, stats, &b);
+  }
+  if (b.trans_b() && b.n() > 1) {
+    // One row against a transposed B: the dense GEMV over the kept K-vectors per column
+    // (its summation order and epilogue, its region and threshold).
+    p.b = b.DenseColumns();
+    p.ldb = b.k();
+    return SgemmWith(kernel, parallel, allocator, tuning, p, stats, nullptr);
   }
   if (b.n() == 1) {
     // B is one K-vector: unpacked, the dense GEMV runs exactly as on the dense B.

@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "native/core/allocator.h"
@@ -138,6 +139,12 @@ class PrepackedB final : public PackedBSource {
   // all K rows: k-major (dst[k * nr() + j]) or one K-vector per column (dst[j * k() + k]).
   void UnpackPanel(int64_t n0, bool column_major, float* dst) const;
 
+  // op(B) as one K-vector per column (dst[j * k() + k]), unpacked on the first call and
+  // kept: a transposed B read by one-row products (a batch-1 classifier head) streams it
+  // as the dense GEMV does, instead of transposing every panel on every run. It costs the
+  // dense B's size again, only in sessions that run such a product. Thread-safe.
+  const float* DenseColumns() const;
+
  private:
   PrepackedB() = default;
   Allocator* allocator_ = nullptr;
@@ -146,6 +153,8 @@ class PrepackedB final : public PackedBSource {
   bool trans_b_ = false;
   int64_t ldb_ = 0;  // of the dense B Create read: the GEMV view of n == 1 keeps it
   int64_t k_ = 0, n_ = 0, kc_ = 1, nr_ = 1, n_padded_ = 0;
+  mutable std::once_flag dense_once_;
+  mutable std::vector<float> dense_columns_;
 };
 
 // C = alpha * op(A) * B + beta * C with B prepacked (shapes: op(A) m x k, B b.k() x b.n()).
