@@ -7,11 +7,14 @@ Shows progress while it runs, then a table of what changed and by how much (the 
 serial and parallel times at the sizes around the chosen threshold).
 """
 
+import datetime
+import json
 import os
 import subprocess
 import sys
 from typing import Any
 
+import onnx_light
 from absl import app, flags
 from onnx_light import kernel_tuning as kt
 
@@ -42,6 +45,26 @@ def source_revision() -> str:
         ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
+
+
+def record_conditions(output: str, started: str, load_before: float) -> None:
+    """Adds the measurement conditions (load average, build, processor ISA) to the evidence of
+    every profile this run wrote (created at or after `started`)."""
+    info = onnx_light.build_info()
+    conditions = {
+        "load_average_before": round(load_before, 2),
+        "load_average_after": round(os.getloadavg()[0], 2),
+        "build": f"{info.get('compilation_mode')} {info.get('compiler', '')}".strip(),
+        "isa_selected": info.get("isa_selected"),
+    }
+    with open(output, encoding="utf-8") as f:
+        doc = json.load(f)
+    for profile in doc.get("profiles", []):
+        if profile.get("created", "") >= started:
+            profile.setdefault("evidence", {})["conditions"] = conditions
+    with open(output, "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=1, sort_keys=True)
+        f.write("\n")
 
 
 def print_current_values(output: str | None) -> None:
@@ -111,6 +134,7 @@ def main(argv: list[str]) -> int:
             file=sys.stderr,
         )
     budget = kt.CalibrationBudget(time_ms=FLAGS.budget_ms, memory_mb=FLAGS.memory_mb, threads=FLAGS.threads)
+    started = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     try:
         result = kt.calibrate(
             ops=FLAGS.ops,
@@ -133,6 +157,7 @@ def main(argv: list[str]) -> int:
         return 1
     print_summary(result)
     if output:
+        record_conditions(output, started, load)
         print(f"profiles merged into {output}")
     return 0
 
