@@ -280,12 +280,13 @@ TEST(QLinearAveragePool, SameUpperPadsAtTheEndAndRoundsHalfToEven) {
   EXPECT_EQ(ToVector<uint8_t>(out[0].tensor()), (std::vector<uint8_t>{2, 2, 4, 4, 5}));
 }
 
-TYPED_TEST(QLinearTyped, GlobalAveragePoolBothLayouts) {
-  using Q = TypeParam;
-  const int64_t n = 2, c = 5, hw = 9;
-  const auto x = RandomQ<Q>(n * c * hw, 4);
-  const float sx = 0.2f, sy = 0.07f;
-  const int zx = Zp<Q>(90), zy = Zp<Q>(128);
+// QLinearGlobalAveragePool over [n, c, side, side] in both layouts against the plane sums
+// of the NCHW reference; `block_elements` > 0 also sets that tuning value.
+template <typename Q>
+void CheckGlobalAveragePool(int64_t n, int64_t c, int64_t side, uint32_t seed, float sx, float sy, int zx, int zy,
+                            int64_t block_elements = 0) {
+  const int64_t hw = side * side;
+  const auto x = RandomQ<Q>(n * c * hw, seed);
   std::vector<Q> want;
   for (int64_t b = 0; b < n * c; ++b) {
     int64_t sum = 0;
@@ -295,8 +296,10 @@ TYPED_TEST(QLinearTyped, GlobalAveragePoolBothLayouts) {
   for (const bool channels_last : {false, true}) {
     KernelTester t("QLinearGlobalAveragePool", 1, kMs);
     t.Attr("channels_last", int64_t{channels_last});
-    t.Input(channels_last ? MakeTensor<Q>({n, 3, 3, c}, ToNhwc(x, n, c, hw)) : MakeTensor<Q>({n, c, 3, 3}, x));
+    t.Input(channels_last ? MakeTensor<Q>({n, side, side, c}, ToNhwc(x, n, c, hw))
+                          : MakeTensor<Q>({n, c, side, side}, x));
     t.Input(Scalar(sx)).Input(Scalar<Q>(zx)).Input(Scalar(sy)).Input(Scalar<Q>(zy));
+    if (block_elements > 0) t.Tuning(param::kBlockElements, block_elements);
     const auto out = RunForced(t);
     ASSERT_EQ(out.size(), 1u);
     EXPECT_EQ(out[0].tensor().shape(), channels_last ? Shape({n, 1, 1, c}) : Shape({n, c, 1, 1}));
@@ -304,31 +307,16 @@ TYPED_TEST(QLinearTyped, GlobalAveragePoolBothLayouts) {
   }
 }
 
+TYPED_TEST(QLinearTyped, GlobalAveragePoolBothLayouts) {
+  using Q = TypeParam;
+  CheckGlobalAveragePool<Q>(2, 5, 3, 4, 0.2f, 0.07f, Zp<Q>(90), Zp<Q>(128));
+}
+
 // Channels past one block of the channels_last row reduction (256) with a remainder, and a
 // 7 x 7 plane: the row sums per channel against the plane sums of the NCHW reference.
 TYPED_TEST(QLinearTyped, GlobalAveragePoolChannelsLastSpansChannelBlocks) {
   using Q = TypeParam;
-  const int64_t n = 3, c = 300, hw = 49;
-  const auto x = RandomQ<Q>(n * c * hw, 12);
-  const float sx = 0.3f, sy = 0.05f;
-  const int zx = Zp<Q>(70), zy = Zp<Q>(140);
-  std::vector<Q> want;
-  for (int64_t b = 0; b < n * c; ++b) {
-    int64_t sum = 0;
-    for (int64_t p = 0; p < hw; ++p) sum += x[b * hw + p] - zx;
-    want.push_back(RefQuantize<Q>(sx * (static_cast<float>(sum) / static_cast<float>(hw)), sy, zy));
-  }
-  for (const bool channels_last : {false, true}) {
-    KernelTester t("QLinearGlobalAveragePool", 1, kMs);
-    t.Attr("channels_last", int64_t{channels_last});
-    t.Input(channels_last ? MakeTensor<Q>({n, 7, 7, c}, ToNhwc(x, n, c, hw)) : MakeTensor<Q>({n, c, 7, 7}, x));
-    t.Input(Scalar(sx)).Input(Scalar<Q>(zx)).Input(Scalar(sy)).Input(Scalar<Q>(zy));
-    t.Tuning(param::kBlockElements, int64_t{1});
-    const auto out = RunForced(t);
-    ASSERT_EQ(out.size(), 1u);
-    EXPECT_EQ(out[0].tensor().shape(), channels_last ? Shape({n, 1, 1, c}) : Shape({n, c, 1, 1}));
-    EXPECT_EQ(ToVector<Q>(out[0].tensor()), want) << "channels_last=" << channels_last;
-  }
+  CheckGlobalAveragePool<Q>(3, 300, 7, 12, 0.3f, 0.05f, Zp<Q>(70), Zp<Q>(140), /*block_elements=*/1);
 }
 
 TYPED_TEST(QLinearTyped, ConcatRequantizesEachInputToY) {
