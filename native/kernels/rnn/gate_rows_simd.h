@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "native/kernels/rnn/gate_args.h"
 #include "native/kernels/rnn/step_panel.h"
 #include "native/kernels/simd/math.h"
 
@@ -32,6 +33,50 @@ void SigmoidRowSimd(float* x, int64_t n) {
 template <class S>
 void TanhRowSimd(float* x, int64_t n) {
   ApplyRowSimd<S, simd::Tanh<S>>(x, n);
+}
+
+// GateRows::lstm on kLanes units from offset j of each stream (LstmRow's layout).
+template <class S>
+void LstmLanes(const LstmRowArgs& r, int64_t j) {
+  using V = typename S::V;
+  auto in = [&](int gate) {  // product + projection + bias of one gate
+    return S::Add(S::Add(S::Load(r.product + gate * r.n + j), S::Load(r.projection + gate * r.n + j)),
+                  S::Load(r.bias + gate * r.n + j));
+  };
+  const V c = S::Load(r.cell + j);
+  const V i = simd::Sigmoid<S>(S::Fmadd(S::Load(r.peep_i + j), c, in(0)));
+  const V f = simd::Sigmoid<S>(S::Fmadd(S::Load(r.peep_f + j), c, in(2)));
+  const V z = simd::Tanh<S>(in(3));
+  const V c_next = S::Fmadd(f, c, S::Mul(i, z));
+  const V o = simd::Sigmoid<S>(S::Fmadd(S::Load(r.peep_o + j), c_next, in(1)));
+  S::Store(r.cell + j, c_next);
+  S::Store(r.hidden + j, S::Mul(o, simd::Tanh<S>(c_next)));
+}
+
+// GateRows::lstm: whole vectors in place, the tail through the same vector code on
+// zero-padded copies of its streams (a unit's result depends only on its own inputs).
+template <class S>
+void LstmRowSimd(const LstmRowArgs& r) {
+  int64_t j = 0;
+  for (; j + S::kLanes <= r.n; j += S::kLanes) LstmLanes<S>(r, j);
+  const int64_t tail = r.n - j;
+  if (tail == 0) return;
+  constexpr int64_t L = S::kLanes;
+  float product[4 * L] = {}, projection[4 * L] = {}, bias[4 * L] = {}, peep[3 * L] = {}, cell[L] = {}, hidden[L];
+  const size_t bytes = static_cast<size_t>(tail) * sizeof(float);
+  for (int g = 0; g < 4; ++g) {
+    std::memcpy(product + g * L, r.product + g * r.n + j, bytes);
+    std::memcpy(projection + g * L, r.projection + g * r.n + j, bytes);
+    std::memcpy(bias + g * L, r.bias + g * r.n + j, bytes);
+  }
+  std::memcpy(peep, r.peep_i + j, bytes);
+  std::memcpy(peep + L, r.peep_o + j, bytes);
+  std::memcpy(peep + 2 * L, r.peep_f + j, bytes);
+  std::memcpy(cell, r.cell + j, bytes);
+  const LstmRowArgs padded{L, product, projection, bias, peep, peep + L, peep + 2 * L, cell, hidden};
+  LstmLanes<S>(padded, 0);
+  std::memcpy(r.cell + j, cell, bytes);
+  std::memcpy(r.hidden + j, hidden, bytes);
 }
 
 // kRows rows of a against one panel: kRows x kStepPanel accumulators, the panel's row q
