@@ -35,31 +35,43 @@ void TanhRowSimd(float* x, int64_t n) {
   ApplyRowSimd<S, simd::Tanh<S>>(x, n);
 }
 
-// GateRows::lstm on kLanes units from offset j of each stream (LstmRow's layout).
+// GateRows::lstm in two passes over kLanes units at offset j of each stream (LstmRow's
+// layout), so that each pass's dependency chain is one activation deep and the out-of-
+// order core overlaps the units of several vectors (one pass would chain four: i, c', o,
+// tanh c'). Pass 1: i, f, z and the new cell state c' (stored in place).
 template <class S>
-void LstmLanes(const LstmRowArgs& r, int64_t j) {
+inline typename S::V LstmGateSum(const LstmRowArgs& r, int gate, int64_t j) {
+  return S::Add(S::Add(S::Load(r.product + gate * r.n + j), S::Load(r.projection + gate * r.n + j)),
+                S::Load(r.bias + gate * r.n + j));
+}
+
+template <class S>
+void LstmCellLanes(const LstmRowArgs& r, int64_t j) {
   using V = typename S::V;
-  auto in = [&](int gate) {  // product + projection + bias of one gate
-    return S::Add(S::Add(S::Load(r.product + gate * r.n + j), S::Load(r.projection + gate * r.n + j)),
-                  S::Load(r.bias + gate * r.n + j));
-  };
   const V c = S::Load(r.cell + j);
-  const V i = simd::Sigmoid<S>(S::Fmadd(S::Load(r.peep_i + j), c, in(0)));
-  const V f = simd::Sigmoid<S>(S::Fmadd(S::Load(r.peep_f + j), c, in(2)));
-  const V z = simd::Tanh<S>(in(3));
-  const V c_next = S::Fmadd(f, c, S::Mul(i, z));
-  const V o = simd::Sigmoid<S>(S::Fmadd(S::Load(r.peep_o + j), c_next, in(1)));
-  S::Store(r.cell + j, c_next);
-  S::Store(r.hidden + j, S::Mul(o, simd::Tanh<S>(c_next)));
+  const V i = simd::Sigmoid<S>(S::Fmadd(S::Load(r.peep_i + j), c, LstmGateSum<S>(r, 0, j)));
+  const V f = simd::Sigmoid<S>(S::Fmadd(S::Load(r.peep_f + j), c, LstmGateSum<S>(r, 2, j)));
+  const V z = simd::Tanh<S>(LstmGateSum<S>(r, 3, j));
+  S::Store(r.cell + j, S::Fmadd(f, c, S::Mul(i, z)));
+}
+
+// Pass 2: o from c' and h = o tanh(c').
+template <class S>
+void LstmHiddenLanes(const LstmRowArgs& r, int64_t j) {
+  using V = typename S::V;
+  const V c = S::Load(r.cell + j);
+  const V o = simd::Sigmoid<S>(S::Fmadd(S::Load(r.peep_o + j), c, LstmGateSum<S>(r, 1, j)));
+  S::Store(r.hidden + j, S::Mul(o, simd::Tanh<S>(c)));
 }
 
 // GateRows::lstm: whole vectors in place, the tail through the same vector code on
 // zero-padded copies of its streams (a unit's result depends only on its own inputs).
 template <class S>
 void LstmRowSimd(const LstmRowArgs& r) {
-  int64_t j = 0;
-  for (; j + S::kLanes <= r.n; j += S::kLanes) LstmLanes<S>(r, j);
-  const int64_t tail = r.n - j;
+  const int64_t whole = r.n / S::kLanes * S::kLanes;
+  for (int64_t j = 0; j < whole; j += S::kLanes) LstmCellLanes<S>(r, j);
+  for (int64_t j = 0; j < whole; j += S::kLanes) LstmHiddenLanes<S>(r, j);
+  const int64_t j = whole, tail = r.n - whole;
   if (tail == 0) return;
   constexpr int64_t L = S::kLanes;
   float product[4 * L] = {}, projection[4 * L] = {}, bias[4 * L] = {}, peep[3 * L] = {}, cell[L] = {}, hidden[L];
@@ -74,7 +86,8 @@ void LstmRowSimd(const LstmRowArgs& r) {
   std::memcpy(peep + 2 * L, r.peep_f + j, bytes);
   std::memcpy(cell, r.cell + j, bytes);
   const LstmRowArgs padded{L, product, projection, bias, peep, peep + L, peep + 2 * L, cell, hidden};
-  LstmLanes<S>(padded, 0);
+  LstmCellLanes<S>(padded, 0);
+  LstmHiddenLanes<S>(padded, 0);
   std::memcpy(r.cell + j, cell, bytes);
   std::memcpy(r.hidden + j, hidden, bytes);
 }
