@@ -30,20 +30,9 @@ def run_smallest(smallest: bool = True, **kwargs) -> dict:
 DOC = run_smallest(bounds=BOUNDS, calibrated=CALIBRATED)
 LISTED = baseline.list_cells(baseline.native_binary())
 
-# Ops with a parallel path whose corpus case is still to be written, with the reason (kept
+# Ops with a parallel path and no corpus case of their own, with the reason (kept
 # true by the test below: an op that gains a case must leave the list).
 CORPUS_EXCEPTIONS: dict[tuple[str, str], str] = {
-    **{
-        ("ai.onnx.ml", op): "pending: map or sequence inputs (KernelRunner values of map type); case not written yet"
-        for op in ("CastMap", "DictVectorizer", "ZipMap")
-    },
-    **{
-        ("ai.onnx.ml", op): "pending: needs a whole model's attributes; TreeEnsemble (ai.onnx.ml 5) measures the "
-        "shared tree walk, the SVM cases are not written yet"
-        for op in ("SVMClassifier", "SVMRegressor", "TreeEnsembleClassifier", "TreeEnsembleRegressor")
-    },
-    ("ai.onnx", "LinearAttention"): "pending: case not written yet",
-    ("ai.onnx.preview", "FlexAttention"): "pending: case not written yet (its score function is a subgraph)",
     ("ai.onnx", "Upsample"): "deprecated since opset 10; the Resize kernel, measured through Resize",
 }
 
