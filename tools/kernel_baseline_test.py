@@ -102,6 +102,19 @@ def test_calibrated_values_reach_the_kernel() -> None:
     assert matmul["calibrated"]["outputs_identical_to_serial"]
 
 
+def test_an_isa_cap_reaches_the_measured_process_and_is_recorded() -> None:
+    """kernel_report --max_isa: the cap is set in the environment of the native binary,
+    whose kernels then run at it (portable exists on every host)."""
+    bounds = baseline.Bounds(min_blocks=1, max_blocks=1)
+    doc = run_smallest(bounds=bounds, ops=["Add"], env=baseline.isa_environment("portable"))
+    assert doc["metadata"]["isa_selected"] == "portable"
+    assert doc["metadata"]["max_isa"] == "portable"
+    assert baseline.problems(doc) == []
+    uncapped = run_smallest(bounds=bounds, ops=["Add"], env=baseline.isa_environment(None))
+    assert uncapped["metadata"]["isa_selected"] == kernel_tuning.host_isa()
+    assert uncapped["metadata"]["max_isa"] == "none"
+
+
 def test_cells_past_the_deadline_are_skipped_not_measured() -> None:
     # Conv's six cells (float, float16; three sizes) take well over 1 ms together: the
     # later ones start past the deadline.
