@@ -305,7 +305,8 @@ int Main(int argc, char** argv) {
       const Interleaved m = MeasureInterleaved(runner, policies, measure);
       for (size_t i = 0; i < policies.size(); ++i) {
         const bool identical =
-            i == 0 || (m.cells[0].status.ok() && m.cells[i].status.ok() && m.cells[i].outputs_identical);
+            i == 0 || (m.cells[0].status.ok() && m.cells[i].status.ok() && m.cells[i].compared &&
+                       m.cells[i].outputs_identical);
         // A cell that failed before its own policy ran reports the first error.
         CellResult cell = m.cells[i];
         if (cell.status.ok() && m.stopped_by == "error") {

@@ -3,8 +3,9 @@
 //
 // Identical work must measure identical, so every timed run starts from the same state,
 // whichever policy it belongs to and wherever it falls in the rotation:
-// - no run's outputs outlive it: each run's outputs are compared with the serial
-//   reference (bitwise; strings by value) and released before the next run starts. Were
+// - no run's outputs outlive it: they are released before the next run starts (a
+//   policy's first run's outputs are first compared with the serial reference: bitwise,
+//   strings by value, sequences and maps item by item). Were
 //   each policy to keep its last outputs, as the harness once did, the first blocks would
 //   grow the live set by one output per policy, and the runs that follow an allocation
 //   rather than a release (never the serial one, which leads block 0 right after the
@@ -54,7 +55,8 @@ struct CellResult {
   std::vector<double> speedups;            // per block: serial / this policy (non-serial policies)
   MedianEstimate speedup;
   KernelRunResult last;           // the last run's events and accounting; its outputs are released
-  bool outputs_identical = true;  // every run's outputs equal the serial reference
+  bool outputs_identical = true;  // its outputs equal the serial reference
+  bool compared = false;          // whether they were compared (once per policy; serial: a later run)
   Status status;
 };
 

@@ -95,6 +95,7 @@ TEST_P(MeasureInterleavedTest, ArmsRunTheSameAllocationsAndTheirOwnRegions) {
     EXPECT_EQ(cell.last.allocation.bytes_allocated, serial.last.allocation.bytes_allocated);
     EXPECT_EQ(cell.last.allocation.bytes_allocated, GetParam().output_bytes);
     EXPECT_TRUE(cell.outputs_identical);
+    EXPECT_TRUE(cell.compared) << "each policy is compared once (serial: a later run with its first)";
     EXPECT_TRUE(cell.last.outputs.empty()) << "outputs must not outlive their run";
   }
   EXPECT_LE(serial.last.regions.size(), 1u);
