@@ -1,7 +1,8 @@
 // kernel_baseline (native part): runs the corpus under the serial policy, the session
 // thread count and (with --calibrated) a calibrated profile, interleaved block by block
-// (the rule is in interleave.h), and writes one JSON document with every raw sample and
-// the per-block speed-ups. The Python tools //tools:kernel_baseline and
+// (the rule is in interleave.h; every run starts from the same state, measure.h), and
+// writes one JSON document with every raw sample (with the live heap each run started
+// from and the minor page faults it took) and the per-block speed-ups. The Python tools //tools:kernel_baseline and
 // //tools:kernel_report drive it; this binary is also what runs on aarch64 under qemu.
 //
 //   kernel_baseline_native --threads=0 --min_blocks=6 --max_blocks=200 --ci_width=0.04
