@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -60,6 +61,7 @@ class MeasureInterleavedTest : public testing::TestWithParam<CellCase> {
     const std::vector<Policy> policies = {{"serial", 1, nullptr}, {"parallel", 2, nullptr}, {"calibrated", 2, nullptr}};
     MeasureOptions o;
     o.min_blocks = o.max_blocks = 4;  // two full rotations of the order
+    o.cell_time_cap_ms = std::numeric_limits<int64_t>::max();  // blocks, never time, end the cell
     o.warmup = warmup;
     Interleaved m = MeasureInterleaved(runner, policies, o);
     for (const CellResult& cell : m.cells) EXPECT_TRUE(cell.status.ok()) << cell.status.ToString();
