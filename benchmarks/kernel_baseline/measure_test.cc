@@ -60,7 +60,7 @@ class MeasureInterleavedTest : public testing::TestWithParam<CellCase> {
     // The kernel report's three policies; the third stands for a calibrated profile.
     const std::vector<Policy> policies = {{"serial", 1, nullptr}, {"parallel", 2, nullptr}, {"calibrated", 2, nullptr}};
     MeasureOptions o;
-    o.min_blocks = o.max_blocks = 4;  // two full rotations of the order
+    o.min_blocks = o.max_blocks = 4;                           // two full rotations of the order
     o.cell_time_cap_ms = std::numeric_limits<int64_t>::max();  // blocks, never time, end the cell
     o.warmup = warmup;
     Interleaved m = MeasureInterleaved(runner, policies, o);
