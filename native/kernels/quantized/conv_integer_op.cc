@@ -294,7 +294,11 @@ StatusOr<std::shared_ptr<const igemm::IgemmPackedA>> PackGroupWeights(const Tens
 using PackedGroups = std::vector<std::shared_ptr<const igemm::IgemmPackedA>>;
 
 // W packed per group at creation when it is a constant initializer (with its zero point if
-// constant); used only when the run's W and zero point are those very tensors.
+// constant). When the zero point is constant or absent and the convolution is not
+// depthwise (the depthwise loop reads W itself), the packed groups are all a run needs: W
+// is absorbed (registry/kernel.h, the packed bytes reported as held in its place) and
+// matched by shape, its data being released. Otherwise the packed groups are used only
+// when the run's W and zero point are those very tensors.
 class PrepackedConvWeights {
  public:
   Status Init(const KernelInfo& info, const conv::ConvAttributes& attrs, int w_index, int zp_index) {
@@ -307,28 +311,42 @@ class PrepackedConvWeights {
     if (group < 1 || m % group != 0) return Status::Ok();  // reported at run time
     auto w_zp = quantized::ReadZeroPoint(zp, m, info.node_name(), "w_zero_point");
     if (!w_zp.ok()) return Status::Ok();
+    int64_t held = 0;
     for (int64_t gi = 0; gi < group; ++gi) {
       OL_ASSIGN_OR_RETURN(auto packed, PackGroupWeights(*w, *w_zp, group, gi));
+      held += static_cast<int64_t>(packed->held_bytes());
       groups_.push_back(std::move(packed));
     }
-    w_ = *w;
     if (zp != nullptr) zp_ = *zp;
-    w_data_ = w_.raw_data();
     zp_data_ = zp != nullptr ? zp_.raw_data() : nullptr;
+    w_shape_ = w->shape();
+    // Depthwise (group == C == M, so W is M x 1 x kernel): DepthwiseConv reads W's bytes.
+    const bool depthwise = group == m && w->shape()[1] == 1;
+    if (!depthwise && (zp != nullptr || zp_index >= info.num_inputs())) {
+      absorbed_ = true;
+      return info.AbsorbConstantInput(w_index, held);
+    }
+    w_ = *w;
+    w_data_ = w_.raw_data();
     return Status::Ok();
   }
-  // The packed groups if they are this run's W and zero point, else null.
+  // The packed groups if they are this run's W (by shape once absorbed) and zero point,
+  // else null.
   const PackedGroups* Match(const Tensor& w, const Tensor* zp, const conv::ConvGeometry& g) const {
-    if (groups_.empty() || w.raw_data() != w_data_ || (zp != nullptr ? zp->raw_data() : nullptr) != zp_data_ ||
+    if (groups_.empty() || (zp != nullptr ? zp->raw_data() : nullptr) != zp_data_ ||
+        (absorbed_ ? w.shape() != w_shape_ : w.raw_data() != w_data_) ||
         static_cast<int64_t>(groups_.size()) != g.group || groups_[0]->k() != g.in_per_group() * g.kernel_size) {
       return nullptr;
     }
     return &groups_;
   }
+  bool absorbed() const { return absorbed_; }
 
  private:
   PackedGroups groups_;
-  Tensor w_, zp_;  // keep the constant buffers alive (and their addresses unique)
+  bool absorbed_ = false;
+  Shape w_shape_;
+  Tensor w_, zp_;  // keep the constant buffers alive (and their addresses unique); w_ unless absorbed
   const void* w_data_ = nullptr;
   const void* zp_data_ = nullptr;
 };
@@ -369,6 +387,9 @@ Status IntegerConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const con
   const PackedGroups* groups = prepacked.Match(*in.w, w_zp_tensor, g);
   PackedGroups per_run;
   if (groups == nullptr) {
+    if (prepacked.absorbed()) {  // W's data was released: only the packed groups can serve
+      return Internal(ctx.Where(), ": W ", in.w->TypeAndShape(), " was absorbed at creation but does not match it");
+    }
     for (int64_t gi = 0; gi < g.group; ++gi) {
       OL_ASSIGN_OR_RETURN(auto packed, PackGroupWeights(*in.w, in.w_zp, g.group, gi));
       per_run.push_back(std::move(packed));
