@@ -141,6 +141,17 @@ struct Plane2D {
   int64_t ColumnHi(int64_t kx) const { return std::min(ow, CeilDiv(w + pw - kx * dw, sw)); }
 };
 
+// dst[j] = src[j * stride] for j < n; stride 2 (the strided convolutions of CNNs) with a
+// constant stride the compiler can vectorise, the stride in a local (a byte store could
+// otherwise alias it).
+inline void StridedCopy(const uint8_t* src, int64_t stride, int64_t n, uint8_t* dst) {
+  if (stride == 2) {
+    for (int64_t j = 0; j < n; ++j) dst[j] = src[2 * j];
+    return;
+  }
+  for (int64_t j = 0; j < n; ++j) dst[j] = src[j * stride];
+}
+
 // The im2col slice of output positions [p0, p0 + cols) for one image and group: row
 // k = (c, tap) at dst + k * cols holds x[c, window(p) + tap] for each position, `pad` in the
 // padding. x points at the group's first input channel of the image.
@@ -161,6 +172,8 @@ void Im2ColBlock(const conv::ConvGeometry& g, const Plane2D& v, const WindowInde
     }
     return;
   }
+  // The block starts in output row oy0 at column a0 (divided once, not per segment).
+  const int64_t oy0 = p0 / v.ow, a0 = p0 % v.ow;
   for (int64_t c = 0; c < cg; ++c) {
     const uint8_t* plane = x + c * g.in_size;
     for (int64_t ky = 0; ky < v.kh; ++ky) {
@@ -168,8 +181,9 @@ void Im2ColBlock(const conv::ConvGeometry& g, const Plane2D& v, const WindowInde
         uint8_t* row = dst + ((c * v.kh + ky) * v.kw + kx) * cols;
         const int64_t lo = v.ColumnLo(kx), hi = v.ColumnHi(kx);
         // Output rows crossed by the block, a segment [a, b) of columns each.
-        for (int64_t p = p0, end = p0 + cols; p < end;) {
-          const int64_t oy = p / v.ow, a = p % v.ow, b = std::min(v.ow, a + (end - p));
+        int64_t oy = oy0, a = a0;
+        for (int64_t p = p0, end = p0 + cols; p < end; ++oy, a = 0) {
+          const int64_t b = std::min(v.ow, a + (end - p));
           uint8_t* out = row + (p - p0);
           const int64_t iy = oy * v.sh - v.ph + ky * v.dh;
           if (iy < 0 || iy >= v.h) {
@@ -181,7 +195,7 @@ void Im2ColBlock(const conv::ConvGeometry& g, const Plane2D& v, const WindowInde
             if (v.sw == 1) {
               std::copy(in + m0, in + m1, out + (m0 - a));
             } else {
-              for (int64_t ox = m0; ox < m1; ++ox) out[ox - a] = in[ox * v.sw];
+              StridedCopy(in + m0 * v.sw, v.sw, m1 - m0, out + (m0 - a));
             }
             std::fill(out + (m1 - a), out + (b - a), pad);
           }
@@ -509,8 +523,9 @@ Status IntegerConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const con
           continue;
         }
         // Grid column p is output (p / wp, p % wp) when p % wp < ow: one run per grid row.
-        for (int64_t j = 0; j < cols;) {
-          const int64_t p = p0 + j, oy = p / wp, ox = p % wp, run = std::min(cols - j, wp - ox);
+        int64_t oy = p0 / wp, ox = p0 % wp;
+        for (int64_t j = 0; j < cols; ++oy, ox = 0) {
+          const int64_t run = std::min(cols - j, wp - ox);
           if (ox < plane.ow) out.Emit(g, n, m, oy * plane.ow + ox, std::min(run, plane.ow - ox), c + r * ldc + j);
           j += run;
         }

@@ -106,6 +106,8 @@ CONV_CASES = [
     ((1, 40, 5, 5), (24, 40, 3, 3), {"auto_pad": "SAME_UPPER"}),
     ((1, 7, 17, 16), (7, 1, 5, 5), {"group": 7, "strides": [2, 2], "dilations": [2, 2], "pads": [3, 3, 3, 3]}),
     ((2, 6, 9, 11), (13, 6, 1, 1), {"strides": [2, 2]}),  # 1x1 strided: im2col, not in place
+    # strided im2col over 400 positions: column blocks that start inside an output row
+    ((1, 4, 40, 40), (8, 4, 3, 3), {"pads": [1, 1, 1, 1], "strides": [2, 2]}),
 ]
 
 
