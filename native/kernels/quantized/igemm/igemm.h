@@ -122,6 +122,11 @@ class IgemmPackedA {
   int64_t m() const { return m_; }
   int64_t k() const { return k_; }
   const IgemmKernel& kernel() const { return *kernel_; }
+  // Bytes held: panels, row sums and zero points.
+  size_t held_bytes() const {
+    return data_.size() * sizeof(int16_t) + byte_data_.size() +
+           (row_sums_.size() + zero_points_.size()) * sizeof(int32_t);
+  }
   // The kernel's tile: row blocks start at multiples of mr; C is stored in whole tiles.
   int mr() const;
   int nr() const;
