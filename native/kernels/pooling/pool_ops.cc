@@ -1,7 +1,7 @@
 // MaxPool (with Indices), AveragePool, LpPool and their Global* forms. Every output
 // element is independent: the window ops split the flattened [N*C, out...] output space
-// (2-D float/double pools without Indices split [N*C, out rows] and take the row-interior
-// fast path of pool_rows.h), the global ops split the N*C planes.
+// (2-D float/double pools and int8/uint8 MaxPool, without Indices, split [N*C, out rows]
+// and take the row-interior fast path of pool_rows.h), the global ops split the N*C planes.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -30,7 +30,8 @@ struct PoolTuning {
 constexpr int64_t kMaxPoolMinimum = int64_t{1} << 16;     // window taps: ~1.7 ns/tap
 constexpr int64_t kSumPoolMinimum = int64_t{1} << 15;     // AveragePool/LpPool taps: ~4.8 ns/tap
 constexpr int64_t kGlobalPoolMinimum = int64_t{1} << 18;  // contiguous planes: ~0.35 ns/element
-// The 2-D float/double row path (pool_rows.h), from benchmarks/pooling_vs_ort (AVX2):
+// The 2-D row path (pool_rows.h), from benchmarks/pooling_vs_ort (AVX2, float; the byte
+// MaxPool rows are cheaper per tap, so the float threshold is conservative for them):
 constexpr int64_t kRowPoolMinimum = int64_t{1} << 19;    // MaxPool/AveragePool: ~0.15-0.25 ns/tap
 constexpr int64_t kLpRowPoolMinimum = int64_t{1} << 18;  // LpPool: ~0.4 ns/tap
 
@@ -41,8 +42,8 @@ std::vector<ParamSpec> PoolTuningParams(int64_t minimum_elements, int64_t row_mi
       ParamSpec::Int64(param::kBlockElements, 16384, 1, int64_t{1} << 40, "smallest parallel block, in input reads")};
   if (row_minimum > 0) {
     params.push_back(ParamSpec::Int64(param::kMinimumRowReads, row_minimum, 1, int64_t{1} << 40,
-                                      "input reads below which a 2-D float/double pool without Indices (the "
-                                      "vectorised row path) runs serially"));
+                                      "input reads below which a 2-D float/double pool or int8/uint8 MaxPool "
+                                      "without Indices (the vectorised row path) runs serially"));
   }
   return params;
 }
@@ -177,7 +178,8 @@ class PoolKernel : public OpKernel {
       using T = typename decltype(tag)::type;
       const T* in = x->data<T>();
       T* out = y->data<T>();
-      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      constexpr bool kByteMax = K == PoolKind::kMax && (std::is_same_v<T, int8_t> || std::is_same_v<T, uint8_t>);
+      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || kByteMax) {
         if (g.rank == 2 && indices == nullptr) {
           const int64_t rows = g.planes * g.out[0];
           auto row_block = [&](int64_t begin, int64_t end) {

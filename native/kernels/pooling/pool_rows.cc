@@ -12,6 +12,7 @@ namespace onnx_light {
 extern const PoolRowKernels kPoolRowsPortable = {
     OL_POOL_INTERIOR_ROWS(kMax, float),  OL_POOL_INTERIOR_ROWS(kAverage, float),  OL_POOL_INTERIOR_ROWS(kLp, float),
     OL_POOL_INTERIOR_ROWS(kMax, double), OL_POOL_INTERIOR_ROWS(kAverage, double), OL_POOL_INTERIOR_ROWS(kLp, double),
+    OL_POOL_INTERIOR_ROWS(kMax, int8_t), OL_POOL_INTERIOR_ROWS(kMax, uint8_t),
 };
 
 namespace {
@@ -21,7 +22,12 @@ namespace {
 template <PoolKind K, typename T>
 T BorderOutput(const PoolGeometry& g, const PoolOptions& opt, const T* x_plane, const WindowSpan& h, int64_t ow) {
   const WindowSpan w = SpanOf(g, 1, ow);
-  T acc = K == PoolKind::kMax ? -std::numeric_limits<T>::infinity() : T(0);
+  // An output with no tap (its window wholly in the padding) keeps the identity of max:
+  // -inf, or the integer type's minimum, as in the generic path.
+  T acc = T(0);
+  if constexpr (K == PoolKind::kMax) {
+    acc = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
+  }
   bool first = true;
   for (int64_t kh = h.lo; kh < h.hi; ++kh) {
     const T* row = x_plane + (h.start + kh * g.dilation[0]) * g.in[1] + w.start;
@@ -56,7 +62,13 @@ const PoolRowKernels& KernelsOf(Isa isa) {
 
 template <PoolKind K, typename T>
 const PoolRowFn<T> (&ByStride(const PoolRowKernels& kernels))[3] {
-  if constexpr (std::is_same_v<T, float>) {
+  if constexpr (std::is_same_v<T, int8_t>) {
+    static_assert(K == PoolKind::kMax);
+    return kernels.max_int8;
+  } else if constexpr (std::is_same_v<T, uint8_t>) {
+    static_assert(K == PoolKind::kMax);
+    return kernels.max_uint8;
+  } else if constexpr (std::is_same_v<T, float>) {
     if constexpr (K == PoolKind::kMax)
       return kernels.max_float;
     else if constexpr (K == PoolKind::kAverage)
@@ -150,6 +162,8 @@ OL_POOL_ROWS(PoolKind::kAverage, float)
 OL_POOL_ROWS(PoolKind::kAverage, double)
 OL_POOL_ROWS(PoolKind::kLp, float)
 OL_POOL_ROWS(PoolKind::kLp, double)
+OL_POOL_ROWS(PoolKind::kMax, int8_t)
+OL_POOL_ROWS(PoolKind::kMax, uint8_t)
 #undef OL_POOL_ROWS
 
 }  // namespace onnx_light

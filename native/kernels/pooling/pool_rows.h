@@ -1,5 +1,5 @@
 // The 2-D fast path of MaxPool (without Indices), AveragePool and LpPool on float and
-// double: per output row, the interior columns (every horizontal tap inside the input)
+// double, and of MaxPool (without Indices) on int8 and uint8: per output row, the interior columns (every horizontal tap inside the input)
 // are computed tap by tap across the whole column range, with no bounds checks and
 // vectorised over columns; the border columns fold their in-bounds taps one output at a
 // time. Each output folds its taps in the generic path's order (pool_ops.cc), so results
@@ -21,7 +21,8 @@ void PoolRows2d(const PoolGeometry& g, const PoolOptions& opt, const T* x, T* y,
 
 // The interior-row kernels, best first: "avx2" (x86-64; AVX2 without FMA, so the folds
 // match the generic path bit for bit; float Max/Average at column strides 1 and 2 in
-// register blocks), "portable" (the compiler-vectorised loops) last. Impl names the
+// register blocks; the byte MaxPool rows are the interior loop compiled with AVX2, whose
+// byte max is vpmaxsb/vpmaxub), "portable" (the compiler-vectorised loops) last. Impl names the
 // variant for PoolRows2dVariant. PoolRows2d runs the best enabled one (isa_variants.h).
 const std::vector<IsaVariant<Isa>>& PoolRowsVariants();
 

@@ -101,6 +101,8 @@ extern const PoolRowKernels kPoolRowsAvx2 = {
     OL_POOL_INTERIOR_ROWS(kMax, double),
     OL_POOL_INTERIOR_ROWS(kAverage, double),
     OL_POOL_INTERIOR_ROWS(kLp, double),
+    OL_POOL_INTERIOR_ROWS(kMax, int8_t),
+    OL_POOL_INTERIOR_ROWS(kMax, uint8_t),
 };
 
 }  // namespace onnx_light

@@ -23,10 +23,13 @@ using PoolRowFn = void (*)(const PoolGeometry& g, const PoolOptions& opt, const 
                            PoolColumnRange cols);
 
 // One ISA's interior-row kernels, by kind and type, each indexed by column stride: [0]
-// any stride, [1] stride 1, [2] stride 2.
+// any stride, [1] stride 1, [2] stride 2. The byte types have MaxPool only (the one
+// window pool ONNX defines on them).
 struct PoolRowKernels {
   PoolRowFn<float> max_float[3], average_float[3], lp_float[3];
   PoolRowFn<double> max_double[3], average_double[3], lp_double[3];
+  PoolRowFn<int8_t> max_int8[3];
+  PoolRowFn<uint8_t> max_uint8[3];
 };
 
 extern const PoolRowKernels kPoolRowsPortable;  // pool_rows.cc

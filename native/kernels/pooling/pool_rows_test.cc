@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -49,8 +50,21 @@ const Geometry kGeometries[] = {
 };
 
 // Few distinct values so that windows tie; signed zeros, infinities and NaNs in between.
+// For the byte types: the type's extremes (its minimum is the padding's identity) among
+// few other values, so that windows tie and all-minimum windows occur.
 template <typename T>
 std::vector<T> SpecialValues(int64_t n, uint32_t seed) {
+  if constexpr (std::is_integral_v<T>) {
+    const T lo = std::numeric_limits<T>::lowest(), hi = std::numeric_limits<T>::max();
+    const T specials[] = {lo, hi, T(lo + 1), T(hi - 1), T(0)};
+    std::mt19937 rng(seed);
+    std::vector<T> v(n);
+    for (auto& e : v) {
+      const uint32_t r = rng() % 40;
+      e = r < 5 ? specials[r] : r < 12 ? lo : static_cast<T>(lo + static_cast<int>(rng() % 256));
+    }
+    return v;
+  }
   const T specials[] = {T(0), -T(0), std::numeric_limits<T>::infinity(), -std::numeric_limits<T>::infinity(),
                         std::numeric_limits<T>::quiet_NaN()};
   std::mt19937 rng(seed);
@@ -88,7 +102,7 @@ void ExpectBitIdentical(const Tensor& a, const Tensor& b, const std::string& wha
   for (size_t i = 0; i < va.size(); ++i) {
     if (std::isnan(va[i]) && std::isnan(vb[i])) continue;
     ASSERT_EQ(std::memcmp(&va[i], &vb[i], sizeof(T)), 0)
-        << what << ": element " << i << " " << va[i] << " vs " << vb[i];
+        << what << ": element " << i << " " << +va[i] << " vs " << +vb[i];
   }
 }
 
@@ -148,7 +162,7 @@ void CompareVariantWithPortable(Isa variant, const PoolOptions& opt, const std::
       if (std::isnan(got[i]) && std::isnan(want[i])) continue;
       ASSERT_EQ(std::memcmp(&got[i], &want[i], sizeof(T)), 0)
           << what << " kernel " << geometry.kernel[0] << "x" << geometry.kernel[1] << " on " << geometry.height << "x"
-          << geometry.width << ": element " << i << " " << got[i] << " vs " << want[i];
+          << geometry.width << ": element " << i << " " << +got[i] << " vs " << +want[i];
     }
   }
 }
@@ -161,6 +175,8 @@ TEST_P(PoolRowsVariantTest, MatchesPortableBitForBit) {
   PoolOptions opt;
   CompareVariantWithPortable<PoolKind::kMax, float>(v, opt, "max float");
   CompareVariantWithPortable<PoolKind::kMax, double>(v, opt, "max double");
+  CompareVariantWithPortable<PoolKind::kMax, int8_t>(v, opt, "max int8");
+  CompareVariantWithPortable<PoolKind::kMax, uint8_t>(v, opt, "max uint8");
   for (bool include_pad : {false, true}) {
     opt.count_include_pad = include_pad;
     CompareVariantWithPortable<PoolKind::kAverage, float>(v, opt, "average float");
@@ -178,6 +194,8 @@ INSTANTIATE_TEST_SUITE_P(Isa, PoolRowsVariantTest, ::testing::ValuesIn(PoolRowsV
 TEST(PoolRows, MaxPoolMatchesGenericPath) {
   CompareWithGenericPath<float>("MaxPool", 12, 0);
   CompareWithGenericPath<double>("MaxPool", 12, 0);
+  CompareWithGenericPath<int8_t>("MaxPool", 12, 0);
+  CompareWithGenericPath<uint8_t>("MaxPool", 22, 0);
 }
 
 TEST(PoolRows, AveragePoolMatchesGenericPath) {
