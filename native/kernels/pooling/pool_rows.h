@@ -1,9 +1,8 @@
 // The 2-D fast path of MaxPool (without Indices), AveragePool and LpPool on float and
-// double, and of MaxPool (without Indices) on int8 and uint8: per output row, the interior columns (every horizontal tap inside the input)
-// are computed tap by tap across the whole column range, with no bounds checks and
-// vectorised over columns; the border columns fold their in-bounds taps one output at a
-// time. Each output folds its taps in the generic path's order (pool_ops.cc), so results
-// are bit-identical to it.
+// double, and of MaxPool (without Indices) on int8 and uint8: per output row, the interior columns (every horizontal
+// tap inside the input) are computed tap by tap across the whole column range, with no bounds checks and vectorised
+// over columns; the border columns fold their in-bounds taps one output at a time. Each output folds its taps in the
+// generic path's order (pool_ops.cc), so results are bit-identical to it.
 #pragma once
 
 #include <cstdint>
