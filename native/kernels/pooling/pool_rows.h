@@ -20,8 +20,8 @@ void PoolRows2d(const PoolGeometry& g, const PoolOptions& opt, const T* x, T* y,
 
 // The interior-row kernels, best first: "avx2" (x86-64; AVX2 without FMA, so the folds
 // match the generic path bit for bit; float Max/Average at column strides 1 and 2 in
-// register blocks; the byte MaxPool rows are the interior loop compiled with AVX2, whose
-// byte max is vpmaxsb/vpmaxub), "portable" (the compiler-vectorised loops) last. Impl names the
+// register blocks; int8/uint8 MaxPool at column strides 1 and 2 in 32-byte registers with
+// vpmaxsb/vpmaxub), "portable" (the compiler-vectorised loops) last. Impl names the
 // variant for PoolRows2dVariant. PoolRows2d runs the best enabled one (isa_variants.h).
 const std::vector<IsaVariant<Isa>>& PoolRowsVariants();
 

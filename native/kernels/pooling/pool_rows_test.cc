@@ -47,6 +47,11 @@ const Geometry kGeometries[] = {
     {{3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, 0, 5, 101},
     {{2, 2}, {1, 1}, {0, 0, 0, 0}, {1, 1}, 0, 4, 43},
     {{3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 0, 3, 34},
+    // Byte rows (32 columns a register): interior widths 64, then 95 and 81 (a last block
+    // overlapping its neighbour) at strides 2 and 1, with dilation.
+    {{3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, 0, 5, 130},
+    {{3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, 0, 4, 192},
+    {{2, 3}, {1, 1}, {0, 2, 1, 2}, {2, 2}, 1, 6, 85},
 };
 
 // Few distinct values so that windows tie; signed zeros, infinities and NaNs in between.
