@@ -5,6 +5,8 @@ what sessions built from the same model as a ModelProto compute, pickled or not.
 
 import os
 import pickle
+import subprocess
+import sys
 
 import numpy as np
 import onnx
@@ -210,3 +212,58 @@ def test_the_optimized_model_file_keeps_the_weights_the_session_released(tmp_pat
         np.testing.assert_array_equal(written[t.name], numpy_helper.to_array(t))
     x = feeds(rng)
     np.testing.assert_array_equal(onnx_light.InferenceSession(saved).run(None, x)[0], session.run(None, x)[0])
+
+
+# One session created in a fresh process from argv[1]: prints the peak resident growth
+# (KiB) that creation caused (VmHWM reset to VmRSS just before it, imports done).
+_PEAK_RSS_CHILD = r"""
+import sys
+import onnx_light
+
+def status_kib(field):
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith(field))
+
+with open("/proc/self/clear_refs", "w") as f:
+    f.write("5")
+before = status_kib("VmRSS:")
+session = onnx_light.InferenceSession(sys.argv[1], graph_optimizations=False)
+assert session.constant_memory().released_initializers == int(sys.argv[2])
+print(status_kib("VmHWM:") - before)
+"""
+
+
+@pytest.mark.parametrize("form", ["path", "external_data"])
+def test_creation_holds_each_weight_once_at_its_peak(tmp_path, form):
+    """Sixteen 4 MiB MatMul weights (1,024 columns: whole microkernel panels, so packing adds
+    no padding) from a path or from an external data file. While the session is created,
+    each weight is read (parsed or mapped) and packed, and released once packed: the mapped
+    pages of a released external range are given back at once, not when the whole file is
+    unmapped, so the peak holds every packed weight plus the weights not yet packed, about
+    1.0-1.1x the weights; holding the mapped file and the packed copies together is 2x.
+    1.5x leaves room for what Python allocates meanwhile (skeleton, shape inference)."""
+    layers, width = 16, 1024
+    rng = np.random.default_rng(3)
+    nodes, inits, x = [], [], "x"
+    for i in range(layers):
+        inits.append(numpy_helper.from_array(rng.standard_normal((width, width), dtype=np.float32), f"w{i}"))
+        nodes.append(helper.make_node("MatMul", [x, f"w{i}"], [f"m{i}"]))
+        x = f"m{i}"
+    graph = helper.make_graph(
+        nodes,
+        "wide",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, width])],
+        [helper.make_tensor_value_info(x, TensorProto.FLOAT, [1, width])],
+        initializer=inits,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    weights_kib = layers * width * width * 4 // 1024
+    os.makedirs(tmp_path / "model")
+    path = str(tmp_path / "model" / "wide.onnx")
+    onnx.save(model, path, save_as_external_data=form == "external_data", location="weights.bin")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    out = subprocess.run(
+        [sys.executable, "-c", _PEAK_RSS_CHILD, path, str(layers)], check=True, capture_output=True, text=True, env=env
+    )
+    peak_kib = int(out.stdout.split()[-1])
+    assert weights_kib <= peak_kib <= 1.5 * weights_kib, f"peak growth {peak_kib} KiB for {weights_kib} KiB of weights"
