@@ -29,7 +29,8 @@ HIDDEN = flags.DEFINE_integer("hidden", 2048, "width of the MLP's square weight 
 
 # One creation in a fresh process: prints a JSON line with the seconds, the peak RSS growth
 # (KiB) it caused (the peak, VmHWM, is reset to the current RSS just before: imports do not
-# count) and, for onnx-light, the session's constant memory accounting.
+# count), the transparent huge pages faulted in meanwhile and, for onnx-light, the
+# session's constant memory accounting.
 CHILD = r"""
 import json, sys, time
 runtime, path = sys.argv[1], sys.argv[2]
@@ -45,13 +46,19 @@ def status_kib(field):
     with open("/proc/self/status") as f:
         return next(int(line.split()[1]) for line in f if line.startswith(field))
 
+def huge_page_faults():
+    with open("/proc/vmstat") as f:
+        return next((int(line.split()[1]) for line in f if line.startswith("thp_fault_alloc ")), 0)
+
 with open("/proc/self/clear_refs", "w") as f:
     f.write("5")  # VmHWM := VmRSS
 before = status_kib("VmRSS:")
+thp_before = huge_page_faults()
 start = time.perf_counter()
 session = create()
 seconds = time.perf_counter() - start
-result = {"seconds": seconds, "rss_growth_kib": status_kib("VmHWM:") - before}
+result = {"seconds": seconds, "rss_growth_kib": status_kib("VmHWM:") - before,
+          "huge_page_faults": huge_page_faults() - thp_before}
 if runtime != "ort":
     result["constant_memory"] = session.constant_memory().to_dict()
 print(json.dumps(result))
@@ -82,7 +89,7 @@ def mlp_of_size(megabytes, hidden):
 
 
 def measure(runtime, path, repeats, model_mib):
-    seconds, rss, accounting = [], [], None
+    seconds, rss, huge_pages, accounting = [], [], [], None
     env = dict(os.environ)
     for _ in range(repeats):
         out = subprocess.run(
@@ -91,6 +98,7 @@ def measure(runtime, path, repeats, model_mib):
         result = json.loads(out[-1])
         seconds.append(result["seconds"])
         rss.append(result["rss_growth_kib"] / 1024)
+        huge_pages.append(result["huge_page_faults"])
         accounting = result.get("constant_memory", accounting)  # the same in every run
     row = {
         "seconds": seconds,
@@ -98,6 +106,9 @@ def measure(runtime, path, repeats, model_mib):
         "rss_growth_mib": rss,
         "median_rss_growth_mib": float(np.median(rss)),
         "rss_growth_over_model_size": float(np.median(rss)) / model_mib,
+        # Transparent huge pages faulted in machine-wide during each creation (2 MiB each;
+        # /proc/vmstat thp_fault_alloc): where the packed weights' first touch went.
+        "huge_page_faults": huge_pages,
     }
     if accounting is not None:
         row["constant_memory"] = accounting
