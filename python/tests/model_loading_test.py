@@ -267,3 +267,46 @@ def test_creation_holds_each_weight_once_at_its_peak(tmp_path, form):
     )
     peak_kib = int(out.stdout.split()[-1])
     assert weights_kib <= peak_kib <= 1.5 * weights_kib, f"peak growth {peak_kib} KiB for {weights_kib} KiB of weights"
+
+
+def test_packed_recurrent_and_integer_weights_are_counted_where_they_are_held():
+    """constant_memory counts what absorbing kernels hold in their weights' place: an LSTM
+    keeps W and R each reordered and packed (R also as its step's blocks and panels), so at
+    least twice their bytes; MatMulInteger keeps B packed (16-bit pairs or byte quads,
+    plus column sums), at least its K x N bytes. Both were counted short: R's packed forms
+    and the integer panels as nothing."""
+    rng = np.random.default_rng(5)
+    hidden, features = 32, 24
+    w = rng.standard_normal((1, 4 * hidden, features), dtype=np.float32)
+    r = rng.standard_normal((1, 4 * hidden, hidden), dtype=np.float32)
+    lstm = helper.make_graph(
+        [helper.make_node("LSTM", ["x", "W", "R"], ["", "y_h"], hidden_size=hidden)],
+        "lstm",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 1, features])],
+        [helper.make_tensor_value_info("y_h", TensorProto.FLOAT, None)],
+        initializer=[numpy_helper.from_array(w, "W"), numpy_helper.from_array(r, "R")],
+    )
+    session = onnx_light.InferenceSession(
+        helper.make_model(lstm, opset_imports=[helper.make_opsetid("", 21)]), graph_optimizations=False
+    )
+    kept = session.constant_memory()
+    assert kept.released_initializers == 2
+    assert kept.absorbed_held_bytes >= 2 * (w.nbytes + r.nbytes)
+
+    k, n = 192, 160
+    b = rng.integers(-128, 128, (k, n), dtype=np.int8)
+    matmul = helper.make_graph(
+        [helper.make_node("MatMulInteger", ["a", "B"], ["y"])],
+        "matmul_integer",
+        [helper.make_tensor_value_info("a", TensorProto.UINT8, [2, k])],
+        [helper.make_tensor_value_info("y", TensorProto.INT32, None)],
+        initializer=[numpy_helper.from_array(b, "B")],
+    )
+    session = onnx_light.InferenceSession(
+        helper.make_model(matmul, opset_imports=[helper.make_opsetid("", 21)]), graph_optimizations=False
+    )
+    kept = session.constant_memory()
+    assert kept.released_initializers == 1
+    assert kept.absorbed_held_bytes >= b.nbytes
+    a = rng.integers(0, 256, (2, k), dtype=np.uint8)
+    np.testing.assert_array_equal(session.run(None, {"a": a})[0], a.astype(np.int32) @ b.astype(np.int32))
