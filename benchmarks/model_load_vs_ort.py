@@ -7,6 +7,8 @@ target: at most 1.2x), with our session's own accounting of its constant memory
 (initializers retained and released once their kernels absorbed them, packed forms held).
 
     ./bazelw run //benchmarks:model_load_vs_ort -- --output=benchmarks/reports/model_load/model_load.json
+    # the same with transparent huge pages off in the measured processes:
+    ./bazelw run //benchmarks:model_load_vs_ort -- --no_huge_pages --output=/tmp/model_load_no_thp.json
 """
 
 import json
@@ -26,6 +28,13 @@ OUTPUT = flags.DEFINE_string("output", "", "where to write the JSON results")
 REPEATS = flags.DEFINE_integer("repeats", 5, "fresh processes per case")
 SIZES_MB = flags.DEFINE_list("sizes_mb", ["50", "250"], "model sizes")
 HIDDEN = flags.DEFINE_integer("hidden", 2048, "width of the MLP's square weight matrices")
+NO_HUGE_PAGES = flags.DEFINE_bool(
+    "no_huge_pages",
+    False,
+    "children of both runtimes create their session with transparent huge pages disabled for "
+    "the process (prctl PR_SET_THP_DISABLE): on a VM whose freed memory returns to the host, "
+    "the first touch of a fresh huge page is what packing the weights mostly costs",
+)
 
 # One creation in a fresh process: prints a JSON line with the seconds, the peak RSS growth
 # (KiB) it caused (the peak, VmHWM, is reset to the current RSS just before: imports do not
@@ -34,6 +43,10 @@ HIDDEN = flags.DEFINE_integer("hidden", 2048, "width of the MLP's square weight 
 CHILD = r"""
 import json, sys, time
 runtime, path = sys.argv[1], sys.argv[2]
+if sys.argv[3] == "no_huge_pages":
+    import ctypes
+    if ctypes.CDLL(None, use_errno=True).prctl(41, 1, 0, 0, 0) != 0:  # PR_SET_THP_DISABLE
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_THP_DISABLE) failed")
 if runtime == "ort":
     import onnxruntime as ort
     create = lambda: ort.InferenceSession(path, providers=["CPUExecutionProvider"])
@@ -93,7 +106,11 @@ def measure(runtime, path, repeats, model_mib):
     env = dict(os.environ)
     for _ in range(repeats):
         out = subprocess.run(
-            [sys.executable, "-c", CHILD, runtime, path], check=True, capture_output=True, text=True, env=env
+            [sys.executable, "-c", CHILD, runtime, path, "no_huge_pages" if NO_HUGE_PAGES.value else "default"],
+            check=True,
+            capture_output=True,
+            text=True,
+            env=env,
         ).stdout.splitlines()
         result = json.loads(out[-1])
         seconds.append(result["seconds"])
@@ -117,7 +134,11 @@ def measure(runtime, path, repeats, model_mib):
 
 def main(argv):
     del argv
-    doc = {"benchmark": "model_load_vs_ort", "results": [], "conditions": conditions(repeats=REPEATS.value)}
+    doc = {
+        "benchmark": "model_load_vs_ort",
+        "results": [],
+        "conditions": conditions(repeats=REPEATS.value, no_huge_pages=NO_HUGE_PAGES.value),
+    }
     with tempfile.TemporaryDirectory() as tmp:
         for size in [int(s) for s in SIZES_MB.value]:
             model = mlp_of_size(size, HIDDEN.value)
