@@ -227,8 +227,11 @@ Status GemmConv(KernelContext& ctx, const ConvGeometry& cg, const float* x, cons
 
 std::vector<ParamSpec> ConvTuningParams() {
   std::vector<ParamSpec> params = gemm::GemmTuningParams();
-  params.push_back(ParamSpec::Int64(param::kDepthwiseMinimumMultiplyAdds, ConvTuning{}.depthwise_minimum_multiply_adds,
-                                    1, int64_t{1} << 50,
+  for (ParamSpec& spec : params) {
+    if (spec.name == param::kMinimumTasks) spec.portable_default = ParamValue(kConvMinimumTasks);
+  }
+  params.push_back(ParamSpec::Int64(param::kDepthwiseMinimumMultiplyAdds, kConvDepthwiseMinimumMultiplyAdds, 1,
+                                    int64_t{1} << 50,
                                     "multiply-adds below which a depthwise-style convolution (one input channel "
                                     "per group) runs serially"));
   return params;

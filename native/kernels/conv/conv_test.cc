@@ -6,11 +6,13 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "native/kernels/common/isa_test_util.h"
+#include "native/kernels/conv/conv_float.h"
 #include "native/kernels/conv/depthwise.h"
 #include "native/kernels/conv/implicit_gemm.h"
 #include "native/registry/kernel_test_checks.h"
@@ -345,6 +347,53 @@ TEST(Conv, DepthwiseChannelBlocks) {
   ConvCase no_bias{{2, 33, 9, 4}, {33, 1, 3, 7}, 33, {2, 1}, {}, {0, 3, 2, 3}};
   no_bias.bias = false;
   CheckConv(no_bias, {0, 3}, {5, 4});
+}
+
+// The portable thresholds decide where a region opens (2 participants, schema defaults):
+// at kConvDepthwiseMinimumMultiplyAdds multiply-adds a depthwise convolution splits, one
+// plane less runs serially, on the plane kernels (64x64 planes, 1x1 kernel) and on the
+// channel blocks (7x7 planes, 5x5 kernel); at kConvMinimumTasks work units a 1x1 (GEMM)
+// convolution splits, below it runs serially.
+TEST(Conv, PortableThresholdsDecideTheRegions) {
+  const auto regions = [](std::vector<int64_t> x_shape, std::vector<int64_t> w_shape, int64_t group, int64_t pad) {
+    KernelTester t("Conv", 22);
+    t.Input(MakeTensor<float>(Shape(x_shape), Random(Product(x_shape), 1)))
+        .ConstantInput(MakeTensor<float>(Shape(w_shape), Random(Product(w_shape), 2)))
+        .Attr("group", group)
+        .Attr("pads", std::vector<int64_t>{pad, pad, pad, pad})
+        .PortableDefaults();
+    auto result = t.RunWithDetails(2);
+    EXPECT_TRUE(result.ok()) << result.status().ToString();
+    return result.ok() ? result->regions.size() : size_t{99};
+  };
+  // Plane kernels: 256 planes x 4096 outputs x 1 tap = 2^20 multiply-adds.
+  ASSERT_EQ(conv::kConvDepthwiseMinimumMultiplyAdds, int64_t{1} << 20) << "update the shapes below";
+  EXPECT_EQ(regions({1, 256, 64, 64}, {256, 1, 1, 1}, 256, 0), 1u);
+  EXPECT_EQ(regions({1, 255, 64, 64}, {255, 1, 1, 1}, 255, 0), 0u);
+  // Channel blocks: 1225 multiply-adds per 7x7 plane with a 5x5 kernel; 856 planes reach 2^20.
+  EXPECT_EQ(regions({1, 856, 7, 7}, {856, 1, 5, 5}, 856, 2), 1u);
+  EXPECT_EQ(regions({1, 855, 7, 7}, {855, 1, 5, 5}, 855, 2), 0u);
+  // 1x1: 64 channels x 64 positions x K; K = 64 x kConvMinimumTasks gives exactly that many units.
+  const int64_t k = 64 * conv::kConvMinimumTasks;
+  EXPECT_EQ(regions({1, k, 8, 8}, {64, k, 1, 1}, 1, 0), 1u);
+  EXPECT_EQ(regions({1, k - 16, 8, 8}, {64, k - 16, 1, 1}, 1, 0), 0u);
+}
+
+// The schema's portable defaults are the constants of conv_float.h (Conv's own
+// minimum_tasks, not the Gemm op's).
+TEST(Conv, SchemaDefaultsAreTheConvConstants) {
+  int found = 0;
+  for (const ParamSpec& spec : conv::ConvTuningParams()) {
+    if (spec.name == param::kMinimumTasks) {
+      EXPECT_EQ(std::get<int64_t>(spec.portable_default), conv::kConvMinimumTasks);
+      ++found;
+    }
+    if (spec.name == param::kDepthwiseMinimumMultiplyAdds) {
+      EXPECT_EQ(std::get<int64_t>(spec.portable_default), conv::kConvDepthwiseMinimumMultiplyAdds);
+      ++found;
+    }
+  }
+  EXPECT_EQ(found, 2);
 }
 
 // The rule: rows narrower than the variant's vector, at least a vector's worth of output
