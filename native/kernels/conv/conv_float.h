@@ -61,7 +61,7 @@ class PackedConvWeights {
 
 // Y = conv(X, W) + bias (bias may be null). Depthwise-style convolutions (one input channel
 // per group) run SIMD plane kernels parallel over output planes, or, when their output rows
-// are narrower than a vector (DepthwiseChannelsTake), channel-blocked kernels parallel over
+// fill at most half a vector (DepthwiseChannelsTake), channel-blocked kernels parallel over
 // blocks of a vector's worth of channels; 2-D convolutions whose
 // output channels per group are a multiple of 32 run the implicit GEMM on AVX-512
 // (implicit_gemm.h); the rest run one GEMM per (image, group, block of output channels,

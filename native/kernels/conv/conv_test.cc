@@ -333,14 +333,15 @@ TEST(Conv, DepthwiseAndChannelMultiplier) {
   CheckConv({{2, 2, 15, 70}, {2, 1, 3, 3}, 2, {2, 2}, {}, {1, 1, 1, 1}}, {1, 1}, {8, 35});
 }
 
-// Small planes with many channels: the channel-blocked kernels where AVX2 is enabled (rows
-// narrower than a vector), full and partial channel blocks, a channel multiplier, strides,
-// dilations, asymmetric pads and no bias.
+// Small planes with many channels: the channel-blocked kernels (rows of at most half a
+// vector: 7 columns on AVX-512, 4 on AVX2 and AVX-512), full and partial channel blocks, a
+// channel multiplier, strides, dilations, asymmetric pads and no bias.
 TEST(Conv, DepthwiseChannelBlocks) {
-  // MobileNetV3's 5x5 planes: 7x7 stride 1, 14x14 stride 2 (to 7x7), 14x14 stride 1.
+  // MobileNetV3's 5x5 planes ending in 7x7 (stride 1, and stride 2 from 14x14); 19 channels
+  // of 4x4 (a partial block everywhere).
   CheckConv({{1, 40, 7, 7}, {40, 1, 5, 5}, 40, {1, 1}, {}, {2, 2, 2, 2}}, {2, 2}, {7, 7});
   CheckConv({{2, 24, 14, 14}, {24, 1, 5, 5}, 24, {2, 2}, {}, {2, 2, 2, 2}}, {2, 2}, {7, 7});
-  CheckConv({{1, 19, 14, 14}, {19, 1, 5, 5}, 19, {1, 1}, {}, {2, 2, 2, 2}}, {2, 2}, {14, 14});
+  CheckConv({{1, 19, 4, 4}, {19, 1, 3, 3}, 19, {1, 1}, {}, {1, 1, 1, 1}}, {1, 1}, {4, 4});
   // 3x3, a channel multiplier of 2 (34 outputs from 17 planes), dilation 2, uneven pads.
   CheckConv({{1, 17, 6, 5}, {34, 1, 3, 3}, 17, {1, 1}, {2, 2}, {1, 2, 3, 1}}, {1, 2}, {6, 4});
   // Stride 2 with pads past the end, no bias, a kernel wider than the input.
@@ -396,7 +397,7 @@ TEST(Conv, SchemaDefaultsAreTheConvConstants) {
   EXPECT_EQ(found, 2);
 }
 
-// The rule: rows narrower than the variant's vector, at least a vector's worth of output
+// The rule: rows of at most half the variant's vector, at least a vector's worth of output
 // channels, 2-D (or 1-D) only.
 TEST(Conv, DepthwiseChannelBlocksTakeNarrowRowsWithManyChannels) {
   const auto geometry = [](std::vector<int64_t> in, std::vector<int64_t> kernel) {
@@ -414,12 +415,14 @@ TEST(Conv, DepthwiseChannelBlocksTakeNarrowRowsWithManyChannels) {
     return conv::Geometry3d(cg);
   };
   EXPECT_TRUE(conv::DepthwiseChannelsTake(geometry({7, 7}, {5, 5}), 576, 16));
-  EXPECT_TRUE(conv::DepthwiseChannelsTake(geometry({14, 14}, {5, 5}), 240, 16));
-  EXPECT_FALSE(conv::DepthwiseChannelsTake(geometry({14, 14}, {5, 5}), 240, 8));  // 14 columns fill 8 lanes
-  EXPECT_TRUE(conv::DepthwiseChannelsTake(geometry({7, 7}, {3, 3}), 8, 8));
-  EXPECT_FALSE(conv::DepthwiseChannelsTake(geometry({7, 7}, {3, 3}), 7, 8));      // fewer channels than lanes
+  EXPECT_TRUE(conv::DepthwiseChannelsTake(geometry({8, 8}, {5, 5}), 16, 16));
+  EXPECT_FALSE(conv::DepthwiseChannelsTake(geometry({9, 9}, {5, 5}), 240, 16));  // 9 of 16 lanes
+  EXPECT_FALSE(conv::DepthwiseChannelsTake(geometry({14, 14}, {5, 5}), 240, 16));
+  EXPECT_FALSE(conv::DepthwiseChannelsTake(geometry({7, 7}, {5, 5}), 576, 8));  // 7 of 8 lanes
+  EXPECT_TRUE(conv::DepthwiseChannelsTake(geometry({4, 4}, {3, 3}), 8, 8));
+  EXPECT_FALSE(conv::DepthwiseChannelsTake(geometry({4, 4}, {3, 3}), 7, 8));      // fewer channels than lanes
   EXPECT_FALSE(conv::DepthwiseChannelsTake(geometry({28, 28}, {3, 3}), 88, 16));  // rows fill the vectors
-  EXPECT_TRUE(conv::DepthwiseChannelsTake(geometry({9}, {3}), 32, 16));           // 1-D: one row
+  EXPECT_TRUE(conv::DepthwiseChannelsTake(geometry({5}, {3}), 32, 16));           // 1-D: one row
   EXPECT_FALSE(conv::DepthwiseChannelsTake(geometry({3, 7, 7}, {3, 3, 3}), 64, 16));
 }
 
@@ -438,11 +441,22 @@ TEST_P(DepthwiseChannelsVariantTest, SumsTapsInKhKwOrderThenBias) {
   struct PlaneCase {
     int64_t in_h, in_w, kernel_h, kernel_w, stride_h, stride_w, dilation, pad_top, pad_left, pad_bottom, pad_right;
   };
-  const PlaneCase cases[] = {{7, 7, 5, 5, 1, 1, 1, 2, 2, 2, 2},   {14, 14, 5, 5, 2, 2, 1, 2, 2, 2, 2},
-                             {14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1}, {14, 14, 3, 3, 2, 2, 1, 0, 0, 1, 1},
-                             {5, 6, 3, 3, 1, 1, 2, 2, 1, 2, 3},   {3, 3, 5, 5, 1, 1, 1, 2, 2, 2, 2},
-                             {1, 9, 1, 3, 1, 1, 1, 0, 1, 0, 1},   {8, 4, 3, 7, 2, 1, 1, 0, 3, 2, 3},
-                             {6, 6, 1, 1, 1, 1, 1, 0, 0, 0, 0},   {9, 11, 2, 4, 3, 2, 1, 1, 0, 0, 2}};
+  const PlaneCase cases[] = {{7, 7, 5, 5, 1, 1, 1, 2, 2, 2, 2},
+                             {14, 14, 5, 5, 2, 2, 1, 2, 2, 2, 2},
+                             {14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+                             {14, 14, 3, 3, 2, 2, 1, 0, 0, 1, 1},
+                             {5, 6, 3, 3, 1, 1, 2, 2, 1, 2, 3},
+                             {3, 3, 5, 5, 1, 1, 1, 2, 2, 2, 2},
+                             {1, 9, 1, 3, 1, 1, 1, 0, 1, 0, 1},
+                             {8, 4, 3, 7, 2, 1, 1, 0, 3, 2, 3},
+                             {6, 6, 1, 1, 1, 1, 1, 0, 0, 0, 0},
+                             {9, 11, 2, 4, 3, 2, 1, 1, 0, 0, 2},
+                             // Square 3x3 / 5x5 rows of every run length: 5, 2, 4, 1, 8 + 8 + 1.
+                             {6, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+                             {4, 4, 5, 5, 2, 2, 1, 2, 2, 2, 2},
+                             {9, 9, 3, 3, 2, 2, 1, 0, 0, 0, 0},
+                             {1, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+                             {12, 17, 5, 5, 1, 1, 1, 2, 2, 2, 2}};
   const int lanes = variant.lanes;
   for (const PlaneCase& c : cases) {
     conv::ConvGeometry cg;

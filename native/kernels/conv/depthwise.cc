@@ -34,7 +34,7 @@ const std::vector<IsaVariant<DepthwiseChannels>>& DepthwiseChannelsVariants() {
 
 bool DepthwiseChannelsTake(const Geometry3d& g, int64_t out_channels, int lanes) {
   const bool two_d = g.out[0] == 1 && g.in[0] == 1 && g.kernel[0] == 1;
-  return two_d && g.out[2] < lanes && out_channels >= lanes;
+  return two_d && 2 * g.out[2] <= lanes && out_channels >= lanes;
 }
 
 DepthwiseChannels SelectDepthwiseChannels(const Geometry3d& g, int64_t out_channels) {

@@ -50,10 +50,13 @@ struct DepthwiseChannels {
 // them every depthwise convolution takes the plane kernels.
 const std::vector<IsaVariant<DepthwiseChannels>>& DepthwiseChannelsVariants();
 // Whether a variant of `lanes` channels takes g (the rule, stated once): a 2-D plane (or
-// 1-D) whose output rows are narrower than the variant's vector (out_w < lanes, so the
-// plane kernels would leave lanes of every vector empty and mask every load: MobileNetV3's
-// and EfficientNet's 7x7 and 14x14 planes on AVX-512, 7x7 on AVX2), in a convolution with
-// at least `lanes` output channels (so that the channel blocks are mostly full).
+// 1-D) whose output rows fill at most half of the variant's vector (2 x out_w <= lanes),
+// in a convolution with at least `lanes` output channels (so that the channel blocks are
+// mostly full). There the plane kernels spend at least twice the FMAs the channel blocks do
+// (one vector per row and tap, half of it or more empty), which pays for the blocks'
+// interleaving copies (about 2 scalar moves per input and output element); with fuller
+// rows the copies would cost more than the empty lanes. MobileNetV3's and EfficientNet's
+// 7x7 planes on AVX-512 (16 lanes) take it; on AVX2 (8 lanes) only rows of 4 or fewer.
 bool DepthwiseChannelsTake(const Geometry3d& g, int64_t out_channels, int lanes);
 // The first enabled variant that takes g, else {0, null} (then the plane kernels run).
 DepthwiseChannels SelectDepthwiseChannels(const Geometry3d& g, int64_t out_channels);

@@ -41,8 +41,8 @@ struct Shapes {
 const Shapes kShapes[] = {
     {"depthwise_3x3_s1", {2, 8, 13, 21}, {8, 1, 3, 3}, 8, {1, 1}, {1, 1, 1, 1}},
     {"depthwise_5x5_s2", {1, 6, 17, 19}, {6, 1, 5, 5}, 6, {2, 2}, {2, 2, 2, 2}},
-    // Rows narrower than a vector, 20 channels (a full and a partial block of 16, two of
-    // 8 and a partial one): the channel-blocked kernels where AVX2 is enabled.
+    // Rows of 7 (at most half of AVX-512's 16 lanes), 20 channels (a full and a partial
+    // block of 16): the channel-blocked kernels where AVX-512 is enabled.
     {"depthwise_channel_blocks", {2, 20, 7, 7}, {20, 1, 5, 5}, 20, {1, 1}, {2, 2, 2, 2}},
     {"implicit_gemm_64", {1, 16, 11, 9}, {64, 16, 3, 3}, 1, {1, 1}, {1, 1, 1, 1}},
     {"implicit_gemm_32", {2, 5, 9, 10}, {32, 5, 3, 3}, 1, {2, 1}, {1, 0, 1, 2}},
