@@ -9,7 +9,11 @@ thread can neither help much nor hurt much. This measures what lowering a family
 threshold buys: Conv/FusedConv parallel.minimum_tasks (GEMM-path convolutions, units of
 64^3 multiply-adds), parallel.depthwise_minimum_multiply_adds (depthwise), and
 SqueezeExcitation's parallel.minimum_elements, one at a time (--minimum_tasks,
---depthwise_minimum, --se_minimum) and together (--combined).
+--depthwise_minimum, --se_minimum) and together (--combined); and, at the portable
+thresholds, workers that spin longer before parking (--spin_microseconds: with few
+regions per run the gaps between them exceed the default 200 us spin, so every region may
+wake a parked worker; the sequential sweep's gains from lower thresholds may come from the
+extra regions keeping the workers awake rather than from splitting the convolutions).
 
 The measurement rule (kernel_baseline/interleave.h's, for whole models): all sessions of
 one (model, thread count) exist at once; block b runs every setting once, the order
@@ -57,6 +61,12 @@ flags.DEFINE_list(
     ["2/262144"],
     "settings moving Conv and depthwise together, each 'minimum_tasks/depthwise_minimum'",
 )
+flags.DEFINE_list(
+    "spin_microseconds",
+    ["5000"],
+    "settings at the portable thresholds whose workers spin this long before parking (the "
+    "policy's default is 200 us, shorter than the gaps between MobileNetV3's few regions)",
+)
 flags.DEFINE_integer("blocks", 20, "interleaved blocks per (model, thread count)")
 flags.DEFINE_integer("repeats", 20, "timed runs per setting and block")
 flags.DEFINE_integer("warmup", 5, "untimed runs before each setting's turn in a block")
@@ -69,7 +79,8 @@ MINIMUM_TASKS = "parallel.minimum_tasks"
 DEPTHWISE_MINIMUM = "parallel.depthwise_minimum_multiply_adds"
 SE_MINIMUM = "parallel.minimum_elements"
 
-Setting = tuple[str, dict[str, dict[str, Any]]]
+# (label, explicit tuning values, the workers' spin in microseconds or None for the default)
+Setting = tuple[str, dict[str, dict[str, Any]], int | None]
 
 
 def _conv(values: dict[str, int]) -> dict[str, dict[str, Any]]:
@@ -77,17 +88,21 @@ def _conv(values: dict[str, int]) -> dict[str, dict[str, Any]]:
 
 
 def settings(
-    minimum_tasks: Sequence[str], depthwise_minimum: Sequence[str], se_minimum: Sequence[str], combined: Sequence[str]
+    minimum_tasks: Sequence[str],
+    depthwise_minimum: Sequence[str],
+    se_minimum: Sequence[str],
+    combined: Sequence[str],
+    spin_microseconds: Sequence[str] = (),
 ) -> list[Setting]:
-    """(label, explicit tuning values): the portable defaults first, then one parameter
-    moved at a time, then the combined Conv/depthwise settings."""
-    found: list[Setting] = [("portable", {})]
+    """The portable defaults first, then one parameter moved at a time, then the combined
+    Conv/depthwise settings, then the portable thresholds with longer worker spins."""
+    found: list[Setting] = [("portable", {}, None)]
     for value in minimum_tasks:
-        found.append((f"conv minimum_tasks={value}", _conv({MINIMUM_TASKS: int(value)})))
+        found.append((f"conv minimum_tasks={value}", _conv({MINIMUM_TASKS: int(value)}), None))
     for value in depthwise_minimum:
-        found.append((f"depthwise minimum={value}", _conv({DEPTHWISE_MINIMUM: int(value)})))
+        found.append((f"depthwise minimum={value}", _conv({DEPTHWISE_MINIMUM: int(value)}), None))
     for value in se_minimum:
-        found.append((f"SE minimum={value}", {SE_KEY: {SE_MINIMUM: int(value)}}))
+        found.append((f"SE minimum={value}", {SE_KEY: {SE_MINIMUM: int(value)}}, None))
     for pair in combined:
         tasks, _, depthwise = pair.partition("/")
         if not tasks or not depthwise:
@@ -96,8 +111,11 @@ def settings(
             (
                 f"conv minimum_tasks={tasks} + depthwise minimum={depthwise}",
                 _conv({MINIMUM_TASKS: int(tasks), DEPTHWISE_MINIMUM: int(depthwise)}),
+                None,
             )
         )
+    for value in spin_microseconds:
+        found.append((f"portable, workers spin {int(value)} us", {}, int(value)))
     return found
 
 
@@ -144,13 +162,14 @@ def _feeds(session: onnx_light.InferenceSession) -> dict[str, np.ndarray]:
 def _measure(name: str, data: bytes, threads: int, chosen: list[Setting]) -> dict[str, Any]:
     """The interleaved blocks of one (model, thread count), then ORT's block."""
     sessions = []
-    for _, explicit in chosen:
+    for _, explicit, spin in chosen:
         source = kernel_tuning.tuning_source(profiles_path=None, explicit=explicit, num_threads=threads)
-        sessions.append(
-            onnx_light.InferenceSession(
-                data, cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=threads), tuning_profile=source
-            )
+        policy = (
+            onnx_light.CpuExecutionPolicy(num_threads=threads)
+            if spin is None
+            else onnx_light.CpuExecutionPolicy(num_threads=threads, spin_microseconds=spin)
         )
+        sessions.append(onnx_light.InferenceSession(data, cpu_execution=policy, tuning_profile=source))
     feeds = _feeds(sessions[0])
     regions = [len(session.run_with_events(None, feeds)[2]) for session in sessions]
     samples: list[list[list[float]]] = [[] for _ in chosen]  # [setting][block] -> ms
@@ -165,12 +184,13 @@ def _measure(name: str, data: bytes, threads: int, chosen: list[Setting]) -> dic
     ratios = block_ratios(medians)
     ort = block_samples(ort_session(data, threads), feeds, FLAGS.warmup, FLAGS.ort_repeats)
     rows = []
-    for s, (label, explicit) in enumerate(chosen):
+    for s, (label, explicit, spin) in enumerate(chosen):
         median, low, high, exact = median_interval([r[s] for r in ratios])
         rows.append(
             {
                 "setting": label,
                 "explicit": explicit,
+                "spin_microseconds": spin,
                 "regions_per_run": regions[s],
                 "median_ms": statistics.median(m[s] for m in medians),
                 "ratio": median,
@@ -204,7 +224,9 @@ def main(argv: list[str]) -> None:
     if FLAGS.blocks < 1 or FLAGS.repeats < 1 or FLAGS.warmup < 0:
         raise app.UsageError("--blocks and --repeats must be at least 1, --warmup at least 0")
     directory = torch_corpus.model_dir(FLAGS.cache_dir, FLAGS.torch_version)
-    everything = settings(FLAGS.minimum_tasks, FLAGS.depthwise_minimum, FLAGS.se_minimum, FLAGS.combined)
+    everything = settings(
+        FLAGS.minimum_tasks, FLAGS.depthwise_minimum, FLAGS.se_minimum, FLAGS.combined, FLAGS.spin_microseconds
+    )
     print(f"{FLAGS.blocks} interleaved blocks of {FLAGS.warmup} + {FLAGS.repeats} runs per setting")
     print(
         "| model | threads | setting | median of block medians ms | ratio to portable (median of blocks) "

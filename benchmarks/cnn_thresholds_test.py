@@ -55,19 +55,22 @@ class MedianIntervalTest(parameterized.TestCase):
 
 
 class SettingsTest(absltest.TestCase):
-    def test_portable_first_then_each_parameter_then_combined(self) -> None:
-        found = cnn_thresholds.settings(["2"], ["65536"], ["16384"], ["4/262144"])
+    def test_portable_first_then_each_parameter_then_combined_then_spins(self) -> None:
+        found = cnn_thresholds.settings(["2"], ["65536"], ["16384"], ["4/262144"], ["5000"])
         self.assertEqual(
-            [label for label, _ in found],
+            [label for label, _, _ in found],
             [
                 "portable",
                 "conv minimum_tasks=2",
                 "depthwise minimum=65536",
                 "SE minimum=16384",
                 "conv minimum_tasks=4 + depthwise minimum=262144",
+                "portable, workers spin 5000 us",
             ],
         )
         self.assertEqual(found[0][1], {})
+        self.assertEqual([spin for _, _, spin in found], [None, None, None, None, None, 5000])
+        self.assertEqual(found[5][1], {})
         for key in cnn_thresholds.CONV_KEYS:
             self.assertEqual(found[1][1][key], {"parallel.minimum_tasks": 2})
             self.assertEqual(found[2][1][key], {"parallel.depthwise_minimum_multiply_adds": 65536})
