@@ -1,6 +1,7 @@
 #include "native/kernels/pooling/pool_rows.h"
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 #include <type_traits>
 
@@ -55,6 +56,15 @@ T BorderOutput(const PoolGeometry& g, const PoolOptions& opt, const T* x_plane, 
 // The kernels of one variant (see PoolRowsVariants()).
 const PoolRowKernels& KernelsOf(Isa isa) {
 #if defined(__x86_64__)
+  if (isa == Isa::kAvx512) {  // the AVX2 table with the AVX-512 byte rows
+    static const PoolRowKernels* avx512 = [] {
+      auto* k = new PoolRowKernels(kPoolRowsAvx2);
+      std::copy(std::begin(kPoolByteRowsAvx512.max_int8), std::end(kPoolByteRowsAvx512.max_int8), k->max_int8);
+      std::copy(std::begin(kPoolByteRowsAvx512.max_uint8), std::end(kPoolByteRowsAvx512.max_uint8), k->max_uint8);
+      return k;
+    }();
+    return *avx512;
+  }
   if (isa == Isa::kAvx2) return kPoolRowsAvx2;
 #endif
   return kPoolRowsPortable;
@@ -134,7 +144,7 @@ void PoolRowsWith(const PoolRowFn<T> (&by_stride)[3], const PoolGeometry& g, con
 const std::vector<IsaVariant<Isa>>& PoolRowsVariants() {
   static const auto* variants = new std::vector<IsaVariant<Isa>> {
 #if defined(__x86_64__)
-    {"avx2", Isa::kAvx2, Isa::kAvx2},
+    {"avx512", Isa::kAvx512, Isa::kAvx512}, {"avx2", Isa::kAvx2, Isa::kAvx2},
 #endif
         {"portable", Isa::kPortable, Isa::kPortable},
   };

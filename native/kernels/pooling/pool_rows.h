@@ -18,7 +18,8 @@ namespace onnx_light {
 template <PoolKind K, typename T>
 void PoolRows2d(const PoolGeometry& g, const PoolOptions& opt, const T* x, T* y, int64_t begin, int64_t end);
 
-// The interior-row kernels, best first: "avx2" (x86-64; AVX2 without FMA, so the folds
+// The interior-row kernels, best first: "avx512" (x86-64; int8/uint8 MaxPool at column
+// strides 1 and 2 in 64-byte registers, everything else as "avx2"), "avx2" (x86-64; AVX2 without FMA, so the folds
 // match the generic path bit for bit; float Max/Average at column strides 1 and 2 in
 // register blocks; int8/uint8 MaxPool at column strides 1 and 2 in 32-byte registers with
 // vpmaxsb/vpmaxub), "portable" (the compiler-vectorised loops) last. Impl names the

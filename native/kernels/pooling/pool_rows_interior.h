@@ -32,9 +32,17 @@ struct PoolRowKernels {
   PoolRowFn<uint8_t> max_uint8[3];
 };
 
+// The byte MaxPool rows of an ISA that has only those (pool_rows.cc takes the rest of its
+// table from the level below).
+struct PoolRowByteKernels {
+  PoolRowFn<int8_t> max_int8[3];
+  PoolRowFn<uint8_t> max_uint8[3];
+};
+
 extern const PoolRowKernels kPoolRowsPortable;  // pool_rows.cc
 #if defined(__x86_64__)
-extern const PoolRowKernels kPoolRowsAvx2;  // pool_rows_avx2.cc: AVX2, never contracted to FMA
+extern const PoolRowKernels kPoolRowsAvx2;            // pool_rows_avx2.cc: AVX2, never contracted to FMA
+extern const PoolRowByteKernels kPoolByteRowsAvx512;  // pool_rows_avx512.cc: AVX-512BW byte max
 #endif
 
 namespace {
