@@ -11,14 +11,30 @@
 namespace onnx_light {
 namespace conv {
 
+// The portable defaults of Conv's and FusedConv's parallel thresholds, set here and nowhere
+// else (the schema and ConvTuning read them). A convolution below its minimum runs on the
+// calling thread, at or above it splits over the participants:
+// - kConvMinimumTasks: GEMM-path convolutions (implicit GEMM, im2col + GEMM, 1x1), in
+//   parallel.minimum_tasks units of 64^3 multiply-adds (gemm::GemmWorkUnits of
+//   batch x out_channels, out_size, in_channels/group x kernel_size); Conv's own default,
+//   no longer the Gemm op's (both 16 today).
+// - kConvDepthwiseMinimumMultiplyAdds: depthwise-style convolutions (one input channel per
+//   group), in multiply-adds (planes x out_size x kernel_size).
+// Moving a value changes only when a region opens, never a result (every path is
+// bit-identical across participant counts). //benchmarks:cnn_thresholds times candidate
+// values on whole models, interleaved, to choose them.
+inline constexpr int64_t kConvMinimumTasks = 16;
+inline constexpr int64_t kConvDepthwiseMinimumMultiplyAdds = int64_t{1} << 20;
+
 // Tuning values of Conv (float), read once at Init.
 struct ConvTuning {
-  gemm::GemmTuning gemm;  // the GEMM path's parallel.minimum_tasks
+  gemm::GemmTuning gemm{kConvMinimumTasks};  // the GEMM paths' parallel.minimum_tasks
   // Depthwise-style convolutions (one input channel per group) below this many
   // multiply-adds run serially.
-  int64_t depthwise_minimum_multiply_adds = int64_t{1} << 20;
+  int64_t depthwise_minimum_multiply_adds = kConvDepthwiseMinimumMultiplyAdds;
 };
-// Conv's schema: the GEMM parameters plus parallel.depthwise_minimum_multiply_adds.
+// Conv's schema: the GEMM parameters (parallel.minimum_tasks defaulting to
+// kConvMinimumTasks) plus parallel.depthwise_minimum_multiply_adds.
 std::vector<ParamSpec> ConvTuningParams();
 StatusOr<ConvTuning> ReadConvTuning(const ResolvedTuning& tuning);
 
@@ -44,7 +60,9 @@ class PackedConvWeights {
 };
 
 // Y = conv(X, W) + bias (bias may be null). Depthwise-style convolutions (one input channel
-// per group) run SIMD plane kernels parallel over output planes; 2-D convolutions whose
+// per group) run SIMD plane kernels parallel over output planes, or, when their output rows
+// fill at most half a vector (DepthwiseChannelsTake), channel-blocked kernels parallel over
+// blocks of a vector's worth of channels; 2-D convolutions whose
 // output channels per group are a multiple of 32 run the implicit GEMM on AVX-512
 // (implicit_gemm.h); the rest run one GEMM per (image, group, block of output channels,
 // tile of output positions) with im2col generated straight into the GEMM's packed panels,

@@ -6,11 +6,13 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "native/kernels/common/isa_test_util.h"
+#include "native/kernels/conv/conv_float.h"
 #include "native/kernels/conv/depthwise.h"
 #include "native/kernels/conv/implicit_gemm.h"
 #include "native/registry/kernel_test_checks.h"
@@ -330,6 +332,183 @@ TEST(Conv, DepthwiseAndChannelMultiplier) {
   CheckConv({{1, 3, 13, 57}, {3, 1, 3, 3}, 3, {1, 1}, {}, {1, 1, 1, 1}}, {1, 1}, {13, 57});
   CheckConv({{2, 2, 15, 70}, {2, 1, 3, 3}, 2, {2, 2}, {}, {1, 1, 1, 1}}, {1, 1}, {8, 35});
 }
+
+// Small planes with many channels: the channel-blocked kernels (rows of at most half a
+// vector: 7 columns on AVX-512, 4 on AVX2 and AVX-512), full and partial channel blocks, a
+// channel multiplier, strides, dilations, asymmetric pads and no bias.
+TEST(Conv, DepthwiseChannelBlocks) {
+  // MobileNetV3's 5x5 planes ending in 7x7 (stride 1, and stride 2 from 14x14); 19 channels
+  // of 4x4 (a partial block everywhere).
+  CheckConv({{1, 40, 7, 7}, {40, 1, 5, 5}, 40, {1, 1}, {}, {2, 2, 2, 2}}, {2, 2}, {7, 7});
+  CheckConv({{2, 24, 14, 14}, {24, 1, 5, 5}, 24, {2, 2}, {}, {2, 2, 2, 2}}, {2, 2}, {7, 7});
+  CheckConv({{1, 19, 4, 4}, {19, 1, 3, 3}, 19, {1, 1}, {}, {1, 1, 1, 1}}, {1, 1}, {4, 4});
+  // 3x3, a channel multiplier of 2 (34 outputs from 17 planes), dilation 2, uneven pads.
+  CheckConv({{1, 17, 6, 5}, {34, 1, 3, 3}, 17, {1, 1}, {2, 2}, {1, 2, 3, 1}}, {1, 2}, {6, 4});
+  // Stride 2 with pads past the end, no bias, a kernel wider than the input.
+  ConvCase no_bias{{2, 33, 9, 4}, {33, 1, 3, 7}, 33, {2, 1}, {}, {0, 3, 2, 3}};
+  no_bias.bias = false;
+  CheckConv(no_bias, {0, 3}, {5, 4});
+}
+
+// The portable thresholds decide where a region opens (2 participants, schema defaults):
+// at kConvDepthwiseMinimumMultiplyAdds multiply-adds a depthwise convolution splits, one
+// plane less runs serially, on the plane kernels (64x64 planes, 1x1 kernel) and on the
+// channel blocks (7x7 planes, 5x5 kernel); at kConvMinimumTasks work units a 1x1 (GEMM)
+// convolution splits, below it runs serially.
+TEST(Conv, PortableThresholdsDecideTheRegions) {
+  const auto regions = [](std::vector<int64_t> x_shape, std::vector<int64_t> w_shape, int64_t group, int64_t pad) {
+    KernelTester t("Conv", 22);
+    t.Input(MakeTensor<float>(Shape(x_shape), Random(Product(x_shape), 1)))
+        .ConstantInput(MakeTensor<float>(Shape(w_shape), Random(Product(w_shape), 2)))
+        .Attr("group", group)
+        .Attr("pads", std::vector<int64_t>{pad, pad, pad, pad})
+        .PortableDefaults();
+    auto result = t.RunWithDetails(2);
+    EXPECT_TRUE(result.ok()) << result.status().ToString();
+    return result.ok() ? result->regions.size() : size_t{99};
+  };
+  // Plane kernels: 256 planes x 4096 outputs x 1 tap = 2^20 multiply-adds.
+  ASSERT_EQ(conv::kConvDepthwiseMinimumMultiplyAdds, int64_t{1} << 20) << "update the shapes below";
+  EXPECT_EQ(regions({1, 256, 64, 64}, {256, 1, 1, 1}, 256, 0), 1u);
+  EXPECT_EQ(regions({1, 255, 64, 64}, {255, 1, 1, 1}, 255, 0), 0u);
+  // Channel blocks: 1225 multiply-adds per 7x7 plane with a 5x5 kernel; 856 planes reach 2^20.
+  EXPECT_EQ(regions({1, 856, 7, 7}, {856, 1, 5, 5}, 856, 2), 1u);
+  EXPECT_EQ(regions({1, 855, 7, 7}, {855, 1, 5, 5}, 855, 2), 0u);
+  // 1x1: 64 channels x 64 positions x K; K = 64 x kConvMinimumTasks gives exactly that many units.
+  const int64_t k = 64 * conv::kConvMinimumTasks;
+  EXPECT_EQ(regions({1, k, 8, 8}, {64, k, 1, 1}, 1, 0), 1u);
+  EXPECT_EQ(regions({1, k - 16, 8, 8}, {64, k - 16, 1, 1}, 1, 0), 0u);
+}
+
+// The schema's portable defaults are the constants of conv_float.h (Conv's own
+// minimum_tasks, not the Gemm op's).
+TEST(Conv, SchemaDefaultsAreTheConvConstants) {
+  int found = 0;
+  for (const ParamSpec& spec : conv::ConvTuningParams()) {
+    if (spec.name == param::kMinimumTasks) {
+      EXPECT_EQ(std::get<int64_t>(spec.portable_default), conv::kConvMinimumTasks);
+      ++found;
+    }
+    if (spec.name == param::kDepthwiseMinimumMultiplyAdds) {
+      EXPECT_EQ(std::get<int64_t>(spec.portable_default), conv::kConvDepthwiseMinimumMultiplyAdds);
+      ++found;
+    }
+  }
+  EXPECT_EQ(found, 2);
+}
+
+// The rule: rows of at most half the variant's vector, at least a vector's worth of output
+// channels, 2-D (or 1-D) only.
+TEST(Conv, DepthwiseChannelBlocksTakeNarrowRowsWithManyChannels) {
+  const auto geometry = [](std::vector<int64_t> in, std::vector<int64_t> kernel) {
+    conv::ConvGeometry cg;
+    cg.rank = static_cast<int>(in.size());
+    for (size_t a = 0; a < in.size(); ++a) {
+      cg.in_spatial.push_back(in[a]);
+      cg.kernel.push_back(kernel[a]);
+      cg.strides.push_back(1);
+      cg.dilations.push_back(1);
+      cg.pads_begin.push_back(kernel[a] / 2);
+      cg.pads_end.push_back(kernel[a] / 2);
+      cg.out_spatial.push_back(in[a]);
+    }
+    return conv::Geometry3d(cg);
+  };
+  EXPECT_TRUE(conv::DepthwiseChannelsTake(geometry({7, 7}, {5, 5}), 576, 16));
+  EXPECT_TRUE(conv::DepthwiseChannelsTake(geometry({8, 8}, {5, 5}), 16, 16));
+  EXPECT_FALSE(conv::DepthwiseChannelsTake(geometry({9, 9}, {5, 5}), 240, 16));  // 9 of 16 lanes
+  EXPECT_FALSE(conv::DepthwiseChannelsTake(geometry({14, 14}, {5, 5}), 240, 16));
+  EXPECT_FALSE(conv::DepthwiseChannelsTake(geometry({7, 7}, {5, 5}), 576, 8));  // 7 of 8 lanes
+  EXPECT_TRUE(conv::DepthwiseChannelsTake(geometry({4, 4}, {3, 3}), 8, 8));
+  EXPECT_FALSE(conv::DepthwiseChannelsTake(geometry({4, 4}, {3, 3}), 7, 8));      // fewer channels than lanes
+  EXPECT_FALSE(conv::DepthwiseChannelsTake(geometry({28, 28}, {3, 3}), 88, 16));  // rows fill the vectors
+  EXPECT_TRUE(conv::DepthwiseChannelsTake(geometry({5}, {3}), 32, 16));           // 1-D: one row
+  EXPECT_FALSE(conv::DepthwiseChannelsTake(geometry({3, 7, 7}, {3, 3, 3}), 64, 16));
+}
+
+// Every channel-blocked variant sums like the SIMD planes: per output, from 0 one fused
+// multiply-add per tap inside the input in (kh, kw) order, then + bias; checked bit for
+// bit against that order evaluated in scalars, for full and partial blocks, a channel
+// multiplier (lanes reading one plane), strides, dilations, pads on every side, kernels
+// wider than the plane and no bias. The scratch it is given is exactly
+// DepthwiseChannelsScratch floats, followed by guard values that must survive.
+class DepthwiseChannelsVariantTest : public ::testing::TestWithParam<IsaVariant<conv::DepthwiseChannels>> {};
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(DepthwiseChannelsVariantTest);
+
+TEST_P(DepthwiseChannelsVariantTest, SumsTapsInKhKwOrderThenBias) {
+  OL_SKIP_UNLESS_ISA_ENABLED(GetParam());
+  const conv::DepthwiseChannels variant = GetParam().impl;
+  struct PlaneCase {
+    int64_t in_h, in_w, kernel_h, kernel_w, stride_h, stride_w, dilation, pad_top, pad_left, pad_bottom, pad_right;
+  };
+  const PlaneCase cases[] = {{7, 7, 5, 5, 1, 1, 1, 2, 2, 2, 2},
+                             {14, 14, 5, 5, 2, 2, 1, 2, 2, 2, 2},
+                             {14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+                             {14, 14, 3, 3, 2, 2, 1, 0, 0, 1, 1},
+                             {5, 6, 3, 3, 1, 1, 2, 2, 1, 2, 3},
+                             {3, 3, 5, 5, 1, 1, 1, 2, 2, 2, 2},
+                             {1, 9, 1, 3, 1, 1, 1, 0, 1, 0, 1},
+                             {8, 4, 3, 7, 2, 1, 1, 0, 3, 2, 3},
+                             {6, 6, 1, 1, 1, 1, 1, 0, 0, 0, 0},
+                             {9, 11, 2, 4, 3, 2, 1, 1, 0, 0, 2},
+                             // Square 3x3 / 5x5 rows of every run length: 5, 2, 4, 1, 8 + 8 + 1.
+                             {6, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+                             {4, 4, 5, 5, 2, 2, 1, 2, 2, 2, 2},
+                             {9, 9, 3, 3, 2, 2, 1, 0, 0, 0, 0},
+                             {1, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+                             {12, 17, 5, 5, 1, 1, 1, 2, 2, 2, 2}};
+  const int lanes = variant.lanes;
+  for (const PlaneCase& c : cases) {
+    conv::ConvGeometry cg;
+    cg.rank = 2;
+    cg.in_spatial = {c.in_h, c.in_w};
+    cg.kernel = {c.kernel_h, c.kernel_w};
+    cg.strides = {c.stride_h, c.stride_w};
+    cg.dilations = {c.dilation, c.dilation};
+    cg.pads_begin = {c.pad_top, c.pad_left};
+    cg.pads_end = {c.pad_bottom, c.pad_right};
+    cg.out_spatial = {(c.in_h + c.pad_top + c.pad_bottom - c.dilation * (c.kernel_h - 1) - 1) / c.stride_h + 1,
+                      (c.in_w + c.pad_left + c.pad_right - c.dilation * (c.kernel_w - 1) - 1) / c.stride_w + 1};
+    const conv::Geometry3d g(cg);
+    for (const int channels : {lanes, lanes - 3, 1}) {
+      for (const bool with_bias : {true, false}) {
+        // Lane c reads plane c / 2 (a channel multiplier of 2).
+        const auto x = Random((channels + 1) / 2 * g.in_size, 21), w = Random(channels * g.kernel_size, 22);
+        const auto b = Random(channels, 23);
+        std::vector<const float*> planes(channels);
+        for (int ch = 0; ch < channels; ++ch) planes[ch] = x.data() + ch / 2 * g.in_size;
+        const int64_t scratch_floats = conv::DepthwiseChannelsScratch(g, lanes);
+        constexpr int kGuard = 64;
+        std::vector<float> scratch(scratch_floats + kGuard, 12345.0f);
+        std::vector<float> got(channels * g.out_size, -99.0f);
+        variant.fn(g, planes.data(), w.data(), with_bias ? b.data() : nullptr, channels, got.data(), scratch.data());
+        for (int i = 0; i < kGuard; ++i) ASSERT_EQ(scratch[scratch_floats + i], 12345.0f) << "scratch overrun";
+        for (int ch = 0; ch < channels; ++ch) {
+          for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+            for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+              float acc = 0.0f;
+              for (int64_t kh = 0; kh < c.kernel_h; ++kh) {
+                for (int64_t kw = 0; kw < c.kernel_w; ++kw) {
+                  const int64_t ih = oh * c.stride_h - c.pad_top + kh * c.dilation;
+                  const int64_t iw = ow * c.stride_w - c.pad_left + kw * c.dilation;
+                  if (ih < 0 || ih >= c.in_h || iw < 0 || iw >= c.in_w) continue;
+                  acc = __builtin_fmaf(w[ch * g.kernel_size + kh * c.kernel_w + kw], planes[ch][ih * c.in_w + iw], acc);
+                }
+              }
+              const float want = acc + (with_bias ? b[ch] : 0.0f);
+              ASSERT_EQ(got[ch * g.out_size + oh * g.out[2] + ow], want)
+                  << GetParam().name << " plane " << c.in_h << "x" << c.in_w << " kernel " << c.kernel_h << "x"
+                  << c.kernel_w << " channels " << channels << " channel " << ch << " at " << oh << "," << ow;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, DepthwiseChannelsVariantTest, ::testing::ValuesIn(conv::DepthwiseChannelsVariants()),
+                         IsaVariantTestName<conv::DepthwiseChannels>);
 
 // Every depthwise plane variant against the portable one, on row widths around the
 // vector lengths, strides 1 and 2, dilations, pads wider than the kernel; variants this CPU

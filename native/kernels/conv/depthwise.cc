@@ -22,6 +22,33 @@ const std::vector<IsaVariant<DepthwiseSelectFn>>& DepthwisePlaneVariants() {
   return *variants;
 }
 
+const std::vector<IsaVariant<DepthwiseChannels>>& DepthwiseChannelsVariants() {
+  static const auto* variants = new std::vector<IsaVariant<DepthwiseChannels>> {
+#if defined(__x86_64__)
+    {"avx512", Isa::kAvx512, DepthwiseChannels{16, DepthwiseChannelsAvx512}},
+        {"avx2", Isa::kAvx2, DepthwiseChannels{8, DepthwiseChannelsAvx2}},
+#endif
+  };
+  return *variants;
+}
+
+bool DepthwiseChannelsTake(const Geometry3d& g, int64_t out_channels, int lanes) {
+  const bool two_d = g.out[0] == 1 && g.in[0] == 1 && g.kernel[0] == 1;
+  return two_d && 2 * g.out[2] <= lanes && out_channels >= lanes;
+}
+
+DepthwiseChannels SelectDepthwiseChannels(const Geometry3d& g, int64_t out_channels) {
+  static const std::vector<const IsaVariant<DepthwiseChannels>*> enabled = EnabledVariants(DepthwiseChannelsVariants());
+  if (enabled.empty() || !DepthwiseChannelsTake(g, out_channels, enabled.front()->impl.lanes)) return {};
+  return enabled.front()->impl;
+}
+
+int64_t DepthwiseChannelsScratch(const Geometry3d& g, int lanes) {
+  const int64_t rows = (g.out[1] - 1) * g.stride[1] + (g.kernel[1] - 1) * g.dilation[1] + 1;
+  const int64_t cols = (g.out[2] - 1) * g.stride[2] + (g.kernel[2] - 1) * g.dilation[2] + 1;
+  return (rows * cols + g.kernel[1] * g.kernel[2] + g.out[1] * g.out[2]) * lanes;
+}
+
 DepthwisePlaneFn SelectDepthwisePlane(const Geometry3d& g) {
   static const std::vector<const IsaVariant<DepthwiseSelectFn>*> enabled = EnabledVariants(DepthwisePlaneVariants());
   for (const IsaVariant<DepthwiseSelectFn>* variant : enabled) {

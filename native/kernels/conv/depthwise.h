@@ -32,5 +32,41 @@ DepthwisePlaneFn SelectDepthwisePlaneAvx2(const Geometry3d& g);
 using DepthwiseSelectFn = DepthwisePlaneFn (*)(const Geometry3d& g);
 const std::vector<IsaVariant<DepthwiseSelectFn>>& DepthwisePlaneVariants();
 
+// Channel-blocked depthwise (depthwise_channels_simd.inc): `channels` (<= the variant's
+// lanes) consecutive output channels of one image at once, one per vector lane, for planes
+// too narrow for the plane kernels. x: the channels' input planes (a pointer each: with a
+// channel multiplier several read one plane); w: their kernels, kernel_size apart; bias:
+// their biases or null; y: their output planes, out_size apart; scratch:
+// DepthwiseChannelsScratch floats. Per output the same sums in the same order as the SIMD
+// plane kernels (from 0, one fused multiply-add per tap inside the input in (kh, kw) order,
+// then + bias; a tap in the padding adds w x 0), so the bits do not depend on the path.
+using DepthwiseChannelsFn = void (*)(const Geometry3d& g, const float* const* x, const float* w, const float* bias,
+                                     int channels, float* y, float* scratch);
+struct DepthwiseChannels {
+  int lanes = 0;  // channels per call
+  DepthwiseChannelsFn fn = nullptr;
+};
+// The variants, best first: "avx512" (16 channels), "avx2" (8). No portable one: without
+// them every depthwise convolution takes the plane kernels.
+const std::vector<IsaVariant<DepthwiseChannels>>& DepthwiseChannelsVariants();
+// Whether a variant of `lanes` channels takes g (the rule, stated once): a 2-D plane (or
+// 1-D) whose output rows fill at most half of the variant's vector (2 x out_w <= lanes),
+// in a convolution with at least `lanes` output channels (so that the channel blocks are
+// mostly full). There the plane kernels spend at least twice the FMAs the channel blocks do
+// (one vector per row and tap, half of it or more empty), which pays for the blocks'
+// interleaving copies (about 2 scalar moves per input and output element); with fuller
+// rows the copies would cost more than the empty lanes. MobileNetV3's and EfficientNet's
+// 7x7 planes on AVX-512 (16 lanes) take it; on AVX2 (8 lanes) only rows of 4 or fewer.
+bool DepthwiseChannelsTake(const Geometry3d& g, int64_t out_channels, int lanes);
+// The first enabled variant that takes g, else {0, null} (then the plane kernels run).
+DepthwiseChannels SelectDepthwiseChannels(const Geometry3d& g, int64_t out_channels);
+// Scratch floats of one call of a `lanes`-channel variant on g.
+int64_t DepthwiseChannelsScratch(const Geometry3d& g, int lanes);
+// The per-ISA functions (null-bodied off x86-64); call one only when IsaEnabled(its ISA).
+void DepthwiseChannelsAvx512(const Geometry3d& g, const float* const* x, const float* w, const float* bias,
+                             int channels, float* y, float* scratch);
+void DepthwiseChannelsAvx2(const Geometry3d& g, const float* const* x, const float* w, const float* bias, int channels,
+                           float* y, float* scratch);
+
 }  // namespace conv
 }  // namespace onnx_light

@@ -68,11 +68,17 @@ struct Avx2 {
   static void StoreFull(float* p, Vec v) { _mm256_storeu_ps(p, v); }
 };
 
+#include "native/kernels/conv/depthwise_channels_simd.inc"
 #include "native/kernels/conv/depthwise_plane_simd.inc"
 
 }  // namespace
 
 DepthwisePlaneFn SelectDepthwisePlaneAvx2(const Geometry3d& g) { return SelectDepthwisePlane2d<Avx2>(g); }
+
+void DepthwiseChannelsAvx2(const Geometry3d& g, const float* const* x, const float* w, const float* bias, int channels,
+                           float* y, float* scratch) {
+  DepthwiseChannels2d<Avx2>(g, x, w, bias, channels, y, scratch);
+}
 
 }  // namespace conv
 }  // namespace onnx_light
@@ -81,6 +87,7 @@ DepthwisePlaneFn SelectDepthwisePlaneAvx2(const Geometry3d& g) { return SelectDe
 namespace onnx_light {
 namespace conv {
 DepthwisePlaneFn SelectDepthwisePlaneAvx2(const Geometry3d&) { return nullptr; }
+void DepthwiseChannelsAvx2(const Geometry3d&, const float* const*, const float*, const float*, int, float*, float*) {}
 }  // namespace conv
 }  // namespace onnx_light
 #endif

@@ -58,11 +58,17 @@ struct Avx512 {
   static void StoreFull(float* p, Vec v) { _mm512_storeu_ps(p, v); }
 };
 
+#include "native/kernels/conv/depthwise_channels_simd.inc"
 #include "native/kernels/conv/depthwise_plane_simd.inc"
 
 }  // namespace
 
 DepthwisePlaneFn SelectDepthwisePlaneAvx512(const Geometry3d& g) { return SelectDepthwisePlane2d<Avx512>(g); }
+
+void DepthwiseChannelsAvx512(const Geometry3d& g, const float* const* x, const float* w, const float* bias,
+                             int channels, float* y, float* scratch) {
+  DepthwiseChannels2d<Avx512>(g, x, w, bias, channels, y, scratch);
+}
 
 }  // namespace conv
 }  // namespace onnx_light
@@ -71,6 +77,7 @@ DepthwisePlaneFn SelectDepthwisePlaneAvx512(const Geometry3d& g) { return Select
 namespace onnx_light {
 namespace conv {
 DepthwisePlaneFn SelectDepthwisePlaneAvx512(const Geometry3d&) { return nullptr; }
+void DepthwiseChannelsAvx512(const Geometry3d&, const float* const*, const float*, const float*, int, float*, float*) {}
 }  // namespace conv
 }  // namespace onnx_light
 #endif

@@ -1,6 +1,6 @@
 // com.microsoft FusedConv against the unfused graph run through our own kernels (Conv, then
 // Add for the residual Z, then the separate activation kernel): bit for bit on every conv
-// path (depthwise SIMD planes, the implicit GEMM's AVX-512 tiles, im2col + GEMM, 1x1) for
+// path (depthwise SIMD planes and channel blocks, the implicit GEMM's AVX-512 tiles, im2col + GEMM, 1x1) for
 // every activation, since each activation is written in its kernel's arithmetic order and
 // Sigmoid/Tanh run the same simd/math.h code on the same lanes (gemm/epilogue.h). Parallel
 // runs are bit-identical to the serial one (DeterministicOutputs); bad activations, bad
@@ -41,6 +41,9 @@ struct Shapes {
 const Shapes kShapes[] = {
     {"depthwise_3x3_s1", {2, 8, 13, 21}, {8, 1, 3, 3}, 8, {1, 1}, {1, 1, 1, 1}},
     {"depthwise_5x5_s2", {1, 6, 17, 19}, {6, 1, 5, 5}, 6, {2, 2}, {2, 2, 2, 2}},
+    // Rows of 7 (at most half of AVX-512's 16 lanes), 20 channels (a full and a partial
+    // block of 16): the channel-blocked kernels where AVX-512 is enabled.
+    {"depthwise_channel_blocks", {2, 20, 7, 7}, {20, 1, 5, 5}, 20, {1, 1}, {2, 2, 2, 2}},
     {"implicit_gemm_64", {1, 16, 11, 9}, {64, 16, 3, 3}, 1, {1, 1}, {1, 1, 1, 1}},
     {"implicit_gemm_32", {2, 5, 9, 10}, {32, 5, 3, 3}, 1, {2, 1}, {1, 0, 1, 2}},
     // 13 channels: a padded block of avx2_6x16 where AVX2 is enabled, im2col + GEMM elsewhere.

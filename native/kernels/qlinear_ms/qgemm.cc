@@ -75,7 +75,8 @@ class QGemmKernel final : public OpKernel {
     if (b != nullptr && (b_zp != nullptr || info.num_inputs() <= 5) &&
         (b->dtype() == DataType::kInt8 || b->dtype() == DataType::kUint8)) {
       OL_ASSIGN_OR_RETURN(packed_, PackB(*b, b_zp, trans_b_, info.Where()));
-      OL_RETURN_IF_ERROR(info.AbsorbConstantInput(3));  // Compute reads only packed_ (and B's type and shape)
+      // Compute reads only packed_ (and B's type and shape).
+      OL_RETURN_IF_ERROR(info.AbsorbConstantInput(3, packed_->held_bytes()));
     }
     return Status::Ok();
   }

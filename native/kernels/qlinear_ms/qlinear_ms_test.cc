@@ -118,6 +118,36 @@ TEST(QLinearAdd, RoundsHalfToEvenAndSaturates) {
   EXPECT_EQ(ToVector<uint8_t>(out[0].tensor()), (std::vector<uint8_t>{200, 202, 202, 255}));
 }
 
+// Scales so large that dequantized values overflow: +-infinity saturates high / low and
+// infinity - infinity (NaN) saturates low, in the 16-lane steps and the scalar tail alike
+// (37 elements: two steps and a tail of 5).
+TYPED_TEST(QLinearTyped, AddOfInfinitiesSaturatesAndNaNGoesLow) {
+  using Q = TypeParam;
+  const int64_t n = 37;
+  const float s = 1e38f;
+  const int z = Zp<Q>(128), zc = Zp<Q>(100);
+  std::vector<Q> a(n), b(n);
+  for (int64_t e = 0; e < n; ++e) {
+    a[e] = static_cast<Q>(z + (e % 3 == 0 ? 100 : (e % 3 == 1 ? -100 : 1)));  // +inf, -inf, 1e38
+    b[e] = static_cast<Q>(z + (e % 4 == 0 ? -100 : (e % 4 == 1 ? 100 : 0)));  // -inf, +inf, 0
+  }
+  KernelTester t("QLinearAdd", 1, kMs);
+  t.Input(MakeTensor<Q>({n}, a)).Input(Scalar(s)).Input(Scalar<Q>(static_cast<Q>(z)));
+  t.Input(MakeTensor<Q>({n}, b)).Input(Scalar(s)).Input(Scalar<Q>(static_cast<Q>(z)));
+  t.Input(Scalar(1.0f)).Input(Scalar<Q>(static_cast<Q>(zc)));
+  const auto out = RunForced(t);
+  ASSERT_EQ(out.size(), 1u);
+  const auto got = ToVector<Q>(out[0].tensor());
+  int nans = 0;
+  for (int64_t e = 0; e < n; ++e) {
+    const float v = RefDequantize(a[e], s, z) + RefDequantize(b[e], s, z);
+    nans += std::isnan(v);
+    const Q want = std::isnan(v) ? std::numeric_limits<Q>::min() : RefQuantize<Q>(v, 1.0f, zc);
+    ASSERT_EQ(got[e], want) << "at " << e << ": " << v;
+  }
+  EXPECT_GT(nans, 0);
+}
+
 // Every pair of values (a 256 x 256 grid), same shape, row-broadcast B [256], column-
 // broadcast B [256, 1] and scalar A [1]: the vectorised loops of each step pattern. Power-of-
 // two scales make ties (x.5 steps of C) and saturation common.

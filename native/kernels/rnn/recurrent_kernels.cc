@@ -483,9 +483,13 @@ class RecurrentKernel : public OpKernel {
     constant_w_shape_ = w->shape();
     constant_r_shape_ = r->shape();
     has_constant_ = true;
-    const int64_t held = static_cast<int64_t>(sizeof(float) * (constant_w_.size() + constant_r_.size()));
-    OL_RETURN_IF_ERROR(info.AbsorbConstantInput(1, held + static_cast<int64_t>(constant_.w_packed->bytes())));
-    OL_RETURN_IF_ERROR(info.AbsorbConstantInput(2));  // (R's packed blocks are not counted)
+    // Held in W's place: its reordered copy and packed form; in R's: its reordered copy,
+    // packed blocks and step panels.
+    int64_t r_held = static_cast<int64_t>(sizeof(float) * (constant_r_.size() + constant_panels_.size()));
+    for (const auto& block : constant_.r_packed) r_held += static_cast<int64_t>(block->bytes());
+    OL_RETURN_IF_ERROR(info.AbsorbConstantInput(
+        1, static_cast<int64_t>(sizeof(float) * constant_w_.size() + constant_.w_packed->bytes())));
+    OL_RETURN_IF_ERROR(info.AbsorbConstantInput(2, r_held));
     return Status::Ok();
   }
 
