@@ -34,8 +34,8 @@ namespace {
 
 // kRows positions x 8 * kVecs output channels, 3 x 4 or 6 x 2 vectors: 12 accumulators.
 template <int kRows, int kVecs>
-void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w, float* partial,
-          bool first, bool last, const float* bias, int valid, float* y, int64_t ldy) {
+void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w, float* partial, bool first,
+          bool last, const float* bias, int valid, float* y, int64_t ldy) {
   constexpr int kCols = 8 * kVecs;
   const float* row[kRows];
 #pragma GCC unroll 6
@@ -44,7 +44,8 @@ void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, con
 #pragma GCC unroll 6
   for (int i = 0; i < kRows; ++i) {
 #pragma GCC unroll 4
-    for (int v = 0; v < kVecs; ++v) acc[i][v] = first ? _mm256_setzero_ps() : _mm256_loadu_ps(partial + i * kCols + 8 * v);
+    for (int v = 0; v < kVecs; ++v)
+      acc[i][v] = first ? _mm256_setzero_ps() : _mm256_loadu_ps(partial + i * kCols + 8 * v);
   }
   for (int64_t k = 0; k < k_count; ++k) {
     const int64_t offset = offsets[k];
