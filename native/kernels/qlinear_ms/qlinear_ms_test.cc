@@ -495,6 +495,40 @@ TEST(QGemm, ManyEngineBlocksWithOddRemaindersInputB) {
   CheckLargeQGemm<int8_t, int8_t, uint8_t>({1, 1031, 17, false, false, false, true, true, B::kRow}, 130);
 }
 
+// The parallel decision (not timing), at the portable defaults: below 2^20 multiply-adds
+// (qgemm.cc says why) QGemm opens no region at all; from there, with at least two of the
+// engine's 96-row blocks, it splits over the participants.
+struct QGemmDecisionCase {
+  int64_t m, k, n;
+  bool region;  // opens a region, shared by more than one participant
+};
+
+class QGemmDecision : public ::testing::TestWithParam<QGemmDecisionCase> {};
+
+TEST_P(QGemmDecision, OpensARegionOnlyFromTheMinimumWork) {
+  const QGemmDecisionCase c = GetParam();
+  KernelTester t("QGemm", 1, kMs);
+  t.Input(MakeTensor<uint8_t>({c.m, c.k}, RandomQ<uint8_t>(c.m * c.k, 1))).Input(Scalar(0.02f));
+  t.Input(Scalar<uint8_t>(128)).Input(MakeTensor<uint8_t>({c.k, c.n}, RandomQ<uint8_t>(c.k * c.n, 2)));
+  t.Input(Scalar(0.02f)).Input(Scalar<uint8_t>(128)).MissingInput().Input(Scalar(0.5f)).Input(Scalar<uint8_t>(128));
+  t.PortableDefaults();
+  for (int participants : {2, 8}) {
+    auto run = t.RunWithDetails(participants);
+    ASSERT_TRUE(run.ok()) << run.status().ToString();
+    bool split = false;
+    for (const auto& r : run->regions) split = split || r.admitted_participants > 1;
+    EXPECT_EQ(split, c.region) << c.m << "x" << c.k << "x" << c.n << " with " << participants;
+    if (!c.region) EXPECT_TRUE(run->regions.empty()) << c.m << "x" << c.k << "x" << c.n;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(DefaultTuning, QGemmDecision,
+                         ::testing::Values(QGemmDecisionCase{64, 64, 64, false},      // 2^18: corpus small
+                                           QGemmDecisionCase{96, 96, 96, false},      // 884,736: below
+                                           QGemmDecisionCase{128, 64, 128, true},     // 2^20: the minimum
+                                           QGemmDecisionCase{128, 128, 128, true},    // 2^21: corpus crossover
+                                           QGemmDecisionCase{512, 512, 512, true}));  // 2^27: corpus large
+
 TEST(QLinearMs, BadInputsAreInvalidArgumentNamingTheNode) {
   KernelTester add("QLinearAdd", 1, kMs);
   add.Input(MakeTensor<uint8_t>({2, 3}, {1, 2, 3, 4, 5, 6})).Input(Scalar(1.0f)).Input(Scalar<uint8_t>(0));
