@@ -8,7 +8,8 @@ on 28x28 (the implicit GEMM), a 1x1 256 -> 64 on 56x56 (GEMM on X), and 3x3 pad 
 convolutions with stride 1 and 2 on 96x112x112 and 144x56x56 (MobileNetV2 shapes); a 3x3
 pad 1 convolution 24 -> 40 on 28x28 (a channel count no implicit tile divides) and 5x5 pad 2
 depthwise convolutions with stride 1 on 240x14x14 and stride 2 on 144x56x56 (MobileNetV3 /
-EfficientNet-B0 shapes). Weights
+EfficientNet-B0 shapes); ResNet-18/50's 7x7/2 stem, 3x3 convolutions 256 on 14x14 and 512 on
+7x7, 1x1 convolutions 64 -> 256 on 56x56, 512 -> 2048 and 2048 -> 512 on 7x7. Weights
 and bias are constant initializers (both runtimes may prepack them). Each runtime runs in its
 own block per case and thread count (warm-up runs, then `repeats` timed runs), onnx-light
 first, then ORT (ORT's workers spin after each run, so alternating single runs would charge
@@ -46,6 +47,14 @@ CASES: dict[str, tuple[int, int, int, int, int, int]] = {
     "conv3x3_24to40_28": (24, 40, 28, 3, 1, 1),
     "dw5x5s1_240_14": (240, 240, 14, 5, 1, 240),
     "dw5x5s2_144_56": (144, 144, 56, 5, 2, 144),
+    # ResNet-18/50 (issue 14, dense convolutions): the 7x7/2 stem, 3x3 convolutions down to
+    # 7x7 (K up to 4608: the implicit GEMM's K chunks), the 1x1 expansions and reductions.
+    "resnet_stem7x7s2_224": (3, 64, 224, 7, 2, 1),
+    "conv3x3_256_14": (256, 256, 14, 3, 1, 1),
+    "conv3x3_512_7": (512, 512, 7, 3, 1, 1),
+    "conv1x1_64to256_56": (64, 256, 56, 1, 1, 1),
+    "conv1x1_512to2048_7": (512, 2048, 7, 1, 1, 1),
+    "conv1x1_2048to512_7": (2048, 512, 7, 1, 1, 1),
 }
 
 

@@ -188,6 +188,7 @@ Status GemmConv(KernelContext& ctx, const ConvGeometry& cg, const float* x, cons
     OL_ASSIGN_OR_RETURN(s, arena.AllocateArray<float>(slice / sizeof(float)));
   }
   ctx.RecordScratch(static_cast<int64_t>(arena.capacity()));
+  const gemm::Epilogue* fused_epilogue = epilogue.empty() ? nullptr : &epilogue;
   const auto run = [&](int participant, int64_t begin, int64_t end) {
     for (int64_t t = begin; t < end; ++t) {
       const int64_t plane = t / (tiling.row_blocks * tiling.col_tiles);
@@ -198,23 +199,17 @@ Status GemmConv(KernelContext& ctx, const ConvGeometry& cg, const float* x, cons
       const float* xg = x + (n * cg.in_channels + grp * cgi) * g.in_size;
       const float* wg = packed_w + grp * packed_group;
       float* yg = y + (n * cg.out_channels + grp * mg) * g.out_size + col0;
+      // Bias, then the epilogue, fused into the GEMM's block writes (each mr x nc block
+      // once its reduction is complete, while it is in L1).
+      const float* row_bias = bias != nullptr ? bias + grp * mg : nullptr;
       if (pointwise) {
         const gemm::DenseBSource source(false, xg + col0, g.in_size);
         gemm::SgemmSerialPrepackedARows(wg, mg, m0, m1, cols, k, 1.0f, source, 0.0f, yg, g.out_size,
-                                        scratch[participant]);
+                                        scratch[participant], row_bias, fused_epilogue, yg - y);
       } else {
         const Im2colSource source(g, xg, col0);
         gemm::SgemmSerialPrepackedARows(wg, mg, m0, m1, cols, k, 1.0f, source, 0.0f, yg, g.out_size,
-                                        scratch[participant]);
-      }
-      // The tile's rows: bias, then the epilogue, while the tile is in cache.
-      for (int64_t m = m0; m < m1; ++m) {
-        float* row = yg + m * g.out_size;
-        if (bias != nullptr) {
-          const float b = bias[grp * mg + m];
-          for (int64_t j = 0; j < cols; ++j) row[j] += b;
-        }
-        epilogue.Apply(row, row - y, 1, cols, cols);
+                                        scratch[participant], row_bias, fused_epilogue, yg - y);
       }
     }
     return Status::Ok();

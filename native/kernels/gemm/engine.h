@@ -23,6 +23,12 @@ struct GemmProblem {
   int64_t ldc = 0;
   // Applied to each block of C once its K reduction is complete (FusedGemm); null: none.
   const Epilogue* epilogue = nullptr;
+  // Index in the epilogue's output of c[0] (where its residual elements are): a product
+  // writing part of a larger output (a convolution's channel plane and column tile).
+  int64_t epilogue_offset = 0;
+  // row_bias[i] added to row i of C once its K reduction is complete, before the epilogue
+  // (a convolution's per-channel bias); null: none.
+  const float* row_bias = nullptr;
 };
 
 // `b_source` (optional) supplies B's panels instead of p.b for the tiled path; the GEMV

@@ -32,7 +32,21 @@ size_t ParticipantScratchBytes(const MicroKernel& kernel, int64_t tile_n, int64_
   return AlignUp(sizeof(float) * kc * nc) + AlignUp(sizeof(float) * kc * kernel.mr);
 }
 
-// C = beta * C (K == 0: the product is empty), then the epilogue if any.
+// Rows [ir, ir + rows) x columns [jc, jc + nc) of C, their reduction complete: the row
+// bias, then the epilogue (GemmProblem's order).
+void FinishBlock(const GemmProblem& p, int64_t ir, int64_t rows, int64_t jc, int64_t nc) {
+  float* block = p.c + ir * p.ldc + jc;
+  if (p.row_bias != nullptr) {
+    for (int64_t i = 0; i < rows; ++i) {
+      float* row = block + i * p.ldc;
+      const float bias = p.row_bias[ir + i];
+      for (int64_t j = 0; j < nc; ++j) row[j] += bias;
+    }
+  }
+  if (p.epilogue != nullptr) p.epilogue->Apply(block, p.epilogue_offset + ir * p.ldc + jc, rows, nc, p.ldc);
+}
+
+// C = beta * C (K == 0: the product is empty), then the row bias and epilogue if any.
 void ScaleC(const GemmProblem& p) {
   for (int64_t i = 0; i < p.m; ++i) {
     float* row = p.c + i * p.ldc;
@@ -41,7 +55,7 @@ void ScaleC(const GemmProblem& p) {
     } else {
       for (int64_t j = 0; j < p.n; ++j) row[j] *= p.beta;
     }
-    if (p.epilogue != nullptr) p.epilogue->Apply(row, i * p.ldc, 1, p.n, p.ldc);
+    FinishBlock(p, i, 1, 0, p.n);
   }
 }
 
@@ -50,7 +64,8 @@ void ScaleC(const GemmProblem& p) {
 // on a stack copy, so every element sees the same arithmetic wherever the tile falls.
 // With `prepacked_a`, A's panels are read from it (PrepackA's layout: K blocks of kc,
 // each holding ceil(m / mr) panels of mr x kc) instead of being packed here. The epilogue
-// (if any) runs on each mr x nc block in the last K block, right after its microkernels.
+// and the row bias (if any) run on each mr x nc block in the last K block, right after its
+// microkernels (FinishBlock).
 void RunTile(const MicroKernel& kernel, const GemmProblem& p, const PackedBSource& b, int64_t m0, int64_t m1,
              int64_t n0, int64_t n1, float* b_pack, float* a_pack, const float* prepacked_a = nullptr) {
   const int mr = kernel.mr, nr = kernel.nr;
@@ -87,9 +102,7 @@ void RunTile(const MicroKernel& kernel, const GemmProblem& p, const PackedBSourc
           kernel.tile(kc, a_panel, b_panel, edge, nr, p.alpha, beta);
           for (int i = 0; i < rows; ++i) std::memcpy(c + i * p.ldc, edge + i * nr, sizeof(float) * cols);
         }
-        if (p.epilogue != nullptr && pc + kc == p.k) {
-          p.epilogue->Apply(p.c + ir * p.ldc + jc, ir * p.ldc + jc, rows, nc, p.ldc);
-        }
+        if (pc + kc == p.k) FinishBlock(p, ir, rows, jc, nc);
       }
     }
   }
@@ -591,13 +604,30 @@ void SgemmSerialPrepackedA(const float* packed_a, int64_t m, int64_t n, int64_t 
 }
 
 void SgemmSerialPrepackedARows(const float* packed_a, int64_t m, int64_t m0, int64_t m1, int64_t n, int64_t k,
-                               float alpha, const PackedBSource& b, float beta, float* c, int64_t ldc, float* scratch) {
+                               float alpha, const PackedBSource& b, float beta, float* c, int64_t ldc, float* scratch,
+                               const float* row_bias, const Epilogue* epilogue, int64_t epilogue_offset) {
   if (m1 <= m0 || n == 0) return;
   if (k == 0) {
-    GemmProblem rows{false, false, m1 - m0, n, k, alpha, nullptr, 0, nullptr, 0, beta, c + m0 * ldc, ldc};
+    GemmProblem rows{false,
+                     false,
+                     m1 - m0,
+                     n,
+                     k,
+                     alpha,
+                     nullptr,
+                     0,
+                     nullptr,
+                     0,
+                     beta,
+                     c + m0 * ldc,
+                     ldc,
+                     epilogue,
+                     epilogue_offset + m0 * ldc,
+                     row_bias != nullptr ? row_bias + m0 : nullptr};
     return ScaleC(rows);
   }
-  GemmProblem p{false, false, m, n, k, alpha, nullptr, 0, nullptr, 0, beta, c, ldc};
+  GemmProblem p{false,   false, m,    n, k,   alpha,    nullptr,         0,
+                nullptr, 0,     beta, c, ldc, epilogue, epilogue_offset, row_bias};
   RunTile(BestKernel(), p, b, m0, m1, 0, n, scratch, nullptr, packed_a);
 }
 

@@ -172,8 +172,14 @@ void SgemmSerialPrepackedA(const float* packed_a, int64_t m, int64_t n, int64_t 
 // Rows [m0, m1) of that product only, C still addressed from row 0; m0 must be a multiple
 // of PreferredBlocking().mr. Lets tasks share one packed A split by rows; each element's
 // result is the same as in the whole product.
+// Optionally fused into the write of each mr x nc block (in L1), once its reduction is
+// complete: row_bias[i] added to row i (i a row of the whole product), then `epilogue`,
+// whose output index of c[0] is `epilogue_offset`. The same values as a second pass over C
+// doing the same (a convolution's bias and activation, its residual at its output index).
 void SgemmSerialPrepackedARows(const float* packed_a, int64_t m, int64_t m0, int64_t m1, int64_t n, int64_t k,
-                               float alpha, const PackedBSource& b, float beta, float* c, int64_t ldc, float* scratch);
+                               float alpha, const PackedBSource& b, float beta, float* c, int64_t ldc, float* scratch,
+                               const float* row_bias = nullptr, const Epilogue* epilogue = nullptr,
+                               int64_t epilogue_offset = 0);
 
 }  // namespace gemm
 }  // namespace onnx_light

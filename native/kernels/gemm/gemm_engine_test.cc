@@ -7,6 +7,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -14,6 +15,7 @@
 #include "native/kernels/common/isa_test_util.h"
 
 #include "native/kernels/gemm/engine.h"
+#include "native/kernels/gemm/epilogue.h"
 #include "native/kernels/gemm/packing.h"
 
 namespace onnx_light {
@@ -227,6 +229,48 @@ TEST(GemmEngine, PrepackedAMatchesSgemmBitwise) {
     SgemmSerialPrepackedA(align(packed), c.m, c.n, c.k, c.alpha, DenseBSource(c.tb, op.b.data(), op.ldb), c.beta,
                           out.data(), op.ldc, align(scratch));
     ASSERT_EQ(out, two.Run(BestKernel(), op)) << c.m << "x" << c.n << "x" << c.k;
+  }
+}
+
+// A convolution's bias, residual and activation fused into the block writes of row ranges
+// of one product (K across two K blocks of every kernel, rows not a multiple of mr, C part
+// of a larger output at an offset): against a double reference, and bit for bit against
+// the same product followed by a second pass doing the same.
+TEST(GemmEngine, PrepackedARowsFuseTheRowBiasAndEpilogueIntoTheBlockWrites) {
+  const Case c{37, 100, 600, false, false, 1.0f, 0.0f};
+  const Operands op(c);
+  const int64_t offset = 11;
+  const std::vector<float> bias = Random(c.m, 4), residual = Random(offset + c.m * op.ldc, 5);
+  const Epilogue relu{Activation::kRelu, 0.0f, 0.0f, residual.data()};
+  std::vector<float> packed(PrepackedASize(c.m, c.k) + 16), scratch(SgemmSerialScratchBytes(c.m, c.n, c.k) / 4 + 16);
+  const auto align = [](std::vector<float>& v) {
+    return reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(v.data()) + 63) & ~uintptr_t{63});
+  };
+  PrepackA(c.ta, c.m, c.k, op.a.data(), op.lda, align(packed));
+  const DenseBSource b(c.tb, op.b.data(), op.ldb);
+  const int64_t split = 2 * PreferredBlocking().mr;  // row ranges start at multiples of mr
+  std::vector<float> fused = op.c0;
+  for (const auto& [m0, m1] : {std::pair<int64_t, int64_t>{0, split}, {split, c.m}}) {
+    SgemmSerialPrepackedARows(align(packed), c.m, m0, m1, c.n, c.k, c.alpha, b, c.beta, fused.data(), op.ldc,
+                              align(scratch), bias.data(), &relu, offset);
+  }
+  std::vector<float> second_pass = op.c0;
+  SgemmSerialPrepackedA(align(packed), c.m, c.n, c.k, c.alpha, b, c.beta, second_pass.data(), op.ldc, align(scratch));
+  for (int64_t i = 0; i < c.m; ++i) {
+    for (int64_t j = 0; j < c.n; ++j) second_pass[i * op.ldc + j] += bias[i];
+  }
+  relu.Apply(second_pass.data(), offset, c.m, c.n, op.ldc);
+  EXPECT_EQ(fused, second_pass);
+  for (int64_t i = 0; i < c.m; ++i) {
+    for (int64_t j = 0; j < c.n; ++j) {
+      double sum = 0, magnitude = 0;
+      for (int64_t k = 0; k < c.k; ++k) {
+        sum += static_cast<double>(op.A(i, k)) * op.B(k, j);
+        magnitude += std::fabs(static_cast<double>(op.A(i, k)) * op.B(k, j));
+      }
+      const double expected = std::max(0.0, sum + bias[i] + residual[offset + i * op.ldc + j]);
+      ASSERT_NEAR(fused[i * op.ldc + j], expected, 1e-6 * (c.k + 4) * (magnitude + 2)) << i << "," << j;
+    }
   }
 }
 

@@ -92,66 +92,107 @@ void LstmRowSimd(const LstmRowArgs& r) {
   std::memcpy(r.hidden + j, hidden, bytes);
 }
 
-// kRows rows of a against one panel: kRows x kStepPanel accumulators, the panel's row q
-// loaded once and multiplied by every row's a[q]. `cols` of the panel's columns are stored.
-template <class S, int kRows>
-void StepPanelRows(int64_t k, const float* a, int64_t lda, const float* panel, float* c, int64_t ldc, int64_t cols) {
-  constexpr int kVecs = static_cast<int>(kStepPanel) / S::kLanes;
-  typename S::V acc[kRows][kVecs];
+// The step product's register tile: kRows rows of a against kPanels adjacent panels
+// (panel p at panel + p * kStepPanel * k), kRows x kPanels x (kStepPanel / kLanes)
+// accumulators. Each panel row q is loaded once and multiplied by every row's a[q]; k runs
+// four at a time (the accumulators stay in registers, the loop's bookkeeping is amortised),
+// and every output stays one multiply-add chain over q ascending: the tile's shape never
+// changes a value. `cols` (<= kPanels * kStepPanel) of the tile's columns are stored.
+template <class S, int kRows, int kPanels>
+void StepTile(int64_t k, const float* a, int64_t lda, const float* panel, float* c, int64_t ldc, int64_t cols) {
+  using V = typename S::V;
+  constexpr int kVecs = static_cast<int>(kStepPanel) / S::kLanes, kWidth = kPanels * kVecs;
+  const int64_t stride = kStepPanel * k;
+  V acc[kRows][kWidth];
   for (int r = 0; r < kRows; ++r) {
-    for (int v = 0; v < kVecs; ++v) acc[r][v] = S::Set(0.0f);
+    for (int v = 0; v < kWidth; ++v) acc[r][v] = S::Set(0.0f);
   }
-  for (int64_t q = 0; q < k; ++q) {
-    const float* b = panel + q * kStepPanel;
-    typename S::V bv[kVecs];
-    for (int v = 0; v < kVecs; ++v) bv[v] = S::Load(b + v * S::kLanes);
-    for (int r = 0; r < kRows; ++r) {
-      const typename S::V x = S::Set(a[r * lda + q]);
-      for (int v = 0; v < kVecs; ++v) acc[r][v] = S::Fmadd(x, bv[v], acc[r][v]);
+  auto step = [&](int64_t q) {
+    V bv[kWidth];
+    for (int p = 0; p < kPanels; ++p) {
+      for (int v = 0; v < kVecs; ++v) bv[p * kVecs + v] = S::Load(panel + p * stride + q * kStepPanel + v * S::kLanes);
     }
+    for (int r = 0; r < kRows; ++r) {
+      const V x = S::Set(a[r * lda + q]);
+      for (int v = 0; v < kWidth; ++v) acc[r][v] = S::Fmadd(x, bv[v], acc[r][v]);
+    }
+  };
+  int64_t q = 0;
+  for (; q + 4 <= k; q += 4) {
+    step(q);
+    step(q + 1);
+    step(q + 2);
+    step(q + 3);
   }
+  for (; q < k; ++q) step(q);
   for (int r = 0; r < kRows; ++r) {
-    if (cols == kStepPanel) {
-      for (int v = 0; v < kVecs; ++v) S::Store(c + r * ldc + v * S::kLanes, acc[r][v]);
+    if (cols == kPanels * kStepPanel) {
+      for (int v = 0; v < kWidth; ++v) S::Store(c + r * ldc + v * S::kLanes, acc[r][v]);
     } else {
-      float buffer[kStepPanel];
-      for (int v = 0; v < kVecs; ++v) S::Store(buffer + v * S::kLanes, acc[r][v]);
+      float buffer[kPanels * kStepPanel];
+      for (int v = 0; v < kWidth; ++v) S::Store(buffer + v * S::kLanes, acc[r][v]);
       std::memcpy(c + r * ldc, buffer, static_cast<size_t>(cols) * sizeof(float));
     }
   }
 }
 
-// GateRows::product: panel by panel (a panel stays in L1 while every group of rows passes
-// over it), in groups of up to 8 accumulator vectors' worth of rows.
+// Accumulator vectors a tile may hold: AVX-512 and NEON have 32 vector registers, AVX2 16
+// (12 accumulators leave room for a panel row's 4 vectors; the broadcast folds into the
+// multiply-add's operand).
+template <class S>
+constexpr int StepAccumulators() {
+  return S::kLanes == 8 ? 12 : 16;
+}
+// Rows of one pass (the row groups of GateRows::product): AVX-512 8, AVX2 3, NEON 2.
+template <class S>
+constexpr int StepMaxRows() {
+  return StepAccumulators<S>() / (static_cast<int>(kStepPanel) / S::kLanes);
+}
+
+// kRows rows against the panels of n columns: two panels per tile when the accumulators
+// allow (AVX-512 up to 4 rows: 4 x 4 vectors; NEON 1 row), one otherwise and for an odd
+// last panel.
+template <class S, int kRows>
+void StepRowsPass(int64_t n, int64_t k, const float* a, int64_t lda, const float* packed, float* c, int64_t ldc) {
+  constexpr int kVecs = static_cast<int>(kStepPanel) / S::kLanes;
+  constexpr int kPanels = 2 * kRows * kVecs <= StepAccumulators<S>() ? 2 : 1;
+  int64_t j0 = 0;
+  if constexpr (kPanels == 2) {
+    for (; j0 + kStepPanel < n; j0 += 2 * kStepPanel) {  // at least one column in the second panel
+      const int64_t cols = n - j0 < 2 * kStepPanel ? n - j0 : 2 * kStepPanel;
+      StepTile<S, kRows, 2>(k, a, lda, packed + j0 * k, c + j0, ldc, cols);
+    }
+  }
+  for (; j0 < n; j0 += kStepPanel) {
+    const int64_t cols = n - j0 < kStepPanel ? n - j0 : kStepPanel;
+    StepTile<S, kRows, 1>(k, a, lda, packed + j0 * k, c + j0, ldc, cols);
+  }
+}
+
+// StepRowsPass for a run-time row count in [1, StepMaxRows].
+template <class S, int kRows = 1>
+void StepRowsDispatch(int rows, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed, float* c,
+                      int64_t ldc) {
+  if constexpr (kRows < StepMaxRows<S>()) {
+    if (rows != kRows) return StepRowsDispatch<S, kRows + 1>(rows, n, k, a, lda, packed, c, ldc);
+  }
+  StepRowsPass<S, kRows>(n, k, a, lda, packed, c, ldc);
+}
+
+// GateRows::product: the m rows in the fewest passes of at most StepMaxRows rows, their
+// sizes balanced (AVX2, m = 4: 2 + 2). Two panels at a time (they stay in L1 while every
+// pass goes over them), each pass over both.
 template <class S>
 void StepProductSimd(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed, float* c,
                      int64_t ldc) {
-  constexpr int kVecs = static_cast<int>(kStepPanel) / S::kLanes;
-  constexpr int kMaxRows = kVecs >= 8 ? 1 : 8 / kVecs;
-  for (int64_t j0 = 0; j0 < n; j0 += kStepPanel) {
-    const float* panel = packed + j0 * k;
-    const int64_t cols = n - j0 < kStepPanel ? n - j0 : kStepPanel;
-    for (int64_t i = 0; i < m; i += kMaxRows) {
-      [[maybe_unused]] const int64_t rows = m - i < kMaxRows ? m - i : kMaxRows;  // unused on NEON (1 row)
-      const float* ai = a + i * lda;
-      float* ci = c + i * ldc + j0;
-      if constexpr (kMaxRows >= 4) {
-        if (rows == 4) {
-          StepPanelRows<S, 4>(k, ai, lda, panel, ci, ldc, cols);
-          continue;
-        }
-        if (rows == 3) {
-          StepPanelRows<S, 3>(k, ai, lda, panel, ci, ldc, cols);
-          continue;
-        }
-      }
-      if constexpr (kMaxRows >= 2) {
-        if (rows == 2) {
-          StepPanelRows<S, 2>(k, ai, lda, panel, ci, ldc, cols);
-          continue;
-        }
-      }
-      StepPanelRows<S, 1>(k, ai, lda, panel, ci, ldc, cols);
+  constexpr int64_t kMaxRows = StepMaxRows<S>();
+  const int64_t groups = (m + kMaxRows - 1) / kMaxRows;
+  for (int64_t j0 = 0; j0 < n; j0 += 2 * kStepPanel) {
+    const int64_t cols = n - j0 < 2 * kStepPanel ? n - j0 : 2 * kStepPanel;
+    for (int64_t g = 0, i = 0; g < groups; ++g) {
+      const int64_t rows = m / groups + (g < m % groups ? 1 : 0);
+      StepRowsDispatch<S>(static_cast<int>(rows), cols, k, a + i * lda, lda, packed + j0 * k, c + i * ldc + j0, ldc);
+      i += rows;
     }
   }
 }

@@ -82,16 +82,18 @@ TEST_P(GateRowsVariantTest, SaturatesAndKeepsNan) {
   EXPECT_TRUE(std::isnan(t[3]));
 }
 
-// The packed step product against a double oracle: rows 1-8 (every row-group size), columns
-// around the panel width (whole, partial and several panels), lda/ldc wider than the row.
+// The packed step product against a double oracle: rows 1-8 (every row count a pass takes,
+// and every split into passes), columns around one and two panel widths (whole, partial,
+// an odd last panel, several tiles), k around the unrolling by 4 (remainders 0-3), lda/ldc
+// wider than the row.
 // Each output is a chain of k float multiply-adds of terms bounded by |a||r|: its error is
 // at most k * 2^-23 * sum |a_q r_q| (2 roundings per term without FMA, within the bound's
 // slack since the chain's own error dominates).
 TEST_P(GateRowsVariantTest, StepProductMatchesDoubleOracle) {
   OL_SKIP_UNLESS_ISA_ENABLED(GetParam());
   const GateRows& v = GetParam().impl;
-  for (int64_t k : {1, 5, 64, 129}) {
-    for (int64_t n : {1, 31, 32, 33, 100}) {
+  for (int64_t k : {1, 3, 5, 64, 129, 130}) {
+    for (int64_t n : {1, 31, 32, 33, 63, 64, 65, 100, 128}) {
       for (int64_t m = 1; m <= 8; ++m) {
         const int64_t lda = k + 3, ldr = k + 1, ldc = n + 2;
         const std::vector<float> a = Random(m * lda, static_cast<uint32_t>(k * 1000 + m));

@@ -46,8 +46,8 @@ namespace onnx_light {
 namespace rnn {
 namespace {
 
-// Rows of a step task up to which the product runs on gate_rows.h's step panels (4 rows
-// per AVX-512 pass, 2 per AVX2 pass; beyond 8 the GEMM tile's reuse of R wins).
+// Rows of a step task up to which the product runs on gate_rows.h's step panels (up to 8
+// rows per AVX-512 pass, 3 per AVX2 pass; beyond 8 the GEMM tile's reuse of R wins).
 constexpr int64_t kStepPanelRows = 8;
 
 using attention::LoadRow;
