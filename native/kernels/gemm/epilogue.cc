@@ -39,8 +39,11 @@ const EpilogueSpans& BestSpans() {
   return best;
 }
 
-// One contiguous run of n outputs, residual (nullable) beside it.
-void ApplyRun(const Epilogue& e, float* y, const float* z, int64_t n) {
+// One contiguous run of n outputs, its bias and residual (nullable) beside it.
+void ApplyRun(const Epilogue& e, float* y, const float* bias, const float* z, int64_t n) {
+  if (bias != nullptr) {
+    for (int64_t i = 0; i < n; ++i) y[i] += bias[i];
+  }
   if (z != nullptr) {
     for (int64_t i = 0; i < n; ++i) y[i] += z[i];
   }
@@ -170,7 +173,21 @@ const std::vector<IsaVariant<EpilogueSpans>>& EpilogueSpanVariants() {
 void Epilogue::Apply(float* y, int64_t offset, int64_t rows, int64_t cols, int64_t ld) const {
   if (empty() || rows <= 0 || cols <= 0) return;
   for (int64_t r = 0; r < rows; ++r) {
-    ApplyRun(*this, y + r * ld, residual != nullptr ? residual + offset + r * ld : nullptr, cols);
+    const int64_t start = offset + r * ld;
+    float* run = y + r * ld;
+    const float* z = residual != nullptr ? residual + start : nullptr;
+    if (bias == nullptr) {
+      ApplyRun(*this, run, nullptr, z, cols);
+      continue;
+    }
+    // Split where the run crosses an output row (the bias starts again): a GEMV chunk of
+    // an N == 1 product is a column, each element in a row of its own.
+    for (int64_t done = 0; done < cols;) {
+      const int64_t column = (start + done) % bias_columns;
+      const int64_t length = std::min(cols - done, bias_columns - column);
+      ApplyRun(*this, run + done, bias + column, z != nullptr ? z + done : nullptr, length);
+      done += length;
+    }
   }
 }
 

@@ -1,10 +1,16 @@
-// The epilogue of a fused kernel (com.microsoft FusedConv, FusedGemm): an optional residual
-// Z of the output's layout added, then one activation, applied to each output block right
-// after the block is computed (while it is in cache), never as a second pass over the
-// output. The convolution paths (conv/conv_float.cc) and the GEMM engine's output blocks
-// (gemm.cc's RunTile and GEMV chunks) call Apply on the block they just wrote.
+// The epilogue of a fused kernel (com.microsoft FusedConv, FusedGemm): an optional
+// per-column bias and an optional residual Z of the output's layout added, then one
+// activation, applied to each output block right after the block is computed (while it is
+// in cache), never as a second pass over the output. The convolution paths
+// (conv/conv_float.cc) and the GEMM engine's output blocks (gemm.cc's RunTile and GEMV
+// chunks) call Apply on the block they just wrote.
 //
-//   y = act(y + z)      (z only when `residual` is set)
+//   y = act((y + bias) + z)      (bias only when `bias` is set, z only when `residual` is)
+//
+// The bias is FusedGemm's C of one row ([N], [1, N]): added after the whole K reduction, it
+// rounds as MatMul followed by Add does (one rounding, the Add kernel's), where C copied
+// into the output before the product (Gemm's beta path) would be summed with the first K
+// block instead.
 //
 // Activations and their parameters (ORT's FusedConv list, plus HardSwish):
 //   Relu                  max(x, 0), NaN kept
@@ -41,8 +47,12 @@ struct Epilogue {
   float alpha = 0.0f, beta = 0.0f;
   // Z in the output's layout: the element of output index i is residual[i].
   const float* residual = nullptr;
+  // A bias per output column: the element of output index i gets bias[i % bias_columns]
+  // (bias_columns: the output's row length, N).
+  const float* bias = nullptr;
+  int64_t bias_columns = 0;
 
-  bool empty() const { return activation == Activation::kNone && residual == nullptr; }
+  bool empty() const { return activation == Activation::kNone && residual == nullptr && bias == nullptr; }
 
   // Block y[r * ld + c] (r < rows, c < cols) of the output, whose element y[0] has index
   // `offset` in the whole output (where its residual element is).
