@@ -249,20 +249,33 @@ def fuse_conv_activation(model: onnx.ModelProto, weights: Weights = None) -> onn
     return _replace(g, replaced, removed)
 
 
+def _activation_free_fused_gemm(node: onnx.NodeProto) -> bool:
+    """A FusedGemm with no activation yet (MatMul + Add over an A of rank > 2 becomes one:
+    graph_rewrites.extended.fuse_matmul_add_into_gemm)."""
+    return (
+        node.op_type == "FusedGemm"
+        and node.domain == MS_DOMAIN
+        and not any(a.name == "activation" and a.s for a in node.attribute)
+    )
+
+
 def fuse_gemm_activation(model: onnx.ModelProto, weights: Weights = None) -> onnx.ModelProto:
-    """Gemm -> activation -> FusedGemm (activation_alpha/beta as ORT's FusedGemm takes them)."""
+    """Gemm (or a FusedGemm without activation) -> activation -> FusedGemm
+    (activation_alpha/beta as ORT's FusedGemm takes them)."""
     g = _Graph(model, weights)
     replaced: dict[int, onnx.NodeProto] = {}
     removed: set[int] = set()
     for gemm in model.graph.node:
-        if not _is_onnx(gemm, "Gemm") or len(gemm.input) < 2 or not g.is_float(gemm.input[1]):
+        if not (_is_onnx(gemm, "Gemm") or _activation_free_fused_gemm(gemm)) or len(gemm.input) < 2:
+            continue
+        if not g.is_float(gemm.input[1]):
             continue
         after = _epilogue_after(g, gemm.output[0], GEMM_ACTIVATIONS)
         if after is None:
             continue
         act, others, activation, params = after
         node = helper.make_node("FusedGemm", list(gemm.input), [act.output[0]], name=gemm.name, domain=MS_DOMAIN)
-        node.attribute.extend(a for a in gemm.attribute)
+        node.attribute.extend(a for a in gemm.attribute if not a.name.startswith("activation"))
         node.attribute.append(helper.make_attribute("activation", activation))
         for name, value in zip(("activation_alpha", "activation_beta"), params, strict=False):
             node.attribute.append(helper.make_attribute(name, value))
