@@ -324,8 +324,15 @@ def _elements(tensor):
     return count
 
 
-def _infer(proto):
-    """Adds inferred value types to proto, which the caller owns (it is changed in place)."""
+def _has_subgraphs(graph):
+    return any(a.type in (AttributeProto.GRAPH, AttributeProto.GRAPHS) for n in graph.node for a in n.attribute)
+
+
+def _infer(proto, nodes=True):
+    """Adds inferred value types to proto, which the caller owns (it is changed in place):
+    value_info and the outputs' types, and the nodes (whose subgraphs get theirs) unless
+    `nodes` is False and no node has a subgraph: the rewrites' rounds keep their index of
+    the nodes across an inference that only refreshes value types."""
     large = {i.name: i for i in proto.graph.initializer if _elements(i) > _INFERENCE_DATA_LIMIT_ELEMENTS}
     light = proto
     if large:
@@ -349,7 +356,8 @@ def _infer(proto):
     except Exception:  # noqa: BLE001  inference is an optimisation; the kernels check for real
         return proto
     # What inference writes: value_info, output types, and (in subgraphs) the nodes' graphs.
-    for name in ("value_info", "output", "node"):
+    written = ("value_info", "output", "node") if nodes or _has_subgraphs(proto.graph) else ("value_info", "output")
+    for name in written:
         del getattr(proto.graph, name)[:]
         getattr(proto.graph, name).extend(getattr(inferred.graph, name))
     return proto
