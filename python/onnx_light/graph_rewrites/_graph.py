@@ -123,6 +123,7 @@ class GraphView:
         self.opsets = {(o.domain or ""): o.version for o in model.opset_import}
         self.opsets[""] = self.opsets.get("ai.onnx", self.opsets.get("", 0))
         self._values: dict[str, np.ndarray | None] = {}
+        self._initializer_types: dict[str, tuple[onnx.TensorProto, onnx.TypeProto]] = {}
         self._orphans: set[str] = set()  # names that lost their last reader
         self._sizes = (len(graph.node), len(graph.initializer))
         self._dirty = False
@@ -211,10 +212,14 @@ class GraphView:
         return [d.dim_value if d.HasField("dim_value") else None for d in t.tensor_type.shape.dim]
 
     def type_of(self, name: str) -> onnx.TypeProto | None:
-        """The value's TypeProto (an initializer's made from its type and dims)."""
+        """The value's TypeProto (an initializer's made from its type and dims, once)."""
         if name in self.initializers:
             t = self.initializers[name]
-            return helper.make_tensor_type_proto(t.data_type, list(t.dims))
+            made = self._initializer_types.get(name)
+            if made is None or made[0] is not t:
+                made = (t, helper.make_tensor_type_proto(t.data_type, list(t.dims)))
+                self._initializer_types[name] = made
+            return made[1]
         return self.types.get(name)
 
     def only_reader(self, name: str) -> onnx.NodeProto | None:
