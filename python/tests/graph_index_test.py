@@ -262,9 +262,7 @@ def test_the_index_outlives_an_inference_between_rounds_and_takes_its_value_type
 
 
 def test_inference_between_rounds_replaces_the_nodes_of_a_graph_with_subgraphs_and_the_index_follows():
-    branch = helper.make_graph(
-        [helper.make_node("Neg", ["a"], ["b"])], "then", [], [tensor("b", None)]
-    )
+    branch = helper.make_graph([helper.make_node("Neg", ["a"], ["b"])], "then", [], [tensor("b", None)])
     other = helper.make_graph([helper.make_node("Abs", ["a"], ["c"])], "else", [], [tensor("c", None)])
     m = model(
         [

@@ -3,7 +3,8 @@
 // the same simd/math.h lanes), on the tiled path, the GEMV paths (M == 1, N == 1), K == 0,
 // transposes, broadcast C and a constant (prepacked) B; parallel runs bit-identical to the
 // serial one. FusedGemm's extensions for MatMul + Add (A of rank > 2, a row C as a bias in
-// the epilogue) against MatMul, Add and the activation kernel, bit for bit. The epilogue's Sigmoid/Tanh span variants against the exact portable ones.
+// the epilogue) against MatMul, Add and the activation kernel, bit for bit. The epilogue's Sigmoid/Tanh span variants
+// against the exact portable ones.
 #include <cmath>
 #include <cstring>
 #include <ostream>
@@ -131,10 +132,8 @@ struct MatMulAddCase {
 };
 
 const MatMulAddCase kMatMulAddCases[] = {
-    {"projection_3d", {2, 17, 300}, 70, {70}},
-    {"row_bias_4d", {2, 3, 5, 64}, 33, {1, 1, 33}},
-    {"matrix_2d", {37, 129}, 53, {1, 53}},
-    {"gemv_row", {1, 1, 257}, 300, {300}},
+    {"projection_3d", {2, 17, 300}, 70, {70}}, {"row_bias_4d", {2, 3, 5, 64}, 33, {1, 1, 33}},
+    {"matrix_2d", {37, 129}, 53, {1, 53}},     {"gemv_row", {1, 1, 257}, 300, {300}},
     {"gemv_column", {3, 30, 40}, 1, {1}},
 };
 

@@ -119,8 +119,8 @@ class GemmKernel final : public OpKernel {
     if (kFused) {  // float (checked above)
       gemm::GemmStats stats;
       OL_RETURN_IF_ERROR(gemm::Sgemm(ctx.parallel(), ctx.allocator(), tuning_, trans_a_, trans_b_, m, n, k, alpha_,
-                                     a->data<float>(), lda, b->data<float>(), b->shape()[1], c_beta,
-                                     y->data<float>(), n, &stats, epilogue)
+                                     a->data<float>(), lda, b->data<float>(), b->shape()[1], c_beta, y->data<float>(),
+                                     n, &stats, epilogue)
                              .WithContext(ctx.Where() + ": "));
       ctx.RecordScratch(stats.scratch_bytes);
       return Status::Ok();

@@ -6,7 +6,8 @@
               elimination, Cast, Transpose, Reshape and Squeeze/Unsqueeze cancellation,
               Conv + BatchNormalization (ORT_ENABLE_BASIC)
     extended  basic, then EXTENDED_PASSES: QDQ groups -> integer kernels (qdq_rewrites),
-              MatMul + Add -> Gemm, decomposed Gelu, LayerNormalization and
+              MatMul + Add -> Gemm (com.microsoft FusedGemm when A has more than 2
+              dims: the bias in its epilogue), decomposed Gelu, LayerNormalization and
               RMSNormalization and scaled dot-product attention -> one op (Attention:
               the ai.onnx import raised to 23 where that changes no node's meaning),
               Conv/Gemm + activation (+ residual Add) ->
@@ -136,9 +137,7 @@ class _Rounds:
         self._view = view
         # No edit through the index, which was never read again (nothing edited behind it)
         # and still indexes this model: the graph is the one the round began with.
-        untouched = (
-            self.model is view.model and view.edits == edits and view.rebuilds == rebuilds and view.in_sync()
-        )
+        untouched = self.model is view.model and view.edits == edits and view.rebuilds == rebuilds and view.in_sync()
         self._last = before if untouched else _fingerprint(self.model)
         return self._last != before
 
