@@ -84,13 +84,38 @@ def test_matmul_add_activation_on_a_3d_a_becomes_one_fused_gemm_with_the_activat
     assert list(rewritten.graph.node[0].output) == ["out"]
 
 
-def test_matmul_add_gelu_keeps_the_gelu_after_the_fused_projection():
-    """BERT's feed-forward: MatMul + Add + Gelu (ai.onnx at opset 20): the projection fuses,
-    Gelu (not an epilogue activation) stays its own node."""
-    m = matmul_add((2, 3, 4), after=[helper.make_node("Gelu", ["y"], ["out"])])
-    m.opset_import[0].version = 20
+@pytest.mark.parametrize(
+    "gelu,opset,activation",
+    [
+        (helper.make_node("Gelu", ["y"], ["out"]), 20, b"Gelu"),
+        (helper.make_node("Gelu", ["y"], ["out"], approximate="tanh"), 20, b"FastGelu"),
+        (helper.make_node("Gelu", ["y"], ["out"], domain="com.microsoft"), 17, b"Gelu"),
+        (helper.make_node("FastGelu", ["y"], ["out"], domain="com.microsoft"), 17, b"FastGelu"),
+    ],
+)
+def test_matmul_add_gelu_becomes_one_fused_gemm_with_gelu_in_its_epilogue(gelu, opset, activation):
+    """BERT's feed-forward: MatMul + Add + Gelu (ai.onnx from opset 20, ORT's contrib Gelu
+    and FastGelu below): one FusedGemm whose epilogue runs the Gelu kernel's vector code."""
+    m = matmul_add((2, 3, 4), after=[gelu])
+    m.opset_import[0].version = opset
+    if gelu.domain:  # onnx infers nothing through contrib ops: the output declares its shape
+        m.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+        m.graph.output[0].CopyFrom(tensor("out", [2, 3, 5]))
     a = RNG.standard_normal((2, 3, 4)).astype(np.float32)
-    check_rewrite(m, {"a": a}, "all", ["FusedGemm", "Gelu"], rtol=1e-6, atol=1e-6)
+    # simd/math.h's Gelu forms, as the separate kernel's: within 3e-6 relative of the exact.
+    rewritten = check_rewrite(m, {"a": a}, "all", ["FusedGemm"], rtol=1e-5, atol=1e-6)
+    attributes = {a.name: helper.get_attribute_value(a) for a in rewritten.graph.node[0].attribute}
+    assert attributes == {"activation": activation}
+
+
+def test_gelu_with_a_bias_input_stays_after_the_fused_projection():
+    m = matmul_add(
+        (2, 3, 4),
+        after=[helper.make_node("FastGelu", ["y", "gelu_bias"], ["out"], domain="com.microsoft")],
+    )
+    m.graph.initializer.append(init("gelu_bias", np.ones(5, np.float32)))
+    m.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+    assert op_types(graph_rewrites.optimize(m, level="all")) == ["FusedGemm", "FastGelu"]
 
 
 @pytest.mark.parametrize(

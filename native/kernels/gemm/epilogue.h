@@ -24,6 +24,10 @@
 //                         beyond ORT's FusedConv list (ORT leaves Conv + HardSwish unfused)
 //   Swish(alpha)          x sigmoid(alpha x) (ONNX Swish; alpha 1 is SiLU, EfficientNet's
 //                         x * Sigmoid(x)): an extension too, sigmoid as above
+//   Gelu, FastGelu        FusedGemm only: ONNX Gelu (erf form) and its tanh approximation
+//                         (Gelu approximate="tanh", ORT's FastGelu), simd/math.h's GeluErf
+//                         and GeluTanh on the same lanes as the Gelu kernel's vector path:
+//                         the transformer's feed-forward MatMul + Add + Gelu in one kernel
 // Each is written in the arithmetic order of the separate ONNX kernel (math_unary), so a
 // fused result equals the unfused Conv/Gemm followed by that kernel bit for bit on the
 // same ISA; the residual add is one rounding, as the Add kernel's.
@@ -39,7 +43,19 @@
 namespace onnx_light {
 namespace gemm {
 
-enum class Activation { kNone, kRelu, kClip, kLeakyRelu, kSigmoid, kTanh, kHardSigmoid, kHardSwish, kSwish };
+enum class Activation {
+  kNone,
+  kRelu,
+  kClip,
+  kLeakyRelu,
+  kSigmoid,
+  kTanh,
+  kHardSigmoid,
+  kHardSwish,
+  kSwish,
+  kGelu,
+  kGeluTanh
+};
 
 struct Epilogue {
   Activation activation = Activation::kNone;
@@ -70,10 +86,12 @@ StatusOr<Epilogue> ParseConvActivation(const std::string& where, const std::stri
 // not given: pass NaN).
 StatusOr<Epilogue> ParseGemmActivation(const std::string& where, const std::string& name, float alpha, float beta);
 
-// In-place Sigmoid/Tanh spans of one ISA (epilogue_<isa>.cc), for the variant tests.
+// In-place Sigmoid/Tanh/Gelu spans of one ISA (epilogue_<isa>.cc), for the variant tests.
 struct EpilogueSpans {
   void (*sigmoid)(float* y, int64_t n);
   void (*tanh)(float* y, int64_t n);
+  void (*gelu_erf)(float* y, int64_t n);
+  void (*gelu_tanh)(float* y, int64_t n);
 };
 // avx512, avx2 (x86-64), neon (aarch64), then the portable one (exact, libm in double).
 const std::vector<IsaVariant<EpilogueSpans>>& EpilogueSpanVariants();

@@ -44,6 +44,8 @@ const ActivationCase kActivations[] = {
     {"HardSigmoid", 0.25f, 0.6f, "HardSigmoid", 6, [](KernelTester& t) { t.Attr("alpha", 0.25f).Attr("beta", 0.6f); }},
     {"HardSwish", kUnset, kUnset, "HardSwish", 14, nullptr},
     {"Swish", kUnset, kUnset, "Swish", 24, nullptr},  // alpha 1: SiLU
+    {"Gelu", kUnset, kUnset, "Gelu", 20, nullptr},
+    {"FastGelu", kUnset, kUnset, "Gelu", 20, [](KernelTester& t) { t.Attr("approximate", std::string("tanh")); }},
 };
 
 void PrintTo(const ActivationCase& a, std::ostream* os) { *os << "activation '" << a.name << "'"; }
@@ -278,7 +280,7 @@ TEST(FusedGemm, HandComputedRelu) {
 }
 
 TEST(FusedGemm, UnknownActivationIsAnErrorNamingItAndTheNode) {
-  for (const char* name : {"Gelu", "Clip"}) {
+  for (const char* name : {"Softplus", "Clip"}) {
     KernelTester t("FusedGemm", 1, "com.microsoft");
     t.NodeName("fg3")
         .Input(MakeTensor<float>({2, 2}, {1, 2, 3, 4}))
@@ -310,6 +312,24 @@ TEST_P(EpilogueSpanVariantTest, MatchesThePortableSpans) {
     for (size_t i = 0; i < x.size(); ++i) {
       ASSERT_NEAR(got[i], want[i], 4e-7f * std::fabs(want[i]) + 1e-30f)
           << GetParam().name << (fn == &gemm::EpilogueSpans::sigmoid ? " sigmoid(" : " tanh(") << x[i] << ")";
+    }
+  }
+  // Gelu within the elementwise family's bounds for the same vector forms (vector_math_test):
+  // erf form 2e-6 relative; tanh form 3e-6 relative, and 1e-9 absolute below x = -5.8, where
+  // the float argument's rounding (~1e-7 |u|) becomes several 1e-6 relative through e^(2u).
+  struct GeluBound {
+    void (*gemm::EpilogueSpans::*fn)(float*, int64_t);
+    float relative, absolute;
+    const char* name;
+  };
+  for (const GeluBound& g : {GeluBound{&gemm::EpilogueSpans::gelu_erf, 2e-6f, 1e-33f, "gelu"},
+                             GeluBound{&gemm::EpilogueSpans::gelu_tanh, 3e-6f, 1e-9f, "gelu_tanh"}}) {
+    std::vector<float> got = x, want = x;
+    (spans.*g.fn)(got.data(), static_cast<int64_t>(got.size()));
+    (exact.*g.fn)(want.data(), static_cast<int64_t>(want.size()));
+    for (size_t i = 0; i < x.size(); ++i) {
+      ASSERT_NEAR(got[i], want[i], g.relative * std::fabs(want[i]) + g.absolute)
+          << GetParam().name << " " << g.name << "(" << x[i] << ")";
     }
   }
 }
