@@ -15,7 +15,7 @@ fuse_squeeze_excitation: a squeeze-and-excitation block, as MobileNetV3 and Effi
 
 Activations: Relu, Clip, LeakyRelu, Sigmoid, Tanh, HardSigmoid, HardSwish and Swish (HardSwish,
 for MobileNetV3, and Swish, for EfficientNet's SiLU, are extensions beyond ORT's FusedConv
-list; FusedGemm takes all but Clip). The
+list; FusedGemm takes all but Clip, and Gelu/FastGelu besides). The
 native kernels apply them to each output block right after it is computed
 (native/kernels/gemm/epilogue.h), with results equal to the unfused kernels' bit for bit.
 
