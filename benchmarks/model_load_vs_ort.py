@@ -7,6 +7,8 @@ target: at most 1.2x), with our session's own accounting of its constant memory
 (initializers retained and released once their kernels absorbed them, packed forms held).
 
     ./bazelw run //benchmarks:model_load_vs_ort -- --output=benchmarks/reports/model_load/model_load.json
+    # the same with transparent huge pages off in the measured processes:
+    ./bazelw run //benchmarks:model_load_vs_ort -- --no_huge_pages --output=/tmp/model_load_no_thp.json
 """
 
 import json
@@ -26,13 +28,25 @@ OUTPUT = flags.DEFINE_string("output", "", "where to write the JSON results")
 REPEATS = flags.DEFINE_integer("repeats", 5, "fresh processes per case")
 SIZES_MB = flags.DEFINE_list("sizes_mb", ["50", "250"], "model sizes")
 HIDDEN = flags.DEFINE_integer("hidden", 2048, "width of the MLP's square weight matrices")
+NO_HUGE_PAGES = flags.DEFINE_bool(
+    "no_huge_pages",
+    False,
+    "children of both runtimes create their session with transparent huge pages disabled for "
+    "the process (prctl PR_SET_THP_DISABLE): on a VM whose freed memory returns to the host, "
+    "the first touch of a fresh huge page is what packing the weights mostly costs",
+)
 
 # One creation in a fresh process: prints a JSON line with the seconds, the peak RSS growth
 # (KiB) it caused (the peak, VmHWM, is reset to the current RSS just before: imports do not
-# count) and, for onnx-light, the session's constant memory accounting.
+# count), the transparent huge pages faulted in meanwhile and, for onnx-light, the
+# session's constant memory accounting.
 CHILD = r"""
 import json, sys, time
 runtime, path = sys.argv[1], sys.argv[2]
+if sys.argv[3] == "no_huge_pages":
+    import ctypes
+    if ctypes.CDLL(None, use_errno=True).prctl(41, 1, 0, 0, 0) != 0:  # PR_SET_THP_DISABLE
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_THP_DISABLE) failed")
 if runtime == "ort":
     import onnxruntime as ort
     create = lambda: ort.InferenceSession(path, providers=["CPUExecutionProvider"])
@@ -45,13 +59,19 @@ def status_kib(field):
     with open("/proc/self/status") as f:
         return next(int(line.split()[1]) for line in f if line.startswith(field))
 
+def huge_page_faults():
+    with open("/proc/vmstat") as f:
+        return next((int(line.split()[1]) for line in f if line.startswith("thp_fault_alloc ")), 0)
+
 with open("/proc/self/clear_refs", "w") as f:
     f.write("5")  # VmHWM := VmRSS
 before = status_kib("VmRSS:")
+thp_before = huge_page_faults()
 start = time.perf_counter()
 session = create()
 seconds = time.perf_counter() - start
-result = {"seconds": seconds, "rss_growth_kib": status_kib("VmHWM:") - before}
+result = {"seconds": seconds, "rss_growth_kib": status_kib("VmHWM:") - before,
+          "huge_page_faults": huge_page_faults() - thp_before}
 if runtime != "ort":
     result["constant_memory"] = session.constant_memory().to_dict()
 print(json.dumps(result))
@@ -82,15 +102,20 @@ def mlp_of_size(megabytes, hidden):
 
 
 def measure(runtime, path, repeats, model_mib):
-    seconds, rss, accounting = [], [], None
+    seconds, rss, huge_pages, accounting = [], [], [], None
     env = dict(os.environ)
     for _ in range(repeats):
         out = subprocess.run(
-            [sys.executable, "-c", CHILD, runtime, path], check=True, capture_output=True, text=True, env=env
+            [sys.executable, "-c", CHILD, runtime, path, "no_huge_pages" if NO_HUGE_PAGES.value else "default"],
+            check=True,
+            capture_output=True,
+            text=True,
+            env=env,
         ).stdout.splitlines()
         result = json.loads(out[-1])
         seconds.append(result["seconds"])
         rss.append(result["rss_growth_kib"] / 1024)
+        huge_pages.append(result["huge_page_faults"])
         accounting = result.get("constant_memory", accounting)  # the same in every run
     row = {
         "seconds": seconds,
@@ -98,6 +123,9 @@ def measure(runtime, path, repeats, model_mib):
         "rss_growth_mib": rss,
         "median_rss_growth_mib": float(np.median(rss)),
         "rss_growth_over_model_size": float(np.median(rss)) / model_mib,
+        # Transparent huge pages faulted in machine-wide during each creation (2 MiB each;
+        # /proc/vmstat thp_fault_alloc): where the packed weights' first touch went.
+        "huge_page_faults": huge_pages,
     }
     if accounting is not None:
         row["constant_memory"] = accounting
@@ -106,7 +134,11 @@ def measure(runtime, path, repeats, model_mib):
 
 def main(argv):
     del argv
-    doc = {"benchmark": "model_load_vs_ort", "results": [], "conditions": conditions(repeats=REPEATS.value)}
+    doc = {
+        "benchmark": "model_load_vs_ort",
+        "results": [],
+        "conditions": conditions(repeats=REPEATS.value, no_huge_pages=NO_HUGE_PAGES.value),
+    }
     with tempfile.TemporaryDirectory() as tmp:
         for size in [int(s) for s in SIZES_MB.value]:
             model = mlp_of_size(size, HIDDEN.value)

@@ -4,11 +4,19 @@ throughput (runs/s) and p50/p99 latency, with every raw latency sample.
 
 Each runtime is timed in its own block (ORT's workers spin after a run; alternating runs
 would make the other runtime pay for it), after a warm-up, and blocks are separated by a
-pause. Both runtimes use their default thread count (one per physical core).
+pause. Both runtimes use their default thread count (one per physical core) unless
+--threads gives one for both. Each block also records the context switches of the
+process's threads per run (voluntary: a thread blocked, e.g. an idle worker parking after
+its spin window; involuntary: a thread preempted), which no load on the machine creates
+for an idle worker that keeps spinning.
 
     ./bazelw run //benchmarks:serving_vs_ort -- --output=benchmarks/reports/serving/serving.json
+    # one caller, serial beside two threads, and a longer spin window for our workers:
+    ./bazelw run //benchmarks:serving_vs_ort -- --callers=1 --threads=1
+    ./bazelw run //benchmarks:serving_vs_ort -- --callers=1 --threads=2 --spin_microseconds=2000
 """
 
+import glob
 import threading
 import time
 
@@ -24,6 +32,28 @@ FLAGS = flags.DEFINE_string("output", "", "where to write the JSON results (defa
 SECONDS = flags.DEFINE_float("seconds", 4.0, "timed length of each block")
 CALLERS = flags.DEFINE_list("callers", ["1", "2", "4"], "Python caller threads")
 MODELS = flags.DEFINE_list("models", ["resnet_cnn", "transformer_block"], "model_corpus models")
+THREADS = flags.DEFINE_integer(
+    "threads", 0, "threads per session for both runtimes (0: each runtime's default, one per physical core)"
+)
+SPIN_MICROSECONDS = flags.DEFINE_integer(
+    "spin_microseconds", None, "our idle workers' spin window before they park (default: the policy's)"
+)
+
+
+def context_switches():
+    """(voluntary, involuntary) context switches summed over this process's threads."""
+    voluntary = involuntary = 0
+    for path in glob.glob("/proc/self/task/*/status"):
+        try:
+            with open(path) as f:
+                for line in f:
+                    if line.startswith("voluntary_ctxt_switches:"):
+                        voluntary += int(line.split()[1])
+                    elif line.startswith("nonvoluntary_ctxt_switches:"):
+                        involuntary += int(line.split()[1])
+        except FileNotFoundError:  # a thread that ended meanwhile
+            continue
+    return voluntary, involuntary
 
 
 def block(session, feeds, callers, seconds):
@@ -42,23 +72,44 @@ def block(session, feeds, callers, seconds):
     threads = [threading.Thread(target=caller, args=(i,)) for i in range(callers)]
     for t in threads:
         t.start()
+    switches_before = context_switches()
     stop_at[0] = time.perf_counter() + seconds
     began = time.perf_counter()
     start_barrier.wait()
     for t in threads:
         t.join()
     wall = time.perf_counter() - began
-    return [x for per in latencies for x in per], wall
+    switches = [after - before for after, before in zip(context_switches(), switches_before)]
+    return [x for per in latencies for x in per], wall, switches
 
 
-def summarize(latencies, wall):
+def summarize(latencies, wall, switches):
+    runs = max(1, len(latencies))
     return {
         "runs": len(latencies),
         "wall_s": wall,
         "throughput_per_s": len(latencies) / wall,
         "p50_ms": float(np.percentile(latencies, 50)),
         "p99_ms": float(np.percentile(latencies, 99)),
+        "voluntary_switches_per_run": switches[0] / runs,
+        "involuntary_switches_per_run": switches[1] / runs,
         "samples_ms": [round(x, 4) for x in latencies],
+    }
+
+
+def sessions_for(data):
+    """Our session and ORT's for the serialized model, at --threads (and our --spin_microseconds)."""
+    policy = {}
+    if THREADS.value:
+        policy["num_threads"] = THREADS.value
+    if SPIN_MICROSECONDS.value is not None:
+        policy["spin_microseconds"] = SPIN_MICROSECONDS.value
+    ort_options = ort.SessionOptions()
+    if THREADS.value:
+        ort_options.intra_op_num_threads = THREADS.value
+    return {
+        "onnx_light": onnx_light.InferenceSession(data, cpu_execution=onnx_light.CpuExecutionPolicy(**policy)),
+        "ort": ort.InferenceSession(data, ort_options, providers=["CPUExecutionProvider"]),
     }
 
 
@@ -68,16 +119,17 @@ def main(argv):
         "benchmark": "serving_vs_ort",
         "results": [],
         "conditions": conditions(
-            seconds_per_block=SECONDS.value, threads="defaults of both runtimes (one per physical core)"
+            seconds_per_block=SECONDS.value,
+            threads=THREADS.value or "defaults of both runtimes (one per physical core)",
+            spin_microseconds=SPIN_MICROSECONDS.value
+            if SPIN_MICROSECONDS.value is not None
+            else onnx_light.CpuExecutionPolicy().spin_microseconds,
         ),
     }
     for name in MODELS.value:
         corpus_model = model_corpus.by_name(name)
         data = corpus_model.model.SerializeToString()
-        sessions = {
-            "onnx_light": onnx_light.InferenceSession(data),
-            "ort": ort.InferenceSession(data, providers=["CPUExecutionProvider"]),
-        }
+        sessions = sessions_for(data)
         expected = sessions["ort"].run(None, corpus_model.feeds)
         for session in sessions.values():
             got = session.run(None, corpus_model.feeds)
@@ -97,7 +149,8 @@ def main(argv):
                 f"{name:18s} callers {callers}: ours {row['onnx_light']['throughput_per_s']:8.1f}/s "
                 f"p50 {row['onnx_light']['p50_ms']:7.3f} p99 {row['onnx_light']['p99_ms']:7.3f} ms | ORT "
                 f"{row['ort']['throughput_per_s']:8.1f}/s p50 {row['ort']['p50_ms']:7.3f} p99 {row['ort']['p99_ms']:7.3f} ms"
-                f" | throughput ours/ORT {row['throughput_ratio_ours_over_ort']:.2f}",
+                f" | throughput ours/ORT {row['throughput_ratio_ours_over_ort']:.2f} | voluntary switches/run "
+                f"ours {row['onnx_light']['voluntary_switches_per_run']:.1f} ORT {row['ort']['voluntary_switches_per_run']:.1f}",
                 flush=True,
             )
     finish_document(doc, FLAGS.value)

@@ -30,20 +30,9 @@ def run_smallest(smallest: bool = True, **kwargs) -> dict:
 DOC = run_smallest(bounds=BOUNDS, calibrated=CALIBRATED)
 LISTED = baseline.list_cells(baseline.native_binary())
 
-# Ops with a parallel path whose corpus case is still to be written, with the reason (kept
+# Ops with a parallel path and no corpus case of their own, with the reason (kept
 # true by the test below: an op that gains a case must leave the list).
 CORPUS_EXCEPTIONS: dict[tuple[str, str], str] = {
-    **{
-        ("ai.onnx.ml", op): "pending: map or sequence inputs (KernelRunner values of map type); case not written yet"
-        for op in ("CastMap", "DictVectorizer", "ZipMap")
-    },
-    **{
-        ("ai.onnx.ml", op): "pending: needs a whole model's attributes; TreeEnsemble (ai.onnx.ml 5) measures the "
-        "shared tree walk, the SVM cases are not written yet"
-        for op in ("SVMClassifier", "SVMRegressor", "TreeEnsembleClassifier", "TreeEnsembleRegressor")
-    },
-    ("ai.onnx", "LinearAttention"): "pending: case not written yet",
-    ("ai.onnx.preview", "FlexAttention"): "pending: case not written yet (its score function is a subgraph)",
     ("ai.onnx", "Upsample"): "deprecated since opset 10; the Resize kernel, measured through Resize",
 }
 
@@ -111,6 +100,19 @@ def test_calibrated_values_reach_the_kernel() -> None:
     assert matmul["calibrated"]["regions"] >= 1
     assert matmul["calibrated"]["participants"]["requested"] == 2
     assert matmul["calibrated"]["outputs_identical_to_serial"]
+
+
+def test_an_isa_cap_reaches_the_measured_process_and_is_recorded() -> None:
+    """kernel_report --max_isa: the cap is set in the environment of the native binary,
+    whose kernels then run at it (portable exists on every host)."""
+    bounds = baseline.Bounds(min_blocks=1, max_blocks=1)
+    doc = run_smallest(bounds=bounds, ops=["Add"], env=baseline.isa_environment("portable"))
+    assert doc["metadata"]["isa_selected"] == "portable"
+    assert doc["metadata"]["max_isa"] == "portable"
+    assert baseline.problems(doc) == []
+    uncapped = run_smallest(bounds=bounds, ops=["Add"], env=baseline.isa_environment(None))
+    assert uncapped["metadata"]["isa_selected"] == kernel_tuning.host_isa()
+    assert uncapped["metadata"]["max_isa"] == "none"
 
 
 def test_cells_past_the_deadline_are_skipped_not_measured() -> None:

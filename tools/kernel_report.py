@@ -5,6 +5,8 @@
     ./bazelw run //tools:kernel_report -- --architectures=x86_64 --budget_minutes=15
     ./bazelw run //tools:kernel_report -- --architectures=x86_64 --ops=MatMul --runs=1 \
         --budget_minutes=1 --calibrate_budget_ms=2000 --output_dir=/tmp/report  # a quick check
+    ./bazelw run //tools:kernel_report -- --architectures=x86_64 --reuse=aarch64 --max_isa=avx2
+        # the AVX2-capped report beside the default one, with the same aarch64 run
 
 x86-64 runs natively: first `//tools:calibrate` within --calibrate_budget_ms writes a
 profile for this machine into <output_dir>/x86_64/tuning_profiles.json; the values a
@@ -21,7 +23,10 @@ labelled emulated and never promote a default. The builds and the waits for a qu
 budgets (the waits are bounded by --quiet_timeout_s).
 
 Writes <output_dir>/ (workspace-relative): <arch>/baseline_run<N>.json (raw samples),
-kernel_report.json, kernel_report.md, plots/*.png.
+kernel_report.json, kernel_report.md, plots/*.png. With --max_isa=avx2 the x86-64
+calibration and runs take place with ONNX_LIGHT_MAX_ISA=avx2 (recorded in every run's
+metadata and in the report) and go beside the default report: x86_64_avx2/,
+kernel_report_avx2.{md,json}, plots_avx2/; the emulated aarch64 run is never capped.
 """
 
 import os
@@ -54,6 +59,13 @@ flags.DEFINE_list("ops", [], "only these ops (a quick check)")
 flags.DEFINE_bool("smallest", False, "only each case's smallest size (a quick check)")
 flags.DEFINE_string("output_dir", "benchmarks/reports", "report directory (workspace-relative or absolute)")
 flags.DEFINE_float("quiet_load", 0.5, "before each run, wait until the 1-minute load average is at or below this")
+flags.DEFINE_enum(
+    "max_isa",
+    None,
+    ["avx2", "portable"],
+    "cap the kernels' ISA of the x86-64 calibration and runs (ONNX_LIGHT_MAX_ISA: avx2, portable) and write "
+    "the report beside the default one as kernel_report_<isa>.{md,json}",
+)
 flags.DEFINE_integer("quiet_timeout_s", 120, "how long to wait for quiet before a run (then it runs, marked not quiet)")
 
 
@@ -70,8 +82,9 @@ def aarch64_binary(workspace: str) -> str:
     return os.path.join(bin_dir, "benchmarks/kernel_baseline/kernel_baseline_native")
 
 
-def calibrate(workspace: str, profile: str, revision: str) -> list[tuple[str, str, object]]:
-    """Runs //tools:calibrate into `profile` and returns the values a session takes from it."""
+def calibrate(workspace: str, profile: str, revision: str, env: dict[str, str]) -> list[tuple[str, str, object]]:
+    """Runs //tools:calibrate into `profile` (in environment `env`) and returns the values a
+    session takes from it."""
     if os.path.exists(profile):
         os.remove(profile)  # this report's calibration only, not an older one
     subprocess.run(
@@ -86,6 +99,7 @@ def calibrate(workspace: str, profile: str, revision: str) -> list[tuple[str, st
         ],
         cwd=workspace,
         check=True,
+        env=env,
     )
     return kernel_tuning.profiled_values(profile)
 
@@ -93,6 +107,7 @@ def calibrate(workspace: str, profile: str, revision: str) -> list[tuple[str, st
 def measure(
     arch: str, binary: str, prefix: list[str], runs: int, bounds: baseline.Bounds, calibrated: str | None, meta: dict
 ) -> list[dict]:
+    """`runs` baseline runs of `arch`, written to <report_dir>/<meta["arch_dir"]>/baseline_run<N>.json."""
     docs = []
     for n in range(1, runs + 1):
         baseline.progress(f"kernel_report: {arch} run {n}/{runs}")
@@ -113,6 +128,7 @@ def measure(
             prefix=prefix,
             emulated=meta["emulated"],
             architecture=arch,
+            env=meta["env"],
         )
         doc["metadata"]["conditions"] = {
             "load_before": round(load_before, 2),
@@ -120,11 +136,17 @@ def measure(
             "quiet_load": FLAGS.quiet_load,
             "quiet": quiet,
         }
+        cap = meta["env"].get(baseline.MAX_ISA_VARIABLE)
+        if cap and doc["metadata"].get("isa_selected") != cap:
+            baseline.progress(
+                f"kernel_report: WARNING: {arch} run {n}: the kernels ran at {doc['metadata'].get('isa_selected')}, "
+                f"not at the cap {cap}"
+            )
         for problem in baseline.problems(doc):
             baseline.progress(f"kernel_report: {arch} run {n}: {problem}")
         if baseline.skipped(doc):
             baseline.progress(f"kernel_report: {arch} run {n}: {len(baseline.skipped(doc))} cells skipped (budget)")
-        baseline.write(doc, os.path.join(meta["report_dir"], arch, f"baseline_run{n}.json"))
+        baseline.write(doc, os.path.join(meta["report_dir"], meta["arch_dir"], f"baseline_run{n}.json"))
         docs.append(doc)
     return docs
 
@@ -136,11 +158,17 @@ def main(argv: list[str]) -> None:
         sys.exit("kernel_report: run it with `./bazelw run //tools:kernel_report` (it builds for aarch64)")
     revision = environment.revision(workspace) or "unknown"
     report_dir = os.path.join(workspace, FLAGS.output_dir)
-    cells = len(baseline.list_cells(baseline.native_binary(), smallest=FLAGS.smallest, ops=FLAGS.ops))
+    names = baseline.report_names(FLAGS.max_isa)
+    native_env = baseline.isa_environment(FLAGS.max_isa)
+    cells = len(baseline.list_cells(baseline.native_binary(), smallest=FLAGS.smallest, ops=FLAGS.ops, env=native_env))
     budget_s = 60 * FLAGS.budget_minutes
     calibrate_s = FLAGS.calibrate_budget_ms / 1000 if FLAGS.calibrate else 0.0
     cap_ms, deadline_ms = baseline.plan(cells, FLAGS.runs, budget_s, calibrate_s, FLAGS.setup_share)
     settings = {}
+    if FLAGS.max_isa:
+        settings["ISA cap"] = (
+            f"x86-64 calibration and runs with {baseline.MAX_ISA_VARIABLE}={FLAGS.max_isa} (aarch64 is never capped)"
+        )
     if "x86_64" in FLAGS.architectures:
         settings["x86-64 budget"] = (
             f"{FLAGS.budget_minutes:g} min for calibration ({calibrate_s:g} s, `//tools:calibrate "
@@ -164,19 +192,27 @@ def main(argv: list[str]) -> None:
     runs_by_arch = {}
     for arch in FLAGS.reuse:
         try:
-            runs_by_arch[arch] = baseline.read_runs(os.path.join(report_dir, arch), revision)
+            runs_by_arch[arch] = baseline.read_runs(os.path.join(report_dir, names.arch_dir(arch)), revision)
         except ValueError as e:
             sys.exit(f"kernel_report: --reuse={arch}: {e}")
         baseline.progress(f"kernel_report: {arch}: {len(runs_by_arch[arch])} run(s) of {revision} read back")
     if set(FLAGS.reuse) & set(FLAGS.architectures):
         sys.exit("kernel_report: an architecture is either measured (--architectures) or reused (--reuse)")
     for arch in FLAGS.architectures:
-        meta = {"revision": revision, "report_dir": report_dir, "emulated": arch == "aarch64"}
+        meta = {
+            "revision": revision,
+            "report_dir": report_dir,
+            "emulated": arch == "aarch64",
+            "arch_dir": names.arch_dir(arch),
+            "env": native_env if arch == "x86_64" else baseline.isa_environment(None),
+        }
         if arch == "x86_64":
             calibrated = None
             if FLAGS.calibrate:
-                values = calibrate(workspace, os.path.join(report_dir, arch, "tuning_profiles.json"), revision)
-                calibrated = os.path.join(report_dir, arch, "calibrated_values.tsv")
+                arch_dir = os.path.join(report_dir, meta["arch_dir"])
+                os.makedirs(arch_dir, exist_ok=True)
+                values = calibrate(workspace, os.path.join(arch_dir, "tuning_profiles.json"), revision, native_env)
+                calibrated = os.path.join(arch_dir, "calibrated_values.tsv")
                 baseline.write_calibrated_values(values, calibrated)
                 baseline.progress(f"kernel_report: {len(values)} calibrated values differ from the defaults")
             meta["config"] = baseline.build_config()
@@ -193,12 +229,12 @@ def main(argv: list[str]) -> None:
     settings["took"] = f"{(time.monotonic() - started) / 60:.1f} min (builds and quiet waits included)"
     analysis = publish.analyse(runs_by_arch)
     decided = publish.decisions(analysis)
-    plots = publish.plot(analysis, os.path.join(report_dir, "plots"))
-    with open(os.path.join(report_dir, "kernel_report.json"), "w", encoding="utf-8") as f:
+    plots = publish.plot(analysis, os.path.join(report_dir, names.plots))
+    with open(os.path.join(report_dir, f"{names.stem}.json"), "w", encoding="utf-8") as f:
         f.write(publish.summary_json(analysis, decided, runs_by_arch, settings))
-    with open(os.path.join(report_dir, "kernel_report.md"), "w", encoding="utf-8") as f:
+    with open(os.path.join(report_dir, f"{names.stem}.md"), "w", encoding="utf-8") as f:
         f.write(publish.markdown(runs_by_arch, analysis, decided, plots, report_dir, settings))
-    print(f"kernel_report: wrote {report_dir}/kernel_report.md, kernel_report.json and {len(plots)} plots")
+    print(f"kernel_report: wrote {report_dir}/{names.stem}.md, {names.stem}.json and {len(plots)} plots")
 
 
 if __name__ == "__main__":

@@ -148,3 +148,17 @@ def test_runs_read_back_must_be_of_the_same_revision(tmp_path):
         baseline.read_runs(str(tmp_path), "abc")
     with pytest.raises(ValueError, match="no baseline_run"):
         baseline.read_runs(str(tmp_path / "missing"), "abc")
+
+
+def test_an_isa_capped_report_goes_beside_the_default_one():
+    default, avx2 = baseline.report_names(None), baseline.report_names("avx2")
+    assert (default.stem, default.plots, default.arch_dir("x86_64")) == ("kernel_report", "plots", "x86_64")
+    assert (avx2.stem, avx2.plots, avx2.arch_dir("x86_64")) == ("kernel_report_avx2", "plots_avx2", "x86_64_avx2")
+    assert avx2.arch_dir("aarch64") == default.arch_dir("aarch64") == "aarch64"  # emulated: never capped
+
+
+def test_the_isa_cap_is_set_or_cleared_in_the_measured_environment():
+    base = {"PATH": "/bin", baseline.MAX_ISA_VARIABLE: "avx512"}
+    assert baseline.isa_environment("avx2", base) == {"PATH": "/bin", baseline.MAX_ISA_VARIABLE: "avx2"}
+    assert baseline.isa_environment(None, base) == {"PATH": "/bin"}
+    assert base[baseline.MAX_ISA_VARIABLE] == "avx512"  # the caller's mapping is not changed

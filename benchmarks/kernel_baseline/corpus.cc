@@ -240,6 +240,7 @@ std::vector<CorpusCase> KernelCorpus(bool smallest) {
   }
   AddFamilyCases(&corpus);
   AddOpCases(&corpus);
+  AddModelCases(&corpus);
   if (smallest) {
     for (auto& c : corpus) c.sizes.resize(1);
   }

@@ -1,5 +1,5 @@
 // The kernel_baseline corpus: a case for every op with a parallel path (corpus.cc,
-// corpus_families.cc, corpus_ops.cc), per element type users run, each at a small, a
+// corpus_families.cc, corpus_ops.cc, corpus_models.cc), per element type users run, each at a small, a
 // crossover and a large size. A case names its op; the family is whatever the
 // registry says implements it, so the corpus follows the code.
 #pragma once

@@ -108,6 +108,8 @@ inline std::string ShapeText(const std::vector<Shape>& shapes) {
 void AddFamilyCases(std::vector<CorpusCase>* corpus);
 // Appends the per-op cases defined in corpus_ops.cc (every op with a parallel path).
 void AddOpCases(std::vector<CorpusCase>* corpus);
+// Appends the cases defined in corpus_models.cc (whole models' attributes, map inputs).
+void AddModelCases(std::vector<CorpusCase>* corpus);
 
 }  // namespace baseline
 }  // namespace onnx_light

@@ -575,13 +575,14 @@ void Others(std::vector<CorpusCase>* corpus) {
     const Shape x({batch, 8, 8});
     return CorpusSize{"", batch, ShapeText({x}), [=](KernelRunner& r) { r.Input(Typed(t, x, -1, 1, 1)); }};
   });
-  // Mean negative log-likelihood of N rows over 1000 classes (input elements).
+  // Mean negative log-likelihood of a batch of 8 sequences of L positions over 32 classes
+  // (lanes: an NLL lane reads one input element, its target's; loss_ops.cc).
   PerType(corpus, "NegativeLogLikelihoodLoss", "", 22, kFloat16Too, [](DataType t, int s) {
-    const int64_t n = std::vector<int64_t>{4, 64, 1024}[s], classes = 1000;
-    const Shape scores({n, classes});
-    return CorpusSize{"", n * classes, ShapeText({scores, Shape({n})}), [=](KernelRunner& r) {
+    const int64_t n = 8, classes = 32, length = std::vector<int64_t>{128, 4096, 65536}[s];
+    const Shape scores({n, classes, length}), targets({n, length});
+    return CorpusSize{"", n * length, ShapeText({scores, targets}), [=](KernelRunner& r) {
                         r.Input(Typed(t, scores, -4, 0, 1));
-                        r.Input(RandomInts<int64_t>(DataType::kInt64, Shape({n}), 0, classes - 1, 2));
+                        r.Input(RandomInts<int64_t>(DataType::kInt64, targets, 0, classes - 1, 2));
                       }};
   });
   // A 2-D sampling grid of h x h points for 4 images (output elements).

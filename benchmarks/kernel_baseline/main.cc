@@ -1,7 +1,8 @@
 // kernel_baseline (native part): runs the corpus under the serial policy, the session
 // thread count and (with --calibrated) a calibrated profile, interleaved block by block
-// (the rule is in interleave.h), and writes one JSON document with every raw sample and
-// the per-block speed-ups. The Python tools //tools:kernel_baseline and
+// (the rule is in interleave.h; every run starts from the same state, measure.h), and
+// writes one JSON document with every raw sample (with the live heap each run started
+// from and the minor page faults it took) and the per-block speed-ups. The Python tools //tools:kernel_baseline and
 // //tools:kernel_report drive it; this binary is also what runs on aarch64 under qemu.
 //
 //   kernel_baseline_native --threads=0 --min_blocks=6 --max_blocks=200 --ci_width=0.04
@@ -13,8 +14,6 @@
 // onnx_light.kernel_tuning resolves from the machine's profile document).
 // --list: the cells the corpus holds (no kernel runs), for estimates and coverage tests.
 // --deadline_ms: cells not started by then are written as skipped (never as measured).
-#include <time.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -29,6 +28,7 @@
 #include "benchmarks/kernel_baseline/corpus.h"
 #include "benchmarks/kernel_baseline/interleave.h"
 #include "benchmarks/kernel_baseline/json_writer.h"
+#include "benchmarks/kernel_baseline/measure.h"
 #include "native/core/cpu_features.h"
 #include "native/tuning/processor.h"
 #include "native/tuning/table_tuning_source.h"
@@ -125,120 +125,10 @@ StatusOr<std::unique_ptr<TableTuningSource>> ReadCalibrated(const std::string& p
   return table;
 }
 
-int64_t ProcessCpuNanos() {
-  timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
-
-// One policy of a cell: how it runs.
-struct Policy {
-  const char* name;
-  int threads;
-  const TuningSource* source;  // null: portable defaults
-};
-
-struct CellResult {
-  std::vector<int64_t> samples_ns;  // Compute wall time per block
-  std::vector<int64_t> cpu_ns;      // process CPU time per block's run
-  std::vector<int64_t> wall_ns;     // wall time of the whole run (incl. kernel creation)
-  std::vector<double> speedups;     // per block: serial / this policy (non-serial policies)
-  MedianEstimate speedup;
-  KernelRunResult last;
-  Status status;
-};
-
-struct Interleaved {
-  std::vector<CellResult> cells;  // one per policy, policy 0 = serial
-  int blocks = 0;
-  bool decided = false;  // every non-serial speed-up interval narrow
-  std::string stopped_by;  // "interval", "time_cap", "max_blocks", "error"
-};
-
-bool RunOnce(KernelRunner& runner, const Policy& p, CellResult& cell) {
-  runner.Source(p.source);
-  const int64_t cpu0 = ProcessCpuNanos();
-  const auto t0 = std::chrono::steady_clock::now();
-  auto r = runner.Run(p.threads);
-  const auto t1 = std::chrono::steady_clock::now();
-  const int64_t cpu1 = ProcessCpuNanos();
-  if (!r.ok()) {
-    cell.status = r.status();
-    return false;
-  }
-  cell.samples_ns.push_back(std::max<int64_t>(r->compute_ns, 1));
-  cell.cpu_ns.push_back(cpu1 - cpu0);
-  cell.wall_ns.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count());
-  cell.last = std::move(r).value();
-  return true;
-}
-
-// The rule in interleave.h.
-Interleaved MeasureInterleaved(KernelRunner& runner, const std::vector<Policy>& policies, const Options& o) {
-  Interleaved m;
-  m.cells.resize(policies.size());
-  const int count = static_cast<int>(policies.size());
-  // Warm-up: one run of each (kernel code, executor threads, allocator), not recorded.
-  for (int i = 0; i < count && o.warmup; ++i) {
-    CellResult warm;
-    if (!RunOnce(runner, policies[i], warm)) {
-      m.cells[i].status = warm.status;
-      m.stopped_by = "error";
-      return m;
-    }
-  }
-  const auto start = std::chrono::steady_clock::now();
-  while (true) {
-    for (int i : BlockOrder(m.blocks, count)) {
-      if (!RunOnce(runner, policies[i], m.cells[i])) {
-        m.stopped_by = "error";
-        return m;
-      }
-    }
-    ++m.blocks;
-    const double serial = static_cast<double>(m.cells[0].samples_ns.back());
-    bool narrow = true;
-    for (int i = 1; i < count; ++i) {
-      CellResult& c = m.cells[i];
-      c.speedups.push_back(serial / static_cast<double>(c.samples_ns.back()));
-      c.speedup = MedianInterval(c.speedups);
-      narrow = narrow && Narrow(c.speedup, o.ci_width);
-    }
-    if (m.blocks >= o.min_blocks && narrow) {
-      m.decided = true;
-      m.stopped_by = "interval";
-      return m;
-    }
-    if (m.blocks >= o.max_blocks) {
-      m.stopped_by = "max_blocks";
-      return m;
-    }
-    const auto elapsed =
-        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
-    if (elapsed >= o.cell_time_cap_ms && m.blocks >= std::min(o.min_blocks, 2)) {
-      m.stopped_by = "time_cap";
-      return m;
-    }
-  }
-  return m;
-}
-
 int64_t MedianOf(std::vector<int64_t> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
-}
-
-bool SameOutputs(const KernelRunResult& a, const KernelRunResult& b) {
-  if (a.outputs.size() != b.outputs.size()) return false;
-  for (size_t i = 0; i < a.outputs.size(); ++i) {
-    const Value &x = a.outputs[i], &y = b.outputs[i];
-    if (!x.is_tensor() || !y.is_tensor()) continue;
-    if (x.tensor().dtype() != y.tensor().dtype() || x.tensor().shape() != y.tensor().shape()) return false;
-    if (x.tensor().dtype() == DataType::kString) continue;
-    if (std::memcmp(x.tensor().raw_data(), y.tensor().raw_data(), x.tensor().byte_size()) != 0) return false;
-  }
-  return true;
 }
 
 void WriteProcessor(JsonWriter& w) {
@@ -281,6 +171,7 @@ void WriteCell(JsonWriter& w, const std::string& family, const CorpusCase& c, co
     w.Field("high", cell.speedup.high).Field("exact", cell.speedup.exact).EndObject();
   }
   w.Key("cpu_ns").Array(cell.cpu_ns).Key("run_wall_ns").Array(cell.wall_ns);
+  w.Key("live_bytes_before").Array(cell.live_bytes_before).Key("minor_faults").Array(cell.minor_faults);
   int64_t cpu = 0, wall = 0;
   for (size_t i = 0; i < cell.cpu_ns.size(); ++i) cpu += cell.cpu_ns[i], wall += cell.wall_ns[i];
   w.Field("cpu_utilization", wall > 0 ? static_cast<double>(cpu) / wall : 0.0);
@@ -327,6 +218,7 @@ int Main(int argc, char** argv) {
     calibrated = std::move(table).value();
   }
   std::vector<Policy> policies = {{"serial", 1, nullptr}, {"parallel", threads, nullptr}};
+  const MeasureOptions measure{o.min_blocks, o.max_blocks, o.ci_width, o.cell_time_cap_ms, o.warmup};
   if (calibrated) policies.push_back({"calibrated", threads, calibrated.get()});
 
   std::vector<CorpusCase> corpus = KernelCorpus(o.smallest);
@@ -348,7 +240,8 @@ int Main(int argc, char** argv) {
   w.Field("isa_selected", IsaName(MaxIsa()));
   w.Key("execution").BeginObject().Field("serial_threads", 1).Field("session_threads", threads);
   w.Field("affinity", "none").Field("spin_microseconds", policy.spin_microseconds).EndObject();
-  w.Key("measurement").BeginObject().Field("method", "interleaved blocks (interleave.h)");
+  w.Key("measurement").BeginObject().Field(
+      "method", "interleaved blocks (interleave.h); each run's outputs released before the next (measure.h)");
   w.Field("min_blocks", o.min_blocks).Field("max_blocks", o.max_blocks).Field("ci_width", o.ci_width);
   w.Field("cell_time_cap_ms", o.cell_time_cap_ms).Field("deadline_ms", o.deadline_ms).Field("warmup", o.warmup);
   w.Field("calibrated", !o.calibrated.empty()).EndObject();
@@ -410,10 +303,11 @@ int Main(int argc, char** argv) {
                    size.label.c_str());
       KernelRunner runner(c->op, c->opset, c->domain);
       size.setup(runner);
-      const Interleaved m = MeasureInterleaved(runner, policies, o);
+      const Interleaved m = MeasureInterleaved(runner, policies, measure);
       for (size_t i = 0; i < policies.size(); ++i) {
-        const bool identical = i == 0 || (m.cells[0].status.ok() && m.cells[i].status.ok() &&
-                                          SameOutputs(m.cells[0].last, m.cells[i].last));
+        const bool identical =
+            i == 0 || (m.cells[0].status.ok() && m.cells[i].status.ok() && m.cells[i].compared &&
+                       m.cells[i].outputs_identical);
         // A cell that failed before its own policy ran reports the first error.
         CellResult cell = m.cells[i];
         if (cell.status.ok() && m.stopped_by == "error") {

@@ -53,6 +53,30 @@ struct Mapping {
   }
 };
 
+// Gives back the resident pages of [data, data + bytes) inside a private read-only file
+// mapping: only the whole pages inside the range (the partial pages at its ends may hold a
+// neighbour's bytes, which stay). The pages were never written, so whatever reads them
+// again (another tensor over the same bytes) faults them back in from the file: this
+// changes the process's resident memory, never what a read returns.
+void ReleaseMappedPages(const uint8_t* data, size_t bytes) {
+  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + page - 1) / page * page;
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) / page * page;
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+}
+
+// What keeps one external tensor's bytes alive: the mapping of its file, and the range it
+// borrows. When the last tensor borrowing the range is gone (the session released the
+// initializer once its kernels packed it), the range's pages are given back at once rather
+// than when the whole file is unmapped: a model's weights are not resident twice (mapped
+// and packed) while the session is created.
+struct MappedRange {
+  std::shared_ptr<Mapping> mapping;
+  const uint8_t* data = nullptr;
+  size_t bytes = 0;
+  ~MappedRange() { ReleaseMappedPages(data, bytes); }
+};
+
 // Element types whose raw_data (and external data) is the tensor's native little-endian
 // layout, one whole number of bytes per element. Strings, and the sub-byte types (packed
 // two or four to a byte, decoded on the Python path), stay in the skeleton.
@@ -135,16 +159,17 @@ class Loader {
         continue;
       }
       OL_ASSIGN_OR_RETURN(const uint8_t* data, ExternalData(t, bytes));
-      std::shared_ptr<void> keep_alive = last_mapping_;
       if (!large || reinterpret_cast<uintptr_t>(data) % ElementSize(type) != 0) {
         if (!large) {
           t.set_raw_data(data, bytes);  // small: inlined, for shape inference
         } else {
           auto copy = std::make_shared<std::string>(reinterpret_cast<const char*>(data), bytes);
           out->initializers.emplace(t.name(), Tensor::Borrow(type, shape, copy->data(), copy));
+          ReleaseMappedPages(data, bytes);  // read once, for the copy
         }
       } else {
-        out->initializers.emplace(t.name(), Tensor::Borrow(type, shape, const_cast<uint8_t*>(data), keep_alive));
+        auto range = std::make_shared<MappedRange>(MappedRange{last_mapping_, data, bytes});
+        out->initializers.emplace(t.name(), Tensor::Borrow(type, shape, const_cast<uint8_t*>(data), range));
       }
       t.clear_external_data();
       t.clear_data_location();

@@ -6,7 +6,11 @@
 //   - raw_data: the parsed string itself (released from the message, not copied);
 //   - external data: the external file mapped read-only (mmap), used in place when the
 //     offset suits the element type, else copied once. Locations resolve only inside the
-//     model's folder (no absolute paths, no "..", no symlink out of it).
+//     model's folder (no absolute paths, no "..", no symlink out of it). When the last
+//     tensor borrowing a range is gone (a session released it once its kernels packed it),
+//     the whole pages inside the range leave the process's resident memory at once
+//     (madvise(MADV_DONTNEED); a copied range's right after the copy), not when the file is
+//     unmapped: while a session is created, the weights are not resident twice.
 // What remains (`skeleton`) is the model with those initializers' payloads removed (name,
 // type and dims kept) and small external tensors inlined: small enough to hand to Python's
 // onnx package for validation, shape inference and graph rewrites.

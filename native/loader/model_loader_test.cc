@@ -3,9 +3,11 @@
 // and that every malformed input is an InvalidArgument naming the file and the tensor.
 #include "native/loader/model_loader.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -162,6 +164,70 @@ TEST_F(ModelLoaderTest, ExternalDataIsMappedInPlaceOrCopiedWhenMisaligned) {
   EXPECT_EQ(small.external_data_size(), 0);
   EXPECT_NE(small.data_location(), onnx::TensorProto::EXTERNAL);
   EXPECT_EQ(SkeletonInitializer(*loaded, "a").external_data_size(), 0);
+}
+
+// Whole pages of [data, data + bytes) present in this process's page table (bit 63 of
+// their /proc/self/pagemap entries): its resident memory for that range, whatever the page
+// cache holds. -1 when pagemap cannot be read.
+int64_t ResidentPages(const void* data, size_t bytes) {
+  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + page - 1) / page;
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) / page;
+  const int fd = ::open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  std::vector<uint64_t> entries(end > begin ? end - begin : 0);
+  const size_t want = entries.size() * sizeof(uint64_t);
+  const ssize_t got = ::pread(fd, entries.data(), want, static_cast<off_t>(begin * sizeof(uint64_t)));
+  ::close(fd);
+  if (got != static_cast<ssize_t>(want)) return -1;
+  int64_t present = 0;
+  for (uint64_t e : entries) present += (e >> 63) & 1;
+  return present;
+}
+
+TEST_F(ModelLoaderTest, AReleasedExternalTensorGivesItsPagesBackWhileTheFileStaysMapped) {
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  const int64_t elements = static_cast<int64_t>(64 * page / sizeof(float));  // 64 whole pages
+  const std::vector<float> a = Ramp(elements, 1.0f), b = Ramp(elements, -2.0f);
+  Write("weights.bin", Bytes(a) + Bytes(b));
+  onnx::ModelProto m = Model();
+  AddExternal(m, "a", elements, "weights.bin", 0);
+  AddExternal(m, "b", elements, "weights.bin", 4 * elements);
+  StatusOr<LoadedModel> loaded = LoadModelFile(WriteModel(m), {});
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  Tensor ta = loaded->initializers.at("a"), tb = loaded->initializers.at("b");
+  loaded->initializers.clear();  // the tensors here are the only holders, as a session's are
+  const void* pa = ta.raw_data();
+  ASSERT_EQ(reinterpret_cast<uintptr_t>(pa) % page, 0u);  // borrowed in place: page 0 of the mapping
+  EXPECT_EQ(Values(tb), b);
+  EXPECT_EQ(Values(ta), a);  // read: every page of a is resident now
+  ASSERT_EQ(ResidentPages(pa, ta.byte_size()), 64);
+  ASSERT_EQ(ResidentPages(tb.raw_data(), tb.byte_size()), 64);
+
+  ta = Tensor();  // the last holder of a's range lets go; b keeps the file mapped
+  EXPECT_EQ(ResidentPages(pa, 4 * elements), 0);
+  EXPECT_EQ(ResidentPages(tb.raw_data(), tb.byte_size()), 64);
+  EXPECT_EQ(Values(tb), b);
+}
+
+TEST_F(ModelLoaderTest, AMisalignedExternalTensorIsCopiedAndItsMappedPagesGivenBack) {
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  const int64_t elements = static_cast<int64_t>(32 * page / sizeof(float));  // above the 16,384 bound
+  const std::vector<float> keep = Ramp(elements, 3.0f), c = Ramp(elements, -5.0f);
+  // keep at offset 0 holds the mapping; c at 4 * elements + 2 is misaligned for float.
+  Write("weights.bin", Bytes(keep) + std::string(2, '\0') + Bytes(c));
+  onnx::ModelProto m = Model();
+  AddExternal(m, "keep", elements, "weights.bin", 0);
+  AddExternal(m, "c", elements, "weights.bin", 4 * elements + 2);
+  StatusOr<LoadedModel> loaded = LoadModelFile(WriteModel(m), {});
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  const Tensor& tk = loaded->initializers.at("keep");
+  EXPECT_EQ(Values(loaded->initializers.at("c")), c);
+  // The copy read c's bytes through the mapping, which stays (keep borrows it): none of the
+  // whole pages c spans there is resident any more.
+  const uint8_t* mapped_c = static_cast<const uint8_t*>(tk.raw_data()) + 4 * elements + 2;
+  EXPECT_EQ(ResidentPages(mapped_c, 4 * elements), 0);
+  EXPECT_EQ(Values(tk), keep);
 }
 
 TEST_F(ModelLoaderTest, TypedFieldsStayInTheSkeleton) {

@@ -5,6 +5,8 @@ what sessions built from the same model as a ModelProto compute, pickled or not.
 
 import os
 import pickle
+import subprocess
+import sys
 
 import numpy as np
 import onnx
@@ -210,3 +212,101 @@ def test_the_optimized_model_file_keeps_the_weights_the_session_released(tmp_pat
         np.testing.assert_array_equal(written[t.name], numpy_helper.to_array(t))
     x = feeds(rng)
     np.testing.assert_array_equal(onnx_light.InferenceSession(saved).run(None, x)[0], session.run(None, x)[0])
+
+
+# One session created in a fresh process from argv[1]: prints the peak resident growth
+# (KiB) that creation caused (VmHWM reset to VmRSS just before it, imports done).
+_PEAK_RSS_CHILD = r"""
+import sys
+import onnx_light
+
+def status_kib(field):
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith(field))
+
+with open("/proc/self/clear_refs", "w") as f:
+    f.write("5")
+before = status_kib("VmRSS:")
+session = onnx_light.InferenceSession(sys.argv[1], graph_optimizations=False)
+assert session.constant_memory().released_initializers == int(sys.argv[2])
+print(status_kib("VmHWM:") - before)
+"""
+
+
+@pytest.mark.parametrize("form", ["path", "external_data"])
+def test_creation_holds_each_weight_once_at_its_peak(tmp_path, form):
+    """Sixteen 4 MiB MatMul weights (1,024 columns: whole microkernel panels, so packing adds
+    no padding) from a path or from an external data file. While the session is created,
+    each weight is read (parsed or mapped) and packed, and released once packed: the mapped
+    pages of a released external range are given back at once, not when the whole file is
+    unmapped, so the peak holds every packed weight plus the weights not yet packed, about
+    1.0-1.1x the weights; holding the mapped file and the packed copies together is 2x.
+    1.5x leaves room for what Python allocates meanwhile (skeleton, shape inference)."""
+    layers, width = 16, 1024
+    rng = np.random.default_rng(3)
+    nodes, inits, x = [], [], "x"
+    for i in range(layers):
+        inits.append(numpy_helper.from_array(rng.standard_normal((width, width), dtype=np.float32), f"w{i}"))
+        nodes.append(helper.make_node("MatMul", [x, f"w{i}"], [f"m{i}"]))
+        x = f"m{i}"
+    graph = helper.make_graph(
+        nodes,
+        "wide",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, width])],
+        [helper.make_tensor_value_info(x, TensorProto.FLOAT, [1, width])],
+        initializer=inits,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    weights_kib = layers * width * width * 4 // 1024
+    os.makedirs(tmp_path / "model")
+    path = str(tmp_path / "model" / "wide.onnx")
+    onnx.save(model, path, save_as_external_data=form == "external_data", location="weights.bin")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    out = subprocess.run(
+        [sys.executable, "-c", _PEAK_RSS_CHILD, path, str(layers)], check=True, capture_output=True, text=True, env=env
+    )
+    peak_kib = int(out.stdout.split()[-1])
+    assert weights_kib <= peak_kib <= 1.5 * weights_kib, f"peak growth {peak_kib} KiB for {weights_kib} KiB of weights"
+
+
+def test_packed_recurrent_and_integer_weights_are_counted_where_they_are_held():
+    """constant_memory counts what absorbing kernels hold in their weights' place: an LSTM
+    keeps W and R each reordered and packed (R also as its step's blocks and panels), so at
+    least twice their bytes; MatMulInteger keeps B packed (16-bit pairs or byte quads,
+    plus column sums), at least its K x N bytes. Both were counted short: R's packed forms
+    and the integer panels as nothing."""
+    rng = np.random.default_rng(5)
+    hidden, features = 32, 24
+    w = rng.standard_normal((1, 4 * hidden, features), dtype=np.float32)
+    r = rng.standard_normal((1, 4 * hidden, hidden), dtype=np.float32)
+    lstm = helper.make_graph(
+        [helper.make_node("LSTM", ["x", "W", "R"], ["", "y_h"], hidden_size=hidden)],
+        "lstm",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 1, features])],
+        [helper.make_tensor_value_info("y_h", TensorProto.FLOAT, None)],
+        initializer=[numpy_helper.from_array(w, "W"), numpy_helper.from_array(r, "R")],
+    )
+    session = onnx_light.InferenceSession(
+        helper.make_model(lstm, opset_imports=[helper.make_opsetid("", 21)]), graph_optimizations=False
+    )
+    kept = session.constant_memory()
+    assert kept.released_initializers == 2
+    assert kept.absorbed_held_bytes >= 2 * (w.nbytes + r.nbytes)
+
+    k, n = 192, 160
+    b = rng.integers(-128, 128, (k, n), dtype=np.int8)
+    matmul = helper.make_graph(
+        [helper.make_node("MatMulInteger", ["a", "B"], ["y"])],
+        "matmul_integer",
+        [helper.make_tensor_value_info("a", TensorProto.UINT8, [2, k])],
+        [helper.make_tensor_value_info("y", TensorProto.INT32, None)],
+        initializer=[numpy_helper.from_array(b, "B")],
+    )
+    session = onnx_light.InferenceSession(
+        helper.make_model(matmul, opset_imports=[helper.make_opsetid("", 21)]), graph_optimizations=False
+    )
+    kept = session.constant_memory()
+    assert kept.released_initializers == 1
+    assert kept.absorbed_held_bytes >= b.nbytes
+    a = rng.integers(0, 256, (2, k), dtype=np.uint8)
+    np.testing.assert_array_equal(session.run(None, {"a": a})[0], a.astype(np.int32) @ b.astype(np.int32))

@@ -13,7 +13,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from onnx_light_dev import environment
@@ -21,6 +21,7 @@ from onnx_light_dev import environment
 NATIVE_BINARY = "benchmarks/kernel_baseline/kernel_baseline_native"
 BUILD_INFO = "benchmarks/kernel_baseline/build_info.txt"
 QEMU_AARCH64 = ["/usr/bin/qemu-aarch64", "-L", "/usr/aarch64-linux-gnu"]
+MAX_ISA_VARIABLE = "ONNX_LIGHT_MAX_ISA"
 
 CASE_FIELDS = (
     "family",
@@ -83,6 +84,36 @@ class Bounds:
         )
 
 
+def isa_environment(max_isa: str | None, base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment of a measured process: `base` (default: this process's) with the
+    kernels' ISA capped at max_isa (ONNX_LIGHT_MAX_ISA), or with no cap when None."""
+    env = dict(os.environ if base is None else base)
+    env.pop(MAX_ISA_VARIABLE, None)
+    if max_isa:
+        env[MAX_ISA_VARIABLE] = max_isa
+    return env
+
+
+@dataclasses.dataclass(frozen=True)
+class ReportNames:
+    """Where a report goes inside its output directory."""
+
+    stem: str  # <stem>.md and <stem>.json
+    plots: str  # plot directory
+    native_dir: str  # the native architecture's runs and calibration profile
+
+    def arch_dir(self, arch: str) -> str:
+        return self.native_dir if arch == "x86_64" else arch
+
+
+def report_names(max_isa: str | None) -> ReportNames:
+    """The default report (kernel_report.md, plots/, x86_64/), or for an ISA-capped one its
+    files beside it: kernel_report_<isa>.md, plots_<isa>/, x86_64_<isa>/ (the emulated
+    aarch64 runs are not capped and stay in aarch64/)."""
+    suffix = f"_{max_isa}" if max_isa else ""
+    return ReportNames(f"kernel_report{suffix}", f"plots{suffix}", f"x86_64{suffix}")
+
+
 def plan(cells: int, runs: int, budget_s: float, calibrate_s: float, setup_share: float) -> tuple[float, float]:
     """(per-cell time cap in ms, per-run deadline in ms) that fit `cells` cells x `runs`
     runs into budget_s after calibrate_s, keeping setup_share of each run for set-up."""
@@ -98,6 +129,7 @@ def list_cells(
     ops: Sequence[str] | None = None,
     prefix: Sequence[str] = (),
     by_size: bool = False,
+    env: Mapping[str, str] | None = None,
 ) -> list[dict[str, Any]]:
     """The corpus cells (family, op, element type, size, work units) in the order a run
     takes them, without running any."""
@@ -106,7 +138,7 @@ def list_cells(
         args.append("--smallest")
     if ops:
         args.append("--ops=" + ",".join(ops))
-    out = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, check=False)
+    out = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, check=False, env=env)
     if out.returncode != 0:
         raise RuntimeError(f"kernel_baseline_native --list exited {out.returncode}")
     return json.loads(out.stdout)["cases"]
@@ -141,9 +173,11 @@ def run_baseline(
     emulated: bool = False,
     architecture: str | None = None,
     progress: bool = True,
+    env: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """Runs one baseline and returns its document (dict). calibrated: a values file
-    (write_calibrated_values) timed as a third policy."""
+    (write_calibrated_values) timed as a third policy. env: the process's environment
+    (isa_environment); the document records the ISA cap it set, if any."""
     args = (
         list(prefix)
         + [binary, f"--threads={threads}", f"--revision={revision}", f"--build_config={build_config_text}"]
@@ -156,11 +190,17 @@ def run_baseline(
     if calibrated:
         args.append(f"--calibrated={calibrated}")
     out = subprocess.run(
-        args, stdout=subprocess.PIPE, stderr=None if progress else subprocess.DEVNULL, text=True, check=False
+        args,
+        stdout=subprocess.PIPE,
+        stderr=None if progress else subprocess.DEVNULL,
+        text=True,
+        check=False,
+        env=env,
     )
     if out.returncode != 0:
         raise RuntimeError(f"kernel_baseline_native exited {out.returncode}")
     doc = json.loads(out.stdout)
+    doc["metadata"]["max_isa"] = (env if env is not None else os.environ).get(MAX_ISA_VARIABLE) or "none"
     doc["metadata"]["emulated"] = emulated
     doc["metadata"]["timings"] = "emulated (qemu-user): not hardware timings" if emulated else "native"
     if architecture:

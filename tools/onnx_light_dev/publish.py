@@ -307,6 +307,7 @@ def summary_json(
                 "timings": meta["timings"],
                 "processor": meta["processor"],
                 "isa_selected": meta.get("isa_selected"),
+                "max_isa": meta.get("max_isa", "none"),
                 "measurement": meta.get("measurement"),
                 "execution": meta["execution"],
                 "load_average_per_run": [r["metadata"].get("conditions") for r in runs],

@@ -132,6 +132,47 @@ TEST(SoftmaxCrossEntropyLoss, WeightedMeanWithIgnoredLane) {
   ExpectNear(ToVector<float>(out[0].tensor()), {std::log(4.0) * (2 + 4) / (2 + 4)}, 1e-6);
 }
 
+// The parallel decision (not timing), at the portable defaults (32768 input elements
+// read): an NLL lane reads one element of its row, an SCE lane all C. NLL over [64, 1000]
+// (64 lanes) opens no region; NLL over [8, 32, 4096] (32768 lanes) and SCE over [64, 1000]
+// (64000 elements read) split.
+struct LossDecisionCase {
+  std::string op;
+  std::vector<int64_t> input_shape;  // [N, C, d...]
+  bool split;
+};
+
+class LossDecision : public ::testing::TestWithParam<LossDecisionCase> {};
+
+TEST_P(LossDecision, SplitsOnlyFromTheMinimumWorkRead) {
+  const LossDecisionCase c = GetParam();
+  const Shape shape(c.input_shape);
+  std::vector<int64_t> target_dims = {c.input_shape[0]};
+  for (size_t i = 2; i < c.input_shape.size(); ++i) target_dims.push_back(c.input_shape[i]);
+  const Shape target_shape(target_dims);
+  std::vector<float> x(static_cast<size_t>(shape.num_elements()));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = -0.001f * static_cast<float>(i % 997);
+  std::vector<int64_t> target(static_cast<size_t>(target_shape.num_elements()));
+  for (size_t i = 0; i < target.size(); ++i) target[i] = static_cast<int64_t>(i * 7) % c.input_shape[1];
+  KernelTester t(c.op, 13);
+  t.Input(MakeTensor<float>(shape, x)).Input(MakeTensor<int64_t>(target_shape, target)).PortableDefaults();
+  for (int participants : {2, 8}) {
+    auto run = t.RunWithDetails(participants);
+    ASSERT_TRUE(run.ok()) << run.status().ToString();
+    bool split = false;
+    for (const auto& r : run->regions) split = split || r.admitted_participants > 1;
+    EXPECT_EQ(split, c.split) << c.op << " " << shape.ToString() << " with " << participants;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    DefaultTuning, LossDecision,
+    ::testing::Values(LossDecisionCase{"NegativeLogLikelihoodLoss", {64, 1000}, false},     // 64 read
+                      LossDecisionCase{"NegativeLogLikelihoodLoss", {8, 32, 2048}, false},  // 16384 read
+                      LossDecisionCase{"NegativeLogLikelihoodLoss", {8, 32, 4096}, true},   // 32768 read
+                      LossDecisionCase{"SoftmaxCrossEntropyLoss", {16, 1000}, false},       // 16000 read
+                      LossDecisionCase{"SoftmaxCrossEntropyLoss", {64, 1000}, true}));      // 64000 read
+
 }  // namespace
 }  // namespace testing
 }  // namespace onnx_light

@@ -75,7 +75,8 @@ class QGemmKernel final : public OpKernel {
     if (b != nullptr && (b_zp != nullptr || info.num_inputs() <= 5) &&
         (b->dtype() == DataType::kInt8 || b->dtype() == DataType::kUint8)) {
       OL_ASSIGN_OR_RETURN(packed_, PackB(*b, b_zp, trans_b_, info.Where()));
-      OL_RETURN_IF_ERROR(info.AbsorbConstantInput(3));  // Compute reads only packed_ (and B's type and shape)
+      // Compute reads only packed_ (and B's type and shape).
+      OL_RETURN_IF_ERROR(info.AbsorbConstantInput(3, packed_->held_bytes()));
     }
     return Status::Ok();
   }
@@ -211,10 +212,18 @@ class QGemmKernel final : public OpKernel {
   ThresholdedParallel parallel_;
 };
 
-// Multiply-adds below which QGemm runs serially (as the float GEMM's order of magnitude).
-// Above it the engine's blocks are fixed by the shape, so the schema has no block
-// parameter.
-constexpr int64_t kQGemmMinimumMultiplyAdds = 1 << 18;
+// Multiply-adds below which QGemm runs serially. Above it the engine's blocks are fixed by
+// the shape (96 rows x 256 columns of C each), so the schema has no block parameter.
+// 2^20, not 2^18: at 2^18 (64^3, the corpus's small size) C is one engine block, so the
+// region it opened had one task for two participants and paid its set-up (a second
+// participant's scratch, the region) for nothing: 0.95x of serial in all three runs of the
+// bb90c10 report (Zen 4). A product needs 128 rows (two row blocks) before two participants
+// can share it; at 2^20 multiply-adds each of two participants has about 60 us of work at
+// that report's serial rate (30.6 us per 2^18, B packed per run), against a region's
+// 0.7 us dispatch (benchmarks/parallel_for_overhead) and a parked worker's wake-up. The
+// calibrated crossover of that machine was 741,455 (between the losing 2^18 and the
+// winning 2^21, 128^3: 1.13-1.18x), below this default.
+constexpr int64_t kQGemmMinimumMultiplyAdds = 1 << 20;
 
 }  // namespace
 

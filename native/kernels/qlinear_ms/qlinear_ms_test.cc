@@ -118,6 +118,36 @@ TEST(QLinearAdd, RoundsHalfToEvenAndSaturates) {
   EXPECT_EQ(ToVector<uint8_t>(out[0].tensor()), (std::vector<uint8_t>{200, 202, 202, 255}));
 }
 
+// Scales so large that dequantized values overflow: +-infinity saturates high / low and
+// infinity - infinity (NaN) saturates low, in the 16-lane steps and the scalar tail alike
+// (37 elements: two steps and a tail of 5).
+TYPED_TEST(QLinearTyped, AddOfInfinitiesSaturatesAndNaNGoesLow) {
+  using Q = TypeParam;
+  const int64_t n = 37;
+  const float s = 1e38f;
+  const int z = Zp<Q>(128), zc = Zp<Q>(100);
+  std::vector<Q> a(n), b(n);
+  for (int64_t e = 0; e < n; ++e) {
+    a[e] = static_cast<Q>(z + (e % 3 == 0 ? 100 : (e % 3 == 1 ? -100 : 1)));  // +inf, -inf, 1e38
+    b[e] = static_cast<Q>(z + (e % 4 == 0 ? -100 : (e % 4 == 1 ? 100 : 0)));  // -inf, +inf, 0
+  }
+  KernelTester t("QLinearAdd", 1, kMs);
+  t.Input(MakeTensor<Q>({n}, a)).Input(Scalar(s)).Input(Scalar<Q>(static_cast<Q>(z)));
+  t.Input(MakeTensor<Q>({n}, b)).Input(Scalar(s)).Input(Scalar<Q>(static_cast<Q>(z)));
+  t.Input(Scalar(1.0f)).Input(Scalar<Q>(static_cast<Q>(zc)));
+  const auto out = RunForced(t);
+  ASSERT_EQ(out.size(), 1u);
+  const auto got = ToVector<Q>(out[0].tensor());
+  int nans = 0;
+  for (int64_t e = 0; e < n; ++e) {
+    const float v = RefDequantize(a[e], s, z) + RefDequantize(b[e], s, z);
+    nans += std::isnan(v);
+    const Q want = std::isnan(v) ? std::numeric_limits<Q>::min() : RefQuantize<Q>(v, 1.0f, zc);
+    ASSERT_EQ(got[e], want) << "at " << e << ": " << v;
+  }
+  EXPECT_GT(nans, 0);
+}
+
 // Every pair of values (a 256 x 256 grid), same shape, row-broadcast B [256], column-
 // broadcast B [256, 1] and scalar A [1]: the vectorised loops of each step pattern. Power-of-
 // two scales make ties (x.5 steps of C) and saturation common.
@@ -494,6 +524,40 @@ TEST(QGemm, ManyEngineBlocksWithOddRemaindersInputB) {
   CheckLargeQGemm<int8_t, uint8_t, int8_t>({97, 129, 257, true, false, false, false, false, B::kNone}, 120);
   CheckLargeQGemm<int8_t, int8_t, uint8_t>({1, 1031, 17, false, false, false, true, true, B::kRow}, 130);
 }
+
+// The parallel decision (not timing), at the portable defaults: below 2^20 multiply-adds
+// (qgemm.cc says why) QGemm opens no region at all; from there, with at least two of the
+// engine's 96-row blocks, it splits over the participants.
+struct QGemmDecisionCase {
+  int64_t m, k, n;
+  bool region;  // opens a region, shared by more than one participant
+};
+
+class QGemmDecision : public ::testing::TestWithParam<QGemmDecisionCase> {};
+
+TEST_P(QGemmDecision, OpensARegionOnlyFromTheMinimumWork) {
+  const QGemmDecisionCase c = GetParam();
+  KernelTester t("QGemm", 1, kMs);
+  t.Input(MakeTensor<uint8_t>({c.m, c.k}, RandomQ<uint8_t>(c.m * c.k, 1))).Input(Scalar(0.02f));
+  t.Input(Scalar<uint8_t>(128)).Input(MakeTensor<uint8_t>({c.k, c.n}, RandomQ<uint8_t>(c.k * c.n, 2)));
+  t.Input(Scalar(0.02f)).Input(Scalar<uint8_t>(128)).MissingInput().Input(Scalar(0.5f)).Input(Scalar<uint8_t>(128));
+  t.PortableDefaults();
+  for (int participants : {2, 8}) {
+    auto run = t.RunWithDetails(participants);
+    ASSERT_TRUE(run.ok()) << run.status().ToString();
+    bool split = false;
+    for (const auto& r : run->regions) split = split || r.admitted_participants > 1;
+    EXPECT_EQ(split, c.region) << c.m << "x" << c.k << "x" << c.n << " with " << participants;
+    if (!c.region) EXPECT_TRUE(run->regions.empty()) << c.m << "x" << c.k << "x" << c.n;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(DefaultTuning, QGemmDecision,
+                         ::testing::Values(QGemmDecisionCase{64, 64, 64, false},      // 2^18: corpus small
+                                           QGemmDecisionCase{96, 96, 96, false},      // 884,736: below
+                                           QGemmDecisionCase{128, 64, 128, true},     // 2^20: the minimum
+                                           QGemmDecisionCase{128, 128, 128, true},    // 2^21: corpus crossover
+                                           QGemmDecisionCase{512, 512, 512, true}));  // 2^27: corpus large
 
 TEST(QLinearMs, BadInputsAreInvalidArgumentNamingTheNode) {
   KernelTester add("QLinearAdd", 1, kMs);

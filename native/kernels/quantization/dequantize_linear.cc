@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "native/kernels/common/kernel_registration.h"
+#include "native/kernels/quantization/byte_lanes.h"
 #include "native/kernels/quantization/quant_kernel_base.h"
 #include "native/kernels/tensor/onnx_types.h"
 
@@ -72,6 +73,21 @@ class DequantizeLinearKernel : public OpKernel {
         using X = typename decltype(xtag)::type;
         const X* xs = x->data<X>();
         Y* ys = y->data<Y>();
+        if constexpr (std::is_same_v<Y, float> && kIsByte<X>) {
+          // 8 bits -> float: DequantizeRow over each run sharing one parameter (byte_lanes.h).
+          return policy_.Run(ctx, "DequantizeLinear", x->num_elements(), [&](int64_t begin, int64_t end) {
+            ForEachParamRun(layout, begin, end, [&](int64_t at, int64_t p, int64_t ps, int64_t n) {
+              if (ps == 0) {
+                DequantizeRow(xs + at, n, static_cast<float>(zeros[p]), static_cast<float>(scales[p]), ys + at);
+                return;
+              }
+              for (int64_t k = 0; k < n; ++k) {
+                ys[at + k] =
+                    DequantizeOne(xs[at + k], static_cast<float>(zeros[p + k]), static_cast<float>(scales[p + k]));
+              }
+            });
+          });
+        }
         return ForEachChunk(ctx, policy_, "DequantizeLinear", x->num_elements(), [&](int64_t begin, int64_t end) {
           double v[kChunk];
           ForEachParamRun(layout, begin, end, [&](int64_t at, int64_t p, int64_t ps, int64_t n) {

@@ -31,9 +31,14 @@ StatusOr<QuantLayout> PlanQuantLayout(const Shape& input, const Tensor& scale, c
                                       int64_t block_size, const std::string& where);
 
 // Calls fn(at, param, param_stride, n) for consecutive runs of elements [begin, end) that
-// share (outer, axis) coordinates: element at + k uses parameter param + k * param_stride.
+// share (outer, axis) coordinates (all of them per tensor): element at + k uses parameter
+// param + k * param_stride.
 template <typename Fn>
 void ForEachParamRun(const QuantLayout& l, int64_t begin, int64_t end, Fn&& fn) {
+  if (l.num_params == 1) {  // per tensor: one run (the loop below would make runs of 1)
+    if (begin < end) fn(begin, int64_t{0}, int64_t{0}, end - begin);
+    return;
+  }
   int64_t inner_pos = begin % l.inner;
   int64_t row = begin / l.inner;  // = outer * axis_dim + axis position
   while (begin < end) {

@@ -366,5 +366,131 @@ TEST(DynamicQuantizeLinearTest, NaNsSkipTheRangeAndQuantizeToTheZeroPoint) {
   ExpectDynamicQuantizeMatchesReference(inf);
 }
 
+// The 8-bit rows (byte_lanes.h: 16 lanes per step, the scalar formula for the tail), per
+// tensor and per axis (a run per channel), at lengths around every multiple of 16, against
+// the ONNX reference formula spelled out in double: y = saturate(round_half_even(float(x /
+// scale)) + zero_point), a NaN quotient giving the zero point (the kernel's documented NaN
+// rule: ONNX leaves it undefined).
+template <typename Q>
+Q ReferenceQuantize(float x, float scale, int zero_point) {
+  const float q = x / scale;
+  const double r = std::isnan(q) ? zero_point : std::nearbyint(static_cast<double>(q)) + zero_point;
+  const double lo = std::numeric_limits<Q>::min(), hi = std::numeric_limits<Q>::max();
+  return static_cast<Q>(std::min(hi, std::max(lo, r)));
+}
+
+// Multiples of 0.25 in [-87.5, 87.5] (ties at scale 0.5: x / 0.5 = k + 0.5) with NaN,
+// infinities, a negative zero and values that saturate either way every 11th element.
+std::vector<float> QuantizeLinearInputs(int64_t n) {
+  const float specials[] = {std::numeric_limits<float>::quiet_NaN(),
+                            std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(),
+                            -0.0f,
+                            1e30f,
+                            -1e30f,
+                            70000.0f,
+                            -70000.0f};
+  std::vector<float> x(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    x[i] = i % 11 == 5 ? specials[(i / 11) % 8] : static_cast<float>((i * 37) % 701 - 350) * 0.25f;
+  }
+  return x;
+}
+
+template <typename Q>
+void ExpectQuantizeRowsMatchReference(int64_t channels, int64_t inner) {
+  const int64_t n = channels * inner;
+  const std::vector<float> x = QuantizeLinearInputs(n);
+  std::vector<float> scales;
+  std::vector<Q> zeros;
+  for (int64_t c = 0; c < channels; ++c) {
+    scales.push_back(c % 2 == 0 ? 0.5f : 0.3f + 0.1f * static_cast<float>(c));
+    zeros.push_back(static_cast<Q>(std::numeric_limits<Q>::min() + (60 + 13 * c) % 256));
+  }
+  KernelTester t("QuantizeLinear", 13);
+  const Shape param_shape = channels == 1 ? Shape{} : Shape{channels};
+  t.Input(MakeTensor<float>({channels, inner}, x))
+      .Input(MakeTensor<float>(param_shape, scales))
+      .Input(MakeTensor<Q>(param_shape, zeros))
+      .Attr("axis", int64_t{0});
+  auto out = RunAllCounts(t);
+  ASSERT_EQ(out.size(), 1u);
+  const auto y = ToVector<Q>(out[0].tensor());
+  for (int64_t e = 0; e < n; ++e) {
+    const int64_t c = e / inner;
+    ASSERT_EQ(static_cast<int>(y[e]), static_cast<int>(ReferenceQuantize<Q>(x[e], scales[c], zeros[c])))
+        << "x " << x[e] << " at " << e << " of " << channels << " x " << inner;
+  }
+}
+
+TEST(QuantizeLinearTest, EightBitRowsOfEveryLengthMatchTheFormulaBitForBit) {
+  for (int64_t inner : {1, 7, 15, 16, 17, 31, 32, 33, 47, 100, 1000}) {
+    ExpectQuantizeRowsMatchReference<uint8_t>(1, inner);
+    ExpectQuantizeRowsMatchReference<int8_t>(1, inner);
+    ExpectQuantizeRowsMatchReference<uint8_t>(5, inner);
+    ExpectQuantizeRowsMatchReference<int8_t>(5, inner);
+  }
+}
+
+// Per axis along the last axis: each element its own parameter (the strided-parameter run).
+TEST(QuantizeLinearTest, EightBitPerAxisAlongTheLastAxis) {
+  const std::vector<float> x = QuantizeLinearInputs(3 * 20);
+  std::vector<float> scales(20);
+  std::vector<int8_t> zeros(20);
+  for (int i = 0; i < 20; ++i)
+    scales[i] = 0.25f * static_cast<float>(i + 1), zeros[i] = static_cast<int8_t>(i * 5 - 50);
+  KernelTester t("QuantizeLinear", 13);
+  t.Input(MakeTensor<float>({3, 20}, x))
+      .Input(MakeTensor<float>({20}, scales))
+      .Input(MakeTensor<int8_t>({20}, zeros))
+      .Attr("axis", int64_t{1});
+  auto out = RunAllCounts(t);
+  ASSERT_EQ(out.size(), 1u);
+  const auto y = ToVector<int8_t>(out[0].tensor());
+  for (int64_t e = 0; e < 60; ++e) {
+    ASSERT_EQ(y[e], ReferenceQuantize<int8_t>(x[e], scales[e % 20], zeros[e % 20])) << "at " << e;
+  }
+}
+
+// y = (x - zero_point) * scale in float, every byte value, per tensor and per axis, lengths
+// around multiples of 16.
+template <typename Q>
+void ExpectDequantizeRowsMatchReference(int64_t channels, int64_t inner) {
+  const int64_t n = channels * inner;
+  std::vector<Q> x(static_cast<size_t>(n));
+  for (int64_t e = 0; e < n; ++e) x[e] = static_cast<Q>(std::numeric_limits<Q>::min() + (e * 7 + e / 256) % 256);
+  std::vector<float> scales;
+  std::vector<Q> zeros;
+  for (int64_t c = 0; c < channels; ++c) {
+    scales.push_back(0.0123f * static_cast<float>(c + 1));
+    zeros.push_back(static_cast<Q>(std::numeric_limits<Q>::min() + (90 + 31 * c) % 256));
+  }
+  KernelTester t("DequantizeLinear", 13);
+  const Shape param_shape = channels == 1 ? Shape{} : Shape{channels};
+  t.Input(MakeTensor<Q>({channels, inner}, x))
+      .Input(MakeTensor<float>(param_shape, scales))
+      .Input(MakeTensor<Q>(param_shape, zeros))
+      .Attr("axis", int64_t{0});
+  auto out = RunAllCounts(t);
+  ASSERT_EQ(out.size(), 1u);
+  const auto y = ToVector<float>(out[0].tensor());
+  for (int64_t e = 0; e < n; ++e) {
+    const int64_t c = e / inner;
+    // The product of two floats rounded once: the double product rounded to float.
+    const float want =
+        static_cast<float>(static_cast<double>(static_cast<int>(x[e]) - static_cast<int>(zeros[c])) * scales[c]);
+    ASSERT_EQ(y[e], want) << "at " << e << " of " << channels << " x " << inner;
+  }
+}
+
+TEST(DequantizeLinearTest, EightBitRowsOfEveryLengthMatchTheFormulaBitForBit) {
+  for (int64_t inner : {1, 7, 15, 16, 17, 31, 32, 33, 47, 100, 1000}) {
+    ExpectDequantizeRowsMatchReference<uint8_t>(1, inner);
+    ExpectDequantizeRowsMatchReference<int8_t>(1, inner);
+    ExpectDequantizeRowsMatchReference<uint8_t>(3, inner);
+    ExpectDequantizeRowsMatchReference<int8_t>(3, inner);
+  }
+}
+
 }  // namespace
 }  // namespace onnx_light

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "native/kernels/common/kernel_registration.h"
+#include "native/kernels/quantization/byte_lanes.h"
 #include "native/kernels/quantization/quant_kernel_base.h"
 #include "native/kernels/tensor/onnx_types.h"
 
@@ -113,6 +114,21 @@ class QuantizeLinearKernel : public OpKernel {
   template <Precision P, typename X, typename Y>
   Status Run(const KernelContext& ctx, const QuantLayout& layout, int64_t total, const X* x,
              const std::vector<double>& scales, const std::vector<double>& zeros, Y* y) const {
+    if constexpr (P == Precision::kFloat && std::is_same_v<X, float> && kIsByte<Y>) {
+      // float -> 8 bits: QuantizeRow over each run sharing one parameter (byte_lanes.h).
+      return policy_.Run(ctx, "QuantizeLinear", total, [&](int64_t begin, int64_t end) {
+        ForEachParamRun(layout, begin, end, [&](int64_t at, int64_t p, int64_t ps, int64_t n) {
+          if (ps == 0) {
+            QuantizeRow<Y>(x + at, n, static_cast<float>(scales[p]), static_cast<int32_t>(zeros[p]), y + at);
+            return;
+          }
+          for (int64_t k = 0; k < n; ++k) {
+            y[at + k] =
+                QuantizeOne<Y>(x[at + k], static_cast<float>(scales[p + k]), static_cast<int32_t>(zeros[p + k]));
+          }
+        });
+      });
+    }
     return ForEachChunk(ctx, policy_, "QuantizeLinear", total, [&](int64_t begin, int64_t end) {
       double q[kChunk], z[kChunk];
       ForEachParamRun(layout, begin, end, [&](int64_t at, int64_t p, int64_t ps, int64_t n) {

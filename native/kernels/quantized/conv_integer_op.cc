@@ -141,6 +141,17 @@ struct Plane2D {
   int64_t ColumnHi(int64_t kx) const { return std::min(ow, CeilDiv(w + pw - kx * dw, sw)); }
 };
 
+// dst[j] = src[j * stride] for j < n; stride 2 (the strided convolutions of CNNs) with a
+// constant stride the compiler can vectorise, the stride in a local (a byte store could
+// otherwise alias it).
+inline void StridedCopy(const uint8_t* src, int64_t stride, int64_t n, uint8_t* dst) {
+  if (stride == 2) {
+    for (int64_t j = 0; j < n; ++j) dst[j] = src[2 * j];
+    return;
+  }
+  for (int64_t j = 0; j < n; ++j) dst[j] = src[j * stride];
+}
+
 // The im2col slice of output positions [p0, p0 + cols) for one image and group: row
 // k = (c, tap) at dst + k * cols holds x[c, window(p) + tap] for each position, `pad` in the
 // padding. x points at the group's first input channel of the image.
@@ -161,6 +172,8 @@ void Im2ColBlock(const conv::ConvGeometry& g, const Plane2D& v, const WindowInde
     }
     return;
   }
+  // The block starts in output row oy0 at column a0 (divided once, not per segment).
+  const int64_t oy0 = p0 / v.ow, a0 = p0 % v.ow;
   for (int64_t c = 0; c < cg; ++c) {
     const uint8_t* plane = x + c * g.in_size;
     for (int64_t ky = 0; ky < v.kh; ++ky) {
@@ -168,8 +181,9 @@ void Im2ColBlock(const conv::ConvGeometry& g, const Plane2D& v, const WindowInde
         uint8_t* row = dst + ((c * v.kh + ky) * v.kw + kx) * cols;
         const int64_t lo = v.ColumnLo(kx), hi = v.ColumnHi(kx);
         // Output rows crossed by the block, a segment [a, b) of columns each.
-        for (int64_t p = p0, end = p0 + cols; p < end;) {
-          const int64_t oy = p / v.ow, a = p % v.ow, b = std::min(v.ow, a + (end - p));
+        int64_t oy = oy0, a = a0;
+        for (int64_t p = p0, end = p0 + cols; p < end; ++oy, a = 0) {
+          const int64_t b = std::min(v.ow, a + (end - p));
           uint8_t* out = row + (p - p0);
           const int64_t iy = oy * v.sh - v.ph + ky * v.dh;
           if (iy < 0 || iy >= v.h) {
@@ -181,7 +195,7 @@ void Im2ColBlock(const conv::ConvGeometry& g, const Plane2D& v, const WindowInde
             if (v.sw == 1) {
               std::copy(in + m0, in + m1, out + (m0 - a));
             } else {
-              for (int64_t ox = m0; ox < m1; ++ox) out[ox - a] = in[ox * v.sw];
+              StridedCopy(in + m0 * v.sw, v.sw, m1 - m0, out + (m0 - a));
             }
             std::fill(out + (m1 - a), out + (b - a), pad);
           }
@@ -294,7 +308,11 @@ StatusOr<std::shared_ptr<const igemm::IgemmPackedA>> PackGroupWeights(const Tens
 using PackedGroups = std::vector<std::shared_ptr<const igemm::IgemmPackedA>>;
 
 // W packed per group at creation when it is a constant initializer (with its zero point if
-// constant); used only when the run's W and zero point are those very tensors.
+// constant). When the zero point is constant or absent and the convolution is not
+// depthwise (the depthwise loop reads W itself), the packed groups are all a run needs: W
+// is absorbed (registry/kernel.h, the packed bytes reported as held in its place) and
+// matched by shape, its data being released. Otherwise the packed groups are used only
+// when the run's W and zero point are those very tensors.
 class PrepackedConvWeights {
  public:
   Status Init(const KernelInfo& info, const conv::ConvAttributes& attrs, int w_index, int zp_index) {
@@ -307,28 +325,42 @@ class PrepackedConvWeights {
     if (group < 1 || m % group != 0) return Status::Ok();  // reported at run time
     auto w_zp = quantized::ReadZeroPoint(zp, m, info.node_name(), "w_zero_point");
     if (!w_zp.ok()) return Status::Ok();
+    int64_t held = 0;
     for (int64_t gi = 0; gi < group; ++gi) {
       OL_ASSIGN_OR_RETURN(auto packed, PackGroupWeights(*w, *w_zp, group, gi));
+      held += static_cast<int64_t>(packed->held_bytes());
       groups_.push_back(std::move(packed));
     }
-    w_ = *w;
     if (zp != nullptr) zp_ = *zp;
-    w_data_ = w_.raw_data();
     zp_data_ = zp != nullptr ? zp_.raw_data() : nullptr;
+    w_shape_ = w->shape();
+    // Depthwise (group == C == M, so W is M x 1 x kernel): DepthwiseConv reads W's bytes.
+    const bool depthwise = group == m && w->shape()[1] == 1;
+    if (!depthwise && (zp != nullptr || zp_index >= info.num_inputs())) {
+      absorbed_ = true;
+      return info.AbsorbConstantInput(w_index, held);
+    }
+    w_ = *w;
+    w_data_ = w_.raw_data();
     return Status::Ok();
   }
-  // The packed groups if they are this run's W and zero point, else null.
+  // The packed groups if they are this run's W (by shape once absorbed) and zero point,
+  // else null.
   const PackedGroups* Match(const Tensor& w, const Tensor* zp, const conv::ConvGeometry& g) const {
-    if (groups_.empty() || w.raw_data() != w_data_ || (zp != nullptr ? zp->raw_data() : nullptr) != zp_data_ ||
+    if (groups_.empty() || (zp != nullptr ? zp->raw_data() : nullptr) != zp_data_ ||
+        (absorbed_ ? w.shape() != w_shape_ : w.raw_data() != w_data_) ||
         static_cast<int64_t>(groups_.size()) != g.group || groups_[0]->k() != g.in_per_group() * g.kernel_size) {
       return nullptr;
     }
     return &groups_;
   }
+  bool absorbed() const { return absorbed_; }
 
  private:
   PackedGroups groups_;
-  Tensor w_, zp_;  // keep the constant buffers alive (and their addresses unique)
+  bool absorbed_ = false;
+  Shape w_shape_;
+  Tensor w_, zp_;  // keep the constant buffers alive (and their addresses unique); w_ unless absorbed
   const void* w_data_ = nullptr;
   const void* zp_data_ = nullptr;
 };
@@ -369,6 +401,9 @@ Status IntegerConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const con
   const PackedGroups* groups = prepacked.Match(*in.w, w_zp_tensor, g);
   PackedGroups per_run;
   if (groups == nullptr) {
+    if (prepacked.absorbed()) {  // W's data was released: only the packed groups can serve
+      return Internal(ctx.Where(), ": W ", in.w->TypeAndShape(), " was absorbed at creation but does not match it");
+    }
     for (int64_t gi = 0; gi < g.group; ++gi) {
       OL_ASSIGN_OR_RETURN(auto packed, PackGroupWeights(*in.w, in.w_zp, g.group, gi));
       per_run.push_back(std::move(packed));
@@ -488,8 +523,9 @@ Status IntegerConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const con
           continue;
         }
         // Grid column p is output (p / wp, p % wp) when p % wp < ow: one run per grid row.
-        for (int64_t j = 0; j < cols;) {
-          const int64_t p = p0 + j, oy = p / wp, ox = p % wp, run = std::min(cols - j, wp - ox);
+        int64_t oy = p0 / wp, ox = p0 % wp;
+        for (int64_t j = 0; j < cols; ++oy, ox = 0) {
+          const int64_t run = std::min(cols - j, wp - ox);
           if (ox < plane.ow) out.Emit(g, n, m, oy * plane.ow + ox, std::min(run, plane.ow - ox), c + r * ldc + j);
           j += run;
         }

@@ -52,7 +52,7 @@ class PrepackedMatMulB {
     b_shape_ = b->shape();
     if (zp != nullptr || in.b_zp >= info.num_inputs()) {
       absorbed_ = true;
-      return info.AbsorbConstantInput(in.b);
+      return info.AbsorbConstantInput(in.b, packed_->held_bytes());
     }
     b_ = *b;
     b_data_ = b_.raw_data();

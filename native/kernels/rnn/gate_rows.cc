@@ -11,7 +11,8 @@ namespace rnn {
   void SigmoidRow##Isa(float* x, int64_t n);                                                                         \
   void TanhRow##Isa(float* x, int64_t n);                                                                            \
   void StepProduct##Isa(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed, float* c, \
-                        int64_t ldc);
+                        int64_t ldc);                                                                                \
+  void LstmRow##Isa(const LstmRowArgs& r);
 #if defined(__x86_64__)
 OL_DECLARE_GATE_ROWS(Avx2)
 OL_DECLARE_GATE_ROWS(Avx512)
@@ -46,6 +47,25 @@ void StepProductPortable(int64_t m, int64_t n, int64_t k, const float* a, int64_
   }
 }
 
+// The formulas of gate_args.h in order, libm per element, without fusing.
+void LstmRowPortable(const LstmRowArgs& r) {
+  const int64_t n = r.n;
+  auto sigmoid = [](float x) { return 1.0f / (1.0f + std::exp(-x)); };
+  auto sum = [&](int gate, int64_t j) {
+    return (r.product[gate * n + j] + r.projection[gate * n + j]) + r.bias[gate * n + j];
+  };
+  for (int64_t j = 0; j < n; ++j) {
+    const float c = r.cell[j];
+    const float i = sigmoid(sum(0, j) + r.peep_i[j] * c);
+    const float f = sigmoid(sum(2, j) + r.peep_f[j] * c);
+    const float z = std::tanh(sum(3, j));
+    const float c_next = f * c + i * z;
+    const float o = sigmoid(sum(1, j) + r.peep_o[j] * c_next);
+    r.cell[j] = c_next;
+    r.hidden[j] = o * std::tanh(c_next);
+  }
+}
+
 }  // namespace
 
 void PackStepPanels(const float* r, int64_t n, int64_t k, int64_t ldr, float* packed) {
@@ -62,12 +82,13 @@ void PackStepPanels(const float* r, int64_t n, int64_t k, int64_t ldr, float* pa
 const std::vector<IsaVariant<GateRows>>& GateRowsVariants() {
   static const auto* variants = new std::vector<IsaVariant<GateRows>> {
 #if defined(__x86_64__)
-    {"avx512", Isa::kAvx512, GateRows{SigmoidRowAvx512, TanhRowAvx512, StepProductAvx512}},
-        {"avx2", Isa::kAvx2, GateRows{SigmoidRowAvx2, TanhRowAvx2, StepProductAvx2}},
+    {"avx512", Isa::kAvx512, GateRows{SigmoidRowAvx512, TanhRowAvx512, StepProductAvx512, LstmRowAvx512}},
+        {"avx2", Isa::kAvx2, GateRows{SigmoidRowAvx2, TanhRowAvx2, StepProductAvx2, LstmRowAvx2}},
 #elif defined(__aarch64__)
-    {"neon", Isa::kNeon, GateRows{SigmoidRowNeon, TanhRowNeon, StepProductNeon}},
+    {"neon", Isa::kNeon, GateRows{SigmoidRowNeon, TanhRowNeon, StepProductNeon, LstmRowNeon}},
 #endif
-        {"portable", Isa::kPortable, GateRows{SigmoidRowPortable, TanhRowPortable, StepProductPortable}},
+        {"portable", Isa::kPortable,
+         GateRows{SigmoidRowPortable, TanhRowPortable, StepProductPortable, LstmRowPortable}},
   };
   return *variants;
 }

@@ -7,13 +7,17 @@
 //    of R packed in panels of kStepPanel columns (PackStepPanels): each panel is read once
 //    per group of rows, every row's accumulators live in registers, and each output is one
 //    multiply-add chain over k in ascending order (fused where the ISA has FMA), whatever
-//    m, n or its position.
+//    m, n or its position;
+//  - one batch row's LSTM gates (the default activations) in one pass over its units:
+//    every gate of a unit computed in registers from the product, projection and bias
+//    rows, the cell state updated in place (gate_args.h), tails as for the activations.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "native/kernels/common/isa_variants.h"
+#include "native/kernels/rnn/gate_args.h"
 #include "native/kernels/rnn/step_panel.h"
 
 namespace onnx_light {
@@ -34,6 +38,8 @@ struct GateRows {
   // rows (PackStepPanels(r, n, k, ...)); c is written, not accumulated.
   void (*product)(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed, float* c,
                   int64_t ldc);
+  // LstmRowArgs (gate_args.h): cell and hidden written for r.n units.
+  void (*lstm)(const LstmRowArgs& r);
 };
 
 // x86-64: avx512, avx2, portable; aarch64: neon, portable. Portable is libm per element

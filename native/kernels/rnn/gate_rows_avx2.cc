@@ -21,6 +21,7 @@ void StepProductAvx2(int64_t m, int64_t n, int64_t k, const float* a, int64_t ld
                      int64_t ldc) {
   StepProductSimd<simd::Lanes8>(m, n, k, a, lda, packed, c, ldc);
 }
+void LstmRowAvx2(const LstmRowArgs& r) { LstmRowSimd<simd::Lanes8>(r); }
 
 }  // namespace rnn
 }  // namespace onnx_light

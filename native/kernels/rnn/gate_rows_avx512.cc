@@ -21,6 +21,7 @@ void StepProductAvx512(int64_t m, int64_t n, int64_t k, const float* a, int64_t 
                        int64_t ldc) {
   StepProductSimd<simd::Lanes16>(m, n, k, a, lda, packed, c, ldc);
 }
+void LstmRowAvx512(const LstmRowArgs& r) { LstmRowSimd<simd::Lanes16>(r); }
 
 }  // namespace rnn
 }  // namespace onnx_light

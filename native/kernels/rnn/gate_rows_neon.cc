@@ -16,6 +16,7 @@ void StepProductNeon(int64_t m, int64_t n, int64_t k, const float* a, int64_t ld
                      int64_t ldc) {
   StepProductSimd<simd::Lanes4>(m, n, k, a, lda, packed, c, ldc);
 }
+void LstmRowNeon(const LstmRowArgs& r) { LstmRowSimd<simd::Lanes4>(r); }
 
 }  // namespace rnn
 }  // namespace onnx_light

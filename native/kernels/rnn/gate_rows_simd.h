@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "native/kernels/rnn/gate_args.h"
 #include "native/kernels/rnn/step_panel.h"
 #include "native/kernels/simd/math.h"
 
@@ -32,6 +33,63 @@ void SigmoidRowSimd(float* x, int64_t n) {
 template <class S>
 void TanhRowSimd(float* x, int64_t n) {
   ApplyRowSimd<S, simd::Tanh<S>>(x, n);
+}
+
+// GateRows::lstm in two passes over kLanes units at offset j of each stream (LstmRow's
+// layout), so that each pass's dependency chain is one activation deep and the out-of-
+// order core overlaps the units of several vectors (one pass would chain four: i, c', o,
+// tanh c'). Pass 1: i, f, z and the new cell state c' (stored in place).
+template <class S>
+inline typename S::V LstmGateSum(const LstmRowArgs& r, int gate, int64_t j) {
+  return S::Add(S::Add(S::Load(r.product + gate * r.n + j), S::Load(r.projection + gate * r.n + j)),
+                S::Load(r.bias + gate * r.n + j));
+}
+
+template <class S>
+void LstmCellLanes(const LstmRowArgs& r, int64_t j) {
+  using V = typename S::V;
+  const V c = S::Load(r.cell + j);
+  const V i = simd::Sigmoid<S>(S::Fmadd(S::Load(r.peep_i + j), c, LstmGateSum<S>(r, 0, j)));
+  const V f = simd::Sigmoid<S>(S::Fmadd(S::Load(r.peep_f + j), c, LstmGateSum<S>(r, 2, j)));
+  const V z = simd::Tanh<S>(LstmGateSum<S>(r, 3, j));
+  S::Store(r.cell + j, S::Fmadd(f, c, S::Mul(i, z)));
+}
+
+// Pass 2: o from c' and h = o tanh(c').
+template <class S>
+void LstmHiddenLanes(const LstmRowArgs& r, int64_t j) {
+  using V = typename S::V;
+  const V c = S::Load(r.cell + j);
+  const V o = simd::Sigmoid<S>(S::Fmadd(S::Load(r.peep_o + j), c, LstmGateSum<S>(r, 1, j)));
+  S::Store(r.hidden + j, S::Mul(o, simd::Tanh<S>(c)));
+}
+
+// GateRows::lstm: whole vectors in place, the tail through the same vector code on
+// zero-padded copies of its streams (a unit's result depends only on its own inputs).
+template <class S>
+void LstmRowSimd(const LstmRowArgs& r) {
+  const int64_t whole = r.n / S::kLanes * S::kLanes;
+  for (int64_t j = 0; j < whole; j += S::kLanes) LstmCellLanes<S>(r, j);
+  for (int64_t j = 0; j < whole; j += S::kLanes) LstmHiddenLanes<S>(r, j);
+  const int64_t j = whole, tail = r.n - whole;
+  if (tail == 0) return;
+  constexpr int64_t L = S::kLanes;
+  float product[4 * L] = {}, projection[4 * L] = {}, bias[4 * L] = {}, peep[3 * L] = {}, cell[L] = {}, hidden[L];
+  const size_t bytes = static_cast<size_t>(tail) * sizeof(float);
+  for (int g = 0; g < 4; ++g) {
+    std::memcpy(product + g * L, r.product + g * r.n + j, bytes);
+    std::memcpy(projection + g * L, r.projection + g * r.n + j, bytes);
+    std::memcpy(bias + g * L, r.bias + g * r.n + j, bytes);
+  }
+  std::memcpy(peep, r.peep_i + j, bytes);
+  std::memcpy(peep + L, r.peep_o + j, bytes);
+  std::memcpy(peep + 2 * L, r.peep_f + j, bytes);
+  std::memcpy(cell, r.cell + j, bytes);
+  const LstmRowArgs padded{L, product, projection, bias, peep, peep + L, peep + 2 * L, cell, hidden};
+  LstmCellLanes<S>(padded, 0);
+  LstmHiddenLanes<S>(padded, 0);
+  std::memcpy(r.cell + j, cell, bytes);
+  std::memcpy(r.hidden + j, hidden, bytes);
 }
 
 // kRows rows of a against one panel: kRows x kStepPanel accumulators, the panel's row q

@@ -1,12 +1,15 @@
 // Every ISA variant of the gate rows (gate_rows.h) against the portable variant (libm per
 // element), over lengths covering full vectors, tails and one element; and an element's
-// value independent of its position in the row (the tail runs the vector code).
+// value independent of its position in the row (the tail runs the vector code); the
+// packed step product against a double oracle; the fused LSTM gate row against its
+// formulas in double, and a unit's result independent of its position in the row.
 // Variants this CPU cannot run (or the ISA cap excludes) are reported as skipped, by name.
 #include "native/kernels/rnn/gate_rows.h"
 
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -139,6 +142,78 @@ TEST_P(GateRowsVariantTest, StepProductRowDoesNotDependOnRowsBesideIt) {
   float c = 0;
   v.product(1, 1, k, a.data() + 2 * k, k, single.data(), &c, 1);
   EXPECT_EQ(c, all[2 * n + 40]);
+}
+
+// The LSTM gate row's inputs for n units (gate_args.h's layout), in [-2, 2].
+struct LstmRowInputs {
+  int64_t n;
+  std::vector<float> product, projection, bias, peep, cell;
+  explicit LstmRowInputs(int64_t units, uint32_t seed) : n(units) {
+    auto scaled = [](std::vector<float> v) {
+      for (float& x : v) x /= 6.0f;
+      return v;
+    };
+    product = scaled(Random(4 * n, seed));
+    projection = scaled(Random(4 * n, seed + 1));
+    bias = scaled(Random(4 * n, seed + 2));
+    peep = scaled(Random(3 * n, seed + 3));
+    cell = scaled(Random(n, seed + 4));
+  }
+  // Runs `lstm` on a copy of the cell state: returns {c', h}.
+  std::pair<std::vector<float>, std::vector<float>> Run(void (*lstm)(const LstmRowArgs&)) const {
+    std::vector<float> c = cell, h(static_cast<size_t>(n), NAN);
+    lstm(LstmRowArgs{n, product.data(), projection.data(), bias.data(), peep.data(), peep.data() + n,
+                     peep.data() + 2 * n, c.data(), h.data()});
+    return {c, h};
+  }
+};
+
+// Every variant against the formulas of gate_args.h in double (libm). The gate sums are at
+// most 4 + 2 * 1/3 * 1/3 in magnitude, rounded about 3 times in float (and fused or not):
+// under 1e-6; sigmoid and tanh add 4e-7 relative (see above) and have slopes of at most
+// 1, and c' and h combine two such values of magnitude at most 1 with a cell of at most
+// 1/3: 1e-5 absolute bounds the sum with room.
+TEST_P(GateRowsVariantTest, LstmRowMatchesDoubleFormulas) {
+  OL_SKIP_UNLESS_ISA_ENABLED(GetParam());
+  const GateRows& v = GetParam().impl;
+  for (int64_t n : kLengths) {
+    const LstmRowInputs in(n, static_cast<uint32_t>(100 + n));
+    const auto [c, h] = in.Run(v.lstm);
+    auto sigmoid = [](double x) { return 1.0 / (1.0 + std::exp(-x)); };
+    for (int64_t j = 0; j < n; ++j) {
+      auto sum = [&](int g) {
+        return double{in.product[g * n + j]} + double{in.projection[g * n + j]} + double{in.bias[g * n + j]};
+      };
+      const double c0 = in.cell[j];
+      const double i = sigmoid(sum(0) + in.peep[j] * c0), f = sigmoid(sum(2) + in.peep[2 * n + j] * c0);
+      const double c1 = f * c0 + i * std::tanh(sum(3));
+      const double o = sigmoid(sum(1) + in.peep[n + j] * c1);
+      EXPECT_NEAR(c[j], c1, 1e-5) << "n=" << n << " j=" << j;
+      EXPECT_NEAR(h[j], o * std::tanh(c1), 1e-5) << "n=" << n << " j=" << j;
+    }
+  }
+}
+
+// A unit's c' and h are the same bits alone (the tail's padded pass) as inside a row of
+// 37 (a whole vector or the tail, whatever the ISA's width).
+TEST_P(GateRowsVariantTest, LstmRowUnitDoesNotDependOnPositionInRow) {
+  OL_SKIP_UNLESS_ISA_ENABLED(GetParam());
+  const GateRows& v = GetParam().impl;
+  const LstmRowInputs row(37, 9);
+  const auto [c, h] = row.Run(v.lstm);
+  for (int64_t j = 0; j < 37; ++j) {
+    LstmRowInputs unit(1, 0);
+    for (int g = 0; g < 4; ++g) {
+      unit.product[g] = row.product[g * 37 + j];
+      unit.projection[g] = row.projection[g * 37 + j];
+      unit.bias[g] = row.bias[g * 37 + j];
+    }
+    for (int g = 0; g < 3; ++g) unit.peep[g] = row.peep[g * 37 + j];
+    unit.cell[0] = row.cell[j];
+    const auto [c1, h1] = unit.Run(v.lstm);
+    EXPECT_EQ(c1[0], c[j]) << "j=" << j;
+    EXPECT_EQ(h1[0], h[j]) << "j=" << j;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Isa, GateRowsVariantTest, ::testing::ValuesIn(GateRowsVariants()),

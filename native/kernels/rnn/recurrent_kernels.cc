@@ -5,7 +5,10 @@
 //  2. the time steps run in order; in each, the recurrent product H_{t-1} R^T and the gate
 //     math run as independent tasks over (direction, hidden-unit block, batch-row block):
 //     a task multiplies its rows of H_{t-1} by its block's rows of R and applies the gates
-//     on whole rows (gate_rows.h's vectorised sigmoid/tanh, activations.cc for the others).
+//     on whole rows: a float LSTM with the default activations, no clip and no
+//     input_forget in one pass per row with every gate of a unit in registers
+//     (GateRows::lstm), otherwise gate by gate (gate_rows.h's vectorised sigmoid/tanh,
+//     activations.cc for the others).
 //     R is packed once per block (at creation for constant weights) twice: for the gemm
 //     engine's tile and in gate_rows.h's step panels. Up to kStepPanelRows rows take the
 //     step product on the panels (every row's accumulators in registers, R read once per
@@ -215,6 +218,8 @@ struct Stepper {
   C* reset_h;  // GRU without linear_before_reset: r * H_{t-1}, directions * batch * H
   int64_t row_block = 1;
   const GateRows* step_rows = &BestGateRows();
+  // Float LSTM with the default activations, no clip, no input_forget: GateRows::lstm.
+  bool fused_lstm = false;
   size_t gemm_scratch_bytes = 0;  // float: the step product's packing scratch (a multiple of 64)
 
   int64_t row_blocks() const { return (p->batch + row_block - 1) / row_block; }
@@ -325,6 +330,12 @@ struct Stepper {
         C* c = cell + (d * B + b) * H + j0;
         const C* pi = peep + d * 3 * H + j0;
         const C *po = pi + H, *pf = pi + 2 * H;
+        if constexpr (std::is_same_v<C, float>) {
+          if (fused_lstm) {  // every gate of a unit in registers, one pass
+            step_rows->lstm(LstmRowArgs{n, gg, xg, bx, pi, po, pf, c, hn});
+            break;
+          }
+        }
         for (int64_t j = 0; j < n; ++j) t0[j] = gg[j] + xg[j] + bx[j] + pi[j] * c[j];
         ClipRow(t0, n);
         act[0].ApplyRow(t0, n);
@@ -472,9 +483,13 @@ class RecurrentKernel : public OpKernel {
     constant_w_shape_ = w->shape();
     constant_r_shape_ = r->shape();
     has_constant_ = true;
-    const int64_t held = static_cast<int64_t>(sizeof(float) * (constant_w_.size() + constant_r_.size()));
-    OL_RETURN_IF_ERROR(info.AbsorbConstantInput(1, held + static_cast<int64_t>(constant_.w_packed->bytes())));
-    OL_RETURN_IF_ERROR(info.AbsorbConstantInput(2));  // (R's packed blocks are not counted)
+    // Held in W's place: its reordered copy and packed form; in R's: its reordered copy,
+    // packed blocks and step panels.
+    int64_t r_held = static_cast<int64_t>(sizeof(float) * (constant_r_.size() + constant_panels_.size()));
+    for (const auto& block : constant_.r_packed) r_held += static_cast<int64_t>(block->bytes());
+    OL_RETURN_IF_ERROR(info.AbsorbConstantInput(
+        1, static_cast<int64_t>(sizeof(float) * constant_w_.size() + constant_.w_packed->bytes())));
+    OL_RETURN_IF_ERROR(info.AbsorbConstantInput(2, r_held));
     return Status::Ok();
   }
 
@@ -503,6 +518,10 @@ class RecurrentKernel : public OpKernel {
     st.p = p;
     st.layout = layout;
     st.row_block = std::max<int64_t>(1, std::min(B, row_block_));
+    st.fused_lstm = kFloat && p->cell == Cell::kLstm && !p->clip && !p->input_forget;
+    for (size_t i = 0; i < p->activations.size(); ++i) {  // sigmoid, tanh, tanh per direction
+      st.fused_lstm &= p->activations[i].kind == (i % 3 == 0 ? Activation::Kind::kSigmoid : Activation::Kind::kTanh);
+    }
     const int64_t tasks = st.tasks();
     const ParallelPlan plan{"recurrent.blocks", 1};
     // A region per step (and round): only when one step's products pay for it.

@@ -160,6 +160,93 @@ TEST(TopK, NanInsideScannedBlocksOfLongLanes) {
   }
 }
 
+// Every selection path against a full stable sort of each lane's indices (value order, the
+// lower index first among equal values) for float and double (contiguous lanes: the vector
+// prefilter) and int32 (every element offered), on contiguous and strided lanes: k = 1, 5
+// and 16 keep a sorted list, 17 and 37 a heap (8k <= 300), 64 and 200 gather. Lanes of 300
+// (blocks of 32 and a tail): many ties, ascending (for largest every element enters) and
+// descending (none after the first k).
+template <typename T>
+class TopKPathsTest : public ::testing::Test {};
+using TopKPathTypes = ::testing::Types<float, double, int32_t>;
+TYPED_TEST_SUITE(TopKPathsTest, TopKPathTypes);
+
+TYPED_TEST(TopKPathsTest, EveryPathMatchesFullStableSort) {
+  using T = TypeParam;
+  const int64_t lanes = 3, length = 300;
+  std::vector<T> lane_major(lanes * length);
+  for (int64_t i = 0; i < length; ++i) {
+    lane_major[i] = static_cast<T>(std::round(std::sin(0.37 * i) * 20));
+    lane_major[length + i] = static_cast<T>(i / 2);
+    lane_major[2 * length + i] = static_cast<T>(length - i / 3);
+  }
+  for (int64_t inner : {1, 2}) {
+    // Shape [lanes, length, inner], axis 1: lane l of copy c at x[(l * length + i) * inner + c].
+    std::vector<T> x(lane_major.size() * inner);
+    for (int64_t l = 0; l < lanes; ++l) {
+      for (int64_t i = 0; i < length; ++i) {
+        for (int64_t c = 0; c < inner; ++c) {
+          x[(l * length + i) * inner + c] = lane_major[l * length + (c == 0 ? i : length - 1 - i)];
+        }
+      }
+    }
+    for (int64_t k : {1, 5, 16, 17, 37, 64, 200}) {
+      for (int64_t largest : {0, 1}) {
+        for (int64_t sorted : {0, 1}) {
+          KernelTester t("TopK", 11);
+          t.Input(MakeTensor<T>({lanes, length, inner}, x)).Input(MakeTensor<int64_t>({1}, {k})).Outputs(2);
+          t.Attr("axis", int64_t{1}).Attr("largest", largest).Attr("sorted", sorted);
+          auto out = RunAllCounts(t, kForceParallel);
+          ASSERT_EQ(out.size(), 2u);
+          const std::vector<T> v = ToVector<T>(out[0].tensor());
+          const std::vector<int64_t> idx = ToVector<int64_t>(out[1].tensor());
+          for (int64_t l = 0; l < lanes; ++l) {
+            for (int64_t c = 0; c < inner; ++c) {
+              auto at = [&](int64_t i) { return x[(l * length + i) * inner + c]; };
+              std::vector<int64_t> order(length);
+              std::iota(order.begin(), order.end(), 0);
+              std::stable_sort(order.begin(), order.end(),
+                               [&](int64_t a, int64_t b) { return largest ? at(a) > at(b) : at(a) < at(b); });
+              order.resize(k);
+              if (!sorted) std::sort(order.begin(), order.end());
+              for (int64_t j = 0; j < k; ++j) {
+                const int64_t o = (l * k + j) * inner + c;
+                ASSERT_EQ(idx[o], order[j]) << "inner=" << inner << " k=" << k << " largest=" << largest
+                                            << " sorted=" << sorted << " lane " << l << "." << c << " rank " << j;
+                ASSERT_EQ(v[o], at(order[j]));
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// The parallel decision at the portable defaults weighs a lane by its method (no timing:
+// whether a region opens, and its grain). 16 lanes of 1000 are 16000 elements, above the
+// minimum of 8192 gathered elements: with k = 500 they are gathered and take a region;
+// with k = 5 they are scanned on vectors at 1/16 of that cost each (1000 units) and stay
+// serial. 512 scanned lanes (issue 17's TopK) are 32000 units: a region, in blocks of
+// 16384 / 62 = 264 lanes.
+TEST(TopK, ParallelDecisionWeighsLanesByMethod) {
+  auto regions = [](int64_t lanes, int64_t k) {
+    std::vector<float> x(lanes * 1000);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.1f * i);
+    KernelTester t("TopK", 11);
+    t.PortableDefaults().Input(MakeTensor<float>({lanes, 1000}, x)).Input(MakeTensor<int64_t>({1}, {k})).Outputs(2);
+    auto run = t.RunWithDetails(2);
+    EXPECT_TRUE(run.ok()) << run.status().ToString();
+    return run.ok() ? run->regions : std::vector<RegionEvent>{};
+  };
+  EXPECT_EQ(regions(16, 500).size(), 1u);
+  EXPECT_TRUE(regions(16, 5).empty());
+  const std::vector<RegionEvent> topk5 = regions(512, 5);
+  ASSERT_EQ(topk5.size(), 1u);
+  EXPECT_EQ(topk5[0].total, 512);
+  EXPECT_EQ(topk5[0].grain, 264);
+}
+
 TEST(TopK, KOutOfRangeIsInvalidArgument) {
   KernelTester t("TopK", 11);
   t.NodeName("top").Input(MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6})).Input(MakeTensor<int64_t>({1}, {4}));

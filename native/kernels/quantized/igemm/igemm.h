@@ -63,6 +63,12 @@ class IgemmPackedB {
   const int8_t* byte_panel(int64_t p) const { return byte_data_.data() + p * panel_stride_; }
   const std::vector<int32_t>& column_sums() const { return column_sums_; }
   const std::vector<int32_t>& zero_points() const { return zero_points_; }
+  // Bytes this packed form holds (panels, column sums, zero points): what a kernel that
+  // absorbed B holds in its place (KernelInfo::AbsorbConstantInput).
+  int64_t held_bytes() const {
+    return static_cast<int64_t>(data_.size() * sizeof(int16_t) + byte_data_.size() +
+                                (column_sums_.size() + zero_points_.size()) * sizeof(int32_t));
+  }
 
  private:
   const IgemmKernel* kernel_ = nullptr;
@@ -122,6 +128,11 @@ class IgemmPackedA {
   int64_t m() const { return m_; }
   int64_t k() const { return k_; }
   const IgemmKernel& kernel() const { return *kernel_; }
+  // Bytes held: panels, row sums and zero points.
+  size_t held_bytes() const {
+    return data_.size() * sizeof(int16_t) + byte_data_.size() +
+           (row_sums_.size() + zero_points_.size()) * sizeof(int32_t);
+  }
   // The kernel's tile: row blocks start at multiples of mr; C is stored in whole tiles.
   int mr() const;
   int nr() const;
