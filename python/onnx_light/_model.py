@@ -247,6 +247,19 @@ def validate_model(proto: onnx.ModelProto) -> None:
         return schemas[key]
 
     def check_names(graph):
+        # One encode of every name joined (a bytes name fails the join): the name-by-name
+        # walk below, which says which name is wrong, runs only when this fails.
+        texts = [graph.name]
+        for infos in (graph.input, graph.output, graph.value_info, graph.initializer):
+            texts.extend(vi.name for vi in infos)
+        for node in graph.node:
+            texts += (node.op_type, node.domain, node.name, *node.input, *node.output)
+            texts.extend(a.name for a in node.attribute)
+        try:
+            "\0".join(texts).encode("utf-8")
+            return
+        except (TypeError, UnicodeEncodeError):
+            pass
         _check_text(graph.name, "a graph name")
         where = f"graph '{graph.name}'"
         for kind, infos in (
@@ -324,11 +337,34 @@ def _elements(tensor):
     return count
 
 
-def _infer(proto):
-    """Adds inferred value types to proto, which the caller owns (it is changed in place)."""
+def _has_subgraphs(graph):
+    return any(a.type in (AttributeProto.GRAPH, AttributeProto.GRAPHS) for n in graph.node for a in n.attribute)
+
+
+def _infer(proto, nodes=True):
+    """Adds inferred value types to proto, which the caller owns (it is changed in place):
+    value_info and the outputs' types, and the nodes (whose subgraphs get theirs) unless
+    `nodes` is False and no node has a subgraph: the rewrites' rounds keep their index of
+    the nodes across an inference that only refreshes value types."""
     large = {i.name: i for i in proto.graph.initializer if _elements(i) > _INFERENCE_DATA_LIMIT_ELEMENTS}
     light = proto
-    if large:
+    if large and not any(_has_payload(i) for i in large.values()):
+        # Held natively (load_model_and_weights): the model is small, one serialization
+        # copies it faster than field by field, and the large initializers (names, types,
+        # dims) leave the copy for typed inputs.
+        light = onnx.ModelProto()
+        light.ParseFromString(proto.SerializeToString())
+        initializers = light.graph.initializer
+        for index in range(len(initializers) - 1, -1, -1):
+            if initializers[index].name in large:
+                del initializers[index]
+        declared = {i.name for i in light.graph.input}
+        light.graph.input.extend(
+            onnx.helper.make_tensor_value_info(i.name, i.data_type, list(i.dims))
+            for i in large.values()
+            if i.name not in declared
+        )
+    elif large:
         light = onnx.ModelProto()
         for field, value in proto.ListFields():
             if field.name != "graph":
@@ -349,7 +385,8 @@ def _infer(proto):
     except Exception:  # noqa: BLE001  inference is an optimisation; the kernels check for real
         return proto
     # What inference writes: value_info, output types, and (in subgraphs) the nodes' graphs.
-    for name in ("value_info", "output", "node"):
+    written = ("value_info", "output", "node") if nodes or _has_subgraphs(proto.graph) else ("value_info", "output")
+    for name in written:
         del getattr(proto.graph, name)[:]
         getattr(proto.graph, name).extend(getattr(inferred.graph, name))
     return proto

@@ -5,7 +5,7 @@ fuse_conv_add_activation: Conv -> Add(the Conv's output, another tensor of exact
     activation), as ResNet's residual connections have it.
 fuse_conv_activation: Conv -> activation becomes FusedConv, and so does Conv feeding both
     Sigmoid and Mul(the Conv output, that Sigmoid) (SiLU as EfficientNet exports write it).
-fuse_gemm_activation: the same for Gemm into FusedGemm.
+fuse_gemm_activation: the same for Gemm into FusedGemm, Gelu included (FusedGemm only).
 fuse_squeeze_excitation: a squeeze-and-excitation block, as MobileNetV3 and EfficientNet
     export it once the passes above have run: ReduceMean over every spatial axis (keepdims)
     or GlobalAveragePool -> Conv/FusedConv 1x1 -> Conv/FusedConv 1x1 (the gate) ->
@@ -15,7 +15,7 @@ fuse_squeeze_excitation: a squeeze-and-excitation block, as MobileNetV3 and Effi
 
 Activations: Relu, Clip, LeakyRelu, Sigmoid, Tanh, HardSigmoid, HardSwish and Swish (HardSwish,
 for MobileNetV3, and Swish, for EfficientNet's SiLU, are extensions beyond ORT's FusedConv
-list; FusedGemm takes all but Clip). The
+list; FusedGemm takes all but Clip, and Gelu/FastGelu besides). The
 native kernels apply them to each output block right after it is computed
 (native/kernels/gemm/epilogue.h), with results equal to the unfused kernels' bit for bit.
 
@@ -249,20 +249,56 @@ def fuse_conv_activation(model: onnx.ModelProto, weights: Weights = None) -> onn
     return _replace(g, replaced, removed)
 
 
+def _activation_free_fused_gemm(node: onnx.NodeProto) -> bool:
+    """A FusedGemm with no activation yet (MatMul + Add over an A of rank > 2 becomes one:
+    graph_rewrites.extended.fuse_matmul_add_into_gemm)."""
+    return (
+        node.op_type == "FusedGemm"
+        and node.domain == MS_DOMAIN
+        and not any(a.name == "activation" and a.s for a in node.attribute)
+    )
+
+
+def _gelu_after(g: _Graph, name: str) -> tuple[onnx.NodeProto, str] | None:
+    """(node, FusedGemm activation) of the Gelu that is the one reader of `name`: ai.onnx Gelu
+    ("Gelu", or "FastGelu" for approximate="tanh"), com.microsoft Gelu, or com.microsoft
+    FastGelu without its bias input (what graph_rewrites.extended.fuse_gelu makes of the
+    decomposed forms)."""
+    node = g.single_use(name)
+    if node is None or not node.input or node.input[0] != name:
+        return None
+    if _is_onnx(node, "Gelu"):
+        approximate = _attrs(node).get("approximate", b"none")
+        approximate = approximate.decode() if isinstance(approximate, bytes) else approximate
+        return (node, "FastGelu" if approximate == "tanh" else "Gelu") if approximate in ("none", "tanh") else None
+    if node.domain == MS_DOMAIN and node.op_type == "Gelu":
+        return node, "Gelu"
+    if node.domain == MS_DOMAIN and node.op_type == "FastGelu" and len([i for i in node.input if i]) == 1:
+        return node, "FastGelu"
+    return None
+
+
 def fuse_gemm_activation(model: onnx.ModelProto, weights: Weights = None) -> onnx.ModelProto:
-    """Gemm -> activation -> FusedGemm (activation_alpha/beta as ORT's FusedGemm takes them)."""
+    """Gemm (or a FusedGemm without activation) -> activation -> FusedGemm
+    (activation_alpha/beta as ORT's FusedGemm takes them). Gelu too (erf or tanh form, the
+    feed-forward projection of a transformer): an extension beyond ORT's FusedGemm."""
     g = _Graph(model, weights)
     replaced: dict[int, onnx.NodeProto] = {}
     removed: set[int] = set()
     for gemm in model.graph.node:
-        if not _is_onnx(gemm, "Gemm") or len(gemm.input) < 2 or not g.is_float(gemm.input[1]):
+        if not (_is_onnx(gemm, "Gemm") or _activation_free_fused_gemm(gemm)) or len(gemm.input) < 2:
+            continue
+        if not g.is_float(gemm.input[1]):
             continue
         after = _epilogue_after(g, gemm.output[0], GEMM_ACTIVATIONS)
+        gelu = _gelu_after(g, gemm.output[0]) if after is None else None
+        if gelu is not None:
+            after = (gelu[0], [], gelu[1], [])
         if after is None:
             continue
         act, others, activation, params = after
         node = helper.make_node("FusedGemm", list(gemm.input), [act.output[0]], name=gemm.name, domain=MS_DOMAIN)
-        node.attribute.extend(a for a in gemm.attribute)
+        node.attribute.extend(a for a in gemm.attribute if not a.name.startswith("activation"))
         node.attribute.append(helper.make_attribute("activation", activation))
         for name, value in zip(("activation_alpha", "activation_beta"), params, strict=False):
             node.attribute.append(helper.make_attribute(name, value))

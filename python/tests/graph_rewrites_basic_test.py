@@ -198,6 +198,39 @@ def test_identities_and_inference_dropout_go_and_the_output_keeps_its_name():
     assert list(rewritten.graph.node[0].input) == ["x"] and list(rewritten.graph.node[0].output) == ["y"]
 
 
+def test_identities_of_one_shared_weight_go_in_one_sweep(monkeypatch):
+    """TorchScript exports a weight shared by many layers as one Identity of it per layer:
+    all go in one sweep (one graph edit), and a chain of Identities and one whose output is
+    a graph output (its input's producer takes the name) still come out right."""
+    layers = 12
+    nodes = [helper.make_node("Identity", ["w"], [f"w{i}"]) for i in range(layers)]
+    nodes += [helper.make_node("Add", ["x" if i == 0 else f"h{i - 1}", f"w{i}"], [f"h{i}"]) for i in range(layers)]
+    nodes += [
+        helper.make_node("Identity", [f"h{layers - 1}"], ["chain"]),
+        helper.make_node("Identity", ["chain"], ["y"]),  # a graph output: Add 11 takes its name
+        helper.make_node("Identity", [f"h{layers - 1}"], ["z"]),  # another reader of h11
+    ]
+    m = model(
+        nodes,
+        [tensor("x", [2, 3, 4])],
+        [tensor("y", None), tensor("z", None)],
+        [init("w", RNG.standard_normal((2, 3, 4)).astype(np.float32))],
+    )
+    sweeps = []
+    original = basic.GraphView.replace_nodes
+
+    def counting(self, removed, inserted=None):
+        sweeps.append(len(removed))
+        return original(self, removed, inserted)
+
+    monkeypatch.setattr(basic.GraphView, "replace_nodes", counting)
+    rewritten = check_rewrite(m, {"x": X}, "basic", ["Add"] * layers + ["Identity"])
+    # The first sweep takes every Identity of the weight, "chain" and one of y's and z's (the
+    # other must stay: a graph output passed on by a node output another output renamed).
+    assert sweeps[0] == layers + 2
+    assert [o.name for o in rewritten.graph.output] == ["y", "z"]
+
+
 def test_identities_that_must_stay_stay():
     # A graph input passed straight out, a training Dropout, a Dropout whose mask is read,
     # and an Identity whose output a subgraph reads.

@@ -35,15 +35,17 @@ def scalar(name, value):
 # ------------------------------------------------------------------------- MatMul + Add -> Gemm
 
 
-def matmul_add(a_shape, bias_shape=(5,), b_fed=False):
-    inputs = [tensor("a", list(a_shape))] + ([tensor("b", [4, 5])] if b_fed else [])
+def matmul_add(a_shape, bias_shape=(5,), b_fed=False, b_shape=(4, 5), after=()):
+    """MatMul(a, b) + bias [-> `after` nodes reading "y", the last writing "out"]."""
+    inputs = [tensor("a", list(a_shape) if a_shape is not None else None)]
+    inputs += [tensor("b", list(b_shape))] if b_fed else []
     inits = [init("bias", RNG.standard_normal(bias_shape).astype(np.float32))]
     if not b_fed:
-        inits.append(init("b", RNG.standard_normal((4, 5)).astype(np.float32)))
+        inits.append(init("b", RNG.standard_normal(b_shape).astype(np.float32)))
     return model(
-        [helper.make_node("MatMul", ["a", "b"], ["p"]), helper.make_node("Add", ["bias", "p"], ["y"])],
+        [helper.make_node("MatMul", ["a", "b"], ["p"]), helper.make_node("Add", ["bias", "p"], ["y"]), *after],
         inputs,
-        [tensor("y", None)],
+        [tensor("out" if after else "y", None)],
         inits,
     )
 
@@ -56,11 +58,82 @@ def test_matmul_plus_constant_bias_becomes_gemm():
 
 
 @pytest.mark.parametrize(
-    "a_shape,bias_shape,b_fed",
-    [((2, 3, 4), (5,), False), (("m", 3, 4), (5,), False), ((3, 4), (3, 5), False), ((3, 4), (5,), True)],
+    "a_shape,bias_shape",
+    [((2, 3, 4), (5,)), (("batch", 3, 4), (1, 5)), ((2, 3, 4), (1, 1, 5)), ((2, 2, 3, 4), (5,)), ((2, 3, 4), ())],
 )
-def test_matmul_add_stays_unless_a_is_2d_and_b_and_bias_constant(a_shape, bias_shape, b_fed):
-    m = matmul_add(a_shape, bias_shape, b_fed)
+def test_matmul_of_a_higher_rank_a_plus_a_row_bias_becomes_fused_gemm(a_shape, bias_shape):
+    """The transformer's projection [batch, seq, hidden] x [hidden, out] + bias [out]: one
+    com.microsoft FusedGemm reading A flattened to [batch * seq, hidden] in place, the bias in
+    its epilogue (MatMul then Add bit for bit: fused_gemm_test.cc); a symbolic batch too."""
+    dims = [2 if isinstance(d, str) else d for d in a_shape]
+    a = RNG.standard_normal(dims).astype(np.float32)
+    rewritten = check_rewrite(matmul_add(a_shape, bias_shape), {"a": a}, "extended", ["FusedGemm"])
+    (node,) = rewritten.graph.node
+    assert (node.domain, list(node.input), list(node.output)) == ("com.microsoft", ["a", "b", "bias"], ["y"])
+    assert ("com.microsoft", 1) in {(o.domain, o.version) for o in rewritten.opset_import}
+
+
+@pytest.mark.parametrize("activation", ["Relu", "Sigmoid", "Tanh"])
+def test_matmul_add_activation_on_a_3d_a_becomes_one_fused_gemm_with_the_activation(activation):
+    m = matmul_add((2, 3, 4), after=[helper.make_node(activation, ["y"], ["out"])])
+    a = RNG.standard_normal((2, 3, 4)).astype(np.float32)
+    # The epilogue's Sigmoid/Tanh are simd/math.h's (~2e-7 relative), as the separate kernels.
+    rewritten = check_rewrite(m, {"a": a}, "extended", ["FusedGemm"], rtol=1e-6, atol=1e-6)
+    attributes = {a.name: helper.get_attribute_value(a) for a in rewritten.graph.node[0].attribute}
+    assert attributes == {"activation": activation.encode()}
+    assert list(rewritten.graph.node[0].output) == ["out"]
+
+
+@pytest.mark.parametrize(
+    "gelu,opset,activation",
+    [
+        (helper.make_node("Gelu", ["y"], ["out"]), 20, b"Gelu"),
+        (helper.make_node("Gelu", ["y"], ["out"], approximate="tanh"), 20, b"FastGelu"),
+        (helper.make_node("Gelu", ["y"], ["out"], domain="com.microsoft"), 17, b"Gelu"),
+        (helper.make_node("FastGelu", ["y"], ["out"], domain="com.microsoft"), 17, b"FastGelu"),
+    ],
+)
+def test_matmul_add_gelu_becomes_one_fused_gemm_with_gelu_in_its_epilogue(gelu, opset, activation):
+    """BERT's feed-forward: MatMul + Add + Gelu (ai.onnx from opset 20, ORT's contrib Gelu
+    and FastGelu below): one FusedGemm whose epilogue runs the Gelu kernel's vector code."""
+    m = matmul_add((2, 3, 4), after=[gelu])
+    m.opset_import[0].version = opset
+    if gelu.domain:  # onnx infers nothing through contrib ops: the output declares its shape
+        m.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+        m.graph.output[0].CopyFrom(tensor("out", [2, 3, 5]))
+    a = RNG.standard_normal((2, 3, 4)).astype(np.float32)
+    # simd/math.h's Gelu forms, as the separate kernel's: within 3e-6 relative of the exact.
+    rewritten = check_rewrite(m, {"a": a}, "all", ["FusedGemm"], rtol=1e-5, atol=1e-6)
+    attributes = {a.name: helper.get_attribute_value(a) for a in rewritten.graph.node[0].attribute}
+    assert attributes == {"activation": activation}
+
+
+def test_gelu_with_a_bias_input_stays_after_the_fused_projection():
+    m = matmul_add(
+        (2, 3, 4),
+        after=[helper.make_node("FastGelu", ["y", "gelu_bias"], ["out"], domain="com.microsoft")],
+    )
+    m.graph.initializer.append(init("gelu_bias", np.ones(5, np.float32)))
+    m.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+    assert op_types(graph_rewrites.optimize(m, level="all")) == ["FusedGemm", "FastGelu"]
+
+
+@pytest.mark.parametrize(
+    "a_shape,bias_shape,b_fed,b_shape",
+    [
+        ((3, 4), (3, 5), False, (4, 5)),  # 2-D, the bias broadcasts over rows
+        ((3, 4), (5,), True, (4, 5)),  # B not constant
+        ((2, 3, 4), (5,), True, (4, 5)),  # B not constant, 3-D A
+        ((2, 3, 4), (3, 5), False, (4, 5)),  # the bias varies along the sequence axis
+        ((2, 3, 4), (2, 1, 5), False, (4, 5)),  # the bias varies along the batch axis
+        ((2, 3, 4), (1, 1, 1, 5), False, (4, 5)),  # the bias enlarges the product's rank
+        ((2, 3, 4), (5,), False, (2, 4, 5)),  # B with batch dims
+        ((2, 1, 3, 4), (5,), False, (2, 4, 5)),  # A 4-D broadcasting its batch against B's
+        (None, (5,), False, (4, 5)),  # A of unknown rank
+    ],
+)
+def test_matmul_add_stays_unless_b_is_a_constant_matrix_and_the_bias_one_row(a_shape, bias_shape, b_fed, b_shape):
+    m = matmul_add(a_shape, bias_shape, b_fed, b_shape)
     assert op_types(graph_rewrites.optimize(m, level="extended")) == ["MatMul", "Add"]
 
 

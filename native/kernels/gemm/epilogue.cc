@@ -30,6 +30,20 @@ void SigmoidPortable(float* y, int64_t n) {
 void TanhPortable(float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = std::tanh(y[i]);
 }
+// Gelu as the elementwise family's exact scalar forms (vector_math.cc), in double.
+void GeluErfPortable(float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const double x = y[i];
+    y[i] = static_cast<float>(0.5 * x * std::erfc(-x * M_SQRT1_2));
+  }
+}
+void GeluTanhPortable(float* y, int64_t n) {
+  const double k = std::sqrt(2 / M_PI);
+  for (int64_t i = 0; i < n; ++i) {
+    const double x = y[i];
+    y[i] = static_cast<float>(x / (1 + std::exp(-2 * k * (x + 0.044715 * x * x * x))));
+  }
+}
 
 // Clamps to [0, 1]; NaN stays NaN (as math_unary's UnitClamp).
 inline float UnitClamp(float v) { return v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v; }
@@ -39,8 +53,11 @@ const EpilogueSpans& BestSpans() {
   return best;
 }
 
-// One contiguous run of n outputs, residual (nullable) beside it.
-void ApplyRun(const Epilogue& e, float* y, const float* z, int64_t n) {
+// One contiguous run of n outputs, its bias and residual (nullable) beside it.
+void ApplyRun(const Epilogue& e, float* y, const float* bias, const float* z, int64_t n) {
+  if (bias != nullptr) {
+    for (int64_t i = 0; i < n; ++i) y[i] += bias[i];
+  }
   if (z != nullptr) {
     for (int64_t i = 0; i < n; ++i) y[i] += z[i];
   }
@@ -81,6 +98,10 @@ void ApplyRun(const Epilogue& e, float* y, const float* z, int64_t n) {
         y[i] = x * UnitClamp(x / 6.0f + 0.5f);
       }
       return;
+    case Activation::kGelu:
+      return BestSpans().gelu_erf(y, n);
+    case Activation::kGeluTanh:
+      return BestSpans().gelu_tanh(y, n);
     case Activation::kSwish: {
       // As the Swish kernel (and Sigmoid then Mul for alpha 1): s = sigmoid(alpha x), x * s.
       constexpr int64_t kChunk = 256;
@@ -98,13 +119,14 @@ void ApplyRun(const Epilogue& e, float* y, const float* z, int64_t n) {
 }
 
 constexpr const char* kConvNames = "Relu, Clip, LeakyRelu, Sigmoid, Tanh, HardSigmoid, HardSwish, Swish";
-constexpr const char* kGemmNames = "Relu, LeakyRelu, Sigmoid, Tanh, HardSigmoid, HardSwish, Swish";
+constexpr const char* kGemmNames = "Relu, LeakyRelu, Sigmoid, Tanh, HardSigmoid, HardSwish, Swish, Gelu, FastGelu";
 
 bool ActivationByName(const std::string& name, Activation* activation) {
   static const std::pair<const char*, Activation> kNames[] = {
-      {"Relu", Activation::kRelu},           {"Clip", Activation::kClip},  {"LeakyRelu", Activation::kLeakyRelu},
-      {"Sigmoid", Activation::kSigmoid},     {"Tanh", Activation::kTanh},  {"HardSigmoid", Activation::kHardSigmoid},
-      {"HardSwish", Activation::kHardSwish}, {"Swish", Activation::kSwish}};
+      {"Relu", Activation::kRelu},           {"Clip", Activation::kClip},   {"LeakyRelu", Activation::kLeakyRelu},
+      {"Sigmoid", Activation::kSigmoid},     {"Tanh", Activation::kTanh},   {"HardSigmoid", Activation::kHardSigmoid},
+      {"HardSwish", Activation::kHardSwish}, {"Swish", Activation::kSwish}, {"Gelu", Activation::kGelu},
+      {"FastGelu", Activation::kGeluTanh}};
   if (name.empty()) {
     *activation = Activation::kNone;
     return true;
@@ -162,7 +184,7 @@ const std::vector<IsaVariant<EpilogueSpans>>& EpilogueSpanVariants() {
 #elif defined(__aarch64__)
     {"neon", Isa::kNeon, EpilogueSpansNeon()},
 #endif
-        {"portable", Isa::kPortable, EpilogueSpans{SigmoidPortable, TanhPortable}},
+        {"portable", Isa::kPortable, EpilogueSpans{SigmoidPortable, TanhPortable, GeluErfPortable, GeluTanhPortable}},
   };
   return *variants;
 }
@@ -170,14 +192,29 @@ const std::vector<IsaVariant<EpilogueSpans>>& EpilogueSpanVariants() {
 void Epilogue::Apply(float* y, int64_t offset, int64_t rows, int64_t cols, int64_t ld) const {
   if (empty() || rows <= 0 || cols <= 0) return;
   for (int64_t r = 0; r < rows; ++r) {
-    ApplyRun(*this, y + r * ld, residual != nullptr ? residual + offset + r * ld : nullptr, cols);
+    const int64_t start = offset + r * ld;
+    float* run = y + r * ld;
+    const float* z = residual != nullptr ? residual + start : nullptr;
+    if (bias == nullptr) {
+      ApplyRun(*this, run, nullptr, z, cols);
+      continue;
+    }
+    // Split where the run crosses an output row (the bias starts again): a GEMV chunk of
+    // an N == 1 product is a column, each element in a row of its own.
+    for (int64_t done = 0; done < cols;) {
+      const int64_t column = (start + done) % bias_columns;
+      const int64_t length = std::min(cols - done, bias_columns - column);
+      ApplyRun(*this, run + done, bias + column, z != nullptr ? z + done : nullptr, length);
+      done += length;
+    }
   }
 }
 
 StatusOr<Epilogue> ParseConvActivation(const std::string& where, const std::string& name,
                                        const std::vector<float>& params) {
   Epilogue e;
-  if (!ActivationByName(name, &e.activation)) {
+  if (!ActivationByName(name, &e.activation) || e.activation == Activation::kGelu ||
+      e.activation == Activation::kGeluTanh) {
     return InvalidArgument(where, ": activation '", name, "' is not supported (supported: ", kConvNames, ")");
   }
   SetDefaults(&e);

@@ -1,10 +1,16 @@
-// The epilogue of a fused kernel (com.microsoft FusedConv, FusedGemm): an optional residual
-// Z of the output's layout added, then one activation, applied to each output block right
-// after the block is computed (while it is in cache), never as a second pass over the
-// output. The convolution paths (conv/conv_float.cc) and the GEMM engine's output blocks
-// (gemm.cc's RunTile and GEMV chunks) call Apply on the block they just wrote.
+// The epilogue of a fused kernel (com.microsoft FusedConv, FusedGemm): an optional
+// per-column bias and an optional residual Z of the output's layout added, then one
+// activation, applied to each output block right after the block is computed (while it is
+// in cache), never as a second pass over the output. The convolution paths
+// (conv/conv_float.cc) and the GEMM engine's output blocks (gemm.cc's RunTile and GEMV
+// chunks) call Apply on the block they just wrote.
 //
-//   y = act(y + z)      (z only when `residual` is set)
+//   y = act((y + bias) + z)      (bias only when `bias` is set, z only when `residual` is)
+//
+// The bias is FusedGemm's C of one row ([N], [1, N]): added after the whole K reduction, it
+// rounds as MatMul followed by Add does (one rounding, the Add kernel's), where C copied
+// into the output before the product (Gemm's beta path) would be summed with the first K
+// block instead.
 //
 // Activations and their parameters (ORT's FusedConv list, plus HardSwish):
 //   Relu                  max(x, 0), NaN kept
@@ -18,6 +24,10 @@
 //                         beyond ORT's FusedConv list (ORT leaves Conv + HardSwish unfused)
 //   Swish(alpha)          x sigmoid(alpha x) (ONNX Swish; alpha 1 is SiLU, EfficientNet's
 //                         x * Sigmoid(x)): an extension too, sigmoid as above
+//   Gelu, FastGelu        FusedGemm only: ONNX Gelu (erf form) and its tanh approximation
+//                         (Gelu approximate="tanh", ORT's FastGelu), simd/math.h's GeluErf
+//                         and GeluTanh on the same lanes as the Gelu kernel's vector path:
+//                         the transformer's feed-forward MatMul + Add + Gelu in one kernel
 // Each is written in the arithmetic order of the separate ONNX kernel (math_unary), so a
 // fused result equals the unfused Conv/Gemm followed by that kernel bit for bit on the
 // same ISA; the residual add is one rounding, as the Add kernel's.
@@ -33,7 +43,19 @@
 namespace onnx_light {
 namespace gemm {
 
-enum class Activation { kNone, kRelu, kClip, kLeakyRelu, kSigmoid, kTanh, kHardSigmoid, kHardSwish, kSwish };
+enum class Activation {
+  kNone,
+  kRelu,
+  kClip,
+  kLeakyRelu,
+  kSigmoid,
+  kTanh,
+  kHardSigmoid,
+  kHardSwish,
+  kSwish,
+  kGelu,
+  kGeluTanh
+};
 
 struct Epilogue {
   Activation activation = Activation::kNone;
@@ -41,8 +63,12 @@ struct Epilogue {
   float alpha = 0.0f, beta = 0.0f;
   // Z in the output's layout: the element of output index i is residual[i].
   const float* residual = nullptr;
+  // A bias per output column: the element of output index i gets bias[i % bias_columns]
+  // (bias_columns: the output's row length, N).
+  const float* bias = nullptr;
+  int64_t bias_columns = 0;
 
-  bool empty() const { return activation == Activation::kNone && residual == nullptr; }
+  bool empty() const { return activation == Activation::kNone && residual == nullptr && bias == nullptr; }
 
   // Block y[r * ld + c] (r < rows, c < cols) of the output, whose element y[0] has index
   // `offset` in the whole output (where its residual element is).
@@ -60,10 +86,12 @@ StatusOr<Epilogue> ParseConvActivation(const std::string& where, const std::stri
 // not given: pass NaN).
 StatusOr<Epilogue> ParseGemmActivation(const std::string& where, const std::string& name, float alpha, float beta);
 
-// In-place Sigmoid/Tanh spans of one ISA (epilogue_<isa>.cc), for the variant tests.
+// In-place Sigmoid/Tanh/Gelu spans of one ISA (epilogue_<isa>.cc), for the variant tests.
 struct EpilogueSpans {
   void (*sigmoid)(float* y, int64_t n);
   void (*tanh)(float* y, int64_t n);
+  void (*gelu_erf)(float* y, int64_t n);
+  void (*gelu_tanh)(float* y, int64_t n);
 };
 // avx512, avx2 (x86-64), neon (aarch64), then the portable one (exact, libm in double).
 const std::vector<IsaVariant<EpilogueSpans>>& EpilogueSpanVariants();

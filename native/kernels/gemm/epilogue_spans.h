@@ -28,7 +28,8 @@ void InPlaceSpan(float* y, int64_t n) {
 
 template <class S>
 EpilogueSpans MakeEpilogueSpans() {
-  return {InPlaceSpan<S, simd::Sigmoid<S>>, InPlaceSpan<S, simd::Tanh<S>>};
+  return {InPlaceSpan<S, simd::Sigmoid<S>>, InPlaceSpan<S, simd::Tanh<S>>, InPlaceSpan<S, simd::GeluErf<S>>,
+          InPlaceSpan<S, simd::GeluTanh<S>>};
 }
 
 }  // namespace

@@ -2,7 +2,9 @@
 // bit (the epilogue runs each activation in its kernel's arithmetic order, Sigmoid/Tanh on
 // the same simd/math.h lanes), on the tiled path, the GEMV paths (M == 1, N == 1), K == 0,
 // transposes, broadcast C and a constant (prepacked) B; parallel runs bit-identical to the
-// serial one. The epilogue's Sigmoid/Tanh span variants against the exact portable ones.
+// serial one. FusedGemm's extensions for MatMul + Add (A of rank > 2, a row C as a bias in
+// the epilogue) against MatMul, Add and the activation kernel, bit for bit. The epilogue's Sigmoid/Tanh span variants
+// against the exact portable ones.
 #include <cmath>
 #include <cstring>
 #include <ostream>
@@ -42,6 +44,8 @@ const ActivationCase kActivations[] = {
     {"HardSigmoid", 0.25f, 0.6f, "HardSigmoid", 6, [](KernelTester& t) { t.Attr("alpha", 0.25f).Attr("beta", 0.6f); }},
     {"HardSwish", kUnset, kUnset, "HardSwish", 14, nullptr},
     {"Swish", kUnset, kUnset, "Swish", 24, nullptr},  // alpha 1: SiLU
+    {"Gelu", kUnset, kUnset, "Gelu", 20, nullptr},
+    {"FastGelu", kUnset, kUnset, "Gelu", 20, [](KernelTester& t) { t.Attr("approximate", std::string("tanh")); }},
 };
 
 void PrintTo(const ActivationCase& a, std::ostream* os) { *os << "activation '" << a.name << "'"; }
@@ -117,6 +121,153 @@ INSTANTIATE_TEST_SUITE_P(Activations, FusedGemmTest, ::testing::ValuesIn(kActiva
                            return std::string(info.param.name);
                          });
 
+// MatMul + Add [+ activation] as transformers have it, fused (graph_rewrites'
+// fuse_matmul_add_into_gemm): A [..., K] flattened into M, B [K, N], C one row of N with
+// beta 1 (a bias, added in the epilogue). Equal bit for bit to MatMul, then Add, then the
+// activation kernel, on the tiled path (several K blocks), GEMV rows (M == 1) and columns
+// (N == 1), with B fed or constant (prepacked), for every participant count.
+struct MatMulAddCase {
+  const char* name;
+  std::vector<int64_t> a_shape;  // [..., K]
+  int64_t n;
+  std::vector<int64_t> bias_shape;
+};
+
+const MatMulAddCase kMatMulAddCases[] = {
+    {"projection_3d", {2, 17, 300}, 70, {70}}, {"row_bias_4d", {2, 3, 5, 64}, 33, {1, 1, 33}},
+    {"matrix_2d", {37, 129}, 53, {1, 53}},     {"gemv_row", {1, 1, 257}, 300, {300}},
+    {"gemv_column", {3, 30, 40}, 1, {1}},
+};
+
+std::vector<float> MatMulAddThen(const MatMulAddCase& c, const ActivationCase* a) {
+  int64_t k = c.a_shape.back(), rows = 1, bias_count = 1;
+  for (int64_t d : c.a_shape) rows *= d;
+  for (int64_t d : c.bias_shape) bias_count *= d;
+  KernelTester matmul("MatMul", 13);
+  matmul.Input(MakeTensor<float>(Shape(c.a_shape), Random(rows, 1)))
+      .Input(MakeTensor<float>({k, c.n}, Random(k * c.n, 2)));
+  KernelTester add("Add", 14);
+  add.Input(Output(matmul)).Input(MakeTensor<float>(Shape(c.bias_shape), Random(bias_count, 3)));
+  if (a == nullptr) return ToVector<float>(Output(add));
+  KernelTester act(a->op, a->opset);
+  act.Input(Output(add));
+  if (a->attrs != nullptr) a->attrs(act);
+  return ToVector<float>(Output(act));
+}
+
+std::vector<float> FusedMatMulAdd(const MatMulAddCase& c, const ActivationCase* a, bool constant_b) {
+  int64_t k = c.a_shape.back(), rows = 1, bias_count = 1;
+  for (int64_t d : c.a_shape) rows *= d;
+  for (int64_t d : c.bias_shape) bias_count *= d;
+  KernelTester fused("FusedGemm", 1, "com.microsoft");
+  fused.Input(MakeTensor<float>(Shape(c.a_shape), Random(rows, 1)));
+  const Tensor b = MakeTensor<float>({k, c.n}, Random(k * c.n, 2));
+  if (constant_b) {
+    fused.ConstantInput(b);
+  } else {
+    fused.Input(b);
+  }
+  fused.Input(MakeTensor<float>(Shape(c.bias_shape), Random(bias_count, 3)));
+  if (a != nullptr) {
+    fused.Attr("activation", std::string(a->name));
+    if (!std::isnan(a->alpha)) fused.Attr("activation_alpha", a->alpha);
+    if (!std::isnan(a->beta)) fused.Attr("activation_beta", a->beta);
+  }
+  fused.Tuning(param::kMinimumTasks, int64_t{1});
+  std::vector<int64_t> y_shape(c.a_shape.begin(), c.a_shape.end() - 1);
+  y_shape.push_back(c.n);
+  return testing::SerialMatchesParticipants<float>(fused, Shape(y_shape));
+}
+
+void ExpectSameBits(const std::vector<float>& got, const std::vector<float>& want, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i) {
+    uint32_t g, e;
+    std::memcpy(&g, &got[i], 4);
+    std::memcpy(&e, &want[i], 4);
+    ASSERT_EQ(g, e) << what << " at " << i << ": " << got[i] << " vs " << want[i];
+  }
+}
+
+TEST_P(FusedGemmTest, MatMulAddWithActivationEqualsTheSeparateKernelsBitForBit) {
+  const ActivationCase& a = GetParam();
+  for (const MatMulAddCase& c : kMatMulAddCases) {
+    const std::vector<float> want = MatMulAddThen(c, &a);
+    for (bool constant_b : {false, true}) {
+      ExpectSameBits(FusedMatMulAdd(c, &a, constant_b), want,
+                     std::string(c.name) + " " + a.name + (constant_b ? " constant B" : " fed B"));
+    }
+  }
+}
+
+TEST(FusedGemm, MatMulAddWithoutActivationEqualsMatMulThenAddBitForBit) {
+  for (const MatMulAddCase& c : kMatMulAddCases) {
+    const std::vector<float> want = MatMulAddThen(c, nullptr);
+    for (bool constant_b : {false, true}) {
+      ExpectSameBits(FusedMatMulAdd(c, nullptr, constant_b), want,
+                     std::string(c.name) + (constant_b ? " constant B" : " fed B"));
+    }
+  }
+}
+
+TEST(FusedGemm, HandComputedBiasOnA3dInput) {
+  // A [2, 1, 2] = rows [1, 2], [3, 4]; B = identity; bias [10, -20]; Relu:
+  // [11, -18] -> [11, 0], [13, -16] -> [13, 0].
+  KernelTester t("FusedGemm", 1, "com.microsoft");
+  t.Input(MakeTensor<float>({2, 1, 2}, {1, 2, 3, 4}))
+      .Input(MakeTensor<float>({2, 2}, {1, 0, 0, 1}))
+      .Input(MakeTensor<float>({2}, {10, -20}))
+      .Attr("activation", std::string("Relu"));
+  auto out = t.Run(1);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(out->at(0).tensor().shape(), Shape({2, 1, 2}));
+  EXPECT_EQ(ToVector<float>(out->at(0).tensor()), (std::vector<float>{11, 0, 13, 0}));
+}
+
+TEST(FusedGemm, ScalarCAndBetaOnA3dInputBroadcastOverEveryRow) {
+  // beta 2 (not a bias): Y = A B + 2 C with C [1, 1, 1] = 0.5: every element + 1.
+  KernelTester t("FusedGemm", 1, "com.microsoft");
+  t.Input(MakeTensor<float>({2, 2, 1}, {1, 2, 3, 4}))
+      .Input(MakeTensor<float>({1, 2}, {1, -1}))
+      .Input(MakeTensor<float>({1, 1, 1}, {0.5f}))
+      .Attr("beta", 2.0f);
+  auto out = t.Run(1);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(out->at(0).tensor().shape(), Shape({2, 2, 2}));
+  EXPECT_EQ(ToVector<float>(out->at(0).tensor()), (std::vector<float>{2, 0, 3, -1, 4, -2, 5, -3}));
+}
+
+TEST(FusedGemm, A3dInputRejectsACThatBroadcastsOverItsAxesAndATransposedA) {
+  struct Bad {
+    std::vector<int64_t> c_shape;
+    int64_t trans_a;
+    const char* expected;  // in the message
+  };
+  for (const Bad& bad : {Bad{{3, 4}, 0, "[3,4]"}, Bad{{2, 1, 4}, 0, "[2,1,4]"}, Bad{{4}, 1, "transA 0"}}) {
+    int64_t count = 1;
+    for (int64_t d : bad.c_shape) count *= d;
+    KernelTester t("FusedGemm", 1, "com.microsoft");
+    t.NodeName("proj7")
+        .Input(MakeTensor<float>({2, 3, 5}, Random(30, 1)))
+        .Input(MakeTensor<float>({5, 4}, Random(20, 2)))
+        .Input(MakeTensor<float>(Shape(bad.c_shape), Random(count, 3)))
+        .Attr("transA", bad.trans_a);
+    auto out = t.Run(1);
+    ASSERT_FALSE(out.ok()) << bad.expected;
+    const std::string message = out.status().ToString();
+    EXPECT_NE(message.find("proj7"), std::string::npos) << message;
+    EXPECT_NE(message.find(bad.expected), std::string::npos) << message;
+  }
+}
+
+TEST(Gemm, StillRejectsA3dInput) {
+  KernelTester t("Gemm", 13);
+  t.NodeName("g3").Input(MakeTensor<float>({2, 3, 5}, Random(30, 1))).Input(MakeTensor<float>({5, 4}, Random(20, 2)));
+  auto out = t.Run(1);
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().ToString().find("must be 2-D"), std::string::npos) << out.status().ToString();
+}
+
 TEST(FusedGemm, HandComputedRelu) {
   // A = [[1, -2]], B = [[1, 0], [0, 1]] (identity), no C: relu([1, -2]) = [1, 0].
   KernelTester t("FusedGemm", 1, "com.microsoft");
@@ -129,7 +280,7 @@ TEST(FusedGemm, HandComputedRelu) {
 }
 
 TEST(FusedGemm, UnknownActivationIsAnErrorNamingItAndTheNode) {
-  for (const char* name : {"Gelu", "Clip"}) {
+  for (const char* name : {"Softplus", "Clip"}) {
     KernelTester t("FusedGemm", 1, "com.microsoft");
     t.NodeName("fg3")
         .Input(MakeTensor<float>({2, 2}, {1, 2, 3, 4}))
@@ -161,6 +312,24 @@ TEST_P(EpilogueSpanVariantTest, MatchesThePortableSpans) {
     for (size_t i = 0; i < x.size(); ++i) {
       ASSERT_NEAR(got[i], want[i], 4e-7f * std::fabs(want[i]) + 1e-30f)
           << GetParam().name << (fn == &gemm::EpilogueSpans::sigmoid ? " sigmoid(" : " tanh(") << x[i] << ")";
+    }
+  }
+  // Gelu within the elementwise family's bounds for the same vector forms (vector_math_test):
+  // erf form 2e-6 relative; tanh form 3e-6 relative, and 1e-9 absolute below x = -5.8, where
+  // the float argument's rounding (~1e-7 |u|) becomes several 1e-6 relative through e^(2u).
+  struct GeluBound {
+    void (*gemm::EpilogueSpans::*fn)(float*, int64_t);
+    float relative, absolute;
+    const char* name;
+  };
+  for (const GeluBound& g : {GeluBound{&gemm::EpilogueSpans::gelu_erf, 2e-6f, 1e-33f, "gelu"},
+                             GeluBound{&gemm::EpilogueSpans::gelu_tanh, 3e-6f, 1e-9f, "gelu_tanh"}}) {
+    std::vector<float> got = x, want = x;
+    (spans.*g.fn)(got.data(), static_cast<int64_t>(got.size()));
+    (exact.*g.fn)(want.data(), static_cast<int64_t>(want.size()));
+    for (size_t i = 0; i < x.size(); ++i) {
+      ASSERT_NEAR(got[i], want[i], g.relative * std::fabs(want[i]) + g.absolute)
+          << GetParam().name << " " << g.name << "(" << x[i] << ")";
     }
   }
 }

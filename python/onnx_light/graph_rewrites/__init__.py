@@ -6,7 +6,8 @@
               elimination, Cast, Transpose, Reshape and Squeeze/Unsqueeze cancellation,
               Conv + BatchNormalization (ORT_ENABLE_BASIC)
     extended  basic, then EXTENDED_PASSES: QDQ groups -> integer kernels (qdq_rewrites),
-              MatMul + Add -> Gemm, decomposed Gelu, LayerNormalization and
+              MatMul + Add -> Gemm (com.microsoft FusedGemm when A has more than 2
+              dims: the bias in its epilogue), decomposed Gelu, LayerNormalization and
               RMSNormalization and scaled dot-product attention -> one op (Attention:
               the ai.onnx import raised to 23 where that changes no node's meaning),
               Conv/Gemm + activation (+ residual Add) ->
@@ -17,8 +18,9 @@ Every pass is a function `(model, weights) -> model` (weights: the initializers 
 natively, _model.load_model_and_weights) that rewrites the top-level graph in place, keeps
 the graph outputs' names and the model's results up to float rounding, and leaves
 control-flow subgraphs and the outer values they read alone. Passes read and edit the graph
-through the round's shared index (`_graph.view_of(model, weights)`, see _graph.GraphView):
-one index per round, updated by each edit, and shape inference at most once per round.
+through the shared index (`_graph.view_of(model, weights)`, see _graph.GraphView): one
+index for all the rounds, updated by each edit (read again only after an edit behind its
+back), and shape inference at most once per round, which refreshes the index's value types.
 """
 
 from collections.abc import Callable
@@ -89,6 +91,9 @@ def passes(level: str) -> list[Pass]:
 
 
 def _fingerprint(model: onnx.ModelProto) -> tuple:
+    """What the rounds compare to tell whether a round changed the graph, when the index
+    cannot tell them (see _Rounds.run)."""
+    _graph.COUNTS["fingerprints"] += 1
     graph = model.graph
     return (
         tuple((n.op_type, n.domain, tuple(n.input), tuple(n.output)) for n in graph.node),
@@ -97,28 +102,51 @@ def _fingerprint(model: onnx.ModelProto) -> tuple:
 
 
 class _Rounds:
-    """Runs groups of passes as rounds over one shared graph index (_graph.shared_view),
-    inferring shapes at the start of a round only when the graph changed since the last
-    inference."""
+    """Runs groups of passes as rounds over one graph index (_graph.shared_view), kept from
+    round to round (the passes keep it up to date as they edit), inferring shapes at the
+    start of a round only when the graph changed since the last inference (the inference
+    refreshes the index's value types, not its nodes)."""
 
     def __init__(self, model: onnx.ModelProto, weights: _native.LoadedModel | None, inferred: bool) -> None:
         self.model, self.weights = model, weights
-        self._inferred = _fingerprint(model) if inferred else None
+        self.first = self._last = _fingerprint(model)
+        self._inferred = self._last if inferred else None
+        self._view: _graph.GraphView | None = None
+
+    @property
+    def last(self) -> tuple:
+        """The graph's fingerprint after the last round."""
+        return self._last
 
     def run(self, rewrites: list[Pass]) -> bool:
         """One round of `rewrites`; whether it changed the graph."""
-        before = _fingerprint(self.model)
+        before = self._last
         if before != self._inferred:
             _graph.COUNTS["shape_inferences"] += 1
-            _infer(self.model)  # fresh value types: folding makes more of them static
+            _infer(self.model, nodes=False)  # fresh value types: folding makes more of them static
             self._inferred = before
-        with _graph.shared_view(self.model, self.weights) as view:
+            if self._view is not None and self._view.model is self.model:
+                self._view.read_types()
+        with _graph.shared_view(self.model, self.weights, self._view) as view:
+            edits, rebuilds = view.edits, view.rebuilds
             for rewrite in rewrites:
                 self.model = rewrite(self.model, self.weights)
                 if _graph.CHECK_INDEX and self.model is view.model:
                     _graph.view_of(self.model, self.weights)  # read again if a pass said it is out of date
                     view.check()
-        return _fingerprint(self.model) != before
+        self._view = view
+        # No edit through the index, which was never read again (nothing edited behind it)
+        # and still indexes this model: the graph is the one the round began with.
+        untouched = self.model is view.model and view.edits == edits and view.rebuilds == rebuilds and view.in_sync()
+        self._last = before if untouched else _fingerprint(self.model)
+        return self._last != before
+
+    def keep_types(self) -> None:
+        """Takes the index's value types as fresh for the graph as it is now: after the later
+        passes, whose fused nodes write the names (and the types) of the values they replace,
+        and whose new values stay inside what they fused (com.microsoft ops, which onnx's
+        inference does not see through anyway)."""
+        self._inferred = self._last
 
     def run_basic(self) -> None:
         for _ in range(MAX_BASIC_ROUNDS):
@@ -140,8 +168,9 @@ def optimize(
     the first round does not infer again.
 
     Each round (the basic passes, then the later passes once, then basic rounds again if
-    they changed anything) reads one graph index that its passes update as they edit, and
-    infers shapes at most once, not at all when the previous round changed nothing."""
+    they changed anything) reads the one graph index that the passes update as they edit,
+    and infers shapes at most once: not at all when the previous round changed nothing or
+    was the later passes' (see _Rounds.keep_types)."""
     level = level_of(level)
     if level == "disabled":
         return model
@@ -149,13 +178,13 @@ def optimize(
     if not in_place:
         copy = onnx.ModelProto()
         copy.CopyFrom(model)
-    before = _fingerprint(copy)
     rounds = _Rounds(copy, weights, shapes_inferred)
     rounds.run_basic()
     later = passes(level)
     if later and rounds.run(later):
+        rounds.keep_types()
         rounds.run_basic()
     copy = rounds.model
-    if _fingerprint(copy) != before and copy.ir_version < 4:
+    if rounds.last != rounds.first and copy.ir_version < 4:
         copy.ir_version = 4  # folded constants are initializers that are not graph inputs
     return copy

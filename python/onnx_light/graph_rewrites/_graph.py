@@ -85,6 +85,11 @@ class GraphView:
     def __init__(self, model: onnx.ModelProto, weights: _native.LoadedModel | None, infer_shapes: bool = False) -> None:
         self.model, self.graph, self.weights = model, model.graph, weights
         self._infer_shapes = infer_shapes
+        # Edits made through the index, and reads from scratch: a round that made neither
+        # left the graph as it was (graph_rewrites._Rounds reads them instead of comparing
+        # the whole graph before and after).
+        self.edits = 0
+        self.rebuilds = 0
         self.rebuild()
         shared = getattr(_shared, "view", None)
         if shared is not None and shared.graph is self.graph:
@@ -93,6 +98,7 @@ class GraphView:
     def rebuild(self) -> None:
         """Reads model.graph again (after edits made without the index)."""
         COUNTS["views"] += 1
+        self.rebuilds += 1
         model, graph = self.model, self.model.graph
         self.graph = graph
         self.inputs = {i.name for i in graph.input}
@@ -106,24 +112,31 @@ class GraphView:
         for node in graph.node:
             self._register(node)
         self.pinned = names_read_in_subgraphs(graph)
-        self.types: dict[str, onnx.TypeProto] = {}
-        values = list(graph.input) + list(graph.value_info) + list(graph.output)
+        source = graph
         if self._infer_shapes:
             try:  # shapes of intermediate values (declared types alone when inference cannot run)
                 COUNTS["shape_inferences"] += 1
-                inferred = shape_inference.infer_shapes(model, strict_mode=False).graph
-                values = list(inferred.input) + list(inferred.value_info) + list(inferred.output)
+                source = shape_inference.infer_shapes(model, strict_mode=False).graph
             except Exception:  # noqa: BLE001 (a failure only means fewer rewrites)
                 pass
-        for vi in values:
-            if vi.type.WhichOneof("value") is not None:
-                self.types.setdefault(vi.name, vi.type)
+        self.read_types(source)
         self.opsets = {(o.domain or ""): o.version for o in model.opset_import}
         self.opsets[""] = self.opsets.get("ai.onnx", self.opsets.get("", 0))
         self._values: dict[str, np.ndarray | None] = {}
+        self._initializer_types: dict[str, tuple[onnx.TensorProto, onnx.TypeProto]] = {}
         self._orphans: set[str] = set()  # names that lost their last reader
         self._sizes = (len(graph.node), len(graph.initializer))
         self._dirty = False
+
+    def read_types(self, graph: onnx.GraphProto | None = None) -> None:
+        """Value types from `graph`'s declared inputs, value_info and outputs (model.graph's
+        by default: after shape inference wrote fresh ones, the index keeps everything else)."""
+        graph = self.graph if graph is None else graph
+        self.types: dict[str, onnx.TypeProto] = {}
+        for values in (graph.input, graph.value_info, graph.output):
+            for vi in values:
+                if vi.name not in self.types and vi.type.WhichOneof("value") is not None:
+                    self.types[vi.name] = vi.type
 
     # ------------------------------------------------------------------ reading
 
@@ -199,10 +212,14 @@ class GraphView:
         return [d.dim_value if d.HasField("dim_value") else None for d in t.tensor_type.shape.dim]
 
     def type_of(self, name: str) -> onnx.TypeProto | None:
-        """The value's TypeProto (an initializer's made from its type and dims)."""
+        """The value's TypeProto (an initializer's made from its type and dims, once)."""
         if name in self.initializers:
             t = self.initializers[name]
-            return helper.make_tensor_type_proto(t.data_type, list(t.dims))
+            made = self._initializer_types.get(name)
+            if made is None or made[0] is not t:
+                made = (t, helper.make_tensor_type_proto(t.data_type, list(t.dims)))
+                self._initializer_types[name] = made
+            return made[1]
         return self.types.get(name)
 
     def only_reader(self, name: str) -> onnx.NodeProto | None:
@@ -258,6 +275,8 @@ class GraphView:
         """Removes the nodes whose id() is in `removed` and puts inserted[id(n)] where node n
         was (n itself removed or not: before it), in model.graph and in the index."""
         inserted = inserted or {}
+        if removed or any(inserted.values()):
+            self.edits += 1
         nodes = self.graph.node
         for i in range(len(nodes) - 1, -1, -1):
             node = nodes[i]
@@ -272,6 +291,9 @@ class GraphView:
 
     def set_inputs(self, node: onnx.NodeProto, names: list[str]) -> None:
         """node.input := names."""
+        if list(node.input) == list(names):
+            return
+        self.edits += 1
         self._forget_reader(node, list(node.input))
         del node.input[:]
         node.input.extend(names)
@@ -293,6 +315,9 @@ class GraphView:
 
     def set_outputs(self, node: onnx.NodeProto, names: list[str]) -> None:
         """node.output := names."""
+        if list(node.output) == list(names):
+            return
+        self.edits += 1
         for name in node.output:
             if name and self.producer.get(name) is node:
                 del self.producer[name]
@@ -306,6 +331,7 @@ class GraphView:
 
     def add_initializer(self, tensor: onnx.TensorProto) -> None:
         """Appends a copy of `tensor` (a new name) to the graph's initializers."""
+        self.edits += 1
         self.graph.initializer.append(tensor)
         self.initializers[tensor.name] = self.graph.initializer[-1]
         self._values.pop(tensor.name, None)
@@ -317,6 +343,7 @@ class GraphView:
         """Removes the initializers called `names` from the graph and the index."""
         if not names:
             return
+        self.edits += 1
         initializers = self.graph.initializer
         for i in range(len(initializers) - 1, -1, -1):  # in place: payloads are not copied
             if initializers[i].name in names:
@@ -341,6 +368,7 @@ class GraphView:
         """AssertionError unless the index is what a fresh read of model.graph gives."""
         fresh = GraphView.__new__(GraphView)
         fresh.model, fresh.weights, fresh._infer_shapes = self.model, self.weights, False
+        fresh.edits = fresh.rebuilds = 0
         saved = COUNTS["views"]
         fresh.rebuild()
         COUNTS["views"] = saved
@@ -355,11 +383,19 @@ _shared = threading.local()
 
 
 @contextlib.contextmanager
-def shared_view(model: onnx.ModelProto, weights: _native.LoadedModel | None) -> Iterator[GraphView]:
-    """Within the block, view_of(model, weights) returns one index (built here): the round's
-    shared index, which the passes keep up to date as they edit."""
+def shared_view(
+    model: onnx.ModelProto, weights: _native.LoadedModel | None, view: GraphView | None = None
+) -> Iterator[GraphView]:
+    """Within the block, view_of(model, weights) returns one index: the round's shared index,
+    which the passes keep up to date as they edit; `view` when given (an index of this model
+    kept from the round before: read again here only if the graph changed behind it), else
+    one built here."""
     previous = getattr(_shared, "view", None)
-    _shared.view = GraphView(model, weights)
+    if view is None or view.model is not model or view.weights is not weights:
+        view = GraphView(model, weights)
+    elif not view.in_sync():
+        view.rebuild()
+    _shared.view = view
     try:
         yield _shared.view
     finally:

@@ -225,9 +225,13 @@ def eliminate_identities(model: onnx.ModelProto, weights: _native.LoadedModel | 
                 pass
             else:
                 continue
+            renames_source = node.output[0] in view.outputs  # bypass renames the input's producer
             if bypass(view, node.output[0], node.input[0]):
                 removed.add(id(node))
-                touched.update([node.output[0], node.input[0]])
+                # Its output (read again by a later Identity of a chain) waits for the next
+                # sweep; so does its input when bypass renamed it. Other Identities of the
+                # same input (the layers of a model reading one shared weight) go in this one.
+                touched.update([node.output[0], node.input[0]] if renames_source else [node.output[0]])
         if not removed:
             return model
         view.replace_nodes(removed)

@@ -99,6 +99,15 @@ def _rewrite_all(
         view.drop_unused_initializers()
 
 
+def _row_bias(bias: np.ndarray, n: int, rank: int) -> bool:
+    """Whether adding `bias` to a product [..., n] of `rank` dims adds one value per column
+    (or one value to all) and leaves the product's shape as it is: (), (1,), (n,), (1, n),
+    (1, ..., 1, n) of at most `rank` dims."""
+    if bias.ndim > rank or any(d != 1 for d in bias.shape[:-1]):
+        return False
+    return bias.ndim == 0 or bias.shape[-1] in (1, n)
+
+
 def _match_matmul_add(view: GraphView, mm: onnx.NodeProto, taken: set[str]) -> Match | None:
     if not is_op(mm, "MatMul") or len(mm.input) != 2 or view.opsets.get("", 0) < 7:
         return None
@@ -111,22 +120,37 @@ def _match_matmul_add(view: GraphView, mm: onnx.NodeProto, taken: set[str]) -> M
         return None
     a_shape = view.shape(a)
     weight, bias = view.constant(b), view.constant(bias_name)
-    if a_shape is None or len(a_shape) != 2 or weight is None or bias is None or weight.ndim != 2:
+    if a_shape is None or len(a_shape) < 2 or weight is None or bias is None or weight.ndim != 2:
         return None
     if view.elem_type(a) != TensorProto.FLOAT or weight.dtype != np.float32 or bias.dtype != np.float32:
         return None
     n = weight.shape[1]
-    if bias.shape not in ((), (1,), (n,), (1, 1), (1, n)):
-        return None  # a bias that would broadcast the product to a larger shape
-    gemm = helper.make_node("Gemm", [a, b, bias_name], [add.output[0]], name=unique_name(add.name or "gemm", taken))
-    return [mm, add], [gemm], []
+    if not _row_bias(bias, n, len(a_shape)):
+        return None  # a bias that broadcasts over the product's other axes, or enlarges it
+    name = unique_name(add.name or "gemm", taken)
+    if len(a_shape) == 2:
+        gemm = helper.make_node("Gemm", [a, b, bias_name], [add.output[0]], name=name)
+        return [mm, add], [gemm], []
+    if view.opsets.get(MICROSOFT, 1) != 1:
+        return None
+    # A [..., K]: FusedGemm flattens the leading dims into M (a view) and adds the bias in
+    # its epilogue (native/kernels/gemm/gemm_op.cc); fuse_gemm_activation adds what follows.
+    fused = helper.make_node("FusedGemm", [a, b, bias_name], [add.output[0]], name=name, domain=MICROSOFT)
+    return [mm, add], [fused], []
 
 
 def fuse_matmul_add_into_gemm(model: onnx.ModelProto, weights: _native.LoadedModel | None = None) -> onnx.ModelProto:
-    """MatMul(A, B) + bias becomes Gemm(A, B, bias) when A is 2-D, B a constant 2-D float
-    matrix and bias a constant that broadcasts to the product's shape without enlarging it
-    (scalar, [N], [1, N]): the bias is then added in the GEMM's epilogue."""
-    return _rewrite_all(model, weights, _match_matmul_add)
+    """MatMul(A, B) + bias, with B a constant 2-D float matrix [K, N] and bias a constant
+    that adds one value per column (or one for all) without enlarging the product ([N],
+    [1, N], [1, ..., 1, N], scalar), becomes one GEMM with the bias added in its epilogue:
+    Gemm(A, B, bias) when A is 2-D, com.microsoft FusedGemm(A, B, bias) when A is [..., K]
+    (the transformer's projections [batch, seq, hidden] x [hidden, out]: the kernel reads A
+    as [batch * seq, hidden] in place). B with batch dims, a bias that broadcasts over the
+    product's other axes, or a B that is not constant leave MatMul and Add as they are."""
+    model = _rewrite_all(model, weights, _match_matmul_add)
+    if any(n.op_type == "FusedGemm" and n.domain == MICROSOFT for n in model.graph.node):
+        ensure_opset(model, MICROSOFT, 1)
+    return model
 
 
 def _gelu_tail(view: GraphView, x: str, one_plus: str) -> tuple[list[onnx.NodeProto], str] | None:
