@@ -175,30 +175,12 @@ TEST(Conv, ImplicitGemmShapes) {
   CheckConv({{1, 2, 4, 4}, {32, 2, 3, 3}, 1, {1, 1}, {}, {2, 2, 2, 2}}, {2, 2}, {6, 6});
 }
 
-TEST(Conv, ImplicitChunkTapsSplitsLongReductionsEvenly) {
-  // Short K (up to 48 KiB of weights) in one chunk: the stem's 147 taps on every tile.
-  for (int cols : {16, 32, 64}) EXPECT_EQ(conv::ImplicitChunkTaps(147, cols), 147) << cols;
-  EXPECT_EQ(conv::ImplicitChunkTaps(384, 32), 384);
-  // Longer K in equal chunks of at most 4096 / cols taps.
-  EXPECT_EQ(conv::ImplicitChunkTaps(576, 32), 116);  // 5 chunks: 576 = 4 x 116 + 112
-  EXPECT_EQ(conv::ImplicitChunkTaps(576, 64), 64);   // 9 x 64
-  EXPECT_EQ(conv::ImplicitChunkTaps(4608, 64), 64);  // 72 x 64
-  EXPECT_EQ(conv::ImplicitChunkTaps(865, 16), 217);  // 4 chunks: 3 x 217 + 214
-  for (int64_t k = 1; k < 5000; k += 37) {
-    for (int cols : {16, 32, 64}) {
-      const int64_t chunk = conv::ImplicitChunkTaps(k, cols);
-      EXPECT_TRUE(chunk == k || chunk <= conv::ImplicitKChunk(cols)) << k << " " << cols;
-      EXPECT_GE(2 * chunk, std::min<int64_t>(k, conv::ImplicitKChunk(cols))) << k << " " << cols;  // never short
-    }
-  }
-}
-
 TEST(Conv, ImplicitGemmReductionsLongerThanOneKChunk) {
-  // K = 576, 864 and 648: several K chunks (ImplicitChunkTaps) per tile with every tile,
-  // runs of tiles over 196, 81 and 64 positions (the last runs short), full and
-  // zero-padded channel blocks (96, 40 channels), strided and padded reads.
+  // K = 576 and 360: several K chunks (ImplicitKChunk: 64 to 256 taps) per tile, runs of
+  // tiles over 196 and 81 positions (the last runs short), full and zero-padded channel
+  // blocks (96, 40 channels), strided and padded reads.
   CheckConv({{1, 64, 14, 14}, {96, 64, 3, 3}, 1, {}, {}, {1, 1, 1, 1}}, {1, 1}, {14, 14});
-  CheckConv({{2, 96, 9, 9}, {40, 96, 3, 3}, 1, {}, {}, {1, 1, 1, 1}}, {1, 1}, {9, 9});
+  CheckConv({{2, 40, 9, 9}, {40, 40, 3, 3}, 1, {}, {}, {1, 1, 1, 1}}, {1, 1}, {9, 9});
   CheckConv({{1, 72, 15, 15}, {64, 72, 3, 3}, 1, {2, 2}, {}, {1, 1, 1, 1}, false}, {1, 1}, {8, 8});
 }
 

@@ -118,7 +118,8 @@ Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* 
   // Runs of consecutive tiles, the tiles spread evenly over them (tiles * r / runs on).
   const int64_t runs = CeilDiv(tiles, kRunPositions / shape.rows);
   const int64_t tasks = g.group * blocks * runs;  // per image
-  const int64_t k_chunk = ImplicitChunkTaps(k, shape.cols);
+  // K in equal chunks of at most ImplicitKChunk taps (147 = 74 + 73, not 128 + 19).
+  const int64_t k_chunk = CeilDiv(k, CeilDiv(k, ImplicitKChunk(shape.cols)));
   const Source source = ChooseSource(g);
   const int64_t source_plane = source.rows * source.cols, image_floats = g.in_channels * source_plane;
 

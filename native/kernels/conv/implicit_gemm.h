@@ -42,16 +42,8 @@ inline constexpr int kMaxImplicitRows = 12, kMaxImplicitCols = 64;
 // The K chunk of a tile of `cols` channels: its weights (chunk x cols floats, 16 KiB) stay
 // in L1 while a run of tiles (ImplicitGemmConv) reuses them. Over all of K at once, a
 // tile streamed K x cols floats from L2 (or L3: 4608 x 64 floats, 1.2 MB, for a 3x3 over
-// 512 channels, more than Zen 4's 1 MiB L2) for its 3 to 12 positions.
+// 512 channels) for its 3 to 12 positions.
 inline constexpr int64_t ImplicitKChunk(int cols) { return 4096 / cols; }
-// The taps of each K chunk of a convolution with K taps: all of K while its weights take at
-// most 3 chunks (48 KiB, e.g. the 7x7x3 = 147-tap stem: K chunks there measured slower on a
-// 48 KiB-L1 Xeon, benchmarks/reports/gemm/README.md), else equal chunks of at most
-// ImplicitKChunk(cols) taps (576 taps over 32 channels: 5 of 116 or 115).
-inline constexpr int64_t ImplicitChunkTaps(int64_t k, int cols) {
-  const int64_t chunk = ImplicitKChunk(cols);
-  return k <= 3 * chunk ? k : (k + (k + chunk - 1) / chunk - 1) / ((k + chunk - 1) / chunk);
-}
 // The register tiles, best first: "avx512_6x64" (6 positions x 64 channels: half the row
 // pointers and broadcasts of 12 x 32 per FMA), "avx512_12x32", "avx2_3x32" (12 ymm
 // accumulators: 4 weight loads and 3 broadcasts per 12 FMAs), "avx2_6x16" (2 weight loads
@@ -85,7 +77,7 @@ void PackImplicitWeights(int64_t mg, int64_t k, const float* w, float* packed);
 // each padded (when the convolution pads) into scratch of one image's size, then split over
 // (group, channel block, run of tiles) tasks. A run covers up to 48 consecutive positions
 // (kRunPositions) of one channel block; it goes through K chunk by chunk
-// (ImplicitChunkTaps), every tile of the run per chunk, the running sums in a stack block, so
+// (ImplicitKChunk), every tile of the run per chunk, the running sums in a stack block, so
 // that each chunk of weights is read from L1 by the whole run. `epilogue` runs on the
 // run's outputs right after its last chunk's stores (channels x up to 48 positions, in L1).
 Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* x, const float* w,
