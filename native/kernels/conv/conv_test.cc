@@ -175,19 +175,9 @@ TEST(Conv, ImplicitGemmShapes) {
   CheckConv({{1, 2, 4, 4}, {32, 2, 3, 3}, 1, {1, 1}, {}, {2, 2, 2, 2}}, {2, 2}, {6, 6});
 }
 
-TEST(Conv, ImplicitGemmReductionsLongerThanOneKChunk) {
-  // K = 576 and 360: several K chunks (ImplicitKChunk: 64 to 256 taps) per tile, runs of
-  // tiles over 196 and 81 positions (the last runs short), full and zero-padded channel
-  // blocks (96, 40 channels), strided and padded reads.
-  CheckConv({{1, 64, 14, 14}, {96, 64, 3, 3}, 1, {}, {}, {1, 1, 1, 1}}, {1, 1}, {14, 14});
-  CheckConv({{2, 40, 9, 9}, {40, 40, 3, 3}, 1, {}, {}, {1, 1, 1, 1}}, {1, 1}, {9, 9});
-  CheckConv({{1, 72, 15, 15}, {64, 72, 3, 3}, 1, {2, 2}, {}, {1, 1, 1, 1}, false}, {1, 1}, {8, 8});
-}
-
 // Every register tile of the implicit GEMM against ImplicitTileFn's contract evaluated in
-// k order with one fused multiply-add per tap (what the tiles do per lane), bit for bit,
-// over all of K in one chunk and in two or three chunks whose running sums pass through
-// `partial`; positions at and past `valid` (and the row padding of ldy) stay untouched.
+// k order with one fused multiply-add per tap (what the tiles do per lane), bit for bit;
+// positions at and past `valid` (and the row padding of ldy) stay untouched.
 class ImplicitTileVariantTest : public ::testing::TestWithParam<IsaVariant<conv::ImplicitTile>> {};
 // Empty off x86-64 (no tile there): convolutions take im2col + GEMM.
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(ImplicitTileVariantTest);
@@ -198,47 +188,28 @@ TEST_P(ImplicitTileVariantTest, MatchesTheContractInKOrder) {
   const std::vector<float> input = Random(4096, 11);
   const float kUntouched = -12345.0f;
   for (int64_t k_count : {1, 7, 37}) {
-    // Chunk boundaries: one chunk, then two and three (an empty middle chunk for K = 1).
-    const std::vector<std::vector<int64_t>> chunkings = {
-        {0, k_count}, {0, k_count / 2, k_count}, {0, k_count / 3, 2 * k_count / 3, k_count}};
-    for (const std::vector<int64_t>& bounds : chunkings) {
-      for (int valid : {tile.rows, tile.rows - 1, 1}) {
-        for (bool with_bias : {false, true}) {
-          std::vector<int64_t> offsets(k_count);
-          for (int64_t k = 0; k < k_count; ++k) offsets[k] = (k * 37) % 97;
-          std::vector<const float*> rows(tile.rows);
-          for (int i = 0; i < tile.rows; ++i) rows[i] = input.data() + 100 * (i + 1) + (i * 13) % 7;
-          const std::vector<float> w = Random(k_count * tile.cols, 12), bias = Random(tile.cols, 13);
-          // The sum of taps [0, k_end) in k order for position i, channel j.
-          const auto sum = [&](int i, int j, int64_t k_end) {
-            float acc = 0.0f;
-            for (int64_t k = 0; k < k_end; ++k) acc = __builtin_fmaf(rows[i][offsets[k]], w[k * tile.cols + j], acc);
-            return acc;
-          };
-          const int64_t ldy = valid + 3;
-          std::vector<float> y(tile.cols * ldy, kUntouched), partial(tile.rows * tile.cols, kUntouched);
-          for (size_t c = 0; c + 1 < bounds.size(); ++c) {
-            const int64_t k0 = bounds[c], k1 = bounds[c + 1];
-            const bool first = c == 0, last = c + 2 == bounds.size();
-            tile.fn(k1 - k0, offsets.data() + k0, rows.data(), w.data() + k0 * tile.cols, partial.data(), first, last,
-                    with_bias ? bias.data() : nullptr, valid, y.data(), ldy);
-            if (last) break;
-            ASSERT_EQ(y, std::vector<float>(tile.cols * ldy, kUntouched)) << "a chunk before the last wrote y";
-            for (int i = 0; i < tile.rows; ++i) {
-              for (int j = 0; j < tile.cols; ++j) {
-                ASSERT_EQ(partial[i * tile.cols + j], sum(i, j, k1))
-                    << GetParam().name << " partial sum to k " << k1 << " position " << i << " channel " << j;
-              }
+    for (int valid : {tile.rows, tile.rows - 1, 1}) {
+      for (bool with_bias : {false, true}) {
+        std::vector<int64_t> offsets(k_count);
+        for (int64_t k = 0; k < k_count; ++k) offsets[k] = (k * 37) % 97;
+        std::vector<const float*> rows(tile.rows);
+        for (int i = 0; i < tile.rows; ++i) rows[i] = input.data() + 100 * (i + 1) + (i * 13) % 7;
+        const std::vector<float> w = Random(k_count * tile.cols, 12), bias = Random(tile.cols, 13);
+        const int64_t ldy = valid + 3;
+        std::vector<float> y(tile.cols * ldy, kUntouched);
+        tile.fn(k_count, offsets.data(), rows.data(), w.data(), with_bias ? bias.data() : nullptr, valid, y.data(),
+                ldy);
+        for (int j = 0; j < tile.cols; ++j) {
+          for (int64_t i = 0; i < ldy; ++i) {
+            float expected = kUntouched;
+            if (i < valid) {
+              float acc = 0.0f;
+              for (int64_t k = 0; k < k_count; ++k)
+                acc = __builtin_fmaf(rows[i][offsets[k]], w[k * tile.cols + j], acc);
+              expected = acc + (with_bias ? bias[j] : 0.0f);
             }
-          }
-          for (int j = 0; j < tile.cols; ++j) {
-            for (int64_t i = 0; i < ldy; ++i) {
-              const float expected =
-                  i < valid ? sum(static_cast<int>(i), j, k_count) + (with_bias ? bias[j] : 0.0f) : kUntouched;
-              ASSERT_EQ(y[j * ldy + i], expected)
-                  << GetParam().name << " k_count " << k_count << " chunks " << bounds.size() - 1 << " valid " << valid
-                  << " bias " << with_bias << " channel " << j << " position " << i;
-            }
+            ASSERT_EQ(y[j * ldy + i], expected) << GetParam().name << " k_count " << k_count << " valid " << valid
+                                                << " bias " << with_bias << " channel " << j << " position " << i;
           }
         }
       }

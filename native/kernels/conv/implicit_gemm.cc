@@ -12,10 +12,8 @@ namespace {
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
 
-// Output positions of a run of tiles at most (a multiple of every tile's 3, 6 and 12 rows):
-// the run's running sums (48 x 64 floats at most, 12 KiB) and one K chunk of weights (16
-// KiB) share L1.
-constexpr int64_t kRunPositions = 48;
+// Output positions per epilogue call (a multiple of every tile's 3, 6 and 12 rows).
+constexpr int64_t kEpiloguePositions = 48;
 
 // Where the tile reads the input: X itself when the convolution reads no padding, else a
 // zero-padded copy (rows x cols per channel) whose origin is input pixel (-pad_h, -pad_w).
@@ -115,11 +113,7 @@ Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* 
   // tile writes into a staging block and only the group's channels are copied out.
   const int64_t out_w = g.out_spatial[1], blocks = CeilDiv(mg, shape.cols), packed_group = RoundUp(mg, shape.cols) * k;
   const int64_t tiles = CeilDiv(g.out_size, shape.rows);
-  // Runs of consecutive tiles, the tiles spread evenly over them (tiles * r / runs on).
-  const int64_t runs = CeilDiv(tiles, kRunPositions / shape.rows);
-  const int64_t tasks = g.group * blocks * runs;  // per image
-  // K in equal chunks of at most ImplicitKChunk taps (147 = 74 + 73, not 128 + 19).
-  const int64_t k_chunk = CeilDiv(k, CeilDiv(k, ImplicitKChunk(shape.cols)));
+  const int64_t tasks = g.group * blocks * tiles;  // per image
   const Source source = ChooseSource(g);
   const int64_t source_plane = source.rows * source.cols, image_floats = g.in_channels * source_plane;
 
@@ -167,23 +161,29 @@ Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* 
     }
     float* y_image = y + n * g.out_channels * g.out_size;
     const auto run = [&](int64_t begin, int64_t end) {
-      // The run's row pointers (tile after tile) and running sums (rows x cols per tile).
-      const float* rows[kRunPositions];
-      alignas(64) float partial[kRunPositions * kMaxImplicitCols];
+      const float* rows[kMaxImplicitRows];
+      // The epilogue runs on runs of consecutive tiles of one channel block as soon as they
+      // hold kEpiloguePositions positions (cols x 48 floats, L1-resident): rows long enough
+      // for whole vectors. It is elementwise, so the grouping changes no value.
+      float* pending = nullptr;
+      int64_t pending_positions = 0, pending_channels = 0;
+      const auto flush = [&] {
+        if (pending_positions > 0)
+          epilogue.Apply(pending, pending - y, pending_channels, pending_positions, g.out_size);
+        pending_positions = 0;
+      };
       // A partial block's tile output (channels x kMaxImplicitRows) and bias (zero past the
       // group's channels).
       alignas(64) float staged[kMaxImplicitCols * kMaxImplicitRows];
       alignas(64) float staged_bias[kMaxImplicitCols];
       for (int64_t t = begin; t < end; ++t) {
-        const int64_t grp = t / (blocks * runs), block = t / runs % blocks, r = t % runs;
-        const int64_t tile0 = tiles * r / runs, run_tiles = tiles * (r + 1) / runs - tile0;
+        const int64_t grp = t / (blocks * tiles), block = t / tiles % blocks, tile = t % tiles;
         const float* image = src + grp * cg * source_plane;
-        const int64_t p_begin = tile0 * shape.rows, p_end = std::min(g.out_size, (tile0 + run_tiles) * shape.rows);
-        // Rows past the output's end repeat the tile's first position (read, then discarded).
-        int64_t oh = p_begin / out_w, ow = p_begin % out_w;
-        for (int64_t i = 0; i < run_tiles * shape.rows; ++i) {
-          const int64_t tile_first = i / shape.rows * shape.rows;
-          rows[i] = p_begin + i < g.out_size ? image + oh * row_step + ow * g.strides[1] : rows[tile_first];
+        const int64_t p0 = tile * shape.rows, valid = std::min<int64_t>(shape.rows, g.out_size - p0);
+        // Rows past the output's end repeat position p0 (read, then discarded).
+        int64_t oh = p0 / out_w, ow = p0 % out_w;
+        for (int i = 0; i < shape.rows; ++i) {
+          rows[i] = i < valid ? image + oh * row_step + ow * g.strides[1] : rows[0];
           if (++ow == out_w) {
             ow = 0;
             ++oh;
@@ -191,39 +191,35 @@ Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* 
         }
         const int64_t m0 = grp * mg + block * shape.cols,
                       channels = std::min<int64_t>(shape.cols, mg - block * shape.cols);
-        const float* block_w = packed_w + grp * packed_group + block * shape.cols * k;
-        float* run_y = y_image + m0 * g.out_size + p_begin;
-        const float* tile_bias = bias != nullptr ? bias + m0 : nullptr;
-        if (channels != shape.cols && bias != nullptr) {
-          std::fill(staged_bias, staged_bias + shape.cols, 0.0f);
-          std::copy(bias + m0, bias + m0 + channels, staged_bias);
-          tile_bias = staged_bias;
-        }
-        for (int64_t k0 = 0; k0 < k; k0 += k_chunk) {
-          const int64_t count = std::min(k_chunk, k - k0);
-          const bool first = k0 == 0, last = k0 + count == k;
-          for (int64_t i = 0; i < run_tiles; ++i) {
-            const int64_t p0 = p_begin + i * shape.rows;
-            const int valid = static_cast<int>(std::min<int64_t>(shape.rows, g.out_size - p0));
-            float* tile_partial = partial + i * shape.rows * shape.cols;
-            const float* const* tile_rows = rows + i * shape.rows;
-            const float* tile_w = block_w + k0 * shape.cols;
-            if (!last || channels == shape.cols) {
-              shape.fn(count, offsets + k0, tile_rows, tile_w, tile_partial, first, last, tile_bias, valid,
-                       run_y + i * shape.rows, g.out_size);
-              continue;
-            }
-            shape.fn(count, offsets + k0, tile_rows, tile_w, tile_partial, first, last, tile_bias, valid, staged,
-                     kMaxImplicitRows);
-            for (int64_t j = 0; j < channels; ++j) {
-              std::copy(staged + j * kMaxImplicitRows, staged + j * kMaxImplicitRows + valid,
-                        run_y + i * shape.rows + j * g.out_size);
-            }
+        const float* tile_w = packed_w + grp * packed_group + block * shape.cols * k;
+        float* tile_y = y_image + m0 * g.out_size + p0;
+        if (channels == shape.cols) {
+          shape.fn(k, offsets, rows, tile_w, bias != nullptr ? bias + m0 : nullptr, static_cast<int>(valid), tile_y,
+                   g.out_size);
+        } else {
+          const float* tile_bias = nullptr;
+          if (bias != nullptr) {
+            std::fill(staged_bias, staged_bias + shape.cols, 0.0f);
+            std::copy(bias + m0, bias + m0 + channels, staged_bias);
+            tile_bias = staged_bias;
+          }
+          shape.fn(k, offsets, rows, tile_w, tile_bias, static_cast<int>(valid), staged, kMaxImplicitRows);
+          for (int64_t j = 0; j < channels; ++j) {
+            std::copy(staged + j * kMaxImplicitRows, staged + j * kMaxImplicitRows + valid, tile_y + j * g.out_size);
           }
         }
-        // Elementwise, so applying it per run changes no value.
-        if (!epilogue.empty()) epilogue.Apply(run_y, run_y - y, channels, p_end - p_begin, g.out_size);
+        if (epilogue.empty()) continue;
+        if (pending_positions > 0 && (tile_y != pending + pending_positions || pending_channels != channels ||
+                                      pending_positions >= kEpiloguePositions)) {
+          flush();
+        }
+        if (pending_positions == 0) {
+          pending = tile_y;
+          pending_channels = channels;
+        }
+        pending_positions += valid;
       }
+      flush();
       return Status::Ok();
     };
     OL_RETURN_IF_ERROR(parallel ? ParallelFor(ctx.parallel(), tasks, ParallelPlan{"conv.implicit_tiles", 1}, run)

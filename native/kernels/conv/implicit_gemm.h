@@ -22,28 +22,17 @@
 namespace onnx_light {
 namespace conv {
 
-// One K chunk of a register tile of `rows` positions x `cols` output channels. With
-//   acc[i][j] = (first ? 0 : partial[i * cols + j])
-//               then acc = fma(rows[i][offsets[k]], w[k * cols + j], acc) for k < k_count,
-// a chunk that is not the last stores partial[i * cols + j] = acc for every i < rows; the
-// last one stores y[j * ldy + i] = acc + bias[j] (bias null: 0) for i < valid (<= rows),
-// j < cols, and leaves `partial` alone. A float holds the running sum exactly, so a tile
-// run in K chunks (first, ..., last) gives the bits of one chunk over all of K (first and
-// last): per output, one fused multiply-add per k in k order from 0, then + bias.
+// For i < valid (<= rows), j < cols:
+//   y[j * ldy + i] = bias[j] + sum over k < k_count of rows[i][offsets[k]] * w[k * cols + j]
+// (bias null: 0), the sum in k order.
 using ImplicitTileFn = void (*)(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
-                                float* partial, bool first, bool last, const float* bias, int valid, float* y,
-                                int64_t ldy);
+                                const float* bias, int valid, float* y, int64_t ldy);
 // A register tile: positions x output channels.
 struct ImplicitTile {
   int rows = 0, cols = 0;
   ImplicitTileFn fn = nullptr;
 };
 inline constexpr int kMaxImplicitRows = 12, kMaxImplicitCols = 64;
-// The K chunk of a tile of `cols` channels: its weights (chunk x cols floats, 16 KiB) stay
-// in L1 while a run of tiles (ImplicitGemmConv) reuses them. Over all of K at once, a
-// tile streamed K x cols floats from L2 (or L3: 4608 x 64 floats, 1.2 MB, for a 3x3 over
-// 512 channels) for its 3 to 12 positions.
-inline constexpr int64_t ImplicitKChunk(int cols) { return 4096 / cols; }
 // The register tiles, best first: "avx512_6x64" (6 positions x 64 channels: half the row
 // pointers and broadcasts of 12 x 32 per FMA), "avx512_12x32", "avx2_3x32" (12 ymm
 // accumulators: 4 weight loads and 3 broadcasts per 12 FMAs), "avx2_6x16" (2 weight loads
@@ -73,13 +62,11 @@ int64_t ImplicitPackedSize(int64_t mg, int64_t k);
 void PackImplicitWeights(int64_t mg, int64_t k, const float* w, float* packed);
 
 // Y = conv(X, W) + bias; `packed_w` is PackImplicitWeights of every group (group after
-// group, ImplicitPackedSize apart), or null to pack W here. Images run one after the other,
-// each padded (when the convolution pads) into scratch of one image's size, then split over
-// (group, channel block, run of tiles) tasks. A run covers up to 48 consecutive positions
-// (kRunPositions) of one channel block; it goes through K chunk by chunk
-// (ImplicitKChunk), every tile of the run per chunk, the running sums in a stack block, so
-// that each chunk of weights is read from L1 by the whole run. `epilogue` runs on the
-// run's outputs right after its last chunk's stores (channels x up to 48 positions, in L1).
+// group, ImplicitPackedSize apart), or null to pack W here. Images run one after the other, each padded (when the
+// convolution pads) into scratch of one image's size, then split over (group, channel
+// block, position tile) tasks.
+// `epilogue` runs on each run of up to 48 consecutive positions of one channel block (a
+// few tiles, still in L1) right after its tiles' stores.
 Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* x, const float* w,
                         const float* packed_w, const float* bias, float* y, const gemm::GemmTuning& tuning,
                         const gemm::Epilogue& epilogue = {});

@@ -34,8 +34,8 @@ namespace {
 
 // kRows positions x 8 * kVecs output channels, 3 x 4 or 6 x 2 vectors: 12 accumulators.
 template <int kRows, int kVecs>
-void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w, float* partial, bool first,
-          bool last, const float* bias, int valid, float* y, int64_t ldy) {
+void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w, const float* bias,
+          int valid, float* y, int64_t ldy) {
   constexpr int kCols = 8 * kVecs;
   const float* row[kRows];
 #pragma GCC unroll 6
@@ -44,8 +44,7 @@ void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, con
 #pragma GCC unroll 6
   for (int i = 0; i < kRows; ++i) {
 #pragma GCC unroll 4
-    for (int v = 0; v < kVecs; ++v)
-      acc[i][v] = first ? _mm256_setzero_ps() : _mm256_loadu_ps(partial + i * kCols + 8 * v);
+    for (int v = 0; v < kVecs; ++v) acc[i][v] = _mm256_setzero_ps();
   }
   for (int64_t k = 0; k < k_count; ++k) {
     const int64_t offset = offsets[k];
@@ -77,14 +76,6 @@ void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, con
     }
     w += kCols;
   }
-  if (!last) {
-#pragma GCC unroll 6
-    for (int i = 0; i < kRows; ++i) {
-#pragma GCC unroll 4
-      for (int v = 0; v < kVecs; ++v) _mm256_storeu_ps(partial + i * kCols + 8 * v, acc[i][v]);
-    }
-    return;
-  }
   // Bias, then out through a staging block: each channel gets `valid` (<= kRows)
   // consecutive positions of its own output plane, too few for a vector store, so one
   // scalar store per output against K / 8 FMA instructions per output: about 16 / K of
@@ -106,13 +97,13 @@ void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, con
 }  // namespace
 
 void ImplicitTile3x32Avx2(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
-                          float* partial, bool first, bool last, const float* bias, int valid, float* y, int64_t ldy) {
-  Tile<3, 4>(k_count, offsets, rows, w, partial, first, last, bias, valid, y, ldy);
+                          const float* bias, int valid, float* y, int64_t ldy) {
+  Tile<3, 4>(k_count, offsets, rows, w, bias, valid, y, ldy);
 }
 
 void ImplicitTile6x16Avx2(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
-                          float* partial, bool first, bool last, const float* bias, int valid, float* y, int64_t ldy) {
-  Tile<6, 2>(k_count, offsets, rows, w, partial, first, last, bias, valid, y, ldy);
+                          const float* bias, int valid, float* y, int64_t ldy) {
+  Tile<6, 2>(k_count, offsets, rows, w, bias, valid, y, ldy);
 }
 
 }  // namespace conv

@@ -48,8 +48,8 @@ inline void StoreTransposed8x16(const __m512 r[8], int count, float* out, int64_
 
 // kRows positions x 16 * kVecs output channels.
 template <int kRows, int kVecs>
-void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w, float* partial, bool first,
-          bool last, const float* bias, int valid, float* y, int64_t ldy) {
+void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w, const float* bias,
+          int valid, float* y, int64_t ldy) {
   constexpr int kCols = 16 * kVecs;
   const float* row[kRows];
 #pragma GCC unroll 12
@@ -58,8 +58,7 @@ void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, con
 #pragma GCC unroll 12
   for (int i = 0; i < kRows; ++i) {
 #pragma GCC unroll 4
-    for (int v = 0; v < kVecs; ++v)
-      acc[i][v] = first ? _mm512_setzero_ps() : _mm512_loadu_ps(partial + i * kCols + 16 * v);
+    for (int v = 0; v < kVecs; ++v) acc[i][v] = _mm512_setzero_ps();
   }
   for (int64_t k = 0; k < k_count; ++k) {
     const int64_t offset = offsets[k];
@@ -74,14 +73,6 @@ void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, con
       for (int v = 0; v < kVecs; ++v) acc[i][v] = _mm512_fmadd_ps(a, wv[v], acc[i][v]);
     }
     w += kCols;
-  }
-  if (!last) {
-#pragma GCC unroll 12
-    for (int i = 0; i < kRows; ++i) {
-#pragma GCC unroll 4
-      for (int v = 0; v < kVecs; ++v) _mm512_storeu_ps(partial + i * kCols + 16 * v, acc[i][v]);
-    }
-    return;
   }
   // Transposed stores: each group of 8 positions x 16 channels becomes 16 runs of
   // consecutive positions, one per output plane.
@@ -104,15 +95,13 @@ void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, con
 }  // namespace
 
 void ImplicitTile6x64Avx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
-                            float* partial, bool first, bool last, const float* bias, int valid, float* y,
-                            int64_t ldy) {
-  Tile<6, 4>(k_count, offsets, rows, w, partial, first, last, bias, valid, y, ldy);
+                            const float* bias, int valid, float* y, int64_t ldy) {
+  Tile<6, 4>(k_count, offsets, rows, w, bias, valid, y, ldy);
 }
 
 void ImplicitTile12x32Avx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
-                             float* partial, bool first, bool last, const float* bias, int valid, float* y,
-                             int64_t ldy) {
-  Tile<12, 2>(k_count, offsets, rows, w, partial, first, last, bias, valid, y, ldy);
+                             const float* bias, int valid, float* y, int64_t ldy) {
+  Tile<12, 2>(k_count, offsets, rows, w, bias, valid, y, ldy);
 }
 
 }  // namespace conv
