@@ -17,14 +17,16 @@ namespace conv {
 // - kConvMinimumTasks: GEMM-path convolutions (implicit GEMM, im2col + GEMM, 1x1), in
 //   parallel.minimum_tasks units of 64^3 multiply-adds (gemm::GemmWorkUnits of
 //   batch x out_channels, out_size, in_channels/group x kernel_size); Conv's own default,
-//   no longer the Gemm op's (both 16 today).
+//   no longer the Gemm op's (Gemm keeps 16).
 // - kConvDepthwiseMinimumMultiplyAdds: depthwise-style convolutions (one input channel per
 //   group), in multiply-adds (planes x out_size x kernel_size).
 // Moving a value changes only when a region opens, never a result (every path is
 // bit-identical across participant counts). //benchmarks:cnn_thresholds times candidate
-// values on whole models, interleaved, to choose them.
-inline constexpr int64_t kConvMinimumTasks = 16;
-inline constexpr int64_t kConvDepthwiseMinimumMultiplyAdds = int64_t{1} << 20;
+// values on whole models, interleaved, to choose them: at 4 and 2^18 (were 16 and 2^20)
+// MobileNetV3-small ran 0.75x the old defaults' time at 2 threads (95% interval 0.71-0.83)
+// and EfficientNet-B0 0.88x (0.84-1.00), session 8, benchmarks/reports/session8/.
+inline constexpr int64_t kConvMinimumTasks = 4;
+inline constexpr int64_t kConvDepthwiseMinimumMultiplyAdds = int64_t{1} << 18;
 
 // Tuning values of Conv (float), read once at Init.
 struct ConvTuning {

@@ -367,13 +367,13 @@ TEST(Conv, PortableThresholdsDecideTheRegions) {
     EXPECT_TRUE(result.ok()) << result.status().ToString();
     return result.ok() ? result->regions.size() : size_t{99};
   };
-  // Plane kernels: 256 planes x 4096 outputs x 1 tap = 2^20 multiply-adds.
-  ASSERT_EQ(conv::kConvDepthwiseMinimumMultiplyAdds, int64_t{1} << 20) << "update the shapes below";
-  EXPECT_EQ(regions({1, 256, 64, 64}, {256, 1, 1, 1}, 256, 0), 1u);
-  EXPECT_EQ(regions({1, 255, 64, 64}, {255, 1, 1, 1}, 255, 0), 0u);
-  // Channel blocks: 1225 multiply-adds per 7x7 plane with a 5x5 kernel; 856 planes reach 2^20.
-  EXPECT_EQ(regions({1, 856, 7, 7}, {856, 1, 5, 5}, 856, 2), 1u);
-  EXPECT_EQ(regions({1, 855, 7, 7}, {855, 1, 5, 5}, 855, 2), 0u);
+  // Plane kernels: 64 planes x 4096 outputs x 1 tap = 2^18 multiply-adds.
+  ASSERT_EQ(conv::kConvDepthwiseMinimumMultiplyAdds, int64_t{1} << 18) << "update the shapes below";
+  EXPECT_EQ(regions({1, 64, 64, 64}, {64, 1, 1, 1}, 64, 0), 1u);
+  EXPECT_EQ(regions({1, 63, 64, 64}, {63, 1, 1, 1}, 63, 0), 0u);
+  // Channel blocks: 1225 multiply-adds per 7x7 plane with a 5x5 kernel; 214 planes reach 2^18.
+  EXPECT_EQ(regions({1, 214, 7, 7}, {214, 1, 5, 5}, 214, 2), 1u);
+  EXPECT_EQ(regions({1, 213, 7, 7}, {213, 1, 5, 5}, 213, 2), 0u);
   // 1x1: 64 channels x 64 positions x K; K = 64 x kConvMinimumTasks gives exactly that many units.
   const int64_t k = 64 * conv::kConvMinimumTasks;
   EXPECT_EQ(regions({1, k, 8, 8}, {64, k, 1, 1}, 1, 0), 1u);
