@@ -423,6 +423,11 @@ def attribute_model(
         }
     result["agreement"] = agreement(got, sessions["ort"].run(None, feeds))
     sessions["onnx_light"] = ours
+    if timing == "blocks":
+        # The agreement run leaves ORT's workers spinning: on 2 cores they would take the
+        # second core from onnx-light's first block (MobileNetV3 at 2 threads: 5.55 ms in
+        # that block, 2.5-3.0 ms alone, session 8).
+        time.sleep(BLOCK_PAUSE_S)
     result.update(_end_to_end(sessions, feeds, samples, warmup, timing))
     # The model's own nodes, node for node (see the module doc).
     unoptimized = ours_session(data, threads, "disabled")
