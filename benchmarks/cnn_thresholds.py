@@ -32,7 +32,6 @@ a run and would slow whatever ran next), as a reference, not a ratio.
 The corpus comes from //tools:torch_corpus.
 """
 
-import json
 import math
 import os
 import statistics
@@ -46,7 +45,7 @@ from absl import app, flags
 from onnx_light import kernel_tuning
 from onnx_light_dev import torch_corpus
 
-from benchmarks.ort_reference import block_samples, ort_session
+from benchmarks.ort_reference import block_samples, conditions, finish_document, ort_session
 
 FLAGS = flags.FLAGS
 flags.DEFINE_list("models", ["mobilenet_v3_small", "efficientnet_b0"], "torch-corpus models (cached .onnx files)")
@@ -234,6 +233,7 @@ def main(argv: list[str]) -> None:
     )
     print("|---|---|---|---|---|---|---|")
     results = []
+    measured = conditions(blocks=FLAGS.blocks, repeats=FLAGS.repeats, warmup=FLAGS.warmup)
     for name in FLAGS.models:
         path = os.path.join(directory, f"{name}.onnx")
         if not os.path.exists(path):
@@ -244,9 +244,8 @@ def main(argv: list[str]) -> None:
             chosen = everything if threads > 1 else everything[:1]
             results.append(_measure(name, data, threads, chosen))
             _print(results[-1])
-    if FLAGS.output_json:
-        with open(FLAGS.output_json, "w") as f:
-            json.dump({"blocks": FLAGS.blocks, "repeats": FLAGS.repeats, "results": results}, f, indent=1)
+    document = {"blocks": FLAGS.blocks, "repeats": FLAGS.repeats, "conditions": measured, "results": results}
+    finish_document(document, FLAGS.output_json)
 
 
 if __name__ == "__main__":
