@@ -1,8 +1,10 @@
-// Input builders and size labels shared by the corpus files (corpus.cc, corpus_families.cc).
+// Input builders, size labels and PerType shared by the corpus files (corpus.cc,
+// corpus_families.cc, corpus_ops.cc, corpus_models.cc).
 #pragma once
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -110,6 +112,20 @@ void AddFamilyCases(std::vector<CorpusCase>* corpus);
 void AddOpCases(std::vector<CorpusCase>* corpus);
 // Appends the cases defined in corpus_models.cc (whole models' attributes, map inputs).
 void AddModelCases(std::vector<CorpusCase>* corpus);
+
+// A case per element type of `types`; size s (0 = small .. 2 = large) of type t is made by
+// size(t, s), its label filled in.
+inline void PerType(std::vector<CorpusCase>* corpus, const std::string& op, const std::string& domain, int opset,
+                    const std::vector<DataType>& types, const std::function<CorpusSize(DataType, int)>& size) {
+  for (DataType t : types) {
+    CorpusCase c{op, domain, opset, TypeName(t), {}};
+    for (int s = 0; s < 3; ++s) {
+      c.sizes.push_back(size(t, s));
+      c.sizes.back().label = kLabels[s];
+    }
+    corpus->push_back(std::move(c));
+  }
+}
 
 }  // namespace baseline
 }  // namespace onnx_light

@@ -11,18 +11,6 @@ namespace {
 
 constexpr char kMl[] = "ai.onnx.ml";
 
-// One case per element type, size s made by size(t, s).
-void Typed3(std::vector<CorpusCase>* corpus, const std::string& op, const std::string& domain, int opset,
-            const std::vector<DataType>& types, const std::function<CorpusSize(DataType, int)>& size) {
-  for (DataType t : types) {
-    CorpusCase c{op, domain, opset, TypeName(t), {}};
-    for (int s = 0; s < 3; ++s) {
-      c.sizes.push_back(size(t, s));
-      c.sizes.back().label = kLabels[s];
-    }
-    corpus->push_back(std::move(c));
-  }
-}
 
 // n uniform floats in [lo, hi] as an attribute list (these ops take floats, not tensors).
 std::vector<float> FloatList(int64_t n, float lo, float hi, uint32_t seed) {
@@ -41,7 +29,7 @@ void AddSvmModel(KernelRunner& r) {
 
 void Svms(std::vector<CorpusCase>* corpus) {
   const auto rows_of = [](int s) { return std::vector<int64_t>{8, 32, 1024}[s]; };
-  Typed3(corpus, "SVMClassifier", kMl, 1, {DataType::kFloat}, [=](DataType t, int s) {
+  PerType(corpus, "SVMClassifier", kMl, 1, {DataType::kFloat}, [=](DataType t, int s) {
     const Shape x({rows_of(s), kSvmFeatures});
     return CorpusSize{"", rows_of(s) * kSvmVectors * kSvmFeatures, ShapeText({x}), [=](KernelRunner& r) {
                         r.Input(Typed(t, x, -1, 1, 1));
@@ -52,7 +40,7 @@ void Svms(std::vector<CorpusCase>* corpus) {
                         r.Attr("rho", std::vector<float>{0.1f, -0.2f, 0.3f}).Outputs(2);
                       }};
   });
-  Typed3(corpus, "SVMRegressor", kMl, 1, {DataType::kFloat}, [=](DataType t, int s) {
+  PerType(corpus, "SVMRegressor", kMl, 1, {DataType::kFloat}, [=](DataType t, int s) {
     const Shape x({rows_of(s), kSvmFeatures});
     return CorpusSize{"", rows_of(s) * kSvmVectors * kSvmFeatures, ShapeText({x}), [=](KernelRunner& r) {
                         r.Input(Typed(t, x, -1, 1, 1));
@@ -102,7 +90,7 @@ void AddLegacyTrees(KernelRunner& r, bool classifier, int64_t trees, int depth, 
 // (tree walks: rows x trees).
 void LegacyTrees(std::vector<CorpusCase>* corpus) {
   for (bool classifier : {false, true}) {
-    Typed3(corpus, classifier ? "TreeEnsembleClassifier" : "TreeEnsembleRegressor", kMl, 3, {DataType::kFloat},
+    PerType(corpus, classifier ? "TreeEnsembleClassifier" : "TreeEnsembleRegressor", kMl, 3, {DataType::kFloat},
            [=](DataType t, int s) {
              const int64_t rows = std::vector<int64_t>{8, 128, 2048}[s], trees = 64, features = 16;
              const Shape x({rows, features});
@@ -122,7 +110,7 @@ void LegacyTrees(std::vector<CorpusCase>* corpus) {
 // The map and sequence encoders (output elements).
 void MapEncoders(std::vector<CorpusCase>* corpus) {
   // ZipMap: N rows of 8 class probabilities -> a sequence of N maps (rows x classes).
-  Typed3(corpus, "ZipMap", kMl, 1, {DataType::kFloat}, [](DataType t, int s) {
+  PerType(corpus, "ZipMap", kMl, 1, {DataType::kFloat}, [](DataType t, int s) {
     const int64_t rows = std::vector<int64_t>{64, 4096, 131072}[s], classes = 8;
     const Shape x({rows, classes});
     return CorpusSize{"", rows * classes, ShapeText({x}), [=](KernelRunner& r) {
@@ -137,12 +125,12 @@ void MapEncoders(std::vector<CorpusCase>* corpus) {
     return Value::Map(Int64s(keys), RandomFloats(Shape({n}), -1, 1, 2));
   };
   const auto columns = [](int s) { return std::vector<int64_t>{1 << 10, 1 << 15, 1 << 20}[s]; };
-  Typed3(corpus, "CastMap", kMl, 1, {DataType::kInt64}, [=](DataType, int s) {
+  PerType(corpus, "CastMap", kMl, 1, {DataType::kInt64}, [=](DataType, int s) {
     const int64_t n = columns(s);
     return CorpusSize{"", n, "map(int64,float)[" + std::to_string(n) + "]",
                       [=](KernelRunner& r) { r.InputValue(map_of(n)).Attr("cast_to", std::string("TO_FLOAT")); }};
   });
-  Typed3(corpus, "DictVectorizer", kMl, 1, {DataType::kInt64}, [=](DataType, int s) {
+  PerType(corpus, "DictVectorizer", kMl, 1, {DataType::kInt64}, [=](DataType, int s) {
     const int64_t n = columns(s);
     return CorpusSize{"", n, "map(int64,float)[" + std::to_string(n) + "]", [=](KernelRunner& r) {
                         std::vector<int64_t> vocabulary(n);
@@ -157,7 +145,7 @@ const std::vector<DataType> kHalfToo = {DataType::kFloat, DataType::kFloat16};
 // LinearAttention (gated delta rule, its default): 8 heads of d_k = d_v = 64 over T steps
 // (state update and read multiply-adds: T x 8 x 64 x 64 x (1 + 3)).
 void LinearAttention(std::vector<CorpusCase>* corpus) {
-  Typed3(corpus, "LinearAttention", "", 27, kHalfToo, [](DataType t, int s) {
+  PerType(corpus, "LinearAttention", "", 27, kHalfToo, [](DataType t, int s) {
     const int64_t steps = std::vector<int64_t>{4, 32, 512}[s], heads = 8, d = 64;
     const Shape qkv({1, steps, heads * d}), gate({1, steps, heads});
     return CorpusSize{"", steps * heads * d * d * 4, ShapeText({qkv, qkv, qkv, gate, gate}), [=](KernelRunner& r) {
@@ -172,7 +160,7 @@ void LinearAttention(std::vector<CorpusCase>* corpus) {
 // FlexAttention without score_mod / prob_mod: one run of the attention engine, with the
 // Attention case's shapes and work units (its modifier path needs subgraphs: not here).
 void FlexAttention(std::vector<CorpusCase>* corpus) {
-  Typed3(corpus, "FlexAttention", "ai.onnx.preview", 1, kHalfToo, [](DataType t, int s) {
+  PerType(corpus, "FlexAttention", "ai.onnx.preview", 1, kHalfToo, [](DataType t, int s) {
     const int64_t L = std::vector<int64_t>{16, 128, 512}[s];
     const Shape qkv({1, 12, L, 64});
     return CorpusSize{"", 12 * L * L * 64 * 2, ShapeText({qkv, qkv, qkv}), [=](KernelRunner& r) {

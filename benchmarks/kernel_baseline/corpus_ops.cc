@@ -12,18 +12,6 @@ namespace {
 
 constexpr int kLatest = 24;  // ai.onnx opset of the cases (each op's newest version up to it)
 
-// A case per element type; size s of type t is made by size(t, s); labels filled in.
-void PerType(std::vector<CorpusCase>* corpus, const std::string& op, const std::string& domain, int opset,
-             std::vector<DataType> types, const std::function<CorpusSize(DataType, int)>& size) {
-  for (DataType t : types) {
-    CorpusCase c{op, domain, opset, TypeName(t), {}};
-    for (int s = 0; s < 3; ++s) {
-      c.sizes.push_back(size(t, s));
-      c.sizes.back().label = kLabels[s];
-    }
-    corpus->push_back(std::move(c));
-  }
-}
 
 const std::vector<DataType> kFloat16Too = {DataType::kFloat, DataType::kFloat16};
 const std::vector<DataType> kFloatOnly = {DataType::kFloat};
