@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "native/kernels/pooling/pool_byte_rows_simd.h"
 #include "native/kernels/pooling/pool_rows_interior.h"
 
 namespace onnx_light {
@@ -95,60 +96,44 @@ void RowAvx2Blocked(const PoolGeometry& g, const PoolOptions& opt, const float* 
 // 32 byte columns src[0], src[S], ..., src[31 * S], reading nothing past src[31 * S]. At
 // S == 2 the even bytes of src[0..31] (columns 0-15) and the odd ones of src[31..62]
 // (columns 16-31) are widened to 16 bits and packed back per 128-bit lane, giving the
-// order 0-7 16-23 8-15 24-31; the max is elementwise, so ByteColumnOrder puts the result
+// order 0-7 16-23 8-15 24-31; the max is elementwise, so Order puts the result
 // in order once, before the store. packus is exact here: every 16-bit value is 0..255,
 // the byte's bit pattern, whether the bytes are int8 or uint8.
-template <int S>
-__attribute__((always_inline)) inline __m256i LoadByteColumns(const void* src) {
-  const auto* p = static_cast<const char*>(src);
-  if constexpr (S == 1) {
-    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-  } else {
-    const __m256i even =
-        _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), _mm256_set1_epi16(0x00FF));
-    const __m256i odd = _mm256_srli_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 31)), 8);
-    return _mm256_packus_epi16(even, odd);
-  }
-}
-template <int S>
-__attribute__((always_inline)) inline __m256i ByteColumnOrder(__m256i v) {
-  if constexpr (S == 1)
-    return v;
-  else
-    return _mm256_permute4x64_epi64(v, _MM_SHUFFLE(3, 1, 2, 0));
-}
-template <typename T>
-__attribute__((always_inline)) inline __m256i MaxBytes(__m256i a, __m256i b) {
-  if constexpr (std::is_same_v<T, int8_t>)
-    return _mm256_max_epi8(a, b);
-  else
-    return _mm256_max_epu8(a, b);
-}
-
-// int8/uint8 MaxPool interior at column stride 1 or 2, 32 columns per register: every
-// tap of a block is folded in a register before one store; the last block ends at column
-// n (overlapping its neighbour, whose columns it recomputes with the same values). A max
-// of integers does not depend on the fold order, so this equals the portable path.
-template <typename T, int S>
-void ByteMaxRowAvx2(const PoolGeometry& g, const PoolOptions& opt, const T* x, T* y, int64_t oh, PoolColumnRange cols) {
-  static_assert(S == 1 || S == 2);
-  const int64_t n = cols.end - cols.begin;
-  if (n < 32) return RowInterior<PoolKind::kMax, T, S>(g, opt, x, y, oh, cols);
-  const WindowSpan h = SpanOf(g, 0, oh);
-  const T* first = x + (h.start + h.lo * g.dilation[0]) * g.in[1] + cols.begin * S - g.pad_begin[1];
-  T* out = y + cols.begin;
-  const int64_t rows = h.hi - h.lo, row_step = g.dilation[0] * g.in[1], dw = g.dilation[1], kw_end = g.kernel[1];
-  for (int64_t j = 0; j < n; j += 32) {
-    const int64_t at = j + 32 <= n ? j : n - 32;
-    const T* block = first + at * S;
-    __m256i acc = LoadByteColumns<S>(block);
-    for (int64_t kh = 0; kh < rows; ++kh) {
-      const T* row = block + kh * row_step;
-      for (int64_t kw = kh == 0 ? 1 : 0; kw < kw_end; ++kw) acc = MaxBytes<T>(acc, LoadByteColumns<S>(row + kw * dw));
+// The byte lanes of ByteMaxRow (pool_byte_rows_simd.h): 32 columns a register.
+struct ByteLanesAvx2 {
+  using Reg = __m256i;
+  static constexpr int64_t kBytes = 32;
+  template <int S>
+  __attribute__((always_inline)) static __m256i Load(const void* src) {
+    const auto* p = static_cast<const char*>(src);
+    if constexpr (S == 1) {
+      return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    } else {
+      const __m256i even =
+          _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), _mm256_set1_epi16(0x00FF));
+      const __m256i odd = _mm256_srli_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 31)), 8);
+      return _mm256_packus_epi16(even, odd);
     }
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + at), ByteColumnOrder<S>(acc));
   }
-}
+  template <int S>
+  __attribute__((always_inline)) static __m256i Order(__m256i v) {
+    if constexpr (S == 1)
+      return v;
+    else
+      return _mm256_permute4x64_epi64(v, _MM_SHUFFLE(3, 1, 2, 0));
+  }
+  template <typename T>
+  __attribute__((always_inline)) static __m256i Max(__m256i a, __m256i b) {
+    if constexpr (std::is_same_v<T, int8_t>)
+      return _mm256_max_epi8(a, b);
+    else
+      return _mm256_max_epu8(a, b);
+  }
+  template <typename T>
+  __attribute__((always_inline)) static void Store(T* dst, Reg v) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), v);
+  }
+};
 }  // namespace
 
 // Float MaxPool/AveragePool at column strides 1 and 2 in register blocks, int8/uint8
@@ -161,8 +146,10 @@ extern const PoolRowKernels kPoolRowsAvx2 = {
     OL_POOL_INTERIOR_ROWS(kMax, double),
     OL_POOL_INTERIOR_ROWS(kAverage, double),
     OL_POOL_INTERIOR_ROWS(kLp, double),
-    {InteriorRow<PoolKind::kMax, int8_t, 0>, ByteMaxRowAvx2<int8_t, 1>, ByteMaxRowAvx2<int8_t, 2>},
-    {InteriorRow<PoolKind::kMax, uint8_t, 0>, ByteMaxRowAvx2<uint8_t, 1>, ByteMaxRowAvx2<uint8_t, 2>},
+    {InteriorRow<PoolKind::kMax, int8_t, 0>, ByteMaxRow<ByteLanesAvx2, int8_t, 1>,
+     ByteMaxRow<ByteLanesAvx2, int8_t, 2>},
+    {InteriorRow<PoolKind::kMax, uint8_t, 0>, ByteMaxRow<ByteLanesAvx2, uint8_t, 1>,
+     ByteMaxRow<ByteLanesAvx2, uint8_t, 2>},
 };
 
 }  // namespace onnx_light
