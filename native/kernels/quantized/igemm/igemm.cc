@@ -665,20 +665,27 @@ void IgemmMultiplyBlock(const IgemmPackedA& a, int64_t i0, int64_t rows, const I
   if (kg == 0) {
     for (int64_t r = 0; r < rows_padded; ++r) std::fill(c + r * ldc, c + r * ldc + cols_padded, 0);
   }
-  // i0 starts a panel of A (a multiple of mr, documented): panel index (i0 + it) / mr.
+  // i0 starts a panel of A (a multiple of mr, documented): panel index (i0 + it) / mr. The
+  // last row and column tiles are edge tiles when the kernel has them (no padding computed).
+  const bool edges = bytes ? kernel.edge_tile_u8s8 != nullptr : kernel.edge_tile != nullptr;
   for (int64_t p0 = 0; p0 < kg; p0 += k_block) {
     const int64_t pc = std::min(k_block, kg - p0);
     for (int64_t jt = 0; jt < cols_padded; jt += nr) {
+      const int tile_cols = static_cast<int>(std::min<int64_t>(nr, b.cols - jt));
       for (int64_t it = 0; it < rows_padded; it += mr) {
         const int64_t a_panel = (i0 + it) / mr;
+        const int tile_rows = static_cast<int>(std::min<int64_t>(mr, rows - it));
+        const bool full = !edges || (tile_rows == mr && tile_cols == nr);
         if (bytes) {
           const auto* ap = static_cast<const uint8_t*>(a.panels()) + (a_panel * kg + p0) * mr * 4;
           const auto* bp = static_cast<const int8_t*>(b.panels) + (jt * kg + p0 * nr) * 4;
-          kernel.tile_u8s8(pc, ap, bp, c + it * ldc + jt, ldc, p0 > 0);
+          const IgemmByteTileFn tile = full ? kernel.tile_u8s8 : kernel.edge_tile_u8s8(tile_rows, tile_cols);
+          tile(pc, ap, bp, c + it * ldc + jt, ldc, p0 > 0);
         } else {
           const auto* ap = static_cast<const int16_t*>(a.panels()) + (a_panel * kg + p0) * mr * 2;
           const auto* bp = static_cast<const int16_t*>(b.panels) + (jt * kg + p0 * nr) * 2;
-          kernel.tile(pc, ap, bp, c + it * ldc + jt, ldc, p0 > 0);
+          const IgemmTileFn tile = full ? kernel.tile : kernel.edge_tile(tile_rows, tile_cols);
+          tile(pc, ap, bp, c + it * ldc + jt, ldc, p0 > 0);
         }
       }
     }

@@ -174,7 +174,8 @@ void IgemmPackBBlock(const IgemmPackedA& a, const IgemmMatrix& b, IgemmBBlock* b
 void IgemmPackBBlockRows(const IgemmPackedA& a, const uint8_t* const* rows, IgemmBBlock* block);
 // c[(i - i0) * ldc + j] = sum_k (A(i, k) - azp(i)) (B(k, j) - bzp) for i in [i0, i0 + rows),
 // j < b.cols, wrapping int32. i0 is a multiple of the kernel's mr. c must have room for RoundUp(rows, mr) rows of
-// ldc >= RoundUp(b.cols, nr) (whole tiles are stored; the padding holds no result).
+// ldc >= RoundUp(b.cols, nr); the padding holds no result (a kernel with edge tiles skips
+// it, igemm_kernel.h; others compute and store whole tiles).
 void IgemmMultiplyBlock(const IgemmPackedA& a, int64_t i0, int64_t rows, const IgemmBBlock& b, int32_t* c, int64_t ldc);
 
 // Requantisation of n accumulators as the ONNX reference computes it:

@@ -28,6 +28,13 @@ using IgemmTileFn = void (*)(int64_t kp, const int16_t* a, const int16_t* b, int
 // As IgemmTileFn over byte panels, kq quads of K.
 using IgemmByteTileFn = void (*)(int64_t kq, const uint8_t* a, const int8_t* b, int32_t* c, int64_t ldc,
                                  bool accumulate);
+// The edge tiles of a kernel: the tile over the first `rows` (1..mr) rows of the A panel
+// and at least the first `cols` (1..nr) columns of the B panel (cols rounded up to the
+// kernel's column step, 8), storing only those rows and columns of c; the panels keep
+// their full mr / nr strides. Same sums as the full tile in the cells it stores, so a
+// block whose edge is not a multiple of the tile skips the padding rather than computing it.
+using IgemmEdgeTileFn = IgemmTileFn (*)(int rows, int cols);
+using IgemmByteEdgeTileFn = IgemmByteTileFn (*)(int rows, int cols);
 // Requantize (igemm.h).
 using RequantizeFn = void (*)(const int32_t* acc, int64_t n, int32_t bias, const float* multiplier, int64_t step,
                               int32_t zp, bool is_signed, void* out);
@@ -39,6 +46,9 @@ struct IgemmKernel {
   IgemmTileFn tile;
   RequantizeFn requantize;
   IgemmByteTileFn tile_u8s8;  // null: every B takes the 16-bit pair format
+  // Edge tiles for the packed-A arrangement (IgemmMultiplyBlock); null: full tiles only.
+  IgemmEdgeTileFn edge_tile = nullptr;
+  IgemmByteEdgeTileFn edge_tile_u8s8 = nullptr;
 };
 
 // Per-ISA kernels: null when not compiled for this architecture or not enabled on this CPU.

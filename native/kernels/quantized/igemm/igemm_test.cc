@@ -210,6 +210,52 @@ TEST_P(IgemmVariantTest, PackedATimesBlocksMatchesDirectShiftedProductSums) {
   }
 }
 
+// Every edge of a tile through the packed-A arrangement: each row count 1..2 mr and column
+// count 1..nr + 9 (a kernel with edge tiles runs one for every partial tile, the others
+// pad), K short and past one K block (accumulated edge tiles), both signednesses; the
+// results against the direct sums, and nothing stored past the documented room.
+TEST_P(IgemmVariantTest, PackedAEveryTileEdgeMatchesDirectSums) {
+  SKIP_UNLESS_KERNEL(GetParam(), kernel);
+  const int64_t mr = kernel->mr, nr = kernel->nr;
+  constexpr int32_t kSentinel = 0x5a5a5a5a;
+  int seed = 700;
+  for (const int64_t k : {int64_t{37}, int64_t{600}}) {
+    for (const bool is_signed : {false, true}) {
+      const int64_t m_max = 2 * mr, n_max = nr + 9;
+      const auto a = RandomBytes(m_max * k, seed++), b = RandomBytes(k * n_max, seed++);
+      const int32_t azp = is_signed ? -3 : 131, bzp = is_signed ? 5 : 120;
+      for (int64_t m = 1; m <= m_max; m += (k > 100 ? 5 : 1)) {
+        auto packed = IgemmPackedA::Create(m, k, IgemmMatrix{a.data(), is_signed, k, 1}, &azp, 1, kernel);
+        ASSERT_TRUE(packed.ok());
+        for (int64_t n = 1; n <= n_max; n += (k > 100 ? 3 : 1)) {
+          SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
+                       (is_signed ? " s8" : " u8"));
+          std::vector<int64_t> panel_storage(IgemmBBlockBytes(**packed, n) / 8 + 1);
+          std::vector<int32_t> column_sums(n);
+          IgemmBBlock block{panel_storage.data(), column_sums.data(), n, is_signed, bzp};
+          IgemmPackBBlock(**packed, IgemmMatrix{b.data(), is_signed, n_max, 1}, &block);
+          const int64_t rows_room = (m + mr - 1) / mr * mr, ldc = (n + nr - 1) / nr * nr + 3;
+          std::vector<int32_t> got((rows_room + 1) * ldc, kSentinel);
+          IgemmMultiplyBlock(**packed, 0, m, block, got.data(), ldc);
+          for (int64_t i = 0; i < m; ++i) {
+            for (int64_t j = 0; j < n; ++j) {
+              int64_t s = 0;
+              for (int64_t kk = 0; kk < k; ++kk) {
+                s += int64_t{Value(a, is_signed, i * k + kk) - azp} * (Value(b, is_signed, kk * n_max + j) - bzp);
+              }
+              ASSERT_EQ(got[i * ldc + j], static_cast<int32_t>(static_cast<uint32_t>(s))) << i << "," << j;
+            }
+          }
+          for (int64_t i = 0; i <= rows_room; ++i) {
+            for (int64_t j = ldc - 3; j < ldc; ++j) ASSERT_EQ(got[i * ldc + j], kSentinel) << i << "," << j;
+          }
+          for (int64_t j = 0; j < ldc; ++j) ASSERT_EQ(got[rows_room * ldc + j], kSentinel) << j;
+        }
+      }
+    }
+  }
+}
+
 // The transposed arrangement wraps alike: sums past 2^31 (and column and row sums large
 // enough to wrap the zero-point terms) reduce modulo 2^32 as the direct int32 accumulation.
 TEST_P(IgemmVariantTest, PackedATimesBlocksWrapsModulo2To32) {

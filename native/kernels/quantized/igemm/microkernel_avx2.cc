@@ -1,10 +1,13 @@
-// AVX2 integer microkernel: 6 x 16 tile, 16-bit pairs multiplied and pair-summed with
+// AVX2 integer microkernel: 6 x 16 tile and its edge tiles, 16-bit pairs multiplied and pair-summed with
 // vpmaddwd (exact: no saturation for 8-bit inputs), and the double-precision requantiser.
 // Compiled by isa_library(isa = "avx2") with -ffp-contract=off.
 #include "native/kernels/quantized/igemm/igemm_kernel.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
+
+#include <array>
+#include <utility>
 
 #if !defined(__AVX2__)
 #error "build with isa_library(isa = \"avx2\")"
@@ -17,34 +20,54 @@ namespace {
 constexpr int kMr = 6;
 constexpr int kNr = 16;
 
-void Tile(int64_t kp, const int16_t* a, const int16_t* b, int32_t* c, int64_t ldc, bool accumulate) {
-  __m256i acc0[kMr], acc1[kMr];
+// One algorithm for every tile: rows [0, R) of the kMr-row A panel times V (1 or 2)
+// vectors of 8 columns of the kNr-column B panel, kp pairs of K; stores those R rows and
+// 8V columns only. The full tile is PanelTile<kMr, 2>; the others are the edge tiles
+// (igemm_kernel.h).
+template <int R, int V>
+void PanelTile(int64_t kp, const int16_t* a, const int16_t* b, int32_t* c, int64_t ldc, bool accumulate) {
+  static_assert(R >= 1 && R <= kMr && V >= 1 && 8 * V <= kNr);
+  __m256i acc[R][V];
 #pragma GCC unroll 8
-  for (int i = 0; i < kMr; ++i) acc0[i] = acc1[i] = _mm256_setzero_si256();
+  for (int i = 0; i < R; ++i) {
+    for (int v = 0; v < V; ++v) acc[i][v] = _mm256_setzero_si256();
+  }
   for (int64_t p = 0; p < kp; ++p) {
-    const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
-    const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 16));
+    __m256i bv[V];
+    for (int v = 0; v < V; ++v) bv[v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 16 * v));
 #pragma GCC unroll 8
-    for (int i = 0; i < kMr; ++i) {
+    for (int i = 0; i < R; ++i) {
       int32_t pair;
       __builtin_memcpy(&pair, a + 2 * i, sizeof(pair));
       const __m256i ai = _mm256_set1_epi32(pair);
-      acc0[i] = _mm256_add_epi32(acc0[i], _mm256_madd_epi16(ai, b0));
-      acc1[i] = _mm256_add_epi32(acc1[i], _mm256_madd_epi16(ai, b1));
+      for (int v = 0; v < V; ++v) acc[i][v] = _mm256_add_epi32(acc[i][v], _mm256_madd_epi16(ai, bv[v]));
     }
     a += 2 * kMr;
     b += 2 * kNr;
   }
 #pragma GCC unroll 8
-  for (int i = 0; i < kMr; ++i) {
+  for (int i = 0; i < R; ++i) {
     __m256i* row = reinterpret_cast<__m256i*>(c + i * ldc);
-    if (accumulate) {
-      acc0[i] = _mm256_add_epi32(acc0[i], _mm256_loadu_si256(row));
-      acc1[i] = _mm256_add_epi32(acc1[i], _mm256_loadu_si256(row + 1));
+    for (int v = 0; v < V; ++v) {
+      if (accumulate) acc[i][v] = _mm256_add_epi32(acc[i][v], _mm256_loadu_si256(row + v));
+      _mm256_storeu_si256(row + v, acc[i][v]);
     }
-    _mm256_storeu_si256(row, acc0[i]);
-    _mm256_storeu_si256(row + 1, acc1[i]);
   }
+}
+
+void Tile(int64_t kp, const int16_t* a, const int16_t* b, int32_t* c, int64_t ldc, bool accumulate) {
+  PanelTile<kMr, 2>(kp, a, b, c, ldc, accumulate);
+}
+
+// The tiles of rows 1..kMr and columns 8, 16.
+template <size_t... I>
+constexpr std::array<std::array<IgemmTileFn, kNr / 8>, kMr> EdgeTable(std::index_sequence<I...>) {
+  return {{{PanelTile<I + 1, 1>, PanelTile<I + 1, 2>}...}};
+}
+
+IgemmTileFn EdgeTile(int rows, int cols) {
+  static constexpr auto kTable = EdgeTable(std::make_index_sequence<kMr>());
+  return kTable[rows - 1][(cols + 7) / 8 - 1];
 }
 
 // Eight outputs: (acc + bias) * multiplier + zp in double, rounded half to even, clamped.
@@ -97,7 +120,7 @@ void Requantize(const int32_t* acc, int64_t n, int32_t bias, const float* multip
 }  // namespace
 
 // Constant-initialized: igemm.cc hands it out only when IsaEnabled(Isa::kAvx2).
-extern const IgemmKernel kIgemmAvx2Kernel = {"avx2", kMr, kNr, Tile, Requantize, nullptr};
+extern const IgemmKernel kIgemmAvx2Kernel = {"avx2", kMr, kNr, Tile, Requantize, nullptr, EdgeTile, nullptr};
 
 }  // namespace igemm
 }  // namespace onnx_light
