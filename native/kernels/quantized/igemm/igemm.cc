@@ -462,15 +462,7 @@ size_t IgemmBBlockBytes(const IgemmPackedA& a, int64_t cols) {
 
 namespace {
 
-// The rows of a B block: row kk at base + kk * ld, or at pointers[kk] when given.
-struct BRows {
-  const uint8_t* base = nullptr;
-  int64_t ld = 0;
-  const uint8_t* const* pointers = nullptr;
-  const uint8_t* at(int64_t kk, int64_t col) const {
-    return (pointers != nullptr ? pointers[kk] : base + kk * ld) + col;
-  }
-};
+using BRows = IgemmRows;
 
 // One panel (nr columns from col0, `width` of them real) of the K rows,
 // K in groups of G, values converted by `load` into Stored; sums[c] += stored values.
@@ -600,6 +592,12 @@ void PackBlock(const IgemmPackedA& a, const BRows& rows, IgemmBBlock* block) {
   for (int64_t j0 = 0; j0 < cols; j0 += nr) {
     const int64_t width = std::min<int64_t>(nr, cols - j0);
     int32_t* sums = block->column_sums + j0;
+    if (a.kernel().pack_panel != nullptr) {  // the kernel's own packing
+      // Either format stores 4 bytes per column per K group (a quad of bytes, a pair of int16).
+      a.kernel().pack_panel(rows, j0, k, width, block->is_signed, static_cast<char*>(block->panels) + j0 * kg * 4,
+                            sums);
+      continue;
+    }
 #if defined(__x86_64__)
     if (nr % 16 == 0) {  // the vector kernels' panels, 16 columns at a time
       for (int64_t c0 = 0; c0 < nr; c0 += 16) {

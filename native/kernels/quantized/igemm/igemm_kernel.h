@@ -35,6 +35,22 @@ using IgemmByteTileFn = void (*)(int64_t kq, const uint8_t* a, const int8_t* b, 
 // block whose edge is not a multiple of the tile skips the padding rather than computing it.
 using IgemmEdgeTileFn = IgemmTileFn (*)(int rows, int cols);
 using IgemmByteEdgeTileFn = IgemmByteTileFn (*)(int rows, int cols);
+// The rows of a B block for the packed-A arrangement: row kk at base + kk * ld, or at
+// pointers[kk] when given.
+struct IgemmRows {
+  const uint8_t* base = nullptr;
+  int64_t ld = 0;
+  const uint8_t* const* pointers = nullptr;
+  const uint8_t* at(int64_t kk, int64_t col) const {
+    return (pointers != nullptr ? pointers[kk] : base + kk * ld) + col;
+  }
+};
+// Packs one B panel of the packed-A arrangement (IgemmPackBBlock): columns [col0, col0 +
+// width) of K rows (width <= nr; the panel's other columns and the K padding stored as 0)
+// in the kernel's format, a uint8 B shifted to int8 in the byte format; sums[c] = the sum of
+// column c's stored values for c < width. Null: the portable packing in igemm.cc.
+using IgemmPackPanelFn = void (*)(const IgemmRows& rows, int64_t col0, int64_t k, int64_t width, bool is_signed,
+                                  void* dst, int32_t* sums);
 // Requantize (igemm.h).
 using RequantizeFn = void (*)(const int32_t* acc, int64_t n, int32_t bias, const float* multiplier, int64_t step,
                               int32_t zp, bool is_signed, void* out);
@@ -49,6 +65,7 @@ struct IgemmKernel {
   // Edge tiles for the packed-A arrangement (IgemmMultiplyBlock); null: full tiles only.
   IgemmEdgeTileFn edge_tile = nullptr;
   IgemmByteEdgeTileFn edge_tile_u8s8 = nullptr;
+  IgemmPackPanelFn pack_panel = nullptr;  // in the format its packed A takes (byte if tile_u8s8)
 };
 
 // Per-ISA kernels: null when not compiled for this architecture or not enabled on this CPU.

@@ -117,10 +117,48 @@ void Requantize(const int32_t* acc, int64_t n, int32_t bias, const float* multip
   }
 }
 
+// The pair panel packing (IgemmPackPanelFn) of 16 columns: per pair of K rows, two row
+// loads (a copy past `width`), widened to int16, word unpacks into pairs with a lane
+// fix-up, and the column sums by vpmaddwd against ones.
+void PackPanelPairs(const IgemmRows& rows, int64_t col0, int64_t k, int64_t width, bool is_signed, void* dst,
+                    int32_t* sums) {
+  static_assert(kNr == 16, "one panel is one 128-bit row of bytes");
+  const __m256i ones = _mm256_set1_epi16(1), zero = _mm256_setzero_si256();
+  const auto load = [&](int64_t kk) {
+    if (kk >= k) return zero;
+    const uint8_t* row = rows.at(kk, col0);
+    __m128i x;
+    if (width >= kNr) {
+      x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row));
+    } else {
+      alignas(16) uint8_t tmp[kNr] = {};
+      __builtin_memcpy(tmp, row, static_cast<size_t>(width));
+      x = _mm_load_si128(reinterpret_cast<const __m128i*>(tmp));
+    }
+    return is_signed ? _mm256_cvtepi8_epi16(x) : _mm256_cvtepu8_epi16(x);
+  };
+  __m256i s0 = zero, s1 = zero;
+  auto* out = static_cast<__m256i*>(dst);
+  for (int64_t p = 0, kp = (k + 1) / 2; p < kp; ++p, out += 2) {
+    const __m256i e0 = load(2 * p), e1 = load(2 * p + 1);
+    const __m256i lo = _mm256_unpacklo_epi16(e0, e1), hi = _mm256_unpackhi_epi16(e0, e1);  // 0-3|8-11, 4-7|12-15
+    const __m256i o0 = _mm256_permute2x128_si256(lo, hi, 0x20), o1 = _mm256_permute2x128_si256(lo, hi, 0x31);
+    _mm256_storeu_si256(out, o0);
+    _mm256_storeu_si256(out + 1, o1);
+    s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(o0, ones));
+    s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(o1, ones));
+  }
+  alignas(32) int32_t all[kNr];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(all), s0);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(all + 8), s1);
+  for (int64_t c = 0; c < width; ++c) sums[c] = all[c];
+}
+
 }  // namespace
 
 // Constant-initialized: igemm.cc hands it out only when IsaEnabled(Isa::kAvx2).
-extern const IgemmKernel kIgemmAvx2Kernel = {"avx2", kMr, kNr, Tile, Requantize, nullptr, EdgeTile, nullptr};
+extern const IgemmKernel kIgemmAvx2Kernel = {"avx2",  kMr,      kNr,     Tile,          Requantize,
+                                             nullptr, EdgeTile, nullptr, PackPanelPairs};
 
 }  // namespace igemm
 }  // namespace onnx_light

@@ -39,12 +39,65 @@ void TileU8S8(int64_t kq, const uint8_t* a, const int8_t* b, int32_t* c, int64_t
   PanelTile<ByteFormat, kMr, 2, 0>(kq, a, b, c, ldc, accumulate);
 }
 
+// The byte panel packing (IgemmPackPanelFn) of 32 columns: per quad of K rows, four row
+// loads (masked past `width`), a uint8 B shifted to int8 (xor 0x80), 256-bit byte and word
+// unpacks into quads with a lane fix-up, and the column sums by vpdpbusd against ones.
+template <bool kFull>
+void PackPanelBytesAs(const IgemmRows& rows, int64_t col0, int64_t k, int64_t width, bool is_signed, void* dst,
+                      int32_t* sums) {
+  static_assert(kNr == 32, "one panel is one 256-bit row of bytes");
+  const __mmask32 mask = kFull ? ~__mmask32{0} : static_cast<__mmask32>((uint64_t{1} << width) - 1);
+  const __m256i flip = _mm256_set1_epi8(static_cast<char>(is_signed ? 0x00 : 0x80));
+  const __m256i ones = _mm256_set1_epi8(1), zero = _mm256_setzero_si256();
+  const auto load = [&](int64_t kk) {
+    if (kk >= k) return zero;
+    const uint8_t* row = rows.at(kk, col0);
+    if (kFull) return _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row)), flip);
+    return _mm256_maskz_mov_epi8(mask, _mm256_xor_si256(_mm256_maskz_loadu_epi8(mask, row), flip));
+  };
+  __m256i s0 = zero, s1 = zero, s2 = zero, s3 = zero;
+  auto* out = static_cast<__m256i*>(dst);
+  for (int64_t q = 0, kq = (k + 3) / 4; q < kq; ++q, out += 4) {
+    const __m256i r0 = load(4 * q), r1 = load(4 * q + 1), r2 = load(4 * q + 2), r3 = load(4 * q + 3);
+    // Per 128-bit lane: a, c hold columns 0-7 (lane 1: 16-23), b, d columns 8-15 (24-31).
+    const __m256i a = _mm256_unpacklo_epi8(r0, r1), b = _mm256_unpackhi_epi8(r0, r1);
+    const __m256i c = _mm256_unpacklo_epi8(r2, r3), d = _mm256_unpackhi_epi8(r2, r3);
+    const __m256i q0 = _mm256_unpacklo_epi16(a, c), q1 = _mm256_unpackhi_epi16(a, c);  // 0-3|16-19, 4-7|20-23
+    const __m256i q2 = _mm256_unpacklo_epi16(b, d), q3 = _mm256_unpackhi_epi16(b, d);  // 8-11|24-27, 12-15|28-31
+    const __m256i o0 = _mm256_permute2x128_si256(q0, q1, 0x20), o1 = _mm256_permute2x128_si256(q2, q3, 0x20);
+    const __m256i o2 = _mm256_permute2x128_si256(q0, q1, 0x31), o3 = _mm256_permute2x128_si256(q2, q3, 0x31);
+    _mm256_storeu_si256(out, o0);
+    _mm256_storeu_si256(out + 1, o1);
+    _mm256_storeu_si256(out + 2, o2);
+    _mm256_storeu_si256(out + 3, o3);
+    s0 = _mm256_dpbusd_epi32(s0, ones, o0);
+    s1 = _mm256_dpbusd_epi32(s1, ones, o1);
+    s2 = _mm256_dpbusd_epi32(s2, ones, o2);
+    s3 = _mm256_dpbusd_epi32(s3, ones, o3);
+  }
+  alignas(32) int32_t all[kNr];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(all), s0);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(all + 8), s1);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(all + 16), s2);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(all + 24), s3);
+  for (int64_t c = 0; c < width; ++c) sums[c] = all[c];
+}
+
+void PackPanelBytes(const IgemmRows& rows, int64_t col0, int64_t k, int64_t width, bool is_signed, void* dst,
+                    int32_t* sums) {
+  if (width >= kNr) {
+    PackPanelBytesAs<true>(rows, col0, k, width, is_signed, dst, sums);
+  } else {
+    PackPanelBytesAs<false>(rows, col0, k, width, is_signed, dst, sums);
+  }
+}
+
 }  // namespace
 
 // Constant-initialized: igemm.cc hands it out only when IsaEnabled(Isa::kAvx512) and the
 // CPU has AVX512-VNNI.
 extern const IgemmKernel kIgemmAvx512VnniKernel = {
-    "avx512_vnni", kMr, kNr, Tile, Requantize, TileU8S8, EdgeTile<PairFormat>, EdgeTile<ByteFormat>};
+    "avx512_vnni", kMr, kNr, Tile, Requantize, TileU8S8, EdgeTile<PairFormat>, EdgeTile<ByteFormat>, PackPanelBytes};
 
 }  // namespace igemm
 }  // namespace onnx_light
