@@ -134,11 +134,22 @@ struct Plane2D {
       w = g.in_spatial[0], ow = g.out_spatial[0], kw = g.kernel[0], sw = g.strides[0], dw = g.dilations[0];
       pw = g.pads_begin[0];
     }
+    if (ok) TapColumns();
   }
-  // Output columns [lo, hi) whose tap kx falls inside the input row.
+  // Output columns [lo, hi) whose tap kx falls inside the input row (divided once per tap
+  // here, not per im2col row).
   static int64_t CeilDiv(int64_t a, int64_t b) { return a <= 0 ? 0 : (a + b - 1) / b; }
-  int64_t ColumnLo(int64_t kx) const { return std::min(ow, CeilDiv(pw - kx * dw, sw)); }
-  int64_t ColumnHi(int64_t kx) const { return std::min(ow, CeilDiv(w + pw - kx * dw, sw)); }
+  int64_t ColumnLo(int64_t kx) const { return column_lo[kx]; }
+  int64_t ColumnHi(int64_t kx) const { return column_hi[kx]; }
+  std::vector<int64_t> column_lo, column_hi;
+
+ private:
+  void TapColumns() {
+    for (int64_t kx = 0; kx < kw; ++kx) {
+      column_lo.push_back(std::min(ow, CeilDiv(pw - kx * dw, sw)));
+      column_hi.push_back(std::min(ow, CeilDiv(w + pw - kx * dw, sw)));
+    }
+  }
 };
 
 // dst[j] = src[j * stride] for j < n; stride 2 (the strided convolutions of CNNs) with a
@@ -422,9 +433,12 @@ Status IntegerConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const con
   // (the zero point byte) at the padded width wp. On the grid of positions oy * wp + ox,
   // im2col row (c, ky, kx) is one contiguous span of padded plane c from ky * dh * wp +
   // kx * dw, so blocks are packed from the planes with no im2col copy; the grid's columns
-  // ox >= ow are computed and dropped. Taken when they are at most an eighth of a row.
+  // ox >= ow are computed and dropped. Taken when they are at most a third of a row: an
+  // im2col row of a small plane is oh short spans (fill, copy, fill each), which the
+  // profile of ResNet-18's 14x14 and 7x7 3x3 layers shows costing more than the grid's
+  // extra columns (2 of 16 and 2 of 9 there).
   const int64_t wp = plane.ow + (plane.kw - 1) * plane.dw, hp = plane.oh + (plane.kh - 1) * plane.dh;
-  bool padded = !in_place && plane.ok && (wp - plane.ow) * 8 <= plane.ow;
+  bool padded = !in_place && plane.ok && (wp - plane.ow) * 3 <= plane.ow;
   for (int d = 0; d < g.rank; ++d) padded = padded && g.strides[d] == 1;
   const int64_t grid = padded ? (plane.oh - 1) * wp + plane.ow : positions;  // columns of the product
   const int64_t plane_stride = hp * wp;

@@ -426,6 +426,13 @@ INSTANTIATE_TEST_SUITE_P(
                                          ConvCase{"stride1_padded_grid", 2, 5, 30, 33, 13, 3, 1, 1, 1, 1},
                                          ConvCase{"stride1_dilated_padded_grid", 1, 6, 20, 40, 9, 3, 1, 1, 2, 2},
                                          ConvCase{"groups_padded_grid", 1, 6, 12, 24, 9, 3, 3, 1, 1, 1},
+                                         // 7x7 plane, 3x3 pad 1 (ResNet's last stage): the
+                                         // padded grid, 64 channels (an edge tile of rows).
+                                         ConvCase{"small_plane_padded_grid_64_channels", 1, 40, 7, 7, 64, 3, 1, 1, 1,
+                                                  1},
+                                         // 5x5 pad 2 on a 5-wide plane: the grid's extra columns
+                                         // would be most of a row, so stride 1 takes im2col.
+                                         ConvCase{"stride1_im2col_wide_kernel", 2, 6, 6, 5, 13, 5, 1, 1, 2, 1},
                                          ConvCase{"depthwise_3x3", 2, 13, 10, 9, 13, 3, 13, 1, 1, 1},
                                          ConvCase{"depthwise_5x5_stride2_dilated", 1, 7, 17, 16, 7, 5, 7, 2, 3, 2}),
                        ::testing::Values(0, 1, 2, 3)),
