@@ -172,6 +172,44 @@ TEST_P(IgemmVariantTest, RequantizeMatchesReferenceFormula) {
   }
 }
 
+// The reference's rounding where float arithmetic is closest to it: accumulators chosen so
+// that y = double(acc + bias) * multiplier + zp lies within a few multipliers of a
+// half-integer (exactly on it for the power-of-two multiplier), across the output range,
+// with multipliers down to 1e-7 (accumulators near 2^30, where float(acc) is inexact) and a
+// zero point beyond the 8-bit range; every lane against the double-precision formula.
+TEST_P(IgemmVariantTest, RequantizeMatchesReferenceAtAndNearHalfSteps) {
+  SKIP_UNLESS_KERNEL(GetParam(), kernel);
+  for (const float multiplier : {0x1p-10f, 0.0123f, 0.3f, 1e-4f, 1.7e-7f, 3.1e-8f}) {
+    for (const int32_t zp : {0, 120, -3, 1000}) {
+      for (const bool is_signed : {false, true}) {
+        const int32_t bias = -77;
+        std::vector<int32_t> acc;
+        for (int half = -300; half <= 300; ++half) {
+          const double target = (half + 0.5 - zp) / static_cast<double>(multiplier);
+          if (std::abs(target) > 2.1e9) continue;
+          for (int delta = -2; delta <= 2; ++delta) {
+            acc.push_back(static_cast<int32_t>(std::llround(target)) + delta - bias);
+          }
+        }
+        const int64_t n = static_cast<int64_t>(acc.size());
+        SCOPED_TRACE("multiplier=" + std::to_string(multiplier) + " zp=" + std::to_string(zp) +
+                     (is_signed ? " s8" : " u8") + " n=" + std::to_string(n));
+        std::vector<uint8_t> got(n);
+        kernel->requantize(acc.data(), n, bias, &multiplier, 0, zp, is_signed, got.data());
+        for (int64_t j = 0; j < n; ++j) {
+          const int32_t v = static_cast<int32_t>(static_cast<uint32_t>(acc[j]) + static_cast<uint32_t>(bias));
+          volatile double product = static_cast<double>(v) * multiplier;  // no fused multiply-add
+          const double r = std::nearbyint(product + zp);
+          const double lo = is_signed ? -128 : 0, hi = is_signed ? 127 : 255;
+          const int expected = static_cast<int>(std::min(hi, std::max(lo, r)));
+          const int value = is_signed ? static_cast<int8_t>(got[j]) : got[j];
+          ASSERT_EQ(value, expected) << "j=" << j << " acc=" << acc[j] << " y=" << product + zp;
+        }
+      }
+    }
+  }
+}
+
 // The transposed arrangement (constant A packed once, B packed per block): every shape of
 // Cases() with A's zero points per row, B's one zero point, B read with a row stride wider
 // than the block (as a convolution reads its input planes in place), the rows computed in
