@@ -75,16 +75,13 @@ IgemmTileFn EdgeTile(int rows, int cols) {
 // where that is exact and in double otherwise (igemm_kernel.h).
 template <bool Signed>
 void Requantize8(const int32_t* acc, __m256i bias, const float* multiplier, int64_t step, __m256 zpf, __m256d zp,
-                 __m256 near_half, void* out) {
+                 __m256 half_limit, void* out) {
   const __m256i v = _mm256_add_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc)), bias);
   const __m256 m = step != 0 ? _mm256_loadu_ps(multiplier) : _mm256_set1_ps(multiplier[0]);
   const __m256 y = _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(v), m), zpf);
   const __m256 r = _mm256_round_ps(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   const __m256 magnitude = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
-  const __m256 to_half = _mm256_sub_ps(_mm256_set1_ps(0.5f), _mm256_and_ps(_mm256_sub_ps(y, r), magnitude));
-  const __m256 near =
-      _mm256_and_ps(_mm256_cmp_ps(_mm256_and_ps(y, magnitude), _mm256_set1_ps(kRequantizeFloatRange), _CMP_LT_OQ),
-                    _mm256_cmp_ps(to_half, near_half, _CMP_LT_OQ));
+  const __m256 near = _mm256_cmp_ps(_mm256_and_ps(_mm256_sub_ps(y, r), magnitude), half_limit, _CMP_GT_OQ);
   __m128i words;
   if (_mm256_movemask_ps(near) == 0) {
     const __m256 lo = _mm256_set1_ps(Signed ? -128.0f : 0.0f), hi = _mm256_set1_ps(Signed ? 127.0f : 255.0f);
@@ -112,10 +109,10 @@ void RequantizeTo(const int32_t* acc, int64_t n, int32_t bias, const float* mult
   const __m256i vbias = _mm256_set1_epi32(bias);
   const __m256d vzp = _mm256_set1_pd(static_cast<double>(zp));
   const __m256 vzpf = _mm256_set1_ps(static_cast<float>(zp));
-  const __m256 near_half = _mm256_set1_ps(RequantizeNearHalf(zp));
+  const __m256 half_limit = _mm256_set1_ps(RequantizeHalfLimit(zp));
   int64_t j = 0;
   for (; j + 8 <= n; j += 8)
-    Requantize8<Signed>(acc + j, vbias, multiplier + j * step, step, vzpf, vzp, near_half, out + j);
+    Requantize8<Signed>(acc + j, vbias, multiplier + j * step, step, vzpf, vzp, half_limit, out + j);
   if (j == n) return;
   // The tail through the same vector code (one rounding path for every element).
   int32_t tail_acc[8] = {};
@@ -125,7 +122,7 @@ void RequantizeTo(const int32_t* acc, int64_t n, int32_t bias, const float* mult
     tail_acc[t - j] = acc[t];
     tail_multiplier[t - j] = multiplier[t * step];
   }
-  Requantize8<Signed>(tail_acc, vbias, tail_multiplier, 1, vzpf, vzp, near_half, tail_out);
+  Requantize8<Signed>(tail_acc, vbias, tail_multiplier, 1, vzpf, vzp, half_limit, tail_out);
   for (int64_t t = j; t < n; ++t) out[t] = tail_out[t - j];
 }
 
