@@ -34,12 +34,16 @@ inline typename S::V ExpOfShifted(typename S::V d) {
   }
 }
 
-// Lanes summed as a fixed pairwise tree: the order depends only on the lane count.
+// Lanes summed as a fixed pairwise tree: the order depends only on the lane count. Fully
+// unrolled (kLanes - 1 adds in log2(kLanes) levels): a row of 128 floats has only 8
+// AVX-512 vectors, so a looped tree was a visible part of its cost.
 template <class S>
 float SumLanes(typename S::V v) {
   float lanes[S::kLanes];
   S::Store(lanes, v);
+#pragma GCC unroll 8
   for (int width = S::kLanes / 2; width >= 1; width /= 2) {
+#pragma GCC unroll 16
     for (int l = 0; l < width; ++l) lanes[l] += lanes[l + width];
   }
   return lanes[0];
@@ -102,10 +106,16 @@ float RowMaxSimd(const float* x, int64_t n) {
     m3 = S::Max(S::Load(x + i + 3 * S::kLanes), m3);
   }
   for (; i + S::kLanes <= n; i += S::kLanes) m0 = S::Max(S::Load(x + i), m0);
+  // The lanes as a pairwise tree (log2(kLanes) levels, not a chain of kLanes - 1 compares
+  // that the exp pass waits for); the largest value whatever the order.
   float lanes[S::kLanes];
   S::Store(lanes, S::Max(S::Max(m0, m1), S::Max(m2, m3)));
+#pragma GCC unroll 8
+  for (int width = S::kLanes / 2; width >= 1; width /= 2) {
+#pragma GCC unroll 16
+    for (int l = 0; l < width; ++l) lanes[l] = lanes[l + width] > lanes[l] ? lanes[l + width] : lanes[l];
+  }
   float r = lanes[0];
-  for (int l = 1; l < S::kLanes; ++l) r = lanes[l] > r ? lanes[l] : r;
   for (; i < n; ++i) r = x[i] > r ? x[i] : r;
   return r;
 }
