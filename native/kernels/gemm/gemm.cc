@@ -520,7 +520,9 @@ const float* PrepackedB::GemvColumns() const {
       for (int64_t j = n0; j < std::min(n_, n0 + nr_); ++j) {
         float* out = dst + j / kDotsGroup * layout.group + j % kDotsGroup * layout.row;
         const float* in = &column[(j - n0) * k_];
-        for (int64_t kk = 0; kk < k_; ++kk) out[kk / block * layout.block + kk % block] = in[kk];
+        for (int64_t k0 = 0; k0 < k_; k0 += block, out += layout.block) {
+          std::memcpy(out, in + k0, sizeof(float) * std::min(block, k_ - k0));
+        }
       }
     }
   });
