@@ -27,6 +27,8 @@ F = TensorProto.FLOAT
 CASES = [
     ("Softmax", [1, 6, 128, 128], -1),
     ("Softmax", [1, 12, 512, 512], -1),
+    ("Softmax", [1, 12, 128, 128], -1),  # BERT-base attention scores, sequence 128
+    ("Softmax", [1, 12, 197, 197], -1),  # ViT-B/16 attention scores
     ("Softmax", [64, 1000], -1),
     ("Softmax", [8, 128, 64], 1),
     ("LogSoftmax", [1, 6, 128, 128], -1),

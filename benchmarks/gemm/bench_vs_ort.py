@@ -45,13 +45,21 @@ def matmul_case(m, n, k):
     return f"matmul_{m}x{n}x{k}", graph, feeds, 2.0 * m * n * k
 
 
-def classifier_case(k, n):
+def classifier_case(k, n, activation=""):
     """A fully connected layer at batch 1 as PyTorch exports it: Gemm(x, W[n, k], b) with
     transB=1 and constant weights (the GEMV path: MobileNetV3's 576x1024 and 1024x1000,
-    EfficientNet's 1280x1000)."""
+    EfficientNet's 1280x1000, ResNet-18's 512x1000), optionally followed by an activation
+    node (MobileNetV3's 576x1024 + HardSwish, which onnx-light fuses into FusedGemm)."""
     rng = np.random.default_rng(0)
+    if activation:
+        nodes = [
+            helper.make_node("Gemm", ["A", "W", "b"], ["G"], transB=1),
+            helper.make_node(activation, ["G"], ["Y"]),
+        ]
+    else:
+        nodes = [helper.make_node("Gemm", ["A", "W", "b"], ["Y"], transB=1)]
     graph = helper.make_graph(
-        [helper.make_node("Gemm", ["A", "W", "b"], ["Y"], transB=1)],
+        nodes,
         "fc",
         [helper.make_tensor_value_info("A", TensorProto.FLOAT, [1, k])],
         [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, n])],
@@ -60,7 +68,8 @@ def classifier_case(k, n):
             onnx.numpy_helper.from_array(rng.standard_normal((n,), np.float32), "b"),
         ],
     )
-    return f"classifier_{k}x{n}", graph, {"A": rng.standard_normal((1, k), np.float32)}, 2.0 * n * k
+    suffix = f"_{activation.lower()}" if activation else ""
+    return f"classifier_{k}x{n}{suffix}", graph, {"A": rng.standard_normal((1, k), np.float32)}, 2.0 * n * k
 
 
 def conv_case(name, n, c, h, w, m, kernel, stride=1, pad=0, group=1):
@@ -100,6 +109,8 @@ def cases(selection):
         classifier_case(576, 1024),
         classifier_case(1024, 1000),
         classifier_case(1280, 1000),
+        classifier_case(512, 1000),
+        classifier_case(576, 1024, "HardSwish"),
         matmul_case(256, 256, 256),
     ]
     conv = [

@@ -2,7 +2,11 @@
 // the outer axis, Softmax rows x 1024, LayerNormalization rows x 768, MaxPool 3x3/2) over
 // a size sweep from small through the crossover to large. A benchmark, not a test.
 //
-//   ./bazelw run --config=opt //benchmarks/reduce_norm:reduce_norm_bench -- [samples] [sweep|cost]
+//   ./bazelw run --config=opt //benchmarks/reduce_norm:reduce_norm_bench -- [samples] [sweep|cost|attention]
+//
+// `attention` runs only the attention-row Softmax cases (BERT-base [1,12,128,128], ViT-B/16
+// [1,12,197,197]) in the serial-cost format: the short-row case to profile, e.g.
+//   ONNX_LIGHT_MAX_ISA=avx2 valgrind --tool=callgrind bazel-bin/benchmarks/reduce_norm/reduce_norm_bench 1 attention
 //
 // For every shape it prints the median latency of: serial (no executor), 2 participants
 // with parallel.minimum_elements forced to 1 (the parallel path at every size, to find
@@ -221,13 +225,25 @@ std::vector<Case> CostCorpus() {
   return cases;
 }
 
+// Softmax over attention scores (last axis, short rows): the shapes of BERT-base at
+// sequence 128 and ViT-B/16 (197 tokens), one layer's node each.
+std::vector<Case> AttentionSoftmaxCorpus() {
+  std::vector<Case> cases;
+  for (int64_t tokens : {128, 197}) {
+    const std::string t = std::to_string(tokens);
+    cases.push_back({"cost", "Softmax [1,12," + t + "," + t + "] axis=-1", "Softmax", 13,
+                     {Filled(Shape({1, 12, tokens, tokens}))}, {}, 12 * tokens * tokens});
+  }
+  return cases;
+}
+
 }  // namespace
 }  // namespace onnx_light
 
 int main(int argc, char** argv) {
   using namespace onnx_light;
   const int samples = argc > 1 ? std::max(1, std::atoi(argv[1])) : 7;
-  const std::string only = argc > 2 ? argv[2] : "";  // "sweep" or "cost": run one section
+  const std::string only = argc > 2 ? argv[2] : "";  // "sweep", "cost" or "attention": run one section
   if (!KernelRegistry::Global().status().ok()) {
     std::fprintf(stderr, "%s\n", KernelRegistry::Global().status().ToString().c_str());
     return 1;
@@ -236,7 +252,7 @@ int main(int argc, char** argv) {
   std::printf("%-19s %-25s %8s | %9s %9s %9s | %9s %9s %9s | %6s %6s %6s\n", "family", "shape", "work",
               "ser_med", "frc2_med", "def2_med", "ser_min", "frc2_min", "def2_min", "frc_md", "frc_mn", "def_mn");
   std::vector<std::string> raw;
-  for (const Case& c : only == "cost" ? std::vector<Case>{} : Corpus()) {
+  for (const Case& c : only == "cost" || only == "attention" ? std::vector<Case>{} : Corpus()) {
     auto serial = Runner::Create(c, 1, false);
     auto forced = Runner::Create(c, 2, true);
     auto defaults = Runner::Create(c, 2, false);
@@ -253,7 +269,9 @@ int main(int argc, char** argv) {
   // 100 us, about three times the ~30 us (100k-cycle) cost of opening a region.
   std::printf("\nserial cost per work unit (min of %d samples) and the threshold it suggests\n", samples);
   std::printf("%-40s %10s %10s %14s\n", "case", "serial_us", "ns/unit", "100us/ns_unit");
-  for (const Case& c : only == "sweep" ? std::vector<Case>{} : CostCorpus()) {
+  const std::vector<Case> costs =
+      only == "sweep" ? std::vector<Case>{} : (only == "attention" ? AttentionSoftmaxCorpus() : CostCorpus());
+  for (const Case& c : costs) {
     auto serial = Runner::Create(c, 1, false);
     const auto t = SampleInterleaved({serial.get()}, samples);
     const double ns = Min(t[0]) * 1000.0 / static_cast<double>(c.work);

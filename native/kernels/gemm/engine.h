@@ -29,6 +29,9 @@ struct GemmProblem {
   // row_bias[i] added to row i of C once its K reduction is complete, before the epilogue
   // (a convolution's per-channel bias); null: none.
   const float* row_bias = nullptr;
+  // With m == 1 and a transposed B: the layout (microkernel.h) in which p.b holds B's
+  // columns for the dots-form GEMV (PrepackedB's GEMV copy); null: K-vectors ldb apart.
+  const DotsLayout* b_dots = nullptr;
 };
 
 // `b_source` (optional) supplies B's panels instead of p.b for the tiled path; the GEMV

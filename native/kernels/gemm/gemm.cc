@@ -144,24 +144,30 @@ Grid ChooseGrid(const MicroKernel& kernel, int64_t m, int64_t n, int64_t k, int 
 
 // GEMV (m == 1 or n == 1), serial over output columns [j0, j1) of the vector result.
 struct GemvPlan {
-  GemvFn fn = nullptr;
-  const float* x = nullptr;  // contiguous K-vector
+  GemvFn rows_fn = nullptr;      // rows form
+  GemvDotsFn dots_fn = nullptr;  // dots form
+  const float* x = nullptr;      // contiguous K-vector
   const float* mat = nullptr;
-  int64_t ld = 0;
+  int64_t ld = 0;   // rows form
+  DotsLayout dots;  // dots form
   int64_t k = 0;
   float* out = nullptr;
   int64_t out_stride = 0;
   float alpha = 1.0f, beta = 0.0f;
-  bool rows_form = true;  // mat[kk * ld + j] vs mat[j * ld + kk]
+  bool rows_form = true;  // mat[kk * ld + j] vs DotsLayout
   const Epilogue* epilogue = nullptr;
 };
 
+// j0 is a multiple of kDotsGroup in the dots form (where its group starts).
 void RunGemv(const GemvPlan& g, int64_t j0, int64_t j1) {
   alignas(64) float y[kGemvChunk];
   for (int64_t j = j0; j < j1; j += kGemvChunk) {
     const int64_t n = std::min(kGemvChunk, j1 - j);
-    const float* mat = g.rows_form ? g.mat + j : g.mat + j * g.ld;
-    g.fn(g.k, n, g.x, mat, g.ld, y);
+    if (g.rows_form) {
+      g.rows_fn(g.k, n, g.x, g.mat + j, g.ld, y);
+    } else {
+      g.dots_fn(g.k, n, g.x, g.mat + j / kDotsGroup * g.dots.group, g.dots, y);
+    }
     float* out = g.out + j * g.out_stride;
     for (int64_t t = 0; t < n; ++t) {
       float& o = out[t * g.out_stride];
@@ -176,6 +182,11 @@ void RunGemv(const GemvPlan& g, int64_t j0, int64_t j1) {
       }
     }
   }
+}
+
+// The dots form's layout of K-vectors ld apart (DotsLayout).
+DotsLayout DenseDots(const MicroKernel& kernel, int64_t ld) {
+  return DotsLayout{ld, kernel.dots_block, kDotsGroup * ld};
 }
 
 // The GEMV view of a problem with m == 1 or n == 1; `x_copy` receives a strided vector
@@ -207,7 +218,9 @@ GemvPlan MakeGemvPlan(const MicroKernel& kernel, const GemmProblem& p, float* x_
     g.out = p.c;
     g.out_stride = p.ldc;
   }
-  g.fn = g.rows_form ? kernel.gemv_rows : kernel.gemv_dots;
+  g.rows_fn = kernel.gemv_rows;
+  g.dots_fn = kernel.gemv_dots;
+  g.dots = p.m == 1 && p.b_dots != nullptr ? *p.b_dots : DenseDots(kernel, g.ld);
   *needs_copy = x_stride != 1 && p.k > 1;
   if (*needs_copy) {
     if (x_copy != nullptr) {
@@ -480,24 +493,50 @@ void PrepackedB::UnpackPanel(int64_t n0, bool column_major, float* dst) const {
   }
 }
 
-const float* PrepackedB::DenseColumns() const {
-  std::call_once(dense_once_, [this] {
-    dense_columns_.resize(static_cast<size_t>(n_padded_ * k_));
-    for (int64_t n0 = 0; n0 < n_padded_; n0 += nr_) UnpackPanel(n0, /*column_major=*/true, &dense_columns_[n0 * k_]);
+namespace {
+
+// PrepackedB's GEMV copy: groups of kDotsGroup columns, each K block of the dots form
+// holding the group's columns side by side (DotsLayout's interleaved form).
+DotsLayout GemvLayout(const MicroKernel& kernel, int64_t k) {
+  const int64_t block = kernel.dots_block;
+  return DotsLayout{block, kDotsGroup * block, kDotsGroup * RoundUp(std::max<int64_t>(k, 1), block)};
+}
+
+}  // namespace
+
+const float* PrepackedB::GemvColumns() const {
+  std::call_once(gemv_once_, [this] {
+    const MicroKernel& kernel = BestKernel();  // as Create's
+    const DotsLayout layout = GemvLayout(kernel, k_);
+    const int64_t groups = CeilDiv(n_, kDotsGroup), block = kernel.dots_block;
+    gemv_columns_.assign(static_cast<size_t>(groups * layout.group) + kAlign / sizeof(float), 0.0f);
+    // 64-byte aligned: each column's block starts a cache line when dots_block fills lines.
+    const uintptr_t address = reinterpret_cast<uintptr_t>(gemv_columns_.data());
+    float* dst = gemv_columns_.data() + (kAlign - address % kAlign) % kAlign / sizeof(float);
+    gemv_columns_start_ = dst;
+    std::vector<float> column(static_cast<size_t>(nr_ * k_));
+    for (int64_t n0 = 0; n0 < n_; n0 += nr_) {
+      UnpackPanel(n0, /*column_major=*/true, column.data());
+      for (int64_t j = n0; j < std::min(n_, n0 + nr_); ++j) {
+        float* out = dst + j / kDotsGroup * layout.group + j % kDotsGroup * layout.row;
+        const float* in = &column[(j - n0) * k_];
+        for (int64_t k0 = 0; k0 < k_; k0 += block, out += layout.block) {
+          std::memcpy(out, in + k0, sizeof(float) * std::min(block, k_ - k0));
+        }
+      }
+    }
   });
-  return dense_columns_.data();
+  return gemv_columns_start_;
 }
 
 namespace {
 
-// m == 1 against a prepacked B, parallel over panels of nr columns: each panel unpacked
-// (all K rows) in the layout the dense GEMV streams (rows form; one K-vector per column
-// when B is transposed), then RunGemv on it, so every output has the dense path's
-// summation order and epilogue.
+// m == 1 against a prepacked, untransposed B, parallel over panels of nr columns: each
+// panel unpacked (all K rows) in the layout the dense GEMV streams (rows form), then
+// RunGemv on it, so every output has the dense path's summation order and epilogue.
 Status PrepackedGemvRow(const MicroKernel& kernel, const ParallelContext& parallel, Allocator* allocator,
                         const GemmTuning& tuning, const GemmProblem& p, const PrepackedB& b, GemmStats* stats) {
   const int64_t k = p.k, n = p.n, nr = b.nr(), panels = CeilDiv(n, nr);
-  const bool rows_form = !p.trans_b;
   const int64_t x_stride = p.trans_a ? p.lda : 1;
   const ParallelPlan plan{"gemm.gemv_columns", 1};  // the dense GEMV's region and threshold, split by panels
   const bool parallel_ok = GemvWorkUnits(p) >= tuning.parallel_minimum_tasks;
@@ -525,22 +564,20 @@ Status PrepackedGemvRow(const MicroKernel& kernel, const ParallelContext& parall
     float* slab = slabs[participant];
     for (int64_t panel = begin; panel < end; ++panel) {
       const int64_t n0 = panel * nr;
-      b.UnpackPanel(n0, /*column_major=*/!rows_form, slab);
+      b.UnpackPanel(n0, /*column_major=*/false, slab);
       GemvPlan g;
-      g.fn = rows_form ? kernel.gemv_rows : kernel.gemv_dots;
+      g.rows_fn = kernel.gemv_rows;
       g.x = x;
-      g.ld = rows_form ? nr : k;
+      g.ld = nr;
       g.k = k;
       g.out = p.c;
       g.out_stride = 1;
       g.alpha = p.alpha;
       g.beta = p.beta;
-      g.rows_form = rows_form;
+      g.rows_form = true;
       g.epilogue = p.epilogue;
-      // RunGemv addresses column j at mat + j (rows form) or mat + j * ld: the slab holds
-      // columns from n0 on.
-      const uintptr_t origin =
-          reinterpret_cast<uintptr_t>(slab) - static_cast<uintptr_t>(sizeof(float) * (rows_form ? n0 : n0 * k));
+      // RunGemv addresses column j at mat + j: the slab holds columns from n0 on.
+      const uintptr_t origin = reinterpret_cast<uintptr_t>(slab) - static_cast<uintptr_t>(sizeof(float) * n0);
       g.mat = reinterpret_cast<const float*>(origin);
       RunGemv(g, n0, std::min(n, n0 + nr));
     }
@@ -561,10 +598,13 @@ Status SgemmPrepackedB(const ParallelContext& parallel, Allocator* allocator, co
     return SgemmWith(kernel, parallel, allocator, tuning, p, stats, &b);
   }
   if (b.trans_b() && b.n() > 1) {
-    // One row against a transposed B: the dense GEMV over the kept K-vectors per column
-    // (its summation order and epilogue, its region and threshold).
-    p.b = b.DenseColumns();
+    // One row against a transposed B (a classifier head): the dots-form GEMV over the kept
+    // interleaved copy, read as one forward stream (the dense GEMV's summation order and
+    // epilogue, its region and threshold).
+    const DotsLayout layout = GemvLayout(kernel, b.k());
+    p.b = b.GemvColumns();
     p.ldb = b.k();
+    p.b_dots = &layout;
     return SgemmWith(kernel, parallel, allocator, tuning, p, stats, nullptr);
   }
   if (b.n() == 1) {

@@ -5,7 +5,8 @@
 // Structure (GotoBLAS/BLIS): B is packed block by block (KC x NC, L2-resident) into panels
 // of NR columns, A is packed one MR-row micro-panel at a time (L1-resident), and a
 // microkernel chosen at run time for the CPU (AVX-512, AVX2+FMA, NEON, portable scalar)
-// accumulates MR x NR register tiles. M == 1 or N == 1 take a bandwidth-bound GEMV path.
+// accumulates MR x NR register tiles. M == 1 or N == 1 take a bandwidth-bound GEMV path
+// (a constant transposed B keeps a copy laid out for it: PrepackedB::GemvColumns).
 //
 // Parallelism: the output is cut into a 2-D grid of tiles (M x N blocks) run through
 // ParallelFor; every element's K reduction has one fixed order, so the result is
@@ -139,11 +140,14 @@ class PrepackedB final : public PackedBSource {
   // all K rows: k-major (dst[k * nr() + j]) or one K-vector per column (dst[j * k() + k]).
   void UnpackPanel(int64_t n0, bool column_major, float* dst) const;
 
-  // op(B) as one K-vector per column (dst[j * k() + k]), unpacked on the first call and
-  // kept: a transposed B read by one-row products (a batch-1 classifier head) streams it
-  // as the dense GEMV does, instead of transposing every panel on every run. It costs the
-  // dense B's size again, only in sessions that run such a product. Thread-safe.
-  const float* DenseColumns() const;
+  // op(B)'s columns in the layout the one-row GEMV of a transposed B streams (a batch-1
+  // classifier head: the dots form's interleaved DotsLayout of the microkernel this process
+  // runs, microkernel.h): built on the first call and kept, 64-byte aligned, so that the
+  // GEMV reads the weights as one forward stream, each group of columns side by side, instead
+  // of a K-vector per column at a time (or transposing every panel on every run). The same
+  // bits as the dense GEMV. It costs the dense B's size again, only in sessions that run
+  // such a product. Thread-safe.
+  const float* GemvColumns() const;
 
  private:
   PrepackedB() = default;
@@ -153,8 +157,9 @@ class PrepackedB final : public PackedBSource {
   bool trans_b_ = false;
   int64_t ldb_ = 0;  // of the dense B Create read: the GEMV view of n == 1 keeps it
   int64_t k_ = 0, n_ = 0, kc_ = 1, nr_ = 1, n_padded_ = 0;
-  mutable std::once_flag dense_once_;
-  mutable std::vector<float> dense_columns_;
+  mutable std::once_flag gemv_once_;
+  mutable std::vector<float> gemv_columns_;
+  mutable const float* gemv_columns_start_ = nullptr;  // in gemv_columns_, 64-byte aligned
 };
 
 // C = alpha * op(A) * B + beta * C with B prepacked (shapes: op(A) m x k, B b.k() x b.n()).

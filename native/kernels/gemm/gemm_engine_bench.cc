@@ -1,7 +1,11 @@
 // GFLOP/s of the GEMM engine, one CSV row per repetition (single-thread GFLOP/s from the
 // thread's CPU time, which other processes on a shared machine do not inflate):
-//   gemm_engine_bench [--kernel=NAME] [--kc=KC] [--nc=NC] [--threads=N] [--reps=R] M N K [ta tb]
+//   gemm_engine_bench [--kernel=NAME] [--kc=KC] [--nc=NC] [--threads=N] [--reps=R] [--prepacked] M N K [ta tb]
 // --kc / --nc replace the kernel's cache blocking (NC should be a multiple of its NR).
+// --prepacked runs SgemmPrepackedB (best kernel) on B packed once before the timed runs:
+// the path of Gemm/MatMul/FusedGemm with a constant B; at M = 1 with tb = 1 (a classifier
+// head, e.g. `--prepacked 1 1000 1024 0 1`) it streams PrepackedB::GemvColumns, whose
+// first use (building that copy) is one of the warm-up runs.
 // --kernel=read_sum instead sums the floats of an M*N*K / min(M, N)-element matrix (the
 // matrix a GEMV streams) on one thread: the read bandwidth ceiling of one core, reported
 // in the gflops column as GB/s.
@@ -12,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -58,6 +63,7 @@ int main(int argc, char** argv) {
   std::string kernel_name;
   int threads = 1, reps = 10;
   int64_t kc = 0, nc = 0;
+  bool prepacked = false;
   std::vector<int64_t> dims;
   for (int i = 1; i < argc; ++i) {
     if (std::strncmp(argv[i], "--kernel=", 9) == 0)
@@ -70,12 +76,15 @@ int main(int argc, char** argv) {
       kc = std::atoll(argv[i] + 5);
     else if (std::strncmp(argv[i], "--nc=", 5) == 0)
       nc = std::atoll(argv[i] + 5);
+    else if (std::strcmp(argv[i], "--prepacked") == 0)
+      prepacked = true;
     else
       dims.push_back(std::atoll(argv[i]));
   }
   if (dims.size() != 3 && dims.size() != 5) {
     std::fprintf(stderr,
-                 "usage: gemm_engine_bench [--kernel=K] [--kc=KC] [--nc=NC] [--threads=N] [--reps=R] M N K [ta tb]\n");
+                 "usage: gemm_engine_bench [--kernel=K] [--kc=KC] [--nc=NC] [--threads=N] [--reps=R] [--prepacked] M N "
+                 "K [ta tb]\n");
     return 2;
   }
   const int64_t m = dims[0], n = dims[1], k = dims[2];
@@ -102,13 +111,25 @@ int main(int argc, char** argv) {
   GemmTuning tuning;
   tuning.parallel_minimum_tasks = 1;
   const GemmProblem p{ta, tb, m, n, k, 1.0f, a.data(), ta ? m : k, b.data(), tb ? k : n, 0.0f, c.data(), n};
+  std::shared_ptr<const PrepackedB> packed_b;
+  if (prepacked) {
+    auto created = PrepackedB::Create(&allocator, tb, k, n, b.data(), p.ldb);
+    if (!created.ok()) {
+      std::fprintf(stderr, "%s\n", created.status().ToString().c_str());
+      return 1;
+    }
+    packed_b = *created;
+    kernel = BestKernel();  // the layout PrepackedB packed for
+  }
   // process_cpu_seconds sums every participant's CPU time: compared with the one-thread
   // figure it shows the work a parallel split adds (repacking, partition, waiting spins).
   std::printf("kernel,threads,m,n,k,rep,wall_seconds,cpu_seconds,process_cpu_seconds,gflops,kc,nc\n");
   for (int rep = -2; rep < reps; ++rep) {  // two warm-up runs
     const auto start = std::chrono::steady_clock::now();
     const double cpu_start = CpuNow(CLOCK_THREAD_CPUTIME_ID), process_start = CpuNow(CLOCK_PROCESS_CPUTIME_ID);
-    const Status s = SgemmWith(kernel, parallel, &allocator, tuning, p, nullptr);
+    const Status s = prepacked ? SgemmPrepackedB(parallel, &allocator, tuning, ta, m, 1.0f, a.data(), p.lda, *packed_b,
+                                                 0.0f, c.data(), n)
+                               : SgemmWith(kernel, parallel, &allocator, tuning, p, nullptr);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double cpu = CpuNow(CLOCK_THREAD_CPUTIME_ID) - cpu_start;
     const double process_cpu = CpuNow(CLOCK_PROCESS_CPUTIME_ID) - process_start;

@@ -14,9 +14,24 @@ namespace gemm {
 using TileFn = void (*)(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, float alpha, float beta);
 // GEMV building blocks, y[j] for j < n (y is written, not accumulated):
 //   rows form: y[j] = sum_k x[k] * m[k * ld + j]   (matrix rows run along k)
-//   dots form: y[j] = sum_k x[k] * m[j * ld + k]   (each y is one dot product)
-// Each y[j] has one summation order whatever n or the position of j.
+//   dots form: y[j] = sum_k x[k] * M(j, k)         (each y is one dot product)
+// Each y[j] has one summation order whatever n, the position of j or the layout.
 using GemvFn = void (*)(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, float* y);
+
+// The dots form reads columns in groups of kDotsGroup (its kernels run one group at a
+// time) and K in blocks of the kernel's dots_block (one step of its loop), element M(j, k) at
+//   m + (j / kDotsGroup) * group + (j % kDotsGroup) * row + (k / dots_block) * block + k % dots_block.
+// Dense (one K-vector per column, ld apart): {row = ld, block = dots_block, group = kDotsGroup * ld}.
+// Interleaved (PrepackedB's GEMV copy: the matrix read as one forward stream, a group's
+// columns side by side block by block): {row = dots_block, block = kDotsGroup * dots_block,
+// group = kDotsGroup * K rounded up to dots_block}. The layout moves no arithmetic: a column
+// gives the same bits in either.
+constexpr int kDotsGroup = 4;
+struct DotsLayout {
+  int64_t row = 0, block = 0, group = 0;
+};
+// Calls start at a column that is a multiple of kDotsGroup (m points at its group).
+using GemvDotsFn = void (*)(int64_t k, int64_t n, const float* x, const float* m, const DotsLayout& layout, float* y);
 
 // Internal linkage (an unnamed namespace in this header): the per-ISA files are compiled
 // with their ISA's flags, and an inline member with external linkage emitted there could be
@@ -57,7 +72,8 @@ struct MicroKernel {
   int64_t nc;  // N block: the packed B block (kc x nc) stays in L2
   TileFn tile;
   GemvFn gemv_rows;
-  GemvFn gemv_dots;
+  GemvDotsFn gemv_dots;
+  int dots_block;  // K block of gemv_dots (DotsLayout)
 };
 
 // Per-ISA kernels; each returns null when not compiled for this architecture or not

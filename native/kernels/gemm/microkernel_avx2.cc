@@ -98,38 +98,47 @@ float HorizontalSum(__m256 v) {
   return _mm_cvtss_f32(_mm_add_ss(t, _mm_movehdup_ps(t)));
 }
 
+// K block of the dots form: one step of Dots (two vectors per column).
+constexpr int kDotsBlock = 16;
+
+// Dot products of `Rows` columns (one group, DotsLayout) with x, two accumulators per
+// column and the partial last block in scalar fused multiply-adds; every column follows
+// the same sequence whatever Rows or the layout is.
 template <int Rows>
-void Dots(int64_t k, const float* x, const float* m, int64_t ld, float* y) {
+void Dots(int64_t k, const float* x, const float* m, const DotsLayout& l, float* y) {
   __m256 acc0[Rows], acc1[Rows];
   for (int r = 0; r < Rows; ++r) acc0[r] = acc1[r] = _mm256_setzero_ps();
+  const int64_t ahead = kGemvPrefetch / kDotsBlock * l.block;
+  const float* block = m;
   int64_t kk = 0;
-  for (; kk + 16 <= k; kk += 16) {
+  for (; kk + kDotsBlock <= k; kk += kDotsBlock, block += l.block) {
     const __m256 x0 = _mm256_loadu_ps(x + kk), x1 = _mm256_loadu_ps(x + kk + 8);
     for (int r = 0; r < Rows; ++r) {
-      const float* row = m + r * ld + kk;
-      _mm_prefetch(reinterpret_cast<const char*>(row + kGemvPrefetch), _MM_HINT_T0);
+      const float* row = block + r * l.row;
+      _mm_prefetch(reinterpret_cast<const char*>(row + ahead), _MM_HINT_T0);
       acc0[r] = _mm256_fmadd_ps(x0, _mm256_loadu_ps(row), acc0[r]);
       acc1[r] = _mm256_fmadd_ps(x1, _mm256_loadu_ps(row + 8), acc1[r]);
     }
   }
   for (int r = 0; r < Rows; ++r) {
     float sum = HorizontalSum(_mm256_add_ps(acc0[r], acc1[r]));
-    for (int64_t t = kk; t < k; ++t) sum = __builtin_fmaf(x[t], m[r * ld + t], sum);
+    for (int64_t t = 0; kk + t < k; ++t) sum = __builtin_fmaf(x[kk + t], block[r * l.row + t], sum);
     y[r] = sum;
   }
 }
 
-void GemvDots(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, float* y) {
+void GemvDots(int64_t k, int64_t n, const float* x, const float* m, const DotsLayout& l, float* y) {
   int64_t j = 0;
-  for (; j + 4 <= n; j += 4) Dots<4>(k, x, m + j * ld, ld, y + j);
-  for (; j < n; ++j) Dots<1>(k, x, m + j * ld, ld, y + j);
+  for (; j + kDotsGroup <= n; j += kDotsGroup) Dots<kDotsGroup>(k, x, m + j / kDotsGroup * l.group, l, y + j);
+  for (; j < n; ++j) Dots<1>(k, x, m + j / kDotsGroup * l.group + j % kDotsGroup * l.row, l, y + j);
 }
 
 }  // namespace
 
 // Constant-initialized (no code runs before a CPU check): gemm.cc hands them out only
 // when IsaEnabled(Isa::kAvx2).
-extern const MicroKernel kAvx2MicroKernel = {"avx2", kMr, kNr, /*kc=*/256, /*nc=*/512, Tile, GemvRows, GemvDots};
+extern const MicroKernel kAvx2MicroKernel = {"avx2", kMr,      kNr,      /*kc=*/256, /*nc=*/512,
+                                             Tile,   GemvRows, GemvDots, kDotsBlock};
 
 }  // namespace gemm
 }  // namespace onnx_light

@@ -109,47 +109,54 @@ void GemvRows(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, 
   for (; kk < k; ++kk) AccumulateRows<1>(x + kk, m + kk * ld, ld, n, y);
 }
 
-// Dot products of `Rows` matrix rows with x, two accumulators per row; every row follows
-// the same sequence whatever Rows is.
+// K block of the dots form: one step of Dots (two vectors per column).
+constexpr int kDotsBlock = 32;
+
+// Dot products of `Rows` columns (one group, DotsLayout) with x, two accumulators per
+// column; every column follows the same sequence whatever Rows or the layout is. Each
+// column's stream is prefetched kGemvPrefetch floats of K ahead, which in the interleaved
+// layout runs on into the next group.
 template <int Rows>
-void Dots(int64_t k, const float* x, const float* m, int64_t ld, float* y) {
+void Dots(int64_t k, const float* x, const float* m, const DotsLayout& l, float* y) {
   __m512 acc0[Rows], acc1[Rows];
   for (int r = 0; r < Rows; ++r) acc0[r] = acc1[r] = _mm512_setzero_ps();
+  const int64_t ahead = kGemvPrefetch / kDotsBlock * l.block;
+  const float* block = m;
   int64_t kk = 0;
-  for (; kk + 32 <= k; kk += 32) {
+  for (; kk + kDotsBlock <= k; kk += kDotsBlock, block += l.block) {
     const __m512 x0 = _mm512_loadu_ps(x + kk), x1 = _mm512_loadu_ps(x + kk + 16);
     for (int r = 0; r < Rows; ++r) {
-      const float* row = m + r * ld + kk;
-      _mm_prefetch(reinterpret_cast<const char*>(row + kGemvPrefetch), _MM_HINT_T0);
-      _mm_prefetch(reinterpret_cast<const char*>(row + kGemvPrefetch + 16), _MM_HINT_T0);
+      const float* row = block + r * l.row;
+      _mm_prefetch(reinterpret_cast<const char*>(row + ahead), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(row + ahead + 16), _MM_HINT_T0);
       acc0[r] = _mm512_fmadd_ps(x0, _mm512_loadu_ps(row), acc0[r]);
       acc1[r] = _mm512_fmadd_ps(x1, _mm512_loadu_ps(row + 16), acc1[r]);
     }
   }
-  for (; kk < k; kk += 16) {
-    const __mmask16 mask = Mask(k - kk);
-    const __m512 xv = _mm512_maskz_loadu_ps(mask, x + kk);
+  for (int64_t t = 0; kk + t < k; t += 16) {  // the last, partial block
+    const __mmask16 mask = Mask(k - kk - t);
+    const __m512 xv = _mm512_maskz_loadu_ps(mask, x + kk + t);
     for (int r = 0; r < Rows; ++r) {
-      acc0[r] = _mm512_fmadd_ps(xv, _mm512_maskz_loadu_ps(mask, m + r * ld + kk), acc0[r]);
+      acc0[r] = _mm512_fmadd_ps(xv, _mm512_maskz_loadu_ps(mask, block + r * l.row + t), acc0[r]);
     }
   }
   for (int r = 0; r < Rows; ++r) y[r] = _mm512_reduce_add_ps(_mm512_add_ps(acc0[r], acc1[r]));
 }
 
-void GemvDots(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, float* y) {
+void GemvDots(int64_t k, int64_t n, const float* x, const float* m, const DotsLayout& l, float* y) {
   int64_t j = 0;
-  for (; j + 4 <= n; j += 4) Dots<4>(k, x, m + j * ld, ld, y + j);
-  for (; j < n; ++j) Dots<1>(k, x, m + j * ld, ld, y + j);
+  for (; j + kDotsGroup <= n; j += kDotsGroup) Dots<kDotsGroup>(k, x, m + j / kDotsGroup * l.group, l, y + j);
+  for (; j < n; ++j) Dots<1>(k, x, m + j / kDotsGroup * l.group + j % kDotsGroup * l.row, l, y + j);
 }
 
 }  // namespace
 
 // Constant-initialized (no code runs before a CPU check): gemm.cc hands them out only
 // when IsaEnabled(Isa::kAvx512).
-extern const MicroKernel kAvx512MicroKernel = {"avx512_12x32", 12,          32,       /*kc=*/256,
-                                               /*nc=*/640,     Tile<12, 2>, GemvRows, GemvDots};
-extern const MicroKernel kAvx512Tile8x48MicroKernel = {"avx512_8x48", 8,          48,       /*kc=*/384,
-                                                       /*nc=*/672,    Tile<8, 3>, GemvRows, GemvDots};
+extern const MicroKernel kAvx512MicroKernel = {"avx512_12x32", 12,       32,       /*kc=*/256, /*nc=*/640,
+                                               Tile<12, 2>,    GemvRows, GemvDots, kDotsBlock};
+extern const MicroKernel kAvx512Tile8x48MicroKernel = {"avx512_8x48", 8,        48,       /*kc=*/384, /*nc=*/672,
+                                                       Tile<8, 3>,    GemvRows, GemvDots, kDotsBlock};
 
 }  // namespace gemm
 }  // namespace onnx_light

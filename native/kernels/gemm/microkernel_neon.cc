@@ -82,41 +82,47 @@ void GemvRows(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, 
   for (; kk < k; ++kk) AccumulateRows<1>(x + kk, m + kk * ld, ld, n, y);
 }
 
-// Dot products of `Rows` matrix rows with x, four accumulators per row; every row follows
-// the same sequence whatever Rows is.
+// K block of the dots form: one step of Dots (four vectors per column).
+constexpr int kDotsBlock = 16;
+
+// Dot products of `Rows` columns (one group, DotsLayout) with x, four accumulators per
+// column and the partial last block in scalar fused multiply-adds; every column follows
+// the same sequence whatever Rows or the layout is.
 template <int Rows>
-void Dots(int64_t k, const float* x, const float* m, int64_t ld, float* y) {
+void Dots(int64_t k, const float* x, const float* m, const DotsLayout& l, float* y) {
   float32x4_t acc[Rows][4];
   for (int r = 0; r < Rows; ++r) {
     for (int q = 0; q < 4; ++q) acc[r][q] = vdupq_n_f32(0.0f);
   }
+  const int64_t ahead = kGemvPrefetch / kDotsBlock * l.block;
+  const float* block = m;
   int64_t kk = 0;
-  for (; kk + 16 <= k; kk += 16) {
+  for (; kk + kDotsBlock <= k; kk += kDotsBlock, block += l.block) {
     float32x4_t xv[4];
     for (int q = 0; q < 4; ++q) xv[q] = vld1q_f32(x + kk + 4 * q);
     for (int r = 0; r < Rows; ++r) {
-      const float* row = m + r * ld + kk;
-      __builtin_prefetch(row + kGemvPrefetch);
+      const float* row = block + r * l.row;
+      __builtin_prefetch(row + ahead);
       for (int q = 0; q < 4; ++q) acc[r][q] = vfmaq_f32(acc[r][q], xv[q], vld1q_f32(row + 4 * q));
     }
   }
   for (int r = 0; r < Rows; ++r) {
     float sum = vaddvq_f32(vaddq_f32(vaddq_f32(acc[r][0], acc[r][1]), vaddq_f32(acc[r][2], acc[r][3])));
-    for (int64_t t = kk; t < k; ++t) sum = __builtin_fmaf(x[t], m[r * ld + t], sum);
+    for (int64_t t = 0; kk + t < k; ++t) sum = __builtin_fmaf(x[kk + t], block[r * l.row + t], sum);
     y[r] = sum;
   }
 }
 
-void GemvDots(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, float* y) {
+void GemvDots(int64_t k, int64_t n, const float* x, const float* m, const DotsLayout& l, float* y) {
   int64_t j = 0;
-  for (; j + 4 <= n; j += 4) Dots<4>(k, x, m + j * ld, ld, y + j);
-  for (; j < n; ++j) Dots<1>(k, x, m + j * ld, ld, y + j);
+  for (; j + kDotsGroup <= n; j += kDotsGroup) Dots<kDotsGroup>(k, x, m + j / kDotsGroup * l.group, l, y + j);
+  for (; j < n; ++j) Dots<1>(k, x, m + j / kDotsGroup * l.group + j % kDotsGroup * l.row, l, y + j);
 }
 
 }  // namespace
 
 const MicroKernel* NeonKernel() {
-  static const MicroKernel kernel{"neon", kMr, kNr, /*kc=*/256, /*nc=*/480, Tile, GemvRows, GemvDots};
+  static const MicroKernel kernel{"neon", kMr, kNr, /*kc=*/256, /*nc=*/480, Tile, GemvRows, GemvDots, kDotsBlock};
   return &kernel;
 }
 

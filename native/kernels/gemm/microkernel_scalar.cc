@@ -33,11 +33,17 @@ void GemvRows(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, 
   }
 }
 
-void GemvDots(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, float* y) {
+// K block of the dots form (the sum runs in k order; the block only addresses the layout).
+constexpr int kDotsBlock = 16;
+
+void GemvDots(int64_t k, int64_t n, const float* x, const float* m, const DotsLayout& l, float* y) {
   for (int64_t j = 0; j < n; ++j) {
-    const float* r = m + j * ld;
+    const float* column = m + j / kDotsGroup * l.group + j % kDotsGroup * l.row;
     float sum = 0.0f;
-    for (int64_t kk = 0; kk < k; ++kk) sum += x[kk] * r[kk];
+    for (int64_t k0 = 0; k0 < k; k0 += kDotsBlock, column += l.block) {
+      const int64_t steps = k - k0 < kDotsBlock ? k - k0 : kDotsBlock;
+      for (int64_t t = 0; t < steps; ++t) sum += x[k0 + t] * column[t];
+    }
     y[j] = sum;
   }
 }
@@ -45,7 +51,7 @@ void GemvDots(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, 
 }  // namespace
 
 const MicroKernel& ScalarKernel() {
-  static const MicroKernel kernel{"scalar", kMr, kNr, /*kc=*/256, /*nc=*/512, Tile, GemvRows, GemvDots};
+  static const MicroKernel kernel{"scalar", kMr, kNr, /*kc=*/256, /*nc=*/512, Tile, GemvRows, GemvDots, kDotsBlock};
   return kernel;
 }
 

@@ -39,6 +39,7 @@ struct Lanes16 {
   // One instruction: p * 2^n rounded once, the same value as the two exact factors the
   // other widths multiply by (also in the subnormal range).
   static V ScaleByPow2(V p, V n) { return _mm512_scalef_ps(p, n); }
+  static V ScaleByNormalPow2(V p, V n) { return _mm512_scalef_ps(p, n); }
 };
 
 }  // namespace

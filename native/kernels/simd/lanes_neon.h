@@ -44,6 +44,10 @@ struct Lanes4 {
     const V s2 = vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(n2, bias), 23));
     return vmulq_f32(vmulq_f32(p, s1), s2);
   }
+  static V ScaleByNormalPow2(V p, V n) {
+    const int32x4_t biased = vaddq_s32(vcvtq_s32_f32(n), vdupq_n_s32(127));
+    return vmulq_f32(p, vreinterpretq_f32_s32(vshlq_n_s32(biased, 23)));
+  }
 };
 
 }  // namespace

@@ -36,7 +36,8 @@ void SoftmaxRow(const float* x, float* y, int64_t n);
 void LogSoftmaxRow(const float* x, float* y, int64_t n);
 
 // Lane-wise over n adjacent lanes (one step along the axis of a tile of strided rows):
-// m[j] = max(m[j], x[j]) (NaN as RowMax), and y[j] = exp(x[j] - shift[j]), sum[j] += y[j].
+// m[j] = max(m[j], x[j]) (NaN as RowMax), and y[j] = exp(x[j] - shift[j]), sum[j] += y[j]
+// with shift[j] >= x[j] (the lane's maximum, as MaxInto leaves it; NaN aside).
 void MaxInto(const float* x, float* m, int64_t n);
 void ExpShiftedAccumulate(const float* x, const float* shift, float* y, float* sum, int64_t n);
 

@@ -22,12 +22,28 @@ inline typename S::V ExpOrZero(typename S::V x) {
   return S::Select(S::Less(x, S::Set(-87.33654f)), S::Set(0.0f), Exp<S>(x));
 }
 
-// Lanes summed as a fixed pairwise tree: the order depends only on the lane count.
+// exp(d) for d = x - shift: the general ExpOrZero, or with kBelowShift (shift is the
+// maximum of the values it is taken from: d <= 0 or NaN) math.h's shorter
+// ExpNonPositiveOrZero, which gives the same value there.
+template <class S, bool kBelowShift>
+inline typename S::V ExpOfShifted(typename S::V d) {
+  if constexpr (kBelowShift) {
+    return ExpNonPositiveOrZero<S>(d);
+  } else {
+    return ExpOrZero<S>(d);
+  }
+}
+
+// Lanes summed as a fixed pairwise tree: the order depends only on the lane count. Fully
+// unrolled (kLanes - 1 adds in log2(kLanes) levels): a row of 128 floats has only 8
+// AVX-512 vectors, so a looped tree was a visible part of its cost.
 template <class S>
 float SumLanes(typename S::V v) {
   float lanes[S::kLanes];
   S::Store(lanes, v);
+#pragma GCC unroll 8
   for (int width = S::kLanes / 2; width >= 1; width /= 2) {
+#pragma GCC unroll 16
     for (int l = 0; l < width; ++l) lanes[l] += lanes[l + width];
   }
   return lanes[0];
@@ -48,20 +64,20 @@ void StoreTail(float* dst, typename S::V v, int64_t tail) {
   std::memcpy(dst, buffer, static_cast<size_t>(tail) * sizeof(float));
 }
 
-template <class S>
+template <class S, bool kBelowShift = false>
 float ExpShiftedSumSimd(const float* x, float* y, int64_t n, float shift) {
   using V = typename S::V;
   const V s = S::Set(shift);
   V acc = S::Set(0.0f);
   int64_t i = 0;
   for (; i + S::kLanes <= n; i += S::kLanes) {
-    const V e = ExpOrZero<S>(S::Sub(S::Load(x + i), s));
+    const V e = ExpOfShifted<S, kBelowShift>(S::Sub(S::Load(x + i), s));
     S::Store(y + i, e);
     acc = S::Add(acc, e);
   }
-  if (i < n) {
+  if (i < n) {  // the padding's lanes (0 - shift, possibly above 0) are not stored
     const int64_t tail = n - i;
-    StoreTail<S>(y + i, ExpOrZero<S>(S::Sub(LoadTail<S>(x + i, tail), s)), tail);
+    StoreTail<S>(y + i, ExpOfShifted<S, kBelowShift>(S::Sub(LoadTail<S>(x + i, tail), s)), tail);
     acc = S::Add(acc, LoadTail<S>(y + i, tail));  // unused lanes add 0
   }
   return SumLanes<S>(acc);
@@ -90,17 +106,23 @@ float RowMaxSimd(const float* x, int64_t n) {
     m3 = S::Max(S::Load(x + i + 3 * S::kLanes), m3);
   }
   for (; i + S::kLanes <= n; i += S::kLanes) m0 = S::Max(S::Load(x + i), m0);
+  // The lanes as a pairwise tree (log2(kLanes) levels, not a chain of kLanes - 1 compares
+  // that the exp pass waits for); the largest value whatever the order.
   float lanes[S::kLanes];
   S::Store(lanes, S::Max(S::Max(m0, m1), S::Max(m2, m3)));
+#pragma GCC unroll 8
+  for (int width = S::kLanes / 2; width >= 1; width /= 2) {
+#pragma GCC unroll 16
+    for (int l = 0; l < width; ++l) lanes[l] = lanes[l + width] > lanes[l] ? lanes[l + width] : lanes[l];
+  }
   float r = lanes[0];
-  for (int l = 1; l < S::kLanes; ++l) r = lanes[l] > r ? lanes[l] : r;
   for (; i < n; ++i) r = x[i] > r ? x[i] : r;
   return r;
 }
 
 template <class S>
 void SoftmaxRowSimd(const float* x, float* y, int64_t n) {
-  ScaleRowSimd<S>(y, n, 1.0f / ExpShiftedSumSimd<S>(x, y, n, RowMaxSimd<S>(x, n)));
+  ScaleRowSimd<S>(y, n, 1.0f / ExpShiftedSumSimd<S, /*kBelowShift=*/true>(x, y, n, RowMaxSimd<S>(x, n)));
 }
 
 template <class S>
@@ -108,7 +130,7 @@ void LogSoftmaxRowSimd(const float* x, float* y, int64_t n) {
   const float m = RowMaxSimd<S>(x, n);
   // logf, not std::log: the C++ overload is an inline function this ISA-flagged file would
   // emit with external linkage (isa_variants.h).
-  const typename S::V shift = S::Set(m + logf(ExpShiftedSumSimd<S>(x, y, n, m)));
+  const typename S::V shift = S::Set(m + logf(ExpShiftedSumSimd<S, /*kBelowShift=*/true>(x, y, n, m)));
   int64_t i = 0;
   for (; i + S::kLanes <= n; i += S::kLanes) S::Store(y + i, S::Sub(S::Load(x + i), shift));
   if (i < n) StoreTail<S>(y + i, S::Sub(LoadTail<S>(x + i, n - i), shift), n - i);
@@ -126,13 +148,13 @@ void ExpShiftedAccumulateSimd(const float* x, const float* shift, float* y, floa
   using V = typename S::V;
   int64_t i = 0;
   for (; i + S::kLanes <= n; i += S::kLanes) {
-    const V e = ExpOrZero<S>(S::Sub(S::Load(x + i), S::Load(shift + i)));
+    const V e = ExpNonPositiveOrZero<S>(S::Sub(S::Load(x + i), S::Load(shift + i)));
     S::Store(y + i, e);
     S::Store(sum + i, S::Add(S::Load(sum + i), e));
   }
   if (i < n) {
     const int64_t tail = n - i;
-    const V e = ExpOrZero<S>(S::Sub(LoadTail<S>(x + i, tail), LoadTail<S>(shift + i, tail)));
+    const V e = ExpNonPositiveOrZero<S>(S::Sub(LoadTail<S>(x + i, tail), LoadTail<S>(shift + i, tail)));
     StoreTail<S>(y + i, e, tail);
     StoreTail<S>(sum + i, S::Add(LoadTail<S>(sum + i, tail), e), tail);
   }

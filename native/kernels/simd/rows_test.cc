@@ -3,6 +3,7 @@
 // CPU cannot run (or the ISA cap excludes) are reported as skipped, by name.
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <iostream>
 #include <random>
 #include <vector>
@@ -106,6 +107,61 @@ TEST_P(FloatRowsVariantTest, ExpFlushesMaskedToZero) {
     if (n > 2) x[n - 1] = -200.0f;
     EXPECT_EQ(v.exp_shifted_sum(x.data(), y.data(), n, 0.0f), 1.0f) << "n=" << n;
     for (int64_t i = 1; i < n; ++i) EXPECT_EQ(y[i], 0.0f) << "n=" << n << " i=" << i;
+  }
+}
+
+// Softmax's exp of values at or below their maximum (exp_shifted_accumulate, and the
+// softmax rows) takes math.h's shorter ExpNonPositiveOrZero: it must give what the general
+// exp_shifted_sum gives, bit for bit, over the whole range below the maximum: the
+// polynomial's range, the flush to 0 around -87.33654 (results near and in the
+// subnormals), -inf, 0 and NaN.
+std::vector<float> BelowShift(float shift) {
+  std::vector<float> x;
+  for (float d = -110.0f; d <= 0.0f; d += 0.0371f) x.push_back(shift + d);
+  for (float d = -87.34f; d <= -87.32f; d += 0.0001f) x.push_back(shift + d);
+  float edge = -87.33654f;
+  for (int i = 0; i < 20; ++i) {
+    x.push_back(shift + edge);
+    edge = std::nextafter(edge, 0.0f);
+  }
+  for (float v : {shift, std::nextafter(shift, -INFINITY), shift - 1e-30f, -INFINITY, NAN, shift - 1e30f}) {
+    x.push_back(v);
+  }
+  return x;
+}
+
+bool SameBits(float a, float b) { return (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, sizeof a) == 0; }
+
+TEST_P(FloatRowsVariantTest, ExpBelowTheMaximumIsTheGeneralExpBitForBit) {
+  OL_SKIP_UNLESS_ISA_ENABLED(GetParam());
+  const FloatRows& v = GetParam().impl;
+  for (float shift : {0.0f, 2.75f, -40.5f}) {
+    const std::vector<float> x = BelowShift(shift);
+    const int64_t n = static_cast<int64_t>(x.size());
+    std::vector<float> general(n), below(n), shifts(n, shift), sums(n, 0.0f);
+    v.exp_shifted_sum(x.data(), general.data(), n, shift);
+    v.exp_shifted_accumulate(x.data(), shifts.data(), below.data(), sums.data(), n);
+    for (int64_t i = 0; i < n; ++i) {
+      ASSERT_TRUE(SameBits(below[i], general[i]))
+          << "x - shift = " << x[i] - shift << " (shift " << shift << "): " << below[i] << " vs " << general[i];
+      ASSERT_TRUE(SameBits(sums[i], general[i])) << i;
+    }
+  }
+  // The rows: softmax = exp(x - max) * (1 / sum), log_softmax = x - (max + log(sum)), from
+  // the general steps; masked (-inf) entries included.
+  for (int64_t n : kLengths) {
+    std::vector<float> x = Random(n, 11 + n, -30.0f, 30.0f);
+    for (int64_t i = 1; i < n; i += 3) x[i] = -INFINITY;
+    const float m = v.row_max(x.data(), n);
+    std::vector<float> want(n), got(n);
+    const float sum = v.exp_shifted_sum(x.data(), want.data(), n, m);
+    v.scale_row(want.data(), n, 1.0f / sum);
+    v.softmax_row(x.data(), got.data(), n);
+    EXPECT_EQ(got, want) << "softmax_row n=" << n;
+    const float log_shift = m + std::log(sum);
+    for (int64_t i = 0; i < n; ++i) want[i] = x[i] - log_shift;
+    v.log_softmax_row(x.data(), got.data(), n);
+    EXPECT_EQ(got, want) << "log_softmax_row n=" << n;
   }
 }
 
