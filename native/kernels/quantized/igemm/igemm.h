@@ -63,6 +63,8 @@ class IgemmPackedB {
   const int8_t* byte_panel(int64_t p) const { return byte_data_.data() + p * panel_stride_; }
   const std::vector<int32_t>& column_sums() const { return column_sums_; }
   const std::vector<int32_t>& zero_points() const { return zero_points_; }
+  // True when every column has the same zero point.
+  bool zero_point_uniform() const { return zero_point_uniform_; }
   // Bytes this packed form holds (panels, column sums, zero points): what a kernel that
   // absorbed B holds in its place (KernelInfo::AbsorbConstantInput).
   int64_t held_bytes() const {
@@ -74,6 +76,7 @@ class IgemmPackedB {
   const IgemmKernel* kernel_ = nullptr;
   int64_t k_ = 0, n_ = 0, panel_stride_ = 0;
   bool bytes_ = false;
+  bool zero_point_uniform_ = true;
   std::vector<int16_t> data_;         // panels of nr columns: [k pair][nr][2]
   std::vector<int8_t> byte_data_;     // or [k quad][nr][4]
   std::vector<int32_t> column_sums_;  // sum_k B(k, j)
