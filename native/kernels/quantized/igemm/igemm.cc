@@ -21,6 +21,9 @@ constexpr int64_t kRowBlock = 96;
 constexpr int64_t kColumnBlock = 256;
 constexpr int64_t kKPairBlock = 256;
 constexpr int64_t kMacsPerUnit = int64_t{1} << 18;
+// IgemmCompute packs all of A once, shared by every task, when it has several row blocks
+// and the packed form takes at most this (else each participant packs the row block it runs).
+constexpr size_t kSharedABytes = size_t{4} << 20;
 
 int32_t ElementAt(const IgemmMatrix& m, int64_t r, int64_t c) {
   const int64_t e = r * m.row_stride + c * m.col_stride;
@@ -277,7 +280,7 @@ namespace {
 // The blocking of one product and the scratch each participant needs for it.
 struct Blocking {
   bool bytes = false;
-  int64_t kp = 0, k_block = 0, row_block = 0, column_block = 0, column_tasks = 0, tasks = 0;
+  int64_t kp = 0, k_block = 0, row_block = 0, column_block = 0, row_tasks = 0, column_tasks = 0, tasks = 0;
   size_t a_bytes = 0, row_sum_bytes = 0, c_bytes = 0, column_term_bytes = 0;
   // Per participant: packed A (row_block x K, padded, as int16 storage), row sums, the
   // int32 block, the zero-point terms of a block's columns, each 64-byte aligned.
@@ -302,9 +305,9 @@ Blocking MakeBlocking(int64_t m, const IgemmPackedB& b) {
       (panels + std::max<int64_t>(kRowBlock / kernel.mr, 1) - 1) / std::max<int64_t>(kRowBlock / kernel.mr, 1);
   l.row_block = (panels + row_blocks - 1) / row_blocks * kernel.mr;
   l.column_block = RoundUp(std::min<int64_t>(kColumnBlock, b.n()), kernel.nr);
-  const int64_t row_tasks = (m + l.row_block - 1) / l.row_block;
+  l.row_tasks = (m + l.row_block - 1) / l.row_block;
   l.column_tasks = (b.n() + l.column_block - 1) / l.column_block;
-  l.tasks = row_tasks * l.column_tasks;
+  l.tasks = l.row_tasks * l.column_tasks;
   l.a_bytes = sizeof(int16_t) * static_cast<size_t>(l.row_block * std::max<int64_t>(l.kp, 1) * 2);
   l.row_sum_bytes = sizeof(int32_t) * static_cast<size_t>(l.row_block);
   l.c_bytes = sizeof(int32_t) * static_cast<size_t>(l.row_block * l.column_block);
@@ -333,9 +336,32 @@ Scratch CarveScratch(const Blocking& l, void* base) {
   return s;
 }
 
-// Tasks [begin, end) of the product with the participant's scratch s.
+// Packs row block rt of A (all of K) into a_panels with its row sums.
+void PackRowBlock(const Blocking& l, int64_t m, const IgemmA& a, int64_t k, int mr, int64_t rt, int16_t* a_panels,
+                  int32_t* row_sums) {
+  const int64_t i0 = rt * l.row_block, rows = std::min(l.row_block, m - i0);
+  if (l.bytes) {
+    PackAQuads(a, i0, rows, k, mr, reinterpret_cast<uint8_t*>(a_panels), row_sums);
+  } else {
+    PackA(a, i0, rows, k, mr, a_panels, row_sums);
+  }
+}
+
+// All of A packed once (row block rt's panels at a + rt * a_stride, its row sums at
+// row_sums + rt * row_block), read by every task.
+struct SharedA {
+  int16_t* a = nullptr;
+  int32_t* row_sums = nullptr;
+  int64_t a_stride = 0;
+};
+
+// Tasks [begin, end) of the product with the participant's scratch s. Without a shared A,
+// tasks run row block by row block (the column blocks of one row block consecutive, so a
+// participant packs each row block it runs once into s); with one, column block by column
+// block (the row blocks of one column block consecutive, so its B panels are read from
+// cache for all rows, and participants splitting the tasks get equal column ranges).
 Status RunTasks(const Blocking& l, int64_t m, const IgemmA& a, const IgemmPackedB& b, IgemmSink sink, Scratch& s,
-                int64_t begin, int64_t end) {
+                const SharedA* shared, int64_t begin, int64_t end) {
   const int64_t n = b.n(), k = b.k();
   const IgemmKernel& kernel = b.kernel();
   const int mr = kernel.mr, nr = kernel.nr;
@@ -347,18 +373,18 @@ Status RunTasks(const Blocking& l, int64_t m, const IgemmA& a, const IgemmPacked
   const auto& column_sums = b.column_sums();
   const auto& bzp = b.zero_points();
   for (int64_t task = begin; task < end; ++task) {
-    // Column tasks of one row block are consecutive: a participant packs A once per row
-    // block it runs (kept in its scratch across its ParallelFor blocks).
-    const int64_t rt = task / column_tasks, ct = task % column_tasks;
+    const int64_t rt = shared != nullptr ? task % l.row_tasks : task / column_tasks;
+    const int64_t ct = shared != nullptr ? task / l.row_tasks : task % column_tasks;
     const int64_t i0 = rt * row_block, rows = std::min(row_block, m - i0);
     const int64_t j0 = ct * column_block, cols = std::min(column_block, n - j0);
     const int64_t rows_padded = RoundUp(rows, mr), cols_padded = RoundUp(cols, nr);
-    if (s.packed_row_block != rt) {
-      if (bytes) {
-        PackAQuads(a, i0, rows, k, mr, reinterpret_cast<uint8_t*>(s.a), s.row_sums);
-      } else {
-        PackA(a, i0, rows, k, mr, s.a, s.row_sums);
-      }
+    const int16_t* a_panels = s.a;
+    const int32_t* row_sums = s.row_sums;
+    if (shared != nullptr) {
+      a_panels = shared->a + rt * shared->a_stride;
+      row_sums = shared->row_sums + rt * row_block;
+    } else if (s.packed_row_block != rt) {
+      PackRowBlock(l, m, a, k, mr, rt, s.a, s.row_sums);
       s.packed_row_block = rt;
     }
     const int64_t ldc = cols_padded;
@@ -369,10 +395,10 @@ Status RunTasks(const Blocking& l, int64_t m, const IgemmA& a, const IgemmPacked
         const int64_t panel = (j0 + jt) / nr;
         for (int64_t it = 0; it < rows_padded; it += mr) {
           if (bytes) {
-            const uint8_t* ap = reinterpret_cast<const uint8_t*>(s.a) + (it * kp + p0 * mr) * 4;
+            const uint8_t* ap = reinterpret_cast<const uint8_t*>(a_panels) + (it * kp + p0 * mr) * 4;
             kernel.tile_u8s8(pc, ap, b.byte_panel(panel) + p0 * nr * 4, s.c + it * ldc + jt, ldc, p0 > 0);
           } else {
-            kernel.tile(pc, s.a + (it * kp + p0 * mr) * 2, b.panel(panel) + p0 * nr * 2, s.c + it * ldc + jt, ldc,
+            kernel.tile(pc, a_panels + (it * kp + p0 * mr) * 2, b.panel(panel) + p0 * nr * 2, s.c + it * ldc + jt, ldc,
                         p0 > 0);
           }
         }
@@ -390,7 +416,7 @@ Status RunTasks(const Blocking& l, int64_t m, const IgemmA& a, const IgemmPacked
             k_azp * static_cast<uint32_t>(bzp[j0 + cc]) - azp * static_cast<uint32_t>(column_sums[j0 + cc]);
       }
       for (int64_t r = 0; r < rows; ++r) {
-        const uint32_t row_sum = static_cast<uint32_t>(s.row_sums[r]);
+        const uint32_t row_sum = static_cast<uint32_t>(row_sums[r]);
         uint32_t* c = reinterpret_cast<uint32_t*>(s.c + r * ldc);
         if (b.zero_point_uniform()) {
           const uint32_t row_term = 0u - static_cast<uint32_t>(bzp[0]) * row_sum;
@@ -405,7 +431,7 @@ Status RunTasks(const Blocking& l, int64_t m, const IgemmA& a, const IgemmPacked
       for (int64_t r = 0; r < rows; ++r) {
         const int32_t zp = a.zero_points[(i0 + r) % a.zero_point_count];
         const uint32_t azp = static_cast<uint32_t>(zp + a_shift);
-        const uint32_t row_sum = static_cast<uint32_t>(s.row_sums[r]);
+        const uint32_t row_sum = static_cast<uint32_t>(row_sums[r]);
         const uint32_t k_azp = static_cast<uint32_t>(k) * azp;
         uint32_t* c = reinterpret_cast<uint32_t*>(s.c + r * ldc);
         for (int64_t cc = 0; cc < cols; ++cc) {
@@ -432,14 +458,40 @@ Status IgemmCompute(const ParallelContext& parallel, Allocator* allocator, int64
   const ParallelPlan plan{"igemm.blocks", 1};
   const int participants = serial ? 1 : AvailableParticipants(parallel, plan);
   const size_t per = l.PerParticipant();
-  ScratchArena arena(allocator, per * static_cast<size_t>(participants) + 64);
+  const size_t a_block_bytes = Blocking::RoundUpBytes(l.a_bytes);
+  const size_t shared_a_bytes = static_cast<size_t>(l.row_tasks) * a_block_bytes;
+  const bool share_a = l.row_tasks > 1 && shared_a_bytes <= kSharedABytes;
+  const size_t shared_bytes =
+      share_a ? shared_a_bytes + Blocking::RoundUpBytes(static_cast<size_t>(l.row_tasks) * l.row_sum_bytes) : 0;
+  const size_t total = per * static_cast<size_t>(participants) + shared_bytes;
+  ScratchArena arena(allocator, total + 64);
   OL_RETURN_IF_ERROR(arena.status());
-  OL_ASSIGN_OR_RETURN(void* base, arena.Allocate(per * static_cast<size_t>(participants)));
+  OL_ASSIGN_OR_RETURN(void* base, arena.Allocate(total));
   std::vector<Scratch> scratch(static_cast<size_t>(participants));
   for (int p = 0; p < participants; ++p) scratch[p] = CarveScratch(l, static_cast<char*>(base) + p * per);
   if (scratch_bytes != nullptr) *scratch_bytes = static_cast<int64_t>(arena.capacity());
+  SharedA shared;
+  if (share_a) {
+    char* at = static_cast<char*>(base) + per * static_cast<size_t>(participants);
+    shared.a = reinterpret_cast<int16_t*>(at);
+    shared.row_sums = reinterpret_cast<int32_t*>(at + shared_a_bytes);
+    shared.a_stride = static_cast<int64_t>(a_block_bytes / sizeof(int16_t));
+    const auto pack = [&](int64_t begin, int64_t end) {
+      for (int64_t rt = begin; rt < end; ++rt) {
+        PackRowBlock(l, m, a, k, b.kernel().mr, rt, shared.a + rt * shared.a_stride,
+                     shared.row_sums + rt * l.row_block);
+      }
+      return Status::Ok();
+    };
+    if (serial || participants <= 1) {
+      OL_RETURN_IF_ERROR(pack(0, l.row_tasks));
+    } else {
+      OL_RETURN_IF_ERROR(ParallelFor(parallel, l.row_tasks, ParallelPlan{"igemm.pack_a", 1, participants}, pack));
+    }
+  }
+  const SharedA* shared_a = share_a ? &shared : nullptr;
   const auto run = [&](int participant, int64_t begin, int64_t end) -> Status {
-    return RunTasks(l, m, a, b, sink, scratch[static_cast<size_t>(participant)], begin, end);
+    return RunTasks(l, m, a, b, sink, scratch[static_cast<size_t>(participant)], shared_a, begin, end);
   };
   if (serial || participants <= 1) return run(0, 0, l.tasks);
   return ParallelForWithParticipant(parallel, l.tasks, ParallelPlan{"igemm.blocks", 1, participants}, run);
@@ -456,7 +508,7 @@ Status IgemmComputeSerial(int64_t m, const IgemmA& a, const IgemmPackedB& b, Ige
   }
   const Blocking l = MakeBlocking(m, b);
   Scratch s = CarveScratch(l, scratch);
-  return RunTasks(l, m, a, b, sink, s, 0, l.tasks);
+  return RunTasks(l, m, a, b, sink, s, nullptr, 0, l.tasks);
 }
 
 // ---- Packed A (the constant left operand) times blocks of B packed per run ----

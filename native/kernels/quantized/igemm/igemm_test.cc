@@ -303,7 +303,8 @@ TEST_P(IgemmVariantTest, ComputeSerialMatchesDirectSumsOnCallerScratch) {
 // The parallel path (participants split the blocks, a participant keeping its packed rows
 // across its blocks and helping with others'): every element exactly once and equal to the
 // direct sums for 2, 3 and 4 participants, on shapes whose rows split into several blocks
-// (128 rows: two even blocks; 200: three; 97 with a short last panel).
+// (128 rows: two even blocks; 200: three; 97 with a short last panel), A packed once and
+// shared, and A too large to share (4096 x 1100: each participant packs its row blocks).
 TEST_P(IgemmVariantTest, ParallelComputeMatchesDirectSumsForEveryParticipantCount) {
   SKIP_UNLESS_KERNEL(GetParam(), kernel);
   const std::vector<Case> cases = {
@@ -311,6 +312,7 @@ TEST_P(IgemmVariantTest, ParallelComputeMatchesDirectSumsForEveryParticipantCoun
       {200, 97, 130, true, true, {-3}, {}},
       {97, 513, 33, false, false, {}, {7}},
       {128, 64, 200, true, false, {}, {}},
+      {4096, 5, 1100, false, true, {9}, {}},
   };
   int seed = 2000;
   for (Case c : cases) {
