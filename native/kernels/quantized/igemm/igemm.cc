@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <utility>
 
 #include "native/core/cpu_features.h"
 
@@ -355,13 +356,21 @@ struct SharedA {
   int64_t a_stride = 0;
 };
 
+// C written in place (IgemmComputeInto): row i at c + i * ldc.
+struct DirectC {
+  int32_t* c = nullptr;
+  int64_t ldc = 0;
+};
+
 // Tasks [begin, end) of the product with the participant's scratch s. Without a shared A,
 // tasks run row block by row block (the column blocks of one row block consecutive, so a
 // participant packs each row block it runs once into s); with one, column block by column
 // block (the row blocks of one column block consecutive, so its B panels are read from
 // cache for all rows, and participants splitting the tasks get equal column ranges).
+// With `direct`, whole mr x nr tiles accumulate in C itself, the edge tiles in s.c (copied
+// to C at the end of the block), and sink is not called.
 Status RunTasks(const Blocking& l, int64_t m, const IgemmA& a, const IgemmPackedB& b, IgemmSink sink, Scratch& s,
-                const SharedA* shared, int64_t begin, int64_t end) {
+                const SharedA* shared, const DirectC* direct, int64_t begin, int64_t end) {
   const int64_t n = b.n(), k = b.k();
   const IgemmKernel& kernel = b.kernel();
   const int mr = kernel.mr, nr = kernel.nr;
@@ -388,22 +397,46 @@ Status RunTasks(const Blocking& l, int64_t m, const IgemmA& a, const IgemmPacked
       s.packed_row_block = rt;
     }
     const int64_t ldc = cols_padded;
-    if (kp == 0) std::fill(s.c, s.c + rows_padded * ldc, 0);
+    // Rows and columns of the block held in C itself (whole tiles; none without `direct`).
+    const int64_t in_place_rows = direct != nullptr ? rows / mr * mr : 0;
+    const int64_t in_place_cols = direct != nullptr ? cols / nr * nr : 0;
+    int32_t* const c_block = direct != nullptr ? direct->c + i0 * direct->ldc + j0 : nullptr;
+    const auto tile_c = [&](int64_t it, int64_t jt, int64_t* ld) {
+      if (it < in_place_rows && jt < in_place_cols) {
+        *ld = direct->ldc;
+        return c_block + it * direct->ldc + jt;
+      }
+      *ld = ldc;
+      return s.c + it * ldc + jt;
+    };
+    if (kp == 0) {
+      std::fill(s.c, s.c + rows_padded * ldc, 0);
+      for (int64_t r = 0; r < in_place_rows; ++r)
+        std::fill(c_block + r * direct->ldc, c_block + r * direct->ldc + in_place_cols, 0);
+    }
     for (int64_t p0 = 0; p0 < kp; p0 += k_block) {
       const int64_t pc = std::min(k_block, kp - p0);
       for (int64_t jt = 0; jt < cols_padded; jt += nr) {
         const int64_t panel = (j0 + jt) / nr;
         for (int64_t it = 0; it < rows_padded; it += mr) {
+          int64_t ld = 0;
+          int32_t* c = tile_c(it, jt, &ld);
           if (bytes) {
             const uint8_t* ap = reinterpret_cast<const uint8_t*>(a_panels) + (it * kp + p0 * mr) * 4;
-            kernel.tile_u8s8(pc, ap, b.byte_panel(panel) + p0 * nr * 4, s.c + it * ldc + jt, ldc, p0 > 0);
+            kernel.tile_u8s8(pc, ap, b.byte_panel(panel) + p0 * nr * 4, c, ld, p0 > 0);
           } else {
-            kernel.tile(pc, a_panels + (it * kp + p0 * mr) * 2, b.panel(panel) + p0 * nr * 2, s.c + it * ldc + jt, ldc,
-                        p0 > 0);
+            kernel.tile(pc, a_panels + (it * kp + p0 * mr) * 2, b.panel(panel) + p0 * nr * 2, c, ld, p0 > 0);
           }
         }
       }
     }
+    // Row r of the block, indexed by column: in C up to in_place_cols (rows below
+    // in_place_rows), in s.c past it.
+    const auto row_at = [&](int64_t r, int64_t cc) -> uint32_t* {
+      return reinterpret_cast<uint32_t*>(r < in_place_rows && cc < in_place_cols ? c_block + r * direct->ldc + cc
+                                                                                 : s.c + r * ldc + cc);
+    };
+    const auto split = [&](int64_t r) { return r < in_place_rows ? in_place_cols : 0; };
     // Zero points: - azp(i) colsum(j) - bzp(j) rowsum(i) + K azp(i) bzp(j), modulo 2^32.
     // With one A zero point the column terms K azp bzp(j) - azp colsum(j) are formed once
     // per block, and with one B zero point - bzp rowsum(i) is one value per row: then each
@@ -417,13 +450,17 @@ Status RunTasks(const Blocking& l, int64_t m, const IgemmA& a, const IgemmPacked
       }
       for (int64_t r = 0; r < rows; ++r) {
         const uint32_t row_sum = static_cast<uint32_t>(row_sums[r]);
-        uint32_t* c = reinterpret_cast<uint32_t*>(s.c + r * ldc);
-        if (b.zero_point_uniform()) {
-          const uint32_t row_term = 0u - static_cast<uint32_t>(bzp[0]) * row_sum;
-          for (int64_t cc = 0; cc < cols; ++cc) c[cc] += s.column_terms[cc] + row_term;
-        } else {
-          for (int64_t cc = 0; cc < cols; ++cc) {
-            c[cc] += s.column_terms[cc] - static_cast<uint32_t>(bzp[j0 + cc]) * row_sum;
+        const std::pair<int64_t, int64_t> parts[2] = {{0, split(r)}, {split(r), cols}};
+        for (const auto& [from, to] : parts) {
+          if (from >= to) continue;
+          uint32_t* c = row_at(r, from) - from;
+          if (b.zero_point_uniform()) {
+            const uint32_t row_term = 0u - static_cast<uint32_t>(bzp[0]) * row_sum;
+            for (int64_t cc = from; cc < to; ++cc) c[cc] += s.column_terms[cc] + row_term;
+          } else {
+            for (int64_t cc = from; cc < to; ++cc) {
+              c[cc] += s.column_terms[cc] - static_cast<uint32_t>(bzp[j0 + cc]) * row_sum;
+            }
           }
         }
       }
@@ -433,22 +470,31 @@ Status RunTasks(const Blocking& l, int64_t m, const IgemmA& a, const IgemmPacked
         const uint32_t azp = static_cast<uint32_t>(zp + a_shift);
         const uint32_t row_sum = static_cast<uint32_t>(row_sums[r]);
         const uint32_t k_azp = static_cast<uint32_t>(k) * azp;
-        uint32_t* c = reinterpret_cast<uint32_t*>(s.c + r * ldc);
-        for (int64_t cc = 0; cc < cols; ++cc) {
-          const uint32_t z = static_cast<uint32_t>(bzp[j0 + cc]);
-          c[cc] += k_azp * z - azp * static_cast<uint32_t>(column_sums[j0 + cc]) - z * row_sum;
+        const std::pair<int64_t, int64_t> parts[2] = {{0, split(r)}, {split(r), cols}};
+        for (const auto& [from, to] : parts) {
+          if (from >= to) continue;
+          uint32_t* c = row_at(r, from) - from;
+          for (int64_t cc = from; cc < to; ++cc) {
+            const uint32_t z = static_cast<uint32_t>(bzp[j0 + cc]);
+            c[cc] += k_azp * z - azp * static_cast<uint32_t>(column_sums[j0 + cc]) - z * row_sum;
+          }
         }
       }
+    }
+    if (direct != nullptr) {  // the edge tiles' results to C
+      for (int64_t r = 0; r < rows; ++r) {
+        std::copy(s.c + r * ldc + split(r), s.c + r * ldc + cols, c_block + r * direct->ldc + split(r));
+      }
+      continue;
     }
     sink(i0, static_cast<int>(rows), j0, static_cast<int>(cols), s.c, ldc);
   }
   return Status::Ok();
 }
 
-}  // namespace
-
-Status IgemmCompute(const ParallelContext& parallel, Allocator* allocator, int64_t parallel_minimum_units, int64_t m,
-                    const IgemmA& a, const IgemmPackedB& b, IgemmSink sink, int64_t* scratch_bytes) {
+Status ComputeImpl(const ParallelContext& parallel, Allocator* allocator, int64_t parallel_minimum_units, int64_t m,
+                   const IgemmA& a, const IgemmPackedB& b, IgemmSink sink, const DirectC* direct,
+                   int64_t* scratch_bytes) {
   const int64_t n = b.n(), k = b.k();
   if (m <= 0 || n <= 0) return Status::Ok();
   const Blocking l = MakeBlocking(m, b);
@@ -491,10 +537,26 @@ Status IgemmCompute(const ParallelContext& parallel, Allocator* allocator, int64
   }
   const SharedA* shared_a = share_a ? &shared : nullptr;
   const auto run = [&](int participant, int64_t begin, int64_t end) -> Status {
-    return RunTasks(l, m, a, b, sink, scratch[static_cast<size_t>(participant)], shared_a, begin, end);
+    return RunTasks(l, m, a, b, sink, scratch[static_cast<size_t>(participant)], shared_a, direct, begin, end);
   };
   if (serial || participants <= 1) return run(0, 0, l.tasks);
   return ParallelForWithParticipant(parallel, l.tasks, ParallelPlan{"igemm.blocks", 1, participants}, run);
+}
+
+}  // namespace
+
+Status IgemmCompute(const ParallelContext& parallel, Allocator* allocator, int64_t parallel_minimum_units, int64_t m,
+                    const IgemmA& a, const IgemmPackedB& b, IgemmSink sink, int64_t* scratch_bytes) {
+  return ComputeImpl(parallel, allocator, parallel_minimum_units, m, a, b, sink, nullptr, scratch_bytes);
+}
+
+Status IgemmComputeInto(const ParallelContext& parallel, Allocator* allocator, int64_t parallel_minimum_units,
+                        int64_t m, const IgemmA& a, const IgemmPackedB& b, int32_t* c, int64_t ldc,
+                        int64_t* scratch_bytes) {
+  if (ldc < b.n()) return InvalidArgument("IgemmComputeInto: ldc ", ldc, " < n ", b.n());
+  const DirectC direct{c, ldc};
+  const auto no_sink = [](int64_t, int, int64_t, int, const int32_t*, int64_t) {};
+  return ComputeImpl(parallel, allocator, parallel_minimum_units, m, a, b, no_sink, &direct, scratch_bytes);
 }
 
 size_t IgemmSerialScratchBytes(int64_t m, const IgemmPackedB& b) {
@@ -508,7 +570,7 @@ Status IgemmComputeSerial(int64_t m, const IgemmA& a, const IgemmPackedB& b, Ige
   }
   const Blocking l = MakeBlocking(m, b);
   Scratch s = CarveScratch(l, scratch);
-  return RunTasks(l, m, a, b, sink, s, nullptr, 0, l.tasks);
+  return RunTasks(l, m, a, b, sink, s, nullptr, nullptr, 0, l.tasks);
 }
 
 // ---- Packed A (the constant left operand) times blocks of B packed per run ----

@@ -100,6 +100,12 @@ using IgemmSink = FunctionRef<void(int64_t i0, int rows, int64_t j0, int cols, c
 Status IgemmCompute(const ParallelContext& parallel, Allocator* allocator, int64_t parallel_minimum_units, int64_t m,
                     const IgemmA& a, const IgemmPackedB& b, IgemmSink sink, int64_t* scratch_bytes = nullptr);
 
+// As IgemmCompute with C written to c (row i at c + i * ldc, ldc >= n) instead of handed
+// to a sink: whole tiles accumulate in c itself, edge tiles go through scratch. Same bits.
+Status IgemmComputeInto(const ParallelContext& parallel, Allocator* allocator, int64_t parallel_minimum_units,
+                        int64_t m, const IgemmA& a, const IgemmPackedB& b, int32_t* c, int64_t ldc,
+                        int64_t* scratch_bytes = nullptr);
+
 // IgemmCompute on the calling thread with the caller's scratch (64-byte aligned, at least
 // IgemmSerialScratchBytes(m, b) bytes), for callers that split many small products over
 // participants themselves: workers never allocate, so each reserves its slice beforehand.

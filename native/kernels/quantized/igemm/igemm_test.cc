@@ -308,10 +308,8 @@ TEST_P(IgemmVariantTest, ComputeSerialMatchesDirectSumsOnCallerScratch) {
 TEST_P(IgemmVariantTest, ParallelComputeMatchesDirectSumsForEveryParticipantCount) {
   SKIP_UNLESS_KERNEL(GetParam(), kernel);
   const std::vector<Case> cases = {
-      {128, 300, 77, false, true, {128}, {0}},
-      {200, 97, 130, true, true, {-3}, {}},
-      {97, 513, 33, false, false, {}, {7}},
-      {128, 64, 200, true, false, {}, {}},
+      {128, 300, 77, false, true, {128}, {0}}, {200, 97, 130, true, true, {-3}, {}},
+      {97, 513, 33, false, false, {}, {7}},    {128, 64, 200, true, false, {}, {}},
       {4096, 5, 1100, false, true, {9}, {}},
   };
   int seed = 2000;
@@ -356,6 +354,55 @@ TEST_P(IgemmVariantTest, ParallelComputeMatchesDirectSumsForEveryParticipantCoun
       }
     }
   }
+}
+
+// C written in place (whole tiles accumulated in C, edge tiles through scratch): equal to
+// the direct sums with 1 and 2 participants, the padding past n in each row of C untouched.
+TEST_P(IgemmVariantTest, ComputeIntoMatchesDirectSumsAndLeavesRowPaddingAlone) {
+  SKIP_UNLESS_KERNEL(GetParam(), kernel);
+  std::vector<Case> cases = Cases();
+  cases.push_back({128, 300, 77, false, true, {128}, {0}});  // two row blocks, shared A
+  cases.push_back({24, 64, 40, true, true, {-1}, {2}});      // whole tiles only
+  int seed = 3000;
+  constexpr int32_t kSentinel = 0x5a5a5a5a;
+  for (const Case& c : cases) {
+    const auto a = RandomBytes(c.m * c.k, seed++), b = RandomBytes(c.k * c.n, seed++);
+    const std::vector<int32_t> want = DirectProduct(c, a, b);
+    auto packed = IgemmPackedB::Create(c.k, c.n, IgemmMatrix{b.data(), c.b_signed, c.n, 1}, c.bzp.data(),
+                                       static_cast<int64_t>(c.bzp.size()), kernel);
+    ASSERT_TRUE(packed.ok());
+    const IgemmA ia{IgemmMatrix{a.data(), c.a_signed, c.k, 1}, c.azp.data(), static_cast<int64_t>(c.azp.size())};
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE(Describe(c) + " threads=" + std::to_string(threads));
+      CpuExecutionPolicy policy;
+      policy.num_threads = threads;
+      auto executor = CpuExecutor::Create(policy);
+      ASSERT_TRUE(executor.ok());
+      ParallelContext parallel;
+      parallel.executor = executor->get();
+      const int64_t ldc = c.n + 3;
+      std::vector<int32_t> got(static_cast<size_t>(c.m * ldc), kSentinel);
+      ASSERT_TRUE(IgemmComputeInto(parallel, Allocator::Default(), /*parallel_minimum_units=*/0, c.m, ia, **packed,
+                                   got.data(), ldc)
+                      .ok());
+      for (int64_t i = 0; i < c.m; ++i) {
+        for (int64_t j = 0; j < c.n; ++j) ASSERT_EQ(got[i * ldc + j], want[i * c.n + j]) << i << "," << j;
+        for (int64_t j = c.n; j < ldc; ++j) ASSERT_EQ(got[i * ldc + j], kSentinel) << i << "," << j;
+      }
+    }
+  }
+}
+
+TEST_P(IgemmVariantTest, ComputeIntoRejectsARowStrideShorterThanN) {
+  SKIP_UNLESS_KERNEL(GetParam(), kernel);
+  const std::vector<uint8_t> b(6, 1), a(6, 1);
+  const int32_t zero = 0;
+  auto packed = IgemmPackedB::Create(2, 3, IgemmMatrix{b.data(), false, 3, 1}, &zero, 1, kernel);
+  ASSERT_TRUE(packed.ok());
+  std::vector<int32_t> c(8);
+  const IgemmA ia{IgemmMatrix{a.data(), false, 2, 1}, &zero, 1};
+  EXPECT_EQ(IgemmComputeInto(ParallelContext{}, Allocator::Default(), 1, 3, ia, **packed, c.data(), 2).code(),
+            StatusCode::kInvalidArgument);
 }
 
 INSTANTIATE_TEST_SUITE_P(Isa, IgemmVariantTest, ::testing::ValuesIn(IgemmKernelVariants()),
