@@ -411,8 +411,9 @@ Status RunTasks(const Blocking& l, int64_t m, const IgemmA& a, const IgemmPacked
     };
     if (kp == 0) {
       std::fill(s.c, s.c + rows_padded * ldc, 0);
-      for (int64_t r = 0; r < in_place_rows; ++r)
+      for (int64_t r = 0; r < in_place_rows; ++r) {
         std::fill(c_block + r * direct->ldc, c_block + r * direct->ldc + in_place_cols, 0);
+      }
     }
     for (int64_t p0 = 0; p0 < kp; p0 += k_block) {
       const int64_t pc = std::min(k_block, kp - p0);
