@@ -13,9 +13,11 @@ EfficientNet-B0 shapes); ResNet-18/50's 7x7/2 stem, 3x3 convolutions 256 on 14x1
 and bias are constant initializers (both runtimes may prepack them). Each runtime runs in its
 own block per case and thread count (warm-up runs, then `repeats` timed runs), onnx-light
 first, then ORT (ORT's workers spin after each run, so alternating single runs would charge
-that spin to the other runtime). The ISA cap (ONNX_LIGHT_MAX_ISA, e.g. avx2 on an AVX-512
+that spin to the other runtime), with a pause of --ort_pause_s before onnx-light's block and
+after ORT's so that onnx-light never starts beside ORT's spinning workers; --ort_spinning=false
+builds ORT's sessions with spinning off, for a check run. The ISA cap (ONNX_LIGHT_MAX_ISA, e.g. avx2 on an AVX-512
 host) applies to onnx-light only and is recorded in the JSON's conditions with the CPU, the
-build, ORT's version and the load average before and after.
+build, ORT's version, ORT's spinning and the pause, and the load average before and after.
 """
 
 import os
@@ -25,13 +27,22 @@ import onnx_light
 from absl import app, flags
 from onnx import TensorProto, helper, numpy_helper
 
-from benchmarks.ort_reference import block_samples, conditions, finish_document, ort_session
+from benchmarks.ort_reference import (
+    ORT_PAUSE_S,
+    block_timing_conditions,
+    conditions,
+    finish_document,
+    ort_session,
+    paired_blocks,
+)
 
 FLAGS = flags.FLAGS
 flags.DEFINE_integer("repeats", 200, "timed runs per runtime, case and thread count")
 flags.DEFINE_integer("warmup", 10, "untimed runs before each block")
 flags.DEFINE_list("threads", ["1", "2"], "thread counts")
 flags.DEFINE_string("only", "", "run only cases whose name contains this")
+flags.DEFINE_bool("ort_spinning", True, "ORT's intra-op spinning at its default (on); false: off, for a check run")
+flags.DEFINE_float("ort_pause_s", ORT_PAUSE_S, "pause after every ORT block, for ORT's spinning workers to sleep")
 flags.DEFINE_float("scale", 1.0, "spatial size factor (a quick check of the script: --scale=0.1)")
 flags.DEFINE_string("json", "", "where to write the raw samples")
 
@@ -94,6 +105,7 @@ def main(argv: list[str]) -> None:
             warmup=FLAGS.warmup,
             scale=FLAGS.scale,
             onnx_light_max_isa=os.environ.get("ONNX_LIGHT_MAX_ISA", ""),
+            **block_timing_conditions(FLAGS.ort_spinning, FLAGS.ort_pause_s),
         ),
     }
     results = []
@@ -107,12 +119,11 @@ def main(argv: list[str]) -> None:
             ours = onnx_light.InferenceSession(
                 model.SerializeToString(), cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=threads)
             )
-            theirs = ort_session(model, threads)
+            theirs = ort_session(model, threads, spinning=FLAGS.ort_spinning)
             got, want = ours.run(None, feeds)[0], theirs.run(None, feeds)[0]
             np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
             max_diff = float(np.max(np.abs(np.asarray(got) - want)))
-            samples = {"onnx_light": block_samples(ours, feeds, FLAGS.warmup, FLAGS.repeats)}
-            samples["ort"] = block_samples(theirs, feeds, FLAGS.warmup, FLAGS.repeats)
+            samples = paired_blocks(ours, theirs, feeds, FLAGS.warmup, FLAGS.repeats, FLAGS.ort_pause_s)
             ol, rt = float(np.median(samples["onnx_light"])), float(np.median(samples["ort"]))
             print(f"{name:<20} {threads:>3} {ol:>14.4f} {rt:>10.4f} {ol / rt:>7.2f} {max_diff:>11.2e}", flush=True)
             results.append(

@@ -2,27 +2,47 @@
 interleaved sampling the single-op comparisons share, and the per-runtime blocks the others use.
 
 ORT's intra-op workers spin after each run (session.intra_op.allow_spinning=1 by
-default), holding a core for a while. The benchmarks interleave onnx-light and ORT
-sample by sample, so a spinning ORT worker would sit on the second core during our
-2-thread runs. Spinning is switched off; ORT is otherwise left at its defaults (all
-graph optimizations, its own thread pool with the requested size).
+default), holding a core for a while. The benchmarks that interleave onnx-light and ORT
+sample by sample switch spinning off (ort_session's default), or a spinning ORT worker
+would sit on the second core during our 2-thread runs. The benchmarks that time each
+runtime in its own block (paired_blocks) may leave ORT at its defaults: a pause of
+ORT_PAUSE_S after every ORT block (and after the agreement run before it) lets ORT's
+workers go to sleep before onnx-light runs again. ORT is otherwise left at its defaults
+(all graph optimizations, its own thread pool with the requested size).
 """
 
 import json
 import time
+from collections.abc import Callable
+from typing import Any
 
 import onnxruntime as ort
 
+# Longer than ORT's workers spin after a run (tools/onnx_light_dev/attribution.py's
+# BLOCK_PAUSE_S, found in session 8: on 2 cores a runtime timed right after ORT's block
+# otherwise lost its second core).
+ORT_PAUSE_S = 0.5
 
-def ort_session(model, threads, graph_optimization_level=None, profile_prefix=None, optimized_model_path=None):
+
+def ort_session(
+    model,
+    threads,
+    graph_optimization_level=None,
+    profile_prefix=None,
+    optimized_model_path=None,
+    spinning=False,
+):
     """An ORT CPU session on `threads` intra-op threads; model: ModelProto or bytes.
     profile_prefix: enable ORT's profiler (end_profiling() writes <prefix>_<time>.json);
-    optimized_model_path: where ORT saves the graph it runs (after its fusions)."""
+    optimized_model_path: where ORT saves the graph it runs (after its fusions);
+    spinning: leave ORT's intra-op spinning at its default (on) instead of switching it off
+    (only for runtimes timed in blocks with a pause after ORT's: paired_blocks)."""
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    if not spinning:
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     if graph_optimization_level is not None:
         options.graph_optimization_level = graph_optimization_level
     if profile_prefix is not None:
@@ -64,6 +84,36 @@ def block_samples(session, feeds, warmup, repeats):
         session.run(None, feeds)
         samples.append((time.perf_counter() - start) * 1e3)
     return samples
+
+
+def paired_blocks(
+    ours: Any,
+    theirs: Any,
+    feeds: dict[str, Any],
+    warmup: int,
+    repeats: int,
+    pause_s: float = ORT_PAUSE_S,
+    sleep: Callable[[float], None] = time.sleep,
+) -> dict[str, list[float]]:
+    """onnx-light's block, then ORT's (block_samples each), with a pause of `pause_s` before
+    onnx-light's (whatever ran before may have been ORT: the agreement run, the previous
+    case's block) and after ORT's, so that no onnx-light run meets ORT's spinning workers.
+    Returns {"onnx_light": wall ms, "ort": wall ms}."""
+    sleep(pause_s)
+    samples = {"onnx_light": block_samples(ours, feeds, warmup, repeats)}
+    samples["ort"] = block_samples(theirs, feeds, warmup, repeats)
+    sleep(pause_s)
+    return samples
+
+
+def block_timing_conditions(spinning: bool, pause_s: float) -> dict[str, Any]:
+    """What paired_blocks' timing was, for a benchmark's JSON conditions."""
+    return {
+        "timing": "blocks: onnx-light's warm-up and samples, then ORT's, each case and thread count",
+        "ort_intra_op_spinning": "on (ORT's default)" if spinning else "off (session.intra_op.allow_spinning=0)",
+        "pause_after_ort_s": pause_s,
+        "pause_rule": "a pause before onnx-light's block (after the agreement run) and after ORT's block",
+    }
 
 
 def write_results(path, results):

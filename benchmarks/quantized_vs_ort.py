@@ -22,11 +22,15 @@ Cases (issue 17):
                   calibrated on --calibration_batches random batches), float in and out.
 Weights are constant initializers (both runtimes may prepack them). Each runtime runs in its
 own block per case and thread count (warm-up runs, then `repeats` timed runs), onnx-light
-first, then ORT. The JSON holds every raw sample, the medians, the largest output difference
+first, then ORT, with a pause of --ort_pause_s before onnx-light's block and after ORT's
+(ORT's workers spin after runs: on 2 cores onnx-light timed right after ORT would lose its
+second core); --ort_spinning=false builds ORT's sessions with spinning off, for a check
+run. The JSON holds every raw sample, the medians, the largest output difference
 from ORT (in quantisation steps: ORT's u8s8 path without VNNI may saturate, so QLinear outputs
 can differ by a step or more; MatMulInteger must agree exactly; the float outputs of
 mlp_dynamic and cnn_static count steps of (max - min) / 255 of ORT's output), and the conditions: CPU,
-onnx-light build (compilation mode, ISA), ORT version and load average before and after.
+onnx-light build (compilation mode, ISA), ORT version, ORT's spinning and the pause, and the
+load average before and after.
 """
 
 import glob
@@ -41,13 +45,22 @@ from absl import app, flags
 from onnx import TensorProto, helper, numpy_helper
 from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_dynamic, quantize_static
 
-from benchmarks.ort_reference import block_samples, conditions, finish_document, ort_session
+from benchmarks.ort_reference import (
+    ORT_PAUSE_S,
+    block_timing_conditions,
+    conditions,
+    finish_document,
+    ort_session,
+    paired_blocks,
+)
 
 FLAGS = flags.FLAGS
 flags.DEFINE_integer("repeats", 200, "timed runs per runtime, case and thread count")
 flags.DEFINE_integer("warmup", 10, "untimed runs before each block")
 flags.DEFINE_list("threads", ["1", "2"], "thread counts")
 flags.DEFINE_string("only", "", "run only cases whose name contains this")
+flags.DEFINE_bool("ort_spinning", True, "ORT's intra-op spinning at its default (on); false: off, for a check run")
+flags.DEFINE_float("ort_pause_s", ORT_PAUSE_S, "pause after every ORT block, for ORT's spinning workers to sleep")
 flags.DEFINE_string("json", "", "where to write the raw samples")
 flags.DEFINE_string(
     "corpus_dir",
@@ -291,7 +304,14 @@ CASES = {
 
 def main(argv):
     del argv
-    doc = {"benchmark": "quantized_vs_ort", "conditions": conditions(repeats=FLAGS.repeats, warmup=FLAGS.warmup)}
+    doc = {
+        "benchmark": "quantized_vs_ort",
+        "conditions": conditions(
+            repeats=FLAGS.repeats,
+            warmup=FLAGS.warmup,
+            **block_timing_conditions(FLAGS.ort_spinning, FLAGS.ort_pause_s),
+        ),
+    }
     results = []
     print(f"{'case':<16} {'thr':>3} {'onnx-light ms':>14} {'ORT ms':>10} {'ratio':>7} {'max diff (steps)':>17}")
     for name, build in CASES.items():
@@ -302,13 +322,12 @@ def main(argv):
             ours = onnx_light.InferenceSession(
                 model.SerializeToString(), cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=threads)
             )
-            theirs = ort_session(model, threads)
+            theirs = ort_session(model, threads, spinning=FLAGS.ort_spinning)
             got = np.asarray(ours.run(None, feeds)[0]).astype(np.float64)
             want = np.asarray(theirs.run(None, feeds)[0]).astype(np.float64)
             case_step = step if step is not None else max(float(np.ptp(want)) / 255.0, np.finfo(np.float32).tiny)
             max_diff = float(np.max(np.abs(got - want)) / case_step)
-            samples = {"onnx_light": block_samples(ours, feeds, FLAGS.warmup, FLAGS.repeats)}
-            samples["ort"] = block_samples(theirs, feeds, FLAGS.warmup, FLAGS.repeats)
+            samples = paired_blocks(ours, theirs, feeds, FLAGS.warmup, FLAGS.repeats, FLAGS.ort_pause_s)
             ol, rt = float(np.median(samples["onnx_light"])), float(np.median(samples["ort"]))
             print(f"{name:<16} {threads:>3} {ol:>14.4f} {rt:>10.4f} {ol / rt:>7.2f} {max_diff:>17.2f}", flush=True)
             results.append(

@@ -3,27 +3,40 @@
 and TopK(k=5) + GatherElements + ReduceMean + Softmax over 512x1000, at 1 and 2 threads.
 Weights are initializers (constants, as in exported models). Each runtime is timed in its
 own block (warm-up, then `--repeats` runs; ORT's workers spin after runs, so alternating
-single runs would charge that to the other runtime). Medians, every raw sample, the CPU,
-the build mode and the load average before and after are written.
+single runs would charge that to the other runtime), onnx-light first, with a pause of
+--ort_pause_s before onnx-light's block (after the agreement run, which is ORT's too) and
+after ORT's; --ort_spinning=false builds ORT's sessions with spinning off, for a check
+run. Medians, every raw sample, the CPU, the build mode, ORT's spinning and the pause, and
+the load average before and after are written.
 
     ./bazelw run //benchmarks:recurrent_vs_ort -- --output=benchmarks/reports/recurrent/recurrent.json
 """
 
-import time
-
 import numpy as np
 import onnx_light
-import onnxruntime as ort
 from absl import app, flags
 from onnx import ModelProto, TensorProto, helper, numpy_helper
 
-from benchmarks.ort_reference import block_samples, conditions, finish_document
+from benchmarks.ort_reference import (
+    ORT_PAUSE_S,
+    block_timing_conditions,
+    conditions,
+    finish_document,
+    ort_session,
+    paired_blocks,
+)
 
 OUTPUT = flags.DEFINE_string("output", "", "where to write the JSON results")
 REPEATS = flags.DEFINE_integer("repeats", 50, "timed runs per block")
 WARMUP = flags.DEFINE_integer("warmup", 5, "untimed runs before each block")
 THREADS = flags.DEFINE_list("threads", ["1", "2"], "thread counts")
 ONLY = flags.DEFINE_string("only", "", "run only cases whose name contains this")
+ORT_SPINNING = flags.DEFINE_bool(
+    "ort_spinning", True, "ORT's intra-op spinning at its default (on); false: off, for a check run"
+)
+ORT_PAUSE = flags.DEFINE_float(
+    "ort_pause_s", ORT_PAUSE_S, "pause after every ORT block, for ORT's spinning workers to sleep"
+)
 SEQ = flags.DEFINE_integer("seq", 32, "recurrent cases: sequence length")
 BATCH = flags.DEFINE_integer("batch", 4, "recurrent cases: batch")
 INPUT = flags.DEFINE_integer("input", 64, "recurrent cases: input size")
@@ -96,24 +109,26 @@ def cases():
 
 def main(argv: list[str]) -> None:
     del argv
-    doc = {"benchmark": "recurrent_vs_ort", "results": [], "conditions": conditions(repeats=REPEATS.value)}
+    doc = {
+        "benchmark": "recurrent_vs_ort",
+        "results": [],
+        "conditions": conditions(
+            repeats=REPEATS.value,
+            warmup=WARMUP.value,
+            **block_timing_conditions(ORT_SPINNING.value, ORT_PAUSE.value),
+        ),
+    }
     for name, model, feeds in cases():
         if ONLY.value and ONLY.value not in name:
             continue
         data = model.SerializeToString()
         for threads in map(int, THREADS.value):
-            options = ort.SessionOptions()
-            options.intra_op_num_threads = threads
-            options.inter_op_num_threads = 1
-            theirs = ort.InferenceSession(data, options, providers=["CPUExecutionProvider"])
+            theirs = ort_session(data, threads, spinning=ORT_SPINNING.value)
             ours = onnx_light.InferenceSession(data, cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=threads))
             for got, expected in zip(ours.run(None, feeds), theirs.run(None, feeds)):
                 np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
-            row = {"case": name, "threads": threads}
-            row["onnx_light_ms"] = block_samples(ours, feeds, WARMUP.value, REPEATS.value)
-            time.sleep(0.5)
-            row["ort_ms"] = block_samples(theirs, feeds, WARMUP.value, REPEATS.value)
-            time.sleep(0.5)
+            samples = paired_blocks(ours, theirs, feeds, WARMUP.value, REPEATS.value, ORT_PAUSE.value)
+            row = {"case": name, "threads": threads, "onnx_light_ms": samples["onnx_light"], "ort_ms": samples["ort"]}
             row["ratio_ours_over_ort"] = float(np.median(row["onnx_light_ms"]) / np.median(row["ort_ms"]))
             doc["results"].append(row)
             print(

@@ -74,11 +74,12 @@ class PrepackedMatMulB {
 };
 
 // Runs every batch of the (folded) plan through the engine, handing sink(t, block) the
-// blocks of batch t; row indices are within the folded batch.
+// blocks of batch t (row indices within the folded batch), or, with `into`, writing batch
+// t's int32 product to into + t * m * n directly.
 template <typename Sink>
 Status RunBatches(KernelContext& ctx, const gemm::GemmTuning& tuning, const gemm::MatMulPlan& plan, int64_t rows_per_zp,
                   const Tensor& a, const PerAxis<int32_t>& azp, const Tensor& b, const PerAxis<int32_t>& bzp,
-                  const igemm::IgemmPackedB* prepacked, Sink sink) {
+                  const igemm::IgemmPackedB* prepacked, Sink sink, int32_t* into = nullptr) {
   std::shared_ptr<const igemm::IgemmPackedB> packed;
   int64_t packed_offset = -1;
   int64_t scratch = 0;
@@ -98,6 +99,12 @@ Status RunBatches(KernelContext& ctx, const gemm::GemmTuning& tuning, const gemm
     const igemm::IgemmA ia{igemm::IgemmMatrix{static_cast<const uint8_t*>(a.raw_data()) + plan.a_offsets[t],
                                               a.dtype() == DataType::kInt8, plan.k, 1},
                            azp.values.data(), azp.values.size() == 1 ? 1 : rows_per_zp};
+    if (into != nullptr) {
+      OL_RETURN_IF_ERROR(igemm::IgemmComputeInto(ctx.parallel(), ctx.allocator(), tuning.parallel_minimum_tasks, plan.m,
+                                                 ia, *pb, into + static_cast<int64_t>(t) * plan.m * plan.n, plan.n,
+                                                 &scratch));
+      continue;
+    }
     OL_RETURN_IF_ERROR(igemm::IgemmCompute(
         ctx.parallel(), ctx.allocator(), tuning.parallel_minimum_tasks, plan.m, ia, *pb,
         [&](int64_t i0, int rows, int64_t j0, int cols, const int32_t* acc, int64_t ld) {
@@ -128,14 +135,10 @@ class MatMulIntegerKernel final : public OpKernel {
     OL_ASSIGN_OR_RETURN(const gemm::MatMulPlan plan, gemm::PlanMatMul(where, a->shape(), b->shape(), true));
     OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, DataType::kInt32, plan.output));
     if (y->num_elements() == 0) return Status::Ok();
-    int32_t* out = y->data<int32_t>();
-    const int64_t m = plan.m, n = plan.n;
-    return RunBatches(ctx, tuning_, plan, shape.m, *a, azp, *b, bzp, prepacked_.Match(*b, ctx.input(3)),
-                      [&](int64_t t, int64_t i0, int rows, int64_t j0, int cols, const int32_t* acc, int64_t ld) {
-                        for (int r = 0; r < rows; ++r) {
-                          std::copy(acc + r * ld, acc + r * ld + cols, out + (t * m + i0 + r) * n + j0);
-                        }
-                      });
+    // The engine writes the int32 product straight into Y.
+    return RunBatches(
+        ctx, tuning_, plan, shape.m, *a, azp, *b, bzp, prepacked_.Match(*b, ctx.input(3)),
+        [](int64_t, int64_t, int, int64_t, int, const int32_t*, int64_t) {}, y->data<int32_t>());
   }
 
  private:

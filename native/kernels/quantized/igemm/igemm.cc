@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <utility>
 
 #include "native/core/cpu_features.h"
 
@@ -21,6 +22,9 @@ constexpr int64_t kRowBlock = 96;
 constexpr int64_t kColumnBlock = 256;
 constexpr int64_t kKPairBlock = 256;
 constexpr int64_t kMacsPerUnit = int64_t{1} << 18;
+// IgemmCompute packs all of A once, shared by every task, when it has several row blocks
+// and the packed form takes at most this (else each participant packs the row block it runs).
+constexpr size_t kSharedABytes = size_t{4} << 20;
 
 int32_t ElementAt(const IgemmMatrix& m, int64_t r, int64_t c) {
   const int64_t e = r * m.row_stride + c * m.col_stride;
@@ -74,61 +78,86 @@ void ScalarRequantize(const int32_t* acc, int64_t n, int32_t bias, const float* 
   }
 }
 
+// Sum of n bytes as uint8 after xor with `flip` (SSE2 psadbw on x86-64).
+int32_t ByteSum(const uint8_t* src, int64_t n, uint8_t flip) {
+  int64_t kk = 0;
+  uint32_t sum = 0;  // modulo 2^32, as every sum of the engine
+#if defined(__x86_64__)
+  const __m128i vflip = _mm_set1_epi8(static_cast<char>(flip)), zero = _mm_setzero_si128();
+  __m128i acc = zero;
+  for (; kk + 16 <= n; kk += 16) {
+    const __m128i v = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + kk)), vflip);
+    acc = _mm_add_epi64(acc, _mm_sad_epu8(v, zero));
+  }
+  sum = static_cast<uint32_t>(_mm_cvtsi128_si32(acc)) +
+        static_cast<uint32_t>(_mm_cvtsi128_si32(_mm_unpackhi_epi64(acc, acc)));
+#endif
+  for (; kk < n; ++kk) sum += static_cast<uint8_t>(src[kk] ^ flip);
+  return static_cast<int32_t>(sum);
+}
+
 // Packs rows [i0, i0 + rows) of A, all of K, into panels of mr rows (zero padded), and
-// their row sums.
+// their row sums. Row by row: pair p of row i is one 32-bit store at panel[(p * mr + i) * 2].
 void PackA(const IgemmA& a, int64_t i0, int64_t rows, int64_t k, int mr, int16_t* dst, int32_t* row_sums) {
-  const int64_t kp = (k + 1) / 2;
+  const int64_t kp = (k + 1) / 2, full = k / 2;
+  const bool is_signed = a.matrix.is_signed;
   for (int64_t t0 = 0; t0 < rows; t0 += mr) {
     int16_t* panel = dst + t0 * kp * 2;
     for (int i = 0; i < mr; ++i) {
       const int64_t r = t0 + i;
-      int32_t sum = 0;
-      if (r < rows) {
-        const int64_t e0 = (i0 + r) * a.matrix.row_stride;
-        if (a.matrix.is_signed) {
-          const int8_t* src = static_cast<const int8_t*>(a.matrix.data) + e0;
-          for (int64_t kk = 0; kk < k; ++kk) {
-            panel[((kk >> 1) * mr + i) * 2 + (kk & 1)] = src[kk];
-            sum += src[kk];
-          }
-        } else {
-          const uint8_t* src = static_cast<const uint8_t*>(a.matrix.data) + e0;
-          for (int64_t kk = 0; kk < k; ++kk) {
-            panel[((kk >> 1) * mr + i) * 2 + (kk & 1)] = src[kk];
-            sum += src[kk];
-          }
-        }
-        if (k & 1) panel[((k >> 1) * mr + i) * 2 + 1] = 0;
-      } else {
+      if (r >= rows) {
         for (int64_t p = 0; p < kp; ++p) panel[(p * mr + i) * 2] = panel[(p * mr + i) * 2 + 1] = 0;
+        continue;
       }
-      row_sums[r] = sum;
+      const uint8_t* src = static_cast<const uint8_t*>(a.matrix.data) + (i0 + r) * a.matrix.row_stride;
+      const auto value = [&](int64_t kk) -> int16_t {
+        return is_signed ? static_cast<int16_t>(static_cast<int8_t>(src[kk])) : static_cast<int16_t>(src[kk]);
+      };
+      for (int64_t p = 0; p < full; ++p) {
+        const uint32_t pair = static_cast<uint16_t>(value(2 * p)) |
+                              (static_cast<uint32_t>(static_cast<uint16_t>(value(2 * p + 1))) << 16);
+        std::memcpy(panel + (p * mr + i) * 2, &pair, sizeof(pair));
+      }
+      if (k & 1) {
+        panel[(full * mr + i) * 2] = value(k - 1);
+        panel[(full * mr + i) * 2 + 1] = 0;
+      }
+      // The stored values' sum: of the uint8 bytes, less 256 per negative byte when signed
+      // (ByteSum of v ^ 0x80 is the sum of v + 128).
+      row_sums[r] =
+          is_signed
+              ? static_cast<int32_t>(static_cast<uint32_t>(ByteSum(src, k, 0x80)) - 128u * static_cast<uint32_t>(k))
+              : ByteSum(src, k, 0x00);
     }
   }
 }
 
 // As PackA for byte panels (K in quads): an int8 A is shifted by +128 into uint8; the row
-// sums are of the stored (shifted) values.
+// sums are of the stored (shifted) values. Quad q of row i is one 32-bit store.
 void PackAQuads(const IgemmA& a, int64_t i0, int64_t rows, int64_t k, int mr, uint8_t* dst, int32_t* row_sums) {
-  const int64_t kq = (k + 3) / 4;
+  const int64_t kq = (k + 3) / 4, full = k / 4;
   const uint8_t flip = a.matrix.is_signed ? 0x80 : 0x00;
+  const uint32_t flip4 = a.matrix.is_signed ? 0x80808080u : 0u;
   for (int64_t t0 = 0; t0 < rows; t0 += mr) {
     uint8_t* panel = dst + t0 * kq * 4;
     for (int i = 0; i < mr; ++i) {
       const int64_t r = t0 + i;
-      int32_t sum = 0;
-      if (r < rows) {
-        const uint8_t* src = static_cast<const uint8_t*>(a.matrix.data) + (i0 + r) * a.matrix.row_stride;
-        for (int64_t kk = 0; kk < k; ++kk) {
-          const uint8_t v = static_cast<uint8_t>(src[kk] ^ flip);
-          panel[((kk >> 2) * mr + i) * 4 + (kk & 3)] = v;
-          sum += v;
-        }
-        for (int64_t kk = k; kk < kq * 4; ++kk) panel[((kk >> 2) * mr + i) * 4 + (kk & 3)] = 0;
-      } else {
-        for (int64_t kk = 0; kk < kq * 4; ++kk) panel[((kk >> 2) * mr + i) * 4 + (kk & 3)] = 0;
+      if (r >= rows) {
+        for (int64_t q = 0; q < kq; ++q) std::memset(panel + (q * mr + i) * 4, 0, 4);
+        continue;
       }
-      row_sums[r] = sum;
+      const uint8_t* src = static_cast<const uint8_t*>(a.matrix.data) + (i0 + r) * a.matrix.row_stride;
+      for (int64_t q = 0; q < full; ++q) {
+        uint32_t quad;
+        std::memcpy(&quad, src + 4 * q, sizeof(quad));
+        quad ^= flip4;
+        std::memcpy(panel + (q * mr + i) * 4, &quad, sizeof(quad));
+      }
+      if (full < kq) {
+        uint8_t* tail = panel + (full * mr + i) * 4;
+        for (int64_t kk = full * 4; kk < kq * 4; ++kk) tail[kk & 3] = kk < k ? static_cast<uint8_t>(src[kk] ^ flip) : 0;
+      }
+      row_sums[r] = ByteSum(src, k, flip);
     }
   }
 }
@@ -242,6 +271,8 @@ StatusOr<std::shared_ptr<const IgemmPackedB>> IgemmPackedB::Create(int64_t k, in
     packed->column_sums_[j] = static_cast<int32_t>(sum);
     packed->zero_points_[j] = zero_points == nullptr ? 0 : zero_points[zero_point_count == 1 ? 0 : j];
   }
+  packed->zero_point_uniform_ = std::all_of(packed->zero_points_.begin(), packed->zero_points_.end(),
+                                            [&](int32_t z) { return z == packed->zero_points_.front(); });
   return std::shared_ptr<const IgemmPackedB>(std::move(packed));
 }
 
@@ -250,11 +281,14 @@ namespace {
 // The blocking of one product and the scratch each participant needs for it.
 struct Blocking {
   bool bytes = false;
-  int64_t kp = 0, k_block = 0, row_block = 0, column_block = 0, column_tasks = 0, tasks = 0;
-  size_t a_bytes = 0, row_sum_bytes = 0, c_bytes = 0;
+  int64_t kp = 0, k_block = 0, row_block = 0, column_block = 0, row_tasks = 0, column_tasks = 0, tasks = 0;
+  size_t a_bytes = 0, row_sum_bytes = 0, c_bytes = 0, column_term_bytes = 0;
   // Per participant: packed A (row_block x K, padded, as int16 storage), row sums, the
-  // int32 block, each 64-byte aligned.
-  size_t PerParticipant() const { return RoundUpBytes(a_bytes) + RoundUpBytes(row_sum_bytes) + RoundUpBytes(c_bytes); }
+  // int32 block, the zero-point terms of a block's columns, each 64-byte aligned.
+  size_t PerParticipant() const {
+    return RoundUpBytes(a_bytes) + RoundUpBytes(row_sum_bytes) + RoundUpBytes(c_bytes) +
+           RoundUpBytes(column_term_bytes);
+  }
   static size_t RoundUpBytes(size_t v) { return (v + 63) / 64 * 64; }
 };
 
@@ -265,14 +299,20 @@ Blocking MakeBlocking(int64_t m, const IgemmPackedB& b) {
   const int group = l.bytes ? 4 : 2;  // K in pairs of 16-bit values, or quads of bytes
   l.kp = (b.k() + group - 1) / group;
   l.k_block = l.bytes ? kKPairBlock / 2 : kKPairBlock;
-  l.row_block = RoundUp(std::min<int64_t>(kRowBlock, m), kernel.mr);
+  // Row blocks of whole mr panels, as even as the panels allow (128 rows on a 12-row tile:
+  // 72 and 56, not 96 and 32), so that participants splitting them get even shares.
+  const int64_t panels = (m + kernel.mr - 1) / kernel.mr;
+  const int64_t row_blocks =
+      (panels + std::max<int64_t>(kRowBlock / kernel.mr, 1) - 1) / std::max<int64_t>(kRowBlock / kernel.mr, 1);
+  l.row_block = (panels + row_blocks - 1) / row_blocks * kernel.mr;
   l.column_block = RoundUp(std::min<int64_t>(kColumnBlock, b.n()), kernel.nr);
-  const int64_t row_tasks = (m + l.row_block - 1) / l.row_block;
+  l.row_tasks = (m + l.row_block - 1) / l.row_block;
   l.column_tasks = (b.n() + l.column_block - 1) / l.column_block;
-  l.tasks = row_tasks * l.column_tasks;
+  l.tasks = l.row_tasks * l.column_tasks;
   l.a_bytes = sizeof(int16_t) * static_cast<size_t>(l.row_block * std::max<int64_t>(l.kp, 1) * 2);
   l.row_sum_bytes = sizeof(int32_t) * static_cast<size_t>(l.row_block);
   l.c_bytes = sizeof(int32_t) * static_cast<size_t>(l.row_block * l.column_block);
+  l.column_term_bytes = sizeof(uint32_t) * static_cast<size_t>(l.column_block);
   return l;
 }
 
@@ -280,6 +320,10 @@ struct Scratch {
   int16_t* a;
   int32_t* row_sums;
   int32_t* c;
+  uint32_t* column_terms;
+  // The row block `a` holds (-1: none): a participant's consecutive tasks of one row block,
+  // in one ParallelFor block or several, pack A once.
+  int64_t packed_row_block = -1;
 };
 
 Scratch CarveScratch(const Blocking& l, void* base) {
@@ -287,13 +331,46 @@ Scratch CarveScratch(const Blocking& l, void* base) {
   Scratch s;
   s.a = reinterpret_cast<int16_t*>(p);
   s.row_sums = reinterpret_cast<int32_t*>(p + Blocking::RoundUpBytes(l.a_bytes));
-  s.c = reinterpret_cast<int32_t*>(p + Blocking::RoundUpBytes(l.a_bytes) + Blocking::RoundUpBytes(l.row_sum_bytes));
+  p += Blocking::RoundUpBytes(l.a_bytes) + Blocking::RoundUpBytes(l.row_sum_bytes);
+  s.c = reinterpret_cast<int32_t*>(p);
+  s.column_terms = reinterpret_cast<uint32_t*>(p + Blocking::RoundUpBytes(l.c_bytes));
   return s;
 }
 
-// Tasks [begin, end) of the product with the participant's scratch s.
-Status RunTasks(const Blocking& l, int64_t m, const IgemmA& a, const IgemmPackedB& b, IgemmSink sink, const Scratch& s,
-                int64_t begin, int64_t end) {
+// Packs row block rt of A (all of K) into a_panels with its row sums.
+void PackRowBlock(const Blocking& l, int64_t m, const IgemmA& a, int64_t k, int mr, int64_t rt, int16_t* a_panels,
+                  int32_t* row_sums) {
+  const int64_t i0 = rt * l.row_block, rows = std::min(l.row_block, m - i0);
+  if (l.bytes) {
+    PackAQuads(a, i0, rows, k, mr, reinterpret_cast<uint8_t*>(a_panels), row_sums);
+  } else {
+    PackA(a, i0, rows, k, mr, a_panels, row_sums);
+  }
+}
+
+// All of A packed once (row block rt's panels at a + rt * a_stride, its row sums at
+// row_sums + rt * row_block), read by every task.
+struct SharedA {
+  int16_t* a = nullptr;
+  int32_t* row_sums = nullptr;
+  int64_t a_stride = 0;
+};
+
+// C written in place (IgemmComputeInto): row i at c + i * ldc.
+struct DirectC {
+  int32_t* c = nullptr;
+  int64_t ldc = 0;
+};
+
+// Tasks [begin, end) of the product with the participant's scratch s. Without a shared A,
+// tasks run row block by row block (the column blocks of one row block consecutive, so a
+// participant packs each row block it runs once into s); with one, column block by column
+// block (the row blocks of one column block consecutive, so its B panels are read from
+// cache for all rows, and participants splitting the tasks get equal column ranges).
+// With `direct`, whole mr x nr tiles accumulate in C itself, the edge tiles in s.c (copied
+// to C at the end of the block), and sink is not called.
+Status RunTasks(const Blocking& l, int64_t m, const IgemmA& a, const IgemmPackedB& b, IgemmSink sink, Scratch& s,
+                const SharedA* shared, const DirectC* direct, int64_t begin, int64_t end) {
   const int64_t n = b.n(), k = b.k();
   const IgemmKernel& kernel = b.kernel();
   const int mr = kernel.mr, nr = kernel.nr;
@@ -304,60 +381,121 @@ Status RunTasks(const Blocking& l, int64_t m, const IgemmA& a, const IgemmPacked
   const int32_t a_shift = bytes && a.matrix.is_signed ? 128 : 0;
   const auto& column_sums = b.column_sums();
   const auto& bzp = b.zero_points();
-  int64_t packed_row_task = -1;
   for (int64_t task = begin; task < end; ++task) {
-    // Column tasks of one row block are consecutive: A is packed once per row block run.
-    const int64_t rt = task / column_tasks, ct = task % column_tasks;
+    const int64_t rt = shared != nullptr ? task % l.row_tasks : task / column_tasks;
+    const int64_t ct = shared != nullptr ? task / l.row_tasks : task % column_tasks;
     const int64_t i0 = rt * row_block, rows = std::min(row_block, m - i0);
     const int64_t j0 = ct * column_block, cols = std::min(column_block, n - j0);
     const int64_t rows_padded = RoundUp(rows, mr), cols_padded = RoundUp(cols, nr);
-    if (packed_row_task != rt) {
-      if (bytes) {
-        PackAQuads(a, i0, rows, k, mr, reinterpret_cast<uint8_t*>(s.a), s.row_sums);
-      } else {
-        PackA(a, i0, rows, k, mr, s.a, s.row_sums);
-      }
-      packed_row_task = rt;
+    const int16_t* a_panels = s.a;
+    const int32_t* row_sums = s.row_sums;
+    if (shared != nullptr) {
+      a_panels = shared->a + rt * shared->a_stride;
+      row_sums = shared->row_sums + rt * row_block;
+    } else if (s.packed_row_block != rt) {
+      PackRowBlock(l, m, a, k, mr, rt, s.a, s.row_sums);
+      s.packed_row_block = rt;
     }
     const int64_t ldc = cols_padded;
-    if (kp == 0) std::fill(s.c, s.c + rows_padded * ldc, 0);
+    // Rows and columns of the block held in C itself (whole tiles; none without `direct`).
+    const int64_t in_place_rows = direct != nullptr ? rows / mr * mr : 0;
+    const int64_t in_place_cols = direct != nullptr ? cols / nr * nr : 0;
+    int32_t* const c_block = direct != nullptr ? direct->c + i0 * direct->ldc + j0 : nullptr;
+    const auto tile_c = [&](int64_t it, int64_t jt, int64_t* ld) {
+      if (it < in_place_rows && jt < in_place_cols) {
+        *ld = direct->ldc;
+        return c_block + it * direct->ldc + jt;
+      }
+      *ld = ldc;
+      return s.c + it * ldc + jt;
+    };
+    if (kp == 0) {
+      std::fill(s.c, s.c + rows_padded * ldc, 0);
+      for (int64_t r = 0; r < in_place_rows; ++r) {
+        std::fill(c_block + r * direct->ldc, c_block + r * direct->ldc + in_place_cols, 0);
+      }
+    }
     for (int64_t p0 = 0; p0 < kp; p0 += k_block) {
       const int64_t pc = std::min(k_block, kp - p0);
       for (int64_t jt = 0; jt < cols_padded; jt += nr) {
         const int64_t panel = (j0 + jt) / nr;
         for (int64_t it = 0; it < rows_padded; it += mr) {
+          int64_t ld = 0;
+          int32_t* c = tile_c(it, jt, &ld);
           if (bytes) {
-            const uint8_t* ap = reinterpret_cast<const uint8_t*>(s.a) + (it * kp + p0 * mr) * 4;
-            kernel.tile_u8s8(pc, ap, b.byte_panel(panel) + p0 * nr * 4, s.c + it * ldc + jt, ldc, p0 > 0);
+            const uint8_t* ap = reinterpret_cast<const uint8_t*>(a_panels) + (it * kp + p0 * mr) * 4;
+            kernel.tile_u8s8(pc, ap, b.byte_panel(panel) + p0 * nr * 4, c, ld, p0 > 0);
           } else {
-            kernel.tile(pc, s.a + (it * kp + p0 * mr) * 2, b.panel(panel) + p0 * nr * 2, s.c + it * ldc + jt, ldc,
-                        p0 > 0);
+            kernel.tile(pc, a_panels + (it * kp + p0 * mr) * 2, b.panel(panel) + p0 * nr * 2, c, ld, p0 > 0);
           }
         }
       }
     }
+    // Row r of the block, indexed by column: in C up to in_place_cols (rows below
+    // in_place_rows), in s.c past it.
+    const auto row_at = [&](int64_t r, int64_t cc) -> uint32_t* {
+      return reinterpret_cast<uint32_t*>(r < in_place_rows && cc < in_place_cols ? c_block + r * direct->ldc + cc
+                                                                                 : s.c + r * ldc + cc);
+    };
+    const auto split = [&](int64_t r) { return r < in_place_rows ? in_place_cols : 0; };
     // Zero points: - azp(i) colsum(j) - bzp(j) rowsum(i) + K azp(i) bzp(j), modulo 2^32.
-    for (int64_t r = 0; r < rows; ++r) {
-      const int32_t zp =
-          a.zero_points == nullptr ? 0 : a.zero_points[a.zero_point_count == 1 ? 0 : (i0 + r) % a.zero_point_count];
-      const uint32_t azp = static_cast<uint32_t>(zp + a_shift);
-      const uint32_t row_sum = static_cast<uint32_t>(s.row_sums[r]);
+    // With one A zero point the column terms K azp bzp(j) - azp colsum(j) are formed once
+    // per block, and with one B zero point - bzp rowsum(i) is one value per row: then each
+    // element takes two additions (the same sum modulo 2^32).
+    if (a.zero_points == nullptr || a.zero_point_count == 1) {
+      const uint32_t azp = static_cast<uint32_t>((a.zero_points == nullptr ? 0 : a.zero_points[0]) + a_shift);
       const uint32_t k_azp = static_cast<uint32_t>(k) * azp;
-      uint32_t* c = reinterpret_cast<uint32_t*>(s.c + r * ldc);
       for (int64_t cc = 0; cc < cols; ++cc) {
-        const uint32_t z = static_cast<uint32_t>(bzp[j0 + cc]);
-        c[cc] += k_azp * z - azp * static_cast<uint32_t>(column_sums[j0 + cc]) - z * row_sum;
+        s.column_terms[cc] =
+            k_azp * static_cast<uint32_t>(bzp[j0 + cc]) - azp * static_cast<uint32_t>(column_sums[j0 + cc]);
       }
+      for (int64_t r = 0; r < rows; ++r) {
+        const uint32_t row_sum = static_cast<uint32_t>(row_sums[r]);
+        const std::pair<int64_t, int64_t> parts[2] = {{0, split(r)}, {split(r), cols}};
+        for (const auto& [from, to] : parts) {
+          if (from >= to) continue;
+          uint32_t* c = row_at(r, from) - from;
+          if (b.zero_point_uniform()) {
+            const uint32_t row_term = 0u - static_cast<uint32_t>(bzp[0]) * row_sum;
+            for (int64_t cc = from; cc < to; ++cc) c[cc] += s.column_terms[cc] + row_term;
+          } else {
+            for (int64_t cc = from; cc < to; ++cc) {
+              c[cc] += s.column_terms[cc] - static_cast<uint32_t>(bzp[j0 + cc]) * row_sum;
+            }
+          }
+        }
+      }
+    } else {
+      for (int64_t r = 0; r < rows; ++r) {
+        const int32_t zp = a.zero_points[(i0 + r) % a.zero_point_count];
+        const uint32_t azp = static_cast<uint32_t>(zp + a_shift);
+        const uint32_t row_sum = static_cast<uint32_t>(row_sums[r]);
+        const uint32_t k_azp = static_cast<uint32_t>(k) * azp;
+        const std::pair<int64_t, int64_t> parts[2] = {{0, split(r)}, {split(r), cols}};
+        for (const auto& [from, to] : parts) {
+          if (from >= to) continue;
+          uint32_t* c = row_at(r, from) - from;
+          for (int64_t cc = from; cc < to; ++cc) {
+            const uint32_t z = static_cast<uint32_t>(bzp[j0 + cc]);
+            c[cc] += k_azp * z - azp * static_cast<uint32_t>(column_sums[j0 + cc]) - z * row_sum;
+          }
+        }
+      }
+    }
+    if (direct != nullptr) {  // the edge tiles' results to C
+      for (int64_t r = 0; r < rows; ++r) {
+        std::copy(s.c + r * ldc + split(r), s.c + r * ldc + cols, c_block + r * direct->ldc + split(r));
+      }
+      continue;
     }
     sink(i0, static_cast<int>(rows), j0, static_cast<int>(cols), s.c, ldc);
   }
   return Status::Ok();
 }
 
-}  // namespace
-
-Status IgemmCompute(const ParallelContext& parallel, Allocator* allocator, int64_t parallel_minimum_units, int64_t m,
-                    const IgemmA& a, const IgemmPackedB& b, IgemmSink sink, int64_t* scratch_bytes) {
+Status ComputeImpl(const ParallelContext& parallel, Allocator* allocator, int64_t parallel_minimum_units, int64_t m,
+                   const IgemmA& a, const IgemmPackedB& b, IgemmSink sink, const DirectC* direct,
+                   int64_t* scratch_bytes) {
   const int64_t n = b.n(), k = b.k();
   if (m <= 0 || n <= 0) return Status::Ok();
   const Blocking l = MakeBlocking(m, b);
@@ -367,17 +505,59 @@ Status IgemmCompute(const ParallelContext& parallel, Allocator* allocator, int64
   const ParallelPlan plan{"igemm.blocks", 1};
   const int participants = serial ? 1 : AvailableParticipants(parallel, plan);
   const size_t per = l.PerParticipant();
-  ScratchArena arena(allocator, per * static_cast<size_t>(participants) + 64);
+  const size_t a_block_bytes = Blocking::RoundUpBytes(l.a_bytes);
+  const size_t shared_a_bytes = static_cast<size_t>(l.row_tasks) * a_block_bytes;
+  const bool share_a = l.row_tasks > 1 && shared_a_bytes <= kSharedABytes;
+  const size_t shared_bytes =
+      share_a ? shared_a_bytes + Blocking::RoundUpBytes(static_cast<size_t>(l.row_tasks) * l.row_sum_bytes) : 0;
+  const size_t total = per * static_cast<size_t>(participants) + shared_bytes;
+  ScratchArena arena(allocator, total + 64);
   OL_RETURN_IF_ERROR(arena.status());
-  OL_ASSIGN_OR_RETURN(void* base, arena.Allocate(per * static_cast<size_t>(participants)));
+  OL_ASSIGN_OR_RETURN(void* base, arena.Allocate(total));
   std::vector<Scratch> scratch(static_cast<size_t>(participants));
   for (int p = 0; p < participants; ++p) scratch[p] = CarveScratch(l, static_cast<char*>(base) + p * per);
   if (scratch_bytes != nullptr) *scratch_bytes = static_cast<int64_t>(arena.capacity());
+  SharedA shared;
+  if (share_a) {
+    char* at = static_cast<char*>(base) + per * static_cast<size_t>(participants);
+    shared.a = reinterpret_cast<int16_t*>(at);
+    shared.row_sums = reinterpret_cast<int32_t*>(at + shared_a_bytes);
+    shared.a_stride = static_cast<int64_t>(a_block_bytes / sizeof(int16_t));
+    const auto pack = [&](int64_t begin, int64_t end) {
+      for (int64_t rt = begin; rt < end; ++rt) {
+        PackRowBlock(l, m, a, k, b.kernel().mr, rt, shared.a + rt * shared.a_stride,
+                     shared.row_sums + rt * l.row_block);
+      }
+      return Status::Ok();
+    };
+    if (serial || participants <= 1) {
+      OL_RETURN_IF_ERROR(pack(0, l.row_tasks));
+    } else {
+      OL_RETURN_IF_ERROR(ParallelFor(parallel, l.row_tasks, ParallelPlan{"igemm.pack_a", 1, participants}, pack));
+    }
+  }
+  const SharedA* shared_a = share_a ? &shared : nullptr;
   const auto run = [&](int participant, int64_t begin, int64_t end) -> Status {
-    return RunTasks(l, m, a, b, sink, scratch[static_cast<size_t>(participant)], begin, end);
+    return RunTasks(l, m, a, b, sink, scratch[static_cast<size_t>(participant)], shared_a, direct, begin, end);
   };
   if (serial || participants <= 1) return run(0, 0, l.tasks);
   return ParallelForWithParticipant(parallel, l.tasks, ParallelPlan{"igemm.blocks", 1, participants}, run);
+}
+
+}  // namespace
+
+Status IgemmCompute(const ParallelContext& parallel, Allocator* allocator, int64_t parallel_minimum_units, int64_t m,
+                    const IgemmA& a, const IgemmPackedB& b, IgemmSink sink, int64_t* scratch_bytes) {
+  return ComputeImpl(parallel, allocator, parallel_minimum_units, m, a, b, sink, nullptr, scratch_bytes);
+}
+
+Status IgemmComputeInto(const ParallelContext& parallel, Allocator* allocator, int64_t parallel_minimum_units,
+                        int64_t m, const IgemmA& a, const IgemmPackedB& b, int32_t* c, int64_t ldc,
+                        int64_t* scratch_bytes) {
+  if (ldc < b.n()) return InvalidArgument("IgemmComputeInto: ldc ", ldc, " < n ", b.n());
+  const DirectC direct{c, ldc};
+  const auto no_sink = [](int64_t, int, int64_t, int, const int32_t*, int64_t) {};
+  return ComputeImpl(parallel, allocator, parallel_minimum_units, m, a, b, no_sink, &direct, scratch_bytes);
 }
 
 size_t IgemmSerialScratchBytes(int64_t m, const IgemmPackedB& b) {
@@ -390,7 +570,8 @@ Status IgemmComputeSerial(int64_t m, const IgemmA& a, const IgemmPackedB& b, Ige
     return InvalidArgument("IgemmComputeSerial: scratch must be 64-byte aligned");
   }
   const Blocking l = MakeBlocking(m, b);
-  return RunTasks(l, m, a, b, sink, CarveScratch(l, scratch), 0, l.tasks);
+  Scratch s = CarveScratch(l, scratch);
+  return RunTasks(l, m, a, b, sink, s, nullptr, nullptr, 0, l.tasks);
 }
 
 // ---- Packed A (the constant left operand) times blocks of B packed per run ----

@@ -63,6 +63,8 @@ class IgemmPackedB {
   const int8_t* byte_panel(int64_t p) const { return byte_data_.data() + p * panel_stride_; }
   const std::vector<int32_t>& column_sums() const { return column_sums_; }
   const std::vector<int32_t>& zero_points() const { return zero_points_; }
+  // True when every column has the same zero point.
+  bool zero_point_uniform() const { return zero_point_uniform_; }
   // Bytes this packed form holds (panels, column sums, zero points): what a kernel that
   // absorbed B holds in its place (KernelInfo::AbsorbConstantInput).
   int64_t held_bytes() const {
@@ -74,6 +76,7 @@ class IgemmPackedB {
   const IgemmKernel* kernel_ = nullptr;
   int64_t k_ = 0, n_ = 0, panel_stride_ = 0;
   bool bytes_ = false;
+  bool zero_point_uniform_ = true;
   std::vector<int16_t> data_;         // panels of nr columns: [k pair][nr][2]
   std::vector<int8_t> byte_data_;     // or [k quad][nr][4]
   std::vector<int32_t> column_sums_;  // sum_k B(k, j)
@@ -96,6 +99,12 @@ using IgemmSink = FunctionRef<void(int64_t i0, int rows, int64_t j0, int cols, c
 // the product is at least `parallel_minimum_units` units of 2^18 multiply-adds.
 Status IgemmCompute(const ParallelContext& parallel, Allocator* allocator, int64_t parallel_minimum_units, int64_t m,
                     const IgemmA& a, const IgemmPackedB& b, IgemmSink sink, int64_t* scratch_bytes = nullptr);
+
+// As IgemmCompute with C written to c (row i at c + i * ldc, ldc >= n) instead of handed
+// to a sink: whole tiles accumulate in c itself, edge tiles go through scratch. Same bits.
+Status IgemmComputeInto(const ParallelContext& parallel, Allocator* allocator, int64_t parallel_minimum_units,
+                        int64_t m, const IgemmA& a, const IgemmPackedB& b, int32_t* c, int64_t ldc,
+                        int64_t* scratch_bytes = nullptr);
 
 // IgemmCompute on the calling thread with the caller's scratch (64-byte aligned, at least
 // IgemmSerialScratchBytes(m, b) bytes), for callers that split many small products over

@@ -4,6 +4,7 @@
 // every signed B and its pair tile for every unsigned one); every requantiser against the
 // double-precision formula of the ONNX reference.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -14,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "native/core/allocator.h"
+#include "native/executor/cpu_executor.h"
 #include "native/kernels/common/isa_test_util.h"
 #include "native/kernels/quantized/igemm/igemm.h"
 #include "native/kernels/quantized/igemm/igemm_kernel.h"
@@ -51,7 +53,23 @@ struct Case {
 std::string Describe(const Case& c) {
   return std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) + (c.a_signed ? " s8" : " u8") +
          (c.b_signed ? "s8" : "u8") + " azp[0]=" + std::to_string(c.azp[0]) + " bzp[0]=" + std::to_string(c.bzp[0]) +
-         (c.bzp.size() > 1 ? " per-column" : "");
+         (c.bzp.size() > 1 ? " per-column" : "") + (c.azp.size() > 1 ? " per-row" : "");
+}
+
+// C = (A - azp)(B - bzp) by direct 64-bit sums reduced modulo 2^32, row-major m x n.
+std::vector<int32_t> DirectProduct(const Case& c, const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
+  std::vector<int32_t> out(static_cast<size_t>(c.m * c.n));
+  for (int64_t i = 0; i < c.m; ++i) {
+    for (int64_t j = 0; j < c.n; ++j) {
+      int64_t s = 0;
+      for (int64_t kk = 0; kk < c.k; ++kk) {
+        s += int64_t{Value(a, c.a_signed, i * c.k + kk) - c.azp[c.azp.size() == 1 ? 0 : i]} *
+             (Value(b, c.b_signed, kk * c.n + j) - c.bzp[c.bzp.size() == 1 ? 0 : j]);
+      }
+      out[i * c.n + j] = static_cast<int32_t>(static_cast<uint32_t>(s));
+    }
+  }
+  return out;
 }
 
 std::vector<Case> Cases() {
@@ -65,8 +83,11 @@ std::vector<Case> Cases() {
       const bool as = (types & 1) != 0, bs = (types & 2) != 0;
       const int32_t zps[3] = {0, 128, 255};
       Case c{m, n, k, as, bs, {as ? zps[index % 3] - 128 : zps[index % 3]}, {}};
-      if (index % 2 == 0) {
+      if (index % 3 == 0) {
         c.bzp = {bs ? zps[(index + 1) % 3] - 128 : zps[(index + 1) % 3]};
+      } else if (index % 3 == 2) {  // per column on B, one zero point on A
+        const auto z = RandomBytes(n, 100 + index);
+        for (int64_t j = 0; j < n; ++j) c.bzp.push_back(Value(z, bs, j));
       } else {  // per column, and per row on A
         const auto z = RandomBytes(n, 100 + index);
         for (int64_t j = 0; j < n; ++j) c.bzp.push_back(Value(z, bs, j));
@@ -361,6 +382,111 @@ TEST_P(IgemmVariantTest, ComputeSerialMatchesDirectSumsOnCallerScratch) {
     const Status misaligned = IgemmComputeSerial(c.m, ia, **packed, sink, static_cast<char*>(scratch) + 4);
     EXPECT_EQ(misaligned.code(), StatusCode::kInvalidArgument);
   }
+}
+
+// The parallel path (participants split the blocks, a participant keeping its packed rows
+// across its blocks and helping with others'): every element exactly once and equal to the
+// direct sums for 2, 3 and 4 participants, on shapes whose rows split into several blocks
+// (128 rows: two even blocks; 200: three; 97 with a short last panel), A packed once and
+// shared, and A too large to share (4096 x 1100: each participant packs its row blocks).
+TEST_P(IgemmVariantTest, ParallelComputeMatchesDirectSumsForEveryParticipantCount) {
+  SKIP_UNLESS_KERNEL(GetParam(), kernel);
+  const std::vector<Case> cases = {
+      {128, 300, 77, false, true, {128}, {0}}, {200, 97, 130, true, true, {-3}, {}},
+      {97, 513, 33, false, false, {}, {7}},    {128, 64, 200, true, false, {}, {}},
+      {4096, 5, 1100, false, true, {9}, {}},
+  };
+  int seed = 2000;
+  for (Case c : cases) {
+    if (c.bzp.empty()) {  // per column
+      const auto z = RandomBytes(c.n, seed++);
+      for (int64_t j = 0; j < c.n; ++j) c.bzp.push_back(Value(z, c.b_signed, j));
+    }
+    if (c.azp.empty()) {  // per row
+      const auto z = RandomBytes(c.m, seed++);
+      for (int64_t i = 0; i < c.m; ++i) c.azp.push_back(Value(z, c.a_signed, i));
+    }
+    const auto a = RandomBytes(c.m * c.k, seed++), b = RandomBytes(c.k * c.n, seed++);
+    const std::vector<int32_t> want = DirectProduct(c, a, b);
+    auto packed = IgemmPackedB::Create(c.k, c.n, IgemmMatrix{b.data(), c.b_signed, c.n, 1}, c.bzp.data(),
+                                       static_cast<int64_t>(c.bzp.size()), kernel);
+    ASSERT_TRUE(packed.ok());
+    const IgemmA ia{IgemmMatrix{a.data(), c.a_signed, c.k, 1}, c.azp.data(), static_cast<int64_t>(c.azp.size())};
+    for (int threads : {2, 3, 4}) {
+      SCOPED_TRACE(Describe(c) + " threads=" + std::to_string(threads));
+      CpuExecutionPolicy policy;
+      policy.num_threads = threads;
+      auto executor = CpuExecutor::Create(policy);
+      ASSERT_TRUE(executor.ok());
+      ParallelContext parallel;
+      parallel.executor = executor->get();
+      std::vector<int32_t> got(want.size(), 0);
+      std::vector<std::atomic<int>> seen(want.size());
+      ASSERT_TRUE(IgemmCompute(parallel, Allocator::Default(), /*parallel_minimum_units=*/0, c.m, ia, **packed,
+                               [&](int64_t i0, int rows, int64_t j0, int cols, const int32_t* acc, int64_t ld) {
+                                 for (int r = 0; r < rows; ++r) {
+                                   for (int q = 0; q < cols; ++q) {
+                                     got[(i0 + r) * c.n + j0 + q] = acc[r * ld + q];
+                                     ++seen[(i0 + r) * c.n + j0 + q];
+                                   }
+                                 }
+                               })
+                      .ok());
+      for (size_t e = 0; e < want.size(); ++e) {
+        ASSERT_EQ(seen[e].load(), 1) << e;
+        ASSERT_EQ(got[e], want[e]) << e;
+      }
+    }
+  }
+}
+
+// C written in place (whole tiles accumulated in C, edge tiles through scratch): equal to
+// the direct sums with 1 and 2 participants, the padding past n in each row of C untouched.
+TEST_P(IgemmVariantTest, ComputeIntoMatchesDirectSumsAndLeavesRowPaddingAlone) {
+  SKIP_UNLESS_KERNEL(GetParam(), kernel);
+  std::vector<Case> cases = Cases();
+  cases.push_back({128, 300, 77, false, true, {128}, {0}});  // two row blocks, shared A
+  cases.push_back({24, 64, 40, true, true, {-1}, {2}});      // whole tiles only
+  int seed = 3000;
+  constexpr int32_t kSentinel = 0x5a5a5a5a;
+  for (const Case& c : cases) {
+    const auto a = RandomBytes(c.m * c.k, seed++), b = RandomBytes(c.k * c.n, seed++);
+    const std::vector<int32_t> want = DirectProduct(c, a, b);
+    auto packed = IgemmPackedB::Create(c.k, c.n, IgemmMatrix{b.data(), c.b_signed, c.n, 1}, c.bzp.data(),
+                                       static_cast<int64_t>(c.bzp.size()), kernel);
+    ASSERT_TRUE(packed.ok());
+    const IgemmA ia{IgemmMatrix{a.data(), c.a_signed, c.k, 1}, c.azp.data(), static_cast<int64_t>(c.azp.size())};
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE(Describe(c) + " threads=" + std::to_string(threads));
+      CpuExecutionPolicy policy;
+      policy.num_threads = threads;
+      auto executor = CpuExecutor::Create(policy);
+      ASSERT_TRUE(executor.ok());
+      ParallelContext parallel;
+      parallel.executor = executor->get();
+      const int64_t ldc = c.n + 3;
+      std::vector<int32_t> got(static_cast<size_t>(c.m * ldc), kSentinel);
+      ASSERT_TRUE(IgemmComputeInto(parallel, Allocator::Default(), /*parallel_minimum_units=*/0, c.m, ia, **packed,
+                                   got.data(), ldc)
+                      .ok());
+      for (int64_t i = 0; i < c.m; ++i) {
+        for (int64_t j = 0; j < c.n; ++j) ASSERT_EQ(got[i * ldc + j], want[i * c.n + j]) << i << "," << j;
+        for (int64_t j = c.n; j < ldc; ++j) ASSERT_EQ(got[i * ldc + j], kSentinel) << i << "," << j;
+      }
+    }
+  }
+}
+
+TEST_P(IgemmVariantTest, ComputeIntoRejectsARowStrideShorterThanN) {
+  SKIP_UNLESS_KERNEL(GetParam(), kernel);
+  const std::vector<uint8_t> b(6, 1), a(6, 1);
+  const int32_t zero = 0;
+  auto packed = IgemmPackedB::Create(2, 3, IgemmMatrix{b.data(), false, 3, 1}, &zero, 1, kernel);
+  ASSERT_TRUE(packed.ok());
+  std::vector<int32_t> c(8);
+  const IgemmA ia{IgemmMatrix{a.data(), false, 2, 1}, &zero, 1};
+  EXPECT_EQ(IgemmComputeInto(ParallelContext{}, Allocator::Default(), 1, 3, ia, **packed, c.data(), 2).code(),
+            StatusCode::kInvalidArgument);
 }
 
 INSTANTIATE_TEST_SUITE_P(Isa, IgemmVariantTest, ::testing::ValuesIn(IgemmKernelVariants()),
