@@ -32,7 +32,6 @@ a run and would slow whatever ran next), as a reference, not a ratio.
 The corpus comes from //tools:torch_corpus.
 """
 
-import math
 import os
 import statistics
 import sys
@@ -45,7 +44,14 @@ from absl import app, flags
 from onnx_light import kernel_tuning
 from onnx_light_dev import torch_corpus
 
-from benchmarks.ort_reference import block_samples, conditions, finish_document, ort_session
+from benchmarks.ort_reference import (  # block_order, median_interval: the interleaving rule, shared
+    block_order,
+    block_samples,
+    conditions,
+    finish_document,
+    median_interval,
+    ort_session,
+)
 
 FLAGS = flags.FLAGS
 flags.DEFINE_list("models", ["mobilenet_v3_small", "efficientnet_b0"], "torch-corpus models (cached .onnx files)")
@@ -116,33 +122,6 @@ def settings(
     for value in spin_microseconds:
         found.append((f"portable, workers spin {int(value)} us", {}, int(value)))
     return found
-
-
-def block_order(count: int, block: int) -> list[int]:
-    """The order in which block `block` runs `count` settings: 0..count-1 rotated by the block."""
-    return [(block + i) % count for i in range(count)]
-
-
-def median_interval(values: Sequence[float]) -> tuple[float, float, float, bool]:
-    """(median, low, high, exact): the median and its 95% distribution-free confidence
-    interval, the order statistics x(j) and x(n + 1 - j) with the largest j such that
-    P(Binomial(n, 1/2) < j) <= 2.5% (kernel_baseline/interleave.h's MedianInterval);
-    exact is False, and the interval the sample's range, when n is too small (< 6)."""
-    x = sorted(values)
-    n = len(x)
-    if n == 0:
-        raise ValueError("median_interval of no values")
-    median = statistics.median(x)
-    j = 0
-    cumulative = 0.0
-    for i in range(n):
-        cumulative += math.comb(n, i) / 2.0**n  # P(X <= i)
-        if cumulative > 0.025:
-            break
-        j = i + 1
-    if j == 0:
-        return median, x[0], x[-1], False
-    return median, x[j - 1], x[n - j], True
 
 
 def block_ratios(block_medians: Sequence[Sequence[float]]) -> list[list[float]]:

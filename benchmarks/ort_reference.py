@@ -12,8 +12,10 @@ workers go to sleep before onnx-light runs again. ORT is otherwise left at its d
 """
 
 import json
+import math
+import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import onnxruntime as ort
@@ -153,3 +155,30 @@ def finish_document(doc, path):
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         with open(path, "w") as f:
             json.dump(doc, f, indent=1)
+
+
+def block_order(count: int, block: int) -> list[int]:
+    """The order in which block `block` runs `count` settings: 0..count-1 rotated by the block."""
+    return [(block + i) % count for i in range(count)]
+
+
+def median_interval(values: Sequence[float]) -> tuple[float, float, float, bool]:
+    """(median, low, high, exact): the median and its 95% distribution-free confidence
+    interval, the order statistics x(j) and x(n + 1 - j) with the largest j such that
+    P(Binomial(n, 1/2) < j) <= 2.5% (kernel_baseline/interleave.h's MedianInterval);
+    exact is False, and the interval the sample's range, when n is too small (< 6)."""
+    x = sorted(values)
+    n = len(x)
+    if n == 0:
+        raise ValueError("median_interval of no values")
+    median = statistics.median(x)
+    j = 0
+    cumulative = 0.0
+    for i in range(n):
+        cumulative += math.comb(n, i) / 2.0**n  # P(X <= i)
+        if cumulative > 0.025:
+            break
+        j = i + 1
+    if j == 0:
+        return median, x[0], x[-1], False
+    return median, x[j - 1], x[n - j], True

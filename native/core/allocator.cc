@@ -1,7 +1,9 @@
 #include "native/core/allocator.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <iterator>
 #include <new>
@@ -19,18 +21,44 @@ int SmallClassIndex(size_t block_bytes) {
   return c;
 }
 
-// A fresh block from the system (nullptr when refused).
-void* SystemAllocate(size_t block_bytes) {
-  const size_t alignment = block_bytes >= Allocator::kHugePageMinimum ? kHugePageBytes : Allocator::kAlignment;
+// Writes every page of [p, p + bytes) now: one madvise where the kernel has
+// MADV_POPULATE_WRITE (Linux 5.14), else a write per page (the block is uninitialised, so
+// writing zeros changes nothing a caller may rely on).
+void Prefault(void* p, size_t bytes) {
+#ifdef MADV_POPULATE_WRITE
+  if (madvise(p, bytes, MADV_POPULATE_WRITE) == 0) return;
+#endif
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  volatile char* bytes_p = static_cast<char*>(p);
+  for (size_t i = 0; i < bytes; i += page) bytes_p[i] = 0;
+}
+
+// A fresh block from the system (nullptr when refused). A large one is advised and
+// populated as the page policy `code` says (page_policy.h's PagePolicy::code(): huge pages,
+// the system's choice or small pages, times two, plus one to prefault).
+void* SystemAllocate(size_t block_bytes, int code) {
+  const bool large = block_bytes >= Allocator::kHugePageMinimum;
+  const int pages = code / 2;  // 0 huge, 1 system, 2 small
+  const size_t alignment = large && pages != 1 ? kHugePageBytes : Allocator::kAlignment;
   void* p = nullptr;
   if (posix_memalign(&p, alignment, block_bytes) != 0) return nullptr;
-#ifdef MADV_HUGEPAGE
-  // Advice only: where transparent huge pages are off, this changes nothing.
-  if (alignment == kHugePageBytes) madvise(p, block_bytes, MADV_HUGEPAGE);
+  if (!large) return p;
+    // Advice only: where transparent huge pages are off, MADV_HUGEPAGE changes nothing.
+#if defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
+  if (pages == 0) madvise(p, block_bytes, MADV_HUGEPAGE);
+  if (pages == 2) madvise(p, block_bytes, MADV_NOHUGEPAGE);
 #endif
+  if (code % 2 == 1) Prefault(p, block_bytes);
   return p;
 }
 }  // namespace
+
+namespace internal {
+// The page policy of Default()'s fresh large blocks, which hold the packed weights sessions
+// keep: a PagePolicy::code() (0: huge pages, what every other allocator uses). Written only by
+// //native/core:page_policy (its names, the environment, the setter), which reads it back.
+std::atomic<int> default_allocator_page_policy{0};
+}  // namespace internal
 
 size_t Allocator::BlockBytes(size_t bytes) {
   if (bytes <= kMaxCachedBlock) return kAlignment << SmallClassIndex(bytes);
@@ -119,7 +147,10 @@ StatusOr<void*> Allocator::Allocate(size_t bytes) {
   }
   const size_t block_bytes = BlockBytes(bytes);
   void* p = TakeCached(block_bytes);
-  if (p == nullptr) p = SystemAllocate(block_bytes);
+  if (p == nullptr) {
+    p = SystemAllocate(block_bytes,
+                       this == Default() ? internal::default_allocator_page_policy.load(std::memory_order_relaxed) : 0);
+  }
   if (p == nullptr) {
     current_bytes_.fetch_sub(n, std::memory_order_relaxed);
     return ResourceExhausted("the system refused an allocation of ", bytes, " bytes");

@@ -9,12 +9,15 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
+#include "native/core/allocator.h"
 #include "native/loader/onnx-ml.pb.h"
 
 namespace onnx_light {
@@ -77,6 +80,17 @@ struct MappedRange {
   ~MappedRange() { ReleaseMappedPages(data, bytes); }
 };
 
+// A copy of a payload whose address does not suit its element type, from
+// Allocator::Default(): once a session packed it and let it go, its block returns to that
+// allocator's cache, where the next packed weights of its size class (every layer of a
+// transformer has the same) find it, so the model's memory is made fresh once, not twice
+// (copied, then packed); its fresh blocks follow the constant page policy (page_policy.h).
+StatusOr<Tensor> CopyOf(DataType type, const Shape& shape, const uint8_t* data, size_t bytes) {
+  OL_ASSIGN_OR_RETURN(Tensor copy, Tensor::Allocate(type, shape, Allocator::Default()));
+  std::memcpy(copy.raw_data(), data, bytes);
+  return copy;
+}
+
 // Element types whose raw_data (and external data) is the tensor's native little-endian
 // layout, one whole number of bytes per element. Strings, and the sub-byte types (packed
 // two or four to a byte, decoded on the Python path), stay in the skeleton.
@@ -120,10 +134,209 @@ std::string RealPath(const std::string& path) {
   return result;
 }
 
+// ---------------------------------------------------------------- inline weights in place
+// Protobuf copies every bytes field it parses into a std::string of its own: a 340 MB model
+// would be read into a buffer, copied into fresh strings (a page fault and a zeroed page
+// per 4 KiB) and only then packed. Instead, the raw_data of the main graph's large
+// initializers is cut out of the serialized model before protobuf sees it, and borrowed
+// where it lies (the file's mapping, or the caller's bytes): protobuf parses only the
+// skeleton. The walk reads the wire format (tag, length) down to ModelProto.graph
+// (field 7), GraphProto.initializer (5) and TensorProto's dims (1), data_type (2), raw_data
+// (9) and data_location (14); everything else is copied verbatim. A payload is cut exactly
+// when the Loader below would borrow it (BorrowableType, more than min_elements elements,
+// not external); the Loader still checks its size. Any wire format it cannot walk
+// (a group, a length past the end) makes the caller parse the whole model as before, so
+// protobuf's own verdict on malformed input stands.
+
+// The wire format's reader: one field at a time.
+struct WireField {
+  uint32_t number = 0;
+  int wire_type = 0;
+  uint64_t varint = 0;             // wire type 0
+  const uint8_t* data = nullptr;   // wire type 2: the payload
+  size_t length = 0;               // its length
+  const uint8_t* begin = nullptr;  // the field's first byte (its tag)
+  const uint8_t* end = nullptr;    // one past its last byte
+};
+
+bool ReadVarint(const uint8_t*& p, const uint8_t* end, uint64_t* value) {
+  uint64_t v = 0;
+  for (int shift = 0; shift < 64 && p < end; shift += 7) {
+    const uint8_t byte = *p++;
+    v |= static_cast<uint64_t>(byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) {
+      *value = v;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool NextField(const uint8_t*& p, const uint8_t* end, WireField* f) {
+  f->begin = p;
+  uint64_t tag = 0;
+  if (!ReadVarint(p, end, &tag) || (tag >> 3) == 0 || (tag >> 3) > 0x1fffffff) return false;
+  f->number = static_cast<uint32_t>(tag >> 3);
+  f->wire_type = static_cast<int>(tag & 7);
+  switch (f->wire_type) {
+    case 0:
+      if (!ReadVarint(p, end, &f->varint)) return false;
+      break;
+    case 1:
+      if (end - p < 8) return false;
+      p += 8;
+      break;
+    case 5:
+      if (end - p < 4) return false;
+      p += 4;
+      break;
+    case 2: {
+      uint64_t length = 0;
+      if (!ReadVarint(p, end, &length) || length > static_cast<uint64_t>(end - p)) return false;
+      f->data = p;
+      f->length = static_cast<size_t>(length);
+      p += length;
+      break;
+    }
+    default:  // groups (3, 4): ONNX never writes them; protobuf decides
+      return false;
+  }
+  f->end = p;
+  return true;
+}
+
+void AppendVarint(std::string* out, uint64_t v) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+
+void AppendMessageField(std::string* out, uint32_t number, const std::string& message) {
+  AppendVarint(out, (static_cast<uint64_t>(number) << 3) | 2);
+  AppendVarint(out, message.size());
+  out->append(message);
+}
+
+void AppendVerbatim(std::string* out, const WireField& f) {
+  out->append(reinterpret_cast<const char*>(f.begin), static_cast<size_t>(f.end - f.begin));
+}
+
+struct InlineSplit {
+  std::string skeleton;  // the serialized model without the payloads below
+  // Initializer index in the main graph (as the parsed skeleton numbers them) -> its raw_data.
+  std::map<int, std::string_view> payloads;
+};
+
+// One TensorProto: false if its wire format does not walk. When the Loader would borrow its
+// raw_data, `raw` is set and `stripped` holds the tensor without it.
+bool SplitTensor(const uint8_t* p, const uint8_t* end, const LoadOptions& options, std::string* stripped,
+                 std::string_view* raw) {
+  std::vector<int64_t> dims;
+  int64_t data_type = 0, location = 0;
+  const uint8_t* raw_data = nullptr;
+  size_t raw_length = 0;
+  bool has_raw = false;
+  const uint8_t* begin = p;
+  WireField f;
+  while (p < end) {
+    if (!NextField(p, end, &f)) return false;
+    if (f.number == 1 && f.wire_type == 0) {
+      dims.push_back(static_cast<int64_t>(f.varint));
+    } else if (f.number == 1 && f.wire_type == 2) {  // packed dims
+      const uint8_t* q = f.data;
+      for (uint64_t d = 0; q < f.data + f.length;) {
+        if (!ReadVarint(q, f.data + f.length, &d)) return false;
+        dims.push_back(static_cast<int64_t>(d));
+      }
+    } else if (f.number == 2 && f.wire_type == 0) {
+      data_type = static_cast<int64_t>(f.varint);
+    } else if (f.number == 14 && f.wire_type == 0) {
+      location = static_cast<int64_t>(f.varint);
+    } else if (f.number == 9 && f.wire_type == 2) {  // the last one wins, as when parsing
+      raw_data = f.data;
+      raw_length = f.length;
+      has_raw = true;
+    }
+  }
+  *raw = std::string_view();
+  if (!has_raw || location == onnx::TensorProto::EXTERNAL || data_type <= 0 || data_type > INT32_MAX ||
+      !IsValidDataType(static_cast<int32_t>(data_type))) {
+    return true;
+  }
+  const DataType type = static_cast<DataType>(data_type);
+  for (int64_t d : dims) {
+    if (d < 0) return true;
+  }
+  const Shape shape(dims);
+  if (!BorrowableType(type) || !shape.CheckedByteSize(type).ok() || shape.num_elements() <= options.min_elements) {
+    return true;
+  }
+  stripped->clear();
+  for (p = begin; p < end;) {
+    NextField(p, end, &f);  // walked above
+    if (!(f.number == 9 && f.wire_type == 2)) AppendVerbatim(stripped, f);
+  }
+  *raw = std::string_view(reinterpret_cast<const char*>(raw_data), raw_length);
+  return true;
+}
+
+// The model with the payloads of the main graph's large raw_data initializers cut out, or
+// nothing if its wire format does not walk.
+std::optional<InlineSplit> SplitInlineWeights(std::string_view model, const LoadOptions& options) {
+  InlineSplit split;
+  split.skeleton.reserve(1 << 16);
+  const uint8_t* p = reinterpret_cast<const uint8_t*>(model.data());
+  const uint8_t* end = p + model.size();
+  int index = 0;  // repeated graph fields merge: their initializers are numbered on
+  std::string graph, tensor;
+  WireField f, g;
+  while (p < end) {
+    if (!NextField(p, end, &f)) return std::nullopt;
+    if (!(f.number == 7 && f.wire_type == 2)) {
+      AppendVerbatim(&split.skeleton, f);
+      continue;
+    }
+    graph.clear();
+    for (const uint8_t* q = f.data; q < f.data + f.length;) {
+      if (!NextField(q, f.data + f.length, &g)) return std::nullopt;
+      if (!(g.number == 5 && g.wire_type == 2)) {
+        AppendVerbatim(&graph, g);
+        continue;
+      }
+      std::string_view raw;
+      if (!SplitTensor(g.data, g.data + g.length, options, &tensor, &raw)) return std::nullopt;
+      if (raw.data() == nullptr) {
+        AppendVerbatim(&graph, g);
+      } else {
+        AppendMessageField(&graph, 5, tensor);
+        split.payloads.emplace(index, raw);
+      }
+      ++index;
+    }
+    AppendMessageField(&split.skeleton, 7, graph);
+  }
+  return split;
+}
+
+// What keeps borrowed bytes of the model alive: given a payload inside them, the owner a
+// Tensor borrowing it holds.
+using PayloadOwner = std::function<std::shared_ptr<void>(const uint8_t* data, size_t bytes)>;
+
 class Loader {
  public:
   Loader(std::string where, std::string base_dir, const LoadOptions& options)
       : where_(std::move(where)), base_dir_(std::move(base_dir)), options_(options) {}
+
+  const LoadOptions& options() const { return options_; }
+
+  // Inline payloads cut out of the serialized model (SplitInlineWeights), by initializer
+  // index, and what keeps them alive.
+  void BorrowInline(std::map<int, std::string_view> payloads, PayloadOwner owner) {
+    inline_payloads_ = std::move(payloads);
+    inline_owner_ = std::move(owner);
+  }
 
   Status Load(onnx::ModelProto& model, LoadedModel* out) {
     onnx::GraphProto* graph = model.mutable_graph();
@@ -145,6 +358,11 @@ class Loader {
       const size_t bytes = *checked;
       const bool external = t.data_location() == onnx::TensorProto::EXTERNAL;
       const bool large = shape.num_elements() > options_.min_elements;
+      auto cut = inline_payloads_.find(i);
+      if (cut != inline_payloads_.end()) {
+        OL_RETURN_IF_ERROR(BorrowCut(t, type, shape, bytes, cut->second, out));
+        continue;
+      }
       if (!BorrowableType(type) || (!large && !external)) continue;
       if (!external && !t.has_raw_data()) continue;  // typed fields: the Python path decodes them
       if (!external) {
@@ -163,8 +381,8 @@ class Loader {
         if (!large) {
           t.set_raw_data(data, bytes);  // small: inlined, for shape inference
         } else {
-          auto copy = std::make_shared<std::string>(reinterpret_cast<const char*>(data), bytes);
-          out->initializers.emplace(t.name(), Tensor::Borrow(type, shape, copy->data(), copy));
+          OL_ASSIGN_OR_RETURN(Tensor copy, CopyOf(type, shape, data, bytes));
+          out->initializers.emplace(t.name(), std::move(copy));
           ReleaseMappedPages(data, bytes);  // read once, for the copy
         }
       } else {
@@ -181,6 +399,26 @@ class Loader {
   }
 
  private:
+  // An initializer whose raw_data SplitInlineWeights cut out: borrowed where it lies when its
+  // address suits the element type, else copied once (and the borrowed range let go).
+  Status BorrowCut(const onnx::TensorProto& t, DataType type, const Shape& shape, size_t bytes,
+                   std::string_view payload, LoadedModel* out) {
+    if (payload.size() != bytes) {
+      return InvalidArgument(where_, ": initializer '", t.name(), "' (", DataTypeName(type), shape.ToString(), ") has ",
+                             payload.size(), " bytes of raw_data, expected ", bytes);
+    }
+    const auto* data = reinterpret_cast<const uint8_t*>(payload.data());
+    std::shared_ptr<void> owner = inline_owner_(data, bytes);
+    if (reinterpret_cast<uintptr_t>(data) % ElementSize(type) == 0) {
+      out->initializers.emplace(t.name(), Tensor::Borrow(type, shape, const_cast<uint8_t*>(data), std::move(owner)));
+    } else {
+      OL_ASSIGN_OR_RETURN(Tensor copy, CopyOf(type, shape, data, bytes));
+      owner.reset();  // a mapped range gives its pages back now
+      out->initializers.emplace(t.name(), std::move(copy));
+    }
+    return Status::Ok();
+  }
+
   // The bytes of an external tensor, in a mapping of its file (kept in last_mapping_).
   StatusOr<const uint8_t*> ExternalData(const onnx::TensorProto& t, size_t bytes) {
     std::string location;
@@ -253,7 +491,33 @@ class Loader {
   LoadOptions options_;
   std::map<std::string, std::shared_ptr<Mapping>> mappings_;
   std::shared_ptr<Mapping> last_mapping_;
+  std::map<int, std::string_view> inline_payloads_;
+  PayloadOwner inline_owner_;
 };
+
+// Parses `bytes` with the large inline payloads borrowed (SplitInlineWeights and
+// `owner`), or whole when they cannot be cut out; `unparsable` is the error then.
+StatusOr<LoadedModel> LoadSerialized(std::string_view bytes, Loader& loader, const PayloadOwner& owner,
+                                     const std::string& unparsable) {
+  onnx::ModelProto model;
+  std::optional<InlineSplit> split = SplitInlineWeights(bytes, loader.options());
+  bool parsed = false;
+  if (split.has_value() && split->skeleton.size() <= static_cast<size_t>(INT_MAX)) {
+    parsed = model.ParseFromString(split->skeleton);
+    if (parsed) loader.BorrowInline(std::move(split->payloads), owner);
+  }
+  if (!parsed) {
+    model.Clear();
+    if (bytes.size() > static_cast<size_t>(INT_MAX) ||
+        !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+      return InvalidArgument(unparsable);
+    }
+  }
+  split.reset();
+  LoadedModel out;
+  OL_RETURN_IF_ERROR(loader.Load(model, &out));
+  return out;
+}
 
 }  // namespace
 
@@ -265,29 +529,52 @@ StatusOr<LoadedModel> LoadModelFile(const std::string& path, const LoadOptions& 
     return InvalidArgument(where, " cannot be opened: ", std::strerror(errno));
   }
   if (!S_ISREG(st.st_mode)) return InvalidArgument(where, " is not a regular file");
+  const std::string unparsable = where + " is not an ONNX model (the protobuf does not parse)";
+  Loader loader(where, Dirname(path), options);
+  // The file mapped read-only: its large inline weights are borrowed from the mapping (and
+  // their pages given back once the session released them, as for external data).
+  auto mapping = std::make_shared<Mapping>();
+  mapping->size = static_cast<size_t>(st.st_size);
+  if (mapping->size > 0) {
+    void* base = ::mmap(nullptr, mapping->size, PROT_READ, MAP_PRIVATE, fd.fd, 0);
+    if (base != MAP_FAILED) mapping->base = base;
+  }
+  if (mapping->base != nullptr) {
+    const PayloadOwner owner = [mapping](const uint8_t* data, size_t bytes) -> std::shared_ptr<void> {
+      return std::make_shared<MappedRange>(MappedRange{mapping, data, bytes});
+    };
+    return LoadSerialized(std::string_view(static_cast<const char*>(mapping->base), mapping->size), loader, owner,
+                          unparsable);
+  }
+  // Empty, or not mappable (a special file system): parsed from the descriptor in chunks.
   onnx::ModelProto model;
   {
     FdStream stream(fd.fd);
     google::protobuf::io::CopyingInputStreamAdaptor input(&stream, 1 << 20);
-    if (!model.ParseFromZeroCopyStream(&input)) {
-      return InvalidArgument(where, " is not an ONNX model (the protobuf does not parse)");
-    }
+    if (!model.ParseFromZeroCopyStream(&input)) return InvalidArgument(unparsable);
   }
   LoadedModel out;
-  OL_RETURN_IF_ERROR(Loader(where, Dirname(path), options).Load(model, &out));
+  OL_RETURN_IF_ERROR(loader.Load(model, &out));
   return out;
 }
 
-StatusOr<LoadedModel> LoadModelBytes(std::string_view bytes, const std::string& base_dir, const LoadOptions& options) {
+StatusOr<LoadedModel> LoadModelBytes(std::string_view bytes, const std::string& base_dir, const LoadOptions& options,
+                                     std::shared_ptr<const void> owner) {
   if (bytes.size() > static_cast<size_t>(INT_MAX)) {
     return InvalidArgument("the bytes (", bytes.size(), ") exceed protobuf's 2 GiB limit: store weights externally");
   }
-  onnx::ModelProto model;
-  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return InvalidArgument("the bytes are not a serialized ONNX model (the protobuf does not parse)");
+  const std::string unparsable = "the bytes are not a serialized ONNX model (the protobuf does not parse)";
+  Loader loader("the model bytes", base_dir, options);
+  if (owner != nullptr) {
+    const PayloadOwner borrow = [owner](const uint8_t*, size_t) { return std::const_pointer_cast<void>(owner); };
+    return LoadSerialized(bytes, loader, borrow, unparsable);
   }
+  // Nobody keeps the bytes alive: the parse copies each payload once, and the tensors that
+  // borrow it alone keep it (a session that drops one initializer frees its bytes).
+  onnx::ModelProto model;
+  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) return InvalidArgument(unparsable);
   LoadedModel out;
-  OL_RETURN_IF_ERROR(Loader("the model bytes", base_dir, options).Load(model, &out));
+  OL_RETURN_IF_ERROR(loader.Load(model, &out));
   return out;
 }
 

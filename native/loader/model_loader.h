@@ -1,9 +1,16 @@
-// Loading an ONNX model in C++: the protobuf is parsed here (protobuf's lite runtime, from a
-// file descriptor in chunks, never as one whole-file buffer), and the weights stay where
-// parsing put them. Every initializer of the main graph with more than
+// Loading an ONNX model in C++: the protobuf is parsed here (protobuf's lite runtime), and the
+// weights are not copied. Every initializer of the main graph with more than
 // `LoadOptions::min_elements` elements, stored as raw_data or as external data, is taken out
 // of the model and returned as a Tensor that borrows its bytes:
-//   - raw_data: the parsed string itself (released from the message, not copied);
+//   - raw_data of a file: the model file is mapped read-only and the payload cut out of the
+//     bytes protobuf parses (model_loader.cc, SplitInlineWeights), so the tensor borrows the
+//     mapping itself, in place when its offset suits the element type, else copied once
+//     into Allocator::Default() (whose cache the packed weights then reuse);
+//     like external data, its pages leave the process's resident memory once the last
+//     tensor borrowing it is gone;
+//   - raw_data of bytes: borrowed from the bytes in the same way when the caller gives an
+//     owner that keeps them alive (and unchanged), else the parsed string itself (released
+//     from the message, not copied again);
 //   - external data: the external file mapped read-only (mmap), used in place when the
 //     offset suits the element type, else copied once. Locations resolve only inside the
 //     model's folder (no absolute paths, no "..", no symlink out of it). When the last
@@ -19,14 +26,15 @@
 //   // m.skeleton: serialized ModelProto without the big weights
 //   // m.initializers["conv1.weight"]: a Tensor borrowing the parsed bytes
 //
-// So a 250 MB model takes about 250 MB while it loads (the parsed strings), not the file
-// buffer plus the parsed message plus numpy copies. Errors are InvalidArgument naming the
-// file (or "the bytes") and the tensor: malformed protobuf, a payload whose size does not
-// match its type and dims, external data outside the folder or past the end of its file.
+// So a 250 MB model takes no memory of its own while it loads beyond the file's pages (the
+// page cache's, mapped), not the file buffer plus the parsed message plus numpy copies. Errors are InvalidArgument
+// naming the file (or "the bytes") and the tensor: malformed protobuf, a payload whose size does not match its type and
+// dims, external data outside the folder or past the end of its file.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -49,8 +57,11 @@ struct LoadedModel {
 // From a path; external data is looked up in the path's folder.
 StatusOr<LoadedModel> LoadModelFile(const std::string& path, const LoadOptions& options);
 
-// From serialized bytes (copied by the parse); external data, if any, in `base_dir` (empty:
-// a model with external data is rejected).
-StatusOr<LoadedModel> LoadModelBytes(std::string_view bytes, const std::string& base_dir, const LoadOptions& options);
+// From serialized bytes; external data, if any, in `base_dir` (empty: a model with external
+// data is rejected). With an `owner` that keeps `bytes` alive and unchanged for as long as
+// it lives, large inline payloads are borrowed from `bytes` (each tensor holds `owner`);
+// without one, the parse copies them.
+StatusOr<LoadedModel> LoadModelBytes(std::string_view bytes, const std::string& base_dir, const LoadOptions& options,
+                                     std::shared_ptr<const void> owner = nullptr);
 
 }  // namespace onnx_light

@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include "native/core/allocator.h"
 #include "native/loader/onnx-ml.pb.h"
 
 namespace onnx_light {
@@ -256,6 +257,134 @@ TEST_F(ModelLoaderTest, BytesLoadLikeAFileButRefuseExternalData) {
   StatusOr<LoadedModel> refused = LoadModelBytes(e.SerializeAsString(), "", {});
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.status().message().find("load it from its path"), std::string::npos) << refused.status().ToString();
+}
+
+// Whether `address` lies in a mapping of the file `path` (/proc/self/maps).
+bool InMappingOf(const void* address, const std::string& path) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(address);
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);) {
+    unsigned long long begin = 0, end = 0;
+    if (std::sscanf(line.c_str(), "%llx-%llx", &begin, &end) != 2 || a < begin || a >= end) continue;
+    return line.size() >= path.size() && line.compare(line.size() - path.size(), path.size(), path) == 0;
+  }
+  return false;
+}
+
+// Where Bytes(values) starts in the serialized model.
+size_t PayloadOffset(const std::string& serialized, const std::vector<float>& values) {
+  const size_t at = serialized.find(Bytes(values));
+  EXPECT_NE(at, std::string::npos);
+  return at;
+}
+
+TEST_F(ModelLoaderTest, InlineRawDataIsBorrowedFromTheFileMappingInPlaceOrCopiedWhenMisaligned) {
+  // Names of 1 to 4 letters move the payload through every offset modulo 4.
+  bool saw_aligned = false, saw_misaligned = false;
+  for (int letters = 1; letters <= 4; ++letters) {
+    onnx::ModelProto m = Model();
+    const std::string name(letters, 'a');
+    const std::vector<float> a = Ramp(kLarge, static_cast<float>(letters));
+    AddRaw(m, name, a);
+    const std::string serialized = m.SerializeAsString();
+    const bool aligned = PayloadOffset(serialized, a) % alignof(float) == 0;
+    (aligned ? saw_aligned : saw_misaligned) = true;
+    const std::string path = Write("model" + std::to_string(letters) + ".onnx", serialized);
+    const int64_t held_before = Allocator::Default()->stats().current_bytes;
+    StatusOr<LoadedModel> loaded = LoadModelFile(path, {});
+    ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+    const Tensor& t = loaded->initializers.at(name);
+    // A copy comes from the long-lived allocator (whose cache the packed weights reuse).
+    EXPECT_EQ(Allocator::Default()->stats().current_bytes - held_before, aligned ? 0 : 4 * kLarge) << name;
+    EXPECT_EQ(Values(t), a) << name;
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(t.raw_data()) % alignof(float), 0u) << name;
+    EXPECT_EQ(InMappingOf(t.raw_data(), path), aligned) << name << ": in place exactly when aligned";
+    EXPECT_FALSE(SkeletonInitializer(*loaded, name).has_raw_data());
+  }
+  EXPECT_TRUE(saw_aligned && saw_misaligned);
+}
+
+TEST_F(ModelLoaderTest, AReleasedInlineTensorGivesItsPagesBackWhileTheFileStaysMapped) {
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  const int64_t elements = static_cast<int64_t>(64 * page / sizeof(float));
+  const std::vector<float> a = Ramp(elements, 1.0f), b = Ramp(elements, -2.0f);
+  // Names chosen so that both payloads sit at float-aligned offsets (borrowed in place).
+  std::string serialized, name_a, name_b;
+  for (int tries = 0; tries < 16; ++tries) {
+    name_a = "a" + std::string(tries / 4, 'x');
+    name_b = "b" + std::string(tries % 4, 'x');
+    onnx::ModelProto m = Model();
+    AddRaw(m, name_a, a);
+    AddRaw(m, name_b, b);
+    serialized = m.SerializeAsString();
+    if (PayloadOffset(serialized, a) % 4 == 0 && PayloadOffset(serialized, b) % 4 == 0) break;
+  }
+  const std::string path = Write("model.onnx", serialized);
+  StatusOr<LoadedModel> loaded = LoadModelFile(path, {});
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  Tensor ta = loaded->initializers.at(name_a), tb = loaded->initializers.at(name_b);
+  loaded->initializers.clear();
+  ASSERT_TRUE(InMappingOf(ta.raw_data(), path));
+  ASSERT_TRUE(InMappingOf(tb.raw_data(), path));
+  const void* pa = ta.raw_data();
+  const size_t bytes_a = ta.byte_size();
+  EXPECT_EQ(Values(ta), a);  // read: every whole page of a is resident now
+  const int64_t whole_pages = ResidentPages(pa, bytes_a);
+  ASSERT_GE(whole_pages, 63);
+  ta = Tensor();  // b keeps the file mapped
+  EXPECT_EQ(ResidentPages(pa, bytes_a), 0);
+  EXPECT_EQ(Values(tb), b);
+}
+
+TEST_F(ModelLoaderTest, BytesWithAnOwnerAreBorrowedInPlaceAndWithoutOneCopied) {
+  // A name that puts the payload at a float-aligned offset: borrowed in place.
+  std::string name = "a";
+  std::vector<float> a = Ramp(kLarge, 4.0f);
+  auto serialized = std::make_shared<std::string>();
+  for (int tries = 0; tries < 4; ++tries, name += "a") {
+    onnx::ModelProto m = Model();
+    AddRaw(m, name, a);
+    *serialized = m.SerializeAsString();
+    if (PayloadOffset(*serialized, a) % 4 == 0) break;
+  }
+  const char* begin = serialized->data();
+  const char* end = begin + serialized->size();
+  {
+    StatusOr<LoadedModel> borrowed = LoadModelBytes(*serialized, "", {}, serialized);
+    ASSERT_TRUE(borrowed.ok()) << borrowed.status().ToString();
+    const auto* p = static_cast<const char*>(borrowed->initializers.at(name).raw_data());
+    EXPECT_TRUE(p >= begin && p < end) << "borrowed from the bytes";
+    EXPECT_EQ(Values(borrowed->initializers.at(name)), a);
+    EXPECT_EQ(serialized.use_count(), 2) << "the tensor holds the owner";
+    EXPECT_FALSE(SkeletonInitializer(*borrowed, name).has_raw_data());
+  }
+  EXPECT_EQ(serialized.use_count(), 1);
+  StatusOr<LoadedModel> copied = LoadModelBytes(*serialized, "", {});
+  ASSERT_TRUE(copied.ok()) << copied.status().ToString();
+  const auto* p = static_cast<const char*>(copied->initializers.at(name).raw_data());
+  EXPECT_FALSE(p >= begin && p < end);
+  EXPECT_EQ(Values(copied->initializers.at(name)), a);
+}
+
+TEST_F(ModelLoaderTest, RepeatedGraphFieldsMergeAsWhenParsed) {
+  // Two serialized models one after the other parse as one (protobuf merges the graph
+  // fields; their initializers concatenate): the payloads cut out must follow that order.
+  onnx::ModelProto first = Model(), second;
+  const std::vector<float> a = Ramp(kLarge, 1.0f), s = Ramp(kSmall, 2.0f), c = Ramp(kLarge, 3.0f);
+  AddRaw(first, "a", a);
+  AddRaw(first, "s", s);
+  AddRaw(second, "c", c);
+  const std::string path = Write("merged.onnx", first.SerializeAsString() + second.SerializeAsString());
+  StatusOr<LoadedModel> loaded = LoadModelFile(path, {});
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_EQ(Values(loaded->initializers.at("a")), a);
+  EXPECT_EQ(Values(loaded->initializers.at("c")), c);
+  EXPECT_EQ(loaded->initializers.count("s"), 0u);
+  onnx::ModelProto skeleton;
+  ASSERT_TRUE(skeleton.ParseFromString(loaded->skeleton));
+  ASSERT_EQ(skeleton.graph().initializer_size(), 3);
+  EXPECT_EQ(skeleton.graph().initializer(1).raw_data(), Bytes(s));
+  EXPECT_EQ(skeleton.graph().node_size(), 1);
 }
 
 struct BadModelCase {

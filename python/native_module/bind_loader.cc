@@ -8,8 +8,11 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
-#include "native/loader/model_loader.h"
+#include <memory>
+
+#include "native/core/page_policy.h"
 #include "native/graph/graph.h"
+#include "native/loader/model_loader.h"
 #include "python/native_module/bindings.h"
 
 namespace nb = nanobind;
@@ -23,6 +26,18 @@ const Tensor& Find(const LoadedModel& loaded, const std::string& name) {
     ThrowStatus(InvalidArgument("the loaded model holds no initializer '", name, "'"));
   }
   return it->second;
+}
+
+// An owner that keeps a Python bytes object alive for tensors borrowing its buffer; its
+// last holder may be any thread (a session releasing an initializer), so the reference is
+// dropped under the GIL, and not at all once the interpreter is gone.
+std::shared_ptr<const void> KeepAlive(nb::bytes data) {
+  auto* held = new nb::object(data);
+  return std::shared_ptr<const void>(held, [](const void* p) {
+    if (!Py_IsInitialized()) return;
+    nb::gil_scoped_acquire gil;
+    delete static_cast<nb::object*>(const_cast<void*>(p));
+  });
 }
 
 LoadOptions Options(int64_t min_elements) {
@@ -102,17 +117,34 @@ void BindLoader(nb::module_& m) {
       "Parses an ONNX model file natively; initializers above min_elements stay native.");
   m.def(
       "load_model_bytes",
-      [](nb::bytes data, const std::string& base_dir, int64_t min_elements) {
+      [](nb::bytes data, const std::string& base_dir, int64_t min_elements, bool borrow) {
         const LoadOptions options = Options(min_elements);
+        std::shared_ptr<const void> owner = borrow ? KeepAlive(data) : nullptr;
         StatusOr<LoadedModel> loaded = [&] {
           nb::gil_scoped_release release;
-          return LoadModelBytes(std::string_view(data.c_str(), data.size()), base_dir, options);
+          return LoadModelBytes(std::string_view(data.c_str(), data.size()), base_dir, options, std::move(owner));
         }();
         ThrowIfError(loaded.status());
         return std::move(*loaded);
       },
-      nb::arg("data"), nb::arg("base_dir"), nb::arg("min_elements"),
-      "Parses a serialized ONNX model natively (external data resolved in base_dir).");
+      nb::arg("data"), nb::arg("base_dir"), nb::arg("min_elements"), nb::arg("borrow") = false,
+      "Parses a serialized ONNX model natively (external data resolved in base_dir). With borrow, the "
+      "large initializers are read in place from `data`, which they keep alive (no copy); else copied.");
+  m.def(
+      "constant_page_policy", [] { return ConstantPagePolicy().ToString(); },
+      "How fresh large blocks of packed weights meet transparent huge pages (native/core/page_policy.h): "
+      "'huge', 'system' or 'small', optionally with '+prefault'. ONNX_LIGHT_CONSTANT_PAGES sets it when the extension "
+      "loads.");
+  m.def(
+      "set_constant_page_policy",
+      [](const std::string& text) {
+        StatusOr<PagePolicy> policy = PagePolicy::Parse(text);
+        ThrowIfError(policy.status());
+        SetConstantPagePolicy(*policy);
+      },
+      nb::arg("policy"),
+      "Sets the page policy of packed weights allocated from now on (constant_page_policy names them); "
+      "InvalidArgument for another name.");
 }
 
 }  // namespace onnx_light::python

@@ -33,7 +33,10 @@ def load_model_and_weights(
         proto = onnx.ModelProto()
         proto.CopyFrom(model)
     elif isinstance(model, (bytes, bytearray, memoryview)):
-        weights = _native.load_model_bytes(bytes(model), "", _INFERENCE_DATA_LIMIT_ELEMENTS)
+        # Immutable bytes are borrowed in place (the session keeps them as its source anyway);
+        # a bytearray or memoryview, which may change, is copied.
+        borrow = isinstance(model, bytes)
+        weights = _native.load_model_bytes(bytes(model), "", _INFERENCE_DATA_LIMIT_ELEMENTS, borrow)
         proto = _skeleton(weights, "the bytes are not a serialized ONNX model")
     elif isinstance(model, (str, os.PathLike)):
         path = os.fspath(model)

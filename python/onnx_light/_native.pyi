@@ -716,7 +716,17 @@ def load_model_file(path: str, min_elements: int) -> LoadedModel:
     Parses an ONNX model file natively; initializers above min_elements stay native.
     """
 
-def load_model_bytes(data: bytes, base_dir: str, min_elements: int) -> LoadedModel:
+def load_model_bytes(data: bytes, base_dir: str, min_elements: int, borrow: bool = ...) -> LoadedModel:
     """
-    Parses a serialized ONNX model natively (external data resolved in base_dir).
+    Parses a serialized ONNX model natively (external data resolved in base_dir). With borrow, the large initializers are read in place from `data`, which they keep alive (no copy); else copied.
+    """
+
+def constant_page_policy() -> str:
+    """
+    How fresh large blocks of packed weights meet transparent huge pages (native/core/page_policy.h): 'huge', 'system' or 'small', optionally with '+prefault'. ONNX_LIGHT_CONSTANT_PAGES sets it when the extension loads.
+    """
+
+def set_constant_page_policy(policy: str) -> None:
+    """
+    Sets the page policy of packed weights allocated from now on (constant_page_policy names them); InvalidArgument for another name.
     """

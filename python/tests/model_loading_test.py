@@ -310,3 +310,56 @@ def test_packed_recurrent_and_integer_weights_are_counted_where_they_are_held():
     assert kept.absorbed_held_bytes >= b.nbytes
     a = rng.integers(0, 256, (2, k), dtype=np.uint8)
     np.testing.assert_array_equal(session.run(None, {"a": a})[0], a.astype(np.int32) @ b.astype(np.int32))
+
+
+def test_immutable_bytes_are_borrowed_and_kept_alive_while_a_weight_needs_them(rng):
+    """From bytes, the large weights are read in place (the model is not copied): the weights
+    hold the bytes object, and let it go with the last of them; a bytearray, which its owner
+    may change, is copied."""
+    model = mlp(rng)
+    data = model.SerializeToString()
+    before = sys.getrefcount(data)
+    proto, weights = _model.load_model_and_weights(data)
+    assert sorted(weights.names()) == ["w0", "w1"]
+    assert sys.getrefcount(data) > before
+    by_name = {t.name: t for t in proto.graph.initializer}
+    np.testing.assert_array_equal(
+        _model.weight_array(by_name["w1"], weights), numpy_helper.to_array(model.graph.initializer[2])
+    )
+    del weights
+    assert sys.getrefcount(data) == before
+    mutable = bytearray(data)
+    _, copied = _model.load_model_and_weights(mutable)
+    mutable[:] = b"\0" * len(mutable)  # the caller reuses its buffer: the weights are unchanged
+    np.testing.assert_array_equal(
+        _model.weight_array(by_name["w1"], copied), numpy_helper.to_array(model.graph.initializer[2])
+    )
+
+
+def test_the_constant_page_policy_is_selectable_by_name():
+    from onnx_light import _native
+
+    before = _native.constant_page_policy()
+    try:
+        for name in ("huge", "system", "small", "small+prefault", "huge+prefault", "system+prefault"):
+            _native.set_constant_page_policy(name)
+            assert _native.constant_page_policy() == name
+        with pytest.raises(_native.InvalidArgument, match="page policy 'tiny'"):
+            _native.set_constant_page_policy("tiny")
+    finally:
+        _native.set_constant_page_policy(before)
+
+
+_POLICY_CHILD = r"""
+from onnx_light import _native
+print(_native.constant_page_policy())
+"""
+
+
+@pytest.mark.parametrize("value,expected", [("", "huge"), ("small+prefault", "small+prefault"), ("bogus", "huge")])
+def test_the_environment_sets_the_constant_page_policy_when_the_extension_loads(value, expected):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), ONNX_LIGHT_CONSTANT_PAGES=value)
+    out = subprocess.run([sys.executable, "-c", _POLICY_CHILD], check=True, capture_output=True, text=True, env=env)
+    assert out.stdout.split()[-1] == expected
+    if value == "bogus":
+        assert "ONNX_LIGHT_CONSTANT_PAGES: page policy 'bogus'" in out.stderr
