@@ -5,12 +5,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -21,6 +23,27 @@
 #include "native/loader/onnx-ml.pb.h"
 
 namespace onnx_light {
+
+// A whole file mapped read-only, unmapped with the last tensor that borrows it (each
+// MappedRange below holds it). It lists the ranges borrowed from it, weakly, for
+// DetachFromFiles; once detached, the ranges it replaced hold anonymous pages.
+struct FileMapping {
+  std::string file;  // for errors
+  void* base = nullptr;
+  size_t size = 0;
+  std::mutex mu;  // guards what follows
+  struct Borrow {
+    std::weak_ptr<void> alive;
+    const uint8_t* data;
+    size_t bytes;
+  };
+  std::vector<Borrow> borrows;
+  bool detached = false;
+  ~FileMapping() {
+    if (base != nullptr && size > 0) ::munmap(base, size);
+  }
+};
+
 namespace {
 
 // Reads a file descriptor for protobuf's CopyingInputStreamAdaptor (the lite runtime has no
@@ -47,15 +70,6 @@ struct FileDescriptor {
   }
 };
 
-// A whole file mapped read-only, unmapped with the last tensor that borrows it.
-struct Mapping {
-  void* base = nullptr;
-  size_t size = 0;
-  ~Mapping() {
-    if (base != nullptr && size > 0) ::munmap(base, size);
-  }
-};
-
 // Gives back the resident pages of [data, data + bytes) inside a private read-only file
 // mapping: only the whole pages inside the range (the partial pages at its ends may hold a
 // neighbour's bytes, which stay). The pages were never written, so whatever reads them
@@ -68,17 +82,31 @@ void ReleaseMappedPages(const uint8_t* data, size_t bytes) {
   if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
 }
 
-// What keeps one external tensor's bytes alive: the mapping of its file, and the range it
+// What keeps one borrowed tensor's bytes alive: the mapping of its file, and the range it
 // borrows. When the last tensor borrowing the range is gone (the session released the
 // initializer once its kernels packed it), the range's pages are given back at once rather
 // than when the whole file is unmapped: a model's weights are not resident twice (mapped
-// and packed) while the session is created.
+// and packed) while the session is created. Not after DetachFromFiles: the pages may then
+// be anonymous copies that another range (a weight stored twice at one offset) still reads,
+// and madvise would zero them; they go when the mapping does.
 struct MappedRange {
-  std::shared_ptr<Mapping> mapping;
+  std::shared_ptr<FileMapping> mapping;
   const uint8_t* data = nullptr;
   size_t bytes = 0;
-  ~MappedRange() { ReleaseMappedPages(data, bytes); }
+  ~MappedRange() {
+    std::lock_guard<std::mutex> lock(mapping->mu);
+    if (!mapping->detached) ReleaseMappedPages(data, bytes);
+  }
 };
+
+// A range of `mapping` that tensors borrow, listed in it for DetachFromFiles.
+std::shared_ptr<MappedRange> BorrowRange(const std::shared_ptr<FileMapping>& mapping, const uint8_t* data,
+                                         size_t bytes) {
+  auto range = std::make_shared<MappedRange>(MappedRange{mapping, data, bytes});
+  std::lock_guard<std::mutex> lock(mapping->mu);
+  mapping->borrows.push_back(FileMapping::Borrow{range, data, bytes});
+  return range;
+}
 
 // A copy of a payload whose address does not suit its element type, from
 // Allocator::Default(): once a session packed it and let it go, its block returns to that
@@ -386,12 +414,13 @@ class Loader {
           ReleaseMappedPages(data, bytes);  // read once, for the copy
         }
       } else {
-        auto range = std::make_shared<MappedRange>(MappedRange{last_mapping_, data, bytes});
+        std::shared_ptr<MappedRange> range = BorrowRange(last_mapping_, data, bytes);
         out->initializers.emplace(t.name(), Tensor::Borrow(type, shape, const_cast<uint8_t*>(data), range));
       }
       t.clear_external_data();
       t.clear_data_location();
     }
+    for (const auto& [file, mapping] : mappings_) out->mapped_files.push_back(mapping);
     if (!model.SerializeToString(&out->skeleton)) {
       return InvalidArgument(where_, ": the model cannot be serialized again (over 2 GiB without its weights?)");
     }
@@ -444,7 +473,7 @@ class Loader {
       return InvalidArgument(where_, ": initializer '", t.name(), "' has external data of length ", length,
                              ", expected ", bytes, " for its type and shape");
     }
-    OL_ASSIGN_OR_RETURN(std::shared_ptr<Mapping> mapping, Map(location, t.name()));
+    OL_ASSIGN_OR_RETURN(std::shared_ptr<FileMapping> mapping, Map(location, t.name()));
     if (static_cast<uint64_t>(offset) > mapping->size || bytes > mapping->size - static_cast<size_t>(offset)) {
       return InvalidArgument(where_, ": initializer '", t.name(), "' reads ", bytes, " bytes at offset ", offset,
                              " of '", location, "', which has ", mapping->size, " bytes");
@@ -454,7 +483,7 @@ class Loader {
   }
 
   // The mapping of `location`, relative to the model's folder and inside it.
-  StatusOr<std::shared_ptr<Mapping>> Map(const std::string& location, const std::string& tensor) {
+  StatusOr<std::shared_ptr<FileMapping>> Map(const std::string& location, const std::string& tensor) {
     if (base_dir_.empty()) {
       return InvalidArgument(where_, ": initializer '", tensor, "' is stored in external file '", location,
                              "', but the model was given as bytes: load it from its path");
@@ -473,7 +502,7 @@ class Loader {
       return InvalidArgument(where_, ": external data file '", location, "' of initializer '", tensor,
                              "' cannot be read: ", std::strerror(errno));
     }
-    auto mapping = std::make_shared<Mapping>();
+    auto mapping = std::make_shared<FileMapping>();
     mapping->size = static_cast<size_t>(st.st_size);
     if (mapping->size > 0) {
       void* base = ::mmap(nullptr, mapping->size, PROT_READ, MAP_PRIVATE, fd.fd, 0);
@@ -483,14 +512,15 @@ class Loader {
       }
       mapping->base = base;
     }
+    mapping->file = file;
     mappings_.emplace(file, mapping);
     return mapping;
   }
 
   std::string where_, base_dir_;
   LoadOptions options_;
-  std::map<std::string, std::shared_ptr<Mapping>> mappings_;
-  std::shared_ptr<Mapping> last_mapping_;
+  std::map<std::string, std::shared_ptr<FileMapping>> mappings_;
+  std::shared_ptr<FileMapping> last_mapping_;
   std::map<int, std::string_view> inline_payloads_;
   PayloadOwner inline_owner_;
 };
@@ -533,7 +563,8 @@ StatusOr<LoadedModel> LoadModelFile(const std::string& path, const LoadOptions& 
   Loader loader(where, Dirname(path), options);
   // The file mapped read-only: its large inline weights are borrowed from the mapping (and
   // their pages given back once the session released them, as for external data).
-  auto mapping = std::make_shared<Mapping>();
+  auto mapping = std::make_shared<FileMapping>();
+  mapping->file = path;
   mapping->size = static_cast<size_t>(st.st_size);
   if (mapping->size > 0) {
     void* base = ::mmap(nullptr, mapping->size, PROT_READ, MAP_PRIVATE, fd.fd, 0);
@@ -541,10 +572,12 @@ StatusOr<LoadedModel> LoadModelFile(const std::string& path, const LoadOptions& 
   }
   if (mapping->base != nullptr) {
     const PayloadOwner owner = [mapping](const uint8_t* data, size_t bytes) -> std::shared_ptr<void> {
-      return std::make_shared<MappedRange>(MappedRange{mapping, data, bytes});
+      return BorrowRange(mapping, data, bytes);
     };
-    return LoadSerialized(std::string_view(static_cast<const char*>(mapping->base), mapping->size), loader, owner,
-                          unparsable);
+    StatusOr<LoadedModel> loaded = LoadSerialized(
+        std::string_view(static_cast<const char*>(mapping->base), mapping->size), loader, owner, unparsable);
+    if (loaded.ok()) loaded->mapped_files.push_back(mapping);
+    return loaded;
   }
   // Empty, or not mappable (a special file system): parsed from the descriptor in chunks.
   onnx::ModelProto model;
@@ -556,6 +589,75 @@ StatusOr<LoadedModel> LoadModelFile(const std::string& path, const LoadOptions& 
   LoadedModel out;
   OL_RETURN_IF_ERROR(loader.Load(model, &out));
   return out;
+}
+
+// ---------------------------------------------------------------- detaching from the files
+// The ranges that tensors still borrow are copied into anonymous memory that takes the file
+// pages' place at the same addresses (mremap), a page span at a time: every pointer into
+// them (kernels, numpy views, Tensor copies) stays valid and reads the same bytes, which no
+// longer come from the file. Spans are whole pages (a range's partial end pages hold a
+// neighbour's bytes, copied along unchanged); overlapping or touching spans merge, so the
+// mapping splits into few pieces. Copied kChunk bytes at a time, each chunk's file pages
+// leave the process as its copy arrives: resident memory grows by one chunk at most.
+Status DetachMapping(FileMapping& mapping) {
+  constexpr uintptr_t kChunk = uintptr_t{16} << 20;
+  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  std::vector<std::shared_ptr<void>> alive;  // kept alive while copied; dropped unlocked
+  std::vector<std::pair<uintptr_t, uintptr_t>> spans;
+  {
+    std::lock_guard<std::mutex> lock(mapping.mu);
+    if (mapping.detached) return Status::Ok();
+    for (const FileMapping::Borrow& borrow : mapping.borrows) {
+      std::shared_ptr<void> held = borrow.alive.lock();
+      if (held == nullptr || borrow.bytes == 0) continue;
+      const uintptr_t begin = reinterpret_cast<uintptr_t>(borrow.data) / page * page;
+      const uintptr_t end = (reinterpret_cast<uintptr_t>(borrow.data) + borrow.bytes + page - 1) / page * page;
+      spans.emplace_back(begin, end);
+      alive.push_back(std::move(held));
+    }
+  }
+  std::sort(spans.begin(), spans.end());
+  std::vector<std::pair<uintptr_t, uintptr_t>> merged;
+  for (const auto& span : spans) {
+    if (!merged.empty() && span.first <= merged.back().second) {
+      merged.back().second = std::max(merged.back().second, span.second);
+    } else {
+      merged.push_back(span);
+    }
+  }
+  Status status = Status::Ok();
+  {
+    std::lock_guard<std::mutex> lock(mapping.mu);
+    mapping.detached = true;  // from now on no range gives pages back (MappedRange)
+    for (const auto& [begin, end] : merged) {
+      for (uintptr_t at = begin; at < end && status.ok(); at += kChunk) {
+        const size_t length = static_cast<size_t>(std::min(kChunk, end - at));
+        void* copy = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (copy == MAP_FAILED) {
+          status = ResourceExhausted("cannot copy ", length, " bytes of weights out of '", mapping.file,
+                                     "': ", std::strerror(errno));
+          break;
+        }
+        std::memcpy(copy, reinterpret_cast<const void*>(at), length);
+        ::mprotect(copy, length, PROT_READ);
+        if (::mremap(copy, length, length, MREMAP_MAYMOVE | MREMAP_FIXED, reinterpret_cast<void*>(at)) == MAP_FAILED) {
+          status = ResourceExhausted("cannot put ", length, " bytes of weights copied out of '", mapping.file,
+                                     "' in place: ", std::strerror(errno));
+          ::munmap(copy, length);
+        }
+      }
+    }
+  }
+  alive.clear();
+  return status;
+}
+
+Status DetachFromFiles(const LoadedModel& model) {
+  for (const std::weak_ptr<FileMapping>& file : model.mapped_files) {
+    std::shared_ptr<FileMapping> mapping = file.lock();
+    if (mapping != nullptr) OL_RETURN_IF_ERROR(DetachMapping(*mapping));
+  }
+  return Status::Ok();
 }
 
 StatusOr<LoadedModel> LoadModelBytes(std::string_view bytes, const std::string& base_dir, const LoadOptions& options,

@@ -18,6 +18,18 @@
 //     the whole pages inside the range leave the process's resident memory at once
 //     (madvise(MADV_DONTNEED); a copied range's right after the copy), not when the file is
 //     unmapped: while a session is created, the weights are not resident twice.
+// Files that change under a live session: while a session is created from a LoadedModel, its
+// files must stay as they were (as for any reader of a file). Once the session exists, the
+// caller calls DetachFromFiles (the Python InferenceSession does, right after creating it):
+// every tensor of the load that is still alive then (the weights the session retains
+// unpacked: a Gather's table, a Mul's constant, any initializer no kernel absorbed) reads a
+// private copy of its bytes at the same address, and no tensor reads the model file or an
+// external data file again. The files may then be truncated, overwritten or deleted (a
+// re-export to the same path) and the session still computes with the weights it was
+// created from: no SIGBUS past a new end of file, no new model's bytes read as old weights,
+// as with ONNX Runtime, which copies them. The copy costs what the session retains, once;
+// weights that kernels absorbed were released before and are not copied.
+//
 // What remains (`skeleton`) is the model with those initializers' payloads removed (name,
 // type and dims kept) and small external tensors inlined: small enough to hand to Python's
 // onnx package for validation, shape inference and graph rewrites.
@@ -37,6 +49,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "native/core/status.h"
 #include "native/core/tensor.h"
@@ -49,9 +62,14 @@ struct LoadOptions {
   int64_t min_elements = int64_t{1} << 14;
 };
 
+struct FileMapping;  // model_loader.cc
+
 struct LoadedModel {
   std::string skeleton;                        // serialized ModelProto
   std::map<std::string, Tensor> initializers;  // taken out of the skeleton, by name
+  // The files the initializers borrow from (the model file, external data files), weakly:
+  // each lives as long as a tensor borrows from it.
+  std::vector<std::weak_ptr<FileMapping>> mapped_files;
 };
 
 // From a path; external data is looked up in the path's folder.
@@ -63,5 +81,12 @@ StatusOr<LoadedModel> LoadModelFile(const std::string& path, const LoadOptions& 
 // without one, the parse copies them.
 StatusOr<LoadedModel> LoadModelBytes(std::string_view bytes, const std::string& base_dir, const LoadOptions& options,
                                      std::shared_ptr<const void> owner = nullptr);
+
+// Makes every tensor of `model`'s load that is still alive (wherever its copies are: a
+// Graph, a Session, a kernel) stop reading the files it was mapped from: its bytes are
+// copied into anonymous memory at the same address. Tensors released before are not
+// copied. Idempotent; ResourceExhausted (naming the file) when memory runs out, and the
+// tensors are unchanged in value either way.
+Status DetachFromFiles(const LoadedModel& model);
 
 }  // namespace onnx_light

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -87,6 +88,7 @@ class ModelLoaderTest : public ::testing::Test {
   }
   void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
 
+ public:
   std::string Write(const std::string& name, const std::string& bytes) {
     const std::string path = dir_ + "/" + name;
     std::ofstream(path, std::ios::binary) << bytes;
@@ -334,6 +336,132 @@ TEST_F(ModelLoaderTest, AReleasedInlineTensorGivesItsPagesBackWhileTheFileStaysM
   ta = Tensor();  // b keeps the file mapped
   EXPECT_EQ(ResidentPages(pa, bytes_a), 0);
   EXPECT_EQ(Values(tb), b);
+}
+
+// A model with two large inline initializers at float-aligned offsets (borrowed from the
+// file in place), named `inline_a` and `inline_b` (padded with 'x' until aligned), and two
+// external ones in weights.bin: `ext_a` at offset 0 and `ext_b` right after it.
+struct BorrowingModel {
+  std::string path, name_a, name_b;
+  std::vector<float> a, b, ext_a, ext_b;
+};
+
+BorrowingModel WriteBorrowingModel(ModelLoaderTest* test, int64_t elements) {
+  BorrowingModel out;
+  out.a = Ramp(elements, 1.0f);
+  out.b = Ramp(elements, -2.0f);
+  out.ext_a = Ramp(elements, 3.0f);
+  out.ext_b = Ramp(elements, -4.0f);
+  std::string serialized;
+  for (int tries = 0; tries < 16; ++tries) {
+    out.name_a = "a" + std::string(tries / 4, 'x');
+    out.name_b = "b" + std::string(tries % 4, 'x');
+    onnx::ModelProto m = Model();
+    AddRaw(m, out.name_a, out.a);
+    AddRaw(m, out.name_b, out.b);
+    AddExternal(m, "ext_a", elements, "weights.bin", 0);
+    AddExternal(m, "ext_b", elements, "weights.bin", 4 * elements);
+    serialized = m.SerializeAsString();
+    if (PayloadOffset(serialized, out.a) % 4 == 0 && PayloadOffset(serialized, out.b) % 4 == 0) break;
+  }
+  test->Write("weights.bin", Bytes(out.ext_a) + Bytes(out.ext_b));
+  out.path = test->Write("model.onnx", serialized);
+  return out;
+}
+
+TEST_F(ModelLoaderTest, DetachedTensorsKeepTheirAddressAndValuesWhenTheFilesAreOverwritten) {
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  const int64_t elements = static_cast<int64_t>(64 * page / sizeof(float)) + 3;  // partial end pages
+  const BorrowingModel model = WriteBorrowingModel(this, elements);
+  const std::string weights = dir_ + "/weights.bin";
+  StatusOr<LoadedModel> loaded = LoadModelFile(model.path, {});
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  // The session keeps a and ext_a unpacked; b and ext_b were absorbed and released.
+  Tensor ta = loaded->initializers.at(model.name_a), te = loaded->initializers.at("ext_a");
+  loaded->initializers.clear();
+  ASSERT_TRUE(InMappingOf(ta.raw_data(), model.path));
+  ASSERT_TRUE(InMappingOf(te.raw_data(), weights));
+  const void* pa = ta.raw_data();
+  const void* pe = te.raw_data();
+
+  ASSERT_TRUE(DetachFromFiles(*loaded).ok());
+  // Re-exported in place (truncated, then a small other model written): the files' old
+  // pages are past their new ends, where a read through the mapping raises SIGBUS.
+  Write("model.onnx", Bytes(Ramp(kSmall, 100.0f)));
+  Write("weights.bin", Bytes(Ramp(kSmall, 200.0f)));
+  EXPECT_EQ(ta.raw_data(), pa);  // same address: kernels' pointers stay valid
+  EXPECT_EQ(te.raw_data(), pe);
+  EXPECT_FALSE(InMappingOf(pa, model.path));
+  EXPECT_FALSE(InMappingOf(pe, weights));
+  EXPECT_EQ(Values(ta), model.a);
+  EXPECT_EQ(Values(te), model.ext_a);
+  EXPECT_TRUE(DetachFromFiles(*loaded).ok());  // idempotent
+  EXPECT_EQ(Values(ta), model.a);
+}
+
+TEST_F(ModelLoaderTest, DetachedTensorsReadTheOldBytesWhenTheFilesAreRewrittenAtTheSameSize) {
+  const int64_t elements = kLarge;
+  const BorrowingModel model = WriteBorrowingModel(this, elements);
+  StatusOr<LoadedModel> loaded = LoadModelFile(model.path, {});
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  ASSERT_TRUE(DetachFromFiles(*loaded).ok());
+  // Same sizes, other values: without the copy, the mapping would show the new bytes.
+  std::string rewritten;
+  {
+    std::ifstream in(model.path, std::ios::binary);
+    rewritten.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  const size_t at = PayloadOffset(rewritten, model.a);
+  rewritten.replace(at, 4 * elements, Bytes(Ramp(elements, 500.0f)));
+  Write("model.onnx", rewritten);
+  Write("weights.bin", Bytes(Ramp(elements, 600.0f)) + Bytes(Ramp(elements, 700.0f)));
+  EXPECT_EQ(Values(loaded->initializers.at(model.name_a)), model.a);
+  EXPECT_EQ(Values(loaded->initializers.at(model.name_b)), model.b);
+  EXPECT_EQ(Values(loaded->initializers.at("ext_a")), model.ext_a);
+  EXPECT_EQ(Values(loaded->initializers.at("ext_b")), model.ext_b);
+}
+
+TEST_F(ModelLoaderTest, ATensorReleasedAfterDetachingLeavesAWeightStoredAtTheSameOffsetIntact) {
+  // Two initializers over the same external bytes (a tied weight): once detached, the pages
+  // they share are a private copy, which releasing one of them must not give back (madvise
+  // would zero them under the other).
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  const int64_t elements = static_cast<int64_t>(32 * page / sizeof(float));
+  const std::vector<float> tied = Ramp(elements, 8.0f);
+  Write("weights.bin", Bytes(tied));
+  onnx::ModelProto m = Model();
+  AddExternal(m, "embedding", elements, "weights.bin", 0);
+  AddExternal(m, "projection", elements, "weights.bin", 0);
+  StatusOr<LoadedModel> loaded = LoadModelFile(WriteModel(m), {});
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  Tensor kept = loaded->initializers.at("embedding"), released = loaded->initializers.at("projection");
+  loaded->initializers.clear();
+  ASSERT_EQ(kept.raw_data(), released.raw_data());
+  ASSERT_TRUE(DetachFromFiles(*loaded).ok());
+  Write("weights.bin", "");
+  released = Tensor();
+  EXPECT_EQ(Values(kept), tied);
+}
+
+TEST_F(ModelLoaderTest, DetachingCopiesNothingThatWasReleasedBefore) {
+  // Only what is alive is copied: a tensor released before detaching stays in the file's
+  // mapping (its pages given back), and a load whose tensors are all gone has nothing to
+  // detach.
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  const int64_t elements = static_cast<int64_t>(64 * page / sizeof(float));
+  const BorrowingModel model = WriteBorrowingModel(this, elements);
+  StatusOr<LoadedModel> loaded = LoadModelFile(model.path, {});
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  Tensor te = loaded->initializers.at("ext_a");
+  const uint8_t* released_b = static_cast<const uint8_t*>(te.raw_data()) + 4 * elements;  // ext_b, mapped
+  loaded->initializers.clear();
+  EXPECT_EQ(ResidentPages(released_b, 4 * elements), 0);
+  ASSERT_TRUE(DetachFromFiles(*loaded).ok());
+  EXPECT_FALSE(InMappingOf(te.raw_data(), dir_ + "/weights.bin"));
+  EXPECT_TRUE(InMappingOf(released_b, dir_ + "/weights.bin"));  // not copied
+  EXPECT_EQ(Values(te), model.ext_a);
+  te = Tensor();
+  EXPECT_TRUE(DetachFromFiles(*loaded).ok());  // every mapping gone: nothing to do
 }
 
 TEST_F(ModelLoaderTest, BytesWithAnOwnerAreBorrowedInPlaceAndWithoutOneCopied) {

@@ -101,7 +101,19 @@ void BindLoader(nb::module_& m) {
             }
           },
           "Drops this object's hold on every payload (names, types and shapes stay): once a session "
-          "has the weights, they live as long as it needs them, not as long as this object.");
+          "has the weights, they live as long as it needs them, not as long as this object.")
+      .def(
+          "detach_from_files",
+          [](const LoadedModel& l) {
+            Status status = [&] {
+              nb::gil_scoped_release release;
+              return DetachFromFiles(l);
+            }();
+            ThrowIfError(status);
+          },
+          "Copies the weights of this load that are still alive (those a session retains) out of the model "
+          "and external data files, in place: the files may then change without changing or crashing the "
+          "session (native/loader/model_loader.h).");
   m.def(
       "load_model_file",
       [](const std::string& path, int64_t min_elements) {

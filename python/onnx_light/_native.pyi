@@ -711,6 +711,11 @@ class LoadedModel:
         Drops this object's hold on every payload (names, types and shapes stay): once a session has the weights, they live as long as it needs them, not as long as this object.
         """
 
+    def detach_from_files(self) -> None:
+        """
+        Copies the weights of this load that are still alive (those a session retains) out of the model and external data files, in place: the files may then change without changing or crashing the session (native/loader/model_loader.h).
+        """
+
 def load_model_file(path: str, min_elements: int) -> LoadedModel:
     """
     Parses an ONNX model file natively; initializers above min_elements stay native.

@@ -363,3 +363,90 @@ def test_the_environment_sets_the_constant_page_policy_when_the_extension_loads(
     assert out.stdout.split()[-1] == expected
     if value == "bogus":
         assert "ONNX_LIGHT_CONSTANT_PAGES: page policy 'bogus'" in out.stderr
+
+
+_OVERWRITE_CHILD = r"""
+import os
+import shutil
+import sys
+
+import numpy as np
+import onnx
+import onnx_light
+from onnx import TensorProto, helper, numpy_helper
+
+path, form, replacement = sys.argv[1:]
+
+def lookup_model(seed, rows):
+    # A Gather over a [rows, 64] table and an Add of a [1, 32768] constant: neither kernel
+    # absorbs its constant, so the session reads both from the loaded weights at every run.
+    rng = np.random.default_rng(seed)
+    table = rng.standard_normal((rows, 64), dtype=np.float32)
+    bias = rng.standard_normal((1, 32768), dtype=np.float32)
+    # Inline payloads are borrowed from the file where 4-byte aligned (else copied): the
+    # model's doc string and the bias's name move them until both are.
+    for pad in range(16):
+        bias_name = "b" * (1 + pad // 4)
+        graph = helper.make_graph(
+            [helper.make_node("Gather", ["table", "ids"], ["rows"]), helper.make_node("Add", ["x", bias_name], ["y"])],
+            "lookup",
+            [
+                helper.make_tensor_value_info("ids", TensorProto.INT64, [3]),
+                helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 32768]),
+            ],
+            [
+                helper.make_tensor_value_info("rows", TensorProto.FLOAT, [3, 64]),
+                helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 32768]),
+            ],
+            initializer=[numpy_helper.from_array(table, "table"), numpy_helper.from_array(bias, bias_name)],
+        )
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)], doc_string="d" * (pad % 4))
+        data = model.SerializeToString()
+        if data.find(table.tobytes()) % 4 == 0 and data.find(bias.tobytes()) % 4 == 0:
+            return model, table, bias
+    raise AssertionError("no padding aligns both payloads")
+
+def save(model, model_path):
+    external = form == "external_data"
+    onnx.save(model, model_path, save_as_external_data=external, location="weights.bin", size_threshold=0)
+
+model, table, bias = lookup_model(1, 4096)
+save(model, path)
+session = onnx_light.InferenceSession(path)
+kept = session.constant_memory()
+assert kept.released_initializers == 0 and kept.retained_bytes >= table.nbytes + bias.nbytes, kept
+# Another model exported to the same path (and external data file), each file opened with
+# "wb" (O_TRUNC in place, as a re-export does): much smaller (the old pages are past its
+# end), or of the same size with other values (the old pages now hold the new bytes).
+folder = os.path.dirname(path)
+os.makedirs(os.path.join(folder, "next"))
+save(lookup_model(2, 16 if replacement == "smaller" else 4096)[0], os.path.join(folder, "next", "model.onnx"))
+shutil.copyfile(os.path.join(folder, "next", "model.onnx"), path)
+if form == "external_data":
+    shutil.copyfile(os.path.join(folder, "next", "weights.bin"), os.path.join(folder, "weights.bin"))
+ids = np.array([4095, 0, 1234], dtype=np.int64)
+x = np.random.default_rng(3).standard_normal((1, 32768), dtype=np.float32)
+for _ in range(2):
+    rows, y = session.run(None, {"ids": ids, "x": x})
+    np.testing.assert_array_equal(rows, table[ids])
+    np.testing.assert_array_equal(y, x + bias)
+print("unchanged")
+"""
+
+
+@pytest.mark.parametrize("replacement", ["smaller", "same_size"])
+@pytest.mark.parametrize("form", ["path", "external_data"])
+def test_a_live_session_keeps_its_weights_when_the_model_file_is_overwritten(tmp_path, form, replacement):
+    """A session keeps computing with the weights it was created from when the model (or its
+    external data file) is re-exported to the same path while it lives: its retained weights
+    no longer read the file (ONNX Runtime copies them; a borrowed mapping would raise SIGBUS
+    past the new end of file, or read the new model's bytes). In a child process, so that a
+    SIGBUS fails the test rather than the test run. Expected values from numpy."""
+    path = str(tmp_path / "lookup.onnx")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    out = subprocess.run(
+        [sys.executable, "-c", _OVERWRITE_CHILD, path, form, replacement], capture_output=True, text=True, env=env
+    )
+    assert out.returncode == 0 and out.stdout.split()[-1:] == ["unchanged"], (
+        f"exit status {out.returncode}\n{out.stdout}\n{out.stderr}"
+    )
