@@ -28,7 +28,8 @@ void InPlaceSpan(float* y, int64_t n) {
 
 // v with its rounding kept: GCC contracts a vector a * b + c written as two operations into
 // one FMA (its default -ffp-contract=fast), which the scalar forms (and the separate
-// kernels) do not do. An empty asm the value must pass through stops that.
+// kernels) compiled for x86-64's baseline (no FMA) do not do. An empty asm the value must
+// pass through stops that.
 template <class V>
 inline V Rounded(V v) {
 #if defined(__x86_64__)
@@ -69,7 +70,13 @@ inline typename S::V Activate(const ActivationParams<S>& p, typename S::V x) {
   } else if constexpr (A == Activation::kTanh) {
     return simd::Tanh<S>(x);
   } else if constexpr (A == Activation::kHardSigmoid) {
+#if defined(__aarch64__)
+    // aarch64's baseline has FMA, and the HardSigmoid kernel's (and the portable
+    // epilogue's) alpha * x + beta compiles to one fused multiply-add there.
+    return UnitClamp<S>(p, S::Fmadd(p.alpha, x, p.beta));
+#else
     return UnitClamp<S>(p, S::Add(Rounded(S::Mul(p.alpha, x)), p.beta));
+#endif
   } else if constexpr (A == Activation::kHardSwish) {
     return S::Mul(x, UnitClamp<S>(p, S::Add(S::Div(x, S::Set(6.0f)), S::Set(0.5f))));
   } else if constexpr (A == Activation::kSwish) {

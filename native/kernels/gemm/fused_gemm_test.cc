@@ -336,8 +336,8 @@ TEST_P(EpilogueSpanVariantTest, MatchesThePortableSpans) {
   }
 }
 
-// The exact activations in scalar float as ONNX defines them (this file is compiled
-// without FMA, so a * x + b rounds twice, as the separate kernels do).
+// The exact activations in scalar float as ONNX defines them, rounded as the separate
+// kernels round them on this architecture.
 float UnitClampOf(float v) { return v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v; }
 float ExactActivation(const gemm::Epilogue& e, float x) {
   switch (e.activation) {
@@ -350,8 +350,14 @@ float ExactActivation(const gemm::Epilogue& e, float x) {
     case gemm::Activation::kLeakyRelu:
       return x < 0.0f ? e.alpha * x : x;
     case gemm::Activation::kHardSigmoid: {
+#if defined(__aarch64__)
+      // aarch64's baseline has FMA: the HardSigmoid kernel's alpha * x + beta is one fused
+      // multiply-add there (GCC contracts it), so the epilogue rounds once too.
+      return UnitClampOf(std::fma(e.alpha, x, e.beta));
+#else
       volatile float scaled = e.alpha * x;
       return UnitClampOf(scaled + e.beta);
+#endif
     }
     case gemm::Activation::kHardSwish:
       return x * UnitClampOf(x / 6.0f + 0.5f);
