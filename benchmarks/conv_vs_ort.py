@@ -9,7 +9,10 @@ convolutions with stride 1 and 2 on 96x112x112 and 144x56x56 (MobileNetV2 shapes
 pad 1 convolution 24 -> 40 on 28x28 (a channel count no implicit tile divides) and 5x5 pad 2
 depthwise convolutions with stride 1 on 240x14x14 and stride 2 on 144x56x56 (MobileNetV3 /
 EfficientNet-B0 shapes); ResNet-18/50's 7x7/2 stem, 3x3 convolutions 256 on 14x14 and 512 on
-7x7, 1x1 convolutions 64 -> 256 on 56x56, 512 -> 2048 and 2048 -> 512 on 7x7. Weights
+7x7, 1x1 convolutions 64 -> 256 on 56x56, 512 -> 2048 and 2048 -> 512 on 7x7; MobileNetV3-small's
+and EfficientNet-B0's 3x3 stride-2 stems on 3 channels (+ HardSwish / Swish) and their 1x1
+convolutions 16 -> 96 on 112x112, 24 -> 144 on 56x56, 320 -> 1280 (+ Swish) and 1152 -> 320 on
+7x7 (--only=mnv3_ or --only=effnet_). Weights
 and bias are constant initializers (both runtimes may prepack them). Each runtime runs in its
 own block per case and thread count (warm-up runs, then `repeats` timed runs), onnx-light
 first, then ORT (ORT's workers spin after each run, so alternating single runs would charge
@@ -66,33 +69,70 @@ CASES: dict[str, tuple[int, int, int, int, int, int]] = {
     "conv1x1_64to256_56": (64, 256, 56, 1, 1, 1),
     "conv1x1_512to2048_7": (512, 2048, 7, 1, 1, 1),
     "conv1x1_2048to512_7": (2048, 512, 7, 1, 1, 1),
+    # MobileNetV3-small / EfficientNet-B0 (issue 14, whole CNNs): the 3x3 stride-2 stems on
+    # 3 input channels (with their activations, as the models have them) and the 1x1
+    # convolutions at both ends: K = 16 and 24 on 112x112 and 56x56, 320 -> 1280 and
+    # 1152 -> 320 on 7x7 (49 positions).
+    "mnv3_stem3to16s2_224": (3, 16, 224, 3, 2, 1),
+    "effnet_stem3to32s2_224": (3, 32, 224, 3, 2, 1),
+    "effnet_1x1_16to96_112": (16, 96, 112, 1, 1, 1),
+    "effnet_1x1_24to144_56": (24, 144, 56, 1, 1, 1),
+    "effnet_1x1_320to1280_7": (320, 1280, 7, 1, 1, 1),
+    "effnet_1x1_1152to320_7": (1152, 320, 7, 1, 1, 1),
+}
+# The activation after a case's Conv, as the models have it (absent: none): HardSwish, or
+# Swish as Sigmoid then Mul (the exporters' form; onnx-light fuses both into FusedConv).
+ACTIVATIONS: dict[str, str] = {
+    "mnv3_stem3to16s2_224": "HardSwish",
+    "effnet_stem3to32s2_224": "Swish",
+    "effnet_1x1_16to96_112": "Swish",
+    "effnet_1x1_24to144_56": "Swish",
+    "effnet_1x1_320to1280_7": "Swish",
 }
 
 
 def conv_model(
-    rng: np.random.Generator, cin: int, cout: int, hw: int, kernel: int, stride: int, group: int
+    rng: np.random.Generator,
+    cin: int,
+    cout: int,
+    hw: int,
+    kernel: int,
+    stride: int,
+    group: int,
+    activation: str = "",
 ) -> tuple[object, dict[str, np.ndarray]]:
-    """Conv(x, W, B) with W and B constant; pads kernel // 2 ('same' for 3x3 and 5x5, none for 1x1)."""
+    """Conv(x, W, B) with W and B constant, then `activation` if any (ACTIVATIONS' names).
+
+    Pads kernel // 2 ('same' for 3x3 and 5x5, none for 1x1).
+    """
     pad = kernel // 2
     w = (rng.standard_normal((cout, cin // group, kernel, kernel)) * 0.1).astype(np.float32)
     b = rng.standard_normal(cout).astype(np.float32)
+    conv_out = "c" if activation else "y"
     node = helper.make_node(
         "Conv",
         ["x", "w", "b"],
-        ["y"],
+        [conv_out],
         kernel_shape=[kernel, kernel],
         strides=[stride, stride],
         pads=[pad] * 4,
         group=group,
     )
+    nodes = [node]
+    if activation == "HardSwish":
+        nodes.append(helper.make_node("HardSwish", ["c"], ["y"]))
+    elif activation == "Swish":
+        nodes += [helper.make_node("Sigmoid", ["c"], ["s"]), helper.make_node("Mul", ["c", "s"], ["y"])]
+    elif activation:
+        raise ValueError(f"unknown activation {activation!r}")
     graph = helper.make_graph(
-        [node],
+        nodes,
         "conv",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, cin, hw, hw])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
         [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")],
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)], ir_version=8)
     return model, {"x": rng.standard_normal((1, cin, hw, hw)).astype(np.float32)}
 
 
@@ -114,7 +154,9 @@ def main(argv: list[str]) -> None:
         if FLAGS.only and FLAGS.only not in name:
             continue
         size = max(kernel + 1, round(hw * FLAGS.scale))
-        model, feeds = conv_model(np.random.default_rng(0), cin, cout, size, kernel, stride, group)
+        model, feeds = conv_model(
+            np.random.default_rng(0), cin, cout, size, kernel, stride, group, ACTIVATIONS.get(name, "")
+        )
         for threads in map(int, FLAGS.threads):
             ours = onnx_light.InferenceSession(
                 model.SerializeToString(), cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=threads)
@@ -134,6 +176,7 @@ def main(argv: list[str]) -> None:
                     "stride": stride,
                     "group": group,
                     "out_channels": cout,
+                    "activation": ACTIVATIONS.get(name, ""),
                     "threads": threads,
                     "median_ms_onnx_light": ol,
                     "median_ms_ort": rt,
