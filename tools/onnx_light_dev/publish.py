@@ -151,7 +151,8 @@ def markdown(
         "speed-up marked * stopped at the cap with a wider interval. A run's value for a cell is its median "
         "speed-up.",
         f"- Unstable: a comparison whose per-run speed-ups spread more than {report.STABILITY_MAX_SPREAD:.2f}x "
-        "(max/min) is rejected and decides nothing.",
+        f"(max/min), or with a run of fewer than {report.MIN_BLOCKS} blocks (no 95% interval of a median exists "
+        "below that: such a run is one or two samples), is rejected and decides nothing.",
         f"- Parallel wins at a size when its speed-up exceeds {1 + report.WIN_MARGIN:.2f} in every run; "
         "the crossover is the geometric mean of the last losing and first winning sizes.",
         f"- A policy loses at a size when the comparison is stable and its median speed-up is below "
