@@ -1,6 +1,8 @@
 #include "native/registry/kernel_runner.h"
 
 #include <chrono>
+#include <mutex>
+#include <set>
 
 namespace onnx_light {
 namespace {
@@ -13,6 +15,17 @@ struct OutputHolder {
   std::shared_ptr<Allocator> allocator;
   Tensor tensor;
 };
+
+// `name` in storage that lives as long as the process: region events name their kernel by
+// a plain pointer (region_events.h) and a result's events outlive its runner (run_kernel
+// returns them after the runner is gone; they read op_'s bytes after the runner's stack
+// frame was reused).
+const char* StaticName(const std::string& name) {
+  static std::mutex mutex;
+  static auto* names = new std::set<std::string>();  // never destroyed; nodes never move
+  std::lock_guard<std::mutex> lock(mutex);
+  return names->insert(name).first->c_str();
+}
 
 Tensor KeepingAlive(const Tensor& t, const std::shared_ptr<Allocator>& allocator) {
   if (!t.defined()) return t;
@@ -187,7 +200,7 @@ StatusOr<KernelRunResult> KernelRunner::Run(int num_threads, const CancellationT
   auto allocator = shared_allocator_ ? shared_allocator_ : std::make_shared<Allocator>(memory_limit_);
   const AllocationStats before = allocator->stats();
   allocator->ResetPeak();
-  ParallelContext parallel{num_threads > 1 ? executor_.get() : nullptr, cancel, &events, op_.c_str()};
+  ParallelContext parallel{num_threads > 1 ? executor_.get() : nullptr, cancel, &events, StaticName(op_)};
   KernelContext ctx(&op_, &node_name_, inputs, num_outputs_, allocator.get(), parallel, subgraphs_);
   const auto start = std::chrono::steady_clock::now();
   const Status status = kernel->Compute(ctx);
