@@ -174,7 +174,10 @@ Interleaved MeasureInterleaved(KernelRunner& runner, const std::vector<Policy>& 
     }
     const auto elapsed =
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
-    if (elapsed >= o.cell_time_cap_ms && m.blocks >= std::min(o.min_blocks, 2)) {
+    // The cap ends a cell only once it holds min_blocks blocks: fewer decide nothing in
+    // the report (tools/onnx_light_dev/report.py, MIN_BLOCKS), so stopping earlier would
+    // spend the blocks it took for no result.
+    if (elapsed >= o.cell_time_cap_ms && m.blocks >= o.min_blocks) {
       m.stopped_by = "time_cap";
       return m;
     }

@@ -53,7 +53,7 @@ struct MeasureOptions {
   int min_blocks = 6;
   int max_blocks = 200;
   double ci_width = 0.04;
-  int64_t cell_time_cap_ms = 1000;
+  int64_t cell_time_cap_ms = 1000;  // ends a cell once it also holds min_blocks blocks
   bool warmup = true;  // one unrecorded run of each policy first
 };
 

@@ -150,6 +150,23 @@ TEST(MeasureInterleavedAllocatorTest, WarmedRunsTakeNoFreshPagesAndColdRunsDo) {
   }
 }
 
+// The kernel report decides nothing from a run of fewer than 6 blocks, so the time cap
+// ends a cell only once it has min_blocks of them, however long they take.
+TEST(MeasureInterleavedTimeCapTest, StopsACellOnlyAfterMinBlocks) {
+  KernelRunner runner("Abs", 13);
+  runner.Input(Codes());
+  const std::vector<Policy> policies = {{"serial", 1, nullptr}, {"parallel", 2, nullptr}};
+  MeasureOptions o;
+  o.min_blocks = 6;
+  o.max_blocks = 200;
+  o.ci_width = -1;         // never narrow enough: only the cap or max_blocks ends the cell
+  o.cell_time_cap_ms = 0;  // past the cap from the first block
+  const Interleaved m = MeasureInterleaved(runner, policies, o);
+  EXPECT_EQ(m.stopped_by, "time_cap");
+  EXPECT_EQ(m.blocks, 6);
+  EXPECT_EQ(m.cells[1].samples_ns.size(), 6u);
+}
+
 Value Strings(std::vector<std::string> values) {
   auto t = Tensor::Allocate(DataType::kString, Shape({static_cast<int64_t>(values.size())}), Allocator::Default());
   for (size_t i = 0; i < values.size(); ++i) t->data<std::string>()[i] = values[i];

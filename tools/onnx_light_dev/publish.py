@@ -147,7 +147,8 @@ def markdown(
         "the order rotated every block. Each block gives a speed-up serial time / policy time. Blocks repeat until "
         "the 95% distribution-free confidence interval of the median speed-up (binomial order statistics) has "
         f"high/low <= {1 + m.get('ci_width', 0):.2f}, after at least {m.get('min_blocks', '?')} blocks, or until "
-        f"the cell's time cap ({m.get('cell_time_cap_ms', '?')} ms) or {m.get('max_blocks', '?')} blocks; a "
+        f"the cell's time cap ({m.get('cell_time_cap_ms', '?')} ms, which also waits for those blocks) or "
+        f"{m.get('max_blocks', '?')} blocks; a "
         "speed-up marked * stopped at the cap with a wider interval. A run's value for a cell is its median "
         "speed-up.",
         f"- Unstable: a comparison whose per-run speed-ups spread more than {report.STABILITY_MAX_SPREAD:.2f}x "
