@@ -55,6 +55,37 @@ Status DepthwiseChannelBlocks(KernelContext& ctx, const ConvGeometry& cg, const 
   return ParallelForWithParticipant(ctx.parallel(), tasks, ParallelPlan{plan.label, 1, participants}, run);
 }
 
+// The epilogue as the activation a depthwise plane applies in registers (depthwise.h), or
+// false when the plane cannot take it (a residual or a bias in it, or an activation the
+// planes do not have): then the epilogue runs on each plane after the plane.
+bool PlaneActivationOf(const gemm::Epilogue& e, PlaneActivation* act) {
+  if (e.residual != nullptr || e.bias != nullptr) return false;
+  act->alpha = e.alpha;
+  act->beta = e.beta;
+  switch (e.activation) {
+    case gemm::Activation::kNone:
+      act->kind = PlaneActivationKind::kNone;
+      return true;
+    case gemm::Activation::kRelu:
+      act->kind = PlaneActivationKind::kRelu;
+      return true;
+    case gemm::Activation::kClip:
+      act->kind = PlaneActivationKind::kClip;
+      return true;
+    case gemm::Activation::kSigmoid:
+      act->kind = PlaneActivationKind::kSigmoid;
+      return true;
+    case gemm::Activation::kHardSwish:
+      act->kind = PlaneActivationKind::kHardSwish;
+      return true;
+    case gemm::Activation::kSwish:
+      act->kind = PlaneActivationKind::kSwish;
+      return true;
+    default:
+      return false;
+  }
+}
+
 Status Depthwise(KernelContext& ctx, const ConvGeometry& cg, const float* x, const float* w, const float* bias,
                  float* y, const ConvTuning& tuning, const gemm::Epilogue& epilogue) {
   const Geometry3d g(cg);
@@ -66,12 +97,17 @@ Status Depthwise(KernelContext& ctx, const ConvGeometry& cg, const float* x, con
   const DepthwiseChannels blocks = SelectDepthwiseChannels(g, cg.out_channels);
   if (blocks.fn != nullptr) return DepthwiseChannelBlocks(ctx, cg, g, blocks, x, w, bias, y, parallel, epilogue);
   const DepthwisePlaneFn plane = SelectDepthwisePlane(g);
+  // The activation on the plane's vectors before their stores where the plane takes it,
+  // else the epilogue over each plane once it is written.
+  PlaneActivation act;
+  const bool in_plane = PlaneActivationOf(epilogue, &act);
+  if (!in_plane) act = PlaneActivation{};
   const auto run = [&](int64_t begin, int64_t end) {
     for (int64_t p = begin; p < end; ++p) {
       const int64_t n = p / cg.out_channels, m = p % cg.out_channels;
       const float* in = x + (n * cg.in_channels + m / per_group) * g.in_size;
-      plane(g, in, w + m * g.kernel_size, bias != nullptr ? bias[m] : 0.0f, y + p * g.out_size);
-      epilogue.Apply(y + p * g.out_size, p * g.out_size, 1, g.out_size, g.out_size);
+      plane(g, in, w + m * g.kernel_size, bias != nullptr ? bias[m] : 0.0f, act, y + p * g.out_size);
+      if (!in_plane) epilogue.Apply(y + p * g.out_size, p * g.out_size, 1, g.out_size, g.out_size);
     }
     return Status::Ok();
   };

@@ -15,6 +15,7 @@
 #include "native/kernels/conv/conv_float.h"
 #include "native/kernels/conv/depthwise.h"
 #include "native/kernels/conv/implicit_gemm.h"
+#include "native/kernels/gemm/epilogue.h"
 #include "native/registry/kernel_test_checks.h"
 
 namespace onnx_light {
@@ -575,12 +576,12 @@ TEST_P(DepthwisePlaneVariantTest, MatchesThePortablePlane) {
     const conv::Geometry3d g(cg);
     const auto x = Random(g.in_size, 7), w = Random(g.kernel_size, 8);
     std::vector<float> want(g.out_size), got(g.out_size);
-    conv::DepthwisePlanePortable(g, x.data(), w.data(), 0.25f, want.data());
+    conv::DepthwisePlanePortable(g, x.data(), w.data(), 0.25f, conv::PlaneActivation{}, want.data());
     const conv::DepthwisePlaneFn fn = GetParam().impl(g);
     if (fn == nullptr) continue;
     ++checked;
     std::fill(got.begin(), got.end(), -99.0f);
-    fn(g, x.data(), w.data(), 0.25f, got.data());
+    fn(g, x.data(), w.data(), 0.25f, conv::PlaneActivation{}, got.data());
     for (int64_t i = 0; i < g.out_size; ++i) {
       ASSERT_NEAR(got[i], want[i], 1e-5f * (1 + std::fabs(want[i]))) << GetParam().name << " at " << i;
     }
@@ -620,7 +621,7 @@ TEST_P(DepthwisePlaneVariantTest, SimdPlanesSumTapsInKhKwOrderThenBias) {
     const auto x = Random(g.in_size, 17), w = Random(g.kernel_size, 18);
     const float bias = 0.375f;
     std::vector<float> got(g.out_size, -99.0f);
-    fn(g, x.data(), w.data(), bias, got.data());
+    fn(g, x.data(), w.data(), bias, conv::PlaneActivation{}, got.data());
     const int64_t out_h = cg.out_spatial[0], out_w = cg.out_spatial[1];
     for (int64_t oh = 0; oh < out_h; ++oh) {
       for (int64_t ow = 0; ow < out_w; ++ow) {
@@ -638,6 +639,93 @@ TEST_P(DepthwisePlaneVariantTest, SimdPlanesSumTapsInKhKwOrderThenBias) {
       }
     }
   }
+}
+
+// The activation a plane applies in registers gives the bits of the plane without it
+// followed by the separate activation's arithmetic (gemm/epilogue.h): Relu, Clip and
+// HardSwish in scalars, Sigmoid and Swish through the epilogue's Sigmoid span of the same
+// lanes (the SIMD planes: the variant of their ISA; the portable plane: the epilogue's
+// widest enabled one, which it calls). Planes with interior and edge vectors, both strides,
+// 3x3, 5x5 and the general loop; inputs scaled to reach Clip's bounds, HardSwish's knees
+// and Sigmoid's saturation.
+TEST_P(DepthwisePlaneVariantTest, ActivationInRegistersEqualsThePlaneThenTheActivation) {
+  OL_SKIP_UNLESS_ISA_ENABLED(GetParam());
+  const std::vector<IsaVariant<gemm::EpilogueSpans>>& spans = gemm::EpilogueSpanVariants();
+  const IsaVariant<gemm::EpilogueSpans>* same = &BestVariant(spans);
+  for (const IsaVariant<gemm::EpilogueSpans>& v : spans) {
+    if (GetParam().isa != Isa::kPortable && std::string(v.name) == GetParam().name) same = &v;
+  }
+  const auto sigmoid = [&](float v) {
+    same->impl.sigmoid(&v, 1);
+    return v;
+  };
+  const auto unit = [](float v) { return v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v; };
+  struct ActCase {
+    conv::PlaneActivationKind kind;
+    float alpha, beta;
+  };
+  const ActCase acts[] = {
+      {conv::PlaneActivationKind::kRelu, 0, 0},     {conv::PlaneActivationKind::kClip, -0.5f, 0.75f},
+      {conv::PlaneActivationKind::kSigmoid, 0, 0},  {conv::PlaneActivationKind::kHardSwish, 0, 0},
+      {conv::PlaneActivationKind::kSwish, 0.7f, 0}, {conv::PlaneActivationKind::kSwish, 1.0f, 0}};
+  struct PlaneCase {
+    int64_t in_h, in_w, kernel, stride, pad;
+  };
+  const PlaneCase planes[] = {{9, 70, 3, 1, 1},  {10, 75, 3, 2, 1}, {14, 14, 5, 1, 2},
+                              {13, 61, 5, 2, 2}, {7, 40, 7, 1, 3},  {6, 33, 7, 2, 3}};
+  int checked = 0;
+  for (const PlaneCase& c : planes) {
+    conv::ConvGeometry cg;
+    cg.rank = 2;
+    cg.in_spatial = {c.in_h, c.in_w};
+    cg.kernel = {c.kernel, c.kernel};
+    cg.strides = {c.stride, c.stride};
+    cg.dilations = {1, 1};
+    cg.pads_begin = {c.pad, c.pad};
+    cg.pads_end = {c.pad, c.pad};
+    for (int a = 0; a < 2; ++a) {
+      cg.out_spatial.push_back((cg.in_spatial[a] + 2 * c.pad - cg.kernel[a]) / c.stride + 1);
+    }
+    const conv::Geometry3d g(cg);
+    const conv::DepthwisePlaneFn fn = GetParam().impl(g);
+    if (fn == nullptr) continue;
+    std::vector<float> x = Random(g.in_size, 27);
+    for (float& v : x) v *= 4.0f;
+    const auto w = Random(g.kernel_size, 28);
+    std::vector<float> plain(g.out_size);
+    fn(g, x.data(), w.data(), 0.125f, conv::PlaneActivation{}, plain.data());
+    for (const ActCase& a : acts) {
+      ++checked;
+      std::vector<float> got(g.out_size, -99.0f);
+      fn(g, x.data(), w.data(), 0.125f, conv::PlaneActivation{a.kind, a.alpha, a.beta}, got.data());
+      for (int64_t i = 0; i < g.out_size; ++i) {
+        const float v = plain[i];
+        float want = v;
+        switch (a.kind) {
+          case conv::PlaneActivationKind::kRelu:
+            want = v > 0.0f ? v : 0.0f;
+            break;
+          case conv::PlaneActivationKind::kClip:
+            want = std::min(std::max(v, a.alpha), a.beta);
+            break;
+          case conv::PlaneActivationKind::kSigmoid:
+            want = sigmoid(v);
+            break;
+          case conv::PlaneActivationKind::kHardSwish:
+            want = v * unit(v / 6.0f + 0.5f);
+            break;
+          case conv::PlaneActivationKind::kSwish:
+            want = v * sigmoid(a.alpha * v);
+            break;
+          case conv::PlaneActivationKind::kNone:
+            break;
+        }
+        ASSERT_EQ(got[i], want) << GetParam().name << " activation " << static_cast<int>(a.kind) << " plane " << c.in_h
+                                << "x" << c.in_w << " kernel " << c.kernel << " stride " << c.stride << " at " << i;
+      }
+    }
+  }
+  EXPECT_GT(checked, 0) << GetParam().name << " took none of the planes";
 }
 
 INSTANTIATE_TEST_SUITE_P(Isa, DepthwisePlaneVariantTest, ::testing::ValuesIn(conv::DepthwisePlaneVariants()),

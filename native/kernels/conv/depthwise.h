@@ -1,7 +1,9 @@
 // Depthwise (one input channel per output channel) convolution of one output plane: every
-// output element is bias + the sum over its taps inside the input in one fixed order
-// (kd, kh, kw). 2-D planes with stride 1 or 2 take a SIMD kernel chosen at run time
+// output element is act(bias + the sum over its taps inside the input in one fixed order
+// (kd, kh, kw)). 2-D planes with stride 1 or 2 take a SIMD kernel chosen at run time
 // (AVX-512, AVX2); the rest a portable loop (interior columns without bounds checks).
+// The activation (FusedConv's, gemm/epilogue.h) runs on each output vector in registers,
+// before its store: no second pass over the plane.
 #pragma once
 
 #include <cstdint>
@@ -13,12 +15,28 @@
 namespace onnx_light {
 namespace conv {
 
-// y (out plane) = bias + conv(x (one input plane), w (one kernel)).
-using DepthwisePlaneFn = void (*)(const Geometry3d& g, const float* x, const float* w, float bias, float* y);
+// The activations a plane applies to its outputs, each in the arithmetic order of its
+// ONNX kernel (as gemm/epilogue.h's: Relu max(x, 0) NaN kept; Clip(alpha = min, beta = max);
+// Sigmoid and Swish(alpha) x sigmoid(alpha x) through simd/math.h's Sigmoid on the plane's
+// lanes; HardSwish x clamp(x / 6 + 1/2, 0, 1)), so that a fused plane gives the bits of the
+// plane followed by the separate activation kernel on the same ISA. The others
+// (LeakyRelu, Tanh, HardSigmoid) and residuals stay in the caller's epilogue pass.
+enum class PlaneActivationKind { kNone, kRelu, kClip, kSigmoid, kHardSwish, kSwish };
+struct PlaneActivation {
+  PlaneActivationKind kind = PlaneActivationKind::kNone;
+  float alpha = 0.0f, beta = 0.0f;
+};
+
+// y (out plane) = act(bias + conv(x (one input plane), w (one kernel))).
+using DepthwisePlaneFn = void (*)(const Geometry3d& g, const float* x, const float* w, float bias,
+                                  const PlaneActivation& act, float* y);
 
 // The plane function for g on this CPU: chosen once per convolution, called per plane.
 DepthwisePlaneFn SelectDepthwisePlane(const Geometry3d& g);
-void DepthwisePlanePortable(const Geometry3d& g, const float* x, const float* w, float bias, float* y);
+// The portable plane applies `act` after the plane through gemm::Epilogue (the epilogue's
+// values on this CPU, its widest enabled lanes).
+void DepthwisePlanePortable(const Geometry3d& g, const float* x, const float* w, float bias, const PlaneActivation& act,
+                            float* y);
 
 // Per-ISA selectors: null on other architectures, or when g is not a shape they take
 // (2-D, stride 1 or 2, kernel_w <= kMaxVectorKernelW). Call one only when IsaEnabled(its

@@ -13,11 +13,15 @@
 #error "build with isa_library(isa = \"avx2\")"
 #endif
 
+#include "native/kernels/simd/lanes_avx2.h"
+#include "native/kernels/simd/math.h"
+
 namespace onnx_light {
 namespace conv {
 namespace {
 
 struct Avx2 {
+  using Math = simd::Lanes8;  // simd/math.h's lanes of Vec (the activations)
   static constexpr int64_t kLanes = 8;
   using Vec = __m256;
   using Mask = __m256i;

@@ -11,11 +11,15 @@
 #error "build with isa_library(isa = \"avx512\")"
 #endif
 
+#include "native/kernels/simd/lanes_avx512.h"
+#include "native/kernels/simd/math.h"
+
 namespace onnx_light {
 namespace conv {
 namespace {
 
 struct Avx512 {
+  using Math = simd::Lanes16;  // simd/math.h's lanes of Vec (the activations)
   static constexpr int64_t kLanes = 16;
   using Vec = __m512;
   using Mask = __mmask16;
