@@ -55,7 +55,7 @@ Status DepthwiseChannelBlocks(KernelContext& ctx, const ConvGeometry& cg, const 
   return ParallelForWithParticipant(ctx.parallel(), tasks, ParallelPlan{plan.label, 1, participants}, run);
 }
 
-// The epilogue as the activation a depthwise plane applies in registers (depthwise.h), or
+// The epilogue as the activation a depthwise plane applies itself (depthwise.h), or
 // false when the plane cannot take it (a residual or a bias in it, or an activation the
 // planes do not have): then the epilogue runs on each plane after the plane.
 bool PlaneActivationOf(const gemm::Epilogue& e, PlaneActivation* act) {
@@ -97,8 +97,8 @@ Status Depthwise(KernelContext& ctx, const ConvGeometry& cg, const float* x, con
   const DepthwiseChannels blocks = SelectDepthwiseChannels(g, cg.out_channels);
   if (blocks.fn != nullptr) return DepthwiseChannelBlocks(ctx, cg, g, blocks, x, w, bias, y, parallel, epilogue);
   const DepthwisePlaneFn plane = SelectDepthwisePlane(g);
-  // The activation on the plane's vectors before their stores where the plane takes it,
-  // else the epilogue over each plane once it is written.
+  // The activation inside the plane kernel where it takes it (on each strip of rows while
+  // it is in L1), else the epilogue over each plane once it is written.
   PlaneActivation act;
   const bool in_plane = PlaneActivationOf(epilogue, &act);
   if (!in_plane) act = PlaneActivation{};

@@ -641,7 +641,7 @@ TEST_P(DepthwisePlaneVariantTest, SimdPlanesSumTapsInKhKwOrderThenBias) {
   }
 }
 
-// The activation a plane applies in registers gives the bits of the plane without it
+// The activation a plane applies itself gives the bits of the plane without it
 // followed by the separate activation's arithmetic (gemm/epilogue.h): Relu, Clip and
 // HardSwish in scalars, Sigmoid and Swish through the epilogue's Sigmoid span of the same
 // lanes (the SIMD planes: the variant of their ISA; the portable plane: the epilogue's
