@@ -15,46 +15,6 @@ namespace {
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
 
-// Depthwise by blocks of `blocks.lanes` output channels of one image (the channel-blocked
-// kernels, depthwise.h), parallel over the blocks with a scratch slice per participant;
-// the epilogue runs on each of a block's planes once the block is written.
-Status DepthwiseChannelBlocks(KernelContext& ctx, const ConvGeometry& cg, const Geometry3d& g,
-                              const DepthwiseChannels& blocks, const float* x, const float* w, const float* bias,
-                              float* y, bool parallel, const gemm::Epilogue& epilogue) {
-  constexpr int kMaxLanes = 16;
-  const int lanes = blocks.lanes;
-  if (lanes > kMaxLanes) return Internal("conv: a channel-blocked depthwise variant of ", lanes, " lanes");
-  const int64_t per_group = cg.out_per_group(), per_image = CeilDiv(cg.out_channels, lanes);
-  const int64_t tasks = cg.batch * per_image;
-  const ParallelPlan plan{"conv.depthwise_channel_blocks", 1};
-  const int participants =
-      static_cast<int>(std::min<int64_t>(parallel ? AvailableParticipants(ctx.parallel(), plan) : 1, tasks));
-  const int64_t slice = RoundUp(DepthwiseChannelsScratch(g, lanes), 16);  // whole cache lines
-  ScratchArena arena(ctx.allocator(), sizeof(float) * slice * participants);
-  OL_RETURN_IF_ERROR(arena.status());
-  OL_ASSIGN_OR_RETURN(float* scratch, arena.AllocateArray<float>(slice * participants));
-  ctx.RecordScratch(static_cast<int64_t>(arena.capacity()));
-  const auto run = [&](int participant, int64_t begin, int64_t end) {
-    const float* planes[kMaxLanes];
-    for (int64_t t = begin; t < end; ++t) {
-      const int64_t n = t / per_image, m0 = t % per_image * lanes;
-      const int channels = static_cast<int>(std::min<int64_t>(lanes, cg.out_channels - m0));
-      for (int c = 0; c < channels; ++c) {
-        planes[c] = x + (n * cg.in_channels + (m0 + c) / per_group) * g.in_size;
-      }
-      const int64_t first = n * cg.out_channels + m0;
-      blocks.fn(g, planes, w + m0 * g.kernel_size, bias != nullptr ? bias + m0 : nullptr, channels,
-                y + first * g.out_size, scratch + participant * slice);
-      for (int64_t p = first; p < first + channels; ++p) {
-        epilogue.Apply(y + p * g.out_size, p * g.out_size, 1, g.out_size, g.out_size);
-      }
-    }
-    return Status::Ok();
-  };
-  if (participants == 1) return run(0, 0, tasks);
-  return ParallelForWithParticipant(ctx.parallel(), tasks, ParallelPlan{plan.label, 1, participants}, run);
-}
-
 // The epilogue as the activation a depthwise plane applies itself (depthwise.h), or
 // false when the plane cannot take it (a residual or a bias in it, or an activation the
 // planes do not have): then the epilogue runs on each plane after the plane.
@@ -84,6 +44,52 @@ bool PlaneActivationOf(const gemm::Epilogue& e, PlaneActivation* act) {
     default:
       return false;
   }
+}
+
+// Depthwise by blocks of `blocks.lanes` output channels of one image (the channel-blocked
+// kernels, depthwise.h), parallel over the blocks with a scratch slice per participant;
+// the activation runs inside the block kernel, or (a residual, or an activation it does not
+// have) the epilogue on each of a block's planes once the block is written.
+Status DepthwiseChannelBlocks(KernelContext& ctx, const ConvGeometry& cg, const Geometry3d& g,
+                              const DepthwiseChannels& blocks, const float* x, const float* w, const float* bias,
+                              float* y, bool parallel, const gemm::Epilogue& epilogue) {
+  constexpr int kMaxLanes = 16;
+  const int lanes = blocks.lanes;
+  if (lanes > kMaxLanes) return Internal("conv: a channel-blocked depthwise variant of ", lanes, " lanes");
+  const int64_t per_group = cg.out_per_group(), per_image = CeilDiv(cg.out_channels, lanes);
+  const int64_t tasks = cg.batch * per_image;
+  const ParallelPlan plan{"conv.depthwise_channel_blocks", 1};
+  const int participants =
+      static_cast<int>(std::min<int64_t>(parallel ? AvailableParticipants(ctx.parallel(), plan) : 1, tasks));
+  const int64_t slice = RoundUp(DepthwiseChannelsScratch(g, lanes), 16);  // whole cache lines
+  ScratchArena arena(ctx.allocator(), sizeof(float) * slice * participants);
+  OL_RETURN_IF_ERROR(arena.status());
+  OL_ASSIGN_OR_RETURN(float* scratch, arena.AllocateArray<float>(slice * participants));
+  ctx.RecordScratch(static_cast<int64_t>(arena.capacity()));
+  // The activation inside the block kernel where it takes it, else the epilogue per plane.
+  PlaneActivation act;
+  const bool in_block = PlaneActivationOf(epilogue, &act);
+  if (!in_block) act = PlaneActivation{};
+  const auto run = [&](int participant, int64_t begin, int64_t end) {
+    const float* planes[kMaxLanes];
+    for (int64_t t = begin; t < end; ++t) {
+      const int64_t n = t / per_image, m0 = t % per_image * lanes;
+      const int channels = static_cast<int>(std::min<int64_t>(lanes, cg.out_channels - m0));
+      for (int c = 0; c < channels; ++c) {
+        planes[c] = x + (n * cg.in_channels + (m0 + c) / per_group) * g.in_size;
+      }
+      const int64_t first = n * cg.out_channels + m0;
+      blocks.fn(g, planes, w + m0 * g.kernel_size, bias != nullptr ? bias + m0 : nullptr, channels, act,
+                y + first * g.out_size, scratch + participant * slice);
+      if (in_block) continue;
+      for (int64_t p = first; p < first + channels; ++p) {
+        epilogue.Apply(y + p * g.out_size, p * g.out_size, 1, g.out_size, g.out_size);
+      }
+    }
+    return Status::Ok();
+  };
+  if (participants == 1) return run(0, 0, tasks);
+  return ParallelForWithParticipant(ctx.parallel(), tasks, ParallelPlan{plan.label, 1, participants}, run);
 }
 
 Status Depthwise(KernelContext& ctx, const ConvGeometry& cg, const float* x, const float* w, const float* bias,

@@ -63,9 +63,10 @@ const std::vector<IsaVariant<DepthwiseSelectFn>>& DepthwisePlaneVariants();
 // their biases or null; y: their output planes, out_size apart; scratch:
 // DepthwiseChannelsScratch floats. Per output the same sums in the same order as the SIMD
 // plane kernels (from 0, one fused multiply-add per tap inside the input in (kh, kw) order,
-// then + bias; a tap in the padding adds w x 0), so the bits do not depend on the path.
+// then + bias; a tap in the padding adds w x 0), then `act` as the plane kernels apply it,
+// so the bits do not depend on the path.
 using DepthwiseChannelsFn = void (*)(const Geometry3d& g, const float* const* x, const float* w, const float* bias,
-                                     int channels, float* y, float* scratch);
+                                     int channels, const PlaneActivation& act, float* y, float* scratch);
 struct DepthwiseChannels {
   int lanes = 0;  // channels per call
   DepthwiseChannelsFn fn = nullptr;
@@ -88,9 +89,9 @@ DepthwiseChannels SelectDepthwiseChannels(const Geometry3d& g, int64_t out_chann
 int64_t DepthwiseChannelsScratch(const Geometry3d& g, int lanes);
 // The per-ISA functions (null-bodied off x86-64); call one only when IsaEnabled(its ISA).
 void DepthwiseChannelsAvx512(const Geometry3d& g, const float* const* x, const float* w, const float* bias,
-                             int channels, float* y, float* scratch);
+                             int channels, const PlaneActivation& act, float* y, float* scratch);
 void DepthwiseChannelsAvx2(const Geometry3d& g, const float* const* x, const float* w, const float* bias, int channels,
-                           float* y, float* scratch);
+                           const PlaneActivation& act, float* y, float* scratch);
 
 }  // namespace conv
 }  // namespace onnx_light
