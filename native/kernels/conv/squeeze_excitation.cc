@@ -98,11 +98,16 @@ class SqueezeExcitationKernel final : public OpKernel {
       gate_.Apply(gate, 0, 1, channels, channels);
     }
     return parallel_.Run(ctx.parallel(), "squeeze_excitation.scale", planes, plane, [&](int64_t begin, int64_t end) {
+      // X and Y never overlap (Y is a fresh buffer: the registration offers no in-place
+      // output), said with __restrict, and the length is a local, so that the loop is
+      // vectorised (it was scalar: a perf profile of the [1, 576, 7, 7] block had 89% of
+      // Compute's samples on its scalar store).
+      const int64_t n = plane;
       for (int64_t p = begin; p < end; ++p) {
         const float g = gates[p];
-        const float* in = xd + p * plane;
-        float* out = yd + p * plane;
-        for (int64_t i = 0; i < plane; ++i) out[i] = g * in[i];
+        const float* __restrict in = xd + p * n;
+        float* __restrict out = yd + p * n;
+        for (int64_t i = 0; i < n; ++i) out[i] = g * in[i];
       }
     });
   }
