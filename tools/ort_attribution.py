@@ -30,6 +30,12 @@ flags.DEFINE_list("corpus", ["builtin"], f"corpora to run, of {list(CORPORA)}")
 flags.DEFINE_list("models", [], "corpus models to run (default: all of the chosen corpora)")
 flags.DEFINE_list("threads", ["1", "2"], "thread counts, both runtimes")
 flags.DEFINE_integer("samples", 30, "end-to-end samples per runtime")
+flags.DEFINE_integer(
+    "rounds",
+    1,
+    "blocks timing: rounds of blocks (order rotating), the samples split over them; the "
+    "ratio is the median of the per-round ratios (drift moves both runtimes of a round)",
+)
 flags.DEFINE_enum(
     "timing",
     None,
@@ -101,6 +107,7 @@ def main(argv: list[str]) -> None:
         progress,
         timing=timing,
         level=FLAGS.graph_optimization_level,
+        rounds=FLAGS.rounds,
     )
     workspace = environment.workspace_dir()
     doc["conditions"]["corpus"] = corpora

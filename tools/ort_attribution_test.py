@@ -33,6 +33,27 @@ def test_document_structure() -> None:
     assert f"## {SMALLEST.name}, 2 thread(s)" in markdown and "| Gemm |" in markdown
 
 
+def test_blocks_in_rounds_take_the_median_of_per_round_ratios() -> None:
+    doc = attribution.run(
+        [SMALLEST], [1], attribution.ort_session_at_defaults, samples=6, profiled_runs=1, timing="blocks", rounds=3
+    )
+    (r,) = doc["results"]
+    assert doc["conditions"]["rounds"] == 3 and "in 3 rounds of 2 samples" in doc["conditions"]["timing"]
+    for runtime in ("onnx_light", "ort", "ort_disable_all"):
+        assert len(r["end_to_end"][runtime]["samples_ms"]) == 6
+    samples = {k: r["end_to_end"][k]["samples_ms"] for k in ("onnx_light", "ort")}
+    # Each round's block medians, in the order the rounds ran.
+    expected = [np.median(samples["onnx_light"][i : i + 2]) / np.median(samples["ort"][i : i + 2]) for i in (0, 2, 4)]
+    assert r["round_ratios_vs_ort"] == pytest.approx(expected)
+    assert r["ratio_vs_ort"] == pytest.approx(np.median(expected))
+    assert f"{r['ratio_vs_ort']:.2f} (" in attribution.markdown(doc)
+
+
+def test_rounds_need_blocks_timing() -> None:
+    with pytest.raises(ValueError, match="rounds"):
+        attribution.run([SMALLEST], [1], ort_session, samples=2, profiled_runs=1, rounds=2)
+
+
 def test_op_totals_add_up_to_node_totals() -> None:
     assert attribution.problems(DOC) == []
     for r in DOC["results"]:

@@ -112,7 +112,10 @@ class InferenceSession:
         else "all" (as ONNX Runtime). Results equal the unoptimised model's up to float rounding.
     graph_optimizations: False is "disabled" whatever else says (the older switch).
     optimized_model_filepath: when not empty (or, if None, when the session options' is), the
-        optimised model is written there (an ONNX file, as ONNX Runtime writes it).
+        optimised model is written there (an ONNX file, as ONNX Runtime writes it). At levels
+        "disabled" and "basic" it holds standard ONNX ops only; at "extended" and "all" it may
+        hold onnx-light's own ops (ai.onnx_light SqueezeExcitation, com.microsoft FusedGemm over
+        an A of rank > 2) that ONNX Runtime does not load.
     """
 
     def __init__(

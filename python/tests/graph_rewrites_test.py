@@ -125,6 +125,21 @@ def written_ops(tmp_path, **session_args):
     return [n.op_type for n in onnx.load(str(path)).graph.node]
 
 
+@pytest.mark.parametrize("level", ["disabled", "basic"])
+def test_a_model_written_at_basic_or_below_runs_in_onnx_runtime(tmp_path, level):
+    """The documented promise of those levels: standard ops only, the same results in ORT."""
+    import onnxruntime as ort
+
+    assert written_ops(tmp_path, graph_optimization_level=level) == LEVEL_OPS[level]
+    path = tmp_path / "optimized.onnx"
+    assert {n.domain for n in onnx.load(str(path)).graph.node} == {""}
+    x = np.linspace(-4, 4, 32, dtype=np.float32).reshape(4, 8)
+    (ours,) = onnx_light.InferenceSession(levels_model(), graph_optimizations=False).run(None, {"x": x})
+    (theirs,) = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, {"x": x})
+    # The two runtimes' float32 Erf differ in the last bits (1e-7 absolute in the tail).
+    np.testing.assert_allclose(theirs, ours, rtol=1e-5, atol=1e-6)
+
+
 @pytest.mark.parametrize(
     "ort_level,level",
     [

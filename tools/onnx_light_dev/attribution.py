@@ -302,18 +302,33 @@ def unsupported_ops(model: onnx.ModelProto) -> list[str]:
 
 
 def _end_to_end(
-    sessions: dict[str, Any], feeds: dict[str, np.ndarray], samples: int, warmup: int, timing: str = "interleaved"
+    sessions: dict[str, Any],
+    feeds: dict[str, np.ndarray],
+    samples: int,
+    warmup: int,
+    timing: str = "interleaved",
+    rounds: int = 1,
 ) -> dict[str, Any]:
     """Wall and caller CPU time of whole runs, the three sessions interleaved sample by sample
-    or each in its own block (warm-up, then its samples, then a pause)."""
+    or each in its own block (warm-up, then its samples, then a pause).
+
+    Blocks come in `rounds` rounds (the order rotating each round), `samples` split evenly
+    over them: the ratio is then the median of the per-round ratios of block medians, so a
+    machine that drifts between rounds (this VM: up to 1.5x within minutes) moves both
+    runtimes of a round together instead of one runtime's whole block."""
     order = ["onnx_light", "ort", "ort_disable_all"]
     timed = {name: [] for name in order}
+    round_medians = {name: [] for name in order}
     if timing == "blocks":
-        for name in order:
-            for _ in range(warmup):
-                sessions[name].run(None, feeds)
-            timed[name] = [_timed(sessions[name], feeds) for _ in range(samples)]
-            time.sleep(BLOCK_PAUSE_S)
+        per_round = max(1, samples // rounds)
+        for r in range(rounds):
+            for name in order[r % len(order) :] + order[: r % len(order)]:
+                for _ in range(warmup):
+                    sessions[name].run(None, feeds)
+                block = [_timed(sessions[name], feeds) for _ in range(per_round)]
+                timed[name] += block
+                round_medians[name].append(statistics.median(w for w, _ in block))
+                time.sleep(BLOCK_PAUSE_S)
     else:
         for _ in range(warmup):
             for name in order:
@@ -330,6 +345,18 @@ def _end_to_end(
         }
         for name, s in timed.items()
     }
+    if timing == "blocks" and rounds > 1:
+        per_round_ratios = {
+            other: [a / b for a, b in zip(round_medians["onnx_light"], round_medians[other], strict=True)]
+            for other in ("ort", "ort_disable_all")
+        }
+        return {
+            "end_to_end": e2e,
+            "round_ratios_vs_ort": per_round_ratios["ort"],
+            "round_ratios_vs_ort_disable_all": per_round_ratios["ort_disable_all"],
+            "ratio_vs_ort": statistics.median(per_round_ratios["ort"]),
+            "ratio_vs_ort_disable_all": statistics.median(per_round_ratios["ort_disable_all"]),
+        }
     return {
         "end_to_end": e2e,
         "ratio_vs_ort": e2e["onnx_light"]["median_ms"] / e2e["ort"]["median_ms"],
@@ -398,6 +425,7 @@ def attribute_model(
     warmup: int = 2,
     timing: str = "interleaved",
     level: str | None = None,
+    rounds: int = 1,
 ) -> dict[str, Any]:
     """One model at one thread count; ort_session: benchmarks.ort_reference.ort_session (or
     ort_session_at_defaults for blocks); level: onnx-light's graph optimisation level."""
@@ -428,7 +456,7 @@ def attribute_model(
         # second core from onnx-light's first block (MobileNetV3 at 2 threads: 5.55 ms in
         # that block, 2.5-3.0 ms alone, session 8).
         time.sleep(BLOCK_PAUSE_S)
-    result.update(_end_to_end(sessions, feeds, samples, warmup, timing))
+    result.update(_end_to_end(sessions, feeds, samples, warmup, timing, rounds))
     # The model's own nodes, node for node (see the module doc).
     unoptimized = ours_session(data, threads, "disabled")
     result.update(
@@ -455,20 +483,30 @@ def run(
     progress: Callable[[dict[str, Any]], None] | None = None,
     timing: str = "interleaved",
     level: str | None = None,
+    rounds: int = 1,
 ) -> dict[str, Any]:
     """The attribution document for `models` (CorpusModel list) x `threads` (ints).
 
     timing: "interleaved" (sample by sample; give an ort_session with spinning off) or
     "blocks" (each runtime in its own block); level: onnx-light's graph optimisation level
-    (optimization_level names; None: the session's default)."""
+    (optimization_level names; None: the session's default); rounds: blocks mode only, the
+    number of rounds of blocks (see _end_to_end)."""
     if timing not in TIMINGS:
         raise ValueError(f"timing must be one of {TIMINGS}, not {timing!r}")
+    if rounds < 1 or (rounds > 1 and timing != "blocks"):
+        raise ValueError(f"rounds must be 1, or more with blocks timing, not {rounds} with {timing}")
     if level is not None:
         optimization_level(level)  # a bad name fails before any model runs
     timing_text = {
         "interleaved": "wall time (perf_counter) per run, onnx-light / ORT / ORT_DISABLE_ALL interleaved sample by sample",
         "blocks": "wall time (perf_counter) per run, onnx-light, ORT and ORT_DISABLE_ALL each in its own block "
-        f"(warm-up, samples, {BLOCK_PAUSE_S} s pause)",
+        f"(warm-up, samples, {BLOCK_PAUSE_S} s pause)"
+        + (
+            f", in {rounds} rounds of {max(1, samples // rounds)} samples (order rotating); "
+            "ratios are medians of the per-round ratios"
+            if rounds > 1
+            else ""
+        ),
     }[timing]
     build = onnx_light.build_info()
     doc = {
@@ -482,6 +520,7 @@ def run(
             "profiled_runs": profiled_runs,
             "timing": timing_text,
             "timing_mode": timing,
+            "rounds": rounds,
             "ort_settings": "benchmarks/ort_reference.py: intra-op spinning off, sequential, inter-op 1"
             if timing == "interleaved"
             else "ORT defaults (intra-op spinning on), sequential, inter-op 1",
@@ -496,7 +535,9 @@ def run(
     }
     for model in models:
         for t in threads:
-            result = attribute_model(model, t, ort_session, samples, profiled_runs, timing=timing, level=level)
+            result = attribute_model(
+                model, t, ort_session, samples, profiled_runs, timing=timing, level=level, rounds=rounds
+            )
             doc["results"].append(result)
             if progress:
                 progress(result)
@@ -547,6 +588,13 @@ def _node_sum(result: dict[str, Any], side: str) -> float:
 
 def _fmt(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _ratio_text(result: dict[str, Any], other: str) -> str:
+    """The ratio ours/other, with the range of the per-round ratios when blocks ran in rounds."""
+    text = _fmt(result[f"ratio_vs_{other}"])
+    rounds = result.get(f"round_ratios_vs_{other}")
+    return f"{text} ({_fmt(min(rounds))}-{_fmt(max(rounds))})" if rounds else text
 
 
 def _conditions_text(c: dict[str, Any]) -> str:
@@ -688,8 +736,8 @@ def markdown(doc: dict[str, Any], name: str = "attribution") -> str:
         )
         lines.append(
             f"| {r['model']} | {r['threads']} | {_fmt(e['onnx_light']['median_ms'])} | "
-            f"{_fmt(e['ort']['median_ms'])} | {_fmt(r['ratio_vs_ort'])} | "
-            f"{_fmt(e['ort_disable_all']['median_ms'])} | {_fmt(r['ratio_vs_ort_disable_all'])} | "
+            f"{_fmt(e['ort']['median_ms'])} | {_ratio_text(r, 'ort')} | "
+            f"{_fmt(e['ort_disable_all']['median_ms'])} | {_ratio_text(r, 'ort_disable_all')} | "
             f"{cpu_ratio} | {' / '.join(_fmt(_node_sum(r, side)) for side in NODE_SIDES)} | "
             f"{'yes' if r['agreement']['ok'] else 'NO'} (max diff {r['agreement']['max_abs_diff']:.1e}"
             + (f", relative {r['agreement']['relative_diff']:.1e}" if "relative_diff" in r["agreement"] else "")

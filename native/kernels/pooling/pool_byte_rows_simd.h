@@ -1,5 +1,6 @@
 // The int8/uint8 MaxPool interior row of PoolRowsVariants' SIMD kernels, one algorithm for
-// every vector width; included by each ISA file (pool_rows_avx2.cc, pool_rows_avx512.cc),
+// every vector width; included by each ISA file (pool_rows_avx2.cc, pool_rows_avx512.cc,
+// pool_rows_neon.cc),
 // which compiles it with its own flags and supplies the lanes L:
 //   L::Reg, L::kBytes             a register of kBytes byte columns
 //   L::Load<S>(const void* src)   columns src[0], src[S], ..., src[(kBytes - 1) * S], reading

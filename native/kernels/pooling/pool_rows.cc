@@ -66,6 +66,16 @@ const PoolRowKernels& KernelsOf(Isa isa) {
     return *avx512;
   }
   if (isa == Isa::kAvx2) return kPoolRowsAvx2;
+#elif defined(__aarch64__)
+  if (isa == Isa::kNeon) {  // the portable table with the NEON byte rows
+    static const PoolRowKernels* neon = [] {
+      auto* k = new PoolRowKernels(kPoolRowsPortable);
+      std::copy(std::begin(kPoolByteRowsNeon.max_int8), std::end(kPoolByteRowsNeon.max_int8), k->max_int8);
+      std::copy(std::begin(kPoolByteRowsNeon.max_uint8), std::end(kPoolByteRowsNeon.max_uint8), k->max_uint8);
+      return k;
+    }();
+    return *neon;
+  }
 #endif
   return kPoolRowsPortable;
 }
@@ -145,6 +155,8 @@ const std::vector<IsaVariant<Isa>>& PoolRowsVariants() {
   static const auto* variants = new std::vector<IsaVariant<Isa>> {
 #if defined(__x86_64__)
     {"avx512", Isa::kAvx512, Isa::kAvx512}, {"avx2", Isa::kAvx2, Isa::kAvx2},
+#elif defined(__aarch64__)
+    {"neon", Isa::kNeon, Isa::kNeon},
 #endif
         {"portable", Isa::kPortable, Isa::kPortable},
   };

@@ -22,7 +22,9 @@ void PoolRows2d(const PoolGeometry& g, const PoolOptions& opt, const T* x, T* y,
 // strides 1 and 2 in 64-byte registers, everything else as "avx2"), "avx2" (x86-64; AVX2 without FMA, so the folds
 // match the generic path bit for bit; float Max/Average at column strides 1 and 2 in
 // register blocks; int8/uint8 MaxPool at column strides 1 and 2 in 32-byte registers with
-// vpmaxsb/vpmaxub), "portable" (the compiler-vectorised loops) last. Impl names the
+// vpmaxsb/vpmaxub), "neon" (aarch64; int8/uint8 MaxPool at column strides 1 and 2 in
+// 16-byte registers, everything else as "portable"), "portable" (the compiler-vectorised
+// loops) last. Impl names the
 // variant for PoolRows2dVariant. PoolRows2d runs the best enabled one (isa_variants.h).
 const std::vector<IsaVariant<Isa>>& PoolRowsVariants();
 

@@ -43,6 +43,8 @@ extern const PoolRowKernels kPoolRowsPortable;  // pool_rows.cc
 #if defined(__x86_64__)
 extern const PoolRowKernels kPoolRowsAvx2;            // pool_rows_avx2.cc: AVX2, never contracted to FMA
 extern const PoolRowByteKernels kPoolByteRowsAvx512;  // pool_rows_avx512.cc: AVX-512BW byte max
+#elif defined(__aarch64__)
+extern const PoolRowByteKernels kPoolByteRowsNeon;  // pool_rows_neon.cc: NEON byte max
 #endif
 
 namespace {

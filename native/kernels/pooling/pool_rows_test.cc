@@ -52,6 +52,10 @@ const Geometry kGeometries[] = {
     {{3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, 0, 5, 130},
     {{3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, 0, 4, 192},
     {{2, 3}, {1, 1}, {0, 2, 1, 2}, {2, 2}, 1, 6, 85},
+    // Byte rows of 16 columns a register (NEON): interior widths 16 (one block) and 19 at
+    // stride 2 (a last block overlapping its neighbour).
+    {{2, 2}, {1, 1}, {0, 0, 0, 0}, {1, 1}, 0, 3, 17},
+    {{3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, 0, 5, 40},
 };
 
 // Few distinct values so that windows tie; signed zeros, infinities and NaNs in between.

@@ -12,7 +12,10 @@ namespace rnn {
   void TanhRow##Isa(float* x, int64_t n);                                                                            \
   void StepProduct##Isa(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed, float* c, \
                         int64_t ldc);                                                                                \
-  void LstmRow##Isa(const LstmRowArgs& r);
+  void LstmRow##Isa(const LstmRowArgs& r);                                                                           \
+  void GruLinearRow##Isa(const GruRowArgs& r);                                                                       \
+  void GruResetRow##Isa(const GruRowArgs& r);                                                                        \
+  void GruHiddenRow##Isa(const GruRowArgs& r);
 #if defined(__x86_64__)
 OL_DECLARE_GATE_ROWS(Avx2)
 OL_DECLARE_GATE_ROWS(Avx512)
@@ -66,6 +69,40 @@ void LstmRowPortable(const LstmRowArgs& r) {
   }
 }
 
+// GRU rows: the formulas of gate_args.h in order, libm per element, without fusing.
+float SigmoidPortable(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+float GruSum(const GruRowArgs& r, int gate, int64_t j) {
+  return (r.product[gate * r.n + j] + r.projection[gate * r.n + j]) + r.bias[gate * r.n + j];
+}
+float GruBlend(float z, float candidate, float h_prev) { return z * h_prev + (1.0f - z) * candidate; }
+
+void GruLinearRowPortable(const GruRowArgs& r) {
+  const int64_t n = r.n;
+  for (int64_t j = 0; j < n; ++j) {
+    const float z = SigmoidPortable(GruSum(r, 0, j)), reset = SigmoidPortable(GruSum(r, 1, j));
+    const float candidate =
+        std::tanh((r.projection[2 * n + j] + r.bias[2 * n + j]) + reset * (r.product[2 * n + j] + r.bias_rh[j]));
+    r.hidden[j] = GruBlend(z, candidate, r.h_prev[j]);
+  }
+}
+
+void GruResetRowPortable(const GruRowArgs& r) {
+  for (int64_t j = 0; j < r.n; ++j) {
+    const float z = SigmoidPortable(GruSum(r, 0, j)), reset = SigmoidPortable(GruSum(r, 1, j));
+    r.reset[j] = reset * r.h_prev[j];
+    r.z[j] = z;
+  }
+}
+
+void GruHiddenRowPortable(const GruRowArgs& r) {
+  const int64_t n = r.n;
+  for (int64_t j = 0; j < n; ++j) {
+    const float candidate =
+        std::tanh(((r.projection[2 * n + j] + r.bias[2 * n + j]) + r.product[2 * n + j]) + r.bias_rh[j]);
+    r.hidden[j] = GruBlend(r.z[j], candidate, r.h_prev[j]);
+  }
+}
+
 }  // namespace
 
 void PackStepPanels(const float* r, int64_t n, int64_t k, int64_t ldr, float* packed) {
@@ -82,13 +119,20 @@ void PackStepPanels(const float* r, int64_t n, int64_t k, int64_t ldr, float* pa
 const std::vector<IsaVariant<GateRows>>& GateRowsVariants() {
   static const auto* variants = new std::vector<IsaVariant<GateRows>> {
 #if defined(__x86_64__)
-    {"avx512", Isa::kAvx512, GateRows{SigmoidRowAvx512, TanhRowAvx512, StepProductAvx512, LstmRowAvx512}},
-        {"avx2", Isa::kAvx2, GateRows{SigmoidRowAvx2, TanhRowAvx2, StepProductAvx2, LstmRowAvx2}},
+    {"avx512", Isa::kAvx512,
+     GateRows{SigmoidRowAvx512, TanhRowAvx512, StepProductAvx512, LstmRowAvx512, GruLinearRowAvx512, GruResetRowAvx512,
+              GruHiddenRowAvx512}},
+        {"avx2", Isa::kAvx2,
+         GateRows{SigmoidRowAvx2, TanhRowAvx2, StepProductAvx2, LstmRowAvx2, GruLinearRowAvx2, GruResetRowAvx2,
+                  GruHiddenRowAvx2}},
 #elif defined(__aarch64__)
-    {"neon", Isa::kNeon, GateRows{SigmoidRowNeon, TanhRowNeon, StepProductNeon, LstmRowNeon}},
+    {"neon", Isa::kNeon,
+     GateRows{SigmoidRowNeon, TanhRowNeon, StepProductNeon, LstmRowNeon, GruLinearRowNeon, GruResetRowNeon,
+              GruHiddenRowNeon}},
 #endif
         {"portable", Isa::kPortable,
-         GateRows{SigmoidRowPortable, TanhRowPortable, StepProductPortable, LstmRowPortable}},
+         GateRows{SigmoidRowPortable, TanhRowPortable, StepProductPortable, LstmRowPortable, GruLinearRowPortable,
+                  GruResetRowPortable, GruHiddenRowPortable}},
   };
   return *variants;
 }

@@ -10,7 +10,9 @@
 //    m, n or its position;
 //  - one batch row's LSTM gates (the default activations) in one pass over its units:
 //    every gate of a unit computed in registers from the product, projection and bias
-//    rows, the cell state updated in place (gate_args.h), tails as for the activations.
+//    rows, the cell state updated in place (gate_args.h), tails as for the activations;
+//  - one batch row's GRU gates (the default activations) in one pass per round: z, r, the
+//    candidate and h of a unit in registers (gate_args.h's GruRowArgs), tails likewise.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +42,11 @@ struct GateRows {
                   int64_t ldc);
   // LstmRowArgs (gate_args.h): cell and hidden written for r.n units.
   void (*lstm)(const LstmRowArgs& r);
+  // GruRowArgs (gate_args.h), r.n units each: gru_linear writes hidden; gru_reset z and
+  // reset; gru_hidden hidden.
+  void (*gru_linear)(const GruRowArgs& r);
+  void (*gru_reset)(const GruRowArgs& r);
+  void (*gru_hidden)(const GruRowArgs& r);
 };
 
 // x86-64: avx512, avx2, portable; aarch64: neon, portable. Portable is libm per element

@@ -22,6 +22,9 @@ void StepProductAvx2(int64_t m, int64_t n, int64_t k, const float* a, int64_t ld
   StepProductSimd<simd::Lanes8>(m, n, k, a, lda, packed, c, ldc);
 }
 void LstmRowAvx2(const LstmRowArgs& r) { LstmRowSimd<simd::Lanes8>(r); }
+void GruLinearRowAvx2(const GruRowArgs& r) { GruLinearRowSimd<simd::Lanes8>(r); }
+void GruResetRowAvx2(const GruRowArgs& r) { GruResetRowSimd<simd::Lanes8>(r); }
+void GruHiddenRowAvx2(const GruRowArgs& r) { GruHiddenRowSimd<simd::Lanes8>(r); }
 
 }  // namespace rnn
 }  // namespace onnx_light

@@ -22,6 +22,9 @@ void StepProductAvx512(int64_t m, int64_t n, int64_t k, const float* a, int64_t 
   StepProductSimd<simd::Lanes16>(m, n, k, a, lda, packed, c, ldc);
 }
 void LstmRowAvx512(const LstmRowArgs& r) { LstmRowSimd<simd::Lanes16>(r); }
+void GruLinearRowAvx512(const GruRowArgs& r) { GruLinearRowSimd<simd::Lanes16>(r); }
+void GruResetRowAvx512(const GruRowArgs& r) { GruResetRowSimd<simd::Lanes16>(r); }
+void GruHiddenRowAvx512(const GruRowArgs& r) { GruHiddenRowSimd<simd::Lanes16>(r); }
 
 }  // namespace rnn
 }  // namespace onnx_light

@@ -17,6 +17,9 @@ void StepProductNeon(int64_t m, int64_t n, int64_t k, const float* a, int64_t ld
   StepProductSimd<simd::Lanes4>(m, n, k, a, lda, packed, c, ldc);
 }
 void LstmRowNeon(const LstmRowArgs& r) { LstmRowSimd<simd::Lanes4>(r); }
+void GruLinearRowNeon(const GruRowArgs& r) { GruLinearRowSimd<simd::Lanes4>(r); }
+void GruResetRowNeon(const GruRowArgs& r) { GruResetRowSimd<simd::Lanes4>(r); }
+void GruHiddenRowNeon(const GruRowArgs& r) { GruHiddenRowSimd<simd::Lanes4>(r); }
 
 }  // namespace rnn
 }  // namespace onnx_light

@@ -92,6 +92,93 @@ void LstmRowSimd(const LstmRowArgs& r) {
   std::memcpy(r.hidden + j, hidden, bytes);
 }
 
+// GateRows' GRU rows (gate_args.h's GruRowArgs) over kLanes units at offset j; each a
+// single pass (z and r are independent, the candidate waits for r alone).
+template <class S>
+inline typename S::V GruGateSum(const GruRowArgs& r, int gate, int64_t j) {
+  return S::Add(S::Add(S::Load(r.product + gate * r.n + j), S::Load(r.projection + gate * r.n + j)),
+                S::Load(r.bias + gate * r.n + j));
+}
+
+// h = z h_prev + ((1 - z) h~).
+template <class S>
+inline typename S::V GruBlend(typename S::V z, typename S::V candidate, typename S::V h_prev) {
+  return S::Fmadd(z, h_prev, S::Mul(S::Sub(S::Set(1.0f), z), candidate));
+}
+
+template <class S>
+void GruLinearLanes(const GruRowArgs& r, int64_t j) {
+  using V = typename S::V;
+  const V z = simd::Sigmoid<S>(GruGateSum<S>(r, 0, j));
+  const V reset = simd::Sigmoid<S>(GruGateSum<S>(r, 1, j));
+  const V linear = S::Add(S::Load(r.product + 2 * r.n + j), S::Load(r.bias_rh + j));
+  const V input = S::Add(S::Load(r.projection + 2 * r.n + j), S::Load(r.bias + 2 * r.n + j));
+  const V candidate = simd::Tanh<S>(S::Fmadd(reset, linear, input));
+  S::Store(r.hidden + j, GruBlend<S>(z, candidate, S::Load(r.h_prev + j)));
+}
+
+template <class S>
+void GruResetLanes(const GruRowArgs& r, int64_t j) {
+  using V = typename S::V;
+  const V z = simd::Sigmoid<S>(GruGateSum<S>(r, 0, j));
+  const V reset = simd::Sigmoid<S>(GruGateSum<S>(r, 1, j));
+  S::Store(r.reset + j, S::Mul(reset, S::Load(r.h_prev + j)));
+  S::Store(r.z + j, z);
+}
+
+template <class S>
+void GruHiddenLanes(const GruRowArgs& r, int64_t j) {
+  using V = typename S::V;
+  const V input = S::Add(S::Load(r.projection + 2 * r.n + j), S::Load(r.bias + 2 * r.n + j));
+  const V candidate = simd::Tanh<S>(S::Add(S::Add(input, S::Load(r.product + 2 * r.n + j)), S::Load(r.bias_rh + j)));
+  S::Store(r.hidden + j, GruBlend<S>(S::Load(r.z + j), candidate, S::Load(r.h_prev + j)));
+}
+
+// Which of GruRowArgs' outputs a row writes.
+enum GruWrites { kGruWritesHidden, kGruWritesResetAndZ };
+
+// A GRU row: whole vectors in place, the tail through the same vector code on zero-padded
+// copies of its streams, then only the row's own outputs copied back.
+template <class S, void (*Lanes)(const GruRowArgs&, int64_t), GruWrites kWrites>
+void GruRowSimd(const GruRowArgs& r) {
+  const int64_t whole = r.n / S::kLanes * S::kLanes;
+  for (int64_t j = 0; j < whole; j += S::kLanes) Lanes(r, j);
+  const int64_t j = whole, tail = r.n - whole;
+  if (tail == 0) return;
+  constexpr int64_t L = S::kLanes;
+  float product[3 * L] = {}, projection[3 * L] = {}, bias[3 * L] = {}, bias_rh[L] = {}, h_prev[L] = {};
+  float z[L] = {}, reset[L] = {}, hidden[L] = {};
+  const size_t bytes = static_cast<size_t>(tail) * sizeof(float);
+  for (int g = 0; g < 3; ++g) {
+    std::memcpy(product + g * L, r.product + g * r.n + j, bytes);
+    std::memcpy(projection + g * L, r.projection + g * r.n + j, bytes);
+    std::memcpy(bias + g * L, r.bias + g * r.n + j, bytes);
+  }
+  std::memcpy(bias_rh, r.bias_rh + j, bytes);
+  std::memcpy(h_prev, r.h_prev + j, bytes);
+  if (kWrites == kGruWritesHidden && r.z != nullptr) std::memcpy(z, r.z + j, bytes);
+  Lanes(GruRowArgs{L, product, projection, bias, bias_rh, h_prev, z, reset, hidden}, 0);
+  if (kWrites == kGruWritesHidden) {
+    std::memcpy(r.hidden + j, hidden, bytes);
+  } else {
+    std::memcpy(r.z + j, z, bytes);
+    std::memcpy(r.reset + j, reset, bytes);
+  }
+}
+
+template <class S>
+void GruLinearRowSimd(const GruRowArgs& r) {
+  GruRowSimd<S, GruLinearLanes<S>, kGruWritesHidden>(r);
+}
+template <class S>
+void GruResetRowSimd(const GruRowArgs& r) {
+  GruRowSimd<S, GruResetLanes<S>, kGruWritesResetAndZ>(r);
+}
+template <class S>
+void GruHiddenRowSimd(const GruRowArgs& r) {
+  GruRowSimd<S, GruHiddenLanes<S>, kGruWritesHidden>(r);
+}
+
 // The step product's register tile: kRows rows of a against kPanels adjacent panels
 // (panel p at panel + p * kStepPanel * k), kRows x kPanels x (kStepPanel / kLanes)
 // accumulators. Each panel row q is loaded once and multiplied by every row's a[q]; k runs

@@ -2,13 +2,15 @@
 // element), over lengths covering full vectors, tails and one element; and an element's
 // value independent of its position in the row (the tail runs the vector code); the
 // packed step product against a double oracle; the fused LSTM gate row against its
-// formulas in double, and a unit's result independent of its position in the row.
+// formulas in double, and a unit's result independent of its position in the row; the
+// fused GRU rows (all three) likewise.
 // Variants this CPU cannot run (or the ISA cap excludes) are reported as skipped, by name.
 #include "native/kernels/rnn/gate_rows.h"
 
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -215,6 +217,139 @@ TEST_P(GateRowsVariantTest, LstmRowUnitDoesNotDependOnPositionInRow) {
     const auto [c1, h1] = unit.Run(v.lstm);
     EXPECT_EQ(c1[0], c[j]) << "j=" << j;
     EXPECT_EQ(h1[0], h[j]) << "j=" << j;
+  }
+}
+
+// The GRU rows' inputs for n units (gate_args.h's GruRowArgs), in [-2, 2].
+struct GruRowInputs {
+  int64_t n;
+  std::vector<float> product, projection, bias, bias_rh, h_prev;
+  explicit GruRowInputs(int64_t units, uint32_t seed) : n(units) {
+    auto scaled = [](std::vector<float> v) {
+      for (float& x : v) x /= 6.0f;
+      return v;
+    };
+    product = scaled(Random(3 * n, seed));
+    projection = scaled(Random(3 * n, seed + 1));
+    bias = scaled(Random(3 * n, seed + 2));
+    bias_rh = scaled(Random(n, seed + 3));
+    h_prev = scaled(Random(n, seed + 4));
+  }
+  struct Outputs {
+    std::vector<float> z, reset, hidden;
+  };
+  // gru_linear, or gru_reset then gru_hidden on the same z (the kernel's two rounds, the
+  // second's h product taken from `product` as given).
+  Outputs Run(const GateRows& v, bool linear_before_reset) const {
+    Outputs out{std::vector<float>(static_cast<size_t>(n), NAN), std::vector<float>(static_cast<size_t>(n), NAN),
+                std::vector<float>(static_cast<size_t>(n), NAN)};
+    const GruRowArgs args{n,
+                          product.data(),
+                          projection.data(),
+                          bias.data(),
+                          bias_rh.data(),
+                          h_prev.data(),
+                          out.z.data(),
+                          out.reset.data(),
+                          out.hidden.data()};
+    if (linear_before_reset) {
+      v.gru_linear(args);
+    } else {
+      v.gru_reset(args);
+      v.gru_hidden(args);
+    }
+    return out;
+  }
+};
+
+// Every variant against the formulas of gate_args.h in double (libm), both forms. The sums
+// are at most 1 + 1/3 * (1/3 + 1/3) + 2/3 in magnitude, rounded a few times in float
+// (fused or not): under 1e-6; sigmoid and tanh add 4e-7 relative with slopes of at most
+// 1; h blends two values of magnitude at most 1: 1e-5 absolute bounds the sum with room.
+TEST_P(GateRowsVariantTest, GruRowsMatchDoubleFormulas) {
+  OL_SKIP_UNLESS_ISA_ENABLED(GetParam());
+  const GateRows& v = GetParam().impl;
+  auto sigmoid = [](double x) { return 1.0 / (1.0 + std::exp(-x)); };
+  for (bool linear : {false, true}) {
+    for (int64_t n : kLengths) {
+      const GruRowInputs in(n, static_cast<uint32_t>(200 + n));
+      const auto out = in.Run(v, linear);
+      for (int64_t j = 0; j < n; ++j) {
+        auto sum = [&](int g) {
+          return double{in.product[g * n + j]} + double{in.projection[g * n + j]} + double{in.bias[g * n + j]};
+        };
+        const double z = sigmoid(sum(0)), r = sigmoid(sum(1)), hp = in.h_prev[j];
+        const double x = double{in.projection[2 * n + j]} + double{in.bias[2 * n + j]};
+        const double candidate = linear ? std::tanh(x + r * (double{in.product[2 * n + j]} + in.bias_rh[j]))
+                                        : std::tanh(x + double{in.product[2 * n + j]} + in.bias_rh[j]);
+        const std::string where = (linear ? "linear n=" : "reset n=") + std::to_string(n) + " j=" + std::to_string(j);
+        EXPECT_NEAR(out.hidden[j], (1 - z) * candidate + z * hp, 1e-5) << where;
+        if (!linear) {
+          EXPECT_NEAR(out.z[j], z, 1e-6) << where;
+          EXPECT_NEAR(out.reset[j], r * hp, 1e-6) << where;
+        }
+      }
+    }
+  }
+}
+
+// A unit's outputs are the same bits alone (the tail's padded pass) as inside a row of 37;
+// gru_linear leaves z and reset untouched, gru_reset writes no hidden.
+TEST_P(GateRowsVariantTest, GruRowUnitDoesNotDependOnPositionInRow) {
+  OL_SKIP_UNLESS_ISA_ENABLED(GetParam());
+  const GateRows& v = GetParam().impl;
+  for (bool linear : {false, true}) {
+    const GruRowInputs row(37, 19);
+    const auto whole = row.Run(v, linear);
+    for (int64_t j = 0; j < 37; ++j) {
+      GruRowInputs unit(1, 0);
+      for (int g = 0; g < 3; ++g) {
+        unit.product[g] = row.product[g * 37 + j];
+        unit.projection[g] = row.projection[g * 37 + j];
+        unit.bias[g] = row.bias[g * 37 + j];
+      }
+      unit.bias_rh[0] = row.bias_rh[j];
+      unit.h_prev[0] = row.h_prev[j];
+      const auto one = unit.Run(v, linear);
+      EXPECT_EQ(one.hidden[0], whole.hidden[j]) << "linear=" << linear << " j=" << j;
+      if (linear) {
+        EXPECT_TRUE(std::isnan(whole.z[j]) && std::isnan(whole.reset[j])) << "j=" << j;
+      } else {
+        EXPECT_EQ(one.z[0], whole.z[j]) << "j=" << j;
+        EXPECT_EQ(one.reset[0], whole.reset[j]) << "j=" << j;
+      }
+    }
+  }
+  // gru_reset alone writes z and reset only.
+  const GruRowInputs row(21, 23);
+  std::vector<float> z(21), reset(21), hidden(21, -3.0f);
+  v.gru_reset(GruRowArgs{21, row.product.data(), row.projection.data(), row.bias.data(), row.bias_rh.data(),
+                         row.h_prev.data(), z.data(), reset.data(), hidden.data()});
+  for (float h : hidden) EXPECT_EQ(h, -3.0f);
+}
+
+// gru_reset may write z over the product's own z row (the kernel keeps z in the gate row).
+TEST_P(GateRowsVariantTest, GruResetWritesZOverItsProductRow) {
+  OL_SKIP_UNLESS_ISA_ENABLED(GetParam());
+  const GateRows& v = GetParam().impl;
+  const GruRowInputs in(37, 29);
+  const auto separate = in.Run(v, false);
+  std::vector<float> product = in.product, reset(37), hidden(37);
+  const GruRowArgs args{37,
+                        product.data(),
+                        in.projection.data(),
+                        in.bias.data(),
+                        in.bias_rh.data(),
+                        in.h_prev.data(),
+                        product.data(),
+                        reset.data(),
+                        hidden.data()};
+  v.gru_reset(args);
+  v.gru_hidden(args);
+  for (int64_t j = 0; j < 37; ++j) {
+    EXPECT_EQ(product[j], separate.z[j]) << "j=" << j;
+    EXPECT_EQ(reset[j], separate.reset[j]) << "j=" << j;
+    EXPECT_EQ(hidden[j], separate.hidden[j]) << "j=" << j;
   }
 }
 

@@ -7,7 +7,8 @@
 //     a task multiplies its rows of H_{t-1} by its block's rows of R and applies the gates
 //     on whole rows: a float LSTM with the default activations, no clip and no
 //     input_forget in one pass per row with every gate of a unit in registers
-//     (GateRows::lstm), otherwise gate by gate (gate_rows.h's vectorised sigmoid/tanh,
+//     (GateRows::lstm), a float GRU with the default activations and no clip likewise
+//     in one pass per round (GateRows' GRU rows), otherwise gate by gate (gate_rows.h's vectorised sigmoid/tanh,
 //     activations.cc for the others).
 //     R is packed once per block (at creation for constant weights) twice: for the gemm
 //     engine's tile and in gate_rows.h's step panels. Up to kStepPanelRows rows take the
@@ -220,6 +221,8 @@ struct Stepper {
   const GateRows* step_rows = &BestGateRows();
   // Float LSTM with the default activations, no clip, no input_forget: GateRows::lstm.
   bool fused_lstm = false;
+  // Float GRU with the default activations, no clip: GateRows' GRU rows.
+  bool fused_gru = false;
   size_t gemm_scratch_bytes = 0;  // float: the step product's packing scratch (a multiple of 64)
 
   int64_t row_blocks() const { return (p->batch + row_block - 1) / row_block; }
@@ -302,6 +305,21 @@ struct Stepper {
         break;
       case Cell::kGru: {
         const C* rbh = bias_rh + d * H + j0;
+        if constexpr (std::is_same_v<C, float>) {
+          if (fused_gru) {  // every gate of a unit in registers, one pass per round
+            C* rh = layout.parts == 2 ? reset_h + (d * B + b) * H + j0 : nullptr;
+            const GruRowArgs args{n, gg, xg, bx, rbh, hp, gg, rh, hn};
+            if (layout.parts == 1) {
+              step_rows->gru_linear(args);
+            } else if (part == 0) {  // z kept in the gate row, r * H_{t-1} for round 2
+              step_rows->gru_reset(args);
+              return;
+            } else {
+              step_rows->gru_hidden(args);
+            }
+            break;
+          }
+        }
         if (part == 0) {  // z and r
           for (int64_t j = 0; j < 2 * n; ++j) t0[j] = gg[j] + xg[j] + bx[j];
           ClipRow(t0, 2 * n);
@@ -521,6 +539,10 @@ class RecurrentKernel : public OpKernel {
     st.fused_lstm = kFloat && p->cell == Cell::kLstm && !p->clip && !p->input_forget;
     for (size_t i = 0; i < p->activations.size(); ++i) {  // sigmoid, tanh, tanh per direction
       st.fused_lstm &= p->activations[i].kind == (i % 3 == 0 ? Activation::Kind::kSigmoid : Activation::Kind::kTanh);
+    }
+    st.fused_gru = kFloat && p->cell == Cell::kGru && !p->clip;
+    for (size_t i = 0; i < p->activations.size(); ++i) {  // sigmoid, tanh per direction
+      st.fused_gru &= p->activations[i].kind == (i % 2 == 0 ? Activation::Kind::kSigmoid : Activation::Kind::kTanh);
     }
     const int64_t tasks = st.tasks();
     const ParallelPlan plan{"recurrent.blocks", 1};

@@ -112,14 +112,14 @@ OL_REGISTER_KERNELS(cumsum) {
   using Types14 = decltype(Types11{} + TypeList<Float16, BFloat16>{});
   Kernel("CumSum")
       .Opsets({Since(11, Types11{}), Since(14, Types14{})})
-      .Tuning(LaneTuningParams(kCumSumMinimum))
+      .Tuning(LaneTuningParams(kCumSumMinimum, kCumSumBlock))
       .Factory(MakeKernel<CumulativeKernel<Sum>>())
       .AddTo(registry);
   // One dependent multiply per element costs about what CumSum's add does.
   Kernel("CumProd")
       .Versions(26, kOpenEnded)
       .Types(Types14{})
-      .Tuning(LaneTuningParams(kCumSumMinimum))
+      .Tuning(LaneTuningParams(kCumSumMinimum, kCumSumBlock))
       .Factory(MakeKernel<CumulativeKernel<Product>>())
       .AddTo(registry);
 }

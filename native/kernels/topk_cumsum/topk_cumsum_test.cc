@@ -2,6 +2,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <type_traits>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -161,24 +162,26 @@ TEST(TopK, NanInsideScannedBlocksOfLongLanes) {
 }
 
 // Every selection path against a full stable sort of each lane's indices (value order, the
-// lower index first among equal values) for float and double (contiguous lanes: the vector
-// prefilter) and int32 (every element offered), on contiguous and strided lanes: k = 1, 5
-// and 16 keep a sorted list, 17 and 37 a heap (8k <= 300), 64 and 200 gather. Lanes of 300
-// (blocks of 32 and a tail): many ties, ascending (for largest every element enters) and
-// descending (none after the first k).
+// lower index first among equal values) for float, double and the integers (the vector
+// prefilter at every vector width: 2, 4 and 16 lanes), on contiguous and strided lanes
+// (blocks copied together): k = 1, 5 and 16 keep a sorted list, 17 and 37 a heap
+// (8k <= 300), 64 and 200 gather. Lanes of 300 (blocks of 32 and a tail): many ties,
+// ascending (for largest every element enters) and descending (none after the first k);
+// the byte types take a third of each value (more ties), uint8 shifted up by 20.
 template <typename T>
 class TopKPathsTest : public ::testing::Test {};
-using TopKPathTypes = ::testing::Types<float, double, int32_t>;
+using TopKPathTypes = ::testing::Types<float, double, int32_t, int64_t, int8_t, uint8_t>;
 TYPED_TEST_SUITE(TopKPathsTest, TopKPathTypes);
 
 TYPED_TEST(TopKPathsTest, EveryPathMatchesFullStableSort) {
   using T = TypeParam;
   const int64_t lanes = 3, length = 300;
   std::vector<T> lane_major(lanes * length);
+  auto fit = [](double v) { return static_cast<T>(sizeof(T) == 1 ? std::floor(v / 3) : v); };
   for (int64_t i = 0; i < length; ++i) {
-    lane_major[i] = static_cast<T>(std::round(std::sin(0.37 * i) * 20));
-    lane_major[length + i] = static_cast<T>(i / 2);
-    lane_major[2 * length + i] = static_cast<T>(length - i / 3);
+    lane_major[i] = fit(std::round(std::sin(0.37 * i) * 20) + (std::is_unsigned_v<T> ? 20 : 0));
+    lane_major[length + i] = fit(static_cast<double>(i / 2));
+    lane_major[2 * length + i] = fit(static_cast<double>(length - i / 3));
   }
   for (int64_t inner : {1, 2}) {
     // Shape [lanes, length, inner], axis 1: lane l of copy c at x[(l * length + i) * inner + c].
@@ -227,8 +230,10 @@ TYPED_TEST(TopKPathsTest, EveryPathMatchesFullStableSort) {
 // whether a region opens, and its grain). 16 lanes of 1000 are 16000 elements, above the
 // minimum of 8192 gathered elements: with k = 500 they are gathered and take a region;
 // with k = 5 they are scanned on vectors at 1/16 of that cost each (1000 units) and stay
-// serial. 512 scanned lanes (issue 17's TopK) are 32000 units: a region, in blocks of
-// 16384 / 62 = 264 lanes.
+// serial. 512 scanned lanes (issue 17's TopK) are 32000 units: a region with a grain of
+// 1024 / 62 = 16 lanes (kTopKBlock), so that the executor's 4 blocks per participant fit
+// (8 blocks of 64 lanes at 2 participants; at a grain of 16384 units there were 2 blocks
+// of 264 and 248 lanes, one per participant).
 TEST(TopK, ParallelDecisionWeighsLanesByMethod) {
   auto regions = [](int64_t lanes, int64_t k) {
     std::vector<float> x(lanes * 1000);
@@ -244,7 +249,34 @@ TEST(TopK, ParallelDecisionWeighsLanesByMethod) {
   const std::vector<RegionEvent> topk5 = regions(512, 5);
   ASSERT_EQ(topk5.size(), 1u);
   EXPECT_EQ(topk5[0].total, 512);
-  EXPECT_EQ(topk5[0].grain, 264);
+  EXPECT_EQ(topk5[0].grain, 16);
+  EXPECT_EQ(topk5[0].admitted_participants, 2);
+}
+
+// Integer lanes take the vector prefilter like float ones: 512 int32 or int8 lanes of 1000
+// at k = 5 weigh 62 units each as float's do (a region, grain 16), where offered one by one
+// they weighed 250 (grain 4). Strided lanes (the same 512 lanes as [64, 1000, 8], axis 1)
+// copy each block together first: 1000 / 8 = 125 units each (grain 8); strided 64-bit
+// integers are offered one by one (250 units, grain 4).
+TEST(TopK, ParallelDecisionWeighsIntegerAndStridedLanesAsScanned) {
+  auto region = [](auto tag, int64_t inner) {
+    using T = decltype(tag);
+    std::vector<T> x(512 * 1000);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<T>(i * 7919 % 101);
+    KernelTester t("TopK", 11);
+    t.PortableDefaults()
+        .Input(MakeTensor<T>({512 / inner, 1000, inner}, x))
+        .Input(MakeTensor<int64_t>({1}, {5}))
+        .Attr("axis", int64_t{1})
+        .Outputs(2);
+    auto run = t.RunWithDetails(2);
+    EXPECT_TRUE(run.ok()) << run.status().ToString();
+    return run.ok() && run->regions.size() == 1 ? run->regions[0] : RegionEvent{};
+  };
+  EXPECT_EQ(region(int32_t{}, 1).grain, 16);
+  EXPECT_EQ(region(int8_t{}, 1).grain, 16);
+  EXPECT_EQ(region(float{}, 8).grain, 8);
+  EXPECT_EQ(region(int64_t{}, 8).grain, 4);
 }
 
 TEST(TopK, KOutOfRangeIsInvalidArgument) {

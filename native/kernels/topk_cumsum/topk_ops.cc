@@ -3,11 +3,12 @@
 // Selection, not a full sort. For small k (UseBounded) the k best seen so far are kept
 // and an element enters only when it ranks above the worst of them: up to kInsertionMax
 // they are a list sorted best first (an entering element is inserted, the worst drops
-// off), above that a bounded heap. On contiguous float/double lanes the comparison with
-// the worst runs over blocks of kScanBlock elements on vectors and gives a bit per
-// element that could enter; only those go through the list or heap (for random data
-// about k ln(length / k) of a lane's elements), so a lane costs little more than one
-// vector comparison per element. Otherwise the lane is gathered and std::nth_element
+// off), above that a bounded heap. On float, double and integer lanes the comparison with
+// the worst runs over blocks of kScanBlock elements on vectors (a strided lane's block
+// copied together first; not for 64-bit integers) and gives a bit per element that could
+// enter; only those go through the list or heap (for random data about k ln(length / k) of
+// a lane's elements), so a lane costs little more than one vector comparison per element
+// (float16 and bfloat16 offer every element). Otherwise the lane is gathered and std::nth_element
 // splits off the k best. Then only the k are ordered: best first for sorted=1, by index
 // for sorted=0 (the order ONNX leaves open, made deterministic). The ranking is a strict
 // total order (value, then index), so the selected set and its order do not depend on the
@@ -33,16 +34,22 @@ namespace {
 using TopKTypes = TypeList<uint8_t, uint16_t, uint32_t, uint64_t, int8_t, int16_t, int32_t, int64_t, Float16, float,
                            double, BFloat16>;
 
-// Elements per block of the prefilter on contiguous float/double lanes (two cache lines of
-// float: the bit mask of a block fits 32 bits).
+// Elements per block of the prefilter (two cache lines of contiguous float: the bit mask of
+// a block fits 32 bits).
 constexpr int64_t kScanBlock = 32;
 // Elements per gathered-element unit of work (LaneCost). Instructions per element over
 // 512 lanes of 1000 random floats (callgrind, ONNX_LIGHT_MAX_ISA=avx2; counts are exact
 // under load): 4.2 scanned (k = 5, candidates and list included), 112 gathered (k = 500),
 // a ratio of 27. Taken as 16: the scan streams its lane once at memory speed, a cost the
-// instruction count does not show. One by one (other types, strided lanes), 18 per
-// element (k = 5, the 512 lanes strided), a ratio of 6, taken as 4 alike.
+// instruction count does not show. One by one (float16, bfloat16; before session 9 also
+// the integers and strided lanes), 14-18 per element (k = 5), a ratio of 6, taken as 4.
+// Scanned, per element (topk_profile): contiguous int8 2.7, uint8 2.7, int32 3.9, float
+// 4.2, int64 11.0 (against 14 offered). Strided lanes (the same 512 as [64, 1000, 8],
+// axis 1) copying each block together first: float 10.4 (18 offered), int32 10.0, int64
+// 17.4 (14 offered: left unscanned). A ratio of 11, taken as 8 (strided loads cost more
+// than they count).
 constexpr int64_t kScannedPerGathered = 16;
+constexpr int64_t kScannedStridedPerGathered = 8;
 constexpr int64_t kOfferedPerGathered = 4;
 // k up to which the k best are a sorted list (insertion moves at most k entries, all in one
 // or two cache lines); a heap above.
@@ -53,6 +60,11 @@ template <typename M>
 uint32_t LaneBits(M m) {
   constexpr int kLanes = static_cast<int>(sizeof(M) / sizeof(m[0]));
 #if defined(__SSE2__)
+  if constexpr (kLanes == 16) return static_cast<uint32_t>(_mm_movemask_epi8(reinterpret_cast<__m128i>(m)));
+  if constexpr (kLanes == 8) {  // 16-bit lanes: signed saturation keeps 0 and -1
+    const __m128i bytes = _mm_packs_epi16(reinterpret_cast<__m128i>(m), _mm_setzero_si128());
+    return static_cast<uint32_t>(_mm_movemask_epi8(bytes));
+  }
   if constexpr (kLanes == 4) return static_cast<uint32_t>(_mm_movemask_ps(reinterpret_cast<__m128>(m)));
   if constexpr (kLanes == 2) return static_cast<uint32_t>(_mm_movemask_pd(reinterpret_cast<__m128d>(m)));
 #endif
@@ -65,7 +77,8 @@ uint32_t LaneBits(M m) {
 // a superset of the elements that do (a NaN on either side passes: it fails x <= worst;
 // an element equal to worst never enters, its index being later). On 16-byte generic
 // vectors (gcc/clang vector_size: the baseline SIMD of every target, SSE2 or NEON, no ISA
-// flags). Most blocks hold no candidate: their one test is an OR of the comparisons.
+// flags) of the lane's own type (integers compare exactly; worst is one of the lane's
+// values). Most blocks hold no candidate: their one test is an OR of the comparisons.
 template <bool kLargest, typename A>
 inline __attribute__((always_inline)) uint32_t CandidateBits(const A* x, A worst) {
   typedef A V __attribute__((vector_size(16)));
@@ -100,29 +113,53 @@ bool Greater(A a, A b) {
   return b < a;
 }
 
+// Contiguous lanes of these types take the vector prefilter (float16 and bfloat16, stored
+// as classes, are offered element by element); strided lanes too, except 64-bit integers:
+// the baseline (SSE2) has no 64-bit compare, and its emulation after the copy costs more
+// than it saves (callgrind in kScannedStridedPerGathered's note).
+template <typename T>
+constexpr bool kScanned = std::is_arithmetic_v<T>;
+template <typename T>
+constexpr bool kWideInteger = std::is_integral_v<T> && sizeof(T) == 8;
+template <typename T>
+constexpr bool kScannedStrided = kScanned<T> && !kWideInteger<T>;
+
 // Offers each element of a lane from `begin` on, in index order: offer(i) for every i, or
-// on contiguous float/double lanes only for the elements CandidateBits passes against the
-// current worst(), re-read before each block.
-template <bool kLargest, typename T, typename Worst, typename Offer>
-void ScanBlocks(const T* lane, int64_t* i, int64_t length, Worst& worst, Offer& offer) {
+// (kScanned types) only for the elements CandidateBits passes against the current worst(),
+// re-read before each block. A strided lane's block (elements inner apart) is copied
+// together first.
+template <bool kLargest, bool kStrided, typename T, typename Worst, typename Offer>
+void ScanBlocks(const T* lane, int64_t inner, int64_t* i, int64_t length, Worst& worst, Offer& offer) {
+  T block[kScanBlock];
   for (; *i + kScanBlock <= length; *i += kScanBlock) {
-    for (uint32_t bits = CandidateBits<kLargest>(lane + *i, worst()); bits != 0; bits &= bits - 1) {
+    const T* at = lane + *i;
+    if constexpr (kStrided) {
+      for (int64_t e = 0; e < kScanBlock; ++e) block[e] = lane[(*i + e) * inner];
+      at = block;
+    }
+    for (uint32_t bits = CandidateBits<kLargest>(at, static_cast<T>(worst())); bits != 0; bits &= bits - 1) {
       offer(*i + __builtin_ctz(bits));
     }
+  }
+}
+
+template <bool kStrided, typename T, typename Worst, typename Offer>
+void ScanBlocks(const T* lane, int64_t inner, int64_t* i, int64_t length, bool largest, Worst& worst, Offer& offer) {
+  if (largest) {
+    ScanBlocks<true, kStrided>(lane, inner, i, length, worst, offer);
+  } else {
+    ScanBlocks<false, kStrided>(lane, inner, i, length, worst, offer);
   }
 }
 
 template <typename T, typename Worst, typename Offer>
 void ScanLane(const T* lane, int64_t inner, int64_t begin, int64_t length, bool largest, Worst worst, Offer offer) {
   int64_t i = begin;
-  if constexpr (std::is_floating_point_v<T>) {
-    if (inner == 1) {
-      if (largest) {
-        ScanBlocks<true>(lane, &i, length, worst, offer);
-      } else {
-        ScanBlocks<false>(lane, &i, length, worst, offer);
-      }
-    }
+  if constexpr (kScanned<T>) {
+    if (inner == 1) ScanBlocks<false>(lane, inner, &i, length, largest, worst, offer);
+  }
+  if constexpr (kScannedStrided<T>) {
+    if (inner != 1) ScanBlocks<true>(lane, inner, &i, length, largest, worst, offer);
   }
   for (; i < length; ++i) offer(i);
 }
@@ -173,7 +210,7 @@ class TopKKernel : public OpKernel {
       using Entry = std::pair<A, int64_t>;
       // Per-participant scratch: the helper's decision and block, ParallelForWithParticipant.
       const bool bounded = UseBounded(k, length);
-      const int64_t cost = LaneCost(bounded, std::is_floating_point_v<T> && inner == 1, length);
+      const int64_t cost = LaneCost(bounded, PerGathered<T>(inner == 1), length);
       const bool parallel = !tuning_.Serial(outer * inner, cost);
       const ParallelPlan plan{"topk.lanes", tuning_.UnitsPerBlock(cost)};
       const int participants = parallel ? AvailableParticipants(ctx.parallel(), plan) : 1;
@@ -263,9 +300,16 @@ class TopKKernel : public OpKernel {
   // A lane's work for the parallel decision and block, in the unit of parallel.minimum_elements:
   // an element gathered and partially sorted. A bounded lane compares each element once with
   // the worst kept; scanned on vectors it costs far less (see kScannedPerGathered).
-  static int64_t LaneCost(bool bounded, bool scanned, int64_t length) {
+  static int64_t LaneCost(bool bounded, int64_t per_gathered, int64_t length) {
     if (!bounded) return length;
-    return std::max<int64_t>(1, length / (scanned ? kScannedPerGathered : kOfferedPerGathered));
+    return std::max<int64_t>(1, length / per_gathered);
+  }
+  // Elements of a bounded lane per gathered element: 64-bit integers weigh as offered ones
+  // even when scanned (their emulated compare: 11 instructions per element, against 14).
+  template <typename T>
+  static int64_t PerGathered(bool contiguous) {
+    if (kWideInteger<T> || !kScanned<T> || (!contiguous && !kScannedStrided<T>)) return kOfferedPerGathered;
+    return contiguous ? kScannedPerGathered : kScannedStridedPerGathered;
   }
 
   int64_t axis_ = -1, k_attribute_ = 0;
@@ -289,7 +333,7 @@ OL_REGISTER_KERNELS(topk) {
   Kernel("TopK")
       .SinceVersions({1, 10, 11, 24})
       .TypesAt(TopKTypesFor)
-      .Tuning(LaneTuningParams(kTopKMinimum))
+      .Tuning(LaneTuningParams(kTopKMinimum, kTopKBlock))
       .Factory(MakeKernel<TopKKernel>())
       .AddTo(registry);
 }
