@@ -181,7 +181,9 @@ TEST_P(EncoderDecision, OpensARegionOnlyFromTheMinimumWork) {
     bool split = false;
     for (const auto& r : run->regions) split = split || r.admitted_participants > 1;
     EXPECT_EQ(split, c.region) << c.op << " " << c.rows << "x" << c.width << " with " << participants;
-    if (!c.region) EXPECT_TRUE(run->regions.empty()) << c.op << " " << c.rows << "x" << c.width;
+    if (!c.region) {
+      EXPECT_TRUE(run->regions.empty()) << c.op << " " << c.rows << "x" << c.width;
+    }
     if (std::string(c.op) == "DictVectorizer") {  // the map's two words, wherever the columns ran
       const Tensor& y = run->outputs.at(0).tensor();
       EXPECT_EQ(y.data<float>()[0], 2.5f);
