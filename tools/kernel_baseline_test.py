@@ -53,10 +53,7 @@ TYPE_EXCEPTIONS: dict[tuple[str, str, str], str] = {
         for t in types
     },
     ("ai.onnx", "CastLike", "float16"): "the cast's source type: the case casts float to float16",
-    ("ai.onnx", "ConvInteger", "int8"): "pending: uint8 measures the path",
     ("ai.onnx.ml", "OneHotEncoder", "float"): "category codes are int64 in the models users run",
-    ("ai.onnx", "MaxRoiPool", "float16"): "pending: float16 case not written yet",
-    ("ai.onnx.ml", "TreeEnsemble", "float16"): "pending: float16 case not written yet",
 }
 
 

@@ -71,6 +71,32 @@ def test_a_stable_speedup_below_the_tolerance_is_a_loss():
     assert report.find_losses(cells) == []
 
 
+@pytest.mark.parametrize("blocks", [1, 2, report.MIN_BLOCKS - 1])
+def test_a_run_of_too_few_blocks_decides_neither_a_loss_nor_a_win(blocks: int):
+    # The ScatterElements float16 large cell of kernel_report_avx2.md (f15155e): 2 blocks per
+    # run, speed-ups 0.87, 0.99, 0.93 of a policy with the default's tuning.
+    docs = runs([[1.0] * 3, [0.87, 0.99, 0.93], [1.9, 1.95, 1.9]])
+    for case in docs[1]["cases"]:
+        case["blocks"] = blocks  # the second run stopped at the time cap, every size
+    cells = report.collect_cells(docs)
+    assert report.find_losses(cells) == []
+    (c,) = report.find_crossovers(cells)
+    assert c.parallel_wins == [None, None, None]
+    assert c.unstable == ["small", "crossover", "large"]
+
+
+def test_runs_of_the_minimum_blocks_decide():
+    docs = runs([[1.0] * 3, [0.87, 0.99, 0.93], [1.9, 1.95, 1.9]])
+    for doc in docs:
+        for case in doc["cases"]:
+            case["blocks"] = report.MIN_BLOCKS
+    cells = report.collect_cells(docs)
+    (loss,) = report.find_losses(cells)
+    assert (loss.size, math.isclose(loss.speedup, 0.93)) == ("crossover", True)
+    (c,) = report.find_crossovers(cells)
+    assert c.parallel_wins == [False, False, True]
+
+
 def test_calibrated_losses_are_found_separately():
     docs = runs([[1.0] * 3, [1.0] * 3, [1.9] * 3], calibrated_speedups=[[0.8] * 3, [1.0] * 3, [1.9] * 3])
     cells = report.collect_cells(docs)

@@ -198,13 +198,15 @@ void AddTrees(KernelRunner& r, int64_t trees, int depth, int64_t features) {
   r.Attr("n_targets", int64_t{1}).Attr("aggregate_function", int64_t{1});  // SUM
 }
 
-// A 64-tree, depth-6 regression ensemble over rows of 16 features (tree walks: rows x trees).
-CorpusCase TreeEnsemble() {
-  return Sized("TreeEnsemble", "ai.onnx.ml", 5, "float", [](int s) {
+// A 64-tree, depth-6 regression ensemble over rows of 16 features (tree walks: rows x
+// trees), float and float16 rows (the thresholds and weights stay float tensors, as the
+// converters write them; the kernel walks float16 rows as floats).
+void TreeEnsembles(std::vector<CorpusCase>* corpus) {
+  PerType(corpus, "TreeEnsemble", "ai.onnx.ml", 5, {DataType::kFloat, DataType::kFloat16}, [](DataType t, int s) {
     const int64_t rows = std::vector<int64_t>{8, 128, 2048}[s], trees = 64, features = 16;
     const Shape x({rows, features});
     return CorpusSize{"", rows * trees, ShapeText({x}), [=](KernelRunner& r) {
-                        r.Input(RandomFloats(x, -1, 1, 1));
+                        r.Input(t == DataType::kFloat ? RandomFloats(x, -1, 1, 1) : Typed(t, x, -1, 1, 1));
                         AddTrees(r, trees, 6, features);
                       }};
   });
@@ -271,11 +273,11 @@ CorpusCase NonMaxSuppression() {
 }  // namespace
 
 void AddFamilyCases(std::vector<CorpusCase>* corpus) {
-  for (auto make :
-       {BitCast, CenterCropPad, Col2Im, Einsum, GridSample, SoftmaxCrossEntropyLoss, Lrn, OneHot, ReverseSequence, Gru,
-        QLinearMatMul, QLinearAdd, Resize, TreeEnsemble, OneHotEncoder, Adam, NonMaxSuppression}) {
+  for (auto make : {BitCast, CenterCropPad, Col2Im, Einsum, GridSample, SoftmaxCrossEntropyLoss, Lrn, OneHot,
+                    ReverseSequence, Gru, QLinearMatMul, QLinearAdd, Resize, OneHotEncoder, Adam, NonMaxSuppression}) {
     corpus->push_back(make());
   }
+  TreeEnsembles(corpus);
 }
 
 }  // namespace baseline

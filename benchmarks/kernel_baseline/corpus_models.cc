@@ -1,9 +1,13 @@
 // Corpus cases of the ops that need a whole model's attributes or non-tensor inputs:
 // SVMs, the legacy tree ensembles (ai.onnx.ml 1/3), the map and sequence encoders
-// (ZipMap, CastMap, DictVectorizer), LinearAttention and FlexAttention. As in the other
-// corpus files, each size's work_units is what the op's parallel.minimum_* parameter
-// counts, so crossovers compare with the schema default.
+// (ZipMap, CastMap, DictVectorizer), LinearAttention and FlexAttention (with a score_mod
+// subgraph). As in the other corpus files, each size's work_units is what the op's
+// parallel.minimum_* parameter counts, so crossovers compare with the schema default.
+#include <map>
+#include <memory>
+
 #include "benchmarks/kernel_baseline/corpus_inputs.h"
+#include "native/graph/graph.h"
 
 namespace onnx_light {
 namespace baseline {
@@ -157,14 +161,66 @@ void LinearAttention(std::vector<CorpusCase>* corpus) {
   });
 }
 
-// FlexAttention without score_mod / prob_mod: one run of the attention engine, with the
-// Attention case's shapes and work units (its modifier path needs subgraphs: not here).
+// Runs a subgraph's nodes in order, each through its own KernelRunner, serially: enough for
+// a modifier of a few elementwise nodes, and the same in every policy of a cell, so that a
+// cell compares the outer kernel's own split.
+class NodeByNodeRunner : public SubgraphRunner {
+ public:
+  StatusOr<std::vector<Value>> Run(const Graph& graph, const std::vector<Value>& inputs) override {
+    std::map<std::string, Value> values;
+    for (const auto& [name, tensor] : graph.initializers) values[name] = Value(tensor);
+    for (size_t i = 0; i < graph.inputs.size() && i < inputs.size(); ++i) values[graph.inputs[i].name] = inputs[i];
+    for (const Node& node : graph.nodes) {
+      OL_ASSIGN_OR_RETURN(int opset, graph.OpsetFor(node.domain));
+      KernelRunner runner(node.op, opset, node.domain);
+      for (const std::string& name : node.inputs) {
+        auto it = values.find(name);
+        if (it == values.end()) return InvalidArgument("NodeByNodeRunner: no value ", name);
+        runner.InputValue(it->second);
+      }
+      for (const auto& [name, attribute] : node.attributes) runner.Attr(attribute);
+      runner.Outputs(static_cast<int>(node.outputs.size()));
+      OL_ASSIGN_OR_RETURN(KernelRunResult result, runner.Run(1));
+      for (size_t o = 0; o < node.outputs.size(); ++o) values[node.outputs[o]] = result.outputs.at(o);
+    }
+    std::vector<Value> outputs;
+    for (const ValueInfo& output : graph.outputs) outputs.push_back(values.at(output.name));
+    return outputs;
+  }
+};
+
+// Gemma 2's logit soft-capping as a score_mod: cap * tanh(s / cap), cap = 30 (three nodes).
+std::shared_ptr<const Graph> SoftCap() {
+  auto g = std::make_shared<Graph>();
+  g->name = "soft_cap";
+  g->opset_imports[""] = 21;
+  g->initializers["cap"] = Values<float>(DataType::kFloat, {30.0f}, true);
+  g->inputs.push_back(ValueInfo{"s", {}});
+  g->outputs.push_back(ValueInfo{"y", {}});
+  g->nodes.push_back(Node{"Div", "", "capped", {"s", "cap"}, {"d"}, {}});
+  g->nodes.push_back(Node{"Tanh", "", "tanh", {"d"}, {"t"}, {}});
+  g->nodes.push_back(Node{"Mul", "", "scaled", {"t", "cap"}, {"y"}, {}});
+  return g;
+}
+
+// FlexAttention with a score_mod (soft-capping): the modifier path, which runs the engine
+// split (scores, then PV) around the modifier and its own parallel row softmax. Without a
+// modifier FlexAttention is one run of the attention engine, the Attention case's code at
+// the same shapes, so the case measures the path that is FlexAttention's own. Work units as
+// the Attention case (the engine's multiply-adds); the modifier runs serially in every arm.
 void FlexAttention(std::vector<CorpusCase>* corpus) {
   PerType(corpus, "FlexAttention", "ai.onnx.preview", 1, kHalfToo, [](DataType t, int s) {
     const int64_t L = std::vector<int64_t>{16, 128, 512}[s];
     const Shape qkv({1, 12, L, 64});
-    return CorpusSize{"", 12 * L * L * 64 * 2, ShapeText({qkv, qkv, qkv}), [=](KernelRunner& r) {
+    const std::string shapes = ShapeText({qkv, qkv, qkv}) + " score_mod=soft_cap";
+    return CorpusSize{"", 12 * L * L * 64 * 2, shapes, [=](KernelRunner& r) {
+                        static NodeByNodeRunner subgraphs;  // stateless: shared by every cell
                         for (uint32_t i = 1; i <= 3; ++i) r.Input(Typed(t, qkv, -1, 1, i));
+                        Attribute mod;
+                        mod.name = "score_mod";
+                        mod.type = Attribute::Type::kGraph;
+                        mod.g = SoftCap();
+                        r.Attr(mod).Subgraphs(&subgraphs);
                       }};
   });
 }

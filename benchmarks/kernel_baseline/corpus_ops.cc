@@ -226,14 +226,17 @@ void Pools(std::vector<CorpusCase>* corpus) {
                         r.Attr("output_height", int64_t{7}).Attr("output_width", int64_t{7});
                       }};
   });
-  PerType(corpus, "MaxRoiPool", "", 22, kFloatOnly, [=](DataType t, int s) {
+  PerType(corpus, "MaxRoiPool", "", 22, kFloat16Too, [=](DataType t, int s) {
     const int64_t h = std::vector<int64_t>{8, 56, 112}[s], n = std::vector<int64_t>{1, 16, 64}[s];
     return CorpusSize{"", n * 32 * 49, ShapeText({Shape({1, 32, h, h}), Shape({n, 5})}), [=](KernelRunner& r) {
                         r.Input(Typed(t, Shape({1, 32, h, h}), -1, 1, 1));
                         std::vector<float> box = rois(h, true);
                         box.resize(n * 5);
                         auto boxes = Tensor::Allocate(t, Shape({n, 5}), Allocator::Default());
-                        for (int64_t i = 0; i < n * 5; ++i) boxes->data<float>()[i] = box[i];
+                        for (int64_t i = 0; i < n * 5; ++i) {
+                          if (t == DataType::kFloat) boxes->data<float>()[i] = box[i];
+                          else boxes->data<Float16>()[i] = Float16::FromFloat(box[i]);
+                        }
                         r.Input(*boxes).Attr("pooled_shape", std::vector<int64_t>{7, 7});
                       }};
   });
@@ -435,7 +438,7 @@ void Convs(std::vector<CorpusCase>* corpus) {
                         r.Attr("activation", std::string("Relu")).Attr("gate_activation", std::string("Sigmoid"));
                       }};
   });
-  PerType(corpus, "ConvInteger", "", 10, {DataType::kUint8}, [=](DataType t, int s) {
+  PerType(corpus, "ConvInteger", "", 10, kQuantized, [=](DataType t, int s) {
     const int64_t h = hw[s];
     return CorpusSize{"", units(h), ShapeText({Shape({1, 32, h, h}), Shape({32, 32, 3, 3})}), [=](KernelRunner& r) {
                         r.Input(Quantized(t, Shape({1, 32, h, h}), 1)).Input(Quantized(t, Shape({32, 32, 3, 3}), 2));

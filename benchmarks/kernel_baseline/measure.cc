@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <memory>
 
 namespace onnx_light {
 namespace baseline {
@@ -60,7 +61,8 @@ struct Reference {
 // Runs policy `p` once. Timed samples go to `cell` when `record`; the outputs are compared
 // with the reference (taken from this run when it is the first serial one), then released
 // before returning, so that no run's outputs are alive during the next one.
-bool RunOnce(KernelRunner& runner, const Policy& p, bool serial, Reference& reference, CellResult& cell, bool record) {
+bool RunOnce(KernelRunner& runner, const Policy& p, bool serial, bool shared_allocator, Reference& reference,
+             CellResult& cell, bool record) {
   runner.Source(p.source);
   const int64_t live = LiveHeapBytes();
   const int64_t faults0 = MinorFaults();
@@ -85,10 +87,11 @@ bool RunOnce(KernelRunner& runner, const Policy& p, bool serial, Reference& refe
     cell.outputs_identical = SameOutputs(reference.outputs, result.outputs);
     cell.compared = true;
   }
-  // Released now, not when the policy runs next: the outputs, then what the run's
-  // allocator cached (its scratch; the reference's outputs keep that allocator alive).
+  // Released now, not when the policy runs next: the outputs, then (with an allocator of
+  // its own) what the run's allocator cached: its scratch; the reference's outputs keep
+  // that allocator alive. The cell's shared allocator keeps its cache for the next run.
   result.outputs.clear();
-  result.allocator->ReleaseCached();
+  if (!shared_allocator) result.allocator->ReleaseCached();
   result.allocator.reset();
   if (!record) return true;
   cell.samples_ns.push_back(std::max<int64_t>(result.compute_ns, 1));
@@ -126,10 +129,19 @@ Interleaved MeasureInterleaved(KernelRunner& runner, const std::vector<Policy>& 
     }
     c.speedups.reserve(o.max_blocks);
   }
+  // With a warm-up every run allocates from one allocator for the cell, warmed by it (see
+  // measure.h); without, each run from a fresh one. Restored on every return.
+  struct AllocatorScope {
+    KernelRunner& runner;
+    explicit AllocatorScope(KernelRunner& r, bool shared) : runner(r) {
+      runner.SharedAllocator(shared ? std::make_shared<Allocator>() : nullptr);
+    }
+    ~AllocatorScope() { runner.SharedAllocator(nullptr); }
+  } scope(runner, o.warmup);
   Reference reference;
   // Warm-up: one run of each (kernel code, executor threads, allocator), not recorded.
   for (int i = 0; i < count && o.warmup; ++i) {
-    if (!RunOnce(runner, policies[i], i == 0, reference, m.cells[i], /*record=*/false)) {
+    if (!RunOnce(runner, policies[i], i == 0, o.warmup, reference, m.cells[i], /*record=*/false)) {
       m.stopped_by = "error";
       return m;
     }
@@ -137,7 +149,7 @@ Interleaved MeasureInterleaved(KernelRunner& runner, const std::vector<Policy>& 
   const auto start = std::chrono::steady_clock::now();
   while (true) {
     for (int i : BlockOrder(m.blocks, count)) {
-      if (!RunOnce(runner, policies[i], i == 0, reference, m.cells[i], /*record=*/true)) {
+      if (!RunOnce(runner, policies[i], i == 0, o.warmup, reference, m.cells[i], /*record=*/true)) {
         m.stopped_by = "error";
         return m;
       }
@@ -162,7 +174,10 @@ Interleaved MeasureInterleaved(KernelRunner& runner, const std::vector<Policy>& 
     }
     const auto elapsed =
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
-    if (elapsed >= o.cell_time_cap_ms && m.blocks >= std::min(o.min_blocks, 2)) {
+    // The cap ends a cell only once it holds min_blocks blocks: fewer decide nothing in
+    // the report (tools/onnx_light_dev/report.py, MIN_BLOCKS), so stopping earlier would
+    // spend the blocks it took for no result.
+    if (elapsed >= o.cell_time_cap_ms && m.blocks >= o.min_blocks) {
       m.stopped_by = "time_cap";
       return m;
     }

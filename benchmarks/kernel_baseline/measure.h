@@ -12,10 +12,21 @@
 //   warm-up) would pay fresh pages: CategoryMapper large measured 44 ms serial and
 //   311-420 ms in those positions, LabelEncoder large 0.75x with no region opened;
 // - the serial reference is the first serial run's outputs (the warm-up's when there is
-//   one) and stays alive for the whole cell, so it is part of every timed run's state.
+//   one) and stays alive for the whole cell, so it is part of every timed run's state;
+// - with a warm-up, every run of the cell allocates from one allocator, which the warm-up
+//   fills: a run's outputs and scratch go back to its cache and the next run, whatever its
+//   policy, takes the same blocks, already mapped, as a session's runs do after the first.
+//   With an allocator per run (the harness before), every run mapped its large blocks
+//   afresh and paid their first-touch page faults inside the timed Compute (a 32 MiB
+//   output: 18 huge-page faults in every arm, a share of the time that differs between
+//   arms because the zeroing runs in whichever thread touches a page first, and ZipMap
+//   large took 0, 2048 or 4129 faults from one run to the next). Without
+//   a warm-up (the qemu correctness run, whose times decide nothing) every run keeps a
+//   fresh allocator, so no run starts warmer than another.
 // Each run records the heap bytes in use when it started (live_bytes_before) and the
-// minor page faults it took: the test asserts the first is the same for every policy, and
-// the report can show the second next to the times.
+// minor page faults it took: the test asserts the first is the same for every policy and
+// that warmed runs take no fresh pages, and the report can show the second next to the
+// times.
 //
 //   std::vector<Policy> policies = {{"serial", 1, nullptr}, {"parallel", 2, nullptr}};
 //   Interleaved m = MeasureInterleaved(runner, policies, {/*min_blocks=*/6, ...});
@@ -42,7 +53,7 @@ struct MeasureOptions {
   int min_blocks = 6;
   int max_blocks = 200;
   double ci_width = 0.04;
-  int64_t cell_time_cap_ms = 1000;
+  int64_t cell_time_cap_ms = 1000;  // ends a cell once it also holds min_blocks blocks
   bool warmup = true;  // one unrecorded run of each policy first
 };
 

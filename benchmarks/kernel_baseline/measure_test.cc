@@ -112,6 +112,61 @@ INSTANTIATE_TEST_SUITE_P(ReportCells, MeasureInterleavedTest,
                                          CellCase{"LabelEncoderIntToInt", "LabelEncoder", 4, kElements * 8, 0}),
                          [](const testing::TestParamInfo<CellCase>& info) { return info.param.name; });
 
+// A cell with a 32 MiB output (Abs over 2^23 floats: the output is the only allocation, no
+// scratch from malloc): a fresh block of that size comes from mmap and faults on first
+// touch (16 huge pages, or 8192 small ones where huge pages are off), a cached one does
+// not. With a warm-up every timed run reuses the cell's warmed allocator; without, every
+// run takes a fresh one. Faults are the process's: a handful elsewhere (the executor, the
+// events) stay far below the output's 16.
+TEST(MeasureInterleavedAllocatorTest, WarmedRunsTakeNoFreshPagesAndColdRunsDo) {
+  constexpr int64_t kLarge = int64_t{1} << 23;  // floats: 32 MiB
+  constexpr int64_t kOutputHugePages = kLarge * 4 / (int64_t{2} << 20);
+  auto x = Tensor::Allocate(DataType::kFloat, Shape({kLarge}), Allocator::Default());
+  for (int64_t i = 0; i < kLarge; ++i) x->data<float>()[i] = static_cast<float>(i % 64) - 32.0f;
+  KernelRunner runner("Abs", 13);
+  runner.Input(*x);
+  const std::vector<Policy> policies = {{"serial", 1, nullptr}, {"parallel", 2, nullptr}};
+  MeasureOptions o;
+  o.min_blocks = o.max_blocks = 2;
+  o.cell_time_cap_ms = std::numeric_limits<int64_t>::max();
+  for (bool warmup : {true, false}) {
+    o.warmup = warmup;
+    const Interleaved m = MeasureInterleaved(runner, policies, o);
+    ASSERT_EQ(m.blocks, 2);
+    for (size_t p = 0; p < m.cells.size(); ++p) {
+      const CellResult& cell = m.cells[p];
+      ASSERT_TRUE(cell.status.ok()) << cell.status.ToString();
+      EXPECT_TRUE(cell.outputs_identical);
+      EXPECT_EQ(cell.last.allocation.bytes_allocated, kLarge * 4) << "a run's own bytes, shared allocator or not";
+      ASSERT_EQ(cell.minor_faults.size(), 2u);
+      for (size_t b = 0; b < cell.minor_faults.size(); ++b) {
+        if (warmup) {
+          EXPECT_LT(cell.minor_faults[b], kOutputHugePages / 2) << policies[p].name << " block " << b;
+        } else {
+          EXPECT_GE(cell.minor_faults[b], kOutputHugePages) << policies[p].name << " block " << b;
+        }
+      }
+    }
+  }
+}
+
+// The kernel report decides nothing from a run of fewer than 6 blocks, so the time cap
+// ends a cell only once it has min_blocks of them, however long they take.
+TEST(MeasureInterleavedTimeCapTest, StopsACellOnlyAfterMinBlocks) {
+  KernelRunner runner("Abs", 13);
+  runner.Input(Codes());
+  const std::vector<Policy> policies = {{"serial", 1, nullptr}, {"parallel", 2, nullptr}};
+  MeasureOptions o;
+  o.min_blocks = 6;
+  o.max_blocks = 200;
+  o.ci_width = -1;         // never narrow enough: only the cap or max_blocks ends the cell
+  o.cell_time_cap_ms = 0;  // past the cap from the first block
+  const Interleaved m = MeasureInterleaved(runner, policies, o);
+  EXPECT_EQ(m.stopped_by, "time_cap");
+  EXPECT_EQ(m.blocks, 6);
+  EXPECT_EQ(m.cells[1].samples_ns.size(), 6u);
+}
+
 Value Strings(std::vector<std::string> values) {
   auto t = Tensor::Allocate(DataType::kString, Shape({static_cast<int64_t>(values.size())}), Allocator::Default());
   for (size_t i = 0; i < values.size(); ++i) t->data<std::string>()[i] = values[i];

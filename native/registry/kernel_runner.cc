@@ -1,6 +1,8 @@
 #include "native/registry/kernel_runner.h"
 
 #include <chrono>
+#include <mutex>
+#include <set>
 
 namespace onnx_light {
 namespace {
@@ -13,6 +15,17 @@ struct OutputHolder {
   std::shared_ptr<Allocator> allocator;
   Tensor tensor;
 };
+
+// `name` in storage that lives as long as the process: region events name their kernel by
+// a plain pointer (region_events.h) and a result's events outlive its runner (run_kernel
+// returns them after the runner is gone; they read op_'s bytes after the runner's stack
+// frame was reused).
+const char* StaticName(const std::string& name) {
+  static std::mutex mutex;
+  static auto* names = new std::set<std::string>();  // never destroyed; nodes never move
+  std::lock_guard<std::mutex> lock(mutex);
+  return names->insert(name).first->c_str();
+}
 
 Tensor KeepingAlive(const Tensor& t, const std::shared_ptr<Allocator>& allocator) {
   if (!t.defined()) return t;
@@ -111,6 +124,16 @@ KernelRunner& KernelRunner::MemoryLimit(int64_t bytes) {
   return *this;
 }
 
+KernelRunner& KernelRunner::SharedAllocator(std::shared_ptr<Allocator> allocator) {
+  shared_allocator_ = std::move(allocator);
+  return *this;
+}
+
+KernelRunner& KernelRunner::Subgraphs(SubgraphRunner* runner) {
+  subgraphs_ = runner;
+  return *this;
+}
+
 KernelRunner& KernelRunner::JoinWaitMicroseconds(int64_t microseconds) {
   join_wait_microseconds_ = microseconds;
   return *this;
@@ -174,9 +197,11 @@ StatusOr<KernelRunResult> KernelRunner::Run(int num_threads, const CancellationT
   }
   // One kernel opens few regions; a small collector keeps repeated runs cheap.
   EventCollector events(/*region_capacity=*/1024, /*node_capacity=*/1);
-  auto allocator = std::make_shared<Allocator>(memory_limit_);
-  ParallelContext parallel{num_threads > 1 ? executor_.get() : nullptr, cancel, &events, op_.c_str()};
-  KernelContext ctx(&op_, &node_name_, inputs, num_outputs_, allocator.get(), parallel);
+  auto allocator = shared_allocator_ ? shared_allocator_ : std::make_shared<Allocator>(memory_limit_);
+  const AllocationStats before = allocator->stats();
+  allocator->ResetPeak();
+  ParallelContext parallel{num_threads > 1 ? executor_.get() : nullptr, cancel, &events, StaticName(op_)};
+  KernelContext ctx(&op_, &node_name_, inputs, num_outputs_, allocator.get(), parallel, subgraphs_);
   const auto start = std::chrono::steady_clock::now();
   const Status status = kernel->Compute(ctx);
   const auto stop = std::chrono::steady_clock::now();
@@ -185,7 +210,9 @@ StatusOr<KernelRunResult> KernelRunner::Run(int num_threads, const CancellationT
   result.allocator = allocator;
   for (Value& output : ctx.outputs()) result.outputs.push_back(KeepingAlive(std::move(output), allocator));
   result.regions = events.regions();
-  result.allocation = allocator->stats();
+  const AllocationStats after = allocator->stats();
+  result.allocation = {after.allocations - before.allocations, after.bytes_allocated - before.bytes_allocated,
+                       after.current_bytes - before.current_bytes, after.peak_bytes - before.current_bytes};
   result.peak_scratch = ctx.peak_scratch();
   result.copies = ctx.copies();
   result.compute_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(stop - start).count();

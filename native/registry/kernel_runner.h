@@ -60,6 +60,15 @@ class KernelRunner {
   KernelRunner& ClearTuning();
   // Caps the bytes the run's allocator hands out (ResourceExhausted beyond).
   KernelRunner& MemoryLimit(int64_t bytes);
+  // Runs allocate from `allocator` (its own limit applies, not MemoryLimit) instead of a
+  // fresh allocator each, as a session's nodes do run after run: a block an earlier run
+  // freed into its cache is reused, already mapped. A result's allocation stats are still
+  // its own run's (allocations, bytes, and current and peak bytes above those live when it
+  // started). Null restores a fresh allocator per run.
+  KernelRunner& SharedAllocator(std::shared_ptr<Allocator> allocator);
+  // Runs the kernel's subgraphs (FlexAttention's score_mod, a Loop body) with `runner`
+  // (not owned: it must outlive the runs); without one, a kernel that needs it fails.
+  KernelRunner& Subgraphs(SubgraphRunner* runner);
   // How long a parallel run's caller waits for its workers to join
   // (CpuExecutionPolicy::join_wait_microseconds; 0, the default, never waits).
   KernelRunner& JoinWaitMicroseconds(int64_t microseconds);
@@ -84,6 +93,8 @@ class KernelRunner {
   std::vector<std::pair<std::string, ParamValue>> tuning_overrides_;
   const TuningSource* source_ = nullptr;
   int64_t memory_limit_ = Allocator::kNoLimit;
+  std::shared_ptr<Allocator> shared_allocator_;
+  SubgraphRunner* subgraphs_ = nullptr;
   int64_t join_wait_microseconds_ = 0;
   std::shared_ptr<CpuExecutor> executor_;
 };

@@ -147,11 +147,13 @@ def markdown(
         "the order rotated every block. Each block gives a speed-up serial time / policy time. Blocks repeat until "
         "the 95% distribution-free confidence interval of the median speed-up (binomial order statistics) has "
         f"high/low <= {1 + m.get('ci_width', 0):.2f}, after at least {m.get('min_blocks', '?')} blocks, or until "
-        f"the cell's time cap ({m.get('cell_time_cap_ms', '?')} ms) or {m.get('max_blocks', '?')} blocks; a "
+        f"the cell's time cap ({m.get('cell_time_cap_ms', '?')} ms, which also waits for those blocks) or "
+        f"{m.get('max_blocks', '?')} blocks; a "
         "speed-up marked * stopped at the cap with a wider interval. A run's value for a cell is its median "
         "speed-up.",
         f"- Unstable: a comparison whose per-run speed-ups spread more than {report.STABILITY_MAX_SPREAD:.2f}x "
-        "(max/min) is rejected and decides nothing.",
+        f"(max/min), or with a run of fewer than {report.MIN_BLOCKS} blocks (no 95% interval of a median exists "
+        "below that: such a run is one or two samples), is rejected and decides nothing.",
         f"- Parallel wins at a size when its speed-up exceeds {1 + report.WIN_MARGIN:.2f} in every run; "
         "the crossover is the geometric mean of the last losing and first winning sizes.",
         f"- A policy loses at a size when the comparison is stable and its median speed-up is below "

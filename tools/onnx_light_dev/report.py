@@ -10,7 +10,14 @@ Rules (stated here once; the Markdown report quotes them):
   a non-serial cell's value is its *speed-up*: the median of the per-block ratios serial
   time / policy time. A comparison is *unstable* when its per-run speed-ups spread, max/min,
   more than STABILITY_MAX_SPREAD; unstable comparisons take no part in crossover, loss or
-  promotion decisions and are listed in the report. (Documents without per-block ratios,
+  promotion decisions and are listed in the report. So does a comparison with a run of
+  fewer than MIN_BLOCKS interleaved blocks (a cell stopped at its time cap after one or
+  two blocks): below 6 samples no distribution-free 95% interval of a median exists (the
+  widest, min..max of n samples, covers 1 - 2^(1-n): 50% at 2), so such a run's median is
+  one or two noisy samples, not a measurement. (ScatterElements float16 large, AVX2 report
+  at f15155e: 2 blocks a run; its parallel and calibrated arms, the same tuning since the
+  profile holds no ScatterElements value, measured 0.80x and 0.87x in one run, 1.01x and
+  0.93x in another, and the second was listed as a calibrated loss.) (Documents without per-block ratios,
   from before the interleaved method, use the ratio of the run medians.)
 - Parallel *wins* at a size when its speed-up exceeds 1 + WIN_MARGIN in every run. A
   policy *loses* at a size when the comparison is stable and its median speed-up over the
@@ -33,6 +40,7 @@ from collections.abc import Iterable, Sequence
 STABILITY_MAX_SPREAD = 1.15
 WIN_MARGIN = 0.05
 REGRESSION_TOLERANCE = 0.05
+MIN_BLOCKS = 6  # per run, for a comparison to decide anything (see the rules above)
 
 CellKey = tuple[str, str, str, str, str]  # family, op, element type, size label, policy
 
@@ -50,6 +58,8 @@ class Cell:
     # interleaved documents; empty otherwise) and whether its interval was decided.
     run_speedups: list[float] = dataclasses.field(default_factory=list)
     run_decided: list[bool] = dataclasses.field(default_factory=list)
+    # Per run: interleaved blocks (documents that record them; empty otherwise).
+    run_blocks: list[int] = dataclasses.field(default_factory=list)
     regions: int = 0  # parallel regions the policy's last run opened (max over runs)
 
     @property
@@ -84,6 +94,8 @@ def collect_cells(runs: Sequence[dict]) -> dict[CellKey, Cell]:
             if "speedup" in case:
                 cell.run_speedups.append(case["speedup"]["median"])
                 cell.run_decided.append(bool(case.get("decided")))
+            if "blocks" in case:
+                cell.run_blocks.append(int(case["blocks"]))
             cell.regions = max(cell.regions, case.get("regions", 0))
     return cells
 
@@ -102,10 +114,16 @@ def spread(values: Sequence[float]) -> float:
     return math.inf if lo <= 0 else hi / lo
 
 
+def too_few_blocks(cell: Cell) -> bool:
+    """Whether a run of `cell` stopped before MIN_BLOCKS interleaved blocks (see the rules)."""
+    return any(b < MIN_BLOCKS for b in cell.run_blocks)
+
+
 def stable_speedups(serial: Cell, other: Cell) -> list[float] | None:
-    """The per-run speed-ups when the comparison is stable, else None."""
+    """The per-run speed-ups when the comparison is stable and every run has MIN_BLOCKS
+    blocks, else None."""
     sp = speedups(serial, other)
-    if not sp or spread(sp) > STABILITY_MAX_SPREAD:
+    if not sp or spread(sp) > STABILITY_MAX_SPREAD or too_few_blocks(other):
         return None
     return sp
 

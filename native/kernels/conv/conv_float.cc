@@ -15,9 +15,41 @@ namespace {
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
 
+// The epilogue as the activation a depthwise plane applies itself (depthwise.h), or
+// false when the plane cannot take it (a residual or a bias in it, or an activation the
+// planes do not have): then the epilogue runs on each plane after the plane.
+bool PlaneActivationOf(const gemm::Epilogue& e, PlaneActivation* act) {
+  if (e.residual != nullptr || e.bias != nullptr) return false;
+  act->alpha = e.alpha;
+  act->beta = e.beta;
+  switch (e.activation) {
+    case gemm::Activation::kNone:
+      act->kind = PlaneActivationKind::kNone;
+      return true;
+    case gemm::Activation::kRelu:
+      act->kind = PlaneActivationKind::kRelu;
+      return true;
+    case gemm::Activation::kClip:
+      act->kind = PlaneActivationKind::kClip;
+      return true;
+    case gemm::Activation::kSigmoid:
+      act->kind = PlaneActivationKind::kSigmoid;
+      return true;
+    case gemm::Activation::kHardSwish:
+      act->kind = PlaneActivationKind::kHardSwish;
+      return true;
+    case gemm::Activation::kSwish:
+      act->kind = PlaneActivationKind::kSwish;
+      return true;
+    default:
+      return false;
+  }
+}
+
 // Depthwise by blocks of `blocks.lanes` output channels of one image (the channel-blocked
 // kernels, depthwise.h), parallel over the blocks with a scratch slice per participant;
-// the epilogue runs on each of a block's planes once the block is written.
+// the activation runs inside the block kernel, or (a residual, or an activation it does not
+// have) the epilogue on each of a block's planes once the block is written.
 Status DepthwiseChannelBlocks(KernelContext& ctx, const ConvGeometry& cg, const Geometry3d& g,
                               const DepthwiseChannels& blocks, const float* x, const float* w, const float* bias,
                               float* y, bool parallel, const gemm::Epilogue& epilogue) {
@@ -34,6 +66,10 @@ Status DepthwiseChannelBlocks(KernelContext& ctx, const ConvGeometry& cg, const 
   OL_RETURN_IF_ERROR(arena.status());
   OL_ASSIGN_OR_RETURN(float* scratch, arena.AllocateArray<float>(slice * participants));
   ctx.RecordScratch(static_cast<int64_t>(arena.capacity()));
+  // The activation inside the block kernel where it takes it, else the epilogue per plane.
+  PlaneActivation act;
+  const bool in_block = PlaneActivationOf(epilogue, &act);
+  if (!in_block) act = PlaneActivation{};
   const auto run = [&](int participant, int64_t begin, int64_t end) {
     const float* planes[kMaxLanes];
     for (int64_t t = begin; t < end; ++t) {
@@ -43,8 +79,9 @@ Status DepthwiseChannelBlocks(KernelContext& ctx, const ConvGeometry& cg, const 
         planes[c] = x + (n * cg.in_channels + (m0 + c) / per_group) * g.in_size;
       }
       const int64_t first = n * cg.out_channels + m0;
-      blocks.fn(g, planes, w + m0 * g.kernel_size, bias != nullptr ? bias + m0 : nullptr, channels,
+      blocks.fn(g, planes, w + m0 * g.kernel_size, bias != nullptr ? bias + m0 : nullptr, channels, act,
                 y + first * g.out_size, scratch + participant * slice);
+      if (in_block) continue;
       for (int64_t p = first; p < first + channels; ++p) {
         epilogue.Apply(y + p * g.out_size, p * g.out_size, 1, g.out_size, g.out_size);
       }
@@ -66,12 +103,17 @@ Status Depthwise(KernelContext& ctx, const ConvGeometry& cg, const float* x, con
   const DepthwiseChannels blocks = SelectDepthwiseChannels(g, cg.out_channels);
   if (blocks.fn != nullptr) return DepthwiseChannelBlocks(ctx, cg, g, blocks, x, w, bias, y, parallel, epilogue);
   const DepthwisePlaneFn plane = SelectDepthwisePlane(g);
+  // The activation inside the plane kernel where it takes it (on each strip of rows while
+  // it is in L1), else the epilogue over each plane once it is written.
+  PlaneActivation act;
+  const bool in_plane = PlaneActivationOf(epilogue, &act);
+  if (!in_plane) act = PlaneActivation{};
   const auto run = [&](int64_t begin, int64_t end) {
     for (int64_t p = begin; p < end; ++p) {
       const int64_t n = p / cg.out_channels, m = p % cg.out_channels;
       const float* in = x + (n * cg.in_channels + m / per_group) * g.in_size;
-      plane(g, in, w + m * g.kernel_size, bias != nullptr ? bias[m] : 0.0f, y + p * g.out_size);
-      epilogue.Apply(y + p * g.out_size, p * g.out_size, 1, g.out_size, g.out_size);
+      plane(g, in, w + m * g.kernel_size, bias != nullptr ? bias[m] : 0.0f, act, y + p * g.out_size);
+      if (!in_plane) epilogue.Apply(y + p * g.out_size, p * g.out_size, 1, g.out_size, g.out_size);
     }
     return Status::Ok();
   };

@@ -71,7 +71,9 @@ class PackedConvWeights {
 // parallel over those tasks with per-participant packing scratch. `packed_w` (nullable)
 // is W already packed (PackedConvWeights); otherwise the weights are packed for this run.
 // `epilogue` (FusedConv: residual Z of Y's layout, then an activation) is applied by every
-// path to each block of Y right after the block is computed: a depthwise plane, a run
+// path to each block of Y right after the block is computed: a depthwise plane (without a
+// residual, its Relu/Clip/Sigmoid/HardSwish/Swish inside the plane kernel on each strip
+// of rows while it is in L1, depthwise.h's PlaneActivation), a run
 // of implicit-GEMM register tiles (<= 48 positions), a GEMM task's tile, row by row after
 // its bias. Not the direct path: it serves double, and FusedConv is float.
 Status ConvForward(KernelContext& ctx, const ConvGeometry& g, const float* x, const float* w, const float* packed_w,

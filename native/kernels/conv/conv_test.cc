@@ -15,6 +15,7 @@
 #include "native/kernels/conv/conv_float.h"
 #include "native/kernels/conv/depthwise.h"
 #include "native/kernels/conv/implicit_gemm.h"
+#include "native/kernels/gemm/epilogue.h"
 #include "native/registry/kernel_test_checks.h"
 
 namespace onnx_light {
@@ -432,6 +433,47 @@ TEST(Conv, DepthwiseChannelBlocksTakeNarrowRowsWithManyChannels) {
 // multiplier (lanes reading one plane), strides, dilations, pads on every side, kernels
 // wider than the plane and no bias. The scratch it is given is exactly
 // DepthwiseChannelsScratch floats, followed by guard values that must survive.
+// The separate activation's arithmetic on one value (gemm/epilogue.h's ApplyRun): Relu,
+// Clip and HardSwish in scalars, Sigmoid and Swish through `spans`' Sigmoid (the epilogue's
+// span of the lanes under test).
+float ActivateLikeTheEpilogue(const conv::PlaneActivation& a, float v, const gemm::EpilogueSpans& spans) {
+  const auto sigmoid = [&](float s) {
+    spans.sigmoid(&s, 1);
+    return s;
+  };
+  const auto unit = [](float t) { return t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t; };
+  switch (a.kind) {
+    case conv::PlaneActivationKind::kRelu:
+      return v > 0.0f ? v : 0.0f;
+    case conv::PlaneActivationKind::kClip:
+      return std::min(std::max(v, a.alpha), a.beta);
+    case conv::PlaneActivationKind::kSigmoid:
+      return sigmoid(v);
+    case conv::PlaneActivationKind::kHardSwish:
+      return v * unit(v / 6.0f + 0.5f);
+    case conv::PlaneActivationKind::kSwish:
+      return v * sigmoid(a.alpha * v);
+    case conv::PlaneActivationKind::kNone:
+      break;
+  }
+  return v;
+}
+
+// The epilogue's span variant of a depthwise variant's ISA (same name), else its widest
+// enabled one (what the portable plane calls).
+const gemm::EpilogueSpans& SpansOf(const char* name, Isa isa) {
+  const std::vector<IsaVariant<gemm::EpilogueSpans>>& spans = gemm::EpilogueSpanVariants();
+  for (const IsaVariant<gemm::EpilogueSpans>& v : spans) {
+    if (isa != Isa::kPortable && std::string(v.name) == name) return v.impl;
+  }
+  return BestVariant(spans).impl;
+}
+
+const conv::PlaneActivation kPlaneActivations[] = {
+    {conv::PlaneActivationKind::kRelu, 0, 0},     {conv::PlaneActivationKind::kClip, -0.5f, 0.75f},
+    {conv::PlaneActivationKind::kSigmoid, 0, 0},  {conv::PlaneActivationKind::kHardSwish, 0, 0},
+    {conv::PlaneActivationKind::kSwish, 0.7f, 0}, {conv::PlaneActivationKind::kSwish, 1.0f, 0}};
+
 class DepthwiseChannelsVariantTest : public ::testing::TestWithParam<IsaVariant<conv::DepthwiseChannels>> {};
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(DepthwiseChannelsVariantTest);
 
@@ -481,7 +523,8 @@ TEST_P(DepthwiseChannelsVariantTest, SumsTapsInKhKwOrderThenBias) {
         constexpr int kGuard = 64;
         std::vector<float> scratch(scratch_floats + kGuard, 12345.0f);
         std::vector<float> got(channels * g.out_size, -99.0f);
-        variant.fn(g, planes.data(), w.data(), with_bias ? b.data() : nullptr, channels, got.data(), scratch.data());
+        variant.fn(g, planes.data(), w.data(), with_bias ? b.data() : nullptr, channels, conv::PlaneActivation{},
+                   got.data(), scratch.data());
         for (int i = 0; i < kGuard; ++i) ASSERT_EQ(scratch[scratch_floats + i], 12345.0f) << "scratch overrun";
         for (int ch = 0; ch < channels; ++ch) {
           for (int64_t oh = 0; oh < g.out[1]; ++oh) {
@@ -501,6 +544,50 @@ TEST_P(DepthwiseChannelsVariantTest, SumsTapsInKhKwOrderThenBias) {
                   << c.kernel_w << " channels " << channels << " channel " << ch << " at " << oh << "," << ow;
             }
           }
+        }
+      }
+    }
+  }
+}
+
+// The activation a channel block applies gives the bits of the block without it followed
+// by the separate activation's arithmetic on the same lanes; full and partial blocks,
+// stride 1 and 2, 3x3 and 5x5, inputs scaled to reach the activations' bounds.
+TEST_P(DepthwiseChannelsVariantTest, ActivationEqualsTheBlockThenTheActivation) {
+  OL_SKIP_UNLESS_ISA_ENABLED(GetParam());
+  const conv::DepthwiseChannels variant = GetParam().impl;
+  const gemm::EpilogueSpans& spans = SpansOf(GetParam().name, GetParam().isa);
+  struct PlaneCase {
+    int64_t in_hw, kernel, stride;
+  };
+  for (const PlaneCase& c : {PlaneCase{7, 5, 1}, PlaneCase{8, 3, 2}, PlaneCase{4, 3, 1}}) {
+    conv::ConvGeometry cg;
+    cg.rank = 2;
+    cg.in_spatial = {c.in_hw, c.in_hw};
+    cg.kernel = {c.kernel, c.kernel};
+    cg.strides = {c.stride, c.stride};
+    cg.dilations = {1, 1};
+    cg.pads_begin = {c.kernel / 2, c.kernel / 2};
+    cg.pads_end = {c.kernel / 2, c.kernel / 2};
+    const int64_t out = (c.in_hw + 2 * (c.kernel / 2) - c.kernel) / c.stride + 1;
+    cg.out_spatial = {out, out};
+    const conv::Geometry3d g(cg);
+    for (const int channels : {variant.lanes, variant.lanes - 3}) {
+      std::vector<float> x = Random(channels * g.in_size, 31);
+      for (float& v : x) v *= 4.0f;
+      const auto w = Random(channels * g.kernel_size, 32), b = Random(channels, 33);
+      std::vector<const float*> planes(channels);
+      for (int ch = 0; ch < channels; ++ch) planes[ch] = x.data() + ch * g.in_size;
+      std::vector<float> scratch(conv::DepthwiseChannelsScratch(g, variant.lanes));
+      std::vector<float> plain(channels * g.out_size);
+      variant.fn(g, planes.data(), w.data(), b.data(), channels, conv::PlaneActivation{}, plain.data(), scratch.data());
+      for (const conv::PlaneActivation& a : kPlaneActivations) {
+        std::vector<float> got(channels * g.out_size, -99.0f);
+        variant.fn(g, planes.data(), w.data(), b.data(), channels, a, got.data(), scratch.data());
+        for (size_t i = 0; i < got.size(); ++i) {
+          ASSERT_EQ(got[i], ActivateLikeTheEpilogue(a, plain[i], spans))
+              << GetParam().name << " activation " << static_cast<int>(a.kind) << " plane " << c.in_hw << " kernel "
+              << c.kernel << " stride " << c.stride << " channels " << channels << " at " << i;
         }
       }
     }
@@ -575,12 +662,12 @@ TEST_P(DepthwisePlaneVariantTest, MatchesThePortablePlane) {
     const conv::Geometry3d g(cg);
     const auto x = Random(g.in_size, 7), w = Random(g.kernel_size, 8);
     std::vector<float> want(g.out_size), got(g.out_size);
-    conv::DepthwisePlanePortable(g, x.data(), w.data(), 0.25f, want.data());
+    conv::DepthwisePlanePortable(g, x.data(), w.data(), 0.25f, conv::PlaneActivation{}, want.data());
     const conv::DepthwisePlaneFn fn = GetParam().impl(g);
     if (fn == nullptr) continue;
     ++checked;
     std::fill(got.begin(), got.end(), -99.0f);
-    fn(g, x.data(), w.data(), 0.25f, got.data());
+    fn(g, x.data(), w.data(), 0.25f, conv::PlaneActivation{}, got.data());
     for (int64_t i = 0; i < g.out_size; ++i) {
       ASSERT_NEAR(got[i], want[i], 1e-5f * (1 + std::fabs(want[i]))) << GetParam().name << " at " << i;
     }
@@ -620,7 +707,7 @@ TEST_P(DepthwisePlaneVariantTest, SimdPlanesSumTapsInKhKwOrderThenBias) {
     const auto x = Random(g.in_size, 17), w = Random(g.kernel_size, 18);
     const float bias = 0.375f;
     std::vector<float> got(g.out_size, -99.0f);
-    fn(g, x.data(), w.data(), bias, got.data());
+    fn(g, x.data(), w.data(), bias, conv::PlaneActivation{}, got.data());
     const int64_t out_h = cg.out_spatial[0], out_w = cg.out_spatial[1];
     for (int64_t oh = 0; oh < out_h; ++oh) {
       for (int64_t ow = 0; ow < out_w; ++ow) {
@@ -638,6 +725,54 @@ TEST_P(DepthwisePlaneVariantTest, SimdPlanesSumTapsInKhKwOrderThenBias) {
       }
     }
   }
+}
+
+// The activation a plane applies itself gives the bits of the plane without it followed
+// by the separate activation's arithmetic (ActivateLikeTheEpilogue; the portable plane
+// against the epilogue's widest enabled span, which it calls). Planes with interior and
+// edge vectors, both strides, 3x3, 5x5 and the general loop; inputs scaled to reach Clip's
+// bounds, HardSwish's knees and Sigmoid's saturation.
+TEST_P(DepthwisePlaneVariantTest, ActivationEqualsThePlaneThenTheActivation) {
+  OL_SKIP_UNLESS_ISA_ENABLED(GetParam());
+  const gemm::EpilogueSpans& spans = SpansOf(GetParam().name, GetParam().isa);
+  struct PlaneCase {
+    int64_t in_h, in_w, kernel, stride, pad;
+  };
+  const PlaneCase planes[] = {{9, 70, 3, 1, 1},  {10, 75, 3, 2, 1}, {14, 14, 5, 1, 2},
+                              {13, 61, 5, 2, 2}, {7, 40, 7, 1, 3},  {6, 33, 7, 2, 3}};
+  int checked = 0;
+  for (const PlaneCase& c : planes) {
+    conv::ConvGeometry cg;
+    cg.rank = 2;
+    cg.in_spatial = {c.in_h, c.in_w};
+    cg.kernel = {c.kernel, c.kernel};
+    cg.strides = {c.stride, c.stride};
+    cg.dilations = {1, 1};
+    cg.pads_begin = {c.pad, c.pad};
+    cg.pads_end = {c.pad, c.pad};
+    for (int a = 0; a < 2; ++a) {
+      cg.out_spatial.push_back((cg.in_spatial[a] + 2 * c.pad - cg.kernel[a]) / c.stride + 1);
+    }
+    const conv::Geometry3d g(cg);
+    const conv::DepthwisePlaneFn fn = GetParam().impl(g);
+    if (fn == nullptr) continue;
+    std::vector<float> x = Random(g.in_size, 27);
+    for (float& v : x) v *= 4.0f;
+    const auto w = Random(g.kernel_size, 28);
+    std::vector<float> plain(g.out_size);
+    fn(g, x.data(), w.data(), 0.125f, conv::PlaneActivation{}, plain.data());
+    for (const conv::PlaneActivation& a : kPlaneActivations) {
+      ++checked;
+      std::vector<float> got(g.out_size, -99.0f);
+      fn(g, x.data(), w.data(), 0.125f, a, got.data());
+      for (int64_t i = 0; i < g.out_size; ++i) {
+        ASSERT_EQ(got[i], ActivateLikeTheEpilogue(a, plain[i], spans))
+            << GetParam().name << " activation " << static_cast<int>(a.kind) << " plane " << c.in_h << "x" << c.in_w
+            << " kernel " << c.kernel << " stride " << c.stride << " at " << i;
+      }
+    }
+  }
+  EXPECT_GT(checked, 0) << GetParam().name << " took none of the planes";
 }
 
 INSTANTIATE_TEST_SUITE_P(Isa, DepthwisePlaneVariantTest, ::testing::ValuesIn(conv::DepthwisePlaneVariants()),

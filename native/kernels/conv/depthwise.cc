@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "native/kernels/gemm/epilogue.h"
+
 namespace onnx_light {
 namespace conv {
 namespace {
@@ -57,7 +59,8 @@ DepthwisePlaneFn SelectDepthwisePlane(const Geometry3d& g) {
   return DepthwisePlanePortable;
 }
 
-void DepthwisePlanePortable(const Geometry3d& g, const float* x, const float* w, float bias, float* y) {
+void DepthwisePlanePortable(const Geometry3d& g, const float* x, const float* w, float bias, const PlaneActivation& act,
+                            float* y) {
   const int64_t s = g.stride[2], d = g.dilation[2], p = g.pad[2], kernel_w = g.kernel[2], in_w = g.in[2];
   // Columns whose every kw tap is inside the row: ow * s - p >= 0 and ow * s - p + (kernel_w - 1) * d < in_w.
   const int64_t lo = std::min(g.out[2], std::max<int64_t>(0, CeilDiv(p, s)));
@@ -94,6 +97,15 @@ void DepthwisePlanePortable(const Geometry3d& g, const float* x, const float* w,
       for (int64_t ow = 0; ow < g.out[2]; ++ow) out[ow] += bias;
     }
   }
+  if (act.kind == PlaneActivationKind::kNone) return;
+  static constexpr gemm::Activation kEpilogue[] = {gemm::Activation::kNone,      gemm::Activation::kRelu,
+                                                   gemm::Activation::kClip,      gemm::Activation::kSigmoid,
+                                                   gemm::Activation::kHardSwish, gemm::Activation::kSwish};
+  gemm::Epilogue epilogue;
+  epilogue.activation = kEpilogue[static_cast<int>(act.kind)];
+  epilogue.alpha = act.alpha;
+  epilogue.beta = act.beta;
+  epilogue.Apply(y, 0, 1, g.out_size, g.out_size);
 }
 
 }  // namespace conv

@@ -13,11 +13,15 @@
 #error "build with isa_library(isa = \"avx2\")"
 #endif
 
+#include "native/kernels/simd/lanes_avx2.h"
+#include "native/kernels/simd/math.h"
+
 namespace onnx_light {
 namespace conv {
 namespace {
 
 struct Avx2 {
+  using Math = simd::Lanes8;  // simd/math.h's lanes of Vec (the activations)
   static constexpr int64_t kLanes = 8;
   using Vec = __m256;
   using Mask = __m256i;
@@ -68,6 +72,7 @@ struct Avx2 {
   static void StoreFull(float* p, Vec v) { _mm256_storeu_ps(p, v); }
 };
 
+#include "native/kernels/conv/depthwise_activation_simd.inc"
 #include "native/kernels/conv/depthwise_channels_simd.inc"
 #include "native/kernels/conv/depthwise_plane_simd.inc"
 
@@ -76,8 +81,8 @@ struct Avx2 {
 DepthwisePlaneFn SelectDepthwisePlaneAvx2(const Geometry3d& g) { return SelectDepthwisePlane2d<Avx2>(g); }
 
 void DepthwiseChannelsAvx2(const Geometry3d& g, const float* const* x, const float* w, const float* bias, int channels,
-                           float* y, float* scratch) {
-  DepthwiseChannels2d<Avx2>(g, x, w, bias, channels, y, scratch);
+                           const PlaneActivation& act, float* y, float* scratch) {
+  DepthwiseChannels2d<Avx2>(g, x, w, bias, channels, act, y, scratch);
 }
 
 }  // namespace conv
@@ -87,7 +92,8 @@ void DepthwiseChannelsAvx2(const Geometry3d& g, const float* const* x, const flo
 namespace onnx_light {
 namespace conv {
 DepthwisePlaneFn SelectDepthwisePlaneAvx2(const Geometry3d&) { return nullptr; }
-void DepthwiseChannelsAvx2(const Geometry3d&, const float* const*, const float*, const float*, int, float*, float*) {}
+void DepthwiseChannelsAvx2(const Geometry3d&, const float* const*, const float*, const float*, int,
+                           const PlaneActivation&, float*, float*) {}
 }  // namespace conv
 }  // namespace onnx_light
 #endif

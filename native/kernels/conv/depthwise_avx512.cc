@@ -11,11 +11,15 @@
 #error "build with isa_library(isa = \"avx512\")"
 #endif
 
+#include "native/kernels/simd/lanes_avx512.h"
+#include "native/kernels/simd/math.h"
+
 namespace onnx_light {
 namespace conv {
 namespace {
 
 struct Avx512 {
+  using Math = simd::Lanes16;  // simd/math.h's lanes of Vec (the activations)
   static constexpr int64_t kLanes = 16;
   using Vec = __m512;
   using Mask = __mmask16;
@@ -58,6 +62,7 @@ struct Avx512 {
   static void StoreFull(float* p, Vec v) { _mm512_storeu_ps(p, v); }
 };
 
+#include "native/kernels/conv/depthwise_activation_simd.inc"
 #include "native/kernels/conv/depthwise_channels_simd.inc"
 #include "native/kernels/conv/depthwise_plane_simd.inc"
 
@@ -66,8 +71,8 @@ struct Avx512 {
 DepthwisePlaneFn SelectDepthwisePlaneAvx512(const Geometry3d& g) { return SelectDepthwisePlane2d<Avx512>(g); }
 
 void DepthwiseChannelsAvx512(const Geometry3d& g, const float* const* x, const float* w, const float* bias,
-                             int channels, float* y, float* scratch) {
-  DepthwiseChannels2d<Avx512>(g, x, w, bias, channels, y, scratch);
+                             int channels, const PlaneActivation& act, float* y, float* scratch) {
+  DepthwiseChannels2d<Avx512>(g, x, w, bias, channels, act, y, scratch);
 }
 
 }  // namespace conv
@@ -77,7 +82,8 @@ void DepthwiseChannelsAvx512(const Geometry3d& g, const float* const* x, const f
 namespace onnx_light {
 namespace conv {
 DepthwisePlaneFn SelectDepthwisePlaneAvx512(const Geometry3d&) { return nullptr; }
-void DepthwiseChannelsAvx512(const Geometry3d&, const float* const*, const float*, const float*, int, float*, float*) {}
+void DepthwiseChannelsAvx512(const Geometry3d&, const float* const*, const float*, const float*, int,
+                             const PlaneActivation&, float*, float*) {}
 }  // namespace conv
 }  // namespace onnx_light
 #endif

@@ -41,6 +41,10 @@ struct Shapes {
 const Shapes kShapes[] = {
     {"depthwise_3x3_s1", {2, 8, 13, 21}, {8, 1, 3, 3}, 8, {1, 1}, {1, 1, 1, 1}},
     {"depthwise_5x5_s2", {1, 6, 17, 19}, {6, 1, 5, 5}, 6, {2, 2}, {2, 2, 2, 2}},
+    // Rows of 70 and 38 outputs: the row strips' interior (unmasked) vectors between the
+    // edge ones (the activation runs over each strip of rows the plane kernel stored).
+    {"depthwise_3x3_s1_interior", {1, 3, 9, 70}, {3, 1, 3, 3}, 3, {1, 1}, {1, 1, 1, 1}},
+    {"depthwise_3x3_s2_interior", {1, 3, 10, 75}, {3, 1, 3, 3}, 3, {2, 2}, {1, 1, 1, 1}},
     // Rows of 7 (at most half of AVX-512's 16 lanes), 20 channels (a full and a partial
     // block of 16): the channel-blocked kernels where AVX-512 is enabled.
     {"depthwise_channel_blocks", {2, 20, 7, 7}, {20, 1, 5, 5}, 20, {1, 1}, {2, 2, 2, 2}},

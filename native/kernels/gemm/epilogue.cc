@@ -53,8 +53,13 @@ const EpilogueSpans& BestSpans() {
   return best;
 }
 
-// One contiguous run of n outputs, its bias and residual (nullable) beside it.
-void ApplyRun(const Epilogue& e, float* y, const float* bias, const float* z, int64_t n) {
+// The portable EpilogueSpans::run: one pass per step, the activations in scalar float (the
+// separate kernels' forms), Sigmoid/Tanh/Gelu through the portable spans.
+void RunPortable(const Epilogue& e, float* y, int64_t n, const float* row_bias, const float* bias, const float* z) {
+  if (row_bias != nullptr) {
+    const float b = *row_bias;
+    for (int64_t i = 0; i < n; ++i) y[i] += b;
+  }
   if (bias != nullptr) {
     for (int64_t i = 0; i < n; ++i) y[i] += bias[i];
   }
@@ -84,9 +89,9 @@ void ApplyRun(const Epilogue& e, float* y, const float* bias, const float* z, in
       return;
     }
     case Activation::kSigmoid:
-      return BestSpans().sigmoid(y, n);
+      return SigmoidPortable(y, n);
     case Activation::kTanh:
-      return BestSpans().tanh(y, n);
+      return TanhPortable(y, n);
     case Activation::kHardSigmoid: {
       const float alpha = e.alpha, beta = e.beta;
       for (int64_t i = 0; i < n; ++i) y[i] = UnitClamp(alpha * y[i] + beta);
@@ -99,9 +104,9 @@ void ApplyRun(const Epilogue& e, float* y, const float* bias, const float* z, in
       }
       return;
     case Activation::kGelu:
-      return BestSpans().gelu_erf(y, n);
+      return GeluErfPortable(y, n);
     case Activation::kGeluTanh:
-      return BestSpans().gelu_tanh(y, n);
+      return GeluTanhPortable(y, n);
     case Activation::kSwish: {
       // As the Swish kernel (and Sigmoid then Mul for alpha 1): s = sigmoid(alpha x), x * s.
       constexpr int64_t kChunk = 256;
@@ -110,7 +115,7 @@ void ApplyRun(const Epilogue& e, float* y, const float* bias, const float* z, in
       for (int64_t start = 0; start < n; start += kChunk) {
         const int64_t m = std::min(kChunk, n - start);
         for (int64_t i = 0; i < m; ++i) s[i] = alpha * y[start + i];
-        BestSpans().sigmoid(s, m);
+        SigmoidPortable(s, m);
         for (int64_t i = 0; i < m; ++i) y[start + i] = y[start + i] * s[i];
       }
       return;
@@ -184,27 +189,38 @@ const std::vector<IsaVariant<EpilogueSpans>>& EpilogueSpanVariants() {
 #elif defined(__aarch64__)
     {"neon", Isa::kNeon, EpilogueSpansNeon()},
 #endif
-        {"portable", Isa::kPortable, EpilogueSpans{SigmoidPortable, TanhPortable, GeluErfPortable, GeluTanhPortable}},
+        {"portable", Isa::kPortable,
+         EpilogueSpans{SigmoidPortable, TanhPortable, GeluErfPortable, GeluTanhPortable, RunPortable}},
   };
   return *variants;
 }
 
 void Epilogue::Apply(float* y, int64_t offset, int64_t rows, int64_t cols, int64_t ld) const {
-  if (empty() || rows <= 0 || cols <= 0) return;
+  if (empty()) return;
+  FinishRows(this, nullptr, y, offset, rows, cols, ld);
+}
+
+void FinishRows(const Epilogue* epilogue, const float* row_bias, float* y, int64_t offset, int64_t rows, int64_t cols,
+                int64_t ld) {
+  static const Epilogue kNothing;
+  const Epilogue& e = epilogue != nullptr ? *epilogue : kNothing;
+  if (rows <= 0 || cols <= 0 || (e.empty() && row_bias == nullptr)) return;
+  const auto run = BestSpans().run;
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t start = offset + r * ld;
-    float* run = y + r * ld;
-    const float* z = residual != nullptr ? residual + start : nullptr;
-    if (bias == nullptr) {
-      ApplyRun(*this, run, nullptr, z, cols);
+    float* row = y + r * ld;
+    const float* rb = row_bias != nullptr ? row_bias + r : nullptr;
+    const float* z = e.residual != nullptr ? e.residual + start : nullptr;
+    if (e.bias == nullptr) {
+      run(e, row, cols, rb, nullptr, z);
       continue;
     }
     // Split where the run crosses an output row (the bias starts again): a GEMV chunk of
     // an N == 1 product is a column, each element in a row of its own.
     for (int64_t done = 0; done < cols;) {
-      const int64_t column = (start + done) % bias_columns;
-      const int64_t length = std::min(cols - done, bias_columns - column);
-      ApplyRun(*this, run + done, bias + column, z != nullptr ? z + done : nullptr, length);
+      const int64_t column = (start + done) % e.bias_columns;
+      const int64_t length = std::min(cols - done, e.bias_columns - column);
+      run(e, row + done, length, rb, e.bias + column, z != nullptr ? z + done : nullptr);
       done += length;
     }
   }

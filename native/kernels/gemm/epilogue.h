@@ -30,7 +30,11 @@
 //                         the transformer's feed-forward MatMul + Add + Gelu in one kernel
 // Each is written in the arithmetic order of the separate ONNX kernel (math_unary), so a
 // fused result equals the unfused Conv/Gemm followed by that kernel bit for bit on the
-// same ISA; the residual add is one rounding, as the Add kernel's.
+// same ISA; the residual add is one rounding, as the Add kernel's. Bias, residual and
+// activation run in one pass over each row on this CPU's widest lanes (EpilogueSpans::run
+// of epilogue_<isa>.cc; scalar only on the portable variant): the stems and K = 16..24
+// pointwise convolutions of MobileNetV3/EfficientNet spent as long in a scalar epilogue
+// as in their multiply-adds (session 9, perf shares).
 #pragma once
 
 #include <cstdint>
@@ -75,6 +79,13 @@ struct Epilogue {
   void Apply(float* y, int64_t offset, int64_t rows, int64_t cols, int64_t ld) const;
 };
 
+// The GEMM engine's block finish (and Apply's body): row r of the block first gets
+// row_bias[r] (row_bias nullable: a bias per output row, the convolutions' per-channel
+// bias), then `epilogue` (nullable: none); one pass over each row on this CPU's widest
+// lanes (EpilogueSpans::run), the same values as the separate passes.
+void FinishRows(const Epilogue* epilogue, const float* row_bias, float* y, int64_t offset, int64_t rows, int64_t cols,
+                int64_t ld);
+
 // The activation named `name` ("" or absent: none) with its parameters as ORT's FusedConv
 // takes them (`activation_params`: Clip [min, max], LeakyRelu [alpha], HardSigmoid
 // [alpha, beta], Swish [alpha]; omitted: the ONNX ops' defaults). InvalidArgument naming `where`, the
@@ -86,12 +97,20 @@ StatusOr<Epilogue> ParseConvActivation(const std::string& where, const std::stri
 // not given: pass NaN).
 StatusOr<Epilogue> ParseGemmActivation(const std::string& where, const std::string& name, float alpha, float beta);
 
-// In-place Sigmoid/Tanh/Gelu spans of one ISA (epilogue_<isa>.cc), for the variant tests.
+// In-place Sigmoid/Tanh/Gelu spans of one ISA (epilogue_<isa>.cc), and the whole epilogue
+// on one contiguous run of n outputs in one pass:
+//   y[i] = act(((y[i] + *row_bias) + bias[i]) + z[i])
+// (each term only when its pointer is set; every add one rounding, in this order), the
+// activation in registers on the same lanes as the spans (`run`: Epilogue::Apply and
+// FinishRows call the best variant's). Every activation but Sigmoid, Tanh, Gelu, FastGelu
+// and Swish's sigmoid is exact IEEE arithmetic, so every variant gives the portable
+// variant's bits; those four give their span's values.
 struct EpilogueSpans {
   void (*sigmoid)(float* y, int64_t n);
   void (*tanh)(float* y, int64_t n);
   void (*gelu_erf)(float* y, int64_t n);
   void (*gelu_tanh)(float* y, int64_t n);
+  void (*run)(const Epilogue& e, float* y, int64_t n, const float* row_bias, const float* bias, const float* z);
 };
 // avx512, avx2 (x86-64), neon (aarch64), then the portable one (exact, libm in double).
 const std::vector<IsaVariant<EpilogueSpans>>& EpilogueSpanVariants();

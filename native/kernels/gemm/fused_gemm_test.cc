@@ -4,9 +4,11 @@
 // transposes, broadcast C and a constant (prepacked) B; parallel runs bit-identical to the
 // serial one. FusedGemm's extensions for MatMul + Add (A of rank > 2, a row C as a bias in
 // the epilogue) against MatMul, Add and the activation kernel, bit for bit. The epilogue's Sigmoid/Tanh span variants
-// against the exact portable ones.
+// against the exact portable ones; every variant's one-pass run (adds, then the activation)
+// against the scalar formulas bit for bit, and against its own spans for the transcendental ones.
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -330,6 +332,153 @@ TEST_P(EpilogueSpanVariantTest, MatchesThePortableSpans) {
     for (size_t i = 0; i < x.size(); ++i) {
       ASSERT_NEAR(got[i], want[i], g.relative * std::fabs(want[i]) + g.absolute)
           << GetParam().name << " " << g.name << "(" << x[i] << ")";
+    }
+  }
+}
+
+// The exact activations in scalar float as ONNX defines them, rounded as the separate
+// kernels round them on this architecture.
+float UnitClampOf(float v) { return v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v; }
+float ExactActivation(const gemm::Epilogue& e, float x) {
+  switch (e.activation) {
+    case gemm::Activation::kRelu:
+      return std::isnan(x) ? x : x > 0.0f ? x : 0.0f;
+    case gemm::Activation::kClip: {
+      const float low = x < e.alpha ? e.alpha : x;
+      return low > e.beta ? e.beta : low;
+    }
+    case gemm::Activation::kLeakyRelu:
+      return x < 0.0f ? e.alpha * x : x;
+    case gemm::Activation::kHardSigmoid: {
+#if defined(__aarch64__)
+      // aarch64's baseline has FMA: the HardSigmoid kernel's alpha * x + beta is one fused
+      // multiply-add there (GCC contracts it), so the epilogue rounds once too.
+      return UnitClampOf(std::fma(e.alpha, x, e.beta));
+#else
+      volatile float scaled = e.alpha * x;
+      return UnitClampOf(scaled + e.beta);
+#endif
+    }
+    case gemm::Activation::kHardSwish:
+      return x * UnitClampOf(x / 6.0f + 0.5f);
+    default:
+      return x;
+  }
+}
+
+bool SameBits(float a, float b) { return std::memcmp(&a, &b, sizeof(float)) == 0 || (std::isnan(a) && std::isnan(b)); }
+
+// Values crossing every branch: both signs of zero, the clamps' corners (x / 6 + 1/2 at 0
+// and 1 is x = -3 and 3), infinities and NaN, then random values; 1037 of them, so that
+// runs end in a partial vector of every width.
+std::vector<float> EpilogueInputs() {
+  std::vector<float> x = {0.0f,
+                          -0.0f,
+                          3.0f,
+                          -3.0f,
+                          2.9999998f,
+                          -2.9999998f,
+                          0.5f,
+                          -0.5f,
+                          6.0f,
+                          100.0f,
+                          -100.0f,
+                          std::numeric_limits<float>::infinity(),
+                          -std::numeric_limits<float>::infinity(),
+                          std::numeric_limits<float>::quiet_NaN()};
+  const std::vector<float> random = testing::RandomFloats(1037 - static_cast<int64_t>(x.size()), 11, -8.0f, 8.0f);
+  x.insert(x.end(), random.begin(), random.end());
+  return x;
+}
+
+struct RunCase {
+  gemm::Activation activation;
+  float alpha, beta;
+  const char* name;
+};
+
+// run = adds then the activation, in one pass: every variant gives the scalar formulas' bits for
+// the exact activations, whatever the run's length (every length 0-40 and 1037), with and
+// without the row bias, column bias and residual.
+TEST_P(EpilogueSpanVariantTest, RunGivesTheExactActivationsBitForBit) {
+  OL_SKIP_UNLESS_ISA_ENABLED(GetParam());
+  const gemm::EpilogueSpans spans = GetParam().impl;
+  const std::vector<float> x = EpilogueInputs();
+  const std::vector<float> bias = Random(static_cast<int64_t>(x.size()), 12);
+  const std::vector<float> z = Random(static_cast<int64_t>(x.size()), 13);
+  const float row_bias = 0.375f;
+  for (const RunCase& c :
+       {RunCase{gemm::Activation::kNone, 0, 0, "none"}, RunCase{gemm::Activation::kRelu, 0, 0, "relu"},
+        RunCase{gemm::Activation::kClip, -1.5f, 2.25f, "clip"},
+        RunCase{gemm::Activation::kLeakyRelu, 0.1f, 0, "leaky_relu"},
+        RunCase{gemm::Activation::kHardSigmoid, 0.2f, 0.5f, "hard_sigmoid"},
+        RunCase{gemm::Activation::kHardSwish, 0, 0, "hard_swish"}}) {
+    gemm::Epilogue e;
+    e.activation = c.activation;
+    e.alpha = c.alpha;
+    e.beta = c.beta;
+    for (int terms = 0; terms < 8; ++terms) {
+      const float* rb = (terms & 1) != 0 ? &row_bias : nullptr;
+      const float* b = (terms & 2) != 0 ? bias.data() : nullptr;
+      const float* r = (terms & 4) != 0 ? z.data() : nullptr;
+      for (int64_t n : {0, 1, 3, 7, 8, 9, 15, 16, 17, 31, 33, 40, 1037}) {
+        std::vector<float> got(x.begin(), x.begin() + n);
+        spans.run(e, got.data(), n, rb, b, r);
+        for (int64_t i = 0; i < n; ++i) {
+          float v = x[i];
+          if (rb != nullptr) v += *rb;
+          if (b != nullptr) v += b[i];
+          if (r != nullptr) v += r[i];
+          const float want = ExactActivation(e, v);
+          ASSERT_TRUE(SameBits(got[i], want)) << GetParam().name << " " << c.name << " terms " << terms << " n " << n
+                                              << " x " << x[i] << ": got " << got[i] << ", want " << want;
+        }
+      }
+    }
+  }
+}
+
+// The transcendental activations in run equal the variant's own spans applied after the
+// adds, bit for bit (Swish: x * sigmoid(alpha x), alpha x rounded first), so fusing them
+// into one pass changes no value.
+TEST_P(EpilogueSpanVariantTest, RunEqualsTheSpansAfterTheAdds) {
+  OL_SKIP_UNLESS_ISA_ENABLED(GetParam());
+  const gemm::EpilogueSpans spans = GetParam().impl;
+  const std::vector<float> x = EpilogueInputs();
+  const std::vector<float> bias = Random(static_cast<int64_t>(x.size()), 14);
+  const float row_bias = -0.25f;
+  const int64_t n = static_cast<int64_t>(x.size());
+  std::vector<float> summed(x);
+  for (int64_t i = 0; i < n; ++i) summed[i] = (summed[i] + row_bias) + bias[i];
+  struct SpanCase {
+    gemm::Activation activation;
+    void (*span)(float*, int64_t);
+  };
+  for (const SpanCase& c :
+       {SpanCase{gemm::Activation::kSigmoid, spans.sigmoid}, SpanCase{gemm::Activation::kTanh, spans.tanh},
+        SpanCase{gemm::Activation::kGelu, spans.gelu_erf}, SpanCase{gemm::Activation::kGeluTanh, spans.gelu_tanh}}) {
+    gemm::Epilogue e;
+    e.activation = c.activation;
+    std::vector<float> got(x), want(summed);
+    spans.run(e, got.data(), n, &row_bias, bias.data(), nullptr);
+    c.span(want.data(), n);
+    for (int64_t i = 0; i < n; ++i) {
+      ASSERT_TRUE(SameBits(got[i], want[i])) << GetParam().name << " activation " << static_cast<int>(c.activation)
+                                             << " x " << x[i] << ": got " << got[i] << ", want " << want[i];
+    }
+  }
+  for (float alpha : {1.0f, 1.702f}) {
+    gemm::Epilogue e;
+    e.activation = gemm::Activation::kSwish;
+    e.alpha = alpha;
+    std::vector<float> got(x), s(summed);
+    spans.run(e, got.data(), n, &row_bias, bias.data(), nullptr);
+    for (float& v : s) v = alpha * v;
+    spans.sigmoid(s.data(), n);
+    for (int64_t i = 0; i < n; ++i) {
+      const float want = summed[i] * s[i];
+      ASSERT_TRUE(SameBits(got[i], want))
+          << GetParam().name << " swish(" << alpha << ") x " << x[i] << ": got " << got[i] << ", want " << want;
     }
   }
 }

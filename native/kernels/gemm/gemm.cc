@@ -33,17 +33,10 @@ size_t ParticipantScratchBytes(const MicroKernel& kernel, int64_t tile_n, int64_
 }
 
 // Rows [ir, ir + rows) x columns [jc, jc + nc) of C, their reduction complete: the row
-// bias, then the epilogue (GemmProblem's order).
+// bias, then the epilogue (GemmProblem's order), one SIMD pass per row (FinishRows).
 void FinishBlock(const GemmProblem& p, int64_t ir, int64_t rows, int64_t jc, int64_t nc) {
-  float* block = p.c + ir * p.ldc + jc;
-  if (p.row_bias != nullptr) {
-    for (int64_t i = 0; i < rows; ++i) {
-      float* row = block + i * p.ldc;
-      const float bias = p.row_bias[ir + i];
-      for (int64_t j = 0; j < nc; ++j) row[j] += bias;
-    }
-  }
-  if (p.epilogue != nullptr) p.epilogue->Apply(block, p.epilogue_offset + ir * p.ldc + jc, rows, nc, p.ldc);
+  FinishRows(p.epilogue, p.row_bias != nullptr ? p.row_bias + ir : nullptr, p.c + ir * p.ldc + jc,
+             p.epilogue_offset + ir * p.ldc + jc, rows, nc, p.ldc);
 }
 
 // C = beta * C (K == 0: the product is empty), then the row bias and epilogue if any.

@@ -32,6 +32,19 @@ namespace {
 constexpr char kDomain[] = "ai.onnx.ml";
 constexpr int64_t kMinimumElements = 32768;  // PyTorch's GRAIN_SIZE
 
+// ZipMap and DictVectorizer split only their cheap part: copying a row's 4-byte values
+// (ZipMap, after a serial session allocation and map per row, ~140 ns a row in the kernel
+// report's crossover cell) or gathering one value per column (DictVectorizer, after a
+// serial hash look-up per key). That part costs ~0.25-2 ns an element, so two participants
+// save at most ~0.1-1 ns an element while a region costs ~25 us (ONNX Runtime's 100k
+// cycles; //benchmarks:parallel_for_overhead measures ours): at GRAIN_SIZE the region
+// costs more than it saves (the crossover cells lost 5-8%). Their minimum is where the
+// saving is about twenty regions' cost: 2^22 copied elements (~0.5 ms saved) for ZipMap,
+// 2^20 gathered columns (random reads, ~0.5-1 ms saved) for DictVectorizer. Even then the
+// serial part bounds the node's gain to a few percent; below, nothing is split.
+constexpr int64_t kZipMapMinimumElements = int64_t{1} << 22;
+constexpr int64_t kDictVectorizerMinimumColumns = int64_t{1} << 20;
+
 // The tuning values every encoder reads, and its parallel loop over `total` units.
 class EncoderKernel : public OpKernel {
  protected:
@@ -510,9 +523,9 @@ class OneHotEncoderKernel : public EncoderKernel {
 };
 
 // The encoders' tuning schema: blocks of `grain` `unit`s.
-std::vector<ParamSpec> EncoderTuning(int64_t grain, const char* unit) {
+std::vector<ParamSpec> EncoderTuning(int64_t grain, const char* unit, int64_t minimum = kMinimumElements) {
   return {
-      MinimumElementsParam(kMinimumElements, "output elements below which the kernel runs serially"),
+      MinimumElementsParam(minimum, "output elements below which the kernel runs serially"),
       ParamSpec::Int64(std::string(unit) == "rows" ? param::kBlockRows : param::kBlockElements, grain, 1,
                        int64_t{1} << 30,
                        std::string(unit) + " per block are a multiple of this (the ParallelFor grain)"),
@@ -534,7 +547,7 @@ OL_REGISTER_KERNELS(ml_encoders) {
   Kernel("ZipMap")
       .Domain(kDomain)
       .Types({DataType::kFloat})
-      .Tuning(EncoderTuning(64, "rows"))
+      .Tuning(EncoderTuning(64, "rows", kZipMapMinimumElements))
       .Factory(MakeKernel<ZipMapKernel>())
       .AddTo(registry);
   Kernel("CastMap")
@@ -546,7 +559,7 @@ OL_REGISTER_KERNELS(ml_encoders) {
   Kernel("DictVectorizer")
       .Domain(kDomain)
       .Types(string_int)
-      .Tuning(EncoderTuning(1024, "columns"))
+      .Tuning(EncoderTuning(1024, "columns", kDictVectorizerMinimumColumns))
       .Factory(MakeKernel<DictVectorizerKernel>())
       .AddTo(registry);
   Kernel("FeatureVectorizer")

@@ -149,5 +149,59 @@ TEST(Encoders, ParticipantCountsGiveIdenticalResults) {
   EXPECT_EQ(ToVector<float>(serial.at(0).items()[4].map_values()), (std::vector<float>{0.2f, 0.3f, 0.4f}));
 }
 
+// ZipMap and DictVectorizer split only a copy (or gather) that is cheap next to their serial
+// part, so their portable minimum (encoders.cc) keeps the kernel report's corpus sizes
+// serial up to where the split saves about twenty regions' cost: 2^22 ZipMap elements
+// (rows x classes), 2^20 DictVectorizer columns (vocabulary words).
+struct EncoderDecisionCase {
+  const char* op;
+  int64_t rows;   // ZipMap: rows of X; DictVectorizer: 1
+  int64_t width;  // ZipMap: classes; DictVectorizer: vocabulary words
+  bool region;    // opens a region shared by more than one participant
+};
+
+class EncoderDecision : public ::testing::TestWithParam<EncoderDecisionCase> {};
+
+TEST_P(EncoderDecision, OpensARegionOnlyFromTheMinimumWork) {
+  const EncoderDecisionCase c = GetParam();
+  KernelTester t(c.op, 1, "ai.onnx.ml");
+  std::vector<int64_t> labels(static_cast<size_t>(c.width));
+  for (int64_t i = 0; i < c.width; ++i) labels[i] = i;
+  if (std::string(c.op) == "ZipMap") {
+    t.Attr("classlabels_int64s", labels)
+        .Input(MakeTensor<float>({c.rows, c.width}, std::vector<float>(c.rows * c.width, 0.5f)));
+  } else {
+    t.Attr("int64_vocabulary", labels);
+    t.InputValue(Value::Map(MakeTensor<int64_t>({2}, {c.width - 1, 0}), MakeTensor<float>({2}, {1.5f, 2.5f})));
+  }
+  t.PortableDefaults();
+  for (int participants : {2, 8}) {
+    auto run = t.RunWithDetails(participants);
+    ASSERT_TRUE(run.ok()) << run.status().ToString();
+    bool split = false;
+    for (const auto& r : run->regions) split = split || r.admitted_participants > 1;
+    EXPECT_EQ(split, c.region) << c.op << " " << c.rows << "x" << c.width << " with " << participants;
+    if (!c.region) {
+      EXPECT_TRUE(run->regions.empty()) << c.op << " " << c.rows << "x" << c.width;
+    }
+    if (std::string(c.op) == "DictVectorizer") {  // the map's two words, wherever the columns ran
+      const Tensor& y = run->outputs.at(0).tensor();
+      EXPECT_EQ(y.data<float>()[0], 2.5f);
+      EXPECT_EQ(y.data<float>()[c.width - 1], 1.5f);
+      EXPECT_EQ(y.data<float>()[c.width / 2], 0.0f);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    DefaultTuning, EncoderDecision,
+    ::testing::Values(EncoderDecisionCase{"ZipMap", 4096, 8, false},                   // 2^15: the corpus crossover
+                      EncoderDecisionCase{"ZipMap", 131072, 8, false},                 // 2^20: the corpus large size
+                      EncoderDecisionCase{"ZipMap", 2047, 2048, false},                // just below 2^22
+                      EncoderDecisionCase{"ZipMap", 2048, 2048, true},                 // 2^22: the minimum
+                      EncoderDecisionCase{"DictVectorizer", 1, 32768, false},          // 2^15: the corpus crossover
+                      EncoderDecisionCase{"DictVectorizer", 1, (1 << 20) - 1, false},  // just below 2^20
+                      EncoderDecisionCase{"DictVectorizer", 1, 1 << 20, true}));       // 2^20: corpus large
+
 }  // namespace
 }  // namespace onnx_light
