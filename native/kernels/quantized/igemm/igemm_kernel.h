@@ -64,6 +64,10 @@ constexpr float kRequantizeNearHalf = 1.0f / 1024.0f;
 constexpr float RequantizeHalfLimit(int32_t zp) { return zp >= -255 && zp <= 255 ? 0.5f - kRequantizeNearHalf : -1.0f; }
 using RequantizeFn = void (*)(const int32_t* acc, int64_t n, int32_t bias, const float* multiplier, int64_t step,
                               int32_t zp, bool is_signed, void* out);
+// The packed-A arrangement's zero-point correction of one row of C (zero_point_terms.h):
+// row[j] += row_term - azp * column_sums[j] for j < n, modulo 2^32.
+using AddZeroPointTermsFn = void (*)(uint32_t* row, int64_t n, uint32_t row_term, uint32_t azp,
+                                     const uint32_t* column_sums);
 
 struct IgemmKernel {
   const char* name;
@@ -75,7 +79,8 @@ struct IgemmKernel {
   // Edge tiles for the packed-A arrangement (IgemmMultiplyBlock); null: full tiles only.
   IgemmEdgeTileFn edge_tile = nullptr;
   IgemmByteEdgeTileFn edge_tile_u8s8 = nullptr;
-  IgemmPackPanelFn pack_panel = nullptr;  // in the format its packed A takes (byte if tile_u8s8)
+  IgemmPackPanelFn pack_panel = nullptr;               // in the format its packed A takes (byte if tile_u8s8)
+  AddZeroPointTermsFn add_zero_point_terms = nullptr;  // null: the scalar lanes (igemm.cc)
 };
 
 // Per-ISA kernels: null when not compiled for this architecture or not enabled on this CPU.

@@ -231,6 +231,31 @@ TEST_P(IgemmVariantTest, RequantizeMatchesReferenceAtAndNearHalfSteps) {
   }
 }
 
+// The zero-point correction of every variant (its own lanes, zero_point_terms.h) against a
+// plain uint32 loop: lengths around every lane count, azp 0 (the row term alone), 8-bit
+// and full-range azp, column sums and C values across all 32 bits (products and sums that
+// wrap); nothing past n written.
+TEST_P(IgemmVariantTest, ZeroPointTermsMatchPlainWrappingLoop) {
+  SKIP_UNLESS_KERNEL(GetParam(), kernel);
+  ASSERT_NE(kernel->add_zero_point_terms, nullptr) << "every kernel lists its correction";
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<uint32_t> any;
+  constexpr uint32_t kSentinel = 0xa5a5a5a5u;
+  for (const int64_t n : {1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 61, 224}) {
+    for (const uint32_t azp : {0u, 1u, 128u, 255u, 0xffffff80u, 0x7fffffffu, any(rng)}) {
+      SCOPED_TRACE("n=" + std::to_string(n) + " azp=" + std::to_string(azp));
+      std::vector<uint32_t> sums(n), row(n + 16, kSentinel);
+      for (auto& v : sums) v = any(rng);
+      for (int64_t j = 0; j < n; ++j) row[j] = any(rng);
+      const uint32_t row_term = any(rng);
+      std::vector<uint32_t> want(row);
+      for (int64_t j = 0; j < n; ++j) want[j] = want[j] + row_term - azp * sums[j];
+      kernel->add_zero_point_terms(row.data(), n, row_term, azp, sums.data());
+      for (size_t j = 0; j < row.size(); ++j) ASSERT_EQ(row[j], want[j]) << j;
+    }
+  }
+}
+
 // The transposed arrangement (constant A packed once, B packed per block): every shape of
 // Cases() with A's zero points per row, B's one zero point, B read with a row stride wider
 // than the block (as a convolution reads its input planes in place), the rows computed in

@@ -3,6 +3,7 @@
 // double otherwise).
 // Compiled by isa_library(isa = "avx2") with -ffp-contract=off.
 #include "native/kernels/quantized/igemm/igemm_kernel.h"
+#include "native/kernels/quantized/igemm/zero_point_terms.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -172,11 +173,27 @@ void PackPanelPairs(const IgemmRows& rows, int64_t col0, int64_t k, int64_t widt
   for (int64_t c = 0; c < width; ++c) sums[c] = all[c];
 }
 
+// Eight uint32 lanes (zero_point_terms.h).
+struct Lanes8 {
+  using V = __m256i;
+  static constexpr int kLanes = 8;
+  static V Set(uint32_t v) { return _mm256_set1_epi32(static_cast<int32_t>(v)); }
+  static V Load(const uint32_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+  static void Store(uint32_t* p, V v) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v); }
+  static V Add(V a, V b) { return _mm256_add_epi32(a, b); }
+  static V Sub(V a, V b) { return _mm256_sub_epi32(a, b); }
+  static V MulLow(V a, V b) { return _mm256_mullo_epi32(a, b); }
+};
+
+void AddZeroPointTerms(uint32_t* row, int64_t n, uint32_t row_term, uint32_t azp, const uint32_t* column_sums) {
+  AddZeroPointTermsLanes<Lanes8>(row, n, row_term, azp, column_sums);
+}
+
 }  // namespace
 
 // Constant-initialized: igemm.cc hands it out only when IsaEnabled(Isa::kAvx2).
-extern const IgemmKernel kIgemmAvx2Kernel = {"avx2",  kMr,      kNr,     Tile,          Requantize,
-                                             nullptr, EdgeTile, nullptr, PackPanelPairs};
+extern const IgemmKernel kIgemmAvx2Kernel = {"avx2",  kMr,      kNr,     Tile,           Requantize,
+                                             nullptr, EdgeTile, nullptr, PackPanelPairs, AddZeroPointTerms};
 
 }  // namespace igemm
 }  // namespace onnx_light

@@ -2,6 +2,7 @@
 // 16-bit pairs (exact).
 // Compiled by isa_library(isa = "avx512") with -ffp-contract=off.
 #include "native/kernels/quantized/igemm/igemm_kernel.h"
+#include "native/kernels/quantized/igemm/zero_point_terms.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -26,8 +27,8 @@ namespace {
 }  // namespace
 
 // Constant-initialized: igemm.cc hands it out only when IsaEnabled(Isa::kAvx512).
-extern const IgemmKernel kIgemmAvx512Kernel = {"avx512", kMr, kNr, Tile, Requantize, nullptr, EdgeTile<PairFormat>,
-                                               nullptr};
+extern const IgemmKernel kIgemmAvx512Kernel = {
+    "avx512", kMr, kNr, Tile, Requantize, nullptr, EdgeTile<PairFormat>, nullptr, nullptr, AddZeroPointTerms};
 
 }  // namespace igemm
 }  // namespace onnx_light

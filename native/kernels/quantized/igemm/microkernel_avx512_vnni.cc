@@ -4,6 +4,7 @@
 // exact, accumulation wrapping. Compiled by isa_library(isa = "avx512") plus -mavx512vnni;
 // reached only when the CPU has VNNI.
 #include "native/kernels/quantized/igemm/igemm_kernel.h"
+#include "native/kernels/quantized/igemm/zero_point_terms.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -97,7 +98,8 @@ void PackPanelBytes(const IgemmRows& rows, int64_t col0, int64_t k, int64_t widt
 // Constant-initialized: igemm.cc hands it out only when IsaEnabled(Isa::kAvx512) and the
 // CPU has AVX512-VNNI.
 extern const IgemmKernel kIgemmAvx512VnniKernel = {
-    "avx512_vnni", kMr, kNr, Tile, Requantize, TileU8S8, EdgeTile<PairFormat>, EdgeTile<ByteFormat>, PackPanelBytes};
+    "avx512_vnni",    kMr, kNr, Tile, Requantize, TileU8S8, EdgeTile<PairFormat>, EdgeTile<ByteFormat>, PackPanelBytes,
+    AddZeroPointTerms};
 
 }  // namespace igemm
 }  // namespace onnx_light

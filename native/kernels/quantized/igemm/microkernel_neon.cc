@@ -4,6 +4,7 @@
 // of k; the two halves are added pairwise at the end (all wrapping int32, exact modulo 2^32).
 // The requantiser is the scalar one (igemm.cc).
 #include "native/kernels/quantized/igemm/igemm_kernel.h"
+#include "native/kernels/quantized/igemm/zero_point_terms.h"
 
 #if defined(__aarch64__)
 #include <arm_neon.h>
@@ -49,9 +50,26 @@ void Tile(int64_t kp, const int16_t* a, const int16_t* b, int32_t* c, int64_t ld
   }
 }
 
+// Four uint32 lanes (zero_point_terms.h).
+struct Lanes4 {
+  using V = uint32x4_t;
+  static constexpr int kLanes = 4;
+  static V Set(uint32_t v) { return vdupq_n_u32(v); }
+  static V Load(const uint32_t* p) { return vld1q_u32(p); }
+  static void Store(uint32_t* p, V v) { vst1q_u32(p, v); }
+  static V Add(V a, V b) { return vaddq_u32(a, b); }
+  static V Sub(V a, V b) { return vsubq_u32(a, b); }
+  static V MulLow(V a, V b) { return vmulq_u32(a, b); }
+};
+
+void AddZeroPointTerms(uint32_t* row, int64_t n, uint32_t row_term, uint32_t azp, const uint32_t* column_sums) {
+  AddZeroPointTermsLanes<Lanes4>(row, n, row_term, azp, column_sums);
+}
+
 }  // namespace
 
-extern const IgemmKernel kIgemmNeonKernel = {"neon", kMr, kNr, Tile, ScalarRequantizeForNeon, nullptr};
+extern const IgemmKernel kIgemmNeonKernel = {"neon",  kMr,     kNr,     Tile,    ScalarRequantizeForNeon,
+                                             nullptr, nullptr, nullptr, nullptr, AddZeroPointTerms};
 
 }  // namespace igemm
 }  // namespace onnx_light
