@@ -51,17 +51,7 @@ struct IgemmRows {
 // column c's stored values for c < width. Null: the portable packing in igemm.cc.
 using IgemmPackPanelFn = void (*)(const IgemmRows& rows, int64_t col0, int64_t k, int64_t width, bool is_signed,
                                   void* dst, int32_t* sums);
-// Requantize (igemm.h): the reference rounds y = double(acc + bias) * multiplier + zp half
-// to even. The vector requantisers compute y_f in float first (convert, multiply, add: each
-// rounded once, no fused multiply-add) and keep round(y_f) where that is provably the
-// reference's result: |y_f - y| <= |(acc + bias) * multiplier| 2^-23 + |y_f| 2^-24 < 2^-12
-// whenever |y_f| < 1024 (|zp| <= 255), so a y_f farther than kRequantizeNearHalf from every
-// half-integer rounds as y does; beyond 1024 both clamp alike (the output range lies within
-// +-255). A vector with any lane within kRequantizeNearHalf of a half-integer, i.e.
-// |y_f - round(y_f)| > RequantizeHalfLimit(zp), is computed in double, as the reference; so
-// is every vector when |zp| > 255 (the limit is then negative).
-constexpr float kRequantizeNearHalf = 1.0f / 1024.0f;
-constexpr float RequantizeHalfLimit(int32_t zp) { return zp >= -255 && zp <= 255 ? 0.5f - kRequantizeNearHalf : -1.0f; }
+// Requantize (igemm.h).
 using RequantizeFn = void (*)(const int32_t* acc, int64_t n, int32_t bias, const float* multiplier, int64_t step,
                               int32_t zp, bool is_signed, void* out);
 // The packed-A arrangement's zero-point correction of one row of C (zero_point_terms.h):

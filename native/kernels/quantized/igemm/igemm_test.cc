@@ -193,7 +193,8 @@ TEST_P(IgemmVariantTest, RequantizeMatchesReferenceFormula) {
   }
 }
 
-// The reference's rounding where float arithmetic is closest to it: accumulators chosen so
+// The reference's rounding at and near half steps (where any shortcut through float would
+// show first; a float-first requantiser was tried and reverted, see git log): accumulators chosen so
 // that y = double(acc + bias) * multiplier + zp lies within a few multipliers of a
 // half-integer (exactly on it for the power-of-two multiplier), across the output range,
 // with multipliers down to 1e-7 (accumulators near 2^30, where float(acc) is inexact) and a

@@ -1,6 +1,5 @@
 // AVX2 integer microkernel: 6 x 16 tile and its edge tiles, 16-bit pairs multiplied and pair-summed with
-// vpmaddwd (exact: no saturation for 8-bit inputs), and the requantiser (float where exact,
-// double otherwise).
+// vpmaddwd (exact: no saturation for 8-bit inputs), and the double-precision requantiser.
 // Compiled by isa_library(isa = "avx2") with -ffp-contract=off.
 #include "native/kernels/quantized/igemm/igemm_kernel.h"
 #include "native/kernels/quantized/igemm/zero_point_terms.h"
@@ -72,34 +71,20 @@ IgemmTileFn EdgeTile(int rows, int cols) {
   return kTable[rows - 1][(cols + 7) / 8 - 1];
 }
 
-// Eight outputs: (acc + bias) * multiplier + zp rounded half to even and clamped, in float
-// where that is exact and in double otherwise (igemm_kernel.h).
+// Eight outputs: (acc + bias) * multiplier + zp in double, rounded half to even, clamped.
 template <bool Signed>
-void Requantize8(const int32_t* acc, __m256i bias, const float* multiplier, int64_t step, __m256 zpf, __m256d zp,
-                 __m256 half_limit, void* out) {
+void Requantize8(const int32_t* acc, __m256i bias, const float* multiplier, int64_t step, __m256d zp, void* out) {
+  const __m256d lo = _mm256_set1_pd(Signed ? -128.0 : 0.0), hi = _mm256_set1_pd(Signed ? 127.0 : 255.0);
   const __m256i v = _mm256_add_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc)), bias);
   const __m256 m = step != 0 ? _mm256_loadu_ps(multiplier) : _mm256_set1_ps(multiplier[0]);
-  const __m256 y = _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(v), m), zpf);
-  const __m256 r = _mm256_round_ps(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  const __m256 magnitude = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
-  const __m256 near = _mm256_cmp_ps(_mm256_and_ps(_mm256_sub_ps(y, r), magnitude), half_limit, _CMP_GT_OQ);
-  __m128i words;
-  if (_mm256_movemask_ps(near) == 0) {
-    const __m256 lo = _mm256_set1_ps(Signed ? -128.0f : 0.0f), hi = _mm256_set1_ps(Signed ? 127.0f : 255.0f);
-    const __m256i w = _mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(r, lo), hi));
-    words = _mm_packs_epi32(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
-  } else {
-    const __m256d lo = _mm256_set1_pd(Signed ? -128.0 : 0.0), hi = _mm256_set1_pd(Signed ? 127.0 : 255.0);
-    __m256d d0 =
-        _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(v)), _mm256_cvtps_pd(_mm256_castps256_ps128(m)));
-    __m256d d1 =
-        _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(v, 1)), _mm256_cvtps_pd(_mm256_extractf128_ps(m, 1)));
-    d0 = _mm256_round_pd(_mm256_add_pd(d0, zp), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    d1 = _mm256_round_pd(_mm256_add_pd(d1, zp), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    d0 = _mm256_min_pd(_mm256_max_pd(d0, lo), hi);
-    d1 = _mm256_min_pd(_mm256_max_pd(d1, lo), hi);
-    words = _mm_packs_epi32(_mm256_cvtpd_epi32(d0), _mm256_cvtpd_epi32(d1));
-  }
+  __m256d d0 = _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(v)), _mm256_cvtps_pd(_mm256_castps256_ps128(m)));
+  __m256d d1 =
+      _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(v, 1)), _mm256_cvtps_pd(_mm256_extractf128_ps(m, 1)));
+  d0 = _mm256_round_pd(_mm256_add_pd(d0, zp), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  d1 = _mm256_round_pd(_mm256_add_pd(d1, zp), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  d0 = _mm256_min_pd(_mm256_max_pd(d0, lo), hi);
+  d1 = _mm256_min_pd(_mm256_max_pd(d1, lo), hi);
+  const __m128i words = _mm_packs_epi32(_mm256_cvtpd_epi32(d0), _mm256_cvtpd_epi32(d1));
   const __m128i bytes = Signed ? _mm_packs_epi16(words, words) : _mm_packus_epi16(words, words);
   _mm_storel_epi64(static_cast<__m128i*>(out), bytes);
 }
@@ -109,11 +94,8 @@ void RequantizeTo(const int32_t* acc, int64_t n, int32_t bias, const float* mult
                   uint8_t* out) {
   const __m256i vbias = _mm256_set1_epi32(bias);
   const __m256d vzp = _mm256_set1_pd(static_cast<double>(zp));
-  const __m256 vzpf = _mm256_set1_ps(static_cast<float>(zp));
-  const __m256 half_limit = _mm256_set1_ps(RequantizeHalfLimit(zp));
   int64_t j = 0;
-  for (; j + 8 <= n; j += 8)
-    Requantize8<Signed>(acc + j, vbias, multiplier + j * step, step, vzpf, vzp, half_limit, out + j);
+  for (; j + 8 <= n; j += 8) Requantize8<Signed>(acc + j, vbias, multiplier + j * step, step, vzp, out + j);
   if (j == n) return;
   // The tail through the same vector code (one rounding path for every element).
   int32_t tail_acc[8] = {};
@@ -123,7 +105,7 @@ void RequantizeTo(const int32_t* acc, int64_t n, int32_t bias, const float* mult
     tail_acc[t - j] = acc[t];
     tail_multiplier[t - j] = multiplier[t * step];
   }
-  Requantize8<Signed>(tail_acc, vbias, tail_multiplier, 1, vzpf, vzp, half_limit, tail_out);
+  Requantize8<Signed>(tail_acc, vbias, tail_multiplier, 1, vzp, tail_out);
   for (int64_t t = j; t < n; ++t) out[t] = tail_out[t - j];
 }
 
