@@ -20,6 +20,7 @@ only in float rounding of the final scaling: rtol 1e-5.
 
 import numpy as np
 import onnx
+import onnx.reference
 import onnx_light
 import onnxruntime as ort
 import pytest
@@ -337,3 +338,41 @@ def test_gemm_without_quantized_output_becomes_float_output_qgemm():
     want = 0.5 * a @ b.T + np.array([0.5, -0.25, 1.0])
     acc_scale = 0.5 * 0.02 * np.array([0.01, 0.03, 0.02])
     np.testing.assert_allclose(_run(rewritten, x), want, rtol=1e-5, atol=float(acc_scale.max()) * 0.5 + 1e-5)
+
+
+def _qdq_max_pool(out_scale: float, out_zero_point: int) -> onnx.ModelProto:
+    """x (uint8) -> DequantizeLinear(0.05, 120) -> MaxPool 3x3 stride 2 pad 1 -> QuantizeLinear."""
+    nodes = [
+        helper.make_node("DequantizeLinear", ["x", "s_in", "z_in"], ["xf"]),
+        helper.make_node("MaxPool", ["xf"], ["p"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+        helper.make_node("QuantizeLinear", ["p", "s_out", "z_out"], ["y"]),
+    ]
+    inits = [
+        numpy_helper.from_array(np.array(0.05, np.float32), "s_in"),
+        numpy_helper.from_array(np.array(120, np.uint8), "z_in"),
+        numpy_helper.from_array(np.array(out_scale, np.float32), "s_out"),
+        numpy_helper.from_array(np.array(out_zero_point, np.uint8), "z_out"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "qdq_max_pool",
+        [helper.make_tensor_value_info("x", TensorProto.UINT8, [1, 4, 11, 10])],
+        [helper.make_tensor_value_info("y", TensorProto.UINT8, None)],
+        inits,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+
+
+@pytest.mark.parametrize(
+    ("out_scale", "out_zero_point", "folds"),
+    [(0.05, 120, True), (0.06, 120, False), (0.05, 121, False)],
+    ids=["same_parameters", "other_scale", "other_zero_point"],
+)
+def test_qdq_max_pool_runs_on_8_bit_values_only_with_its_input_parameters(out_scale, out_zero_point, folds):
+    model = _qdq_max_pool(out_scale, out_zero_point)
+    ops = [n.op_type for n in qdq_rewrites.apply(model).graph.node]
+    assert ops == (["MaxPool"] if folds else ["DequantizeLinear", "MaxPool", "QuantizeLinear"]), ops
+    x = np.random.default_rng(5).integers(0, 256, size=(1, 4, 11, 10)).astype(np.uint8)
+    want = onnx.reference.ReferenceEvaluator(model).run(None, {"x": x})[0]  # the float QDQ path
+    (got,) = onnx_light.InferenceSession(model).run(None, {"x": x})
+    np.testing.assert_array_equal(got, want)
