@@ -23,6 +23,7 @@ namespace {
 struct Avx2 {
   using Math = simd::Lanes8;  // simd/math.h's lanes of Vec (the activations)
   static constexpr int64_t kLanes = 8;
+  static constexpr int kVectorRegisters = 16;
   using Vec = __m256;
   using Mask = __m256i;
   struct Tap {
