@@ -31,7 +31,8 @@ gemm::Epilogue EpilogueOf(const PlaneActivation& act) {
 // applied to each strip's rows as the SIMD planes apply theirs.
 struct Portable {
   static constexpr int64_t kLanes = 4;
-  static constexpr int kVectorRegisters = 16;  // SSE2 (aarch64 has 32: counted low)
+  static constexpr int kVectorRegisters = 16;              // SSE2 (aarch64 has 32: counted low)
+  static constexpr int64_t kPaddedMinVectors[2] = {0, 0};  // depthwise_plane_simd.inc
   typedef float Vec __attribute__((vector_size(16)));
   struct Mask {
     int64_t lo, hi;  // lanes [lo, hi)

@@ -54,6 +54,8 @@ void DepthwisePlanePortable(const Geometry3d& g, const float* x, const float* w,
 // (2-D, stride 1 or 2, kernel_w <= kMaxVectorKernelW). Call one only when IsaEnabled(its
 // ISA); the functions they return run that ISA's instructions.
 inline constexpr int64_t kMaxVectorKernelW = 16;
+// A width's kPaddedMinVectors entry for "never" (depthwise_plane_simd.inc's padded rows).
+inline constexpr int64_t kPaddedRowsNever = int64_t{1} << 40;
 DepthwisePlaneFn SelectDepthwisePlaneAvx512(const Geometry3d& g);
 DepthwisePlaneFn SelectDepthwisePlaneAvx2(const Geometry3d& g);
 
