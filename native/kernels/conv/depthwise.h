@@ -3,7 +3,8 @@
 // (kd, kh, kw)). 2-D planes with stride 1 or 2 take a SIMD kernel chosen at run time
 // (AVX-512, AVX2); square 3x3 and 5x5 kernels also have the portable variant's row strips
 // over 4-lane GCC vectors (SSE2 on x86-64, Advanced SIMD on aarch64); the rest a portable
-// loop (interior columns without bounds checks). Stride 2 and 5x5 stride 1 read padded
+// loop (interior columns without bounds checks). Where measured faster (AVX2 stride 2 on
+// rows of 3 or more vectors of outputs; the portable strips always) the strips read padded
 // input rows (depthwise_plane_simd.inc: each row copied once per plane, zero-padded, split
 // into even and odd columns on stride 2) so that every tap is one plain load.
 // The activation (FusedConv's, gemm/epilogue.h) runs inside the plane kernel on SIMD
