@@ -366,7 +366,8 @@ def _rewrite_max_pool(g: _Graph, node: onnx.NodeProto, q: onnx.NodeProto, out: _
         or int(x.zp_value[0]) != int(out.zp_value[0])
     ):
         return False
-    new = helper.make_node("MaxPool", [x.data], [out.data], name=node.name or "MaxPool", **_attrs(node))
+    attrs: dict[str, Any] = _attrs(node)
+    new = helper.make_node("MaxPool", [x.data], [out.data], name=node.name or "MaxPool", **attrs)
     g.replace([node, q], new)
     return True
 
