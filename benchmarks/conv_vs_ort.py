@@ -8,7 +8,7 @@ on 28x28 (the implicit GEMM), a 1x1 256 -> 64 on 56x56 (GEMM on X), and 3x3 pad 
 convolutions with stride 1 and 2 on 96x112x112 and 144x56x56 (MobileNetV2 shapes); a 3x3
 pad 1 convolution 24 -> 40 on 28x28 (a channel count no implicit tile divides) and 5x5 pad 2
 depthwise convolutions with stride 1 on 240x14x14 and stride 2 on 144x56x56 (MobileNetV3 /
-EfficientNet-B0 shapes); ResNet-18/50's 7x7/2 stem, 3x3 convolutions 256 on 14x14 and 512 on
+EfficientNet-B0 shapes); ResNet-18/50's 7x7/2 stem (also with its Relu: _relu), 3x3 convolutions 256 on 14x14 and 512 on
 7x7, 1x1 convolutions 64 -> 256 on 56x56, 512 -> 2048 and 2048 -> 512 on 7x7; MobileNetV3-small's
 and EfficientNet-B0's 3x3 stride-2 stems on 3 channels (+ HardSwish / Swish) and their 1x1
 convolutions 16 -> 96 on 112x112, 24 -> 144 on 56x56, 320 -> 1280 (+ Swish) and 1152 -> 320 on
@@ -19,7 +19,7 @@ HardSwish): EfficientNet-B0's Conv_4 (3x3/1, 32 channels at 112x112) and Conv_18
 channels 112 -> 56), MobileNetV3-small's 5x5 ones (240 channels at 14x14; stride 2: 96
 channels 28 -> 14, 576 channels 14 -> 7); and MobileNetV3's squeeze-and-excitation block on
 [1, 576, 7, 7] (GlobalAveragePool, 1x1 576 -> 144, Relu, 1x1 144 -> 576, HardSigmoid, Mul:
-our SqueezeExcitation node). A case's activation is its name's suffix (_swish, _hardswish). Weights
+our SqueezeExcitation node). A case's activation is its name's suffix (_swish, _hardswish, _relu). Weights
 and bias are constant initializers (both runtimes may prepack them). Each runtime runs in its
 own block per case and thread count (warm-up runs, then `repeats` timed runs), onnx-light
 first, then ORT (ORT's workers spin after each run, so alternating single runs would charge
@@ -72,6 +72,8 @@ CASES: dict[str, tuple[int, int, int, int, int, int]] = {
     # ResNet-18/50 (issue 14, dense convolutions): the 7x7/2 stem, 3x3 convolutions down to
     # 7x7 (K up to 4608: the implicit GEMM's K chunks), the 1x1 expansions and reductions.
     "resnet_stem7x7s2_224": (3, 64, 224, 7, 2, 1),
+    # The same stem as the models run it (BatchNormalization folded, Relu fused behind it).
+    "resnet_stem7x7s2_224_relu": (3, 64, 224, 7, 2, 1),
     "conv3x3_256_14": (256, 256, 14, 3, 1, 1),
     "conv3x3_512_7": (512, 512, 7, 3, 1, 1),
     "conv1x1_64to256_56": (64, 256, 56, 1, 1, 1),
@@ -97,7 +99,7 @@ CASES: dict[str, tuple[int, int, int, int, int, int]] = {
 }
 
 # The activation behind a case's Conv, by the name's suffix (none without one).
-ACTIVATIONS = ("swish", "hardswish")
+ACTIVATIONS = ("swish", "hardswish", "relu")
 
 # Squeeze-and-excitation blocks: name: (channels, reduced channels, height = width).
 SE_CASES: dict[str, tuple[int, int, int]] = {
@@ -117,7 +119,7 @@ def conv_model(
     """Conv(x, W, B) with W and B constant; pads kernel // 2 ('same' for 3x3 and 5x5, none for 1x1).
 
     activation "swish" appends Sigmoid and Mul (x * sigmoid(x), as PyTorch exports SiLU),
-    "hardswish" HardSwish.
+    "hardswish" HardSwish, "relu" Relu.
     """
     pad = kernel // 2
     w = (rng.standard_normal((cout, cin // group, kernel, kernel)) * 0.1).astype(np.float32)
@@ -138,6 +140,8 @@ def conv_model(
         nodes += [helper.make_node("Sigmoid", ["c"], ["s"]), helper.make_node("Mul", ["c", "s"], ["y"])]
     elif activation == "hardswish":
         nodes.append(helper.make_node("HardSwish", ["c"], ["y"]))
+    elif activation == "relu":
+        nodes.append(helper.make_node("Relu", ["c"], ["y"]))
     graph = helper.make_graph(
         nodes,
         "conv",
