@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "native/kernels/conv/depthwise.h"
+#include "native/kernels/conv/few_channels.h"
 #include "native/kernels/conv/geometry3d.h"
 #include "native/kernels/conv/im2col.h"
 #include "native/kernels/conv/implicit_gemm.h"
@@ -288,6 +289,7 @@ StatusOr<PackedConvWeights> PackedConvWeights::Pack(const Tensor& w, int64_t gro
   const int64_t m = shape[0];
   if (m % group != 0 || shape[1] <= 1) return packed;  // invalid, or depthwise (no GEMM)
   const int64_t mg = m / group, k = w.num_elements() / m;
+  if (FewChannelsApplies(shape.rank() - 2, mg, shape[1], k / shape[1])) return packed;  // packs per run
   // The layout of the path ConvForward will take for these weights.
   const bool implicit = ImplicitGemmApplies(shape.rank() - 2, mg, shape[1], k / shape[1]);
   const int64_t per_group = implicit ? ImplicitPackedSize(mg, k) : static_cast<int64_t>(gemm::PrepackedASize(mg, k));
@@ -324,6 +326,9 @@ Status ConvForward(KernelContext& ctx, const ConvGeometry& g, const float* x, co
       }
     }
     return Status::Ok();
+  }
+  if (FewChannelsApplies(g.rank, g.out_per_group(), g.in_per_group(), g.kernel_size)) {
+    return FewChannelsConv(ctx, g, x, w, bias, y, tuning.gemm, epilogue);
   }
   if (g.in_per_group() == 1) return Depthwise(ctx, g, x, w, bias, y, tuning, epilogue);
   if (ImplicitGemmApplies(g.rank, g.out_per_group(), g.in_per_group(), g.kernel_size)) {
