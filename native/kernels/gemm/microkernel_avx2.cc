@@ -149,7 +149,8 @@ void Edge(int64_t kc, const float* a, const float* b, int rows, int cols, float*
   static constexpr auto kVector = VectorTable(std::make_integer_sequence<int, kMr>());
   static constexpr auto kColumn = ColumnTable(std::make_integer_sequence<int, kNv>());
   const int whole = cols / 8, rest = cols % 8;
-  if (rows == kMr && rest != 0 && rest < kMr) return kColumn[whole][rest - 1](kc, a, b, rows, cols, c, ldc, alpha, beta);
+  if (rows == kMr && rest != 0 && rest < kMr)
+    return kColumn[whole][rest - 1](kc, a, b, rows, cols, c, ldc, alpha, beta);
   kVector[rows - 1][(cols + 7) / 8 - 1](kc, a, b, rows, cols, c, ldc, alpha, beta);
 }
 
@@ -244,8 +245,8 @@ void GemvDots(int64_t k, int64_t n, const float* x, const float* m, const DotsLa
 
 // Constant-initialized (no code runs before a CPU check): gemm.cc hands them out only
 // when IsaEnabled(Isa::kAvx2).
-extern const MicroKernel kAvx2MicroKernel = {"avx2",   kMr,      kNr,         /*kc=*/256, /*nc=*/512, Tile,
-                                             Edge,     GemvRows, GemvRowsAdd, GemvDots,   kDotsBlock};
+extern const MicroKernel kAvx2MicroKernel = {"avx2", kMr,      kNr,         /*kc=*/256, /*nc=*/512, Tile,
+                                             Edge,   GemvRows, GemvRowsAdd, GemvDots,   kDotsBlock};
 
 }  // namespace gemm
 }  // namespace onnx_light

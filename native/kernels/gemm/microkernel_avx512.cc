@@ -73,7 +73,6 @@ void Tile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, flo
   }
 }
 
-
 // A partial tile (EdgeTileFn) of a kernel whose A panel holds MR rows and whose B panel
 // kPanel columns per k: rows [0, R), V vectors of B's columns (the last stored under a
 // mask where `cols` ends inside it) and, in column form, kCols more columns from 16 * V on:
@@ -261,9 +260,9 @@ void GemvDots(int64_t k, int64_t n, const float* x, const float* m, const DotsLa
 
 // Constant-initialized (no code runs before a CPU check): gemm.cc hands them out only
 // when IsaEnabled(Isa::kAvx512).
-extern const MicroKernel kAvx512MicroKernel = {
-    "avx512_12x32", 12, 32, /*kc=*/256, /*nc=*/640, Tile<12, 2>, Edge<12, 2>, GemvRows, GemvRowsAdd, GemvDots,
-    kDotsBlock};
+extern const MicroKernel kAvx512MicroKernel = {"avx512_12x32", 12,          32,          /*kc=*/256,
+                                               /*nc=*/640,     Tile<12, 2>, Edge<12, 2>, GemvRows,
+                                               GemvRowsAdd,    GemvDots,    kDotsBlock};
 extern const MicroKernel kAvx512Tile8x48MicroKernel = {
     "avx512_8x48", 8, 48, /*kc=*/384, /*nc=*/672, Tile<8, 3>, Edge<8, 3>, GemvRows, GemvRowsAdd, GemvDots, kDotsBlock};
 

@@ -180,8 +180,8 @@ void GemvDots(int64_t k, int64_t n, const float* x, const float* m, const DotsLa
 }  // namespace
 
 const MicroKernel* NeonKernel() {
-  static const MicroKernel kernel{"neon",   kMr,      kNr,         /*kc=*/256, /*nc=*/480, Tile,
-                                  Edge,     GemvRows, GemvRowsAdd, GemvDots,   kDotsBlock};
+  static const MicroKernel kernel{"neon", kMr,      kNr,         /*kc=*/256, /*nc=*/480, Tile,
+                                  Edge,   GemvRows, GemvRowsAdd, GemvDots,   kDotsBlock};
   return &kernel;
 }
 

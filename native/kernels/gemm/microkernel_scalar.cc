@@ -68,8 +68,8 @@ void GemvDots(int64_t k, int64_t n, const float* x, const float* m, const DotsLa
 }  // namespace
 
 const MicroKernel& ScalarKernel() {
-  static const MicroKernel kernel{"scalar", kMr,         kNr,      /*kc=*/256, /*nc=*/512, Tile, Edge,
-                                  GemvRows, GemvRowsAdd, GemvDots, kDotsBlock};
+  static const MicroKernel kernel{"scalar", kMr,      kNr,         /*kc=*/256, /*nc=*/512, Tile,
+                                  Edge,     GemvRows, GemvRowsAdd, GemvDots,   kDotsBlock};
   return kernel;
 }
 
