@@ -155,8 +155,12 @@ int64_t SlowestParticipant(const Tiling& t, int64_t k, int participants) {
     const int64_t end = std::min(t.tasks(), partition.LastBlock(p) * partition.block_size);
     for (int64_t task = partition.FirstBlock(p) * partition.block_size; task < end; ++task) {
       const int64_t b = task / t.col_tiles % t.row_blocks, c = task % t.col_tiles;
-      const int64_t rows = RoundUp(t.RowBegin(b + 1) - t.RowBegin(b), t.mr);
-      const int64_t cols = RoundUp(t.ColBegin(c + 1) - t.ColBegin(c), t.nr);
+      // Rows and columns as they are: the GEMM's partial tiles at a task's edges compute
+      // only the vectors they fill (gemm/microkernel.h), so a task of 17 columns costs about
+      // half a task of 32 (rounding both up to whole 32-column panels split N = 49 as 32 + 17
+      // on two participants, one idle for a third of the time).
+      const int64_t rows = t.RowBegin(b + 1) - t.RowBegin(b);
+      const int64_t cols = t.ColBegin(c + 1) - t.ColBegin(c);
       cost += (rows + kPackCostInMacs) * cols * k;
     }
     worst = std::max(worst, cost);

@@ -165,6 +165,16 @@ TEST(Conv, SmallOutputsManyChannelsAndOddShapes) {
   CheckConv({{1, 6, 9, 8}, {11, 6, 2, 3}, 1, {1, 1}, {3, 2}, {3, 0, 2, 4}}, {3, 0}, {11, 8});
 }
 
+TEST(Conv, PointwiseAtLateSpatialSizes) {
+  // 1x1 convolutions at 7x7 and 14x14 (49 and 196 output positions: the GEMM's partial
+  // column tiles, masked vectors and column form), channel counts that are not multiples of
+  // any register tile's rows, K across two K blocks of every microkernel, two images.
+  CheckConv({{1, 40, 7, 7}, {50, 40, 1, 1}}, {0, 0}, {7, 7});
+  CheckConv({{2, 300, 7, 7}, {26, 300, 1, 1}}, {0, 0}, {7, 7});
+  CheckConv({{1, 24, 14, 14}, {37, 24, 1, 1}}, {0, 0}, {14, 14});
+  CheckConv({{1, 9, 3, 5}, {61, 9, 1, 1}}, {0, 0}, {3, 5});
+}
+
 TEST(Conv, ImplicitGemmShapes) {
   // Output channels per group a multiple of 32 (the implicit-GEMM path on AVX-512): strides,
   // dilations, asymmetric pads (also past the input's end), groups, a 7x7/2 layer (5 input
