@@ -20,6 +20,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include "native/core/allocator.h"
+#include "native/loader/content_hash.h"
 #include "native/loader/onnx-ml.pb.h"
 
 namespace onnx_light {
@@ -48,19 +49,27 @@ namespace {
 
 // Reads a file descriptor for protobuf's CopyingInputStreamAdaptor (the lite runtime has no
 // FileInputStream): the model is parsed in 1 MiB chunks, never held whole.
+// Fingerprints what it reads (`hasher`).
 class FdStream : public google::protobuf::io::CopyingInputStream {
  public:
-  explicit FdStream(int fd) : fd_(fd) {}
+  FdStream(int fd, ContentHasher* hasher) : fd_(fd), hasher_(hasher) {}
   int Read(void* buffer, int size) override {
     for (;;) {
       const ssize_t n = ::read(fd_, buffer, static_cast<size_t>(size));
       if (n < 0 && errno == EINTR) continue;
+      if (n > 0) {
+        hasher_->Update(buffer, static_cast<size_t>(n));
+        bytes_read_ += static_cast<size_t>(n);
+      }
       return n < 0 ? -1 : static_cast<int>(n);
     }
   }
+  size_t bytes_read() const { return bytes_read_; }
 
  private:
   int fd_;
+  ContentHasher* hasher_;
+  size_t bytes_read_ = 0;
 };
 
 struct FileDescriptor {
@@ -391,6 +400,10 @@ class Loader {
         OL_RETURN_IF_ERROR(BorrowCut(t, type, shape, bytes, cut->second, out));
         continue;
       }
+      if (external && !BorrowableType(type)) {  // decoded by Python, from a file this load fingerprints
+        OL_RETURN_IF_ERROR(FingerprintExternalFile(t));
+        continue;
+      }
       if (!BorrowableType(type) || (!large && !external)) continue;
       if (!external && !t.has_raw_data()) continue;  // typed fields: the Python path decodes them
       if (!external) {
@@ -421,6 +434,7 @@ class Loader {
       t.clear_data_location();
     }
     for (const auto& [file, mapping] : mappings_) out->mapped_files.push_back(mapping);
+    out->source_files.insert(out->source_files.end(), external_files_.begin(), external_files_.end());
     if (!model.SerializeToString(&out->skeleton)) {
       return InvalidArgument(where_, ": the model cannot be serialized again (over 2 GiB without its weights?)");
     }
@@ -446,6 +460,15 @@ class Loader {
       out->initializers.emplace(t.name(), std::move(copy));
     }
     return Status::Ok();
+  }
+
+  // Maps the external file of `t` (whose bytes Python decodes) only so that it is
+  // fingerprinted like the files whose bytes the loader borrows.
+  Status FingerprintExternalFile(const onnx::TensorProto& t) {
+    for (const onnx::StringStringEntryProto& entry : t.external_data()) {
+      if (entry.key() == "location") return Map(entry.value(), t.name()).status();
+    }
+    return Status::Ok();  // no location: Python names the error
   }
 
   // The bytes of an external tensor, in a mapping of its file (kept in last_mapping_).
@@ -514,12 +537,14 @@ class Loader {
     }
     mapping->file = file;
     mappings_.emplace(file, mapping);
+    external_files_.push_back(SourceFile{file, mapping->size, ContentHash(mapping->base, mapping->size)});
     return mapping;
   }
 
   std::string where_, base_dir_;
   LoadOptions options_;
   std::map<std::string, std::shared_ptr<FileMapping>> mappings_;
+  std::vector<SourceFile> external_files_;  // in the order first mapped
   std::shared_ptr<FileMapping> last_mapping_;
   std::map<int, std::string_view> inline_payloads_;
   PayloadOwner inline_owner_;
@@ -571,23 +596,31 @@ StatusOr<LoadedModel> LoadModelFile(const std::string& path, const LoadOptions& 
     if (base != MAP_FAILED) mapping->base = base;
   }
   if (mapping->base != nullptr) {
+    const SourceFile source{path, mapping->size, ContentHash(mapping->base, mapping->size)};
     const PayloadOwner owner = [mapping](const uint8_t* data, size_t bytes) -> std::shared_ptr<void> {
       return BorrowRange(mapping, data, bytes);
     };
     StatusOr<LoadedModel> loaded = LoadSerialized(
         std::string_view(static_cast<const char*>(mapping->base), mapping->size), loader, owner, unparsable);
-    if (loaded.ok()) loaded->mapped_files.push_back(mapping);
+    if (loaded.ok()) {
+      loaded->mapped_files.push_back(mapping);
+      loaded->source_files.insert(loaded->source_files.begin(), source);
+    }
     return loaded;
   }
   // Empty, or not mappable (a special file system): parsed from the descriptor in chunks.
   onnx::ModelProto model;
+  ContentHasher hasher;
+  size_t read = 0;
   {
-    FdStream stream(fd.fd);
+    FdStream stream(fd.fd, &hasher);
     google::protobuf::io::CopyingInputStreamAdaptor input(&stream, 1 << 20);
     if (!model.ParseFromZeroCopyStream(&input)) return InvalidArgument(unparsable);
+    read = stream.bytes_read();
   }
   LoadedModel out;
   OL_RETURN_IF_ERROR(loader.Load(model, &out));
+  out.source_files.insert(out.source_files.begin(), SourceFile{path, read, hasher.Finish()});
   return out;
 }
 

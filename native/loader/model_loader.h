@@ -64,12 +64,28 @@ struct LoadOptions {
 
 struct FileMapping;  // model_loader.cc
 
+// A file a load read: the model file (its path as given) or an external data file (its
+// resolved path), with its size and the fingerprint of its bytes (content_hash.h) as the
+// load read them. The Python InferenceSession keeps them: pickling reads the model again
+// (the session holds most weights packed only) and refuses, naming the file, when a file
+// no longer holds what the session was created from, rather than carry other weights.
+struct SourceFile {
+  std::string path;
+  uint64_t size = 0;
+  uint64_t content_hash = 0;
+};
+
 struct LoadedModel {
   std::string skeleton;                        // serialized ModelProto
   std::map<std::string, Tensor> initializers;  // taken out of the skeleton, by name
   // The files the initializers borrow from (the model file, external data files), weakly:
   // each lives as long as a tensor borrows from it.
   std::vector<std::weak_ptr<FileMapping>> mapped_files;
+  // Every file this load read, in the order it read them first: the model file (a path's
+  // load), then each external data file that a main-graph initializer names (the ones the
+  // loader leaves to Python, sub-byte element types, included). Hashing them costs one
+  // more read of bytes that creating a session reads anyway (packing, DetachFromFiles).
+  std::vector<SourceFile> source_files;
 };
 
 // From a path; external data is looked up in the path's folder.

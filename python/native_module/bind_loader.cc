@@ -54,6 +54,15 @@ void BindLoader(nb::module_& m) {
                           "A model parsed natively: skeleton (serialized ModelProto without its large "
                           "initializers' payloads) and those initializers, held natively.")
       .def_prop_ro("skeleton", [](const LoadedModel& l) { return nb::bytes(l.skeleton.data(), l.skeleton.size()); })
+      .def_prop_ro(
+          "source_files",
+          [](const LoadedModel& l) {
+            std::vector<std::tuple<std::string, uint64_t, uint64_t>> files;
+            for (const SourceFile& f : l.source_files) files.emplace_back(f.path, f.size, f.content_hash);
+            return files;
+          },
+          "(path, size, fingerprint) of every file the load read: the model file, then its external data "
+          "files (model_loader.h, SourceFile); equal fingerprints mean equal bytes, for pickling's check.")
       .def("names",
            [](const LoadedModel& l) {
              std::vector<std::string> names;

@@ -18,6 +18,7 @@ from onnx_light._values import encode_array, numpy_dtype_of
 
 def load_model_and_weights(
     model: str | os.PathLike | bytes | bytearray | memoryview | onnx.ModelProto,
+    source_files: list[tuple[str, int, int]] | None = None,
 ) -> tuple[onnx.ModelProto, _native.LoadedModel | None]:
     """(ModelProto, weights) from a path, serialized bytes or a ModelProto.
 
@@ -27,7 +28,8 @@ def load_model_and_weights(
     data files, never copied through Python; see InferenceSession for when the files may
     change), and the ModelProto keeps their name, type and dims without a
     payload. A ModelProto is copied (preparing it changes it: never the caller's) and has no
-    weights (None). InvalidArgument if malformed.
+    weights (None). InvalidArgument if malformed. `source_files`, when a list, receives the
+    (path, size, fingerprint) of every file the native load read (LoadedModel.source_files).
     """
     weights = None
     if isinstance(model, onnx.ModelProto):
@@ -47,6 +49,8 @@ def load_model_and_weights(
         proto = _skeleton(weights, f"{path!r} is not an ONNX model")
     else:
         raise TypeError(f"model must be a path, bytes or onnx.ModelProto, not {type(model).__name__}")
+    if source_files is not None and weights is not None:
+        source_files.extend(weights.source_files)
     if not proto.HasField("graph") or (not proto.graph.node and not proto.graph.output):
         raise _native.InvalidArgument("the model has no graph (empty or malformed model)")
     if proto.ir_version <= 0:

@@ -691,6 +691,12 @@ class LoadedModel:
     @property
     def skeleton(self) -> bytes: ...
 
+    @property
+    def source_files(self) -> list[tuple[str, int, int]]:
+        """
+        (path, size, fingerprint) of every file the load read: the model file, then its external data files (model_loader.h, SourceFile); equal fingerprints mean equal bytes, for pickling's check.
+        """
+
     def names(self) -> list[str]: ...
 
     def __contains__(self, arg: str, /) -> bool: ...
