@@ -10,9 +10,8 @@
 // over the higher ones, and the rotation brings the top bits down before the lane's
 // multiply (a plain (x ^ word) * odd step lets a flip of bit 63 in one block cancel a flip
 // one block later: content_hash_test caught it). The lanes and the length are mixed at the
-// end. Eight lanes
-// keep eight independent multiplies in flight, so that hashing a model costs a small part
-// of loading it. Words are read in the host's byte order: a fingerprint is compared in the
+// end. Eight lanes keep eight independent multiply chains in flight (in locals: see
+// Absorb). Words are read in the host's byte order: a fingerprint is compared in the
 // process (or at least on the machine) that made it, never stored.
 //
 //   ContentHasher h;
@@ -36,7 +35,7 @@ class ContentHasher {
  private:
   static constexpr size_t kLanes = 8;
   static constexpr size_t kBlock = kLanes * sizeof(uint64_t);
-  void Absorb(const unsigned char* block);
+  void Absorb(const unsigned char* blocks, size_t count);  // `count` whole blocks
 
   uint64_t lanes_[kLanes];
   unsigned char pending_[kBlock];

@@ -79,9 +79,9 @@ TEST(ContentHashTest, MovingWordsBetweenLanesOrBlocksChangesTheFingerprint) {
     for (size_t i = 0; i < 8; ++i) std::swap(s[a + i], s[b + i]);
     return s;
   };
-  EXPECT_NE(Hash(data), Hash(swapped(0, 8)));     // neighbouring lanes of one block
-  EXPECT_NE(Hash(data), Hash(swapped(0, 64)));    // the same lane of two blocks
-  EXPECT_NE(Hash(data), Hash(swapped(8, 136)));   // other lanes, other blocks
+  EXPECT_NE(Hash(data), Hash(swapped(0, 8)));                         // neighbouring lanes of one block
+  EXPECT_NE(Hash(data), Hash(swapped(0, 64)));                        // the same lane of two blocks
+  EXPECT_NE(Hash(data), Hash(swapped(8, 136)));                       // other lanes, other blocks
   EXPECT_NE(Hash(data), Hash(data.substr(64) + data.substr(0, 64)));  // blocks reordered
 }
 

@@ -618,9 +618,42 @@ TEST_F(ModelLoaderTest, SourceFilesAreTheModelFileThenEachExternalFileWithTheFin
   for (size_t i = 0; i < paths.size(); ++i) {
     const SourceFile& f = loaded->source_files[i];
     const std::string bytes = FileBytes(paths[i]);
+    struct stat st;
+    ASSERT_EQ(::stat(paths[i].c_str(), &st), 0);
     EXPECT_EQ(f.path, paths[i]);
     EXPECT_EQ(f.size, bytes.size()) << paths[i];
+    EXPECT_EQ(f.device, static_cast<uint64_t>(st.st_dev)) << paths[i];
+    EXPECT_EQ(f.inode, static_cast<uint64_t>(st.st_ino)) << paths[i];
+    EXPECT_EQ(f.mtime_ns, int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec) << paths[i];
+    EXPECT_TRUE(f.hashed) << paths[i] << ": written just now";
     EXPECT_EQ(f.content_hash, ContentHash(bytes.data(), bytes.size())) << paths[i];
+  }
+}
+
+TEST_F(ModelLoaderTest, OnlyFilesWrittenRecentlyAreHashedUnlessEveryFileIsAskedFor) {
+  onnx::ModelProto m = Model();
+  AddRaw(m, "a", Ramp(kLarge, 1.0f));
+  AddExternal(m, "b", kLarge, "weights.bin", 0);
+  Write("weights.bin", Bytes(Ramp(kLarge, 2.0f)));
+  const std::string path = WriteModel(m);
+  // Files written before the load began count as old with no margin: identity and times only.
+  LoadOptions old_files;
+  old_files.hash_files_newer_than_ns = 0;
+  StatusOr<LoadedModel> described = LoadModelFile(path, old_files);
+  ASSERT_TRUE(described.ok()) << described.status().ToString();
+  ASSERT_EQ(described->source_files.size(), 2u);
+  LoadOptions every_file;
+  every_file.hash_files_newer_than_ns = -1;
+  StatusOr<LoadedModel> hashed = LoadModelFile(path, every_file);
+  ASSERT_TRUE(hashed.ok()) << hashed.status().ToString();
+  ASSERT_EQ(hashed->source_files.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_FALSE(described->source_files[i].hashed);
+    EXPECT_TRUE(hashed->source_files[i].hashed);
+    const std::string bytes = FileBytes(hashed->source_files[i].path);
+    EXPECT_EQ(hashed->source_files[i].content_hash, ContentHash(bytes.data(), bytes.size()));
+    EXPECT_EQ(described->source_files[i].inode, hashed->source_files[i].inode);
+    EXPECT_EQ(described->source_files[i].ctime_ns, hashed->source_files[i].ctime_ns);
   }
 }
 

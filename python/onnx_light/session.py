@@ -160,7 +160,7 @@ class InferenceSession:
         base_dir = os.path.dirname(os.fspath(model)) if isinstance(model, (str, os.PathLike)) else ""
         if isinstance(model, (bytearray, memoryview)):
             model = bytes(model)  # the caller may change its buffer: one copy, borrowed and kept (pickling)
-        source_files: list[tuple[str, int, int]] = []
+        source_files: list[tuple] = []
         proto, weights = _rewritten_model(model, level, source_files)
         if optimized_model_filepath:
             onnx.save_model(with_weights(proto, weights), os.fspath(optimized_model_filepath))
@@ -172,7 +172,7 @@ class InferenceSession:
         # fingerprint), or the bytes, kept by reference. A ModelProto's stay in self._model.
         self._source: str | bytes | None = None
         # Absolute paths, as the pickling's load (from the absolute path below) reports them.
-        self._source_files = [(os.path.abspath(path), size, fingerprint) for path, size, fingerprint in source_files]
+        self._source_files = [(os.path.abspath(f[0]), *f[1:]) for f in source_files]
         if isinstance(model, (str, os.PathLike)):
             self._source = os.path.abspath(os.fspath(model))
         elif isinstance(model, bytes):
@@ -215,10 +215,13 @@ class InferenceSession:
         The session keeps most weights packed only (constant_memory), so pickling reads the
         weights of a model given as a path again: from the model file and its external data
         files, which must then still hold the bytes the session was created from (each file's
-        size and content fingerprint are compared). A file re-exported, changed or deleted
-        since then makes pickling raise pickle.PicklingError naming the file, rather than
-        carry other weights. A session created from bytes keeps them (by reference) and
-        always pickles; one created from a ModelProto holds its whole model."""
+        size and content fingerprint are compared for a file written less than 2 s before the
+        session was created; for an older one, whose bytes the session did not hash, its
+        identity and modification and status-change times). A file re-exported, changed or
+        deleted since then makes pickling raise pickle.PicklingError naming the file, rather
+        than carry other weights; so does any rewrite of an old file, even with equal bytes.
+        A session created from bytes keeps them (by reference) and always pickles; one
+        created from a ModelProto holds its whole model."""
         if self._tuning_profile is not None:
             raise TypeError(
                 "an InferenceSession created with an explicit tuning_profile cannot be pickled "
@@ -249,19 +252,24 @@ class InferenceSession:
             "the session keeps its weights packed and reads them again to pickle; pickle it before "
             "the model's files change, or create it from the model's bytes, which it keeps"
         )
-        now: list[tuple[str, int, int]] = []
+        now: list[tuple] = []
+        hashed = any(f[6] is not None for f in self._source_files)
         try:
-            _, weights = load_model_and_weights(source, now)
+            _, weights = load_model_and_weights(source, now, hash_every_file=hashed)
         except (OSError, _native.InvalidArgument) as e:
             raise pickle.PicklingError(
                 f"cannot pickle this InferenceSession: its model {source!r} cannot be read again ({e}); {advice}"
             ) from None
-        found = {path: (size, fingerprint) for path, size, fingerprint in now}
-        for path, size, fingerprint in self._source_files:
-            if path not in found:
+        found = {f[0]: f for f in now}
+        for then in self._source_files:
+            path, size, fingerprint = then[0], then[1], then[6]
+            current = found.get(path)
+            if current is None:
                 what = "is no longer read by the model"
-            elif found[path] != (size, fingerprint):
-                what = f"holds other bytes: {found[path][0]} now, {size} when the session was created"
+            elif fingerprint is not None and (current[1], current[6]) != (size, fingerprint):
+                what = f"holds other bytes: {current[1]} now, {size} when the session was created"
+            elif fingerprint is None and current[1:6] != then[1:6]:
+                what = "was written or replaced: its size, identity or times differ"
             else:
                 continue
             raise pickle.PicklingError(

@@ -225,8 +225,19 @@ def _other_weights(model, rng):
     return other
 
 
+@pytest.fixture(params=["fingerprinted", "described"])
+def recency(request, monkeypatch):
+    """How the session tells its files apart from later versions: a file written just now
+    (as every file of these tests) is fingerprinted; with no recency margin it counts as old
+    and is described by its identity and times only (the common case of a model exported
+    long before the session loads it)."""
+    if request.param == "described":
+        monkeypatch.setattr(_model, "_HASH_FILES_NEWER_THAN_NS", 0)
+    return request.param
+
+
 @pytest.mark.parametrize("form", ["path", "external_data"])
-def test_a_pickle_carries_the_model_so_its_files_may_change_or_go_afterwards(tmp_path, rng, form):
+def test_a_pickle_carries_the_model_so_its_files_may_change_or_go_afterwards(tmp_path, rng, form, recency):
     """The pickle holds every byte the session was created from: re-exporting other weights
     to the same files, then deleting them, changes nothing for the unpickled session."""
     model = mlp(rng, layers=2)
@@ -246,7 +257,7 @@ def test_a_pickle_carries_the_model_so_its_files_may_change_or_go_afterwards(tmp
 
 @pytest.mark.parametrize("form", ["path", "external_data"])
 @pytest.mark.parametrize("change", ["other_weights_same_size", "smaller_model", "model_deleted", "weights_deleted"])
-def test_pickling_after_the_files_changed_refuses_naming_the_file(tmp_path, rng, form, change):
+def test_pickling_after_the_files_changed_refuses_naming_the_file(tmp_path, rng, form, change, recency):
     """The session holds its weights packed only: pickling reads the model again, and a file
     that no longer holds what the session was created from (same size, other bytes
     included) is a PicklingError naming it, never a pickle of other weights. The session
@@ -255,9 +266,13 @@ def test_pickling_after_the_files_changed_refuses_naming_the_file(tmp_path, rng,
     x = feeds(rng)
     path = _save(model, tmp_path / "model", form)
     session = onnx_light.InferenceSession(path)
+    assert all((f[6] is None) == (recency == "described") for f in session._source_files)
     expected = session.run(None, x)[0]
     # The file named: the first that differs, in the order the model is read (model file first).
-    weights_changed = form == "external_data" and change in ("other_weights_same_size", "weights_deleted")
+    # A re-export writes the model file again with equal bytes: told apart by its times only.
+    weights_changed = form == "external_data" and (
+        change == "weights_deleted" or (change == "other_weights_same_size" and recency == "fingerprinted")
+    )
     changed = str(tmp_path / "model" / "weights.bin") if weights_changed else path
     if change == "other_weights_same_size":
         sizes = {name: os.path.getsize(tmp_path / "model" / name) for name in os.listdir(tmp_path / "model")}
@@ -277,19 +292,24 @@ def test_pickling_after_the_files_changed_refuses_naming_the_file(tmp_path, rng,
 
 
 @pytest.mark.parametrize("form", ["path", "external_data"])
-def test_pickling_after_an_identical_re_export_carries_the_model(tmp_path, rng, form):
-    """The check is on the bytes, not the file's identity or time: the same model saved
-    again (a new file at the same path) still pickles."""
+def test_an_identical_re_export_pickles_when_fingerprinted_and_is_refused_when_described(tmp_path, rng, form, recency):
+    """A fingerprinted file is checked by its bytes: the same model saved again (a new file
+    at the same path) still pickles. An old file, whose bytes the session did not read twice,
+    is checked by its identity and times: any rewrite is refused, equal bytes or not."""
     model = mlp(rng, layers=2)
     path = _save(model, tmp_path / "model", form)
     session = onnx_light.InferenceSession(path)
     os.remove(path)
     _save(model, tmp_path / "model", form)
     x = feeds(rng)
+    if recency == "described":
+        with pytest.raises(pickle.PicklingError, match="mlp.onnx.* was written or replaced"):
+            pickle.dumps(session)
+        return
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(session)).run(None, x)[0], session.run(None, x)[0])
 
 
-def test_a_relative_path_pickles_after_the_working_directory_changed(tmp_path, rng, monkeypatch):
+def test_a_relative_path_pickles_after_the_working_directory_changed(tmp_path, rng, monkeypatch, recency):
     model = mlp(rng, layers=2)
     _save(model, tmp_path / "model", "external_data")
     monkeypatch.chdir(tmp_path)
@@ -319,10 +339,12 @@ def test_the_loader_lists_the_files_it_read_with_their_sizes_and_fingerprints(tm
     sources = []
     _model.load_model_and_weights(path, sources)
     weights_file = os.path.realpath(tmp_path / "model" / "weights.bin")
-    assert [(p, size) for p, size, _ in sources] == [
-        (path, os.path.getsize(path)),
-        (weights_file, os.path.getsize(weights_file)),
-    ]
+    described = []
+    for file in (path, weights_file):
+        st = os.stat(file)
+        described.append((file, st.st_size, st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns))
+    assert [f[:6] for f in sources] == described
+    assert all(f[6] is not None for f in sources)  # written just now: fingerprinted
     again = []
     _model.load_model_and_weights(path, again)
     assert again == sources
@@ -331,7 +353,7 @@ def test_the_loader_lists_the_files_it_read_with_their_sizes_and_fingerprints(tm
     open(weights_file, "wb").write(data)
     changed = []
     _model.load_model_and_weights(path, changed)
-    assert changed[0] == sources[0] and changed[1][:2] == sources[1][:2] and changed[1][2] != sources[1][2]
+    assert changed[0] == sources[0] and changed[1][1] == sources[1][1] and changed[1][6] != sources[1][6]
 
 
 def test_the_optimized_model_file_keeps_the_weights_the_session_released(tmp_path, rng):
