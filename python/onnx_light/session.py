@@ -247,7 +247,8 @@ class InferenceSession:
         """The weights this session was created with, loaded again from its source (the
         rewritten self._model names them), after checking that the source's files hold the
         bytes they held then."""
-        source = self._source
+        source, held = self._source, self._weights
+        assert source is not None and held is not None  # __getstate__ asks only then
         advice = (
             "the session keeps its weights packed and reads them again to pickle; pickle it before "
             "the model's files change, or create it from the model's bytes, which it keeps"
@@ -276,7 +277,7 @@ class InferenceSession:
                 f"cannot pickle this InferenceSession: {path!r} changed since the session was created from it "
                 f"(it {what}); {advice}"
             )
-        if weights is None or any(name not in weights for name in self._weights.names()):
+        if weights is None or any(name not in weights for name in held.names()):
             raise pickle.PicklingError(f"cannot pickle this InferenceSession: {source!r} no longer holds its weights")
         return weights
 
