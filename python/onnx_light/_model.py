@@ -65,7 +65,7 @@ def load_model_and_weights(
 # Model files (and external data files) written less than this long before a session loads
 # them have their bytes fingerprinted for pickling's check; older ones are told apart from a
 # later version by their identity and times (native/loader/model_loader.h, LoadOptions).
-_HASH_FILES_NEWER_THAN_NS = 2_000_000_000
+_HASH_FILES_NEWER_THAN_NS = 50_000_000
 
 
 def _skeleton(weights, what):

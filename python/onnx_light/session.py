@@ -215,7 +215,7 @@ class InferenceSession:
         The session keeps most weights packed only (constant_memory), so pickling reads the
         weights of a model given as a path again: from the model file and its external data
         files, which must then still hold the bytes the session was created from (each file's
-        size and content fingerprint are compared for a file written less than 2 s before the
+        size and content fingerprint are compared for a file written less than 50 ms before the
         session was created; for an older one, whose bytes the session did not hash, its
         identity and modification and status-change times). A file re-exported, changed or
         deleted since then makes pickling raise pickle.PicklingError naming the file, rather

@@ -228,11 +228,11 @@ def _other_weights(model, rng):
 @pytest.fixture(params=["fingerprinted", "described"])
 def recency(request, monkeypatch):
     """How the session tells its files apart from later versions: a file written just now
-    (as every file of these tests) is fingerprinted; with no recency margin it counts as old
+    is fingerprinted (forced here for every file); with no recency margin it counts as old
     and is described by its identity and times only (the common case of a model exported
     long before the session loads it)."""
-    if request.param == "described":
-        monkeypatch.setattr(_model, "_HASH_FILES_NEWER_THAN_NS", 0)
+    # Both forced: the default margin (50 ms) is shorter than some of these tests take.
+    monkeypatch.setattr(_model, "_HASH_FILES_NEWER_THAN_NS", -1 if request.param == "fingerprinted" else 0)
     return request.param
 
 
