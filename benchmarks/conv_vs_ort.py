@@ -8,7 +8,7 @@ on 28x28 (the implicit GEMM), a 1x1 256 -> 64 on 56x56 (GEMM on X), and 3x3 pad 
 convolutions with stride 1 and 2 on 96x112x112 and 144x56x56 (MobileNetV2 shapes); a 3x3
 pad 1 convolution 24 -> 40 on 28x28 (a channel count no implicit tile divides) and 5x5 pad 2
 depthwise convolutions with stride 1 on 240x14x14 and stride 2 on 144x56x56 (MobileNetV3 /
-EfficientNet-B0 shapes); ResNet-18/50's 7x7/2 stem, 3x3 convolutions 256 on 14x14 and 512 on
+EfficientNet-B0 shapes); ResNet-18/50's 7x7/2 stem (also with its Relu: _relu), 3x3 convolutions 256 on 14x14 and 512 on
 7x7, 1x1 convolutions 64 -> 256 on 56x56, 512 -> 2048 and 2048 -> 512 on 7x7; MobileNetV3-small's
 and EfficientNet-B0's 3x3 stride-2 stems on 3 channels (+ HardSwish / Swish) and their 1x1
 convolutions 16 -> 96 on 112x112, 24 -> 144 on 56x56, 320 -> 1280 (+ Swish) and 1152 -> 320 on
@@ -75,6 +75,8 @@ CASES: dict[str, tuple[int, int, int, int, int, int]] = {
     # ResNet-18/50 (issue 14, dense convolutions): the 7x7/2 stem, 3x3 convolutions down to
     # 7x7 (K up to 4608: the implicit GEMM's K chunks), the 1x1 expansions and reductions.
     "resnet_stem7x7s2_224": (3, 64, 224, 7, 2, 1),
+    # The same stem as the models run it (BatchNormalization folded, Relu fused behind it).
+    "resnet_stem7x7s2_224_relu": (3, 64, 224, 7, 2, 1),
     "conv3x3_256_14": (256, 256, 14, 3, 1, 1),
     "conv3x3_512_7": (512, 512, 7, 3, 1, 1),
     "conv1x1_64to256_56": (64, 256, 56, 1, 1, 1),

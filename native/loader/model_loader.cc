@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,6 +21,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include "native/core/allocator.h"
+#include "native/loader/content_hash.h"
 #include "native/loader/onnx-ml.pb.h"
 
 namespace onnx_light {
@@ -48,20 +50,67 @@ namespace {
 
 // Reads a file descriptor for protobuf's CopyingInputStreamAdaptor (the lite runtime has no
 // FileInputStream): the model is parsed in 1 MiB chunks, never held whole.
+// Fingerprints what it reads (`hasher`, unless null).
 class FdStream : public google::protobuf::io::CopyingInputStream {
  public:
-  explicit FdStream(int fd) : fd_(fd) {}
+  FdStream(int fd, ContentHasher* hasher) : fd_(fd), hasher_(hasher) {}
   int Read(void* buffer, int size) override {
     for (;;) {
       const ssize_t n = ::read(fd_, buffer, static_cast<size_t>(size));
       if (n < 0 && errno == EINTR) continue;
+      if (n > 0) {
+        if (hasher_ != nullptr) hasher_->Update(buffer, static_cast<size_t>(n));
+        bytes_read_ += static_cast<size_t>(n);
+      }
       return n < 0 ? -1 : static_cast<int>(n);
     }
   }
+  size_t bytes_read() const { return bytes_read_; }
 
  private:
   int fd_;
+  ContentHasher* hasher_;
+  size_t bytes_read_ = 0;
 };
+
+int64_t NowNanoseconds() {
+  struct timespec now;
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  return int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec;
+}
+
+// What `st` says of the file at `path`; `hashed` is whether its bytes need a fingerprint
+// (LoadOptions::hash_files_newer_than_ns), which the caller then sets.
+SourceFile Describe(const std::string& path, const struct stat& st, const LoadOptions& options, int64_t started_ns) {
+  SourceFile f;
+  f.path = path;
+  f.size = static_cast<uint64_t>(st.st_size);
+  f.device = static_cast<uint64_t>(st.st_dev);
+  f.inode = static_cast<uint64_t>(st.st_ino);
+  f.mtime_ns = int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec;
+  f.ctime_ns = int64_t{st.st_ctim.tv_sec} * 1'000'000'000 + st.st_ctim.tv_nsec;
+  const int64_t recent = started_ns - options.hash_files_newer_than_ns;
+  f.hashed = options.hash_files_newer_than_ns < 0 || f.mtime_ns >= recent || f.ctime_ns >= recent;
+  return f;
+}
+
+// The fingerprint of the file open at `fd`, read with pread in 1 MiB chunks rather than
+// through its mapping: touching every mapped page would make the whole file resident in
+// this process at once (the weights' ranges give their pages back one by one as they are
+// packed) and add page-table work to each release. Nothing if a read fails.
+std::optional<uint64_t> HashFile(int fd, size_t size) {
+  constexpr size_t kChunk = size_t{1} << 20;
+  std::unique_ptr<unsigned char[]> buffer(new unsigned char[kChunk]);
+  ContentHasher hasher;
+  for (size_t at = 0; at < size;) {
+    const ssize_t n = ::pread(fd, buffer.get(), std::min(kChunk, size - at), static_cast<off_t>(at));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return std::nullopt;
+    hasher.Update(buffer.get(), static_cast<size_t>(n));
+    at += static_cast<size_t>(n);
+  }
+  return hasher.Finish();
+}
 
 struct FileDescriptor {
   int fd = -1;
@@ -355,9 +404,21 @@ using PayloadOwner = std::function<std::shared_ptr<void>(const uint8_t* data, si
 class Loader {
  public:
   Loader(std::string where, std::string base_dir, const LoadOptions& options)
-      : where_(std::move(where)), base_dir_(std::move(base_dir)), options_(options) {}
+      : where_(std::move(where)), base_dir_(std::move(base_dir)), options_(options), started_ns_(NowNanoseconds()) {}
 
   const LoadOptions& options() const { return options_; }
+  int64_t started_ns() const { return started_ns_; }
+
+  // Sets source->content_hash when it is to be hashed (Describe), from `fd`.
+  Status Fingerprint(int fd, SourceFile* source) const {
+    if (!source->hashed) return Status::Ok();
+    std::optional<uint64_t> hash = HashFile(fd, source->size);
+    if (!hash.has_value()) {
+      return InvalidArgument(where_, ": '", source->path, "' cannot be read: ", std::strerror(errno));
+    }
+    source->content_hash = *hash;
+    return Status::Ok();
+  }
 
   // Inline payloads cut out of the serialized model (SplitInlineWeights), by initializer
   // index, and what keeps them alive.
@@ -391,6 +452,10 @@ class Loader {
         OL_RETURN_IF_ERROR(BorrowCut(t, type, shape, bytes, cut->second, out));
         continue;
       }
+      if (external && !BorrowableType(type)) {  // decoded by Python, from a file this load fingerprints
+        OL_RETURN_IF_ERROR(FingerprintExternalFile(t));
+        continue;
+      }
       if (!BorrowableType(type) || (!large && !external)) continue;
       if (!external && !t.has_raw_data()) continue;  // typed fields: the Python path decodes them
       if (!external) {
@@ -421,6 +486,7 @@ class Loader {
       t.clear_data_location();
     }
     for (const auto& [file, mapping] : mappings_) out->mapped_files.push_back(mapping);
+    out->source_files.insert(out->source_files.end(), external_files_.begin(), external_files_.end());
     if (!model.SerializeToString(&out->skeleton)) {
       return InvalidArgument(where_, ": the model cannot be serialized again (over 2 GiB without its weights?)");
     }
@@ -446,6 +512,15 @@ class Loader {
       out->initializers.emplace(t.name(), std::move(copy));
     }
     return Status::Ok();
+  }
+
+  // Maps the external file of `t` (whose bytes Python decodes) only so that it is
+  // fingerprinted like the files whose bytes the loader borrows.
+  Status FingerprintExternalFile(const onnx::TensorProto& t) {
+    for (const onnx::StringStringEntryProto& entry : t.external_data()) {
+      if (entry.key() == "location") return Map(entry.value(), t.name()).status();
+    }
+    return Status::Ok();  // no location: Python names the error
   }
 
   // The bytes of an external tensor, in a mapping of its file (kept in last_mapping_).
@@ -514,15 +589,20 @@ class Loader {
     }
     mapping->file = file;
     mappings_.emplace(file, mapping);
+    SourceFile source = Describe(file, st, options_, started_ns_);
+    OL_RETURN_IF_ERROR(Fingerprint(fd.fd, &source));
+    external_files_.push_back(std::move(source));
     return mapping;
   }
 
   std::string where_, base_dir_;
   LoadOptions options_;
   std::map<std::string, std::shared_ptr<FileMapping>> mappings_;
+  std::vector<SourceFile> external_files_;  // in the order first mapped
   std::shared_ptr<FileMapping> last_mapping_;
   std::map<int, std::string_view> inline_payloads_;
   PayloadOwner inline_owner_;
+  int64_t started_ns_;
 };
 
 // Parses `bytes` with the large inline payloads borrowed (SplitInlineWeights and
@@ -571,23 +651,35 @@ StatusOr<LoadedModel> LoadModelFile(const std::string& path, const LoadOptions& 
     if (base != MAP_FAILED) mapping->base = base;
   }
   if (mapping->base != nullptr) {
+    SourceFile source = Describe(path, st, options, loader.started_ns());
+    OL_RETURN_IF_ERROR(loader.Fingerprint(fd.fd, &source));
     const PayloadOwner owner = [mapping](const uint8_t* data, size_t bytes) -> std::shared_ptr<void> {
       return BorrowRange(mapping, data, bytes);
     };
     StatusOr<LoadedModel> loaded = LoadSerialized(
         std::string_view(static_cast<const char*>(mapping->base), mapping->size), loader, owner, unparsable);
-    if (loaded.ok()) loaded->mapped_files.push_back(mapping);
+    if (loaded.ok()) {
+      loaded->mapped_files.push_back(mapping);
+      loaded->source_files.insert(loaded->source_files.begin(), source);
+    }
     return loaded;
   }
   // Empty, or not mappable (a special file system): parsed from the descriptor in chunks.
   onnx::ModelProto model;
+  SourceFile source = Describe(path, st, options, loader.started_ns());
+  ContentHasher hasher;
+  size_t read = 0;
   {
-    FdStream stream(fd.fd);
+    FdStream stream(fd.fd, source.hashed ? &hasher : nullptr);
     google::protobuf::io::CopyingInputStreamAdaptor input(&stream, 1 << 20);
     if (!model.ParseFromZeroCopyStream(&input)) return InvalidArgument(unparsable);
+    read = stream.bytes_read();
   }
   LoadedModel out;
   OL_RETURN_IF_ERROR(loader.Load(model, &out));
+  source.size = read;
+  if (source.hashed) source.content_hash = hasher.Finish();
+  out.source_files.insert(out.source_files.begin(), std::move(source));
   return out;
 }
 

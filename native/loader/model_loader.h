@@ -60,9 +60,37 @@ struct LoadOptions {
   // Initializers with more elements than this leave the skeleton (Python's shape inference
   // sees them as typed inputs above the same bound: _model._INFERENCE_DATA_LIMIT_ELEMENTS).
   int64_t min_elements = int64_t{1} << 14;
+  // Which files' bytes are fingerprinted (SourceFile::content_hash), git's "racy" rule: a
+  // file whose modification or status-change time is less than this long before the load
+  // began may be written again within the same timestamp tick (file times advance by the
+  // kernel's coarse clock) or under another machine's clock (network file systems), unseen
+  // by its times: its bytes are hashed. An older file is told apart from a later version by
+  // its identity and times alone (any write sets both times to a later tick; no call sets the
+  // status-change time back), without reading its bytes once more. -1: hash every file.
+  // The margin is 50 ms, not git's 2 s: local Linux file systems stamp times with the
+  // kernel's coarse clock (a tick of 1-10 ms), and hashing costs a second read of the
+  // file (about 40 ms of a 49 ms creation for a 48 MiB model, h96's A/B), which every
+  // export-then-load script would pay under a 2 s margin. File systems with coarser times
+  // (FAT, some network mounts) are not covered by it; pass -1 there.
+  int64_t hash_files_newer_than_ns = int64_t{50'000'000};
 };
 
 struct FileMapping;  // model_loader.cc
+
+// A file a load read: the model file (its path as given) or an external data file (its
+// resolved path), with its size, identity and times, and for a recently written file the
+// fingerprint of its bytes (content_hash.h) as the load read them. The Python
+// InferenceSession keeps them: pickling reads the model again (the session holds most
+// weights packed only) and refuses, naming the file, when a file no longer holds what the
+// session was created from, rather than carry other weights.
+struct SourceFile {
+  std::string path;
+  uint64_t size = 0;
+  uint64_t device = 0, inode = 0;
+  int64_t mtime_ns = 0, ctime_ns = 0;  // modification and status-change times
+  bool hashed = false;                 // LoadOptions::hash_files_newer_than_ns
+  uint64_t content_hash = 0;           // when hashed
+};
 
 struct LoadedModel {
   std::string skeleton;                        // serialized ModelProto
@@ -70,6 +98,12 @@ struct LoadedModel {
   // The files the initializers borrow from (the model file, external data files), weakly:
   // each lives as long as a tensor borrows from it.
   std::vector<std::weak_ptr<FileMapping>> mapped_files;
+  // Every file this load read, in the order it read them first: the model file (a path's
+  // load), then each external data file that a main-graph initializer names (the ones the
+  // loader leaves to Python, sub-byte element types, included). Hashing a file costs one
+  // more read of its bytes (about 7 ms of CPU for a 48 MiB model: perf samples, 15% of a
+  // creation): only recent files are hashed (LoadOptions::hash_files_newer_than_ns).
+  std::vector<SourceFile> source_files;
 };
 
 // From a path; external data is looked up in the path's folder.

@@ -20,6 +20,7 @@
 #include <gtest/gtest.h>
 
 #include "native/core/allocator.h"
+#include "native/loader/content_hash.h"
 #include "native/loader/onnx-ml.pb.h"
 
 namespace onnx_light {
@@ -596,6 +597,125 @@ INSTANTIATE_TEST_SUITE_P(
                      "initializer 'w' of shape [1073741824,1073741824,1073741824] and type float has a size that "
                      "overflows"}),
     [](const ::testing::TestParamInfo<BadModelCase>& info) { return std::string(info.param.name); });
+
+std::string FileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+std::string Resolved(const std::string& path) {
+  char* resolved = ::realpath(path.c_str(), nullptr);
+  std::string result = resolved == nullptr ? "" : resolved;
+  std::free(resolved);
+  return result;
+}
+
+TEST_F(ModelLoaderTest, SourceFilesAreTheModelFileThenEachExternalFileWithTheFingerprintOfItsBytes) {
+  onnx::ModelProto m = Model();
+  AddExternal(m, "a", kLarge, "weights.bin", 0);
+  AddExternal(m, "b", kSmall, "small.bin", 0);
+  AddExternal(m, "c", kLarge, "weights.bin", 4 * kLarge);  // the same file again: listed once
+  Write("weights.bin", Bytes(Ramp(kLarge, 1.0f)) + Bytes(Ramp(kLarge, 2.0f)));
+  Write("small.bin", Bytes(Ramp(kSmall, 3.0f)));
+  const std::string path = WriteModel(m);
+  StatusOr<LoadedModel> loaded = LoadModelFile(path, {});
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  ASSERT_EQ(loaded->source_files.size(), 3u);
+  const std::vector<std::string> paths = {path, Resolved(dir_ + "/weights.bin"), Resolved(dir_ + "/small.bin")};
+  for (size_t i = 0; i < paths.size(); ++i) {
+    const SourceFile& f = loaded->source_files[i];
+    const std::string bytes = FileBytes(paths[i]);
+    struct stat st;
+    ASSERT_EQ(::stat(paths[i].c_str(), &st), 0);
+    EXPECT_EQ(f.path, paths[i]);
+    EXPECT_EQ(f.size, bytes.size()) << paths[i];
+    EXPECT_EQ(f.device, static_cast<uint64_t>(st.st_dev)) << paths[i];
+    EXPECT_EQ(f.inode, static_cast<uint64_t>(st.st_ino)) << paths[i];
+    EXPECT_EQ(f.mtime_ns, int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec) << paths[i];
+    EXPECT_TRUE(f.hashed) << paths[i] << ": written just now";
+    EXPECT_EQ(f.content_hash, ContentHash(bytes.data(), bytes.size())) << paths[i];
+  }
+}
+
+TEST_F(ModelLoaderTest, OnlyFilesWrittenRecentlyAreHashedUnlessEveryFileIsAskedFor) {
+  onnx::ModelProto m = Model();
+  AddRaw(m, "a", Ramp(kLarge, 1.0f));
+  AddExternal(m, "b", kLarge, "weights.bin", 0);
+  Write("weights.bin", Bytes(Ramp(kLarge, 2.0f)));
+  const std::string path = WriteModel(m);
+  // Files written before the load began count as old with no margin: identity and times only.
+  LoadOptions old_files;
+  old_files.hash_files_newer_than_ns = 0;
+  StatusOr<LoadedModel> described = LoadModelFile(path, old_files);
+  ASSERT_TRUE(described.ok()) << described.status().ToString();
+  ASSERT_EQ(described->source_files.size(), 2u);
+  LoadOptions every_file;
+  every_file.hash_files_newer_than_ns = -1;
+  StatusOr<LoadedModel> hashed = LoadModelFile(path, every_file);
+  ASSERT_TRUE(hashed.ok()) << hashed.status().ToString();
+  ASSERT_EQ(hashed->source_files.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_FALSE(described->source_files[i].hashed);
+    EXPECT_TRUE(hashed->source_files[i].hashed);
+    const std::string bytes = FileBytes(hashed->source_files[i].path);
+    EXPECT_EQ(hashed->source_files[i].content_hash, ContentHash(bytes.data(), bytes.size()));
+    EXPECT_EQ(described->source_files[i].inode, hashed->source_files[i].inode);
+    EXPECT_EQ(described->source_files[i].ctime_ns, hashed->source_files[i].ctime_ns);
+  }
+}
+
+TEST_F(ModelLoaderTest, AFileRewrittenAtTheSameSizeWithOtherBytesGetsAnotherFingerprint) {
+  onnx::ModelProto m = Model();
+  AddRaw(m, "a", Ramp(kLarge, 1.0f));
+  AddExternal(m, "b", kLarge, "weights.bin", 0);
+  Write("weights.bin", Bytes(Ramp(kLarge, 2.0f)));
+  const std::string path = WriteModel(m);
+  StatusOr<LoadedModel> before = LoadModelFile(path, {});
+  ASSERT_TRUE(before.ok()) << before.status().ToString();
+  std::vector<float> other = Ramp(kLarge, 2.0f);
+  other[kLarge / 2] += 1.0f;  // one weight differs
+  Write("weights.bin", Bytes(other));
+  StatusOr<LoadedModel> after = LoadModelFile(path, {});
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  ASSERT_EQ(before->source_files.size(), 2u);
+  ASSERT_EQ(after->source_files.size(), 2u);
+  EXPECT_EQ(after->source_files[0].content_hash, before->source_files[0].content_hash);  // the model file
+  EXPECT_EQ(after->source_files[1].size, before->source_files[1].size);
+  EXPECT_NE(after->source_files[1].content_hash, before->source_files[1].content_hash);
+}
+
+TEST_F(ModelLoaderTest, AnExternalFileLeftToPythonIsFingerprintedAndMustLieInsideTheFolder) {
+  // A large int4 tensor: not borrowed (Python decodes sub-byte types), but its file is read
+  // for the session all the same.
+  onnx::ModelProto m = Model();
+  AddExternal(m, "packed", kLarge, "int4.bin", 0)->set_data_type(onnx::TensorProto::INT4);
+  m.mutable_graph()->mutable_initializer(0)->mutable_external_data(2)->set_value(std::to_string(kLarge / 2));
+  Write("int4.bin", std::string(kLarge / 2, '\x5a'));
+  StatusOr<LoadedModel> loaded = LoadModelFile(WriteModel(m), {});
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_EQ(loaded->initializers.count("packed"), 0u);
+  ASSERT_EQ(loaded->source_files.size(), 2u);
+  EXPECT_EQ(loaded->source_files[1].path, Resolved(dir_ + "/int4.bin"));
+  EXPECT_EQ(loaded->source_files[1].size, static_cast<uint64_t>(kLarge / 2));
+
+  m.mutable_graph()->mutable_initializer(0)->mutable_external_data(0)->set_value("../int4.bin");
+  StatusOr<LoadedModel> outside = LoadModelFile(WriteModel(m), {});
+  ASSERT_FALSE(outside.ok());
+  EXPECT_NE(outside.status().message().find("'../int4.bin', which does not exist inside"), std::string::npos)
+      << outside.status().ToString();
+}
+
+TEST_F(ModelLoaderTest, BytesListOnlyTheExternalFilesTheyRead) {
+  onnx::ModelProto m = Model();
+  AddRaw(m, "a", Ramp(kLarge, 1.0f));
+  EXPECT_TRUE(LoadModelBytes(m.SerializeAsString(), "", {})->source_files.empty());
+  AddExternal(m, "b", kLarge, "weights.bin", 0);
+  Write("weights.bin", Bytes(Ramp(kLarge, 2.0f)));
+  StatusOr<LoadedModel> loaded = LoadModelBytes(m.SerializeAsString(), dir_, {});
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  ASSERT_EQ(loaded->source_files.size(), 1u);
+  EXPECT_EQ(loaded->source_files[0].path, Resolved(dir_ + "/weights.bin"));
+}
 
 TEST_F(ModelLoaderTest, AFileThatIsNotAModelIsRejected) {
   StatusOr<LoadedModel> garbage = LoadModelFile(Write("garbage.onnx", std::string("\xff\xff\xff\xff\x0f", 5)), {});

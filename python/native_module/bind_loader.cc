@@ -40,10 +40,11 @@ std::shared_ptr<const void> KeepAlive(nb::bytes data) {
   });
 }
 
-LoadOptions Options(int64_t min_elements) {
+LoadOptions Options(int64_t min_elements, int64_t hash_files_newer_than_ns) {
   if (min_elements < 0) ThrowStatus(InvalidArgument("min_elements must be >= 0, got ", min_elements));
   LoadOptions options;
   options.min_elements = min_elements;
+  options.hash_files_newer_than_ns = hash_files_newer_than_ns;
   return options;
 }
 
@@ -54,6 +55,19 @@ void BindLoader(nb::module_& m) {
                           "A model parsed natively: skeleton (serialized ModelProto without its large "
                           "initializers' payloads) and those initializers, held natively.")
       .def_prop_ro("skeleton", [](const LoadedModel& l) { return nb::bytes(l.skeleton.data(), l.skeleton.size()); })
+      .def_prop_ro(
+          "source_files",
+          [](const LoadedModel& l) {
+            nb::list files;
+            for (const SourceFile& f : l.source_files) {
+              files.append(nb::make_tuple(f.path, f.size, f.device, f.inode, f.mtime_ns, f.ctime_ns,
+                                          f.hashed ? nb::cast(f.content_hash) : nb::object(nb::none())));
+            }
+            return files;
+          },
+          "(path, size, device, inode, mtime_ns, ctime_ns, fingerprint or None) of every file the load read: "
+          "the model file, then its external data files (model_loader.h, SourceFile); a fingerprint for "
+          "recently written files (equal fingerprints: equal bytes), for pickling's check.")
       .def("names",
            [](const LoadedModel& l) {
              std::vector<std::string> names;
@@ -116,8 +130,8 @@ void BindLoader(nb::module_& m) {
           "session (native/loader/model_loader.h).");
   m.def(
       "load_model_file",
-      [](const std::string& path, int64_t min_elements) {
-        const LoadOptions options = Options(min_elements);
+      [](const std::string& path, int64_t min_elements, int64_t hash_files_newer_than_ns) {
+        const LoadOptions options = Options(min_elements, hash_files_newer_than_ns);
         StatusOr<LoadedModel> loaded = [&] {
           nb::gil_scoped_release release;
           return LoadModelFile(path, options);
@@ -126,11 +140,14 @@ void BindLoader(nb::module_& m) {
         return std::move(*loaded);
       },
       nb::arg("path"), nb::arg("min_elements"),
-      "Parses an ONNX model file natively; initializers above min_elements stay native.");
+      nb::arg("hash_files_newer_than_ns") = LoadOptions().hash_files_newer_than_ns,
+      "Parses an ONNX model file natively; initializers above min_elements stay native. Files written "
+      "less than hash_files_newer_than_ns before the load (-1: all) are fingerprinted (source_files).");
   m.def(
       "load_model_bytes",
-      [](nb::bytes data, const std::string& base_dir, int64_t min_elements, bool borrow) {
-        const LoadOptions options = Options(min_elements);
+      [](nb::bytes data, const std::string& base_dir, int64_t min_elements, bool borrow,
+         int64_t hash_files_newer_than_ns) {
+        const LoadOptions options = Options(min_elements, hash_files_newer_than_ns);
         std::shared_ptr<const void> owner = borrow ? KeepAlive(data) : nullptr;
         StatusOr<LoadedModel> loaded = [&] {
           nb::gil_scoped_release release;
@@ -140,6 +157,7 @@ void BindLoader(nb::module_& m) {
         return std::move(*loaded);
       },
       nb::arg("data"), nb::arg("base_dir"), nb::arg("min_elements"), nb::arg("borrow") = false,
+      nb::arg("hash_files_newer_than_ns") = LoadOptions().hash_files_newer_than_ns,
       "Parses a serialized ONNX model natively (external data resolved in base_dir). With borrow, the "
       "large initializers are read in place from `data`, which they keep alive (no copy); else copied.");
   m.def(

@@ -18,6 +18,8 @@ from onnx_light._values import encode_array, numpy_dtype_of
 
 def load_model_and_weights(
     model: str | os.PathLike | bytes | bytearray | memoryview | onnx.ModelProto,
+    source_files: list[tuple] | None = None,
+    hash_every_file: bool = False,
 ) -> tuple[onnx.ModelProto, _native.LoadedModel | None]:
     """(ModelProto, weights) from a path, serialized bytes or a ModelProto.
 
@@ -27,8 +29,12 @@ def load_model_and_weights(
     data files, never copied through Python; see InferenceSession for when the files may
     change), and the ModelProto keeps their name, type and dims without a
     payload. A ModelProto is copied (preparing it changes it: never the caller's) and has no
-    weights (None). InvalidArgument if malformed.
+    weights (None). InvalidArgument if malformed. `source_files`, when a list, receives what
+    LoadedModel.source_files says of every file the native load read (path, size, device,
+    inode, mtime_ns, ctime_ns, fingerprint): a fingerprint of the files written less than
+    _HASH_FILES_NEWER_THAN_NS before, or of every file with `hash_every_file`.
     """
+    newer_than = -1 if hash_every_file else _HASH_FILES_NEWER_THAN_NS
     weights = None
     if isinstance(model, onnx.ModelProto):
         proto = onnx.ModelProto()
@@ -37,21 +43,29 @@ def load_model_and_weights(
         # Immutable bytes are borrowed in place (the session keeps them as its source anyway);
         # a bytearray or memoryview, which may change, is copied.
         borrow = isinstance(model, bytes)
-        weights = _native.load_model_bytes(bytes(model), "", _INFERENCE_DATA_LIMIT_ELEMENTS, borrow)
+        weights = _native.load_model_bytes(bytes(model), "", _INFERENCE_DATA_LIMIT_ELEMENTS, borrow, newer_than)
         proto = _skeleton(weights, "the bytes are not a serialized ONNX model")
     elif isinstance(model, (str, os.PathLike)):
         path = os.fspath(model)
         if not os.path.exists(path):
             raise FileNotFoundError(f"no ONNX model at {path!r}")
-        weights = _native.load_model_file(path, _INFERENCE_DATA_LIMIT_ELEMENTS)
+        weights = _native.load_model_file(path, _INFERENCE_DATA_LIMIT_ELEMENTS, newer_than)
         proto = _skeleton(weights, f"{path!r} is not an ONNX model")
     else:
         raise TypeError(f"model must be a path, bytes or onnx.ModelProto, not {type(model).__name__}")
+    if source_files is not None and weights is not None:
+        source_files.extend(weights.source_files)
     if not proto.HasField("graph") or (not proto.graph.node and not proto.graph.output):
         raise _native.InvalidArgument("the model has no graph (empty or malformed model)")
     if proto.ir_version <= 0:
         raise _native.InvalidArgument(f"the model declares IR version {proto.ir_version}; malformed model")
     return proto, (weights if weights is not None and len(weights) else None)
+
+
+# Model files (and external data files) written less than this long before a session loads
+# them have their bytes fingerprinted for pickling's check; older ones are told apart from a
+# later version by their identity and times (native/loader/model_loader.h, LoadOptions).
+_HASH_FILES_NEWER_THAN_NS = 50_000_000
 
 
 def _skeleton(weights, what):

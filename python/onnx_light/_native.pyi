@@ -691,6 +691,12 @@ class LoadedModel:
     @property
     def skeleton(self) -> bytes: ...
 
+    @property
+    def source_files(self) -> list:
+        """
+        (path, size, device, inode, mtime_ns, ctime_ns, fingerprint or None) of every file the load read: the model file, then its external data files (model_loader.h, SourceFile); a fingerprint for recently written files (equal fingerprints: equal bytes), for pickling's check.
+        """
+
     def names(self) -> list[str]: ...
 
     def __contains__(self, arg: str, /) -> bool: ...
@@ -716,12 +722,12 @@ class LoadedModel:
         Copies the weights of this load that are still alive (those a session retains) out of the model and external data files, in place: the files may then change without changing or crashing the session (native/loader/model_loader.h).
         """
 
-def load_model_file(path: str, min_elements: int) -> LoadedModel:
+def load_model_file(path: str, min_elements: int, hash_files_newer_than_ns: int = ...) -> LoadedModel:
     """
-    Parses an ONNX model file natively; initializers above min_elements stay native.
+    Parses an ONNX model file natively; initializers above min_elements stay native. Files written less than hash_files_newer_than_ns before the load (-1: all) are fingerprinted (source_files).
     """
 
-def load_model_bytes(data: bytes, base_dir: str, min_elements: int, borrow: bool = ...) -> LoadedModel:
+def load_model_bytes(data: bytes, base_dir: str, min_elements: int, borrow: bool = ..., hash_files_newer_than_ns: int = ...) -> LoadedModel:
     """
     Parses a serialized ONNX model natively (external data resolved in base_dir). With borrow, the large initializers are read in place from `data`, which they keep alive (no copy); else copied.
     """

@@ -2,6 +2,7 @@
 
 import enum
 import os
+import pickle
 from collections.abc import Sequence
 from typing import Any
 
@@ -157,18 +158,24 @@ class InferenceSession:
         if tuning_profile is not None and not isinstance(tuning_profile, _native.TuningSource):
             raise TypeError("tuning_profile must be None or an onnx_light._native.TuningSource")
         base_dir = os.path.dirname(os.fspath(model)) if isinstance(model, (str, os.PathLike)) else ""
-        proto, weights = _rewritten_model(model, level)
+        if isinstance(model, (bytearray, memoryview)):
+            model = bytes(model)  # the caller may change its buffer: one copy, borrowed and kept (pickling)
+        source_files: list[tuple] = []
+        proto, weights = _rewritten_model(model, level, source_files)
         if optimized_model_filepath:
             onnx.save_model(with_weights(proto, weights), os.fspath(optimized_model_filepath))
         self._model = proto
         self._weights = weights
-        self._level = level
-        # Where pickling finds the weights again once the session has them (below): the
-        # path, or the caller's bytes by reference. A ModelProto's weights stay in self._model.
-        self._source: str | bytes | bytearray | memoryview | None = None
+        self._base_dir = base_dir
+        # Where pickling finds the weights again once the session has them (__getstate__): the
+        # path, whose files must still hold the bytes they held (source_files: path, size,
+        # fingerprint), or the bytes, kept by reference. A ModelProto's stay in self._model.
+        self._source: str | bytes | None = None
+        # Absolute paths, as the pickling's load (from the absolute path below) reports them.
+        self._source_files = [(os.path.abspath(f[0]), *f[1:]) for f in source_files]
         if isinstance(model, (str, os.PathLike)):
             self._source = os.path.abspath(os.fspath(model))
-        elif isinstance(model, (bytes, bytearray, memoryview)):
+        elif isinstance(model, bytes):
             self._source = model
         if not isinstance(memory_limit_bytes, int) or isinstance(memory_limit_bytes, bool) or memory_limit_bytes < 0:
             raise ValueError(
@@ -200,22 +207,33 @@ class InferenceSession:
         }
 
     def __getstate__(self) -> dict[str, Any]:
-        """Pickling carries the model (as this session runs it: prepared and rewritten,
-        external data inlined) and the execution policy; unpickling builds a new session, so
-        sessions travel to multiprocessing, Dask or Ray workers. The session released the
-        weights it loaded natively (its kernels hold them packed): they are read again from
-        the model's path or bytes, and rewritten the same way."""
+        """Pickling carries the model as this session runs it (prepared and rewritten, every
+        weight and all external data inlined: unpickling reads no file) and the execution
+        policy; unpickling builds a new session, so sessions travel to multiprocessing, Dask
+        or Ray workers.
+
+        The session keeps most weights packed only (constant_memory), so pickling reads the
+        weights of a model given as a path again: from the model file and its external data
+        files, which must then still hold the bytes the session was created from (each file's
+        size and content fingerprint are compared for a file written less than 50 ms before the
+        session was created; for an older one, whose bytes the session did not hash, its
+        identity and modification and status-change times). A file re-exported, changed or
+        deleted since then makes pickling raise pickle.PicklingError naming the file, rather
+        than carry other weights; so does any rewrite of an old file, even with equal bytes.
+        A session created from bytes keeps them (by reference) and always pickles; one
+        created from a ModelProto holds its whole model."""
         if self._tuning_profile is not None:
             raise TypeError(
                 "an InferenceSession created with an explicit tuning_profile cannot be pickled "
                 "(a TuningSource is native state): let the worker load its profile instead"
             )
-        model, weights = self._model, None
+        model = self._model
         if self._weights is not None and self._source is not None:
-            model, weights = _rewritten_model(self._source, self._level)
+            model = with_weights(self._model, self._weights_again())
+        model = _with_external_data_inlined(model, self._base_dir)
         policy = self._session.policy
         return {
-            "model": with_weights(model, weights).SerializeToString(),
+            "model": model.SerializeToString(),
             "memory_limit_bytes": self._memory_limit_bytes,
             "policy": {
                 "num_threads": policy.num_threads,
@@ -224,6 +242,44 @@ class InferenceSession:
                 "join_wait_microseconds": policy.join_wait_microseconds,
             },
         }
+
+    def _weights_again(self) -> _native.LoadedModel:
+        """The weights this session was created with, loaded again from its source (the
+        rewritten self._model names them), after checking that the source's files hold the
+        bytes they held then."""
+        source, held = self._source, self._weights
+        assert source is not None and held is not None  # __getstate__ asks only then
+        advice = (
+            "the session keeps its weights packed and reads them again to pickle; pickle it before "
+            "the model's files change, or create it from the model's bytes, which it keeps"
+        )
+        now: list[tuple] = []
+        hashed = any(f[6] is not None for f in self._source_files)
+        try:
+            _, weights = load_model_and_weights(source, now, hash_every_file=hashed)
+        except (OSError, _native.InvalidArgument) as e:
+            raise pickle.PicklingError(
+                f"cannot pickle this InferenceSession: its model {source!r} cannot be read again ({e}); {advice}"
+            ) from None
+        found = {f[0]: f for f in now}
+        for then in self._source_files:
+            path, size, fingerprint = then[0], then[1], then[6]
+            current = found.get(path)
+            if current is None:
+                what = "is no longer read by the model"
+            elif fingerprint is not None and (current[1], current[6]) != (size, fingerprint):
+                what = f"holds other bytes: {current[1]} now, {size} when the session was created"
+            elif fingerprint is None and current[1:6] != then[1:6]:
+                what = "was written or replaced: its size, identity or times differ"
+            else:
+                continue
+            raise pickle.PicklingError(
+                f"cannot pickle this InferenceSession: {path!r} changed since the session was created from it "
+                f"(it {what}); {advice}"
+            )
+        if weights is None or any(name not in weights for name in held.names()):
+            raise pickle.PicklingError(f"cannot pickle this InferenceSession: {source!r} no longer holds its weights")
+        return weights
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         # The pickled model is already rewritten: rewriting again would only cost time.
@@ -299,12 +355,30 @@ class InferenceSession:
 
 
 def _rewritten_model(
-    model: str | os.PathLike | bytes | bytearray | memoryview | onnx.ModelProto, level: str
+    model: str | os.PathLike | bytes | onnx.ModelProto, level: str, source_files: list[tuple[str, int, int]]
 ) -> tuple[onnx.ModelProto, _native.LoadedModel | None]:
-    """The model as a session runs it: loaded (large weights native), validated, prepared and
-    rewritten at `level`; the same every time for the same source."""
-    proto, weights = load_model_and_weights(model)
+    """The model as a session runs it: loaded (large weights native; the files read go to
+    `source_files`), validated, prepared and rewritten at `level`."""
+    proto, weights = load_model_and_weights(model, source_files)
     validate_model(proto)
     proto = prepare_model(proto)
     proto = graph_rewrites.optimize(proto, weights, level, in_place=True, shapes_inferred=True)  # our copy
     return proto, weights
+
+
+def _with_external_data_inlined(model: onnx.ModelProto, base_dir: str) -> onnx.ModelProto:
+    """model with every tensor still stored in an external file (those the native loader
+    leaves to Python: sub-byte element types, subgraphs' and attributes' tensors) read into
+    it from base_dir: a copy, or model itself when there is none."""
+    tensors = onnx.external_data_helper._get_all_tensors  # onnx's own walk of every tensor (subgraphs too)
+    if not any(onnx.external_data_helper.uses_external_data(t) for t in tensors(model)):
+        return model
+    full = onnx.ModelProto()
+    full.CopyFrom(model)
+    try:
+        onnx.external_data_helper.load_external_data_for_model(full, base_dir)
+    except (OSError, ValueError) as e:
+        raise pickle.PicklingError(
+            f"cannot pickle this InferenceSession: its external data cannot be read ({e})"
+        ) from None
+    return full

@@ -5,6 +5,7 @@ what sessions built from the same model as a ModelProto compute, pickled or not.
 
 import os
 import pickle
+import re
 import subprocess
 import sys
 
@@ -198,6 +199,161 @@ def test_a_pickled_session_whose_weights_were_released_round_trips(tmp_path, rng
     assert restored.constant_memory().released_initializers == session.constant_memory().released_initializers
     np.testing.assert_array_equal(restored.run(None, x)[0], session.run(None, x)[0])
     np.testing.assert_allclose(restored.run(None, x)[0], expected, rtol=1e-5, atol=1e-5)
+
+
+def _save(model, folder, form):
+    """model saved as folder/mlp.onnx (its weights in folder/weights.bin for external_data);
+    the model's path."""
+    os.makedirs(folder, exist_ok=True)
+    path = str(folder / "mlp.onnx")
+    if os.path.exists(folder / "weights.bin"):
+        os.remove(folder / "weights.bin")  # onnx.save appends to an external data file that exists
+    copy = onnx.ModelProto()
+    copy.CopyFrom(model)  # saving as external data moves the data out of the model saved
+    onnx.save(copy, path, save_as_external_data=form == "external_data", location="weights.bin")
+    return path
+
+
+def _other_weights(model, rng):
+    """model with every 2-D weight replaced by other values of the same shape: saved, the
+    files keep their sizes byte for byte."""
+    other = onnx.ModelProto()
+    other.CopyFrom(model)
+    for t in other.graph.initializer:
+        if len(t.dims) == 2:
+            t.CopyFrom(numpy_helper.from_array(rng.standard_normal(tuple(t.dims), dtype=np.float32), t.name))
+    return other
+
+
+@pytest.fixture(params=["fingerprinted", "described"])
+def recency(request, monkeypatch):
+    """How the session tells its files apart from later versions: a file written just now
+    is fingerprinted (forced here for every file); with no recency margin it counts as old
+    and is described by its identity and times only (the common case of a model exported
+    long before the session loads it)."""
+    # Both forced: the default margin (50 ms) is shorter than some of these tests take.
+    monkeypatch.setattr(_model, "_HASH_FILES_NEWER_THAN_NS", -1 if request.param == "fingerprinted" else 0)
+    return request.param
+
+
+@pytest.mark.parametrize("form", ["path", "external_data"])
+def test_a_pickle_carries_the_model_so_its_files_may_change_or_go_afterwards(tmp_path, rng, form, recency):
+    """The pickle holds every byte the session was created from: re-exporting other weights
+    to the same files, then deleting them, changes nothing for the unpickled session."""
+    model = mlp(rng, layers=2)
+    x = feeds(rng)
+    path = _save(model, tmp_path / "model", form)
+    session = onnx_light.InferenceSession(path)
+    expected = session.run(None, x)[0]
+    blob = pickle.dumps(session)
+    _save(_other_weights(model, rng), tmp_path / "model", form)
+    other = onnx_light.InferenceSession(path).run(None, x)[0]
+    assert not np.allclose(other, expected)  # the re-export does change what a new session computes
+    np.testing.assert_array_equal(pickle.loads(blob).run(None, x)[0], expected)
+    for name in os.listdir(tmp_path / "model"):
+        os.remove(tmp_path / "model" / name)
+    np.testing.assert_array_equal(pickle.loads(blob).run(None, x)[0], expected)
+
+
+@pytest.mark.parametrize("form", ["path", "external_data"])
+@pytest.mark.parametrize("change", ["other_weights_same_size", "smaller_model", "model_deleted", "weights_deleted"])
+def test_pickling_after_the_files_changed_refuses_naming_the_file(tmp_path, rng, form, change, recency):
+    """The session holds its weights packed only: pickling reads the model again, and a file
+    that no longer holds what the session was created from (same size, other bytes
+    included) is a PicklingError naming it, never a pickle of other weights. The session
+    itself runs on, unchanged."""
+    model = mlp(rng, layers=2)
+    x = feeds(rng)
+    path = _save(model, tmp_path / "model", form)
+    session = onnx_light.InferenceSession(path)
+    assert all((f[6] is None) == (recency == "described") for f in session._source_files)
+    expected = session.run(None, x)[0]
+    # The file named: the first that differs, in the order the model is read (model file first).
+    # A re-export writes the model file again with equal bytes: told apart by its times only.
+    weights_changed = form == "external_data" and (
+        change == "weights_deleted" or (change == "other_weights_same_size" and recency == "fingerprinted")
+    )
+    changed = str(tmp_path / "model" / "weights.bin") if weights_changed else path
+    if change == "other_weights_same_size":
+        sizes = {name: os.path.getsize(tmp_path / "model" / name) for name in os.listdir(tmp_path / "model")}
+        _save(_other_weights(model, rng), tmp_path / "model", form)
+        assert sizes == {name: os.path.getsize(tmp_path / "model" / name) for name in os.listdir(tmp_path / "model")}
+    elif change == "smaller_model":
+        _save(mlp(rng, layers=1), tmp_path / "model", form)
+    elif change == "model_deleted":
+        os.remove(path)
+    elif form == "path":
+        pytest.skip("no weights file: the model file holds them")
+    else:
+        os.remove(changed)
+    with pytest.raises(pickle.PicklingError, match=re.escape(os.path.basename(changed))):
+        pickle.dumps(session)
+    np.testing.assert_array_equal(session.run(None, x)[0], expected)
+
+
+@pytest.mark.parametrize("form", ["path", "external_data"])
+def test_an_identical_re_export_pickles_when_fingerprinted_and_is_refused_when_described(tmp_path, rng, form, recency):
+    """A fingerprinted file is checked by its bytes: the same model saved again (a new file
+    at the same path) still pickles. An old file, whose bytes the session did not read twice,
+    is checked by its identity and times: any rewrite is refused, equal bytes or not."""
+    model = mlp(rng, layers=2)
+    path = _save(model, tmp_path / "model", form)
+    session = onnx_light.InferenceSession(path)
+    os.remove(path)
+    _save(model, tmp_path / "model", form)
+    x = feeds(rng)
+    if recency == "described":
+        with pytest.raises(pickle.PicklingError, match="mlp.onnx.* was written or replaced"):
+            pickle.dumps(session)
+        return
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(session)).run(None, x)[0], session.run(None, x)[0])
+
+
+def test_a_relative_path_pickles_after_the_working_directory_changed(tmp_path, rng, monkeypatch, recency):
+    model = mlp(rng, layers=2)
+    _save(model, tmp_path / "model", "external_data")
+    monkeypatch.chdir(tmp_path)
+    session = onnx_light.InferenceSession(os.path.join("model", "mlp.onnx"))
+    monkeypatch.chdir(tmp_path / "model")
+    x = feeds(rng)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(session)).run(None, x)[0], session.run(None, x)[0])
+
+
+def test_a_session_from_a_bytearray_pickles_the_bytes_it_was_created_from(rng):
+    """A bytearray or memoryview may change after the session is created: the session keeps
+    its own copy of the bytes, and pickles those."""
+    model = mlp(rng, layers=2)
+    x = feeds(rng)
+    expected = onnx_light.InferenceSession(model).run(None, x)[0]
+    for buffer in (bytearray(model.SerializeToString()), memoryview(bytearray(model.SerializeToString()))):
+        session = onnx_light.InferenceSession(buffer)
+        buffer[:] = _other_weights(model, rng).SerializeToString()  # same size: reused in place
+        np.testing.assert_allclose(pickle.loads(pickle.dumps(session)).run(None, x)[0], expected, rtol=1e-5, atol=1e-5)
+
+
+def test_the_loader_lists_the_files_it_read_with_their_sizes_and_fingerprints(tmp_path, rng):
+    """LoadedModel.source_files: the model file, then its external data file; equal bytes give
+    equal fingerprints, one changed weight another."""
+    model = mlp(rng, layers=2)
+    path = _save(model, tmp_path / "model", "external_data")
+    sources = []
+    _model.load_model_and_weights(path, sources)
+    weights_file = os.path.realpath(tmp_path / "model" / "weights.bin")
+    described = []
+    for file in (path, weights_file):
+        st = os.stat(file)
+        described.append((file, st.st_size, st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns))
+    assert [f[:6] for f in sources] == described
+    assert all(f[6] is not None for f in sources)  # written just now: fingerprinted
+    again = []
+    _model.load_model_and_weights(path, again)
+    assert again == sources
+    data = bytearray(open(weights_file, "rb").read())
+    data[12345] ^= 1
+    open(weights_file, "wb").write(data)
+    changed = []
+    _model.load_model_and_weights(path, changed)
+    assert changed[0] == sources[0] and changed[1][1] == sources[1][1] and changed[1][6] != sources[1][6]
 
 
 def test_the_optimized_model_file_keeps_the_weights_the_session_released(tmp_path, rng):

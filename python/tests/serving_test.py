@@ -88,6 +88,20 @@ def test_process_pool_workers_run_a_pickled_session(session):
         np.testing.assert_array_equal(output, session.run(None, feeds(seed))[0])
 
 
+def test_process_pool_workers_run_a_session_pickled_from_a_path_whose_file_is_then_deleted(tmp_path, session):
+    """The pickle carries the model's bytes: the workers read no file."""
+    path = tmp_path / "mlp.onnx"
+    path.write_bytes(mlp_model())
+    blob = pickle.dumps(
+        onnx_light.InferenceSession(str(path), cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=2))
+    )
+    path.unlink()
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        outputs = pool.map(run_pickled, [(blob, seed) for seed in range(4)])
+    for seed, output in enumerate(outputs):
+        np.testing.assert_array_equal(output, session.run(None, feeds(seed))[0])
+
+
 def test_dask_local_cluster_with_process_workers_matches_a_local_run(session):
     with (
         distributed.LocalCluster(

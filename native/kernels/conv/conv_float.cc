@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "native/kernels/conv/depthwise.h"
+#include "native/kernels/conv/few_channels.h"
 #include "native/kernels/conv/geometry3d.h"
 #include "native/kernels/conv/im2col.h"
 #include "native/kernels/conv/implicit_gemm.h"
@@ -154,8 +155,12 @@ int64_t SlowestParticipant(const Tiling& t, int64_t k, int participants) {
     const int64_t end = std::min(t.tasks(), partition.LastBlock(p) * partition.block_size);
     for (int64_t task = partition.FirstBlock(p) * partition.block_size; task < end; ++task) {
       const int64_t b = task / t.col_tiles % t.row_blocks, c = task % t.col_tiles;
-      const int64_t rows = RoundUp(t.RowBegin(b + 1) - t.RowBegin(b), t.mr);
-      const int64_t cols = RoundUp(t.ColBegin(c + 1) - t.ColBegin(c), t.nr);
+      // Rows and columns as they are: the GEMM's partial tiles at a task's edges compute
+      // only the vectors they fill (gemm/microkernel.h), so a task of 17 columns costs about
+      // half a task of 32 (rounding both up to whole 32-column panels split N = 49 as 32 + 17
+      // on two participants, one idle for a third of the time).
+      const int64_t rows = t.RowBegin(b + 1) - t.RowBegin(b);
+      const int64_t cols = t.ColBegin(c + 1) - t.ColBegin(c);
       cost += (rows + kPackCostInMacs) * cols * k;
     }
     worst = std::max(worst, cost);
@@ -288,6 +293,7 @@ StatusOr<PackedConvWeights> PackedConvWeights::Pack(const Tensor& w, int64_t gro
   const int64_t m = shape[0];
   if (m % group != 0 || shape[1] <= 1) return packed;  // invalid, or depthwise (no GEMM)
   const int64_t mg = m / group, k = w.num_elements() / m;
+  if (FewChannelsApplies(shape.rank() - 2, mg, shape[1], k / shape[1])) return packed;  // packs per run
   // The layout of the path ConvForward will take for these weights.
   const bool implicit = ImplicitGemmApplies(shape.rank() - 2, mg, shape[1], k / shape[1]);
   const int64_t per_group = implicit ? ImplicitPackedSize(mg, k) : static_cast<int64_t>(gemm::PrepackedASize(mg, k));
@@ -324,6 +330,9 @@ Status ConvForward(KernelContext& ctx, const ConvGeometry& g, const float* x, co
       }
     }
     return Status::Ok();
+  }
+  if (FewChannelsApplies(g.rank, g.out_per_group(), g.in_per_group(), g.kernel_size)) {
+    return FewChannelsConv(ctx, g, x, w, bias, y, tuning.gemm, epilogue);
   }
   if (g.in_per_group() == 1) return Depthwise(ctx, g, x, w, bias, y, tuning, epilogue);
   if (ImplicitGemmApplies(g.rank, g.out_per_group(), g.in_per_group(), g.kernel_size)) {

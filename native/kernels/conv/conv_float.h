@@ -61,7 +61,10 @@ class PackedConvWeights {
   Tensor packed_;
 };
 
-// Y = conv(X, W) + bias (bias may be null). Depthwise-style convolutions (one input channel
+// Y = conv(X, W) + bias (bias may be null). 2-D convolutions with at most 4 input and at
+// least 4 output channels per group and 2 to 49 taps (the CNN stems; FewChannelsApplies)
+// run the direct row kernels of few_channels.h, parallel over (image, group, strip of output
+// rows, block of output channels). Other depthwise-style convolutions (one input channel
 // per group) run SIMD plane kernels parallel over output planes, or, when their output rows
 // fill at most half a vector (DepthwiseChannelsTake), channel-blocked kernels parallel over
 // blocks of a vector's worth of channels; 2-D convolutions whose
@@ -73,9 +76,10 @@ class PackedConvWeights {
 // `epilogue` (FusedConv: residual Z of Y's layout, then an activation) is applied by every
 // path to each block of Y right after the block is computed: a depthwise plane (without a
 // residual, its Relu/Clip/Sigmoid/HardSwish/Swish inside the plane kernel on each strip
-// of rows while it is in L1, depthwise.h's PlaneActivation), a run
+// of rows while it is in L1, depthwise.h's PlaneActivation), a few-channel block's strip
+// of output rows, a run
 // of implicit-GEMM register tiles (<= 48 positions), a GEMM task's tile, row by row after
-// its bias. Not the direct path: it serves double, and FusedConv is float.
+// its bias. Not conv_direct.h's loops: they serve double, and FusedConv is float.
 Status ConvForward(KernelContext& ctx, const ConvGeometry& g, const float* x, const float* w, const float* packed_w,
                    const float* bias, float* y, const ConvTuning& tuning, const gemm::Epilogue& epilogue = {});
 

@@ -14,6 +14,7 @@
 #include "native/kernels/common/isa_test_util.h"
 #include "native/kernels/conv/conv_float.h"
 #include "native/kernels/conv/depthwise.h"
+#include "native/kernels/conv/few_channels.h"
 #include "native/kernels/conv/implicit_gemm.h"
 #include "native/kernels/gemm/epilogue.h"
 #include "native/registry/kernel_test_checks.h"
@@ -164,16 +165,27 @@ TEST(Conv, SmallOutputsManyChannelsAndOddShapes) {
   CheckConv({{1, 6, 9, 8}, {11, 6, 2, 3}, 1, {1, 1}, {3, 2}, {3, 0, 2, 4}}, {3, 0}, {11, 8});
 }
 
+TEST(Conv, PointwiseAtLateSpatialSizes) {
+  // 1x1 convolutions at 7x7 and 14x14 (49 and 196 output positions: the GEMM's partial
+  // column tiles, masked vectors and column form), channel counts that are not multiples of
+  // any register tile's rows, K across two K blocks of every microkernel, two images.
+  CheckConv({{1, 40, 7, 7}, {50, 40, 1, 1}}, {0, 0}, {7, 7});
+  CheckConv({{2, 300, 7, 7}, {26, 300, 1, 1}}, {0, 0}, {7, 7});
+  CheckConv({{1, 24, 14, 14}, {37, 24, 1, 1}}, {0, 0}, {14, 14});
+  CheckConv({{1, 9, 3, 5}, {61, 9, 1, 1}}, {0, 0}, {3, 5});
+}
+
 TEST(Conv, ImplicitGemmShapes) {
   // Output channels per group a multiple of 32 (the implicit-GEMM path on AVX-512): strides,
-  // dilations, asymmetric pads (also past the input's end), groups, a 7x7/2 first layer,
+  // dilations, asymmetric pads (also past the input's end), groups, a 7x7/2 layer (5 input
+  // channels: with 4 or fewer it is a stem, few_channels.h),
   // output sizes that are not a multiple of the 12-position tile, a 1x1 kernel with stride.
-  CheckConv({{1, 3, 29, 31}, {32, 3, 7, 7}, 1, {2, 2}, {}, {3, 3, 3, 3}}, {3, 3}, {15, 16});
+  CheckConv({{1, 5, 29, 31}, {32, 5, 7, 7}, 1, {2, 2}, {}, {3, 3, 3, 3}}, {3, 3}, {15, 16});
   CheckConv({{2, 16, 9, 9}, {64, 8, 3, 3}, 2, {}, {}, {1, 1, 1, 1}}, {1, 1}, {9, 9});
   CheckConv({{1, 5, 11, 10}, {32, 5, 3, 2}, 1, {2, 1}, {2, 3}, {0, 2, 3, 1}}, {0, 2}, {5, 10});
   CheckConv({{1, 7, 5, 6}, {64, 7, 2, 2}, 1, {1, 1}, {}, {0, 0, 0, 0}, false}, {0, 0}, {4, 5});
   CheckConv({{1, 12, 13, 13}, {32, 12, 1, 1}, 1, {2, 2}, {}, {}}, {0, 0}, {7, 7});
-  CheckConv({{1, 2, 4, 4}, {32, 2, 3, 3}, 1, {1, 1}, {}, {2, 2, 2, 2}}, {2, 2}, {6, 6});
+  CheckConv({{1, 6, 4, 4}, {32, 6, 3, 3}, 1, {1, 1}, {}, {2, 2, 2, 2}}, {2, 2}, {6, 6});
 }
 
 // Every register tile of the implicit GEMM against ImplicitTileFn's contract evaluated in
@@ -264,7 +276,7 @@ TEST(Conv, ImplicitGemmAnyChannelCount) {
   for (int64_t m : {8, 16, 24, 40, 48, 72, 13, 37, 57}) {
     SCOPED_TRACE(m);
     CheckConv({{1, 6, 9, 11}, {m, 6, 3, 3}, 1, {}, {}, {1, 1, 1, 1}}, {1, 1}, {9, 11});
-    CheckConv({{2, 4, 10, 7}, {m, 4, 3, 3}, 1, {2, 2}, {}, {0, 1, 1, 0}, false}, {0, 1}, {5, 3});
+    CheckConv({{2, 5, 10, 7}, {m, 5, 3, 3}, 1, {2, 2}, {}, {0, 1, 1, 0}, false}, {0, 1}, {5, 3});
   }
   CheckConv({{1, 10, 8, 8}, {80, 5, 3, 3}, 2, {}, {}, {1, 1, 1, 1}}, {1, 1}, {8, 8});
   CheckConv({{1, 14, 7, 9}, {42, 7, 5, 5}, 2, {2, 2}, {}, {2, 2, 2, 2}}, {2, 2}, {4, 5});
@@ -293,6 +305,168 @@ TEST(Conv, PaddedChannelBlocksGiveTheBitsOfTheUnpaddedConvolution) {
     EXPECT_TRUE(BitIdentical(first, std::vector<float>(all.begin(), all.begin() + prefix * 11 * 13))) << m;
   }
 }
+
+// The few-input-channel direct path (few_channels.h) against the double-precision
+// reference: 1 to 4 input channels per group, strides 1 to 3, dilations 1 and 2, 3x3, 7x7
+// and uneven kernels, pads on every side (asymmetric, and past the kernel's reach), odd
+// sizes (rows shorter than a vector, rows of a few vectors and a tail), output channel
+// counts with a partial block (5, 13) and without, groups, several images, with and
+// without bias; bit-identical for 1, 2, 4 and 8 participants (tasks split strips of rows
+// and channel blocks; a participant restages rows only for a new strip).
+TEST(Conv, FewChannelsShapes) {
+  for (int64_t c : {1, 2, 3, 4}) {
+    for (int64_t m : {4, 13, 16}) {
+      SCOPED_TRACE(::testing::Message() << "C " << c << " M " << m);
+      // 3x3 stride 2 pad 1 (the MobileNetV3 / EfficientNet stem), odd sizes.
+      CheckConv({{1, c, 23, 19}, {m, c, 3, 3}, 1, {2, 2}, {}, {1, 1, 1, 1}}, {1, 1}, {12, 10});
+      // 3x3 stride 1, dilation 2, asymmetric pads, no bias.
+      CheckConv({{2, c, 11, 37}, {m, c, 3, 3}, 1, {1, 1}, {2, 2}, {2, 0, 1, 3}, false}, {2, 0}, {10, 36});
+    }
+    SCOPED_TRACE(::testing::Message() << "C " << c);
+    // 7x7 stride 2 pad 3 (the ResNet stem: 3 channels in, 64 out); with dilation 2.
+    if (c == 3) CheckConv({{1, c, 29, 30}, {64, c, 7, 7}, 1, {2, 2}, {}, {3, 3, 3, 3}}, {3, 3}, {15, 15});
+    CheckConv({{1, c, 26, 21}, {8, c, 7, 7}, 1, {2, 2}, {2, 2}, {3, 3, 3, 3}, false}, {3, 3}, {10, 8});
+    // Uneven kernel and strides, stride 3, pads wider than the kernel on one side.
+    CheckConv({{1, c, 17, 41}, {5, c, 2, 5}, 1, {3, 2}, {1, 1}, {0, 2, 4, 1}}, {0, 2}, {7, 20});
+    CheckConv({{1, c, 9, 9}, {6, c, 3, 3}, 1, {3, 3}, {2, 1}, {3, 3, 3, 3}}, {3, 3}, {4, 5});
+    // One output column, one output row; a 1-wide input.
+    CheckConv({{1, c, 3, 3}, {7, c, 3, 3}, 1, {1, 1}, {}, {0, 0, 0, 0}}, {0, 0}, {1, 1});
+    CheckConv({{1, c, 30, 1}, {4, c, 3, 3}, 1, {1, 1}, {}, {1, 1, 1, 1}}, {1, 1}, {30, 1});
+  }
+  // Groups of 1 to 4 input and 4 or 5 output channels each.
+  CheckConv({{1, 6, 15, 14}, {12, 2, 3, 3}, 3, {2, 2}, {}, {1, 1, 1, 1}}, {1, 1}, {8, 7});
+  CheckConv({{2, 8, 12, 13}, {10, 4, 5, 5}, 2, {1, 1}, {}, {2, 2, 2, 2}}, {2, 2}, {12, 13});
+  CheckConv({{1, 3, 10, 10}, {15, 1, 3, 3}, 3, {1, 1}, {}, {1, 1, 1, 1}, false}, {1, 1}, {10, 10});
+  // Large enough to open a parallel region (GemmWorkUnits of at least 1; the small ones
+  // above run serially): the stem's rows, 3 -> 16, 3x3 stride 2 on 224 columns (rows of
+  // 112: 7 AVX-512 vectors, 14 AVX2 vectors); a dilated one with a partial channel block.
+  CheckConv({{1, 3, 24, 224}, {16, 3, 3, 3}, 1, {2, 2}, {}, {1, 1, 1, 1}}, {1, 1}, {12, 112});
+  CheckConv({{2, 3, 40, 57}, {13, 3, 3, 3}, 1, {1, 1}, {2, 2}, {1, 2, 3, 2}}, {1, 2}, {40, 57});
+}
+
+// The rule on W's shape (few_channels.h): 2-D, 1 to 4 input channels and at least 4 output
+// channels per group, 2 to 49 taps.
+TEST(Conv, FewChannelsTakesStemsOnly) {
+  EXPECT_TRUE(conv::FewChannelsApplies(2, 16, 3, 9));   // MobileNetV3-small's stem
+  EXPECT_TRUE(conv::FewChannelsApplies(2, 32, 3, 9));   // EfficientNet-B0's
+  EXPECT_TRUE(conv::FewChannelsApplies(2, 64, 3, 49));  // ResNet's 7x7
+  EXPECT_TRUE(conv::FewChannelsApplies(2, 4, 1, 2));
+  EXPECT_TRUE(conv::FewChannelsApplies(2, 5, 4, 25));
+  EXPECT_FALSE(conv::FewChannelsApplies(2, 16, 5, 9));     // 5 input channels: the GEMM paths
+  EXPECT_FALSE(conv::FewChannelsApplies(2, 3, 3, 9));      // 3 output channels
+  EXPECT_FALSE(conv::FewChannelsApplies(2, 1, 1, 9));      // depthwise
+  EXPECT_FALSE(conv::FewChannelsApplies(2, 768, 3, 256));  // a ViT's 16x16 patches
+  EXPECT_FALSE(conv::FewChannelsApplies(2, 16, 3, 1));     // 1x1: X is the GEMM's B
+  EXPECT_FALSE(conv::FewChannelsApplies(1, 16, 3, 3));
+  EXPECT_FALSE(conv::FewChannelsApplies(3, 16, 3, 27));
+}
+
+// The region a convolution opens names its path: the stems open the few-channel strips'
+// region (with its threshold forced to 1 work unit), other shapes do not.
+TEST(Conv, StemShapesRunTheFewChannelStrips) {
+  const auto labels = [](std::vector<int64_t> x_shape, std::vector<int64_t> w_shape, int64_t group) {
+    KernelTester t("Conv", 22);
+    t.Input(MakeTensor<float>(Shape(x_shape), Random(Product(x_shape), 1)))
+        .ConstantInput(MakeTensor<float>(Shape(w_shape), Random(Product(w_shape), 2)))
+        .Attr("group", group)
+        .Attr("pads", std::vector<int64_t>{1, 1, 1, 1})
+        .Tuning(param::kMinimumTasks, int64_t{1})
+        .Tuning(param::kDepthwiseMinimumMultiplyAdds, int64_t{1});
+    auto result = t.RunWithDetails(2);
+    EXPECT_TRUE(result.ok()) << result.status().ToString();
+    std::vector<std::string> names;
+    if (result.ok()) {
+      for (const RegionEvent& e : result->regions) names.push_back(e.label);
+    }
+    return names;
+  };
+  const std::vector<std::string> strips = {"conv.few_channels_strips"};
+  EXPECT_EQ(labels({1, 3, 32, 32}, {16, 3, 3, 3}, 1), strips);
+  EXPECT_EQ(labels({1, 1, 96, 96}, {8, 1, 3, 3}, 1), strips);  // one input channel, 8 outputs
+  EXPECT_EQ(labels({1, 8, 32, 32}, {16, 4, 3, 3}, 2), strips);
+  EXPECT_NE(labels({1, 5, 32, 32}, {16, 5, 3, 3}, 1), strips);
+  EXPECT_NE(labels({1, 8, 32, 32}, {8, 1, 3, 3}, 8), strips);  // depthwise
+}
+
+// Every row kernel against FewChannelsRowFn's contract (few_channels_rows.h): the SIMD
+// variants bit for bit against one fused multiply-add per tap in tap order from 0; the
+// portable one (multiply, then add, unless the compiler contracts them) within a few ulps
+// of a double-precision sum. Rows of 1 to 150 columns (a partial vector, whole tiles and
+// the narrower tiles after them), full and partial channel blocks; the columns past the
+// row's end and the rows of channels past `channels` (null pointers) are not touched.
+class FewChannelsVariantTest : public ::testing::TestWithParam<IsaVariant<conv::FewChannelsKernel>> {};
+
+TEST_P(FewChannelsVariantTest, SumsTapsInOrderIntoEachRow) {
+  OL_SKIP_UNLESS_ISA_ENABLED(GetParam());
+  const conv::FewChannelsKernel kernel = GetParam().impl;
+  const float kUntouched = -12345.0f;
+  const std::vector<float> src = Random(8192, 31);
+  for (int64_t taps : {1, 9, 27, 147}) {
+    std::vector<int64_t> offsets(taps);
+    for (int64_t t = 0; t < taps; ++t) offsets[t] = (t * 53) % 4000;
+    const std::vector<float> w = Random(taps * kernel.channels, 32);
+    for (int64_t width : {1, 3, 7, 8, 15, 16, 17, 40, 48, 49, 112, 150}) {
+      for (int channels : {kernel.channels, 1, kernel.channels - 1}) {
+        if (channels < 1) continue;
+        std::vector<std::vector<float>> y(channels, std::vector<float>(width + 20, kUntouched));
+        std::vector<float*> rows(kernel.channels, nullptr);
+        for (int m = 0; m < channels; ++m) rows[m] = y[m].data();
+        kernel.row(taps, offsets.data(), src.data(), w.data(), channels, rows.data(), width);
+        for (int m = 0; m < channels; ++m) {
+          for (int64_t j = 0; j < width + 20; ++j) {
+            if (j >= width) {
+              ASSERT_EQ(y[m][j], kUntouched) << GetParam().name << " taps " << taps << " width " << width
+                                             << " channels " << channels << " row " << m << " column " << j;
+              continue;
+            }
+            float fused = 0.0f;
+            double exact = 0.0;
+            for (int64_t t = 0; t < taps; ++t) {
+              fused = __builtin_fmaf(w[t * kernel.channels + m], src[offsets[t] + j], fused);
+              exact += double(w[t * kernel.channels + m]) * src[offsets[t] + j];
+            }
+            const float got = y[m][j];
+            if (GetParam().isa == Isa::kPortable ? std::fabs(got - exact) > 1e-5 * (1 + taps) : got != fused) {
+              FAIL() << GetParam().name << " taps " << taps << " width " << width << " channels " << channels << " row "
+                     << m << " column " << j << ": " << got << ", fused " << fused << ", exact " << exact;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_P(FewChannelsVariantTest, StagesPaddedRowsAsColumnPhases) {
+  OL_SKIP_UNLESS_ISA_ENABLED(GetParam());
+  const conv::FewChannelsStageFn stage = GetParam().impl.stage;
+  const std::vector<float> in = Random(300, 33);
+  for (int64_t stride : {1, 2, 3}) {
+    for (int64_t in_w : {1, 5, 17, 224}) {
+      for (int64_t pad : {0, 1, 3, 20}) {
+        for (int64_t length : {1, 16, 48, 128}) {
+          for (bool padding_row : {false, true}) {
+            std::vector<float> out(stride * length + 5, -7.0f);
+            stage(padding_row ? nullptr : in.data(), in_w, pad, stride, length, out.data());
+            for (int64_t p = 0; p < stride; ++p) {
+              for (int64_t i = 0; i < length; ++i) {
+                const int64_t column = i * stride + p - pad;
+                const float want = !padding_row && column >= 0 && column < in_w ? in[column] : 0.0f;
+                ASSERT_EQ(out[p * length + i], want)
+                    << GetParam().name << " stride " << stride << " in_w " << in_w << " pad " << pad << " length "
+                    << length << " phase " << p << " element " << i << " padding row " << padding_row;
+              }
+            }
+            for (int64_t i = stride * length; i < stride * length + 5; ++i) ASSERT_EQ(out[i], -7.0f);
+          }
+        }
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, FewChannelsVariantTest, ::testing::ValuesIn(conv::FewChannelsVariants()),
+                         IsaVariantTestName<conv::FewChannelsKernel>);
 
 TEST(Conv, EmptyBatchGivesAnEmptyOutput) {
   for (bool constant_w : {false, true}) {

@@ -1,6 +1,7 @@
 // com.microsoft FusedConv against the unfused graph run through our own kernels (Conv, then
 // Add for the residual Z, then the separate activation kernel): bit for bit on every conv
-// path (depthwise SIMD planes and channel blocks, the implicit GEMM's AVX-512 tiles, im2col + GEMM, 1x1) for
+// path (depthwise SIMD planes and channel blocks, the implicit GEMM's AVX-512 tiles, im2col + GEMM, 1x1,
+// the few-input-channel rows) for
 // every activation, since each activation is written in its kernel's arithmetic order and
 // Sigmoid/Tanh run the same simd/math.h code on the same lanes (gemm/epilogue.h). Parallel
 // runs are bit-identical to the serial one (DeterministicOutputs); bad activations, bad
@@ -12,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "native/kernels/conv/few_channels.h"
 #include "native/kernels/conv/implicit_gemm.h"
 #include "native/registry/kernel_test_checks.h"
 
@@ -56,6 +58,11 @@ const Shapes kShapes[] = {
     {"im2col_gemm_5", {1, 7, 12, 11}, {5, 7, 3, 3}, 1, {1, 1}, {1, 1, 1, 1}},
     {"grouped_im2col", {1, 8, 10, 10}, {12, 2, 3, 3}, 4, {1, 1}, {1, 1, 1, 1}},
     {"pointwise_1x1", {2, 24, 9, 7}, {40, 24, 1, 1}, 1, {1, 1}, {0, 0, 0, 0}},
+    // Few input channels (few_channels.h): a stride-2 stem with a partial channel block, a
+    // 7x7/2 stem, groups of 2 input channels (FewChannelsApplies is checked below).
+    {"few_channels_3x3_s2", {2, 3, 17, 23}, {13, 3, 3, 3}, 1, {2, 2}, {1, 1, 1, 1}},
+    {"few_channels_7x7_s2", {1, 3, 19, 40}, {16, 3, 7, 7}, 1, {2, 2}, {3, 3, 3, 3}},
+    {"few_channels_grouped", {1, 4, 9, 11}, {10, 2, 3, 3}, 2, {1, 1}, {1, 0, 1, 2}},
     {"conv_3d", {1, 3, 5, 6, 7}, {4, 3, 3, 3, 3}, 1, {1, 1, 1}, {1, 1, 1, 1, 1, 1}},
 };
 
@@ -179,6 +186,12 @@ TEST(FusedConv, ShapesCoverTheImplicitGemmWhereTheCpuHasIt) {
   EXPECT_EQ(conv::ImplicitGemmApplies(2, 13, 7, 9), IsaEnabled(Isa::kAvx2));
   EXPECT_EQ(conv::ImplicitGemmApplies(2, 40, 3, 9), IsaEnabled(Isa::kAvx2));
   EXPECT_FALSE(conv::ImplicitGemmApplies(2, 5, 7, 9));
+}
+
+TEST(FusedConv, ShapesCoverTheFewChannelPath) {
+  EXPECT_TRUE(conv::FewChannelsApplies(2, 13, 3, 9));
+  EXPECT_TRUE(conv::FewChannelsApplies(2, 16, 3, 49));
+  EXPECT_TRUE(conv::FewChannelsApplies(2, 5, 2, 9));
 }
 
 TEST(FusedConv, HandComputedReluWithResidual) {

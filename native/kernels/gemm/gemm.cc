@@ -19,8 +19,6 @@ size_t AlignUp(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
 
-// Largest register tile of any kernel: the edge-tile buffer lives on the stack.
-constexpr int kMaxTile = 32 * 32;
 // GEMV output columns handled per pass: the partial sums (16 KiB) stay in L1 while the
 // matrix streams through once.
 constexpr int64_t kGemvChunk = 4096;
@@ -53,8 +51,9 @@ void ScaleC(const GemmProblem& p) {
 }
 
 // One output tile [m0, m1) x [n0, n1), Goto/BLIS loop order: B block in L2, one A
-// micro-panel in L1, microkernel over register tiles. Edge tiles run the same microkernel
-// on a stack copy, so every element sees the same arithmetic wherever the tile falls.
+// micro-panel in L1, microkernel over register tiles. Edge tiles (rows < mr or columns
+// < nr) run the kernel's partial tile straight on C, with the full tile's arithmetic, so
+// every element sees the same arithmetic wherever the tile falls.
 // With `prepacked_a`, A's panels are read from it (PrepackA's layout: K blocks of kc,
 // each holding ceil(m / mr) panels of mr x kc) instead of being packed here. The epilogue
 // and the row bias (if any) run on each mr x nc block in the last K block, right after its
@@ -62,7 +61,6 @@ void ScaleC(const GemmProblem& p) {
 void RunTile(const MicroKernel& kernel, const GemmProblem& p, const PackedBSource& b, int64_t m0, int64_t m1,
              int64_t n0, int64_t n1, float* b_pack, float* a_pack, const float* prepacked_a = nullptr) {
   const int mr = kernel.mr, nr = kernel.nr;
-  alignas(64) float edge[kMaxTile];
   for (int64_t jc = n0; jc < n1; jc += kernel.nc) {
     const int64_t nc = std::min(kernel.nc, n1 - jc);
     for (int64_t pc = 0; pc < p.k; pc += kernel.kc) {
@@ -87,13 +85,9 @@ void RunTile(const MicroKernel& kernel, const GemmProblem& p, const PackedBSourc
           float* c = p.c + ir * p.ldc + jc + jr;
           if (rows == mr && cols == nr) {
             kernel.tile(kc, a_panel, b_panel, c, p.ldc, p.alpha, beta);
-            continue;
+          } else {
+            kernel.edge(kc, a_panel, b_panel, rows, cols, c, p.ldc, p.alpha, beta);
           }
-          if (beta != 0.0f) {
-            for (int i = 0; i < rows; ++i) std::memcpy(edge + i * nr, c + i * p.ldc, sizeof(float) * cols);
-          }
-          kernel.tile(kc, a_panel, b_panel, edge, nr, p.alpha, beta);
-          for (int i = 0; i < rows; ++i) std::memcpy(c + i * p.ldc, edge + i * nr, sizeof(float) * cols);
         }
         if (pc + kc == p.k) FinishBlock(p, ir, rows, jc, nc);
       }
@@ -151,6 +145,23 @@ struct GemvPlan {
   const Epilogue* epilogue = nullptr;
 };
 
+// Outputs [j, j + n) of a GEMV from their sums y: alpha, beta and the epilogue.
+void FinishGemv(const GemvPlan& g, int64_t j, int64_t n, const float* y) {
+  float* out = g.out + j * g.out_stride;
+  for (int64_t t = 0; t < n; ++t) {
+    float& o = out[t * g.out_stride];
+    o = g.beta == 0.0f ? g.alpha * y[t] : g.alpha * y[t] + g.beta * o;
+  }
+  // The chunk's outputs: one row (m == 1) or one column (n == 1) of C.
+  if (g.epilogue != nullptr) {
+    if (g.out_stride == 1) {
+      g.epilogue->Apply(out, j, 1, n, n);
+    } else {
+      g.epilogue->Apply(out, j * g.out_stride, n, 1, g.out_stride);
+    }
+  }
+}
+
 // j0 is a multiple of kDotsGroup in the dots form (where its group starts).
 void RunGemv(const GemvPlan& g, int64_t j0, int64_t j1) {
   alignas(64) float y[kGemvChunk];
@@ -161,19 +172,7 @@ void RunGemv(const GemvPlan& g, int64_t j0, int64_t j1) {
     } else {
       g.dots_fn(g.k, n, g.x, g.mat + j / kDotsGroup * g.dots.group, g.dots, y);
     }
-    float* out = g.out + j * g.out_stride;
-    for (int64_t t = 0; t < n; ++t) {
-      float& o = out[t * g.out_stride];
-      o = g.beta == 0.0f ? g.alpha * y[t] : g.alpha * y[t] + g.beta * o;
-    }
-    // The chunk's outputs: one row (m == 1) or one column (n == 1) of C.
-    if (g.epilogue != nullptr) {
-      if (g.out_stride == 1) {
-        g.epilogue->Apply(out, j, 1, n, n);
-      } else {
-        g.epilogue->Apply(out, j * g.out_stride, n, 1, g.out_stride);
-      }
-    }
+    FinishGemv(g, j, n, y);
   }
 }
 
@@ -524,20 +523,25 @@ const float* PrepackedB::GemvColumns() const {
 
 namespace {
 
-// m == 1 against a prepacked, untransposed B, parallel over panels of nr columns: each
-// panel unpacked (all K rows) in the layout the dense GEMV streams (rows form), then
-// RunGemv on it, so every output has the dense path's summation order and epilogue.
+// m == 1 against a prepacked, untransposed B, parallel over panels of nr columns: the
+// rows-form GEMV run in place on each panel's K blocks (ld = nr), accumulating across the
+// blocks (gemv_rows_add), so every output has the dense path's summation order, and then
+// the dense path's alpha/beta step and epilogue (FinishGemv). B is streamed once, as packed:
+// no copy of a panel is made (it used to be unpacked into a K x nr slab first).
 Status PrepackedGemvRow(const MicroKernel& kernel, const ParallelContext& parallel, Allocator* allocator,
                         const GemmTuning& tuning, const GemmProblem& p, const PrepackedB& b, GemmStats* stats) {
-  const int64_t k = p.k, n = p.n, nr = b.nr(), panels = CeilDiv(n, nr);
+  constexpr int kMaxNr = 64;
+  const int64_t k = p.k, n = p.n, nr = b.nr(), kc = kernel.kc, panels = CeilDiv(n, nr);
+  if (nr > kMaxNr || b.Panels(0, std::min(kc, k), 0, b.nr()) == nullptr) {
+    return Internal(parallel.kernel, " GEMM: B was packed in another blocking than kernel ", kernel.name, "'s");
+  }
   const int64_t x_stride = p.trans_a ? p.lda : 1;
   const ParallelPlan plan{"gemm.gemv_columns", 1};  // the dense GEMV's region and threshold, split by panels
   const bool parallel_ok = GemvWorkUnits(p) >= tuning.parallel_minimum_tasks;
   const int participants =
       parallel_ok ? static_cast<int>(std::min<int64_t>(AvailableParticipants(parallel, plan), panels)) : 1;
   const size_t x_bytes = x_stride != 1 && k > 1 ? AlignUp(sizeof(float) * k) : 0;
-  const size_t slab_bytes = AlignUp(sizeof(float) * k * nr);
-  ScratchArena arena(allocator, x_bytes + slab_bytes * participants);
+  ScratchArena arena(allocator, x_bytes);
   OL_RETURN_IF_ERROR(arena.status());
   const float* x = p.a;
   if (x_bytes != 0) {
@@ -545,39 +549,31 @@ Status PrepackedGemvRow(const MicroKernel& kernel, const ParallelContext& parall
     for (int64_t t = 0; t < k; ++t) copy[t] = p.a[t * x_stride];
     x = copy;
   }
-  std::vector<float*> slabs(participants);
-  for (auto& slab : slabs) {
-    OL_ASSIGN_OR_RETURN(slab, arena.AllocateArray<float>(k * nr));
-  }
   if (stats != nullptr) {
     stats->scratch_bytes = static_cast<int64_t>(arena.capacity());
     stats->participants = participants;
   }
-  const auto run = [&](int participant, int64_t begin, int64_t end) {
-    float* slab = slabs[participant];
+  GemvPlan g;
+  g.out = p.c;
+  g.out_stride = 1;
+  g.alpha = p.alpha;
+  g.beta = p.beta;
+  g.epilogue = p.epilogue;
+  const auto run = [&](int64_t begin, int64_t end) {
+    alignas(64) float y[kMaxNr];
     for (int64_t panel = begin; panel < end; ++panel) {
-      const int64_t n0 = panel * nr;
-      b.UnpackPanel(n0, /*column_major=*/false, slab);
-      GemvPlan g;
-      g.rows_fn = kernel.gemv_rows;
-      g.x = x;
-      g.ld = nr;
-      g.k = k;
-      g.out = p.c;
-      g.out_stride = 1;
-      g.alpha = p.alpha;
-      g.beta = p.beta;
-      g.rows_form = true;
-      g.epilogue = p.epilogue;
-      // RunGemv addresses column j at mat + j: the slab holds columns from n0 on.
-      const uintptr_t origin = reinterpret_cast<uintptr_t>(slab) - static_cast<uintptr_t>(sizeof(float) * n0);
-      g.mat = reinterpret_cast<const float*>(origin);
-      RunGemv(g, n0, std::min(n, n0 + nr));
+      const int64_t n0 = panel * nr, cols = std::min(nr, n - n0);
+      std::fill(y, y + cols, 0.0f);
+      for (int64_t k0 = 0; k0 < k; k0 += kc) {
+        const int64_t block = std::min(kc, k - k0);
+        kernel.gemv_rows_add(block, cols, x + k0, b.Panels(k0, block, n0, b.nr()), nr, y);
+      }
+      FinishGemv(g, n0, cols, y);
     }
     return Status::Ok();
   };
-  if (participants <= 1) return run(0, 0, panels);
-  return ParallelForWithParticipant(parallel, panels, ParallelPlan{plan.label, 1, participants}, run);
+  if (participants <= 1) return run(0, panels);
+  return ParallelFor(parallel, panels, ParallelPlan{plan.label, 1, participants}, run);
 }
 
 }  // namespace

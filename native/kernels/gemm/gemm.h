@@ -5,7 +5,9 @@
 // Structure (GotoBLAS/BLIS): B is packed block by block (KC x NC, L2-resident) into panels
 // of NR columns, A is packed one MR-row micro-panel at a time (L1-resident), and a
 // microkernel chosen at run time for the CPU (AVX-512, AVX2+FMA, NEON, portable scalar)
-// accumulates MR x NR register tiles. M == 1 or N == 1 take a bandwidth-bound GEMV path
+// accumulates MR x NR register tiles; the tiles at C's edges (M or N not a multiple of MR or
+// NR: 49 output positions, MatMul with 2..8 rows) run partial tiles that compute only the
+// vectors they fill (microkernel.h, EdgeTileFn). M == 1 or N == 1 take a bandwidth-bound GEMV path
 // (a constant transposed B keeps a copy laid out for it: PrepackedB::GemvColumns).
 //
 // Parallelism: the output is cut into a 2-D grid of tiles (M x N blocks) run through
@@ -115,9 +117,10 @@ class DenseBSource final : public PackedBSource {
 // B packed once for every product that uses it (a constant weight matrix of Gemm or
 // MatMul), in the layout of the microkernel this process runs: the tiles read its panels
 // in place, so a call packs only A. Self-contained: the dense B is read only by Create, so
-// a kernel may absorb it (registry/kernel.h). GEMV shapes (m == 1 or n == 1) read the
-// panels back in the layout the dense GEMV would stream. Results are bit-identical to
-// packing B on every call, and to the dense GEMV.
+// a kernel may absorb it (registry/kernel.h). GEMV shapes (m == 1 or n == 1) run the dense
+// GEMV's arithmetic on the panels: m == 1 with an untransposed B the rows form in place on
+// each panel's K blocks, accumulating across them. Results are bit-identical to packing B
+// on every call, and to the dense GEMV.
 class PrepackedB final : public PackedBSource {
  public:
   // op(B) is k x n; the packed copy comes from `allocator`.

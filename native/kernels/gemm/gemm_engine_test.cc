@@ -152,6 +152,133 @@ TEST_P(GemmKernelVariantTest, MatchesReference) {
 INSTANTIATE_TEST_SUITE_P(Isa, GemmKernelVariantTest, ::testing::ValuesIn(KernelVariants()),
                          IsaVariantTestName<const MicroKernel* (*)()>);
 
+// Every partial tile of every microkernel (rows 1..mr x columns 1..nr, not both full: the
+// masked vectors, the column form for each count of columns past the last whole vector, and
+// the rows below mr) against a double-precision oracle, and bit for bit against the full
+// tile run on a copy of C (what the engine did before it had partial tiles); C around the
+// tile (the rows and columns past it, up to the full tile and beyond) is never written.
+// K of 1, an odd 37 and 300 (past every kernel's K block), beta 0 (C NaN: never read) and
+// beta 1.5 (C read), alpha 0.75.
+class GemmEdgeTileVariantTest : public ::testing::TestWithParam<IsaVariant<const MicroKernel* (*)()>> {};
+
+TEST_P(GemmEdgeTileVariantTest, WritesOnlyItsRowsAndColumnsWithTheFullTilesBits) {
+  OL_SKIP_UNLESS_ISA_ENABLED(GetParam());
+  const MicroKernel* kernel = GetParam().impl();
+  ASSERT_NE(kernel, nullptr);
+  ASSERT_NE(kernel->edge, nullptr) << kernel->name;
+  const int mr = kernel->mr, nr = kernel->nr;
+  const float alpha = 0.75f;
+  for (const int64_t kc : {int64_t{1}, int64_t{37}, int64_t{300}}) {
+    const std::vector<float> a = Random(kc * mr, 21), b = Random(kc * nr, 22);
+    for (const float beta : {0.0f, 1.5f}) {
+      for (int rows = 1; rows <= mr; ++rows) {
+        for (int cols = 1; cols <= nr; ++cols) {
+          if (rows == mr && cols == nr) continue;
+          SCOPED_TRACE(std::string(kernel->name) + " rows=" + std::to_string(rows) + " cols=" + std::to_string(cols) +
+                       " kc=" + std::to_string(kc) + " beta=" + std::to_string(beta));
+          // The panels as the engine packs them: A zero past `rows`, B zero past `cols`.
+          std::vector<float> a_panel = a, b_panel = b;
+          for (int64_t k = 0; k < kc; ++k) {
+            std::fill(a_panel.begin() + k * mr + rows, a_panel.begin() + (k + 1) * mr, 0.0f);
+            std::fill(b_panel.begin() + k * nr + cols, b_panel.begin() + (k + 1) * nr, 0.0f);
+          }
+          const int64_t ldc = nr + 3;
+          std::vector<float> c0 = Random((mr + 2) * ldc, 23);
+          if (beta == 0.0f) {
+            for (int i = 0; i < rows; ++i) {
+              std::fill(c0.begin() + i * ldc, c0.begin() + i * ldc + cols, std::numeric_limits<float>::quiet_NaN());
+            }
+          }
+          std::vector<float> got = c0;
+          kernel->edge(kc, a_panel.data(), b_panel.data(), rows, cols, got.data(), ldc, alpha, beta);
+          std::vector<float> full(mr * nr, 0.0f);
+          for (int i = 0; i < rows; ++i) std::copy(&c0[i * ldc], &c0[i * ldc] + cols, &full[i * nr]);
+          kernel->tile(kc, a_panel.data(), b_panel.data(), full.data(), nr, alpha, beta);
+          for (int i = 0; i < mr + 2; ++i) {
+            for (int j = 0; j < ldc; ++j) {
+              const float value = got[i * ldc + j];
+              if (i >= rows || j >= cols) {
+                ASSERT_EQ(value, c0[i * ldc + j]) << "written outside the tile at (" << i << "," << j << ")";
+                continue;
+              }
+              ASSERT_EQ(value, full[i * nr + j]) << "not the full tile's bits at (" << i << "," << j << ")";
+              double sum = 0, magnitude = 0;
+              for (int64_t k = 0; k < kc; ++k) {
+                sum += static_cast<double>(a[k * mr + i]) * b[k * nr + j];
+                magnitude += std::fabs(static_cast<double>(a[k * mr + i]) * b[k * nr + j]);
+              }
+              const double c_in = beta == 0.0f ? 0.0 : c0[i * ldc + j];
+              ASSERT_NEAR(value, alpha * sum + beta * c_in,
+                          1e-6 * (kc + 4) * (alpha * magnitude + std::fabs(beta * c_in)) + 1e-30)
+                  << "at (" << i << "," << j << ")";
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, GemmEdgeTileVariantTest, ::testing::ValuesIn(KernelVariants()),
+                         IsaVariantTestName<const MicroKernel* (*)()>);
+
+// The accumulating rows form of every microkernel, over K split at several points (K blocks
+// of a packed B, ends inside and outside its 8-row passes), gives the bits of the rows form
+// over the whole K, and a double-precision oracle within float tolerance; N around the
+// vector widths.
+class GemvRowsAddVariantTest : public ::testing::TestWithParam<IsaVariant<const MicroKernel* (*)()>> {};
+
+TEST_P(GemvRowsAddVariantTest, SplitAnywhereGivesTheRowsFormsBits) {
+  OL_SKIP_UNLESS_ISA_ENABLED(GetParam());
+  const MicroKernel* kernel = GetParam().impl();
+  ASSERT_NE(kernel, nullptr);
+  ASSERT_NE(kernel->gemv_rows_add, nullptr) << kernel->name;
+  for (const int64_t n : {int64_t{1}, int64_t{7}, int64_t{16}, int64_t{17}, int64_t{32}, int64_t{49}}) {
+    const int64_t k = 300, ld = n + 5;
+    const std::vector<float> m = Random(k * ld, 31), x = Random(k, 32);
+    std::vector<float> whole(n, -1.0f);
+    kernel->gemv_rows(k, n, x.data(), m.data(), ld, whole.data());
+    for (const int64_t split : {int64_t{0}, int64_t{3}, int64_t{8}, int64_t{256}, int64_t{299}}) {
+      std::vector<float> y(n, 0.0f);
+      kernel->gemv_rows_add(split, n, x.data(), m.data(), ld, y.data());
+      kernel->gemv_rows_add(k - split, n, x.data() + split, m.data() + split * ld, ld, y.data());
+      EXPECT_EQ(y, whole) << kernel->name << " n=" << n << " split at " << split;
+    }
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = 0, magnitude = 0;
+      for (int64_t kk = 0; kk < k; ++kk) {
+        sum += static_cast<double>(x[kk]) * m[kk * ld + j];
+        magnitude += std::fabs(static_cast<double>(x[kk]) * m[kk * ld + j]);
+      }
+      EXPECT_NEAR(whole[j], sum, 1e-6 * (k + 4) * magnitude + 1e-30) << kernel->name << " column " << j;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, GemvRowsAddVariantTest, ::testing::ValuesIn(KernelVariants()),
+                         IsaVariantTestName<const MicroKernel* (*)()>);
+
+// Ragged products through the engine with every microkernel: N of 49 and 196 (a late 1x1
+// convolution's output positions) and around nr, M of 2..8 (small-M MatMul) and around mr,
+// K across two K blocks (the partial tiles' beta = 1 pass), serial and 3 participants (bit
+// for bit), against the double-precision oracle.
+TEST(GemmEngine, RaggedEdgesMatchReferenceForEveryKernel) {
+  Runner one(1), three(3);
+  for (const MicroKernel* kernel : SupportedKernels()) {
+    const int64_t mr = kernel->mr, nr = kernel->nr;
+    for (const int64_t m : {int64_t{2}, int64_t{5}, int64_t{8}, mr + 1, 2 * mr - 1}) {
+      for (const int64_t n : {nr - 1, nr + 1, int64_t{49}, int64_t{196}}) {
+        for (const int64_t k : {int64_t{19}, int64_t{300}}) {
+          const Operands op(Case{m, n, k, false, k > 100, 1.0f, k > 100 ? 0.5f : 0.0f});
+          const std::vector<float> serial = one.Run(*kernel, op);
+          ExpectNearReference(op, serial, kernel->name);
+          ASSERT_EQ(serial, three.Run(*kernel, op)) << kernel->name << " " << m << "x" << n << "x" << k;
+        }
+      }
+    }
+  }
+}
+
 // The dots-form GEMV of every microkernel over the interleaved layout (DotsLayout, as
 // PrepackedB's GEMV copy holds a transposed B) gives the bits it gives over dense K-vectors,
 // and a double-accumulated reference within float tolerance; the layout's padding (NaN
@@ -326,8 +453,9 @@ TEST(GemmEngine, PrepackedARowsFuseTheRowBiasAndEpilogueIntoTheBlockWrites) {
   }
 }
 
-// GEMV shapes (m == 1 read the panels back, n == 1 unpacks the vector) and the tiled path,
-// every transpose combination, serial and parallel: bit-identical to the dense engine.
+// GEMV shapes (m == 1 runs the rows form on the panels in place, K blocks past the first
+// included; n == 1 unpacks the vector) and the tiled path (small M included), every
+// transpose combination, serial and parallel: bit-identical to the dense engine.
 TEST(GemmEngine, PrepackedBMatchesTheDenseBBitwiseWithoutReadingIt) {
   for (int threads : {1, 2, 3}) {
     Runner runner(threads);
@@ -336,7 +464,9 @@ TEST(GemmEngine, PrepackedBMatchesTheDenseBBitwiseWithoutReadingIt) {
                           Case{5, 1, 64, false, true, 2.0f, 0.5f}, Case{29, 1, 23, true, false, 1.0f, 0.0f},
                           Case{37, 100, 900, false, false, 1.0f, 0.0f}, Case{13, 65, 17, true, true, 0.5f, 2.0f},
                           Case{1, 1003, 1029, false, true, 1.0f, 0.0f}, Case{1, 7, 40, true, true, 1.0f, 0.0f},
-                          Case{1, 2, 3, false, true, 1.0f, 0.0f}}) {
+                          Case{1, 2, 3, false, true, 1.0f, 0.0f}, Case{1, 1000, 600, false, false, 1.0f, 0.0f},
+                          Case{1, 49, 531, true, false, 0.5f, 2.0f}, Case{2, 1000, 300, false, false, 1.0f, 0.0f},
+                          Case{4, 49, 600, true, false, 1.0f, 0.0f}, Case{8, 196, 70, false, true, 1.0f, 0.5f}}) {
       SCOPED_TRACE(std::to_string(threads) + " threads, " + std::to_string(c.m) + "x" + std::to_string(c.n) + "x" +
                    std::to_string(c.k) + (c.ta ? " ta" : "") + (c.tb ? " tb" : ""));
       const Operands op(c);

@@ -2,6 +2,7 @@
 // reference, bit-identical results for 1, 2, 4 and 8 participants, errors on bad input.
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -281,6 +282,30 @@ TEST(ConstantB, PrepackedWeightsGiveTheSameBitsAsFedWeights) {
       const std::vector<Value> got = RunAllCounts(constant);
       ASSERT_FALSE(want.empty() || got.empty());
       ExpectIdentical(want[0], got[0], "constant vs fed B");
+    }
+  }
+}
+
+// MatMul with 1..8 rows against a constant (prepacked, untransposed) B, as a transformer's
+// projections run at batch 1 or a few tokens: the rows-form GEMV on the panels in place
+// (M = 1, K across several K blocks) and the partial tiles of M < mr (N of 49 and 1000: a
+// partial column tile too), against the double-precision reference and bit for bit
+// against a fed B, for every participant count.
+TEST(ConstantB, SmallMMatMulMatchesTheReference) {
+  for (const int64_t m : {1, 2, 3, 5, 8}) {
+    for (const int64_t n : {49, 1000}) {
+      const int64_t k = 600;
+      SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
+      const std::vector<float> a = Random(m * k, 5), b = Random(k * n, 6);
+      KernelTester fed("MatMul", 13), constant("MatMul", 13);
+      fed.Input(MakeTensor<float>({m, k}, a)).Input(MakeTensor<float>({k, n}, b));
+      constant.Input(MakeTensor<float>({m, k}, a)).ConstantInput(MakeTensor<float>({k, n}, b));
+      const std::vector<Value> want = RunAllCounts(fed);
+      const std::vector<Value> got = RunAllCounts(constant);
+      ASSERT_FALSE(want.empty() || got.empty());
+      ExpectIdentical(want[0], got[0], "constant vs fed B");
+      ExpectNear(ToVector<float>(got[0].tensor()),
+                 Reference(a, b, m, n, k, false, false, 1.0, 0.0, [](int64_t, int64_t) { return 0.0; }));
     }
   }
 }

@@ -12,11 +12,26 @@ namespace gemm {
 // c[i * ldc + j] = alpha * sum_k a[k * mr + i] * b[k * nr + j] + beta * c[i * ldc + j]
 // for a full mr x nr tile; beta == 0 does not read c.
 using TileFn = void (*)(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, float alpha, float beta);
+// The partial tile at the edges of C: rows <= mr, cols <= nr (not both full) of the same
+// panels (A zero-padded past `rows`, B past `cols`), writing only those rows and columns of c
+// (directly: no copy through a full tile) and each of them with TileFn's arithmetic, so
+// bit for bit what the full tile gives on a copy of c. A kernel computes no more than a
+// vector of columns past `cols` and no row past `rows`: N not a multiple of nr (49 or 196
+// output positions of a late 1x1 convolution) and M below mr (MatMul with 2..8 rows) cost
+// the vectors they fill. Where the columns past the last whole vector are fewer than the
+// rows (x86: cols % lanes < mr), they run in column form: the A panel's rows as the vector
+// lanes, one accumulator per column, inside the same K loop as the whole vectors.
+using EdgeTileFn = void (*)(int64_t kc, const float* a, const float* b, int rows, int cols, float* c, int64_t ldc,
+                            float alpha, float beta);
 // GEMV building blocks, y[j] for j < n (y is written, not accumulated):
 //   rows form: y[j] = sum_k x[k] * m[k * ld + j]   (matrix rows run along k)
 //   dots form: y[j] = sum_k x[k] * M(j, k)         (each y is one dot product)
 // Each y[j] has one summation order whatever n, the position of j or the layout.
 using GemvFn = void (*)(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, float* y);
+// The rows form accumulating: y[j] += sum_k x[k] * m[k * ld + j], each k added to y[j] in
+// k order exactly as the rows form adds it, so that the rows form over K gives the bits of
+// zeroing y and then this over K split anywhere (PrepackedB's K blocks, read in place).
+using GemvAddFn = GemvFn;
 
 // The dots form reads columns in groups of kDotsGroup (its kernels run one group at a
 // time) and K in blocks of the kernel's dots_block (one step of its loop), element M(j, k) at
@@ -71,7 +86,9 @@ struct MicroKernel {
   int64_t kc;  // K block: an A micro-panel (mr x kc) stays in L1
   int64_t nc;  // N block: the packed B block (kc x nc) stays in L2
   TileFn tile;
+  EdgeTileFn edge;  // partial tiles (EdgeTileFn)
   GemvFn gemv_rows;
+  GemvAddFn gemv_rows_add;  // the rows form accumulating into y
   GemvDotsFn gemv_dots;
   int dots_block;  // K block of gemv_dots (DotsLayout)
 };

@@ -5,6 +5,9 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 
+#include <array>
+#include <utility>
+
 #if !defined(__AVX2__) || !defined(__FMA__)
 #error "build with isa_library(isa = \"avx2\")"
 #endif
@@ -50,6 +53,107 @@ void Tile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, flo
   }
 }
 
+// Lanes [0, count) of an 8-lane vector (count may be past 8 or below 0).
+__m256i LaneMask(int count) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(count), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+// A partial tile (EdgeTileFn): rows [0, R), V vectors of the B panel's columns (the last
+// stored under a mask where `cols` ends inside it) and, in column form, kCols more columns
+// from 8 * V on: the A panel's kMr rows as the lanes of one accumulator per column, each
+// FMA the same product and sum as Tile's, in the same K loop as the vectors. Every element
+// then takes Tile's alpha/beta step (the column form's lanes one by one, same roundings).
+template <int R, int V, int kCols>
+void Partial(int64_t kc, const float* a, const float* b, int /*rows*/, int cols, float* c, int64_t ldc, float alpha,
+             float beta) {
+  static_assert(R >= 1 && R <= kMr && 8 * V + kCols <= kNr, "a partial tile inside the full one");
+  constexpr int kV = V > 0 ? V : 1, kC = kCols > 0 ? kCols : 1;
+  __m256 acc[R][kV], column[kC];
+#pragma GCC unroll 8
+  for (int i = 0; i < R; ++i) {
+#pragma GCC unroll 2
+    for (int v = 0; v < V; ++v) acc[i][v] = _mm256_setzero_ps();
+  }
+#pragma GCC unroll 8
+  for (int j = 0; j < kCols; ++j) column[j] = _mm256_setzero_ps();
+  const __m256i a_lanes = LaneMask(kMr);
+  for (int64_t k = 0; k < kc; ++k) {
+    if constexpr (V > 0) {
+      __m256 bv[kV];
+#pragma GCC unroll 2
+      for (int v = 0; v < V; ++v) bv[v] = _mm256_loadu_ps(b + 8 * v);
+#pragma GCC unroll 8
+      for (int i = 0; i < R; ++i) {
+        const __m256 ai = _mm256_broadcast_ss(a + i);
+#pragma GCC unroll 2
+        for (int v = 0; v < V; ++v) acc[i][v] = _mm256_fmadd_ps(ai, bv[v], acc[i][v]);
+      }
+    }
+    if constexpr (kCols > 0) {
+      const __m256 av = _mm256_maskload_ps(a, a_lanes);
+#pragma GCC unroll 8
+      for (int j = 0; j < kCols; ++j) column[j] = _mm256_fmadd_ps(av, _mm256_broadcast_ss(b + 8 * V + j), column[j]);
+    }
+    a += kMr;
+    b += kNr;
+  }
+  const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
+#pragma GCC unroll 2
+  for (int v = 0; v < V; ++v) {
+    const __m256i mask = LaneMask(cols - 8 * v);
+#pragma GCC unroll 8
+    for (int i = 0; i < R; ++i) {
+      float* out = c + i * ldc + 8 * v;
+      const __m256 result = beta == 0.0f
+                                ? _mm256_mul_ps(va, acc[i][v])
+                                : _mm256_fmadd_ps(va, acc[i][v], _mm256_mul_ps(vb, _mm256_maskload_ps(out, mask)));
+      _mm256_maskstore_ps(out, mask, result);
+    }
+  }
+  for (int j = 0; j < kCols; ++j) {
+    alignas(32) float lanes[8];
+    _mm256_store_ps(lanes, column[j]);
+    float* out = c + 8 * V + j;
+    for (int i = 0; i < R; ++i) {
+      float& o = out[i * ldc];
+      o = beta == 0.0f ? alpha * lanes[i] : __builtin_fmaf(alpha, lanes[i], beta * o);
+    }
+  }
+}
+
+// Partial<R, v, 0> for v = 1, 2 (row R's whole and masked vectors), and for kMr rows
+// Partial<kMr, v, r> for v = 0, 1 and r = 1..kMr-1 (column form).
+constexpr int kNv = kNr / 8;
+template <int R, int... V>
+constexpr std::array<EdgeTileFn, kNv> VectorRow(std::integer_sequence<int, V...>) {
+  return {{&Partial<R, V + 1, 0>...}};
+}
+template <int... R>
+constexpr std::array<std::array<EdgeTileFn, kNv>, kMr> VectorTable(std::integer_sequence<int, R...>) {
+  return {{VectorRow<R + 1>(std::make_integer_sequence<int, kNv>())...}};
+}
+template <int V, int... C>
+constexpr std::array<EdgeTileFn, kMr - 1> ColumnRow(std::integer_sequence<int, C...>) {
+  return {{&Partial<kMr, V, C + 1>...}};
+}
+template <int... V>
+constexpr std::array<std::array<EdgeTileFn, kMr - 1>, kNv> ColumnTable(std::integer_sequence<int, V...>) {
+  return {{ColumnRow<V>(std::make_integer_sequence<int, kMr - 1>())...}};
+}
+
+// The partial tiles: columns past the last whole vector in column form when they are
+// fewer than the rows (fewer FMAs than one more vector of kMr rows), else in one more
+// vector stored under a mask.
+void Edge(int64_t kc, const float* a, const float* b, int rows, int cols, float* c, int64_t ldc, float alpha,
+          float beta) {
+  static constexpr auto kVector = VectorTable(std::make_integer_sequence<int, kMr>());
+  static constexpr auto kColumn = ColumnTable(std::make_integer_sequence<int, kNv>());
+  const int whole = cols / 8, rest = cols % 8;
+  if (rows == kMr && rest != 0 && rest < kMr)
+    return kColumn[whole][rest - 1](kc, a, b, rows, cols, c, ldc, alpha, beta);
+  kVector[rows - 1][(cols + 7) / 8 - 1](kc, a, b, rows, cols, c, ldc, alpha, beta);
+}
+
 // GEMV streams the matrix once from memory: each matrix row stream is prefetched this
 // many floats (1 KiB) ahead (as the AVX-512 kernel; README in benchmarks/reports/gemm).
 constexpr int64_t kGemvPrefetch = 256;
@@ -83,13 +187,17 @@ void AccumulateRows(const float* x, const float* m, int64_t ld, int64_t n, float
   }
 }
 
-// y[j] = sum_k x[k] m[k * ld + j] in k order for every column: eight rows per pass over y
+// y[j] += sum_k x[k] m[k * ld + j] in k order for every column: eight rows per pass over y
 // (eight streams in flight), then single rows.
-void GemvRows(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, float* y) {
-  for (int64_t j = 0; j < n; ++j) y[j] = 0.0f;
+void GemvRowsAdd(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, float* y) {
   int64_t kk = 0;
   for (; kk + 8 <= k; kk += 8) AccumulateRows<8>(x + kk, m + kk * ld, ld, n, y);
   for (; kk < k; ++kk) AccumulateRows<1>(x + kk, m + kk * ld, ld, n, y);
+}
+
+void GemvRows(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, float* y) {
+  for (int64_t j = 0; j < n; ++j) y[j] = 0.0f;
+  GemvRowsAdd(k, n, x, m, ld, y);
 }
 
 float HorizontalSum(__m256 v) {
@@ -137,8 +245,8 @@ void GemvDots(int64_t k, int64_t n, const float* x, const float* m, const DotsLa
 
 // Constant-initialized (no code runs before a CPU check): gemm.cc hands them out only
 // when IsaEnabled(Isa::kAvx2).
-extern const MicroKernel kAvx2MicroKernel = {"avx2", kMr,      kNr,      /*kc=*/256, /*nc=*/512,
-                                             Tile,   GemvRows, GemvDots, kDotsBlock};
+extern const MicroKernel kAvx2MicroKernel = {"avx2", kMr,      kNr,         /*kc=*/256, /*nc=*/512, Tile,
+                                             Edge,   GemvRows, GemvRowsAdd, GemvDots,   kDotsBlock};
 
 }  // namespace gemm
 }  // namespace onnx_light

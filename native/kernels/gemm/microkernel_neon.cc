@@ -4,6 +4,9 @@
 #if defined(__aarch64__)
 #include <arm_neon.h>
 
+#include <array>
+#include <utility>
+
 namespace onnx_light {
 namespace gemm {
 namespace {
@@ -44,6 +47,57 @@ void Tile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, flo
   }
 }
 
+// A partial tile (EdgeTileFn): rows [0, R) and the first V vectors of the B panel's
+// columns, the last one stored lane by lane where `cols` ends inside it; each element with
+// Tile's fused multiply-adds (vfmaq_n_f32 is vfmaq_laneq_f32's arithmetic) and alpha/beta
+// step. (The column form of the x86 kernels is not here: not measured on ARM hardware.)
+template <int R, int V>
+void Partial(int64_t kc, const float* a, const float* b, int /*rows*/, int cols, float* c, int64_t ldc, float alpha,
+             float beta) {
+  float32x4_t acc[R][V];
+  for (int i = 0; i < R; ++i) {
+    for (int v = 0; v < V; ++v) acc[i][v] = vdupq_n_f32(0.0f);
+  }
+  for (int64_t k = 0; k < kc; ++k) {
+    float32x4_t bv[V];
+    for (int v = 0; v < V; ++v) bv[v] = vld1q_f32(b + 4 * v);
+    for (int i = 0; i < R; ++i) {
+      for (int v = 0; v < V; ++v) acc[i][v] = vfmaq_n_f32(acc[i][v], bv[v], a[i]);
+    }
+    a += kMr;
+    b += kNr;
+  }
+  const float32x4_t va = vdupq_n_f32(alpha);
+  for (int i = 0; i < R; ++i) {
+    float* row = c + i * ldc;
+    for (int v = 0; v < V; ++v) {
+      const int lanes = cols - 4 * v < 4 ? cols - 4 * v : 4;
+      float in[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+      for (int l = 0; l < lanes; ++l) in[l] = row[4 * v + l];
+      float32x4_t out = vmulq_f32(va, acc[i][v]);
+      if (beta != 0.0f) out = vfmaq_f32(out, vdupq_n_f32(beta), vld1q_f32(in));
+      float result[4];
+      vst1q_f32(result, out);
+      for (int l = 0; l < lanes; ++l) row[4 * v + l] = result[l];
+    }
+  }
+}
+
+template <int R, int... V>
+constexpr std::array<EdgeTileFn, kNr / 4> VectorRow(std::integer_sequence<int, V...>) {
+  return {{&Partial<R, V + 1>...}};
+}
+template <int... R>
+constexpr std::array<std::array<EdgeTileFn, kNr / 4>, kMr> VectorTable(std::integer_sequence<int, R...>) {
+  return {{VectorRow<R + 1>(std::make_integer_sequence<int, kNr / 4>())...}};
+}
+
+void Edge(int64_t kc, const float* a, const float* b, int rows, int cols, float* c, int64_t ldc, float alpha,
+          float beta) {
+  static constexpr auto kVector = VectorTable(std::make_integer_sequence<int, kMr>());
+  kVector[rows - 1][(cols + 3) / 4 - 1](kc, a, b, rows, cols, c, ldc, alpha, beta);
+}
+
 // GEMV streams the matrix once from memory: each matrix row stream is prefetched this
 // many floats (1 KiB) ahead, as on x86 (not measured on ARM hardware).
 constexpr int64_t kGemvPrefetch = 256;
@@ -73,13 +127,17 @@ void AccumulateRows(const float* x, const float* m, int64_t ld, int64_t n, float
   }
 }
 
-// y[j] = sum_k x[k] m[k * ld + j] in k order for every column: eight rows per pass over y
+// y[j] += sum_k x[k] m[k * ld + j] in k order for every column: eight rows per pass over y
 // (eight streams in flight), then single rows.
-void GemvRows(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, float* y) {
-  for (int64_t j = 0; j < n; ++j) y[j] = 0.0f;
+void GemvRowsAdd(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, float* y) {
   int64_t kk = 0;
   for (; kk + 8 <= k; kk += 8) AccumulateRows<8>(x + kk, m + kk * ld, ld, n, y);
   for (; kk < k; ++kk) AccumulateRows<1>(x + kk, m + kk * ld, ld, n, y);
+}
+
+void GemvRows(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, float* y) {
+  for (int64_t j = 0; j < n; ++j) y[j] = 0.0f;
+  GemvRowsAdd(k, n, x, m, ld, y);
 }
 
 // K block of the dots form: one step of Dots (four vectors per column).
@@ -122,7 +180,8 @@ void GemvDots(int64_t k, int64_t n, const float* x, const float* m, const DotsLa
 }  // namespace
 
 const MicroKernel* NeonKernel() {
-  static const MicroKernel kernel{"neon", kMr, kNr, /*kc=*/256, /*nc=*/480, Tile, GemvRows, GemvDots, kDotsBlock};
+  static const MicroKernel kernel{"neon", kMr,      kNr,         /*kc=*/256, /*nc=*/480, Tile,
+                                  Edge,   GemvRows, GemvRowsAdd, GemvDots,   kDotsBlock};
   return &kernel;
 }
 

@@ -1,5 +1,6 @@
 // Portable microkernels (any architecture; the compiler vectorises the inner loops).
 #include <cmath>
+#include <cstring>
 
 #include "native/kernels/gemm/microkernel.h"
 
@@ -25,12 +26,28 @@ void Tile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, flo
   }
 }
 
-void GemvRows(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, float* y) {
-  for (int64_t j = 0; j < n; ++j) y[j] = 0.0f;
+// The partial tile: the full tile on a copy of the rows and columns it writes (the
+// portable kernel is the reference build's; its edges are not where it is slow).
+void Edge(int64_t kc, const float* a, const float* b, int rows, int cols, float* c, int64_t ldc, float alpha,
+          float beta) {
+  float tile[kMr * kNr];
+  if (beta != 0.0f) {
+    for (int i = 0; i < rows; ++i) std::memcpy(tile + i * kNr, c + i * ldc, sizeof(float) * cols);
+  }
+  Tile(kc, a, b, tile, kNr, alpha, beta);
+  for (int i = 0; i < rows; ++i) std::memcpy(c + i * ldc, tile + i * kNr, sizeof(float) * cols);
+}
+
+void GemvRowsAdd(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, float* y) {
   for (int64_t kk = 0; kk < k; ++kk) {
     const float* r = m + kk * ld;
     for (int64_t j = 0; j < n; ++j) y[j] += x[kk] * r[j];
   }
+}
+
+void GemvRows(int64_t k, int64_t n, const float* x, const float* m, int64_t ld, float* y) {
+  for (int64_t j = 0; j < n; ++j) y[j] = 0.0f;
+  GemvRowsAdd(k, n, x, m, ld, y);
 }
 
 // K block of the dots form (the sum runs in k order; the block only addresses the layout).
@@ -51,7 +68,8 @@ void GemvDots(int64_t k, int64_t n, const float* x, const float* m, const DotsLa
 }  // namespace
 
 const MicroKernel& ScalarKernel() {
-  static const MicroKernel kernel{"scalar", kMr, kNr, /*kc=*/256, /*nc=*/512, Tile, GemvRows, GemvDots, kDotsBlock};
+  static const MicroKernel kernel{"scalar", kMr,      kNr,         /*kc=*/256, /*nc=*/512, Tile,
+                                  Edge,     GemvRows, GemvRowsAdd, GemvDots,   kDotsBlock};
   return kernel;
 }
 
