@@ -17,9 +17,12 @@ convolutions of the whole-model profiles with their activation behind them (Conv
 Mul for Swish, which our session fuses into FusedConv and ORT runs as Conv + QuickGelu; Conv +
 HardSwish): EfficientNet-B0's Conv_4 (3x3/1, 32 channels at 112x112) and Conv_18 (3x3/2, 96
 channels 112 -> 56), MobileNetV3-small's 5x5 ones (240 channels at 14x14; stride 2: 96
-channels 28 -> 14, 576 channels 14 -> 7); and MobileNetV3's squeeze-and-excitation block on
+channels 28 -> 14, 576 channels 14 -> 7), and the rest of their 5x5 and stride-2 depthwise
+layers (EfficientNet-B0's 5x5/2 144 at 56, 5x5/1 240 at 28 and 672 at 14, 3x3/2 240 at 28,
+5x5/2 672 at 14; MobileNetV3-small's 3x3/2 16 at 112 and 72 at 56 with Relu, 5x5/2 288 at 14);
+and MobileNetV3's squeeze-and-excitation block on
 [1, 576, 7, 7] (GlobalAveragePool, 1x1 576 -> 144, Relu, 1x1 144 -> 576, HardSigmoid, Mul:
-our SqueezeExcitation node). A case's activation is its name's suffix (_swish, _hardswish). Weights
+our SqueezeExcitation node). A case's activation is its name's suffix (_swish, _hardswish, _relu). Weights
 and bias are constant initializers (both runtimes may prepack them). Each runtime runs in its
 own block per case and thread count (warm-up runs, then `repeats` timed runs), onnx-light
 first, then ORT (ORT's workers spin after each run, so alternating single runs would charge
@@ -94,10 +97,23 @@ CASES: dict[str, tuple[int, int, int, int, int, int]] = {
     "dw5x5s1_240_14_hardswish": (240, 240, 14, 5, 1, 240),
     "dw5x5s2_96_28_hardswish": (96, 96, 28, 5, 2, 96),
     "dw5x5s2_576_14_hardswish": (576, 576, 14, 5, 2, 576),
+    # The rest of the two models' 5x5 and stride-2 depthwise layers at their real sizes,
+    # channel counts and activations: EfficientNet-B0's 5x5/2 144 at 56 -> 28, 5x5/1 240 at
+    # 28 and 672 at 14, 3x3/2 240 at 28 -> 14, 5x5/2 672 at 14 -> 7 (Swish);
+    # MobileNetV3-small's 3x3/2 16 at 112 -> 56 and 72 at 56 -> 28 (Relu), 5x5/2 288 at
+    # 14 -> 7 (HardSwish).
+    "dw5x5s2_144_56_swish": (144, 144, 56, 5, 2, 144),
+    "dw5x5s1_240_28_swish": (240, 240, 28, 5, 1, 240),
+    "dw5x5s1_672_14_swish": (672, 672, 14, 5, 1, 672),
+    "dw3x3s2_240_28_swish": (240, 240, 28, 3, 2, 240),
+    "dw5x5s2_672_14_swish": (672, 672, 14, 5, 2, 672),
+    "dw3x3s2_16_112_relu": (16, 16, 112, 3, 2, 16),
+    "dw3x3s2_72_56_relu": (72, 72, 56, 3, 2, 72),
+    "dw5x5s2_288_14_hardswish": (288, 288, 14, 5, 2, 288),
 }
 
 # The activation behind a case's Conv, by the name's suffix (none without one).
-ACTIVATIONS = ("swish", "hardswish")
+ACTIVATIONS = ("swish", "hardswish", "relu")
 
 # Squeeze-and-excitation blocks: name: (channels, reduced channels, height = width).
 SE_CASES: dict[str, tuple[int, int, int]] = {
@@ -117,7 +133,7 @@ def conv_model(
     """Conv(x, W, B) with W and B constant; pads kernel // 2 ('same' for 3x3 and 5x5, none for 1x1).
 
     activation "swish" appends Sigmoid and Mul (x * sigmoid(x), as PyTorch exports SiLU),
-    "hardswish" HardSwish.
+    "hardswish" HardSwish, "relu" Relu.
     """
     pad = kernel // 2
     w = (rng.standard_normal((cout, cin // group, kernel, kernel)) * 0.1).astype(np.float32)
@@ -138,6 +154,8 @@ def conv_model(
         nodes += [helper.make_node("Sigmoid", ["c"], ["s"]), helper.make_node("Mul", ["c", "s"], ["y"])]
     elif activation == "hardswish":
         nodes.append(helper.make_node("HardSwish", ["c"], ["y"]))
+    elif activation == "relu":
+        nodes.append(helper.make_node("Relu", ["c"], ["y"]))
     graph = helper.make_graph(
         nodes,
         "conv",

@@ -332,6 +332,13 @@ TEST(Conv, DepthwiseAndChannelMultiplier) {
   // 3x3 strips of 4 output rows with unmasked interior vectors, strides 1 and 2.
   CheckConv({{1, 3, 13, 57}, {3, 1, 3, 3}, 3, {1, 1}, {}, {1, 1, 1, 1}}, {1, 1}, {13, 57});
   CheckConv({{2, 2, 15, 70}, {2, 1, 3, 3}, 2, {2, 2}, {}, {1, 1, 1, 1}}, {1, 1}, {8, 35});
+  // Padded rows: stride 2 (split into even / odd columns) 5x5 with a channel multiplier of
+  // 2 and uneven pads, 3x3 on an odd width, 5x5 stride 1 on MobileNetV3's 14x14; a 5x5 row
+  // too wide for the padded rows.
+  CheckConv({{1, 3, 17, 61}, {6, 1, 5, 5}, 3, {2, 2}, {}, {2, 1, 1, 2}}, {2, 1}, {8, 30});
+  CheckConv({{2, 2, 12, 41}, {2, 1, 3, 3}, 2, {2, 2}, {}, {1, 1, 1, 1}}, {1, 1}, {6, 21});
+  CheckConv({{1, 3, 14, 14}, {3, 1, 5, 5}, 3, {1, 1}, {}, {2, 2, 2, 2}}, {2, 2}, {14, 14});
+  CheckConv({{1, 2, 6, 1030}, {2, 1, 5, 5}, 2, {2, 2}, {}, {2, 2, 2, 2}}, {2, 2}, {3, 515});
 }
 
 // Small planes with many channels: the channel-blocked kernels (rows of at most half a
@@ -606,6 +613,7 @@ TEST_P(DepthwisePlaneVariantTest, MatchesThePortablePlane) {
   OL_SKIP_UNLESS_ISA_ENABLED(GetParam());
   struct PlaneCase {
     int64_t in_h, in_w, kernel_h, kernel_w, stride, dilation, pad_begin, pad_end;
+    int64_t dilation_w = 0;  // the column dilation where it differs from the row's
   };
   const PlaneCase cases[] = {{14, 14, 3, 3, 1, 1, 1, 1},
                              {28, 28, 3, 3, 2, 1, 1, 1},
@@ -644,7 +652,28 @@ TEST_P(DepthwisePlaneVariantTest, MatchesThePortablePlane) {
                              {3, 3, 5, 5, 1, 1, 2, 2},
                              {4, 5, 5, 5, 2, 1, 2, 2},
                              {18, 33, 5, 5, 1, 1, 1, 0},
-                             {21, 129, 5, 5, 2, 1, 1, 2}};
+                             {21, 129, 5, 5, 2, 1, 1, 2},
+                             // Padded rows (stride 2 split into even / odd columns, 5x5
+                             // stride 1 whole): outputs a whole
+                             // number of vectors (32, 16, 8) and one past, pads wider than
+                             // the kernel, a single output column, EfficientNet's 3x3/2 at
+                             // 112 and MobileNetV3's 5x5/2 at 28.
+                             {9, 64, 5, 5, 2, 1, 2, 2},
+                             {9, 62, 5, 5, 2, 1, 2, 2},
+                             {7, 33, 3, 3, 2, 1, 1, 1},
+                             {8, 17, 3, 3, 2, 1, 1, 0},
+                             {6, 30, 5, 5, 2, 1, 9, 9},
+                             {5, 5, 5, 5, 2, 1, 0, 0},
+                             {9, 112, 3, 3, 2, 1, 1, 1},
+                             {28, 28, 5, 5, 2, 1, 2, 2},
+                             // Rows too wide for the padded rows' stack ring, and column
+                             // dilations: the strips with masked edge vectors.
+                             {6, 1100, 5, 5, 2, 1, 2, 2},
+                             {5, 801, 3, 3, 2, 1, 1, 1},
+                             {7, 1600, 5, 5, 1, 1, 2, 2},
+                             {9, 40, 3, 3, 2, 1, 2, 2, 2},
+                             {10, 45, 5, 5, 2, 1, 4, 4, 2},
+                             {9, 40, 5, 5, 1, 1, 2, 2, 2}};
   int checked = 0;
   for (const PlaneCase& c : cases) {
     conv::ConvGeometry cg;
@@ -652,12 +681,12 @@ TEST_P(DepthwisePlaneVariantTest, MatchesThePortablePlane) {
     cg.in_spatial = {c.in_h, c.in_w};
     cg.kernel = {c.kernel_h, c.kernel_w};
     cg.strides = {c.stride, c.stride};
-    cg.dilations = {c.dilation, c.dilation};
+    cg.dilations = {c.dilation, c.dilation_w > 0 ? c.dilation_w : c.dilation};
     cg.pads_begin = {c.pad_begin, c.pad_begin};
     cg.pads_end = {c.pad_end, c.pad_end};
     for (int a = 0; a < 2; ++a) {
       cg.out_spatial.push_back(
-          (cg.in_spatial[a] + c.pad_begin + c.pad_end - c.dilation * (cg.kernel[a] - 1) - 1) / c.stride + 1);
+          (cg.in_spatial[a] + c.pad_begin + c.pad_end - cg.dilations[a] * (cg.kernel[a] - 1) - 1) / c.stride + 1);
     }
     const conv::Geometry3d g(cg);
     const auto x = Random(g.in_size, 7), w = Random(g.kernel_size, 8);
@@ -668,7 +697,20 @@ TEST_P(DepthwisePlaneVariantTest, MatchesThePortablePlane) {
     ++checked;
     std::fill(got.begin(), got.end(), -99.0f);
     fn(g, x.data(), w.data(), 0.25f, conv::PlaneActivation{}, got.data());
+    // On x86-64 the portable variant's strips do the scalar loop's arithmetic in its order
+    // (products and sums rounded apart: no FMA in the baseline; the padding adds nothing):
+    // the same bits. On aarch64 the compiler fuses some of either's products into their sums
+    // and not always the same ones: there the tolerance.
+#if defined(__x86_64__)
+    const bool exact = GetParam().isa == Isa::kPortable;
+#else
+    const bool exact = false;
+#endif
     for (int64_t i = 0; i < g.out_size; ++i) {
+      if (exact) {
+        ASSERT_EQ(got[i], want[i]) << GetParam().name << " plane " << c.in_h << "x" << c.in_w << " kernel "
+                                   << c.kernel_h << "x" << c.kernel_w << " stride " << c.stride << " at " << i;
+      }
       ASSERT_NEAR(got[i], want[i], 1e-5f * (1 + std::fabs(want[i]))) << GetParam().name << " at " << i;
     }
   }
@@ -685,10 +727,33 @@ TEST_P(DepthwisePlaneVariantTest, SimdPlanesSumTapsInKhKwOrderThenBias) {
   struct PlaneCase {
     int64_t in_h, in_w, kernel, stride, pad_begin, pad_end;
   };
-  const PlaneCase cases[] = {{14, 14, 5, 1, 2, 2},  {56, 56, 5, 2, 2, 2}, {13, 67, 5, 1, 0, 0},  {15, 97, 5, 2, 0, 0},
-                             {9, 40, 5, 1, 0, 3},   {10, 51, 5, 2, 3, 1}, {3, 3, 5, 1, 2, 2},    {4, 5, 5, 2, 2, 2},
-                             {21, 129, 5, 2, 1, 2}, {13, 56, 3, 1, 1, 1}, {14, 112, 3, 2, 1, 1}, {9, 67, 3, 2, 0, 1},
-                             {11, 30, 7, 1, 3, 3},  {12, 45, 7, 2, 3, 3}};
+  const PlaneCase cases[] = {{14, 14, 5, 1, 2, 2},
+                             {56, 56, 5, 2, 2, 2},
+                             {13, 67, 5, 1, 0, 0},
+                             {15, 97, 5, 2, 0, 0},
+                             {9, 40, 5, 1, 0, 3},
+                             {10, 51, 5, 2, 3, 1},
+                             {3, 3, 5, 1, 2, 2},
+                             {4, 5, 5, 2, 2, 2},
+                             {21, 129, 5, 2, 1, 2},
+                             {13, 56, 3, 1, 1, 1},
+                             {14, 112, 3, 2, 1, 1},
+                             {9, 67, 3, 2, 0, 1},
+                             {11, 30, 7, 1, 3, 3},
+                             {12, 45, 7, 2, 3, 3},
+                             // Padded rows (whole vectors of outputs and one past, pads wider
+                             // than the kernel) and rows too wide for them.
+                             {9, 64, 5, 2, 2, 2},
+                             {9, 62, 5, 2, 2, 2},
+                             {7, 33, 3, 2, 1, 1},
+                             {6, 30, 5, 2, 9, 9},
+                             {9, 112, 3, 2, 1, 1},
+                             {5, 5, 5, 2, 0, 0},
+                             {6, 1100, 5, 2, 2, 2},
+                             {5, 801, 3, 2, 1, 1},
+                             {8, 32, 5, 1, 2, 2},
+                             {7, 17, 5, 1, 7, 7},
+                             {7, 1600, 5, 1, 2, 2}};
   for (const PlaneCase& c : cases) {
     conv::ConvGeometry cg;
     cg.rank = 2;

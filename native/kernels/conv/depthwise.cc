@@ -10,7 +10,97 @@ namespace {
 
 int64_t CeilDiv(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
 
-DepthwisePlaneFn SelectDepthwisePlanePortable(const Geometry3d&) { return DepthwisePlanePortable; }
+// The activation as the separate kernels compute it (gemm::Epilogue, the epilogue's widest
+// enabled span on this CPU): what the portable planes apply.
+gemm::Epilogue EpilogueOf(const PlaneActivation& act) {
+  static constexpr gemm::Activation kEpilogue[] = {gemm::Activation::kNone,      gemm::Activation::kRelu,
+                                                   gemm::Activation::kClip,      gemm::Activation::kSigmoid,
+                                                   gemm::Activation::kHardSwish, gemm::Activation::kSwish};
+  gemm::Epilogue epilogue;
+  epilogue.activation = kEpilogue[static_cast<int>(act.kind)];
+  epilogue.alpha = act.alpha;
+  epilogue.beta = act.beta;
+  return epilogue;
+}
+
+// The row strips of depthwise_plane_simd.inc at the baseline: 4 lanes in a GCC vector
+// (SSE2 on x86-64, Advanced SIMD on aarch64), compiled with the baseline's flags. Fma is
+// a * b + c as the compiler contracts it, as in DepthwisePlanePortable's loop: two roundings
+// on x86-64 (no FMA in its baseline), one fused multiply-add on aarch64. Masked loads and
+// stores are lane loops (edge vectors only); the activation is the epilogue's (below),
+// applied to each strip's rows as the SIMD planes apply theirs.
+struct Portable {
+  static constexpr int64_t kLanes = 4;
+  static constexpr int kVectorRegisters = 16;              // SSE2 (aarch64 has 32: counted low)
+  static constexpr int64_t kPaddedMinVectors[2] = {0, 0};  // depthwise_plane_simd.inc
+  typedef float Vec __attribute__((vector_size(16)));
+  struct Mask {
+    int64_t lo, hi;  // lanes [lo, hi)
+  };
+  struct Tap {
+    int64_t first, last;  // lanes [first, last) read the row
+  };
+  static Mask Lanes(int64_t lo, int64_t hi) {
+    lo = lo < 0 ? 0 : lo > kLanes ? kLanes : lo;
+    hi = hi < lo ? lo : hi > kLanes ? kLanes : hi;
+    return Mask{lo, hi};
+  }
+  template <int kStride>
+  static Tap MakeTap(int64_t first, int64_t last) {
+    const Mask m = Lanes(first, last);
+    return Tap{m.lo, m.hi};
+  }
+  template <int kStride>
+  static Vec Load(const float* p, const Tap& tap) {
+    Vec v = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (int64_t j = tap.first; j < tap.last; ++j) v[j] = p[j * kStride];
+    return v;
+  }
+  template <int kStride>
+  static Vec LoadFull(const float* p) {
+    if constexpr (kStride == 2) {
+      const Vec v = {p[0], p[2], p[4], p[6]};
+      return v;
+    }
+    Vec v;
+    __builtin_memcpy(&v, p, sizeof v);
+    return v;
+  }
+  template <int kStride>
+  static Vec Ordered(Vec v) {
+    return v;
+  }
+  static Vec Zero() {
+    const Vec v = {0.0f, 0.0f, 0.0f, 0.0f};
+    return v;
+  }
+  static Vec Set1(float f) {
+    const Vec v = {f, f, f, f};
+    return v;
+  }
+  static Vec Fma(Vec a, Vec b, Vec c) { return a * b + c; }
+  static Vec Add(Vec a, Vec b) { return a + b; }
+  static void Store(float* p, Mask mask, Vec v) {
+    for (int64_t j = mask.lo; j < mask.hi; ++j) p[j] = v[j];
+  }
+  static void StoreFull(float* p, Vec v) { __builtin_memcpy(p, &v, sizeof v); }
+};
+
+// The strips' activation hook (depthwise_activation_simd.inc's ActivateRow for the SIMD
+// lanes): the epilogue over the n outputs just written.
+template <class V>
+void ActivateRow(const PlaneActivation& act, float* y, int64_t n) {
+  if (act.kind == PlaneActivationKind::kNone) return;
+  EpilogueOf(act).Apply(y, 0, 1, n, n);
+}
+
+#include "native/kernels/conv/depthwise_plane_simd.inc"
+
+// Square 3x3 and 5x5 kernels take the strips over Portable, the rest the scalar loop.
+DepthwisePlaneFn SelectDepthwisePlanePortable(const Geometry3d& g) {
+  const DepthwisePlaneFn strips = SelectDepthwiseStrips<Portable>(g);
+  return strips != nullptr ? strips : DepthwisePlanePortable;
+}
 
 }  // namespace
 
@@ -98,14 +188,7 @@ void DepthwisePlanePortable(const Geometry3d& g, const float* x, const float* w,
     }
   }
   if (act.kind == PlaneActivationKind::kNone) return;
-  static constexpr gemm::Activation kEpilogue[] = {gemm::Activation::kNone,      gemm::Activation::kRelu,
-                                                   gemm::Activation::kClip,      gemm::Activation::kSigmoid,
-                                                   gemm::Activation::kHardSwish, gemm::Activation::kSwish};
-  gemm::Epilogue epilogue;
-  epilogue.activation = kEpilogue[static_cast<int>(act.kind)];
-  epilogue.alpha = act.alpha;
-  epilogue.beta = act.beta;
-  epilogue.Apply(y, 0, 1, g.out_size, g.out_size);
+  EpilogueOf(act).Apply(y, 0, 1, g.out_size, g.out_size);
 }
 
 }  // namespace conv

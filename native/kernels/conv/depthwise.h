@@ -1,7 +1,12 @@
 // Depthwise (one input channel per output channel) convolution of one output plane: every
 // output element is act(bias + the sum over its taps inside the input in one fixed order
 // (kd, kh, kw)). 2-D planes with stride 1 or 2 take a SIMD kernel chosen at run time
-// (AVX-512, AVX2); the rest a portable loop (interior columns without bounds checks).
+// (AVX-512, AVX2); square 3x3 and 5x5 kernels also have the portable variant's row strips
+// over 4-lane GCC vectors (SSE2 on x86-64, Advanced SIMD on aarch64); the rest a portable
+// loop (interior columns without bounds checks). Where measured faster (AVX2 stride 2 on
+// rows of 3 or more vectors of outputs; the portable strips always) the strips read padded
+// input rows (depthwise_plane_simd.inc: each row copied once per plane, zero-padded, split
+// into even and odd columns on stride 2) so that every tap is one plain load.
 // The activation (FusedConv's, gemm/epilogue.h) runs inside the plane kernel on SIMD
 // vectors: the 3x3/5x5 row strips put each strip's rows (4 x out_w outputs, just stored,
 // in L1) through it, one activation's loop with its constants in registers; the general
@@ -39,8 +44,10 @@ using DepthwisePlaneFn = void (*)(const Geometry3d& g, const float* x, const flo
 
 // The plane function for g on this CPU: chosen once per convolution, called per plane.
 DepthwisePlaneFn SelectDepthwisePlane(const Geometry3d& g);
-// The portable plane applies `act` after the plane through gemm::Epilogue (the epilogue's
-// values on this CPU, its widest enabled lanes).
+// The portable loop (the portable variant's plane for all but square 3x3 / 5x5 kernels,
+// and the tests' reference): applies `act` after the plane through gemm::Epilogue (the
+// epilogue's values on this CPU, its widest enabled lanes). The portable variant's strips
+// give its bits (the same products and sums in the same order) and apply `act` the same way.
 void DepthwisePlanePortable(const Geometry3d& g, const float* x, const float* w, float bias, const PlaneActivation& act,
                             float* y);
 
@@ -48,6 +55,8 @@ void DepthwisePlanePortable(const Geometry3d& g, const float* x, const float* w,
 // (2-D, stride 1 or 2, kernel_w <= kMaxVectorKernelW). Call one only when IsaEnabled(its
 // ISA); the functions they return run that ISA's instructions.
 inline constexpr int64_t kMaxVectorKernelW = 16;
+// A width's kPaddedMinVectors entry for "never" (depthwise_plane_simd.inc's padded rows).
+inline constexpr int64_t kPaddedRowsNever = int64_t{1} << 40;
 DepthwisePlaneFn SelectDepthwisePlaneAvx512(const Geometry3d& g);
 DepthwisePlaneFn SelectDepthwisePlaneAvx2(const Geometry3d& g);
 

@@ -23,6 +23,8 @@ namespace {
 struct Avx2 {
   using Math = simd::Lanes8;  // simd/math.h's lanes of Vec (the activations)
   static constexpr int64_t kLanes = 8;
+  static constexpr int kVectorRegisters = 16;
+  static constexpr int64_t kPaddedMinVectors[2] = {kPaddedRowsNever, 3};  // depthwise_plane_simd.inc
   using Vec = __m256;
   using Mask = __m256i;
   struct Tap {

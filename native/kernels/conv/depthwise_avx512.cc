@@ -21,6 +21,8 @@ namespace {
 struct Avx512 {
   using Math = simd::Lanes16;  // simd/math.h's lanes of Vec (the activations)
   static constexpr int64_t kLanes = 16;
+  static constexpr int kVectorRegisters = 32;
+  static constexpr int64_t kPaddedMinVectors[2] = {kPaddedRowsNever, kPaddedRowsNever};  // depthwise_plane_simd.inc
   using Vec = __m512;
   using Mask = __mmask16;
   struct Tap {
