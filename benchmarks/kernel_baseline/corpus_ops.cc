@@ -398,6 +398,27 @@ void Gemms(std::vector<CorpusCase>* corpus) {
                         r.MissingInput().Input(FloatScalar(0.5f)).Input(ZeroPoint(t, 128));
                       }};
   });
+  // ONNX Runtime's dynamic quantization: the product with a float epilogue (bias), and with A
+  // quantized in the kernel (A float; the type is B's).
+  PerType(corpus, "MatMulIntegerToFloat", "com.microsoft", 1, kQuantized, [=](DataType t, int s) {
+    const int64_t d = dims[s];
+    return CorpusSize{"", GemmUnits(d * d * d), ShapeText({Shape({d, d}), Shape({d, d}), Shape({d})}),
+                      [=](KernelRunner& r) {
+                        r.Input(Quantized(t, Shape({d, d}), 1)).Input(Quantized(t, Shape({d, d}), 2));
+                        r.Input(FloatScalar(0.02f)).Input(FloatScalar(0.02f));
+                        r.Input(ZeroPoint(t, 128)).Input(ZeroPoint(t, 128));
+                        r.Input(Typed(DataType::kFloat, Shape({d}), -1, 1, 3));
+                      }};
+  });
+  PerType(corpus, "DynamicQuantizeMatMul", "com.microsoft", 1, kQuantized, [=](DataType t, int s) {
+    const int64_t d = dims[s];
+    return CorpusSize{"", GemmUnits(d * d * d), ShapeText({Shape({d, d}), Shape({d, d}), Shape({d})}),
+                      [=](KernelRunner& r) {
+                        r.Input(Typed(DataType::kFloat, Shape({d, d}), -1, 1, 1)).Input(Quantized(t, Shape({d, d}), 2));
+                        r.Input(FloatScalar(0.02f)).Input(ZeroPoint(t, 128));
+                        r.Input(Typed(DataType::kFloat, Shape({d}), -1, 1, 3));
+                      }};
+  });
 }
 
 // 3x3, pad-1 convolutions of 32 -> 32 channels over h x h (8, 28, 56): GEMM work units.

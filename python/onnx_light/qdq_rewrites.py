@@ -19,6 +19,17 @@ as it would (ONNX Runtime's rule): Relu when the zero point is the type's minimu
 float path. The integer kernels compute in float from the dequantized values and round
 once, so results agree with the QDQ float path to within one quantization step.
 
+ONNX Runtime's dynamic quantization (quantize_dynamic) writes, for every MatMul,
+DynamicQuantizeLinear(A) -> MatMulInteger(A_q, W_q, a_zp, w_zp) -> Cast(float) ->
+Mul(a_scale * w_scale) (-> Add(bias)). Two passes fuse it as ONNX Runtime does at session
+creation: MatMulInteger + Cast + Mul (+ Add) -> com.microsoft MatMulIntegerToFloat (the
+scales and the bias in the integer GEMM's epilogue, the int32 product never stored), then,
+when the DynamicQuantizeLinear feeds nothing else, that and its MatMulIntegerToFloat ->
+com.microsoft DynamicQuantizeMatMul (A quantized inside the kernel). The fused kernels
+compute what the chain computes, bit for bit (native/kernels/quantized/
+matmul_integer_to_float_op.cc); a DynamicQuantizeLinear read by several MatMulIntegers (a
+transformer's Q, K and V projections) stays, and each reader becomes a MatMulIntegerToFloat.
+
 PASSES: the rewrites in order, each `(model, weights) -> model` on the model in place (the
 caller copies), like graph_rewrites.fold_batch_norm_into_conv.
 """
@@ -493,9 +504,169 @@ def qdq_to_integer_ops(model: onnx.ModelProto, weights: _native.LoadedModel | No
     return model
 
 
+# ------------------------------------------------------------------ dynamic quantization
+
+
+def _from_dql(g: _Graph, name: str) -> bool:
+    """Whether `name` is DynamicQuantizeLinear's scale or zero point (scalars)."""
+    producer = g.producer.get(name)
+    return producer is not None and _is(producer, "DynamicQuantizeLinear") and name in producer.output[1:]
+
+
+def _one_element(g: _Graph, name: str) -> bool:
+    """Whether `name` holds exactly one element of rank <= 1: a constant, DynamicQuantizeLinear's
+    scale or zero point (scalars), or a value of known shape [] or [1]."""
+    value = g.view.constant(name)
+    if value is not None:
+        return value.size == 1 and value.ndim <= 1
+    if _from_dql(g, name):
+        return True
+    shape = g.view.shape(name)
+    return shape is not None and len(shape) <= 1 and all(d == 1 for d in shape)
+
+
+def _float_constant(g: _Graph, name: str, n: int) -> np.ndarray | None:
+    """A constant float32 of 1 or n elements and rank <= 1 (per tensor or per column)."""
+    value = g.view.constant(name)
+    if value is None or value.dtype != np.float32 or value.ndim > 1 or value.size not in (1, n):
+        return None
+    return value
+
+
+def _one_float(g: _Graph, name: str) -> bool:
+    """A float32 value of one element and rank <= 1 (constant or not)."""
+    constant = g.view.constant(name)
+    if constant is not None:
+        return constant.dtype == np.float32 and constant.size == 1 and constant.ndim <= 1
+    return (g.view.elem_type(name) == onnx.TensorProto.FLOAT or _from_dql(g, name)) and _one_element(g, name)
+
+
+def _split_scale(
+    g: _Graph, name: str, mul: onnx.NodeProto, n: int, a_dql: onnx.NodeProto | None
+) -> tuple[str, str, onnx.NodeProto | None] | None:
+    """The multiplier `name` of the int32 product as (a_scale, b_scale, the Mul forming it when
+    only `mul` reads it): Mul(one-element float, one-element float or constant of 1 or n
+    floats), as quantize_dynamic writes it (A's scale from A's DynamicQuantizeLinear `a_dql`
+    first), or a constant of 1 or n floats (its scale Mul folded: a_scale 1.0, exact)."""
+    producer = g.producer.get(name)
+    if producer is not None and _is(producer, "Mul") and len(producer.input) == 2:
+        # A's scale first when A comes from a DynamicQuantizeLinear (the next pass fuses it).
+        pairs = [tuple(producer.input), tuple(reversed(producer.input))]
+        if a_dql is not None and producer.input[1] == a_dql.output[1]:
+            pairs.reverse()
+        for a_scale, b_scale in pairs:
+            if _one_float(g, a_scale) and (_float_constant(g, b_scale, n) is not None or _one_float(g, b_scale)):
+                owned = producer if g.view.only_reader(name) is mul else None
+                return a_scale, b_scale, owned
+    if _float_constant(g, name, n) is not None:
+        return g.add_initializer(np.array(1.0, np.float32), name + "_one"), name, None
+    return None
+
+
+def _fuse_integer_to_float(g: _Graph, mmi: onnx.NodeProto) -> bool:
+    """MatMulInteger -> Cast(float) -> Mul(scale) (-> Add(bias)) at `mmi` -> MatMulIntegerToFloat."""
+    view = g.view
+    if len(mmi.input) < 2 or not mmi.output:
+        return False
+    cast = view.only_reader(mmi.output[0])
+    if cast is None or not _is(cast, "Cast") or _attrs(cast).get("to") != onnx.TensorProto.FLOAT:
+        return False
+    mul = view.only_reader(cast.output[0])
+    if mul is None or not _is(mul, "Mul") or len(mul.input) != 2:
+        return False
+    a, b = mmi.input[0], mmi.input[1]
+    a_zp = mmi.input[2] if len(mmi.input) > 2 else ""
+    b_zp = mmi.input[3] if len(mmi.input) > 3 else ""
+    b_shape = view.shape(b)
+    if b_shape is None or len(b_shape) < 2 or b_shape[-1] is None:
+        return False  # N must be known to check the scale and bias
+    n = b_shape[-1]
+    if a_zp and not _one_element(g, a_zp):
+        return False  # a zero point per row of A: MatMulIntegerToFloat's A is per tensor
+    scale = mul.input[1] if mul.input[0] == cast.output[0] else mul.input[0]
+    a_dql = g.producer.get(a)
+    split = _split_scale(g, scale, mul, n, a_dql if a_dql is not None and _is(a_dql, "DynamicQuantizeLinear") else None)
+    if split is None:
+        return False
+    a_scale, b_scale, scale_mul = split
+    removed = [mmi, cast, mul] + ([scale_mul] if scale_mul is not None else [])
+    out, bias = mul.output[0], ""
+    add = view.only_reader(out)
+    if add is not None and _is(add, "Add") and len(add.input) == 2:
+        other = add.input[1] if add.input[0] == out else add.input[0]
+        value = view.constant(other)
+        if value is not None and value.dtype == np.float32 and value.shape == (n,):
+            removed.append(add)
+            out, bias = add.output[0], other
+    inputs = [a, b, a_scale, b_scale, a_zp, b_zp, bias]
+    while inputs[-1] == "":
+        inputs.pop()
+    new = helper.make_node(
+        "MatMulIntegerToFloat", inputs, [out], name=mmi.name or "MatMulIntegerToFloat", domain=MS_DOMAIN
+    )
+    ids = {id(n) for n in removed}
+    last = [n for n in g.graph.node if id(n) in ids][-1]
+    g.view.replace_nodes(ids, {id(last): [new]})
+    return True
+
+
+def fuse_matmul_integer_to_float(model: onnx.ModelProto, weights: _native.LoadedModel | None = None) -> onnx.ModelProto:
+    """MatMulInteger(A, B, a_zp, b_zp) -> Cast(to float) -> Mul(a_scale * b_scale) (-> Add(bias))
+    becomes com.microsoft MatMulIntegerToFloat(A, B, a_scale, b_scale, a_zp, b_zp, bias), when
+    every intermediate value is read by the chain alone, a_zp holds one value, the multiplier
+    is a one-element float times a one-element float or a constant of 1 or N floats (or such
+    a constant: the scale Mul folded), and the bias, if any, is a constant of N floats (N: B's
+    last dimension, known; a bias of any other shape stays a float Add after the node).
+    The same float operations in the same order: the output is unchanged, bit for bit."""
+    if not any(_is(n, "MatMulInteger") for n in model.graph.node):
+        return model
+    g = _Graph(model, weights)
+    fused = False
+    for node in list(g.graph.node):
+        if _is(node, "MatMulInteger"):
+            fused = _fuse_integer_to_float(g, node) or fused
+    if fused:
+        _ms_opset(g.model)
+        g.view.drop_unused_initializers()
+    return model
+
+
+def fuse_dynamic_quantize_matmul(model: onnx.ModelProto, weights: _native.LoadedModel | None = None) -> onnx.ModelProto:
+    """DynamicQuantizeLinear(X) whose three outputs only one MatMulIntegerToFloat reads, as its
+    A, a_scale and a_zero_point, becomes with it com.microsoft DynamicQuantizeMatMul(X, B,
+    b_scale, b_zp, bias): the kernel quantizes X exactly as DynamicQuantizeLinear does."""
+    g = _Graph(model, weights)
+    removed: set[int] = set()
+    inserted: dict[int, list[onnx.NodeProto]] = {}
+    for node in list(g.graph.node):
+        if node.op_type != "MatMulIntegerToFloat" or node.domain != MS_DOMAIN or len(node.input) < 5:
+            continue
+        dql = g.producer.get(node.input[0])
+        if dql is None or not _is(dql, "DynamicQuantizeLinear") or len(dql.output) != 3:
+            continue
+        if [node.input[0], node.input[2], node.input[4]] != list(dql.output):
+            continue
+        if any(g.view.only_reader(o) is not node for o in dql.output):
+            continue
+        b_zp = node.input[5] if len(node.input) > 5 else ""
+        bias = node.input[6] if len(node.input) > 6 else ""
+        inputs = [dql.input[0], node.input[1], node.input[3], b_zp, bias]
+        while inputs[-1] == "":
+            inputs.pop()
+        removed.update((id(dql), id(node)))
+        inserted[id(node)] = [
+            helper.make_node("DynamicQuantizeMatMul", inputs, list(node.output), name=node.name, domain=MS_DOMAIN)
+        ]
+    if removed:
+        g.view.replace_nodes(removed, inserted)
+    return model
+
+
 PASSES: list[Callable[[onnx.ModelProto, _native.LoadedModel | None], onnx.ModelProto]] = [
     fold_activations_into_quantize,
     qdq_to_integer_ops,
+    fuse_matmul_integer_to_float,
+    fuse_dynamic_quantize_matmul,
 ]
 
 

@@ -5,7 +5,8 @@
               rounds): constant folding, static Shape/Size, Identity/Dropout/dead-node
               elimination, Cast, Transpose, Reshape and Squeeze/Unsqueeze cancellation,
               Conv + BatchNormalization (ORT_ENABLE_BASIC)
-    extended  basic, then EXTENDED_PASSES: QDQ groups -> integer kernels (qdq_rewrites),
+    extended  basic, then EXTENDED_PASSES: QDQ groups -> integer kernels, quantize_dynamic's
+              MatMulInteger chains -> MatMulIntegerToFloat/DynamicQuantizeMatMul (qdq_rewrites),
               MatMul + Add -> Gemm (com.microsoft FusedGemm when A has more than 2
               dims: the bias in its epilogue), decomposed Gelu, LayerNormalization and
               RMSNormalization and scaled dot-product attention -> one op (Attention:

@@ -870,6 +870,22 @@ void IgemmMultiplyBlock(const IgemmPackedA& a, int64_t i0, int64_t rows, const I
   }
 }
 
+void ScaleToFloat(const int32_t* acc, int64_t n, const float* scale, int64_t step, const float* bias, float* out) {
+  // Four loops, so that each inner loop is a plain vectorisable map.
+  if (step == 0) {
+    const float s = scale[0];
+    if (bias == nullptr) {
+      for (int64_t j = 0; j < n; ++j) out[j] = static_cast<float>(acc[j]) * s;
+    } else {
+      for (int64_t j = 0; j < n; ++j) out[j] = static_cast<float>(acc[j]) * s + bias[j];
+    }
+  } else if (bias == nullptr) {
+    for (int64_t j = 0; j < n; ++j) out[j] = static_cast<float>(acc[j]) * scale[j];
+  } else {
+    for (int64_t j = 0; j < n; ++j) out[j] = static_cast<float>(acc[j]) * scale[j] + bias[j];
+  }
+}
+
 void Requantize(const int32_t* acc, int64_t n, int32_t bias, const float* multiplier, int64_t step, int32_t zp,
                 bool is_signed, void* out) {
   static const RequantizeFn requantize = BestIgemmKernel().requantize;

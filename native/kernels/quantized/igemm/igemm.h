@@ -194,5 +194,13 @@ void IgemmMultiplyBlock(const IgemmPackedA& a, int64_t i0, int64_t rows, const I
 void Requantize(const int32_t* acc, int64_t n, int32_t bias, const float* multiplier, int64_t step, int32_t zp,
                 bool is_signed, void* out);
 
+// The float epilogue of MatMulIntegerToFloat / DynamicQuantizeMatMul:
+//   out[j] = float(acc[j]) * scale[j * step] (+ bias[j] when bias is not null)
+// with the product and the sum each rounded to float (never a fused multiply-add), which is
+// what the unfused Cast(int32 -> float) -> Mul -> Add of ONNX Runtime's dynamic quantization
+// chain computes, bit for bit. step is 0 (one scale) or 1. Portable code (built with
+// -ffp-contract=off), which the compiler vectorises at the baseline width.
+void ScaleToFloat(const int32_t* acc, int64_t n, const float* scale, int64_t step, const float* bias, float* out);
+
 }  // namespace igemm
 }  // namespace onnx_light
