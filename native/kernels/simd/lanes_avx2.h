@@ -32,13 +32,14 @@ struct Lanes8 {
   static M Less(V a, V b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
   static M IsNan(V a) { return _mm256_cmp_ps(a, a, _CMP_UNORD_Q); }
   static V Select(M m, V t, V f) { return _mm256_blendv_ps(f, t, m); }
+  // p * 2^n1 * 2^n2 with n1 = floor(n / 2), n2 = n - n1, the biased exponents taken from
+  // m = n + 2 * 127 as m >> 1 = n1 + 127 and m - (m >> 1) = n2 + 127 (one integer add
+  // fewer than biasing n1 and n2 apart).
   static V ScaleByPow2(V p, V n) {
-    const __m256i ni = _mm256_cvtps_epi32(n);
-    const __m256i n1 = _mm256_srai_epi32(ni, 1);
-    const __m256i n2 = _mm256_sub_epi32(ni, n1);
-    const __m256i bias = _mm256_set1_epi32(127);
-    const V s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, bias), 23));
-    const V s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, bias), 23));
+    const __m256i m = _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(254));
+    const __m256i m1 = _mm256_srai_epi32(m, 1);
+    const V s1 = _mm256_castsi256_ps(_mm256_slli_epi32(m1, 23));
+    const V s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_sub_epi32(m, m1), 23));
     return _mm256_mul_ps(_mm256_mul_ps(p, s1), s2);
   }
   static V ScaleByNormalPow2(V p, V n) {

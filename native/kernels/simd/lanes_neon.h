@@ -35,13 +35,12 @@ struct Lanes4 {
   static M Less(V a, V b) { return vcltq_f32(a, b); }
   static M IsNan(V a) { return vmvnq_u32(vceqq_f32(a, a)); }
   static V Select(M m, V t, V f) { return vbslq_f32(m, t, f); }
+  // As Lanes8's: m = n + 2 * 127, biased exponents m >> 1 and m - (m >> 1).
   static V ScaleByPow2(V p, V n) {
-    const int32x4_t ni = vcvtq_s32_f32(n);  // n is integral already
-    const int32x4_t n1 = vshrq_n_s32(ni, 1);
-    const int32x4_t n2 = vsubq_s32(ni, n1);
-    const int32x4_t bias = vdupq_n_s32(127);
-    const V s1 = vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(n1, bias), 23));
-    const V s2 = vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(n2, bias), 23));
+    const int32x4_t m = vaddq_s32(vcvtq_s32_f32(n), vdupq_n_s32(254));  // n is integral already
+    const int32x4_t m1 = vshrq_n_s32(m, 1);
+    const V s1 = vreinterpretq_f32_s32(vshlq_n_s32(m1, 23));
+    const V s2 = vreinterpretq_f32_s32(vshlq_n_s32(vsubq_s32(m, m1), 23));
     return vmulq_f32(vmulq_f32(p, s1), s2);
   }
   static V ScaleByNormalPow2(V p, V n) {
