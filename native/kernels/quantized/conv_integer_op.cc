@@ -4,9 +4,8 @@
 //   sums) x X columns (K = C/group x kernel rows, one column per output position)
 // The input block is packed per run straight into the engine's right-hand panels, the input
 // zero point as padding value (so padding contributes exactly 0): for a 1x1, stride-1,
-// unpadded convolution from the input planes in place; for other 1-D/2-D ones from phase
-// planes, copies of the padded input split by stride phase (one phase, the padded plane, at
-// stride 1), on a grid where each im2col row is a contiguous span (PhaseGeometry);
+// unpadded convolution from the input planes in place; for other stride-1 1-D/2-D ones from
+// padded copies of the planes on the padded-width grid (each im2col row a contiguous span);
 // otherwise from an im2col slice of the block's columns. Each C row is an NCHW output row: the epilogue writes it
 // (int32, or requantized with the channel's multiplier, bias and the output zero point)
 // with no transposition. Work splits over (image, group, spatial block, channel block)
@@ -377,71 +376,20 @@ class PrepackedConvWeights {
   const void* zp_data_ = nullptr;
 };
 
-// The phase planes of a strided 1-D/2-D convolution. Output (oy, ox) reads padded input row
-// oy * sh + ky * dh and column ox * sw + kx * dw. Writing ky * dh = qy * sh + a and
-// kx * dw = qx * sw + b (a < sh, b < sw), that is row oy + qy, column ox + qx of phase plane
-// (a, b), which holds the padded input's rows a, a + sh, ... and columns b, b + sw, ...
-// (the zero point byte outside the input). On the grid of positions oy * wq + ox, im2col
-// row (c, ky, kx) is then the contiguous span of phase plane (a, b) of channel c starting at
-// qy * wq + qx: blocks are packed from the planes with no im2col copy, and the grid's
-// columns ox >= ow (wq - ow of every wq) are computed and dropped. Each input byte is copied
-// once (into one phase), where an im2col copies it about kernel_size / (sh sw) times in
-// short row segments. At stride 1 there is one phase: the padded plane.
-struct PhaseGeometry {
-  int64_t hq = 0, wq = 0;  // rows and columns of a phase plane (wq: the grid pitch)
-  int64_t phases = 0;      // phase planes per channel (those some tap reads)
-  std::vector<int> phase;  // index of phase (a, b) at a * sw + b among them, or -1
-  int64_t plane_bytes() const { return hq * wq; }
-  int64_t channel_bytes() const { return phases * hq * wq; }
-
-  explicit PhaseGeometry(const Plane2D& v) {
-    if (!v.ok) return;
-    hq = v.oh + (v.kh - 1) * v.dh / v.sh;
-    wq = v.ow + (v.kw - 1) * v.dw / v.sw;
-    phase.assign(static_cast<size_t>(v.sh * v.sw), -1);
-    for (int64_t ky = 0; ky < v.kh; ++ky) {
-      for (int64_t kx = 0; kx < v.kw; ++kx) {
-        int& index = phase[static_cast<size_t>((ky * v.dh % v.sh) * v.sw + kx * v.dw % v.sw)];
-        if (index < 0) index = static_cast<int>(phases++);
-      }
+// Input plane x (h x w) into dst (hp x wp): row y, column x holds x[y - ph, x - pw], the
+// zero point byte `pad` outside the input.
+void PadPlane(const Plane2D& v, int64_t hp, int64_t wp, const uint8_t* x, uint8_t pad, uint8_t* dst) {
+  const int64_t left = std::min(v.pw, wp), count = std::max<int64_t>(0, std::min(v.w, wp - left));
+  for (int64_t y = 0; y < hp; ++y) {
+    uint8_t* row = dst + y * wp;
+    const int64_t iy = y - v.ph;
+    if (iy < 0 || iy >= v.h) {
+      std::fill(row, row + wp, pad);
+      continue;
     }
-  }
-  // Offset of tap (ky, kx)'s span within a channel's phase planes.
-  int64_t TapOffset(const Plane2D& v, int64_t ky, int64_t kx) const {
-    const int64_t a = ky * v.dh % v.sh, b = kx * v.dw % v.sw;
-    return phase[static_cast<size_t>(a * v.sw + b)] * plane_bytes() + (ky * v.dh / v.sh) * wq + kx * v.dw / v.sw;
-  }
-};
-
-// The phase planes of one input channel x (h x w) into dst (PhaseGeometry).
-void BuildPhasePlanes(const Plane2D& v, const PhaseGeometry& q, const uint8_t* x, uint8_t pad, uint8_t* dst) {
-  for (int64_t a = 0; a < v.sh; ++a) {
-    for (int64_t b = 0; b < v.sw; ++b) {
-      const int index = q.phase[static_cast<size_t>(a * v.sw + b)];
-      if (index < 0) continue;
-      uint8_t* plane = dst + index * q.plane_bytes();
-      // Phase columns [lo, hi) lie inside the input row: input column x * sw + b - pw.
-      const int64_t lo = std::min(q.wq, Plane2D::CeilDiv(v.pw - b, v.sw));
-      const int64_t hi = std::max(lo, std::min(q.wq, Plane2D::CeilDiv(v.w + v.pw - b, v.sw)));
-      for (int64_t y = 0; y < q.hq; ++y) {
-        uint8_t* row = plane + y * q.wq;
-        const int64_t iy = y * v.sh + a - v.ph;
-        if (iy < 0 || iy >= v.h) {
-          std::fill(row, row + q.wq, pad);
-          continue;
-        }
-        std::fill(row, row + lo, pad);
-        if (hi > lo) {
-          const uint8_t* in = x + iy * v.w + lo * v.sw + b - v.pw;  // input column lo * sw + b - pw >= 0
-          if (v.sw == 1) {
-            std::copy(in, in + (hi - lo), row + lo);
-          } else {
-            StridedCopy(in, v.sw, hi - lo, row + lo);
-          }
-        }
-        std::fill(row + hi, row + q.wq, pad);
-      }
-    }
+    std::fill(row, row + left, pad);
+    std::copy(x + iy * v.w, x + iy * v.w + count, row + left);
+    std::fill(row + left + count, row + wp, pad);
   }
 }
 
@@ -481,16 +429,19 @@ Status IntegerConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const con
   for (int d = 0; d < g.rank; ++d) {
     in_place = in_place && g.strides[d] == 1 && g.pads_begin[d] == 0 && g.pads_end[d] == 0;
   }
-  // Other 1-D/2-D convolutions: from phase planes (PhaseGeometry), when the grid's dropped
-  // columns are at most a third of a row: an im2col row of a small plane is oh short spans
-  // (fill, copy, fill each), which the profile of ResNet-18's 14x14 and 7x7 3x3 layers shows
-  // costing more than the grid's extra columns (2 of 16 and 2 of 9 there; its stride-2 3x3
-  // layers drop 1 of 29, 15 and 8, its stride-2 1x1 ones none).
-  const PhaseGeometry phases(plane);
-  const bool padded = !in_place && plane.ok && (phases.wq - plane.ow) * 3 <= plane.ow;
-  const int64_t wq = phases.wq;
-  const int64_t grid = padded ? (plane.oh - 1) * wq + plane.ow : positions;  // columns of the product
-  const int64_t plane_stride = padded ? phases.channel_bytes() : 0;
+  // Other stride-1 1-D/2-D convolutions: the input planes copied once with their padding
+  // (the zero point byte) at the padded width wp. On the grid of positions oy * wp + ox,
+  // im2col row (c, ky, kx) is one contiguous span of padded plane c from ky * dh * wp +
+  // kx * dw, so blocks are packed from the planes with no im2col copy; the grid's columns
+  // ox >= ow are computed and dropped. Taken when they are at most a third of a row: an
+  // im2col row of a small plane is oh short spans (fill, copy, fill each), which the
+  // profile of ResNet-18's 14x14 and 7x7 3x3 layers shows costing more than the grid's
+  // extra columns (2 of 16 and 2 of 9 there).
+  const int64_t wp = plane.ow + (plane.kw - 1) * plane.dw, hp = plane.oh + (plane.kh - 1) * plane.dh;
+  bool padded = !in_place && plane.ok && (wp - plane.ow) * 3 <= plane.ow;
+  for (int d = 0; d < g.rank; ++d) padded = padded && g.strides[d] == 1;
+  const int64_t grid = padded ? (plane.oh - 1) * wp + plane.ow : positions;  // columns of the product
+  const int64_t plane_stride = hp * wp;
   // At most `widest` columns per block, the columns spread evenly over the fewest such
   // blocks (784 positions: 4 x 224 rather than 3 x 256 + 16).
   const int64_t widest = std::min(RoundUpTo(std::min(grid, kMaxColumns), nr),
@@ -529,7 +480,7 @@ Status IntegerConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const con
   if (padded) {
     const auto pad_planes = [&](int64_t begin, int64_t end) {
       for (int64_t e = begin; e < end; ++e) {
-        BuildPhasePlanes(plane, phases, xb + e * g.in_size, pad, padded_planes + e * plane_stride);
+        PadPlane(plane, hp, wp, xb + e * g.in_size, pad, padded_planes + e * plane_stride);
       }
       return Status::Ok();
     };
@@ -565,7 +516,8 @@ Status IntegerConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const con
           for (int64_t c = 0; c < g.in_per_group(); ++c) {
             for (int64_t ky = 0; ky < plane.kh; ++ky) {
               for (int64_t kx = 0; kx < plane.kw; ++kx) {
-                rows[(c * plane.kh + ky) * plane.kw + kx] = planes + c * plane_stride + phases.TapOffset(plane, ky, kx);
+                rows[(c * plane.kh + ky) * plane.kw + kx] =
+                    planes + c * plane_stride + ky * plane.dh * wp + kx * plane.dw;
               }
             }
           }
@@ -584,10 +536,10 @@ Status IntegerConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const con
           out.Emit(g, n, m, p0, cols, c + r * ldc);
           continue;
         }
-        // Grid column p is output (p / wq, p % wq) when p % wq < ow: one run per grid row.
-        int64_t oy = p0 / wq, ox = p0 % wq;
+        // Grid column p is output (p / wp, p % wp) when p % wp < ow: one run per grid row.
+        int64_t oy = p0 / wp, ox = p0 % wp;
         for (int64_t j = 0; j < cols; ++oy, ox = 0) {
-          const int64_t run = std::min(cols - j, wq - ox);
+          const int64_t run = std::min(cols - j, wp - ox);
           if (ox < plane.ow) out.Emit(g, n, m, oy * plane.ow + ox, std::min(run, plane.ow - ox), c + r * ldc + j);
           j += run;
         }

@@ -105,13 +105,12 @@ CONV_CASES = [
     ((1, 3, 5, 6, 4), (4, 3, 2, 3, 2), {"pads": [1, 0, 1, 0, 1, 1], "strides": [1, 2, 1]}),  # 3-D
     ((1, 40, 5, 5), (24, 40, 3, 3), {"auto_pad": "SAME_UPPER"}),
     ((1, 7, 17, 16), (7, 1, 5, 5), {"group": 7, "strides": [2, 2], "dilations": [2, 2], "pads": [3, 3, 3, 3]}),
-    ((2, 6, 9, 11), (13, 6, 1, 1), {"strides": [2, 2]}),  # 1x1 strided: one phase plane, not in place
-    # strided over 400 positions (phase planes): column blocks that start inside an output row
+    ((2, 6, 9, 11), (13, 6, 1, 1), {"strides": [2, 2]}),  # 1x1 strided: im2col, not in place
+    # strided im2col over 400 positions: column blocks that start inside an output row
     ((1, 4, 40, 40), (8, 4, 3, 3), {"pads": [1, 1, 1, 1], "strides": [2, 2]}),
-    ((1, 4, 41), (5, 4, 3), {"pads": [1, 1], "strides": [2]}),  # 1-D strided: two phase planes
-    ((1, 3, 23, 20), (6, 3, 2, 2), {"strides": [3, 2], "pads": [0, 1, 1, 0]}),  # 4 of 6 phases, uneven strides
-    # a strided 3x3 on a 4x4 plane (2x2 out): the grid would drop a third of each row, im2col
-    ((1, 5, 4, 4), (6, 5, 3, 3), {"strides": [2, 2], "pads": [1, 1, 1, 1]}),
+    ((1, 4, 41), (5, 4, 3), {"pads": [1, 1], "strides": [2]}),  # 1-D strided
+    ((1, 3, 23, 20), (6, 3, 2, 2), {"strides": [3, 2], "pads": [0, 1, 1, 0]}),  # uneven strides
+    ((1, 5, 4, 4), (6, 5, 3, 3), {"strides": [2, 2], "pads": [1, 1, 1, 1]}),  # strided 3x3 on a 4x4 plane
 ]
 
 

@@ -319,8 +319,7 @@ TEST(QLinearConv, ManySmallGroupsRunInParallelOverImagesAndGroups) {
 // weights in every combination, per-channel weight zero points and scales, padding with
 // the input zero point, strides, dilations, groups with odd channel counts, 1x1 stride 1
 // (columns read in place) and strided, stride 1 on wide enough rows (packed from padded
-// planes on the padded-width grid), strided ones from phase planes (every phase, some
-// phases, stride above the kernel, dilated), K large enough for narrow spatial blocks, more
+// planes on the padded-width grid), K large enough for narrow spatial blocks, more
 // channels than one channel block, more positions than one spatial block, depthwise 3x3
 // and 5x5. Weights constant (packed at creation) or an input (packed per run).
 struct ConvCase {
@@ -434,14 +433,12 @@ INSTANTIATE_TEST_SUITE_P(
                                          // 5x5 pad 2 on a 5-wide plane: the grid's extra columns
                                          // would be most of a row, so stride 1 takes im2col.
                                          ConvCase{"stride1_im2col_wide_kernel", 2, 6, 6, 5, 13, 5, 1, 1, 2, 1},
-                                         // Strided: phase planes (conv_integer_op.cc, PhaseGeometry):
-                                         // ResNet's 3x3 stride 2 pad 1, its 7x7 stride 2 pad 3 stem,
-                                         // stride 3 over a 2x2 kernel (4 of 9 phases read, the
-                                         // rest not built), and groups.
-                                         ConvCase{"stride2_3x3_phase_planes", 1, 6, 30, 31, 13, 3, 1, 2, 1, 1},
-                                         ConvCase{"stride2_7x7_pad3_phase_planes", 1, 3, 40, 38, 16, 7, 1, 2, 3, 1},
-                                         ConvCase{"stride3_2x2_some_phases", 2, 5, 20, 23, 7, 2, 1, 3, 0, 1},
-                                         ConvCase{"groups_stride2_phase_planes", 2, 6, 14, 16, 9, 3, 3, 2, 1, 1},
+                                         // Strided (im2col): ResNet's 3x3 stride 2 pad 1, its 7x7
+                                         // stride 2 pad 3 stem, stride 3 over a 2x2 kernel, groups.
+                                         ConvCase{"stride2_3x3", 1, 6, 30, 31, 13, 3, 1, 2, 1, 1},
+                                         ConvCase{"stride2_7x7_pad3", 1, 3, 40, 38, 16, 7, 1, 2, 3, 1},
+                                         ConvCase{"stride3_2x2", 2, 5, 20, 23, 7, 2, 1, 3, 0, 1},
+                                         ConvCase{"groups_stride2", 2, 6, 14, 16, 9, 3, 3, 2, 1, 1},
                                          ConvCase{"depthwise_3x3", 2, 13, 10, 9, 13, 3, 13, 1, 1, 1},
                                          ConvCase{"depthwise_5x5_stride2_dilated", 1, 7, 17, 16, 7, 5, 7, 2, 3, 2}),
                        ::testing::Values(0, 1, 2, 3)),
