@@ -15,7 +15,7 @@ import onnx_light
 from absl import app, flags
 from onnx import TensorProto, helper
 
-from benchmarks.ort_reference import interleaved_samples, ort_session, write_results
+from benchmarks.ort_reference import conditions, interleaved_samples, ort_session, write_results
 
 FLAGS = flags.FLAGS
 flags.DEFINE_integer("repeats", 0, "samples per case (0: scaled to the size)")
@@ -55,6 +55,7 @@ def make_feeds(op, n, rng):
 
 def main(argv):
     del argv
+    started = conditions()
     rng = np.random.default_rng(0)
     results = []
     print(
@@ -93,7 +94,7 @@ def main(argv):
                     }
                 )
     if FLAGS.json:
-        write_results(FLAGS.json, results)
+        write_results(FLAGS.json, results, started)
 
 
 if __name__ == "__main__":

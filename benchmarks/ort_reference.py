@@ -118,10 +118,10 @@ def block_timing_conditions(spinning: bool, pause_s: float) -> dict[str, Any]:
     }
 
 
-def write_results(path, results):
-    """Every case's medians and raw samples, with the ORT version they were measured against."""
-    with open(path, "w") as f:
-        json.dump({"onnxruntime": ort.__version__, "results": results}, f, indent=1)
+def write_results(path, results, started):
+    """Every case's medians and raw samples, with the conditions taken when the run started
+    (`started`, from conditions()) and the load average after it."""
+    finish_document({"onnxruntime": ort.__version__, "conditions": started, "results": results}, path)
 
 
 def cpu_model():
