@@ -600,7 +600,7 @@ def _ratio_text(result: dict[str, Any], other: str) -> str:
 def _conditions_text(c: dict[str, Any]) -> str:
     """The conditions sentence of the report (documents before the build fields had none)."""
     text = (
-        f"started {c['started_utc']} UTC, {c['cpus']} CPUs shared with other engineers' builds, "
+        f"started {c['started_utc']} UTC, {c['cpus']} CPUs, "
         f"{c['load_before']} before and {c['load_after']} after; onnxruntime {c['onnxruntime']}; "
         f"{c['samples']} end-to-end samples per runtime ({c['timing']}); per-node medians over "
         f"{c['profiled_runs']} profiled runs (onnx-light node events, ORT profiler). {c['ort_settings']}."
