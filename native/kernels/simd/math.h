@@ -17,14 +17,13 @@ namespace onnx_light {
 namespace simd {
 namespace {
 
-// exp: Cody-Waite reduction x = n ln2 + r, |r| <= ln2/2, Cephes' degree-6 polynomial for
-// e^r, and 2^n applied as two factors so that results in the subnormal range stay exact.
+// The exp family's core: with n = round(x / ln2), e^r for r = x - n ln2 (Cody-Waite, two
+// constants) by Cephes' degree-6 polynomial. Exp and its variants differ only in the clamps
+// before it and how 2^n is applied after it.
 template <class S>
-inline typename S::V Exp(typename S::V x) {
+inline typename S::V ExpReducedPolynomial(typename S::V x, typename S::V n) {
   using V = typename S::V;
-  const V clamped = S::Min(S::Max(x, S::Set(-104.0f)), S::Set(89.0f));
-  const V n = S::RoundNearest(S::Mul(clamped, S::Set(1.44269504088896341f)));
-  V r = S::Fnmadd(n, S::Set(0.693359375f), clamped);
+  V r = S::Fnmadd(n, S::Set(0.693359375f), x);
   r = S::Fnmadd(n, S::Set(-2.12194440e-4f), r);
   V p = S::Set(1.9875691500e-4f);
   p = S::Fmadd(p, r, S::Set(1.3981999507e-3f));
@@ -33,6 +32,17 @@ inline typename S::V Exp(typename S::V x) {
   p = S::Fmadd(p, r, S::Set(1.6666665459e-1f));
   p = S::Fmadd(p, r, S::Set(5.0000001201e-1f));
   p = S::Fmadd(p, S::Mul(r, r), S::Add(r, S::Set(1.0f)));
+  return p;
+}
+
+// exp: Cody-Waite reduction x = n ln2 + r, |r| <= ln2/2, Cephes' degree-6 polynomial for
+// e^r, and 2^n applied as two factors so that results in the subnormal range stay exact.
+template <class S>
+inline typename S::V Exp(typename S::V x) {
+  using V = typename S::V;
+  const V clamped = S::Min(S::Max(x, S::Set(-104.0f)), S::Set(89.0f));
+  const V n = S::RoundNearest(S::Mul(clamped, S::Set(1.44269504088896341f)));
+  const V p = ExpReducedPolynomial<S>(clamped, n);
   return S::Select(S::IsNan(x), x, S::ScaleByPow2(p, n));  // NaN stays NaN
 }
 
@@ -47,15 +57,7 @@ inline typename S::V ExpNoOverflow(typename S::V x) {
   using V = typename S::V;
   const V clamped = S::Max(S::Set(-104.0f), x);
   const V n = S::RoundNearest(S::Mul(clamped, S::Set(1.44269504088896341f)));
-  V r = S::Fnmadd(n, S::Set(0.693359375f), clamped);
-  r = S::Fnmadd(n, S::Set(-2.12194440e-4f), r);
-  V p = S::Set(1.9875691500e-4f);
-  p = S::Fmadd(p, r, S::Set(1.3981999507e-3f));
-  p = S::Fmadd(p, r, S::Set(8.3334519073e-3f));
-  p = S::Fmadd(p, r, S::Set(4.1665795894e-2f));
-  p = S::Fmadd(p, r, S::Set(1.6666665459e-1f));
-  p = S::Fmadd(p, r, S::Set(5.0000001201e-1f));
-  p = S::Fmadd(p, S::Mul(r, r), S::Add(r, S::Set(1.0f)));
+  const V p = ExpReducedPolynomial<S>(clamped, n);
   return S::ScaleByPow2(p, n);
 }
 
@@ -70,15 +72,7 @@ template <class S>
 inline typename S::V ExpNonPositiveOrZero(typename S::V x) {
   using V = typename S::V;
   const V n = S::RoundNearest(S::Mul(x, S::Set(1.44269504088896341f)));
-  V r = S::Fnmadd(n, S::Set(0.693359375f), x);
-  r = S::Fnmadd(n, S::Set(-2.12194440e-4f), r);
-  V p = S::Set(1.9875691500e-4f);
-  p = S::Fmadd(p, r, S::Set(1.3981999507e-3f));
-  p = S::Fmadd(p, r, S::Set(8.3334519073e-3f));
-  p = S::Fmadd(p, r, S::Set(4.1665795894e-2f));
-  p = S::Fmadd(p, r, S::Set(1.6666665459e-1f));
-  p = S::Fmadd(p, r, S::Set(5.0000001201e-1f));
-  p = S::Fmadd(p, S::Mul(r, r), S::Add(r, S::Set(1.0f)));
+  const V p = ExpReducedPolynomial<S>(x, n);
   return S::Select(S::Less(x, S::Set(-87.33654f)), S::Set(0.0f), S::ScaleByNormalPow2(p, n));
 }
 
