@@ -189,7 +189,8 @@ TEST(Conv, ImplicitGemmShapes) {
 }
 
 // Every register tile of the implicit GEMM against ImplicitTileFn's contract evaluated in
-// k order with one fused multiply-add per tap (what the tiles do per lane), bit for bit;
+// k order with one fused multiply-add per tap (what the tiles do per lane), bit for bit,
+// for K counts that do and do not fill the tiles' 4-step main loop;
 // positions at and past `valid` (and the row padding of ldy) stay untouched.
 class ImplicitTileVariantTest : public ::testing::TestWithParam<IsaVariant<conv::ImplicitTile>> {};
 // Empty off x86-64 (no tile there): convolutions take im2col + GEMM.
@@ -200,7 +201,7 @@ TEST_P(ImplicitTileVariantTest, MatchesTheContractInKOrder) {
   const conv::ImplicitTile tile = GetParam().impl;
   const std::vector<float> input = Random(4096, 11);
   const float kUntouched = -12345.0f;
-  for (int64_t k_count : {1, 7, 37}) {
+  for (int64_t k_count : {1, 4, 7, 37}) {  // the tiles step K by 4: none but remainder, none but whole steps, both
     for (int valid : {tile.rows, tile.rows - 1, 1}) {
       for (bool with_bias : {false, true}) {
         std::vector<int64_t> offsets(k_count);

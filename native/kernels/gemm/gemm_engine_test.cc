@@ -152,12 +152,38 @@ TEST_P(GemmKernelVariantTest, MatchesReference) {
 INSTANTIATE_TEST_SUITE_P(Isa, GemmKernelVariantTest, ::testing::ValuesIn(KernelVariants()),
                          IsaVariantTestName<const MicroKernel* (*)()>);
 
+// The SIMD tiles' summation order, bit for bit: each element of C is one fused
+// multiply-add per k in k order from zero (alpha 1, beta 0: C is that sum exactly),
+// whatever the kernel's K unrolling, for K below, at and between multiples of its step.
+// The scalar kernel multiplies and adds separately (no FMA in its portable build).
+TEST_P(GemmKernelVariantTest, TileSumsEachElementInKOrderWithFusedMultiplyAdds) {
+  OL_SKIP_UNLESS_ISA_ENABLED(GetParam());
+  const MicroKernel* kernel = GetParam().impl();
+  ASSERT_NE(kernel, nullptr);
+  if (kernel == &ScalarKernel()) GTEST_SKIP() << "the scalar kernel does not fuse";
+  const int mr = kernel->mr, nr = kernel->nr;
+  for (const int64_t kc : {int64_t{1}, int64_t{3}, int64_t{4}, int64_t{5}, int64_t{8}, int64_t{37}, int64_t{256}}) {
+    const std::vector<float> a = Random(kc * mr, 31), b = Random(kc * nr, 32);
+    const int64_t ldc = nr + 5;
+    std::vector<float> c(mr * ldc, std::numeric_limits<float>::quiet_NaN());
+    kernel->tile(kc, a.data(), b.data(), c.data(), ldc, 1.0f, 0.0f);
+    for (int i = 0; i < mr; ++i) {
+      for (int j = 0; j < nr; ++j) {
+        float sum = 0.0f;
+        for (int64_t k = 0; k < kc; ++k) sum = std::fma(a[k * mr + i], b[k * nr + j], sum);
+        ASSERT_EQ(c[i * ldc + j], sum) << kernel->name << " kc=" << kc << " at (" << i << "," << j << ")";
+      }
+    }
+  }
+}
+
 // Every partial tile of every microkernel (rows 1..mr x columns 1..nr, not both full: the
 // masked vectors, the column form for each count of columns past the last whole vector, and
 // the rows below mr) against a double-precision oracle, and bit for bit against the full
 // tile run on a copy of C (what the engine did before it had partial tiles); C around the
 // tile (the rows and columns past it, up to the full tile and beyond) is never written.
-// K of 1, an odd 37 and 300 (past every kernel's K block), beta 0 (C NaN: never read) and
+// K of 1, 4 (the tiles' unrolled K step, no remainder), an odd 37 and 300 (past every
+// kernel's K block), beta 0 (C NaN: never read) and
 // beta 1.5 (C read), alpha 0.75.
 class GemmEdgeTileVariantTest : public ::testing::TestWithParam<IsaVariant<const MicroKernel* (*)()>> {};
 
@@ -168,7 +194,7 @@ TEST_P(GemmEdgeTileVariantTest, WritesOnlyItsRowsAndColumnsWithTheFullTilesBits)
   ASSERT_NE(kernel->edge, nullptr) << kernel->name;
   const int mr = kernel->mr, nr = kernel->nr;
   const float alpha = 0.75f;
-  for (const int64_t kc : {int64_t{1}, int64_t{37}, int64_t{300}}) {
+  for (const int64_t kc : {int64_t{1}, int64_t{4}, int64_t{37}, int64_t{300}}) {
     const std::vector<float> a = Random(kc * mr, 21), b = Random(kc * nr, 22);
     for (const float beta : {0.0f, 1.5f}) {
       for (int rows = 1; rows <= mr; ++rows) {
