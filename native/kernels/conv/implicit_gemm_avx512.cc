@@ -2,6 +2,10 @@
 // output channels (per k, 4 weight loads and 6 broadcasts feed 24 FMAs) or 12 x 32 (2
 // loads, 12 broadcasts: the GEMM engine's microkernel balance) when the channels per
 // group are not a multiple of 64. Results leave through in-register transposes.
+// Measured and not taken (interleaved A/B, loaded host): the 6 x 64 tile's FMAs broadcasting
+// the input element themselves ({1to16} memory operands, 1.3 instructions per FMA instead
+// of 1.67) made conv3x3_64_56 31% and conv3x3_512_7 11% slower; 4 k steps per iteration
+// with the vbroadcastss kept was within noise (0.99, 1.05): the loop stays one step.
 // Compiled with AVX-512 flags by isa_library; implicit_gemm.cc lists them in
 // ImplicitTileVariants() and reaches them only after IsaEnabled(Isa::kAvx512).
 #include "native/kernels/conv/implicit_gemm_avx512.h"

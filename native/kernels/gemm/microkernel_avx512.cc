@@ -8,6 +8,10 @@
 // 384 they did not; blocking_1thread.csv: +2..7% in short runs, within 3% in steady state).
 // Each tile has its partial tiles (Edge): 49 columns of C, 32 + 17, cost 32 + 16 + 1 lanes
 // of FMAs (the last column in column form) instead of 64, and rows below MR cost only theirs.
+// Measured and not taken (interleaved A/B, loaded 2-core host, thread CPU time): the FMAs
+// broadcasting A themselves ({1to16} memory operands, 1.2 instructions per FMA instead of
+// 1.83) ran 9% slower at 256^3 and 4% at 2048x49x512; 4 k steps per loop iteration with
+// the vbroadcastss kept changed nothing measurable (1.008, 0.996): the loop stays one step.
 #include "native/kernels/gemm/microkernel.h"
 
 #if defined(__x86_64__)
