@@ -26,9 +26,14 @@
 
 namespace onnx_light {
 
-// A whole file mapped read-only, unmapped with the last tensor that borrows it (each
-// MappedRange below holds it). It lists the ranges borrowed from it, weakly, for
-// DetachFromFiles; once detached, the ranges it replaced hold anonymous pages.
+// The bytes of a whole file, read once (pread) into private anonymous memory rather than
+// mapped from the file: a file truncated or rewritten while a session is created from it
+// cannot raise SIGBUS or show other bytes to the kernels packing its weights, since no page
+// of it is read through a mapping of the file (a file mapping raises SIGBUS past a new end
+// of file, and truncation unmaps even copied-on-write private pages). Unmapped with the last
+// tensor that borrows it (each MappedRange below holds it). It lists the ranges borrowed
+// from it, weakly: a range's pages are given back when its last tensor goes, except pages
+// that another live range shares (a weight stored twice at one external offset).
 struct FileMapping {
   std::string file;  // for errors
   void* base = nullptr;
@@ -40,7 +45,6 @@ struct FileMapping {
     size_t bytes;
   };
   std::vector<Borrow> borrows;
-  bool detached = false;
   ~FileMapping() {
     if (base != nullptr && size > 0) ::munmap(base, size);
   }
@@ -119,39 +123,119 @@ struct FileDescriptor {
   }
 };
 
-// Gives back the resident pages of [data, data + bytes) inside a private read-only file
-// mapping: only the whole pages inside the range (the partial pages at its ends may hold a
-// neighbour's bytes, which stay). The pages were never written, so whatever reads them
-// again (another tensor over the same bytes) faults them back in from the file: this
-// changes the process's resident memory, never what a read returns.
-void ReleaseMappedPages(const uint8_t* data, size_t bytes) {
+// Gives back the resident pages of [data, data + bytes) inside a file's anonymous copy
+// (FileMapping): only the whole pages inside the range (the partial pages at its ends may
+// hold a neighbour's bytes, which stay), and none that a live range of `mapping` other than
+// this one overlaps. madvise(MADV_DONTNEED) zeroes anonymous pages, so nothing may read them
+// again: the caller's range is gone (its last tensor released it) or was read once (copied).
+// Called with mapping.mu held.
+void ReleaseMappedPages(FileMapping& mapping, const uint8_t* data, size_t bytes) {
   const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
   const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + page - 1) / page * page;
   const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) / page * page;
-  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+  if (end <= begin) return;
+  std::vector<std::pair<uintptr_t, uintptr_t>> kept;  // page spans other live ranges read
+  std::vector<FileMapping::Borrow> alive;
+  for (FileMapping::Borrow& borrow : mapping.borrows) {
+    if (borrow.alive.expired()) continue;  // dropped from the list on the way
+    alive.push_back(borrow);
+    const uintptr_t b = reinterpret_cast<uintptr_t>(borrow.data) / page * page;
+    const uintptr_t e = (reinterpret_cast<uintptr_t>(borrow.data) + borrow.bytes + page - 1) / page * page;
+    if (b < end && e > begin) kept.emplace_back(std::max(b, begin), std::min(e, end));
+  }
+  mapping.borrows.swap(alive);
+  std::sort(kept.begin(), kept.end());
+  uintptr_t at = begin;
+  for (const auto& [b, e] : kept) {
+    if (b > at) ::madvise(reinterpret_cast<void*>(at), b - at, MADV_DONTNEED);
+    at = std::max(at, e);
+  }
+  if (end > at) ::madvise(reinterpret_cast<void*>(at), end - at, MADV_DONTNEED);
 }
 
-// What keeps one borrowed tensor's bytes alive: the mapping of its file, and the range it
+// `size` bytes of fresh private anonymous memory, 2 MiB aligned and advised to take
+// transparent huge pages (MADV_HUGEPAGE; the system may still refuse them): the copy of a
+// model file is written once, whole, so its first touch costs a fault per 2 MiB rather than
+// per 4 KiB page, which on this kind of VM is most of the copy's cost (48 MiB: about 75 ms
+// with 4 KiB pages, 17-24 ms with huge pages, 15-18 ms to fault a file mapping in; h105's
+// microbenchmark, load 7). Unmapped with munmap(base, size).
+StatusOr<void*> HugePageMemory(size_t size, const std::string& what) {
+  constexpr size_t kHuge = size_t{2} << 20;
+  const size_t reserved = size + kHuge;
+  void* raw = ::mmap(nullptr, reserved, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) {
+    return ResourceExhausted(what, ": cannot allocate ", size, " bytes to read it: ", std::strerror(errno));
+  }
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(raw);
+  const uintptr_t aligned = (begin + kHuge - 1) / kHuge * kHuge;
+  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const uintptr_t end = (aligned + size + page - 1) / page * page;  // munmap(base, size) unmaps to here
+  if (aligned > begin) ::munmap(raw, aligned - begin);
+  if (begin + reserved > end) ::munmap(reinterpret_cast<void*>(end), begin + reserved - end);
+  ::madvise(reinterpret_cast<void*>(aligned), size, MADV_HUGEPAGE);
+  return reinterpret_cast<void*>(aligned);
+}
+
+// Reads all `size` bytes of the file open at `fd` into fresh private anonymous memory (left
+// writable: the caller makes it read-only once the load is done with it), 1 MiB
+// at a time with pread, fingerprinting them on the way when `hasher` is given (one read of
+// the file for both). The file's status after the read must match `before` (size and times):
+// a file written while it was read is refused rather than loaded half old, half new (a write
+// within the same tick of the file system's clock as the one before it is not seen: git's
+// racy case, LoadOptions::hash_files_newer_than_ns). Errors name `what`.
+StatusOr<void*> ReadWholeFile(int fd, const struct stat& before, ContentHasher* hasher, const std::string& what) {
+  const size_t size = static_cast<size_t>(before.st_size);
+  OL_ASSIGN_OR_RETURN(void* base, HugePageMemory(size, what));
+  constexpr size_t kChunk = size_t{1} << 20;
+  auto* bytes = static_cast<uint8_t*>(base);
+  for (size_t at = 0; at < size;) {
+    const ssize_t n = ::pread(fd, bytes + at, std::min(kChunk, size - at), static_cast<off_t>(at));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int error = errno;
+      ::munmap(base, size);
+      if (n == 0) {
+        return InvalidArgument(what, " was truncated while it was read (", at, " of ", size, " bytes read)");
+      }
+      return InvalidArgument(what, " cannot be read: ", std::strerror(error));
+    }
+    if (hasher != nullptr) hasher->Update(bytes + at, static_cast<size_t>(n));
+    at += static_cast<size_t>(n);
+  }
+  struct stat after;
+  if (::fstat(fd, &after) != 0 || after.st_size != before.st_size || after.st_mtim.tv_sec != before.st_mtim.tv_sec ||
+      after.st_mtim.tv_nsec != before.st_mtim.tv_nsec || after.st_ctim.tv_sec != before.st_ctim.tv_sec ||
+      after.st_ctim.tv_nsec != before.st_ctim.tv_nsec) {
+    ::munmap(base, size);
+    return InvalidArgument(what, " changed while it was read (", size, " bytes before, ",
+                           static_cast<int64_t>(after.st_size), " after): write the file before loading it");
+  }
+  return base;
+}
+
+// What keeps one borrowed tensor's bytes alive: the copy of its file, and the range it
 // borrows. When the last tensor borrowing the range is gone (the session released the
 // initializer once its kernels packed it), the range's pages are given back at once rather
-// than when the whole file is unmapped: a model's weights are not resident twice (mapped
-// and packed) while the session is created. Not after DetachFromFiles: the pages may then
-// be anonymous copies that another range (a weight stored twice at one offset) still reads,
-// and madvise would zero them; they go when the mapping does.
+// than when the whole copy is unmapped: a model's weights are not resident twice (read and
+// packed) while the session is created. Pages another live range shares (a weight stored
+// twice at one offset) stay until it goes too (ReleaseMappedPages).
 struct MappedRange {
+  MappedRange(std::shared_ptr<FileMapping> m, const uint8_t* d, size_t b) : mapping(std::move(m)), data(d), bytes(b) {}
+  MappedRange(const MappedRange&) = delete;  // one release per range: made in place only
+  MappedRange& operator=(const MappedRange&) = delete;
   std::shared_ptr<FileMapping> mapping;
   const uint8_t* data = nullptr;
   size_t bytes = 0;
   ~MappedRange() {
     std::lock_guard<std::mutex> lock(mapping->mu);
-    if (!mapping->detached) ReleaseMappedPages(data, bytes);
+    ReleaseMappedPages(*mapping, data, bytes);
   }
 };
 
-// A range of `mapping` that tensors borrow, listed in it for DetachFromFiles.
+// A range of `mapping` that tensors borrow, listed in it for ReleaseMappedPages.
 std::shared_ptr<MappedRange> BorrowRange(const std::shared_ptr<FileMapping>& mapping, const uint8_t* data,
                                          size_t bytes) {
-  auto range = std::make_shared<MappedRange>(MappedRange{mapping, data, bytes});
+  auto range = std::make_shared<MappedRange>(mapping, data, bytes);
   std::lock_guard<std::mutex> lock(mapping->mu);
   mapping->borrows.push_back(FileMapping::Borrow{range, data, bytes});
   return range;
@@ -421,10 +505,12 @@ class Loader {
   }
 
   // Inline payloads cut out of the serialized model (SplitInlineWeights), by initializer
-  // index, and what keeps them alive.
-  void BorrowInline(std::map<int, std::string_view> payloads, PayloadOwner owner) {
+  // index, and what keeps them alive. `movable`: the bytes are this load's own writable copy
+  // of the file, where a misaligned payload may be moved (BorrowCut).
+  void BorrowInline(std::map<int, std::string_view> payloads, PayloadOwner owner, bool movable) {
     inline_payloads_ = std::move(payloads);
     inline_owner_ = std::move(owner);
+    inline_movable_ = movable;
   }
 
   Status Load(onnx::ModelProto& model, LoadedModel* out) {
@@ -476,7 +562,8 @@ class Loader {
         } else {
           OL_ASSIGN_OR_RETURN(Tensor copy, CopyOf(type, shape, data, bytes));
           out->initializers.emplace(t.name(), std::move(copy));
-          ReleaseMappedPages(data, bytes);  // read once, for the copy
+          std::lock_guard<std::mutex> lock(last_mapping_->mu);
+          ReleaseMappedPages(*last_mapping_, data, bytes);  // read once, for the copy
         }
       } else {
         std::shared_ptr<MappedRange> range = BorrowRange(last_mapping_, data, bytes);
@@ -495,7 +582,13 @@ class Loader {
 
  private:
   // An initializer whose raw_data SplitInlineWeights cut out: borrowed where it lies when its
-  // address suits the element type, else copied once (and the borrowed range let go).
+  // address suits the element type; else, in the load's own copy of a file, moved back to
+  // the aligned address just before it and borrowed there: the bytes it moves over are its
+  // own field's tag and length (one byte and a varint of at least 3 for a large payload,
+  // which the skeleton already holds), so no other payload's byte, and no new memory (a
+  // copy would hold the weight twice while it is made, and its block would stay in the
+  // allocator's cache once the weight is packed). Otherwise copied once (and the borrowed
+  // range let go).
   Status BorrowCut(const onnx::TensorProto& t, DataType type, const Shape& shape, size_t bytes,
                    std::string_view payload, LoadedModel* out) {
     if (payload.size() != bytes) {
@@ -503,6 +596,14 @@ class Loader {
                              payload.size(), " bytes of raw_data, expected ", bytes);
     }
     const auto* data = reinterpret_cast<const uint8_t*>(payload.data());
+    const size_t shift = reinterpret_cast<uintptr_t>(data) % ElementSize(type);
+    size_t header = 2;  // the tag (field 9, one byte) and the length's varint
+    for (size_t length = bytes; length >= 0x80; length >>= 7) ++header;
+    if (shift != 0 && inline_movable_ && shift <= header) {
+      auto* moved = const_cast<uint8_t*>(data) - shift;
+      std::memmove(moved, data, bytes);
+      data = moved;
+    }
     std::shared_ptr<void> owner = inline_owner_(data, bytes);
     if (reinterpret_cast<uintptr_t>(data) % ElementSize(type) == 0) {
       out->initializers.emplace(t.name(), Tensor::Borrow(type, shape, const_cast<uint8_t*>(data), std::move(owner)));
@@ -514,16 +615,16 @@ class Loader {
     return Status::Ok();
   }
 
-  // Maps the external file of `t` (whose bytes Python decodes) only so that it is
-  // fingerprinted like the files whose bytes the loader borrows.
+  // Opens the external file of `t` (whose bytes Python decodes) only so that it is
+  // fingerprinted like the files whose bytes the loader borrows; its bytes are not read.
   Status FingerprintExternalFile(const onnx::TensorProto& t) {
     for (const onnx::StringStringEntryProto& entry : t.external_data()) {
-      if (entry.key() == "location") return Map(entry.value(), t.name()).status();
+      if (entry.key() == "location") return Map(entry.value(), t.name(), /*contents=*/false).status();
     }
     return Status::Ok();  // no location: Python names the error
   }
 
-  // The bytes of an external tensor, in a mapping of its file (kept in last_mapping_).
+  // The bytes of an external tensor, in the copy of its file (kept in last_mapping_).
   StatusOr<const uint8_t*> ExternalData(const onnx::TensorProto& t, size_t bytes) {
     std::string location;
     int64_t offset = 0, length = -1;
@@ -548,7 +649,7 @@ class Loader {
       return InvalidArgument(where_, ": initializer '", t.name(), "' has external data of length ", length,
                              ", expected ", bytes, " for its type and shape");
     }
-    OL_ASSIGN_OR_RETURN(std::shared_ptr<FileMapping> mapping, Map(location, t.name()));
+    OL_ASSIGN_OR_RETURN(std::shared_ptr<FileMapping> mapping, Map(location, t.name(), /*contents=*/true));
     if (static_cast<uint64_t>(offset) > mapping->size || bytes > mapping->size - static_cast<size_t>(offset)) {
       return InvalidArgument(where_, ": initializer '", t.name(), "' reads ", bytes, " bytes at offset ", offset,
                              " of '", location, "', which has ", mapping->size, " bytes");
@@ -557,8 +658,9 @@ class Loader {
     return static_cast<const uint8_t*>(mapping->base) + offset;
   }
 
-  // The mapping of `location`, relative to the model's folder and inside it.
-  StatusOr<std::shared_ptr<FileMapping>> Map(const std::string& location, const std::string& tensor) {
+  // The file `location`, relative to the model's folder and inside it, opened and
+  // fingerprinted once per load; with `contents`, its bytes read (ReadWholeFile).
+  StatusOr<std::shared_ptr<FileMapping>> Map(const std::string& location, const std::string& tensor, bool contents) {
     if (base_dir_.empty()) {
       return InvalidArgument(where_, ": initializer '", tensor, "' is stored in external file '", location,
                              "', but the model was given as bytes: load it from its path");
@@ -570,31 +672,52 @@ class Loader {
                              "', which does not exist inside the model's folder '", base_dir_, "'");
     }
     auto found = mappings_.find(file);
-    if (found != mappings_.end()) return found->second;
-    FileDescriptor fd{::open(file.c_str(), O_RDONLY | O_CLOEXEC)};
-    struct stat st;
-    if (fd.fd < 0 || ::fstat(fd.fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (found != mappings_.end()) {
+      std::shared_ptr<FileMapping> mapping = found->second;
+      if (contents && mapping->base == nullptr && mapping->size > 0) {  // fingerprinted only, so far
+        OpenFile& open = open_files_.at(file);
+        OL_ASSIGN_OR_RETURN(mapping->base, ReadWholeFile(open.fd.fd, open.st, nullptr, ExternalWhat(location, tensor)));
+        ::mprotect(mapping->base, mapping->size, PROT_READ);  // weights are read-only
+      }
+      return mapping;
+    }
+    OpenFile& open = open_files_[file];
+    open.fd.fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (open.fd.fd < 0 || ::fstat(open.fd.fd, &open.st) != 0 || !S_ISREG(open.st.st_mode)) {
+      const int error = errno;
+      open_files_.erase(file);
       return InvalidArgument(where_, ": external data file '", location, "' of initializer '", tensor,
-                             "' cannot be read: ", std::strerror(errno));
+                             "' cannot be read: ", std::strerror(error));
     }
     auto mapping = std::make_shared<FileMapping>();
-    mapping->size = static_cast<size_t>(st.st_size);
-    if (mapping->size > 0) {
-      void* base = ::mmap(nullptr, mapping->size, PROT_READ, MAP_PRIVATE, fd.fd, 0);
-      if (base == MAP_FAILED) {
-        return ResourceExhausted(where_, ": cannot map external data file '", location, "' (", mapping->size,
-                                 " bytes): ", std::strerror(errno));
-      }
-      mapping->base = base;
-    }
+    mapping->size = static_cast<size_t>(open.st.st_size);
     mapping->file = file;
+    SourceFile source = Describe(file, open.st, options_, started_ns_);
+    if (contents && mapping->size > 0) {
+      ContentHasher hasher;
+      OL_ASSIGN_OR_RETURN(mapping->base, ReadWholeFile(open.fd.fd, open.st, source.hashed ? &hasher : nullptr,
+                                                       ExternalWhat(location, tensor)));
+      ::mprotect(mapping->base, mapping->size, PROT_READ);  // weights are read-only
+      if (source.hashed) source.content_hash = hasher.Finish();
+    } else {
+      OL_RETURN_IF_ERROR(Fingerprint(open.fd.fd, &source));
+    }
     mappings_.emplace(file, mapping);
-    SourceFile source = Describe(file, st, options_, started_ns_);
-    OL_RETURN_IF_ERROR(Fingerprint(fd.fd, &source));
     external_files_.push_back(std::move(source));
     return mapping;
   }
 
+  std::string ExternalWhat(const std::string& location, const std::string& tensor) const {
+    return where_ + ": external data file '" + location + "' of initializer '" + tensor + "'";
+  }
+
+  // The external files this load opened, by resolved path: a file first opened only to be
+  // fingerprinted is read from the same descriptor when a later tensor needs its bytes.
+  struct OpenFile {
+    FileDescriptor fd;
+    struct stat st;
+  };
+  std::map<std::string, OpenFile> open_files_;
   std::string where_, base_dir_;
   LoadOptions options_;
   std::map<std::string, std::shared_ptr<FileMapping>> mappings_;
@@ -602,19 +725,20 @@ class Loader {
   std::shared_ptr<FileMapping> last_mapping_;
   std::map<int, std::string_view> inline_payloads_;
   PayloadOwner inline_owner_;
+  bool inline_movable_ = false;
   int64_t started_ns_;
 };
 
 // Parses `bytes` with the large inline payloads borrowed (SplitInlineWeights and
 // `owner`), or whole when they cannot be cut out; `unparsable` is the error then.
-StatusOr<LoadedModel> LoadSerialized(std::string_view bytes, Loader& loader, const PayloadOwner& owner,
+StatusOr<LoadedModel> LoadSerialized(std::string_view bytes, Loader& loader, const PayloadOwner& owner, bool movable,
                                      const std::string& unparsable) {
   onnx::ModelProto model;
   std::optional<InlineSplit> split = SplitInlineWeights(bytes, loader.options());
   bool parsed = false;
   if (split.has_value() && split->skeleton.size() <= static_cast<size_t>(INT_MAX)) {
     parsed = model.ParseFromString(split->skeleton);
-    if (parsed) loader.BorrowInline(std::move(split->payloads), owner);
+    if (parsed) loader.BorrowInline(std::move(split->payloads), owner, movable);
   }
   if (!parsed) {
     model.Clear();
@@ -641,30 +765,31 @@ StatusOr<LoadedModel> LoadModelFile(const std::string& path, const LoadOptions& 
   if (!S_ISREG(st.st_mode)) return InvalidArgument(where, " is not a regular file");
   const std::string unparsable = where + " is not an ONNX model (the protobuf does not parse)";
   Loader loader(where, Dirname(path), options);
-  // The file mapped read-only: its large inline weights are borrowed from the mapping (and
-  // their pages given back once the session released them, as for external data).
+  // The file read into anonymous memory (ReadWholeFile), fingerprinted in the same pass: its
+  // large inline weights are borrowed from that copy (and their pages given back once the
+  // session released them, as for external data).
   auto mapping = std::make_shared<FileMapping>();
   mapping->file = path;
   mapping->size = static_cast<size_t>(st.st_size);
   if (mapping->size > 0) {
-    void* base = ::mmap(nullptr, mapping->size, PROT_READ, MAP_PRIVATE, fd.fd, 0);
-    if (base != MAP_FAILED) mapping->base = base;
-  }
-  if (mapping->base != nullptr) {
     SourceFile source = Describe(path, st, options, loader.started_ns());
-    OL_RETURN_IF_ERROR(loader.Fingerprint(fd.fd, &source));
+    ContentHasher hasher;
+    OL_ASSIGN_OR_RETURN(mapping->base, ReadWholeFile(fd.fd, st, source.hashed ? &hasher : nullptr, where));
+    if (source.hashed) source.content_hash = hasher.Finish();
     const PayloadOwner owner = [mapping](const uint8_t* data, size_t bytes) -> std::shared_ptr<void> {
       return BorrowRange(mapping, data, bytes);
     };
-    StatusOr<LoadedModel> loaded = LoadSerialized(
-        std::string_view(static_cast<const char*>(mapping->base), mapping->size), loader, owner, unparsable);
+    StatusOr<LoadedModel> loaded =
+        LoadSerialized(std::string_view(static_cast<const char*>(mapping->base), mapping->size), loader, owner,
+                       /*movable=*/true, unparsable);
+    ::mprotect(mapping->base, mapping->size, PROT_READ);  // weights are read-only from now on
     if (loaded.ok()) {
       loaded->mapped_files.push_back(mapping);
       loaded->source_files.insert(loaded->source_files.begin(), source);
     }
     return loaded;
   }
-  // Empty, or not mappable (a special file system): parsed from the descriptor in chunks.
+  // Empty (or a special file whose status gives no size): parsed from the descriptor in chunks.
   onnx::ModelProto model;
   SourceFile source = Describe(path, st, options, loader.started_ns());
   ContentHasher hasher;
@@ -683,72 +808,10 @@ StatusOr<LoadedModel> LoadModelFile(const std::string& path, const LoadOptions& 
   return out;
 }
 
-// ---------------------------------------------------------------- detaching from the files
-// The ranges that tensors still borrow are copied into anonymous memory that takes the file
-// pages' place at the same addresses (mremap), a page span at a time: every pointer into
-// them (kernels, numpy views, Tensor copies) stays valid and reads the same bytes, which no
-// longer come from the file. Spans are whole pages (a range's partial end pages hold a
-// neighbour's bytes, copied along unchanged); overlapping or touching spans merge, so the
-// mapping splits into few pieces. Copied kChunk bytes at a time, each chunk's file pages
-// leave the process as its copy arrives: resident memory grows by one chunk at most.
-Status DetachMapping(FileMapping& mapping) {
-  constexpr uintptr_t kChunk = uintptr_t{16} << 20;
-  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-  std::vector<std::shared_ptr<void>> alive;  // kept alive while copied; dropped unlocked
-  std::vector<std::pair<uintptr_t, uintptr_t>> spans;
-  {
-    std::lock_guard<std::mutex> lock(mapping.mu);
-    if (mapping.detached) return Status::Ok();
-    for (const FileMapping::Borrow& borrow : mapping.borrows) {
-      std::shared_ptr<void> held = borrow.alive.lock();
-      if (held == nullptr || borrow.bytes == 0) continue;
-      const uintptr_t begin = reinterpret_cast<uintptr_t>(borrow.data) / page * page;
-      const uintptr_t end = (reinterpret_cast<uintptr_t>(borrow.data) + borrow.bytes + page - 1) / page * page;
-      spans.emplace_back(begin, end);
-      alive.push_back(std::move(held));
-    }
-  }
-  std::sort(spans.begin(), spans.end());
-  std::vector<std::pair<uintptr_t, uintptr_t>> merged;
-  for (const auto& span : spans) {
-    if (!merged.empty() && span.first <= merged.back().second) {
-      merged.back().second = std::max(merged.back().second, span.second);
-    } else {
-      merged.push_back(span);
-    }
-  }
-  Status status = Status::Ok();
-  {
-    std::lock_guard<std::mutex> lock(mapping.mu);
-    mapping.detached = true;  // from now on no range gives pages back (MappedRange)
-    for (const auto& [begin, end] : merged) {
-      for (uintptr_t at = begin; at < end && status.ok(); at += kChunk) {
-        const size_t length = static_cast<size_t>(std::min(kChunk, end - at));
-        void* copy = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (copy == MAP_FAILED) {
-          status = ResourceExhausted("cannot copy ", length, " bytes of weights out of '", mapping.file,
-                                     "': ", std::strerror(errno));
-          break;
-        }
-        std::memcpy(copy, reinterpret_cast<const void*>(at), length);
-        ::mprotect(copy, length, PROT_READ);
-        if (::mremap(copy, length, length, MREMAP_MAYMOVE | MREMAP_FIXED, reinterpret_cast<void*>(at)) == MAP_FAILED) {
-          status = ResourceExhausted("cannot put ", length, " bytes of weights copied out of '", mapping.file,
-                                     "' in place: ", std::strerror(errno));
-          ::munmap(copy, length);
-        }
-      }
-    }
-  }
-  alive.clear();
-  return status;
-}
-
+// Nothing to detach any more: every file's bytes were read into anonymous memory when the
+// model was loaded (ReadWholeFile), so no tensor reads a file through a mapping.
 Status DetachFromFiles(const LoadedModel& model) {
-  for (const std::weak_ptr<FileMapping>& file : model.mapped_files) {
-    std::shared_ptr<FileMapping> mapping = file.lock();
-    if (mapping != nullptr) OL_RETURN_IF_ERROR(DetachMapping(*mapping));
-  }
+  (void)model;
   return Status::Ok();
 }
 
@@ -761,7 +824,7 @@ StatusOr<LoadedModel> LoadModelBytes(std::string_view bytes, const std::string& 
   Loader loader("the model bytes", base_dir, options);
   if (owner != nullptr) {
     const PayloadOwner borrow = [owner](const uint8_t*, size_t) { return std::const_pointer_cast<void>(owner); };
-    return LoadSerialized(bytes, loader, borrow, unparsable);
+    return LoadSerialized(bytes, loader, borrow, /*movable=*/false, unparsable);
   }
   // Nobody keeps the bytes alive: the parse copies each payload once, and the tensors that
   // borrow it alone keep it (a session that drops one initializer frees its bytes).

@@ -1,34 +1,32 @@
 // Loading an ONNX model in C++: the protobuf is parsed here (protobuf's lite runtime), and the
-// weights are not copied. Every initializer of the main graph with more than
-// `LoadOptions::min_elements` elements, stored as raw_data or as external data, is taken out
-// of the model and returned as a Tensor that borrows its bytes:
-//   - raw_data of a file: the model file is mapped read-only and the payload cut out of the
-//     bytes protobuf parses (model_loader.cc, SplitInlineWeights), so the tensor borrows the
-//     mapping itself, in place when its offset suits the element type, else copied once
+// weights are read once, never copied again. Every initializer of the main graph with more
+// than `LoadOptions::min_elements` elements, stored as raw_data or as external data, is
+// taken out of the model and returned as a Tensor that borrows its bytes:
+//   - raw_data of a file: the model file is read whole (pread, 1 MiB at a time, fingerprinted
+//     in the same pass) into private anonymous memory, and the payloads are cut out of the
+//     bytes protobuf parses (model_loader.cc, SplitInlineWeights), so the tensor borrows
+//     that copy in place when its offset suits the element type, else it is copied once
 //     into Allocator::Default() (whose cache the packed weights then reuse);
-//     like external data, its pages leave the process's resident memory once the last
-//     tensor borrowing it is gone;
 //   - raw_data of bytes: borrowed from the bytes in the same way when the caller gives an
 //     owner that keeps them alive (and unchanged), else the parsed string itself (released
 //     from the message, not copied again);
-//   - external data: the external file mapped read-only (mmap), used in place when the
-//     offset suits the element type, else copied once. Locations resolve only inside the
-//     model's folder (no absolute paths, no "..", no symlink out of it). When the last
-//     tensor borrowing a range is gone (a session released it once its kernels packed it),
-//     the whole pages inside the range leave the process's resident memory at once
-//     (madvise(MADV_DONTNEED); a copied range's right after the copy), not when the file is
-//     unmapped: while a session is created, the weights are not resident twice.
-// Files that change under a live session: while a session is created from a LoadedModel, its
-// files must stay as they were (as for any reader of a file). Once the session exists, the
-// caller calls DetachFromFiles (the Python InferenceSession does, right after creating it):
-// every tensor of the load that is still alive then (the weights the session retains
-// unpacked: a Gather's table, a Mul's constant, any initializer no kernel absorbed) reads a
-// private copy of its bytes at the same address, and no tensor reads the model file or an
-// external data file again. The files may then be truncated, overwritten or deleted (a
-// re-export to the same path) and the session still computes with the weights it was
-// created from: no SIGBUS past a new end of file, no new model's bytes read as old weights,
-// as with ONNX Runtime, which copies them. The copy costs what the session retains, once;
-// weights that kernels absorbed were released before and are not copied.
+//   - external data: the external file read whole in the same way (only files whose tensors
+//     the loader takes; a file whose tensors Python decodes is only fingerprinted), used in
+//     place when the offset suits the element type, else copied once. Locations resolve
+//     only inside the model's folder (no absolute paths, no "..", no symlink out of it).
+// When the last tensor borrowing a range is gone (a session released it once its kernels
+// packed it), the whole pages inside the range leave the process's resident memory at once
+// (madvise(MADV_DONTNEED); a copied range's right after the copy), except pages another live
+// range shares (a weight stored twice at one offset): while a session is created, the
+// weights are not resident twice.
+// Files that change: no tensor reads a file through a mapping, so a model file (or external
+// data file) truncated, rewritten or deleted once it was read, while a session is being
+// created from it or afterwards (a re-export to the same path), changes nothing: the
+// session computes with the weights as they were read (no SIGBUS past a new end of file, no
+// new model's bytes read as old weights; ONNX Runtime copies them too). A file whose size or
+// times change while it is being read is refused (InvalidArgument naming it).
+// DetachFromFiles, which used to copy the retained weights out of the files' mappings after
+// creation, has nothing left to do and stays for callers.
 //
 // What remains (`skeleton`) is the model with those initializers' payloads removed (name,
 // type and dims kept) and small external tensors inlined: small enough to hand to Python's
@@ -38,8 +36,8 @@
 //   // m.skeleton: serialized ModelProto without the big weights
 //   // m.initializers["conv1.weight"]: a Tensor borrowing the parsed bytes
 //
-// So a 250 MB model takes no memory of its own while it loads beyond the file's pages (the
-// page cache's, mapped), not the file buffer plus the parsed message plus numpy copies. Errors are InvalidArgument
+// So a 250 MB model takes the file's size of memory while it loads, not the file buffer plus
+// the parsed message plus numpy copies. Errors are InvalidArgument
 // naming the file (or "the bytes") and the tensor: malformed protobuf, a payload whose size does not match its type and
 // dims, external data outside the folder or past the end of its file.
 #pragma once
@@ -116,11 +114,8 @@ StatusOr<LoadedModel> LoadModelFile(const std::string& path, const LoadOptions& 
 StatusOr<LoadedModel> LoadModelBytes(std::string_view bytes, const std::string& base_dir, const LoadOptions& options,
                                      std::shared_ptr<const void> owner = nullptr);
 
-// Makes every tensor of `model`'s load that is still alive (wherever its copies are: a
-// Graph, a Session, a kernel) stop reading the files it was mapped from: its bytes are
-// copied into anonymous memory at the same address. Tensors released before are not
-// copied. Idempotent; ResourceExhausted (naming the file) when memory runs out, and the
-// tensors are unchanged in value either way.
+// Kept for callers: no tensor of a load reads its files (they were read into anonymous
+// memory), so there is nothing to detach. Always Ok.
 Status DetachFromFiles(const LoadedModel& model);
 
 }  // namespace onnx_light
