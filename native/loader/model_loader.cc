@@ -159,7 +159,9 @@ void ReleaseMappedPages(FileMapping& mapping, const uint8_t* data, size_t bytes)
 // per 4 KiB page, which on this kind of VM is most of the copy's cost (48 MiB: about 75 ms
 // with 4 KiB pages, 17-24 ms with huge pages, 15-18 ms to fault a file mapping in; h105's
 // microbenchmark, load 7). Unmapped with munmap(base, size).
-StatusOr<void*> HugePageMemory(size_t size, const std::string& what) {
+// With `huge` false, 4 KiB pages (MADV_NOHUGEPAGE): for a copy with holes left untouched,
+// which a huge page would fill with zeroes.
+StatusOr<void*> HugePageMemory(size_t size, bool huge, const std::string& what) {
   constexpr size_t kHuge = size_t{2} << 20;
   const size_t reserved = size + kHuge;
   void* raw = ::mmap(nullptr, reserved, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -172,43 +174,85 @@ StatusOr<void*> HugePageMemory(size_t size, const std::string& what) {
   const uintptr_t end = (aligned + size + page - 1) / page * page;  // munmap(base, size) unmaps to here
   if (aligned > begin) ::munmap(raw, aligned - begin);
   if (begin + reserved > end) ::munmap(reinterpret_cast<void*>(end), begin + reserved - end);
-  ::madvise(reinterpret_cast<void*>(aligned), size, MADV_HUGEPAGE);
+  ::madvise(reinterpret_cast<void*>(aligned), size, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
   return reinterpret_cast<void*>(aligned);
 }
 
-// Reads all `size` bytes of the file open at `fd` into fresh private anonymous memory (left
-// writable: the caller makes it read-only once the load is done with it), 1 MiB
-// at a time with pread, fingerprinting them on the way when `hasher` is given (one read of
-// the file for both). The file's status after the read must match `before` (size and times):
-// a file written while it was read is refused rather than loaded half old, half new (a write
-// within the same tick of the file system's clock as the one before it is not seen: git's
-// racy case, LoadOptions::hash_files_newer_than_ns). Errors name `what`.
-StatusOr<void*> ReadWholeFile(int fd, const struct stat& before, ContentHasher* hasher, const std::string& what) {
-  const size_t size = static_cast<size_t>(before.st_size);
-  OL_ASSIGN_OR_RETURN(void* base, HugePageMemory(size, what));
-  constexpr size_t kChunk = size_t{1} << 20;
-  auto* bytes = static_cast<uint8_t*>(base);
-  for (size_t at = 0; at < size;) {
-    const ssize_t n = ::pread(fd, bytes + at, std::min(kChunk, size - at), static_cast<off_t>(at));
+// Reads `bytes` bytes of the file open at `fd` from `offset` into `dst` (pread, EINTR
+// retried). A file that ends sooner was truncated while it was read: InvalidArgument naming
+// `what`.
+Status ReadExactly(int fd, uint8_t* dst, size_t bytes, uint64_t offset, const std::string& what) {
+  for (size_t at = 0; at < bytes;) {
+    const ssize_t n = ::pread(fd, dst + at, bytes - at, static_cast<off_t>(offset + at));
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int error = errno;
-      ::munmap(base, size);
-      if (n == 0) {
-        return InvalidArgument(what, " was truncated while it was read (", at, " of ", size, " bytes read)");
-      }
-      return InvalidArgument(what, " cannot be read: ", std::strerror(error));
+    if (n < 0) return InvalidArgument(what, " cannot be read: ", std::strerror(errno));
+    if (n == 0) {
+      return InvalidArgument(what, " was truncated while it was read (", offset + at, " bytes left of ", offset + bytes,
+                             " expected)");
     }
-    if (hasher != nullptr) hasher->Update(bytes + at, static_cast<size_t>(n));
     at += static_cast<size_t>(n);
   }
+  return Status::Ok();
+}
+
+// Whether the file open at `fd` still has the size and times `before` says: a file written
+// while it was read is refused rather than loaded half old, half new (a write within the
+// same tick of the file system's clock as the one before it is not seen: git's racy case,
+// LoadOptions::hash_files_newer_than_ns).
+Status CheckUnchanged(int fd, const struct stat& before, const std::string& what) {
   struct stat after;
   if (::fstat(fd, &after) != 0 || after.st_size != before.st_size || after.st_mtim.tv_sec != before.st_mtim.tv_sec ||
       after.st_mtim.tv_nsec != before.st_mtim.tv_nsec || after.st_ctim.tv_sec != before.st_ctim.tv_sec ||
       after.st_ctim.tv_nsec != before.st_ctim.tv_nsec) {
-    ::munmap(base, size);
-    return InvalidArgument(what, " changed while it was read (", size, " bytes before, ",
-                           static_cast<int64_t>(after.st_size), " after): write the file before loading it");
+    return InvalidArgument(what, " changed while it was read (", static_cast<int64_t>(before.st_size),
+                           " bytes before, ", static_cast<int64_t>(after.st_size),
+                           " after): write the file before loading it");
+  }
+  return Status::Ok();
+}
+
+// A byte range of a file.
+struct FileRange {
+  uint64_t offset = 0, length = 0;
+};
+
+// Reads the file open at `fd` (`before.st_size` bytes) into fresh private anonymous memory
+// (HugePageMemory: huge pages unless ranges are skipped; left writable), 1 MiB at a time
+// with pread, except the `skipped` ranges (sorted, disjoint), whose whole pages stay
+// untouched (no memory); fingerprints what it reads
+// when `hasher` is given (then nothing may be skipped). Unmapped with munmap(base, size).
+StatusOr<void*> ReadFile(int fd, const struct stat& before, const std::vector<FileRange>& skipped,
+                         ContentHasher* hasher, const std::string& what) {
+  const size_t size = static_cast<size_t>(before.st_size);
+  OL_ASSIGN_OR_RETURN(void* base, HugePageMemory(size, /*huge=*/skipped.empty(), what));
+  constexpr size_t kChunk = size_t{1} << 20;
+  auto* bytes = static_cast<uint8_t*>(base);
+  size_t next_skip = 0;
+  for (size_t at = 0; at < size;) {
+    if (next_skip < skipped.size() && at >= skipped[next_skip].offset) {
+      at = std::max<size_t>(at, skipped[next_skip].offset + skipped[next_skip].length);
+      ++next_skip;
+      continue;
+    }
+    size_t until = size;
+    if (next_skip < skipped.size()) until = std::min<size_t>(until, skipped[next_skip].offset);
+    const size_t n = std::min(kChunk, until - at);
+    if (Status read = ReadExactly(fd, bytes + at, n, at, what); !read.ok()) {
+      ::munmap(base, size);
+      return read;
+    }
+    if (hasher != nullptr) hasher->Update(bytes + at, n);
+    at += n;
+  }
+  return base;
+}
+
+// The whole file, as ReadFile reads it, checked unchanged (CheckUnchanged) afterwards.
+StatusOr<void*> ReadWholeFile(int fd, const struct stat& before, ContentHasher* hasher, const std::string& what) {
+  OL_ASSIGN_OR_RETURN(void* base, ReadFile(fd, before, {}, hasher, what));
+  if (Status unchanged = CheckUnchanged(fd, before, what); !unchanged.ok()) {
+    ::munmap(base, static_cast<size_t>(before.st_size));
+    return unchanged;
   }
   return base;
 }
@@ -384,6 +428,99 @@ void AppendVerbatim(std::string* out, const WireField& f) {
   out->append(reinterpret_cast<const char*>(f.begin), static_cast<size_t>(f.end - f.begin));
 }
 
+// Reads the wire-format headers of a file through a 64 KiB window (pread), never the
+// bodies it skips: for LargeRawDataRanges.
+class HeaderReader {
+ public:
+  HeaderReader(int fd, uint64_t size) : fd_(fd), size_(size), window_(kWindow) {}
+  // The field starting at `at`, which must end by `end`: its number, wire type, where its
+  // body starts and how long it is (wire type 2), where it ends. False if it does not walk.
+  bool Next(uint64_t at, uint64_t end, uint32_t* number, int* wire_type, uint64_t* body, uint64_t* next) {
+    constexpr uint64_t kMaxHeader = 20;  // two varints
+    const uint64_t want = std::min(kMaxHeader, end - at);
+    if (at < start_ || at + want > start_ + filled_) {
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(kWindow, size_ - at));
+      const ssize_t got = ::pread(fd_, window_.data(), n, static_cast<off_t>(at));
+      if (got < static_cast<ssize_t>(want)) return false;
+      start_ = at;
+      filled_ = static_cast<uint64_t>(got);
+    }
+    const uint8_t* p = window_.data() + (at - start_);
+    const uint8_t* limit = p + want;
+    uint64_t tag = 0, value = 0;
+    if (!ReadVarint(p, limit, &tag) || (tag >> 3) == 0 || (tag >> 3) > 0x1fffffff) return false;
+    *number = static_cast<uint32_t>(tag >> 3);
+    *wire_type = static_cast<int>(tag & 7);
+    uint64_t length = 0;
+    switch (*wire_type) {
+      case 0:
+        if (!ReadVarint(p, limit, &value)) return false;
+        break;
+      case 1:
+        length = 8;
+        break;
+      case 5:
+        length = 4;
+        break;
+      case 2:
+        if (!ReadVarint(p, limit, &length)) return false;
+        break;
+      default:
+        return false;
+    }
+    *body = at + static_cast<uint64_t>(p - (window_.data() + (at - start_)));
+    if (length > end - *body) return false;
+    *next = *body + length;
+    return true;
+  }
+
+ private:
+  static constexpr size_t kWindow = size_t{64} << 10;
+  int fd_;
+  uint64_t size_;
+  std::vector<uint8_t> window_;
+  uint64_t start_ = 0, filled_ = 0;
+};
+
+// The raw_data fields of the main graph's initializers of at least `min_bytes` in the file
+// open at `fd`, found from the headers alone (sorted, disjoint): the bodies the loader need
+// not read into its copy of the file, since it reads each such payload straight into its
+// tensor's own memory. Nothing if the wire format does not walk (the whole file is read).
+// Bodies below this are read with the rest of the file (a tensor's block for so few bytes
+// saves nothing).
+constexpr uint64_t kMinSkippedBytes = uint64_t{16} << 10;
+
+std::vector<FileRange> LargeRawDataRanges(int fd, uint64_t size, uint64_t min_bytes) {
+  HeaderReader reader(fd, size);
+  std::vector<FileRange> ranges;
+  uint32_t number = 0;
+  int wire_type = 0;
+  uint64_t body = 0, next = 0;
+  for (uint64_t p = 0; p < size; p = next) {
+    if (!reader.Next(p, size, &number, &wire_type, &body, &next)) return {};
+    if (number != 7 || wire_type != 2) continue;  // the graph
+    uint64_t graph_next = 0;
+    for (uint64_t q = body, graph_end = next; q < graph_end; q = graph_next) {
+      uint64_t tensor = 0;
+      if (!reader.Next(q, graph_end, &number, &wire_type, &tensor, &graph_next)) return {};
+      if (number != 5 || wire_type != 2) continue;  // an initializer
+      uint64_t field_next = 0;
+      FileRange raw;  // the last raw_data wins, as when parsing
+      bool has_raw = false;
+      for (uint64_t r = tensor; r < graph_next; r = field_next) {
+        uint64_t field = 0;
+        if (!reader.Next(r, graph_next, &number, &wire_type, &field, &field_next)) return {};
+        if (number == 9 && wire_type == 2) {
+          raw = FileRange{field, field_next - field};
+          has_raw = true;
+        }
+      }
+      if (has_raw && raw.length >= min_bytes) ranges.push_back(raw);
+    }
+  }
+  return ranges;
+}
+
 struct InlineSplit {
   std::string skeleton;  // the serialized model without the payloads below
   // Initializer index in the main graph (as the parsed skeleton numbers them) -> its raw_data.
@@ -484,6 +621,9 @@ std::optional<InlineSplit> SplitInlineWeights(std::string_view model, const Load
 // What keeps borrowed bytes of the model alive: given a payload inside them, the owner a
 // Tensor borrowing it holds.
 using PayloadOwner = std::function<std::shared_ptr<void>(const uint8_t* data, size_t bytes)>;
+// Or what makes a tensor of its own from a payload inside them (a file's: read from the file).
+using PayloadReader =
+    std::function<StatusOr<Tensor>(DataType type, const Shape& shape, const uint8_t* data, size_t bytes)>;
 
 class Loader {
  public:
@@ -505,12 +645,11 @@ class Loader {
   }
 
   // Inline payloads cut out of the serialized model (SplitInlineWeights), by initializer
-  // index, and what keeps them alive. `movable`: the bytes are this load's own writable copy
-  // of the file, where a misaligned payload may be moved (BorrowCut).
-  void BorrowInline(std::map<int, std::string_view> payloads, PayloadOwner owner, bool movable) {
+  // index, and what keeps them alive; or, with a `reader`, what makes each its own tensor.
+  void BorrowInline(std::map<int, std::string_view> payloads, PayloadOwner owner, PayloadReader reader) {
     inline_payloads_ = std::move(payloads);
     inline_owner_ = std::move(owner);
-    inline_movable_ = movable;
+    inline_reader_ = std::move(reader);
   }
 
   Status Load(onnx::ModelProto& model, LoadedModel* out) {
@@ -581,14 +720,9 @@ class Loader {
   }
 
  private:
-  // An initializer whose raw_data SplitInlineWeights cut out: borrowed where it lies when its
-  // address suits the element type; else, in the load's own copy of a file, moved back to
-  // the aligned address just before it and borrowed there: the bytes it moves over are its
-  // own field's tag and length (one byte and a varint of at least 3 for a large payload,
-  // which the skeleton already holds), so no other payload's byte, and no new memory (a
-  // copy would hold the weight twice while it is made, and its block would stay in the
-  // allocator's cache once the weight is packed). Otherwise copied once (and the borrowed
-  // range let go).
+  // An initializer whose raw_data SplitInlineWeights cut out: made by the reader when there
+  // is one (a file's), else borrowed where it lies when its address suits the element type,
+  // else copied once (and the borrowed range let go).
   Status BorrowCut(const onnx::TensorProto& t, DataType type, const Shape& shape, size_t bytes,
                    std::string_view payload, LoadedModel* out) {
     if (payload.size() != bytes) {
@@ -596,13 +730,10 @@ class Loader {
                              payload.size(), " bytes of raw_data, expected ", bytes);
     }
     const auto* data = reinterpret_cast<const uint8_t*>(payload.data());
-    const size_t shift = reinterpret_cast<uintptr_t>(data) % ElementSize(type);
-    size_t header = 2;  // the tag (field 9, one byte) and the length's varint
-    for (size_t length = bytes; length >= 0x80; length >>= 7) ++header;
-    if (shift != 0 && inline_movable_ && shift <= header) {
-      auto* moved = const_cast<uint8_t*>(data) - shift;
-      std::memmove(moved, data, bytes);
-      data = moved;
+    if (inline_reader_ != nullptr) {
+      OL_ASSIGN_OR_RETURN(Tensor read, inline_reader_(type, shape, data, bytes));
+      out->initializers.emplace(t.name(), std::move(read));
+      return Status::Ok();
     }
     std::shared_ptr<void> owner = inline_owner_(data, bytes);
     if (reinterpret_cast<uintptr_t>(data) % ElementSize(type) == 0) {
@@ -725,23 +856,27 @@ class Loader {
   std::shared_ptr<FileMapping> last_mapping_;
   std::map<int, std::string_view> inline_payloads_;
   PayloadOwner inline_owner_;
-  bool inline_movable_ = false;
+  PayloadReader inline_reader_;
   int64_t started_ns_;
 };
 
-// Parses `bytes` with the large inline payloads borrowed (SplitInlineWeights and
-// `owner`), or whole when they cannot be cut out; `unparsable` is the error then.
-StatusOr<LoadedModel> LoadSerialized(std::string_view bytes, Loader& loader, const PayloadOwner& owner, bool movable,
-                                     const std::string& unparsable) {
+// Parses `bytes` with the large inline payloads cut out (`split`, else SplitInlineWeights)
+// and borrowed (`owner`) or read (`reader`, when given), or whole when they cannot be cut
+// out, after `before_whole_parse` (which completes the bytes); `unparsable` is the error then.
+StatusOr<LoadedModel> LoadSerialized(std::string_view bytes, Loader& loader, const PayloadOwner& owner,
+                                     const PayloadReader& reader, const std::string& unparsable,
+                                     std::optional<InlineSplit> split = std::nullopt,
+                                     const std::function<Status()>& before_whole_parse = nullptr) {
   onnx::ModelProto model;
-  std::optional<InlineSplit> split = SplitInlineWeights(bytes, loader.options());
+  if (!split.has_value()) split = SplitInlineWeights(bytes, loader.options());
   bool parsed = false;
   if (split.has_value() && split->skeleton.size() <= static_cast<size_t>(INT_MAX)) {
     parsed = model.ParseFromString(split->skeleton);
-    if (parsed) loader.BorrowInline(std::move(split->payloads), owner, movable);
+    if (parsed) loader.BorrowInline(std::move(split->payloads), owner, reader);
   }
   if (!parsed) {
     model.Clear();
+    if (before_whole_parse != nullptr) OL_RETURN_IF_ERROR(before_whole_parse());
     if (bytes.size() > static_cast<size_t>(INT_MAX) ||
         !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
       return InvalidArgument(unparsable);
@@ -765,28 +900,74 @@ StatusOr<LoadedModel> LoadModelFile(const std::string& path, const LoadOptions& 
   if (!S_ISREG(st.st_mode)) return InvalidArgument(where, " is not a regular file");
   const std::string unparsable = where + " is not an ONNX model (the protobuf does not parse)";
   Loader loader(where, Dirname(path), options);
-  // The file read into anonymous memory (ReadWholeFile), fingerprinted in the same pass: its
-  // large inline weights are borrowed from that copy (and their pages given back once the
-  // session released them, as for external data).
-  auto mapping = std::make_shared<FileMapping>();
-  mapping->file = path;
-  mapping->size = static_cast<size_t>(st.st_size);
-  if (mapping->size > 0) {
+  // The file read into anonymous memory (ReadFile) except the bodies of its large raw_data
+  // initializers (LargeRawDataRanges): those are read straight from the file into their
+  // tensors' own blocks of Allocator::Default(), whose cache the packed weights then reuse
+  // (the file's bytes become fresh memory once, not twice). The copy of the rest, which the
+  // skeleton is cut from, goes with the load. Nothing reads the file once the load returns:
+  // it may then change or go without changing the tensors (no mapping raises SIGBUS).
+  if (st.st_size > 0) {
+    const size_t size = static_cast<size_t>(st.st_size);
     SourceFile source = Describe(path, st, options, loader.started_ns());
+    std::vector<FileRange> skipped = LargeRawDataRanges(fd.fd, size, kMinSkippedBytes);
     ContentHasher hasher;
-    OL_ASSIGN_OR_RETURN(mapping->base, ReadWholeFile(fd.fd, st, source.hashed ? &hasher : nullptr, where));
-    if (source.hashed) source.content_hash = hasher.Finish();
-    const PayloadOwner owner = [mapping](const uint8_t* data, size_t bytes) -> std::shared_ptr<void> {
-      return BorrowRange(mapping, data, bytes);
-    };
-    StatusOr<LoadedModel> loaded =
-        LoadSerialized(std::string_view(static_cast<const char*>(mapping->base), mapping->size), loader, owner,
-                       /*movable=*/true, unparsable);
-    ::mprotect(mapping->base, mapping->size, PROT_READ);  // weights are read-only from now on
-    if (loaded.ok()) {
-      loaded->mapped_files.push_back(mapping);
-      loaded->source_files.insert(loaded->source_files.begin(), source);
+    const bool hash_while_reading = source.hashed && skipped.empty();
+    OL_ASSIGN_OR_RETURN(void* base, ReadFile(fd.fd, st, skipped, hash_while_reading ? &hasher : nullptr, where));
+    std::unique_ptr<void, std::function<void(void*)>> copy(base, [size](void* b) { ::munmap(b, size); });
+    if (hash_while_reading) {
+      source.content_hash = hasher.Finish();
+    } else {
+      OL_RETURN_IF_ERROR(loader.Fingerprint(fd.fd, &source));
     }
+    auto* bytes = static_cast<uint8_t*>(base);
+    const std::string_view view(reinterpret_cast<const char*>(bytes), size);
+    // Reads the skipped ranges `keep` picks into the copy (once each).
+    std::vector<bool> filled(skipped.size(), false);
+    const auto fill = [&](const std::function<bool(const FileRange&)>& keep) -> Status {
+      for (size_t i = 0; i < skipped.size(); ++i) {
+        if (filled[i] || !keep(skipped[i])) continue;
+        OL_RETURN_IF_ERROR(ReadExactly(fd.fd, bytes + skipped[i].offset, skipped[i].length, skipped[i].offset, where));
+        filled[i] = true;
+      }
+      return Status::Ok();
+    };
+    std::optional<InlineSplit> split = SplitInlineWeights(view, options);
+    if (split.has_value() && !skipped.empty()) {
+      // A skipped body the split did not cut out (a tensor it leaves in the skeleton) is
+      // read now, and the skeleton cut again with its bytes.
+      std::map<uint64_t, uint64_t> cut;  // offset -> length
+      for (const auto& [index, payload] : split->payloads) {
+        cut.emplace(static_cast<uint64_t>(reinterpret_cast<const uint8_t*>(payload.data()) - bytes), payload.size());
+      }
+      bool refilled = false;
+      OL_RETURN_IF_ERROR(fill([&](const FileRange& r) {
+        const auto found = cut.find(r.offset);
+        const bool kept = found == cut.end() || found->second != r.length;
+        refilled = refilled || kept;
+        return kept;
+      }));
+      if (refilled) split = SplitInlineWeights(view, options);
+    }
+    std::map<uint64_t, uint64_t> unread;  // skipped and not filled: offset -> length
+    for (size_t i = 0; i < skipped.size(); ++i) {
+      if (!filled[i]) unread.emplace(skipped[i].offset, skipped[i].length);
+    }
+    const PayloadReader reader = [&](DataType type, const Shape& shape, const uint8_t* data,
+                                     size_t payload_bytes) -> StatusOr<Tensor> {
+      OL_ASSIGN_OR_RETURN(Tensor tensor, Tensor::Allocate(type, shape, Allocator::Default()));
+      const auto offset = static_cast<uint64_t>(data - bytes);
+      const auto found = unread.find(offset);
+      if (found != unread.end() && found->second == payload_bytes) {
+        OL_RETURN_IF_ERROR(ReadExactly(fd.fd, static_cast<uint8_t*>(tensor.raw_data()), payload_bytes, offset, where));
+      } else {
+        std::memcpy(tensor.raw_data(), data, payload_bytes);
+      }
+      return tensor;
+    };
+    StatusOr<LoadedModel> loaded = LoadSerialized(view, loader, nullptr, reader, unparsable, std::move(split),
+                                                  [&] { return fill([](const FileRange&) { return true; }); });
+    OL_RETURN_IF_ERROR(CheckUnchanged(fd.fd, st, where));
+    if (loaded.ok()) loaded->source_files.insert(loaded->source_files.begin(), source);
     return loaded;
   }
   // Empty (or a special file whose status gives no size): parsed from the descriptor in chunks.
@@ -824,7 +1005,7 @@ StatusOr<LoadedModel> LoadModelBytes(std::string_view bytes, const std::string& 
   Loader loader("the model bytes", base_dir, options);
   if (owner != nullptr) {
     const PayloadOwner borrow = [owner](const uint8_t*, size_t) { return std::const_pointer_cast<void>(owner); };
-    return LoadSerialized(bytes, loader, borrow, /*movable=*/false, unparsable);
+    return LoadSerialized(bytes, loader, borrow, nullptr, unparsable);
   }
   // Nobody keeps the bytes alive: the parse copies each payload once, and the tensors that
   // borrow it alone keep it (a session that drops one initializer frees its bytes).
