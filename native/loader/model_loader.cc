@@ -26,30 +26,6 @@
 
 namespace onnx_light {
 
-// The bytes of a whole file, read once (pread) into private anonymous memory rather than
-// mapped from the file: a file truncated or rewritten while a session is created from it
-// cannot raise SIGBUS or show other bytes to the kernels packing its weights, since no page
-// of it is read through a mapping of the file (a file mapping raises SIGBUS past a new end
-// of file, and truncation unmaps even copied-on-write private pages). Unmapped with the last
-// tensor that borrows it (each MappedRange below holds it). It lists the ranges borrowed
-// from it, weakly: a range's pages are given back when its last tensor goes, except pages
-// that another live range shares (a weight stored twice at one external offset).
-struct FileMapping {
-  std::string file;  // for errors
-  void* base = nullptr;
-  size_t size = 0;
-  std::mutex mu;  // guards what follows
-  struct Borrow {
-    std::weak_ptr<void> alive;
-    const uint8_t* data;
-    size_t bytes;
-  };
-  std::vector<Borrow> borrows;
-  ~FileMapping() {
-    if (base != nullptr && size > 0) ::munmap(base, size);
-  }
-};
-
 namespace {
 
 // Reads a file descriptor for protobuf's CopyingInputStreamAdaptor (the lite runtime has no
@@ -122,36 +98,6 @@ struct FileDescriptor {
     if (fd >= 0) ::close(fd);
   }
 };
-
-// Gives back the resident pages of [data, data + bytes) inside a file's anonymous copy
-// (FileMapping): only the whole pages inside the range (the partial pages at its ends may
-// hold a neighbour's bytes, which stay), and none that a live range of `mapping` other than
-// this one overlaps. madvise(MADV_DONTNEED) zeroes anonymous pages, so nothing may read them
-// again: the caller's range is gone (its last tensor released it) or was read once (copied).
-// Called with mapping.mu held.
-void ReleaseMappedPages(FileMapping& mapping, const uint8_t* data, size_t bytes) {
-  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + page - 1) / page * page;
-  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) / page * page;
-  if (end <= begin) return;
-  std::vector<std::pair<uintptr_t, uintptr_t>> kept;  // page spans other live ranges read
-  std::vector<FileMapping::Borrow> alive;
-  for (FileMapping::Borrow& borrow : mapping.borrows) {
-    if (borrow.alive.expired()) continue;  // dropped from the list on the way
-    alive.push_back(borrow);
-    const uintptr_t b = reinterpret_cast<uintptr_t>(borrow.data) / page * page;
-    const uintptr_t e = (reinterpret_cast<uintptr_t>(borrow.data) + borrow.bytes + page - 1) / page * page;
-    if (b < end && e > begin) kept.emplace_back(std::max(b, begin), std::min(e, end));
-  }
-  mapping.borrows.swap(alive);
-  std::sort(kept.begin(), kept.end());
-  uintptr_t at = begin;
-  for (const auto& [b, e] : kept) {
-    if (b > at) ::madvise(reinterpret_cast<void*>(at), b - at, MADV_DONTNEED);
-    at = std::max(at, e);
-  }
-  if (end > at) ::madvise(reinterpret_cast<void*>(at), end - at, MADV_DONTNEED);
-}
 
 // `size` bytes of fresh private anonymous memory, 2 MiB aligned and advised to take
 // transparent huge pages (MADV_HUGEPAGE; the system may still refuse them): the copy of a
@@ -245,44 +191,6 @@ StatusOr<void*> ReadFile(int fd, const struct stat& before, const std::vector<Fi
     at += n;
   }
   return base;
-}
-
-// The whole file, as ReadFile reads it, checked unchanged (CheckUnchanged) afterwards.
-StatusOr<void*> ReadWholeFile(int fd, const struct stat& before, ContentHasher* hasher, const std::string& what) {
-  OL_ASSIGN_OR_RETURN(void* base, ReadFile(fd, before, {}, hasher, what));
-  if (Status unchanged = CheckUnchanged(fd, before, what); !unchanged.ok()) {
-    ::munmap(base, static_cast<size_t>(before.st_size));
-    return unchanged;
-  }
-  return base;
-}
-
-// What keeps one borrowed tensor's bytes alive: the copy of its file, and the range it
-// borrows. When the last tensor borrowing the range is gone (the session released the
-// initializer once its kernels packed it), the range's pages are given back at once rather
-// than when the whole copy is unmapped: a model's weights are not resident twice (read and
-// packed) while the session is created. Pages another live range shares (a weight stored
-// twice at one offset) stay until it goes too (ReleaseMappedPages).
-struct MappedRange {
-  MappedRange(std::shared_ptr<FileMapping> m, const uint8_t* d, size_t b) : mapping(std::move(m)), data(d), bytes(b) {}
-  MappedRange(const MappedRange&) = delete;  // one release per range: made in place only
-  MappedRange& operator=(const MappedRange&) = delete;
-  std::shared_ptr<FileMapping> mapping;
-  const uint8_t* data = nullptr;
-  size_t bytes = 0;
-  ~MappedRange() {
-    std::lock_guard<std::mutex> lock(mapping->mu);
-    ReleaseMappedPages(*mapping, data, bytes);
-  }
-};
-
-// A range of `mapping` that tensors borrow, listed in it for ReleaseMappedPages.
-std::shared_ptr<MappedRange> BorrowRange(const std::shared_ptr<FileMapping>& mapping, const uint8_t* data,
-                                         size_t bytes) {
-  auto range = std::make_shared<MappedRange>(mapping, data, bytes);
-  std::lock_guard<std::mutex> lock(mapping->mu);
-  mapping->borrows.push_back(FileMapping::Borrow{range, data, bytes});
-  return range;
 }
 
 // A copy of a payload whose address does not suit its element type, from
@@ -694,24 +602,22 @@ class Loader {
         out->initializers.emplace(t.name(), Tensor::Borrow(type, shape, payload->data(), payload));
         continue;
       }
-      OL_ASSIGN_OR_RETURN(const uint8_t* data, ExternalData(t, bytes));
-      if (!large || reinterpret_cast<uintptr_t>(data) % ElementSize(type) != 0) {
-        if (!large) {
-          t.set_raw_data(data, bytes);  // small: inlined, for shape inference
-        } else {
-          OL_ASSIGN_OR_RETURN(Tensor copy, CopyOf(type, shape, data, bytes));
-          out->initializers.emplace(t.name(), std::move(copy));
-          std::lock_guard<std::mutex> lock(last_mapping_->mu);
-          ReleaseMappedPages(*last_mapping_, data, bytes);  // read once, for the copy
-        }
-      } else {
-        std::shared_ptr<MappedRange> range = BorrowRange(last_mapping_, data, bytes);
-        out->initializers.emplace(t.name(), Tensor::Borrow(type, shape, const_cast<uint8_t*>(data), range));
+      OL_ASSIGN_OR_RETURN(const ExternalRange range, ExternalData(t, bytes));
+      if (!large) {  // small: inlined, for shape inference
+        std::string small(bytes, '\0');
+        OL_RETURN_IF_ERROR(
+            ReadExactly(range.fd, reinterpret_cast<uint8_t*>(small.data()), bytes, range.offset, range.what));
+        t.set_raw_data(std::move(small));
+      } else {  // into a block of its own, which the packed weights reuse once it is released
+        OL_ASSIGN_OR_RETURN(Tensor read, Tensor::Allocate(type, shape, Allocator::Default()));
+        OL_RETURN_IF_ERROR(
+            ReadExactly(range.fd, static_cast<uint8_t*>(read.raw_data()), bytes, range.offset, range.what));
+        out->initializers.emplace(t.name(), std::move(read));
       }
       t.clear_external_data();
       t.clear_data_location();
     }
-    for (const auto& [file, mapping] : mappings_) out->mapped_files.push_back(mapping);
+    for (const auto& [file, open] : open_files_) OL_RETURN_IF_ERROR(CheckUnchanged(open.fd.fd, open.st, open.what));
     out->source_files.insert(out->source_files.end(), external_files_.begin(), external_files_.end());
     if (!model.SerializeToString(&out->skeleton)) {
       return InvalidArgument(where_, ": the model cannot be serialized again (over 2 GiB without its weights?)");
@@ -750,13 +656,18 @@ class Loader {
   // fingerprinted like the files whose bytes the loader borrows; its bytes are not read.
   Status FingerprintExternalFile(const onnx::TensorProto& t) {
     for (const onnx::StringStringEntryProto& entry : t.external_data()) {
-      if (entry.key() == "location") return Map(entry.value(), t.name(), /*contents=*/false).status();
+      if (entry.key() == "location") return Open(entry.value(), t.name()).status();
     }
     return Status::Ok();  // no location: Python names the error
   }
 
-  // The bytes of an external tensor, in the copy of its file (kept in last_mapping_).
-  StatusOr<const uint8_t*> ExternalData(const onnx::TensorProto& t, size_t bytes) {
+  // Where the bytes of an external tensor lie: its file (open) and offset, checked inside it.
+  struct ExternalRange {
+    int fd = -1;
+    uint64_t offset = 0;
+    std::string what;  // for errors
+  };
+  StatusOr<ExternalRange> ExternalData(const onnx::TensorProto& t, size_t bytes) {
     std::string location;
     int64_t offset = 0, length = -1;
     for (const onnx::StringStringEntryProto& entry : t.external_data()) {
@@ -780,18 +691,24 @@ class Loader {
       return InvalidArgument(where_, ": initializer '", t.name(), "' has external data of length ", length,
                              ", expected ", bytes, " for its type and shape");
     }
-    OL_ASSIGN_OR_RETURN(std::shared_ptr<FileMapping> mapping, Map(location, t.name(), /*contents=*/true));
-    if (static_cast<uint64_t>(offset) > mapping->size || bytes > mapping->size - static_cast<size_t>(offset)) {
+    OL_ASSIGN_OR_RETURN(OpenFile * file, Open(location, t.name()));
+    const auto size = static_cast<uint64_t>(file->st.st_size);
+    if (static_cast<uint64_t>(offset) > size || bytes > size - static_cast<uint64_t>(offset)) {
       return InvalidArgument(where_, ": initializer '", t.name(), "' reads ", bytes, " bytes at offset ", offset,
-                             " of '", location, "', which has ", mapping->size, " bytes");
+                             " of '", location, "', which has ", size, " bytes");
     }
-    last_mapping_ = mapping;
-    return static_cast<const uint8_t*>(mapping->base) + offset;
+    return ExternalRange{file->fd.fd, static_cast<uint64_t>(offset), file->what};
   }
 
   // The file `location`, relative to the model's folder and inside it, opened and
-  // fingerprinted once per load; with `contents`, its bytes read (ReadWholeFile).
-  StatusOr<std::shared_ptr<FileMapping>> Map(const std::string& location, const std::string& tensor, bool contents) {
+  // fingerprinted once per load. Its tensors are read from it while the load runs, and it
+  // must keep its size and times until the load returns (Load checks).
+  struct OpenFile {
+    FileDescriptor fd;
+    struct stat st;
+    std::string what;  // for errors
+  };
+  StatusOr<OpenFile*> Open(const std::string& location, const std::string& tensor) {
     if (base_dir_.empty()) {
       return InvalidArgument(where_, ": initializer '", tensor, "' is stored in external file '", location,
                              "', but the model was given as bytes: load it from its path");
@@ -802,16 +719,8 @@ class Loader {
       return InvalidArgument(where_, ": initializer '", tensor, "' is stored in external file '", location,
                              "', which does not exist inside the model's folder '", base_dir_, "'");
     }
-    auto found = mappings_.find(file);
-    if (found != mappings_.end()) {
-      std::shared_ptr<FileMapping> mapping = found->second;
-      if (contents && mapping->base == nullptr && mapping->size > 0) {  // fingerprinted only, so far
-        OpenFile& open = open_files_.at(file);
-        OL_ASSIGN_OR_RETURN(mapping->base, ReadWholeFile(open.fd.fd, open.st, nullptr, ExternalWhat(location, tensor)));
-        ::mprotect(mapping->base, mapping->size, PROT_READ);  // weights are read-only
-      }
-      return mapping;
-    }
+    auto found = open_files_.find(file);
+    if (found != open_files_.end()) return &found->second;
     OpenFile& open = open_files_[file];
     open.fd.fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
     if (open.fd.fd < 0 || ::fstat(open.fd.fd, &open.st) != 0 || !S_ISREG(open.st.st_mode)) {
@@ -820,40 +729,18 @@ class Loader {
       return InvalidArgument(where_, ": external data file '", location, "' of initializer '", tensor,
                              "' cannot be read: ", std::strerror(error));
     }
-    auto mapping = std::make_shared<FileMapping>();
-    mapping->size = static_cast<size_t>(open.st.st_size);
-    mapping->file = file;
+    open.what = where_ + ": external data file '" + location + "'";
     SourceFile source = Describe(file, open.st, options_, started_ns_);
-    if (contents && mapping->size > 0) {
-      ContentHasher hasher;
-      OL_ASSIGN_OR_RETURN(mapping->base, ReadWholeFile(open.fd.fd, open.st, source.hashed ? &hasher : nullptr,
-                                                       ExternalWhat(location, tensor)));
-      ::mprotect(mapping->base, mapping->size, PROT_READ);  // weights are read-only
-      if (source.hashed) source.content_hash = hasher.Finish();
-    } else {
-      OL_RETURN_IF_ERROR(Fingerprint(open.fd.fd, &source));
-    }
-    mappings_.emplace(file, mapping);
+    OL_RETURN_IF_ERROR(Fingerprint(open.fd.fd, &source));
     external_files_.push_back(std::move(source));
-    return mapping;
+    return &open;
   }
 
-  std::string ExternalWhat(const std::string& location, const std::string& tensor) const {
-    return where_ + ": external data file '" + location + "' of initializer '" + tensor + "'";
-  }
+  std::map<std::string, OpenFile> open_files_;  // by resolved path
 
-  // The external files this load opened, by resolved path: a file first opened only to be
-  // fingerprinted is read from the same descriptor when a later tensor needs its bytes.
-  struct OpenFile {
-    FileDescriptor fd;
-    struct stat st;
-  };
-  std::map<std::string, OpenFile> open_files_;
   std::string where_, base_dir_;
   LoadOptions options_;
-  std::map<std::string, std::shared_ptr<FileMapping>> mappings_;
   std::vector<SourceFile> external_files_;  // in the order first mapped
-  std::shared_ptr<FileMapping> last_mapping_;
   std::map<int, std::string_view> inline_payloads_;
   PayloadOwner inline_owner_;
   PayloadReader inline_reader_;

@@ -1,32 +1,27 @@
-// Loading an ONNX model in C++: the protobuf is parsed here (protobuf's lite runtime), and the
-// weights are read once, never copied again. Every initializer of the main graph with more
-// than `LoadOptions::min_elements` elements, stored as raw_data or as external data, is
-// taken out of the model and returned as a Tensor that borrows its bytes:
-//   - raw_data of a file: the model file is read whole (pread, 1 MiB at a time, fingerprinted
-//     in the same pass) into private anonymous memory, and the payloads are cut out of the
-//     bytes protobuf parses (model_loader.cc, SplitInlineWeights), so the tensor borrows
-//     that copy in place when its offset suits the element type, else it is copied once
-//     into Allocator::Default() (whose cache the packed weights then reuse);
-//   - raw_data of bytes: borrowed from the bytes in the same way when the caller gives an
-//     owner that keeps them alive (and unchanged), else the parsed string itself (released
-//     from the message, not copied again);
-//   - external data: the external file read whole in the same way (only files whose tensors
-//     the loader takes; a file whose tensors Python decodes is only fingerprinted), used in
-//     place when the offset suits the element type, else copied once. Locations resolve
-//     only inside the model's folder (no absolute paths, no "..", no symlink out of it).
-// When the last tensor borrowing a range is gone (a session released it once its kernels
-// packed it), the whole pages inside the range leave the process's resident memory at once
-// (madvise(MADV_DONTNEED); a copied range's right after the copy), except pages another live
-// range shares (a weight stored twice at one offset): while a session is created, the
-// weights are not resident twice.
-// Files that change: no tensor reads a file through a mapping, so a model file (or external
-// data file) truncated, rewritten or deleted once it was read, while a session is being
-// created from it or afterwards (a re-export to the same path), changes nothing: the
-// session computes with the weights as they were read (no SIGBUS past a new end of file, no
-// new model's bytes read as old weights; ONNX Runtime copies them too). A file whose size or
-// times change while it is being read is refused (InvalidArgument naming it).
-// DetachFromFiles, which used to copy the retained weights out of the files' mappings after
-// creation, has nothing left to do and stays for callers.
+// Loading an ONNX model in C++: the protobuf is parsed here (protobuf's lite runtime), and each
+// weight is read once into memory of its own, never through a mapping of a file. Every
+// initializer of the main graph with more than `LoadOptions::min_elements` elements, stored
+// as raw_data or as external data, is taken out of the model and returned as a Tensor:
+//   - raw_data of a file: a walk of the file's field headers (pread) finds the large raw_data
+//     bodies; the rest of the file is read into anonymous memory, the skeleton cut from it
+//     (model_loader.cc, SplitInlineWeights), and each payload read with pread straight into
+//     an aligned block of Allocator::Default(), whose cache the packed weights reuse once a
+//     session released it (the file's bytes become fresh memory once, not twice);
+//   - raw_data of bytes: borrowed from the bytes when the caller gives an owner that keeps
+//     them alive (and unchanged) and the offset suits the element type (else copied once),
+//     or without an owner the parsed string itself (released from the message, not copied);
+//   - external data: read with pread from its file into an aligned block of
+//     Allocator::Default() (a weight stored twice at one offset is read twice). Locations
+//     resolve only inside the model's folder (no absolute paths, no "..", no symlink out of
+//     it); a file whose tensors Python decodes (sub-byte types) is only fingerprinted.
+// Files that change: every file must keep its size and times while the load reads it (else
+// InvalidArgument naming it: it changed while it was read); once the load returns, nothing
+// reads the files again, so a model file or external data file truncated, rewritten or
+// deleted while a session is created from the load, or afterwards (a re-export to the same
+// path), changes nothing: the session computes with the weights as they were read (no
+// SIGBUS past a new end of file, no new model's bytes read as old weights; ONNX Runtime
+// copies them too). DetachFromFiles, which copied retained weights out of the files'
+// mappings after creation when the loader mapped them, has nothing left to do.
 //
 // What remains (`skeleton`) is the model with those initializers' payloads removed (name,
 // type and dims kept) and small external tensors inlined: small enough to hand to Python's
@@ -34,12 +29,13 @@
 //
 //   OL_ASSIGN_OR_RETURN(LoadedModel m, LoadModelFile("model.onnx", {}));
 //   // m.skeleton: serialized ModelProto without the big weights
-//   // m.initializers["conv1.weight"]: a Tensor borrowing the parsed bytes
+//   // m.initializers["conv1.weight"]: a Tensor holding the weight's bytes
 //
-// So a 250 MB model takes the file's size of memory while it loads, not the file buffer plus
-// the parsed message plus numpy copies. Errors are InvalidArgument
-// naming the file (or "the bytes") and the tensor: malformed protobuf, a payload whose size does not match its type and
-// dims, external data outside the folder or past the end of its file.
+// So a 250 MB model takes the weights' size of memory while it loads (plus the rest of the
+// file), not the file buffer plus the parsed message plus numpy copies. Errors are
+// InvalidArgument naming the file (or "the bytes") and the tensor: malformed protobuf, a
+// payload whose size does not match its type and dims, external data outside the folder or
+// past the end of its file, a file changed while it was read.
 #pragma once
 
 #include <cstdint>
@@ -73,8 +69,6 @@ struct LoadOptions {
   int64_t hash_files_newer_than_ns = int64_t{50'000'000};
 };
 
-struct FileMapping;  // model_loader.cc
-
 // A file a load read: the model file (its path as given) or an external data file (its
 // resolved path), with its size, identity and times, and for a recently written file the
 // fingerprint of its bytes (content_hash.h) as the load read them. The Python
@@ -93,9 +87,6 @@ struct SourceFile {
 struct LoadedModel {
   std::string skeleton;                        // serialized ModelProto
   std::map<std::string, Tensor> initializers;  // taken out of the skeleton, by name
-  // The files the initializers borrow from (the model file, external data files), weakly:
-  // each lives as long as a tensor borrows from it.
-  std::vector<std::weak_ptr<FileMapping>> mapped_files;
   // Every file this load read, in the order it read them first: the model file (a path's
   // load), then each external data file that a main-graph initializer names (the ones the
   // loader leaves to Python, sub-byte element types, included). Hashing a file costs one

@@ -151,7 +151,7 @@ TEST_F(ModelLoaderTest, BorrowedTensorsOutliveTheRestOfTheLoad) {
   EXPECT_EQ(Values(kept), a);  // under ASan: no use after free
 }
 
-TEST_F(ModelLoaderTest, ExternalDataIsMappedInPlaceOrCopiedWhenMisaligned) {
+TEST_F(ModelLoaderTest, ExternalDataIsReadIntoAlignedTensorsAndSmallTensorsInlined) {
   const std::vector<float> a = Ramp(kLarge, 5.0f), c = Ramp(kLarge, -7.0f), s = Ramp(kSmall, 9.0f);
   // a at offset 0 (aligned), c at offset 4 * kLarge + 2 (misaligned for float), s small.
   Write("weights.bin", Bytes(a) + std::string(2, '\0') + Bytes(c) + Bytes(s));
@@ -172,68 +172,36 @@ TEST_F(ModelLoaderTest, ExternalDataIsMappedInPlaceOrCopiedWhenMisaligned) {
   EXPECT_EQ(SkeletonInitializer(*loaded, "a").external_data_size(), 0);
 }
 
-// Whole pages of [data, data + bytes) present in this process's page table (bit 63 of
-// their /proc/self/pagemap entries): its resident memory for that range, whatever the page
-// cache holds. -1 when pagemap cannot be read.
-int64_t ResidentPages(const void* data, size_t bytes) {
-  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + page - 1) / page;
-  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) / page;
-  const int fd = ::open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return -1;
-  std::vector<uint64_t> entries(end > begin ? end - begin : 0);
-  const size_t want = entries.size() * sizeof(uint64_t);
-  const ssize_t got = ::pread(fd, entries.data(), want, static_cast<off_t>(begin * sizeof(uint64_t)));
-  ::close(fd);
-  if (got != static_cast<ssize_t>(want)) return -1;
-  int64_t present = 0;
-  for (uint64_t e : entries) present += (e >> 63) & 1;
-  return present;
-}
-
-TEST_F(ModelLoaderTest, AReleasedExternalTensorGivesItsPagesBackWhileAnotherStaysBorrowed) {
-  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-  const int64_t elements = static_cast<int64_t>(64 * page / sizeof(float));  // 64 whole pages
-  const std::vector<float> a = Ramp(elements, 1.0f), b = Ramp(elements, -2.0f);
+TEST_F(ModelLoaderTest, AReleasedExternalTensorReturnsItsBlockToTheLongLivedAllocator) {
+  const std::vector<float> a = Ramp(kLarge, 1.0f), b = Ramp(kLarge, -2.0f);
   Write("weights.bin", Bytes(a) + Bytes(b));
   onnx::ModelProto m = Model();
-  AddExternal(m, "a", elements, "weights.bin", 0);
-  AddExternal(m, "b", elements, "weights.bin", 4 * elements);
+  AddExternal(m, "a", kLarge, "weights.bin", 0);
+  AddExternal(m, "b", kLarge, "weights.bin", 4 * kLarge);
   StatusOr<LoadedModel> loaded = LoadModelFile(WriteModel(m), {});
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
   Tensor ta = loaded->initializers.at("a"), tb = loaded->initializers.at("b");
   loaded->initializers.clear();  // the tensors here are the only holders, as a session's are
-  const void* pa = ta.raw_data();
-  ASSERT_EQ(reinterpret_cast<uintptr_t>(pa) % page, 0u);  // borrowed in place: page 0 of the mapping
-  EXPECT_EQ(Values(tb), b);
-  EXPECT_EQ(Values(ta), a);  // read: every page of a is resident now
-  ASSERT_EQ(ResidentPages(pa, ta.byte_size()), 64);
-  ASSERT_EQ(ResidentPages(tb.raw_data(), tb.byte_size()), 64);
-
-  ta = Tensor();  // the last holder of a's range lets go; b keeps the file mapped
-  EXPECT_EQ(ResidentPages(pa, 4 * elements), 0);
-  EXPECT_EQ(ResidentPages(tb.raw_data(), tb.byte_size()), 64);
+  const int64_t held = Allocator::Default()->stats().current_bytes;
+  ta = Tensor();  // the session packed a and let it go: its block is the allocator's again
+  EXPECT_EQ(held - Allocator::Default()->stats().current_bytes, 4 * kLarge);
   EXPECT_EQ(Values(tb), b);
 }
 
-TEST_F(ModelLoaderTest, AMisalignedExternalTensorIsCopiedAndItsMappedPagesGivenBack) {
-  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-  const int64_t elements = static_cast<int64_t>(32 * page / sizeof(float));  // above the 16,384 bound
-  const std::vector<float> keep = Ramp(elements, 3.0f), c = Ramp(elements, -5.0f);
-  // keep at offset 0 holds the mapping; c at 4 * elements + 2 is misaligned for float.
+TEST_F(ModelLoaderTest, ExternalTensorsAreReadOnceIntoBlocksOfTheLongLivedAllocator) {
+  // keep at offset 0, c at 4 * kLarge + 2 (misaligned for float in the file): each read
+  // once into its own aligned block, nothing else held.
+  const std::vector<float> keep = Ramp(kLarge, 3.0f), c = Ramp(kLarge, -5.0f);
   Write("weights.bin", Bytes(keep) + std::string(2, '\0') + Bytes(c));
   onnx::ModelProto m = Model();
-  AddExternal(m, "keep", elements, "weights.bin", 0);
-  AddExternal(m, "c", elements, "weights.bin", 4 * elements + 2);
+  AddExternal(m, "keep", kLarge, "weights.bin", 0);
+  AddExternal(m, "c", kLarge, "weights.bin", 4 * kLarge + 2);
+  const int64_t held_before = Allocator::Default()->stats().current_bytes;
   StatusOr<LoadedModel> loaded = LoadModelFile(WriteModel(m), {});
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
-  const Tensor& tk = loaded->initializers.at("keep");
+  EXPECT_EQ(Allocator::Default()->stats().current_bytes - held_before, 2 * 4 * kLarge);
   EXPECT_EQ(Values(loaded->initializers.at("c")), c);
-  // The copy read c's bytes through the mapping, which stays (keep borrows it): none of the
-  // whole pages c spans there is resident any more.
-  const uint8_t* mapped_c = static_cast<const uint8_t*>(tk.raw_data()) + 4 * elements + 2;
-  EXPECT_EQ(ResidentPages(mapped_c, 4 * elements), 0);
-  EXPECT_EQ(Values(tk), keep);
+  EXPECT_EQ(Values(loaded->initializers.at("keep")), keep);
 }
 
 TEST_F(ModelLoaderTest, TypedFieldsStayInTheSkeleton) {
@@ -439,47 +407,21 @@ TEST_F(ModelLoaderTest, DetachedTensorsReadTheOldBytesWhenTheFilesAreRewrittenAt
   EXPECT_EQ(Values(loaded->initializers.at("ext_b")), model.ext_b);
 }
 
-TEST_F(ModelLoaderTest, ATensorReleasedAfterDetachingLeavesAWeightStoredAtTheSameOffsetIntact) {
-  // Two initializers over the same external bytes (a tied weight): once detached, the pages
-  // they share are a private copy, which releasing one of them must not give back (madvise
-  // would zero them under the other).
-  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-  const int64_t elements = static_cast<int64_t>(32 * page / sizeof(float));
-  const std::vector<float> tied = Ramp(elements, 8.0f);
+TEST_F(ModelLoaderTest, ATiedExternalWeightReleasedLeavesTheOtherIntact) {
+  // Two initializers over the same external bytes (a tied weight): each is read into its
+  // own block, so releasing one (and emptying the file) leaves the other's values.
+  const std::vector<float> tied = Ramp(kLarge, 8.0f);
   Write("weights.bin", Bytes(tied));
   onnx::ModelProto m = Model();
-  AddExternal(m, "embedding", elements, "weights.bin", 0);
-  AddExternal(m, "projection", elements, "weights.bin", 0);
+  AddExternal(m, "embedding", kLarge, "weights.bin", 0);
+  AddExternal(m, "projection", kLarge, "weights.bin", 0);
   StatusOr<LoadedModel> loaded = LoadModelFile(WriteModel(m), {});
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
   Tensor kept = loaded->initializers.at("embedding"), released = loaded->initializers.at("projection");
   loaded->initializers.clear();
-  ASSERT_EQ(kept.raw_data(), released.raw_data());
-  ASSERT_TRUE(DetachFromFiles(*loaded).ok());
   Write("weights.bin", "");
   released = Tensor();
   EXPECT_EQ(Values(kept), tied);
-}
-
-TEST_F(ModelLoaderTest, DetachingCopiesNothingThatWasReleasedBefore) {
-  // Only what is alive is copied: a tensor released before detaching stays in the file's
-  // mapping (its pages given back), and a load whose tensors are all gone has nothing to
-  // detach.
-  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-  const int64_t elements = static_cast<int64_t>(64 * page / sizeof(float));
-  const BorrowingModel model = WriteBorrowingModel(this, elements);
-  StatusOr<LoadedModel> loaded = LoadModelFile(model.path, {});
-  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
-  Tensor te = loaded->initializers.at("ext_a");
-  const uint8_t* released_b = static_cast<const uint8_t*>(te.raw_data()) + 4 * elements;  // ext_b, mapped
-  loaded->initializers.clear();
-  EXPECT_EQ(ResidentPages(released_b, 4 * elements), 0);
-  ASSERT_TRUE(DetachFromFiles(*loaded).ok());
-  EXPECT_FALSE(InMappingOf(te.raw_data(), dir_ + "/weights.bin"));
-  EXPECT_EQ(ResidentPages(released_b, 4 * elements), 0);  // nothing brought back
-  EXPECT_EQ(Values(te), model.ext_a);
-  te = Tensor();
-  EXPECT_TRUE(DetachFromFiles(*loaded).ok());  // every mapping gone: nothing to do
 }
 
 // The window before DetachFromFiles: a session is being created (its kernels read and pack
