@@ -609,7 +609,7 @@ class Loader {
             ReadExactly(range.fd, reinterpret_cast<uint8_t*>(small.data()), bytes, range.offset, range.what));
         t.set_raw_data(std::move(small));
       } else {  // into a block of its own, which the packed weights reuse once it is released
-        OL_ASSIGN_OR_RETURN(Tensor read, Tensor::Allocate(type, shape, Allocator::Default()));
+        OL_ASSIGN_OR_RETURN(Tensor read, Tensor::Allocate(type, shape, LoadedWeightsAllocator()));
         OL_RETURN_IF_ERROR(
             ReadExactly(range.fd, static_cast<uint8_t*>(read.raw_data()), bytes, range.offset, range.what));
         out->initializers.emplace(t.name(), std::move(read));
@@ -777,6 +777,11 @@ StatusOr<LoadedModel> LoadSerialized(std::string_view bytes, Loader& loader, con
 
 }  // namespace
 
+Allocator* LoadedWeightsAllocator() {
+  static Allocator* const allocator = new Allocator(Allocator::kNoLimit, /*max_cached_large_bytes=*/0);
+  return allocator;
+}
+
 StatusOr<LoadedModel> LoadModelFile(const std::string& path, const LoadOptions& options) {
   const std::string where = "model '" + path + "'";
   FileDescriptor fd{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
@@ -789,7 +794,7 @@ StatusOr<LoadedModel> LoadModelFile(const std::string& path, const LoadOptions& 
   Loader loader(where, Dirname(path), options);
   // The file read into anonymous memory (ReadFile) except the bodies of its large raw_data
   // initializers (LargeRawDataRanges): those are read straight from the file into their
-  // tensors' own blocks of Allocator::Default(), whose cache the packed weights then reuse
+  // tensors' own blocks of LoadedWeightsAllocator(), which go back to the system once released
   // (the file's bytes become fresh memory once, not twice). The copy of the rest, which the
   // skeleton is cut from, goes with the load. Nothing reads the file once the load returns:
   // it may then change or go without changing the tensors (no mapping raises SIGBUS).
@@ -841,7 +846,7 @@ StatusOr<LoadedModel> LoadModelFile(const std::string& path, const LoadOptions& 
     }
     const PayloadReader reader = [&](DataType type, const Shape& shape, const uint8_t* data,
                                      size_t payload_bytes) -> StatusOr<Tensor> {
-      OL_ASSIGN_OR_RETURN(Tensor tensor, Tensor::Allocate(type, shape, Allocator::Default()));
+      OL_ASSIGN_OR_RETURN(Tensor tensor, Tensor::Allocate(type, shape, LoadedWeightsAllocator()));
       const auto offset = static_cast<uint64_t>(data - bytes);
       const auto found = unread.find(offset);
       if (found != unread.end() && found->second == payload_bytes) {

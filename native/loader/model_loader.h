@@ -5,13 +5,13 @@
 //   - raw_data of a file: a walk of the file's field headers (pread) finds the large raw_data
 //     bodies; the rest of the file is read into anonymous memory, the skeleton cut from it
 //     (model_loader.cc, SplitInlineWeights), and each payload read with pread straight into
-//     an aligned block of Allocator::Default(), whose cache the packed weights reuse once a
-//     session released it (the file's bytes become fresh memory once, not twice);
+//     an aligned block of LoadedWeightsAllocator(), which returns it to the system as soon
+//     as a session released it (packed it);
 //   - raw_data of bytes: borrowed from the bytes when the caller gives an owner that keeps
 //     them alive (and unchanged) and the offset suits the element type (else copied once),
 //     or without an owner the parsed string itself (released from the message, not copied);
 //   - external data: read with pread from its file into an aligned block of
-//     Allocator::Default() (a weight stored twice at one offset is read twice). Locations
+//     LoadedWeightsAllocator() (a weight stored twice at one offset is read twice). Locations
 //     resolve only inside the model's folder (no absolute paths, no "..", no symlink out of
 //     it); a file whose tensors Python decodes (sub-byte types) is only fingerprinted.
 // Files that change: every file must keep its size and times while the load reads it (else
@@ -45,6 +45,7 @@
 #include <string_view>
 #include <vector>
 
+#include "native/core/allocator.h"
 #include "native/core/status.h"
 #include "native/core/tensor.h"
 
@@ -104,6 +105,12 @@ StatusOr<LoadedModel> LoadModelFile(const std::string& path, const LoadOptions& 
 // without one, the parse copies them.
 StatusOr<LoadedModel> LoadModelBytes(std::string_view bytes, const std::string& base_dir, const LoadOptions& options,
                                      std::shared_ptr<const void> owner = nullptr);
+
+// The allocator of the weights LoadModelFile reads (model file payloads, external data): it
+// keeps no large blocks cached, so that a weight a session packed and released leaves the
+// process's memory at once instead of waiting in a cache for a block of its size (packed
+// forms have other sizes: resnet50's peak grew by 11 MiB with Allocator::Default()'s cache).
+Allocator* LoadedWeightsAllocator();
 
 // Kept for callers: no tensor of a load reads its files (they were read into anonymous
 // memory), so there is nothing to detach. Always Ok.

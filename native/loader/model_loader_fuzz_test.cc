@@ -46,17 +46,16 @@ std::string SeedModel(std::string* weights) {
     t->set_raw_data(raw);
     return t;
   };
-  add("a", 20000, onnx::TensorProto::FLOAT, 4);   // large: read into its own block
-  add("b", 20000, onnx::TensorProto::INT64, 8);   // large, 8-byte elements
-  add("c", 8, onnx::TensorProto::FLOAT, 4);       // small: stays in the skeleton
-  onnx::TensorProto* e = g->add_initializer();    // external
+  add("a", 20000, onnx::TensorProto::FLOAT, 4);  // large: read into its own block
+  add("b", 20000, onnx::TensorProto::INT64, 8);  // large, 8-byte elements
+  add("c", 8, onnx::TensorProto::FLOAT, 4);      // small: stays in the skeleton
+  onnx::TensorProto* e = g->add_initializer();   // external
   e->set_name("e");
   e->set_data_type(onnx::TensorProto::FLOAT);
   e->add_dims(20000);
   e->set_data_location(onnx::TensorProto::EXTERNAL);
-  for (const auto& [key, value] : {std::pair<std::string, std::string>{"location", "weights.bin"},
-                                   {"offset", "0"},
-                                   {"length", "80000"}}) {
+  for (const auto& [key, value] :
+       {std::pair<std::string, std::string>{"location", "weights.bin"}, {"offset", "0"}, {"length", "80000"}}) {
     onnx::StringStringEntryProto* entry = e->add_external_data();
     entry->set_key(key);
     entry->set_value(value);
@@ -76,9 +75,9 @@ std::string Mutate(const std::string& seed, std::mt19937_64& rng) {
         s[at] = static_cast<char>(s[at] ^ static_cast<char>(1 + rng() % 255));
         break;
       case 1: {  // a varint extreme
-        static const std::vector<std::string> kExtremes = {std::string("\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 10),
-                                                          std::string("\x80\x80\x80\x80\x10", 5),
-                                                          std::string("\xff\xff\xff\xff\x07", 5), std::string(1, '\0')};
+        static const std::vector<std::string> kExtremes = {
+            std::string("\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 10), std::string("\x80\x80\x80\x80\x10", 5),
+            std::string("\xff\xff\xff\xff\x07", 5), std::string(1, '\0')};
         const std::string& v = kExtremes[rng() % kExtremes.size()];
         s.replace(at, std::min(v.size(), s.size() - at), v);
         break;
@@ -113,7 +112,8 @@ void ExpectModelOrClearError(const StatusOr<LoadedModel>& loaded, const std::str
   const Status& s = loaded.status();
   EXPECT_TRUE(s.code() == StatusCode::kInvalidArgument || s.code() == StatusCode::kResourceExhausted)
       << what << ": " << s.ToString();
-  EXPECT_NE(s.message().find(names), std::string::npos) << what << ": the error names " << names << ": " << s.ToString();
+  EXPECT_NE(s.message().find(names), std::string::npos)
+      << what << ": the error names " << names << ": " << s.ToString();
 }
 
 TEST(ModelLoaderFuzzTest, MutatedModelsLoadOrFailWithAClearError) {

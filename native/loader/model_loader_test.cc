@@ -172,7 +172,7 @@ TEST_F(ModelLoaderTest, ExternalDataIsReadIntoAlignedTensorsAndSmallTensorsInlin
   EXPECT_EQ(SkeletonInitializer(*loaded, "a").external_data_size(), 0);
 }
 
-TEST_F(ModelLoaderTest, AReleasedExternalTensorReturnsItsBlockToTheLongLivedAllocator) {
+TEST_F(ModelLoaderTest, AReleasedExternalTensorLeavesTheLoadersAllocatorAtOnce) {
   const std::vector<float> a = Ramp(kLarge, 1.0f), b = Ramp(kLarge, -2.0f);
   Write("weights.bin", Bytes(a) + Bytes(b));
   onnx::ModelProto m = Model();
@@ -182,24 +182,24 @@ TEST_F(ModelLoaderTest, AReleasedExternalTensorReturnsItsBlockToTheLongLivedAllo
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
   Tensor ta = loaded->initializers.at("a"), tb = loaded->initializers.at("b");
   loaded->initializers.clear();  // the tensors here are the only holders, as a session's are
-  const int64_t held = Allocator::Default()->stats().current_bytes;
-  ta = Tensor();  // the session packed a and let it go: its block is the allocator's again
-  EXPECT_EQ(held - Allocator::Default()->stats().current_bytes, 4 * kLarge);
+  const int64_t held = LoadedWeightsAllocator()->stats().current_bytes;
+  ta = Tensor();  // the session packed a and let it go: its block leaves at once
+  EXPECT_EQ(held - LoadedWeightsAllocator()->stats().current_bytes, 4 * kLarge);
   EXPECT_EQ(Values(tb), b);
 }
 
-TEST_F(ModelLoaderTest, ExternalTensorsAreReadOnceIntoBlocksOfTheLongLivedAllocator) {
+TEST_F(ModelLoaderTest, ExternalTensorsAreReadOnceIntoAlignedBlocksOfTheirOwn) {
   // keep at offset 0, c at 4 * kLarge + 2 (misaligned for float in the file): each read
-  // once into its own aligned block, nothing else held.
+  // once into its own aligned block of LoadedWeightsAllocator(), nothing else held.
   const std::vector<float> keep = Ramp(kLarge, 3.0f), c = Ramp(kLarge, -5.0f);
   Write("weights.bin", Bytes(keep) + std::string(2, '\0') + Bytes(c));
   onnx::ModelProto m = Model();
   AddExternal(m, "keep", kLarge, "weights.bin", 0);
   AddExternal(m, "c", kLarge, "weights.bin", 4 * kLarge + 2);
-  const int64_t held_before = Allocator::Default()->stats().current_bytes;
+  const int64_t held_before = LoadedWeightsAllocator()->stats().current_bytes;
   StatusOr<LoadedModel> loaded = LoadModelFile(WriteModel(m), {});
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
-  EXPECT_EQ(Allocator::Default()->stats().current_bytes - held_before, 2 * 4 * kLarge);
+  EXPECT_EQ(LoadedWeightsAllocator()->stats().current_bytes - held_before, 2 * 4 * kLarge);
   EXPECT_EQ(Values(loaded->initializers.at("c")), c);
   EXPECT_EQ(Values(loaded->initializers.at("keep")), keep);
 }
@@ -258,9 +258,8 @@ size_t PayloadOffset(const std::string& serialized, const std::vector<float>& va
 
 TEST_F(ModelLoaderTest, InlineRawDataOfAFileIsReadIntoABlockOfItsOwnAtEveryOffset) {
   // Two adjacent payloads; names of 1 to 4 letters move each through every offset modulo 4.
-  // Each is read from the file into its own aligned block of the long-lived allocator (whose
-  // cache the packed weights reuse once the session releases it), never borrowed from a
-  // mapping of the file.
+  // Each is read from the file into its own aligned block of LoadedWeightsAllocator(), never
+  // borrowed from a mapping of the file.
   bool saw_aligned = false, saw_misaligned = false;
   for (int letters = 0; letters < 16; ++letters) {
     onnx::ModelProto m = Model();
@@ -273,10 +272,10 @@ TEST_F(ModelLoaderTest, InlineRawDataOfAFileIsReadIntoABlockOfItsOwnAtEveryOffse
       (PayloadOffset(serialized, *v) % alignof(float) == 0 ? saw_aligned : saw_misaligned) = true;
     }
     const std::string path = Write("model" + std::to_string(letters) + ".onnx", serialized);
-    const int64_t held_before = Allocator::Default()->stats().current_bytes;
+    const int64_t held_before = LoadedWeightsAllocator()->stats().current_bytes;
     StatusOr<LoadedModel> loaded = LoadModelFile(path, {});
     ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
-    EXPECT_EQ(Allocator::Default()->stats().current_bytes - held_before, 2 * 4 * kLarge) << name_a << " " << name_b;
+    EXPECT_EQ(LoadedWeightsAllocator()->stats().current_bytes - held_before, 2 * 4 * kLarge) << name_a << " " << name_b;
     for (const auto& [name, values] : {std::pair{name_a, &a}, std::pair{name_b, &b}}) {
       const Tensor& t = loaded->initializers.at(name);
       EXPECT_EQ(Values(t), *values) << name;
@@ -312,7 +311,7 @@ TEST_F(ModelLoaderTest, ALargeRawDataTheLoaderLeavesInTheSkeletonKeepsItsBytes) 
   EXPECT_EQ(Values(loaded->initializers.at("taken")), taken);
 }
 
-TEST_F(ModelLoaderTest, AReleasedInlineTensorReturnsItsBlockToTheLongLivedAllocator) {
+TEST_F(ModelLoaderTest, AReleasedInlineTensorLeavesTheLoadersAllocatorAtOnce) {
   const std::vector<float> a = Ramp(kLarge, 1.0f), b = Ramp(kLarge, -2.0f);
   onnx::ModelProto m = Model();
   AddRaw(m, "a", a);
@@ -321,9 +320,9 @@ TEST_F(ModelLoaderTest, AReleasedInlineTensorReturnsItsBlockToTheLongLivedAlloca
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
   Tensor ta = loaded->initializers.at("a"), tb = loaded->initializers.at("b");
   loaded->initializers.clear();
-  const int64_t held = Allocator::Default()->stats().current_bytes;
-  ta = Tensor();  // the session packed a and let it go: its block is the allocator's again
-  EXPECT_EQ(held - Allocator::Default()->stats().current_bytes, 4 * kLarge);
+  const int64_t held = LoadedWeightsAllocator()->stats().current_bytes;
+  ta = Tensor();  // the session packed a and let it go: its block leaves at once
+  EXPECT_EQ(held - LoadedWeightsAllocator()->stats().current_bytes, 4 * kLarge);
   EXPECT_EQ(Values(tb), b);
 }
 
