@@ -1,7 +1,7 @@
 // Native model loading (native/loader/model_loader.h) for InferenceSession: the skeleton
 // (the model without its large weights) goes to Python's onnx package for validation,
-// shape inference and rewrites; the weights stay native, borrowed where parsing or mmap put
-// them, and enter the Graph by name.
+// shape inference and rewrites; the weights stay native, read from the files into blocks of
+// their own (or borrowed from the bytes given), and enter the Graph by name.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
