@@ -26,26 +26,6 @@
 
 namespace onnx_light {
 
-// A whole file mapped read-only, unmapped with the last tensor that borrows it (each
-// MappedRange below holds it). It lists the ranges borrowed from it, weakly, for
-// DetachFromFiles; once detached, the ranges it replaced hold anonymous pages.
-struct FileMapping {
-  std::string file;  // for errors
-  void* base = nullptr;
-  size_t size = 0;
-  std::mutex mu;  // guards what follows
-  struct Borrow {
-    std::weak_ptr<void> alive;
-    const uint8_t* data;
-    size_t bytes;
-  };
-  std::vector<Borrow> borrows;
-  bool detached = false;
-  ~FileMapping() {
-    if (base != nullptr && size > 0) ::munmap(base, size);
-  }
-};
-
 namespace {
 
 // Reads a file descriptor for protobuf's CopyingInputStreamAdaptor (the lite runtime has no
@@ -119,42 +99,98 @@ struct FileDescriptor {
   }
 };
 
-// Gives back the resident pages of [data, data + bytes) inside a private read-only file
-// mapping: only the whole pages inside the range (the partial pages at its ends may hold a
-// neighbour's bytes, which stay). The pages were never written, so whatever reads them
-// again (another tensor over the same bytes) faults them back in from the file: this
-// changes the process's resident memory, never what a read returns.
-void ReleaseMappedPages(const uint8_t* data, size_t bytes) {
+// `size` bytes of fresh private anonymous memory, 2 MiB aligned and advised to take
+// transparent huge pages (MADV_HUGEPAGE; the system may still refuse them): the copy of a
+// model file is written once, whole, so its first touch costs a fault per 2 MiB rather than
+// per 4 KiB page, which on this kind of VM is most of the copy's cost (48 MiB: about 75 ms
+// with 4 KiB pages, 17-24 ms with huge pages, 15-18 ms to fault a file mapping in; h105's
+// microbenchmark, load 7). Unmapped with munmap(base, size).
+// With `huge` false, 4 KiB pages (MADV_NOHUGEPAGE): for a copy with holes left untouched,
+// which a huge page would fill with zeroes.
+StatusOr<void*> HugePageMemory(size_t size, bool huge, const std::string& what) {
+  constexpr size_t kHuge = size_t{2} << 20;
+  const size_t reserved = size + kHuge;
+  void* raw = ::mmap(nullptr, reserved, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) {
+    return ResourceExhausted(what, ": cannot allocate ", size, " bytes to read it: ", std::strerror(errno));
+  }
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(raw);
+  const uintptr_t aligned = (begin + kHuge - 1) / kHuge * kHuge;
   const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + page - 1) / page * page;
-  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) / page * page;
-  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+  const uintptr_t end = (aligned + size + page - 1) / page * page;  // munmap(base, size) unmaps to here
+  if (aligned > begin) ::munmap(raw, aligned - begin);
+  if (begin + reserved > end) ::munmap(reinterpret_cast<void*>(end), begin + reserved - end);
+  ::madvise(reinterpret_cast<void*>(aligned), size, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+  return reinterpret_cast<void*>(aligned);
 }
 
-// What keeps one borrowed tensor's bytes alive: the mapping of its file, and the range it
-// borrows. When the last tensor borrowing the range is gone (the session released the
-// initializer once its kernels packed it), the range's pages are given back at once rather
-// than when the whole file is unmapped: a model's weights are not resident twice (mapped
-// and packed) while the session is created. Not after DetachFromFiles: the pages may then
-// be anonymous copies that another range (a weight stored twice at one offset) still reads,
-// and madvise would zero them; they go when the mapping does.
-struct MappedRange {
-  std::shared_ptr<FileMapping> mapping;
-  const uint8_t* data = nullptr;
-  size_t bytes = 0;
-  ~MappedRange() {
-    std::lock_guard<std::mutex> lock(mapping->mu);
-    if (!mapping->detached) ReleaseMappedPages(data, bytes);
+// Reads `bytes` bytes of the file open at `fd` from `offset` into `dst` (pread, EINTR
+// retried). A file that ends sooner was truncated while it was read: InvalidArgument naming
+// `what`.
+Status ReadExactly(int fd, uint8_t* dst, size_t bytes, uint64_t offset, const std::string& what) {
+  for (size_t at = 0; at < bytes;) {
+    const ssize_t n = ::pread(fd, dst + at, bytes - at, static_cast<off_t>(offset + at));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return InvalidArgument(what, " cannot be read: ", std::strerror(errno));
+    if (n == 0) {
+      return InvalidArgument(what, " was truncated while it was read (", offset + at, " bytes left of ", offset + bytes,
+                             " expected)");
+    }
+    at += static_cast<size_t>(n);
   }
+  return Status::Ok();
+}
+
+// Whether the file open at `fd` still has the size and times `before` says: a file written
+// while it was read is refused rather than loaded half old, half new (a write within the
+// same tick of the file system's clock as the one before it is not seen: git's racy case,
+// LoadOptions::hash_files_newer_than_ns).
+Status CheckUnchanged(int fd, const struct stat& before, const std::string& what) {
+  struct stat after;
+  if (::fstat(fd, &after) != 0 || after.st_size != before.st_size || after.st_mtim.tv_sec != before.st_mtim.tv_sec ||
+      after.st_mtim.tv_nsec != before.st_mtim.tv_nsec || after.st_ctim.tv_sec != before.st_ctim.tv_sec ||
+      after.st_ctim.tv_nsec != before.st_ctim.tv_nsec) {
+    return InvalidArgument(what, " changed while it was read (", static_cast<int64_t>(before.st_size),
+                           " bytes before, ", static_cast<int64_t>(after.st_size),
+                           " after): write the file before loading it");
+  }
+  return Status::Ok();
+}
+
+// A byte range of a file.
+struct FileRange {
+  uint64_t offset = 0, length = 0;
 };
 
-// A range of `mapping` that tensors borrow, listed in it for DetachFromFiles.
-std::shared_ptr<MappedRange> BorrowRange(const std::shared_ptr<FileMapping>& mapping, const uint8_t* data,
-                                         size_t bytes) {
-  auto range = std::make_shared<MappedRange>(MappedRange{mapping, data, bytes});
-  std::lock_guard<std::mutex> lock(mapping->mu);
-  mapping->borrows.push_back(FileMapping::Borrow{range, data, bytes});
-  return range;
+// Reads the file open at `fd` (`before.st_size` bytes) into fresh private anonymous memory
+// (HugePageMemory: huge pages unless ranges are skipped; left writable), 1 MiB at a time
+// with pread, except the `skipped` ranges (sorted, disjoint), whose whole pages stay
+// untouched (no memory); fingerprints what it reads
+// when `hasher` is given (then nothing may be skipped). Unmapped with munmap(base, size).
+StatusOr<void*> ReadFile(int fd, const struct stat& before, const std::vector<FileRange>& skipped,
+                         ContentHasher* hasher, const std::string& what) {
+  const size_t size = static_cast<size_t>(before.st_size);
+  OL_ASSIGN_OR_RETURN(void* base, HugePageMemory(size, /*huge=*/skipped.empty(), what));
+  constexpr size_t kChunk = size_t{1} << 20;
+  auto* bytes = static_cast<uint8_t*>(base);
+  size_t next_skip = 0;
+  for (size_t at = 0; at < size;) {
+    if (next_skip < skipped.size() && at >= skipped[next_skip].offset) {
+      at = std::max<size_t>(at, skipped[next_skip].offset + skipped[next_skip].length);
+      ++next_skip;
+      continue;
+    }
+    size_t until = size;
+    if (next_skip < skipped.size()) until = std::min<size_t>(until, skipped[next_skip].offset);
+    const size_t n = std::min(kChunk, until - at);
+    if (Status read = ReadExactly(fd, bytes + at, n, at, what); !read.ok()) {
+      ::munmap(base, size);
+      return read;
+    }
+    if (hasher != nullptr) hasher->Update(bytes + at, n);
+    at += n;
+  }
+  return base;
 }
 
 // A copy of a payload whose address does not suit its element type, from
@@ -300,6 +336,99 @@ void AppendVerbatim(std::string* out, const WireField& f) {
   out->append(reinterpret_cast<const char*>(f.begin), static_cast<size_t>(f.end - f.begin));
 }
 
+// Reads the wire-format headers of a file through a 64 KiB window (pread), never the
+// bodies it skips: for LargeRawDataRanges.
+class HeaderReader {
+ public:
+  HeaderReader(int fd, uint64_t size) : fd_(fd), size_(size), window_(kWindow) {}
+  // The field starting at `at`, which must end by `end`: its number, wire type, where its
+  // body starts and how long it is (wire type 2), where it ends. False if it does not walk.
+  bool Next(uint64_t at, uint64_t end, uint32_t* number, int* wire_type, uint64_t* body, uint64_t* next) {
+    constexpr uint64_t kMaxHeader = 20;  // two varints
+    const uint64_t want = std::min(kMaxHeader, end - at);
+    if (at < start_ || at + want > start_ + filled_) {
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(kWindow, size_ - at));
+      const ssize_t got = ::pread(fd_, window_.data(), n, static_cast<off_t>(at));
+      if (got < static_cast<ssize_t>(want)) return false;
+      start_ = at;
+      filled_ = static_cast<uint64_t>(got);
+    }
+    const uint8_t* p = window_.data() + (at - start_);
+    const uint8_t* limit = p + want;
+    uint64_t tag = 0, value = 0;
+    if (!ReadVarint(p, limit, &tag) || (tag >> 3) == 0 || (tag >> 3) > 0x1fffffff) return false;
+    *number = static_cast<uint32_t>(tag >> 3);
+    *wire_type = static_cast<int>(tag & 7);
+    uint64_t length = 0;
+    switch (*wire_type) {
+      case 0:
+        if (!ReadVarint(p, limit, &value)) return false;
+        break;
+      case 1:
+        length = 8;
+        break;
+      case 5:
+        length = 4;
+        break;
+      case 2:
+        if (!ReadVarint(p, limit, &length)) return false;
+        break;
+      default:
+        return false;
+    }
+    *body = at + static_cast<uint64_t>(p - (window_.data() + (at - start_)));
+    if (length > end - *body) return false;
+    *next = *body + length;
+    return true;
+  }
+
+ private:
+  static constexpr size_t kWindow = size_t{64} << 10;
+  int fd_;
+  uint64_t size_;
+  std::vector<uint8_t> window_;
+  uint64_t start_ = 0, filled_ = 0;
+};
+
+// The raw_data fields of the main graph's initializers of at least `min_bytes` in the file
+// open at `fd`, found from the headers alone (sorted, disjoint): the bodies the loader need
+// not read into its copy of the file, since it reads each such payload straight into its
+// tensor's own memory. Nothing if the wire format does not walk (the whole file is read).
+// Bodies below this are read with the rest of the file (a tensor's block for so few bytes
+// saves nothing).
+constexpr uint64_t kMinSkippedBytes = uint64_t{16} << 10;
+
+std::vector<FileRange> LargeRawDataRanges(int fd, uint64_t size, uint64_t min_bytes) {
+  HeaderReader reader(fd, size);
+  std::vector<FileRange> ranges;
+  uint32_t number = 0;
+  int wire_type = 0;
+  uint64_t body = 0, next = 0;
+  for (uint64_t p = 0; p < size; p = next) {
+    if (!reader.Next(p, size, &number, &wire_type, &body, &next)) return {};
+    if (number != 7 || wire_type != 2) continue;  // the graph
+    uint64_t graph_next = 0;
+    for (uint64_t q = body, graph_end = next; q < graph_end; q = graph_next) {
+      uint64_t tensor = 0;
+      if (!reader.Next(q, graph_end, &number, &wire_type, &tensor, &graph_next)) return {};
+      if (number != 5 || wire_type != 2) continue;  // an initializer
+      uint64_t field_next = 0;
+      FileRange raw;  // the last raw_data wins, as when parsing
+      bool has_raw = false;
+      for (uint64_t r = tensor; r < graph_next; r = field_next) {
+        uint64_t field = 0;
+        if (!reader.Next(r, graph_next, &number, &wire_type, &field, &field_next)) return {};
+        if (number == 9 && wire_type == 2) {
+          raw = FileRange{field, field_next - field};
+          has_raw = true;
+        }
+      }
+      if (has_raw && raw.length >= min_bytes) ranges.push_back(raw);
+    }
+  }
+  return ranges;
+}
+
 struct InlineSplit {
   std::string skeleton;  // the serialized model without the payloads below
   // Initializer index in the main graph (as the parsed skeleton numbers them) -> its raw_data.
@@ -400,6 +529,9 @@ std::optional<InlineSplit> SplitInlineWeights(std::string_view model, const Load
 // What keeps borrowed bytes of the model alive: given a payload inside them, the owner a
 // Tensor borrowing it holds.
 using PayloadOwner = std::function<std::shared_ptr<void>(const uint8_t* data, size_t bytes)>;
+// Or what makes a tensor of its own from a payload inside them (a file's: read from the file).
+using PayloadReader =
+    std::function<StatusOr<Tensor>(DataType type, const Shape& shape, const uint8_t* data, size_t bytes)>;
 
 class Loader {
  public:
@@ -421,10 +553,11 @@ class Loader {
   }
 
   // Inline payloads cut out of the serialized model (SplitInlineWeights), by initializer
-  // index, and what keeps them alive.
-  void BorrowInline(std::map<int, std::string_view> payloads, PayloadOwner owner) {
+  // index, and what keeps them alive; or, with a `reader`, what makes each its own tensor.
+  void BorrowInline(std::map<int, std::string_view> payloads, PayloadOwner owner, PayloadReader reader) {
     inline_payloads_ = std::move(payloads);
     inline_owner_ = std::move(owner);
+    inline_reader_ = std::move(reader);
   }
 
   Status Load(onnx::ModelProto& model, LoadedModel* out) {
@@ -469,23 +602,22 @@ class Loader {
         out->initializers.emplace(t.name(), Tensor::Borrow(type, shape, payload->data(), payload));
         continue;
       }
-      OL_ASSIGN_OR_RETURN(const uint8_t* data, ExternalData(t, bytes));
-      if (!large || reinterpret_cast<uintptr_t>(data) % ElementSize(type) != 0) {
-        if (!large) {
-          t.set_raw_data(data, bytes);  // small: inlined, for shape inference
-        } else {
-          OL_ASSIGN_OR_RETURN(Tensor copy, CopyOf(type, shape, data, bytes));
-          out->initializers.emplace(t.name(), std::move(copy));
-          ReleaseMappedPages(data, bytes);  // read once, for the copy
-        }
-      } else {
-        std::shared_ptr<MappedRange> range = BorrowRange(last_mapping_, data, bytes);
-        out->initializers.emplace(t.name(), Tensor::Borrow(type, shape, const_cast<uint8_t*>(data), range));
+      OL_ASSIGN_OR_RETURN(const ExternalRange range, ExternalData(t, bytes));
+      if (!large) {  // small: inlined, for shape inference
+        std::string small(bytes, '\0');
+        OL_RETURN_IF_ERROR(
+            ReadExactly(range.fd, reinterpret_cast<uint8_t*>(small.data()), bytes, range.offset, range.what));
+        t.set_raw_data(std::move(small));
+      } else {  // into a block of its own, which the packed weights reuse once it is released
+        OL_ASSIGN_OR_RETURN(Tensor read, Tensor::Allocate(type, shape, LoadedWeightsAllocator()));
+        OL_RETURN_IF_ERROR(
+            ReadExactly(range.fd, static_cast<uint8_t*>(read.raw_data()), bytes, range.offset, range.what));
+        out->initializers.emplace(t.name(), std::move(read));
       }
       t.clear_external_data();
       t.clear_data_location();
     }
-    for (const auto& [file, mapping] : mappings_) out->mapped_files.push_back(mapping);
+    for (const auto& [file, open] : open_files_) OL_RETURN_IF_ERROR(CheckUnchanged(open.fd.fd, open.st, open.what));
     out->source_files.insert(out->source_files.end(), external_files_.begin(), external_files_.end());
     if (!model.SerializeToString(&out->skeleton)) {
       return InvalidArgument(where_, ": the model cannot be serialized again (over 2 GiB without its weights?)");
@@ -494,8 +626,9 @@ class Loader {
   }
 
  private:
-  // An initializer whose raw_data SplitInlineWeights cut out: borrowed where it lies when its
-  // address suits the element type, else copied once (and the borrowed range let go).
+  // An initializer whose raw_data SplitInlineWeights cut out: made by the reader when there
+  // is one (a file's), else borrowed where it lies when its address suits the element type,
+  // else copied once (and the borrowed range let go).
   Status BorrowCut(const onnx::TensorProto& t, DataType type, const Shape& shape, size_t bytes,
                    std::string_view payload, LoadedModel* out) {
     if (payload.size() != bytes) {
@@ -503,6 +636,11 @@ class Loader {
                              payload.size(), " bytes of raw_data, expected ", bytes);
     }
     const auto* data = reinterpret_cast<const uint8_t*>(payload.data());
+    if (inline_reader_ != nullptr) {
+      OL_ASSIGN_OR_RETURN(Tensor read, inline_reader_(type, shape, data, bytes));
+      out->initializers.emplace(t.name(), std::move(read));
+      return Status::Ok();
+    }
     std::shared_ptr<void> owner = inline_owner_(data, bytes);
     if (reinterpret_cast<uintptr_t>(data) % ElementSize(type) == 0) {
       out->initializers.emplace(t.name(), Tensor::Borrow(type, shape, const_cast<uint8_t*>(data), std::move(owner)));
@@ -514,17 +652,22 @@ class Loader {
     return Status::Ok();
   }
 
-  // Maps the external file of `t` (whose bytes Python decodes) only so that it is
-  // fingerprinted like the files whose bytes the loader borrows.
+  // Opens the external file of `t` (whose bytes Python decodes) only so that it is
+  // fingerprinted like the files whose bytes the loader borrows; its bytes are not read.
   Status FingerprintExternalFile(const onnx::TensorProto& t) {
     for (const onnx::StringStringEntryProto& entry : t.external_data()) {
-      if (entry.key() == "location") return Map(entry.value(), t.name()).status();
+      if (entry.key() == "location") return Open(entry.value(), t.name()).status();
     }
     return Status::Ok();  // no location: Python names the error
   }
 
-  // The bytes of an external tensor, in a mapping of its file (kept in last_mapping_).
-  StatusOr<const uint8_t*> ExternalData(const onnx::TensorProto& t, size_t bytes) {
+  // Where the bytes of an external tensor lie: its file (open) and offset, checked inside it.
+  struct ExternalRange {
+    int fd = -1;
+    uint64_t offset = 0;
+    std::string what;  // for errors
+  };
+  StatusOr<ExternalRange> ExternalData(const onnx::TensorProto& t, size_t bytes) {
     std::string location;
     int64_t offset = 0, length = -1;
     for (const onnx::StringStringEntryProto& entry : t.external_data()) {
@@ -548,17 +691,24 @@ class Loader {
       return InvalidArgument(where_, ": initializer '", t.name(), "' has external data of length ", length,
                              ", expected ", bytes, " for its type and shape");
     }
-    OL_ASSIGN_OR_RETURN(std::shared_ptr<FileMapping> mapping, Map(location, t.name()));
-    if (static_cast<uint64_t>(offset) > mapping->size || bytes > mapping->size - static_cast<size_t>(offset)) {
+    OL_ASSIGN_OR_RETURN(OpenFile * file, Open(location, t.name()));
+    const auto size = static_cast<uint64_t>(file->st.st_size);
+    if (static_cast<uint64_t>(offset) > size || bytes > size - static_cast<uint64_t>(offset)) {
       return InvalidArgument(where_, ": initializer '", t.name(), "' reads ", bytes, " bytes at offset ", offset,
-                             " of '", location, "', which has ", mapping->size, " bytes");
+                             " of '", location, "', which has ", size, " bytes");
     }
-    last_mapping_ = mapping;
-    return static_cast<const uint8_t*>(mapping->base) + offset;
+    return ExternalRange{file->fd.fd, static_cast<uint64_t>(offset), file->what};
   }
 
-  // The mapping of `location`, relative to the model's folder and inside it.
-  StatusOr<std::shared_ptr<FileMapping>> Map(const std::string& location, const std::string& tensor) {
+  // The file `location`, relative to the model's folder and inside it, opened and
+  // fingerprinted once per load. Its tensors are read from it while the load runs, and it
+  // must keep its size and times until the load returns (Load checks).
+  struct OpenFile {
+    FileDescriptor fd;
+    struct stat st;
+    std::string what;  // for errors
+  };
+  StatusOr<OpenFile*> Open(const std::string& location, const std::string& tensor) {
     if (base_dir_.empty()) {
       return InvalidArgument(where_, ": initializer '", tensor, "' is stored in external file '", location,
                              "', but the model was given as bytes: load it from its path");
@@ -569,55 +719,51 @@ class Loader {
       return InvalidArgument(where_, ": initializer '", tensor, "' is stored in external file '", location,
                              "', which does not exist inside the model's folder '", base_dir_, "'");
     }
-    auto found = mappings_.find(file);
-    if (found != mappings_.end()) return found->second;
-    FileDescriptor fd{::open(file.c_str(), O_RDONLY | O_CLOEXEC)};
-    struct stat st;
-    if (fd.fd < 0 || ::fstat(fd.fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    auto found = open_files_.find(file);
+    if (found != open_files_.end()) return &found->second;
+    OpenFile& open = open_files_[file];
+    open.fd.fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (open.fd.fd < 0 || ::fstat(open.fd.fd, &open.st) != 0 || !S_ISREG(open.st.st_mode)) {
+      const int error = errno;
+      open_files_.erase(file);
       return InvalidArgument(where_, ": external data file '", location, "' of initializer '", tensor,
-                             "' cannot be read: ", std::strerror(errno));
+                             "' cannot be read: ", std::strerror(error));
     }
-    auto mapping = std::make_shared<FileMapping>();
-    mapping->size = static_cast<size_t>(st.st_size);
-    if (mapping->size > 0) {
-      void* base = ::mmap(nullptr, mapping->size, PROT_READ, MAP_PRIVATE, fd.fd, 0);
-      if (base == MAP_FAILED) {
-        return ResourceExhausted(where_, ": cannot map external data file '", location, "' (", mapping->size,
-                                 " bytes): ", std::strerror(errno));
-      }
-      mapping->base = base;
-    }
-    mapping->file = file;
-    mappings_.emplace(file, mapping);
-    SourceFile source = Describe(file, st, options_, started_ns_);
-    OL_RETURN_IF_ERROR(Fingerprint(fd.fd, &source));
+    open.what = where_ + ": external data file '" + location + "'";
+    SourceFile source = Describe(file, open.st, options_, started_ns_);
+    OL_RETURN_IF_ERROR(Fingerprint(open.fd.fd, &source));
     external_files_.push_back(std::move(source));
-    return mapping;
+    return &open;
   }
+
+  std::map<std::string, OpenFile> open_files_;  // by resolved path
 
   std::string where_, base_dir_;
   LoadOptions options_;
-  std::map<std::string, std::shared_ptr<FileMapping>> mappings_;
   std::vector<SourceFile> external_files_;  // in the order first mapped
-  std::shared_ptr<FileMapping> last_mapping_;
   std::map<int, std::string_view> inline_payloads_;
   PayloadOwner inline_owner_;
+  PayloadReader inline_reader_;
   int64_t started_ns_;
 };
 
-// Parses `bytes` with the large inline payloads borrowed (SplitInlineWeights and
-// `owner`), or whole when they cannot be cut out; `unparsable` is the error then.
+// Parses `bytes` with the large inline payloads cut out (`split`, else SplitInlineWeights)
+// and borrowed (`owner`) or read (`reader`, when given), or whole when they cannot be cut
+// out, after `before_whole_parse` (which completes the bytes); `unparsable` is the error then.
 StatusOr<LoadedModel> LoadSerialized(std::string_view bytes, Loader& loader, const PayloadOwner& owner,
-                                     const std::string& unparsable) {
+                                     const PayloadReader& reader, const std::string& unparsable,
+                                     std::optional<InlineSplit> split = std::nullopt,
+                                     const std::function<Status()>& before_whole_parse = nullptr) {
   onnx::ModelProto model;
-  std::optional<InlineSplit> split = SplitInlineWeights(bytes, loader.options());
+  if (!split.has_value()) split = SplitInlineWeights(bytes, loader.options());
   bool parsed = false;
   if (split.has_value() && split->skeleton.size() <= static_cast<size_t>(INT_MAX)) {
     parsed = model.ParseFromString(split->skeleton);
-    if (parsed) loader.BorrowInline(std::move(split->payloads), owner);
+    if (parsed) loader.BorrowInline(std::move(split->payloads), owner, reader);
   }
   if (!parsed) {
     model.Clear();
+    if (before_whole_parse != nullptr) OL_RETURN_IF_ERROR(before_whole_parse());
     if (bytes.size() > static_cast<size_t>(INT_MAX) ||
         !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
       return InvalidArgument(unparsable);
@@ -631,6 +777,11 @@ StatusOr<LoadedModel> LoadSerialized(std::string_view bytes, Loader& loader, con
 
 }  // namespace
 
+Allocator* LoadedWeightsAllocator() {
+  static Allocator* const allocator = new Allocator(Allocator::kNoLimit, /*max_cached_large_bytes=*/0);
+  return allocator;
+}
+
 StatusOr<LoadedModel> LoadModelFile(const std::string& path, const LoadOptions& options) {
   const std::string where = "model '" + path + "'";
   FileDescriptor fd{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
@@ -641,30 +792,77 @@ StatusOr<LoadedModel> LoadModelFile(const std::string& path, const LoadOptions& 
   if (!S_ISREG(st.st_mode)) return InvalidArgument(where, " is not a regular file");
   const std::string unparsable = where + " is not an ONNX model (the protobuf does not parse)";
   Loader loader(where, Dirname(path), options);
-  // The file mapped read-only: its large inline weights are borrowed from the mapping (and
-  // their pages given back once the session released them, as for external data).
-  auto mapping = std::make_shared<FileMapping>();
-  mapping->file = path;
-  mapping->size = static_cast<size_t>(st.st_size);
-  if (mapping->size > 0) {
-    void* base = ::mmap(nullptr, mapping->size, PROT_READ, MAP_PRIVATE, fd.fd, 0);
-    if (base != MAP_FAILED) mapping->base = base;
-  }
-  if (mapping->base != nullptr) {
+  // The file read into anonymous memory (ReadFile) except the bodies of its large raw_data
+  // initializers (LargeRawDataRanges): those are read straight from the file into their
+  // tensors' own blocks of LoadedWeightsAllocator(), which go back to the system once released
+  // (the file's bytes become fresh memory once, not twice). The copy of the rest, which the
+  // skeleton is cut from, goes with the load. Nothing reads the file once the load returns:
+  // it may then change or go without changing the tensors (no mapping raises SIGBUS).
+  if (st.st_size > 0) {
+    const size_t size = static_cast<size_t>(st.st_size);
     SourceFile source = Describe(path, st, options, loader.started_ns());
-    OL_RETURN_IF_ERROR(loader.Fingerprint(fd.fd, &source));
-    const PayloadOwner owner = [mapping](const uint8_t* data, size_t bytes) -> std::shared_ptr<void> {
-      return BorrowRange(mapping, data, bytes);
-    };
-    StatusOr<LoadedModel> loaded = LoadSerialized(
-        std::string_view(static_cast<const char*>(mapping->base), mapping->size), loader, owner, unparsable);
-    if (loaded.ok()) {
-      loaded->mapped_files.push_back(mapping);
-      loaded->source_files.insert(loaded->source_files.begin(), source);
+    std::vector<FileRange> skipped = LargeRawDataRanges(fd.fd, size, kMinSkippedBytes);
+    ContentHasher hasher;
+    const bool hash_while_reading = source.hashed && skipped.empty();
+    OL_ASSIGN_OR_RETURN(void* base, ReadFile(fd.fd, st, skipped, hash_while_reading ? &hasher : nullptr, where));
+    std::unique_ptr<void, std::function<void(void*)>> copy(base, [size](void* b) { ::munmap(b, size); });
+    if (hash_while_reading) {
+      source.content_hash = hasher.Finish();
+    } else {
+      OL_RETURN_IF_ERROR(loader.Fingerprint(fd.fd, &source));
     }
+    auto* bytes = static_cast<uint8_t*>(base);
+    const std::string_view view(reinterpret_cast<const char*>(bytes), size);
+    // Reads the skipped ranges `keep` picks into the copy (once each).
+    std::vector<bool> filled(skipped.size(), false);
+    const auto fill = [&](const std::function<bool(const FileRange&)>& keep) -> Status {
+      for (size_t i = 0; i < skipped.size(); ++i) {
+        if (filled[i] || !keep(skipped[i])) continue;
+        OL_RETURN_IF_ERROR(ReadExactly(fd.fd, bytes + skipped[i].offset, skipped[i].length, skipped[i].offset, where));
+        filled[i] = true;
+      }
+      return Status::Ok();
+    };
+    std::optional<InlineSplit> split = SplitInlineWeights(view, options);
+    if (split.has_value() && !skipped.empty()) {
+      // A skipped body the split did not cut out (a tensor it leaves in the skeleton) is
+      // read now, and the skeleton cut again with its bytes.
+      std::map<uint64_t, uint64_t> cut;  // offset -> length
+      for (const auto& [index, payload] : split->payloads) {
+        cut.emplace(static_cast<uint64_t>(reinterpret_cast<const uint8_t*>(payload.data()) - bytes), payload.size());
+      }
+      bool refilled = false;
+      OL_RETURN_IF_ERROR(fill([&](const FileRange& r) {
+        const auto found = cut.find(r.offset);
+        const bool kept = found == cut.end() || found->second != r.length;
+        refilled = refilled || kept;
+        return kept;
+      }));
+      if (refilled) split = SplitInlineWeights(view, options);
+    }
+    std::map<uint64_t, uint64_t> unread;  // skipped and not filled: offset -> length
+    for (size_t i = 0; i < skipped.size(); ++i) {
+      if (!filled[i]) unread.emplace(skipped[i].offset, skipped[i].length);
+    }
+    const PayloadReader reader = [&](DataType type, const Shape& shape, const uint8_t* data,
+                                     size_t payload_bytes) -> StatusOr<Tensor> {
+      OL_ASSIGN_OR_RETURN(Tensor tensor, Tensor::Allocate(type, shape, LoadedWeightsAllocator()));
+      const auto offset = static_cast<uint64_t>(data - bytes);
+      const auto found = unread.find(offset);
+      if (found != unread.end() && found->second == payload_bytes) {
+        OL_RETURN_IF_ERROR(ReadExactly(fd.fd, static_cast<uint8_t*>(tensor.raw_data()), payload_bytes, offset, where));
+      } else {
+        std::memcpy(tensor.raw_data(), data, payload_bytes);
+      }
+      return tensor;
+    };
+    StatusOr<LoadedModel> loaded = LoadSerialized(view, loader, nullptr, reader, unparsable, std::move(split),
+                                                  [&] { return fill([](const FileRange&) { return true; }); });
+    OL_RETURN_IF_ERROR(CheckUnchanged(fd.fd, st, where));
+    if (loaded.ok()) loaded->source_files.insert(loaded->source_files.begin(), source);
     return loaded;
   }
-  // Empty, or not mappable (a special file system): parsed from the descriptor in chunks.
+  // Empty (or a special file whose status gives no size): parsed from the descriptor in chunks.
   onnx::ModelProto model;
   SourceFile source = Describe(path, st, options, loader.started_ns());
   ContentHasher hasher;
@@ -683,72 +881,10 @@ StatusOr<LoadedModel> LoadModelFile(const std::string& path, const LoadOptions& 
   return out;
 }
 
-// ---------------------------------------------------------------- detaching from the files
-// The ranges that tensors still borrow are copied into anonymous memory that takes the file
-// pages' place at the same addresses (mremap), a page span at a time: every pointer into
-// them (kernels, numpy views, Tensor copies) stays valid and reads the same bytes, which no
-// longer come from the file. Spans are whole pages (a range's partial end pages hold a
-// neighbour's bytes, copied along unchanged); overlapping or touching spans merge, so the
-// mapping splits into few pieces. Copied kChunk bytes at a time, each chunk's file pages
-// leave the process as its copy arrives: resident memory grows by one chunk at most.
-Status DetachMapping(FileMapping& mapping) {
-  constexpr uintptr_t kChunk = uintptr_t{16} << 20;
-  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-  std::vector<std::shared_ptr<void>> alive;  // kept alive while copied; dropped unlocked
-  std::vector<std::pair<uintptr_t, uintptr_t>> spans;
-  {
-    std::lock_guard<std::mutex> lock(mapping.mu);
-    if (mapping.detached) return Status::Ok();
-    for (const FileMapping::Borrow& borrow : mapping.borrows) {
-      std::shared_ptr<void> held = borrow.alive.lock();
-      if (held == nullptr || borrow.bytes == 0) continue;
-      const uintptr_t begin = reinterpret_cast<uintptr_t>(borrow.data) / page * page;
-      const uintptr_t end = (reinterpret_cast<uintptr_t>(borrow.data) + borrow.bytes + page - 1) / page * page;
-      spans.emplace_back(begin, end);
-      alive.push_back(std::move(held));
-    }
-  }
-  std::sort(spans.begin(), spans.end());
-  std::vector<std::pair<uintptr_t, uintptr_t>> merged;
-  for (const auto& span : spans) {
-    if (!merged.empty() && span.first <= merged.back().second) {
-      merged.back().second = std::max(merged.back().second, span.second);
-    } else {
-      merged.push_back(span);
-    }
-  }
-  Status status = Status::Ok();
-  {
-    std::lock_guard<std::mutex> lock(mapping.mu);
-    mapping.detached = true;  // from now on no range gives pages back (MappedRange)
-    for (const auto& [begin, end] : merged) {
-      for (uintptr_t at = begin; at < end && status.ok(); at += kChunk) {
-        const size_t length = static_cast<size_t>(std::min(kChunk, end - at));
-        void* copy = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (copy == MAP_FAILED) {
-          status = ResourceExhausted("cannot copy ", length, " bytes of weights out of '", mapping.file,
-                                     "': ", std::strerror(errno));
-          break;
-        }
-        std::memcpy(copy, reinterpret_cast<const void*>(at), length);
-        ::mprotect(copy, length, PROT_READ);
-        if (::mremap(copy, length, length, MREMAP_MAYMOVE | MREMAP_FIXED, reinterpret_cast<void*>(at)) == MAP_FAILED) {
-          status = ResourceExhausted("cannot put ", length, " bytes of weights copied out of '", mapping.file,
-                                     "' in place: ", std::strerror(errno));
-          ::munmap(copy, length);
-        }
-      }
-    }
-  }
-  alive.clear();
-  return status;
-}
-
+// Nothing to detach any more: every file's bytes were read into anonymous memory when the
+// model was loaded (ReadWholeFile), so no tensor reads a file through a mapping.
 Status DetachFromFiles(const LoadedModel& model) {
-  for (const std::weak_ptr<FileMapping>& file : model.mapped_files) {
-    std::shared_ptr<FileMapping> mapping = file.lock();
-    if (mapping != nullptr) OL_RETURN_IF_ERROR(DetachMapping(*mapping));
-  }
+  (void)model;
   return Status::Ok();
 }
 
@@ -761,7 +897,7 @@ StatusOr<LoadedModel> LoadModelBytes(std::string_view bytes, const std::string& 
   Loader loader("the model bytes", base_dir, options);
   if (owner != nullptr) {
     const PayloadOwner borrow = [owner](const uint8_t*, size_t) { return std::const_pointer_cast<void>(owner); };
-    return LoadSerialized(bytes, loader, borrow, unparsable);
+    return LoadSerialized(bytes, loader, borrow, nullptr, unparsable);
   }
   // Nobody keeps the bytes alive: the parse copies each payload once, and the tensors that
   // borrow it alone keep it (a session that drops one initializer frees its bytes).

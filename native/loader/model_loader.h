@@ -1,34 +1,27 @@
-// Loading an ONNX model in C++: the protobuf is parsed here (protobuf's lite runtime), and the
-// weights are not copied. Every initializer of the main graph with more than
-// `LoadOptions::min_elements` elements, stored as raw_data or as external data, is taken out
-// of the model and returned as a Tensor that borrows its bytes:
-//   - raw_data of a file: the model file is mapped read-only and the payload cut out of the
-//     bytes protobuf parses (model_loader.cc, SplitInlineWeights), so the tensor borrows the
-//     mapping itself, in place when its offset suits the element type, else copied once
-//     into Allocator::Default() (whose cache the packed weights then reuse);
-//     like external data, its pages leave the process's resident memory once the last
-//     tensor borrowing it is gone;
-//   - raw_data of bytes: borrowed from the bytes in the same way when the caller gives an
-//     owner that keeps them alive (and unchanged), else the parsed string itself (released
-//     from the message, not copied again);
-//   - external data: the external file mapped read-only (mmap), used in place when the
-//     offset suits the element type, else copied once. Locations resolve only inside the
-//     model's folder (no absolute paths, no "..", no symlink out of it). When the last
-//     tensor borrowing a range is gone (a session released it once its kernels packed it),
-//     the whole pages inside the range leave the process's resident memory at once
-//     (madvise(MADV_DONTNEED); a copied range's right after the copy), not when the file is
-//     unmapped: while a session is created, the weights are not resident twice.
-// Files that change under a live session: while a session is created from a LoadedModel, its
-// files must stay as they were (as for any reader of a file). Once the session exists, the
-// caller calls DetachFromFiles (the Python InferenceSession does, right after creating it):
-// every tensor of the load that is still alive then (the weights the session retains
-// unpacked: a Gather's table, a Mul's constant, any initializer no kernel absorbed) reads a
-// private copy of its bytes at the same address, and no tensor reads the model file or an
-// external data file again. The files may then be truncated, overwritten or deleted (a
-// re-export to the same path) and the session still computes with the weights it was
-// created from: no SIGBUS past a new end of file, no new model's bytes read as old weights,
-// as with ONNX Runtime, which copies them. The copy costs what the session retains, once;
-// weights that kernels absorbed were released before and are not copied.
+// Loading an ONNX model in C++: the protobuf is parsed here (protobuf's lite runtime), and each
+// weight is read once into memory of its own, never through a mapping of a file. Every
+// initializer of the main graph with more than `LoadOptions::min_elements` elements, stored
+// as raw_data or as external data, is taken out of the model and returned as a Tensor:
+//   - raw_data of a file: a walk of the file's field headers (pread) finds the large raw_data
+//     bodies; the rest of the file is read into anonymous memory, the skeleton cut from it
+//     (model_loader.cc, SplitInlineWeights), and each payload read with pread straight into
+//     an aligned block of LoadedWeightsAllocator(), which returns it to the system as soon
+//     as a session released it (packed it);
+//   - raw_data of bytes: borrowed from the bytes when the caller gives an owner that keeps
+//     them alive (and unchanged) and the offset suits the element type (else copied once),
+//     or without an owner the parsed string itself (released from the message, not copied);
+//   - external data: read with pread from its file into an aligned block of
+//     LoadedWeightsAllocator() (a weight stored twice at one offset is read twice). Locations
+//     resolve only inside the model's folder (no absolute paths, no "..", no symlink out of
+//     it); a file whose tensors Python decodes (sub-byte types) is only fingerprinted.
+// Files that change: every file must keep its size and times while the load reads it (else
+// InvalidArgument naming it: it changed while it was read); once the load returns, nothing
+// reads the files again, so a model file or external data file truncated, rewritten or
+// deleted while a session is created from the load, or afterwards (a re-export to the same
+// path), changes nothing: the session computes with the weights as they were read (no
+// SIGBUS past a new end of file, no new model's bytes read as old weights; ONNX Runtime
+// copies them too). DetachFromFiles, which copied retained weights out of the files'
+// mappings after creation when the loader mapped them, has nothing left to do.
 //
 // What remains (`skeleton`) is the model with those initializers' payloads removed (name,
 // type and dims kept) and small external tensors inlined: small enough to hand to Python's
@@ -36,12 +29,13 @@
 //
 //   OL_ASSIGN_OR_RETURN(LoadedModel m, LoadModelFile("model.onnx", {}));
 //   // m.skeleton: serialized ModelProto without the big weights
-//   // m.initializers["conv1.weight"]: a Tensor borrowing the parsed bytes
+//   // m.initializers["conv1.weight"]: a Tensor holding the weight's bytes
 //
-// So a 250 MB model takes no memory of its own while it loads beyond the file's pages (the
-// page cache's, mapped), not the file buffer plus the parsed message plus numpy copies. Errors are InvalidArgument
-// naming the file (or "the bytes") and the tensor: malformed protobuf, a payload whose size does not match its type and
-// dims, external data outside the folder or past the end of its file.
+// So a 250 MB model takes the weights' size of memory while it loads (plus the rest of the
+// file), not the file buffer plus the parsed message plus numpy copies. Errors are
+// InvalidArgument naming the file (or "the bytes") and the tensor: malformed protobuf, a
+// payload whose size does not match its type and dims, external data outside the folder or
+// past the end of its file, a file changed while it was read.
 #pragma once
 
 #include <cstdint>
@@ -51,6 +45,7 @@
 #include <string_view>
 #include <vector>
 
+#include "native/core/allocator.h"
 #include "native/core/status.h"
 #include "native/core/tensor.h"
 
@@ -75,8 +70,6 @@ struct LoadOptions {
   int64_t hash_files_newer_than_ns = int64_t{50'000'000};
 };
 
-struct FileMapping;  // model_loader.cc
-
 // A file a load read: the model file (its path as given) or an external data file (its
 // resolved path), with its size, identity and times, and for a recently written file the
 // fingerprint of its bytes (content_hash.h) as the load read them. The Python
@@ -95,9 +88,6 @@ struct SourceFile {
 struct LoadedModel {
   std::string skeleton;                        // serialized ModelProto
   std::map<std::string, Tensor> initializers;  // taken out of the skeleton, by name
-  // The files the initializers borrow from (the model file, external data files), weakly:
-  // each lives as long as a tensor borrows from it.
-  std::vector<std::weak_ptr<FileMapping>> mapped_files;
   // Every file this load read, in the order it read them first: the model file (a path's
   // load), then each external data file that a main-graph initializer names (the ones the
   // loader leaves to Python, sub-byte element types, included). Hashing a file costs one
@@ -116,11 +106,14 @@ StatusOr<LoadedModel> LoadModelFile(const std::string& path, const LoadOptions& 
 StatusOr<LoadedModel> LoadModelBytes(std::string_view bytes, const std::string& base_dir, const LoadOptions& options,
                                      std::shared_ptr<const void> owner = nullptr);
 
-// Makes every tensor of `model`'s load that is still alive (wherever its copies are: a
-// Graph, a Session, a kernel) stop reading the files it was mapped from: its bytes are
-// copied into anonymous memory at the same address. Tensors released before are not
-// copied. Idempotent; ResourceExhausted (naming the file) when memory runs out, and the
-// tensors are unchanged in value either way.
+// The allocator of the weights LoadModelFile reads (model file payloads, external data): it
+// keeps no large blocks cached, so that a weight a session packed and released leaves the
+// process's memory at once instead of waiting in a cache for a block of its size (packed
+// forms have other sizes: resnet50's peak grew by 11 MiB with Allocator::Default()'s cache).
+Allocator* LoadedWeightsAllocator();
+
+// Kept for callers: no tensor of a load reads its files (they were read into anonymous
+// memory), so there is nothing to detach. Always Ok.
 Status DetachFromFiles(const LoadedModel& model);
 
 }  // namespace onnx_light

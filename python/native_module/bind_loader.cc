@@ -1,7 +1,7 @@
 // Native model loading (native/loader/model_loader.h) for InferenceSession: the skeleton
 // (the model without its large weights) goes to Python's onnx package for validation,
-// shape inference and rewrites; the weights stay native, borrowed where parsing or mmap put
-// them, and enter the Graph by name.
+// shape inference and rewrites; the weights stay native, read from the files into blocks of
+// their own (or borrowed from the bytes given), and enter the Graph by name.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
@@ -125,9 +125,9 @@ void BindLoader(nb::module_& m) {
             }();
             ThrowIfError(status);
           },
-          "Copies the weights of this load that are still alive (those a session retains) out of the model "
-          "and external data files, in place: the files may then change without changing or crashing the "
-          "session (native/loader/model_loader.h).");
+          "Does nothing: the loader reads the model and external data files into memory, so no weight "
+          "reads them afterwards and the files may change without changing or crashing a session, even "
+          "while it is created (native/loader/model_loader.h). Kept for callers.");
   m.def(
       "load_model_file",
       [](const std::string& path, int64_t min_elements, int64_t hash_files_newer_than_ns) {

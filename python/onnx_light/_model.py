@@ -25,9 +25,9 @@ def load_model_and_weights(
 
     Paths and bytes are parsed natively (_native.load_model_file / load_model_bytes): the
     main graph's initializers above _INFERENCE_DATA_LIMIT_ELEMENTS stay native in `weights`
-    (a _native.LoadedModel: borrowed from the parse or mapped from the model and external
-    data files, never copied through Python; see InferenceSession for when the files may
-    change), and the ModelProto keeps their name, type and dims without a
+    (a _native.LoadedModel: borrowed from the bytes, or read once from the model and external
+    data files, never copied through Python; the files may change once the load returned),
+    and the ModelProto keeps their name, type and dims without a
     payload. A ModelProto is copied (preparing it changes it: never the caller's) and has no
     weights (None). InvalidArgument if malformed. `source_files`, when a list, receives what
     LoadedModel.source_files says of every file the native load read (path, size, device,

@@ -719,7 +719,7 @@ class LoadedModel:
 
     def detach_from_files(self) -> None:
         """
-        Copies the weights of this load that are still alive (those a session retains) out of the model and external data files, in place: the files may then change without changing or crashing the session (native/loader/model_loader.h).
+        Does nothing: the loader reads the model and external data files into memory, so no weight reads them afterwards and the files may change without changing or crashing a session, even while it is created (native/loader/model_loader.h). Kept for callers.
         """
 
 def load_model_file(path: str, min_elements: int, hash_files_newer_than_ns: int = ...) -> LoadedModel:

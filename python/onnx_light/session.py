@@ -190,11 +190,9 @@ class InferenceSession:
             # The graph holds the native weights now; the session takes the graph over and
             # frees each weight its kernels absorb (packed constants) as it creates them.
             weights.release_payloads()
+        # The loader read the model's files into memory (no weight reads them through a mapping):
+        # re-exporting the model to the same path, even while this runs, cannot change the session.
         self._session = _native.Session.create(graph, cpu_execution, tuning_profile, memory_limit_bytes)
-        if weights is not None:
-            # The weights the session retains unpacked stop reading the model's files (copied
-            # in place): re-exporting the model to the same path cannot change this session.
-            weights.detach_from_files()
         initializers = {i.name for i in proto.graph.initializer}
         self._inputs = [NodeArg(vi) for vi in proto.graph.input if vi.name not in initializers]
         self._overridable = [NodeArg(vi) for vi in proto.graph.input if vi.name in initializers]

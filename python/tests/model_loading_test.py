@@ -606,3 +606,75 @@ def test_a_live_session_keeps_its_weights_when_the_model_file_is_overwritten(tmp
     assert out.returncode == 0 and out.stdout.split()[-1:] == ["unchanged"], (
         f"exit status {out.returncode}\n{out.stdout}\n{out.stderr}"
     )
+
+
+_OVERWRITE_DURING_CREATION_CHILD = r"""
+import os
+import sys
+
+import numpy as np
+import onnx
+import onnx_light
+from onnx import TensorProto, helper, numpy_helper
+from onnx_light import session as session_module
+
+path, form, change = sys.argv[1:]
+rng = np.random.default_rng(5)
+w = rng.standard_normal((256, 256), dtype=np.float32)  # packed by MatMul: read while creating
+table = rng.standard_normal((512, 64), dtype=np.float32)  # a Gather's: retained unpacked
+graph = helper.make_graph(
+    [helper.make_node("MatMul", ["x", "w"], ["y"]), helper.make_node("Gather", ["table", "ids"], ["rows"])],
+    "g",
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 256]),
+     helper.make_tensor_value_info("ids", TensorProto.INT64, [3])],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 256]),
+     helper.make_tensor_value_info("rows", TensorProto.FLOAT, [3, 64])],
+    initializer=[numpy_helper.from_array(w, "w"), numpy_helper.from_array(table, "table")],
+)
+model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+onnx.save(model, path, save_as_external_data=form == "external_data", location="weights.bin", size_threshold=0)
+files = [path] + ([os.path.join(os.path.dirname(path), "weights.bin")] if form == "external_data" else [])
+
+# Once the files are loaded and before the kernels read the weights (Session.create), the
+# model is re-exported in place: truncated to nothing, or rewritten at the same size.
+validate = session_module.validate_model
+def validate_then_change(proto):
+    for f in files:
+        size = os.path.getsize(f)
+        with open(f, "wb") as out:
+            out.write(b"" if change == "truncated" else b"\x7f" * size)
+    return validate(proto)
+session_module.validate_model = validate_then_change
+try:
+    session = onnx_light.InferenceSession(path)
+except onnx_light.InvalidArgument as e:
+    print("error:", e)
+    raise SystemExit(0)
+x = rng.standard_normal((2, 256), dtype=np.float32)
+ids = np.array([511, 0, 7], dtype=np.int64)
+y, rows = session.run(None, {"x": x, "ids": ids})
+np.testing.assert_allclose(y, x @ w, rtol=1e-4, atol=1e-4)
+np.testing.assert_array_equal(rows, table[ids])
+print("unchanged")
+"""
+
+
+@pytest.mark.parametrize("change", ["truncated", "rewritten"])
+@pytest.mark.parametrize("form", ["path", "external_data"])
+def test_a_model_file_changed_while_the_session_is_created_gives_the_weights_as_loaded(tmp_path, form, change):
+    """The model (or its external data file) is truncated or rewritten at the same size after
+    it was loaded and before the session's kernels read its weights: the session computes
+    with the weights as loaded (the loader read the files' bytes: no mapping to raise SIGBUS
+    past a new end of file or to show the new bytes). In a child process, so that a SIGBUS
+    fails the test rather than the test run. Expected values from numpy."""
+    path = str(tmp_path / "model.onnx")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    out = subprocess.run(
+        [sys.executable, "-c", _OVERWRITE_DURING_CREATION_CHILD, path, form, change],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert out.returncode == 0 and out.stdout.split()[-1:] == ["unchanged"], (
+        f"exit status {out.returncode}\n{out.stdout}\n{out.stderr}"
+    )
