@@ -674,6 +674,8 @@ TEST_P(DepthwiseChannelsVariantTest, SumsTapsInKhKwOrderThenBias) {
                              {8, 4, 3, 7, 2, 1, 1, 0, 3, 2, 3},
                              {6, 6, 1, 1, 1, 1, 1, 0, 0, 0, 0},
                              {9, 11, 2, 4, 3, 2, 1, 1, 0, 0, 2},
+                             // Input rows and columns past the taps' reach (not in the window).
+                             {10, 10, 3, 3, 2, 2, 1, 0, 0, 0, 0},
                              // Square 3x3 / 5x5 rows of every run length: 5, 2, 4, 1, 8 + 8 + 1.
                              {6, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1},
                              {4, 4, 5, 5, 2, 2, 1, 2, 2, 2, 2},

@@ -88,7 +88,7 @@ const std::vector<IsaVariant<DepthwiseChannels>>& DepthwiseChannelsVariants();
 // in a convolution with at least `lanes` output channels (so that the channel blocks are
 // mostly full). There the plane kernels spend at least twice the FMAs the channel blocks do
 // (one vector per row and tap, half of it or more empty), which pays for the blocks'
-// interleaving copies (about 2 scalar moves per input and output element); with fuller
+// interleaving copies (register transposes, depthwise_channels_simd.inc); with fuller
 // rows the copies would cost more than the empty lanes. MobileNetV3's and EfficientNet's
 // 7x7 planes on AVX-512 (16 lanes) take it; on AVX2 (8 lanes) only rows of 4 or fewer.
 bool DepthwiseChannelsTake(const Geometry3d& g, int64_t out_channels, int lanes);
