@@ -65,9 +65,10 @@ class PackedConvWeights {
 // least 4 output channels per group and 2 to 49 taps (the CNN stems; FewChannelsApplies)
 // run the direct row kernels of few_channels.h, parallel over (image, group, strip of output
 // rows, block of output channels). Other depthwise-style convolutions (one input channel
-// per group) run SIMD plane kernels parallel over output planes, or, when their output rows
-// fill at most half a vector (DepthwiseChannelsTake), channel-blocked kernels parallel over
-// blocks of a vector's worth of channels; 2-D convolutions whose
+// per group) run SIMD plane kernels parallel over output planes, or, where
+// DepthwiseChannelsTake (output rows of at most half a vector; square 3x3 / 5x5 kernels with
+// rows of up to two vectors), channel-blocked kernels parallel over blocks of a vector's
+// worth of channels; 2-D convolutions whose
 // output channels per group are a multiple of 32 run the implicit GEMM on AVX-512
 // (implicit_gemm.h); the rest run one GEMM per (image, group, block of output channels,
 // tile of output positions) with im2col generated straight into the GEMM's packed panels,

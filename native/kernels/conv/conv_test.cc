@@ -525,6 +525,14 @@ TEST(Conv, DepthwiseChannelBlocks) {
   CheckConv({{1, 40, 7, 7}, {40, 1, 5, 5}, 40, {1, 1}, {}, {2, 2, 2, 2}}, {2, 2}, {7, 7});
   CheckConv({{2, 24, 14, 14}, {24, 1, 5, 5}, 24, {2, 2}, {}, {2, 2, 2, 2}}, {2, 2}, {7, 7});
   CheckConv({{1, 19, 4, 4}, {19, 1, 3, 3}, 19, {1, 1}, {}, {1, 1, 1, 1}}, {1, 1}, {4, 4});
+  // Wide rows (DepthwiseChannelsTake): 5x5 at 14x14 (40 channels: 2 full blocks of 16 and
+  // a partial one) and 28x28, 5x5 stride 2 from 28x28 with uneven pads, 3x3 at 14x14 (the
+  // blocks on AVX2, the planes on AVX-512) and 3x3 stride 2 from 27x27.
+  CheckConv({{1, 40, 14, 14}, {40, 1, 5, 5}, 40, {1, 1}, {}, {2, 2, 2, 2}}, {2, 2}, {14, 14});
+  CheckConv({{1, 17, 28, 28}, {17, 1, 5, 5}, 17, {1, 1}, {}, {2, 2, 2, 2}}, {2, 2}, {28, 28});
+  CheckConv({{2, 20, 28, 28}, {20, 1, 5, 5}, 20, {2, 2}, {}, {1, 2, 2, 1}}, {1, 2}, {14, 14});
+  CheckConv({{1, 24, 14, 14}, {24, 1, 3, 3}, 24, {1, 1}, {}, {1, 1, 1, 1}}, {1, 1}, {14, 14});
+  CheckConv({{1, 33, 27, 27}, {33, 1, 3, 3}, 33, {2, 2}, {}, {1, 1, 1, 1}}, {1, 1}, {14, 14});
   // 3x3, a channel multiplier of 2 (34 outputs from 17 planes), dilation 2, uneven pads.
   CheckConv({{1, 17, 6, 5}, {34, 1, 3, 3}, 17, {1, 1}, {2, 2}, {1, 2, 3, 1}}, {1, 2}, {6, 4});
   // Stride 2 with pads past the end, no bias, a kernel wider than the input.
@@ -582,31 +590,56 @@ TEST(Conv, SchemaDefaultsAreTheConvConstants) {
 
 // The rule: rows of at most half the variant's vector, at least a vector's worth of output
 // channels, 2-D (or 1-D) only.
+// DepthwiseChannelsTake's rule (depthwise.h) on variants of 16 and 8 lanes with the x86
+// variants' square_max_cols: rows of at most half a vector always; square 3x3 / 5x5
+// kernels with rows up to the variant's columns for their kernel and stride; never fewer
+// channels than lanes, 3-D, or dilated or non-square kernels past half a vector.
 TEST(Conv, DepthwiseChannelBlocksTakeNarrowRowsWithManyChannels) {
-  const auto geometry = [](std::vector<int64_t> in, std::vector<int64_t> kernel) {
+  const auto geometry = [](std::vector<int64_t> in, std::vector<int64_t> kernel, int64_t stride = 1,
+                           int64_t dilation = 1) {
     conv::ConvGeometry cg;
     cg.rank = static_cast<int>(in.size());
     for (size_t a = 0; a < in.size(); ++a) {
       cg.in_spatial.push_back(in[a]);
       cg.kernel.push_back(kernel[a]);
-      cg.strides.push_back(1);
-      cg.dilations.push_back(1);
-      cg.pads_begin.push_back(kernel[a] / 2);
-      cg.pads_end.push_back(kernel[a] / 2);
-      cg.out_spatial.push_back(in[a]);
+      cg.strides.push_back(stride);
+      cg.dilations.push_back(dilation);
+      cg.pads_begin.push_back(kernel[a] / 2 * dilation);
+      cg.pads_end.push_back(kernel[a] / 2 * dilation);
+      cg.out_spatial.push_back((in[a] - 1) / stride + 1);
     }
     return conv::Geometry3d(cg);
   };
-  EXPECT_TRUE(conv::DepthwiseChannelsTake(geometry({7, 7}, {5, 5}), 576, 16));
-  EXPECT_TRUE(conv::DepthwiseChannelsTake(geometry({8, 8}, {5, 5}), 16, 16));
-  EXPECT_FALSE(conv::DepthwiseChannelsTake(geometry({9, 9}, {5, 5}), 240, 16));  // 9 of 16 lanes
-  EXPECT_FALSE(conv::DepthwiseChannelsTake(geometry({14, 14}, {5, 5}), 240, 16));
-  EXPECT_FALSE(conv::DepthwiseChannelsTake(geometry({7, 7}, {5, 5}), 576, 8));  // 7 of 8 lanes
-  EXPECT_TRUE(conv::DepthwiseChannelsTake(geometry({4, 4}, {3, 3}), 8, 8));
-  EXPECT_FALSE(conv::DepthwiseChannelsTake(geometry({4, 4}, {3, 3}), 7, 8));      // fewer channels than lanes
-  EXPECT_FALSE(conv::DepthwiseChannelsTake(geometry({28, 28}, {3, 3}), 88, 16));  // rows fill the vectors
-  EXPECT_TRUE(conv::DepthwiseChannelsTake(geometry({5}, {3}), 32, 16));           // 1-D: one row
-  EXPECT_FALSE(conv::DepthwiseChannelsTake(geometry({3, 7, 7}, {3, 3, 3}), 64, 16));
+  const conv::DepthwiseChannels wide16{16, nullptr, {{8, 16}, {32, 32}}}, wide8{8, nullptr, {{16, 16}, {16, 16}}};
+  const conv::DepthwiseChannels narrow16{16, nullptr}, narrow8{8, nullptr};  // no wide rows
+  EXPECT_TRUE(conv::DepthwiseChannelsTake(geometry({7, 7}, {5, 5}), 576, narrow16));
+  EXPECT_TRUE(conv::DepthwiseChannelsTake(geometry({8, 8}, {5, 5}), 16, narrow16));
+  EXPECT_FALSE(conv::DepthwiseChannelsTake(geometry({9, 9}, {5, 5}), 240, narrow16));  // 9 of 16 lanes
+  EXPECT_FALSE(conv::DepthwiseChannelsTake(geometry({14, 14}, {5, 5}), 240, narrow16));
+  EXPECT_FALSE(conv::DepthwiseChannelsTake(geometry({7, 7}, {5, 5}), 576, narrow8));  // 7 of 8 lanes
+  EXPECT_TRUE(conv::DepthwiseChannelsTake(geometry({4, 4}, {3, 3}), 8, narrow8));
+  EXPECT_FALSE(conv::DepthwiseChannelsTake(geometry({4, 4}, {3, 3}), 7, narrow8));      // fewer channels than lanes
+  EXPECT_FALSE(conv::DepthwiseChannelsTake(geometry({28, 28}, {3, 3}), 88, narrow16));  // rows fill the vectors
+  EXPECT_TRUE(conv::DepthwiseChannelsTake(geometry({5}, {3}), 32, narrow16));           // 1-D: one row
+  EXPECT_FALSE(conv::DepthwiseChannelsTake(geometry({3, 7, 7}, {3, 3, 3}), 64, narrow16));
+  // Wide rows, 16 lanes: 5x5 up to 32 columns at strides 1 and 2, 3x3 up to 16 at stride 2.
+  EXPECT_TRUE(conv::DepthwiseChannelsTake(geometry({14, 14}, {5, 5}), 240, wide16));
+  EXPECT_TRUE(conv::DepthwiseChannelsTake(geometry({28, 28}, {5, 5}), 240, wide16));
+  EXPECT_TRUE(conv::DepthwiseChannelsTake(geometry({32, 32}, {5, 5}), 16, wide16));
+  EXPECT_FALSE(conv::DepthwiseChannelsTake(geometry({33, 33}, {5, 5}), 240, wide16));  // 33 > 2 x 16
+  EXPECT_TRUE(conv::DepthwiseChannelsTake(geometry({56, 56}, {5, 5}, 2), 144, wide16));
+  EXPECT_TRUE(conv::DepthwiseChannelsTake(geometry({28, 28}, {3, 3}, 2), 240, wide16));
+  EXPECT_TRUE(conv::DepthwiseChannelsTake(geometry({32, 32}, {3, 3}, 2), 240, wide16));
+  EXPECT_FALSE(conv::DepthwiseChannelsTake(geometry({56, 56}, {3, 3}, 2), 144, wide16));  // 28 > 16
+  EXPECT_FALSE(conv::DepthwiseChannelsTake(geometry({14, 14}, {3, 3}), 576, wide16));     // 14 > 8 at stride 1
+  EXPECT_FALSE(conv::DepthwiseChannelsTake(geometry({14, 14}, {5, 5}), 15, wide16));      // fewer channels than lanes
+  EXPECT_FALSE(conv::DepthwiseChannelsTake(geometry({14, 14}, {5, 5}, 1, 2), 240, wide16));  // dilated
+  EXPECT_FALSE(conv::DepthwiseChannelsTake(geometry({14, 14}, {7, 7}), 240, wide16));        // 7x7: general loop
+  EXPECT_FALSE(conv::DepthwiseChannelsTake(geometry({14, 14}, {3, 5}), 240, wide16));        // not square
+  // Wide rows, 8 lanes: 3x3 and 5x5 up to 16 columns at strides 1 and 2.
+  EXPECT_TRUE(conv::DepthwiseChannelsTake(geometry({14, 14}, {3, 3}), 576, wide8));
+  EXPECT_TRUE(conv::DepthwiseChannelsTake(geometry({28, 28}, {5, 5}, 2), 96, wide8));
+  EXPECT_FALSE(conv::DepthwiseChannelsTake(geometry({28, 28}, {5, 5}), 96, wide8));  // 28 > 2 x 8
 }
 
 // Every channel-blocked variant sums like the SIMD planes: per output, from 0 one fused
@@ -675,12 +708,17 @@ TEST_P(DepthwiseChannelsVariantTest, SumsTapsInKhKwOrderThenBias) {
                              {8, 4, 3, 7, 2, 1, 1, 0, 3, 2, 3},
                              {6, 6, 1, 1, 1, 1, 1, 0, 0, 0, 0},
                              {9, 11, 2, 4, 3, 2, 1, 1, 0, 0, 2},
+                             // Input rows and columns past the taps' reach (not in the window).
+                             {10, 10, 3, 3, 2, 2, 1, 0, 0, 0, 0},
                              // Square 3x3 / 5x5 rows of every run length: 5, 2, 4, 1, 8 + 8 + 1.
                              {6, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1},
                              {4, 4, 5, 5, 2, 2, 1, 2, 2, 2, 2},
                              {9, 9, 3, 3, 2, 2, 1, 0, 0, 0, 0},
                              {1, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1},
-                             {12, 17, 5, 5, 1, 1, 1, 2, 2, 2, 2}};
+                             {12, 17, 5, 5, 1, 1, 1, 2, 2, 2, 2},
+                             // Rows of up to two vectors (runs 8 + 8 + 8 + 4 / 6).
+                             {9, 56, 5, 5, 2, 2, 1, 2, 2, 2, 2},
+                             {6, 30, 3, 3, 1, 1, 1, 1, 1, 1, 1}};
   const int lanes = variant.lanes;
   for (const PlaneCase& c : cases) {
     conv::ConvGeometry cg;

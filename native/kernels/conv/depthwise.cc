@@ -117,21 +117,26 @@ const std::vector<IsaVariant<DepthwiseSelectFn>>& DepthwisePlaneVariants() {
 const std::vector<IsaVariant<DepthwiseChannels>>& DepthwiseChannelsVariants() {
   static const auto* variants = new std::vector<IsaVariant<DepthwiseChannels>> {
 #if defined(__x86_64__)
-    {"avx512", Isa::kAvx512, DepthwiseChannels{16, DepthwiseChannelsAvx512}},
-        {"avx2", Isa::kAvx2, DepthwiseChannels{8, DepthwiseChannelsAvx2}},
+    {"avx512", Isa::kAvx512, DepthwiseChannels{16, DepthwiseChannelsAvx512, {{8, 16}, {32, 32}}}},
+        {"avx2", Isa::kAvx2, DepthwiseChannels{8, DepthwiseChannelsAvx2, {{16, 16}, {16, 16}}}},
 #endif
   };
   return *variants;
 }
 
-bool DepthwiseChannelsTake(const Geometry3d& g, int64_t out_channels, int lanes) {
+bool DepthwiseChannelsTake(const Geometry3d& g, int64_t out_channels, const DepthwiseChannels& variant) {
+  const int64_t lanes = variant.lanes;
   const bool two_d = g.out[0] == 1 && g.in[0] == 1 && g.kernel[0] == 1;
-  return two_d && 2 * g.out[2] <= lanes && out_channels >= lanes;
+  if (!two_d || out_channels < lanes) return false;
+  if (2 * g.out[2] <= lanes) return true;
+  const bool square = g.kernel[1] == g.kernel[2] && (g.kernel[1] == 3 || g.kernel[1] == 5) && g.dilation[1] == 1 &&
+                      g.dilation[2] == 1 && g.stride[1] == g.stride[2] && (g.stride[2] == 1 || g.stride[2] == 2);
+  return square && g.out[2] <= variant.square_max_cols[g.kernel[1] == 5][g.stride[2] - 1];
 }
 
 DepthwiseChannels SelectDepthwiseChannels(const Geometry3d& g, int64_t out_channels) {
   static const std::vector<const IsaVariant<DepthwiseChannels>*> enabled = EnabledVariants(DepthwiseChannelsVariants());
-  if (enabled.empty() || !DepthwiseChannelsTake(g, out_channels, enabled.front()->impl.lanes)) return {};
+  if (enabled.empty() || !DepthwiseChannelsTake(g, out_channels, enabled.front()->impl)) return {};
   return enabled.front()->impl;
 }
 

@@ -79,19 +79,36 @@ using DepthwiseChannelsFn = void (*)(const Geometry3d& g, const float* const* x,
 struct DepthwiseChannels {
   int lanes = 0;  // channels per call
   DepthwiseChannelsFn fn = nullptr;
+  // The widest output rows (columns) with which square 3x3 and 5x5 kernels (dilation 1,
+  // equal strides 1 or 2) take the blocks, [kernel 3, 5][stride 1, 2] (DepthwiseChannelsTake).
+  int64_t square_max_cols[2][2] = {};
 };
 // The variants, best first: "avx512" (16 channels), "avx2" (8). No portable one: without
 // them every depthwise convolution takes the plane kernels.
 const std::vector<IsaVariant<DepthwiseChannels>>& DepthwiseChannelsVariants();
-// Whether a variant of `lanes` channels takes g (the rule, stated once): a 2-D plane (or
-// 1-D) whose output rows fill at most half of the variant's vector (2 x out_w <= lanes),
-// in a convolution with at least `lanes` output channels (so that the channel blocks are
-// mostly full). There the plane kernels spend at least twice the FMAs the channel blocks do
-// (one vector per row and tap, half of it or more empty), which pays for the blocks'
-// interleaving copies (about 2 scalar moves per input and output element); with fuller
-// rows the copies would cost more than the empty lanes. MobileNetV3's and EfficientNet's
-// 7x7 planes on AVX-512 (16 lanes) take it; on AVX2 (8 lanes) only rows of 4 or fewer.
-bool DepthwiseChannelsTake(const Geometry3d& g, int64_t out_channels, int lanes);
+// Whether a variant takes g (the rule, stated once), in a convolution with at least
+// `lanes` output channels (so that the channel blocks are mostly full), 2-D (or 1-D):
+//  - output rows that fill at most half of the variant's vector (2 x out_w <= lanes): there
+//    the plane kernels spend at least twice the FMAs the channel blocks do (one vector per
+//    row and tap, half of it or more empty), which pays for the blocks' interleaving
+//    (register transposes, depthwise_channels_simd.inc);
+//  - square 3x3 and 5x5 kernels (dilation 1, equal strides 1 or 2) with output rows of up
+//    to the variant's square_max_cols[kernel][stride] columns: there the plane kernels'
+//    partly empty vectors, masked edge loads (every vector is an edge vector at 14 or 28
+//    columns), stride-2 shuffles per tap and per-strip activation calls of a few vectors
+//    cost more than the transposes. Measured (depthwise_profile, alternating processes, 5
+//    rounds, medians of 200 convolutions in us, load 1.9-2.6, planes -> blocks):
+//      AVX-512: 5x5/1 240@14 37.5 -> 27, 672@14 + Swish 166 -> 104, 240@28 + Swish 192 ->
+//      137; 5x5/2 96@28 + HardSwish 31 -> 21.5, 144@56 151 -> 119; 3x3/2 240@28 + Swish
+//      55 -> 41, but rows of 28: 144@56 +7%, 72@56 + Relu +16%; 3x3/1 576@14 43 -> 45.5,
+//      192@28 42 -> 57 (the planes' 3x3 strips are the better there): 3x3 {8, 16}, 5x5
+//      {32, 32};
+//      AVX2: 5x5/1 240@14 53 -> 33.5; 5x5/2 96@28 + HardSwish 38 -> 22.6; 3x3/1 576@14
+//      55 -> 41; 3x3/2 240@28 + Swish 68.5 -> 57.5: {16, 16} for both (two vectors).
+// MobileNetV3's and EfficientNet's 7x7 planes take it on both; their 14x14 and 28x28 5x5
+// planes and 14x14 3x3 stride-2 ones on AVX-512, and on AVX2 every 3x3 / 5x5 plane up to
+// 16 columns.
+bool DepthwiseChannelsTake(const Geometry3d& g, int64_t out_channels, const DepthwiseChannels& variant);
 // The first enabled variant that takes g, else {0, null} (then the plane kernels run).
 DepthwiseChannels SelectDepthwiseChannels(const Geometry3d& g, int64_t out_channels);
 // Scratch floats of one call of a `lanes`-channel variant on g.

@@ -72,6 +72,30 @@ struct Avx2 {
   static Vec Add(Vec a, Vec b) { return _mm256_add_ps(a, b); }
   static void Store(float* p, Mask mask, Vec v) { _mm256_maskstore_ps(p, mask, v); }
   static void StoreFull(float* p, Vec v) { _mm256_storeu_ps(p, v); }
+  // r[i][j] <- r[j][i] (8 x 8): three butterflies, each exchanging bit b of the row index
+  // with bit b of the lane index: b = 4 across the 128-bit halves (vperm2f128), b = 2 inside
+  // them (vshufps), b = 1 (vmovsldup / vmovshdup and a blend).
+  static void Transpose(Vec* r) {
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; ++i) {
+      const Vec a = r[i], b = r[i + 4];
+      r[i] = _mm256_permute2f128_ps(a, b, 0x20);
+      r[i + 4] = _mm256_permute2f128_ps(a, b, 0x31);
+    }
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) {
+      if ((i & 2) != 0) continue;
+      const Vec a = r[i], b = r[i + 2];
+      r[i] = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(1, 0, 1, 0));
+      r[i + 2] = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 2, 3, 2));
+    }
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i += 2) {
+      const Vec a = r[i], b = r[i + 1];
+      r[i] = _mm256_blend_ps(a, _mm256_moveldup_ps(b), 0xAA);
+      r[i + 1] = _mm256_blend_ps(_mm256_movehdup_ps(a), b, 0xAA);
+    }
+  }
 };
 
 #include "native/kernels/conv/depthwise_activation_simd.inc"

@@ -62,6 +62,33 @@ struct Avx512 {
   static Vec Add(Vec a, Vec b) { return _mm512_add_ps(a, b); }
   static void Store(float* p, Mask mask, Vec v) { _mm512_mask_storeu_ps(p, mask, v); }
   static void StoreFull(float* p, Vec v) { _mm512_storeu_ps(p, v); }
+  // r[i][j] <- r[j][i] (16 x 16): four butterflies, each exchanging bit b of the row index
+  // with bit b of the lane index (b = 8, 4, 2, 1), one vpermt2ps per row and stage.
+  static void Transpose(Vec* r) {
+    Butterfly<8>(r);
+    Butterfly<4>(r);
+    Butterfly<2>(r);
+    Butterfly<1>(r);
+  }
+  template <int kB>
+  static void Butterfly(Vec* r) {
+    // Row i (bit kB clear) takes lanes l with bit kB clear from itself, the others from row
+    // i + kB's lane l - kB; row i + kB lanes l with bit kB set from itself, the others from
+    // row i's lane l + kB.
+    alignas(64) int32_t low[16], high[16];
+    for (int l = 0; l < 16; ++l) {
+      low[l] = (l & kB) == 0 ? l : 16 + l - kB;
+      high[l] = (l & kB) == 0 ? l + kB : 16 + l;
+    }
+    const __m512i lo = _mm512_load_si512(low), hi = _mm512_load_si512(high);
+#pragma GCC unroll 16
+    for (int i = 0; i < 16; ++i) {
+      if ((i & kB) != 0) continue;
+      const Vec a = r[i], b = r[i + kB];
+      r[i] = _mm512_permutex2var_ps(a, lo, b);
+      r[i + kB] = _mm512_permutex2var_ps(a, hi, b);
+    }
+  }
 };
 
 #include "native/kernels/conv/depthwise_activation_simd.inc"

@@ -1,5 +1,6 @@
-// Depthwise planes of one convolution run through the plane kernel this CPU (and
-// ONNX_LIGHT_MAX_ISA) selects, serially, for callgrind instruction counts and perf sample
+// Depthwise planes of one convolution run through the kernel this CPU (and
+// ONNX_LIGHT_MAX_ISA) selects (the channel blocks where they take the convolution, as
+// conv_float.cc's Depthwise decides, else the plane kernel), serially, for callgrind instruction counts and perf sample
 // shares; with a repeat count > 1 it also prints the median time of one convolution (for
 // interleaved A/B runs of two builds, not a test). The cases are the depthwise layers of
 // EfficientNet-B0 and MobileNetV3-small (benchmarks/conv_vs_ort.py's names).
@@ -45,6 +46,13 @@ constexpr Case kCases[] = {
     {"dw5x5s2_144_56_swish", 144, 56, 5, 2, PlaneActivationKind::kSwish},
     {"dw5x5s2_96_28_hardswish", 96, 28, 5, 2, PlaneActivationKind::kHardSwish},
     {"dw5x5s2_288_14_hardswish", 288, 14, 5, 2, PlaneActivationKind::kHardSwish},
+    {"dw5x5s2_576_14_hardswish", 576, 14, 5, 2, PlaneActivationKind::kHardSwish},
+    {"dw5x5s2_672_14_swish", 672, 14, 5, 2, PlaneActivationKind::kSwish},
+    {"dw5x5s1_576_7_hardswish", 576, 7, 5, 1, PlaneActivationKind::kHardSwish},
+    {"dw5x5s1_1152_7_swish", 1152, 7, 5, 1, PlaneActivationKind::kSwish},
+    {"dw3x3s1_576_14", 576, 14, 3, 1, PlaneActivationKind::kNone},
+    {"dw3x3s1_960_7_relu", 960, 7, 3, 1, PlaneActivationKind::kRelu},
+    {"dw3x3s1_192_28", 192, 28, 3, 1, PlaneActivationKind::kNone},
 };
 
 int Run(const Case& c, int repeats) {
@@ -73,10 +81,20 @@ int Run(const Case& c, int repeats) {
   act.kind = c.act;
   act.alpha = 1.0f;
   const onnx_light::conv::DepthwisePlaneFn plane = onnx_light::conv::SelectDepthwisePlane(g);
+  const onnx_light::conv::DepthwiseChannels blocks = onnx_light::conv::SelectDepthwiseChannels(g, c.channels);
+  std::vector<float> scratch(blocks.fn != nullptr ? onnx_light::conv::DepthwiseChannelsScratch(g, blocks.lanes) : 0);
+  const std::vector<float> bias(c.channels, 0.125f);
+  std::vector<const float*> planes(c.channels);
+  for (int64_t m = 0; m < c.channels; ++m) planes[m] = x.data() + m * g.in_size;
   std::vector<double> times;
   for (int r = 0; r < repeats; ++r) {
     const auto start = std::chrono::steady_clock::now();
-    for (int64_t m = 0; m < c.channels; ++m) {
+    for (int64_t m = 0; m < c.channels && blocks.fn != nullptr; m += blocks.lanes) {
+      const int channels = static_cast<int>(std::min<int64_t>(blocks.lanes, c.channels - m));
+      blocks.fn(g, planes.data() + m, w.data() + m * g.kernel_size, bias.data() + m, channels, act,
+                y.data() + m * g.out_size, scratch.data());
+    }
+    for (int64_t m = 0; m < c.channels && blocks.fn == nullptr; ++m) {
       plane(g, x.data() + m * g.in_size, w.data() + m * g.kernel_size, 0.125f, act, y.data() + m * g.out_size);
     }
     times.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());

@@ -50,6 +50,10 @@ const Shapes kShapes[] = {
     // Rows of 7 (at most half of AVX-512's 16 lanes), 20 channels (a full and a partial
     // block of 16): the channel-blocked kernels where AVX-512 is enabled.
     {"depthwise_channel_blocks", {2, 20, 7, 7}, {20, 1, 5, 5}, 20, {1, 1}, {2, 2, 2, 2}},
+    // Rows of 14 (DepthwiseChannelsTake's square 3x3 / 5x5 rows of up to two vectors): the
+    // channel blocks on AVX-512 and AVX2, with partial blocks.
+    {"depthwise_channel_blocks_5x5_rows_14", {1, 24, 14, 14}, {24, 1, 5, 5}, 24, {1, 1}, {2, 2, 2, 2}},
+    {"depthwise_channel_blocks_3x3_s2_rows_14", {1, 18, 27, 27}, {18, 1, 3, 3}, 18, {2, 2}, {1, 1, 1, 1}},
     {"implicit_gemm_64", {1, 16, 11, 9}, {64, 16, 3, 3}, 1, {1, 1}, {1, 1, 1, 1}},
     {"implicit_gemm_32", {2, 5, 9, 10}, {32, 5, 3, 3}, 1, {2, 1}, {1, 0, 1, 2}},
     // 13 channels: a padded block of avx2_6x16 where AVX2 is enabled, im2col + GEMM elsewhere.
