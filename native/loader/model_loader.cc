@@ -881,13 +881,6 @@ StatusOr<LoadedModel> LoadModelFile(const std::string& path, const LoadOptions& 
   return out;
 }
 
-// Nothing to detach any more: every file's bytes were read into anonymous memory when the
-// model was loaded (ReadWholeFile), so no tensor reads a file through a mapping.
-Status DetachFromFiles(const LoadedModel& model) {
-  (void)model;
-  return Status::Ok();
-}
-
 StatusOr<LoadedModel> LoadModelBytes(std::string_view bytes, const std::string& base_dir, const LoadOptions& options,
                                      std::shared_ptr<const void> owner) {
   if (bytes.size() > static_cast<size_t>(INT_MAX)) {

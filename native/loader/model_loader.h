@@ -20,8 +20,7 @@
 // deleted while a session is created from the load, or afterwards (a re-export to the same
 // path), changes nothing: the session computes with the weights as they were read (no
 // SIGBUS past a new end of file, no new model's bytes read as old weights; ONNX Runtime
-// copies them too). DetachFromFiles, which copied retained weights out of the files'
-// mappings after creation when the loader mapped them, has nothing left to do.
+// copies them too).
 //
 // What remains (`skeleton`) is the model with those initializers' payloads removed (name,
 // type and dims kept) and small external tensors inlined: small enough to hand to Python's
@@ -111,9 +110,5 @@ StatusOr<LoadedModel> LoadModelBytes(std::string_view bytes, const std::string& 
 // process's memory at once instead of waiting in a cache for a block of its size (packed
 // forms have other sizes: resnet50's peak grew by 11 MiB with Allocator::Default()'s cache).
 Allocator* LoadedWeightsAllocator();
-
-// Kept for callers: no tensor of a load reads its files (they were read into anonymous
-// memory), so there is nothing to detach. Always Ok.
-Status DetachFromFiles(const LoadedModel& model);
 
 }  // namespace onnx_light

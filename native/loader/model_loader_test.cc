@@ -354,7 +354,7 @@ BorrowingModel WriteBorrowingModel(ModelLoaderTest* test, int64_t elements) {
   return out;
 }
 
-TEST_F(ModelLoaderTest, DetachedTensorsKeepTheirAddressAndValuesWhenTheFilesAreOverwritten) {
+TEST_F(ModelLoaderTest, LoadedTensorsKeepTheirAddressAndValuesWhenTheFilesAreOverwritten) {
   const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   const int64_t elements = static_cast<int64_t>(64 * page / sizeof(float)) + 3;  // partial end pages
   const BorrowingModel model = WriteBorrowingModel(this, elements);
@@ -369,7 +369,6 @@ TEST_F(ModelLoaderTest, DetachedTensorsKeepTheirAddressAndValuesWhenTheFilesAreO
   const void* pa = ta.raw_data();
   const void* pe = te.raw_data();
 
-  ASSERT_TRUE(DetachFromFiles(*loaded).ok());
   // Re-exported in place (truncated, then a small other model written): the files' old
   // pages are past their new ends, where a read through the mapping raises SIGBUS.
   Write("model.onnx", Bytes(Ramp(kSmall, 100.0f)));
@@ -380,16 +379,13 @@ TEST_F(ModelLoaderTest, DetachedTensorsKeepTheirAddressAndValuesWhenTheFilesAreO
   EXPECT_FALSE(InMappingOf(pe, weights));
   EXPECT_EQ(Values(ta), model.a);
   EXPECT_EQ(Values(te), model.ext_a);
-  EXPECT_TRUE(DetachFromFiles(*loaded).ok());  // idempotent
-  EXPECT_EQ(Values(ta), model.a);
 }
 
-TEST_F(ModelLoaderTest, DetachedTensorsReadTheOldBytesWhenTheFilesAreRewrittenAtTheSameSize) {
+TEST_F(ModelLoaderTest, LoadedTensorsKeepTheOldBytesWhenTheFilesAreRewrittenAtTheSameSize) {
   const int64_t elements = kLarge;
   const BorrowingModel model = WriteBorrowingModel(this, elements);
   StatusOr<LoadedModel> loaded = LoadModelFile(model.path, {});
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
-  ASSERT_TRUE(DetachFromFiles(*loaded).ok());
   // Same sizes, other values: without the copy, the mapping would show the new bytes.
   std::string rewritten;
   {
@@ -423,11 +419,11 @@ TEST_F(ModelLoaderTest, ATiedExternalWeightReleasedLeavesTheOtherIntact) {
   EXPECT_EQ(Values(kept), tied);
 }
 
-// The window before DetachFromFiles: a session is being created (its kernels read and pack
+// A session is being created (its kernels read and pack
 // the weights) when the model is re-exported to the same path. The tensors read the bytes
 // as they were when loaded: no SIGBUS past the files' new ends (a mapping of the files
 // would raise it here), no new bytes read as old weights.
-TEST_F(ModelLoaderTest, TensorsKeepTheirValuesWhenTheFilesAreTruncatedOrRewrittenBeforeDetaching) {
+TEST_F(ModelLoaderTest, TensorsKeepTheirValuesWhenTheFilesAreTruncatedOrRewrittenWhileTheSessionIsCreated) {
   const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   const int64_t elements = static_cast<int64_t>(64 * page / sizeof(float)) + 3;
   for (const bool truncated : {true, false}) {

@@ -115,19 +115,7 @@ void BindLoader(nb::module_& m) {
             }
           },
           "Drops this object's hold on every payload (names, types and shapes stay): once a session "
-          "has the weights, they live as long as it needs them, not as long as this object.")
-      .def(
-          "detach_from_files",
-          [](const LoadedModel& l) {
-            Status status = [&] {
-              nb::gil_scoped_release release;
-              return DetachFromFiles(l);
-            }();
-            ThrowIfError(status);
-          },
-          "Does nothing: the loader reads the model and external data files into memory, so no weight "
-          "reads them afterwards and the files may change without changing or crashing a session, even "
-          "while it is created (native/loader/model_loader.h). Kept for callers.");
+          "has the weights, they live as long as it needs them, not as long as this object.");
   m.def(
       "load_model_file",
       [](const std::string& path, int64_t min_elements, int64_t hash_files_newer_than_ns) {

@@ -717,11 +717,6 @@ class LoadedModel:
         Drops this object's hold on every payload (names, types and shapes stay): once a session has the weights, they live as long as it needs them, not as long as this object.
         """
 
-    def detach_from_files(self) -> None:
-        """
-        Does nothing: the loader reads the model and external data files into memory, so no weight reads them afterwards and the files may change without changing or crashing a session, even while it is created (native/loader/model_loader.h). Kept for callers.
-        """
-
 def load_model_file(path: str, min_elements: int, hash_files_newer_than_ns: int = ...) -> LoadedModel:
     """
     Parses an ONNX model file natively; initializers above min_elements stay native. Files written less than hash_files_newer_than_ns before the load (-1: all) are fingerprinted (source_files).
