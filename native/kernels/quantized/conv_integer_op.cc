@@ -4,14 +4,13 @@
 //   sums) x X columns (K = C/group x kernel rows, one column per output position)
 // The input block is packed per run straight into the engine's right-hand panels, the input
 // zero point as padding value (so padding contributes exactly 0): for a 1x1, stride-1,
-// unpadded convolution from the input planes in place; for other stride-1 1-D/2-D ones from
-// padded copies of the planes on the padded-width grid (each im2col row a contiguous span);
-// otherwise from an im2col slice of the block's columns. Each C row is an NCHW output row: the epilogue writes it
-// (int32, or requantized with the channel's multiplier, bias and the output zero point)
-// with no transposition. Work splits over (image, group, spatial block, channel block)
-// tasks fixed by the shape; integer sums are exact, so results do not depend on the
-// participant count. Depthwise convolutions (group == C == M) take a direct loop over
-// output rows (each tap a shifted row times one weight, int32 accumulation), parallel over
+// unpadded convolution from the input planes in place; for other 1-D/2-D ones from padded
+// copies of the planes split by stride phase, on the phase-width grid (each im2col row a
+// contiguous span of one phase plane); otherwise from an im2col slice of the block's columns. Each C row is an NCHW
+// output row: the epilogue writes it (int32, or requantized with the channel's multiplier, bias and the output zero
+// point) with no transposition. Work splits over (image, group, spatial block, channel block) tasks fixed by the shape;
+// integer sums are exact, so results do not depend on the participant count. Depthwise convolutions (group == C == M)
+// take a direct loop over output rows (each tap a shifted row times one weight, int32 accumulation), parallel over
 // (image, channel) planes. Any spatial rank (ranks 1 and 2 take the row-copy im2col).
 #include <algorithm>
 #include <memory>
@@ -376,22 +375,58 @@ class PrepackedConvWeights {
   const void* zp_data_ = nullptr;
 };
 
-// Input plane x (h x w) into dst (hp x wp): row y, column x holds x[y - ph, x - pw], the
-// zero point byte `pad` outside the input.
-void PadPlane(const Plane2D& v, int64_t hp, int64_t wp, const uint8_t* x, uint8_t pad, uint8_t* dst) {
-  const int64_t left = std::min(v.pw, wp), count = std::max<int64_t>(0, std::min(v.w, wp - left));
-  for (int64_t y = 0; y < hp; ++y) {
-    uint8_t* row = dst + y * wp;
-    const int64_t iy = y - v.ph;
-    if (iy < 0 || iy >= v.h) {
-      std::fill(row, row + wp, pad);
-      continue;
-    }
-    std::fill(row, row + left, pad);
-    std::copy(x + iy * v.w, x + iy * v.w + count, row + left);
-    std::fill(row + left + count, row + wp, pad);
+// The padded input of a stride-(sh, sw) convolution split by stride phase: phase (py, px)
+// is the hq x wq plane at dst + (py * sw + px) * hq * wq whose row r, column q holds
+// x[r * sh + py - ph, q * sw + px - pw], the zero point byte `pad` outside the input. Tap
+// (ky, kx) of output (oy, ox) reads phase ((ky dh) % sh, (kx dw) % sw) at row oy + (ky dh) /
+// sh, column ox + (kx dw) / sw: every tap is a shifted window of one phase plane, as for
+// stride 1 (one phase, the padded plane itself). Only phases some tap reads are written.
+struct PhasePlanes {
+  int64_t hq = 0, wq = 0;                   // rows and columns of a phase plane
+  std::vector<bool> row_used, column_used;  // phase py (px) read by some ky (kx)
+
+  explicit PhasePlanes(const Plane2D& v)
+      : hq(v.oh + (v.kh - 1) * v.dh / v.sh), wq(v.ow + (v.kw - 1) * v.dw / v.sw), row_used(v.sh), column_used(v.sw) {
+    for (int64_t ky = 0; ky < v.kh; ++ky) row_used[ky * v.dh % v.sh] = true;
+    for (int64_t kx = 0; kx < v.kw; ++kx) column_used[kx * v.dw % v.sw] = true;
   }
-}
+  int64_t size() const { return hq * wq; }
+  // Offset of tap (ky, kx)'s window in the phase planes of one input channel.
+  int64_t TapOffset(const Plane2D& v, int64_t ky, int64_t kx) const {
+    const int64_t ty = ky * v.dh, tx = kx * v.dw;
+    return ((ty % v.sh) * v.sw + tx % v.sw) * size() + (ty / v.sh) * wq + tx / v.sw;
+  }
+  // Writes the read phases of input plane x (h x w) to dst.
+  void Fill(const Plane2D& v, const uint8_t* x, uint8_t pad, uint8_t* dst) const {
+    for (int64_t py = 0; py < v.sh; ++py) {
+      for (int64_t px = 0; px < v.sw; ++px) {
+        if (!row_used[py] || !column_used[px]) continue;
+        uint8_t* out = dst + (py * v.sw + px) * size();
+        // Columns [lo, hi) fall inside the input row.
+        const int64_t lo = std::min(wq, Plane2D::CeilDiv(v.pw - px, v.sw));
+        const int64_t hi = std::max(lo, std::min(wq, Plane2D::CeilDiv(v.w + v.pw - px, v.sw)));
+        for (int64_t r = 0; r < hq; ++r) {
+          uint8_t* row = out + r * wq;
+          const int64_t iy = r * v.sh + py - v.ph;
+          if (iy < 0 || iy >= v.h) {
+            std::fill(row, row + wq, pad);
+            continue;
+          }
+          std::fill(row, row + lo, pad);
+          if (hi > lo) {
+            const uint8_t* in = x + iy * v.w + lo * v.sw + px - v.pw;  // input column of q = lo
+            if (v.sw == 1) {
+              std::copy(in, in + (hi - lo), row + lo);
+            } else {
+              StridedCopy(in, v.sw, hi - lo, row + lo);
+            }
+          }
+          std::fill(row + hi, row + wq, pad);
+        }
+      }
+    }
+  }
+};
 
 // Blocking of the GEMM path, from the shape alone: columns per spatial block (a multiple of
 // nr whose packed panels stay near kPanelBudget bytes, at most kMaxColumns, balanced) and
@@ -429,19 +464,22 @@ Status IntegerConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const con
   for (int d = 0; d < g.rank; ++d) {
     in_place = in_place && g.strides[d] == 1 && g.pads_begin[d] == 0 && g.pads_end[d] == 0;
   }
-  // Other stride-1 1-D/2-D convolutions: the input planes copied once with their padding
-  // (the zero point byte) at the padded width wp. On the grid of positions oy * wp + ox,
-  // im2col row (c, ky, kx) is one contiguous span of padded plane c from ky * dh * wp +
-  // kx * dw, so blocks are packed from the planes with no im2col copy; the grid's columns
-  // ox >= ow are computed and dropped. Taken when they are at most a third of a row: an
+  // Other 1-D/2-D convolutions: the input planes copied once with their padding (the zero
+  // point byte), split by stride phase (PhasePlanes; stride 1: one phase of the padded
+  // width). On the grid of positions oy * wp + ox (wp the phase width), im2col row (c, ky,
+  // kx) is one contiguous span of a phase plane of channel c, so blocks are packed from the
+  // planes with no im2col copy; the grid's columns ox >= ow are computed and dropped. The
+  // copy is one pass over the input where a strided im2col wrote every tap (the 3x3 stride 2
+  // convolution of benchmarks/quantized_vs_ort's cnn_static spent twice its tiles' time in
+  // it, perf at 1 thread). Taken when they are at most a third of a row: an
   // im2col row of a small plane is oh short spans (fill, copy, fill each), which the
   // profile of ResNet-18's 14x14 and 7x7 3x3 layers shows costing more than the grid's
   // extra columns (2 of 16 and 2 of 9 there).
-  const int64_t wp = plane.ow + (plane.kw - 1) * plane.dw, hp = plane.oh + (plane.kh - 1) * plane.dh;
-  bool padded = !in_place && plane.ok && (wp - plane.ow) * 3 <= plane.ow;
-  for (int d = 0; d < g.rank; ++d) padded = padded && g.strides[d] == 1;
+  const PhasePlanes phases(plane);
+  const int64_t wp = phases.wq;
+  const bool padded = !in_place && plane.ok && (wp - plane.ow) * 3 <= plane.ow;
   const int64_t grid = padded ? (plane.oh - 1) * wp + plane.ow : positions;  // columns of the product
-  const int64_t plane_stride = hp * wp;
+  const int64_t plane_stride = plane.sh * plane.sw * phases.size();          // per input channel
   // At most `widest` columns per block, the columns spread evenly over the fewest such
   // blocks (784 positions: 4 x 224 rather than 3 x 256 + 16).
   const int64_t widest = std::min(RoundUpTo(std::min(grid, kMaxColumns), nr),
@@ -480,7 +518,7 @@ Status IntegerConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const con
   if (padded) {
     const auto pad_planes = [&](int64_t begin, int64_t end) {
       for (int64_t e = begin; e < end; ++e) {
-        PadPlane(plane, hp, wp, xb + e * g.in_size, pad, padded_planes + e * plane_stride);
+        phases.Fill(plane, xb + e * g.in_size, pad, padded_planes + e * plane_stride);
       }
       return Status::Ok();
     };
@@ -516,8 +554,7 @@ Status IntegerConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const con
           for (int64_t c = 0; c < g.in_per_group(); ++c) {
             for (int64_t ky = 0; ky < plane.kh; ++ky) {
               for (int64_t kx = 0; kx < plane.kw; ++kx) {
-                rows[(c * plane.kh + ky) * plane.kw + kx] =
-                    planes + c * plane_stride + ky * plane.dh * wp + kx * plane.dw;
+                rows[(c * plane.kh + ky) * plane.kw + kx] = planes + c * plane_stride + phases.TapOffset(plane, ky, kx);
               }
             }
           }
