@@ -6,12 +6,14 @@
 // zero point as padding value (so padding contributes exactly 0): for a 1x1, stride-1,
 // unpadded convolution from the input planes in place; for other 1-D/2-D ones from padded
 // copies of the planes split by stride phase, on the phase-width grid (each im2col row a
-// contiguous span of one phase plane); otherwise from an im2col slice of the block's columns. Each C row is an NCHW
-// output row: the epilogue writes it (int32, or requantized with the channel's multiplier, bias and the output zero
-// point) with no transposition. Work splits over (image, group, spatial block, channel block) tasks fixed by the shape;
-// integer sums are exact, so results do not depend on the participant count. Depthwise convolutions (group == C == M)
-// take a direct loop over output rows (each tap a shifted row times one weight, int32 accumulation), parallel over
-// (image, channel) planes. Any spatial rank (ranks 1 and 2 take the row-copy im2col).
+// contiguous span of one phase plane); otherwise from an im2col slice of the block's
+// columns. Each C row is an NCHW output row: the epilogue writes it (int32, or requantized
+// with the channel's multiplier, bias and the output zero point) with no transposition.
+// Work splits over (image, group, spatial block, channel block) tasks fixed by the shape;
+// integer sums are exact, so results do not depend on the participant count. Depthwise
+// convolutions (group == C == M) take a direct loop over output rows (each tap a shifted
+// row times one weight, int32 accumulation), parallel over (image, channel) planes. Any
+// spatial rank (ranks 1 and 2 take the row-copy im2col).
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -536,9 +538,9 @@ Status IntegerConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const con
   // width). On the grid of positions oy * wp + ox (wp the phase width), im2col row (c, ky,
   // kx) is one contiguous span of a phase plane of channel c, so blocks are packed from the
   // planes with no im2col copy; the grid's columns ox >= ow are computed and dropped. The
-  // copy is one pass over the input where a strided im2col wrote every tap (the 3x3 stride 2
-  // convolution of benchmarks/quantized_vs_ort's cnn_static spent twice its tiles' time in
-  // it, perf at 1 thread). Taken when they are at most a third of a row: an
+  // copy is one pass over the input where a strided im2col wrote every tap (perf at 1
+  // thread of cnn_static's 3x3 stride 2 layer alone, 32 -> 64 on 56x56: its im2col took
+  // twice its tiles' time). Taken when they are at most a third of a row: an
   // im2col row of a small plane is oh short spans (fill, copy, fill each), which the
   // profile of ResNet-18's 14x14 and 7x7 3x3 layers shows costing more than the grid's
   // extra columns (2 of 16 and 2 of 9 there).
