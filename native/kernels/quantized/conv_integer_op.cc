@@ -4,16 +4,18 @@
 //   sums) x X columns (K = C/group x kernel rows, one column per output position)
 // The input block is packed per run straight into the engine's right-hand panels, the input
 // zero point as padding value (so padding contributes exactly 0): for a 1x1, stride-1,
-// unpadded convolution from the input planes in place; for other stride-1 1-D/2-D ones from
-// padded copies of the planes on the padded-width grid (each im2col row a contiguous span);
-// otherwise from an im2col slice of the block's columns. Each C row is an NCHW output row: the epilogue writes it
-// (int32, or requantized with the channel's multiplier, bias and the output zero point)
-// with no transposition. Work splits over (image, group, spatial block, channel block)
-// tasks fixed by the shape; integer sums are exact, so results do not depend on the
-// participant count. Depthwise convolutions (group == C == M) take a direct loop over
-// output rows (each tap a shifted row times one weight, int32 accumulation), parallel over
-// (image, channel) planes. Any spatial rank (ranks 1 and 2 take the row-copy im2col).
+// unpadded convolution from the input planes in place; for other 1-D/2-D ones from padded
+// copies of the planes split by stride phase, on the phase-width grid (each im2col row a
+// contiguous span of one phase plane); otherwise from an im2col slice of the block's
+// columns. Each C row is an NCHW output row: the epilogue writes it (int32, or requantized
+// with the channel's multiplier, bias and the output zero point) with no transposition.
+// Work splits over (image, group, spatial block, channel block) tasks fixed by the shape;
+// integer sums are exact, so results do not depend on the participant count. Depthwise
+// convolutions (group == C == M) take a direct loop over output rows (each tap a shifted
+// row times one weight, int32 accumulation), parallel over (image, channel) planes. Any
+// spatial rank (ranks 1 and 2 take the row-copy im2col).
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -53,6 +55,15 @@ struct ConvOutput {
     }
     igemm::Requantize(run, count, bias != nullptr ? bias[m] : 0, multipliers + m, 0, y_zero_point, is_signed,
                       y8 + base);
+  }
+  // Requantized output: run[0, count) of channel m requantized into dst (the same
+  // elementwise arithmetic as Emit), for a caller that scatters the bytes itself.
+  void Requantize(int64_t m, int64_t count, const int32_t* run, uint8_t* dst) const {
+    igemm::Requantize(run, count, bias != nullptr ? bias[m] : 0, multipliers + m, 0, y_zero_point, is_signed, dst);
+  }
+  // Output channel m of image n at position p: the byte address (8-bit output only).
+  uint8_t* Byte(const conv::ConvGeometry& g, int64_t n, int64_t m, int64_t p) const {
+    return y8 + (n * g.out_channels + m) * g.out_size + p;
   }
 };
 
@@ -161,6 +172,14 @@ inline void StridedCopy(const uint8_t* src, int64_t stride, int64_t n, uint8_t* 
     return;
   }
   for (int64_t j = 0; j < n; ++j) dst[j] = src[j * stride];
+}
+
+// even[j] = src[2 j], odd[j] = src[2 j + 1] for j < n (vectorised by the compiler).
+inline void Deinterleave2(const uint8_t* __restrict src, int64_t n, uint8_t* __restrict even, uint8_t* __restrict odd) {
+  for (int64_t j = 0; j < n; ++j) {
+    even[j] = src[2 * j];
+    odd[j] = src[2 * j + 1];
+  }
 }
 
 // The im2col slice of output positions [p0, p0 + cols) for one image and group: row
@@ -393,6 +412,91 @@ void PadPlane(const Plane2D& v, int64_t hp, int64_t wp, const uint8_t* x, uint8_
   }
 }
 
+// The padded input of a stride-(sh, sw) convolution split by stride phase: phase (py, px)
+// is the hq x wq plane at dst + (py * sw + px) * hq * wq whose row r, column q holds
+// x[r * sh + py - ph, q * sw + px - pw], the zero point byte `pad` outside the input. Tap
+// (ky, kx) of output (oy, ox) reads phase ((ky dh) % sh, (kx dw) % sw) at row oy + (ky dh) /
+// sh, column ox + (kx dw) / sw: every tap is a shifted window of one phase plane, as for
+// stride 1 (one phase, the padded plane itself). Only phases some tap reads are written.
+struct PhasePlanes {
+  int64_t hq = 0, wq = 0;                   // rows and columns of a phase plane
+  std::vector<bool> row_used, column_used;  // phase py (px) read by some ky (kx)
+
+  explicit PhasePlanes(const Plane2D& v)
+      : hq(v.oh + (v.kh - 1) * v.dh / v.sh), wq(v.ow + (v.kw - 1) * v.dw / v.sw), row_used(v.sh), column_used(v.sw) {
+    for (int64_t ky = 0; ky < v.kh; ++ky) row_used[ky * v.dh % v.sh] = true;
+    for (int64_t kx = 0; kx < v.kw; ++kx) column_used[kx * v.dw % v.sw] = true;
+  }
+  int64_t size() const { return hq * wq; }
+  // Offset of tap (ky, kx)'s window in the phase planes of one input channel.
+  int64_t TapOffset(const Plane2D& v, int64_t ky, int64_t kx) const {
+    const int64_t ty = ky * v.dh, tx = kx * v.dw;
+    return ((ty % v.sh) * v.sw + tx % v.sw) * size() + (ty / v.sh) * wq + tx / v.sw;
+  }
+  // Columns [lo, hi) of phase px whose input column q * sw + px - pw lies inside the row.
+  int64_t ColumnLo(const Plane2D& v, int64_t px) const { return std::min(wq, Plane2D::CeilDiv(v.pw - px, v.sw)); }
+  int64_t ColumnHi(const Plane2D& v, int64_t px) const {
+    return std::max(ColumnLo(v, px), std::min(wq, Plane2D::CeilDiv(v.w + v.pw - px, v.sw)));
+  }
+  // Writes the read phases of input plane x (h x w) to dst (stride 1: PadPlane).
+  void Fill(const Plane2D& v, const uint8_t* x, uint8_t pad, uint8_t* dst) const {
+    if (v.sh == 1 && v.sw == 1) return PadPlane(v, hq, wq, x, pad, dst);
+    for (int64_t py = 0; py < v.sh; ++py) {
+      if (!row_used[py]) continue;
+      if (v.sw == 2 && column_used[0] && column_used[1]) {
+        FillColumnPair(v, py, x, pad, dst);
+        continue;
+      }
+      for (int64_t px = 0; px < v.sw; ++px) {
+        if (!column_used[px]) continue;
+        uint8_t* out = dst + (py * v.sw + px) * size();
+        const int64_t lo = ColumnLo(v, px), hi = ColumnHi(v, px);
+        for (int64_t r = 0; r < hq; ++r) {
+          uint8_t* row = out + r * wq;
+          const int64_t iy = r * v.sh + py - v.ph;
+          if (iy < 0 || iy >= v.h) {
+            std::fill(row, row + wq, pad);
+            continue;
+          }
+          std::fill(row, row + lo, pad);
+          if (hi > lo) StridedCopy(x + iy * v.w + lo * v.sw + px - v.pw, v.sw, hi - lo, row + lo);
+          std::fill(row + hi, row + wq, pad);
+        }
+      }
+    }
+  }
+
+ private:
+  // Column stride 2 with both column phases read (3x3 and 7x7 stride 2): each input row is
+  // split into the two phase rows in one pass (Deinterleave2) instead of two strided copies.
+  void FillColumnPair(const Plane2D& v, int64_t py, const uint8_t* x, uint8_t pad, uint8_t* dst) const {
+    uint8_t* out0 = dst + py * 2 * size();
+    uint8_t* out1 = out0 + size();
+    const int64_t lo0 = ColumnLo(v, 0), hi0 = ColumnHi(v, 0), lo1 = ColumnLo(v, 1), hi1 = ColumnHi(v, 1);
+    const int64_t a = std::max(lo0, lo1), b = std::max(a, std::min(hi0, hi1));  // both inside
+    for (int64_t r = 0; r < hq; ++r) {
+      uint8_t* row0 = out0 + r * wq;
+      uint8_t* row1 = out1 + r * wq;
+      const int64_t iy = r * v.sh + py - v.ph;
+      if (iy < 0 || iy >= v.h) {
+        std::fill(row0, row0 + wq, pad);
+        std::fill(row1, row1 + wq, pad);
+        continue;
+      }
+      const uint8_t* in = x + iy * v.w;  // column q of phase px: in[2 q + px - pw]
+      std::fill(row0, row0 + lo0, pad);
+      std::fill(row1, row1 + lo1, pad);
+      for (int64_t q = lo0; q < std::min(a, hi0); ++q) row0[q] = in[2 * q - v.pw];
+      for (int64_t q = lo1; q < std::min(a, hi1); ++q) row1[q] = in[2 * q + 1 - v.pw];
+      if (b > a) Deinterleave2(in + 2 * a - v.pw, b - a, row0 + a, row1 + a);
+      for (int64_t q = std::max(a, b); q < hi0; ++q) row0[q] = in[2 * q - v.pw];
+      for (int64_t q = std::max(a, b); q < hi1; ++q) row1[q] = in[2 * q + 1 - v.pw];
+      std::fill(row0 + hi0, row0 + wq, pad);
+      std::fill(row1 + hi1, row1 + wq, pad);
+    }
+  }
+};
+
 // Blocking of the GEMM path, from the shape alone: columns per spatial block (a multiple of
 // nr whose packed panels stay near kPanelBudget bytes, at most kMaxColumns, balanced) and
 // rows per channel block (a multiple of mr, at most about kMaxRows).
@@ -429,19 +533,28 @@ Status IntegerConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const con
   for (int d = 0; d < g.rank; ++d) {
     in_place = in_place && g.strides[d] == 1 && g.pads_begin[d] == 0 && g.pads_end[d] == 0;
   }
-  // Other stride-1 1-D/2-D convolutions: the input planes copied once with their padding
-  // (the zero point byte) at the padded width wp. On the grid of positions oy * wp + ox,
-  // im2col row (c, ky, kx) is one contiguous span of padded plane c from ky * dh * wp +
-  // kx * dw, so blocks are packed from the planes with no im2col copy; the grid's columns
-  // ox >= ow are computed and dropped. Taken when they are at most a third of a row: an
+  // Other 1-D/2-D convolutions: the input planes copied once with their padding (the zero
+  // point byte), split by stride phase (PhasePlanes; stride 1: one phase of the padded
+  // width). On the grid of positions oy * wp + ox (wp the phase width), im2col row (c, ky,
+  // kx) is one contiguous span of a phase plane of channel c, so blocks are packed from the
+  // planes with no im2col copy; the grid's columns ox >= ow are computed and dropped. The
+  // copy is one pass over the input where a strided im2col wrote every tap (perf at 1
+  // thread of cnn_static's 3x3 stride 2 layer alone, 32 -> 64 on 56x56: its im2col took
+  // twice its tiles' time). Taken when they are at most a third of a row: an
   // im2col row of a small plane is oh short spans (fill, copy, fill each), which the
   // profile of ResNet-18's 14x14 and 7x7 3x3 layers shows costing more than the grid's
   // extra columns (2 of 16 and 2 of 9 there).
-  const int64_t wp = plane.ow + (plane.kw - 1) * plane.dw, hp = plane.oh + (plane.kh - 1) * plane.dh;
-  bool padded = !in_place && plane.ok && (wp - plane.ow) * 3 <= plane.ow;
-  for (int d = 0; d < g.rank; ++d) padded = padded && g.strides[d] == 1;
+  const PhasePlanes phases(plane);
+  const int64_t wp = phases.wq;
+  const bool padded = !in_place && plane.ok && (wp - plane.ow) * 3 <= plane.ow;
   const int64_t grid = padded ? (plane.oh - 1) * wp + plane.ow : positions;  // columns of the product
-  const int64_t plane_stride = hp * wp;
+  const int64_t plane_stride = plane.sh * plane.sw * phases.size();          // per input channel
+  std::vector<int64_t> tap_offsets;  // of tap ky * kw + kx in a channel's phase planes
+  if (padded) {
+    for (int64_t ky = 0; ky < plane.kh; ++ky) {
+      for (int64_t kx = 0; kx < plane.kw; ++kx) tap_offsets.push_back(phases.TapOffset(plane, ky, kx));
+    }
+  }
   // At most `widest` columns per block, the columns spread evenly over the fewest such
   // blocks (784 positions: 4 x 224 rather than 3 x 256 + 16).
   const int64_t widest = std::min(RoundUpTo(std::min(grid, kMaxColumns), nr),
@@ -464,7 +577,13 @@ Status IntegerConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const con
   const size_t panel_bytes = aligned(igemm::IgemmBBlockBytes(first, cols_block));
   const size_t sum_bytes = aligned(sizeof(int32_t) * static_cast<size_t>(cols_block));
   const size_t c_bytes = aligned(sizeof(int32_t) * static_cast<size_t>(rows_block * ldc));
-  const size_t per = col_bytes + panel_bytes + sum_bytes + c_bytes;
+  // On the grid with an 8-bit output, a C row is requantized whole (one call over all its
+  // columns, the dropped ones included) into a byte row whose runs are then copied out:
+  // requantizing each grid row's run separately cost 2.6x as many instructions (callgrind,
+  // AVX2, 28-wide runs) as the whole row, and ResNet-18's 14- and 7-wide rows are shorter.
+  const bool byte_rows = padded && out.y8 != nullptr;
+  const size_t row_bytes = byte_rows ? aligned(static_cast<size_t>(cols_block)) : 0;
+  const size_t per = col_bytes + panel_bytes + sum_bytes + c_bytes + row_bytes;
   const size_t padded_bytes = padded ? aligned(static_cast<size_t>(g.batch * g.in_channels * plane_stride)) : 0;
   ScratchArena arena(ctx.allocator(), padded_bytes + per * static_cast<size_t>(participants) + 128);
   OL_RETURN_IF_ERROR(arena.status());
@@ -480,7 +599,7 @@ Status IntegerConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const con
   if (padded) {
     const auto pad_planes = [&](int64_t begin, int64_t end) {
       for (int64_t e = begin; e < end; ++e) {
-        PadPlane(plane, hp, wp, xb + e * g.in_size, pad, padded_planes + e * plane_stride);
+        phases.Fill(plane, xb + e * g.in_size, pad, padded_planes + e * plane_stride);
       }
       return Status::Ok();
     };
@@ -498,6 +617,7 @@ Status IntegerConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const con
     igemm::IgemmBBlock block{mine + col_bytes, reinterpret_cast<int32_t*>(mine + col_bytes + panel_bytes), 0, x_signed,
                              in.x_zp};
     auto* c = reinterpret_cast<int32_t*>(mine + col_bytes + panel_bytes + sum_bytes);
+    auto* bytes = reinterpret_cast<uint8_t*>(mine + col_bytes + panel_bytes + sum_bytes + c_bytes);
     int64_t packed_unit = -1;  // (image, group, spatial block) whose columns are packed
     for (int64_t task = begin; task < end; ++task) {
       // Channel blocks of one spatial block are consecutive: its columns are packed once.
@@ -513,13 +633,9 @@ Status IntegerConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const con
         } else if (padded) {
           auto* rows = reinterpret_cast<const uint8_t**>(col);
           const uint8_t* planes = padded_planes + (n * g.in_channels + gi * g.in_per_group()) * plane_stride + p0;
+          const int64_t taps = plane.kh * plane.kw;
           for (int64_t c = 0; c < g.in_per_group(); ++c) {
-            for (int64_t ky = 0; ky < plane.kh; ++ky) {
-              for (int64_t kx = 0; kx < plane.kw; ++kx) {
-                rows[(c * plane.kh + ky) * plane.kw + kx] =
-                    planes + c * plane_stride + ky * plane.dh * wp + kx * plane.dw;
-              }
-            }
+            for (int64_t t = 0; t < taps; ++t) rows[c * taps + t] = planes + c * plane_stride + tap_offsets[t];
           }
           igemm::IgemmPackBBlockRows(a, rows, &block);
         } else {
@@ -537,10 +653,18 @@ Status IntegerConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const con
           continue;
         }
         // Grid column p is output (p / wp, p % wp) when p % wp < ow: one run per grid row.
+        if (byte_rows) out.Requantize(m, cols, c + r * ldc, bytes);
         int64_t oy = p0 / wp, ox = p0 % wp;
         for (int64_t j = 0; j < cols; ++oy, ox = 0) {
           const int64_t run = std::min(cols - j, wp - ox);
-          if (ox < plane.ow) out.Emit(g, n, m, oy * plane.ow + ox, std::min(run, plane.ow - ox), c + r * ldc + j);
+          if (ox < plane.ow) {
+            const int64_t p = oy * plane.ow + ox, count = std::min(run, plane.ow - ox);
+            if (byte_rows) {
+              std::memcpy(out.Byte(g, n, m, p), bytes + j, static_cast<size_t>(count));
+            } else {
+              out.Emit(g, n, m, p, count, c + r * ldc + j);
+            }
+          }
           j += run;
         }
       }

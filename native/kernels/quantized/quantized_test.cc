@@ -318,10 +318,10 @@ TEST(QLinearConv, ManySmallGroupsRunInParallelOverImagesAndGroups) {
 // direct depthwise path, against the direct 64-bit convolution: uint8/int8 activations and
 // weights in every combination, per-channel weight zero points and scales, padding with
 // the input zero point, strides, dilations, groups with odd channel counts, 1x1 stride 1
-// (columns read in place) and strided, stride 1 on wide enough rows (packed from padded
-// planes on the padded-width grid), K large enough for narrow spatial blocks, more
-// channels than one channel block, more positions than one spatial block, depthwise 3x3
-// and 5x5. Weights constant (packed at creation) or an input (packed per run).
+// (columns read in place) and strided, rows wide enough for the grid (packed from padded
+// planes split by stride phase, on the phase-width grid) and too narrow (im2col), K large enough for narrow spatial
+// blocks, more channels than one channel block, more positions than one spatial block, depthwise 3x3 and 5x5. Weights
+// constant (packed at creation) or an input (packed per run).
 struct ConvCase {
   const char* name;
   int64_t n, c, h, w, m, k, group, stride, pad, dilation;
@@ -433,12 +433,18 @@ INSTANTIATE_TEST_SUITE_P(
                                          // 5x5 pad 2 on a 5-wide plane: the grid's extra columns
                                          // would be most of a row, so stride 1 takes im2col.
                                          ConvCase{"stride1_im2col_wide_kernel", 2, 6, 6, 5, 13, 5, 1, 1, 2, 1},
-                                         // Strided (im2col): ResNet's 3x3 stride 2 pad 1, its 7x7
-                                         // stride 2 pad 3 stem, stride 3 over a 2x2 kernel, groups.
+                                         // Strided (phase planes on the phase-width grid): ResNet's
+                                         // 3x3 stride 2 pad 1, its 7x7 stride 2 pad 3 stem, stride 3
+                                         // over a 2x2 kernel, groups, and dilation 3 at stride 2
+                                         // (taps alternate between phases 0 and 1).
                                          ConvCase{"stride2_3x3", 1, 6, 30, 31, 13, 3, 1, 2, 1, 1},
                                          ConvCase{"stride2_7x7_pad3", 1, 3, 40, 38, 16, 7, 1, 2, 3, 1},
                                          ConvCase{"stride3_2x2", 2, 5, 20, 23, 7, 2, 1, 3, 0, 1},
                                          ConvCase{"groups_stride2", 2, 6, 14, 16, 9, 3, 3, 2, 1, 1},
+                                         ConvCase{"stride2_dilation3_mixed_phases", 1, 5, 25, 26, 11, 3, 1, 2, 3, 3},
+                                         // 5x5 stride 2 pad 2 on a 6-wide plane (3 outputs a row):
+                                         // the grid's extra columns would be 2 of 5, so im2col.
+                                         ConvCase{"stride2_im2col_small_plane", 2, 6, 6, 6, 13, 5, 1, 2, 2, 1},
                                          ConvCase{"depthwise_3x3", 2, 13, 10, 9, 13, 3, 13, 1, 1, 1},
                                          ConvCase{"depthwise_5x5_stride2_dilated", 1, 7, 17, 16, 7, 5, 7, 2, 3, 2}),
                        ::testing::Values(0, 1, 2, 3)),
