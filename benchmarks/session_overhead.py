@@ -1,10 +1,14 @@
-"""Per-node session overhead: a chain of small Add nodes run by onnx-light and by ONNX
-Runtime in one process, with the same thread count. Benchmark, not a test.
+"""Per-run and per-node session overhead: chains of N tiny nodes (Add or Identity on a few
+floats) run by onnx-light and by ONNX Runtime in one process, same thread count, graph
+rewrites off in both (each executes every node). Benchmark, not a test.
 
-    ./bazelw run //benchmarks:session_overhead -- --nodes 200 --elements 16 --threads 1
+    ./bazelw run //benchmarks:session_overhead -- --nodes 1,4,16,64,256 --op Add --threads 1
 
-Prints raw per-run samples (microseconds), medians, the per-node overhead of each runtime
-(median run time / nodes) and the ratio onnx-light / ONNX Runtime.
+For each N the two runtimes alternate in rounds (machine noise hits both alike). Prints the
+raw per-run samples (microseconds), the medians, and a least-squares line through the
+medians over N for each runtime: intercept = fixed cost of a run (binding, feeds, outputs,
+frame), slope = cost per node (executor loop, kernel dispatch, output allocation); the
+kernels' own arithmetic on 16 floats is a few ns of it.
 """
 
 import json
@@ -20,25 +24,29 @@ from onnx import TensorProto, helper
 from benchmarks.ort_reference import ort_session
 
 FLAGS = flags.FLAGS
-flags.DEFINE_integer("nodes", 200, "Add nodes in the chain")
-flags.DEFINE_integer("elements", 16, "elements of the float tensor each node adds")
+flags.DEFINE_list("nodes", ["1", "2", "4", "8", "16", "32", "64", "128", "256"], "chain lengths")
+flags.DEFINE_enum("op", "Add", ["Add", "Identity"], "the chain's op (Add reads a constant too)")
+flags.DEFINE_integer("elements", 16, "elements of the float tensor each node reads")
 flags.DEFINE_integer("threads", 1, "threads of both runtimes")
-flags.DEFINE_integer("repeats", 200, "timed runs per runtime")
+flags.DEFINE_integer("repeats", 200, "timed runs per runtime and chain length")
+flags.DEFINE_integer("rounds", 5, "rounds the repeats are split over, the runtimes alternating")
 flags.DEFINE_integer("warmup", 20, "untimed runs before each block")
 flags.DEFINE_string("json", None, "also write the samples here")
 
 
-def add_chain(nodes, elements):
-    """y = x + c + c + ... (nodes Adds), each on a small float tensor."""
+def chain(op, nodes, elements):
+    """y = x + c + c + ... (Add) or x through `nodes` Identity nodes, on float[elements]."""
     inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [elements])]
     const = helper.make_tensor("c", TensorProto.FLOAT, [elements], np.full(elements, 0.5, np.float32).tolist())
-    chain, previous = [], "x"
+    body, previous = [], "x"
     for i in range(nodes):
         out = f"t{i}"
-        chain.append(helper.make_node("Add", [previous, "c"], [out], name=f"add{i}"))
+        node_inputs = [previous, "c"] if op == "Add" else [previous]
+        body.append(helper.make_node(op, node_inputs, [out], name=f"{op.lower()}{i}"))
         previous = out
     outputs = [helper.make_tensor_value_info(previous, TensorProto.FLOAT, [elements])]
-    graph = helper.make_graph(chain, "add_chain", inputs, outputs, initializer=[const])
+    initializers = [const] if op == "Add" else []  # an unread initializer makes ORT warn
+    graph = helper.make_graph(body, f"{op.lower()}_chain", inputs, outputs, initializer=initializers)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
 
@@ -53,50 +61,51 @@ def sample(run, repeats, warmup):
     return samples
 
 
-def main(argv: list[str]) -> None:
-    del argv  # flags only
+def line_fit(xs, ys):
+    """(intercept, slope) of the least-squares line through (xs, ys)."""
+    slope, intercept = np.polyfit(np.asarray(xs, float), np.asarray(ys, float), 1)
+    return float(intercept), float(slope)
 
-    model = add_chain(FLAGS.nodes, FLAGS.elements).SerializeToString()
+
+def measure(nodes):
+    model = chain(FLAGS.op, nodes, FLAGS.elements).SerializeToString()
     x = np.random.default_rng(0).standard_normal(FLAGS.elements).astype(np.float32)
     feeds = {"x": x}
-
-    ours = onnx_light.InferenceSession(model, cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=FLAGS.threads))
-    # No graph rewrites: both runtimes execute the same 200 nodes.
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = FLAGS.threads
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    ours = onnx_light.InferenceSession(model, sess_options=options)
     theirs = ort_session(model, FLAGS.threads, ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
-
-    expected = x + 0.5 * FLAGS.nodes
+    expected = x + 0.5 * nodes if FLAGS.op == "Add" else x
     np.testing.assert_allclose(ours.run(None, feeds)[0], expected, rtol=1e-5)
     np.testing.assert_allclose(theirs.run(None, feeds)[0], expected, rtol=1e-5)
-
-    # Interleave the two runtimes in rounds so that machine noise hits both alike.
     ours_samples, theirs_samples = [], []
-    rounds = 5
-    for _ in range(rounds):
-        ours_samples += sample(lambda: ours.run(None, feeds), FLAGS.repeats // rounds, FLAGS.warmup)
-        theirs_samples += sample(lambda: theirs.run(None, feeds), FLAGS.repeats // rounds, FLAGS.warmup)
+    for _ in range(FLAGS.rounds):
+        ours_samples += sample(lambda: ours.run(None, feeds), FLAGS.repeats // FLAGS.rounds, FLAGS.warmup)
+        theirs_samples += sample(lambda: theirs.run(None, feeds), FLAGS.repeats // FLAGS.rounds, FLAGS.warmup)
+    return ours_samples, theirs_samples
 
-    ours_median, theirs_median = statistics.median(ours_samples), statistics.median(theirs_samples)
-    print(
-        f"chain of {FLAGS.nodes} Add nodes on float[{FLAGS.elements}], {FLAGS.threads} thread(s), "
-        f"{len(ours_samples)} runs each"
-    )
-    print(f"onnx-light   run: median {ours_median:9.1f} us  per node {1000 * ours_median / FLAGS.nodes:7.1f} ns")
-    print(f"onnxruntime  run: median {theirs_median:9.1f} us  per node {1000 * theirs_median / FLAGS.nodes:7.1f} ns")
-    print(f"ratio onnx-light / onnxruntime: {ours_median / theirs_median:.2f}")
-    print("raw onnx-light samples (us):", " ".join(f"{s:.1f}" for s in ours_samples))
-    print("raw onnxruntime samples (us):", " ".join(f"{s:.1f}" for s in theirs_samples))
+
+def main(argv: list[str]) -> None:
+    del argv  # flags only
+    lengths = [int(n) for n in FLAGS.nodes]
+    rows = {}
+    print(f"chains of {FLAGS.op} on float[{FLAGS.elements}], {FLAGS.threads} thread(s), {FLAGS.repeats} runs each")
+    print(f"{'nodes':>6} {'onnx-light us':>14} {'onnxruntime us':>15} {'ratio':>6}")
+    for n in lengths:
+        ours_samples, theirs_samples = measure(n)
+        rows[n] = {"onnx_light_us": ours_samples, "onnxruntime_us": theirs_samples}
+        om, tm = statistics.median(ours_samples), statistics.median(theirs_samples)
+        print(f"{n:>6} {om:>14.2f} {tm:>15.2f} {om / tm:>6.2f}", flush=True)
+    for side, label in (("onnx_light_us", "onnx-light"), ("onnxruntime_us", "onnxruntime")):
+        intercept, slope = line_fit(lengths, [statistics.median(rows[n][side]) for n in lengths])
+        print(f"{label:<12} fixed per run {intercept:8.2f} us   per node {1000 * slope:8.1f} ns")
+    for n in lengths:
+        for side, label in (("onnx_light_us", "onnx-light"), ("onnxruntime_us", "onnxruntime")):
+            print(f"raw {label} N={n} (us):", " ".join(f"{s:.1f}" for s in rows[n][side]))
     if FLAGS.json:
         with open(FLAGS.json, "w") as f:
-            json.dump(
-                {
-                    "nodes": FLAGS.nodes,
-                    "elements": FLAGS.elements,
-                    "threads": FLAGS.threads,
-                    "onnx_light_us": ours_samples,
-                    "onnxruntime_us": theirs_samples,
-                },
-                f,
-            )
+            json.dump({"op": FLAGS.op, "elements": FLAGS.elements, "threads": FLAGS.threads, "chains": rows}, f)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,17 @@ def test_document_structure() -> None:
         assert set(r["ort_disable_all_nodes"]) == set(r["onnx_light_nodes"])  # same graph, node for node
     markdown = attribution.markdown(DOC)
     assert f"## {SMALLEST.name}, 2 thread(s)" in markdown and "| Gemm |" in markdown
+    assert "ours outside nodes ms" in markdown
+
+
+def test_outside_nodes_is_run_time_minus_the_same_runs_node_sum() -> None:
+    for r in DOC["results"]:
+        outside = r["onnx_light_outside_nodes"]
+        assert len(outside["samples_ms"]) == 2
+        assert 0 < outside["node_sum_median_ms"] < outside["run_median_ms"]
+        # Every sample is one run's wall time minus that run's own node sum: never negative.
+        assert all(s > 0 for s in outside["samples_ms"])
+        assert outside["median_ms"] < outside["run_median_ms"]
 
 
 def test_blocks_in_rounds_take_the_median_of_per_round_ratios() -> None:

@@ -91,6 +91,20 @@ KernelContext::KernelContext(const std::string* op, const std::string* node_name
       parallel_(parallel),
       subgraphs_(subgraphs) {}
 
+void KernelContext::Reset(const std::string* op, const std::string* node_name, int num_outputs,
+                          ParallelContext parallel) {
+  op_ = op;
+  node_name_ = node_name;
+  inputs_.clear();
+  outputs_.clear();
+  outputs_.resize(num_outputs);
+  offered_output_ = -1;
+  offered_buffer_ = Tensor();
+  parallel_ = parallel;
+  copies_ = 0;
+  peak_scratch_ = 0;
+}
+
 std::string KernelContext::Where() const { return Describe(*op_, *node_name_); }
 
 const Tensor* KernelContext::input(int i) const {

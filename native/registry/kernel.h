@@ -170,6 +170,14 @@ class KernelContext {
   int64_t copies() const { return copies_; }
   int64_t peak_scratch() const { return peak_scratch_; }
 
+  // For a runner that executes node after node (Session's): makes this the context of
+  // the next node, with no inputs yet (add them through mutable_inputs()), num_outputs
+  // empty outputs, nothing offered and zero accounting. The input and output vectors
+  // keep their capacity, so a run allocates nothing per node for them. The previous
+  // node's outputs must have been taken (moved) out of outputs() before.
+  void Reset(const std::string* op, const std::string* node_name, int num_outputs, ParallelContext parallel);
+  std::vector<const Value*>& mutable_inputs() { return inputs_; }
+
  private:
   const std::string* op_;
   const std::string* node_name_;

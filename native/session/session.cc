@@ -196,19 +196,21 @@ class Session::Runner final : public SubgraphRunner {
   }
 
   Status ExecuteNodes(const GraphPlan& plan, std::vector<Value>& frame) {
-    std::vector<const Value*> inputs;
+    // One context for the whole plan, re-targeted at each node (KernelContext::Reset): its
+    // input and output vectors are allocated once per run, not once per node. A subgraph
+    // that a node runs gets its own (ExecuteNodes is re-entered).
+    static const std::string kNoNode;
+    KernelContext ctx(&kNoNode, &kNoNode, {}, 0, session_.allocator_.get(), parallel_, this);
     for (const auto& planned : plan.nodes) {
       PlannedNode& node = *planned;
       OL_RETURN_IF_ERROR(CheckCancelled(node));
-      inputs.clear();
+      ParallelContext parallel = parallel_;
+      parallel.kernel = node.node->op.c_str();
+      ctx.Reset(&node.node->op, &node.node->name, static_cast<int>(node.outputs.size()), parallel);
+      std::vector<const Value*>& inputs = ctx.mutable_inputs();
       for (int slot : node.inputs) inputs.push_back(slot < 0 ? nullptr : &frame[slot]);
       OL_ASSIGN_OR_RETURN(const KernelInstance* instance, KernelFor(node, inputs));
       OpKernel* kernel = instance->kernel.get();
-
-      ParallelContext parallel = parallel_;
-      parallel.kernel = node.node->op.c_str();
-      KernelContext ctx(&node.node->op, &node.node->name, inputs, static_cast<int>(node.outputs.size()),
-                        session_.allocator_.get(), parallel, this);
       OfferInPlaceBuffer(node, *instance->def, frame, ctx);
       EventCollector* events = options_.events;
       const int64_t start = events ? NowNanos() : 0;

@@ -324,6 +324,46 @@ TEST(SessionTest, AKernelRunningOutOfHeapIsResourceExhaustedNamingTheNode) {
   EXPECT_NE(s.message().find("bad_alloc"), std::string::npos) << s.message();
 }
 
+// The runner re-targets one kernel context at node after node (KernelContext::Reset):
+// each node sees exactly its own inputs and outputs, no copies recorded by the node
+// before, and no value an earlier node left in an output it did not produce.
+class SessionContextReuseTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(SessionContextReuseTest, EachNodeSeesOnlyItsOwnInputsOutputsAndAccounting) {
+  auto g = NewGraph();
+  g->inputs.push_back(FloatInfo("x", {2}));
+  g->nodes.push_back(MakeNode("TestArity", "three_in", {"x", "x", "x"}, {"a", "a_unused"}));
+  g->nodes.push_back(MakeNode("TestArity", "one_in", {"x"}, {"b"}));
+  g->nodes.push_back(MakeNode("TestArity", "two_in", {"a", "b"}, {"c", "c_unset", "d_unset"}));
+  g->outputs.push_back(FloatInfo("a", {3}));
+  g->outputs.push_back(FloatInfo("b", {3}));
+  g->outputs.push_back(FloatInfo("c", {3}));
+  g->outputs.push_back(FloatInfo("d_unset", {3}));
+  auto session = MustCreate(g, GetParam());
+  for (int run = 0; run < 2; ++run) {
+    EventCollector events;
+    RunOptions options;
+    options.events = &events;
+    auto out = session->Run({{"x", Value(Floats({2}, 1))}}, {}, options);
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    const auto counts = [&](int i) {
+      const float* v = (*out)[i].tensor().data<float>();
+      return std::vector<float>{v[0], v[1], v[2]};
+    };
+    EXPECT_EQ(counts(0), (std::vector<float>{3, 2, 0}));
+    EXPECT_EQ(counts(1), (std::vector<float>{1, 1, 0}));
+    EXPECT_EQ(counts(2), (std::vector<float>{2, 3, 0}));
+    EXPECT_TRUE((*out)[3].is_none()) << "an output its node left unset stays empty";
+    ASSERT_EQ(events.nodes().size(), 3u);
+    for (const NodeEvent& e : events.nodes()) EXPECT_EQ(e.copies, 5) << e.node;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Threads, SessionContextReuseTest, ::testing::Values(1, 2),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return std::to_string(info.param) + "_threads";
+                         });
+
 TEST(SessionTest, RecordsNodeEvents) {
   auto session = MustCreate(AddChain(3, 8));
   EventCollector events;

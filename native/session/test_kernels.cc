@@ -156,6 +156,22 @@ class TestBadAlloc : public OpKernel {
   Status Compute(KernelContext&) override { throw std::bad_alloc(); }
 };
 
+// What the context shows the node: output 0 = float[3] {inputs, outputs, copies recorded
+// so far}; then records 5 copies and leaves every other output unset. A runner that
+// reuses one context across nodes must show the next node its own counts and zero copies.
+class TestArity : public OpKernel {
+ public:
+  Status Init(const KernelInfo&) { return Status::Ok(); }
+  Status Compute(KernelContext& ctx) override {
+    OL_ASSIGN_OR_RETURN(Tensor * out, ctx.AllocateOutput(0, DataType::kFloat, Shape({3})));
+    out->data<float>()[0] = static_cast<float>(ctx.num_inputs());
+    out->data<float>()[1] = static_cast<float>(ctx.num_outputs());
+    out->data<float>()[2] = static_cast<float>(ctx.copies());
+    ctx.RecordCopy(5);
+    return Status::Ok();
+  }
+};
+
 KernelDef Def(const char* op, KernelFactory factory, std::vector<ParamSpec> tuning = {}) {
   KernelDef def;
   def.domain = "test.session";
@@ -180,6 +196,9 @@ OL_REGISTER_KERNELS(session_test_kernels) {
   registry.Add(Def("TestSlow", MakeKernel<TestSlow>()));
   registry.Add(Def("TestConstants", MakeKernel<TestConstants>()));
   registry.Add(Def("TestBadAlloc", MakeKernel<TestBadAlloc>()));
+  KernelDef arity = Def("TestArity", MakeKernel<TestArity>());
+  arity.dispatch_input = -1;
+  registry.Add(std::move(arity));
   KernelDef absorb = Def("TestAbsorb", MakeKernel<TestAbsorb>());
   absorb.element_types = {DataType::kFloat};  // input 0's type picks it: unknown -> created at run time
   registry.Add(std::move(absorb));
