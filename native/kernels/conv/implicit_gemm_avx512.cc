@@ -134,12 +134,27 @@ constexpr std::array<TileFn, sizeof...(kSplits)> LayoutTable(std::integer_sequen
   return {TileWithLayout<kRows, kVecs, kSplits, kStride>...};
 }
 
-// kRows positions x 16 * kVecs output channels: finds the rows' layout (TileWithLayout)
-// and runs the loop compiled for it (the 12 x 32 tile). Every layout sums each accumulator in k order with
-// the same fused multiply-adds, so the layout changes no bit.
-template <int kRows, int kVecs>
+// The loops of tiles cut to their first 1, 2, ..., kRows - 1 rows (index valid - 1).
+template <int kVecs, int... kValid>
+constexpr std::array<TileFn, sizeof...(kValid)> PartialTable(std::integer_sequence<int, kValid...>) {
+  return {TileWithLayout<kValid + 1, kVecs, 0, 1>...};
+}
+
+// kRows positions x 16 * kVecs output channels. A tile with fewer valid positions (the last
+// of an image: 1 of 6 rows at 7 x 7) runs a loop of just those rows, instead of FMAs for
+// rows that are discarded. A full tile finds its rows' layout (TileWithLayout) and runs the
+// loop compiled for it when kLayouts (the 12 x 32 tile). Every loop sums each accumulator
+// in k order with the same fused multiply-adds, so neither choice changes a bit.
+template <int kRows, int kVecs, bool kLayouts>
 void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w, const float* bias,
           int valid, float* y, int64_t ldy) {
+  static constexpr std::array<TileFn, kRows - 1> kPartial =
+      PartialTable<kVecs>(std::make_integer_sequence<int, kRows - 1>());
+  if (valid < kRows) {
+    if (valid > 0) kPartial[valid - 1](k_count, offsets, rows, w, bias, valid, y, ldy);
+    return;
+  }
+  if (!kLayouts) return TileWithLayout<kRows, kVecs, 0, 1>(k_count, offsets, rows, w, bias, valid, y, ldy);
   // Index [split] (0 = general), per stride 1 and 2.
   static constexpr std::array<TileFn, kRows + 1> kStride1 =
       LayoutTable<kRows, kVecs, 1>(std::make_integer_sequence<int, kRows + 1>());
@@ -168,12 +183,12 @@ void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, con
 void ImplicitTile6x64Avx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
                             const float* bias, int valid, float* y, int64_t ldy) {
   // 6 row pointers fit in general registers: one loop serves every layout.
-  TileWithLayout<6, 4, 0, 1>(k_count, offsets, rows, w, bias, valid, y, ldy);
+  Tile<6, 4, false>(k_count, offsets, rows, w, bias, valid, y, ldy);
 }
 
 void ImplicitTile12x32Avx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
                              const float* bias, int valid, float* y, int64_t ldy) {
-  Tile<12, 2>(k_count, offsets, rows, w, bias, valid, y, ldy);
+  Tile<12, 2, true>(k_count, offsets, rows, w, bias, valid, y, ldy);
 }
 
 }  // namespace conv
