@@ -29,7 +29,7 @@ namespace onnx_light {
 namespace conv {
 namespace {
 
-// TileFn (implicit_gemm.h), whose contract every tile here keeps.
+// ImplicitTileFn (implicit_gemm.h), whose contract every tile here keeps.
 using TileFn = void (*)(int64_t, const int64_t*, const float* const*, const float*, const float*, int, float*, int64_t);
 
 // r[i] holds position i of 16 channels (i < 8): writes out[c * ldy + i] for c < 16 and
@@ -91,7 +91,7 @@ __attribute__((noinline)) void StoreTile(const __m512 (&acc)[kRows][kVecs], cons
 // kSplit at rows[0] + kStride * i and rows i >= kSplit at rows[kSplit] + kStride * (i -
 // kSplit): the positions of at most two output rows (kSplit == kRows: one), kStride the
 // convolution's horizontal stride. Then every broadcast is one of two base registers plus
-// the tap's offset plus a constant displacement, and the loop needs six general registers.
+// the tap's offset plus a constant displacement, and the loop needs seven general registers.
 template <int kRows, int kVecs, int kSplit, int kStride>
 void TileWithLayout(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
                     const float* bias, int valid, float* y, int64_t ldy) {
