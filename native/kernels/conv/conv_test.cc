@@ -190,7 +190,9 @@ TEST(Conv, ImplicitGemmShapes) {
 
 // Every register tile of the implicit GEMM against ImplicitTileFn's contract evaluated in
 // k order with one fused multiply-add per tap (what the tiles do per lane), bit for bit,
-// for K counts that do and do not fill the tiles' 4-step main loop;
+// for K counts that do and do not fill the tiles' 4-step main loop and for every row
+// layout a tile may compile a loop for (scattered rows; one run of positions 1 or 2 apart;
+// two such runs split after each row; three runs; spacing 3);
 // positions at and past `valid` (and the row padding of ldy) stay untouched.
 class ImplicitTileVariantTest : public ::testing::TestWithParam<IsaVariant<conv::ImplicitTile>> {};
 // Empty off x86-64 (no tile there): convolutions take im2col + GEMM.
@@ -201,29 +203,45 @@ TEST_P(ImplicitTileVariantTest, MatchesTheContractInKOrder) {
   const conv::ImplicitTile tile = GetParam().impl;
   const std::vector<float> input = Random(4096, 11);
   const float kUntouched = -12345.0f;
+  // Row layouts: first element of row i relative to input + 100.
+  std::vector<std::vector<int64_t>> layouts;
+  layouts.push_back({});
+  for (int i = 0; i < tile.rows; ++i) layouts.back().push_back(100 * i + (i * 13) % 7);  // scattered
+  for (int spacing : {1, 2, 3}) {
+    for (int split = 1; split <= tile.rows; ++split) {  // split == rows: one run
+      layouts.push_back({});
+      for (int i = 0; i < tile.rows; ++i)
+        layouts.back().push_back(i < split ? spacing * i : 500 + spacing * (i - split));
+    }
+  }
+  layouts.push_back({});
+  for (int i = 0; i < tile.rows; ++i) layouts.back().push_back(1000 * (i / 3) + (i % 3));  // runs of 3
   for (int64_t k_count : {1, 4, 7, 37}) {  // the tiles step K by 4: none but remainder, none but whole steps, both
-    for (int valid : {tile.rows, tile.rows - 1, 1}) {
+    for (int valid = tile.rows; valid >= 1; --valid) {  // partial tiles may run loops of fewer rows
       for (bool with_bias : {false, true}) {
-        std::vector<int64_t> offsets(k_count);
-        for (int64_t k = 0; k < k_count; ++k) offsets[k] = (k * 37) % 97;
-        std::vector<const float*> rows(tile.rows);
-        for (int i = 0; i < tile.rows; ++i) rows[i] = input.data() + 100 * (i + 1) + (i * 13) % 7;
-        const std::vector<float> w = Random(k_count * tile.cols, 12), bias = Random(tile.cols, 13);
-        const int64_t ldy = valid + 3;
-        std::vector<float> y(tile.cols * ldy, kUntouched);
-        tile.fn(k_count, offsets.data(), rows.data(), w.data(), with_bias ? bias.data() : nullptr, valid, y.data(),
-                ldy);
-        for (int j = 0; j < tile.cols; ++j) {
-          for (int64_t i = 0; i < ldy; ++i) {
-            float expected = kUntouched;
-            if (i < valid) {
-              float acc = 0.0f;
-              for (int64_t k = 0; k < k_count; ++k)
-                acc = __builtin_fmaf(rows[i][offsets[k]], w[k * tile.cols + j], acc);
-              expected = acc + (with_bias ? bias[j] : 0.0f);
+        for (const std::vector<int64_t>& layout : layouts) {
+          std::vector<int64_t> offsets(k_count);
+          for (int64_t k = 0; k < k_count; ++k) offsets[k] = (k * 37) % 97;
+          std::vector<const float*> rows(tile.rows);
+          for (int i = 0; i < tile.rows; ++i) rows[i] = input.data() + 100 + layout[i];
+          const std::vector<float> w = Random(k_count * tile.cols, 12), bias = Random(tile.cols, 13);
+          const int64_t ldy = valid + 3;
+          std::vector<float> y(tile.cols * ldy, kUntouched);
+          tile.fn(k_count, offsets.data(), rows.data(), w.data(), with_bias ? bias.data() : nullptr, valid, y.data(),
+                  ldy);
+          for (int j = 0; j < tile.cols; ++j) {
+            for (int64_t i = 0; i < ldy; ++i) {
+              float expected = kUntouched;
+              if (i < valid) {
+                float acc = 0.0f;
+                for (int64_t k = 0; k < k_count; ++k)
+                  acc = __builtin_fmaf(rows[i][offsets[k]], w[k * tile.cols + j], acc);
+                expected = acc + (with_bias ? bias[j] : 0.0f);
+              }
+              ASSERT_EQ(y[j * ldy + i], expected)
+                  << GetParam().name << " k_count " << k_count << " valid " << valid << " bias " << with_bias
+                  << " layout " << (&layout - layouts.data()) << " channel " << j << " position " << i;
             }
-            ASSERT_EQ(y[j * ldy + i], expected) << GetParam().name << " k_count " << k_count << " valid " << valid
-                                                << " bias " << with_bias << " channel " << j << " position " << i;
           }
         }
       }

@@ -6,6 +6,11 @@
 // the input element themselves ({1to16} memory operands, 1.3 instructions per FMA instead
 // of 1.67) made conv3x3_64_56 31% and conv3x3_512_7 11% slower; 4 k steps per iteration
 // with the vbroadcastss kept was within noise (0.99, 1.05): the loop stays one step.
+// The 12 x 32 tile's 12 row pointers do not fit beside its loop's other general registers
+// (GCC parks four in xmm registers: 47 instructions a k step); when its rows lie in at most
+// two runs of equally spaced positions (horizontal stride 1 or 2: most tiles) a loop
+// compiled for that layout reads them from two base registers (44 instructions, nothing
+// parked). The 6 x 64 tile's loop parks nothing and keeps one loop (objdump -d of the .o).
 // Compiled with AVX-512 flags by isa_library; implicit_gemm.cc lists them in
 // ImplicitTileVariants() and reaches them only after IsaEnabled(Isa::kAvx512).
 #include "native/kernels/conv/implicit_gemm_avx512.h"
@@ -16,9 +21,16 @@
 #endif
 #include <immintrin.h>
 
+#include <array>
+#include <cstddef>
+#include <utility>
+
 namespace onnx_light {
 namespace conv {
 namespace {
+
+// ImplicitTileFn (implicit_gemm.h), whose contract every tile here keeps.
+using TileFn = void (*)(int64_t, const int64_t*, const float* const*, const float*, const float*, int, float*, int64_t);
 
 // r[i] holds position i of 16 channels (i < 8): writes out[c * ldy + i] for c < 16 and
 // i < count. Two 4x4 transposes within each 128-bit lane, then each channel's 8 positions
@@ -50,36 +62,13 @@ inline void StoreTransposed8x16(const __m512 r[8], int count, float* out, int64_
   }
 }
 
-// kRows positions x 16 * kVecs output channels.
+// Adds acc (kRows positions x 16 * kVecs channels) + bias and stores it transposed: each
+// group of 8 positions x 16 channels becomes 16 runs of consecutive positions, one per
+// output plane. Not inlined: one copy serves every row layout below (it runs once a tile,
+// after k_count steps, so passing the accumulators through memory costs nothing measurable).
 template <int kRows, int kVecs>
-void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w, const float* bias,
-          int valid, float* y, int64_t ldy) {
-  constexpr int kCols = 16 * kVecs;
-  const float* row[kRows];
-#pragma GCC unroll 12
-  for (int i = 0; i < kRows; ++i) row[i] = rows[i];
-  __m512 acc[kRows][kVecs];
-#pragma GCC unroll 12
-  for (int i = 0; i < kRows; ++i) {
-#pragma GCC unroll 4
-    for (int v = 0; v < kVecs; ++v) acc[i][v] = _mm512_setzero_ps();
-  }
-  for (int64_t k = 0; k < k_count; ++k) {
-    const int64_t offset = offsets[k];
-    __m512 wv[kVecs];
-#pragma GCC unroll 4
-    for (int v = 0; v < kVecs; ++v) wv[v] = _mm512_loadu_ps(w + 16 * v);
-    _mm_prefetch(reinterpret_cast<const char*>(w + 8 * kCols), _MM_HINT_T0);
-#pragma GCC unroll 12
-    for (int i = 0; i < kRows; ++i) {
-      const __m512 a = _mm512_set1_ps(row[i][offset]);
-#pragma GCC unroll 4
-      for (int v = 0; v < kVecs; ++v) acc[i][v] = _mm512_fmadd_ps(a, wv[v], acc[i][v]);
-    }
-    w += kCols;
-  }
-  // Transposed stores: each group of 8 positions x 16 channels becomes 16 runs of
-  // consecutive positions, one per output plane.
+__attribute__((noinline)) void StoreTile(const __m512 (&acc)[kRows][kVecs], const float* bias, int valid, float* y,
+                                         int64_t ldy) {
 #pragma GCC unroll 4
   for (int v = 0; v < kVecs; ++v) {
     const __m512 b = bias != nullptr ? _mm512_loadu_ps(bias + 16 * v) : _mm512_setzero_ps();
@@ -96,16 +85,110 @@ void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, con
   }
 }
 
+// Where the tile's rows lie. kSplit == 0: anywhere, one pointer per row (rows[i]); the
+// 12-row tile then needs more general registers than x86-64 has, and the compiler parks
+// row pointers in vector registers inside the k loop. kSplit in [1, kRows]: rows i <
+// kSplit at rows[0] + kStride * i and rows i >= kSplit at rows[kSplit] + kStride * (i -
+// kSplit): the positions of at most two output rows (kSplit == kRows: one), kStride the
+// convolution's horizontal stride. Then every broadcast is one of two base registers plus
+// the tap's offset plus a constant displacement, and the loop needs seven general registers.
+template <int kRows, int kVecs, int kSplit, int kStride>
+void TileWithLayout(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
+                    const float* bias, int valid, float* y, int64_t ldy) {
+  constexpr int kCols = 16 * kVecs;
+  const float* row[kRows];
+  const float* const first = rows[0];
+  const float* const second = kSplit > 0 && kSplit < kRows ? rows[kSplit] : rows[0];
+  if (kSplit == 0) {
+#pragma GCC unroll 12
+    for (int i = 0; i < kRows; ++i) row[i] = rows[i];
+  }
+  __m512 acc[kRows][kVecs];
+#pragma GCC unroll 12
+  for (int i = 0; i < kRows; ++i) {
+#pragma GCC unroll 4
+    for (int v = 0; v < kVecs; ++v) acc[i][v] = _mm512_setzero_ps();
+  }
+  for (int64_t k = 0; k < k_count; ++k) {
+    const int64_t offset = offsets[k];
+    __m512 wv[kVecs];
+#pragma GCC unroll 4
+    for (int v = 0; v < kVecs; ++v) wv[v] = _mm512_loadu_ps(w + 16 * v);
+    _mm_prefetch(reinterpret_cast<const char*>(w + 8 * kCols), _MM_HINT_T0);
+#pragma GCC unroll 12
+    for (int i = 0; i < kRows; ++i) {
+      const float* p = kSplit == 0  ? row[i] + offset
+                       : i < kSplit ? first + offset + kStride * i
+                                    : second + offset + kStride * (i - kSplit);
+      const __m512 a = _mm512_set1_ps(*p);
+#pragma GCC unroll 4
+      for (int v = 0; v < kVecs; ++v) acc[i][v] = _mm512_fmadd_ps(a, wv[v], acc[i][v]);
+    }
+    w += kCols;
+  }
+  StoreTile<kRows, kVecs>(acc, bias, valid, y, ldy);
+}
+
+template <int kRows, int kVecs, int kStride, int... kSplits>
+constexpr std::array<TileFn, sizeof...(kSplits)> LayoutTable(std::integer_sequence<int, kSplits...>) {
+  return {TileWithLayout<kRows, kVecs, kSplits, kStride>...};
+}
+
+// The loops of tiles cut to their first 1, 2, ..., kRows - 1 rows (index valid - 1).
+template <int kVecs, int... kValid>
+constexpr std::array<TileFn, sizeof...(kValid)> PartialTable(std::integer_sequence<int, kValid...>) {
+  return {TileWithLayout<kValid + 1, kVecs, 0, 1>...};
+}
+
+// kRows positions x 16 * kVecs output channels. A tile with fewer valid positions (the last
+// of an image: 1 of 6 rows at 7 x 7) runs a loop of just those rows, instead of FMAs for
+// rows that are discarded. A full tile finds its rows' layout (TileWithLayout) and runs the
+// loop compiled for it when kLayouts (the 12 x 32 tile). Every loop sums each accumulator
+// in k order with the same fused multiply-adds, so neither choice changes a bit.
+template <int kRows, int kVecs, bool kLayouts>
+void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w, const float* bias,
+          int valid, float* y, int64_t ldy) {
+  static constexpr std::array<TileFn, kRows - 1> kPartial =
+      PartialTable<kVecs>(std::make_integer_sequence<int, kRows - 1>());
+  if (valid < kRows) {
+    if (valid > 0) kPartial[valid - 1](k_count, offsets, rows, w, bias, valid, y, ldy);
+    return;
+  }
+  if (!kLayouts) return TileWithLayout<kRows, kVecs, 0, 1>(k_count, offsets, rows, w, bias, valid, y, ldy);
+  // Index [split] (0 = general), per stride 1 and 2.
+  static constexpr std::array<TileFn, kRows + 1> kStride1 =
+      LayoutTable<kRows, kVecs, 1>(std::make_integer_sequence<int, kRows + 1>());
+  static constexpr std::array<TileFn, kRows + 1> kStride2 =
+      LayoutTable<kRows, kVecs, 2>(std::make_integer_sequence<int, kRows + 1>());
+  const std::ptrdiff_t stride = rows[kRows - 1] - rows[kRows - 2];
+  int split = 0;
+  if (stride == 1 || stride == 2) {
+    // The first row that does not follow its predecessor by `stride` starts the second
+    // run; any later break leaves the general loop.
+    split = kRows;
+    for (int i = 1; i < kRows; ++i) {
+      if (rows[i] - rows[i - 1] == stride) continue;
+      if (split != kRows) {
+        split = 0;
+        break;
+      }
+      split = i;
+    }
+  }
+  (stride == 2 ? kStride2 : kStride1)[split](k_count, offsets, rows, w, bias, valid, y, ldy);
+}
+
 }  // namespace
 
 void ImplicitTile6x64Avx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
                             const float* bias, int valid, float* y, int64_t ldy) {
-  Tile<6, 4>(k_count, offsets, rows, w, bias, valid, y, ldy);
+  // 6 row pointers fit in general registers: one loop serves every layout.
+  Tile<6, 4, false>(k_count, offsets, rows, w, bias, valid, y, ldy);
 }
 
 void ImplicitTile12x32Avx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
                              const float* bias, int valid, float* y, int64_t ldy) {
-  Tile<12, 2>(k_count, offsets, rows, w, bias, valid, y, ldy);
+  Tile<12, 2, true>(k_count, offsets, rows, w, bias, valid, y, ldy);
 }
 
 }  // namespace conv
