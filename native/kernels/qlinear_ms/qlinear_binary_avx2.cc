@@ -35,6 +35,15 @@ struct ByteLanes8 {
     const __m128i bytes = std::is_signed_v<Q> ? _mm_packs_epi16(words, words) : _mm_packus_epi16(words, words);
     _mm_storel_epi64(reinterpret_cast<__m128i*>(p), bytes);
   }
+  template <typename Q>
+  static void Narrow4(const VI v[4], Q* p) {
+    // Saturating packs work within 128-bit lanes: lane l of the result holds elements
+    // 4l..4l+3 of v[0], v[1], v[2], v[3]; one dword permutation puts them in order.
+    const __m256i ab = _mm256_packs_epi32(v[0], v[1]), cd = _mm256_packs_epi32(v[2], v[3]);
+    const __m256i bytes = std::is_signed_v<Q> ? _mm256_packs_epi16(ab, cd) : _mm256_packus_epi16(ab, cd);
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm256_permutevar8x32_epi32(bytes, order));
+  }
   static VI SubI(VI a, VI b) { return _mm256_sub_epi32(a, b); }
   static VI AddI(VI a, VI b) { return _mm256_add_epi32(a, b); }
   static VF ToFloat(VI a) { return _mm256_cvtepi32_ps(a); }

@@ -35,6 +35,15 @@ struct ByteLanes16 {
                                               : _mm512_cvtusepi32_epi8(_mm512_max_epi32(v, _mm512_setzero_si512()));
     _mm_storeu_si128(reinterpret_cast<__m128i*>(p), bytes);
   }
+  template <typename Q>
+  static void Narrow4(const VI v[4], Q* p) {
+    // Saturating packs work within 128-bit lanes: lane l of the result holds elements
+    // 4l..4l+3 of v[0], v[1], v[2], v[3]; one dword permutation puts them in order.
+    const __m512i ab = _mm512_packs_epi32(v[0], v[1]), cd = _mm512_packs_epi32(v[2], v[3]);
+    const __m512i bytes = std::is_signed_v<Q> ? _mm512_packs_epi16(ab, cd) : _mm512_packus_epi16(ab, cd);
+    const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    _mm512_storeu_si512(p, _mm512_permutexvar_epi32(order, bytes));
+  }
   static VI SubI(VI a, VI b) { return _mm512_sub_epi32(a, b); }
   static VI AddI(VI a, VI b) { return _mm512_add_epi32(a, b); }
   static VF ToFloat(VI a) { return _mm512_cvtepi32_ps(a); }

@@ -7,6 +7,7 @@
 //   SetF(float), SetI(int32_t)
 //   Widen<Q>(const Q* p) -> VI    kLanes bytes at p, sign- or zero-extended
 //   Narrow<Q>(VI v, Q* p)         v saturated to Q, stored as kLanes bytes at p
+//   Narrow4<Q>(const VI v[4], Q* p)  the same for four vectors, 4 * kLanes bytes in order
 //   SubI, AddI, ToFloat (exact for these integers), Mul, Add, Div (IEEE, rounded once)
 //   RoundClamped(VF q) -> VI      round_half_even(min(max(q, -2^16), 2^16)), NaN -> -2^16
 #pragma once
@@ -31,22 +32,28 @@ void BinaryLoop(const Q* a, const Q* b, Q* c, int64_t n, const QLinearBinaryPara
   VF xa = L::SetF(0.0f), xb = L::SetF(0.0f);
   if constexpr (kAStep == 0) xa = L::Mul(vsa, L::ToFloat(L::SubI(L::SetI(a[0]), vza)));
   if constexpr (kBStep == 0) xb = L::Mul(vsb, L::ToFloat(L::SubI(L::SetI(b[0]), vzb)));
-  auto block = [&](const Q* pa, const Q* pb, Q* pc) {
+  auto quantized = [&](const Q* pa, const Q* pb) -> VI {
     VF x = xa, y = xb;
     if constexpr (kAStep != 0) x = L::Mul(vsa, L::ToFloat(L::SubI(L::template Widen<Q>(pa), vza)));
     if constexpr (kBStep != 0) y = L::Mul(vsb, L::ToFloat(L::SubI(L::template Widen<Q>(pb), vzb)));
     const VF v = kMul ? L::Mul(x, y) : L::Add(x, y);
-    L::template Narrow<Q>(L::AddI(L::RoundClamped(L::Div(v, vsc)), vzc), pc);
+    return L::AddI(L::RoundClamped(L::Div(v, vsc)), vzc);
   };
   int64_t e = 0;
-  for (; e + kLanes <= n; e += kLanes) block(a + e * kAStep, b + e * kBStep, c + e);
+  // Four vectors per step, narrowed together (fewer packing instructions per element).
+  for (; e + 4 * kLanes <= n; e += 4 * kLanes) {
+    VI r[4];
+    for (int v = 0; v < 4; ++v) r[v] = quantized(a + (e + v * kLanes) * kAStep, b + (e + v * kLanes) * kBStep);
+    L::template Narrow4<Q>(r, c + e);
+  }
+  for (; e + kLanes <= n; e += kLanes) L::template Narrow<Q>(quantized(a + e * kAStep, b + e * kBStep), c + e);
   if (e < n) {
     // The tail through one padded vector: the same instructions as every other element.
     Q ta[kLanes] = {}, tb[kLanes] = {}, tc[kLanes];
     const int64_t rest = n - e;
     if constexpr (kAStep != 0) std::memcpy(ta, a + e, rest);
     if constexpr (kBStep != 0) std::memcpy(tb, b + e, rest);
-    block(ta, tb, tc);
+    L::template Narrow<Q>(quantized(ta, tb), tc);
     std::memcpy(c + e, tc, rest);
   }
 }

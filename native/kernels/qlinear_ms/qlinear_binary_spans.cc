@@ -33,6 +33,10 @@ struct ScalarLanes {
     constexpr int32_t lo = std::numeric_limits<Q>::min(), hi = std::numeric_limits<Q>::max();
     *p = static_cast<Q>(v < lo ? lo : (v > hi ? hi : v));
   }
+  template <typename Q>
+  static void Narrow4(const VI v[4], Q* p) {
+    for (int i = 0; i < 4; ++i) Narrow<Q>(v[i], p + i);
+  }
   static VI SubI(VI a, VI b) { return a - b; }
   static VI AddI(VI a, VI b) { return a + b; }
   static VF ToFloat(VI a) { return static_cast<float>(a); }
@@ -73,6 +77,12 @@ struct ByteLanes4 {
     const __m128i bytes = std::is_signed_v<Q> ? _mm_packs_epi16(words, words) : _mm_packus_epi16(words, words);
     const int32_t word = _mm_cvtsi128_si32(bytes);
     std::memcpy(p, &word, 4);
+  }
+  template <typename Q>
+  static void Narrow4(const VI v[4], Q* p) {
+    const __m128i ab = _mm_packs_epi32(v[0], v[1]), cd = _mm_packs_epi32(v[2], v[3]);
+    const __m128i bytes = std::is_signed_v<Q> ? _mm_packs_epi16(ab, cd) : _mm_packus_epi16(ab, cd);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), bytes);
   }
   static VI SubI(VI a, VI b) { return _mm_sub_epi32(a, b); }
   static VI AddI(VI a, VI b) { return _mm_add_epi32(a, b); }

@@ -15,6 +15,12 @@
 //   avx2       8 elements per vector (AVX2)
 //   portable   4 elements per vector in SSE2 on x86-64 (the baseline), scalar elsewhere
 // Each handles its tail with one padded vector, so no element depends on where a block ends.
+// Four vectors per step are narrowed together (packs + one permutation), then single vectors,
+// then the padded one.
+//
+// The division is not the bottleneck: a reciprocal form (v * (1/sc) corrected by one FMA
+// residual, used only for scales checked exact over all 65536 value pairs) measured 9%
+// (AVX-512) and 17% (AVX2) slower on 64x56x56 uint8 (session 11, h108), so it is not here.
 //
 // Example:
 //   const QLinearBinarySpans& spans = BestQLinearBinarySpans();

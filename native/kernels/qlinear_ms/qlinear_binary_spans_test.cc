@@ -90,21 +90,21 @@ class QLinearBinarySpansTest : public ::testing::TestWithParam<IsaVariant<QLinea
     }
   }
 
-  // Lengths 0..49 at odd offsets: the padded tail and the full vectors around it, nothing
+  // Lengths 0..139 at odd offsets: the padded tail and the full vectors around it, nothing
   // written past n.
   template <typename Q>
   void OddLengthsAndOffsets() {
     const QLinearBinarySpanFn<Q> span = SpanOf<Q>(GetParam().impl);
     std::mt19937 rng(108);
     std::uniform_int_distribution<int> d(std::numeric_limits<Q>::min(), std::numeric_limits<Q>::max());
-    std::vector<Q> a(64), b(64);
+    std::vector<Q> a(144), b(144);
     for (auto& v : a) v = static_cast<Q>(d(rng));
     for (auto& v : b) v = static_cast<Q>(d(rng));
     const QLinearBinaryParams p{0.05f, 0.02f, 0.04f, Zp<Q>(120), Zp<Q>(133), Zp<Q>(128), false};
     for (const bool mul : {false, true}) {
       QLinearBinaryParams q = p;
       q.mul = mul;
-      for (int n = 0; n < 50; ++n) {
+      for (int n = 0; n < 140; ++n) {
         for (const int offset : {0, 3}) {
           for (const int a_step : {1, 0}) {
             for (const int b_step : {1, 0}) {
