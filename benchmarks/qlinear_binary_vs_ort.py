@@ -20,19 +20,24 @@ FLAGS = flags.FLAGS
 flags.DEFINE_integer("timed_runs", 200, "timed run() calls per case and runtime")
 flags.DEFINE_string("cases", "", "comma-separated substrings: only the cases whose name contains one")
 flags.DEFINE_string("runtimes", "onnx_light,ort", "comma-separated: onnx_light, ort")
+flags.DEFINE_bool("exhaustive", False, "instead of timing: every uint8/int8 value pair vs ORT, for a few scale sets")
 
 
-def qlinear_binary_model(rng, op, a_shape, b_shape, dtype=np.uint8):
+TYPICAL = (0.0123, 0.0377, 0.0291, 3, 250, 131)  # (sa, sb, sc, za, zb, zc), zero points as uint8
+
+
+def qlinear_binary_model(rng, op, a_shape, b_shape, dtype=np.uint8, params=TYPICAL):
     """A one-node QLinearAdd/QLinearMul model (inputs a, b; typical CNN scales) and its feeds."""
     elem = TensorProto.UINT8 if dtype == np.uint8 else TensorProto.INT8
     zp = (lambda v: v) if dtype == np.uint8 else (lambda v: v - 128)
+    sa, sb, sc, za, zb, zc = params
     inits = [
-        numpy_helper.from_array(np.array(0.0123, np.float32), "sa"),
-        numpy_helper.from_array(np.array(zp(3), dtype), "za"),
-        numpy_helper.from_array(np.array(0.0377, np.float32), "sb"),
-        numpy_helper.from_array(np.array(zp(250), dtype), "zb"),
-        numpy_helper.from_array(np.array(0.0291, np.float32), "sc"),
-        numpy_helper.from_array(np.array(zp(131), dtype), "zc"),
+        numpy_helper.from_array(np.array(sa, np.float32), "sa"),
+        numpy_helper.from_array(np.array(zp(za), dtype), "za"),
+        numpy_helper.from_array(np.array(sb, np.float32), "sb"),
+        numpy_helper.from_array(np.array(zp(zb), dtype), "zb"),
+        numpy_helper.from_array(np.array(sc, np.float32), "sc"),
+        numpy_helper.from_array(np.array(zp(zc), dtype), "zc"),
     ]
     node = helper.make_node(op, ["a", "sa", "za", "b", "sb", "zb", "sc", "zc"], ["c"], domain="com.microsoft")
     graph = helper.make_graph(
@@ -75,8 +80,38 @@ def _session(runtime, model):
     )
 
 
+def exhaustive():
+    """Every pair of values, same shape, for a few scale sets: bytes differing from ORT."""
+    scale_sets = [
+        TYPICAL,
+        (0.5, 0.25, 0.5, 100, 140, 128),
+        (7.1e-3, 2.9e-5, 1.3e-2, 128, 0, 255),
+        (0.02, 0.02, 0.04, 128, 128, 128),
+        (0.1, 0.003, 0.0007, 10, 20, 30),
+    ]
+    for dtype in (np.uint8, np.int8):
+        info = np.iinfo(dtype)
+        values = np.arange(info.min, info.max + 1, dtype=np.int32).astype(dtype)
+        a, b = np.repeat(values, 256), np.tile(values, 256)
+        for op in ("QLinearAdd", "QLinearMul"):
+            for params in scale_sets:
+                model, _ = qlinear_binary_model(np.random.default_rng(0), op, [65536], [65536], dtype, params)
+                feeds = {"a": a, "b": b}
+                ours = _session("onnx_light", model).run(None, feeds)[0].astype(np.int32)
+                theirs = _session("ort", model).run(None, feeds)[0].astype(np.int32)
+                diff = np.abs(ours - theirs)
+                print(
+                    f"{op} {np.dtype(dtype).name} scales {params}: {int((diff > 0).sum())} of 65536 pairs differ "
+                    f"from ORT (max {int(diff.max())})",
+                    flush=True,
+                )
+
+
 def main(argv):
     del argv
+    if FLAGS.exhaustive:
+        exhaustive()
+        return
     only = [s for s in FLAGS.cases.split(",") if s]
     for name, (op, a_shape, b_shape) in CASES.items():
         if only and not any(s in name for s in only):
