@@ -9,6 +9,8 @@
 
 #if defined(__x86_64__)
 #include <emmintrin.h>
+#elif defined(__aarch64__)
+#include <arm_neon.h>
 #endif
 
 #include "native/kernels/qlinear_ms/qlinear_binary_lanes.h"
@@ -97,9 +99,67 @@ struct ByteLanes4 {
 };
 #endif
 
+#if defined(__aarch64__)
+// Four elements per vector in Advanced SIMD (the AArch64 baseline).
+struct ByteLanesNeon {
+  using VF = float32x4_t;
+  using VI = int32x4_t;
+  static constexpr int kLanes = 4;
+  static VF SetF(float v) { return vdupq_n_f32(v); }
+  static VI SetI(int32_t v) { return vdupq_n_s32(v); }
+  template <typename Q>
+  static VI Widen(const Q* p) {
+    uint32_t word;
+    std::memcpy(&word, p, 4);
+    const uint8x8_t bytes = vreinterpret_u8_u32(vdup_n_u32(word));
+    if constexpr (std::is_signed_v<Q>) {
+      return vmovl_s16(vget_low_s16(vmovl_s8(vreinterpret_s8_u8(bytes))));
+    } else {
+      return vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(vmovl_u8(bytes))));
+    }
+  }
+  template <typename Q>
+  static void Narrow(VI v, Q* p) {
+    const int16x8_t words = vcombine_s16(vqmovn_s32(v), vqmovn_s32(v));
+    uint32_t word;
+    if constexpr (std::is_signed_v<Q>) {
+      word = vget_lane_u32(vreinterpret_u32_s8(vqmovn_s16(words)), 0);
+    } else {
+      word = vget_lane_u32(vreinterpret_u32_u8(vqmovun_s16(words)), 0);
+    }
+    std::memcpy(p, &word, 4);
+  }
+  template <typename Q>
+  static void Narrow4(const VI v[4], Q* p) {
+    const int16x8_t ab = vcombine_s16(vqmovn_s32(v[0]), vqmovn_s32(v[1]));
+    const int16x8_t cd = vcombine_s16(vqmovn_s32(v[2]), vqmovn_s32(v[3]));
+    if constexpr (std::is_signed_v<Q>) {
+      vst1q_s8(reinterpret_cast<int8_t*>(p), vcombine_s8(vqmovn_s16(ab), vqmovn_s16(cd)));
+    } else {
+      vst1q_u8(reinterpret_cast<uint8_t*>(p), vcombine_u8(vqmovun_s16(ab), vqmovun_s16(cd)));
+    }
+  }
+  static VI SubI(VI a, VI b) { return vsubq_s32(a, b); }
+  static VI AddI(VI a, VI b) { return vaddq_s32(a, b); }
+  static VF ToFloat(VI a) { return vcvtq_f32_s32(a); }
+  static VF Mul(VF a, VF b) { return vmulq_f32(a, b); }
+  static VF Add(VF a, VF b) { return vaddq_f32(a, b); }
+  static VF Div(VF a, VF b) { return vdivq_f32(a, b); }
+  static VI RoundClamped(VF q) {
+    // q > -2^16 is false for NaN, which thus becomes -2^16 (as SSE2's max); vcvtnq rounds
+    // half to even.
+    const VF low = SetF(-65536.0f);
+    q = vbslq_f32(vcgtq_f32(q, low), q, low);
+    return vcvtnq_s32_f32(vminq_f32(q, SetF(65536.0f)));
+  }
+};
+#endif
+
 constexpr QLinearBinarySpans kScalar = {BinarySpan<ScalarLanes, uint8_t>, BinarySpan<ScalarLanes, int8_t>};
 #if defined(__x86_64__)
 constexpr QLinearBinarySpans kSse2 = {BinarySpan<ByteLanes4, uint8_t>, BinarySpan<ByteLanes4, int8_t>};
+#elif defined(__aarch64__)
+constexpr QLinearBinarySpans kNeon = {BinarySpan<ByteLanesNeon, uint8_t>, BinarySpan<ByteLanesNeon, int8_t>};
 #endif
 
 }  // namespace
@@ -116,6 +176,8 @@ const std::vector<IsaVariant<QLinearBinarySpans>>& QLinearBinarySpanVariants() {
 #if defined(__x86_64__)
     {"avx512", Isa::kAvx512, kQLinearBinarySpansAvx512}, {"avx2", Isa::kAvx2, kQLinearBinarySpansAvx2},
         {"sse2", Isa::kPortable, kSse2},
+#elif defined(__aarch64__)
+    {"neon", Isa::kNeon, kNeon},
 #endif
         {"portable", Isa::kPortable, kScalar},
   };

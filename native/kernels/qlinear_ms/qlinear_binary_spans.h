@@ -13,7 +13,9 @@
 // Variants, best first (qlinear_binary_test runs every one against a scalar oracle):
 //   avx512    16 elements per vector (AVX-512F/BW)
 //   avx2       8 elements per vector (AVX2)
-//   portable   4 elements per vector in SSE2 on x86-64 (the baseline), scalar elsewhere
+//   sse2       4 elements per vector (x86-64's baseline; needs no more than Isa::kPortable)
+//   neon       4 elements per vector (AArch64's Advanced SIMD)
+//   portable   one element at a time: the reference
 // Each handles its tail with one padded vector, so no element depends on where a block ends.
 // Four vectors per step are narrowed together (packs + one permutation), then single vectors,
 // then the padded one.

@@ -140,12 +140,14 @@ TEST_P(QLinearBinarySpansTest, OddLengthsAndOffsetsMatchTheOracleAndStayInBounds
   OddLengthsAndOffsets<int8_t>();
 }
 
-// x86-64: AVX-512, AVX2, SSE2 and scalar; elsewhere the scalar one only (no NEON variant yet).
+// x86-64: AVX-512, AVX2, SSE2 and scalar; AArch64: NEON and scalar; elsewhere scalar.
 TEST(QLinearBinarySpans, TheListIsTheArchitecturesVariantsEndingWithPortable) {
   std::vector<std::string> names;
   for (const auto& v : QLinearBinarySpanVariants()) names.push_back(v.name);
 #if defined(__x86_64__)
   const std::vector<std::string> expected = {"avx512", "avx2", "sse2", "portable"};
+#elif defined(__aarch64__)
+  const std::vector<std::string> expected = {"neon", "portable"};
 #else
   const std::vector<std::string> expected = {"portable"};
 #endif
