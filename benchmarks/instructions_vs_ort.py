@@ -29,6 +29,8 @@ from absl import app, flags
 from onnx import TensorProto, helper, numpy_helper
 
 from benchmarks.conv_vs_ort import conv_model
+from benchmarks.qlinear_binary_vs_ort import CASES as QLINEAR_BINARY_CASES
+from benchmarks.qlinear_binary_vs_ort import qlinear_binary_model
 
 FLAGS = flags.FLAGS
 flags.DEFINE_enum("runtime", "onnx_light", ["onnx_light", "ort"], "the runtime whose run() calls are counted")
@@ -119,6 +121,13 @@ def _conv(cin, cout, hw, kernel, stride, group, activation):
     return build
 
 
+def _qlinear_binary(op, a_shape, b_shape):
+    def build(rng):
+        return qlinear_binary_model(rng, op, a_shape, b_shape)
+
+    return build
+
+
 def _corpus_model(path):
     def build(rng):
         import onnx  # noqa: PLC0415
@@ -151,6 +160,7 @@ def cases():
             "matmul_512x512x512": _matmul(512, 512, 512),
         }
     )
+    out.update({name: _qlinear_binary(*case) for name, case in QLINEAR_BINARY_CASES.items()})
     for path in sorted(glob.glob(os.path.join(os.path.expanduser(FLAGS.corpus_dir), "torch-*", "dynamo", "*.onnx"))):
         out["model_" + os.path.splitext(os.path.basename(path))[0]] = _corpus_model(path)
     return out
