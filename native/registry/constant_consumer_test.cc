@@ -58,16 +58,16 @@ TEST(ConstantConsumerTest, ReleasesWholePagesOfTheReadPrefixOnlyOnceAndNeverPast
 
   consumer.ReleaseThrough(3 * page);  // tensor bytes [0, 3 pages): pages 1 and 2 are whole inside
   EXPECT_EQ(consumer.released_bytes(), 2 * page);
-  EXPECT_EQ(pages.at(offset), 1.0f);          // page 0: partly before the tensor, kept
-  EXPECT_EQ(pages.at(page), 0.0f);            // released: reads back as zeros
+  EXPECT_EQ(pages.at(offset), 1.0f);  // page 0: partly before the tensor, kept
+  EXPECT_EQ(pages.at(page), 0.0f);    // released: reads back as zeros
   EXPECT_EQ(pages.at(3 * page - 4), 0.0f);
-  EXPECT_EQ(pages.at(3 * page + 4), 1.0f);    // page 3 holds bytes past the prefix
-  consumer.ReleaseThrough(page);              // a shorter prefix: nothing more
+  EXPECT_EQ(pages.at(3 * page + 4), 1.0f);  // page 3 holds bytes past the prefix
+  consumer.ReleaseThrough(page);            // a shorter prefix: nothing more
   EXPECT_EQ(consumer.released_bytes(), 2 * page);
-  consumer.ReleaseThrough(100 * page);        // clamped to the tensor's end, inside page 7
+  consumer.ReleaseThrough(100 * page);  // clamped to the tensor's end, inside page 7
   EXPECT_EQ(consumer.released_bytes(), 6 * page);
   EXPECT_EQ(pages.at(6 * page + 8), 0.0f);
-  EXPECT_EQ(pages.at(7 * page + 8), 1.0f);    // the tensor ends inside page 7
+  EXPECT_EQ(pages.at(7 * page + 8), 1.0f);  // the tensor ends inside page 7
 }
 
 TEST(ConstantConsumerTest, IsInactiveUnlessTheCreatorAllowsItAndStillAbsorbs) {
