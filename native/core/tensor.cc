@@ -45,6 +45,7 @@ StatusOr<Tensor> Tensor::Allocate(DataType type, Shape shape, Allocator* allocat
   t.num_elements_ = n;
   t.data_ = data;
   t.holder_ = std::move(buffer);
+  t.allocated_ = true;
   return t;
 }
 

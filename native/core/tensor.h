@@ -52,6 +52,13 @@ class Tensor {
   // view (no holder) is never exclusive.
   bool OwnsBufferExclusively() const { return holder_ != nullptr && holder_.use_count() == 1; }
 
+  // How many holders share this tensor's buffer when the buffer came from Allocate (this
+  // tensor and its copies, views and reshapes included), 0 for a borrowed buffer (its
+  // keep-alive owner may be read by others this count cannot see). A caller that knows
+  // every holder can tell that no one else reads the bytes (the session, before a kernel
+  // consumes an initializer's storage: registry/kernel.h, ConstantConsumer).
+  long allocated_buffer_holders() const { return allocated_ ? holder_.use_count() : 0; }
+
   // True when both tensors may touch the same bytes.
   bool Overlaps(const Tensor& other) const;
 
@@ -64,6 +71,7 @@ class Tensor {
   int64_t num_elements_ = 0;
   void* data_ = nullptr;
   std::shared_ptr<void> holder_;  // owns or keeps alive the buffer; null for pure views
+  bool allocated_ = false;        // holder_ is the Buffer that Allocate made (not a keep-alive)
 };
 
 }  // namespace onnx_light

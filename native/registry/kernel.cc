@@ -1,6 +1,12 @@
 #include "native/registry/kernel.h"
 
 #include <algorithm>
+#include <utility>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 namespace onnx_light {
 
@@ -9,6 +15,35 @@ std::string Describe(const std::string& op, const std::string& node) {
   return node.empty() ? StrCat(op, " node (unnamed)") : StrCat(op, " node '", node, "'");
 }
 }  // namespace
+
+// ---------------------------------------------------------------------- ConstantConsumer
+
+ConstantConsumer::ConstantConsumer(ConstantConsumer&& other) noexcept { *this = std::move(other); }
+
+ConstantConsumer& ConstantConsumer::operator=(ConstantConsumer&& other) noexcept {
+  begin_ = std::exchange(other.begin_, nullptr);
+  bytes_ = std::exchange(other.bytes_, 0);
+  done_ = std::exchange(other.done_, 0);
+  released_ = std::exchange(other.released_, 0);
+  return *this;
+}
+
+void ConstantConsumer::ReleaseThrough(size_t end) {
+#if defined(__linux__)
+  if (begin_ == nullptr) return;
+  static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t base = reinterpret_cast<uintptr_t>(begin_);
+  // Whole pages only: [first page boundary at or after max(begin, done), last page boundary
+  // at or before begin + end).
+  const uintptr_t from = (base + done_ + page - 1) / page * page;
+  const uintptr_t to = (base + std::min(end, bytes_)) / page * page;
+  if (to <= from) return;
+  if (madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED) == 0) released_ += to - from;
+  done_ = to - base;
+#else
+  (void)end;
+#endif
+}
 
 // ---------------------------------------------------------------------------- KernelInfo
 
@@ -33,6 +68,16 @@ Status KernelInfo::AbsorbConstantInput(int i, int64_t held_bytes) const {
   absorbed_[i] = true;
   held_bytes_[i] = held_bytes;
   return Status::Ok();
+}
+
+ConstantConsumer KernelInfo::ConsumeConstantInput(int i) const {
+  const Tensor* input = constant_input(i);
+  if (input == nullptr) return ConstantConsumer();
+  absorbed_[i] = true;
+  if (!constant_input_consumable(i) || input->byte_size() == 0) return ConstantConsumer();
+  consumed_.resize(absorbed_.size(), false);
+  consumed_[i] = true;
+  return ConstantConsumer(static_cast<char*>(const_cast<void*>(input->raw_data())), input->byte_size());
 }
 
 bool KernelInfo::HasAttribute(const std::string& name) const { return attributes_->count(name) > 0; }

@@ -26,6 +26,27 @@
 //     accounting of constant memory: Session::ConstantMemory).
 // KernelRunner and KernelTester hand a kernel's absorbed inputs to Compute with their data
 // pointer null, so a test of a kernel that breaks its promise fails at once.
+//
+// Consuming a constant input while absorbing it: so that a weight and its packed form never
+// coexist whole (peak memory of a creation, issue 12), a kernel that packs an input in a
+// forward pass over it takes it with ConsumeConstantInput and tells the consumer, as the
+// pass goes, which leading bytes it has read for the last time; their whole pages go back
+// to the system at once (their contents are lost):
+//
+//   ConstantConsumer consumer = info.ConsumeConstantInput(1);  // input 1 is absorbed from now on
+//   OL_ASSIGN_OR_RETURN(packed_b_, gemm::PrepackedB::Create(..., [&](int64_t rows) {
+//     consumer.ReleaseThrough(rows * ldb * sizeof(float));  // rows [0, rows) never read again
+//   }));
+//   OL_RETURN_IF_ERROR(info.AbsorbConstantInput(1, packed_b_->bytes()));  // the bytes held
+//
+// The consumer is active only when the session grants it (KernelInfo::constant_input_
+// consumable): the initializer is this node input's alone (every other read of it already
+// absorbed, not a graph output, not read by a subgraph or a kernel created at run time), its
+// buffer came from an allocator (not borrowed from a caller's bytes) and no holder outside
+// the session's own graph and plan shares it; the session then releases the initializer
+// when the kernel is created. Otherwise (KernelRunner, a shared buffer) ReleaseThrough does
+// nothing, and the kernel computes the same. A kernel whose creation fails after consuming
+// fails the whole session creation, so discarded bytes are never read.
 #pragma once
 
 #include <climits>
@@ -44,6 +65,34 @@
 #include "native/tuning/schema.h"
 
 namespace onnx_light {
+
+// Returns the leading bytes of a constant input a kernel consumes to the system (see
+// "Consuming a constant input" above). Moves only; default-constructed: inactive.
+class ConstantConsumer {
+ public:
+  ConstantConsumer() = default;
+  ConstantConsumer(ConstantConsumer&& other) noexcept;
+  ConstantConsumer& operator=(ConstantConsumer&& other) noexcept;
+  ConstantConsumer(const ConstantConsumer&) = delete;
+  ConstantConsumer& operator=(const ConstantConsumer&) = delete;
+
+  // Whether ReleaseThrough returns pages (else it does nothing).
+  bool active() const { return begin_ != nullptr; }
+  // Bytes [0, end) of the input are never read again: the whole pages inside them that are
+  // not yet released go back to the system (madvise MADV_DONTNEED; read again, they would
+  // be zeros). `end` past the input's size is clamped.
+  void ReleaseThrough(size_t end);
+  // Bytes returned so far (whole pages).
+  size_t released_bytes() const { return released_; }
+
+ private:
+  friend class KernelInfo;
+  ConstantConsumer(char* begin, size_t bytes) : begin_(begin), bytes_(bytes) {}
+  char* begin_ = nullptr;
+  size_t bytes_ = 0;
+  size_t done_ = 0;      // offset up to which pages were released (page-aligned address)
+  size_t released_ = 0;  // bytes released
+};
 
 // What a kernel learns when it is created for a node.
 class KernelInfo {
@@ -84,6 +133,20 @@ class KernelInfo {
   Status AbsorbConstantInput(int i, int64_t held_bytes = 0) const;
   // Whether input i was absorbed, and the bytes the kernel holds in its place.
   bool absorbed_input(int i) const { return i >= 0 && i < static_cast<int>(absorbed_.size()) && absorbed_[i]; }
+
+  // Absorbs constant input i (its held bytes still told by AbsorbConstantInput once known)
+  // and returns its consumer: active when the session lets the kernel discard the input's
+  // storage as it reads it ("Consuming a constant input" above), else inactive. An
+  // inactive consumer for an input that is not constant.
+  ConstantConsumer ConsumeConstantInput(int i) const;
+  // Set by the session planner (per input; default none): which constant inputs this
+  // kernel may consume.
+  void SetConsumableInputs(std::vector<bool> consumable) { consumable_ = std::move(consumable); }
+  bool constant_input_consumable(int i) const {
+    return constant_input(i) != nullptr && i < static_cast<int>(consumable_.size()) && consumable_[i];
+  }
+  // Whether the kernel took input i's consumer while it could release pages.
+  bool consumed_input(int i) const { return i >= 0 && i < static_cast<int>(consumed_.size()) && consumed_[i]; }
   int64_t absorbed_held_bytes(int i) const { return absorbed_input(i) ? held_bytes_[i] : 0; }
 
   bool HasAttribute(const std::string& name) const;
@@ -119,6 +182,8 @@ class KernelInfo {
   std::vector<const Tensor*> constant_inputs_;
   mutable std::vector<bool> absorbed_;       // per input: absorbed by the kernel (answer, see above)
   mutable std::vector<int64_t> held_bytes_;  // per absorbed input: bytes the kernel holds instead
+  std::vector<bool> consumable_;             // per input: the session lets the kernel consume it
+  mutable std::vector<bool> consumed_;       // per input: an active consumer was handed out
 };
 
 // Runs a subgraph (If/Loop/Scan bodies) with the session's executor; implemented by the

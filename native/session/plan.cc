@@ -272,15 +272,47 @@ class Planner {
         type = pn->input_types[pn->dispatch_input];
       }
       if (type != DataType::kUndefined || pn->dispatch_input < 0) {
+        pn->consumable_inputs = ConsumableInputs(*pn);
         OL_ASSIGN_OR_RETURN(auto instance, CreateKernelInstance(*pn, type, tuning_source_));
+        pn->consumable_inputs.clear();  // a kernel created at run time consumes nothing
         pn->primary = std::move(*instance);
       }
       pn->released_inputs.assign(pn->inputs.size(), false);
       PlannedNode* created = pn.get();
       plan_->nodes.push_back(std::move(pn));
       ReleaseAbsorbed(created);
+      for (size_t k = 0; k < created->primary.consumed.size(); ++k) {
+        if (created->primary.consumed[k] && !created->released_inputs[k]) {  // ConsumableInputs' promise broken
+          return Internal(created->where, ": input ", k, " was consumed by its kernel but not released");
+        }
+      }
     }
     return Status::Ok();
+  }
+
+  // Which constant inputs of `node` its kernel may consume (registry/kernel.h, "Consuming a
+  // constant input"): those whose initializer is released right after this kernel is
+  // created if it absorbs them (this input is the last read left, no earlier read was kept,
+  // not an output nor read by a subgraph), held in an allocated buffer (not borrowed from
+  // a caller's bytes) that only the session's graph and plan hold.
+  std::vector<bool> ConsumableInputs(const PlannedNode& node) const {
+    std::vector<bool> consumable(node.inputs.size(), false);
+    if (releasable_ == nullptr) return consumable;
+    for (size_t k = 0; k < node.inputs.size(); ++k) {
+      const int slot = node.inputs[k];
+      const Tensor* constant = node.constant_inputs[k];
+      if (slot < 0 || constant == nullptr || kept_.count(slot)) continue;
+      auto left = reads_left_.find(slot);
+      if (left == reads_left_.end() || left->second != 1) continue;
+      auto in_graph = releasable_->find(node.node->inputs[k]);
+      if (in_graph == releasable_->end() || &in_graph->second != constant) continue;
+      long holders = 1;  // the graph's map
+      for (const auto& [initializer_slot, tensor] : plan_->initializers) {
+        if (initializer_slot == slot) ++holders;
+      }
+      consumable[k] = constant->allocated_buffer_holders() == holders;
+    }
+    return consumable;
   }
 
   // After `node`'s kernel is created: each initializer it read for the last time is
@@ -371,12 +403,14 @@ StatusOr<std::unique_ptr<KernelInstance>> CreateKernelInstance(const PlannedNode
   KernelInfo info(Graph::CanonicalDomain(n.domain), n.op, n.name, node.opset, &n.attributes, std::move(input_types),
                   static_cast<int>(n.outputs.size()), instance->tuning);
   info.SetConstantInputs(node.constant_inputs);
+  info.SetConsumableInputs(node.consumable_inputs);
   auto kernel = (*def)->factory(info);
   if (!kernel.ok()) return AtNode(kernel.status(), node.where);
   instance->kernel = std::move(kernel).value();
   for (int i = 0; i < static_cast<int>(node.inputs.size()); ++i) {
     instance->absorbed.push_back(info.absorbed_input(i));
     instance->held_bytes.push_back(info.absorbed_held_bytes(i));
+    instance->consumed.push_back(info.consumed_input(i));
   }
   return instance;
 }

@@ -24,6 +24,8 @@ struct KernelInstance {
   // the bytes it holds in its place.
   std::vector<bool> absorbed;
   std::vector<int64_t> held_bytes;
+  // Per input: the kernel consumed it (discarded its storage while packing it).
+  std::vector<bool> consumed;
 };
 
 struct PlannedNode {
@@ -39,6 +41,9 @@ struct PlannedNode {
   // Per input: the initializer there was released (every consumer absorbed it); a kernel
   // created for this node at run time could not see it.
   std::vector<bool> released_inputs;
+  // Per input, while the primary kernel is created only (empty afterwards): its kernel may
+  // consume the initializer's storage (KernelInfo::SetConsumableInputs).
+  std::vector<bool> consumable_inputs;
   std::vector<int> outputs;        // slot per output, -1 when unused
   std::vector<int> release_after;  // slots whose last reader is this node
   int dispatch_input = -1;

@@ -318,6 +318,7 @@ ConstantMemory Session::constant_memory() const {
     }
     for (const auto& node : plan.nodes) {
       for (int64_t held : node->primary.held_bytes) m.absorbed_held_bytes += held;
+      for (bool consumed : node->primary.consumed) m.consumed_initializers += consumed ? 1 : 0;
     }
   };
   add_plan(*plan_);

@@ -60,6 +60,9 @@ struct ConstantMemory {
   int64_t released_bytes = 0;  // initializers released after every consumer absorbed them
   int released_initializers = 0;
   int64_t absorbed_held_bytes = 0;  // what the absorbing kernels hold instead (packed forms)
+  // Released initializers whose kernel consumed them: returned their pages to the system
+  // while packing them (registry/kernel.h, "Consuming a constant input").
+  int consumed_initializers = 0;
 };
 
 class Session {

@@ -527,6 +527,65 @@ TEST(SessionTest, AGraphGivenOverFreesAReleasedConstantDuringCreation) {
   ExpectFloats((*out)[0], {3.0f, 500.0f});
 }
 
+// The last consumer of a constant the session alone holds consumes it (its pages released
+// while it is absorbed); the first of two does not, and the outputs are the same.
+TEST(SessionTest, TheLastConsumerOfAConstantOnlyTheSessionHoldsConsumesIt) {
+  Graph graph = *TwoAbsorbers();
+  graph.initializers["w"] = Floats({1 << 16}, 0.5f);  // 256 KiB: whole pages, sum 32768
+  auto session = Session::Create(std::move(graph), CpuExecutionPolicy::Serial());
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  const ConstantMemory m = (*session)->constant_memory();
+  EXPECT_EQ(m.released_initializers, 1);
+  EXPECT_EQ(m.consumed_initializers, 1);
+  auto out = (*session)->Run({{"x", Value(Floats({3}, 1.0f))}}, {});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  ExpectFloats((*out)[0], {3.0f, 32768.0f});
+  ExpectFloats((*out)[1], {32768.0f, 3.0f});
+}
+
+// Each case lets someone outside the session read `w` after creation: nothing consumes it,
+// and that reader still sees every element.
+TEST(SessionTest, NoKernelConsumesAConstantSomeoneElseHolds) {
+  struct Case {
+    const char* what;
+    std::function<StatusOr<std::unique_ptr<Session>>(std::shared_ptr<Graph>, Tensor*)> create;
+  };
+  const Case cases[] = {
+      {"the caller's graph (shared)",
+       [](std::shared_ptr<Graph> g, Tensor* kept) {
+         *kept = g->initializers.at("w");
+         return Session::Create(std::shared_ptr<const Graph>(g), CpuExecutionPolicy::Serial());
+       }},
+      {"a copy of the tensor, the graph given over",
+       [](std::shared_ptr<Graph> g, Tensor* kept) {
+         *kept = g->initializers.at("w");
+         return Session::Create(std::move(*g), CpuExecutionPolicy::Serial());
+       }},
+      {"a reshaped view of the tensor, the graph given over",
+       [](std::shared_ptr<Graph> g, Tensor* kept) {
+         *kept = *g->initializers.at("w").Reshaped(Shape({2, 1 << 15}));
+         return Session::Create(std::move(*g), CpuExecutionPolicy::Serial());
+       }},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    auto g = TwoAbsorbers();
+    g->initializers["w"] = Floats({1 << 16}, 0.5f);
+    Tensor kept;
+    auto session = c.create(g, &kept);
+    ASSERT_TRUE(session.ok()) << session.status().ToString();
+    EXPECT_EQ((*session)->constant_memory().consumed_initializers, 0);
+    EXPECT_EQ((*session)->constant_memory().released_initializers, 1);
+    const float* w = kept.data<float>();
+    int64_t intact = 0;
+    for (int64_t i = 0; i < kept.num_elements(); ++i) intact += w[i] == 0.5f ? 1 : 0;
+    EXPECT_EQ(intact, int64_t{1} << 16);
+    auto out = (*session)->Run({{"x", Value(Floats({3}, 1.0f))}}, {});
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    ExpectFloats((*out)[0], {3.0f, 32768.0f});
+  }
+}
+
 // Each case reads the absorbed constant `w` somewhere else too: the session keeps it.
 TEST(SessionTest, KeepsAnAbsorbedConstantThatSomethingElseReads) {
   struct Case {
@@ -575,10 +634,13 @@ TEST(SessionTest, KeepsAnAbsorbedConstantThatSomethingElseReads) {
     g->nodes.push_back(MakeNode("TestAbsorb", "a1", {"x", "w3"}, {"y1"}));
     g->outputs.push_back(FloatInfo("y1", {2}));
     c.add_reader(*g);
-    auto session = Session::Create(Graph(*g), CpuExecutionPolicy::Serial());
+    Graph given = *g;
+    given.initializers["w3"] = Floats({3}, 1.0f);  // held by the session alone
+    auto session = Session::Create(std::move(given), CpuExecutionPolicy::Serial());
     ASSERT_TRUE(session.ok()) << session.status().ToString();
     const ConstantMemory m = (*session)->constant_memory();
     EXPECT_EQ(m.released_initializers, 0);
+    EXPECT_EQ(m.consumed_initializers, 0);
     EXPECT_EQ(m.retained_bytes, 12);
     std::vector<std::pair<std::string, Value>> feeds = {{"x", Value(Floats({3}, 2.0f))}};
     if (g->inputs.size() > 1) feeds.emplace_back("u", Value(Floats({3}, 1.0f)));

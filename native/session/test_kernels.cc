@@ -114,8 +114,9 @@ class TestConstants : public OpKernel {
   std::vector<float> seen_;
 };
 
-// Output: per input, the sum of its elements. A constant input is summed at creation and
-// absorbed (KernelInfo::AbsorbConstantInput): Compute reads only its type and shape then.
+// Output: per input, the sum of its elements. A constant input is consumed and summed at
+// creation (KernelInfo::ConsumeConstantInput: its pages are released once summed, when the
+// session allows it): Compute reads only its type and shape then.
 class TestAbsorb : public OpKernel {
  public:
   Status Init(const KernelInfo& info) {
@@ -123,7 +124,9 @@ class TestAbsorb : public OpKernel {
     for (int i = 0; i < info.num_inputs(); ++i) {
       const Tensor* constant = info.constant_input(i);
       if (constant == nullptr || constant->dtype() != DataType::kFloat) continue;
+      ConstantConsumer consumer = info.ConsumeConstantInput(i);
       absorbed_[i] = Sum(*constant);
+      consumer.ReleaseThrough(constant->byte_size());
       OL_RETURN_IF_ERROR(info.AbsorbConstantInput(i, sizeof(float)));
     }
     return Status::Ok();

@@ -425,11 +425,12 @@ void BindSession(nb::module_& m) {
 
   Record<ConstantMemory>(m, "ConstantMemory",
                          "A session's constant memory: initializers retained and released (every consumer "
-                         "absorbed them), and what the absorbing kernels hold in their place.")
+                         "absorbed them), those consumed while packed, and what the absorbing kernels hold in their place.")
       .Field("retained_bytes", &ConstantMemory::retained_bytes)
       .Field("released_bytes", &ConstantMemory::released_bytes)
       .Field("released_initializers", &ConstantMemory::released_initializers)
-      .Field("absorbed_held_bytes", &ConstantMemory::absorbed_held_bytes);
+      .Field("absorbed_held_bytes", &ConstantMemory::absorbed_held_bytes)
+      .Field("consumed_initializers", &ConstantMemory::consumed_initializers);
 
   Record<TuningValueReport>(m, "TuningValueReport", "One resolved tuning value of one node's kernel, and its source.")
       .Field("node", &TuningValueReport::node)

@@ -572,7 +572,7 @@ class NodeEvent:
 
 class ConstantMemory:
     """
-    A session's constant memory: initializers retained and released (every consumer absorbed them), and what the absorbing kernels hold in their place.
+    A session's constant memory: initializers retained and released (every consumer absorbed them), those consumed while packed, and what the absorbing kernels hold in their place.
     """
 
     def to_dict(self) -> dict:
@@ -591,6 +591,9 @@ class ConstantMemory:
 
     @property
     def absorbed_held_bytes(self) -> int: ...
+
+    @property
+    def consumed_initializers(self) -> int: ...
 
 class TuningValueReport:
     """One resolved tuning value of one node's kernel, and its source."""

@@ -162,6 +162,14 @@ def test_the_session_releases_the_weights_its_kernels_absorbed(tmp_path, rng, fo
     assert kept.released_bytes == weights
     assert kept.retained_bytes == 3 * HIDDEN * 4  # the biases, read by Add at run time
     assert weights <= kept.absorbed_held_bytes <= 1.2 * weights
+    # Weights read from files are the session's alone: each MatMul consumes its weight
+    # (its pages go back while it is packed). Weights borrowed from a caller's bytes are
+    # never consumed (only the loader's aligned copies of misaligned payloads may be), and
+    # the bytes are left as they were.
+    if form == "bytes":
+        assert source == model.SerializeToString()
+    else:
+        assert kept.consumed_initializers == 3
     np.testing.assert_array_equal(session.run(None, x)[0], expected)
     with pytest.raises(onnx_light.InvalidArgument, match="was released"):
         session._weights.bytes_view("w0")

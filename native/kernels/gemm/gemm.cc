@@ -413,7 +413,8 @@ void DenseBSource::Pack(int64_t k0, int64_t kc, int64_t n0, int64_t nc, int nr, 
 // Layout: K blocks of kc rows (the microkernel's), each holding all ceil(n / nr) panels of
 // kc x nr floats; block k0 starts at k0 * n_padded.
 StatusOr<std::shared_ptr<const PrepackedB>> PrepackedB::Create(Allocator* allocator, bool trans_b, int64_t k, int64_t n,
-                                                               const float* b, int64_t ldb) {
+                                                               const float* b, int64_t ldb,
+                                                               const std::function<void(int64_t)>& rows_read) {
   if (k < 0 || n < 0) return InvalidArgument("PrepackedB: negative shape K=", k, " N=", n);
   const MicroKernel& kernel = BestKernel();
   std::shared_ptr<PrepackedB> packed(new PrepackedB());
@@ -433,10 +434,27 @@ StatusOr<std::shared_ptr<const PrepackedB>> PrepackedB::Create(Allocator* alloca
   packed->bytes_ = static_cast<size_t>(elements) * sizeof(float);
   OL_ASSIGN_OR_RETURN(void* memory, allocator->Allocate(packed->bytes_));
   packed->packed_ = static_cast<float*>(memory);
-  for (int64_t k0 = 0; k0 < k; k0 += kernel.kc) {
-    const int64_t kc = std::min(kernel.kc, k - k0);
-    PackBDense(trans_b, b, ldb, k0, kc, 0, n, kernel.nr, packed->packed_ + k0 * packed->n_padded_);
+  if (trans_b && rows_read) {
+    // Columns of op(B) (rows of b) a group at a time, through every K block: b's rows are
+    // then read for the last time in order. A group spans at least 64 KiB of b.
+    const int64_t group = RoundUp(std::max<int64_t>(1, (int64_t{16} << 10) / std::max<int64_t>(k, 1)), kernel.nr);
+    for (int64_t n0 = 0; n0 < n; n0 += group) {
+      const int64_t nc = std::min(group, n - n0);
+      for (int64_t k0 = 0; k0 < k; k0 += kernel.kc) {
+        const int64_t kc = std::min(kernel.kc, k - k0);
+        PackBDense(true, b, ldb, k0, kc, n0, nc, kernel.nr,
+                   packed->packed_ + k0 * packed->n_padded_ + (n0 / kernel.nr) * kc * kernel.nr);
+      }
+      rows_read(n0 + nc);
+    }
+  } else {
+    for (int64_t k0 = 0; k0 < k; k0 += kernel.kc) {
+      const int64_t kc = std::min(kernel.kc, k - k0);
+      PackBDense(trans_b, b, ldb, k0, kc, 0, n, kernel.nr, packed->packed_ + k0 * packed->n_padded_);
+      if (rows_read && !trans_b) rows_read(k0 + kc);
+    }
   }
+  if (rows_read) rows_read(trans_b ? n : k);
   return std::shared_ptr<const PrepackedB>(std::move(packed));
 }
 

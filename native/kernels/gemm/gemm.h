@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -124,8 +125,15 @@ class DenseBSource final : public PackedBSource {
 class PrepackedB final : public PackedBSource {
  public:
   // op(B) is k x n; the packed copy comes from `allocator`.
+  // `rows_read`, when given, is called as the dense B is read, with r meaning: rows
+  // [0, r) of b as stored (ldb floats apart: K rows, or N rows when trans_b) are never read
+  // again, so that a caller that owns b may return them to the system while packing goes
+  // on (registry/kernel.h, ConstantConsumer): the packed copy and b never coexist whole.
+  // An untransposed B is read K block by K block; a transposed one a group of columns
+  // (rows of b) at a time through every K block. The packed bytes are the same either way.
   static StatusOr<std::shared_ptr<const PrepackedB>> Create(Allocator* allocator, bool trans_b, int64_t k, int64_t n,
-                                                            const float* b, int64_t ldb);
+                                                            const float* b, int64_t ldb,
+                                                            const std::function<void(int64_t)>& rows_read = nullptr);
   ~PrepackedB() override;
   PrepackedB(const PrepackedB&) = delete;
   PrepackedB& operator=(const PrepackedB&) = delete;

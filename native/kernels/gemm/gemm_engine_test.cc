@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <random>
@@ -523,6 +524,46 @@ TEST(GemmEngine, PrepackedBRepacksOtherBlockingsAsTheDenseB) {
       dense.Pack(k0, kc, n0, nc, nr, want.data());
       (*packed)->Pack(k0, kc, n0, nc, nr, got.data());
       EXPECT_EQ(got, want) << "tb " << tb << " k0 " << k0 << " kc " << kc << " n0 " << n0 << " nc " << nc;
+    }
+  }
+}
+
+// PrepackedB::Create's rows_read promise: rows it reported read are never read again (they
+// are poisoned with NaN as soon as reported here), every row is reported by the end, and
+// the packed form is the one packing without the callback gives.
+TEST(GemmEngine, PrepackedBNeverReadsRowsItReportedRead) {
+  Allocator allocator;
+  const int nr = BestKernel().nr;
+  for (bool tb : {false, true}) {
+    for (const Case& c :
+         {Case{1, 70, 600, false, tb, 1, 0}, Case{1, 2048, 300, false, tb, 1, 0}, Case{1, 5, 20000, false, tb, 1, 0},
+          Case{1, 1, 1, false, tb, 1, 0}, Case{1, 300, 3, false, tb, 1, 0}}) {
+      SCOPED_TRACE(std::string(tb ? "tb " : "") + "n " + std::to_string(c.n) + " k " + std::to_string(c.k));
+      const Operands op(c);
+      auto want = PrepackedB::Create(&allocator, tb, c.k, c.n, op.b.data(), op.ldb);
+      ASSERT_TRUE(want.ok()) << want.status().ToString();
+      std::vector<float> b = op.b;
+      const int64_t stored_rows = tb ? c.n : c.k;
+      int64_t reported = 0, calls = 0;
+      bool monotone = true;
+      auto got = PrepackedB::Create(&allocator, tb, c.k, c.n, b.data(), op.ldb, [&](int64_t rows) {
+        monotone = monotone && rows >= reported && rows <= stored_rows;
+        for (int64_t r = reported; r < rows; ++r) {
+          std::fill(b.begin() + r * op.ldb, b.begin() + (r + 1) * op.ldb, std::numeric_limits<float>::quiet_NaN());
+        }
+        reported = std::max(reported, rows);
+        ++calls;
+      });
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      EXPECT_TRUE(monotone);
+      EXPECT_EQ(reported, stored_rows);
+      if (stored_rows > 2 * BestKernel().kc) EXPECT_GT(calls, 2);  // released as it goes, not at the end only
+      for (int64_t n0 = 0; n0 < c.n; n0 += nr) {
+        std::vector<float> w(static_cast<size_t>(c.k * nr)), g(w.size());
+        (*want)->UnpackPanel(n0, false, w.data());
+        (*got)->UnpackPanel(n0, false, g.data());
+        ASSERT_EQ(std::memcmp(w.data(), g.data(), w.size() * sizeof(float)), 0) << "panel at column " << n0;
+      }
     }
   }
 }

@@ -48,8 +48,15 @@ class GemmKernel final : public OpKernel {
     const Tensor* b = info.constant_input(1);
     if (b != nullptr && b->dtype() == DataType::kFloat && b->shape().rank() == 2) {
       const int64_t k = b->shape()[trans_b_ ? 1 : 0], n = b->shape()[trans_b_ ? 0 : 1];
+      // Consumed when the session allows it: B's rows go back to the system as they are
+      // packed, so B and its packed form never coexist whole (registry/kernel.h).
+      const int64_t ldb = b->shape()[1];
+      ConstantConsumer consumer = info.ConsumeConstantInput(1);
       OL_ASSIGN_OR_RETURN(prepacked_b_, gemm::PrepackedB::Create(Allocator::Default(), trans_b_, k, n, b->data<float>(),
-                                                                 b->shape()[1]));
+                                                                 ldb, [&consumer, ldb](int64_t rows) {
+                                                                   consumer.ReleaseThrough(
+                                                                       static_cast<size_t>(rows * ldb) * sizeof(float));
+                                                                 }));
       OL_RETURN_IF_ERROR(info.AbsorbConstantInput(1, static_cast<int64_t>(prepacked_b_->bytes())));
     }
     return Status::Ok();

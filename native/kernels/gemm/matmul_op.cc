@@ -18,8 +18,15 @@ class MatMulKernel final : public OpKernel {
     // absorbed: only the packed form is read from now on.
     const Tensor* b = info.constant_input(1);
     if (b != nullptr && b->dtype() == DataType::kFloat && b->shape().rank() == 2) {
-      OL_ASSIGN_OR_RETURN(prepacked_b_, gemm::PrepackedB::Create(Allocator::Default(), false, b->shape()[0],
-                                                                 b->shape()[1], b->data<float>(), b->shape()[1]));
+      // Consumed when the session allows it: B's rows go back to the system as they are
+      // packed, so B and its packed form never coexist whole (registry/kernel.h).
+      const int64_t ldb = b->shape()[1];
+      ConstantConsumer consumer = info.ConsumeConstantInput(1);
+      OL_ASSIGN_OR_RETURN(prepacked_b_, gemm::PrepackedB::Create(
+                                            Allocator::Default(), false, b->shape()[0], b->shape()[1], b->data<float>(),
+                                            ldb, [&consumer, ldb](int64_t rows) {
+                                              consumer.ReleaseThrough(static_cast<size_t>(rows * ldb) * sizeof(float));
+                                            }));
       OL_RETURN_IF_ERROR(info.AbsorbConstantInput(1, static_cast<int64_t>(prepacked_b_->bytes())));
     }
     return Status::Ok();
