@@ -543,7 +543,13 @@ Status IntegerConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const con
   // twice its tiles' time). Taken when they are at most a third of a row: an
   // im2col row of a small plane is oh short spans (fill, copy, fill each), which the
   // profile of ResNet-18's 14x14 and 7x7 3x3 layers shows costing more than the grid's
-  // extra columns (2 of 16 and 2 of 9 there).
+  // extra columns (2 of 16 and 2 of 9 there). Gathering the grid's rows to output positions
+  // (8-byte copies from the phase planes, no padding test) did not pay either (session 11,
+  // Zen 5, 1 thread, loaded host): 512-ch 7x7 436 vs 396 us, 256-ch 14x14 407 vs 360 us.
+  // Presumably because Zen 5 issues 256-bit vpdpbusd no faster than 512-bit ones, so a
+  // 16 + 8 column edge tile costs what 32 columns do: 49 columns still cost 64, and 196
+  // cost 208 against the grid's 224. The columns only go away with output positions as the
+  // tile's rows (benchmarks/reports/session11_h109).
   const PhasePlanes phases(plane);
   const int64_t wp = phases.wq;
   const bool padded = !in_place && plane.ok && (wp - plane.ow) * 3 <= plane.ow;
