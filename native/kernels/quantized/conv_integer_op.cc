@@ -395,20 +395,39 @@ class PrepackedConvWeights {
   const void* zp_data_ = nullptr;
 };
 
+// n bytes from src to dst without a library call when n <= 16 (overlapping fixed-size
+// moves): a small plane's rows are a few bytes, and a memmove call per row cost more than
+// the copy (ResNet-18's 7x7 planes: 512 channels x 7 rows per run, plus the output runs).
+inline void CopyBytes(uint8_t* dst, const uint8_t* src, int64_t n) {
+  if (n > 16) {
+    std::memcpy(dst, src, static_cast<size_t>(n));
+  } else if (n >= 8) {
+    uint64_t a, b;
+    std::memcpy(&a, src, 8);
+    std::memcpy(&b, src + n - 8, 8);
+    std::memcpy(dst, &a, 8);
+    std::memcpy(dst + n - 8, &b, 8);
+  } else if (n >= 4) {
+    uint32_t a, b;
+    std::memcpy(&a, src, 4);
+    std::memcpy(&b, src + n - 4, 4);
+    std::memcpy(dst, &a, 4);
+    std::memcpy(dst + n - 4, &b, 4);
+  } else if (n > 0) {
+    const uint8_t a = src[0], b = src[n / 2], c = src[n - 1];
+    dst[0] = a;
+    dst[n / 2] = b;
+    dst[n - 1] = c;
+  }
+}
+
 // Input plane x (h x w) into dst (hp x wp): row y, column x holds x[y - ph, x - pw], the
-// zero point byte `pad` outside the input.
+// zero point byte `pad` outside the input (dst filled whole, then the input rows copied in).
 void PadPlane(const Plane2D& v, int64_t hp, int64_t wp, const uint8_t* x, uint8_t pad, uint8_t* dst) {
   const int64_t left = std::min(v.pw, wp), count = std::max<int64_t>(0, std::min(v.w, wp - left));
-  for (int64_t y = 0; y < hp; ++y) {
-    uint8_t* row = dst + y * wp;
-    const int64_t iy = y - v.ph;
-    if (iy < 0 || iy >= v.h) {
-      std::fill(row, row + wp, pad);
-      continue;
-    }
-    std::fill(row, row + left, pad);
-    std::copy(x + iy * v.w, x + iy * v.w + count, row + left);
-    std::fill(row + left + count, row + wp, pad);
+  std::fill(dst, dst + hp * wp, pad);
+  for (int64_t y = std::max<int64_t>(0, v.ph), end = std::min(hp, v.h + v.ph); y < end; ++y) {
+    CopyBytes(dst + y * wp + left, x + (y - v.ph) * v.w, count);
   }
 }
 
@@ -474,25 +493,18 @@ struct PhasePlanes {
     uint8_t* out1 = out0 + size();
     const int64_t lo0 = ColumnLo(v, 0), hi0 = ColumnHi(v, 0), lo1 = ColumnLo(v, 1), hi1 = ColumnHi(v, 1);
     const int64_t a = std::max(lo0, lo1), b = std::max(a, std::min(hi0, hi1));  // both inside
+    std::fill(out0, out0 + 2 * size(), pad);  // both planes whole: no fill call per row
     for (int64_t r = 0; r < hq; ++r) {
       uint8_t* row0 = out0 + r * wq;
       uint8_t* row1 = out1 + r * wq;
       const int64_t iy = r * v.sh + py - v.ph;
-      if (iy < 0 || iy >= v.h) {
-        std::fill(row0, row0 + wq, pad);
-        std::fill(row1, row1 + wq, pad);
-        continue;
-      }
+      if (iy < 0 || iy >= v.h) continue;
       const uint8_t* in = x + iy * v.w;  // column q of phase px: in[2 q + px - pw]
-      std::fill(row0, row0 + lo0, pad);
-      std::fill(row1, row1 + lo1, pad);
       for (int64_t q = lo0; q < std::min(a, hi0); ++q) row0[q] = in[2 * q - v.pw];
       for (int64_t q = lo1; q < std::min(a, hi1); ++q) row1[q] = in[2 * q + 1 - v.pw];
       if (b > a) Deinterleave2(in + 2 * a - v.pw, b - a, row0 + a, row1 + a);
       for (int64_t q = std::max(a, b); q < hi0; ++q) row0[q] = in[2 * q - v.pw];
       for (int64_t q = std::max(a, b); q < hi1; ++q) row1[q] = in[2 * q + 1 - v.pw];
-      std::fill(row0 + hi0, row0 + wq, pad);
-      std::fill(row1 + hi1, row1 + wq, pad);
     }
   }
 };
@@ -543,7 +555,13 @@ Status IntegerConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const con
   // twice its tiles' time). Taken when they are at most a third of a row: an
   // im2col row of a small plane is oh short spans (fill, copy, fill each), which the
   // profile of ResNet-18's 14x14 and 7x7 3x3 layers shows costing more than the grid's
-  // extra columns (2 of 16 and 2 of 9 there).
+  // extra columns (2 of 16 and 2 of 9 there). Gathering the grid's rows to output positions
+  // (8-byte copies from the phase planes, no padding test) did not pay either (session 11,
+  // Zen 5, 1 thread, loaded host): 512-ch 7x7 436 vs 396 us, 256-ch 14x14 407 vs 360 us.
+  // Presumably because Zen 5 issues 256-bit vpdpbusd no faster than 512-bit ones, so a
+  // 16 + 8 column edge tile costs what 32 columns do: 49 columns still cost 64, and 196
+  // cost 208 against the grid's 224. The columns only go away with output positions as the
+  // tile's rows (benchmarks/reports/session11_h109).
   const PhasePlanes phases(plane);
   const int64_t wp = phases.wq;
   const bool padded = !in_place && plane.ok && (wp - plane.ow) * 3 <= plane.ow;
@@ -660,7 +678,7 @@ Status IntegerConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const con
           if (ox < plane.ow) {
             const int64_t p = oy * plane.ow + ox, count = std::min(run, plane.ow - ox);
             if (byte_rows) {
-              std::memcpy(out.Byte(g, n, m, p), bytes + j, static_cast<size_t>(count));
+              CopyBytes(out.Byte(g, n, m, p), bytes + j, count);
             } else {
               out.Emit(g, n, m, p, count, c + r * ldc + j);
             }

@@ -430,6 +430,9 @@ INSTANTIATE_TEST_SUITE_P(
                                          // padded grid, 64 channels (an edge tile of rows).
                                          ConvCase{"small_plane_padded_grid_64_channels", 1, 40, 7, 7, 64, 3, 1, 1, 1,
                                                   1},
+                                         // K = 2160: grid blocks of 32 columns, the second starting
+                                         // inside a grid row (an output run of 2 bytes).
+                                         ConvCase{"small_plane_grid_block_mid_row", 1, 240, 7, 7, 20, 3, 1, 1, 1, 1},
                                          // 5x5 pad 2 on a 5-wide plane: the grid's extra columns
                                          // would be most of a row, so stride 1 takes im2col.
                                          ConvCase{"stride1_im2col_wide_kernel", 2, 6, 6, 5, 13, 5, 1, 1, 2, 1},
