@@ -276,7 +276,7 @@ TEST_P(ImplicitTileVariantTest, MatchesTheContractInKOrder) {
 INSTANTIATE_TEST_SUITE_P(Isa, ImplicitTileVariantTest, ::testing::ValuesIn(conv::ImplicitTileVariants()),
                          IsaVariantTestName<conv::ImplicitTile>);
 
-// K blocking (conv.implicit_k_chunk) gives the bits of the unblocked convolution at every
+// K blocking (conv.implicit_chunk_panel_bytes) gives the bits of the unblocked convolution at every
 // participant count, for K in 1, 2 and 3 chunks (equal and with a shorter last one) and one
 // chunk per k; channel counts that take each tile of the enabled ISA (64, 32, 16; 40 pads
 // its last block), outputs of more than kImplicitChunkTiles tiles, batch 2, with and
@@ -291,10 +291,11 @@ TEST(Conv, ImplicitGemmKChunksGiveTheUnchunkedBits) {
       const ConvCase c{{2, kChannels, 15, 16}, {m, kChannels, 3, 3}, 1, {}, {}, {1, 0, 1, 2}, bias};
       const auto x = Random(Product(c.x), 1), w = Random(Product(c.w), 2), b = Random(m, 3);
       std::vector<float> unchunked;
-      for (int64_t chunk : {int64_t{1} << 40, kK, (kK + 1) / 2, kK / 3, int64_t{40}, int64_t{1}}) {
+      for (int64_t chunk : {int64_t{1} << 30, kK, (kK + 1) / 2, kK / 3, int64_t{40}, int64_t{1}}) {
         for (int participants : {1, 2, 3}) {
           KernelTester t = MakeConvTester(c, x, w, b, true);
-          t.Tuning(conv::kImplicitKChunkParam, chunk);
+          // In bytes of panel: exactly `chunk` k of this tile's columns.
+          t.Tuning(conv::kImplicitChunkPanelBytesParam, chunk * 4 * conv::ImplicitTileFor(m).cols);
           auto run = t.Run(participants);
           ASSERT_TRUE(run.ok()) << run.status().ToString();
           const std::vector<float> got = testing::ToVector<float>(run->at(0).tensor());
@@ -653,8 +654,8 @@ TEST(Conv, SchemaDefaultsAreTheConvConstants) {
       EXPECT_EQ(std::get<int64_t>(spec.portable_default), conv::kConvDepthwiseMinimumMultiplyAdds);
       ++found;
     }
-    if (spec.name == conv::kImplicitKChunkParam) {
-      EXPECT_EQ(std::get<int64_t>(spec.portable_default), conv::kConvImplicitKChunk);
+    if (spec.name == conv::kImplicitChunkPanelBytesParam) {
+      EXPECT_EQ(std::get<int64_t>(spec.portable_default), conv::kConvImplicitChunkPanelBytes);
       ++found;
     }
   }

@@ -136,7 +136,8 @@ std::vector<float> Unfused(const Shapes& s, const ActivationCase& a, const Tenso
   return ToVector<float>(y);
 }
 
-// k_chunk: conv.implicit_k_chunk (0: the default; the shapes' K are below it).
+// k_chunk: conv.implicit_chunk_panel_bytes in k of a 16-column tile (0: the default, which
+// the shapes' panels are below; 7 gives 7, 3 or 1 k a chunk at 16, 32 or 64 columns).
 KernelTester MakeFused(const Shapes& s, const ActivationCase& a, const Tensor* z, bool constant_w,
                        int64_t k_chunk = 0) {
   KernelTester t("FusedConv", 1, "com.microsoft");
@@ -145,7 +146,7 @@ KernelTester MakeFused(const Shapes& s, const ActivationCase& a, const Tensor* z
   if (a.name[0] != '\0') t.Attr("activation", std::string(a.name));
   if (!a.params.empty()) t.Attr("activation_params", a.params);
   t.Tuning(param::kMinimumTasks, int64_t{1}).Tuning(param::kDepthwiseMinimumMultiplyAdds, int64_t{1});
-  if (k_chunk > 0) t.Tuning(conv::kImplicitKChunkParam, k_chunk);
+  if (k_chunk > 0) t.Tuning(conv::kImplicitChunkPanelBytesParam, k_chunk * 16 * 4);
   return t;
 }
 
@@ -157,7 +158,7 @@ TEST_P(FusedConvTest, EqualsConvThenAddThenActivationBitForBit) {
     const std::vector<int64_t> y_shape = OutputShape(s);
     const Tensor z = MakeTensor<float>(Shape(y_shape), Random(Product(y_shape), 4));
     for (bool residual : {false, true}) {
-      // K chunks of 7 (implicit-GEMM shapes): bias, residual and activation after the last.
+      // K chunks (implicit-GEMM shapes): bias, residual and activation after the last.
       for (auto [constant_w, k_chunk] : {std::pair{false, 0}, std::pair{true, 0}, std::pair{true, 7}}) {
         const Tensor* zp = residual ? &z : nullptr;
         const std::vector<float> want = Unfused(s, a, zp);

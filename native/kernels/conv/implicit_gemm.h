@@ -72,17 +72,18 @@ void PackImplicitWeights(int64_t mg, int64_t k, const float* w, float* packed);
 // block, position tile) tasks.
 // `epilogue` runs on each run of up to 48 consecutive positions of one channel block (a
 // few tiles, still in L1) right after its tiles' stores.
-// K blocking: when K > `k_chunk` (> 0), a task is a channel block x up to
-// kImplicitChunkTiles position tiles, and K runs in CeilDiv(K, k_chunk) equal chunks
-// (<= k_chunk each) over all its tiles, so one chunk's k_chunk x cols weight panel is
+// K blocking: when the K x cols weight panel of a channel block is larger than
+// `chunk_panel_bytes` (> 0; k_chunk = max(1, chunk_panel_bytes / (4 cols)) k), a task is a
+// channel block x up to kImplicitChunkTiles position tiles, and K runs in
+// CeilDiv(K, k_chunk) equal chunks over all its tiles, so one chunk's weight panel is
 // reused from L2 by every tile instead of the whole K x cols panel streamed once per tile
 // (1.18 MB for 3x3 over 512 channels, 64 columns). The tiles' raw sums wait in
 // per-participant scratch between chunks (ImplicitTileFn's carry); bias, stores and the
-// epilogue follow the last chunk. Same bits as k_chunk = 0 (no blocking).
+// epilogue follow the last chunk. Same bits as chunk_panel_bytes = 0 (no blocking).
 inline constexpr int64_t kImplicitChunkTiles = 16;
 Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* x, const float* w,
                         const float* packed_w, const float* bias, float* y, const gemm::GemmTuning& tuning,
-                        const gemm::Epilogue& epilogue = {}, int64_t k_chunk = 0);
+                        const gemm::Epilogue& epilogue = {}, int64_t chunk_panel_bytes = 0);
 
 }  // namespace conv
 }  // namespace onnx_light
