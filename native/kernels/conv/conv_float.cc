@@ -276,6 +276,10 @@ std::vector<ParamSpec> ConvTuningParams() {
                                     int64_t{1} << 50,
                                     "multiply-adds below which a depthwise-style convolution (one input channel "
                                     "per group) runs serially"));
+  params.push_back(
+      ParamSpec::Int64(kImplicitChunkPanelBytesParam, kConvImplicitChunkPanelBytes, 1, int64_t{1} << 50,
+                       "bytes of weight panel (K x tile columns x 4) above which the implicit-GEMM convolution "
+                       "runs K in equal chunks of at most this many"));
   return params;
 }
 
@@ -283,6 +287,7 @@ StatusOr<ConvTuning> ReadConvTuning(const ResolvedTuning& tuning) {
   ConvTuning t;
   OL_ASSIGN_OR_RETURN(t.gemm, gemm::ReadGemmTuning(tuning));
   OL_ASSIGN_OR_RETURN(t.depthwise_minimum_multiply_adds, tuning.Int64(param::kDepthwiseMinimumMultiplyAdds));
+  OL_ASSIGN_OR_RETURN(t.implicit_chunk_panel_bytes, tuning.Int64(kImplicitChunkPanelBytesParam));
   return t;
 }
 
@@ -336,7 +341,7 @@ Status ConvForward(KernelContext& ctx, const ConvGeometry& g, const float* x, co
   }
   if (g.in_per_group() == 1) return Depthwise(ctx, g, x, w, bias, y, tuning, epilogue);
   if (ImplicitGemmApplies(g.rank, g.out_per_group(), g.in_per_group(), g.kernel_size)) {
-    return ImplicitGemmConv(ctx, g, x, w, packed_w, bias, y, tuning.gemm, epilogue);
+    return ImplicitGemmConv(ctx, g, x, w, packed_w, bias, y, tuning.gemm, epilogue, tuning.implicit_chunk_panel_bytes);
   }
   return GemmConv(ctx, g, x, w, packed_w, bias, y, tuning.gemm, epilogue);
 }

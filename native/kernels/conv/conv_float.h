@@ -27,6 +27,14 @@ namespace conv {
 // and EfficientNet-B0 0.88x (0.84-1.00), session 8, benchmarks/reports/session8/.
 inline constexpr int64_t kConvMinimumTasks = 4;
 inline constexpr int64_t kConvDepthwiseMinimumMultiplyAdds = int64_t{1} << 18;
+// The implicit GEMM's K blocking (ImplicitGemmConv's chunk_panel_bytes): a convolution
+// whose weight panel (K x the tile's columns x 4 bytes) is larger runs K in equal chunks of
+// at most this many bytes of panel. 576 KiB = 3x3 over 256 channels at 64 columns, within
+// Zen 4's 1 MB L2: on AVX-512 ResNet-50's 3x3 over 512 channels (K = 4608, 1.18 MB at 64
+// columns) runs two chunks; AVX2's 32-column tiles reach it only at K > 4608. Moving it
+// changes no result (the chunks continue each sum in k order).
+inline constexpr int64_t kConvImplicitChunkPanelBytes = 2304 * 64 * 4;
+inline constexpr char kImplicitChunkPanelBytesParam[] = "conv.implicit_chunk_panel_bytes";
 
 // Tuning values of Conv (float), read once at Init.
 struct ConvTuning {
@@ -34,6 +42,7 @@ struct ConvTuning {
   // Depthwise-style convolutions (one input channel per group) below this many
   // multiply-adds run serially.
   int64_t depthwise_minimum_multiply_adds = kConvDepthwiseMinimumMultiplyAdds;
+  int64_t implicit_chunk_panel_bytes = kConvImplicitChunkPanelBytes;  // conv.implicit_chunk_panel_bytes
 };
 // Conv's schema: the GEMM parameters (parallel.minimum_tasks defaulting to
 // kConvMinimumTasks) plus parallel.depthwise_minimum_multiply_adds.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <string>
 #include <variant>
@@ -193,7 +194,8 @@ TEST(Conv, ImplicitGemmShapes) {
 // for K counts that do and do not fill the tiles' 4-step main loop and for every row
 // layout a tile may compile a loop for (scattered rows; one run of positions 1 or 2 apart;
 // two such runs split after each row; three runs; spacing 3);
-// positions at and past `valid` (and the row padding of ldy) stay untouched.
+// positions at and past `valid` (and the row padding of ldy) stay untouched; the same
+// sums in K chunks with the raw sums carried between them give the same bits.
 class ImplicitTileVariantTest : public ::testing::TestWithParam<IsaVariant<conv::ImplicitTile>> {};
 // Empty off x86-64 (no tile there): convolutions take im2col + GEMM.
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(ImplicitTileVariantTest);
@@ -228,7 +230,29 @@ TEST_P(ImplicitTileVariantTest, MatchesTheContractInKOrder) {
           const int64_t ldy = valid + 3;
           std::vector<float> y(tile.cols * ldy, kUntouched);
           tile.fn(k_count, offsets.data(), rows.data(), w.data(), with_bias ? bias.data() : nullptr, valid, y.data(),
-                  ldy);
+                  ldy, nullptr, nullptr);
+          // K blocking: the same sums in 1, 2 and 3 chunks (the last one shorter, then
+          // one of a single k), raw sums carried between chunks, give the same bits.
+          const int64_t half = (k_count + 1) / 2, third = (k_count + 2) / 3;
+          for (const std::vector<int64_t>& cuts : std::vector<std::vector<int64_t>>{
+                   {k_count}, {half, k_count}, {third, 2 * third, k_count}, {k_count - 1, k_count}}) {
+            // Chunks of at least one k each (k_count 1 has one chunk, 4 has no 3 + 1 ... cut).
+            if (cuts[0] == 0 || !std::is_sorted(cuts.begin(), cuts.end(), std::less_equal<int64_t>())) continue;
+            std::vector<float> chunked(tile.cols * ldy, kUntouched), carry(tile.rows * tile.cols, kUntouched);
+            for (size_t c = 0; c < cuts.size(); ++c) {
+              const int64_t k0 = c == 0 ? 0 : cuts[c - 1];
+              const bool last = c + 1 == cuts.size();
+              tile.fn(cuts[c] - k0, offsets.data() + k0, rows.data(), w.data() + k0 * tile.cols,
+                      with_bias ? bias.data() : nullptr, valid, chunked.data(), ldy, c == 0 ? nullptr : carry.data(),
+                      last ? nullptr : carry.data());
+              if (!last) {
+                ASSERT_EQ(chunked, std::vector<float>(tile.cols * ldy, kUntouched)) << "y written early";
+              }
+            }
+            ASSERT_TRUE(std::memcmp(chunked.data(), y.data(), sizeof(float) * y.size()) == 0)
+                << GetParam().name << " k_count " << k_count << " valid " << valid << " chunks " << cuts.size()
+                << " layout " << (&layout - layouts.data());
+          }
           for (int j = 0; j < tile.cols; ++j) {
             for (int64_t i = 0; i < ldy; ++i) {
               float expected = kUntouched;
@@ -251,6 +275,42 @@ TEST_P(ImplicitTileVariantTest, MatchesTheContractInKOrder) {
 
 INSTANTIATE_TEST_SUITE_P(Isa, ImplicitTileVariantTest, ::testing::ValuesIn(conv::ImplicitTileVariants()),
                          IsaVariantTestName<conv::ImplicitTile>);
+
+// K blocking (conv.implicit_chunk_panel_bytes) gives the bits of the unblocked convolution at every
+// participant count, for K in 1, 2 and 3 chunks (equal and with a shorter last one) and one
+// chunk per k; channel counts that take each tile of the enabled ISA (64, 32, 16; 40 pads
+// its last block), outputs of more than kImplicitChunkTiles tiles, batch 2, with and
+// without bias and padding. (Run under ONNX_LIGHT_MAX_ISA=avx2 too for the AVX2 tiles.)
+TEST(Conv, ImplicitGemmKChunksGiveTheUnchunkedBits) {
+  constexpr int64_t kChannels = 13, kK = kChannels * 9;  // 117
+  for (int64_t m : {64, 32, 16, 40}) {
+    if (!conv::ImplicitGemmApplies(2, m, kChannels, 9)) {
+      GTEST_SKIP() << "no implicit GEMM on this CPU (ISA capped below AVX2): nothing to chunk";
+    }
+    for (bool bias : {true, false}) {
+      const ConvCase c{{2, kChannels, 15, 16}, {m, kChannels, 3, 3}, 1, {}, {}, {1, 0, 1, 2}, bias};
+      const auto x = Random(Product(c.x), 1), w = Random(Product(c.w), 2), b = Random(m, 3);
+      std::vector<float> unchunked;
+      for (int64_t chunk : {int64_t{1} << 30, kK, (kK + 1) / 2, kK / 3, int64_t{40}, int64_t{1}}) {
+        for (int participants : {1, 2, 3}) {
+          KernelTester t = MakeConvTester(c, x, w, b, true);
+          // In bytes of panel: exactly `chunk` k of this tile's columns.
+          t.Tuning(conv::kImplicitChunkPanelBytesParam, chunk * 4 * conv::ImplicitTileFor(m).cols);
+          auto run = t.Run(participants);
+          ASSERT_TRUE(run.ok()) << run.status().ToString();
+          const std::vector<float> got = testing::ToVector<float>(run->at(0).tensor());
+          if (unchunked.empty()) unchunked = got;
+          EXPECT_TRUE(BitIdentical(got, unchunked))
+              << "channels " << m << " bias " << bias << " k_chunk " << chunk << " participants " << participants;
+        }
+      }
+      const auto want = ReferenceConv(c, x, w, b, {1, 0, 1, 2}, {15, 16});
+      ASSERT_EQ(unchunked.size(), want.size());
+      for (size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(unchunked[i], want[i], 1e-4 * (1 + std::fabs(want[i])));
+      unchunked.clear();
+    }
+  }
+}
 
 TEST(Conv, ImplicitTileForPicksTheTileWithTheFewestPaddedColumns) {
   struct Expected {
@@ -602,8 +662,12 @@ TEST(Conv, SchemaDefaultsAreTheConvConstants) {
       EXPECT_EQ(std::get<int64_t>(spec.portable_default), conv::kConvDepthwiseMinimumMultiplyAdds);
       ++found;
     }
+    if (spec.name == conv::kImplicitChunkPanelBytesParam) {
+      EXPECT_EQ(std::get<int64_t>(spec.portable_default), conv::kConvImplicitChunkPanelBytes);
+      ++found;
+    }
   }
-  EXPECT_EQ(found, 2);
+  EXPECT_EQ(found, 3);
 }
 
 // The rule: rows of at most half the variant's vector, at least a vector's worth of output

@@ -9,10 +9,12 @@
 #include <cstring>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "native/kernels/conv/conv_float.h"
 #include "native/kernels/conv/few_channels.h"
 #include "native/kernels/conv/implicit_gemm.h"
 #include "native/registry/kernel_test_checks.h"
@@ -138,13 +140,17 @@ std::vector<float> Unfused(const Shapes& s, const ActivationCase& a, const Tenso
   return ToVector<float>(y);
 }
 
-KernelTester MakeFused(const Shapes& s, const ActivationCase& a, const Tensor* z, bool constant_w) {
+// k_chunk: conv.implicit_chunk_panel_bytes in k of a 16-column tile (0: the default, which
+// the shapes' panels are below; 7 gives 7, 3 or 1 k a chunk at 16, 32 or 64 columns).
+KernelTester MakeFused(const Shapes& s, const ActivationCase& a, const Tensor* z, bool constant_w,
+                       int64_t k_chunk = 0) {
   KernelTester t("FusedConv", 1, "com.microsoft");
   ConvInputs(t, s, constant_w);
   if (z != nullptr) t.Input(*z);
   if (a.name[0] != '\0') t.Attr("activation", std::string(a.name));
   if (!a.params.empty()) t.Attr("activation_params", a.params);
   t.Tuning(param::kMinimumTasks, int64_t{1}).Tuning(param::kDepthwiseMinimumMultiplyAdds, int64_t{1});
+  if (k_chunk > 0) t.Tuning(conv::kImplicitChunkPanelBytesParam, k_chunk * 16 * 4);
   return t;
 }
 
@@ -156,10 +162,11 @@ TEST_P(FusedConvTest, EqualsConvThenAddThenActivationBitForBit) {
     const std::vector<int64_t> y_shape = OutputShape(s);
     const Tensor z = MakeTensor<float>(Shape(y_shape), Random(Product(y_shape), 4));
     for (bool residual : {false, true}) {
-      for (bool constant_w : {false, true}) {
+      // K chunks (implicit-GEMM shapes): bias, residual and activation after the last.
+      for (auto [constant_w, k_chunk] : {std::pair{false, 0}, std::pair{true, 0}, std::pair{true, 7}}) {
         const Tensor* zp = residual ? &z : nullptr;
         const std::vector<float> want = Unfused(s, a, zp);
-        KernelTester fused = MakeFused(s, a, zp, constant_w);
+        KernelTester fused = MakeFused(s, a, zp, constant_w, k_chunk);
         const std::vector<float> got = testing::SerialMatchesParticipants<float>(fused, Shape(y_shape));
         ASSERT_EQ(got.size(), want.size()) << s.name;
         for (size_t i = 0; i < got.size(); ++i) {
@@ -168,7 +175,7 @@ TEST_P(FusedConvTest, EqualsConvThenAddThenActivationBitForBit) {
           std::memcpy(&g, &got[i], 4);
           std::memcpy(&e, &want[i], 4);
           ASSERT_EQ(g, e) << s.name << " activation '" << a.name << "' residual " << residual << " constant W "
-                          << constant_w << " at " << i << ": " << got[i] << " vs " << want[i];
+                          << constant_w << " k_chunk " << k_chunk << " at " << i << ": " << got[i] << " vs " << want[i];
         }
       }
     }

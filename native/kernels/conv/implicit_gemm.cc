@@ -106,22 +106,35 @@ void PackImplicitWeights(int64_t mg, int64_t k, const float* w, float* packed) {
 
 Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* x, const float* w,
                         const float* packed_w, const float* bias, float* y, const gemm::GemmTuning& tuning,
-                        const gemm::Epilogue& epilogue) {
+                        const gemm::Epilogue& epilogue, int64_t chunk_panel_bytes) {
   const int64_t mg = g.out_per_group(), cg = g.in_per_group(), k = cg * g.kernel_size;
   const ImplicitTile shape = ImplicitTileFor(mg);
   // The last block of a group may be partial: its packed columns past mg are zero, the
   // tile writes into a staging block and only the group's channels are copied out.
   const int64_t out_w = g.out_spatial[1], blocks = CeilDiv(mg, shape.cols), packed_group = RoundUp(mg, shape.cols) * k;
   const int64_t tiles = CeilDiv(g.out_size, shape.rows);
-  const int64_t tasks = g.group * blocks * tiles;  // per image
+  // K blocking (see implicit_gemm.h): chunks of equal length (the last may be shorter), a
+  // task is up to kImplicitChunkTiles tiles of one channel block. Unblocked: a task per tile.
+  const int64_t k_chunk =
+      chunk_panel_bytes > 0 ? std::max<int64_t>(1, chunk_panel_bytes / (int64_t{sizeof(float)} * shape.cols)) : 0;
+  const int64_t chunks = k_chunk > 0 && k > k_chunk ? CeilDiv(k, k_chunk) : 1, chunk_k = CeilDiv(k, chunks);
+  const int64_t task_tiles = chunks > 1 ? std::min(tiles, kImplicitChunkTiles) : 1;
+  const int64_t tile_groups = CeilDiv(tiles, task_tiles);
+  const int64_t tasks = g.group * blocks * tile_groups;  // per image
   const Source source = ChooseSource(g);
   const int64_t source_plane = source.rows * source.cols, image_floats = g.in_channels * source_plane;
+  const bool parallel = gemm::GemmWorkUnits(g.out_channels, g.out_size, k) >= tuning.parallel_minimum_tasks;
+  const ParallelPlan tiles_plan{"conv.implicit_tiles", 1};
+  // Per participant, with K blocking: the raw sums of a task's tiles between chunks.
+  const int participants = parallel ? AvailableParticipants(ctx.parallel(), tiles_plan) : 1;
+  const int64_t carry_floats = chunks > 1 ? task_tiles * shape.rows * shape.cols : 0;
 
-  // Scratch: the tap offsets, W packed for this run unless prepacked, and one image's
-  // padded copy (images are padded and computed one after the other).
+  // Scratch: the tap offsets, W packed for this run unless prepacked, one image's padded
+  // copy (images are padded and computed one after the other) and the carries.
   ScratchArena arena(ctx.allocator(), sizeof(float) * ((source.padded ? image_floats : 0) +
-                                                       (packed_w == nullptr ? g.group * packed_group : 0)) +
-                                          sizeof(int64_t) * k + 3 * 64);
+                                                       (packed_w == nullptr ? g.group * packed_group : 0) +
+                                                       participants * carry_floats) +
+                                          sizeof(int64_t) * k + (carry_floats > 0 ? 4 : 3) * 64);
   OL_RETURN_IF_ERROR(arena.status());
   OL_ASSIGN_OR_RETURN(int64_t * offsets, arena.AllocateArray<int64_t>(k));
   for (int64_t c = 0, kk = 0; c < cg; ++c) {
@@ -142,8 +155,11 @@ Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* 
   if (source.padded) {
     OL_ASSIGN_OR_RETURN(padded, arena.AllocateArray<float>(image_floats));
   }
+  float* carries = nullptr;
+  if (carry_floats > 0) {
+    OL_ASSIGN_OR_RETURN(carries, arena.AllocateArray<float>(participants * carry_floats));
+  }
   ctx.RecordScratch(static_cast<int64_t>(arena.capacity()));
-  const bool parallel = gemm::GemmWorkUnits(g.out_channels, g.out_size, k) >= tuning.parallel_minimum_tasks;
 
   const int64_t row_step = g.strides[0] * source.cols;
   for (int64_t n = 0; n < g.batch; ++n) {
@@ -160,8 +176,9 @@ Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* 
       src = padded;
     }
     float* y_image = y + n * g.out_channels * g.out_size;
-    const auto run = [&](int64_t begin, int64_t end) {
+    const auto run = [&](int participant, int64_t begin, int64_t end) {
       const float* rows[kMaxImplicitRows];
+      float* const carry = carries != nullptr ? carries + participant * carry_floats : nullptr;
       // The epilogue runs on runs of consecutive tiles of one channel block as soon as they
       // hold kEpiloguePositions positions (cols x 48 floats, L1-resident): rows long enough
       // for whole vectors. It is elementwise, so the grouping changes no value.
@@ -177,53 +194,64 @@ Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* 
       alignas(64) float staged[kMaxImplicitCols * kMaxImplicitRows];
       alignas(64) float staged_bias[kMaxImplicitCols];
       for (int64_t t = begin; t < end; ++t) {
-        const int64_t grp = t / (blocks * tiles), block = t / tiles % blocks, tile = t % tiles;
+        const int64_t grp = t / (blocks * tile_groups), block = t / tile_groups % blocks,
+                      first_tile = t % tile_groups * task_tiles, last_tile = std::min(tiles, first_tile + task_tiles);
         const float* image = src + grp * cg * source_plane;
-        const int64_t p0 = tile * shape.rows, valid = std::min<int64_t>(shape.rows, g.out_size - p0);
-        // Rows past the output's end repeat position p0 (read, then discarded).
-        int64_t oh = p0 / out_w, ow = p0 % out_w;
-        for (int i = 0; i < shape.rows; ++i) {
-          rows[i] = i < valid ? image + oh * row_step + ow * g.strides[1] : rows[0];
-          if (++ow == out_w) {
-            ow = 0;
-            ++oh;
-          }
-        }
         const int64_t m0 = grp * mg + block * shape.cols,
                       channels = std::min<int64_t>(shape.cols, mg - block * shape.cols);
-        const float* tile_w = packed_w + grp * packed_group + block * shape.cols * k;
-        float* tile_y = y_image + m0 * g.out_size + p0;
-        if (channels == shape.cols) {
-          shape.fn(k, offsets, rows, tile_w, bias != nullptr ? bias + m0 : nullptr, static_cast<int>(valid), tile_y,
-                   g.out_size);
-        } else {
-          const float* tile_bias = nullptr;
-          if (bias != nullptr) {
-            std::fill(staged_bias, staged_bias + shape.cols, 0.0f);
-            std::copy(bias + m0, bias + m0 + channels, staged_bias);
-            tile_bias = staged_bias;
+        const float* block_w = packed_w + grp * packed_group + block * shape.cols * k;
+        const float* tile_bias = bias != nullptr ? bias + m0 : nullptr;
+        if (channels != shape.cols && bias != nullptr) {
+          std::fill(staged_bias, staged_bias + shape.cols, 0.0f);
+          std::copy(bias + m0, bias + m0 + channels, staged_bias);
+          tile_bias = staged_bias;
+        }
+        for (int64_t chunk = 0; chunk < chunks; ++chunk) {
+          const int64_t k0 = chunk * chunk_k, k_count = std::min(chunk_k, k - k0);
+          const bool last = chunk + 1 == chunks;
+          for (int64_t tile = first_tile; tile < last_tile; ++tile) {
+            const int64_t p0 = tile * shape.rows, valid = std::min<int64_t>(shape.rows, g.out_size - p0);
+            // Rows past the output's end repeat position p0 (read, then discarded).
+            int64_t oh = p0 / out_w, ow = p0 % out_w;
+            for (int i = 0; i < shape.rows; ++i) {
+              rows[i] = i < valid ? image + oh * row_step + ow * g.strides[1] : rows[0];
+              if (++ow == out_w) {
+                ow = 0;
+                ++oh;
+              }
+            }
+            float* tile_carry = carry != nullptr ? carry + (tile - first_tile) * shape.rows * shape.cols : nullptr;
+            const float* carry_in = chunk > 0 ? tile_carry : nullptr;
+            float* carry_out = last ? nullptr : tile_carry;
+            float* tile_y = y_image + m0 * g.out_size + p0;
+            const bool full = channels == shape.cols;
+            shape.fn(k_count, offsets + k0, rows, block_w + k0 * shape.cols, tile_bias, static_cast<int>(valid),
+                     full ? tile_y : staged, full ? g.out_size : kMaxImplicitRows, carry_in, carry_out);
+            if (!last) continue;
+            if (!full) {
+              for (int64_t j = 0; j < channels; ++j) {
+                std::copy(staged + j * kMaxImplicitRows, staged + j * kMaxImplicitRows + valid,
+                          tile_y + j * g.out_size);
+              }
+            }
+            if (epilogue.empty()) continue;
+            if (pending_positions > 0 && (tile_y != pending + pending_positions || pending_channels != channels ||
+                                          pending_positions >= kEpiloguePositions)) {
+              flush();
+            }
+            if (pending_positions == 0) {
+              pending = tile_y;
+              pending_channels = channels;
+            }
+            pending_positions += valid;
           }
-          shape.fn(k, offsets, rows, tile_w, tile_bias, static_cast<int>(valid), staged, kMaxImplicitRows);
-          for (int64_t j = 0; j < channels; ++j) {
-            std::copy(staged + j * kMaxImplicitRows, staged + j * kMaxImplicitRows + valid, tile_y + j * g.out_size);
-          }
         }
-        if (epilogue.empty()) continue;
-        if (pending_positions > 0 && (tile_y != pending + pending_positions || pending_channels != channels ||
-                                      pending_positions >= kEpiloguePositions)) {
-          flush();
-        }
-        if (pending_positions == 0) {
-          pending = tile_y;
-          pending_channels = channels;
-        }
-        pending_positions += valid;
       }
       flush();
       return Status::Ok();
     };
-    OL_RETURN_IF_ERROR(parallel ? ParallelFor(ctx.parallel(), tasks, ParallelPlan{"conv.implicit_tiles", 1}, run)
-                                : run(0, tasks));
+    OL_RETURN_IF_ERROR(parallel ? ParallelForWithParticipant(ctx.parallel(), tasks, tiles_plan, run)
+                                : run(0, 0, tasks));
   }
   return Status::Ok();
 }

@@ -30,7 +30,8 @@ namespace conv {
 namespace {
 
 // ImplicitTileFn (implicit_gemm.h), whose contract every tile here keeps.
-using TileFn = void (*)(int64_t, const int64_t*, const float* const*, const float*, const float*, int, float*, int64_t);
+using TileFn = void (*)(int64_t, const int64_t*, const float* const*, const float*, const float*, int, float*, int64_t,
+                        const float*, float*);
 
 // r[i] holds position i of 16 channels (i < 8): writes out[c * ldy + i] for c < 16 and
 // i < count. Two 4x4 transposes within each 128-bit lane, then each channel's 8 positions
@@ -94,7 +95,7 @@ __attribute__((noinline)) void StoreTile(const __m512 (&acc)[kRows][kVecs], cons
 // the tap's offset plus a constant displacement, and the loop needs seven general registers.
 template <int kRows, int kVecs, int kSplit, int kStride>
 void TileWithLayout(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
-                    const float* bias, int valid, float* y, int64_t ldy) {
+                    const float* bias, int valid, float* y, int64_t ldy, const float* carry_in, float* carry_out) {
   constexpr int kCols = 16 * kVecs;
   const float* row[kRows];
   const float* const first = rows[0];
@@ -107,7 +108,8 @@ void TileWithLayout(int64_t k_count, const int64_t* offsets, const float* const*
 #pragma GCC unroll 12
   for (int i = 0; i < kRows; ++i) {
 #pragma GCC unroll 4
-    for (int v = 0; v < kVecs; ++v) acc[i][v] = _mm512_setzero_ps();
+    for (int v = 0; v < kVecs; ++v)
+      acc[i][v] = carry_in != nullptr ? _mm512_loadu_ps(carry_in + i * kCols + 16 * v) : _mm512_setzero_ps();
   }
   for (int64_t k = 0; k < k_count; ++k) {
     const int64_t offset = offsets[k];
@@ -125,6 +127,15 @@ void TileWithLayout(int64_t k_count, const int64_t* offsets, const float* const*
       for (int v = 0; v < kVecs; ++v) acc[i][v] = _mm512_fmadd_ps(a, wv[v], acc[i][v]);
     }
     w += kCols;
+  }
+  if (carry_out != nullptr) {
+    // Not the last K chunk: the raw sums, row by row, for the next chunk to continue.
+#pragma GCC unroll 12
+    for (int i = 0; i < kRows; ++i) {
+#pragma GCC unroll 4
+      for (int v = 0; v < kVecs; ++v) _mm512_storeu_ps(carry_out + i * kCols + 16 * v, acc[i][v]);
+    }
+    return;
   }
   StoreTile<kRows, kVecs>(acc, bias, valid, y, ldy);
 }
@@ -147,14 +158,15 @@ constexpr std::array<TileFn, sizeof...(kValid)> PartialTable(std::integer_sequen
 // in k order with the same fused multiply-adds, so neither choice changes a bit.
 template <int kRows, int kVecs, bool kLayouts>
 void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w, const float* bias,
-          int valid, float* y, int64_t ldy) {
+          int valid, float* y, int64_t ldy, const float* carry_in, float* carry_out) {
   static constexpr std::array<TileFn, kRows - 1> kPartial =
       PartialTable<kVecs>(std::make_integer_sequence<int, kRows - 1>());
   if (valid < kRows) {
-    if (valid > 0) kPartial[valid - 1](k_count, offsets, rows, w, bias, valid, y, ldy);
+    if (valid > 0) kPartial[valid - 1](k_count, offsets, rows, w, bias, valid, y, ldy, carry_in, carry_out);
     return;
   }
-  if (!kLayouts) return TileWithLayout<kRows, kVecs, 0, 1>(k_count, offsets, rows, w, bias, valid, y, ldy);
+  if (!kLayouts)
+    return TileWithLayout<kRows, kVecs, 0, 1>(k_count, offsets, rows, w, bias, valid, y, ldy, carry_in, carry_out);
   // Index [split] (0 = general), per stride 1 and 2.
   static constexpr std::array<TileFn, kRows + 1> kStride1 =
       LayoutTable<kRows, kVecs, 1>(std::make_integer_sequence<int, kRows + 1>());
@@ -175,20 +187,22 @@ void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, con
       split = i;
     }
   }
-  (stride == 2 ? kStride2 : kStride1)[split](k_count, offsets, rows, w, bias, valid, y, ldy);
+  (stride == 2 ? kStride2 : kStride1)[split](k_count, offsets, rows, w, bias, valid, y, ldy, carry_in, carry_out);
 }
 
 }  // namespace
 
 void ImplicitTile6x64Avx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
-                            const float* bias, int valid, float* y, int64_t ldy) {
+                            const float* bias, int valid, float* y, int64_t ldy, const float* carry_in,
+                            float* carry_out) {
   // 6 row pointers fit in general registers: one loop serves every layout.
-  Tile<6, 4, false>(k_count, offsets, rows, w, bias, valid, y, ldy);
+  Tile<6, 4, false>(k_count, offsets, rows, w, bias, valid, y, ldy, carry_in, carry_out);
 }
 
 void ImplicitTile12x32Avx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
-                             const float* bias, int valid, float* y, int64_t ldy) {
-  Tile<12, 2, true>(k_count, offsets, rows, w, bias, valid, y, ldy);
+                             const float* bias, int valid, float* y, int64_t ldy, const float* carry_in,
+                             float* carry_out) {
+  Tile<12, 2, true>(k_count, offsets, rows, w, bias, valid, y, ldy, carry_in, carry_out);
 }
 
 }  // namespace conv

@@ -10,10 +10,12 @@ namespace conv {
 
 // 6 positions x 64 output channels (per k: 4 weight loads, 6 broadcasts, 24 FMAs).
 void ImplicitTile6x64Avx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
-                            const float* bias, int valid, float* y, int64_t ldy);
+                            const float* bias, int valid, float* y, int64_t ldy, const float* carry_in,
+                            float* carry_out);
 // 12 positions x 32 output channels (2 loads, 12 broadcasts: the GEMM microkernel's balance).
 void ImplicitTile12x32Avx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
-                             const float* bias, int valid, float* y, int64_t ldy);
+                             const float* bias, int valid, float* y, int64_t ldy, const float* carry_in,
+                             float* carry_out);
 
 }  // namespace conv
 }  // namespace onnx_light
