@@ -175,6 +175,46 @@ def test_the_session_releases_the_weights_its_kernels_absorbed(tmp_path, rng, fo
         session._weights.bytes_view("w0")
 
 
+def _convs(rng):
+    """Conv 32 -> 64 (3x3, pads 1) then Conv 64 -> 288 (1x1) + Relu: weights of 73,728 and
+    73,728 bytes (above the bound under which Python holds a weight; whole pages), packed at
+    creation in both layouts (the implicit GEMM's channel blocks where AVX2 is there, else
+    GEMM panels; GEMM panels for the 1x1)."""
+    w1 = rng.standard_normal((64, 32, 3, 3)).astype(np.float32)
+    w2 = rng.standard_normal((288, 64, 1, 1)).astype(np.float32)
+    graph = helper.make_graph(
+        [
+            helper.make_node("Conv", ["x", "w1"], ["h"], pads=[1, 1, 1, 1]),
+            helper.make_node("Conv", ["h", "w2"], ["c"]),
+            helper.make_node("Relu", ["c"], ["y"]),
+        ],
+        "convs",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 32, 10, 10])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(w2, "w2")],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.mark.parametrize("graph_optimizations", [False, True])  # True: Conv + Relu run as FusedConv
+def test_convs_from_files_consume_the_weights_they_pack(tmp_path, rng, graph_optimizations):
+    """Conv and FusedConv consume their constant weights (pages released while packed) when
+    the session owns them, and compute the bits of a session that borrows the caller's bytes
+    (never consumed)."""
+    model = _convs(rng)
+    data = model.SerializeToString()
+    x = {"x": rng.standard_normal((1, 32, 10, 10)).astype(np.float32)}
+    borrowed = onnx_light.InferenceSession(data, graph_optimizations=graph_optimizations)
+    source = str(tmp_path / "convs.onnx")
+    onnx.save(model, source)
+    session = onnx_light.InferenceSession(source, graph_optimizations=graph_optimizations)
+    kept = session.constant_memory()
+    assert kept.consumed_initializers == 2
+    assert kept.released_initializers == 2
+    assert data == model.SerializeToString()
+    np.testing.assert_array_equal(session.run(None, x)[0], borrowed.run(None, x)[0])
+
+
 def test_a_weight_also_read_at_run_time_is_kept(rng):
     """w0 feeds a MatMul (which absorbs it) and an Add that reads it at run time: kept."""
     model = mlp(rng, layers=1)

@@ -291,7 +291,8 @@ StatusOr<ConvTuning> ReadConvTuning(const ResolvedTuning& tuning) {
   return t;
 }
 
-StatusOr<PackedConvWeights> PackedConvWeights::Pack(const Tensor& w, int64_t group) {
+StatusOr<PackedConvWeights> PackedConvWeights::Pack(const Tensor& w, int64_t group,
+                                                    const std::function<void(int64_t)>& rows_read) {
   PackedConvWeights packed;
   const Shape& shape = w.shape();
   if (w.dtype() != DataType::kFloat || shape.rank() < 3 || group <= 0 || w.num_elements() == 0) return packed;
@@ -307,10 +308,12 @@ StatusOr<PackedConvWeights> PackedConvWeights::Pack(const Tensor& w, int64_t gro
   for (int64_t grp = 0; grp < group; ++grp) {
     const float* source = w.data<float>() + grp * mg * k;
     float* target = packed.packed_.data<float>() + grp * per_group;
+    std::function<void(int64_t)> group_rows_read;  // the group's rows as rows of w
+    if (rows_read) group_rows_read = [&rows_read, grp, mg](int64_t rows) { rows_read(grp * mg + rows); };
     if (implicit) {
-      PackImplicitWeights(mg, k, source, target);
+      PackImplicitWeights(mg, k, source, target, group_rows_read);
     } else {
-      gemm::PrepackA(false, mg, k, source, k, target);
+      gemm::PrepackA(false, mg, k, source, k, target, group_rows_read);
     }
   }
   packed.source_shape_ = shape;

@@ -1,6 +1,7 @@
 // fp32 convolution engines shared by Conv, ConvTranspose and the quantized convolutions.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "native/kernels/conv/conv_geometry.h"
@@ -57,7 +58,12 @@ class PackedConvWeights {
   // Packs `w` for `group` groups; leaves the object empty when W does not take the GEMM
   // path (not float, depthwise, empty) or its shape is invalid (Compute reports that).
   // Keeps nothing of `w` but its shape: a kernel that packed it may absorb it.
-  static StatusOr<PackedConvWeights> Pack(const Tensor& w, int64_t group);
+  // `rows_read`, when given, is called only when `w` is packed, as it is read, with r
+  // meaning: rows [0, r) of w (its M output channels, num_elements / M floats each) are
+  // never read again (PrepackA's promise, group after group), so that a kernel may consume
+  // w (registry/kernel.h, ConstantConsumer). The packed bytes are the same either way.
+  static StatusOr<PackedConvWeights> Pack(const Tensor& w, int64_t group,
+                                          const std::function<void(int64_t)>& rows_read = nullptr);
   // Whether W was packed (the GEMM paths then read only the packed form).
   bool packed() const { return packed_.num_elements() > 0; }
   size_t bytes() const { return packed_.byte_size(); }

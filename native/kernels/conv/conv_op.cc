@@ -3,6 +3,9 @@
 // Y's shape, Conv's attributes plus `activation` and `activation_params`;
 // Y = activation(conv(X, W) + B + Z), the residual and activation applied by the
 // convolution paths as an epilogue on each output block (gemm/epilogue.h).
+#include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,7 +33,20 @@ class ConvKernel final : public OpKernel {
     }
     OL_ASSIGN_OR_RETURN(tuning_, conv::ReadConvTuning(info.tuning()));
     if (const Tensor* w = info.constant_input(1)) {
-      OL_ASSIGN_OR_RETURN(packed_w_, conv::PackedConvWeights::Pack(*w, attrs_.group));
+      // Consumed when the session allows it and W is packed (Pack reports rows only then):
+      // W's rows go back to the system as they are packed, so W and its packed form never
+      // coexist whole (registry/kernel.h). The consumer is taken at the first report.
+      const size_t row_bytes =
+          w->shape().rank() > 0 && w->shape()[0] > 0 ? w->byte_size() / static_cast<size_t>(w->shape()[0]) : 0;
+      ConstantConsumer consumer;
+      bool consuming = false;
+      OL_ASSIGN_OR_RETURN(packed_w_, conv::PackedConvWeights::Pack(*w, attrs_.group, [&](int64_t rows) {
+                            if (!consuming) {
+                              consumer = info.ConsumeConstantInput(1);
+                              consuming = true;
+                            }
+                            consumer.ReleaseThrough(static_cast<size_t>(rows) * row_bytes);
+                          }));
       if (packed_w_.packed()) OL_RETURN_IF_ERROR(info.AbsorbConstantInput(1, static_cast<int64_t>(packed_w_.bytes())));
     }
     return Status::Ok();

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <random>
 #include <string>
 #include <variant>
@@ -18,6 +19,7 @@
 #include "native/kernels/conv/few_channels.h"
 #include "native/kernels/conv/implicit_gemm.h"
 #include "native/kernels/gemm/epilogue.h"
+#include "native/kernels/gemm/microkernel.h"
 #include "native/registry/kernel_test_checks.h"
 
 namespace onnx_light {
@@ -572,6 +574,56 @@ TEST(Conv, ConstantWeightsArePackedOnceNotPerRun) {
   const int64_t weight_bytes = 256 * 128 * 9 * 4;
   EXPECT_GE(scratch[false] - scratch[true], weight_bytes);
   EXPECT_LT(scratch[true], weight_bytes / 4);
+}
+
+// PackedConvWeights::Pack's rows_read promise (what lets Conv consume W): rows of W it
+// reported read are never read again (poisoned with NaN as soon as reported here), every
+// row is reported by the end, rows go as they are packed, and the packed bytes are the ones
+// packing without the callback gives; weights that are not packed (the few-channel stems)
+// report nothing. Both layouts: implicit GEMM (AVX2 and up) and PrepackA's MR-row panels,
+// K within and past one K block, channel counts that fill no whole panel, groups.
+TEST(Conv, PackedWeightsNeverReadRowsTheyReportedRead) {
+  struct PackCase {
+    std::vector<int64_t> w;
+    int64_t group;
+  };
+  for (const PackCase& c : {PackCase{{64, 32, 3, 3}, 1}, PackCase{{40, 24, 3, 3}, 1}, PackCase{{70, 16, 1, 1}, 1},
+                            PackCase{{37, 900, 1, 1}, 1}, PackCase{{8, 700, 1, 1}, 1}, PackCase{{80, 5, 3, 3}, 2},
+                            PackCase{{42, 7, 5, 5}, 2}, PackCase{{6, 3, 1, 1}, 3}, PackCase{{16, 3, 3, 3}, 1}}) {
+    SCOPED_TRACE("W " + Shape(c.w).ToString() + " group " + std::to_string(c.group));
+    const std::vector<float> values = Random(Product(c.w), 7);
+    auto want = conv::PackedConvWeights::Pack(MakeTensor<float>(Shape(c.w), values), c.group);
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    Tensor w = MakeTensor<float>(Shape(c.w), values);
+    const int64_t m = c.w[0], row = Product(c.w, 1);
+    int64_t reported = 0, calls = 0;
+    bool monotone = true;
+    auto got = conv::PackedConvWeights::Pack(w, c.group, [&](int64_t rows) {
+      monotone = monotone && rows >= reported && rows <= m;
+      for (int64_t r = reported; r < rows; ++r) {
+        std::fill(w.data<float>() + r * row, w.data<float>() + (r + 1) * row, std::numeric_limits<float>::quiet_NaN());
+      }
+      reported = std::max(reported, rows);
+      ++calls;
+    });
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    ASSERT_EQ(got->packed(), want->packed());
+    if (!want->packed()) {
+      EXPECT_EQ(calls, 0);
+      continue;
+    }
+    EXPECT_TRUE(monotone);
+    EXPECT_EQ(reported, m);
+    // Released as it goes: once per block of channels (an implicit tile's columns, else
+    // the GEMM kernel's MR rows) in every group, not at the end only.
+    const int64_t mg = m / c.group, cg = c.w[1], taps = Product(c.w, 2);
+    const int64_t block = conv::ImplicitGemmApplies(static_cast<int>(c.w.size()) - 2, mg, cg, taps)
+                              ? conv::ImplicitTileFor(mg).cols
+                              : gemm::BestKernel().mr;
+    EXPECT_EQ(calls, c.group * ((mg + block - 1) / block)) << "block " << block;
+    ASSERT_EQ(got->bytes(), want->bytes());
+    EXPECT_EQ(std::memcmp(got->Find(w), want->Find(w), want->bytes()), 0);
+  }
 }
 
 TEST(Conv, DepthwiseAndChannelMultiplier) {

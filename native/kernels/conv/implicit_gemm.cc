@@ -92,7 +92,8 @@ int64_t ImplicitPackedSize(int64_t mg, int64_t k) {
   return tile.fn == nullptr ? 0 : RoundUp(mg, tile.cols) * k;
 }
 
-void PackImplicitWeights(int64_t mg, int64_t k, const float* w, float* packed) {
+void PackImplicitWeights(int64_t mg, int64_t k, const float* w, float* packed,
+                         const std::function<void(int64_t)>& rows_read) {
   const int cols = ImplicitTileFor(mg).cols;
   for (int64_t block = 0; block < CeilDiv(mg, cols); ++block) {
     for (int64_t kk = 0; kk < k; ++kk) {
@@ -101,6 +102,7 @@ void PackImplicitWeights(int64_t mg, int64_t k, const float* w, float* packed) {
         packed[(block * k + kk) * cols + j] = m < mg ? w[m * k + kk] : 0.0f;
       }
     }
+    if (rows_read) rows_read(std::min<int64_t>((block + 1) * cols, mg));
   }
 }
 

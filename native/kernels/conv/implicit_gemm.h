@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "native/kernels/common/isa_variants.h"
@@ -64,7 +65,10 @@ bool ImplicitGemmApplies(int rank, int64_t out_per_group, int64_t in_per_group, 
 int64_t ImplicitPackedSize(int64_t mg, int64_t k);
 // Weights of one group (mg x k, row-major) as CeilDiv(mg, cols) panels of k x cols, cols
 // the tile's; the last panel's columns past mg are zero.
-void PackImplicitWeights(int64_t mg, int64_t k, const float* w, float* packed);
+// `rows_read`, when given, is called after each block of channels with r meaning: rows
+// [0, r) of w (M rows of k floats) are never read again (as PrepackA's).
+void PackImplicitWeights(int64_t mg, int64_t k, const float* w, float* packed,
+                         const std::function<void(int64_t)>& rows_read = nullptr);
 
 // Y = conv(X, W) + bias; `packed_w` is PackImplicitWeights of every group (group after
 // group, ImplicitPackedSize apart), or null to pack W here. Images run one after the other, each padded (when the

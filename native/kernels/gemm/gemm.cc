@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <vector>
 
@@ -633,15 +634,28 @@ size_t PrepackedASize(int64_t m, int64_t k) {
   return static_cast<size_t>(RoundUp(std::max<int64_t>(m, 1), BestKernel().mr) * std::max<int64_t>(k, 1));
 }
 
-void PrepackA(bool trans_a, int64_t m, int64_t k, const float* a, int64_t lda, float* packed) {
+void PrepackA(bool trans_a, int64_t m, int64_t k, const float* a, int64_t lda, float* packed,
+              const std::function<void(int64_t)>& rows_read) {
   const MicroKernel& kernel = BestKernel();
   const int64_t m_pad = RoundUp(m, kernel.mr);
+  if (rows_read && !trans_a) {  // panel by panel, so that A's rows are done with in order
+    for (int64_t ir = 0; ir < m; ir += kernel.mr) {
+      const int rows = static_cast<int>(std::min<int64_t>(kernel.mr, m - ir));
+      for (int64_t pc = 0; pc < k; pc += kernel.kc) {
+        const int64_t kc = std::min(kernel.kc, k - pc);
+        PackAPanel(trans_a, a, lda, ir, rows, pc, kc, kernel.mr, packed + pc * m_pad + ir * kc);
+      }
+      rows_read(ir + rows);
+    }
+    return;
+  }
   for (int64_t pc = 0; pc < k; pc += kernel.kc) {
     const int64_t kc = std::min(kernel.kc, k - pc);
     for (int64_t ir = 0; ir < m; ir += kernel.mr) {
       const int rows = static_cast<int>(std::min<int64_t>(kernel.mr, m - ir));
       PackAPanel(trans_a, a, lda, ir, rows, pc, kc, kernel.mr, packed + pc * m_pad + ir * kc);
     }
+    if (rows_read) rows_read(pc + kc);  // trans_a: stored rows [0, pc + kc) are done
   }
 }
 

@@ -181,8 +181,14 @@ Status SgemmPrepackedB(const ParallelContext& parallel, Allocator* allocator, co
 // A packed once and shared read-only by many products (a convolution's weights used by
 // every output tile): PrepackedASize(m, k) floats (64-byte aligned buffer), filled by
 // PrepackA, then consumed by SgemmSerialPrepackedA, which packs only B.
+// `rows_read`, when given, is called as `a` is read, with r meaning: rows [0, r) of a as
+// stored (lda floats apart: M rows, or K rows when trans_a) are never read again (the
+// caller may return them to the system, as with PrepackedB::Create). An untransposed A is
+// then packed one MR-row panel at a time through every K block; a transposed one K block
+// by K block. The packed bytes are the same with or without the callback.
 size_t PrepackedASize(int64_t m, int64_t k);
-void PrepackA(bool trans_a, int64_t m, int64_t k, const float* a, int64_t lda, float* packed);
+void PrepackA(bool trans_a, int64_t m, int64_t k, const float* a, int64_t lda, float* packed,
+              const std::function<void(int64_t)>& rows_read = nullptr);
 void SgemmSerialPrepackedA(const float* packed_a, int64_t m, int64_t n, int64_t k, float alpha, const PackedBSource& b,
                            float beta, float* c, int64_t ldc, float* scratch);
 // Rows [m0, m1) of that product only, C still addressed from row 0; m0 must be a multiple

@@ -568,6 +568,39 @@ TEST(GemmEngine, PrepackedBNeverReadsRowsItReportedRead) {
   }
 }
 
+// PrepackA's rows_read promise, as PrepackedB::Create's: rows of A as stored that it
+// reported read are never read again (poisoned with NaN as soon as reported), every row is
+// reported by the end, an untransposed A once per MR-row panel, and the packed bytes are
+// the ones packing without the callback gives.
+TEST(GemmEngine, PrepackANeverReadsRowsItReportedRead) {
+  const MicroKernel& kernel = BestKernel();
+  for (bool ta : {false, true}) {
+    for (const Case& c : {Case{70, 1, 600, ta, false, 1, 0}, Case{2048, 1, 300, ta, false, 1, 0},
+                          Case{5, 1, 2000, ta, false, 1, 0}, Case{1, 1, 1, ta, false, 1, 0}}) {
+      SCOPED_TRACE(std::string(ta ? "ta " : "") + "m " + std::to_string(c.m) + " k " + std::to_string(c.k));
+      const Operands op(c);
+      std::vector<float> want(PrepackedASize(c.m, c.k)), got(want.size());
+      PrepackA(ta, c.m, c.k, op.a.data(), op.lda, want.data());
+      std::vector<float> a = op.a;
+      const int64_t stored_rows = ta ? c.k : c.m;
+      int64_t reported = 0, calls = 0;
+      bool monotone = true;
+      PrepackA(ta, c.m, c.k, a.data(), op.lda, got.data(), [&](int64_t rows) {
+        monotone = monotone && rows >= reported && rows <= stored_rows;
+        for (int64_t r = reported; r < rows; ++r) {
+          std::fill(a.begin() + r * op.lda, a.begin() + (r + 1) * op.lda, std::numeric_limits<float>::quiet_NaN());
+        }
+        reported = std::max(reported, rows);
+        ++calls;
+      });
+      EXPECT_TRUE(monotone);
+      EXPECT_EQ(reported, stored_rows);
+      EXPECT_EQ(calls, ta ? (c.k + kernel.kc - 1) / kernel.kc : (c.m + kernel.mr - 1) / kernel.mr);
+      EXPECT_EQ(std::memcmp(want.data(), got.data(), want.size() * sizeof(float)), 0);
+    }
+  }
+}
+
 TEST(GemmEngine, ScratchIsBoundedByBlockingNotByMatrices) {
   Runner eight(8);
   const MicroKernel& kernel = BestKernel();
