@@ -37,11 +37,6 @@ uint64_t Joined(uint64_t admission) { return admission & kJoinedMask; }
 uint64_t Wanted(uint64_t admission) { return (admission >> kWantedShift) & kWantedMask; }
 bool Open(uint64_t admission) { return (admission >> 32) != 0 && !(admission & kClosed); }
 
-int64_t SteadyNanos() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 // Spins until pred() or the window passes; checks the clock every 64 relaxes.
 template <typename Pred>
 bool SpinUntil(Pred pred, int64_t spin_microseconds) {
@@ -107,10 +102,7 @@ StatusOr<std::shared_ptr<CpuExecutor>> CpuExecutor::Create(const CpuExecutionPol
 }
 
 CpuExecutor::CpuExecutor(const CpuExecutionPolicy& policy)
-    : policy_(policy),
-      process_generation_(g_process_generation.load(std::memory_order_relaxed)),
-      hold_back_wakes_(policy.join_wait_microseconds == 0 &&
-                       static_cast<size_t>(policy.EffectiveThreads()) <= AvailableCpus().size()) {}
+    : policy_(policy), process_generation_(g_process_generation.load(std::memory_order_relaxed)) {}
 
 CpuExecutor::~CpuExecutor() {
   if (Forked()) {
@@ -133,40 +125,19 @@ void CpuExecutor::WorkerLoop() {
   // Regions are scanned from a per-thread start so that concurrent regions fill evenly.
   static std::atomic<int> next_start{0};
   const int start = next_start.fetch_add(1, std::memory_order_relaxed) % kMaxConcurrentRegions;
-  // Woken onto the CPU of the caller that woke it (see wake_backoff_ns_): spinning there
-  // would only take turns with that caller, so this worker parks as soon as it is idle.
-  bool colocated = false;
   for (;;) {
     // Read the dispatch word before scanning: a region opened after the scan changes it.
     const uint64_t seen = dispatch_.load(std::memory_order_seq_cst);
     if (stop_.load(std::memory_order_acquire)) return;
     if (JoinAnyRegion(start)) continue;
     const auto changed = [&] { return dispatch_.load(std::memory_order_seq_cst) != seen; };
-    if (!SpinUntil(changed, colocated ? 0 : policy_.spin_microseconds)) {
+    if (!SpinUntil(changed, policy_.spin_microseconds)) {
       std::unique_lock<std::mutex> lock(parking_->mutex);
       parked_workers_.fetch_add(1);
-      // This worker is not covered by a wake-up already sent: the next region sends one.
-      wake_pending_.store(false, std::memory_order_seq_cst);
       parking_->worker_cv.wait(lock, [&] { return changed() || stop_.load(); });
       parked_workers_.fetch_sub(1);
-      colocated = NoteWakeUp();
     }
   }
-}
-
-bool CpuExecutor::NoteWakeUp() {
-  const int cpu = sched_getcpu();
-  if (!hold_back_wakes_ || cpu < 0 || cpu != waker_cpu_.load(std::memory_order_relaxed)) {
-    wake_backoff_ns_.store(0, std::memory_order_relaxed);
-    wakes_resume_at_ns_.store(0, std::memory_order_relaxed);
-    return false;
-  }
-  const int64_t base = std::max<int64_t>(policy_.spin_microseconds, kMinWakeBackoffMicroseconds) * 1000;
-  const int64_t backoff =
-      std::min(base * kMaxWakeBackoffFactor, std::max(base, 2 * wake_backoff_ns_.load(std::memory_order_relaxed)));
-  wake_backoff_ns_.store(backoff, std::memory_order_relaxed);
-  wakes_resume_at_ns_.store(SteadyNanos() + backoff, std::memory_order_relaxed);
-  return true;
 }
 
 bool CpuExecutor::JoinAnyRegion(int start) {
@@ -192,11 +163,6 @@ bool CpuExecutor::JoinAnyRegion(int start) {
     }
   }
   return false;
-}
-
-bool CpuExecutor::WakesAllowed() const {
-  const int64_t resume_at = wakes_resume_at_ns_.load(std::memory_order_relaxed);
-  return resume_at == 0 || SteadyNanos() >= resume_at;
 }
 
 void CpuExecutor::WaitForWorkers(const Region& region, int expected) {
@@ -257,12 +223,8 @@ int CpuExecutor::Run(int n, TaskFunction function, void* argument) {
   region.admission.store(static_cast<uint64_t>(tag) << 32 | static_cast<uint64_t>(n - 1) << kWantedShift,
                          std::memory_order_seq_cst);
   dispatch_.fetch_add(1, std::memory_order_seq_cst);
-  if (parked_workers_.load(std::memory_order_seq_cst) > 0 && WakesAllowed() &&
-      !wake_pending_.exchange(true, std::memory_order_seq_cst)) {
-    waker_cpu_.store(sched_getcpu(), std::memory_order_relaxed);
-    // Taking the mutex orders this wake-up after any worker's check-then-wait; notifying
-    // after releasing it spares the woken worker a second sleep on the mutex we hold.
-    { std::lock_guard<std::mutex> lock(parking_->mutex); }
+  if (parked_workers_.load(std::memory_order_seq_cst) > 0) {
+    std::lock_guard<std::mutex> lock(parking_->mutex);
     parking_->worker_cv.notify_all();
   }
   if (policy_.join_wait_microseconds > 0) {

@@ -109,7 +109,6 @@ class CpuExecutor {
 
   const CpuExecutionPolicy policy_;
   const uint64_t process_generation_;  // see Forked()
-  const bool hold_back_wakes_;         // see wake_pending_
   std::vector<std::thread> workers_;
 
   // Bumped each time a region opens; idle workers watch it (spinning, then parked).
@@ -133,27 +132,6 @@ class CpuExecutor {
   std::unique_ptr<Parking> parking_ = std::make_unique<Parking>();
   std::atomic<int> parked_workers_{0};
   std::atomic<int> parked_callers_{0};
-
-  // Waking parked workers. A region wakes them only if no wake-up is already on its way
-  // (wake_pending_, cleared by a worker as it parks). A worker that the OS woke onto the
-  // CPU its waker runs on (the other CPUs being busy) cannot help that caller, only take
-  // turns with it, and each wake-up costs the caller a scheduling point on its own CPU:
-  // such a worker parks at once and further wake-ups are held back for a window that
-  // doubles with each such wake-up (from max(spin window, kMinWakeBackoffMicroseconds) to
-  // kMaxWakeBackoffFactor times that) and is cleared by a wake-up onto another CPU.
-  // Regions opened meanwhile run on their callers, as regions that a worker misses do.
-  // Only when the policy has no more threads than the process has CPUs (so that sharing a
-  // CPU means another process holds the others) and no join wait (the forced-parallel
-  // test mode wants every participant).
-  static constexpr int64_t kMinWakeBackoffMicroseconds = 100;
-  static constexpr int64_t kMaxWakeBackoffFactor = 64;
-  bool WakesAllowed() const;
-  // Called by a worker just woken: updates the back-off; true when it is colocated.
-  bool NoteWakeUp();
-  std::atomic<bool> wake_pending_{false};
-  std::atomic<int> waker_cpu_{-1};
-  std::atomic<int64_t> wake_backoff_ns_{0};
-  std::atomic<int64_t> wakes_resume_at_ns_{0};
 };
 
 // Process registry of executors keyed by policy. Sessions with compatible policies share

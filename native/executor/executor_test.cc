@@ -12,8 +12,6 @@
 #include <vector>
 
 #include <gtest/gtest.h>
-#include <pthread.h>
-#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -508,59 +506,6 @@ TEST(CpuExecutor, WorkersParkAfterSpinWindow) {
                 return Status::Ok();
               }).ok());
   EXPECT_EQ(ran.load(), 2);
-}
-
-// A worker woken onto its caller's CPU holds back further wake-ups for a while (it could
-// only take turns with the caller); the hold-back ends, so a worker on another CPU is woken
-// again and joins. Pins the worker and then the caller; needs two CPUs.
-TEST(CpuExecutor, WakeUpsHeldBackForAColocatedWorkerResume) {
-  const std::vector<int> cpus = AvailableCpus();
-  if (cpus.size() < 2) GTEST_SKIP() << "needs two CPUs";
-  cpu_set_t original;
-  ASSERT_EQ(pthread_getaffinity_np(pthread_self(), sizeof original, &original), 0);
-  const auto pin_caller = [](int cpu) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
-  };
-  {
-    CpuExecutionPolicy policy;
-    policy.num_threads = 2;
-    policy.spin_microseconds = 0;  // the worker parks after every region: one wake-up each
-    policy.affinity = {cpus[0]};   // worker 0 on cpus[0]
-    auto executor = CpuExecutor::Create(policy);
-    ASSERT_TRUE(executor.ok());
-    EventCollector events(/*region_capacity=*/1 << 12, /*node_capacity=*/1);
-    ParallelContext ctx{executor->get(), nullptr, &events, "Test"};
-    // Caller and worker share cpus[0]: every block still runs exactly once.
-    ASSERT_TRUE(pin_caller(cpus[0]));
-    constexpr int64_t kTotal = 97;
-    for (int round = 0; round < 200; ++round) {
-      std::vector<std::atomic<int>> hits(kTotal);
-      ASSERT_TRUE(ParallelFor(ctx, kTotal, {"colocated", 1}, [&](int64_t b, int64_t e) {
-                    for (int64_t i = b; i < e; ++i) hits[i].fetch_add(1);
-                    return Status::Ok();
-                  }).ok());
-      for (int64_t i = 0; i < kTotal; ++i) ASSERT_EQ(hits[i].load(), 1) << "round " << round << " index " << i;
-    }
-    // The caller moves to another CPU; once the longest hold-back has passed, a region
-    // wakes the worker again, and with 2 ms blocks it claims its own.
-    ASSERT_TRUE(pin_caller(cpus[1]));
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    events.Clear();
-    bool joined = false;
-    for (int round = 0; round < 500 && !joined; ++round) {
-      ASSERT_TRUE(ParallelFor(ctx, 2, {"apart", 1}, [](int64_t, int64_t) {
-                    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-                    return Status::Ok();
-                  }).ok());
-      for (const RegionEvent& region : events.regions()) joined |= region.observed_participants == 2;
-      events.Clear();
-    }
-    EXPECT_TRUE(joined) << "no region was joined by the worker after the hold-back";
-  }
-  ASSERT_EQ(pthread_setaffinity_np(pthread_self(), sizeof original, &original), 0);
 }
 
 // With a join wait, the caller lets its workers join before it runs its own share, so that
