@@ -11,7 +11,6 @@ frame), slope = cost per node (executor loop, kernel dispatch, output allocation
 kernels' own arithmetic on 16 floats is a few ns of it.
 """
 
-import json
 import statistics
 import time
 
@@ -21,7 +20,7 @@ import onnxruntime as ort
 from absl import app, flags
 from onnx import TensorProto, helper
 
-from benchmarks.ort_reference import ort_session
+from benchmarks.ort_reference import conditions, finish_document, ort_session
 
 FLAGS = flags.FLAGS
 flags.DEFINE_list("nodes", ["1", "2", "4", "8", "16", "32", "64", "128", "256"], "chain lengths")
@@ -89,6 +88,7 @@ def measure(nodes):
 def main(argv: list[str]) -> None:
     del argv  # flags only
     lengths = [int(n) for n in FLAGS.nodes]
+    started = conditions(op=FLAGS.op, elements=FLAGS.elements, threads=FLAGS.threads)
     rows = {}
     print(f"chains of {FLAGS.op} on float[{FLAGS.elements}], {FLAGS.threads} thread(s), {FLAGS.repeats} runs each")
     print(f"{'nodes':>6} {'onnx-light us':>14} {'onnxruntime us':>15} {'ratio':>6}")
@@ -103,9 +103,8 @@ def main(argv: list[str]) -> None:
     for n in lengths:
         for side, label in (("onnx_light_us", "onnx-light"), ("onnxruntime_us", "onnxruntime")):
             print(f"raw {label} N={n} (us):", " ".join(f"{s:.1f}" for s in rows[n][side]))
-    if FLAGS.json:
-        with open(FLAGS.json, "w") as f:
-            json.dump({"op": FLAGS.op, "elements": FLAGS.elements, "threads": FLAGS.threads, "chains": rows}, f)
+    doc = {"op": FLAGS.op, "elements": FLAGS.elements, "threads": FLAGS.threads, "chains": rows}
+    finish_document({"conditions": started, **doc}, FLAGS.json or None)
 
 
 if __name__ == "__main__":
