@@ -21,10 +21,40 @@ inline Status CheckEightBit(const std::string& where, const Tensor& t, const cha
   return InvalidArgument(where, ": ", what, " must be int8 or uint8, got ", t.TypeAndShape());
 }
 
+// A parameter of A quantized per tensor: absent, a scalar or a tensor of one element.
+inline Status CheckPerTensor(const std::string& where, const Tensor* t, const char* what) {
+  if (t == nullptr || t->num_elements() == 1) return Status::Ok();
+  return InvalidArgument(where, ": ", what,
+                         " must be a scalar or hold one element (per-tensor quantization of A), got ",
+                         t->TypeAndShape());
+}
+
 // The operands of one matmul node: input indices of A, B and their zero points.
 struct MatMulInputs {
   int a, a_zp, b, b_zp;
 };
+
+// How a node quantizes A: MatMulInteger and QLinearMatMul take a zero point per tensor or
+// per row of A (of any zero-point type ReadZeroPoint reads); com.microsoft
+// MatMulIntegerToFloat one per tensor only, of A's own type (ONNX Runtime accepts no other).
+enum class AZeroPoint { kPerRow, kPerTensor };
+
+// The checked operands of an integer matmul node.
+struct IntegerMatMulOperands {
+  const Tensor* a = nullptr;
+  const Tensor* b = nullptr;
+  gemm::MatMulPlan plan;      // batches sharing B folded into rows
+  int64_t rows_per_zp = 0;    // rows of A per unfolded batch: the period of a per-row zero point
+  PerAxis<int32_t> azp, bzp;  // per tensor, per row of A, or per column of B
+};
+
+// Reads and checks A, B and their zero points (the inputs `in` names; a_zp < 0: none), the
+// checks every integer matmul makes: A and B int8/uint8, numpy.matmul shapes, zero-point
+// counts and types. Errors are InvalidArgument naming the op and node (ctx.Where()), the
+// input (a_name/b_name and "a_zero_point"/"b_zero_point") and its type and shape.
+StatusOr<IntegerMatMulOperands> ReadIntegerMatMulOperands(KernelContext& ctx, const MatMulInputs& in,
+                                                          AZeroPoint a_zp_kind, const char* a_name = "A",
+                                                          const char* b_name = "B");
 
 // B packed at creation when it is a constant 2-D 8-bit initializer, with its zero point if
 // that is constant (else none); used only when the run's B and zero point are those very

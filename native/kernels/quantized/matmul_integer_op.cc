@@ -12,39 +12,33 @@
 namespace onnx_light {
 namespace {
 
-using quantized::CheckEightBit;
+using quantized::AZeroPoint;
 using quantized::MatMulInputs;
 using quantized::PerAxis;
 using quantized::PrepackedMatMulB;
+using quantized::ReadIntegerMatMulOperands;
 using quantized::RunBatches;
 
 class MatMulIntegerKernel final : public OpKernel {
  public:
   Status Init(const KernelInfo& info) {
     OL_ASSIGN_OR_RETURN(tuning_, gemm::ReadGemmTuning(info.tuning()));
-    return prepacked_.Init(info, MatMulInputs{0, 2, 1, 3});
+    return prepacked_.Init(info, kInputs);
   }
 
   Status Compute(KernelContext& ctx) override {
-    const std::string where = ctx.Where();
-    OL_ASSIGN_OR_RETURN(const Tensor* a, ctx.RequiredInput(0));
-    OL_ASSIGN_OR_RETURN(const Tensor* b, ctx.RequiredInput(1));
-    OL_RETURN_IF_ERROR(CheckEightBit(where, *a, "A"));
-    OL_RETURN_IF_ERROR(CheckEightBit(where, *b, "B"));
-    OL_ASSIGN_OR_RETURN(const gemm::MatMulPlan shape, gemm::PlanMatMul(where, a->shape(), b->shape(), false));
-    OL_ASSIGN_OR_RETURN(const auto azp, quantized::ReadZeroPoint(ctx.input(2), shape.m, where, "a_zero_point"));
-    OL_ASSIGN_OR_RETURN(const auto bzp, quantized::ReadZeroPoint(ctx.input(3), shape.n, where, "b_zero_point"));
-    OL_ASSIGN_OR_RETURN(const gemm::MatMulPlan plan, gemm::PlanMatMul(where, a->shape(), b->shape(), true));
-    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, DataType::kInt32, plan.output));
+    OL_ASSIGN_OR_RETURN(const auto in, ReadIntegerMatMulOperands(ctx, kInputs, AZeroPoint::kPerRow));
+    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, DataType::kInt32, in.plan.output));
     if (y->num_elements() == 0) return Status::Ok();
     // The engine writes the int32 product straight into Y.
     return RunBatches(
-        ctx, tuning_, plan, shape.m, a->raw_data(), a->dtype() == DataType::kInt8, azp, *b, bzp,
-        prepacked_.Match(*b, ctx.input(3)), [](int64_t, int64_t, int, int64_t, int, const int32_t*, int64_t) {},
-        y->data<int32_t>());
+        ctx, tuning_, in.plan, in.rows_per_zp, in.a->raw_data(), in.a->dtype() == DataType::kInt8, in.azp, *in.b,
+        in.bzp, prepacked_.Match(*in.b, ctx.input(kInputs.b_zp)),
+        [](int64_t, int64_t, int, int64_t, int, const int32_t*, int64_t) {}, y->data<int32_t>());
   }
 
  private:
+  static constexpr MatMulInputs kInputs{0, 2, 1, 3};
   gemm::GemmTuning tuning_;
   PrepackedMatMulB prepacked_;
 };
@@ -53,28 +47,22 @@ class QLinearMatMulKernel final : public OpKernel {
  public:
   Status Init(const KernelInfo& info) {
     OL_ASSIGN_OR_RETURN(tuning_, gemm::ReadGemmTuning(info.tuning()));
-    return prepacked_.Init(info, MatMulInputs{0, 2, 3, 5});
+    return prepacked_.Init(info, kInputs);
   }
 
   Status Compute(KernelContext& ctx) override {
     const std::string where = ctx.Where();
-    OL_ASSIGN_OR_RETURN(const Tensor* a, ctx.RequiredInput(0));
-    OL_ASSIGN_OR_RETURN(const Tensor* b, ctx.RequiredInput(3));
-    OL_RETURN_IF_ERROR(CheckEightBit(where, *a, "a"));
-    OL_RETURN_IF_ERROR(CheckEightBit(where, *b, "b"));
+    OL_ASSIGN_OR_RETURN(const auto in, ReadIntegerMatMulOperands(ctx, kInputs, AZeroPoint::kPerRow, "a", "b"));
     const Tensor* y_zp_tensor = ctx.input(7);
-    const DataType out_type = y_zp_tensor != nullptr ? y_zp_tensor->dtype() : a->dtype();
+    const DataType out_type = y_zp_tensor != nullptr ? y_zp_tensor->dtype() : in.a->dtype();
     if (out_type != DataType::kInt8 && out_type != DataType::kUint8) {
       return InvalidArgument(where, ": y_zero_point must be int8 or uint8, got ", y_zp_tensor->TypeAndShape());
     }
-    OL_ASSIGN_OR_RETURN(const gemm::MatMulPlan shape, gemm::PlanMatMul(where, a->shape(), b->shape(), false));
-    OL_ASSIGN_OR_RETURN(const auto a_scale, quantized::ReadScale(ctx.input(1), shape.m, where, "a_scale"));
-    OL_ASSIGN_OR_RETURN(const auto azp, quantized::ReadZeroPoint(ctx.input(2), shape.m, where, "a_zero_point"));
-    OL_ASSIGN_OR_RETURN(const auto b_scale, quantized::ReadScale(ctx.input(4), shape.n, where, "b_scale"));
-    OL_ASSIGN_OR_RETURN(const auto bzp, quantized::ReadZeroPoint(ctx.input(5), shape.n, where, "b_zero_point"));
+    const gemm::MatMulPlan& plan = in.plan;
+    OL_ASSIGN_OR_RETURN(const auto a_scale, quantized::ReadScale(ctx.input(1), in.rows_per_zp, where, "a_scale"));
+    OL_ASSIGN_OR_RETURN(const auto b_scale, quantized::ReadScale(ctx.input(4), plan.n, where, "b_scale"));
     OL_ASSIGN_OR_RETURN(const auto y_scale, quantized::ReadScale(ctx.input(6), 1, where, "y_scale"));
     OL_ASSIGN_OR_RETURN(const auto yzp, quantized::ReadZeroPoint(y_zp_tensor, 1, where, "y_zero_point"));
-    OL_ASSIGN_OR_RETURN(const gemm::MatMulPlan plan, gemm::PlanMatMul(where, a->shape(), b->shape(), true));
     OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, out_type, plan.output));
     if (y->num_elements() == 0) return Status::Ok();
     // multipliers[r * columns + j] = a_scale(r) * b_scale(j) / y_scale, in float as the
@@ -90,10 +78,10 @@ class QLinearMatMulKernel final : public OpKernel {
     const int64_t step = columns > 1 ? 1 : 0;
     const bool is_signed = out_type == DataType::kInt8;
     auto* out = static_cast<uint8_t*>(y->raw_data());
-    const int64_t m = plan.m, n = plan.n, rows_per_scale = shape.m;
+    const int64_t m = plan.m, n = plan.n, rows_per_scale = in.rows_per_zp;
     const int32_t y_zero = yzp.at(0);
-    return RunBatches(ctx, tuning_, plan, shape.m, a->raw_data(), a->dtype() == DataType::kInt8, azp, *b, bzp,
-                      prepacked_.Match(*b, ctx.input(5)),
+    return RunBatches(ctx, tuning_, plan, in.rows_per_zp, in.a->raw_data(), in.a->dtype() == DataType::kInt8, in.azp,
+                      *in.b, in.bzp, prepacked_.Match(*in.b, ctx.input(kInputs.b_zp)),
                       [&](int64_t t, int64_t i0, int rows, int64_t j0, int cols, const int32_t* acc, int64_t ld) {
                         for (int r = 0; r < rows; ++r) {
                           const int64_t sr = scale_rows == 1 ? 0 : (i0 + r) % rows_per_scale;
@@ -104,6 +92,7 @@ class QLinearMatMulKernel final : public OpKernel {
   }
 
  private:
+  static constexpr MatMulInputs kInputs{0, 2, 3, 5};
   gemm::GemmTuning tuning_;
   PrepackedMatMulB prepacked_;
 };

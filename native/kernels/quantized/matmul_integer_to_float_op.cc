@@ -34,22 +34,17 @@
 namespace onnx_light {
 namespace {
 
+using quantized::AZeroPoint;
 using quantized::CheckEightBit;
+using quantized::CheckPerTensor;
 using quantized::MatMulInputs;
 using quantized::PerAxis;
 using quantized::PrepackedMatMulB;
+using quantized::ReadIntegerMatMulOperands;
 using quantized::RunBatches;
 
 // Elements of A per range/quantize block when A is quantized in parallel (64 KiB of floats).
 constexpr int64_t kQuantizeChunk = int64_t{1} << 14;
-
-// A per-tensor parameter: a scalar or a tensor of one element.
-Status CheckPerTensor(const std::string& where, const Tensor* t, const char* what) {
-  if (t == nullptr || t->num_elements() == 1) return Status::Ok();
-  return InvalidArgument(where, ": ", what,
-                         " must be a scalar or hold one element (per-tensor quantization of A), got ",
-                         t->TypeAndShape());
-}
 
 // The per-column float factors a_scale * b_scale[j] (one when b_scale is per tensor), and
 // the bias, checked against the product's N.
@@ -99,38 +94,27 @@ class MatMulIntegerToFloatKernel final : public OpKernel {
  public:
   Status Init(const KernelInfo& info) {
     OL_ASSIGN_OR_RETURN(tuning_, gemm::ReadGemmTuning(info.tuning()));
-    return prepacked_.Init(info, MatMulInputs{0, 4, 1, 5});
+    return prepacked_.Init(info, kInputs);
   }
 
   Status Compute(KernelContext& ctx) override {
     const std::string where = ctx.Where();
-    OL_ASSIGN_OR_RETURN(const Tensor* a, ctx.RequiredInput(0));
-    OL_ASSIGN_OR_RETURN(const Tensor* b, ctx.RequiredInput(1));
+    OL_ASSIGN_OR_RETURN(const auto in, ReadIntegerMatMulOperands(ctx, kInputs, AZeroPoint::kPerTensor));
     OL_ASSIGN_OR_RETURN(const Tensor* a_scale, ctx.RequiredInput(2));
-    OL_RETURN_IF_ERROR(CheckEightBit(where, *a, "A"));
-    OL_RETURN_IF_ERROR(CheckEightBit(where, *b, "B"));
     OL_RETURN_IF_ERROR(CheckPerTensor(where, a_scale, "a_scale"));
-    OL_RETURN_IF_ERROR(CheckPerTensor(where, ctx.input(4), "a_zero_point"));
     if (a_scale->dtype() != DataType::kFloat) {
       return InvalidArgument(where, ": a_scale must be float, got ", a_scale->TypeAndShape());
     }
-    const Tensor* a_zp = ctx.input(4);
-    if (a_zp != nullptr && a_zp->dtype() != a->dtype()) {
-      return InvalidArgument(where, ": a_zero_point ", a_zp->TypeAndShape(), " must have A's type ",
-                             DataTypeName(a->dtype()));
-    }
-    OL_ASSIGN_OR_RETURN(const gemm::MatMulPlan plan, gemm::PlanMatMul(where, a->shape(), b->shape(), true));
-    OL_ASSIGN_OR_RETURN(const auto bzp, quantized::ReadZeroPoint(ctx.input(5), plan.n, where, "b_zero_point"));
     OL_ASSIGN_OR_RETURN(const FloatEpilogue e,
-                        MakeEpilogue(where, *a_scale->data<float>(), ctx.input(3), ctx.input(6), plan.n));
-    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, DataType::kFloat, plan.output));
+                        MakeEpilogue(where, *a_scale->data<float>(), ctx.input(3), ctx.input(6), in.plan.n));
+    OL_ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, DataType::kFloat, in.plan.output));
     if (y->num_elements() == 0) return Status::Ok();
-    const int32_t azp = a_zp != nullptr ? quantized::Int8At(*a_zp, 0) : 0;
-    return RunToFloat(ctx, tuning_, plan, a->raw_data(), a->dtype() == DataType::kInt8, azp, *b, bzp,
-                      prepacked_.Match(*b, ctx.input(5)), e, y->data<float>());
+    return RunToFloat(ctx, tuning_, in.plan, in.a->raw_data(), in.a->dtype() == DataType::kInt8, in.azp.at(0), *in.b,
+                      in.bzp, prepacked_.Match(*in.b, ctx.input(kInputs.b_zp)), e, y->data<float>());
   }
 
  private:
+  static constexpr MatMulInputs kInputs{0, 4, 1, 5};
   gemm::GemmTuning tuning_;
   PrepackedMatMulB prepacked_;
 };

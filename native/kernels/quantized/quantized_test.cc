@@ -1,6 +1,7 @@
 // Integer matmuls and convolutions against naive references with 64-bit accumulation;
 // bit-identical for 1, 2, 4 and 8 participants.
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <random>
 #include <string>
@@ -501,6 +502,116 @@ TEST(Quantized, BadInputsAreInvalidArgument) {
   zp.Input(MakeTensor<uint8_t>({3}, {1, 2, 3}));
   EXPECT_EQ(zp.Run(1).status().code(), StatusCode::kInvalidArgument);
 }
+
+// The operand checks every integer matmul shares (ReadIntegerMatMulOperands): each bad
+// operand is InvalidArgument naming the op, the node, the input and its type and shape.
+struct BadOperandCase {
+  std::string name;
+  std::string op;
+  std::string domain;
+  int version;
+  std::function<void(KernelTester&)> inputs;
+  std::vector<std::string> message_parts;  // besides the op and the node name
+};
+
+class BadIntegerMatMulOperands : public ::testing::TestWithParam<BadOperandCase> {};
+
+TEST_P(BadIntegerMatMulOperands, AreInvalidArgumentNamingOpNodeAndInput) {
+  const BadOperandCase& c = GetParam();
+  KernelTester t(c.op, c.version, c.domain);
+  t.NodeName("mm7");
+  c.inputs(t);
+  const Status s = t.Run(1).status();
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.message();
+  for (const std::string& part : std::vector<std::string>{c.op, "mm7"}) {
+    EXPECT_NE(s.message().find(part), std::string::npos) << "'" << part << "' not in: " << s.message();
+  }
+  for (const std::string& part : c.message_parts) {
+    EXPECT_NE(s.message().find(part), std::string::npos) << "'" << part << "' not in: " << s.message();
+  }
+}
+
+// A is uint8 [2, 2] unless a case says otherwise; MatMulIntegerToFloat gets scales 0.5.
+void TwoByTwo(KernelTester& t, Tensor b) { t.Input(MakeTensor<uint8_t>({2, 2}, {1, 2, 3, 4})).Input(std::move(b)); }
+void ToFloatOperands(KernelTester& t, Tensor a_zero_point) {
+  TwoByTwo(t, MakeTensor<uint8_t>({2, 2}, {1, 2, 3, 4}));
+  t.Input(MakeTensor<float>({}, {0.5f})).Input(MakeTensor<float>({}, {0.5f})).Input(std::move(a_zero_point));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, BadIntegerMatMulOperands,
+    ::testing::Values(BadOperandCase{"FloatB",
+                                     "MatMulInteger",
+                                     "",
+                                     10,
+                                     [](KernelTester& t) {
+                                       TwoByTwo(t, MakeTensor<float>({2, 2}, {1, 2, 3, 4}));
+                                     },
+                                     {"B must be int8 or uint8", "float[2,2]"}},
+                      BadOperandCase{"InnerDimensionsDiffer",
+                                     "MatMulInteger",
+                                     "",
+                                     10,
+                                     [](KernelTester& t) {
+                                       TwoByTwo(t, MakeTensor<uint8_t>({3, 1}, {1, 2, 3}));
+                                     },
+                                     {"inner dimensions differ", "[2,2]", "[3,1]"}},
+                      BadOperandCase{"BZeroPointCount",
+                                     "MatMulInteger",
+                                     "",
+                                     10,
+                                     [](KernelTester& t) {
+                                       TwoByTwo(t, MakeTensor<uint8_t>({2, 2}, {1, 2, 3, 4}));
+                                       t.MissingInput().Input(MakeTensor<uint8_t>({3}, {1, 2, 3}));
+                                     },
+                                     {"b_zero_point", "uint8[3]"}},
+                      BadOperandCase{"FloatAZeroPoint",
+                                     "MatMulInteger",
+                                     "",
+                                     10,
+                                     [](KernelTester& t) {
+                                       TwoByTwo(t, MakeTensor<uint8_t>({2, 2}, {1, 2, 3, 4}));
+                                       t.Input(MakeTensor<float>({}, {1.0f}));
+                                     },
+                                     {"a_zero_point", "unsupported type", "float"}},
+                      BadOperandCase{"QLinearFloatB",
+                                     "QLinearMatMul",
+                                     "",
+                                     10,
+                                     [](KernelTester& t) {
+                                       t.Input(MakeTensor<uint8_t>({2, 2}, {1, 2, 3, 4}))
+                                           .Input(MakeTensor<float>({}, {0.5f}))
+                                           .Input(MakeTensor<uint8_t>({}, {0}));
+                                       t.Input(MakeTensor<float>({2, 2}, {1, 2, 3, 4}))
+                                           .Input(MakeTensor<float>({}, {0.5f}))
+                                           .Input(MakeTensor<uint8_t>({}, {0}));
+                                       t.Input(MakeTensor<float>({}, {0.5f})).Input(MakeTensor<uint8_t>({}, {0}));
+                                     },
+                                     {"b must be int8 or uint8", "float[2,2]"}},
+                      BadOperandCase{"PerRowAZeroPointToFloat",
+                                     "MatMulIntegerToFloat",
+                                     "com.microsoft",
+                                     1,
+                                     [](KernelTester& t) {
+                                       ToFloatOperands(t, MakeTensor<uint8_t>({2}, {1, 2}));
+                                     },
+                                     {"a_zero_point", "per-tensor", "uint8[2]"}},
+                      BadOperandCase{"AZeroPointOfOtherTypeToFloat",
+                                     "MatMulIntegerToFloat",
+                                     "com.microsoft",
+                                     1,
+                                     [](KernelTester& t) { ToFloatOperands(t, MakeTensor<int8_t>({}, {1})); },
+                                     {"a_zero_point", "int8[]", "must have A's type uint8"}},
+                      BadOperandCase{"FloatBToFloat",
+                                     "MatMulIntegerToFloat",
+                                     "com.microsoft",
+                                     1,
+                                     [](KernelTester& t) {
+                                       TwoByTwo(t, MakeTensor<float>({2, 2}, {1, 2, 3, 4}));
+                                       t.Input(MakeTensor<float>({}, {0.5f})).Input(MakeTensor<float>({}, {0.5f}));
+                                     },
+                                     {"B must be int8 or uint8", "float[2,2]"}}),
+    [](const ::testing::TestParamInfo<BadOperandCase>& info) { return info.param.name; });
 
 }  // namespace
 }  // namespace onnx_light
