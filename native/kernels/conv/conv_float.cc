@@ -280,6 +280,9 @@ std::vector<ParamSpec> ConvTuningParams() {
       ParamSpec::Int64(kImplicitChunkPanelBytesParam, kConvImplicitChunkPanelBytes, 1, int64_t{1} << 50,
                        "bytes of weight panel (K x tile columns x 4) above which the implicit-GEMM convolution "
                        "runs K in equal chunks of at most this many"));
+  params.push_back(ParamSpec::Int64(kImplicitChunkTilesParam, kConvImplicitChunkTiles, 1, 256,
+                                    "position tiles per task of the implicit-GEMM convolution when its K is "
+                                    "blocked (each K chunk's weight panel is reused by this many tiles)"));
   return params;
 }
 
@@ -288,6 +291,7 @@ StatusOr<ConvTuning> ReadConvTuning(const ResolvedTuning& tuning) {
   OL_ASSIGN_OR_RETURN(t.gemm, gemm::ReadGemmTuning(tuning));
   OL_ASSIGN_OR_RETURN(t.depthwise_minimum_multiply_adds, tuning.Int64(param::kDepthwiseMinimumMultiplyAdds));
   OL_ASSIGN_OR_RETURN(t.implicit_chunk_panel_bytes, tuning.Int64(kImplicitChunkPanelBytesParam));
+  OL_ASSIGN_OR_RETURN(t.implicit_chunk_tiles, tuning.Int64(kImplicitChunkTilesParam));
   return t;
 }
 
@@ -344,7 +348,8 @@ Status ConvForward(KernelContext& ctx, const ConvGeometry& g, const float* x, co
   }
   if (g.in_per_group() == 1) return Depthwise(ctx, g, x, w, bias, y, tuning, epilogue);
   if (ImplicitGemmApplies(g.rank, g.out_per_group(), g.in_per_group(), g.kernel_size)) {
-    return ImplicitGemmConv(ctx, g, x, w, packed_w, bias, y, tuning.gemm, epilogue, tuning.implicit_chunk_panel_bytes);
+    return ImplicitGemmConv(ctx, g, x, w, packed_w, bias, y, tuning.gemm, epilogue, tuning.implicit_chunk_panel_bytes,
+                            tuning.implicit_chunk_tiles);
   }
   return GemmConv(ctx, g, x, w, packed_w, bias, y, tuning.gemm, epilogue);
 }

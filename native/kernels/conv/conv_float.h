@@ -36,6 +36,13 @@ inline constexpr int64_t kConvDepthwiseMinimumMultiplyAdds = int64_t{1} << 18;
 // changes no result (the chunks continue each sum in k order).
 inline constexpr int64_t kConvImplicitChunkPanelBytes = 2304 * 64 * 4;
 inline constexpr char kImplicitChunkPanelBytesParam[] = "conv.implicit_chunk_panel_bytes";
+// Position tiles per task when K is blocked (ImplicitGemmConv's chunk_tiles): each chunk's
+// weight panel is read from L2 by this many tiles in a row, and a participant keeps their
+// raw sums (tiles x rows x cols floats, 24 KiB for 16 tiles of 6 x 64) between chunks.
+// 16 (h111, session 11) was not tuned; bounded to 256 tiles (384 KiB of sums at 6 x 64).
+// Moving it changes no result.
+inline constexpr int64_t kConvImplicitChunkTiles = 16;
+inline constexpr char kImplicitChunkTilesParam[] = "conv.implicit_chunk_tiles";
 
 // Tuning values of Conv (float), read once at Init.
 struct ConvTuning {
@@ -44,9 +51,11 @@ struct ConvTuning {
   // multiply-adds run serially.
   int64_t depthwise_minimum_multiply_adds = kConvDepthwiseMinimumMultiplyAdds;
   int64_t implicit_chunk_panel_bytes = kConvImplicitChunkPanelBytes;  // conv.implicit_chunk_panel_bytes
+  int64_t implicit_chunk_tiles = kConvImplicitChunkTiles;             // conv.implicit_chunk_tiles
 };
 // Conv's schema: the GEMM parameters (parallel.minimum_tasks defaulting to
-// kConvMinimumTasks) plus parallel.depthwise_minimum_multiply_adds.
+// kConvMinimumTasks) plus parallel.depthwise_minimum_multiply_adds and the implicit GEMM's
+// conv.implicit_chunk_panel_bytes and conv.implicit_chunk_tiles.
 std::vector<ParamSpec> ConvTuningParams();
 StatusOr<ConvTuning> ReadConvTuning(const ResolvedTuning& tuning);
 

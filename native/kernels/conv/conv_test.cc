@@ -281,7 +281,7 @@ INSTANTIATE_TEST_SUITE_P(Isa, ImplicitTileVariantTest, ::testing::ValuesIn(conv:
 // K blocking (conv.implicit_chunk_panel_bytes) gives the bits of the unblocked convolution at every
 // participant count, for K in 1, 2 and 3 chunks (equal and with a shorter last one) and one
 // chunk per k; channel counts that take each tile of the enabled ISA (64, 32, 16; 40 pads
-// its last block), outputs of more than kImplicitChunkTiles tiles, batch 2, with and
+// its last block), outputs of more than conv.implicit_chunk_tiles tiles, batch 2, with and
 // without bias and padding. (Run under ONNX_LIGHT_MAX_ISA=avx2 too for the AVX2 tiles.)
 TEST(Conv, ImplicitGemmKChunksGiveTheUnchunkedBits) {
   constexpr int64_t kChannels = 13, kK = kChannels * 9;  // 117
@@ -311,6 +311,37 @@ TEST(Conv, ImplicitGemmKChunksGiveTheUnchunkedBits) {
       for (size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(unchunked[i], want[i], 1e-4 * (1 + std::fabs(want[i])));
       unchunked.clear();
     }
+  }
+}
+
+// conv.implicit_chunk_tiles only regroups the tiles of a K-blocked convolution into tasks:
+// every value gives the same bits, at every participant count (40 tiles of 6 positions, or
+// 80 of 3 on AVX2: 16 and 7 leave a partial last task, 256 makes one task per channel block).
+TEST(Conv, ImplicitGemmChunkTilesGiveTheSameBits) {
+  constexpr int64_t kChannels = 13, kK = kChannels * 9;
+  for (int64_t m : {64, 40}) {
+    if (!conv::ImplicitGemmApplies(2, m, kChannels, 9)) {
+      GTEST_SKIP() << "no implicit GEMM on this CPU (ISA capped below AVX2): no chunk tiles";
+    }
+    const ConvCase c{{2, kChannels, 15, 16}, {m, kChannels, 3, 3}, 1, {}, {}, {1, 0, 1, 2}, true};
+    const auto x = Random(Product(c.x), 4), w = Random(Product(c.w), 5), b = Random(m, 6);
+    std::vector<float> first;
+    for (int64_t tiles : {conv::kConvImplicitChunkTiles, int64_t{1}, int64_t{7}, int64_t{256}}) {
+      for (int participants : {1, 2, 3}) {
+        KernelTester t = MakeConvTester(c, x, w, b, true);
+        t.Tuning(conv::kImplicitChunkPanelBytesParam, (kK / 3) * 4 * conv::ImplicitTileFor(m).cols);  // 3 chunks
+        t.Tuning(conv::kImplicitChunkTilesParam, tiles);
+        auto run = t.Run(participants);
+        ASSERT_TRUE(run.ok()) << run.status().ToString();
+        const std::vector<float> got = testing::ToVector<float>(run->at(0).tensor());
+        if (first.empty()) first = got;
+        EXPECT_TRUE(BitIdentical(got, first))
+            << "channels " << m << " chunk tiles " << tiles << " participants " << participants;
+      }
+    }
+    const auto want = ReferenceConv(c, x, w, b, {1, 0, 1, 2}, {15, 16});
+    ASSERT_EQ(first.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(first[i], want[i], 1e-4 * (1 + std::fabs(want[i])));
   }
 }
 
@@ -718,8 +749,12 @@ TEST(Conv, SchemaDefaultsAreTheConvConstants) {
       EXPECT_EQ(std::get<int64_t>(spec.portable_default), conv::kConvImplicitChunkPanelBytes);
       ++found;
     }
+    if (spec.name == conv::kImplicitChunkTilesParam) {
+      EXPECT_EQ(std::get<int64_t>(spec.portable_default), conv::kConvImplicitChunkTiles);
+      ++found;
+    }
   }
-  EXPECT_EQ(found, 3);
+  EXPECT_EQ(found, 4);
 }
 
 // The rule: rows of at most half the variant's vector, at least a vector's worth of output

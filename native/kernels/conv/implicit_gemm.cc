@@ -108,7 +108,7 @@ void PackImplicitWeights(int64_t mg, int64_t k, const float* w, float* packed,
 
 Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* x, const float* w,
                         const float* packed_w, const float* bias, float* y, const gemm::GemmTuning& tuning,
-                        const gemm::Epilogue& epilogue, int64_t chunk_panel_bytes) {
+                        const gemm::Epilogue& epilogue, int64_t chunk_panel_bytes, int64_t chunk_tiles) {
   const int64_t mg = g.out_per_group(), cg = g.in_per_group(), k = cg * g.kernel_size;
   const ImplicitTile shape = ImplicitTileFor(mg);
   // The last block of a group may be partial: its packed columns past mg are zero, the
@@ -116,11 +116,11 @@ Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* 
   const int64_t out_w = g.out_spatial[1], blocks = CeilDiv(mg, shape.cols), packed_group = RoundUp(mg, shape.cols) * k;
   const int64_t tiles = CeilDiv(g.out_size, shape.rows);
   // K blocking (see implicit_gemm.h): chunks of equal length (the last may be shorter), a
-  // task is up to kImplicitChunkTiles tiles of one channel block. Unblocked: a task per tile.
+  // task is up to chunk_tiles tiles of one channel block. Unblocked: a task per tile.
   const int64_t k_chunk =
       chunk_panel_bytes > 0 ? std::max<int64_t>(1, chunk_panel_bytes / (int64_t{sizeof(float)} * shape.cols)) : 0;
   const int64_t chunks = k_chunk > 0 && k > k_chunk ? CeilDiv(k, k_chunk) : 1, chunk_k = CeilDiv(k, chunks);
-  const int64_t task_tiles = chunks > 1 ? std::min(tiles, kImplicitChunkTiles) : 1;
+  const int64_t task_tiles = chunks > 1 ? std::min(tiles, std::max<int64_t>(1, chunk_tiles)) : 1;
   const int64_t tile_groups = CeilDiv(tiles, task_tiles);
   const int64_t tasks = g.group * blocks * tile_groups;  // per image
   const Source source = ChooseSource(g);

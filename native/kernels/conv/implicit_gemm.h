@@ -78,16 +78,16 @@ void PackImplicitWeights(int64_t mg, int64_t k, const float* w, float* packed,
 // few tiles, still in L1) right after its tiles' stores.
 // K blocking: when the K x cols weight panel of a channel block is larger than
 // `chunk_panel_bytes` (> 0; k_chunk = max(1, chunk_panel_bytes / (4 cols)) k), a task is a
-// channel block x up to kImplicitChunkTiles position tiles, and K runs in
+// channel block x up to `chunk_tiles` (>= 1) position tiles, and K runs in
 // CeilDiv(K, k_chunk) equal chunks over all its tiles, so one chunk's weight panel is
 // reused from L2 by every tile instead of the whole K x cols panel streamed once per tile
 // (1.18 MB for 3x3 over 512 channels, 64 columns). The tiles' raw sums wait in
 // per-participant scratch between chunks (ImplicitTileFn's carry); bias, stores and the
-// epilogue follow the last chunk. Same bits as chunk_panel_bytes = 0 (no blocking).
-inline constexpr int64_t kImplicitChunkTiles = 16;
+// epilogue follow the last chunk. Same bits as chunk_panel_bytes = 0 (no blocking), for
+// every chunk_tiles (each tile's sums run in k order whichever task holds it).
 Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* x, const float* w,
                         const float* packed_w, const float* bias, float* y, const gemm::GemmTuning& tuning,
-                        const gemm::Epilogue& epilogue = {}, int64_t chunk_panel_bytes = 0);
+                        const gemm::Epilogue& epilogue, int64_t chunk_panel_bytes, int64_t chunk_tiles);
 
 }  // namespace conv
 }  // namespace onnx_light
