@@ -31,6 +31,12 @@ flags.DEFINE_integer("repeats", 200, "timed runs per runtime and chain length")
 flags.DEFINE_integer("rounds", 5, "rounds the repeats are split over, the runtimes alternating")
 flags.DEFINE_integer("warmup", 20, "untimed runs before each block")
 flags.DEFINE_string("json", None, "also write the samples here")
+flags.register_multi_flags_validator(
+    ["repeats", "rounds"],
+    lambda f: f["rounds"] >= 1 and f["repeats"] >= f["rounds"],
+    message="--rounds must be >= 1 and --repeats >= --rounds (each round times --repeats // --rounds runs "
+    "per runtime; with fewer repeats than rounds no run would be timed)",
+)
 
 
 def chain(op, nodes, elements):
