@@ -12,6 +12,10 @@ spinning off) and torch (tools/onnx_light_dev/torch_corpus.py, exported on first
 --cache_dir; each runtime timed in its own block, ORT at its defaults). Writes
 <name>.md, <name>.json (every raw sample) and <name>.png (ours/ORT per model): name is
 attribution for the builtin corpus, attribution_<corpora>[_<exporter>] otherwise.
+
+ONNX_LIGHT_MAX_ISA caps onnx-light's kernels only: ORT runs the host's best ISA (it cannot
+be capped without CPUID faulting), and the conditions say so (isa_capped, ort_isa,
+isa_note). Like-for-like AVX2 comparisons are callgrind's (benchmarks/instructions_vs_ort.py).
 """
 
 import os
@@ -115,6 +119,8 @@ def main(argv: list[str]) -> None:
         doc["conditions"]["torch_exporter"] = FLAGS.torch_exporter
     doc["conditions"]["revision"] = environment.revision(workspace) or "unknown"
     doc["conditions"]["uncommitted_changes"] = environment.has_uncommitted_changes(workspace)
+    if doc["conditions"]["isa_capped"]:
+        _log(doc["conditions"]["isa_note"])  # also in the report's conditions line and JSON
     for problem in attribution.problems(doc):
         print(f"ort_attribution: {problem}", file=sys.stderr)
     out = FLAGS.output_dir or os.path.join(workspace or ".", "benchmarks", "reports", "attribution")

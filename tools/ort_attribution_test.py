@@ -34,6 +34,26 @@ def test_document_structure() -> None:
     assert "ours outside nodes ms" in markdown
 
 
+def test_conditions_say_which_isa_each_runtime_uses() -> None:
+    c = DOC["conditions"]
+    build = onnx_light.build_info()
+    assert c["ort_isa"] == build["isa_supported"]
+    assert c["isa_capped"] == (build["isa_selected"] != build["isa_supported"])
+    assert c["isa_note"] in attribution.markdown(DOC)
+
+
+def test_a_capped_isa_is_said_to_compare_with_orts_host_isa() -> None:
+    capped = attribution.isa_conditions({"isa_selected": "avx2", "isa_supported": "avx512"})
+    assert capped["isa_capped"] and capped["ort_isa"] == "avx512"
+    assert capped["isa_note"] == (
+        "onnx-light ISA avx2 (capped); ORT uses the host's ISA (avx512), so ratios compare our AVX2 with ORT's AVX-512"
+    )
+    same = attribution.isa_conditions({"isa_selected": "avx512", "isa_supported": "avx512"})
+    assert not same["isa_capped"] and "capped" not in same["isa_note"]
+    doc = {**DOC, "conditions": {**DOC["conditions"], **capped}}
+    assert "so ratios compare our AVX2 with ORT's AVX-512" in attribution.markdown(doc)
+
+
 def test_outside_nodes_is_run_time_minus_the_same_runs_node_sum() -> None:
     for r in DOC["results"]:
         outside = r["onnx_light_outside_nodes"]

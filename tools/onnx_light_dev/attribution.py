@@ -557,6 +557,7 @@ def run(
             "build": build,
             "build_mode": build.get("compilation_mode", "unknown"),
             "isa": build.get("isa_selected", "unknown"),
+            **isa_conditions(build),
         },
         "results": [],
     }
@@ -624,6 +625,25 @@ def _ratio_text(result: dict[str, Any], other: str) -> str:
     return f"{text} ({_fmt(min(rounds))}-{_fmt(max(rounds))})" if rounds else text
 
 
+_ISA_NAMES = {"avx512": "AVX-512", "avx2": "AVX2", "neon": "NEON", "portable": "portable code"}
+
+
+def isa_conditions(build: dict[str, Any]) -> dict[str, Any]:
+    """What each runtime's kernels use: ONNX_LIGHT_MAX_ISA caps ours, while ORT has no cap
+    (no CPUID faulting on the hosts we run on) and takes the host's best ISA, so a capped
+    run compares our kernels at the cap with ORT's at the host's level. (Under valgrind both
+    see the ISA valgrind exposes, and nothing is capped.)"""
+    ours, host = build.get("isa_selected", "unknown"), build.get("isa_supported", "unknown")
+    capped = ours != host
+    note = (
+        f"onnx-light ISA {ours} (capped); ORT uses the host's ISA ({host}), so ratios compare "
+        f"our {_ISA_NAMES.get(ours, ours)} with ORT's {_ISA_NAMES.get(host, host)}"
+        if capped
+        else f"onnx-light ISA {ours}, ORT the host's ({host}): the same level"
+    )
+    return {"isa_capped": capped, "ort_isa": host, "isa_note": note}
+
+
 def _conditions_text(c: dict[str, Any]) -> str:
     """The conditions sentence of the report (documents before the build fields had none)."""
     text = (
@@ -634,8 +654,9 @@ def _conditions_text(c: dict[str, Any]) -> str:
     )
     if "build" in c:
         text += (
-            f" CPU {c['cpu']}; onnx-light build {c['build_mode']}, ISA {c['isa']}; "
-            f"onnx-light graph optimization level {c['graph_optimization_level']}."
+            f" CPU {c['cpu']}; onnx-light build {c['build_mode']}, "
+            + (f"{c['isa_note']}; " if "isa_note" in c else f"ISA {c['isa']}; ")
+            + f"onnx-light graph optimization level {c['graph_optimization_level']}."
         )
     return text
 
