@@ -12,9 +12,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -608,15 +610,23 @@ class Loader {
         OL_RETURN_IF_ERROR(
             ReadExactly(range.fd, reinterpret_cast<uint8_t*>(small.data()), bytes, range.offset, range.what));
         t.set_raw_data(std::move(small));
+      } else if (auto tied = read_ranges_.find({range.fd, range.offset, bytes, type}); tied != read_ranges_.end()) {
+        // Tied weights (one range named by several initializers, e.g. an embedding and its
+        // output projection): one block, viewed with each initializer's shape; it is freed
+        // when the last tensor viewing it is.
+        OL_ASSIGN_OR_RETURN(Tensor view, tied->second.Reshaped(shape));
+        out->initializers.emplace(t.name(), std::move(view));
       } else {  // into a block of its own, which the packed weights reuse once it is released
         OL_ASSIGN_OR_RETURN(Tensor read, Tensor::Allocate(type, shape, LoadedWeightsAllocator()));
         OL_RETURN_IF_ERROR(
             ReadExactly(range.fd, static_cast<uint8_t*>(read.raw_data()), bytes, range.offset, range.what));
+        read_ranges_.emplace(RangeKey{range.fd, range.offset, bytes, type}, read);
         out->initializers.emplace(t.name(), std::move(read));
       }
       t.clear_external_data();
       t.clear_data_location();
     }
+    read_ranges_.clear();  // the tensors alone keep their blocks
     for (const auto& [file, open] : open_files_) OL_RETURN_IF_ERROR(CheckUnchanged(open.fd.fd, open.st, open.what));
     out->source_files.insert(out->source_files.end(), external_files_.begin(), external_files_.end());
     if (!model.SerializeToString(&out->skeleton)) {
@@ -737,6 +747,9 @@ class Loader {
   }
 
   std::map<std::string, OpenFile> open_files_;  // by resolved path
+  // The external ranges read into blocks during Load (file, offset, bytes, element type).
+  using RangeKey = std::tuple<int, uint64_t, size_t, DataType>;
+  std::map<RangeKey, Tensor> read_ranges_;
 
   std::string where_, base_dir_;
   LoadOptions options_;

@@ -11,7 +11,8 @@
 //     them alive (and unchanged) and the offset suits the element type (else copied once),
 //     or without an owner the parsed string itself (released from the message, not copied);
 //   - external data: read with pread from its file into an aligned block of
-//     LoadedWeightsAllocator() (a weight stored twice at one offset is read twice). Locations
+//     LoadedWeightsAllocator() (tied weights, one range of one file named by several
+//     initializers of one type, are read once and share the block). Locations
 //     resolve only inside the model's folder (no absolute paths, no "..", no symlink out of
 //     it); a file whose tensors Python decodes (sub-byte types) is only fingerprinted.
 // Files that change: every file must keep its size and times while the load reads it (else

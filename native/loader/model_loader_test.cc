@@ -402,9 +402,36 @@ TEST_F(ModelLoaderTest, LoadedTensorsKeepTheOldBytesWhenTheFilesAreRewrittenAtTh
   EXPECT_EQ(Values(loaded->initializers.at("ext_b")), model.ext_b);
 }
 
+TEST_F(ModelLoaderTest, TiedExternalWeightsAreReadOnceIntoOneBlock) {
+  // An embedding and its output projection over the same bytes, the projection with a
+  // shape of its own: one block, viewed with each shape. A range at another offset, or of
+  // another length, is read into a block of its own.
+  const std::vector<float> tied = Ramp(kLarge, 8.0f);
+  Write("weights.bin", Bytes(tied) + Bytes(Ramp(kLarge, 90.0f)));
+  onnx::ModelProto m = Model();
+  AddExternal(m, "embedding", kLarge, "weights.bin", 0);
+  onnx::TensorProto* projection = AddExternal(m, "projection", kLarge, "weights.bin", 0);
+  projection->clear_dims();
+  projection->add_dims(2);
+  projection->add_dims(kLarge / 2);
+  AddExternal(m, "shorter", kLarge - 1, "weights.bin", 0);
+  AddExternal(m, "elsewhere", kLarge, "weights.bin", 4);
+  StatusOr<LoadedModel> loaded = LoadModelFile(WriteModel(m), {});
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  const Tensor& embedding = loaded->initializers.at("embedding");
+  const Tensor& tied_projection = loaded->initializers.at("projection");
+  EXPECT_EQ(tied_projection.raw_data(), embedding.raw_data());
+  EXPECT_EQ(tied_projection.shape(), Shape({2, kLarge / 2}));
+  EXPECT_EQ(Values(tied_projection), tied);
+  EXPECT_EQ(Values(embedding), tied);
+  EXPECT_NE(loaded->initializers.at("shorter").raw_data(), embedding.raw_data());
+  EXPECT_NE(loaded->initializers.at("elsewhere").raw_data(), embedding.raw_data());
+  EXPECT_EQ(Values(loaded->initializers.at("elsewhere"))[0], tied[1]);
+}
+
 TEST_F(ModelLoaderTest, ATiedExternalWeightReleasedLeavesTheOtherIntact) {
-  // Two initializers over the same external bytes (a tied weight): each is read into its
-  // own block, so releasing one (and emptying the file) leaves the other's values.
+  // Two initializers over the same external bytes (a tied weight) share one block, so
+  // releasing one (and emptying the file) leaves the other's values.
   const std::vector<float> tied = Ramp(kLarge, 8.0f);
   Write("weights.bin", Bytes(tied));
   onnx::ModelProto m = Model();
