@@ -34,10 +34,15 @@ import subprocess
 import sys
 import time
 
+import numpy as np
+import onnx
+import onnx_light
+import onnx_light.kernel_tuning as kt
 from absl import app, flags
 
 # conv_vs_ort's flags come with its conv_model; --json (where to write the raw samples) is its.
 from benchmarks.conv_vs_ort import conv_model
+from benchmarks.ort_reference import block_samples, conditions, finish_document
 
 FLAGS = flags.FLAGS
 flags.DEFINE_list("cases", ["conv3x3_512_7"], "CASES names, or model:PATH for a whole .onnx model")
@@ -106,12 +111,8 @@ def case_name(case):
 
 def case_model(case):
     """(serialized model, feeds, timed runs) of a case."""
-    import numpy as np
-
     rng = np.random.default_rng(0)
     if case.startswith("model:"):
-        import onnx
-
         model = onnx.load(case[len("model:") :])
         inp = model.graph.input[0]
         shape = [d.dim_value or 1 for d in inp.type.tensor_type.shape.dim]
@@ -122,8 +123,6 @@ def case_model(case):
 
 def tuning_profile(values):
     """The portable defaults with each (param, value) set explicitly on every schema declaring it."""
-    import onnx_light.kernel_tuning as kt
-
     source = kt.portable_defaults()
     for name, value in values:
         keys = [s["key"] for s in kt.schemas() if any(p["name"] == name for p in s["params"])]
@@ -136,9 +135,6 @@ def tuning_profile(values):
 
 def worker():
     """Times every case in this process; prints one JSON object per case."""
-    import numpy as np
-    import onnx_light
-
     source = tuning_profile(parse_tuning([v for v in FLAGS.worker_tuning.split(",") if v]))
     for case in FLAGS.cases:
         model, feeds, runs = case_model(case)
@@ -146,13 +142,7 @@ def worker():
             model, cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=FLAGS.num_threads), tuning_profile=source
         )
         out = session.run(None, feeds)[0]
-        for _ in range(3):
-            session.run(None, feeds)
-        samples = []
-        for _ in range(runs):
-            start = time.process_time()
-            session.run(None, feeds)
-            samples.append((time.process_time() - start) * 1e3)
+        samples = block_samples(session, feeds, 3, runs, clock=time.process_time)
         record = {
             "case": case_name(case),
             "median_ms": statistics.median(samples),
@@ -221,7 +211,6 @@ def main(argv):
         worker()
         return
     validate_flags()
-    from benchmarks.ort_reference import conditions, finish_document
 
     arms = {"A": (FLAGS.a_path, FLAGS.a_tuning), "B": (FLAGS.b_path, FLAGS.b_tuning)}
     started = conditions(

@@ -74,17 +74,18 @@ def interleaved_samples(ours, theirs, feeds, repeats, per_repeat=None):
     return samples
 
 
-def block_samples(session, feeds, warmup, repeats):
-    """Wall-clock milliseconds of `repeats` runs of one session after `warmup` untimed ones:
-    one runtime's block, for the benchmarks that time each runtime in its own block (so
-    that neither pays for the other's spinning workers)."""
+def block_samples(session, feeds, warmup, repeats, clock=time.perf_counter):
+    """Milliseconds of `repeats` runs of one session after `warmup` untimed ones, by `clock`
+    (wall clock; time.process_time for process CPU time): one runtime's block, for the
+    benchmarks that time each runtime in its own block (so that neither pays for the
+    other's spinning workers)."""
     for _ in range(warmup):
         session.run(None, feeds)
     samples = []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start = clock()
         session.run(None, feeds)
-        samples.append((time.perf_counter() - start) * 1e3)
+        samples.append((clock() - start) * 1e3)
     return samples
 
 
