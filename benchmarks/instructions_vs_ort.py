@@ -52,6 +52,10 @@ CONV_CASES = {
     # 1x1 convolutions (GEMM on X).
     "conv1x1_64to256_56": (64, 256, 56, 1, 1, 1, ""),
     "conv1x1_24to144_56_swish": (24, 144, 56, 1, 1, 1, "swish"),
+    # ResNet-50's 1x1 convolutions: 56x56 (large N) and the 7x7 stage (N = 49 positions).
+    "conv1x1_256to64_56": (256, 64, 56, 1, 1, 1, ""),
+    "conv1x1_512to2048_7": (512, 2048, 7, 1, 1, 1, ""),
+    "conv1x1_2048to512_7": (2048, 512, 7, 1, 1, 1, ""),
     # Depthwise 3x3 (EfficientNet-B0 / MobileNetV2 shapes).
     "dw3x3s1_32_112_swish": (32, 32, 112, 3, 1, 32, "swish"),
     "dw3x3s1_144_56": (144, 144, 56, 3, 1, 144, ""),
