@@ -280,8 +280,9 @@ INSTANTIATE_TEST_SUITE_P(Isa, ImplicitTileVariantTest, ::testing::ValuesIn(conv:
 
 // K blocking (conv.implicit_chunk_panel_bytes) gives the bits of the unblocked convolution at every
 // participant count, for K in 1, 2 and 3 chunks (equal and with a shorter last one) and one
-// chunk per k; channel counts that take each tile of the enabled ISA (64, 32, 16; 40 pads
-// its last block), outputs of more than kImplicitChunkTiles tiles, batch 2, with and
+// chunk per k; channel counts that take each tile of the enabled ISA (AVX-512: 64 -> 6x64,
+// 32 -> 12x32, 16 -> 12x16, 40 -> 8x48 with its last 8 columns padded; AVX2: 64, 32 -> 3x32,
+// 16, 40 -> 6x16), outputs of more than kImplicitChunkTiles tiles, batch 2, with and
 // without bias and padding. (Run under ONNX_LIGHT_MAX_ISA=avx2 too for the AVX2 tiles.)
 TEST(Conv, ImplicitGemmKChunksGiveTheUnchunkedBits) {
   constexpr int64_t kChannels = 13, kK = kChannels * 9;  // 117
@@ -319,11 +320,12 @@ TEST(Conv, ImplicitTileForPicksTheTileWithTheFewestPaddedColumns) {
     int64_t channels;
     int avx512_rows, avx512_cols, avx2_rows, avx2_cols;  // best ISA AVX-512 / AVX2
   };
-  // Ties go to the earlier listed tile (6x64, 12x32, 3x32, 6x16).
-  const Expected cases[] = {{32, 12, 32, 3, 32}, {64, 6, 64, 3, 32}, {96, 12, 32, 3, 32}, {128, 6, 64, 3, 32},
-                            {16, 6, 16, 6, 16},  {48, 6, 16, 6, 16}, {24, 12, 32, 3, 32}, {40, 6, 16, 6, 16},
-                            {72, 6, 16, 6, 16},  {8, 6, 16, 6, 16},  {13, 6, 16, 6, 16},  {33, 6, 16, 6, 16},
-                            {120, 6, 64, 3, 32}};
+  // Ties go to the earlier listed tile (6x64, 12x32, 8x48, 12x16, 3x32, 6x16).
+  const Expected cases[] = {{32, 12, 32, 3, 32}, {64, 6, 64, 3, 32},  {96, 12, 32, 3, 32},  {128, 6, 64, 3, 32},
+                            {16, 12, 16, 6, 16}, {48, 8, 48, 6, 16},  {24, 12, 32, 3, 32},  {40, 8, 48, 6, 16},
+                            {72, 12, 16, 6, 16}, {8, 12, 16, 6, 16},  {13, 12, 16, 6, 16},  {33, 8, 48, 6, 16},
+                            {120, 6, 64, 3, 32}, {80, 12, 16, 6, 16}, {112, 12, 16, 6, 16}, {144, 8, 48, 6, 16},
+                            {192, 6, 64, 3, 32}, {320, 6, 64, 3, 32}};
   for (const Expected& c : cases) {
     const conv::ImplicitTile tile = conv::ImplicitTileFor(c.channels);
     if (!IsaEnabled(Isa::kAvx2)) {
@@ -354,7 +356,7 @@ TEST(Conv, ImplicitGemmAnyChannelCount) {
   // Channels per group that no tile divides (the last block padded, its stores limited to
   // the real channels) and ones that need none, with strides, pads, groups and biases;
   // MobileNetV3 / EfficientNet-like 3x3 24 -> 40 at 28x28 (reduced).
-  for (int64_t m : {8, 16, 24, 40, 48, 72, 13, 37, 57}) {
+  for (int64_t m : {8, 16, 24, 40, 48, 72, 80, 144, 13, 37, 57}) {
     SCOPED_TRACE(m);
     CheckConv({{1, 6, 9, 11}, {m, 6, 3, 3}, 1, {}, {}, {1, 1, 1, 1}}, {1, 1}, {9, 11});
     CheckConv({{2, 5, 10, 7}, {m, 5, 3, 3}, 1, {2, 2}, {}, {0, 1, 1, 0}, false}, {0, 1}, {5, 3});

@@ -12,7 +12,7 @@ namespace {
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
 
-// Output positions per epilogue call (a multiple of every tile's 3, 6 and 12 rows).
+// Output positions per epilogue call (a multiple of every tile's 3, 6, 8 and 12 rows).
 constexpr int64_t kEpiloguePositions = 48;
 
 // Where the tile reads the input: X itself when the convolution reads no padding, else a
@@ -58,6 +58,8 @@ const std::vector<IsaVariant<ImplicitTile>>& ImplicitTileVariants() {
 #if defined(__x86_64__)
     {"avx512_6x64", Isa::kAvx512, ImplicitTile{6, 64, ImplicitTile6x64Avx512}},
         {"avx512_12x32", Isa::kAvx512, ImplicitTile{12, 32, ImplicitTile12x32Avx512}},
+        {"avx512_8x48", Isa::kAvx512, ImplicitTile{8, 48, ImplicitTile8x48Avx512}},
+        {"avx512_12x16", Isa::kAvx512, ImplicitTile{12, 16, ImplicitTile12x16Avx512}},
         {"avx2_3x32", Isa::kAvx2, ImplicitTile{3, 32, ImplicitTile3x32Avx2}},
         {"avx2_6x16", Isa::kAvx2, ImplicitTile{6, 16, ImplicitTile6x16Avx2}},
 #endif
