@@ -196,8 +196,10 @@ TEST(Conv, ImplicitGemmShapes) {
 // for K counts that do and do not fill the tiles' 4-step main loop and for every row
 // layout a tile may compile a loop for (scattered rows; one run of positions 1 or 2 apart;
 // two such runs split after each row; three runs; spacing 3);
-// positions at and past `valid` (and the row padding of ldy) stay untouched; the same
-// sums in K chunks with the raw sums carried between them give the same bits.
+// positions at and past `valid` (and the row padding of ldy) and channels at and past
+// `channels` (all columns, or a group's last block cut at 1 .. cols - 1, e.g. 40 of 48)
+// stay untouched; the same sums in K chunks with the raw sums carried between them give
+// the same bits.
 class ImplicitTileVariantTest : public ::testing::TestWithParam<IsaVariant<conv::ImplicitTile>> {};
 // Empty off x86-64 (no tile there): convolutions take im2col + GEMM.
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(ImplicitTileVariantTest);
@@ -230,9 +232,12 @@ TEST_P(ImplicitTileVariantTest, MatchesTheContractInKOrder) {
           for (int i = 0; i < tile.rows; ++i) rows[i] = input.data() + 100 + layout[i];
           const std::vector<float> w = Random(k_count * tile.cols, 12), bias = Random(tile.cols, 13);
           const int64_t ldy = valid + 3;
+          // Every other case a partial block, its channel count varying with valid and layout.
+          const int layout_index = static_cast<int>(&layout - layouts.data());
+          const int channels = (valid + layout_index) % 2 == 0 ? tile.cols : 1 + (7 * valid + layout_index) % tile.cols;
           std::vector<float> y(tile.cols * ldy, kUntouched);
-          tile.fn(k_count, offsets.data(), rows.data(), w.data(), with_bias ? bias.data() : nullptr, valid, y.data(),
-                  ldy, nullptr, nullptr);
+          tile.fn(k_count, offsets.data(), rows.data(), w.data(), with_bias ? bias.data() : nullptr, valid, channels,
+                  y.data(), ldy, nullptr, nullptr);
           // K blocking: the same sums in 1, 2 and 3 chunks (the last one shorter, then
           // one of a single k), raw sums carried between chunks, give the same bits.
           const int64_t half = (k_count + 1) / 2, third = (k_count + 2) / 3;
@@ -245,20 +250,20 @@ TEST_P(ImplicitTileVariantTest, MatchesTheContractInKOrder) {
               const int64_t k0 = c == 0 ? 0 : cuts[c - 1];
               const bool last = c + 1 == cuts.size();
               tile.fn(cuts[c] - k0, offsets.data() + k0, rows.data(), w.data() + k0 * tile.cols,
-                      with_bias ? bias.data() : nullptr, valid, chunked.data(), ldy, c == 0 ? nullptr : carry.data(),
-                      last ? nullptr : carry.data());
+                      with_bias ? bias.data() : nullptr, valid, channels, chunked.data(), ldy,
+                      c == 0 ? nullptr : carry.data(), last ? nullptr : carry.data());
               if (!last) {
                 ASSERT_EQ(chunked, std::vector<float>(tile.cols * ldy, kUntouched)) << "y written early";
               }
             }
             ASSERT_TRUE(std::memcmp(chunked.data(), y.data(), sizeof(float) * y.size()) == 0)
                 << GetParam().name << " k_count " << k_count << " valid " << valid << " chunks " << cuts.size()
-                << " layout " << (&layout - layouts.data());
+                << " layout " << layout_index << " channels " << channels;
           }
           for (int j = 0; j < tile.cols; ++j) {
             for (int64_t i = 0; i < ldy; ++i) {
               float expected = kUntouched;
-              if (i < valid) {
+              if (i < valid && j < channels) {
                 float acc = 0.0f;
                 for (int64_t k = 0; k < k_count; ++k)
                   acc = __builtin_fmaf(rows[i][offsets[k]], w[k * tile.cols + j], acc);
@@ -266,7 +271,7 @@ TEST_P(ImplicitTileVariantTest, MatchesTheContractInKOrder) {
               }
               ASSERT_EQ(y[j * ldy + i], expected)
                   << GetParam().name << " k_count " << k_count << " valid " << valid << " bias " << with_bias
-                  << " layout " << (&layout - layouts.data()) << " channel " << j << " position " << i;
+                  << " layout " << layout_index << " channels " << channels << " channel " << j << " position " << i;
             }
           }
         }

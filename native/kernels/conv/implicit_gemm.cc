@@ -113,8 +113,8 @@ Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* 
                         const gemm::Epilogue& epilogue, int64_t chunk_panel_bytes) {
   const int64_t mg = g.out_per_group(), cg = g.in_per_group(), k = cg * g.kernel_size;
   const ImplicitTile shape = ImplicitTileFor(mg);
-  // The last block of a group may be partial: its packed columns past mg are zero, the
-  // tile writes into a staging block and only the group's channels are copied out.
+  // The last block of a group may be partial: its packed columns past mg are zero and the
+  // tile stores only the group's channels.
   const int64_t out_w = g.out_spatial[1], blocks = CeilDiv(mg, shape.cols), packed_group = RoundUp(mg, shape.cols) * k;
   const int64_t tiles = CeilDiv(g.out_size, shape.rows);
   // K blocking (see implicit_gemm.h): chunks of equal length (the last may be shorter), a
@@ -193,9 +193,7 @@ Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* 
           epilogue.Apply(pending, pending - y, pending_channels, pending_positions, g.out_size);
         pending_positions = 0;
       };
-      // A partial block's tile output (channels x kMaxImplicitRows) and bias (zero past the
-      // group's channels).
-      alignas(64) float staged[kMaxImplicitCols * kMaxImplicitRows];
+      // A partial block's bias (zero past the group's channels: the tile reads cols).
       alignas(64) float staged_bias[kMaxImplicitCols];
       for (int64_t t = begin; t < end; ++t) {
         const int64_t grp = t / (blocks * tile_groups), block = t / tile_groups % blocks,
@@ -228,16 +226,9 @@ Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* 
             const float* carry_in = chunk > 0 ? tile_carry : nullptr;
             float* carry_out = last ? nullptr : tile_carry;
             float* tile_y = y_image + m0 * g.out_size + p0;
-            const bool full = channels == shape.cols;
             shape.fn(k_count, offsets + k0, rows, block_w + k0 * shape.cols, tile_bias, static_cast<int>(valid),
-                     full ? tile_y : staged, full ? g.out_size : kMaxImplicitRows, carry_in, carry_out);
+                     static_cast<int>(channels), tile_y, g.out_size, carry_in, carry_out);
             if (!last) continue;
-            if (!full) {
-              for (int64_t j = 0; j < channels; ++j) {
-                std::copy(staged + j * kMaxImplicitRows, staged + j * kMaxImplicitRows + valid,
-                          tile_y + j * g.out_size);
-              }
-            }
             if (epilogue.empty()) continue;
             if (pending_positions > 0 && (tile_y != pending + pending_positions || pending_channels != channels ||
                                           pending_positions >= kEpiloguePositions)) {

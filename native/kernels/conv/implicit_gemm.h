@@ -24,14 +24,16 @@ namespace conv {
 
 // For i < valid (<= rows), j < cols, with acc = carry_in[i * cols + j] (carry_in null: 0):
 //   acc = fma(rows[i][offsets[k]], w[k * cols + j], acc) for k = 0 .. k_count - 1 in order;
-//   carry_out null: y[j * ldy + i] = acc + bias[j] (bias null: + 0), nothing else written;
+//   carry_out null: y[j * ldy + i] = acc + bias[j] (bias null: + 0) for j < channels (1 ..
+//                   cols: a group's last, padded block stores only its real channels, straight
+//                   into Y), nothing else written (bias is read for all cols);
 //   carry_out set:  carry_out[i * cols + j] = acc (raw sums, no bias; y untouched).
 // A K chunk that is not the last passes carry_out, the chunks after it pass its carry as
 // carry_in with offsets and w advanced to their first k: the same fused multiply-adds in
 // the same k order, so a chunked sum has the bits of the unchunked one.
 using ImplicitTileFn = void (*)(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
-                                const float* bias, int valid, float* y, int64_t ldy, const float* carry_in,
-                                float* carry_out);
+                                const float* bias, int valid, int channels, float* y, int64_t ldy,
+                                const float* carry_in, float* carry_out);
 // A register tile: positions x output channels.
 struct ImplicitTile {
   int rows = 0, cols = 0;

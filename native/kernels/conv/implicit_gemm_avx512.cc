@@ -39,14 +39,14 @@ namespace conv {
 namespace {
 
 // ImplicitTileFn (implicit_gemm.h), whose contract every tile here keeps.
-using TileFn = void (*)(int64_t, const int64_t*, const float* const*, const float*, const float*, int, float*, int64_t,
-                        const float*, float*);
+using TileFn = void (*)(int64_t, const int64_t*, const float* const*, const float*, const float*, int, int, float*,
+                        int64_t, const float*, float*);
 
-// r[i] holds position i of 16 channels (i < 8): writes out[c * ldy + i] for c < 16 and
-// i < count. Two 4x4 transposes within each 128-bit lane, then each channel's 8 positions
+// r[i] holds position i of 16 channels (i < 8): writes out[c * ldy + i] for c < channels
+// (<= 16) and i < count. Two 4x4 transposes within each 128-bit lane, then each channel's 8 positions
 // gathered into one 256-bit half and stored under a mask (masked-off elements are not
 // touched, so the -8 offset of the upper half never reaches outside the row).
-inline void StoreTransposed8x16(const __m512 r[8], int count, float* out, int64_t ldy) {
+inline void StoreTransposed8x16(const __m512 r[8], int count, int channels, float* out, int64_t ldy) {
   __m512 u[4], w[4];  // lane L of u[k] / w[k]: channel 4L + k, positions 0-3 / 4-7
   for (int half = 0; half < 2; ++half) {
     const __m512* q = r + 4 * half;
@@ -65,22 +65,31 @@ inline void StoreTransposed8x16(const __m512 r[8], int count, float* out, int64_
     // 4L + k (low half) and 4L' + k (high half), positions 0-7 each.
     const __m512 a01 = _mm512_shuffle_f32x4(u[k], w[k], 0x44), a23 = _mm512_shuffle_f32x4(u[k], w[k], 0xEE);
     const __m512 lanes01 = _mm512_shuffle_f32x4(a01, a01, 0xD8), lanes23 = _mm512_shuffle_f32x4(a23, a23, 0xD8);
-    _mm512_mask_storeu_ps(out + k * ldy, low, lanes01);
-    _mm512_mask_storeu_ps(out + (4 + k) * ldy - 8, high, lanes01);
-    _mm512_mask_storeu_ps(out + (8 + k) * ldy, low, lanes23);
-    _mm512_mask_storeu_ps(out + (12 + k) * ldy - 8, high, lanes23);
+    if (channels >= 16) {
+      _mm512_mask_storeu_ps(out + k * ldy, low, lanes01);
+      _mm512_mask_storeu_ps(out + (4 + k) * ldy - 8, high, lanes01);
+      _mm512_mask_storeu_ps(out + (8 + k) * ldy, low, lanes23);
+      _mm512_mask_storeu_ps(out + (12 + k) * ldy - 8, high, lanes23);
+      continue;
+    }
+    // A group's last block: only its real channels (the planes past them are other
+    // groups', or past Y's end).
+    if (k < channels) _mm512_mask_storeu_ps(out + k * ldy, low, lanes01);
+    if (4 + k < channels) _mm512_mask_storeu_ps(out + (4 + k) * ldy - 8, high, lanes01);
+    if (8 + k < channels) _mm512_mask_storeu_ps(out + (8 + k) * ldy, low, lanes23);
+    if (12 + k < channels) _mm512_mask_storeu_ps(out + (12 + k) * ldy - 8, high, lanes23);
   }
 }
 
-// Adds acc (kRows positions x 16 * kVecs channels) + bias and stores it transposed: each
-// group of 8 positions x 16 channels becomes 16 runs of consecutive positions, one per
-// output plane. Not inlined: one copy serves every row layout below (it runs once a tile,
-// after k_count steps, so passing the accumulators through memory costs nothing measurable).
+// Adds acc (kRows positions x 16 * kVecs channels) + bias and stores its first `channels`
+// channels transposed: each group of 8 positions x 16 channels becomes 16 runs of
+// consecutive positions, one per output plane. Not inlined: one copy serves every row layout below (it runs once a
+// tile, after k_count steps, so passing the accumulators through memory costs nothing measurable).
 template <int kRows, int kVecs>
-__attribute__((noinline)) void StoreTile(const __m512 (&acc)[kRows][kVecs], const float* bias, int valid, float* y,
-                                         int64_t ldy) {
+__attribute__((noinline)) void StoreTile(const __m512 (&acc)[kRows][kVecs], const float* bias, int valid, int channels,
+                                         float* y, int64_t ldy) {
 #pragma GCC unroll 4
-  for (int v = 0; v < kVecs; ++v) {
+  for (int v = 0; v < kVecs && 16 * v < channels; ++v) {
     const __m512 b = bias != nullptr ? _mm512_loadu_ps(bias + 16 * v) : _mm512_setzero_ps();
 #pragma GCC unroll 2
     for (int group = 0; group * 8 < kRows && group * 8 < valid; ++group) {
@@ -90,7 +99,7 @@ __attribute__((noinline)) void StoreTile(const __m512 (&acc)[kRows][kVecs], cons
         r[i] = group * 8 + i < kRows ? _mm512_add_ps(acc[group * 8 + i][v], b) : _mm512_setzero_ps();
       }
       const int count = valid - group * 8 < 8 ? valid - group * 8 : 8;
-      StoreTransposed8x16(r, count, y + 16 * v * ldy + group * 8, ldy);
+      StoreTransposed8x16(r, count, channels - 16 * v, y + 16 * v * ldy + group * 8, ldy);
     }
   }
 }
@@ -104,7 +113,8 @@ __attribute__((noinline)) void StoreTile(const __m512 (&acc)[kRows][kVecs], cons
 // the tap's offset plus a constant displacement, and the loop needs seven general registers.
 template <int kRows, int kVecs, int kSplit, int kStride>
 void TileWithLayout(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
-                    const float* bias, int valid, float* y, int64_t ldy, const float* carry_in, float* carry_out) {
+                    const float* bias, int valid, int channels, float* y, int64_t ldy, const float* carry_in,
+                    float* carry_out) {
   constexpr int kCols = 16 * kVecs;
   const float* row[kRows];
   const float* const first = rows[0];
@@ -146,7 +156,7 @@ void TileWithLayout(int64_t k_count, const int64_t* offsets, const float* const*
     }
     return;
   }
-  StoreTile<kRows, kVecs>(acc, bias, valid, y, ldy);
+  StoreTile<kRows, kVecs>(acc, bias, valid, channels, y, ldy);
 }
 
 template <int kRows, int kVecs, int kStride, int... kSplits>
@@ -167,15 +177,16 @@ constexpr std::array<TileFn, sizeof...(kValid)> PartialTable(std::integer_sequen
 // in k order with the same fused multiply-adds, so neither choice changes a bit.
 template <int kRows, int kVecs, bool kLayouts>
 void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w, const float* bias,
-          int valid, float* y, int64_t ldy, const float* carry_in, float* carry_out) {
+          int valid, int channels, float* y, int64_t ldy, const float* carry_in, float* carry_out) {
   static constexpr std::array<TileFn, kRows - 1> kPartial =
       PartialTable<kVecs>(std::make_integer_sequence<int, kRows - 1>());
   if (valid < kRows) {
-    if (valid > 0) kPartial[valid - 1](k_count, offsets, rows, w, bias, valid, y, ldy, carry_in, carry_out);
+    if (valid > 0) kPartial[valid - 1](k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
     return;
   }
   if (!kLayouts)
-    return TileWithLayout<kRows, kVecs, 0, 1>(k_count, offsets, rows, w, bias, valid, y, ldy, carry_in, carry_out);
+    return TileWithLayout<kRows, kVecs, 0, 1>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in,
+                                              carry_out);
   // Index [split] (0 = general), per stride 1 and 2.
   static constexpr std::array<TileFn, kRows + 1> kStride1 =
       LayoutTable<kRows, kVecs, 1>(std::make_integer_sequence<int, kRows + 1>());
@@ -196,35 +207,36 @@ void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, con
       split = i;
     }
   }
-  (stride == 2 ? kStride2 : kStride1)[split](k_count, offsets, rows, w, bias, valid, y, ldy, carry_in, carry_out);
+  (stride == 2 ? kStride2 : kStride1)[split](k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in,
+                                             carry_out);
 }
 
 }  // namespace
 
 void ImplicitTile6x64Avx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
-                            const float* bias, int valid, float* y, int64_t ldy, const float* carry_in,
+                            const float* bias, int valid, int channels, float* y, int64_t ldy, const float* carry_in,
                             float* carry_out) {
   // 6 row pointers fit in general registers: one loop serves every layout.
-  Tile<6, 4, false>(k_count, offsets, rows, w, bias, valid, y, ldy, carry_in, carry_out);
+  Tile<6, 4, false>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
 }
 
 void ImplicitTile12x32Avx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
-                             const float* bias, int valid, float* y, int64_t ldy, const float* carry_in,
+                             const float* bias, int valid, int channels, float* y, int64_t ldy, const float* carry_in,
                              float* carry_out) {
-  Tile<12, 2, true>(k_count, offsets, rows, w, bias, valid, y, ldy, carry_in, carry_out);
+  Tile<12, 2, true>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
 }
 
 void ImplicitTile8x48Avx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
-                            const float* bias, int valid, float* y, int64_t ldy, const float* carry_in,
+                            const float* bias, int valid, int channels, float* y, int64_t ldy, const float* carry_in,
                             float* carry_out) {
   // 8 row pointers fit beside the loop's other general registers: one loop serves every layout.
-  Tile<8, 3, false>(k_count, offsets, rows, w, bias, valid, y, ldy, carry_in, carry_out);
+  Tile<8, 3, false>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
 }
 
 void ImplicitTile12x16Avx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
-                             const float* bias, int valid, float* y, int64_t ldy, const float* carry_in,
+                             const float* bias, int valid, int channels, float* y, int64_t ldy, const float* carry_in,
                              float* carry_out) {
-  Tile<12, 1, true>(k_count, offsets, rows, w, bias, valid, y, ldy, carry_in, carry_out);
+  Tile<12, 1, true>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
 }
 
 }  // namespace conv
