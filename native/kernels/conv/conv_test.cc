@@ -330,7 +330,7 @@ TEST(Conv, ImplicitTileForPicksTheTileWithTheFewestPaddedColumns) {
                             {16, 12, 16, 6, 16}, {48, 8, 48, 6, 16},  {24, 12, 32, 3, 32},  {40, 8, 48, 6, 16},
                             {72, 12, 16, 6, 16}, {8, 12, 16, 6, 16},  {13, 12, 16, 6, 16},  {33, 8, 48, 6, 16},
                             {120, 6, 64, 3, 32}, {80, 12, 16, 6, 16}, {112, 12, 16, 6, 16}, {144, 8, 48, 6, 16},
-                            {192, 6, 64, 3, 32}, {320, 6, 64, 3, 32}};
+                            {192, 6, 64, 3, 32}, {320, 6, 64, 3, 32}, {240, 8, 48, 6, 16},  {672, 12, 32, 3, 32}};
   for (const Expected& c : cases) {
     const conv::ImplicitTile tile = conv::ImplicitTileFor(c.channels);
     if (!IsaEnabled(Isa::kAvx2)) {

@@ -58,15 +58,15 @@ inline constexpr int kMaxImplicitRows = 12, kMaxImplicitCols = 64;
 const std::vector<IsaVariant<ImplicitTile>>& ImplicitTileVariants();
 // The rule: among the enabled tiles, the one that pads `out_per_group` to the fewest
 // columns (RoundUp(out_per_group, cols)), ties to the earlier listed, i.e. the better FMA
-// efficiency (e.g. on AVX-512: 64 -> 6x64, 96 -> 12x32, 40 and 48 -> 8x48, 16 and 80 ->
-// 12x16, 24 -> 12x32; under the AVX2 cap: 40, 48 -> avx2_6x16, 24 -> 3x32); fn null when no
+// efficiency (e.g. on AVX-512: 64 -> 6x64, 96 and 672 -> 12x32, 40, 48 and 240 -> 8x48, 16
+// and 80 -> 12x16, 24 -> 12x32; under the AVX2 cap: 40, 48 -> avx2_6x16, 24 -> 3x32); fn null when no
 // tile is enabled (no AVX2, or the ISA capped below it) or out_per_group <= 0.
 ImplicitTile ImplicitTileFor(int64_t out_per_group);
 
 // Whether a convolution takes the implicit GEMM on this CPU: spatial rank 2, output
 // channels per group padded by ImplicitTileFor's tile to fewer than twice their count
-// (padded columns cost FMAs like real ones: 9 channels and up with avx2_6x16, 8 or fewer
-// take im2col + GEMM), more than one input channel
+// (padded columns cost FMAs like real ones: 9 channels and up with a 16-column tile,
+// avx512_12x16 or avx2_6x16; 8 or fewer take im2col + GEMM), more than one input channel
 // per group (else it is depthwise) and a kernel larger than 1x1 (1x1 kernels read X as
 // B without im2col, and their short K cannot amortise this tile's stores). Depends on
 // W's shape only, so that weights packed at creation match the path a run takes.
