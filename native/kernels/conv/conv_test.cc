@@ -196,8 +196,10 @@ TEST(Conv, ImplicitGemmShapes) {
 // for K counts that do and do not fill the tiles' 4-step main loop and for every row
 // layout a tile may compile a loop for (scattered rows; one run of positions 1 or 2 apart;
 // two such runs split after each row; three runs; spacing 3);
-// positions at and past `valid` (and the row padding of ldy) stay untouched; the same
-// sums in K chunks with the raw sums carried between them give the same bits.
+// positions at and past `valid` (and the row padding of ldy) and channels at and past
+// `channels` (all columns, or a group's last block cut at 1 .. cols - 1, e.g. 40 of 48)
+// stay untouched; the same sums in K chunks with the raw sums carried between them give
+// the same bits.
 class ImplicitTileVariantTest : public ::testing::TestWithParam<IsaVariant<conv::ImplicitTile>> {};
 // Empty off x86-64 (no tile there): convolutions take im2col + GEMM.
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(ImplicitTileVariantTest);
@@ -230,9 +232,12 @@ TEST_P(ImplicitTileVariantTest, MatchesTheContractInKOrder) {
           for (int i = 0; i < tile.rows; ++i) rows[i] = input.data() + 100 + layout[i];
           const std::vector<float> w = Random(k_count * tile.cols, 12), bias = Random(tile.cols, 13);
           const int64_t ldy = valid + 3;
+          // Every other case a partial block, its channel count varying with valid and layout.
+          const int layout_index = static_cast<int>(&layout - layouts.data());
+          const int channels = (valid + layout_index) % 2 == 0 ? tile.cols : 1 + (7 * valid + layout_index) % tile.cols;
           std::vector<float> y(tile.cols * ldy, kUntouched);
-          tile.fn(k_count, offsets.data(), rows.data(), w.data(), with_bias ? bias.data() : nullptr, valid, y.data(),
-                  ldy, nullptr, nullptr);
+          tile.fn(k_count, offsets.data(), rows.data(), w.data(), with_bias ? bias.data() : nullptr, valid, channels,
+                  y.data(), ldy, nullptr, nullptr);
           // K blocking: the same sums in 1, 2 and 3 chunks (the last one shorter, then
           // one of a single k), raw sums carried between chunks, give the same bits.
           const int64_t half = (k_count + 1) / 2, third = (k_count + 2) / 3;
@@ -245,20 +250,20 @@ TEST_P(ImplicitTileVariantTest, MatchesTheContractInKOrder) {
               const int64_t k0 = c == 0 ? 0 : cuts[c - 1];
               const bool last = c + 1 == cuts.size();
               tile.fn(cuts[c] - k0, offsets.data() + k0, rows.data(), w.data() + k0 * tile.cols,
-                      with_bias ? bias.data() : nullptr, valid, chunked.data(), ldy, c == 0 ? nullptr : carry.data(),
-                      last ? nullptr : carry.data());
+                      with_bias ? bias.data() : nullptr, valid, channels, chunked.data(), ldy,
+                      c == 0 ? nullptr : carry.data(), last ? nullptr : carry.data());
               if (!last) {
                 ASSERT_EQ(chunked, std::vector<float>(tile.cols * ldy, kUntouched)) << "y written early";
               }
             }
             ASSERT_TRUE(std::memcmp(chunked.data(), y.data(), sizeof(float) * y.size()) == 0)
                 << GetParam().name << " k_count " << k_count << " valid " << valid << " chunks " << cuts.size()
-                << " layout " << (&layout - layouts.data());
+                << " layout " << layout_index << " channels " << channels;
           }
           for (int j = 0; j < tile.cols; ++j) {
             for (int64_t i = 0; i < ldy; ++i) {
               float expected = kUntouched;
-              if (i < valid) {
+              if (i < valid && j < channels) {
                 float acc = 0.0f;
                 for (int64_t k = 0; k < k_count; ++k)
                   acc = __builtin_fmaf(rows[i][offsets[k]], w[k * tile.cols + j], acc);
@@ -266,7 +271,7 @@ TEST_P(ImplicitTileVariantTest, MatchesTheContractInKOrder) {
               }
               ASSERT_EQ(y[j * ldy + i], expected)
                   << GetParam().name << " k_count " << k_count << " valid " << valid << " bias " << with_bias
-                  << " layout " << (&layout - layouts.data()) << " channel " << j << " position " << i;
+                  << " layout " << layout_index << " channels " << channels << " channel " << j << " position " << i;
             }
           }
         }
@@ -280,8 +285,9 @@ INSTANTIATE_TEST_SUITE_P(Isa, ImplicitTileVariantTest, ::testing::ValuesIn(conv:
 
 // K blocking (conv.implicit_chunk_panel_bytes) gives the bits of the unblocked convolution at every
 // participant count, for K in 1, 2 and 3 chunks (equal and with a shorter last one) and one
-// chunk per k; channel counts that take each tile of the enabled ISA (64, 32, 16; 40 pads
-// its last block), outputs of more than conv.implicit_chunk_tiles tiles, batch 2, with and
+// chunk per k; channel counts that take each tile of the enabled ISA (AVX-512: 64 -> 6x64,
+// 32 -> 12x32, 16 -> 12x16, 40 -> 8x48 with its last 8 columns padded; AVX2: 64, 32 -> 3x32,
+// 16, 40 -> 6x16), outputs of more than conv.implicit_chunk_tiles tiles, batch 2, with and
 // without bias and padding. (Run under ONNX_LIGHT_MAX_ISA=avx2 too for the AVX2 tiles.)
 TEST(Conv, ImplicitGemmKChunksGiveTheUnchunkedBits) {
   constexpr int64_t kChannels = 13, kK = kChannels * 9;  // 117
@@ -350,11 +356,12 @@ TEST(Conv, ImplicitTileForPicksTheTileWithTheFewestPaddedColumns) {
     int64_t channels;
     int avx512_rows, avx512_cols, avx2_rows, avx2_cols;  // best ISA AVX-512 / AVX2
   };
-  // Ties go to the earlier listed tile (6x64, 12x32, 3x32, 6x16).
-  const Expected cases[] = {{32, 12, 32, 3, 32}, {64, 6, 64, 3, 32}, {96, 12, 32, 3, 32}, {128, 6, 64, 3, 32},
-                            {16, 6, 16, 6, 16},  {48, 6, 16, 6, 16}, {24, 12, 32, 3, 32}, {40, 6, 16, 6, 16},
-                            {72, 6, 16, 6, 16},  {8, 6, 16, 6, 16},  {13, 6, 16, 6, 16},  {33, 6, 16, 6, 16},
-                            {120, 6, 64, 3, 32}};
+  // Ties go to the earlier listed tile (6x64, 12x32, 8x48, 12x16, 3x32, 6x16).
+  const Expected cases[] = {{32, 12, 32, 3, 32}, {64, 6, 64, 3, 32},  {96, 12, 32, 3, 32},  {128, 6, 64, 3, 32},
+                            {16, 12, 16, 6, 16}, {48, 8, 48, 6, 16},  {24, 12, 32, 3, 32},  {40, 8, 48, 6, 16},
+                            {72, 12, 16, 6, 16}, {8, 12, 16, 6, 16},  {13, 12, 16, 6, 16},  {33, 8, 48, 6, 16},
+                            {120, 6, 64, 3, 32}, {80, 12, 16, 6, 16}, {112, 12, 16, 6, 16}, {144, 8, 48, 6, 16},
+                            {192, 6, 64, 3, 32}, {320, 6, 64, 3, 32}, {240, 8, 48, 6, 16},  {672, 12, 32, 3, 32}};
   for (const Expected& c : cases) {
     const conv::ImplicitTile tile = conv::ImplicitTileFor(c.channels);
     if (!IsaEnabled(Isa::kAvx2)) {
@@ -385,7 +392,7 @@ TEST(Conv, ImplicitGemmAnyChannelCount) {
   // Channels per group that no tile divides (the last block padded, its stores limited to
   // the real channels) and ones that need none, with strides, pads, groups and biases;
   // MobileNetV3 / EfficientNet-like 3x3 24 -> 40 at 28x28 (reduced).
-  for (int64_t m : {8, 16, 24, 40, 48, 72, 13, 37, 57}) {
+  for (int64_t m : {8, 16, 24, 40, 48, 72, 80, 144, 13, 37, 57}) {
     SCOPED_TRACE(m);
     CheckConv({{1, 6, 9, 11}, {m, 6, 3, 3}, 1, {}, {}, {1, 1, 1, 1}}, {1, 1}, {9, 11});
     CheckConv({{2, 5, 10, 7}, {m, 5, 3, 3}, 1, {2, 2}, {}, {0, 1, 1, 0}, false}, {0, 1}, {5, 3});

@@ -58,7 +58,8 @@ const Shapes kShapes[] = {
     {"depthwise_channel_blocks_3x3_s2_rows_14", {1, 18, 27, 27}, {18, 1, 3, 3}, 18, {2, 2}, {1, 1, 1, 1}},
     {"implicit_gemm_64", {1, 16, 11, 9}, {64, 16, 3, 3}, 1, {1, 1}, {1, 1, 1, 1}},
     {"implicit_gemm_32", {2, 5, 9, 10}, {32, 5, 3, 3}, 1, {2, 1}, {1, 0, 1, 2}},
-    // 13 channels: a padded block of avx2_6x16 where AVX2 is enabled, im2col + GEMM elsewhere.
+    // 13 channels: a padded block of a 16-column tile (avx512_12x16, avx2_6x16) where AVX2 is
+    // enabled, im2col + GEMM elsewhere; 40 per group: avx512_8x48 or avx2_6x16.
     {"im2col_gemm", {1, 7, 12, 11}, {13, 7, 3, 3}, 1, {1, 1}, {1, 1, 1, 1}},
     {"implicit_gemm_40_grouped", {1, 6, 10, 9}, {80, 3, 3, 3}, 2, {1, 1}, {1, 1, 1, 1}},
     {"im2col_gemm_5", {1, 7, 12, 11}, {5, 7, 3, 3}, 1, {1, 1}, {1, 1, 1, 1}},
@@ -141,7 +142,7 @@ std::vector<float> Unfused(const Shapes& s, const ActivationCase& a, const Tenso
 }
 
 // k_chunk: conv.implicit_chunk_panel_bytes in k of a 16-column tile (0: the default, which
-// the shapes' panels are below; 7 gives 7, 3 or 1 k a chunk at 16, 32 or 64 columns).
+// the shapes' panels are below; 7 gives 7, 3, 2 or 1 k a chunk at 16, 32, 48 or 64 columns).
 KernelTester MakeFused(const Shapes& s, const ActivationCase& a, const Tensor* z, bool constant_w,
                        int64_t k_chunk = 0) {
   KernelTester t("FusedConv", 1, "com.microsoft");

@@ -12,7 +12,7 @@ namespace {
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
 
-// Output positions per epilogue call (a multiple of every tile's 3, 6 and 12 rows).
+// Output positions per epilogue call (a multiple of every tile's 3, 6, 8 and 12 rows).
 constexpr int64_t kEpiloguePositions = 48;
 
 // Where the tile reads the input: X itself when the convolution reads no padding, else a
@@ -58,6 +58,8 @@ const std::vector<IsaVariant<ImplicitTile>>& ImplicitTileVariants() {
 #if defined(__x86_64__)
     {"avx512_6x64", Isa::kAvx512, ImplicitTile{6, 64, ImplicitTile6x64Avx512}},
         {"avx512_12x32", Isa::kAvx512, ImplicitTile{12, 32, ImplicitTile12x32Avx512}},
+        {"avx512_8x48", Isa::kAvx512, ImplicitTile{8, 48, ImplicitTile8x48Avx512}},
+        {"avx512_12x16", Isa::kAvx512, ImplicitTile{12, 16, ImplicitTile12x16Avx512}},
         {"avx2_3x32", Isa::kAvx2, ImplicitTile{3, 32, ImplicitTile3x32Avx2}},
         {"avx2_6x16", Isa::kAvx2, ImplicitTile{6, 16, ImplicitTile6x16Avx2}},
 #endif
@@ -111,8 +113,8 @@ Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* 
                         const gemm::Epilogue& epilogue, int64_t chunk_panel_bytes, int64_t chunk_tiles) {
   const int64_t mg = g.out_per_group(), cg = g.in_per_group(), k = cg * g.kernel_size;
   const ImplicitTile shape = ImplicitTileFor(mg);
-  // The last block of a group may be partial: its packed columns past mg are zero, the
-  // tile writes into a staging block and only the group's channels are copied out.
+  // The last block of a group may be partial: its packed columns past mg are zero and the
+  // tile stores only the group's channels.
   const int64_t out_w = g.out_spatial[1], blocks = CeilDiv(mg, shape.cols), packed_group = RoundUp(mg, shape.cols) * k;
   const int64_t tiles = CeilDiv(g.out_size, shape.rows);
   // K blocking (see implicit_gemm.h): chunks of equal length (the last may be shorter), a
@@ -191,9 +193,7 @@ Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* 
           epilogue.Apply(pending, pending - y, pending_channels, pending_positions, g.out_size);
         pending_positions = 0;
       };
-      // A partial block's tile output (channels x kMaxImplicitRows) and bias (zero past the
-      // group's channels).
-      alignas(64) float staged[kMaxImplicitCols * kMaxImplicitRows];
+      // A partial block's bias (zero past the group's channels: the tile reads cols).
       alignas(64) float staged_bias[kMaxImplicitCols];
       for (int64_t t = begin; t < end; ++t) {
         const int64_t grp = t / (blocks * tile_groups), block = t / tile_groups % blocks,
@@ -226,16 +226,9 @@ Status ImplicitGemmConv(KernelContext& ctx, const ConvGeometry& g, const float* 
             const float* carry_in = chunk > 0 ? tile_carry : nullptr;
             float* carry_out = last ? nullptr : tile_carry;
             float* tile_y = y_image + m0 * g.out_size + p0;
-            const bool full = channels == shape.cols;
             shape.fn(k_count, offsets + k0, rows, block_w + k0 * shape.cols, tile_bias, static_cast<int>(valid),
-                     full ? tile_y : staged, full ? g.out_size : kMaxImplicitRows, carry_in, carry_out);
+                     static_cast<int>(channels), tile_y, g.out_size, carry_in, carry_out);
             if (!last) continue;
-            if (!full) {
-              for (int64_t j = 0; j < channels; ++j) {
-                std::copy(staged + j * kMaxImplicitRows, staged + j * kMaxImplicitRows + valid,
-                          tile_y + j * g.out_size);
-              }
-            }
             if (epilogue.empty()) continue;
             if (pending_positions > 0 && (tile_y != pending + pending_positions || pending_channels != channels ||
                                           pending_positions >= kEpiloguePositions)) {

@@ -1,12 +1,11 @@
-// Implicit-GEMM convolution for AVX-512 and AVX2: output tiles of 6 (or 12) consecutive
-// output positions x 64 (or 32) output channels (AVX2: 3 positions x 32 channels)
-// accumulate over K = (input channel, kh, kw),
-// the input pixels broadcast straight from the input (or a zero-padded copy of it when
-// the convolution pads) instead of an im2col copy, the weights read as K x 64 (32)
-// panels packed once. It takes 2-D convolutions of any output-channel count per group that
-// its tiles pad by less than half (ImplicitGemmApplies); the last channel block of a group
-// is padded with zero weights and only its real channels are stored. Other shapes, and
-// CPUs without AVX2, take im2col + GEMM.
+// Implicit-GEMM convolution for AVX-512 and AVX2: output tiles of a few consecutive output
+// positions x 16 to 64 output channels (ImplicitTileVariants) accumulate over K = (input
+// channel, kh, kw), the input pixels broadcast straight from the input (or a zero-padded
+// copy of it when the convolution pads) instead of an im2col copy, the weights read as
+// K x cols panels packed once. It takes 2-D convolutions of any output-channel count per
+// group that its tiles pad by less than half (ImplicitGemmApplies); the last channel block
+// of a group is padded with zero weights and only its real channels are stored. Other
+// shapes, and CPUs without AVX2, take im2col + GEMM.
 #pragma once
 
 #include <cstddef>
@@ -25,37 +24,49 @@ namespace conv {
 
 // For i < valid (<= rows), j < cols, with acc = carry_in[i * cols + j] (carry_in null: 0):
 //   acc = fma(rows[i][offsets[k]], w[k * cols + j], acc) for k = 0 .. k_count - 1 in order;
-//   carry_out null: y[j * ldy + i] = acc + bias[j] (bias null: + 0), nothing else written;
+//   carry_out null: y[j * ldy + i] = acc + bias[j] (bias null: + 0) for j < channels (1 ..
+//                   cols: a group's last, padded block stores only its real channels, straight
+//                   into Y), nothing else written (bias is read for all cols);
 //   carry_out set:  carry_out[i * cols + j] = acc (raw sums, no bias; y untouched).
 // A K chunk that is not the last passes carry_out, the chunks after it pass its carry as
 // carry_in with offsets and w advanced to their first k: the same fused multiply-adds in
 // the same k order, so a chunked sum has the bits of the unchunked one.
 using ImplicitTileFn = void (*)(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
-                                const float* bias, int valid, float* y, int64_t ldy, const float* carry_in,
-                                float* carry_out);
+                                const float* bias, int valid, int channels, float* y, int64_t ldy,
+                                const float* carry_in, float* carry_out);
 // A register tile: positions x output channels.
 struct ImplicitTile {
   int rows = 0, cols = 0;
   ImplicitTileFn fn = nullptr;
 };
 inline constexpr int kMaxImplicitRows = 12, kMaxImplicitCols = 64;
-// The register tiles, best first: "avx512_6x64" (6 positions x 64 channels: half the row
-// pointers and broadcasts of 12 x 32 per FMA), "avx512_12x32", "avx2_3x32" (12 ymm
-// accumulators: 4 weight loads and 3 broadcasts per 12 FMAs), "avx2_6x16" (2 weight loads
-// and 6 broadcasts per 12 FMAs; for 16, 48, 80, 112 ... channels). No portable tile: without
-// them convolutions take im2col + GEMM; the tests compare each tile with the contract
-// above evaluated in k order (every tile sums alike, so all give the same bits).
+// The register tiles, best first (the order breaks ties of ImplicitTileFor's rule below):
+//   "avx512_6x64"  6 positions x 64 channels, 24 zmm accumulators: 4 weight loads and 6
+//                  broadcasts per 24 FMAs (half the row pointers and broadcasts of 12 x 32);
+//   "avx512_12x32" 12 x 32, 24 accumulators: 2 loads, 12 broadcasts per 24 FMAs;
+//   "avx512_8x48"  8 x 48, 24 accumulators: 3 loads, 8 broadcasts per 24 FMAs; for 40, 48,
+//                  144 ... channels, which 32 and 64 pad to 64 and 160 (40: 48 columns, not
+//                  64; before it, they took avx2_6x16's 8-lane FMAs);
+//   "avx512_12x16" 12 x 16, 12 accumulators: 1 load, 12 broadcasts per 12 FMAs; for 16, 80,
+//                  112 ... channels, which every wider tile pads more;
+//   "avx2_3x32"    12 ymm accumulators: 4 weight loads and 3 broadcasts per 12 FMAs;
+//   "avx2_6x16"    2 weight loads and 6 broadcasts per 12 FMAs; for 16, 48, 80, 112 ...
+//                  channels under the AVX2 cap.
+// No portable tile: without them convolutions take im2col + GEMM. Every tile sums each
+// output in k order with one fused multiply-add per tap (ImplicitTileFn), so all give the
+// same bits; the tests compare each with that contract evaluated in k order.
 const std::vector<IsaVariant<ImplicitTile>>& ImplicitTileVariants();
 // The rule: among the enabled tiles, the one that pads `out_per_group` to the fewest
-// columns (RoundUp(out_per_group, cols)), ties to the earlier listed (e.g. 64 -> 6x64 on
-// AVX-512, 48 -> avx2_6x16 everywhere, 24 -> 12x32 / 3x32); fn null when no tile is
-// enabled (no AVX2, or the ISA capped below it) or out_per_group <= 0.
+// columns (RoundUp(out_per_group, cols)), ties to the earlier listed, i.e. the better FMA
+// efficiency (e.g. on AVX-512: 64 -> 6x64, 96 and 672 -> 12x32, 40, 48 and 240 -> 8x48, 16
+// and 80 -> 12x16, 24 -> 12x32; under the AVX2 cap: 40, 48 -> avx2_6x16, 24 -> 3x32); fn null when no
+// tile is enabled (no AVX2, or the ISA capped below it) or out_per_group <= 0.
 ImplicitTile ImplicitTileFor(int64_t out_per_group);
 
 // Whether a convolution takes the implicit GEMM on this CPU: spatial rank 2, output
 // channels per group padded by ImplicitTileFor's tile to fewer than twice their count
-// (padded columns cost FMAs like real ones: 9 channels and up with avx2_6x16, 8 or fewer
-// take im2col + GEMM), more than one input channel
+// (padded columns cost FMAs like real ones: 9 channels and up with a 16-column tile,
+// avx512_12x16 or avx2_6x16; 8 or fewer take im2col + GEMM), more than one input channel
 // per group (else it is depthwise) and a kernel larger than 1x1 (1x1 kernels read X as
 // B without im2col, and their short K cannot amortise this tile's stores). Depends on
 // W's shape only, so that weights packed at creation match the path a run takes.

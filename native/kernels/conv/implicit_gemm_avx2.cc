@@ -72,7 +72,7 @@ __attribute__((always_inline)) inline void TileStep(int64_t offset, const float*
 // kRows positions x 8 * kVecs output channels, 3 x 4 or 6 x 2 vectors: 12 accumulators.
 template <int kRows, int kVecs>
 void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w, const float* bias,
-          int valid, float* y, int64_t ldy, const float* carry_in, float* carry_out) {
+          int valid, int channels, float* y, int64_t ldy, const float* carry_in, float* carry_out) {
   constexpr int kCols = 8 * kVecs;
   const float* row[kRows];
 #pragma GCC unroll 6
@@ -120,7 +120,7 @@ void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, con
 #pragma GCC unroll 6
     for (int i = 0; i < kRows; ++i) _mm256_store_ps(staged[i] + 8 * v, _mm256_add_ps(acc[i][v], b));
   }
-  for (int j = 0; j < kCols; ++j) {
+  for (int j = 0; j < channels; ++j) {  // a group's last block: only its real channels
     float* out = y + j * ldy;
     for (int i = 0; i < valid; ++i) out[i] = staged[i][j];
   }
@@ -129,15 +129,15 @@ void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, con
 }  // namespace
 
 void ImplicitTile3x32Avx2(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
-                          const float* bias, int valid, float* y, int64_t ldy, const float* carry_in,
+                          const float* bias, int valid, int channels, float* y, int64_t ldy, const float* carry_in,
                           float* carry_out) {
-  Tile<3, 4>(k_count, offsets, rows, w, bias, valid, y, ldy, carry_in, carry_out);
+  Tile<3, 4>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
 }
 
 void ImplicitTile6x16Avx2(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
-                          const float* bias, int valid, float* y, int64_t ldy, const float* carry_in,
+                          const float* bias, int valid, int channels, float* y, int64_t ldy, const float* carry_in,
                           float* carry_out) {
-  Tile<6, 2>(k_count, offsets, rows, w, bias, valid, y, ldy, carry_in, carry_out);
+  Tile<6, 2>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
 }
 
 }  // namespace conv

@@ -10,10 +10,12 @@ namespace conv {
 
 // 3 positions x 32 output channels (per k: 4 weight loads, 3 broadcasts, 12 FMAs).
 void ImplicitTile3x32Avx2(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
-                          const float* bias, int valid, float* y, int64_t ldy, const float* carry_in, float* carry_out);
+                          const float* bias, int valid, int channels, float* y, int64_t ldy, const float* carry_in,
+                          float* carry_out);
 // 6 positions x 16 output channels (per k: 2 weight loads, 6 broadcasts, 12 FMAs).
 void ImplicitTile6x16Avx2(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
-                          const float* bias, int valid, float* y, int64_t ldy, const float* carry_in, float* carry_out);
+                          const float* bias, int valid, int channels, float* y, int64_t ldy, const float* carry_in,
+                          float* carry_out);
 
 }  // namespace conv
 }  // namespace onnx_light

@@ -1,7 +1,13 @@
-// The AVX-512 tiles of the implicit-GEMM convolution, 24 accumulators: 6 positions x 64
-// output channels (per k, 4 weight loads and 6 broadcasts feed 24 FMAs) or 12 x 32 (2
-// loads, 12 broadcasts: the GEMM engine's microkernel balance) when the channels per
-// group are not a multiple of 64. Results leave through in-register transposes.
+// The AVX-512 tiles of the implicit-GEMM convolution: 6 positions x 64 output channels
+// (24 accumulators; per k, 4 weight loads and 6 broadcasts feed 24 FMAs), 12 x 32 (2 loads,
+// 12 broadcasts: the GEMM engine's microkernel balance) when the channels per group are
+// not a multiple of 64, 8 x 48 (3 loads, 8 broadcasts per 24 FMAs) for 40, 48, 144 ...
+// channels and 12 x 16 (12 accumulators, 1 load and 12 broadcasts per 12 FMAs) for 16, 80,
+// 112 ...: ImplicitTileFor takes the one that pads the fewest columns. Before the last two,
+// those channel counts took the AVX2 6 x 16 tile (8-lane FMAs) or padded 40 to 64; on
+// conv3x3_24to40_28 (Zen 5, 1 thread) 8 x 48 runs in 0.55x the time of avx2_6x16 and
+// 12 x 16 takes 0.63-0.65x on 3x3 convolutions to 16, 80 and 112 channels (interleaved
+// A/B, see the commit). Results leave through in-register transposes.
 // Measured and not taken (interleaved A/B, loaded host): the 6 x 64 tile's FMAs broadcasting
 // the input element themselves ({1to16} memory operands, 1.3 instructions per FMA instead
 // of 1.67) made conv3x3_64_56 31% and conv3x3_512_7 11% slower; 4 k steps per iteration
@@ -10,7 +16,10 @@
 // (GCC parks four in xmm registers: 47 instructions a k step); when its rows lie in at most
 // two runs of equally spaced positions (horizontal stride 1 or 2: most tiles) a loop
 // compiled for that layout reads them from two base registers (44 instructions, nothing
-// parked). The 6 x 64 tile's loop parks nothing and keeps one loop (objdump -d of the .o).
+// parked); the 12 x 16 tile takes the same layouts, and as each of its broadcasts feeds one
+// FMA GCC folds it into the FMA ({1to16} operand: 18 instructions a k step). The 6 x 64 and
+// 8 x 48 tiles' loops park nothing (8 x 48: 41 instructions a k step) and keep one loop
+// (objdump -d of the .o).
 // Compiled with AVX-512 flags by isa_library; implicit_gemm.cc lists them in
 // ImplicitTileVariants() and reaches them only after IsaEnabled(Isa::kAvx512).
 #include "native/kernels/conv/implicit_gemm_avx512.h"
@@ -30,14 +39,14 @@ namespace conv {
 namespace {
 
 // ImplicitTileFn (implicit_gemm.h), whose contract every tile here keeps.
-using TileFn = void (*)(int64_t, const int64_t*, const float* const*, const float*, const float*, int, float*, int64_t,
-                        const float*, float*);
+using TileFn = void (*)(int64_t, const int64_t*, const float* const*, const float*, const float*, int, int, float*,
+                        int64_t, const float*, float*);
 
-// r[i] holds position i of 16 channels (i < 8): writes out[c * ldy + i] for c < 16 and
-// i < count. Two 4x4 transposes within each 128-bit lane, then each channel's 8 positions
+// r[i] holds position i of 16 channels (i < 8): writes out[c * ldy + i] for c < channels
+// (<= 16) and i < count. Two 4x4 transposes within each 128-bit lane, then each channel's 8 positions
 // gathered into one 256-bit half and stored under a mask (masked-off elements are not
 // touched, so the -8 offset of the upper half never reaches outside the row).
-inline void StoreTransposed8x16(const __m512 r[8], int count, float* out, int64_t ldy) {
+inline void StoreTransposed8x16(const __m512 r[8], int count, int channels, float* out, int64_t ldy) {
   __m512 u[4], w[4];  // lane L of u[k] / w[k]: channel 4L + k, positions 0-3 / 4-7
   for (int half = 0; half < 2; ++half) {
     const __m512* q = r + 4 * half;
@@ -56,22 +65,31 @@ inline void StoreTransposed8x16(const __m512 r[8], int count, float* out, int64_
     // 4L + k (low half) and 4L' + k (high half), positions 0-7 each.
     const __m512 a01 = _mm512_shuffle_f32x4(u[k], w[k], 0x44), a23 = _mm512_shuffle_f32x4(u[k], w[k], 0xEE);
     const __m512 lanes01 = _mm512_shuffle_f32x4(a01, a01, 0xD8), lanes23 = _mm512_shuffle_f32x4(a23, a23, 0xD8);
-    _mm512_mask_storeu_ps(out + k * ldy, low, lanes01);
-    _mm512_mask_storeu_ps(out + (4 + k) * ldy - 8, high, lanes01);
-    _mm512_mask_storeu_ps(out + (8 + k) * ldy, low, lanes23);
-    _mm512_mask_storeu_ps(out + (12 + k) * ldy - 8, high, lanes23);
+    if (channels >= 16) {
+      _mm512_mask_storeu_ps(out + k * ldy, low, lanes01);
+      _mm512_mask_storeu_ps(out + (4 + k) * ldy - 8, high, lanes01);
+      _mm512_mask_storeu_ps(out + (8 + k) * ldy, low, lanes23);
+      _mm512_mask_storeu_ps(out + (12 + k) * ldy - 8, high, lanes23);
+      continue;
+    }
+    // A group's last block: only its real channels (the planes past them are other
+    // groups', or past Y's end).
+    if (k < channels) _mm512_mask_storeu_ps(out + k * ldy, low, lanes01);
+    if (4 + k < channels) _mm512_mask_storeu_ps(out + (4 + k) * ldy - 8, high, lanes01);
+    if (8 + k < channels) _mm512_mask_storeu_ps(out + (8 + k) * ldy, low, lanes23);
+    if (12 + k < channels) _mm512_mask_storeu_ps(out + (12 + k) * ldy - 8, high, lanes23);
   }
 }
 
-// Adds acc (kRows positions x 16 * kVecs channels) + bias and stores it transposed: each
-// group of 8 positions x 16 channels becomes 16 runs of consecutive positions, one per
-// output plane. Not inlined: one copy serves every row layout below (it runs once a tile,
-// after k_count steps, so passing the accumulators through memory costs nothing measurable).
+// Adds acc (kRows positions x 16 * kVecs channels) + bias and stores its first `channels`
+// channels transposed: each group of 8 positions x 16 channels becomes 16 runs of
+// consecutive positions, one per output plane. Not inlined: one copy serves every row layout below (it runs once a
+// tile, after k_count steps, so passing the accumulators through memory costs nothing measurable).
 template <int kRows, int kVecs>
-__attribute__((noinline)) void StoreTile(const __m512 (&acc)[kRows][kVecs], const float* bias, int valid, float* y,
-                                         int64_t ldy) {
+__attribute__((noinline)) void StoreTile(const __m512 (&acc)[kRows][kVecs], const float* bias, int valid, int channels,
+                                         float* y, int64_t ldy) {
 #pragma GCC unroll 4
-  for (int v = 0; v < kVecs; ++v) {
+  for (int v = 0; v < kVecs && 16 * v < channels; ++v) {
     const __m512 b = bias != nullptr ? _mm512_loadu_ps(bias + 16 * v) : _mm512_setzero_ps();
 #pragma GCC unroll 2
     for (int group = 0; group * 8 < kRows && group * 8 < valid; ++group) {
@@ -81,7 +99,7 @@ __attribute__((noinline)) void StoreTile(const __m512 (&acc)[kRows][kVecs], cons
         r[i] = group * 8 + i < kRows ? _mm512_add_ps(acc[group * 8 + i][v], b) : _mm512_setzero_ps();
       }
       const int count = valid - group * 8 < 8 ? valid - group * 8 : 8;
-      StoreTransposed8x16(r, count, y + 16 * v * ldy + group * 8, ldy);
+      StoreTransposed8x16(r, count, channels - 16 * v, y + 16 * v * ldy + group * 8, ldy);
     }
   }
 }
@@ -95,7 +113,8 @@ __attribute__((noinline)) void StoreTile(const __m512 (&acc)[kRows][kVecs], cons
 // the tap's offset plus a constant displacement, and the loop needs seven general registers.
 template <int kRows, int kVecs, int kSplit, int kStride>
 void TileWithLayout(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
-                    const float* bias, int valid, float* y, int64_t ldy, const float* carry_in, float* carry_out) {
+                    const float* bias, int valid, int channels, float* y, int64_t ldy, const float* carry_in,
+                    float* carry_out) {
   constexpr int kCols = 16 * kVecs;
   const float* row[kRows];
   const float* const first = rows[0];
@@ -137,7 +156,7 @@ void TileWithLayout(int64_t k_count, const int64_t* offsets, const float* const*
     }
     return;
   }
-  StoreTile<kRows, kVecs>(acc, bias, valid, y, ldy);
+  StoreTile<kRows, kVecs>(acc, bias, valid, channels, y, ldy);
 }
 
 template <int kRows, int kVecs, int kStride, int... kSplits>
@@ -158,15 +177,16 @@ constexpr std::array<TileFn, sizeof...(kValid)> PartialTable(std::integer_sequen
 // in k order with the same fused multiply-adds, so neither choice changes a bit.
 template <int kRows, int kVecs, bool kLayouts>
 void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w, const float* bias,
-          int valid, float* y, int64_t ldy, const float* carry_in, float* carry_out) {
+          int valid, int channels, float* y, int64_t ldy, const float* carry_in, float* carry_out) {
   static constexpr std::array<TileFn, kRows - 1> kPartial =
       PartialTable<kVecs>(std::make_integer_sequence<int, kRows - 1>());
   if (valid < kRows) {
-    if (valid > 0) kPartial[valid - 1](k_count, offsets, rows, w, bias, valid, y, ldy, carry_in, carry_out);
+    if (valid > 0) kPartial[valid - 1](k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
     return;
   }
   if (!kLayouts)
-    return TileWithLayout<kRows, kVecs, 0, 1>(k_count, offsets, rows, w, bias, valid, y, ldy, carry_in, carry_out);
+    return TileWithLayout<kRows, kVecs, 0, 1>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in,
+                                              carry_out);
   // Index [split] (0 = general), per stride 1 and 2.
   static constexpr std::array<TileFn, kRows + 1> kStride1 =
       LayoutTable<kRows, kVecs, 1>(std::make_integer_sequence<int, kRows + 1>());
@@ -187,22 +207,36 @@ void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, con
       split = i;
     }
   }
-  (stride == 2 ? kStride2 : kStride1)[split](k_count, offsets, rows, w, bias, valid, y, ldy, carry_in, carry_out);
+  (stride == 2 ? kStride2 : kStride1)[split](k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in,
+                                             carry_out);
 }
 
 }  // namespace
 
 void ImplicitTile6x64Avx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
-                            const float* bias, int valid, float* y, int64_t ldy, const float* carry_in,
+                            const float* bias, int valid, int channels, float* y, int64_t ldy, const float* carry_in,
                             float* carry_out) {
   // 6 row pointers fit in general registers: one loop serves every layout.
-  Tile<6, 4, false>(k_count, offsets, rows, w, bias, valid, y, ldy, carry_in, carry_out);
+  Tile<6, 4, false>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
 }
 
 void ImplicitTile12x32Avx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
-                             const float* bias, int valid, float* y, int64_t ldy, const float* carry_in,
+                             const float* bias, int valid, int channels, float* y, int64_t ldy, const float* carry_in,
                              float* carry_out) {
-  Tile<12, 2, true>(k_count, offsets, rows, w, bias, valid, y, ldy, carry_in, carry_out);
+  Tile<12, 2, true>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
+}
+
+void ImplicitTile8x48Avx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
+                            const float* bias, int valid, int channels, float* y, int64_t ldy, const float* carry_in,
+                            float* carry_out) {
+  // 8 row pointers fit beside the loop's other general registers: one loop serves every layout.
+  Tile<8, 3, false>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
+}
+
+void ImplicitTile12x16Avx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
+                             const float* bias, int valid, int channels, float* y, int64_t ldy, const float* carry_in,
+                             float* carry_out) {
+  Tile<12, 1, true>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
 }
 
 }  // namespace conv

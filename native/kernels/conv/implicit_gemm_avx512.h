@@ -10,11 +10,21 @@ namespace conv {
 
 // 6 positions x 64 output channels (per k: 4 weight loads, 6 broadcasts, 24 FMAs).
 void ImplicitTile6x64Avx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
-                            const float* bias, int valid, float* y, int64_t ldy, const float* carry_in,
+                            const float* bias, int valid, int channels, float* y, int64_t ldy, const float* carry_in,
                             float* carry_out);
 // 12 positions x 32 output channels (2 loads, 12 broadcasts: the GEMM microkernel's balance).
 void ImplicitTile12x32Avx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
-                             const float* bias, int valid, float* y, int64_t ldy, const float* carry_in,
+                             const float* bias, int valid, int channels, float* y, int64_t ldy, const float* carry_in,
+                             float* carry_out);
+// 8 positions x 48 output channels (3 loads, 8 broadcasts, 24 FMAs): 40 and 48 channels pad
+// to 48 columns instead of 64.
+void ImplicitTile8x48Avx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
+                            const float* bias, int valid, int channels, float* y, int64_t ldy, const float* carry_in,
+                            float* carry_out);
+// 12 positions x 16 output channels (1 load, 12 broadcasts, 12 FMAs): 16, 80, 112 ...
+// channels, which every wider tile pads.
+void ImplicitTile12x16Avx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
+                             const float* bias, int valid, int channels, float* y, int64_t ldy, const float* carry_in,
                              float* carry_out);
 
 }  // namespace conv
