@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
         for (int i = 0; i < tile.rows; ++i) rows[i] = x_blocked.data() + (i < valid ? p0 + i : p0) * 16;
         const bool full = channels == tile.cols;
         tile.fn(c, blocked_offsets.data(), rows, implicit_packed.data() + m0 * c, b.data() + m0,
-                static_cast<int>(valid), full ? y_c.data() + m0 * positions + p0 : staged,
+                static_cast<int>(valid), static_cast<int>(channels), full ? y_c.data() + m0 * positions + p0 : staged,
                 full ? positions : conv::kMaxImplicitRows, nullptr, nullptr);
         if (!full) return false;  // partial channel blocks: not in this experiment
       }
@@ -145,11 +145,12 @@ int main(int argc, char** argv) {
     for (int r = 0; r < runs; ++r) {
       timespec t0, t1;
       clock_gettime(clock, &t0);
-      const Status status =
-          implicit ? conv::ImplicitGemmConv(ctx, *g, x.data(), w.data(), implicit_packed.data(), b.data(), y_b.data(),
-                                            tuning.gemm, relu, tuning.implicit_chunk_panel_bytes)
-                   : conv::ConvForward(ctx, *g, x.data(), w.data(), gemm_packed->Find(*w_tensor), b.data(), y_a.data(),
-                                       tuning, relu);
+      const Status status = implicit
+                                ? conv::ImplicitGemmConv(ctx, *g, x.data(), w.data(), implicit_packed.data(), b.data(),
+                                                         y_b.data(), tuning.gemm, relu,
+                                                         tuning.implicit_chunk_panel_bytes, tuning.implicit_chunk_tiles)
+                                : conv::ConvForward(ctx, *g, x.data(), w.data(), gemm_packed->Find(*w_tensor), b.data(),
+                                                    y_a.data(), tuning, relu);
       clock_gettime(clock, &t1);
       if (!status.ok()) {
         std::fprintf(stderr, "%s\n", status.ToString().c_str());
