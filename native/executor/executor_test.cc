@@ -193,6 +193,37 @@ TEST_P(ParticipantsTest, ManyRegionsBackToBack) {
   EXPECT_EQ(sum.load(), 2000 * 8);
 }
 
+// Where a region's wall time went: its parts lie within it, a first join is recorded
+// exactly when a worker joined, and a serial region records none of them.
+TEST_P(ParticipantsTest, RecordsDispatchJoinAndEndWaitWithinTheRegion) {
+  const int participants = GetParam();
+  auto executor = MakeExecutor(participants);
+  EventCollector events;
+  ParallelContext ctx{executor.get(), nullptr, &events, "Test"};
+  std::atomic<int64_t> sink{0};
+  for (int r = 0; r < 200; ++r) {
+    ASSERT_TRUE(ParallelFor(ctx, 64, {"timing", 1}, [&](int64_t b, int64_t e) {
+                  for (int64_t i = b; i < e; ++i) sink.fetch_add(i, std::memory_order_relaxed);
+                  return Status::Ok();
+                }).ok());
+  }
+  ASSERT_EQ(events.regions().size(), 200u);
+  for (const RegionEvent& region : events.regions()) {
+    EXPECT_GE(region.joined_participants, 1);
+    EXPECT_LE(region.joined_participants, participants);
+    EXPECT_LE(region.observed_participants, region.joined_participants);
+    EXPECT_EQ(region.first_join_ns >= 0, region.joined_participants > 1);
+    EXPECT_GE(region.dispatch_ns, 0);
+    EXPECT_GE(region.end_wait_ns, 0);
+    EXPECT_LE(region.dispatch_ns + region.end_wait_ns, region.wall_ns);
+    EXPECT_LE(region.first_join_ns, region.wall_ns);
+    if (participants == 1) {
+      EXPECT_EQ(region.dispatch_ns, 0);
+      EXPECT_EQ(region.end_wait_ns, 0);
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Participants, ParticipantsTest, ::testing::Values(1, 2, 4, 8));
 
 TEST(Partition, DependsOnlyOnTotalGrainAndParticipants) {
@@ -534,6 +565,29 @@ TEST(CpuExecutor, JoinWaitMakesEveryAdmittedParticipantRunBlocks) {
     EXPECT_EQ(region.admitted_participants, 4);
     EXPECT_EQ(region.observed_participants, 4);
   }
+}
+
+// The caller's wait for a joined worker is the region's end wait: here the caller's own
+// blocks are empty and each worker's block sleeps 20 ms after joining (the join wait lets
+// every worker join before the caller starts), so the caller waits nearly all of it.
+TEST(CpuExecutor, EndWaitRecordsTheCallerWaitingForAJoinedWorker) {
+  CpuExecutionPolicy policy;
+  policy.num_threads = 2;
+  policy.join_wait_microseconds = CpuExecutionPolicy::kMaxSpinMicroseconds;
+  auto executor = CpuExecutor::Create(policy);
+  ASSERT_TRUE(executor.ok());
+  EventCollector events(/*region_capacity=*/8, /*node_capacity=*/1);
+  ParallelContext ctx{executor->get(), nullptr, &events, "Test"};
+  ASSERT_TRUE(ParallelForWithParticipant(ctx, 2, {"slow_worker", 1}, [](int participant, int64_t, int64_t) {
+                if (participant != 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                return Status::Ok();
+              }).ok());
+  ASSERT_EQ(events.regions().size(), 1u);
+  const RegionEvent region = events.regions()[0];
+  EXPECT_EQ(region.joined_participants, 2);
+  EXPECT_GE(region.first_join_ns, 0);
+  EXPECT_GE(region.end_wait_ns, 10'000'000) << "wall " << region.wall_ns;
+  EXPECT_GE(region.wall_ns, 20'000'000);
 }
 
 // Under a join wait participants do not help each other; a worker that joins too late
