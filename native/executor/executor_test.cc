@@ -423,6 +423,35 @@ TEST(CpuExecutor, CallersAsManyAsThreadsRunAloneWithoutOversubscribing) {
   EXPECT_EQ(r.joined, (std::vector<int>{1, 1}));
 }
 
+// With as many callers as threads each region runs inline, every participant index on
+// its caller: its event says no worker joined.
+TEST(CpuExecutor, InlineRegionsOfConcurrentCallersRecordNoJoin) {
+  auto executor = MakeExecutor(2);
+  std::atomic<int> inside{0};
+  std::vector<RegionEvent> events_of[2];
+  std::vector<std::thread> callers;
+  for (int c = 0; c < 2; ++c) {
+    callers.emplace_back([&, c] {
+      CpuExecutor::CallerScope scope(*executor);
+      inside.fetch_add(1);
+      while (inside.load() < 2) std::this_thread::yield();
+      EventCollector events;
+      ParallelContext ctx{executor.get(), nullptr, &events, "Test"};
+      EXPECT_TRUE(ParallelFor(ctx, 64, {"inline", 1}, [](int64_t, int64_t) { return Status::Ok(); }).ok());
+      events_of[c] = events.regions();
+      inside.fetch_add(1);
+      while (inside.load() < 4) std::this_thread::yield();  // both scopes held until both ran
+    });
+  }
+  for (auto& t : callers) t.join();
+  for (const auto& events : events_of) {
+    ASSERT_EQ(events.size(), 1u);
+    EXPECT_EQ(events[0].admitted_participants, 2);
+    EXPECT_EQ(events[0].joined_participants, 1);
+    EXPECT_EQ(events[0].first_join_ns, -1);
+  }
+}
+
 TEST(CpuExecutor, MoreConcurrentRegionsThanSlotsRunTheRestInline) {
   const int callers = CpuExecutor::kMaxConcurrentRegions + 2;
   auto executor = MakeExecutor(3 * callers);

@@ -192,7 +192,9 @@ Status ParallelForWithParticipant(const ParallelContext& ctx, int64_t total, con
     event.cpu_ns = state.cpu_ns.load();
     if (partition.participants > 1) {
       event.dispatch_ns = state.caller_start - wall_start;
-      event.first_join_ns = state.first_join.load(std::memory_order_relaxed);
+      // Run may have run every task inline on the caller (no free region slot, a share of
+      // one): then no worker joined, whatever participant indices ran.
+      event.first_join_ns = joined > 1 ? state.first_join.load(std::memory_order_relaxed) : -1;
       event.end_wait_ns = wall_end - state.caller_end;
     }
     ctx.events->RecordRegion(event);
