@@ -1,6 +1,7 @@
-"""Per-round medians and ratios of run_ab.py's JSON lines: python3 summarize.py FILE.jsonl"""
+"""Per-round medians and ratios of run_ab.py's JSON lines: python3 summarize.py FILE.jsonl[.gz]"""
 
 import collections
+import gzip
 import json
 import sys
 
@@ -8,7 +9,11 @@ import numpy as np
 
 
 def main() -> None:
-    rows = [json.loads(line) for line in open(sys.argv[1]) if line.startswith("{")]
+    rows = [
+        json.loads(line)
+        for line in (gzip.open(sys.argv[1], "rt") if sys.argv[1].endswith(".gz") else open(sys.argv[1]))
+        if line.startswith("{")
+    ]
     configs = [k for k in rows[0] if k not in ("round", "load", "tag")]
     by_tag: dict = collections.defaultdict(lambda: collections.defaultdict(list))
     print("tag round load " + " ".join(f"{c}_med" for c in configs) + "  ol2/ol1 ol2/ort2")
