@@ -37,7 +37,13 @@ uint64_t Joined(uint64_t admission) { return admission & kJoinedMask; }
 uint64_t Wanted(uint64_t admission) { return (admission >> kWantedShift) & kWantedMask; }
 bool Open(uint64_t admission) { return (admission >> 32) != 0 && !(admission & kClosed); }
 
-// Spins until pred() or the window passes; checks the clock every 64 relaxes.
+// Spins until pred() or the window passes; checks the clock and yields every 64 relaxes
+// (a few microseconds). The yield is what keeps a spinner from holding a CPU another
+// runnable thread needs: a worker woken onto its caller's CPU (the other CPU busy) used
+// to spin there for its whole window, and the caller, preempted by the wake-up, waited
+// it out in every region until the worker parked (issue 14: MobileNetV3's first regions
+// of a run waited a median 120-350 us at load 6-8). On a CPU with nothing else runnable
+// the yield returns at once, so an idle worker is never held back.
 template <typename Pred>
 bool SpinUntil(Pred pred, int64_t spin_microseconds) {
   if (pred()) return true;
@@ -49,6 +55,7 @@ bool SpinUntil(Pred pred, int64_t spin_microseconds) {
       OL_CPU_RELAX();
     }
     if (std::chrono::steady_clock::now() >= deadline) return pred();
+    std::this_thread::yield();
   }
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -191,6 +192,37 @@ TEST_P(ParticipantsTest, ManyRegionsBackToBack) {
                 }).ok());
   }
   EXPECT_EQ(sum.load(), 2000 * 8);
+}
+
+// Where a region's wall time went: its parts lie within it, a first join is recorded
+// exactly when a worker joined, and a serial region records none of them.
+TEST_P(ParticipantsTest, RecordsDispatchJoinAndEndWaitWithinTheRegion) {
+  const int participants = GetParam();
+  auto executor = MakeExecutor(participants);
+  EventCollector events;
+  ParallelContext ctx{executor.get(), nullptr, &events, "Test"};
+  std::atomic<int64_t> sink{0};
+  for (int r = 0; r < 200; ++r) {
+    ASSERT_TRUE(ParallelFor(ctx, 64, {"timing", 1}, [&](int64_t b, int64_t e) {
+                  for (int64_t i = b; i < e; ++i) sink.fetch_add(i, std::memory_order_relaxed);
+                  return Status::Ok();
+                }).ok());
+  }
+  ASSERT_EQ(events.regions().size(), 200u);
+  for (const RegionEvent& region : events.regions()) {
+    EXPECT_GE(region.joined_participants, 1);
+    EXPECT_LE(region.joined_participants, participants);
+    EXPECT_LE(region.observed_participants, region.joined_participants);
+    EXPECT_EQ(region.first_join_ns >= 0, region.joined_participants > 1);
+    EXPECT_GE(region.dispatch_ns, 0);
+    EXPECT_GE(region.end_wait_ns, 0);
+    EXPECT_LE(region.dispatch_ns + region.end_wait_ns, region.wall_ns);
+    EXPECT_LE(region.first_join_ns, region.wall_ns);
+    if (participants == 1) {
+      EXPECT_EQ(region.dispatch_ns, 0);
+      EXPECT_EQ(region.end_wait_ns, 0);
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Participants, ParticipantsTest, ::testing::Values(1, 2, 4, 8));
@@ -391,6 +423,35 @@ TEST(CpuExecutor, CallersAsManyAsThreadsRunAloneWithoutOversubscribing) {
   EXPECT_EQ(r.joined, (std::vector<int>{1, 1}));
 }
 
+// With as many callers as threads each region runs inline, every participant index on
+// its caller: its event says no worker joined.
+TEST(CpuExecutor, InlineRegionsOfConcurrentCallersRecordNoJoin) {
+  auto executor = MakeExecutor(2);
+  std::atomic<int> inside{0};
+  std::vector<RegionEvent> events_of[2];
+  std::vector<std::thread> callers;
+  for (int c = 0; c < 2; ++c) {
+    callers.emplace_back([&, c] {
+      CpuExecutor::CallerScope scope(*executor);
+      inside.fetch_add(1);
+      while (inside.load() < 2) std::this_thread::yield();
+      EventCollector events;
+      ParallelContext ctx{executor.get(), nullptr, &events, "Test"};
+      EXPECT_TRUE(ParallelFor(ctx, 64, {"inline", 1}, [](int64_t, int64_t) { return Status::Ok(); }).ok());
+      events_of[c] = events.regions();
+      inside.fetch_add(1);
+      while (inside.load() < 4) std::this_thread::yield();  // both scopes held until both ran
+    });
+  }
+  for (auto& t : callers) t.join();
+  for (const auto& events : events_of) {
+    ASSERT_EQ(events.size(), 1u);
+    EXPECT_EQ(events[0].admitted_participants, 2);
+    EXPECT_EQ(events[0].joined_participants, 1);
+    EXPECT_EQ(events[0].first_join_ns, -1);
+  }
+}
+
 TEST(CpuExecutor, MoreConcurrentRegionsThanSlotsRunTheRestInline) {
   const int callers = CpuExecutor::kMaxConcurrentRegions + 2;
   auto executor = MakeExecutor(3 * callers);
@@ -508,6 +569,43 @@ TEST(CpuExecutor, WorkersParkAfterSpinWindow) {
   EXPECT_EQ(ran.load(), 2);
 }
 
+// A worker pinned to its caller's CPU (as when the scheduler wakes it there because the
+// other CPUs are busy) can only run when the caller yields it the CPU, and the caller can
+// only get it back when the spinning worker yields: every region still completes and
+// covers its range exactly once, whatever the spin window. (How long the caller waits is
+// benchmarks/missed_worker_overhead's business, not a test's.)
+class SharedCpuTest : public ::testing::TestWithParam<int64_t> {};
+
+TEST_P(SharedCpuTest, RegionsCompleteWithTheWorkerOnTheCallersCpu) {
+  const int cpu = AvailableCpus().front();
+  cpu_set_t old_set, one;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(old_set), &old_set), 0);
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  ASSERT_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
+  {
+    CpuExecutionPolicy policy;
+    policy.num_threads = 2;
+    policy.spin_microseconds = GetParam();
+    policy.affinity = {cpu};
+    auto executor = CpuExecutor::Create(policy);
+    ASSERT_TRUE(executor.ok()) << executor.status().ToString();
+    ParallelContext ctx{executor->get(), nullptr, nullptr, "Test"};
+    constexpr int64_t kTotal = 203;
+    for (int round = 0; round < 100; ++round) {
+      std::vector<std::atomic<int>> hits(kTotal);
+      ASSERT_TRUE(ParallelFor(ctx, kTotal, {"shared_cpu", 5}, [&](int64_t b, int64_t e) {
+                    for (int64_t i = b; i < e; ++i) hits[i].fetch_add(1);
+                    return Status::Ok();
+                  }).ok());
+      for (int64_t i = 0; i < kTotal; ++i) ASSERT_EQ(hits[i].load(), 1) << "round " << round << " index " << i;
+    }
+  }
+  ASSERT_EQ(sched_setaffinity(0, sizeof(old_set), &old_set), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(SpinWindows, SharedCpuTest, ::testing::Values(0, 200, 20000));
+
 // With a join wait, the caller lets its workers join before it runs its own share, so that
 // each admitted participant runs its own block (the forced-parallel test mode relies on
 // it). Without one, the caller runs the blocks of workers that have not woken yet. (Each
@@ -534,6 +632,29 @@ TEST(CpuExecutor, JoinWaitMakesEveryAdmittedParticipantRunBlocks) {
     EXPECT_EQ(region.admitted_participants, 4);
     EXPECT_EQ(region.observed_participants, 4);
   }
+}
+
+// The caller's wait for a joined worker is the region's end wait: here the caller's own
+// blocks are empty and each worker's block sleeps 20 ms after joining (the join wait lets
+// every worker join before the caller starts), so the caller waits nearly all of it.
+TEST(CpuExecutor, EndWaitRecordsTheCallerWaitingForAJoinedWorker) {
+  CpuExecutionPolicy policy;
+  policy.num_threads = 2;
+  policy.join_wait_microseconds = CpuExecutionPolicy::kMaxSpinMicroseconds;
+  auto executor = CpuExecutor::Create(policy);
+  ASSERT_TRUE(executor.ok());
+  EventCollector events(/*region_capacity=*/8, /*node_capacity=*/1);
+  ParallelContext ctx{executor->get(), nullptr, &events, "Test"};
+  ASSERT_TRUE(ParallelForWithParticipant(ctx, 2, {"slow_worker", 1}, [](int participant, int64_t, int64_t) {
+                if (participant != 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                return Status::Ok();
+              }).ok());
+  ASSERT_EQ(events.regions().size(), 1u);
+  const RegionEvent region = events.regions()[0];
+  EXPECT_EQ(region.joined_participants, 2);
+  EXPECT_GE(region.first_join_ns, 0);
+  EXPECT_GE(region.end_wait_ns, 10'000'000) << "wall " << region.wall_ns;
+  EXPECT_GE(region.wall_ns, 20'000'000);
 }
 
 // Under a join wait participants do not help each other; a worker that joins too late

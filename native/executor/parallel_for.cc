@@ -84,11 +84,16 @@ Status ParallelForWithParticipant(const ParallelContext& ctx, int64_t total, con
     alignas(64) const ParallelPlan* plan;
     std::atomic<int> observed{0};
     std::atomic<int64_t> cpu_ns{0};
+    int64_t wall_start = 0;
+    int64_t caller_start = 0;  // wall clock, the caller's task (participant 0) only
+    int64_t caller_end = 0;
+    std::atomic<int64_t> first_join{-1};  // relative to wall_start
     std::mutex error_mutex;
     Status first_error;
   } state{partition, total, fn, &ctx};
   state.record = record;
   state.plan = &plan;
+  state.wall_start = wall_start;
 
   // Blocks are fixed by the partition; who runs them is not. Participant p claims its
   // own contiguous run first, then helps with the others' unclaimed blocks, so a worker
@@ -106,6 +111,15 @@ Status ParallelForWithParticipant(const ParallelContext& ctx, int64_t total, con
   const auto run_participant = [](void* argument, int p) {
     RegionState* s = static_cast<RegionState*>(argument);
     const int64_t cpu_start = s->record ? ThreadCpuNanos() : 0;
+    if (s->record) {
+      const int64_t now = WallNanos();
+      if (p == 0) {
+        s->caller_start = now;
+      } else {
+        int64_t expected = -1;
+        s->first_join.compare_exchange_strong(expected, now - s->wall_start, std::memory_order_relaxed);
+      }
+    }
     bool ran = false;
     const Partition& part = s->partition;
     // Returns false when the region must stop (error, cancellation).
@@ -137,14 +151,17 @@ Status ParallelForWithParticipant(const ParallelContext& ctx, int64_t total, con
     if (s->record) {
       if (ran) s->observed.fetch_add(1, std::memory_order_relaxed);
       s->cpu_ns.fetch_add(ThreadCpuNanos() - cpu_start, std::memory_order_relaxed);
+      if (p == 0) s->caller_end = WallNanos();
     }
   };
 
+  int joined = 1;
   if (partition.participants <= 1) {
     CpuExecutor::InlineRegionScope inline_region;
     run_participant(&state, 0);
   } else {
-    ctx.executor->Run(partition.participants, run_participant, &state);
+    joined = ctx.executor->Run(partition.participants, run_participant, &state);
+    const int64_t caller_start = state.caller_start, caller_end = state.caller_end;
     if (state.own_blocks_only) {
       // Blocks of workers that never joined (the join wait ran out): the caller runs them,
       // helping as usual, now that every participant that ran has finished. It was counted
@@ -154,6 +171,8 @@ Status ParallelForWithParticipant(const ParallelContext& ctx, int64_t total, con
       const int observed = state.observed.load(std::memory_order_relaxed);
       run_participant(&state, 0);
       state.observed.store(observed, std::memory_order_relaxed);
+      state.caller_start = caller_start;  // the region's timing is that of the parallel part
+      state.caller_end = caller_end;
     }
   }
 
@@ -167,8 +186,17 @@ Status ParallelForWithParticipant(const ParallelContext& ctx, int64_t total, con
     event.admitted_participants = partition.participants;
     event.observed_participants = state.observed.load();
     event.nested = nested;
-    event.wall_ns = WallNanos() - wall_start;
+    event.joined_participants = joined;
+    const int64_t wall_end = WallNanos();
+    event.wall_ns = wall_end - wall_start;
     event.cpu_ns = state.cpu_ns.load();
+    if (partition.participants > 1) {
+      event.dispatch_ns = state.caller_start - wall_start;
+      // Run may have run every task inline on the caller (no free region slot, a share of
+      // one): then no worker joined, whatever participant indices ran.
+      event.first_join_ns = joined > 1 ? state.first_join.load(std::memory_order_relaxed) : -1;
+      event.end_wait_ns = wall_end - state.caller_end;
+    }
     ctx.events->RecordRegion(event);
   }
   return state.first_error;

@@ -20,9 +20,20 @@ struct RegionEvent {
   int requested_participants = 0;  // what the plan and executor allowed
   int admitted_participants = 0;   // after capping by the number of blocks
   int observed_participants = 0;   // participants that ran at least one block
+  int joined_participants = 0;     // the caller and the workers that joined (ran the task at all)
   bool nested = false;             // opened from inside another region: ran inline
   int64_t wall_ns = 0;
   int64_t cpu_ns = 0;  // summed thread CPU time of the participants
+  // Where a region's wall time went (0 for a region run serially): from its start to the
+  // caller's task (dispatch: waking parked workers, during which the caller may be
+  // preempted; under a join wait, also that wait), to the first worker's task (-1: no
+  // worker joined), and from the caller's task returning to the region's end (waiting for
+  // workers that joined, e.g. one the OS descheduled after it joined; under a join wait,
+  // also the caller's catch-up of late workers' blocks; in a region Run ran inline, the
+  // other participants' tasks).
+  int64_t dispatch_ns = 0;
+  int64_t first_join_ns = -1;
+  int64_t end_wait_ns = 0;
 };
 
 struct NodeEvent {

@@ -88,9 +88,13 @@ void BindCore(nb::module_& m) {
       .Field("requested_participants", &RegionEvent::requested_participants)
       .Field("admitted_participants", &RegionEvent::admitted_participants)
       .Field("observed_participants", &RegionEvent::observed_participants)
+      .Field("joined_participants", &RegionEvent::joined_participants)
       .Field("nested", &RegionEvent::nested)
       .Field("wall_ns", &RegionEvent::wall_ns)
-      .Field("cpu_ns", &RegionEvent::cpu_ns);
+      .Field("cpu_ns", &RegionEvent::cpu_ns)
+      .Field("dispatch_ns", &RegionEvent::dispatch_ns)
+      .Field("first_join_ns", &RegionEvent::first_join_ns)
+      .Field("end_wait_ns", &RegionEvent::end_wait_ns);
 
   Record<AllocationStats>(m, "AllocationStats", "An allocator's counters.")
       .Field("allocations", &AllocationStats::allocations)

@@ -84,6 +84,9 @@ class RegionEvent:
     def observed_participants(self) -> int: ...
 
     @property
+    def joined_participants(self) -> int: ...
+
+    @property
     def nested(self) -> bool: ...
 
     @property
@@ -91,6 +94,15 @@ class RegionEvent:
 
     @property
     def cpu_ns(self) -> int: ...
+
+    @property
+    def dispatch_ns(self) -> int: ...
+
+    @property
+    def first_join_ns(self) -> int: ...
+
+    @property
+    def end_wait_ns(self) -> int: ...
 
 class AllocationStats:
     """An allocator's counters."""

@@ -417,3 +417,27 @@ def test_maps_cross_the_boundary_as_onnx_runtime_gives_them():
     assert [o.type for o in ours.get_outputs()] == [o.type for o in theirs.get_outputs()]
     with pytest.raises(onnx_light.InvalidArgument):
         ours.run(None, {"m": np.ones(3, np.float32)})  # a tensor where a map is declared
+
+
+def test_region_events_say_where_a_regions_wall_time_went():
+    """Each region reports who joined and its dispatch, first-join and end-wait times within its wall time."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1 << 20])
+    model = helper.make_model(
+        helper.make_graph(
+            [helper.make_node("Add", ["x", "x"], ["y"])],
+            "g",
+            [x],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1 << 20])],
+        ),
+        opset_imports=[helper.make_opsetid("", 17)],
+    )
+    session = onnx_light.InferenceSession(model, cpu_execution=onnx_light.CpuExecutionPolicy(num_threads=2))
+    feeds = {"x": np.ones(1 << 20, dtype=np.float32)}
+    regions = [r for _ in range(20) for r in session.run_with_events(None, feeds)[2]]
+    assert regions and all(r.admitted_participants == 2 for r in regions)
+    for r in regions:
+        assert 1 <= r.joined_participants <= r.admitted_participants
+        assert r.observed_participants <= r.joined_participants
+        assert (r.first_join_ns >= 0) == (r.joined_participants > 1)
+        assert 0 <= r.dispatch_ns and 0 <= r.end_wait_ns and r.dispatch_ns + r.end_wait_ns <= r.wall_ns
+        assert r.first_join_ns <= r.wall_ns
