@@ -8,6 +8,7 @@ calling thread's CPU time (both runtimes compute on the caller when given one th
 which other processes do not inflate; multi-thread figures use wall time.
 
     bazel run -c opt //benchmarks/gemm:bench_vs_ort -- --out=$PWD/benchmarks/reports/gemm/vs_ort.csv
+    bazel run -c opt //benchmarks/gemm:bench_vs_ort -- --cases=transformer --threads=2   # BERT / ViT
 """
 
 import csv
@@ -25,7 +26,7 @@ from benchmarks.ort_reference import ort_session
 FLAGS = flags.FLAGS
 flags.DEFINE_list("threads", ["1", "2"], "thread counts to compare")
 flags.DEFINE_integer("reps", 15, "timed runs per runtime, case and thread count")
-flags.DEFINE_enum("cases", "all", ["gemm", "conv", "all"], "which cases")
+flags.DEFINE_enum("cases", "all", ["gemm", "conv", "transformer", "all"], "which cases")
 flags.DEFINE_string("filter", "", "only cases whose name contains this")
 flags.DEFINE_string("out", "", "CSV of every sample")
 
@@ -43,6 +44,43 @@ def matmul_case(m, n, k):
     rng = np.random.default_rng(0)
     feeds = {"A": rng.standard_normal((m, k), np.float32), "B": rng.standard_normal((k, n), np.float32)}
     return f"matmul_{m}x{n}x{k}", graph, feeds, 2.0 * m * n * k
+
+
+def linear_case(tokens, k, n):
+    """A transformer's linear layer as torch exports it: MatMul of [1, tokens, k] activations
+    by a constant [k, n] weight (prepacked at session creation): BERT (128 tokens) and
+    ViT-B/16 (197 tokens): the fused QKV projection (N = 2304), the attention output (768)
+    and the MLP (3072 and back)."""
+    rng = np.random.default_rng(0)
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["A", "W"], ["Y"])],
+        "linear",
+        [helper.make_tensor_value_info("A", TensorProto.FLOAT, [1, tokens, k])],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, tokens, n])],
+        [onnx.numpy_helper.from_array(rng.standard_normal((k, n), np.float32) * 0.05, "W")],
+    )
+    feeds = {"A": rng.standard_normal((1, tokens, k), np.float32)}
+    return f"linear_{tokens}x{n}x{k}", graph, feeds, 2.0 * tokens * n * k
+
+
+def heads_case(heads, m, n, k):
+    """Attention's batched MatMuls (both operands activations): scores [h, m, k] @ [h, k, n]
+    (k = 64, the head size) and context [h, m, m] @ [h, m, 64]."""
+    rng = np.random.default_rng(0)
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["A", "B"], ["Y"])],
+        "heads",
+        [
+            helper.make_tensor_value_info("A", TensorProto.FLOAT, [1, heads, m, k]),
+            helper.make_tensor_value_info("B", TensorProto.FLOAT, [1, heads, k, n]),
+        ],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, heads, m, n])],
+    )
+    feeds = {
+        "A": rng.standard_normal((1, heads, m, k), np.float32),
+        "B": rng.standard_normal((1, heads, k, n), np.float32),
+    }
+    return f"heads{heads}_{m}x{n}x{k}", graph, feeds, 2.0 * heads * m * n * k
 
 
 def classifier_case(k, n, activation=""):
@@ -128,7 +166,17 @@ def cases(selection):
         conv_case("mobilenet_dw_256_28s2", 1, 256, 28, 28, 256, 3, 2, 1, 256),
         conv_case("mobilenet_dw_512_14", 1, 512, 14, 14, 512, 3, 1, 1, 512),
     ]
-    return {"gemm": gemm, "conv": conv, "all": gemm + conv}[selection]
+    # BERT (seq 128) and ViT-B/16 (197 tokens): linear layers and attention's batched MatMuls.
+    transformer = (
+        [
+            linear_case(tokens, k, n)
+            for tokens in (128, 197)
+            for k, n in ((768, 2304), (768, 768), (768, 3072), (3072, 768))
+        ]
+        + [heads_case(12, m, m, 64) for m in (128, 197)]
+        + [heads_case(12, m, 64, m) for m in (128, 197)]
+    )
+    return {"gemm": gemm, "conv": conv, "transformer": transformer, "all": gemm + conv + transformer}[selection]
 
 
 def main(argv: list[str]) -> None:

@@ -384,6 +384,34 @@ TEST(GemmEngine, BitIdenticalForEveryParticipantCount) {
   }
 }
 
+// Transformer token counts (BERT's 128, ViT-B/16's 197 = 16 row panels of 12 + 5) against
+// the widths of their linear layers (768, the fused QKV's 2304): the 2-participant grid
+// splits N into halves of whole panels, 3 participants leave a ragged last tile; the bits
+// are the serial run's for every kernel, dense and prepacked B alike. K of 40 and across a
+// K block (300): the grid does not depend on K.
+TEST(GemmEngine, TransformerShapesAreBitIdenticalForEveryParticipantCount) {
+  Runner one(1), two(2), three(3);
+  for (const int64_t m : {int64_t{128}, int64_t{197}}) {
+    for (const int64_t n : {int64_t{768}, int64_t{2304}}) {
+      for (const int64_t k : {int64_t{40}, int64_t{300}}) {
+        const Operands op(Case{m, n, k, false, k > 100, 1.0f, 0.0f});
+        for (const MicroKernel* kernel : SupportedKernels()) {
+          const std::vector<float> serial = one.Run(*kernel, op);
+          if (k == 40 && n == 768) ExpectNearReference(op, serial, kernel->name);
+          for (Runner* r : {&two, &three}) {
+            GemmStats stats;
+            ASSERT_EQ(serial, r->Run(*kernel, op, &stats)) << kernel->name << " " << m << "x" << n << "x" << k;
+            EXPECT_GT(stats.participants, 1);
+          }
+        }
+        const std::vector<float> prepacked = one.RunPrepacked(op);
+        ASSERT_EQ(prepacked, one.Run(BestKernel(), op)) << m << "x" << n << "x" << k;
+        for (Runner* r : {&two, &three}) ASSERT_EQ(prepacked, r->RunPrepacked(op)) << m << "x" << n << "x" << k;
+      }
+    }
+  }
+}
+
 TEST(GemmEngine, GemvMatchesReferenceAndIsParticipantInvariant) {
   // M == 1 and N == 1 in both storage orders (rows form and dots form), strided vectors
   // (transposed A or B: the vector is copied), K = 1, N = 1, prime sizes around the

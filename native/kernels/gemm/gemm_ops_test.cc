@@ -1,5 +1,6 @@
 // Gemm and MatMul through the kernel registry: values against a naive double-precision
 // reference, bit-identical results for 1, 2, 4 and 8 participants, errors on bad input.
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
@@ -203,6 +204,52 @@ TEST(Gemm, ClassifierGemvSplitsAcrossParticipantsAtThePortableDefaults) {
       ASSERT_EQ(two->regions.size(), 1u);
       EXPECT_STREQ(two->regions[0].label, "gemm.gemv_columns");
       EXPECT_EQ(two->regions[0].admitted_participants, 2);
+    }
+  }
+}
+
+// Attention's batched MatMuls (12 heads, BERT's 128 and ViT-B/16's 197 tokens, head size
+// 64) at the portable defaults: each product is below parallel.minimum_tasks, so the heads
+// are spread over the participants (matmul.batches), whose own runs hold at most
+// ceil(12 / participants) heads each (BERT's 4-unit heads used to go 8 + 4 over 2), with
+// the serial run's bits and the reference's values.
+TEST(MatMul, AttentionHeadsSplitEvenlyAcrossParticipants) {
+  constexpr int64_t kHeads = 12;
+  for (const int64_t tokens : {int64_t{128}, int64_t{197}}) {
+    for (const bool scores : {true, false}) {  // Q K^T (k = 64) and scores V (n = 64)
+      const int64_t m = tokens, k = scores ? 64 : tokens, n = scores ? tokens : 64;
+      SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
+      const auto a = Random(kHeads * m * k, 7), b = Random(kHeads * k * n, 8);
+      KernelTester t("MatMul", 13);
+      t.Input(MakeTensor<float>({1, kHeads, m, k}, a)).Input(MakeTensor<float>({1, kHeads, k, n}, b));
+      t.PortableDefaults();
+      auto serial = t.RunWithDetails(1);
+      ASSERT_TRUE(serial.ok()) << serial.status().ToString();
+      std::vector<double> want;
+      for (int64_t h = 0; h < kHeads; ++h) {
+        const std::vector<float> ha(a.begin() + h * m * k, a.begin() + (h + 1) * m * k),
+            hb(b.begin() + h * k * n, b.begin() + (h + 1) * k * n);
+        const auto r = Reference(ha, hb, m, n, k, false, false, 1.0, 0.0, [](int64_t, int64_t) { return 0.0; });
+        want.insert(want.end(), r.begin(), r.end());
+      }
+      ExpectNear(ToVector<float>(serial->outputs.at(0).tensor()), want);
+      for (const int participants : {2, 3, 4, 8}) {
+        SCOPED_TRACE(participants);
+        auto run = t.RunWithDetails(participants);
+        ASSERT_TRUE(run.ok()) << run.status().ToString();
+        ExpectIdentical(serial->outputs.at(0), run->outputs.at(0));
+        ASSERT_EQ(run->regions.size(), 1u);
+        const RegionEvent& region = run->regions[0];
+        EXPECT_STREQ(region.label, "matmul.batches");
+        ASSERT_EQ(region.total, kHeads);
+        const Partition part = ComputePartition(region.total, region.grain, region.requested_participants);
+        int64_t longest = 0;
+        for (int p = 0; p < part.participants; ++p) {
+          longest = std::max(
+              longest, std::min(kHeads, part.LastBlock(p) * part.block_size) - part.FirstBlock(p) * part.block_size);
+        }
+        EXPECT_EQ(longest, (kHeads + participants - 1) / participants) << "grain " << region.grain;
+      }
     }
   }
 }

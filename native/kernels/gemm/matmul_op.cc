@@ -10,6 +10,33 @@
 namespace onnx_light {
 namespace {
 
+// Batches per block of the matmul.batches region. The threshold grain (blocks of at least
+// parallel.minimum_tasks work units) can leave the participants' own runs uneven: 12 heads
+// of 4 units in blocks of 4 make 3 blocks, 8 heads on one of 2 participants. Of the grains
+// up to it, the one whose partition (ComputePartition, parallel_for.h) gives the shortest
+// longest own run, the largest of those: 12 heads over 2 participants in blocks of 3.
+// (At most `batches` grains are tried, each a few integer operations per participant:
+// little beside the batches' products themselves.)
+int64_t BalancedBatchGrain(int64_t batches, int64_t threshold_batches, int participants) {
+  if (participants <= 1) return std::max<int64_t>(1, threshold_batches);
+  const auto longest_run = [&](int64_t grain) {
+    const Partition part = ComputePartition(batches, grain, participants);
+    int64_t longest = 0;
+    for (int p = 0; p < part.participants; ++p) {
+      const int64_t first = part.FirstBlock(p) * part.block_size;
+      longest = std::max(longest, std::min(batches, part.LastBlock(p) * part.block_size) - first);
+    }
+    return longest;
+  };
+  int64_t best = std::max<int64_t>(1, std::min(threshold_batches, batches));
+  int64_t best_run = longest_run(best);
+  for (int64_t grain = best - 1; grain >= 1; --grain) {
+    const int64_t run = longest_run(grain);
+    if (run < best_run) best = grain, best_run = run;
+  }
+  return best;
+}
+
 class MatMulKernel final : public OpKernel {
  public:
   Status Init(const KernelInfo& info) {
@@ -86,14 +113,20 @@ class MatMulKernel final : public OpKernel {
   }
 
  private:
-  // Many products each below the parallel threshold: one serial GEMM per batch, batches
-  // spread over participants, each with its own packing scratch.
+  // Many products each below the parallel threshold (attention's heads): one serial GEMM
+  // per batch, batches spread over participants, each with its own packing scratch.
+  // Blocks hold up to parallel.minimum_tasks work units, cut so that the longest own run is
+  // as short as it gets (BalancedBatchGrain): 12 heads of 4 units over 2 participants in
+  // blocks of 3 (6 + 6), not 3 blocks of 4 (8 + 4).
   Status SmallBatches(KernelContext& ctx, const gemm::MatMulPlan& plan, const float* a, const float* b, float* y) {
     const int64_t batches = static_cast<int64_t>(plan.a_offsets.size());
     const int64_t units = gemm::GemmWorkUnits(plan.m, plan.n, plan.k) * batches;
     const int64_t batch_units = std::max<int64_t>(1, gemm::GemmWorkUnits(plan.m, plan.n, plan.k));
-    const ParallelPlan region{"matmul.batches", std::max<int64_t>(1, tuning_.parallel_minimum_tasks / batch_units)};
-    const int participants = units < tuning_.parallel_minimum_tasks ? 1 : AvailableParticipants(ctx.parallel(), region);
+    const int participants = units < tuning_.parallel_minimum_tasks
+                                 ? 1
+                                 : AvailableParticipants(ctx.parallel(), ParallelPlan{"matmul.batches", 1});
+    const ParallelPlan region{"matmul.batches",
+                              BalancedBatchGrain(batches, tuning_.parallel_minimum_tasks / batch_units, participants)};
     const size_t slice = gemm::SgemmSerialScratchBytes(plan.m, plan.n, plan.k);
     ScratchArena arena(ctx.allocator(), slice * participants);
     OL_RETURN_IF_ERROR(arena.status());
