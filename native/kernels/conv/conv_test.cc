@@ -280,6 +280,77 @@ TEST_P(ImplicitTileVariantTest, MatchesTheContractInKOrder) {
   }
 }
 
+// The same tiles storing blocked Y (ImplicitTile::blocked_fn, the NCHW16c layout of
+// nchwc/README.md): the contract's sums in k order, bit for bit, at y[(j / 16) * ldy + 16 i
+// + j % 16] for i < valid and j < channels (whole blocks: 16, 32 ... up to the tile's
+// columns), nothing else touched; row layouts of a blocked input (runs of positions 16 and
+// 32 floats apart, split after each row; scattered); K in chunks with carried sums gives
+// the same bits.
+TEST_P(ImplicitTileVariantTest, BlockedStoreMatchesTheContractInKOrder) {
+  OL_SKIP_UNLESS_ISA_ENABLED(GetParam());
+  const conv::ImplicitTile tile = GetParam().impl;
+  ASSERT_NE(tile.blocked_fn, nullptr) << GetParam().name;
+  const std::vector<float> input = Random(8192, 21);
+  const float kUntouched = -12345.0f;
+  std::vector<std::vector<int64_t>> layouts;
+  layouts.push_back({});
+  for (int i = 0; i < tile.rows; ++i) layouts.back().push_back(100 * i + (i * 13) % 7);  // scattered
+  for (int spacing : {1, 16, 32}) {
+    for (int split = 1; split <= tile.rows; ++split) {
+      layouts.push_back({});
+      for (int i = 0; i < tile.rows; ++i)
+        layouts.back().push_back(i < split ? spacing * i : 1000 + spacing * (i - split));
+    }
+  }
+  for (int64_t k_count : {1, 4, 7, 37}) {
+    for (int valid = tile.rows; valid >= 1; --valid) {
+      for (bool with_bias : {false, true}) {
+        for (const std::vector<int64_t>& layout : layouts) {
+          const int layout_index = static_cast<int>(&layout - layouts.data());
+          std::vector<int64_t> offsets(k_count);
+          for (int64_t k = 0; k < k_count; ++k) offsets[k] = (k * 37) % 97 * 16 + k % 16;
+          std::vector<const float*> rows(tile.rows);
+          for (int i = 0; i < tile.rows; ++i) rows[i] = input.data() + 100 + layout[i];
+          const std::vector<float> w = Random(k_count * tile.cols, 12), bias = Random(tile.cols, 13);
+          const int64_t ldy = 16 * (valid + 3);
+          // Every other case fewer blocks than the tile's columns (a conv's last, partial block).
+          const int blocks = tile.cols / 16;
+          const int channels = (valid + layout_index) % 2 == 0 ? tile.cols : 16 * (1 + (valid + layout_index) % blocks);
+          std::vector<float> y(blocks * ldy, kUntouched);
+          tile.blocked_fn(k_count, offsets.data(), rows.data(), w.data(), with_bias ? bias.data() : nullptr, valid,
+                          channels, y.data(), ldy, nullptr, nullptr);
+          const int64_t half = (k_count + 1) / 2;
+          if (half < k_count) {
+            std::vector<float> chunked(blocks * ldy, kUntouched), carry(tile.rows * tile.cols, kUntouched);
+            tile.blocked_fn(half, offsets.data(), rows.data(), w.data(), with_bias ? bias.data() : nullptr, valid,
+                            channels, chunked.data(), ldy, nullptr, carry.data());
+            ASSERT_EQ(chunked, std::vector<float>(blocks * ldy, kUntouched)) << "y written early";
+            tile.blocked_fn(k_count - half, offsets.data() + half, rows.data(), w.data() + half * tile.cols,
+                            with_bias ? bias.data() : nullptr, valid, channels, chunked.data(), ldy, carry.data(),
+                            nullptr);
+            ASSERT_TRUE(std::memcmp(chunked.data(), y.data(), sizeof(float) * y.size()) == 0)
+                << GetParam().name << " chunked, k_count " << k_count << " valid " << valid;
+          }
+          for (int j = 0; j < tile.cols; ++j) {
+            for (int64_t i = 0; i < ldy / 16; ++i) {
+              float expected = kUntouched;
+              if (i < valid && j < channels) {
+                float acc = 0.0f;
+                for (int64_t k = 0; k < k_count; ++k)
+                  acc = __builtin_fmaf(rows[i][offsets[k]], w[k * tile.cols + j], acc);
+                expected = acc + (with_bias ? bias[j] : 0.0f);
+              }
+              ASSERT_EQ(y[(j / 16) * ldy + i * 16 + j % 16], expected)
+                  << GetParam().name << " k_count " << k_count << " valid " << valid << " bias " << with_bias
+                  << " layout " << layout_index << " channels " << channels << " channel " << j << " position " << i;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Isa, ImplicitTileVariantTest, ::testing::ValuesIn(conv::ImplicitTileVariants()),
                          IsaVariantTestName<conv::ImplicitTile>);
 

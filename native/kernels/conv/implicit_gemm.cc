@@ -56,12 +56,12 @@ void PadPlanes(const ConvGeometry& g, const Source& s, const float* x, int64_t b
 const std::vector<IsaVariant<ImplicitTile>>& ImplicitTileVariants() {
   static const auto* variants = new std::vector<IsaVariant<ImplicitTile>> {
 #if defined(__x86_64__)
-    {"avx512_6x64", Isa::kAvx512, ImplicitTile{6, 64, ImplicitTile6x64Avx512}},
-        {"avx512_12x32", Isa::kAvx512, ImplicitTile{12, 32, ImplicitTile12x32Avx512}},
-        {"avx512_8x48", Isa::kAvx512, ImplicitTile{8, 48, ImplicitTile8x48Avx512}},
-        {"avx512_12x16", Isa::kAvx512, ImplicitTile{12, 16, ImplicitTile12x16Avx512}},
-        {"avx2_3x32", Isa::kAvx2, ImplicitTile{3, 32, ImplicitTile3x32Avx2}},
-        {"avx2_6x16", Isa::kAvx2, ImplicitTile{6, 16, ImplicitTile6x16Avx2}},
+    {"avx512_6x64", Isa::kAvx512, ImplicitTile{6, 64, ImplicitTile6x64Avx512, ImplicitTile6x64BlockedAvx512}},
+        {"avx512_12x32", Isa::kAvx512, ImplicitTile{12, 32, ImplicitTile12x32Avx512, ImplicitTile12x32BlockedAvx512}},
+        {"avx512_8x48", Isa::kAvx512, ImplicitTile{8, 48, ImplicitTile8x48Avx512, ImplicitTile8x48BlockedAvx512}},
+        {"avx512_12x16", Isa::kAvx512, ImplicitTile{12, 16, ImplicitTile12x16Avx512, ImplicitTile12x16BlockedAvx512}},
+        {"avx2_3x32", Isa::kAvx2, ImplicitTile{3, 32, ImplicitTile3x32Avx2, ImplicitTile3x32BlockedAvx2}},
+        {"avx2_6x16", Isa::kAvx2, ImplicitTile{6, 16, ImplicitTile6x16Avx2, ImplicitTile6x16BlockedAvx2}},
 #endif
   };
   return *variants;

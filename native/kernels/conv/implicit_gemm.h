@@ -34,10 +34,17 @@ namespace conv {
 using ImplicitTileFn = void (*)(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
                                 const float* bias, int valid, int channels, float* y, int64_t ldy,
                                 const float* carry_in, float* carry_out);
-// A register tile: positions x output channels.
+// A register tile: positions x output channels. `blocked_fn` is the same tile storing Y in
+// the blocked-channel layout (nchwc/README.md): the same sums, carries and bits as `fn`,
+// but with carry_out null
+//   y[(j / 16) * ldy + i * 16 + j % 16] = acc + bias[j]   for i < valid, j < RoundUp(channels, 16)
+// (ldy: floats between channel blocks, the output plane x 16): whole 16-lane vectors, one
+// per position and block, nothing else written. Lanes past the real channels get their
+// columns' sums (zero weights: 0 + bias); the caller zeroes them (nchwc_conv.cc).
 struct ImplicitTile {
   int rows = 0, cols = 0;
   ImplicitTileFn fn = nullptr;
+  ImplicitTileFn blocked_fn = nullptr;
 };
 inline constexpr int kMaxImplicitRows = 12, kMaxImplicitCols = 64;
 // The register tiles, best first (the order breaks ties of ImplicitTileFor's rule below):

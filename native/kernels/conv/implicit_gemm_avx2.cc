@@ -70,7 +70,8 @@ __attribute__((always_inline)) inline void TileStep(int64_t offset, const float*
 }
 
 // kRows positions x 8 * kVecs output channels, 3 x 4 or 6 x 2 vectors: 12 accumulators.
-template <int kRows, int kVecs>
+// kBlocked: Y stored blocked (ImplicitTile::blocked_fn), else channel-major.
+template <int kRows, int kVecs, bool kBlocked>
 void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w, const float* bias,
           int valid, int channels, float* y, int64_t ldy, const float* carry_in, float* carry_out) {
   constexpr int kCols = 8 * kVecs;
@@ -108,6 +109,20 @@ void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, con
     }
     return;
   }
+  if constexpr (kBlocked) {
+    // Position i's 16 channels of block v / 2 are two 8-lane stores at y + (v / 2) * ldy +
+    // 16 i (+ 8 for the upper half); whole blocks up to `channels`.
+#pragma GCC unroll 4
+    for (int v = 0; v < kVecs; ++v) {
+      if (16 * (v / 2) >= channels) break;
+      const __m256 b = bias != nullptr ? _mm256_loadu_ps(bias + 8 * v) : _mm256_setzero_ps();
+#pragma GCC unroll 6
+      for (int i = 0; i < kRows; ++i) {
+        if (i < valid) _mm256_storeu_ps(y + (v / 2) * ldy + 16 * i + 8 * (v % 2), _mm256_add_ps(acc[i][v], b));
+      }
+    }
+    return;
+  }
   // Bias, then out through a staging block: each channel gets `valid` (<= kRows)
   // consecutive positions of its own output plane, too few for a vector store, so one
   // scalar store per output against K / 8 FMA instructions per output: about 16 / K of
@@ -131,13 +146,26 @@ void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, con
 void ImplicitTile3x32Avx2(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
                           const float* bias, int valid, int channels, float* y, int64_t ldy, const float* carry_in,
                           float* carry_out) {
-  Tile<3, 4>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
+  Tile<3, 4, false>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
 }
 
 void ImplicitTile6x16Avx2(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
                           const float* bias, int valid, int channels, float* y, int64_t ldy, const float* carry_in,
                           float* carry_out) {
-  Tile<6, 2>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
+  Tile<6, 2, false>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
+}
+
+// The same tiles storing blocked Y (ImplicitTile::blocked_fn).
+void ImplicitTile3x32BlockedAvx2(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
+                                 const float* bias, int valid, int channels, float* y, int64_t ldy,
+                                 const float* carry_in, float* carry_out) {
+  Tile<3, 4, true>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
+}
+
+void ImplicitTile6x16BlockedAvx2(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
+                                 const float* bias, int valid, int channels, float* y, int64_t ldy,
+                                 const float* carry_in, float* carry_out) {
+  Tile<6, 2, true>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
 }
 
 }  // namespace conv

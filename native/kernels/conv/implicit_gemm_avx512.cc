@@ -111,7 +111,7 @@ __attribute__((noinline)) void StoreTile(const __m512 (&acc)[kRows][kVecs], cons
 // kSplit): the positions of at most two output rows (kSplit == kRows: one), kStride the
 // convolution's horizontal stride. Then every broadcast is one of two base registers plus
 // the tap's offset plus a constant displacement, and the loop needs seven general registers.
-template <int kRows, int kVecs, int kSplit, int kStride>
+template <int kRows, int kVecs, int kSplit, int kStride, bool kBlocked>
 void TileWithLayout(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
                     const float* bias, int valid, int channels, float* y, int64_t ldy, const float* carry_in,
                     float* carry_out) {
@@ -156,18 +156,32 @@ void TileWithLayout(int64_t k_count, const int64_t* offsets, const float* const*
     }
     return;
   }
+  if constexpr (kBlocked) {
+    // Blocked Y (ImplicitTile::blocked_fn): position i's 16 channels of vector v are one
+    // 16-lane store at y + v * ldy + 16 i; whole vectors up to `channels`.
+#pragma GCC unroll 4
+    for (int v = 0; v < kVecs; ++v) {
+      if (16 * v >= channels) break;
+      const __m512 b = bias != nullptr ? _mm512_loadu_ps(bias + 16 * v) : _mm512_setzero_ps();
+#pragma GCC unroll 12
+      for (int i = 0; i < kRows; ++i) {
+        if (i < valid) _mm512_storeu_ps(y + v * ldy + 16 * i, _mm512_add_ps(acc[i][v], b));
+      }
+    }
+    return;
+  }
   StoreTile<kRows, kVecs>(acc, bias, valid, channels, y, ldy);
 }
 
-template <int kRows, int kVecs, int kStride, int... kSplits>
+template <int kRows, int kVecs, int kStride, bool kBlocked, int... kSplits>
 constexpr std::array<TileFn, sizeof...(kSplits)> LayoutTable(std::integer_sequence<int, kSplits...>) {
-  return {TileWithLayout<kRows, kVecs, kSplits, kStride>...};
+  return {TileWithLayout<kRows, kVecs, kSplits, kStride, kBlocked>...};
 }
 
 // The loops of tiles cut to their first 1, 2, ..., kRows - 1 rows (index valid - 1).
-template <int kVecs, int... kValid>
+template <int kVecs, bool kBlocked, int... kValid>
 constexpr std::array<TileFn, sizeof...(kValid)> PartialTable(std::integer_sequence<int, kValid...>) {
-  return {TileWithLayout<kValid + 1, kVecs, 0, 1>...};
+  return {TileWithLayout<kValid + 1, kVecs, 0, 1, kBlocked>...};
 }
 
 // kRows positions x 16 * kVecs output channels. A tile with fewer valid positions (the last
@@ -175,26 +189,37 @@ constexpr std::array<TileFn, sizeof...(kValid)> PartialTable(std::integer_sequen
 // rows that are discarded. A full tile finds its rows' layout (TileWithLayout) and runs the
 // loop compiled for it when kLayouts (the 12 x 32 tile). Every loop sums each accumulator
 // in k order with the same fused multiply-adds, so neither choice changes a bit.
-template <int kRows, int kVecs, bool kLayouts>
+template <int kRows, int kVecs, bool kLayouts, bool kBlocked>
 void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w, const float* bias,
           int valid, int channels, float* y, int64_t ldy, const float* carry_in, float* carry_out) {
   static constexpr std::array<TileFn, kRows - 1> kPartial =
-      PartialTable<kVecs>(std::make_integer_sequence<int, kRows - 1>());
+      PartialTable<kVecs, kBlocked>(std::make_integer_sequence<int, kRows - 1>());
   if (valid < kRows) {
     if (valid > 0) kPartial[valid - 1](k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
     return;
   }
   if (!kLayouts)
-    return TileWithLayout<kRows, kVecs, 0, 1>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in,
-                                              carry_out);
-  // Index [split] (0 = general), per stride 1 and 2.
+    return TileWithLayout<kRows, kVecs, 0, 1, kBlocked>(k_count, offsets, rows, w, bias, valid, channels, y, ldy,
+                                                        carry_in, carry_out);
+  // Index [split] (0 = general), per stride 1 and 2 (and, storing blocked Y, the blocked
+  // input's 16 and 32: positions of an NCHW16c row are 16 floats apart).
   static constexpr std::array<TileFn, kRows + 1> kStride1 =
-      LayoutTable<kRows, kVecs, 1>(std::make_integer_sequence<int, kRows + 1>());
+      LayoutTable<kRows, kVecs, 1, kBlocked>(std::make_integer_sequence<int, kRows + 1>());
   static constexpr std::array<TileFn, kRows + 1> kStride2 =
-      LayoutTable<kRows, kVecs, 2>(std::make_integer_sequence<int, kRows + 1>());
+      LayoutTable<kRows, kVecs, 2, kBlocked>(std::make_integer_sequence<int, kRows + 1>());
   const std::ptrdiff_t stride = rows[kRows - 1] - rows[kRows - 2];
-  int split = 0;
+  const std::array<TileFn, kRows + 1>* table = nullptr;
   if (stride == 1 || stride == 2) {
+    table = stride == 2 ? &kStride2 : &kStride1;
+  } else if constexpr (kBlocked) {
+    static constexpr std::array<TileFn, kRows + 1> kStride16 =
+        LayoutTable<kRows, kVecs, 16, kBlocked>(std::make_integer_sequence<int, kRows + 1>());
+    static constexpr std::array<TileFn, kRows + 1> kStride32 =
+        LayoutTable<kRows, kVecs, 32, kBlocked>(std::make_integer_sequence<int, kRows + 1>());
+    if (stride == 16 || stride == 32) table = stride == 32 ? &kStride32 : &kStride16;
+  }
+  int split = 0;
+  if (table != nullptr) {
     // The first row that does not follow its predecessor by `stride` starts the second
     // run; any later break leaves the general loop.
     split = kRows;
@@ -206,9 +231,10 @@ void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, con
       }
       split = i;
     }
+  } else {
+    table = &kStride1;  // split 0: the general loop
   }
-  (stride == 2 ? kStride2 : kStride1)[split](k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in,
-                                             carry_out);
+  (*table)[split](k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
 }
 
 }  // namespace
@@ -217,26 +243,51 @@ void ImplicitTile6x64Avx512(int64_t k_count, const int64_t* offsets, const float
                             const float* bias, int valid, int channels, float* y, int64_t ldy, const float* carry_in,
                             float* carry_out) {
   // 6 row pointers fit in general registers: one loop serves every layout.
-  Tile<6, 4, false>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
+  Tile<6, 4, false, false>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
 }
 
 void ImplicitTile12x32Avx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
                              const float* bias, int valid, int channels, float* y, int64_t ldy, const float* carry_in,
                              float* carry_out) {
-  Tile<12, 2, true>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
+  Tile<12, 2, true, false>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
 }
 
 void ImplicitTile8x48Avx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
                             const float* bias, int valid, int channels, float* y, int64_t ldy, const float* carry_in,
                             float* carry_out) {
   // 8 row pointers fit beside the loop's other general registers: one loop serves every layout.
-  Tile<8, 3, false>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
+  Tile<8, 3, false, false>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
 }
 
 void ImplicitTile12x16Avx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
                              const float* bias, int valid, int channels, float* y, int64_t ldy, const float* carry_in,
                              float* carry_out) {
-  Tile<12, 1, true>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
+  Tile<12, 1, true, false>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
+}
+
+// The same tiles storing blocked Y (ImplicitTile::blocked_fn).
+void ImplicitTile6x64BlockedAvx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
+                                   const float* bias, int valid, int channels, float* y, int64_t ldy,
+                                   const float* carry_in, float* carry_out) {
+  Tile<6, 4, false, true>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
+}
+
+void ImplicitTile12x32BlockedAvx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
+                                    const float* bias, int valid, int channels, float* y, int64_t ldy,
+                                    const float* carry_in, float* carry_out) {
+  Tile<12, 2, true, true>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
+}
+
+void ImplicitTile8x48BlockedAvx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
+                                   const float* bias, int valid, int channels, float* y, int64_t ldy,
+                                   const float* carry_in, float* carry_out) {
+  Tile<8, 3, false, true>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
+}
+
+void ImplicitTile12x16BlockedAvx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
+                                    const float* bias, int valid, int channels, float* y, int64_t ldy,
+                                    const float* carry_in, float* carry_out) {
+  Tile<12, 1, true, true>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
 }
 
 }  // namespace conv

@@ -27,5 +27,21 @@ void ImplicitTile12x16Avx512(int64_t k_count, const int64_t* offsets, const floa
                              const float* bias, int valid, int channels, float* y, int64_t ldy, const float* carry_in,
                              float* carry_out);
 
+// The same tiles storing blocked Y (ImplicitTile::blocked_fn, implicit_gemm.h); with rows
+// 16 or 32 floats apart (a blocked input, stride 1 or 2) the 12-row tiles take the
+// two-base-register loops too.
+void ImplicitTile6x64BlockedAvx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
+                                   const float* bias, int valid, int channels, float* y, int64_t ldy,
+                                   const float* carry_in, float* carry_out);
+void ImplicitTile12x32BlockedAvx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
+                                    const float* bias, int valid, int channels, float* y, int64_t ldy,
+                                    const float* carry_in, float* carry_out);
+void ImplicitTile8x48BlockedAvx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
+                                   const float* bias, int valid, int channels, float* y, int64_t ldy,
+                                   const float* carry_in, float* carry_out);
+void ImplicitTile12x16BlockedAvx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
+                                    const float* bias, int valid, int channels, float* y, int64_t ldy,
+                                    const float* carry_in, float* carry_out);
+
 }  // namespace conv
 }  // namespace onnx_light

@@ -4,6 +4,7 @@
 // block, at every participant count (serial == parallel bits); errors naming op, node and
 // shapes. Built three times (nchwc_test, _avx2, _portable): the ops dispatch to the best
 // variant under the cap.
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -12,6 +13,10 @@
 #include <gtest/gtest.h>
 
 #include "native/kernels/common/isa_test_util.h"
+#include "native/kernels/conv/few_channels.h"
+#include "native/kernels/conv/implicit_gemm.h"
+#include "native/kernels/gemm/gemm.h"
+#include "native/kernels/nchwc/nchwc_conv.h"
 #include "native/kernels/nchwc/reorder.h"
 #include "native/registry/kernel_test_checks.h"
 
@@ -81,8 +86,9 @@ INSTANTIATE_TEST_SUITE_P(Isa, ReorderRowsVariantTest, ::testing::ValuesIn(nchwc:
 // ---- ReorderInput / ReorderOutput ----
 
 // Serial outputs after checking 2, 3, 4, 8 participants and a nested run give their bits.
-std::vector<Value> SerialEqualsParallel(KernelTester& t) {
-  std::vector<Value> serial = testing::DeterministicOutputs(t, {.expect_regions = true});
+// `expect_regions`: the work is large enough that every parallel run must open a region.
+std::vector<Value> SerialEqualsParallel(KernelTester& t, bool expect_regions = true) {
+  std::vector<Value> serial = testing::DeterministicOutputs(t, {.expect_regions = expect_regions});
   auto three = t.Run(3);
   EXPECT_TRUE(three.ok()) << three.status().ToString();
   if (three.ok() && !serial.empty()) testing::ExpectIdentical(serial.at(0), three->at(0), "3 participants");
@@ -173,6 +179,229 @@ TEST(ReorderInput, RankOtherThanFourIsAnErrorNamingNodeAndShape) {
   const std::string message = out.status().ToString();
   EXPECT_NE(message.find("ri1"), std::string::npos) << message;
   EXPECT_NE(message.find("[1,3,4]"), std::string::npos) << message;
+}
+
+// ---- NchwcConv ----
+
+// NCHW [n, c, h, w] -> blocked [n, CeilDiv(c, 16), h, w, 16], pad lanes 0 (the layout's
+// formula, independent of the kernels under test).
+std::vector<float> Blocked(const std::vector<float>& x, int64_t n, int64_t c, int64_t plane) {
+  const int64_t blocks = CeilDiv(c, 16);
+  std::vector<float> out(n * blocks * plane * 16, 0.0f);
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t ch = 0; ch < c; ++ch) {
+      for (int64_t p = 0; p < plane; ++p)
+        out[((i * blocks + ch / 16) * plane + p) * 16 + ch % 16] = x[(i * c + ch) * plane + p];
+    }
+  }
+  return out;
+}
+
+struct ConvCase {
+  const char* name;
+  std::vector<int64_t> x, w;  // NCHW X, W [M, C, kh, kw]
+  std::vector<int64_t> strides, pads;
+  const char* activation;
+  std::vector<float> params;
+  bool residual;
+  bool x_nchw;  // X given as rank-4 NCHW (the stems), else blocked
+};
+
+void PrintTo(const ConvCase& c, std::ostream* os) { *os << c.name; }
+
+const ConvCase kConvCases[] = {
+    {"pointwise_24to40", {1, 24, 14, 14}, {40, 24, 1, 1}, {1, 1}, {0, 0, 0, 0}, "", {}, false, false},
+    {"pointwise_64to256", {1, 64, 9, 9}, {256, 64, 1, 1}, {1, 1}, {0, 0, 0, 0}, "Relu", {}, false, false},
+    {"pointwise_512to2048_7x7", {1, 512, 7, 7}, {2048, 512, 1, 1}, {1, 1}, {0, 0, 0, 0}, "", {}, true, false},
+    {"pointwise_40to24_swish_batch2",
+     {2, 40, 6, 5},
+     {24, 40, 1, 1},
+     {1, 1},
+     {0, 0, 0, 0},
+     "Swish",
+     {1.0f},
+     false,
+     false},
+    {"pointwise_s2_hardswish", {1, 48, 9, 11}, {72, 48, 1, 1}, {2, 2}, {0, 0, 0, 0}, "HardSwish", {}, false, false},
+    {"conv3x3_s1_24to40", {1, 24, 10, 9}, {40, 24, 3, 3}, {1, 1}, {1, 1, 1, 1}, "", {}, false, false},
+    {"conv3x3_s2_32to64_batch2", {2, 32, 11, 13}, {64, 32, 3, 3}, {2, 2}, {1, 1, 1, 1}, "Relu", {}, false, false},
+    {"conv3x3_residual_relu_40", {1, 40, 7, 8}, {40, 40, 3, 3}, {1, 1}, {1, 1, 1, 1}, "Relu", {}, true, false},
+    {"conv3x3_swish_16to80", {1, 16, 8, 8}, {80, 16, 3, 3}, {1, 1}, {1, 1, 1, 1}, "Swish", {1.0f}, false, false},
+    {"conv3x3_hardswish_sigmoid_pad_lanes",
+     {1, 20, 6, 7},
+     {24, 20, 3, 3},
+     {1, 1},
+     {1, 1, 1, 1},
+     "Sigmoid",
+     {},
+     true,
+     false},
+    {"stem_3x3_s2_nchw_x", {1, 3, 17, 23}, {16, 3, 3, 3}, {2, 2}, {1, 1, 1, 1}, "HardSwish", {}, false, true},
+    {"stem_3x3_s2_nchw_x_batch2_m24",
+     {2, 3, 12, 10},
+     {24, 3, 3, 3},
+     {2, 2},
+     {1, 1, 1, 1},
+     "Swish",
+     {1.0f},
+     false,
+     true},
+};
+
+int64_t Product(const std::vector<int64_t>& v) {
+  int64_t p = 1;
+  for (int64_t d : v) p *= d;
+  return p;
+}
+
+class NchwcConvTest : public ::testing::TestWithParam<ConvCase> {};
+
+// NchwcConv (blocked Y; X blocked or NCHW) against the NCHW FusedConv kernel on the same
+// inputs, reordered by the layout's formula: bit for bit where the NCHW kernel runs the
+// implicit GEMM (the same tiles, sums and epilogue), else within float tolerance (its
+// GEMM, few-channel and im2col paths sum in other orders); pad lanes +0.0f whatever the
+// activation; every participant count (1, 2, 3, 4, 8, nested) gives the serial bits, and
+// K blocked into chunks gives the same bits.
+TEST_P(NchwcConvTest, MatchesFusedConvAndSerialEqualsParallel) {
+  const ConvCase& s = GetParam();
+  const int64_t n = s.x[0], c = s.x[1], m = s.w[0], plane = s.x[2] * s.x[3];
+  const int64_t oh = (s.x[2] + s.pads[0] + s.pads[2] - s.w[2]) / s.strides[0] + 1;
+  const int64_t ow = (s.x[3] + s.pads[1] + s.pads[3] - s.w[3]) / s.strides[1] + 1;
+  const std::vector<int64_t> y_nchw{n, m, oh, ow};
+  const std::vector<int64_t> y_blocked{n, CeilDiv(m, 16), oh, ow, 16};
+  const std::vector<float> x = Random(Product(s.x), 1), w = Random(Product(s.w), 2), b = Random(m, 3);
+  const std::vector<float> z = Random(Product(y_nchw), 4);
+
+  KernelTester ref("FusedConv", 1, "com.microsoft");
+  ref.Input(MakeTensor<float>(Shape(s.x), x)).ConstantInput(MakeTensor<float>(Shape(s.w), w));
+  ref.Input(MakeTensor<float>({m}, b));
+  if (s.residual) ref.Input(MakeTensor<float>(Shape(y_nchw), z));
+  ref.Attr("strides", s.strides).Attr("pads", s.pads);
+  if (s.activation[0] != '\0') ref.Attr("activation", std::string(s.activation));
+  if (!s.params.empty()) ref.Attr("activation_params", s.params);
+  auto ref_out = ref.Run(1);
+  ASSERT_TRUE(ref_out.ok()) << ref_out.status().ToString();
+  const std::vector<float> want = Blocked(ToVector<float>(ref_out->at(0).tensor()), n, m, oh * ow);
+
+  const auto make = [&](int64_t chunk_bytes) {
+    KernelTester t("NchwcConv", 1, "ai.onnx_light");
+    t.NodeName("nc");
+    if (s.x_nchw) {
+      t.Input(MakeTensor<float>(Shape(s.x), x));
+    } else {
+      t.Input(MakeTensor<float>({n, CeilDiv(c, 16), s.x[2], s.x[3], 16}, Blocked(x, n, c, plane)));
+    }
+    t.ConstantInput(MakeTensor<float>(Shape(s.w), w)).Input(MakeTensor<float>({m}, b));
+    if (s.residual) t.Input(MakeTensor<float>(Shape(y_blocked), Blocked(z, n, m, oh * ow)));
+    t.Attr("strides", s.strides).Attr("pads", s.pads);
+    if (s.activation[0] != '\0') t.Attr("activation", std::string(s.activation));
+    if (!s.params.empty()) t.Attr("activation_params", s.params);
+    t.Tuning(param::kMinimumTasks, int64_t{1});
+    if (chunk_bytes > 0) t.Tuning(conv::kImplicitChunkPanelBytesParam, chunk_bytes);
+    return t;
+  };
+  KernelTester t = make(0);
+  // Work below one parallel.minimum_tasks unit (64^3 multiply-adds) stays serial even at 1.
+  const bool regions = gemm::GemmWorkUnits(m, oh * ow, c * s.w[2] * s.w[3]) >= 1;
+  const std::vector<Value> serial = SerialEqualsParallel(t, regions);
+  ASSERT_FALSE(serial.empty());
+  ASSERT_EQ(serial.at(0).tensor().shape(), Shape(y_blocked));
+  const std::vector<float> got = ToVector<float>(serial.at(0).tensor());
+
+  // K in chunks of 7 k (as many as K / 7), sums carried between them: the same bits.
+  KernelTester chunked =
+      make(7 * 4 * conv::ImplicitTileFor(m).cols + (conv::ImplicitTileFor(m).cols == 0 ? 7 * 64 : 0));
+  const std::vector<Value> chunked_out = SerialEqualsParallel(chunked, regions);
+  ASSERT_FALSE(chunked_out.empty());
+  EXPECT_TRUE(SameBits(ToVector<float>(chunked_out.at(0).tensor()), got)) << "K chunks";
+
+  const int64_t kernel = s.w[2] * s.w[3];
+  const bool bitwise = !s.x_nchw && kernel > 1 && conv::ImplicitGemmApplies(2, m, c, kernel) &&
+                       !conv::FewChannelsApplies(2, m, c, kernel);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    const int64_t lane = static_cast<int64_t>(i % 16),
+                  block = static_cast<int64_t>(i / 16) / (oh * ow) % CeilDiv(m, 16);
+    if (block * 16 + lane >= m) {
+      ASSERT_EQ(got[i], 0.0f) << s.name << " pad lane " << lane << " at " << i;
+      ASSERT_FALSE(std::signbit(got[i])) << "pad lanes are +0.0f";
+      continue;
+    }
+    if (bitwise) {
+      ASSERT_EQ(got[i], want[i]) << s.name << " at " << i << " (bit for bit with the NCHW implicit GEMM)";
+    } else {
+      ASSERT_NEAR(got[i], want[i], 1e-4f * (1.0f + std::fabs(want[i]))) << s.name << " at " << i;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, NchwcConvTest, ::testing::ValuesIn(kConvCases),
+                         [](const ::testing::TestParamInfo<ConvCase>& info) { return std::string(info.param.name); });
+
+TEST(NchwcConv, ShapesCoverTheBitwiseComparisonWhereTheCpuHasImplicitTiles) {
+  // The 3x3 cases over blocked X compare bit for bit exactly when the NCHW kernel takes
+  // the implicit GEMM (an AVX2 or AVX-512 tile enabled); else within tolerance.
+  EXPECT_EQ(conv::ImplicitGemmApplies(2, 40, 24, 9), IsaEnabled(Isa::kAvx2));
+  EXPECT_EQ(conv::ImplicitGemmApplies(2, 64, 32, 9), IsaEnabled(Isa::kAvx2));
+  // The scalar tile is taken exactly when no SIMD tile is.
+  const nchwc::PackedNchwcWeights p = nchwc::PackedNchwcWeights::Pack(40, 3, 1, 1, Random(120, 1).data());
+  EXPECT_EQ(p.tile.blocked_fn == nchwc::ScalarBlockedTile().blocked_fn, !IsaEnabled(Isa::kAvx2));
+}
+
+StatusOr<std::vector<Value>> RunBadConv(std::vector<int64_t> x_shape, std::vector<int64_t> w_shape, int64_t group,
+                                        bool constant_w) {
+  KernelTester t("NchwcConv", 1, "ai.onnx_light");
+  t.NodeName("nc9").Input(MakeTensor<float>(Shape(x_shape), Random(Product(x_shape), 1)));
+  const Tensor w = MakeTensor<float>(Shape(w_shape), Random(Product(w_shape), 2));
+  if (constant_w) {
+    t.ConstantInput(w);
+  } else {
+    t.Input(w);
+  }
+  t.Attr("group", group);
+  return t.Run(1);
+}
+
+TEST(NchwcConv, BlockCountMismatchIsAnErrorNamingOpNodeAndShapes) {
+  auto out = RunBadConv({1, 2, 5, 5, 16}, {8, 40, 1, 1}, 1, true);  // 40 channels need 3 blocks
+  ASSERT_FALSE(out.ok());
+  const std::string message = out.status().ToString();
+  for (const char* part : {"NchwcConv", "nc9", "[1,2,5,5,16]", "[8,40,1,1]"}) {
+    EXPECT_NE(message.find(part), std::string::npos) << part << " in " << message;
+  }
+}
+
+TEST(NchwcConv, GroupOtherThanOneIsAnErrorNamingOpAndNode) {
+  auto out = RunBadConv({1, 1, 5, 5, 16}, {8, 8, 3, 3}, 2, true);
+  ASSERT_FALSE(out.ok());
+  const std::string message = out.status().ToString();
+  for (const char* part : {"NchwcConv", "nc9", "group"}) {
+    EXPECT_NE(message.find(part), std::string::npos) << part << " in " << message;
+  }
+}
+
+TEST(NchwcConv, WeightsThatAreNotConstantAreAnErrorAtCreation) {
+  auto out = RunBadConv({1, 1, 5, 5, 16}, {8, 16, 3, 3}, 1, false);
+  ASSERT_FALSE(out.ok());
+  const std::string message = out.status().ToString();
+  for (const char* part : {"NchwcConv", "nc9", "constant"}) {
+    EXPECT_NE(message.find(part), std::string::npos) << part << " in " << message;
+  }
+}
+
+TEST(NchwcConv, ResidualOfAnotherShapeIsAnErrorNamingTheShapes) {
+  KernelTester t("NchwcConv", 1, "ai.onnx_light");
+  t.NodeName("nc10")
+      .Input(MakeTensor<float>({1, 1, 4, 4, 16}, Random(256, 1)))
+      .ConstantInput(MakeTensor<float>({8, 16, 1, 1}, Random(128, 2)))
+      .Input(MakeTensor<float>({8}, Random(8, 3)))
+      .Input(MakeTensor<float>({1, 8, 4, 4}, Random(128, 4)));
+  auto out = t.Run(1);
+  ASSERT_FALSE(out.ok());
+  const std::string message = out.status().ToString();
+  for (const char* part : {"nc10", "Z", "[1,8,4,4]", "[1,1,4,4,16]"}) {
+    EXPECT_NE(message.find(part), std::string::npos) << part << " in " << message;
+  }
 }
 
 }  // namespace
