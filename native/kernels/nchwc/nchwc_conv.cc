@@ -116,12 +116,22 @@ Status NchwcConvForward(KernelContext& ctx, const conv::ConvGeometry& g, bool x_
           ? std::max<int64_t>(1, tuning.implicit_chunk_panel_bytes / (int64_t{sizeof(float)} * shape.cols))
           : 0;
   const int64_t chunks = k_chunk > 0 && k > k_chunk ? CeilDiv(k, k_chunk) : 1, chunk_k = CeilDiv(k, chunks);
-  const int64_t task_tiles = chunks > 1 ? std::min(tiles, std::max<int64_t>(1, tuning.implicit_chunk_tiles)) : 1;
-  const int64_t tile_groups = CeilDiv(tiles, task_tiles), tasks = blocks * tile_groups;
   const int64_t elems = x_blocked ? kBlock : 1;               // floats per position of a plane
   const int64_t planes = x_blocked ? CeilDiv(c, kBlock) : c;  // blocks or channel planes
   const Source source = ChooseSource(g);
   const int64_t source_plane = source.rows * source.cols, image_floats = planes * source_plane * elems;
+  // Task order: the operand that is larger is streamed once. Position-major (the image
+  // larger than the packed weights: early, wide layers): a task is a run of about
+  // kEpiloguePositions positions x one channel block, the blocks of a run one after the
+  // other, so the run's input rows are reused from L1 by every block while all the
+  // weights stay in L2. Block-major (late layers, weights larger): a task is one tile of
+  // one block, the tiles of a block one after the other (its weight panel reused).
+  // Either order gives each output the same tile and sums.
+  const bool position_major = chunks == 1 && image_floats > static_cast<int64_t>(w.panels.size());
+  const int64_t task_tiles = chunks > 1       ? std::min(tiles, std::max<int64_t>(1, tuning.implicit_chunk_tiles))
+                             : position_major ? std::min(tiles, std::max<int64_t>(1, kEpiloguePositions / shape.rows))
+                                              : 1;
+  const int64_t tile_groups = CeilDiv(tiles, task_tiles), tasks = blocks * tile_groups;
   const int64_t x_image = planes * g.in_size * elems;
   const bool parallel = gemm::GemmWorkUnits(m, out_size, k) >= tuning.gemm.parallel_minimum_tasks;
   const ParallelPlan tiles_plan{"nchwc.conv_tiles", 1};
@@ -173,6 +183,15 @@ Status NchwcConvForward(KernelContext& ctx, const conv::ConvGeometry& g, bool x_
     }
     float* y_image = y + n * out_blocks * ldy;
     const auto run = [&](int participant, int64_t begin, int64_t end) {
+      // The captured values the loops read, as locals (the closure is reached through a
+      // pointer: GCC reloaded them through it at every tile).
+      const conv::ImplicitTile shape_ = shape;
+      const int64_t out_size_ = out_size, out_w_ = out_w, row_step_ = row_step, col_step_ = col_step, k_ = k,
+                    ldy_ = ldy, chunks_ = chunks, chunk_k_ = chunk_k, tiles_ = tiles, task_tiles_ = task_tiles,
+                    tile_groups_ = tile_groups, blocks_ = blocks, out_blocks_ = out_blocks;
+      const float* const src_ = src;
+      const float* const panels = w.panels.data();
+      float* const y_image_ = y_image;
       const float* rows[conv::kMaxImplicitRows];
       float* const carry = carries != nullptr ? carries + participant * carry_floats : nullptr;
       // A run of consecutive positions [pending_p0, + pending_count) of the 16-lane blocks
@@ -192,31 +211,32 @@ Status NchwcConvForward(KernelContext& ctx, const conv::ConvGeometry& g, bool x_
         pending_count = 0;
       };
       for (int64_t t = begin; t < end; ++t) {
-        const int64_t block = t / tile_groups, first_tile = t % tile_groups * task_tiles,
-                      last_tile = std::min(tiles, first_tile + task_tiles);
-        const int64_t m0 = block * shape.cols;
-        const int channels = static_cast<int>(std::min<int64_t>(shape.cols, out_blocks * kBlock - m0));
-        const float* block_w = w.panels.data() + block * shape.cols * k;
+        const int64_t block = position_major ? t % blocks_ : t / tile_groups_;
+        const int64_t first_tile = (position_major ? t / blocks_ : t % tile_groups_) * task_tiles_,
+                      last_tile = std::min(tiles_, first_tile + task_tiles_);
+        const int64_t m0 = block * shape_.cols;
+        const int channels = static_cast<int>(std::min<int64_t>(shape_.cols, out_blocks_ * kBlock - m0));
+        const float* block_w = panels + block * shape_.cols * k_;
         const float* tile_bias = staged_bias + m0;
-        float* block_y = y_image + (m0 / kBlock) * ldy;
-        for (int64_t chunk = 0; chunk < chunks; ++chunk) {
-          const int64_t k0 = chunk * chunk_k, k_count = std::min(chunk_k, k - k0);
-          const bool last = chunk + 1 == chunks;
+        float* block_y = y_image_ + (m0 / kBlock) * ldy_;
+        for (int64_t chunk = 0; chunk < chunks_; ++chunk) {
+          const int64_t k0 = chunk * chunk_k_, k_count = std::min(chunk_k_, k_ - k0);
+          const bool last = chunk + 1 == chunks_;
           for (int64_t tile = first_tile; tile < last_tile; ++tile) {
-            const int64_t p0 = tile * shape.rows, valid = std::min<int64_t>(shape.rows, out_size - p0);
+            const int64_t p0 = tile * shape_.rows, valid = std::min<int64_t>(shape_.rows, out_size_ - p0);
             // Rows past the output's end repeat position p0 (read, then discarded).
-            int64_t oh = p0 / out_w, ow = p0 % out_w;
-            for (int i = 0; i < shape.rows; ++i) {
-              rows[i] = i < valid ? src + oh * row_step + ow * col_step : rows[0];
-              if (++ow == out_w) {
+            int64_t oh = p0 / out_w_, ow = p0 % out_w_;
+            for (int i = 0; i < shape_.rows; ++i) {
+              rows[i] = i < valid ? src_ + oh * row_step_ + ow * col_step_ : rows[0];
+              if (++ow == out_w_) {
                 ow = 0;
                 ++oh;
               }
             }
-            float* tile_carry = carry != nullptr ? carry + (tile - first_tile) * shape.rows * shape.cols : nullptr;
-            shape.blocked_fn(k_count, offsets + k0, rows, block_w + k0 * shape.cols, tile_bias, static_cast<int>(valid),
-                             channels, block_y + p0 * kBlock, ldy, chunk > 0 ? tile_carry : nullptr,
-                             last ? nullptr : tile_carry);
+            float* tile_carry = carry != nullptr ? carry + (tile - first_tile) * shape_.rows * shape_.cols : nullptr;
+            shape_.blocked_fn(k_count, offsets + k0, rows, block_w + k0 * shape_.cols, tile_bias,
+                              static_cast<int>(valid), channels, block_y + p0 * kBlock, ldy_,
+                              chunk > 0 ? tile_carry : nullptr, last ? nullptr : tile_carry);
             if (!last || !finish) continue;
             const int64_t b0 = m0 / kBlock, nb = channels / kBlock;
             if (pending_count > 0 &&
