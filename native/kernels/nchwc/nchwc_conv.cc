@@ -226,13 +226,16 @@ Status NchwcConvForward(KernelContext& ctx, const conv::ConvGeometry& g, bool x_
             const int64_t p0 = tile * shape_.rows, valid = std::min<int64_t>(shape_.rows, out_size_ - p0);
             // Rows past the output's end repeat position p0 (read, then discarded).
             int64_t oh = p0 / out_w_, ow = p0 % out_w_;
-            for (int i = 0; i < shape_.rows; ++i) {
-              rows[i] = i < valid ? src_ + oh * row_step_ + ow * col_step_ : rows[0];
+            const float* row = src_ + oh * row_step_ + ow * col_step_;
+            for (int i = 0; i < valid; ++i) {
+              rows[i] = row;
+              row += col_step_;
               if (++ow == out_w_) {
                 ow = 0;
-                ++oh;
+                row = src_ + ++oh * row_step_;
               }
             }
+            for (int i = static_cast<int>(valid); i < shape_.rows; ++i) rows[i] = rows[0];
             float* tile_carry = carry != nullptr ? carry + (tile - first_tile) * shape_.rows * shape_.cols : nullptr;
             shape_.blocked_fn(k_count, offsets + k0, rows, block_w + k0 * shape_.cols, tile_bias,
                               static_cast<int>(valid), channels, block_y + p0 * kBlock, ldy_,
