@@ -51,7 +51,9 @@ class NchwcConvKernel final : public OpKernel {
     }
     w_shape_ = ws;
     weights_ = nchwc::PackedNchwcWeights::Pack(ws[0], ws[1], ws[2], ws[3], w->data<float>());
-    return Status::Ok();
+    // Compute reads only the packed panels (and W's shape, kept above): the session may
+    // release W (registry/kernel.h, absorbing a constant input).
+    return info.AbsorbConstantInput(1, static_cast<int64_t>(weights_.panels.size() * sizeof(float)));
   }
 
   Status Compute(KernelContext& ctx) override {
