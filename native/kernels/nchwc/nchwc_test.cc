@@ -205,47 +205,31 @@ struct ConvCase {
   std::vector<float> params;
   bool residual;
   bool x_nchw;  // X given as rank-4 NCHW (the stems), else blocked
+  std::vector<int64_t> dilations = {1, 1};
 };
 
 void PrintTo(const ConvCase& c, std::ostream* os) { *os << c.name; }
 
 const ConvCase kConvCases[] = {
+    // clang-format off
     {"pointwise_24to40", {1, 24, 14, 14}, {40, 24, 1, 1}, {1, 1}, {0, 0, 0, 0}, "", {}, false, false},
     {"pointwise_64to256", {1, 64, 9, 9}, {256, 64, 1, 1}, {1, 1}, {0, 0, 0, 0}, "Relu", {}, false, false},
     {"pointwise_512to2048_7x7", {1, 512, 7, 7}, {2048, 512, 1, 1}, {1, 1}, {0, 0, 0, 0}, "", {}, true, false},
-    {"pointwise_40to24_swish_batch2",
-     {2, 40, 6, 5},
-     {24, 40, 1, 1},
-     {1, 1},
-     {0, 0, 0, 0},
-     "Swish",
-     {1.0f},
-     false,
-     false},
+    {"pointwise_40to24_swish_batch2", {2, 40, 6, 5}, {24, 40, 1, 1}, {1, 1}, {0, 0, 0, 0}, "Swish", {1.0f}, false, false},
     {"pointwise_s2_hardswish", {1, 48, 9, 11}, {72, 48, 1, 1}, {2, 2}, {0, 0, 0, 0}, "HardSwish", {}, false, false},
     {"conv3x3_s1_24to40", {1, 24, 10, 9}, {40, 24, 3, 3}, {1, 1}, {1, 1, 1, 1}, "", {}, false, false},
     {"conv3x3_s2_32to64_batch2", {2, 32, 11, 13}, {64, 32, 3, 3}, {2, 2}, {1, 1, 1, 1}, "Relu", {}, false, false},
     {"conv3x3_residual_relu_40", {1, 40, 7, 8}, {40, 40, 3, 3}, {1, 1}, {1, 1, 1, 1}, "Relu", {}, true, false},
     {"conv3x3_swish_16to80", {1, 16, 8, 8}, {80, 16, 3, 3}, {1, 1}, {1, 1, 1, 1}, "Swish", {1.0f}, false, false},
-    {"conv3x3_hardswish_sigmoid_pad_lanes",
-     {1, 20, 6, 7},
-     {24, 20, 3, 3},
-     {1, 1},
-     {1, 1, 1, 1},
-     "Sigmoid",
-     {},
-     true,
-     false},
+    // Sigmoid(0) = 0.5: the pad lanes (24 of 32) must still be written 0.
+    {"conv3x3_sigmoid_residual_pad_lanes", {1, 20, 6, 7}, {24, 20, 3, 3}, {1, 1}, {1, 1, 1, 1}, "Sigmoid", {}, true, false},
     {"stem_3x3_s2_nchw_x", {1, 3, 17, 23}, {16, 3, 3, 3}, {2, 2}, {1, 1, 1, 1}, "HardSwish", {}, false, true},
-    {"stem_3x3_s2_nchw_x_batch2_m24",
-     {2, 3, 12, 10},
-     {24, 3, 3, 3},
-     {2, 2},
-     {1, 1, 1, 1},
-     "Swish",
-     {1.0f},
-     false,
-     true},
+    {"stem_3x3_s2_nchw_x_batch2_m24", {2, 3, 12, 10}, {24, 3, 3, 3}, {2, 2}, {1, 1, 1, 1}, "Swish", {1.0f}, false, true},
+    // Asymmetric pads (the padded copy's edges), a dilated 3x3, a 5x5 with strides (2, 1).
+    {"conv3x3_asymmetric_pads", {1, 32, 9, 10}, {48, 32, 3, 3}, {1, 1}, {1, 0, 2, 1}, "Relu", {}, false, false},
+    {"conv3x3_dilated2", {1, 24, 11, 10}, {32, 24, 3, 3}, {1, 1}, {2, 2, 2, 2}, "", {}, true, false, {2, 2}},
+    {"conv5x5_strides_2x1_nchw_x", {1, 4, 13, 12}, {40, 4, 5, 5}, {2, 1}, {2, 2, 2, 2}, "HardSwish", {}, false, true},
+    // clang-format on
 };
 
 int64_t Product(const std::vector<int64_t>& v) {
@@ -265,8 +249,8 @@ class NchwcConvTest : public ::testing::TestWithParam<ConvCase> {};
 TEST_P(NchwcConvTest, MatchesFusedConvAndSerialEqualsParallel) {
   const ConvCase& s = GetParam();
   const int64_t n = s.x[0], c = s.x[1], m = s.w[0], plane = s.x[2] * s.x[3];
-  const int64_t oh = (s.x[2] + s.pads[0] + s.pads[2] - s.w[2]) / s.strides[0] + 1;
-  const int64_t ow = (s.x[3] + s.pads[1] + s.pads[3] - s.w[3]) / s.strides[1] + 1;
+  const int64_t oh = (s.x[2] + s.pads[0] + s.pads[2] - ((s.w[2] - 1) * s.dilations[0] + 1)) / s.strides[0] + 1;
+  const int64_t ow = (s.x[3] + s.pads[1] + s.pads[3] - ((s.w[3] - 1) * s.dilations[1] + 1)) / s.strides[1] + 1;
   const std::vector<int64_t> y_nchw{n, m, oh, ow};
   const std::vector<int64_t> y_blocked{n, CeilDiv(m, 16), oh, ow, 16};
   const std::vector<float> x = Random(Product(s.x), 1), w = Random(Product(s.w), 2), b = Random(m, 3);
@@ -276,7 +260,7 @@ TEST_P(NchwcConvTest, MatchesFusedConvAndSerialEqualsParallel) {
   ref.Input(MakeTensor<float>(Shape(s.x), x)).ConstantInput(MakeTensor<float>(Shape(s.w), w));
   ref.Input(MakeTensor<float>({m}, b));
   if (s.residual) ref.Input(MakeTensor<float>(Shape(y_nchw), z));
-  ref.Attr("strides", s.strides).Attr("pads", s.pads);
+  ref.Attr("strides", s.strides).Attr("pads", s.pads).Attr("dilations", s.dilations);
   if (s.activation[0] != '\0') ref.Attr("activation", std::string(s.activation));
   if (!s.params.empty()) ref.Attr("activation_params", s.params);
   auto ref_out = ref.Run(1);
@@ -293,7 +277,7 @@ TEST_P(NchwcConvTest, MatchesFusedConvAndSerialEqualsParallel) {
     }
     t.ConstantInput(MakeTensor<float>(Shape(s.w), w)).Input(MakeTensor<float>({m}, b));
     if (s.residual) t.Input(MakeTensor<float>(Shape(y_blocked), Blocked(z, n, m, oh * ow)));
-    t.Attr("strides", s.strides).Attr("pads", s.pads);
+    t.Attr("strides", s.strides).Attr("pads", s.pads).Attr("dilations", s.dilations);
     if (s.activation[0] != '\0') t.Attr("activation", std::string(s.activation));
     if (!s.params.empty()) t.Attr("activation_params", s.params);
     t.Tuning(param::kMinimumTasks, int64_t{1});
