@@ -316,18 +316,23 @@ TEST_P(ImplicitTileVariantTest, BlockedStoreMatchesTheContractInKOrder) {
           // Every other case fewer blocks than the tile's columns (a conv's last, partial block).
           const int blocks = tile.cols / 16;
           const int channels = (valid + layout_index) % 2 == 0 ? tile.cols : 16 * (1 + (valid + layout_index) % blocks);
+          // Residual and Relu in the store: none, residual, Relu, both (by layout).
+          const bool with_residual = layout_index % 4 == 1 || layout_index % 4 == 3, relu = layout_index % 4 >= 2;
+          std::vector<float> z = Random(blocks * ldy, 14);
+          z[5] = std::numeric_limits<float>::quiet_NaN();  // Relu keeps NaN
+          const float* residual = with_residual ? z.data() : nullptr;
           std::vector<float> y(blocks * ldy, kUntouched);
           tile.blocked_fn(k_count, offsets.data(), rows.data(), w.data(), with_bias ? bias.data() : nullptr, valid,
-                          channels, y.data(), ldy, nullptr, nullptr);
+                          channels, y.data(), ldy, nullptr, nullptr, residual, relu);
           const int64_t half = (k_count + 1) / 2;
           if (half < k_count) {
             std::vector<float> chunked(blocks * ldy, kUntouched), carry(tile.rows * tile.cols, kUntouched);
             tile.blocked_fn(half, offsets.data(), rows.data(), w.data(), with_bias ? bias.data() : nullptr, valid,
-                            channels, chunked.data(), ldy, nullptr, carry.data());
+                            channels, chunked.data(), ldy, nullptr, carry.data(), residual, relu);
             ASSERT_EQ(chunked, std::vector<float>(blocks * ldy, kUntouched)) << "y written early";
             tile.blocked_fn(k_count - half, offsets.data() + half, rows.data(), w.data() + half * tile.cols,
                             with_bias ? bias.data() : nullptr, valid, channels, chunked.data(), ldy, carry.data(),
-                            nullptr);
+                            nullptr, residual, relu);
             ASSERT_TRUE(std::memcmp(chunked.data(), y.data(), sizeof(float) * y.size()) == 0)
                 << GetParam().name << " chunked, k_count " << k_count << " valid " << valid;
           }
@@ -339,10 +344,18 @@ TEST_P(ImplicitTileVariantTest, BlockedStoreMatchesTheContractInKOrder) {
                 for (int64_t k = 0; k < k_count; ++k)
                   acc = __builtin_fmaf(rows[i][offsets[k]], w[k * tile.cols + j], acc);
                 expected = acc + (with_bias ? bias[j] : 0.0f);
+                if (with_residual) expected = expected + z[(j / 16) * ldy + i * 16 + j % 16];
+                if (relu) expected = expected > 0.0f || expected != expected ? expected : 0.0f;
               }
-              ASSERT_EQ(y[(j / 16) * ldy + i * 16 + j % 16], expected)
-                  << GetParam().name << " k_count " << k_count << " valid " << valid << " bias " << with_bias
-                  << " layout " << layout_index << " channels " << channels << " channel " << j << " position " << i;
+              const float got = y[(j / 16) * ldy + i * 16 + j % 16];
+              if (expected != expected) {
+                ASSERT_NE(got, got) << GetParam().name << " NaN kept, position " << i << " channel " << j;
+                continue;
+              }
+              ASSERT_FALSE(relu && std::signbit(got) && got == 0.0f) << "Relu gives +0";
+              ASSERT_EQ(got, expected) << GetParam().name << " k_count " << k_count << " valid " << valid << " bias "
+                                       << with_bias << " layout " << layout_index << " channels " << channels
+                                       << " channel " << j << " position " << i;
             }
           }
         }

@@ -34,17 +34,25 @@ namespace conv {
 using ImplicitTileFn = void (*)(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
                                 const float* bias, int valid, int channels, float* y, int64_t ldy,
                                 const float* carry_in, float* carry_out);
-// A register tile: positions x output channels. `blocked_fn` is the same tile storing Y in
-// the blocked-channel layout (nchwc/README.md): the same sums, carries and bits as `fn`,
-// but with carry_out null
-//   y[(j / 16) * ldy + i * 16 + j % 16] = acc + bias[j]   for i < valid, j < RoundUp(channels, 16)
+// A tile storing Y in the blocked-channel layout (nchwc/README.md): the same sums, carries
+// and bits as ImplicitTileFn, but with carry_out null, for i < valid and j < RoundUp(channels, 16)
+//   v = acc + bias[j]                              (bias null: + 0)
+//   v = v + residual[(j / 16) * ldy + i * 16 + j % 16]   (residual null: no add)
+//   v = relu && !(v > 0) && v == v ? +0 : v        (the epilogue's Relu: NaN kept)
+//   y[(j / 16) * ldy + i * 16 + j % 16] = v
 // (ldy: floats between channel blocks, the output plane x 16): whole 16-lane vectors, one
-// per position and block, nothing else written. Lanes past the real channels get their
-// columns' sums (zero weights: 0 + bias); the caller zeroes them (nchwc_conv.cc).
+// per position and block, nothing else written; each step one rounding, as Epilogue::Apply
+// on y = acc + bias gives. Lanes past the real channels get their columns' values (zero
+// weights: 0 + bias ...); the caller zeroes them (nchwc_conv.cc).
+using ImplicitBlockedTileFn = void (*)(int64_t k_count, const int64_t* offsets, const float* const* rows,
+                                       const float* w, const float* bias, int valid, int channels, float* y,
+                                       int64_t ldy, const float* carry_in, float* carry_out, const float* residual,
+                                       bool relu);
+// A register tile: positions x output channels; `blocked_fn` the same tile storing blocked Y.
 struct ImplicitTile {
   int rows = 0, cols = 0;
   ImplicitTileFn fn = nullptr;
-  ImplicitTileFn blocked_fn = nullptr;
+  ImplicitBlockedTileFn blocked_fn = nullptr;
 };
 inline constexpr int kMaxImplicitRows = 12, kMaxImplicitCols = 64;
 // The register tiles, best first (the order breaks ties of ImplicitTileFor's rule below):

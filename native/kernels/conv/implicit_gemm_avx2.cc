@@ -73,7 +73,8 @@ __attribute__((always_inline)) inline void TileStep(int64_t offset, const float*
 // kBlocked: Y stored blocked (ImplicitTile::blocked_fn), else channel-major.
 template <int kRows, int kVecs, bool kBlocked>
 void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w, const float* bias,
-          int valid, int channels, float* y, int64_t ldy, const float* carry_in, float* carry_out) {
+          int valid, int channels, float* y, int64_t ldy, const float* carry_in, float* carry_out,
+          const float* residual, bool relu) {
   constexpr int kCols = 8 * kVecs;
   const float* row[kRows];
 #pragma GCC unroll 6
@@ -112,13 +113,20 @@ void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, con
   if constexpr (kBlocked) {
     // Position i's 16 channels of block v / 2 are two 8-lane stores at y + (v / 2) * ldy +
     // 16 i (+ 8 for the upper half); whole blocks up to `channels`.
+    // Then the residual (one add) and Relu (x > 0 or NaN ? x : +0, the epilogue's).
+    const __m256 zero = _mm256_setzero_ps();
 #pragma GCC unroll 4
     for (int v = 0; v < kVecs; ++v) {
       if (16 * (v / 2) >= channels) break;
-      const __m256 b = bias != nullptr ? _mm256_loadu_ps(bias + 8 * v) : _mm256_setzero_ps();
+      const __m256 b = bias != nullptr ? _mm256_loadu_ps(bias + 8 * v) : zero;
 #pragma GCC unroll 6
       for (int i = 0; i < kRows; ++i) {
-        if (i < valid) _mm256_storeu_ps(y + (v / 2) * ldy + 16 * i + 8 * (v % 2), _mm256_add_ps(acc[i][v], b));
+        if (i >= valid) continue;
+        const int64_t at = (v / 2) * ldy + 16 * i + 8 * (v % 2);
+        __m256 out = _mm256_add_ps(acc[i][v], b);
+        if (residual != nullptr) out = _mm256_add_ps(out, _mm256_loadu_ps(residual + at));
+        if (relu) out = _mm256_blendv_ps(zero, out, _mm256_cmp_ps(out, zero, _CMP_NLE_UQ));
+        _mm256_storeu_ps(y + at, out);
       }
     }
     return;
@@ -146,26 +154,26 @@ void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, con
 void ImplicitTile3x32Avx2(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
                           const float* bias, int valid, int channels, float* y, int64_t ldy, const float* carry_in,
                           float* carry_out) {
-  Tile<3, 4, false>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
+  Tile<3, 4, false>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out, nullptr, false);
 }
 
 void ImplicitTile6x16Avx2(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
                           const float* bias, int valid, int channels, float* y, int64_t ldy, const float* carry_in,
                           float* carry_out) {
-  Tile<6, 2, false>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
+  Tile<6, 2, false>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out, nullptr, false);
 }
 
 // The same tiles storing blocked Y (ImplicitTile::blocked_fn).
 void ImplicitTile3x32BlockedAvx2(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
                                  const float* bias, int valid, int channels, float* y, int64_t ldy,
-                                 const float* carry_in, float* carry_out) {
-  Tile<3, 4, true>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
+                                 const float* carry_in, float* carry_out, const float* residual, bool relu) {
+  Tile<3, 4, true>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out, residual, relu);
 }
 
 void ImplicitTile6x16BlockedAvx2(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
                                  const float* bias, int valid, int channels, float* y, int64_t ldy,
-                                 const float* carry_in, float* carry_out) {
-  Tile<6, 2, true>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
+                                 const float* carry_in, float* carry_out, const float* residual, bool relu) {
+  Tile<6, 2, true>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out, residual, relu);
 }
 
 }  // namespace conv

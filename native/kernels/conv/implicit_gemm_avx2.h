@@ -20,10 +20,10 @@ void ImplicitTile6x16Avx2(int64_t k_count, const int64_t* offsets, const float* 
 // The same tiles storing blocked Y (ImplicitTile::blocked_fn, implicit_gemm.h).
 void ImplicitTile3x32BlockedAvx2(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
                                  const float* bias, int valid, int channels, float* y, int64_t ldy,
-                                 const float* carry_in, float* carry_out);
+                                 const float* carry_in, float* carry_out, const float* residual, bool relu);
 void ImplicitTile6x16BlockedAvx2(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
                                  const float* bias, int valid, int channels, float* y, int64_t ldy,
-                                 const float* carry_in, float* carry_out);
+                                 const float* carry_in, float* carry_out, const float* residual, bool relu);
 
 }  // namespace conv
 }  // namespace onnx_light

@@ -38,9 +38,10 @@ namespace onnx_light {
 namespace conv {
 namespace {
 
-// ImplicitTileFn (implicit_gemm.h), whose contract every tile here keeps.
+// ImplicitBlockedTileFn (implicit_gemm.h), whose contract every tile here keeps; the
+// channel-major tiles (ImplicitTileFn) pass residual null and relu false.
 using TileFn = void (*)(int64_t, const int64_t*, const float* const*, const float*, const float*, int, int, float*,
-                        int64_t, const float*, float*);
+                        int64_t, const float*, float*, const float*, bool);
 
 // r[i] holds position i of 16 channels (i < 8): writes out[c * ldy + i] for c < channels
 // (<= 16) and i < count. Two 4x4 transposes within each 128-bit lane, then each channel's 8 positions
@@ -114,7 +115,7 @@ __attribute__((noinline)) void StoreTile(const __m512 (&acc)[kRows][kVecs], cons
 template <int kRows, int kVecs, int kSplit, int kStride, bool kBlocked>
 void TileWithLayout(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
                     const float* bias, int valid, int channels, float* y, int64_t ldy, const float* carry_in,
-                    float* carry_out) {
+                    float* carry_out, const float* residual, bool relu) {
   constexpr int kCols = 16 * kVecs;
   const float* row[kRows];
   const float* const first = rows[0];
@@ -158,14 +159,20 @@ void TileWithLayout(int64_t k_count, const int64_t* offsets, const float* const*
   }
   if constexpr (kBlocked) {
     // Blocked Y (ImplicitTile::blocked_fn): position i's 16 channels of vector v are one
-    // 16-lane store at y + v * ldy + 16 i; whole vectors up to `channels`.
+    // 16-lane store at y + v * ldy + 16 i; whole vectors up to `channels`. Then the
+    // residual (one add) and Relu (x > 0 or NaN ? x : +0, the epilogue's) in registers.
+    const __m512 zero = _mm512_setzero_ps();
 #pragma GCC unroll 4
     for (int v = 0; v < kVecs; ++v) {
       if (16 * v >= channels) break;
-      const __m512 b = bias != nullptr ? _mm512_loadu_ps(bias + 16 * v) : _mm512_setzero_ps();
+      const __m512 b = bias != nullptr ? _mm512_loadu_ps(bias + 16 * v) : zero;
 #pragma GCC unroll 12
       for (int i = 0; i < kRows; ++i) {
-        if (i < valid) _mm512_storeu_ps(y + v * ldy + 16 * i, _mm512_add_ps(acc[i][v], b));
+        if (i >= valid) continue;
+        __m512 out = _mm512_add_ps(acc[i][v], b);
+        if (residual != nullptr) out = _mm512_add_ps(out, _mm512_loadu_ps(residual + v * ldy + 16 * i));
+        if (relu) out = _mm512_mask_mov_ps(zero, _mm512_cmp_ps_mask(out, zero, _CMP_NLE_UQ), out);
+        _mm512_storeu_ps(y + v * ldy + 16 * i, out);
       }
     }
     return;
@@ -191,16 +198,19 @@ constexpr std::array<TileFn, sizeof...(kValid)> PartialTable(std::integer_sequen
 // in k order with the same fused multiply-adds, so neither choice changes a bit.
 template <int kRows, int kVecs, bool kLayouts, bool kBlocked>
 void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w, const float* bias,
-          int valid, int channels, float* y, int64_t ldy, const float* carry_in, float* carry_out) {
+          int valid, int channels, float* y, int64_t ldy, const float* carry_in, float* carry_out,
+          const float* residual, bool relu) {
   static constexpr std::array<TileFn, kRows - 1> kPartial =
       PartialTable<kVecs, kBlocked>(std::make_integer_sequence<int, kRows - 1>());
   if (valid < kRows) {
-    if (valid > 0) kPartial[valid - 1](k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
+    if (valid > 0)
+      kPartial[valid - 1](k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out, residual,
+                          relu);
     return;
   }
   if (!kLayouts)
     return TileWithLayout<kRows, kVecs, 0, 1, kBlocked>(k_count, offsets, rows, w, bias, valid, channels, y, ldy,
-                                                        carry_in, carry_out);
+                                                        carry_in, carry_out, residual, relu);
   // Index [split] (0 = general), per stride 1 and 2 (and, storing blocked Y, the blocked
   // input's 16 and 32: positions of an NCHW16c row are 16 floats apart).
   static constexpr std::array<TileFn, kRows + 1> kStride1 =
@@ -234,7 +244,7 @@ void Tile(int64_t k_count, const int64_t* offsets, const float* const* rows, con
   } else {
     table = &kStride1;  // split 0: the general loop
   }
-  (*table)[split](k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
+  (*table)[split](k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out, residual, relu);
 }
 
 }  // namespace
@@ -243,51 +253,59 @@ void ImplicitTile6x64Avx512(int64_t k_count, const int64_t* offsets, const float
                             const float* bias, int valid, int channels, float* y, int64_t ldy, const float* carry_in,
                             float* carry_out) {
   // 6 row pointers fit in general registers: one loop serves every layout.
-  Tile<6, 4, false, false>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
+  Tile<6, 4, false, false>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out, nullptr,
+                           false);
 }
 
 void ImplicitTile12x32Avx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
                              const float* bias, int valid, int channels, float* y, int64_t ldy, const float* carry_in,
                              float* carry_out) {
-  Tile<12, 2, true, false>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
+  Tile<12, 2, true, false>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out, nullptr,
+                           false);
 }
 
 void ImplicitTile8x48Avx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
                             const float* bias, int valid, int channels, float* y, int64_t ldy, const float* carry_in,
                             float* carry_out) {
   // 8 row pointers fit beside the loop's other general registers: one loop serves every layout.
-  Tile<8, 3, false, false>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
+  Tile<8, 3, false, false>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out, nullptr,
+                           false);
 }
 
 void ImplicitTile12x16Avx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
                              const float* bias, int valid, int channels, float* y, int64_t ldy, const float* carry_in,
                              float* carry_out) {
-  Tile<12, 1, true, false>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
+  Tile<12, 1, true, false>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out, nullptr,
+                           false);
 }
 
 // The same tiles storing blocked Y (ImplicitTile::blocked_fn).
 void ImplicitTile6x64BlockedAvx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
                                    const float* bias, int valid, int channels, float* y, int64_t ldy,
-                                   const float* carry_in, float* carry_out) {
-  Tile<6, 4, false, true>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
+                                   const float* carry_in, float* carry_out, const float* residual, bool relu) {
+  Tile<6, 4, false, true>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out, residual,
+                          relu);
 }
 
 void ImplicitTile12x32BlockedAvx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
                                     const float* bias, int valid, int channels, float* y, int64_t ldy,
-                                    const float* carry_in, float* carry_out) {
-  Tile<12, 2, true, true>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
+                                    const float* carry_in, float* carry_out, const float* residual, bool relu) {
+  Tile<12, 2, true, true>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out, residual,
+                          relu);
 }
 
 void ImplicitTile8x48BlockedAvx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
                                    const float* bias, int valid, int channels, float* y, int64_t ldy,
-                                   const float* carry_in, float* carry_out) {
-  Tile<8, 3, false, true>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
+                                   const float* carry_in, float* carry_out, const float* residual, bool relu) {
+  Tile<8, 3, false, true>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out, residual,
+                          relu);
 }
 
 void ImplicitTile12x16BlockedAvx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
                                     const float* bias, int valid, int channels, float* y, int64_t ldy,
-                                    const float* carry_in, float* carry_out) {
-  Tile<12, 1, true, true>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out);
+                                    const float* carry_in, float* carry_out, const float* residual, bool relu) {
+  Tile<12, 1, true, true>(k_count, offsets, rows, w, bias, valid, channels, y, ldy, carry_in, carry_out, residual,
+                          relu);
 }
 
 }  // namespace conv

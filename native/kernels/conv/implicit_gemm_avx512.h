@@ -32,16 +32,16 @@ void ImplicitTile12x16Avx512(int64_t k_count, const int64_t* offsets, const floa
 // two-base-register loops too.
 void ImplicitTile6x64BlockedAvx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
                                    const float* bias, int valid, int channels, float* y, int64_t ldy,
-                                   const float* carry_in, float* carry_out);
+                                   const float* carry_in, float* carry_out, const float* residual, bool relu);
 void ImplicitTile12x32BlockedAvx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
                                     const float* bias, int valid, int channels, float* y, int64_t ldy,
-                                    const float* carry_in, float* carry_out);
+                                    const float* carry_in, float* carry_out, const float* residual, bool relu);
 void ImplicitTile8x48BlockedAvx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
                                    const float* bias, int valid, int channels, float* y, int64_t ldy,
-                                   const float* carry_in, float* carry_out);
+                                   const float* carry_in, float* carry_out, const float* residual, bool relu);
 void ImplicitTile12x16BlockedAvx512(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w,
                                     const float* bias, int valid, int channels, float* y, int64_t ldy,
-                                    const float* carry_in, float* carry_out);
+                                    const float* carry_in, float* carry_out, const float* residual, bool relu);
 
 }  // namespace conv
 }  // namespace onnx_light

@@ -21,7 +21,8 @@ constexpr int kScalarRows = 4;
 // ImplicitTileFn's blocked contract, one output at a time: the same fused multiply-adds in
 // k order from +0, then + bias.
 void ScalarTile(int64_t k_count, const int64_t* offsets, const float* const* rows, const float* w, const float* bias,
-                int valid, int channels, float* y, int64_t ldy, const float* carry_in, float* carry_out) {
+                int valid, int channels, float* y, int64_t ldy, const float* carry_in, float* carry_out,
+                const float* residual, bool relu) {
   for (int i = 0; i < valid; ++i) {
     for (int j = 0; j < kBlock; ++j) {
       float acc = carry_in != nullptr ? carry_in[i * kBlock + j] : 0.0f;
@@ -29,7 +30,10 @@ void ScalarTile(int64_t k_count, const int64_t* offsets, const float* const* row
       if (carry_out != nullptr) {
         carry_out[i * kBlock + j] = acc;
       } else if (j < channels) {
-        y[i * kBlock + j] = acc + (bias != nullptr ? bias[j] : 0.0f);
+        float v = acc + (bias != nullptr ? bias[j] : 0.0f);
+        if (residual != nullptr) v = v + residual[i * kBlock + j];
+        if (relu) v = v > 0.0f || v != v ? v : 0.0f;
+        y[i * kBlock + j] = v;
       }
     }
   }
@@ -167,7 +171,13 @@ Status NchwcConvForward(KernelContext& ctx, const conv::ConvGeometry& g, bool x_
   ctx.RecordScratch(static_cast<int64_t>(arena.capacity()));
 
   const int pad_lanes = static_cast<int>(out_blocks * kBlock - m);  // of Y's last block
-  const bool finish = !epilogue.empty() || pad_lanes > 0;
+  // The residual and Relu (or no activation) run inside the tiles' stores (the same
+  // roundings as the epilogue's pass); other activations run as a pass over each run.
+  const bool fused = epilogue.bias == nullptr &&
+                     (epilogue.activation == gemm::Activation::kNone || epilogue.activation == gemm::Activation::kRelu);
+  const bool fused_relu = fused && epilogue.activation == gemm::Activation::kRelu;
+  const bool apply_epilogue = !fused && !epilogue.empty();
+  const bool finish = apply_epilogue || pad_lanes > 0;
   const int64_t row_step = g.strides[0] * source.cols * elems, col_step = g.strides[1] * elems;
   for (int64_t n = 0; n < g.batch; ++n) {
     const float* src = x + n * x_image;
@@ -201,7 +211,7 @@ Status NchwcConvForward(KernelContext& ctx, const conv::ConvGeometry& g, bool x_
       const auto flush = [&] {
         for (int64_t b = pending_b0; b < pending_b0 + pending_nb && pending_count > 0; ++b) {
           float* run_y = y_image + b * ldy + pending_p0 * kBlock;
-          if (!epilogue.empty()) epilogue.Apply(run_y, run_y - y, 1, pending_count * kBlock, pending_count * kBlock);
+          if (apply_epilogue) epilogue.Apply(run_y, run_y - y, 1, pending_count * kBlock, pending_count * kBlock);
           if (b == out_blocks - 1 && pad_lanes > 0) {
             for (int64_t p = 0; p < pending_count; ++p) {
               std::fill(run_y + p * kBlock + (kBlock - pad_lanes), run_y + (p + 1) * kBlock, 0.0f);
@@ -237,9 +247,11 @@ Status NchwcConvForward(KernelContext& ctx, const conv::ConvGeometry& g, bool x_
             }
             for (int i = static_cast<int>(valid); i < shape_.rows; ++i) rows[i] = rows[0];
             float* tile_carry = carry != nullptr ? carry + (tile - first_tile) * shape_.rows * shape_.cols : nullptr;
+            float* tile_y = block_y + p0 * kBlock;
+            const float* tile_z = fused && epilogue.residual != nullptr ? epilogue.residual + (tile_y - y) : nullptr;
             shape_.blocked_fn(k_count, offsets + k0, rows, block_w + k0 * shape_.cols, tile_bias,
-                              static_cast<int>(valid), channels, block_y + p0 * kBlock, ldy_,
-                              chunk > 0 ? tile_carry : nullptr, last ? nullptr : tile_carry);
+                              static_cast<int>(valid), channels, tile_y, ldy_, chunk > 0 ? tile_carry : nullptr,
+                              last ? nullptr : tile_carry, tile_z, fused_relu);
             if (!last || !finish) continue;
             const int64_t b0 = m0 / kBlock, nb = channels / kBlock;
             if (pending_count > 0 &&
