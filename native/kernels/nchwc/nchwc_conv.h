@@ -21,9 +21,14 @@
 // K) reaches parallel.minimum_tasks; K blocking (conv.implicit_chunk_panel_bytes,
 // conv.implicit_chunk_tiles) as ImplicitGemmConv's. Each output is summed by one tile in
 // k order whichever task holds it, so every participant count gives the same bits.
-// The epilogue (Z blocked of Y's shape, activation) runs on runs of up to 48 positions of
-// one 16-channel block right after their tiles' stores, and then the pad lanes of the last
-// block (channels M .. RoundUp(M, 16)) are written +0.0f whatever the activation.
+// The epilogue (Z blocked of Y's shape, activation): with no activation or Relu, Z and Relu
+// are applied by the tiles in registers before their stores (ImplicitBlockedTileFn); any
+// other activation runs as Epilogue::Apply on runs of up to 48 positions of one 16-channel
+// block right after their tiles' stores (in L1). Either way the same roundings as the NCHW
+// FusedConv's epilogue. Then the pad lanes of the last block (channels M .. RoundUp(M, 16))
+// are written +0.0f whatever the activation. Task order: position-major (runs of ~48
+// positions, every channel block of a run in a row) when the image is larger than the
+// packed weights, else block-major; it changes no bits.
 #pragma once
 
 #include <cstdint>
