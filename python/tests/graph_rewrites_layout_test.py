@@ -733,16 +733,11 @@ def test_session_without_blocked_kernels_runs_every_level_as_before():
         assert np.array_equal(results["all"], results["extended"])
 
 
-@pytest.mark.skipif(
-    not _registry_has_blocked_kernels(),
-    reason="the registry has no blocked-layout kernels (native/kernels/nchwc: "
-    + ", ".join(sorted(layout.ALL_OPS - layout.available_ops()))
-    + " missing), so level 'all' does not rewrite",
-)
-@pytest.mark.parametrize("threads", [1, 2])
-def test_native_blocked_layout_matches_extended(tmp_path, threads):
-    """A corpus-like small CNN (ResNet stem and blocks, an MBConv, a MobileNetV3 block, the
-    classifier) through InferenceSession at "all" (blocked) and "extended" (NCHW)."""
+def corpus_like_cnn():
+    """A small CNN with the corpus's shapes of block: a ResNet stem and basic block, an
+    EfficientNet MBConv (SiLU, depthwise 5x5, SE), a MobileNetV3 block (HardSwish,
+    depthwise 3x3 stride 2, SE with a HardSigmoid gate), global pooling and a classifier;
+    a graph output inside the stretch."""
     b = Builder(20)
     y = b.node("Relu", [b.conv("x", 3, 24, stride=2)])
     y = b.node("Relu", [b.node("Add", [b.conv(b.node("Relu", [b.conv(y, 24, 24)]), 24, 24), y])])
@@ -756,14 +751,73 @@ def test_native_blocked_layout_matches_extended(tmp_path, threads):
     y = b.conv(e, 40, 40, k=1)
     flat = b.node("Flatten", [b.node("GlobalAveragePool", [y])])
     logits = b.node("Gemm", [flat, b.const(b.rng.standard_normal((10, 40)))], transB=1)
-    m = b.model([("x", [2, 3, 32, 32])], [logits, y])
+    return b.model([("x", [2, 3, 32, 32])], [logits, y])
+
+
+CORPUS_LIKE_OPS = {
+    "NchwcConv": 7,
+    "NchwcDepthwiseConv": 2,
+    "NchwcSqueezeExcitation": 2,
+    "ReduceMean": 1,
+    "ReorderOutput": 2,  # the graph output y and the pooled tensor
+    "Flatten": 1,
+    "Gemm": 1,
+}
+
+
+def test_corpus_like_cnn_on_the_reference(kernels):
+    r = check_layout(corpus_like_cnn())
+    assert collections.Counter(ops(r)) == CORPUS_LIKE_OPS
+
+
+def test_rewriting_a_rewritten_model_changes_nothing(kernels):
+    once = optimize_checking_index(corpus_like_cnn(), level="all")
+    twice = optimize_checking_index(once, level="all")
+    assert [(n.op_type, list(n.input), list(n.output)) for n in twice.graph.node] == [
+        (n.op_type, list(n.input), list(n.output)) for n in once.graph.node
+    ]
+
+
+@pytest.mark.parametrize("op", ["MaxPool", "AveragePool"])
+def test_native_pools_on_blocked_tensors_equal_the_2d_pools(op):
+    """What BLOCKED_POOLS relies on: our Pool kernels take the 3-D pool with kernel
+    [kh, kw, 1] on a blocked tensor and give the 2-D pool's values, pad lanes zero."""
+    rng = np.random.default_rng(21)
+    x = rng.standard_normal((2, 24, 13, 11)).astype(np.float32)
+
+    def pool(shape, kernel, strides, pads):
+        node = helper.make_node(op, ["x"], ["y"], kernel_shape=kernel, strides=strides, pads=pads)
+        graph = helper.make_graph(
+            [node],
+            "pool",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        )
+        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)], ir_version=10)
+
+    (plain,) = onnx_light.InferenceSession(pool(list(x.shape), [3, 3], [2, 2], [1, 1, 1, 1])).run(None, {"x": x})
+    blocked_model = pool([2, 2, 13, 11, BLOCK], [3, 3, 1], [2, 2, 1], [1, 1, 0, 1, 1, 0])
+    (blocked,) = onnx_light.InferenceSession(blocked_model).run(None, {"x": to_blocked(x)})
+    np.testing.assert_array_equal(from_blocked(blocked, 24, op), plain)
+
+
+@pytest.mark.skipif(
+    not _registry_has_blocked_kernels(),
+    reason="the registry has no blocked-layout kernels (native/kernels/nchwc: "
+    + ", ".join(sorted(layout.ALL_OPS - layout.available_ops()))
+    + " missing), so level 'all' does not rewrite",
+)
+@pytest.mark.parametrize("threads", [1, 2])
+def test_native_blocked_layout_matches_extended(tmp_path, threads):
+    """corpus_like_cnn through InferenceSession at "all" (blocked) and "extended" (NCHW)."""
+    m = corpus_like_cnn()
     feeds = feeds_for(m)
     policy = onnx_light.CpuExecutionPolicy(num_threads=threads)
     path = tmp_path / "all.onnx"
     blocked = onnx_light.InferenceSession(
         m, cpu_execution=policy, graph_optimization_level="all", optimized_model_filepath=str(path)
     )
-    assert count(onnx.load(str(path)), "NchwcConv") == 6
+    assert collections.Counter(ops(onnx.load(str(path)))) == CORPUS_LIKE_OPS
     plain = onnx_light.InferenceSession(m, cpu_execution=policy, graph_optimization_level="extended")
     for got, want in zip(blocked.run(None, feeds), plain.run(None, feeds), strict=True):
         assert got.shape == want.shape
