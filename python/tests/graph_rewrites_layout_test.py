@@ -13,7 +13,9 @@ write anything else there fails the test.
 import collections
 import os
 import pathlib
+import subprocess
 import sys
+import tempfile
 
 import numpy as np
 import onnx
@@ -434,12 +436,13 @@ def count(m, op):
 
 
 def feeds_for(m, seed=5):
+    """Random inputs (a symbolic dimension is 3)."""
     rng = np.random.default_rng(seed)
     out = {}
     for vi in m.graph.input:
         if vi.name in {t.name for t in m.graph.initializer}:
             continue
-        shape = [d.dim_value for d in vi.type.tensor_type.shape.dim]
+        shape = [d.dim_value if d.HasField("dim_value") else 3 for d in vi.type.tensor_type.shape.dim]
         out[vi.name] = rng.standard_normal(shape).astype(np.float32)
     return out
 
@@ -565,6 +568,20 @@ def test_lone_conv_stays_nchw(kernels):
     m = b.model([("x", [1, 3, 8, 8])], [y])
     assert ops(check_layout(m)) == ops(graph_rewrites.optimize(m, level="extended"))
     assert not any(n.domain == "ai.onnx_light" for n in check_layout(m).graph.node)
+
+
+def test_symbolic_batch_and_conv_attributes_carry_over(kernels):
+    """A batch dimension by name, auto_pad SAME_UPPER with dilations 2, strides 2: the
+    blocked convs keep every Conv attribute (the kernels apply them as Conv does)."""
+    b = Builder(15)
+    w = b.const(b.rng.standard_normal((24, 16, 3, 3)) / 12)
+    y = b.node("Conv", ["x", w], auto_pad="SAME_UPPER", dilations=[2, 2], strides=[2, 2], kernel_shape=[3, 3])
+    y = b.node("Relu", [b.conv(y, 24, 24)])
+    m = b.model([("x", ["N", 16, 11, 9])], [y])
+    r = check_layout(m)
+    assert ops(r) == ["ReorderInput", "NchwcConv", "NchwcConv", "ReorderOutput"]
+    attrs = {a.name: helper.get_attribute_value(a) for a in r.graph.node[1].attribute}
+    assert attrs == {"auto_pad": b"SAME_UPPER", "dilations": [2, 2], "strides": [2, 2], "kernel_shape": [3, 3]}
 
 
 def test_two_convs_in_separate_stretches_stay_nchw(kernels):
@@ -801,6 +818,24 @@ def test_native_pools_on_blocked_tensors_equal_the_2d_pools(op):
     np.testing.assert_array_equal(from_blocked(blocked, 24, op), plain)
 
 
+def compare_levels(threads: int) -> None:
+    """corpus_like_cnn through InferenceSession at "all" (blocked) and "extended" (NCHW):
+    the blocked graph as expected, the results within 1e-4 (sums in another order)."""
+    m = corpus_like_cnn()
+    feeds = feeds_for(m)
+    policy = onnx_light.CpuExecutionPolicy(num_threads=threads)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "all.onnx")
+        blocked = onnx_light.InferenceSession(
+            m, cpu_execution=policy, graph_optimization_level="all", optimized_model_filepath=path
+        )
+        assert collections.Counter(ops(onnx.load(path))) == CORPUS_LIKE_OPS
+    plain = onnx_light.InferenceSession(m, cpu_execution=policy, graph_optimization_level="extended")
+    for got, want in zip(blocked.run(None, feeds), plain.run(None, feeds), strict=True):
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
 @pytest.mark.skipif(
     not _registry_has_blocked_kernels(),
     reason="the registry has no blocked-layout kernels (native/kernels/nchwc: "
@@ -808,20 +843,20 @@ def test_native_pools_on_blocked_tensors_equal_the_2d_pools(op):
     + " missing), so level 'all' does not rewrite",
 )
 @pytest.mark.parametrize("threads", [1, 2])
-def test_native_blocked_layout_matches_extended(tmp_path, threads):
-    """corpus_like_cnn through InferenceSession at "all" (blocked) and "extended" (NCHW)."""
-    m = corpus_like_cnn()
-    feeds = feeds_for(m)
-    policy = onnx_light.CpuExecutionPolicy(num_threads=threads)
-    path = tmp_path / "all.onnx"
-    blocked = onnx_light.InferenceSession(
-        m, cpu_execution=policy, graph_optimization_level="all", optimized_model_filepath=str(path)
+@pytest.mark.parametrize("isa", [None, "avx2", "portable"])
+def test_native_blocked_layout_matches_extended(isa, threads):
+    """compare_levels in this process (the host's ISA), and in a process whose kernels are
+    capped at AVX2 or portable code (ONNX_LIGHT_MAX_ISA is fixed at a process's first use)."""
+    if isa is None:
+        compare_levels(threads)
+        return
+    here = os.path.dirname(os.path.abspath(__file__))
+    code = (
+        f"import sys; sys.path.insert(0, {here!r}); import graph_rewrites_layout_test as t; t.compare_levels({threads})"
     )
-    assert collections.Counter(ops(onnx.load(str(path)))) == CORPUS_LIKE_OPS
-    plain = onnx_light.InferenceSession(m, cpu_execution=policy, graph_optimization_level="extended")
-    for got, want in zip(blocked.run(None, feeds), plain.run(None, feeds), strict=True):
-        assert got.shape == want.shape
-        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+    env = dict(os.environ, ONNX_LIGHT_MAX_ISA=isa, PYTHONPATH=os.pathsep.join(sys.path))
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-4000:]
 
 
 # ---------------------------------------------------------------- the torch corpus
