@@ -451,6 +451,7 @@ def check_layout(m, level="all"):
     """The model rewritten at `level` (index checked after every pass), with the original's
     outputs (onnx.reference on the model as written) within RTOL/ATOL."""
     rewritten = optimize_checking_index(m, level=level)
+    onnx.checker.check_model(rewritten)  # topological order, names, opset imports
     assert [o.name for o in rewritten.graph.output] == [o.name for o in m.graph.output]
     feeds = feeds_for(m)
     expected = ReferenceEvaluator(m).run(None, feeds)

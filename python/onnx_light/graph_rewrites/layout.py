@@ -293,7 +293,7 @@ def rewrite_to_blocked_layout(
     registry has, available_ops()), `pools` whether pools stay blocked (default BLOCKED_POOLS)."""
     ops = available_ops() if ops is None else frozenset(ops)
     pools = BLOCKED_POOLS if pools is None else pools
-    if not all(op in ops for op in REQUIRED_OPS):
+    if not all(op in ops for op in REQUIRED_OPS) or not any(_is_conv(n) for n in model.graph.node):
         return model
     view = view_of(model, weights, infer_shapes=True)
     kept = _stretches(view, ops, pools)
