@@ -64,7 +64,7 @@ MIN_CONVS = 2
 # A group-1 conv with fewer input channels than this reads an NCHW X as it is (a stem).
 STEM_CHANNELS = BLOCK
 # Pools on blocked tensors (the 3-D pool on the 5-D tensor): exact with our Pool kernels,
-# but they run it through the generic N-D window path. Measured (20:10 UTC, load 0.9, Zen 5,
+# but they run it through the generic N-D window path. Measured (20:06 UTC, load 0.9, Zen 5,
 # 1 thread, MaxPool 3x3/2 pad 1 of ResNet's [1, 64, 112, 112]): 0.17-0.20 ms as the 2-D
 # pool, 10.0-10.3 ms as the 3-D pool on [1, 4, 112, 112, 16]. Off until a blocked pool
 # kernel exists.
