@@ -115,8 +115,9 @@ class InferenceSession:
     optimized_model_filepath: when not empty (or, if None, when the session options' is), the
         optimised model is written there (an ONNX file, as ONNX Runtime writes it). At levels
         "disabled" and "basic" it holds standard ONNX ops only; at "extended" and "all" it may
-        hold onnx-light's own ops (ai.onnx_light SqueezeExcitation, com.microsoft FusedGemm over
-        an A of rank > 2) that ONNX Runtime does not load.
+        hold onnx-light's own ops (ai.onnx_light SqueezeExcitation, at "all" the blocked-layout
+        ops of graph_rewrites.layout, com.microsoft FusedGemm over an A of rank > 2) that ONNX
+        Runtime does not load. "extended" is everything but the blocked layout (for A/B runs).
     """
 
     def __init__(

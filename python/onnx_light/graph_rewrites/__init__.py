@@ -13,7 +13,11 @@
               the ai.onnx import raised to 23 where that changes no node's meaning),
               Conv/Gemm + activation (+ residual Add) ->
               com.microsoft FusedConv/FusedGemm (fusion_rewrites) (ORT_ENABLE_EXTENDED)
-    all       extended, then LAYOUT_PASSES (none yet) (ORT_ENABLE_ALL, the default)
+    all       extended, then LAYOUT_PASSES: CNN stretches of two or more convolutions in the
+              blocked-channel layout NCHW16c (layout.py, native/kernels/nchwc/README.md), when
+              the registry has its kernels (ORT_ENABLE_ALL, the default). "extended" is the
+              switch that turns the layout off (for A/B runs and debugging): there is no
+              per-pass option
 
 Every pass is a function `(model, weights) -> model` (weights: the initializers held
 natively, _model.load_model_and_weights) that rewrites the top-level graph in place, keeps
@@ -31,7 +35,7 @@ import onnx
 
 from onnx_light import _native, fusion_rewrites, qdq_rewrites
 from onnx_light._model import _infer
-from onnx_light.graph_rewrites import _graph, basic, extended
+from onnx_light.graph_rewrites import _graph, basic, extended, layout
 from onnx_light.graph_rewrites.basic import fold_batch_norm_into_conv  # noqa: F401  (the first pass, kept here)
 
 Pass = Callable[[onnx.ModelProto, "_native.LoadedModel | None"], onnx.ModelProto]
@@ -49,7 +53,7 @@ EXTENDED_PASSES: list[Pass] = [
     # After MatMul + Add -> Gemm, so that Gemm + activation fuses too.
     *fusion_rewrites.PASSES,
 ]
-LAYOUT_PASSES: list[Pass] = []
+LAYOUT_PASSES: list[Pass] = list(layout.PASSES)
 
 # ONNX Runtime's GraphOptimizationLevel names -> ours.
 _ORT_LEVELS = {
