@@ -21,6 +21,7 @@ KERNEL_FAMILIES = [
     "//native/kernels/image:grid_sample",
     "//native/kernels/loss:loss",
     "//native/kernels/lrn_det:lrn_det",
+    "//native/kernels/nchwc:nchwc_depthwise",
     "//native/kernels/nms:nms",
     "//native/kernels/normalization:normalization",
     "//native/kernels/pooling:pooling",
