@@ -10,14 +10,19 @@
 //   - depthwise_row writes output row `oh` of one channel block: out_w vectors of 16 lanes.
 //     x_block is the block's input plane [in_h][in_w][16], w_block its taps packed
 //     [kernel_h][kernel_w][16] (PackDepthwiseWeights), bias_block 16 floats (zeros without
-//     a bias). Every lane of every output is, whichever the ISA or the path (interior
-//     columns without bounds checks, border columns with them, unrolled 3x3 / 5x5 with
-//     strides 1 and 2, or the general loop for other kernels, strides and dilations):
-//       acc = +0; for each tap inside the input, in (kh, kw) order: acc = fma(x, w, acc);
-//       y = acc + bias
+//     a bias). Positions go by runs of V::kCols (8 on AVX-512, 4 elsewhere: independent
+//     accumulation chains sharing each weight load, so that the FMA latency is hidden);
+//     runs whose taps all fall inside the input read without checks, the edge runs (left
+//     and right padding) read a block of zeros for a tap column outside the input, with no
+//     padded copy of X; a last partial run is a full run ending at out_w (positions
+//     computed twice, to the same bits). Square 3x3 and 5x5 kernels with strides 1 and 2
+//     have their taps unrolled; other kernels, strides and dilations take the same loop
+//     with run-time bounds. Every lane of every output is, whichever the ISA or the path:
+//       acc = +0; for each tap row inside the input, for each tap column, in (kh, kw)
+//       order: acc = fma(w, x, acc) (x = 0 for a column in the padding); y = acc + bias
 //     (one fused multiply-add per tap: the same sums, in the same order, as the NCHW
-//     depthwise kernels of conv/depthwise.h, so all variants give the same bits; a tap in
-//     the padding is skipped, which equals adding w x 0 since acc is never -0). No
+//     depthwise kernels of conv/depthwise.h, which skip padding taps; adding w x 0 leaves
+//     a sum unchanged unless it underflowed to -0). All variants give the same bits. No
 //     activation: the caller applies FusedConv's epilogue to the row just written, in L1.
 //   - block_sums: sums[l] = the sum over the plane's `positions` vectors of lane l, as
 //     four running sums over positions p = 0, 4, 8, ... / 1, 5, ... / 2, ... / 3, ...,

@@ -1,7 +1,8 @@
 // ai.onnx_light NchwcDepthwiseConv and NchwcSqueezeExcitation (README.md's contract):
 //  - every ISA variant of the per-block loops (nchwc_depthwise.h) gives the portable
-//    variant's bits, on the unrolled 3x3 / 5x5 paths, the general loop (other kernels,
-//    strides, dilations, pads) and planes narrower than a kernel;
+//    variant's bits and the scalar definition's, on the unrolled 3x3 / 5x5 paths, the
+//    general loop (other kernels, strides, dilations, pads), rows that end in a partial
+//    run (overlapping runs), rows narrower than a run, and planes narrower than a kernel;
 //  - the registered ops on a blocked copy of X (made here, not by ReorderInput) equal the
 //    NCHW kernels (com.microsoft FusedConv with group = C, ai.onnx_light SqueezeExcitation)
 //    within float tolerance, for MobileNetV3's and EfficientNet's channel counts and planes,
@@ -93,6 +94,8 @@ const RowCase kRowCases[] = {
     {"k3x5_dilated_strides_1_3", {11, 23, 0, 0, 3, 5, 1, 3, 2, 2, 2, 3}, 1, 0},
     {"k7_s1_no_pads", {12, 20, 0, 0, 7, 7, 1, 1, 1, 1, 0, 0}, 0, 0},
     {"k1_s2", {6, 9, 0, 0, 1, 1, 2, 2, 1, 1, 0, 0}, 0, 0},
+    {"k3_s1_rows_of_3", {4, 3, 0, 0, 3, 3, 1, 1, 1, 1, 1, 1}, 1, 1},
+    {"k5_s2_right_pad_only_rows_of_8", {5, 17, 0, 0, 5, 5, 2, 2, 1, 1, 0, 0}, 2, 2},
 };
 
 class NchwcBlockVariantTest : public ::testing::TestWithParam<IsaVariant<nchwc::NchwcBlockKernels>> {};
