@@ -9,13 +9,15 @@
 // not a test.
 //
 //   ./bazelw build //native/kernels/nchwc:nchwc_depthwise_ab
-//   bazel-bin/native/kernels/nchwc/nchwc_depthwise_ab [threads=1] [rounds=5] [runs=50] [only=0] [case=-1]
+//   bazel-bin/native/kernels/nchwc/nchwc_depthwise_ab [threads=1] [rounds=5] [runs=50] [only=0] [case=-1] [plain=0]
 //
 // Per round (A then B in even rounds, B then A in odd ones, `runs` runs each): the median
 // microseconds of each (wall time of Compute; each side allocates from its own allocator
 // across runs, as a session does), B/A and the 1-minute load average. only = 1
 // or 2 runs A or B alone (for callgrind, ONNX_LIGHT_MAX_ISA=avx2: two runs with different
-// `runs` give instructions per run by difference); case = i runs only case i.
+// `runs` give instructions per run by difference); case = i runs only case i; plain = 1
+// drops the depthwise cases' activation (the convolution alone, as ORT's NCHWc Conv node
+// runs it when the activation is a separate node).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -69,7 +71,7 @@ std::vector<float> Blocked(const std::vector<float>& x, int64_t c, int64_t plane
 }
 
 void Setup(KernelRunner& t, const Case& k, bool blocked, const std::vector<float>& x, const std::vector<float>& w,
-           const std::vector<float>& b, const std::vector<float>& w2, const std::vector<float>& b2) {
+           const std::vector<float>& b, const std::vector<float>& w2, const std::vector<float>& b2, bool plain) {
   const int64_t blocks = (k.c + 15) / 16, plane = k.hw * k.hw;
   if (blocked) {
     t.Input(MakeTensor<float>({1, blocks, k.hw, k.hw, 16}, Blocked(x, k.c, plane)));
@@ -87,7 +89,7 @@ void Setup(KernelRunner& t, const Case& k, bool blocked, const std::vector<float
   t.Attr("group", k.c).Attr("kernel_shape", std::vector<int64_t>{k.kernel, k.kernel});
   const int64_t p = k.kernel / 2;
   t.Attr("pads", std::vector<int64_t>{p, p, p, p}).Attr("strides", std::vector<int64_t>{k.stride, k.stride});
-  t.Attr("activation", std::string(k.activation));
+  if (!plain) t.Attr("activation", std::string(k.activation));
 }
 
 }  // namespace
@@ -96,6 +98,7 @@ int main(int argc, char** argv) {
   const int threads = argc > 1 ? std::atoi(argv[1]) : 1, rounds = argc > 2 ? std::atoi(argv[2]) : 5,
             runs = argc > 3 ? std::atoi(argv[3]) : 50, only = argc > 4 ? std::atoi(argv[4]) : 0,
             which = argc > 5 ? std::atoi(argv[5]) : -1;
+  const bool plain = argc > 6 && std::atoi(argv[6]) != 0;
   if (threads < 1 || rounds < 0 || runs < 1) {
     std::fprintf(stderr, "usage: %s [threads] [rounds] [runs] [only] [case]\n", argv[0]);
     return 2;
@@ -112,8 +115,8 @@ int main(int argc, char** argv) {
                              b2 = onnx_light::testing::RandomFloats(k.kernel, 5);
     KernelRunner a(k.se ? "SqueezeExcitation" : "FusedConv", 1, k.se ? "ai.onnx_light" : "com.microsoft");
     KernelRunner nb(k.se ? "NchwcSqueezeExcitation" : "NchwcDepthwiseConv", 1, "ai.onnx_light");
-    Setup(a, k, false, x, w, b, w2, b2);
-    Setup(nb, k, true, x, w, b, w2, b2);
+    Setup(a, k, false, x, w, b, w2, b2, plain);
+    Setup(nb, k, true, x, w, b, w2, b2, plain);
     // Each runtime's own allocator across its runs, as a session's nodes have: outputs
     // land in blocks already mapped (a fresh allocator per run would time page faults).
     a.SharedAllocator(std::make_shared<Allocator>());
@@ -143,7 +146,7 @@ int main(int argc, char** argv) {
     double diff = 0;
     for (size_t i = 0; i < yb.size() && i < ya_blocked.size(); ++i)
       diff = std::max(diff, static_cast<double>(std::fabs(yb[i] - ya_blocked[i])));
-    std::printf("%s threads %d: max |A - B| %.3g\n", k.name, threads, diff);
+    std::printf("%s%s threads %d: max |A - B| %.3g\n", k.name, plain && !k.se ? " (no activation)" : "", threads, diff);
     for (int r = 0; r < rounds; ++r) {
       double ta, tb;
       if (r % 2 == 0) {
