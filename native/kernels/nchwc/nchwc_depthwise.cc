@@ -15,6 +15,7 @@ struct Portable {
     float v[16];
   };
   static constexpr int kCols = 4;
+  static constexpr int kColsAlt = kCols;
   static Vec Zero() { return Vec{}; }
   static Vec Load(const float* p) {
     Vec r;

@@ -10,8 +10,9 @@
 //   - depthwise_row writes output row `oh` of one channel block: out_w vectors of 16 lanes.
 //     x_block is the block's input plane [in_h][in_w][16], w_block its taps packed
 //     [kernel_h][kernel_w][16] (PackDepthwiseWeights), bias_block 16 floats (zeros without
-//     a bias). Positions go by runs of V::kCols (8 on AVX-512, 4 elsewhere: independent
-//     accumulation chains sharing each weight load, so that the FMA latency is hidden);
+//     a bias). Positions go by runs of V::kCols (8 on AVX-512, or 7 on rows of 7, 14 and
+//     28; 4 elsewhere: independent accumulation chains sharing each weight load, so that
+//     the FMA latency is hidden);
 //     runs whose taps all fall inside the input read without checks, the edge runs (left
 //     and right padding) read a block of zeros for a tap column outside the input, with no
 //     padded copy of X; a last partial run is a full run ending at out_w (positions

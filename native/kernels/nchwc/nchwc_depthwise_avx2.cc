@@ -19,6 +19,7 @@ struct Avx2 {
     __m256 lo, hi;
   };
   static constexpr int kCols = 4;
+  static constexpr int kColsAlt = kCols;
   static Vec Zero() { return {_mm256_setzero_ps(), _mm256_setzero_ps()}; }
   static Vec Load(const float* p) { return {_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8)}; }
   static void Store(float* p, Vec v) {

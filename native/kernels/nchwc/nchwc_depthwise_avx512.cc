@@ -16,6 +16,7 @@ namespace {
 struct Avx512 {
   using Vec = __m512;
   static constexpr int kCols = 8;
+  static constexpr int kColsAlt = 7;  // rows of 7, 14, 28: MobileNetV3 / EfficientNet widths
   static Vec Zero() { return _mm512_setzero_ps(); }
   static Vec Load(const float* p) { return _mm512_loadu_ps(p); }
   static void Store(float* p, Vec v) { _mm512_storeu_ps(p, v); }

@@ -15,6 +15,7 @@ struct Neon {
     float32x4_t q[4];
   };
   static constexpr int kCols = 4;
+  static constexpr int kColsAlt = kCols;
   static Vec Zero() {
     const float32x4_t z = vdupq_n_f32(0.0f);
     return {{z, z, z, z}};
