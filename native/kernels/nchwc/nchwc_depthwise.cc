@@ -15,6 +15,7 @@ struct Portable {
     float v[16];
   };
   static constexpr int kCols = 4;
+  static constexpr bool kPairRows = false;
   static constexpr int kColsAlt = kCols;
   static Vec Zero() { return Vec{}; }
   static Vec Load(const float* p) {
@@ -46,10 +47,16 @@ struct Portable {
 const std::vector<IsaVariant<NchwcBlockKernels>>& NchwcBlockVariants() {
   static const auto* variants = new std::vector<IsaVariant<NchwcBlockKernels>> {
 #if defined(__x86_64__)
-    {"avx512", Isa::kAvx512, {&NchwcDepthwiseRowAvx512, &NchwcBlockSumsAvx512, &NchwcBlockScaleAvx512}},
-        {"avx2", Isa::kAvx2, {&NchwcDepthwiseRowAvx2, &NchwcBlockSumsAvx2, &NchwcBlockScaleAvx2}},
+    {"avx512",
+     Isa::kAvx512,
+     {&NchwcDepthwiseRowAvx512, &NchwcDepthwiseRowPairAvx512, &NchwcBlockSumsAvx512, &NchwcBlockScaleAvx512}},
+        {"avx2",
+         Isa::kAvx2,
+         {&NchwcDepthwiseRowAvx2, &NchwcDepthwiseRowPairAvx2, &NchwcBlockSumsAvx2, &NchwcBlockScaleAvx2}},
 #elif defined(__aarch64__)
-    {"neon", Isa::kNeon, {&NchwcDepthwiseRowNeon, &NchwcBlockSumsNeon, &NchwcBlockScaleNeon}},
+    {"neon",
+     Isa::kNeon,
+     {&NchwcDepthwiseRowNeon, &NchwcDepthwiseRowPairNeon, &NchwcBlockSumsNeon, &NchwcBlockScaleNeon}},
 #endif
     {
       "portable", Isa::kPortable, BlockOps<Portable>::Kernels()

@@ -25,6 +25,11 @@
 //     depthwise kernels of conv/depthwise.h, which skip padding taps; adding w x 0 leaves
 //     a sum unchanged unless it underflowed to -0). All variants give the same bits. No
 //     activation: the caller applies FusedConv's epilogue to the row just written, in L1.
+//   - depthwise_row_pair writes rows oh and oh + 1 (only oh when oh + 1 == out_h), the
+//     second right after the first: for square 3x3 / 5x5 kernels at stride 1 whose two rows
+//     have every tap row inside the input it loads each input vector once for both rows
+//     (AVX-512 only, V::kPairRows: two rows of accumulators need its 32 registers), else it
+//     is two depthwise_row calls. The same bits as depthwise_row.
 //   - block_sums: sums[l] = the sum over the plane's `positions` vectors of lane l, as
 //     four running sums over positions p = 0, 4, 8, ... / 1, 5, ... / 2, ... / 3, ...,
 //     then (s0 + s1) + (s2 + s3): one fixed order on every ISA.
@@ -53,11 +58,15 @@ struct DepthwiseGeometry {
 
 using DepthwiseRowFn = void (*)(const DepthwiseGeometry& g, const float* x_block, const float* w_block,
                                 const float* bias_block, int64_t oh, float* y_row);
+// Rows oh and oh + 1 (only oh when oh + 1 == out_h) into y_rows and y_rows + out_w x 16.
+using DepthwiseRowPairFn = void (*)(const DepthwiseGeometry& g, const float* x_block, const float* w_block,
+                                    const float* bias_block, int64_t oh, float* y_rows);
 using BlockSumsFn = void (*)(const float* x_block, int64_t positions, float* sums);
 using BlockScaleFn = void (*)(const float* x_block, const float* gate, int64_t positions, float* y_block);
 
 struct NchwcBlockKernels {
   DepthwiseRowFn depthwise_row = nullptr;
+  DepthwiseRowPairFn depthwise_row_pair = nullptr;
   BlockSumsFn block_sums = nullptr;
   BlockScaleFn block_scale = nullptr;
 };
@@ -74,14 +83,20 @@ std::vector<float> PackDepthwiseWeights(const float* w, int64_t channels, int64_
 // IsaEnabled(its ISA).
 void NchwcDepthwiseRowAvx512(const DepthwiseGeometry& g, const float* x_block, const float* w_block,
                              const float* bias_block, int64_t oh, float* y_row);
+void NchwcDepthwiseRowPairAvx512(const DepthwiseGeometry& g, const float* x_block, const float* w_block,
+                                 const float* bias_block, int64_t oh, float* y_rows);
 void NchwcBlockSumsAvx512(const float* x_block, int64_t positions, float* sums);
 void NchwcBlockScaleAvx512(const float* x_block, const float* gate, int64_t positions, float* y_block);
 void NchwcDepthwiseRowAvx2(const DepthwiseGeometry& g, const float* x_block, const float* w_block,
                            const float* bias_block, int64_t oh, float* y_row);
+void NchwcDepthwiseRowPairAvx2(const DepthwiseGeometry& g, const float* x_block, const float* w_block,
+                               const float* bias_block, int64_t oh, float* y_rows);
 void NchwcBlockSumsAvx2(const float* x_block, int64_t positions, float* sums);
 void NchwcBlockScaleAvx2(const float* x_block, const float* gate, int64_t positions, float* y_block);
 void NchwcDepthwiseRowNeon(const DepthwiseGeometry& g, const float* x_block, const float* w_block,
                            const float* bias_block, int64_t oh, float* y_row);
+void NchwcDepthwiseRowPairNeon(const DepthwiseGeometry& g, const float* x_block, const float* w_block,
+                               const float* bias_block, int64_t oh, float* y_rows);
 void NchwcBlockSumsNeon(const float* x_block, int64_t positions, float* sums);
 void NchwcBlockScaleNeon(const float* x_block, const float* gate, int64_t positions, float* y_block);
 

@@ -19,6 +19,7 @@ struct Avx2 {
     __m256 lo, hi;
   };
   static constexpr int kCols = 4;
+  static constexpr bool kPairRows = false;
   static constexpr int kColsAlt = kCols;
   static Vec Zero() { return {_mm256_setzero_ps(), _mm256_setzero_ps()}; }
   static Vec Load(const float* p) { return {_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8)}; }
@@ -39,6 +40,10 @@ void NchwcDepthwiseRowAvx2(const DepthwiseGeometry& g, const float* x_block, con
                            const float* bias_block, int64_t oh, float* y_row) {
   BlockOps<Avx2>::DepthwiseRow(g, x_block, w_block, bias_block, oh, y_row);
 }
+void NchwcDepthwiseRowPairAvx2(const DepthwiseGeometry& g, const float* x_block, const float* w_block,
+                               const float* bias_block, int64_t oh, float* y_rows) {
+  BlockOps<Avx2>::DepthwiseRowPair(g, x_block, w_block, bias_block, oh, y_rows);
+}
 void NchwcBlockSumsAvx2(const float* x_block, int64_t positions, float* sums) {
   BlockOps<Avx2>::BlockSums(x_block, positions, sums);
 }
@@ -53,6 +58,7 @@ void NchwcBlockScaleAvx2(const float* x_block, const float* gate, int64_t positi
 namespace onnx_light {
 namespace nchwc {
 void NchwcDepthwiseRowAvx2(const DepthwiseGeometry&, const float*, const float*, const float*, int64_t, float*) {}
+void NchwcDepthwiseRowPairAvx2(const DepthwiseGeometry&, const float*, const float*, const float*, int64_t, float*) {}
 void NchwcBlockSumsAvx2(const float*, int64_t, float*) {}
 void NchwcBlockScaleAvx2(const float*, const float*, int64_t, float*) {}
 }  // namespace nchwc

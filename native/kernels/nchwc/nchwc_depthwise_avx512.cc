@@ -16,6 +16,7 @@ namespace {
 struct Avx512 {
   using Vec = __m512;
   static constexpr int kCols = 8;
+  static constexpr bool kPairRows = true;
   static constexpr int kColsAlt = 7;  // rows of 7, 14, 28: MobileNetV3 / EfficientNet widths
   static Vec Zero() { return _mm512_setzero_ps(); }
   static Vec Load(const float* p) { return _mm512_loadu_ps(p); }
@@ -33,6 +34,10 @@ void NchwcDepthwiseRowAvx512(const DepthwiseGeometry& g, const float* x_block, c
                              const float* bias_block, int64_t oh, float* y_row) {
   BlockOps<Avx512>::DepthwiseRow(g, x_block, w_block, bias_block, oh, y_row);
 }
+void NchwcDepthwiseRowPairAvx512(const DepthwiseGeometry& g, const float* x_block, const float* w_block,
+                                 const float* bias_block, int64_t oh, float* y_rows) {
+  BlockOps<Avx512>::DepthwiseRowPair(g, x_block, w_block, bias_block, oh, y_rows);
+}
 void NchwcBlockSumsAvx512(const float* x_block, int64_t positions, float* sums) {
   BlockOps<Avx512>::BlockSums(x_block, positions, sums);
 }
@@ -47,6 +52,7 @@ void NchwcBlockScaleAvx512(const float* x_block, const float* gate, int64_t posi
 namespace onnx_light {
 namespace nchwc {
 void NchwcDepthwiseRowAvx512(const DepthwiseGeometry&, const float*, const float*, const float*, int64_t, float*) {}
+void NchwcDepthwiseRowPairAvx512(const DepthwiseGeometry&, const float*, const float*, const float*, int64_t, float*) {}
 void NchwcBlockSumsAvx512(const float*, int64_t, float*) {}
 void NchwcBlockScaleAvx512(const float*, const float*, int64_t, float*) {}
 }  // namespace nchwc

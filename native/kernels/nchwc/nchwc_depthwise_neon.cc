@@ -15,6 +15,7 @@ struct Neon {
     float32x4_t q[4];
   };
   static constexpr int kCols = 4;
+  static constexpr bool kPairRows = false;
   static constexpr int kColsAlt = kCols;
   static Vec Zero() {
     const float32x4_t z = vdupq_n_f32(0.0f);
@@ -47,6 +48,10 @@ void NchwcDepthwiseRowNeon(const DepthwiseGeometry& g, const float* x_block, con
                            const float* bias_block, int64_t oh, float* y_row) {
   BlockOps<Neon>::DepthwiseRow(g, x_block, w_block, bias_block, oh, y_row);
 }
+void NchwcDepthwiseRowPairNeon(const DepthwiseGeometry& g, const float* x_block, const float* w_block,
+                               const float* bias_block, int64_t oh, float* y_rows) {
+  BlockOps<Neon>::DepthwiseRowPair(g, x_block, w_block, bias_block, oh, y_rows);
+}
 void NchwcBlockSumsNeon(const float* x_block, int64_t positions, float* sums) {
   BlockOps<Neon>::BlockSums(x_block, positions, sums);
 }
@@ -61,6 +66,7 @@ void NchwcBlockScaleNeon(const float* x_block, const float* gate, int64_t positi
 namespace onnx_light {
 namespace nchwc {
 void NchwcDepthwiseRowNeon(const DepthwiseGeometry&, const float*, const float*, const float*, int64_t, float*) {}
+void NchwcDepthwiseRowPairNeon(const DepthwiseGeometry&, const float*, const float*, const float*, int64_t, float*) {}
 void NchwcBlockSumsNeon(const float*, int64_t, float*) {}
 void NchwcBlockScaleNeon(const float*, const float*, int64_t, float*) {}
 }  // namespace nchwc

@@ -96,6 +96,11 @@ const RowCase kRowCases[] = {
     {"k1_s2", {6, 9, 0, 0, 1, 1, 2, 2, 1, 1, 0, 0}, 0, 0},
     {"k3_s1_rows_of_3", {4, 3, 0, 0, 3, 3, 1, 1, 1, 1, 1, 1}, 1, 1},
     {"k5_s2_right_pad_only_rows_of_8", {5, 17, 0, 0, 5, 5, 2, 2, 1, 1, 0, 0}, 2, 2},
+    // Row pairs at stride 1: 3x3 rows of 112 (runs of 8), 5x5 rows of 28 (runs of 7 on
+    // AVX-512), and rows narrower than a run.
+    {"k3_s1_rows_of_112", {9, 112, 0, 0, 3, 3, 1, 1, 1, 1, 1, 1}, 1, 1},
+    {"k5_s1_rows_of_28", {11, 28, 0, 0, 5, 5, 1, 1, 1, 1, 2, 2}, 2, 2},
+    {"k5_s1_rows_of_5", {10, 5, 0, 0, 5, 5, 1, 1, 1, 1, 2, 2}, 2, 2},
 };
 
 class NchwcBlockVariantTest : public ::testing::TestWithParam<IsaVariant<nchwc::NchwcBlockKernels>> {};
@@ -115,6 +120,16 @@ TEST_P(NchwcBlockVariantTest, DepthwiseRowsMatchPortableBitForBit) {
       ref.depthwise_row(g, x.data(), w.data(), bias.data(), oh, want.data() + oh * g.out_w * kBlock);
     }
     EXPECT_EQ(0, std::memcmp(got.data(), want.data(), got.size() * sizeof(float))) << c.name;
+    // Row pairs (from every row: pairs starting at odd rows too) give the single rows' bits.
+    for (int64_t first = 0; first < 2; ++first) {
+      std::vector<float> paired(got.size(), NAN);
+      if (first == 1) k.depthwise_row(g, x.data(), w.data(), bias.data(), 0, paired.data());
+      for (int64_t oh = first; oh < g.out_h; oh += 2) {
+        k.depthwise_row_pair(g, x.data(), w.data(), bias.data(), oh, paired.data() + oh * g.out_w * kBlock);
+      }
+      EXPECT_EQ(0, std::memcmp(paired.data(), got.data(), got.size() * sizeof(float)))
+          << c.name << " pairs from " << first;
+    }
     // And the definition (taps inside the input in (kh, kw) order, fused, then + bias).
     for (int64_t oh = 0; oh < g.out_h; ++oh)
       for (int64_t ow = 0; ow < g.out_w; ++ow)
