@@ -6,10 +6,10 @@
 // NchwcDepthwiseConv: inputs X blocked, W [C, 1, kh, kw] (a constant: packed at creation
 // as [Cb][kh][kw][16], pad lanes 0), B [C] optional; Conv's attributes with group = C and
 // FusedConv's activation/activation_params. Y = activation(depthwise(X, W) + B), blocked.
-// The units of work are pairs of output rows of one channel block of one image (N x Cb x
-// ceil(OH / 2): depthwise_row_pair, which loads each input vector once for both rows where
-// it can), split with ThresholdedParallel (parallel.minimum_elements counts multiply-adds,
-// parallel.block_multiply_adds); each pair is computed, then put through the activation
+// The units of work are output rows of one channel block of one image, in pairs for square
+// 3x3 / 5x5 kernels at stride 1 (depthwise_row_pair, which loads each input vector once for
+// both rows where it can), split with ThresholdedParallel (parallel.minimum_elements counts multiply-adds,
+// parallel.block_multiply_adds); each unit is computed, then put through the activation
 // (gemm/epilogue.h, this CPU's widest lanes) while it is in L1, then its pad lanes are
 // written 0 (Sigmoid and HardSigmoid map 0 elsewhere). Each row is written by one
 // participant in one fixed order: the bits do not depend on the participant count.
@@ -116,8 +116,7 @@ class NchwcDepthwiseConvKernel final : public OpKernel {
     const int64_t batch = xs[0];
     OL_ASSIGN_OR_RETURN(Tensor * y,
                         ctx.AllocateOutput(0, DataType::kFloat, Shape({batch, blocks, g.out_h, g.out_w, kBlock})));
-    const int64_t pairs_per_plane = (g.out_h + 1) / 2, pairs = batch * blocks * pairs_per_plane;
-    if (pairs == 0 || g.out_w == 0) return Status::Ok();
+    if (batch * blocks * g.out_h == 0 || g.out_w == 0) return Status::Ok();
 
     ScratchArena arena(ctx.allocator(), sizeof(float) * blocks * kBlock + 64);
     OL_RETURN_IF_ERROR(arena.status());
@@ -133,11 +132,10 @@ class NchwcDepthwiseConvKernel final : public OpKernel {
     const int64_t real_lanes = channels - (blocks - 1) * kBlock;  // of the last block
     const bool activation = !epilogue_.empty();
     // Rows in pairs where depthwise_row_pair shares input loads between them (square 3x3 /
-    // 5x5 kernels at stride 1); elsewhere one row at a time, each through the activation
-    // right after it is written (measured: two rows of 3x3/2 96@112 before the activation of
-    // both were 5-8% slower than row by row).
+    // 5x5 kernels at stride 1); elsewhere one row per unit, as before the pairs.
     const bool paired = g.kernel_h == g.kernel_w && (g.kernel_h == 3 || g.kernel_h == 5) && g.stride_h == 1 &&
                         g.stride_w == 1 && g.dilation_h == 1 && g.dilation_w == 1;
+    const int64_t rows_per_unit = paired ? 2 : 1, units_per_plane = (g.out_h + rows_per_unit - 1) / rows_per_unit;
     // The activation over `n_rows` rows just written, then their pad lanes to 0.
     const auto Finish = [&](float* y_rows, int64_t n_rows, int64_t cb) {
       if (!activation) return;
@@ -147,27 +145,25 @@ class NchwcDepthwiseConvKernel final : public OpKernel {
           std::fill(y_rows + p * kBlock + real_lanes, y_rows + (p + 1) * kBlock, 0.0f);
       }
     };
-    // Units: pairs of output rows of one (image, block) plane (the last pair of an odd
-    // plane is one row).
-    return parallel_.Run(
-        ctx.parallel(), "nchwc_depthwise.row_pairs", pairs, 2 * row * taps, [&](int64_t begin, int64_t end) {
-          for (int64_t u = begin; u < end; ++u) {
-            const int64_t plane = u / pairs_per_plane, oh = 2 * (u % pairs_per_plane), cb = plane % blocks;
-            const int64_t n_rows = oh + 1 < g.out_h ? 2 : 1;
-            float* y_rows = yd + (plane * g.out_h + oh) * row;
-            const float* xb = xd + plane * in_plane;
-            const float* wb = packed_.data() + cb * taps * kBlock;
-            if (paired) {
-              k.depthwise_row_pair(g, xb, wb, bias + cb * kBlock, oh, y_rows);
-              Finish(y_rows, n_rows, cb);
-            } else {
-              for (int64_t i = 0; i < n_rows; ++i) {
-                k.depthwise_row(g, xb, wb, bias + cb * kBlock, oh + i, y_rows + i * row);
-                Finish(y_rows + i * row, 1, cb);
-              }
-            }
-          }
-        });
+    // Units: rows_per_unit output rows of one (image, block) plane (the last unit of a plane
+    // may have fewer).
+    return parallel_.Run(ctx.parallel(), "nchwc_depthwise.rows", batch * blocks * units_per_plane,
+                         rows_per_unit * row * taps, [&](int64_t begin, int64_t end) {
+                           for (int64_t u = begin; u < end; ++u) {
+                             const int64_t plane = u / units_per_plane, cb = plane % blocks;
+                             const int64_t oh = rows_per_unit * (u % units_per_plane);
+                             float* y_rows = yd + (plane * g.out_h + oh) * row;
+                             const float* xb = xd + plane * in_plane;
+                             const float* wb = packed_.data() + cb * taps * kBlock;
+                             if (paired) {
+                               k.depthwise_row_pair(g, xb, wb, bias + cb * kBlock, oh, y_rows);
+                               Finish(y_rows, oh + 1 < g.out_h ? 2 : 1, cb);
+                             } else {
+                               k.depthwise_row(g, xb, wb, bias + cb * kBlock, oh, y_rows);
+                               Finish(y_rows, 1, cb);
+                             }
+                           }
+                         });
   }
 
  private:
@@ -301,7 +297,8 @@ OL_REGISTER_KERNELS(nchwc_depthwise_ops) {
       .Domain("ai.onnx_light")
       .SinceVersions({1})
       .Types(TypeList<float>{})
-      .Tuning(WorkUnitTuning(kDepthwiseMinimumMultiplyAdds, "pair of output rows of one channel block"))
+      .Tuning(WorkUnitTuning(kDepthwiseMinimumMultiplyAdds,
+                             "unit of output rows (two at stride 1, else one) of one channel block"))
       .Factory(MakeKernel<NchwcDepthwiseConvKernel>())
       .AddTo(registry);
   Kernel("NchwcSqueezeExcitation")
