@@ -6,12 +6,13 @@
 // NchwcDepthwiseConv: inputs X blocked, W [C, 1, kh, kw] (a constant: packed at creation
 // as [Cb][kh][kw][16], pad lanes 0), B [C] optional; Conv's attributes with group = C and
 // FusedConv's activation/activation_params. Y = activation(depthwise(X, W) + B), blocked.
-// The units of work are output rows of one channel block of one image, in pairs for square
-// 3x3 / 5x5 kernels at stride 1 (depthwise_row_pair, which loads each input vector once for
-// both rows where it can), split with ThresholdedParallel (parallel.minimum_elements counts multiply-adds,
-// parallel.block_multiply_adds); each unit is computed, then put through the activation
-// (gemm/epilogue.h, this CPU's widest lanes) while it is in L1, then its pad lanes are
-// written 0 (Sigmoid and HardSigmoid map 0 elsewhere). Each row is written by one
+// The units of work are output rows of one channel block of one image, in pairs for
+// square 3x3 / 5x5 kernels at stride 1 (depthwise_row_pair, which loads each input vector
+// once for both rows where it can), split with ThresholdedParallel
+// (parallel.minimum_elements counts multiply-adds, parallel.block_multiply_adds); each unit
+// is computed, then put through the activation (gemm/epilogue.h, this CPU's widest lanes)
+// while it is in L1, then its pad lanes are written 0 (Sigmoid and HardSigmoid map 0
+// elsewhere). Each row is written by one
 // participant in one fixed order: the bits do not depend on the participant count.
 //
 // NchwcSqueezeExcitation: SqueezeExcitation's inputs and attributes (conv/
