@@ -22,6 +22,7 @@ KERNEL_FAMILIES = [
     "//native/kernels/loss:loss",
     "//native/kernels/lrn_det:lrn_det",
     "//native/kernels/nchwc:nchwc_core",
+    "//native/kernels/nchwc:nchwc_depthwise",
     "//native/kernels/nms:nms",
     "//native/kernels/normalization:normalization",
     "//native/kernels/pooling:pooling",
