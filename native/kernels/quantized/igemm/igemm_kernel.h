@@ -59,6 +59,16 @@ using RequantizeFn = void (*)(const int32_t* acc, int64_t n, int32_t bias, const
 using AddZeroPointTermsFn = void (*)(uint32_t* row, int64_t n, uint32_t row_term, uint32_t azp,
                                      const uint32_t* column_sums);
 
+// The indirect byte tile (IgemmComputeIndirect: a convolution's output positions as rows,
+// read in place): c[i * ldc + j] = sum over taps t < taps and quads q < quads of the four
+// bytes at rows[i] + offsets[t] + 4q (uint8) times B(t quads + q, j) (the byte panel's
+// int8 quads), for the tile's rows i < rows and columns j < cols, overwriting c; b points
+// to the panel's first quad.
+using IgemmIndirectTileFn = void (*)(int64_t taps, int64_t quads, const uint8_t* const* rows, const int64_t* offsets,
+                                     const int8_t* b, int32_t* c, int64_t ldc);
+// The indirect tile over the first `rows` (1..mr) rows and at least `cols` (1..nr) columns.
+using IgemmIndirectEdgeTileFn = IgemmIndirectTileFn (*)(int rows, int cols);
+
 struct IgemmKernel {
   const char* name;
   int mr;
@@ -69,8 +79,9 @@ struct IgemmKernel {
   // Edge tiles for the packed-A arrangement (IgemmMultiplyBlock); null: full tiles only.
   IgemmEdgeTileFn edge_tile = nullptr;
   IgemmByteEdgeTileFn edge_tile_u8s8 = nullptr;
-  IgemmPackPanelFn pack_panel = nullptr;               // in the format its packed A takes (byte if tile_u8s8)
-  AddZeroPointTermsFn add_zero_point_terms = nullptr;  // null: the scalar lanes (igemm.cc)
+  IgemmPackPanelFn pack_panel = nullptr;                 // in the format its packed A takes (byte if tile_u8s8)
+  AddZeroPointTermsFn add_zero_point_terms = nullptr;    // null: the scalar lanes (igemm.cc)
+  IgemmIndirectEdgeTileFn indirect_tile_u8s8 = nullptr;  // null: no IgemmComputeIndirect
 };
 
 // Per-ISA kernels: null when not compiled for this architecture or not enabled on this CPU.
