@@ -590,6 +590,23 @@ inline void Transpose16x16(const uint8_t* src, int64_t src_stride, uint8_t* dst,
 #endif
 }
 
+// dst[j * dst_stride + i] = src[i * src_stride + j] ^ flip for i < rows, j < cols: 16 x 16
+// blocks when rows is 16 and cols at least 16 (the last block overlapping the one before,
+// writing the same bytes again), else element by element.
+inline void TransposeBytes(const uint8_t* src, int64_t src_stride, int64_t rows, int64_t cols, uint8_t* dst,
+                           int64_t dst_stride, uint8_t flip) {
+  if (rows == 16 && cols >= 16) {
+    for (int64_t j = 0;; j += 16) {
+      const int64_t at = std::min(j, cols - 16);
+      Transpose16x16(src + at, src_stride, dst + at * dst_stride, dst_stride, flip);
+      if (at == cols - 16) return;
+    }
+  }
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) dst[j * dst_stride + i] = static_cast<uint8_t>(src[i * src_stride + j] ^ flip);
+  }
+}
+
 // Input plane rows of image n, NCHW, into the padded NHWC copy (hp x wp positions of C
 // bytes each, `pad` outside the input), each byte xor `flip`: padded rows [row0, row1) of
 // the image. Blocks of 16 channels, so that the input rows read stay in cache while their
@@ -609,14 +626,29 @@ void FillNhwcRows(const Plane2D& v, int64_t c, int64_t hp, int64_t wp, const uin
     std::memset(row + x1 * c, pad, static_cast<size_t>((wp - x1) * c));
     const uint8_t* in = x + iy * v.w - v.pw;  // in[cc * plane + px]: channel cc at padded column px
     for (int64_t c0 = 0; c0 < c; c0 += 16) {
-      const int64_t c1 = std::min(c, c0 + 16);
-      int64_t px = x0;
-      if (c1 - c0 == 16) {  // 16 x 16 blocks, then the last columns one by one
-        for (; px + 16 <= x1; px += 16) Transpose16x16(in + c0 * plane + px, plane, row + px * c + c0, c, flip);
-      }
-      for (; px < x1; ++px) {
-        uint8_t* out = row + px * c;
-        for (int64_t cc = c0; cc < c1; ++cc) out[cc] = static_cast<uint8_t>(in[cc * plane + px] ^ flip);
+      TransposeBytes(in + c0 * plane + x0, plane, std::min<int64_t>(16, c - c0), x1 - x0, row + x0 * c + c0, c, flip);
+    }
+  }
+}
+
+// A 1x1 strided convolution whose every output position reads the input (no padding):
+// only the positions read are copied, output row oy (input row oy sh, every sw-th column)
+// at nhwc + oy ow C, for output rows [row0, row1) of the image.
+void FillSubsampledRows(const Plane2D& v, int64_t c, const uint8_t* x, uint8_t flip, int64_t row0, int64_t row1,
+                        uint8_t* nhwc) {
+  const int64_t plane = v.h * v.w;
+  constexpr int64_t kStrip = 256;
+  uint8_t strip[16 * kStrip];  // up to 16 channels x kStrip columns of one output row
+  for (int64_t oy = row0; oy < row1; ++oy) {
+    const uint8_t* in = x + oy * v.sh * v.w;
+    for (int64_t c0 = 0; c0 < c; c0 += 16) {
+      const int64_t rows = std::min<int64_t>(16, c - c0);
+      for (int64_t ox0 = 0; ox0 < v.ow; ox0 += kStrip) {
+        const int64_t width = std::min(kStrip, v.ow - ox0);
+        for (int64_t cc = 0; cc < rows; ++cc) {
+          StridedCopy(in + (c0 + cc) * plane + ox0 * v.sw, v.sw, width, strip + cc * kStrip);
+        }
+        TransposeBytes(strip, kStrip, rows, width, nhwc + (oy * v.ow + ox0) * c + c0, c, flip);
       }
     }
   }
@@ -640,7 +672,13 @@ Status SymmetricConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const c
                      const ConvInputs& in, const igemm::IgemmPackedB& w, const ConvOutput& out) {
   const Plane2D v(g);
   const int64_t c = g.in_channels, m = g.out_channels, taps = g.kernel_size, positions = g.out_size;
-  const int64_t hp = (v.oh - 1) * v.sh + (v.kh - 1) * v.dh + 1, wp = (v.ow - 1) * v.sw + (v.kw - 1) * v.dw + 1;
+  // A 1x1 strided convolution reading inside the input only: its NHWC copy holds just the
+  // positions read (a quarter of the input at stride 2), as a 1x1 stride-1 input.
+  const bool subsample = v.kh == 1 && v.kw == 1 && v.ph == 0 && v.pw == 0 && (v.sh > 1 || v.sw > 1) &&
+                         (v.oh - 1) * v.sh < v.h && (v.ow - 1) * v.sw < v.w;
+  const int64_t sh = subsample ? 1 : v.sh, sw = subsample ? 1 : v.sw;
+  const int64_t hp = subsample ? v.oh : (v.oh - 1) * v.sh + (v.kh - 1) * v.dh + 1;
+  const int64_t wp = subsample ? v.ow : (v.ow - 1) * v.sw + (v.kw - 1) * v.dw + 1;
   const int64_t rows = g.batch * positions;
   const size_t nhwc_bytes = static_cast<size_t>(g.batch * hp * wp * c);
   ScratchArena arena(ctx.allocator(), nhwc_bytes + sizeof(const uint8_t*) * static_cast<size_t>(rows) +
@@ -666,8 +704,12 @@ Status SymmetricConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const c
   const auto fill = [&](int64_t begin, int64_t end) {  // padded rows (n, py) in [begin, end)
     for (int64_t r = begin; r < end;) {
       const int64_t n = r / hp, py = r % hp, stop = std::min(end, (n + 1) * hp);
-      FillNhwcRows(v, c, hp, wp, xb + n * c * g.in_size, static_cast<uint8_t>(raw_pad ^ flip), flip, py,
-                   py + (stop - r), nhwc + n * hp * wp * c);
+      if (subsample) {
+        FillSubsampledRows(v, c, xb + n * c * g.in_size, flip, py, py + (stop - r), nhwc + n * hp * wp * c);
+      } else {
+        FillNhwcRows(v, c, hp, wp, xb + n * c * g.in_size, static_cast<uint8_t>(raw_pad ^ flip), flip, py,
+                     py + (stop - r), nhwc + n * hp * wp * c);
+      }
       r = stop;
     }
     return Status::Ok();
@@ -680,7 +722,7 @@ Status SymmetricConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const c
   }
   for (int64_t i = 0; i < rows; ++i) {
     const int64_t n = i / positions, p = i % positions, oy = p / v.ow, ox = p % v.ow;
-    origins[i] = nhwc + ((n * hp + oy * v.sh) * wp + ox * v.sw) * c;
+    origins[i] = nhwc + ((n * hp + oy * sh) * wp + ox * sw) * c;
   }
   for (int64_t ky = 0; ky < v.kh; ++ky) {
     for (int64_t kx = 0; kx < v.kw; ++kx) offsets[ky * v.kw + kx] = (ky * v.dh * wp + kx * v.dw) * c;
@@ -717,16 +759,7 @@ Status SymmetricConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const c
           igemm::Requantize(sums, width, 0, out.multipliers + j0 + c0, 1, out.y_zero_point, out.is_signed,
                             bytes + r * kCols);
         }
-        int64_t cc = 0;
-        if (run == kRows) {  // 16 positions x 16 channels at a time
-          for (; cc + 16 <= width; cc += 16) {
-            Transpose16x16(bytes + cc, kCols, out.y8 + (n * m + j0 + c0 + cc) * positions + p, positions, 0);
-          }
-        }
-        for (; cc < width; ++cc) {
-          uint8_t* dst = out.y8 + (n * m + j0 + c0 + cc) * positions + p;
-          for (int64_t r = 0; r < run; ++r) dst[r] = bytes[r * kCols + cc];
-        }
+        TransposeBytes(bytes, kCols, run, width, out.y8 + (n * m + j0 + c0) * positions + p, positions, 0);
       }
       r0 += run;
     }

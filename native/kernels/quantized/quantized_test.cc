@@ -589,6 +589,10 @@ INSTANTIATE_TEST_SUITE_P(
     Conv, SymmetricQLinearConv,
     ::testing::Combine(::testing::Values(SymmetricCase{"pointwise_in_place_batch2", 2, 32, 9, 9, 48, 1, 1, 0, 1},
                                          SymmetricCase{"pointwise_stride2", 1, 24, 14, 14, 40, 1, 2, 0, 1},
+                                         // Odd planes (the last row and column read), and
+                                         // padded (positions in the padding: no subsampling).
+                                         SymmetricCase{"pointwise_stride2_odd_plane", 2, 32, 15, 13, 24, 1, 2, 0, 1},
+                                         SymmetricCase{"pointwise_stride2_padded", 1, 16, 9, 9, 20, 1, 2, 1, 1},
                                          SymmetricCase{"plane_7x7_3x3_pad1", 1, 64, 7, 7, 72, 3, 1, 1, 1},
                                          SymmetricCase{"plane_14x14_3x3_pad1", 1, 32, 14, 14, 40, 3, 1, 1, 1},
                                          SymmetricCase{"plane_56x56_3x3_pad1", 1, 8, 56, 56, 20, 3, 1, 1, 1},
