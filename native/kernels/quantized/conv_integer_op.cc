@@ -663,8 +663,9 @@ void FillSubsampledRows(const Plane2D& v, int64_t c, const uint8_t* x, uint8_t f
 // through its window origin and each tap's offset (C bytes a tap): no im2col, no packing
 // of A. With W's zero points 0 the decomposition leaves one term per channel, - x_zp x W's
 // column sum, folded with the bias into one int32 per channel per run; no per-position
-// row sums. The epilogue adds it, requantizes a position's channels (the channel's
-// multiplier), and writes each channel's run of positions to NCHW. The integer sums are
+// row sums; the tile starts its accumulators from it. The epilogue requantizes a
+// position's channels (the channel's multiplier) and writes each channel's run of
+// positions to NCHW. The integer sums are
 // those of IntegerConv's GEMM path (exact, modulo 2^32) and the requantisation the same
 // arithmetic: same bits. The kernel's edge tiles make a 7x7 plane's 49 positions cost 49
 // rows where the channels-as-rows path computes 64 columns.
@@ -727,9 +728,9 @@ Status SymmetricConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const c
   for (int64_t ky = 0; ky < v.kh; ++ky) {
     for (int64_t kx = 0; kx < v.kw; ++kx) offsets[ky * v.kw + kx] = (ky * v.dh * wp + kx * v.dw) * c;
   }
-  // A block of C is positions [i0, i0 + count) x channels [j0, j0 + cols): the channel
-  // terms added and requantized a position at a time, then written out channel by channel
-  // as runs of consecutive positions of one image.
+  // A block of C (the channel terms already in it: the tile starts from them) is positions
+  // [i0, i0 + count) x channels [j0, j0 + cols): requantized a position at a time, then
+  // written out channel by channel as runs of consecutive positions of one image.
   constexpr int64_t kRows = 16, kCols = 256;
   const auto sink = [&](int64_t i0, int count, int64_t j0, int cols, const int32_t* acc, int64_t ld) {
     for (int64_t r0 = 0; r0 < count;) {
@@ -738,25 +739,16 @@ Status SymmetricConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const c
       for (int64_t c0 = 0; c0 < cols; c0 += kCols) {
         const int64_t width = std::min<int64_t>(kCols, cols - c0);
         const int32_t* block = acc + r0 * ld + c0;
-        const int32_t* terms = channel_terms + j0 + c0;
         if (out.y32 != nullptr) {
           for (int64_t cc = 0; cc < width; ++cc) {
             int32_t* dst = out.y32 + (n * m + j0 + c0 + cc) * positions + p;
-            const uint32_t term = static_cast<uint32_t>(terms[cc]);
-            for (int64_t r = 0; r < run; ++r) {
-              dst[r] = static_cast<int32_t>(static_cast<uint32_t>(block[r * ld + cc]) + term);
-            }
+            for (int64_t r = 0; r < run; ++r) dst[r] = block[r * ld + cc];
           }
           continue;
         }
         alignas(64) uint8_t bytes[kRows * kCols];
-        alignas(64) int32_t sums[kCols];
         for (int64_t r = 0; r < run; ++r) {
-          const int32_t* src = block + r * ld;
-          for (int64_t cc = 0; cc < width; ++cc) {
-            sums[cc] = static_cast<int32_t>(static_cast<uint32_t>(src[cc]) + static_cast<uint32_t>(terms[cc]));
-          }
-          igemm::Requantize(sums, width, 0, out.multipliers + j0 + c0, 1, out.y_zero_point, out.is_signed,
+          igemm::Requantize(block + r * ld, width, 0, out.multipliers + j0 + c0, 1, out.y_zero_point, out.is_signed,
                             bytes + r * kCols);
         }
         TransposeBytes(bytes, kCols, run, width, out.y8 + (n * m + j0 + c0) * positions + p, positions, 0);
@@ -765,7 +757,7 @@ Status SymmetricConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const c
     }
   };
   int64_t engine_scratch = 0;
-  const igemm::IgemmIndirectA a{origins, offsets, taps, c};
+  const igemm::IgemmIndirectA a{origins, offsets, taps, c, channel_terms};
   OL_RETURN_IF_ERROR(igemm::IgemmComputeIndirect(ctx.parallel(), ctx.allocator(), tuning.parallel_minimum_tasks, rows,
                                                  a, w, sink, &engine_scratch));
   ctx.RecordScratch(static_cast<int64_t>(arena.capacity()) + engine_scratch);

@@ -618,10 +618,14 @@ Status IgemmComputeIndirect(const ParallelContext& parallel, Allocator* allocato
   const ParallelPlan plan{"igemm.indirect_blocks", 1};
   const int participants = serial ? 1 : AvailableParticipants(parallel, plan);
   const size_t per = Blocking::RoundUpBytes(sizeof(int32_t) * static_cast<size_t>(row_block * column_block));
-  ScratchArena arena(allocator, per * static_cast<size_t>(participants) + 64);
+  const int64_t n_padded = RoundUp(n, nr);  // the column offsets, zero past n (tiles read whole 8-column steps)
+  ScratchArena arena(allocator, per * static_cast<size_t>(participants) + sizeof(int32_t) * n_padded + 128);
   OL_RETURN_IF_ERROR(arena.status());
   OL_ASSIGN_OR_RETURN(void* base, arena.Allocate(per * static_cast<size_t>(participants)));
+  OL_ASSIGN_OR_RETURN(int32_t * init, arena.AllocateArray<int32_t>(n_padded));
   if (scratch_bytes != nullptr) *scratch_bytes = static_cast<int64_t>(arena.capacity());
+  std::fill(init, init + n_padded, 0);
+  if (a.column_offsets != nullptr) std::copy(a.column_offsets, a.column_offsets + n, init);
   const int64_t quads = a.segment / 4;
   const auto run = [&](int participant, int64_t begin, int64_t end) -> Status {
     auto* c = reinterpret_cast<int32_t*>(static_cast<char*>(base) + per * static_cast<size_t>(participant));
@@ -634,7 +638,7 @@ Status IgemmComputeIndirect(const ParallelContext& parallel, Allocator* allocato
         for (int64_t it = 0; it < rows; it += mr) {
           const int tile_rows = static_cast<int>(std::min<int64_t>(mr, rows - it));
           kernel.indirect_tile_u8s8(tile_rows, tile_cols)(a.taps, quads, a.rows + i0 + it, a.offsets, panel,
-                                                          c + it * column_block + jt, column_block);
+                                                          init + j0 + jt, c + it * column_block + jt, column_block);
         }
       }
       sink(i0, static_cast<int>(rows), j0, static_cast<int>(cols), c, column_block);

@@ -118,10 +118,11 @@ Status IgemmComputeSerial(int64_t m, const IgemmA& a, const IgemmPackedB& b, Ige
 // segment, row t segment + c the tap t, channel c weights) and row i of A never packed: its
 // K bytes are the `taps` spans of `segment` bytes at rows[i] + offsets[t], read in place by
 // the kernel's indirect tile, as uint8 (an int8 input is the caller's to shift by +128).
-// No zero points are applied: C(i, j) = sum_k A(i, k) B(k, j) exactly (wrapping int32);
-// with B's zero points 0 the caller subtracts azp x B's column sums (a per-column term,
-// b.column_sums()). Blocks go to `sink` as IgemmCompute's do: each once, disjoint, possibly
-// concurrently; the bits do not depend on the participant count.
+// No zero points are applied: C(i, j) = column_offsets[j] + sum_k A(i, k) B(k, j) exactly
+// (wrapping int32; column_offsets may be null: 0). With B's zero points 0 the caller passes
+// bias - azp x B's column sums (b.column_sums()) there, which the tile starts from. Blocks
+// go to `sink` as IgemmCompute's do: each once, disjoint, possibly concurrently; the bits
+// do not depend on the participant count.
 //
 //   if (IgemmIndirectSupported(*w, c)) {
 //     IgemmIndirectA a{origins, tap_offsets, taps, c};
@@ -131,6 +132,7 @@ struct IgemmIndirectA {
   const uint8_t* const* rows = nullptr;  // per row of C: its window's origin
   const int64_t* offsets = nullptr;      // per tap: the byte offset of its span from the origin
   int64_t taps = 0, segment = 0;
+  const int32_t* column_offsets = nullptr;  // n values added to every row (null: none)
 };
 // Whether the best kernel of this CPU has indirect tiles (VNNI's byte tile).
 bool IgemmIndirectAvailable();

@@ -60,12 +60,12 @@ using AddZeroPointTermsFn = void (*)(uint32_t* row, int64_t n, uint32_t row_term
                                      const uint32_t* column_sums);
 
 // The indirect byte tile (IgemmComputeIndirect: a convolution's output positions as rows,
-// read in place): c[i * ldc + j] = sum over taps t < taps and quads q < quads of the four
-// bytes at rows[i] + offsets[t] + 4q (uint8) times B(t quads + q, j) (the byte panel's
-// int8 quads), for the tile's rows i < rows and columns j < cols, overwriting c; b points
-// to the panel's first quad.
+// read in place): c[i * ldc + j] = init[j] + the sum over taps t < taps and quads q < quads
+// of the four bytes at rows[i] + offsets[t] + 4q (uint8) times B(t quads + q, j) (the byte
+// panel's int8 quads), wrapping, for the tile's rows i < rows and columns j < cols,
+// overwriting c; b points to the panel's first quad, init to the panel's nr column values.
 using IgemmIndirectTileFn = void (*)(int64_t taps, int64_t quads, const uint8_t* const* rows, const int64_t* offsets,
-                                     const int8_t* b, int32_t* c, int64_t ldc);
+                                     const int8_t* b, const int32_t* init, int32_t* c, int64_t ldc);
 // The indirect tile over the first `rows` (1..mr) rows and at least `cols` (1..nr) columns.
 using IgemmIndirectEdgeTileFn = IgemmIndirectTileFn (*)(int rows, int cols);
 

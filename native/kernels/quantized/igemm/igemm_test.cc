@@ -468,8 +468,9 @@ TEST_P(IgemmVariantTest, ParallelComputeMatchesDirectSumsForEveryParticipantCoun
 
 // Indirect rows (IgemmComputeIndirect): row i of A is `taps` spans of `segment` bytes at
 // rows[i] + offsets[t] of one buffer (overlapping windows, as a convolution's are), read in
-// place by the kernel's indirect tile; C = A x B with no zero points, against direct 64-bit
-// sums reduced modulo 2^32. Every row count 1..12 of a tile and column edges of 8..32 (and
+// place by the kernel's indirect tile; C = column offsets (for the odd row counts, near
+// the int32 limits) + A x B with no zero points, against direct 64-bit sums reduced
+// modulo 2^32. Every row count 1..12 of a tile and column edges of 8..32 (and
 // several row and column blocks), serially and with 2 and 3 participants. A kernel without
 // indirect tiles must refuse the call.
 TEST_P(IgemmVariantTest, IndirectRowsMatchDirectSumsForEveryTileEdgeAndParticipantCount) {
@@ -487,6 +488,13 @@ TEST_P(IgemmVariantTest, IndirectRowsMatchDirectSumsForEveryTileEdgeAndParticipa
     std::vector<int64_t> offsets(static_cast<size_t>(sh.taps));
     for (int64_t i = 0; i < sh.m; ++i) rows[i] = x.data() + (i * 4 + (i % 3)) % span;  // any byte alignment
     for (int64_t t = 0; t < sh.taps; ++t) offsets[t] = t * sh.segment + (t % 2) * 3;
+    // Column offsets for the odd row counts (none for the even ones), near the int32 limits.
+    std::vector<int32_t> column_offsets(static_cast<size_t>(sh.n), 0);
+    if (sh.m % 2 == 1) {
+      for (int64_t j = 0; j < sh.n; ++j)
+        column_offsets[j] = (j % 2 ? 2147480000 : -2147480000) + static_cast<int32_t>(j);
+    }
+    const bool with_offsets = sh.m % 2 == 1;
     std::vector<int32_t> want(static_cast<size_t>(sh.m * sh.n));
     for (int64_t i = 0; i < sh.m; ++i) {
       for (int64_t j = 0; j < sh.n; ++j) {
@@ -496,12 +504,14 @@ TEST_P(IgemmVariantTest, IndirectRowsMatchDirectSumsForEveryTileEdgeAndParticipa
             sum += int64_t{rows[i][offsets[t] + cc]} * Value(b, true, (t * sh.segment + cc) * sh.n + j);
           }
         }
-        want[i * sh.n + j] = static_cast<int32_t>(static_cast<uint32_t>(sum));
+        want[i * sh.n + j] =
+            static_cast<int32_t>(static_cast<uint32_t>(sum) + static_cast<uint32_t>(column_offsets[j]));
       }
     }
     auto packed = IgemmPackedB::Create(k, sh.n, IgemmMatrix{b.data(), true, sh.n, 1}, nullptr, 1, kernel);
     ASSERT_TRUE(packed.ok());
-    const IgemmIndirectA a{rows.data(), offsets.data(), sh.taps, sh.segment};
+    const IgemmIndirectA a{rows.data(), offsets.data(), sh.taps, sh.segment,
+                           with_offsets ? column_offsets.data() : nullptr};
     const auto none = [](int64_t, int, int64_t, int, const int32_t*, int64_t) {};
     if (kernel->indirect_tile_u8s8 == nullptr) {
       EXPECT_FALSE(IgemmIndirectSupported(**packed, sh.segment));

@@ -94,18 +94,23 @@ void PackPanelBytes(const IgemmRows& rows, int64_t col0, int64_t k, int64_t widt
 }
 
 // The indirect byte tile (igemm_kernel.h): PanelTile's algorithm with row i's quads read
-// at rows[i] + offsets[t] + 4q in place of a packed A panel; rows [0, R), 16V + 8H columns.
+// at rows[i] + offsets[t] + 4q in place of a packed A panel, the accumulators starting at
+// the column values `init`; rows [0, R), 16V + 8H columns.
 template <int R, int V, int H>
 void IndirectTile(int64_t taps, int64_t quads, const uint8_t* const* rows, const int64_t* offsets, const int8_t* b,
-                  int32_t* c, int64_t ldc) {
+                  const int32_t* init, int32_t* c, int64_t ldc) {
   static_assert(R >= 1 && R <= kMr && V >= 0 && (H == 0 || H == 1) && V + H >= 1 && 16 * V + 8 * H <= kNr);
   constexpr int kV = V > 0 ? V : 1;
   __m512i acc[R][kV];
   __m256i half[R];
+  __m512i start[kV];
+  for (int v = 0; v < V; ++v) start[v] = _mm512_loadu_si512(init + 16 * v);
+  __m256i start_half = _mm256_setzero_si256();
+  if constexpr (H != 0) start_half = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(init + 16 * V));
 #pragma GCC unroll 12
   for (int i = 0; i < R; ++i) {
-    for (int v = 0; v < V; ++v) acc[i][v] = _mm512_setzero_si512();
-    if constexpr (H != 0) half[i] = _mm256_setzero_si256();
+    for (int v = 0; v < V; ++v) acc[i][v] = start[v];
+    if constexpr (H != 0) half[i] = start_half;
   }
   for (int64_t t = 0; t < taps; ++t) {
     const uint8_t* a[R];
