@@ -539,6 +539,9 @@ void CheckSymmetricConv(const SymmetricCase& cs, bool per_channel_zero_point, ui
   ASSERT_EQ(base.size(), 1u);
   ASSERT_EQ(got[0].tensor().shape(), (Shape{cs.n, cs.m, oh, ow}));
   ExpectIdentical(got[0], base[0], "constant symmetric W vs W as an input");
+  auto three = symmetric->Run(3);  // RunAllCounts ran 1, 2, 4 and 8 participants
+  ASSERT_TRUE(three.ok()) << three.status().ToString();
+  ExpectIdentical(three->at(0), got[0], "3 participants vs serial");
   const auto y = ToVector<Y>(got[0].tensor());
   const int lo = std::is_signed<Y>::value ? -128 : 0, hi = std::is_signed<Y>::value ? 127 : 255;
   int64_t unsaturated = 0;
@@ -558,6 +561,11 @@ void CheckSymmetricConv(const SymmetricCase& cs, bool per_channel_zero_point, ui
       EXPECT_TRUE(Contains(labels, "qconv.tiles") && !Contains(labels, "igemm.indirect_blocks"));
     }
     EXPECT_TRUE(Contains(RegionLabels(*per_run), "qconv.tiles"));
+    // The tuning parameter turns the path off for a constant W.
+    auto off = make(true);
+    off->Tuning("algorithm.symmetric_indirect", false);
+    const auto off_labels = RegionLabels(*off);
+    EXPECT_TRUE(Contains(off_labels, "qconv.tiles") && !Contains(off_labels, "igemm.indirect_blocks"));
   }
 }
 
