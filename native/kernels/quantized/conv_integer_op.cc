@@ -384,7 +384,8 @@ class PrepackedConvWeights {
     w_shape_ = w->shape();
     // Symmetric int8 weights (every zero point 0, as quantize_static writes them), one
     // group, 1-D or 2-D, channels a multiple of 4: W as the engine's B for SymmetricConv,
-    // when the best kernel has indirect tiles (VNNI; the others take the path below).
+    // when the best kernel has indirect tiles (VNNI's bytes, AVX2's pairs; the scalar, NEON
+    // and AVX-512-without-VNNI kernels take the path below).
     const bool zero_zp = std::all_of(w_zp->values.begin(), w_zp->values.end(), [](int32_t z) { return z == 0; });
     const int rank = w->shape().rank();
     if (symmetric && igemm::IgemmIndirectAvailable() && w->dtype() == DataType::kInt8 && zero_zp && group == 1 &&
@@ -658,7 +659,8 @@ void FillSubsampledRows(const Plane2D& v, int64_t c, const uint8_t* x, uint8_t f
 // Runtime's symmetric indirect convolution): output positions as the product's rows, the
 // output channels as its columns (W packed once, PackSymmetricWeights). The input is copied
 // once per run into a padded NHWC buffer (the zero point byte as padding, so padding
-// contributes exactly 0; an int8 input shifted to uint8 by +128, its zero point alike),
+// contributes exactly 0; for VNNI's byte tile an int8 input shifted to uint8 by +128, its
+// zero point alike; for AVX2's pair tile widened to int16, exact under vpmaddwd),
 // and the kernel's indirect tile reads row i of A, output position (n, oy, ox), in place
 // through its window origin and each tap's offset (C bytes a tap): no im2col, no packing
 // of A. With W's zero points 0 the decomposition leaves one term per channel, - x_zp x W's
@@ -681,19 +683,28 @@ Status SymmetricConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const c
   const int64_t hp = subsample ? v.oh : (v.oh - 1) * v.sh + (v.kh - 1) * v.dh + 1;
   const int64_t wp = subsample ? v.ow : (v.ow - 1) * v.sw + (v.kw - 1) * v.dw + 1;
   const int64_t rows = g.batch * positions;
+  // A's values: the NHWC bytes for a byte tile (VNNI); for a pair tile (AVX2) those bytes
+  // widened to int16 (uint8 or int8 as they are) in a second buffer, row range by row range.
+  const int e = igemm::IgemmIndirectElementBytes(w);
   const size_t nhwc_bytes = static_cast<size_t>(g.batch * hp * wp * c);
-  ScratchArena arena(ctx.allocator(), nhwc_bytes + sizeof(const uint8_t*) * static_cast<size_t>(rows) +
+  const size_t wide_bytes = e == 2 ? 2 * nhwc_bytes : 0;
+  ScratchArena arena(ctx.allocator(), nhwc_bytes + wide_bytes + sizeof(const uint8_t*) * static_cast<size_t>(rows) +
                                           sizeof(int64_t) * static_cast<size_t>(taps) +
-                                          sizeof(int32_t) * static_cast<size_t>(m) + 256);
+                                          sizeof(int32_t) * static_cast<size_t>(m) + 320);
   OL_RETURN_IF_ERROR(arena.status());
   OL_ASSIGN_OR_RETURN(uint8_t * nhwc, arena.AllocateArray<uint8_t>(nhwc_bytes));
+  int16_t* wide = nullptr;
+  if (e == 2) {
+    OL_ASSIGN_OR_RETURN(wide, arena.AllocateArray<int16_t>(nhwc_bytes));
+  }
   OL_ASSIGN_OR_RETURN(const uint8_t** origins, arena.AllocateArray<const uint8_t*>(rows));
   OL_ASSIGN_OR_RETURN(int64_t * offsets, arena.AllocateArray<int64_t>(taps));
   OL_ASSIGN_OR_RETURN(int32_t * channel_terms, arena.AllocateArray<int32_t>(m));
   const bool x_signed = in.x->dtype() == DataType::kInt8;
-  const uint8_t flip = x_signed ? 0x80 : 0x00;  // int8 -> uint8 (+128)
+  const bool shift = x_signed && e == 1;     // the byte tile's A is uint8
+  const uint8_t flip = shift ? 0x80 : 0x00;  // int8 -> uint8 (+128)
   const uint8_t raw_pad = x_signed ? static_cast<uint8_t>(static_cast<int8_t>(in.x_zp)) : static_cast<uint8_t>(in.x_zp);
-  const uint32_t azp = static_cast<uint32_t>(in.x_zp + (x_signed ? 128 : 0));
+  const uint32_t azp = static_cast<uint32_t>(in.x_zp + (shift ? 128 : 0));
   // Per channel: bias - azp x column sum of W, modulo 2^32.
   for (int64_t j = 0; j < m; ++j) {
     const uint32_t bias = out.bias != nullptr ? static_cast<uint32_t>(out.bias[j]) : 0u;
@@ -711,6 +722,14 @@ Status SymmetricConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const c
         FillNhwcRows(v, c, hp, wp, xb + n * c * g.in_size, static_cast<uint8_t>(raw_pad ^ flip), flip, py,
                      py + (stop - r), nhwc + n * hp * wp * c);
       }
+      if (wide != nullptr) {
+        const int64_t from = r * wp * c, to = stop * wp * c;
+        if (x_signed) {
+          for (int64_t q = from; q < to; ++q) wide[q] = static_cast<int16_t>(static_cast<int8_t>(nhwc[q]));
+        } else {
+          for (int64_t q = from; q < to; ++q) wide[q] = static_cast<int16_t>(nhwc[q]);
+        }
+      }
       r = stop;
     }
     return Status::Ok();
@@ -721,12 +740,13 @@ Status SymmetricConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const c
     OL_RETURN_IF_ERROR(ParallelFor(ctx.parallel(), g.batch * hp,
                                    ParallelPlan{"qconv.nhwc_rows", std::max<int64_t>(1, 16384 / (wp * c))}, fill));
   }
+  const uint8_t* values = e == 1 ? nhwc : reinterpret_cast<const uint8_t*>(wide);
   for (int64_t i = 0; i < rows; ++i) {
     const int64_t n = i / positions, p = i % positions, oy = p / v.ow, ox = p % v.ow;
-    origins[i] = nhwc + ((n * hp + oy * sh) * wp + ox * sw) * c;
+    origins[i] = values + ((n * hp + oy * sh) * wp + ox * sw) * c * e;
   }
   for (int64_t ky = 0; ky < v.kh; ++ky) {
-    for (int64_t kx = 0; kx < v.kw; ++kx) offsets[ky * v.kw + kx] = (ky * v.dh * wp + kx * v.dw) * c;
+    for (int64_t kx = 0; kx < v.kw; ++kx) offsets[ky * v.kw + kx] = (ky * v.dh * wp + kx * v.dw) * c * e;
   }
   // A block of C (the channel terms already in it: the tile starts from them) is positions
   // [i0, i0 + count) x channels [j0, j0 + cols): requantized a position at a time, then

@@ -458,9 +458,9 @@ INSTANTIATE_TEST_SUITE_P(
 
 // Symmetric int8 weights (constant, zero points 0, group 1: what quantize_static writes)
 // take SymmetricConv, output positions as the engine's rows read in place from an NHWC
-// copy of X, where the best igemm kernel has indirect tiles (VNNI) and the input channels
-// are a multiple of 4; otherwise (ISA capped to AVX2 or portable, 13, 6 or 3 channels) the
-// channels-as-rows path. Each case runs with W constant (that path) and W as an input (the
+// copy of X, where the best igemm kernel has indirect tiles (VNNI's bytes, AVX2's 16-bit
+// pairs) and the input channels are a multiple of 4; otherwise (ISA capped to portable,
+// 13, 6 or 3 channels) the channels-as-rows path. Each case runs with W constant (that path) and W as an input (the
 // channels-as-rows path, packed per run): both bit-identical to the direct convolution
 // requantized as the reference does, for every participant count. Shapes: 1x1 in place
 // and strided, 3x3 stride 1 and 2 with padding, ResNet's 7x7 / 14x14 / 56x56 planes, a

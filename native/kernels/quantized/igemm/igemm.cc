@@ -586,11 +586,18 @@ Status IgemmComputeInto(const ParallelContext& parallel, Allocator* allocator, i
   return ComputeImpl(parallel, allocator, parallel_minimum_units, m, a, b, no_sink, &direct, scratch_bytes);
 }
 
-bool IgemmIndirectAvailable() { return BestIgemmKernel().indirect_tile_u8s8 != nullptr; }
+bool IgemmIndirectAvailable() {
+  const IgemmKernel& k = BestIgemmKernel();
+  return k.indirect_tile_u8s8 != nullptr || k.indirect_tile_pairs != nullptr;
+}
 
 bool IgemmIndirectSupported(const IgemmPackedB& b, int64_t segment) {
-  return b.bytes() && b.kernel().indirect_tile_u8s8 != nullptr && segment > 0 && segment % 4 == 0;
+  if (segment <= 0) return false;
+  if (b.bytes()) return b.kernel().indirect_tile_u8s8 != nullptr && segment % 4 == 0;
+  return b.kernel().indirect_tile_pairs != nullptr && segment % 2 == 0;
 }
+
+int IgemmIndirectElementBytes(const IgemmPackedB& b) { return b.bytes() ? 1 : 2; }
 
 Status IgemmComputeIndirect(const ParallelContext& parallel, Allocator* allocator, int64_t parallel_minimum_units,
                             int64_t m, const IgemmIndirectA& a, const IgemmPackedB& b, IgemmSink sink,
@@ -626,19 +633,25 @@ Status IgemmComputeIndirect(const ParallelContext& parallel, Allocator* allocato
   if (scratch_bytes != nullptr) *scratch_bytes = static_cast<int64_t>(arena.capacity());
   std::fill(init, init + n_padded, 0);
   if (a.column_offsets != nullptr) std::copy(a.column_offsets, a.column_offsets + n, init);
-  const int64_t quads = a.segment / 4;
+  const int64_t groups = a.segment / (b.bytes() ? 4 : 2);  // quads or pairs per tap
   const auto run = [&](int participant, int64_t begin, int64_t end) -> Status {
     auto* c = reinterpret_cast<int32_t*>(static_cast<char*>(base) + per * static_cast<size_t>(participant));
     for (int64_t task = begin; task < end; ++task) {
       const int64_t i0 = task / column_tasks * row_block, rows = std::min(row_block, m - i0);
       const int64_t j0 = task % column_tasks * column_block, cols = std::min(column_block, n - j0);
       for (int64_t jt = 0; jt < cols; jt += nr) {
-        const int8_t* panel = b.byte_panel((j0 + jt) / nr);
+        const int64_t panel = (j0 + jt) / nr;
         const int tile_cols = static_cast<int>(std::min<int64_t>(nr, cols - jt));
         for (int64_t it = 0; it < rows; it += mr) {
           const int tile_rows = static_cast<int>(std::min<int64_t>(mr, rows - it));
-          kernel.indirect_tile_u8s8(tile_rows, tile_cols)(a.taps, quads, a.rows + i0 + it, a.offsets, panel,
-                                                          init + j0 + jt, c + it * column_block + jt, column_block);
+          int32_t* tile_c = c + it * column_block + jt;
+          if (b.bytes()) {
+            kernel.indirect_tile_u8s8(tile_rows, tile_cols)(a.taps, groups, a.rows + i0 + it, a.offsets,
+                                                            b.byte_panel(panel), init + j0 + jt, tile_c, column_block);
+          } else {
+            kernel.indirect_tile_pairs(tile_rows, tile_cols)(a.taps, groups, a.rows + i0 + it, a.offsets,
+                                                             b.panel(panel), init + j0 + jt, tile_c, column_block);
+          }
         }
       }
       sink(i0, static_cast<int>(rows), j0, static_cast<int>(cols), c, column_block);

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <string>
 #include <tuple>
@@ -466,13 +467,12 @@ TEST_P(IgemmVariantTest, ParallelComputeMatchesDirectSumsForEveryParticipantCoun
   }
 }
 
-// Indirect rows (IgemmComputeIndirect): row i of A is `taps` spans of `segment` bytes at
-// rows[i] + offsets[t] of one buffer (overlapping windows, as a convolution's are), read in
-// place by the kernel's indirect tile; C = column offsets (for the odd row counts, near
-// the int32 limits) + A x B with no zero points, against direct 64-bit sums reduced
-// modulo 2^32. Every row count 1..12 of a tile and column edges of 8..32 (and
-// several row and column blocks), serially and with 2 and 3 participants. A kernel without
-// indirect tiles must refuse the call.
+// Indirect rows (IgemmComputeIndirect): row i of A is `taps` spans of `segment` values at
+// rows[i] + offsets[t] of one buffer (overlapping windows, as a convolution's are; bytes
+// for VNNI's byte tile, int16 for AVX2's pairs), read in place by the kernel's indirect tile; C = column offsets (for
+// the odd row counts, near the int32 limits) + A x B with no zero points, against direct 64-bit sums reduced modulo
+// 2^32. Every row count 1..12 of a tile and column edges of 8..32 (and several row and column blocks), serially and
+// with 2 and 3 participants. A kernel without indirect tiles must refuse the call.
 TEST_P(IgemmVariantTest, IndirectRowsMatchDirectSumsForEveryTileEdgeAndParticipantCount) {
   SKIP_UNLESS_KERNEL(GetParam(), kernel);
   struct Shape {
@@ -484,10 +484,33 @@ TEST_P(IgemmVariantTest, IndirectRowsMatchDirectSumsForEveryTileEdgeAndParticipa
   for (const Shape& sh : shapes) {
     const int64_t k = sh.taps * sh.segment, span = (sh.m + 3) * 4 + (sh.taps + 1) * sh.segment;
     const auto x = RandomBytes(span + k, seed++), b = RandomBytes(k * sh.n, seed++);
+    auto packed = IgemmPackedB::Create(k, sh.n, IgemmMatrix{b.data(), true, sh.n, 1}, nullptr, 1, kernel);
+    ASSERT_TRUE(packed.ok());
+    // A's values: bytes (uint8) for a byte tile; int16 for pairs, the odd shapes' negative
+    // (x as int8) as a convolution's int8 input is.
+    const int e = IgemmIndirectElementBytes(**packed);
+    const bool negative = e == 2 && sh.m % 2 == 1;
+    const auto value = [&](int64_t pos) { return negative ? int64_t{static_cast<int8_t>(x[pos])} : int64_t{x[pos]}; };
+    std::vector<uint8_t> data(x.size() * e);
+    for (size_t pos = 0; pos < x.size(); ++pos) {
+      if (e == 1) {
+        data[pos] = x[pos];
+      } else {
+        const auto v = static_cast<int16_t>(value(static_cast<int64_t>(pos)));
+        std::memcpy(data.data() + 2 * pos, &v, sizeof(v));
+      }
+    }
+    std::vector<int64_t> origin(static_cast<size_t>(sh.m)), tap(static_cast<size_t>(sh.taps));
     std::vector<const uint8_t*> rows(static_cast<size_t>(sh.m));
     std::vector<int64_t> offsets(static_cast<size_t>(sh.taps));
-    for (int64_t i = 0; i < sh.m; ++i) rows[i] = x.data() + (i * 4 + (i % 3)) % span;  // any byte alignment
-    for (int64_t t = 0; t < sh.taps; ++t) offsets[t] = t * sh.segment + (t % 2) * 3;
+    for (int64_t i = 0; i < sh.m; ++i) {
+      origin[i] = (i * 4 + (i % 3)) % span;  // any alignment
+      rows[i] = data.data() + origin[i] * e;
+    }
+    for (int64_t t = 0; t < sh.taps; ++t) {
+      tap[t] = t * sh.segment + (t % 2) * 3;
+      offsets[t] = tap[t] * e;
+    }
     // Column offsets for the odd row counts (none for the even ones), near the int32 limits.
     std::vector<int32_t> column_offsets(static_cast<size_t>(sh.n), 0);
     if (sh.m % 2 == 1) {
@@ -501,19 +524,17 @@ TEST_P(IgemmVariantTest, IndirectRowsMatchDirectSumsForEveryTileEdgeAndParticipa
         int64_t sum = 0;
         for (int64_t t = 0; t < sh.taps; ++t) {
           for (int64_t cc = 0; cc < sh.segment; ++cc) {
-            sum += int64_t{rows[i][offsets[t] + cc]} * Value(b, true, (t * sh.segment + cc) * sh.n + j);
+            sum += value(origin[i] + tap[t] + cc) * Value(b, true, (t * sh.segment + cc) * sh.n + j);
           }
         }
         want[i * sh.n + j] =
             static_cast<int32_t>(static_cast<uint32_t>(sum) + static_cast<uint32_t>(column_offsets[j]));
       }
     }
-    auto packed = IgemmPackedB::Create(k, sh.n, IgemmMatrix{b.data(), true, sh.n, 1}, nullptr, 1, kernel);
-    ASSERT_TRUE(packed.ok());
     const IgemmIndirectA a{rows.data(), offsets.data(), sh.taps, sh.segment,
                            with_offsets ? column_offsets.data() : nullptr};
     const auto none = [](int64_t, int, int64_t, int, const int32_t*, int64_t) {};
-    if (kernel->indirect_tile_u8s8 == nullptr) {
+    if ((e == 1 ? kernel->indirect_tile_u8s8 == nullptr : kernel->indirect_tile_pairs == nullptr)) {
       EXPECT_FALSE(IgemmIndirectSupported(**packed, sh.segment));
       EXPECT_FALSE(IgemmComputeIndirect(ParallelContext{}, Allocator::Default(), 0, sh.m, a, **packed, none).ok());
       continue;
@@ -547,10 +568,10 @@ TEST_P(IgemmVariantTest, IndirectRowsMatchDirectSumsForEveryTileEdgeAndParticipa
       }
     }
   }
-  // Spans that are not whole quads are refused.
+  // Spans that are not whole K groups are refused.
   auto packed = IgemmPackedB::Create(6, 8, IgemmMatrix{RandomBytes(48, 1).data(), true, 8, 1}, nullptr, 1, kernel);
   ASSERT_TRUE(packed.ok());
-  EXPECT_FALSE(IgemmIndirectSupported(**packed, 6));
+  EXPECT_FALSE(IgemmIndirectSupported(**packed, 3));
 }
 
 // C written in place (whole tiles accumulated in C, edge tiles through scratch): equal to
