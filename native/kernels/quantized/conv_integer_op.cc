@@ -14,6 +14,10 @@
 // convolutions (group == C == M) take a direct loop over output rows (each tap a shifted
 // row times one weight, int32 accumulation), parallel over (image, channel) planes. Any
 // spatial rank (ranks 1 and 2 take the row-copy im2col).
+// Constant symmetric int8 weights (zero points 0, group 1, 1-D/2-D, channels a multiple of
+// 4) take SymmetricConv instead where the igemm kernel has indirect tiles: output positions
+// as the product's rows, read in place from an NHWC copy of the input (ONNX Runtime's
+// symmetric indirect convolution; tuning algorithm.symmetric_indirect). Same bits.
 #include <algorithm>
 #include <cstring>
 #include <memory>
