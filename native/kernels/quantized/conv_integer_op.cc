@@ -14,10 +14,19 @@
 // convolutions (group == C == M) take a direct loop over output rows (each tap a shifted
 // row times one weight, int32 accumulation), parallel over (image, channel) planes. Any
 // spatial rank (ranks 1 and 2 take the row-copy im2col).
+// Constant symmetric int8 weights (zero points 0, group 1, 1-D/2-D, channels a multiple of
+// 4, not 1x1 stride 1 unpadded) take SymmetricConv instead where the igemm kernel has
+// indirect tiles: output positions
+// as the product's rows, read in place from an NHWC copy of the input (ONNX Runtime's
+// symmetric indirect convolution; tuning algorithm.symmetric_indirect). Same bits.
 #include <algorithm>
 #include <cstring>
 #include <memory>
 #include <vector>
+
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 
 #include "native/kernels/common/kernel_registration.h"
 #include "native/kernels/conv/conv_geometry.h"
@@ -30,6 +39,9 @@ namespace onnx_light {
 namespace {
 
 using quantized::PerAxis;
+
+// Tuning: whether symmetric int8 weights take SymmetricConv (ConvTuningParams).
+constexpr char kSymmetricIndirect[] = "algorithm.symmetric_indirect";
 
 Status CheckEightBit(const std::string& where, const Tensor& t, const char* what) {
   if (t.dtype() == DataType::kInt8 || t.dtype() == DataType::kUint8) return Status::Ok();
@@ -337,6 +349,22 @@ StatusOr<std::shared_ptr<const igemm::IgemmPackedA>> PackGroupWeights(const Tens
 
 using PackedGroups = std::vector<std::shared_ptr<const igemm::IgemmPackedA>>;
 
+// int8 W (M x C x taps, zero points 0) as the engine's right operand for SymmetricConv:
+// K = taps x C rows ordered tap-major (row t C + c holds W[:, c, t]), one column per output
+// channel, so that an output position's K bytes are its taps' C-channel spans of an NHWC
+// input, in tap order.
+StatusOr<std::shared_ptr<const igemm::IgemmPackedB>> PackSymmetricWeights(const Tensor& w) {
+  const int64_t m = w.shape()[0], c = w.shape()[1], taps = w.num_elements() / std::max<int64_t>(m * c, 1);
+  const auto* src = static_cast<const int8_t*>(w.raw_data());
+  std::vector<int8_t> tap_major(static_cast<size_t>(m * c * taps));
+  for (int64_t mm = 0; mm < m; ++mm) {
+    for (int64_t cc = 0; cc < c; ++cc) {
+      for (int64_t t = 0; t < taps; ++t) tap_major[(t * c + cc) * m + mm] = src[(mm * c + cc) * taps + t];
+    }
+  }
+  return igemm::IgemmPackedB::Create(c * taps, m, igemm::IgemmMatrix{tap_major.data(), true, m, 1}, nullptr, 1);
+}
+
 // W packed per group at creation when it is a constant initializer (with its zero point if
 // constant). When the zero point is constant or absent and the convolution is not
 // depthwise (the depthwise loop reads W itself), the packed groups are all a run needs: W
@@ -345,7 +373,8 @@ using PackedGroups = std::vector<std::shared_ptr<const igemm::IgemmPackedA>>;
 // when the run's W and zero point are those very tensors.
 class PrepackedConvWeights {
  public:
-  Status Init(const KernelInfo& info, const conv::ConvAttributes& attrs, int w_index, int zp_index) {
+  // symmetric: whether symmetric int8 weights may take SymmetricConv (the kernel's tuning).
+  Status Init(const KernelInfo& info, const conv::ConvAttributes& attrs, int w_index, int zp_index, bool symmetric) {
     const Tensor* w = info.constant_input(w_index);
     const Tensor* zp = info.constant_input(zp_index);
     if (w == nullptr || w->shape().rank() < 3 || (w->dtype() != DataType::kInt8 && w->dtype() != DataType::kUint8)) {
@@ -355,15 +384,38 @@ class PrepackedConvWeights {
     if (group < 1 || m % group != 0) return Status::Ok();  // reported at run time
     auto w_zp = quantized::ReadZeroPoint(zp, m, info.node_name(), "w_zero_point");
     if (!w_zp.ok()) return Status::Ok();
+    if (zp != nullptr) zp_ = *zp;
+    zp_data_ = zp != nullptr ? zp_.raw_data() : nullptr;
+    w_shape_ = w->shape();
+    // Symmetric int8 weights (every zero point 0, as quantize_static writes them), one
+    // group, 1-D or 2-D, channels a multiple of 4: W as the engine's B for SymmetricConv,
+    // when the best kernel has indirect tiles (VNNI's bytes, AVX2's pairs; the scalar, NEON
+    // and AVX-512-without-VNNI kernels take the path below).
+    // Not a 1x1, stride-1, unpadded convolution: the path below reads its input planes in
+    // place, where SymmetricConv would copy them to NHWC first (session 13, Zen 5, 1 thread:
+    // ResNet-50's 1024->256 on 14x14 187 vs 130 us, 256->64 on 56x56 192 vs 163, 64->256
+    // 287 vs 269; only 2048->512 on 7x7 gained, 145 vs 149).
+    const bool zero_zp = std::all_of(w_zp->values.begin(), w_zp->values.end(), [](int32_t z) { return z == 0; });
+    const int rank = w->shape().rank();
+    const bool unit_strides = std::all_of(attrs.strides.begin(), attrs.strides.end(), [](int64_t e) { return e == 1; });
+    const bool unpadded = std::all_of(attrs.pads.begin(), attrs.pads.end(), [](int64_t e) { return e == 0; });
+    const bool in_place = w->num_elements() == m * w->shape()[1] && unit_strides && unpadded;
+    if (symmetric && igemm::IgemmIndirectAvailable() && w->dtype() == DataType::kInt8 && zero_zp && group == 1 &&
+        (rank == 3 || rank == 4) && w->shape()[1] % 4 == 0 && !in_place &&
+        (zp != nullptr || zp_index >= info.num_inputs())) {
+      OL_ASSIGN_OR_RETURN(auto packed, PackSymmetricWeights(*w));
+      if (igemm::IgemmIndirectSupported(*packed, w->shape()[1])) {
+        symmetric_ = std::move(packed);
+        absorbed_ = true;
+        return info.AbsorbConstantInput(w_index, symmetric_->held_bytes());
+      }
+    }
     int64_t held = 0;
     for (int64_t gi = 0; gi < group; ++gi) {
       OL_ASSIGN_OR_RETURN(auto packed, PackGroupWeights(*w, *w_zp, group, gi));
       held += static_cast<int64_t>(packed->held_bytes());
       groups_.push_back(std::move(packed));
     }
-    if (zp != nullptr) zp_ = *zp;
-    zp_data_ = zp != nullptr ? zp_.raw_data() : nullptr;
-    w_shape_ = w->shape();
     // Depthwise (group == C == M, so W is M x 1 x kernel): DepthwiseConv reads W's bytes.
     const bool depthwise = group == m && w->shape()[1] == 1;
     if (!depthwise && (zp != nullptr || zp_index >= info.num_inputs())) {
@@ -384,10 +436,20 @@ class PrepackedConvWeights {
     }
     return &groups_;
   }
+  // W packed for SymmetricConv if this run's W (by shape) and zero point are the constants
+  // it was packed from, else null.
+  const igemm::IgemmPackedB* MatchSymmetric(const Tensor& w, const Tensor* zp, const conv::ConvGeometry& g) const {
+    if (symmetric_ == nullptr || (zp != nullptr ? zp->raw_data() : nullptr) != zp_data_ || w.shape() != w_shape_ ||
+        g.group != 1) {
+      return nullptr;
+    }
+    return symmetric_.get();
+  }
   bool absorbed() const { return absorbed_; }
 
  private:
   PackedGroups groups_;
+  std::shared_ptr<const igemm::IgemmPackedB> symmetric_;
   bool absorbed_ = false;
   Shape w_shape_;
   Tensor w_, zp_;  // keep the constant buffers alive (and their addresses unique); w_ unless absorbed
@@ -518,9 +580,229 @@ constexpr int64_t kMaxRows = 128;
 
 int64_t RoundUpTo(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
 
+// dst[j * dst_stride + i] = src[i * src_stride + j] ^ flip for i, j < 16: on x86-64 four
+// rounds of interleaving row i with row i + 8 (SSE2, the baseline), which is the transpose.
+inline void Transpose16x16(const uint8_t* src, int64_t src_stride, uint8_t* dst, int64_t dst_stride, uint8_t flip) {
+#if defined(__x86_64__)
+  const __m128i f = _mm_set1_epi8(static_cast<char>(flip));
+  __m128i r[16], t[16];
+  for (int i = 0; i < 16; ++i) {
+    r[i] = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i * src_stride)), f);
+  }
+  for (int round = 0; round < 4; ++round) {
+    for (int i = 0; i < 8; ++i) {
+      t[2 * i] = _mm_unpacklo_epi8(r[i], r[i + 8]);
+      t[2 * i + 1] = _mm_unpackhi_epi8(r[i], r[i + 8]);
+    }
+    for (int i = 0; i < 16; ++i) r[i] = t[i];
+  }
+  for (int j = 0; j < 16; ++j) _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + j * dst_stride), r[j]);
+#else
+  for (int i = 0; i < 16; ++i) {
+    for (int j = 0; j < 16; ++j) dst[j * dst_stride + i] = static_cast<uint8_t>(src[i * src_stride + j] ^ flip);
+  }
+#endif
+}
+
+// dst[j * dst_stride + i] = src[i * src_stride + j] ^ flip for i < rows, j < cols: 16 x 16
+// blocks when rows is 16 and cols at least 16 (the last block overlapping the one before,
+// writing the same bytes again), else element by element.
+inline void TransposeBytes(const uint8_t* src, int64_t src_stride, int64_t rows, int64_t cols, uint8_t* dst,
+                           int64_t dst_stride, uint8_t flip) {
+  if (rows == 16 && cols >= 16) {
+    for (int64_t j = 0;; j += 16) {
+      const int64_t at = std::min(j, cols - 16);
+      Transpose16x16(src + at, src_stride, dst + at * dst_stride, dst_stride, flip);
+      if (at == cols - 16) return;
+    }
+  }
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) dst[j * dst_stride + i] = static_cast<uint8_t>(src[i * src_stride + j] ^ flip);
+  }
+}
+
+// Input plane rows of image n, NCHW, into the padded NHWC copy (hp x wp positions of C
+// bytes each, `pad` outside the input), each byte xor `flip`: padded rows [row0, row1) of
+// the image. Blocks of 16 channels, so that the input rows read stay in cache while their
+// positions are written.
+void FillNhwcRows(const Plane2D& v, int64_t c, int64_t hp, int64_t wp, const uint8_t* x, uint8_t pad, uint8_t flip,
+                  int64_t row0, int64_t row1, uint8_t* nhwc) {
+  const int64_t plane = v.h * v.w;
+  const int64_t x0 = std::min(v.pw, wp), x1 = std::max(x0, std::min(wp, v.w + v.pw));  // padded columns inside
+  for (int64_t py = row0; py < row1; ++py) {
+    uint8_t* row = nhwc + py * wp * c;
+    const int64_t iy = py - v.ph;
+    if (iy < 0 || iy >= v.h) {
+      std::memset(row, pad, static_cast<size_t>(wp * c));
+      continue;
+    }
+    std::memset(row, pad, static_cast<size_t>(x0 * c));
+    std::memset(row + x1 * c, pad, static_cast<size_t>((wp - x1) * c));
+    const uint8_t* in = x + iy * v.w - v.pw;  // in[cc * plane + px]: channel cc at padded column px
+    for (int64_t c0 = 0; c0 < c; c0 += 16) {
+      TransposeBytes(in + c0 * plane + x0, plane, std::min<int64_t>(16, c - c0), x1 - x0, row + x0 * c + c0, c, flip);
+    }
+  }
+}
+
+// A 1x1 strided convolution whose every output position reads the input (no padding):
+// only the positions read are copied, output row oy (input row oy sh, every sw-th column)
+// at nhwc + oy ow C, for output rows [row0, row1) of the image.
+void FillSubsampledRows(const Plane2D& v, int64_t c, const uint8_t* x, uint8_t flip, int64_t row0, int64_t row1,
+                        uint8_t* nhwc) {
+  const int64_t plane = v.h * v.w;
+  constexpr int64_t kStrip = 256;
+  uint8_t strip[16 * kStrip];  // up to 16 channels x kStrip columns of one output row
+  for (int64_t oy = row0; oy < row1; ++oy) {
+    const uint8_t* in = x + oy * v.sh * v.w;
+    for (int64_t c0 = 0; c0 < c; c0 += 16) {
+      const int64_t rows = std::min<int64_t>(16, c - c0);
+      for (int64_t ox0 = 0; ox0 < v.ow; ox0 += kStrip) {
+        const int64_t width = std::min(kStrip, v.ow - ox0);
+        for (int64_t cc = 0; cc < rows; ++cc) {
+          StridedCopy(in + (c0 + cc) * plane + ox0 * v.sw, v.sw, width, strip + cc * kStrip);
+        }
+        TransposeBytes(strip, kStrip, rows, width, nhwc + (oy * v.ow + ox0) * c + c0, c, flip);
+      }
+    }
+  }
+}
+
+// Symmetric int8 weights, one group, 1-D or 2-D (issue 17; the arrangement of ONNX
+// Runtime's symmetric indirect convolution): output positions as the product's rows, the
+// output channels as its columns (W packed once, PackSymmetricWeights). The input is copied
+// once per run into a padded NHWC buffer (the zero point byte as padding, so padding
+// contributes exactly 0; for VNNI's byte tile an int8 input shifted to uint8 by +128, its
+// zero point alike; for AVX2's pair tile widened to int16, exact under vpmaddwd),
+// and the kernel's indirect tile reads row i of A, output position (n, oy, ox), in place
+// through its window origin and each tap's offset (C bytes a tap): no im2col, no packing
+// of A. With W's zero points 0 the decomposition leaves one term per channel, - x_zp x W's
+// column sum, folded with the bias into one int32 per channel per run; no per-position
+// row sums; the tile starts its accumulators from it. The epilogue requantizes a
+// position's channels (the channel's multiplier) and writes each channel's run of
+// positions to NCHW. The integer sums are
+// those of IntegerConv's GEMM path (exact, modulo 2^32) and the requantisation the same
+// arithmetic: same bits. The kernel's edge tiles make a 7x7 plane's 49 positions cost 49
+// rows where the channels-as-rows path computes 64 columns.
+Status SymmetricConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const conv::ConvGeometry& g,
+                     const ConvInputs& in, const igemm::IgemmPackedB& w, const ConvOutput& out) {
+  const Plane2D v(g);
+  const int64_t c = g.in_channels, m = g.out_channels, taps = g.kernel_size, positions = g.out_size;
+  // A 1x1 strided convolution reading inside the input only: its NHWC copy holds just the
+  // positions read (a quarter of the input at stride 2), as a 1x1 stride-1 input.
+  const bool subsample = v.kh == 1 && v.kw == 1 && v.ph == 0 && v.pw == 0 && (v.sh > 1 || v.sw > 1) &&
+                         (v.oh - 1) * v.sh < v.h && (v.ow - 1) * v.sw < v.w;
+  const int64_t sh = subsample ? 1 : v.sh, sw = subsample ? 1 : v.sw;
+  const int64_t hp = subsample ? v.oh : (v.oh - 1) * v.sh + (v.kh - 1) * v.dh + 1;
+  const int64_t wp = subsample ? v.ow : (v.ow - 1) * v.sw + (v.kw - 1) * v.dw + 1;
+  const int64_t rows = g.batch * positions;
+  // A's values: the NHWC bytes for a byte tile (VNNI); for a pair tile (AVX2) those bytes
+  // widened to int16 (uint8 or int8 as they are) in a second buffer, row range by row range.
+  const int e = igemm::IgemmIndirectElementBytes(w);
+  const size_t nhwc_bytes = static_cast<size_t>(g.batch * hp * wp * c);
+  const size_t wide_bytes = e == 2 ? 2 * nhwc_bytes : 0;
+  ScratchArena arena(ctx.allocator(), nhwc_bytes + wide_bytes + sizeof(const uint8_t*) * static_cast<size_t>(rows) +
+                                          sizeof(int64_t) * static_cast<size_t>(taps) +
+                                          sizeof(int32_t) * static_cast<size_t>(m) + 320);
+  OL_RETURN_IF_ERROR(arena.status());
+  OL_ASSIGN_OR_RETURN(uint8_t * nhwc, arena.AllocateArray<uint8_t>(nhwc_bytes));
+  int16_t* wide = nullptr;
+  if (e == 2) {
+    OL_ASSIGN_OR_RETURN(wide, arena.AllocateArray<int16_t>(nhwc_bytes));
+  }
+  OL_ASSIGN_OR_RETURN(const uint8_t** origins, arena.AllocateArray<const uint8_t*>(rows));
+  OL_ASSIGN_OR_RETURN(int64_t * offsets, arena.AllocateArray<int64_t>(taps));
+  OL_ASSIGN_OR_RETURN(int32_t * channel_terms, arena.AllocateArray<int32_t>(m));
+  const bool x_signed = in.x->dtype() == DataType::kInt8;
+  const bool shift = x_signed && e == 1;     // the byte tile's A is uint8
+  const uint8_t flip = shift ? 0x80 : 0x00;  // int8 -> uint8 (+128)
+  const uint8_t raw_pad = x_signed ? static_cast<uint8_t>(static_cast<int8_t>(in.x_zp)) : static_cast<uint8_t>(in.x_zp);
+  const uint32_t azp = static_cast<uint32_t>(in.x_zp + (shift ? 128 : 0));
+  // Per channel: bias - azp x column sum of W, modulo 2^32.
+  for (int64_t j = 0; j < m; ++j) {
+    const uint32_t bias = out.bias != nullptr ? static_cast<uint32_t>(out.bias[j]) : 0u;
+    channel_terms[j] = static_cast<int32_t>(bias - azp * static_cast<uint32_t>(w.column_sums()[j]));
+  }
+  const auto* xb = static_cast<const uint8_t*>(in.x->raw_data());
+  const bool serial =
+      gemm::GemmWorkUnits(rows, m, c * taps) < tuning.parallel_minimum_tasks || g.batch * hp * wp * c < 65536;
+  const auto fill = [&](int64_t begin, int64_t end) {  // padded rows (n, py) in [begin, end)
+    for (int64_t r = begin; r < end;) {
+      const int64_t n = r / hp, py = r % hp, stop = std::min(end, (n + 1) * hp);
+      if (subsample) {
+        FillSubsampledRows(v, c, xb + n * c * g.in_size, flip, py, py + (stop - r), nhwc + n * hp * wp * c);
+      } else {
+        FillNhwcRows(v, c, hp, wp, xb + n * c * g.in_size, static_cast<uint8_t>(raw_pad ^ flip), flip, py,
+                     py + (stop - r), nhwc + n * hp * wp * c);
+      }
+      if (wide != nullptr) {
+        const int64_t from = r * wp * c, to = stop * wp * c;
+        if (x_signed) {
+          for (int64_t q = from; q < to; ++q) wide[q] = static_cast<int16_t>(static_cast<int8_t>(nhwc[q]));
+        } else {
+          for (int64_t q = from; q < to; ++q) wide[q] = static_cast<int16_t>(nhwc[q]);
+        }
+      }
+      r = stop;
+    }
+    return Status::Ok();
+  };
+  if (serial) {
+    OL_RETURN_IF_ERROR(fill(0, g.batch * hp));
+  } else {
+    OL_RETURN_IF_ERROR(ParallelFor(ctx.parallel(), g.batch * hp,
+                                   ParallelPlan{"qconv.nhwc_rows", std::max<int64_t>(1, 16384 / (wp * c))}, fill));
+  }
+  const uint8_t* values = e == 1 ? nhwc : reinterpret_cast<const uint8_t*>(wide);
+  for (int64_t i = 0; i < rows; ++i) {
+    const int64_t n = i / positions, p = i % positions, oy = p / v.ow, ox = p % v.ow;
+    origins[i] = values + ((n * hp + oy * sh) * wp + ox * sw) * c * e;
+  }
+  for (int64_t ky = 0; ky < v.kh; ++ky) {
+    for (int64_t kx = 0; kx < v.kw; ++kx) offsets[ky * v.kw + kx] = (ky * v.dh * wp + kx * v.dw) * c * e;
+  }
+  // A block of C (the channel terms already in it: the tile starts from them) is positions
+  // [i0, i0 + count) x channels [j0, j0 + cols): requantized a position at a time, then
+  // written out channel by channel as runs of consecutive positions of one image.
+  constexpr int64_t kRows = 16, kCols = 256;
+  const auto sink = [&](int64_t i0, int count, int64_t j0, int cols, const int32_t* acc, int64_t ld) {
+    for (int64_t r0 = 0; r0 < count;) {
+      const int64_t i = i0 + r0, n = i / positions, p = i % positions;
+      const int64_t run = std::min<int64_t>({count - r0, positions - p, kRows});
+      for (int64_t c0 = 0; c0 < cols; c0 += kCols) {
+        const int64_t width = std::min<int64_t>(kCols, cols - c0);
+        const int32_t* block = acc + r0 * ld + c0;
+        if (out.y32 != nullptr) {
+          for (int64_t cc = 0; cc < width; ++cc) {
+            int32_t* dst = out.y32 + (n * m + j0 + c0 + cc) * positions + p;
+            for (int64_t r = 0; r < run; ++r) dst[r] = block[r * ld + cc];
+          }
+          continue;
+        }
+        alignas(64) uint8_t bytes[kRows * kCols];
+        for (int64_t r = 0; r < run; ++r) {
+          igemm::Requantize(block + r * ld, width, 0, out.multipliers + j0 + c0, 1, out.y_zero_point, out.is_signed,
+                            bytes + r * kCols);
+        }
+        TransposeBytes(bytes, kCols, run, width, out.y8 + (n * m + j0 + c0) * positions + p, positions, 0);
+      }
+      r0 += run;
+    }
+  };
+  int64_t engine_scratch = 0;
+  const igemm::IgemmIndirectA a{origins, offsets, taps, c, channel_terms};
+  OL_RETURN_IF_ERROR(igemm::IgemmComputeIndirect(ctx.parallel(), ctx.allocator(), tuning.parallel_minimum_tasks, rows,
+                                                 a, w, sink, &engine_scratch));
+  ctx.RecordScratch(static_cast<int64_t>(arena.capacity()) + engine_scratch);
+  return Status::Ok();
+}
+
 Status IntegerConv(KernelContext& ctx, const gemm::GemmTuning& tuning, const conv::ConvGeometry& g,
                    const ConvInputs& in, const PrepackedConvWeights& prepacked, const Tensor* w_zp_tensor,
                    const ConvOutput& out) {
+  if (const igemm::IgemmPackedB* symmetric = prepacked.MatchSymmetric(*in.w, w_zp_tensor, g)) {
+    return SymmetricConv(ctx, tuning, g, in, *symmetric, out);
+  }
   if (g.group == g.in_channels && g.group == g.out_channels) return DepthwiseConv(ctx, tuning, g, in, out);
   const WindowIndexer windows(g);
   const Plane2D plane(g);
@@ -698,7 +980,8 @@ class ConvIntegerKernel final : public OpKernel {
   Status Init(const KernelInfo& info) {
     OL_ASSIGN_OR_RETURN(attrs_, conv::ConvAttributes::Read(info));
     OL_ASSIGN_OR_RETURN(tuning_, gemm::ReadGemmTuning(info.tuning()));
-    return prepacked_.Init(info, attrs_, 1, 3);
+    OL_ASSIGN_OR_RETURN(const bool symmetric, info.tuning().Bool(kSymmetricIndirect));
+    return prepacked_.Init(info, attrs_, 1, 3, symmetric);
   }
 
   Status Compute(KernelContext& ctx) override {
@@ -730,7 +1013,8 @@ class QLinearConvKernel final : public OpKernel {
   Status Init(const KernelInfo& info) {
     OL_ASSIGN_OR_RETURN(attrs_, conv::ConvAttributes::Read(info));
     OL_ASSIGN_OR_RETURN(tuning_, gemm::ReadGemmTuning(info.tuning()));
-    return prepacked_.Init(info, attrs_, 3, 5);
+    OL_ASSIGN_OR_RETURN(const bool symmetric, info.tuning().Bool(kSymmetricIndirect));
+    return prepacked_.Init(info, attrs_, 3, 5, symmetric);
   }
 
   Status Compute(KernelContext& ctx) override {
@@ -777,16 +1061,26 @@ class QLinearConvKernel final : public OpKernel {
   PrepackedConvWeights prepacked_;
 };
 
+// The GEMM parameters plus the choice of SymmetricConv for symmetric int8 weights.
+std::vector<ParamSpec> ConvTuningParams() {
+  std::vector<ParamSpec> params = gemm::GemmTuningParams();
+  params.push_back(ParamSpec::Bool(kSymmetricIndirect, true,
+                                   "constant int8 weights with zero points 0 (group 1, 1-D/2-D) take output positions "
+                                   "as the integer GEMM's rows over an NHWC copy of the input (SymmetricConv), where "
+                                   "the best igemm kernel has edge tiles; false: output channels as rows"));
+  return params;
+}
+
 OL_REGISTER_KERNELS(conv_integer_ops) {
   using EightBit = TypeList<int8_t, uint8_t>;
   Kernel("ConvInteger")
       .Opsets({Since(10, EightBit{})})
-      .Tuning(gemm::GemmTuningParams())
+      .Tuning(ConvTuningParams())
       .Factory(MakeKernel<ConvIntegerKernel>())
       .AddTo(registry);
   Kernel("QLinearConv")
       .Opsets({Since(10, EightBit{})})
-      .Tuning(gemm::GemmTuningParams())
+      .Tuning(ConvTuningParams())
       .Factory(MakeKernel<QLinearConvKernel>())
       .AddTo(registry);
 }

@@ -1,5 +1,6 @@
 // Integer matmuls and convolutions against naive references with 64-bit accumulation;
 // bit-identical for 1, 2, 4 and 8 participants.
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <memory>
@@ -11,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "native/kernels/quantized/igemm/igemm.h"
 #include "native/registry/kernel_test_checks.h"
 
 namespace onnx_light {
@@ -453,6 +455,214 @@ INSTANTIATE_TEST_SUITE_P(
                                          ConvCase{"depthwise_5x5_stride2_dilated", 1, 7, 17, 16, 7, 5, 7, 2, 3, 2}),
                        ::testing::Values(0, 1, 2, 3)),
     ConvCaseName);
+
+// Symmetric int8 weights (constant, zero points 0, group 1: what quantize_static writes)
+// take SymmetricConv, output positions as the engine's rows read in place from an NHWC
+// copy of X, where the best igemm kernel has indirect tiles (VNNI's bytes, AVX2's 16-bit
+// pairs), the input channels are a multiple of 4 and the convolution is not 1x1 stride 1
+// unpadded (read in place by the other path); otherwise (ISA capped to portable, 13, 6 or 3
+// channels, 1x1 in place) the channels-as-rows path. Each case runs with W constant (that
+// path) and W as an input (the channels-as-rows path, packed per run): both bit-identical to the direct convolution
+// requantized as the reference does, for every participant count. Shapes: 1x1 in place
+// and strided, 3x3 stride 1 and 2 with padding, ResNet's 7x7 / 14x14 / 56x56 planes, a
+// 7x7 stride-2 stem on 3 channels, dilation, channel counts that are not multiples of the
+// tile (and of the byte quad / 16-bit pair: 13 and 6 channels), more output channels than
+// one column block, batch 2.
+struct SymmetricCase {
+  const char* name;
+  int64_t n, c, h, w, m, k, stride, pad, dilation;
+};
+
+class SymmetricQLinearConv : public ::testing::TestWithParam<std::tuple<SymmetricCase, int>> {};
+
+// The labels of the regions a two-participant run opened (the parallel path forced).
+std::vector<std::string> RegionLabels(KernelTester& t) {
+  t.Tuning(param::kMinimumTasks, int64_t{1});
+  auto details = t.RunWithDetails(2);
+  EXPECT_TRUE(details.ok()) << details.status().ToString();
+  std::vector<std::string> labels;
+  if (details.ok()) {
+    for (const auto& r : details->regions) labels.emplace_back(r.label);
+  }
+  return labels;
+}
+
+bool Contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+template <typename X, typename Y>
+void CheckSymmetricConv(const SymmetricCase& cs, bool per_channel_zero_point, uint32_t seed) {
+  const auto x = RandomBytes<X>(cs.n * cs.c * cs.h * cs.w, seed);
+  const auto w = RandomBytes<int8_t>(cs.m * cs.c * cs.k * cs.k, seed + 1);
+  const int32_t xzp = std::is_signed<X>::value ? -9 : 119;
+  const int32_t yzp = std::is_signed<Y>::value ? -3 : 125;
+  std::vector<float> w_scale(cs.m);
+  std::vector<int32_t> bias(cs.m);
+  for (int64_t i = 0; i < cs.m; ++i) {
+    w_scale[i] = 0.0011f * static_cast<float>(1 + i % 7);
+    bias[i] = static_cast<int32_t>(i * 307 % 5001) - 2500;
+  }
+  int64_t oh = 0, ow = 0;
+  const auto want = DirectConv2D(x, cs.n, cs.c, cs.h, cs.w, w, cs.m, cs.k, cs.k, 1, cs.stride, cs.pad, xzp, {0}, bias,
+                                 &oh, &ow, cs.dilation);
+  double spread = 0;
+  for (size_t e = 0; e < want.size(); ++e) {
+    const double v = static_cast<double>(want[e]) * w_scale[(e / (oh * ow)) % cs.m];
+    spread += v * v;
+  }
+  const float x_scale = 0.04f;
+  const float y_scale = static_cast<float>(x_scale * std::sqrt(spread / static_cast<double>(want.size())) / 40.0);
+  const Tensor wt = MakeTensor<int8_t>({cs.m, cs.c, cs.k, cs.k}, w);
+  const Tensor zt =
+      per_channel_zero_point ? MakeTensor<int8_t>({cs.m}, std::vector<int8_t>(cs.m, 0)) : MakeTensor<int8_t>({}, {0});
+  const auto make = [&](bool constant_w) {
+    auto t = std::make_unique<KernelTester>("QLinearConv", 10);
+    t->Input(MakeTensor<X>({cs.n, cs.c, cs.h, cs.w}, x))
+        .Input(MakeTensor<float>({}, {x_scale}))
+        .Input(MakeTensor<X>({}, {static_cast<X>(xzp)}));
+    if (constant_w) {
+      t->ConstantInput(wt).ConstantInput(MakeTensor<float>({cs.m}, w_scale)).ConstantInput(zt);
+    } else {
+      t->Input(wt).Input(MakeTensor<float>({cs.m}, w_scale)).Input(zt);
+    }
+    t->Input(MakeTensor<float>({}, {y_scale}))
+        .Input(MakeTensor<Y>({}, {static_cast<Y>(yzp)}))
+        .Input(MakeTensor<int32_t>({cs.m}, bias));
+    t->Attr("pads", std::vector<int64_t>{cs.pad, cs.pad, cs.pad, cs.pad})
+        .Attr("strides", std::vector<int64_t>{cs.stride, cs.stride})
+        .Attr("dilations", std::vector<int64_t>{cs.dilation, cs.dilation});
+    return t;
+  };
+  auto symmetric = make(true), per_run = make(false);
+  const auto got = RunAllCounts(*symmetric), base = RunAllCounts(*per_run);
+  ASSERT_EQ(got.size(), 1u);
+  ASSERT_EQ(base.size(), 1u);
+  ASSERT_EQ(got[0].tensor().shape(), (Shape{cs.n, cs.m, oh, ow}));
+  ExpectIdentical(got[0], base[0], "constant symmetric W vs W as an input");
+  auto three = symmetric->Run(3);  // RunAllCounts ran 1, 2, 4 and 8 participants
+  ASSERT_TRUE(three.ok()) << three.status().ToString();
+  ExpectIdentical(three->at(0), got[0], "3 participants vs serial");
+  const auto y = ToVector<Y>(got[0].tensor());
+  const int lo = std::is_signed<Y>::value ? -128 : 0, hi = std::is_signed<Y>::value ? 127 : 255;
+  int64_t unsaturated = 0;
+  for (int64_t e = 0; e < static_cast<int64_t>(want.size()); ++e) {
+    const int64_t expected = Requant(want[e], x_scale, w_scale[(e / (oh * ow)) % cs.m], y_scale, yzp, lo, hi);
+    unsaturated += expected != lo && expected != hi;
+    ASSERT_EQ(int64_t{y[e]}, expected) << e;
+  }
+  EXPECT_GT(unsaturated * 2, static_cast<int64_t>(want.size()));
+  // Which path ran: SymmetricConv opens the engine's indirect region, the channels-as-rows
+  // path its own tiles region (for products large enough to split, >= 2^18 multiply-adds).
+  if (cs.n * oh * ow * cs.m * cs.c * cs.k * cs.k >= (int64_t{1} << 18)) {
+    const auto labels = RegionLabels(*symmetric);
+    const bool in_place = cs.k == 1 && cs.stride == 1 && cs.pad == 0;  // read in place: not taken
+    if (igemm::IgemmIndirectAvailable() && cs.c % 4 == 0 && !in_place) {
+      EXPECT_TRUE(Contains(labels, "igemm.indirect_blocks") && !Contains(labels, "qconv.tiles"));
+    } else {
+      EXPECT_TRUE(Contains(labels, "qconv.tiles") && !Contains(labels, "igemm.indirect_blocks"));
+    }
+    EXPECT_TRUE(Contains(RegionLabels(*per_run), "qconv.tiles"));
+    // The tuning parameter turns the path off for a constant W.
+    auto off = make(true);
+    off->Tuning("algorithm.symmetric_indirect", false);
+    const auto off_labels = RegionLabels(*off);
+    EXPECT_TRUE(Contains(off_labels, "qconv.tiles") && !Contains(off_labels, "igemm.indirect_blocks"));
+  }
+}
+
+std::string SymmetricCaseName(const ::testing::TestParamInfo<std::tuple<SymmetricCase, int>>& info) {
+  static const char* kTypes[] = {"u8_to_u8_scalar_zp", "s8_to_s8_per_channel_zp", "u8_to_s8_per_channel_zp",
+                                 "s8_to_u8_scalar_zp"};
+  return std::string(std::get<0>(info.param).name) + "_" + kTypes[std::get<1>(info.param)];
+}
+
+TEST_P(SymmetricQLinearConv, MatchesDirectConvolutionAndChannelsAsRowsPath) {
+  const auto& [cs, combination] = GetParam();
+  switch (combination) {
+    case 0:
+      CheckSymmetricConv<uint8_t, uint8_t>(cs, false, 70);
+      break;
+    case 1:
+      CheckSymmetricConv<int8_t, int8_t>(cs, true, 71);
+      break;
+    case 2:
+      CheckSymmetricConv<uint8_t, int8_t>(cs, true, 72);
+      break;
+    default:
+      CheckSymmetricConv<int8_t, uint8_t>(cs, false, 73);
+      break;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Conv, SymmetricQLinearConv,
+    ::testing::Combine(::testing::Values(SymmetricCase{"pointwise_in_place_batch2", 2, 32, 9, 9, 48, 1, 1, 0, 1},
+                                         SymmetricCase{"pointwise_stride2", 1, 24, 14, 14, 40, 1, 2, 0, 1},
+                                         // Odd planes (the last row and column read), and
+                                         // padded (positions in the padding: no subsampling).
+                                         SymmetricCase{"pointwise_stride2_odd_plane", 2, 32, 15, 13, 24, 1, 2, 0, 1},
+                                         SymmetricCase{"pointwise_stride2_padded", 1, 16, 9, 9, 20, 1, 2, 1, 1},
+                                         SymmetricCase{"plane_7x7_3x3_pad1", 1, 64, 7, 7, 72, 3, 1, 1, 1},
+                                         SymmetricCase{"plane_14x14_3x3_pad1", 1, 32, 14, 14, 40, 3, 1, 1, 1},
+                                         SymmetricCase{"plane_56x56_3x3_pad1", 1, 8, 56, 56, 20, 3, 1, 1, 1},
+                                         SymmetricCase{"stride2_3x3_pad1_batch2", 2, 16, 14, 14, 48, 3, 2, 1, 1},
+                                         SymmetricCase{"unpadded_3x3", 1, 16, 9, 10, 24, 3, 1, 0, 1},
+                                         SymmetricCase{"odd_channels_13", 2, 13, 10, 9, 19, 3, 1, 1, 1},
+                                         SymmetricCase{"channels_6", 1, 6, 11, 12, 33, 3, 1, 1, 1},
+                                         SymmetricCase{"stem_7x7_stride2_pad3", 1, 3, 30, 30, 16, 7, 2, 3, 1},
+                                         SymmetricCase{"dilated_2", 1, 12, 15, 14, 17, 3, 1, 2, 2},
+                                         SymmetricCase{"channels_past_column_block", 1, 96, 7, 7, 300, 3, 1, 1, 1}),
+                       ::testing::Values(0, 1, 2, 3)),
+    SymmetricCaseName);
+
+// ConvInteger with symmetric int8 weights and no w_zero_point input (SymmetricConv's int32
+// output), and a 1-D QLinearConv: bit-identical to the same node with W as an input.
+TEST(ConvInteger, SymmetricWeightsWithoutZeroPointMatchDirectConvolution) {
+  const int64_t n = 2, c = 20, h = 11, wd = 10, m = 37, k = 3;
+  const auto x = RandomBytes<uint8_t>(n * c * h * wd, 80);
+  const auto w = RandomBytes<int8_t>(m * c * k * k, 81);
+  KernelTester t("ConvInteger", 10);
+  t.Input(MakeTensor<uint8_t>({n, c, h, wd}, x)).ConstantInput(MakeTensor<int8_t>({m, c, k, k}, w));
+  t.Input(MakeTensor<uint8_t>({}, {77}));
+  t.Attr("pads", std::vector<int64_t>{1, 1, 1, 1}).Attr("strides", std::vector<int64_t>{2, 2});
+  auto out = RunAllCounts(t);
+  ASSERT_EQ(out.size(), 1u);
+  int64_t oh = 0, ow = 0;
+  const auto want = DirectConv2D(x, n, c, h, wd, w, m, k, k, 1, 2, 1, 77, {0}, {}, &oh, &ow);
+  ASSERT_EQ(out[0].tensor().shape(), (Shape{n, m, oh, ow}));
+  const auto got = ToVector<int32_t>(out[0].tensor());
+  for (size_t e = 0; e < want.size(); ++e) ASSERT_EQ(int64_t{got[e]}, want[e]) << e;
+}
+
+TEST(QLinearConv, SymmetricWeightsOneDimensionalMatchesWeightsAsInput) {
+  const int64_t n = 2, c = 24, len = 50, m = 70, k = 5;
+  const auto x = RandomBytes<uint8_t>(n * c * len, 90);
+  const auto w = RandomBytes<int8_t>(m * c * k, 91);
+  std::vector<float> w_scale(m, 0.002f);
+  std::vector<Value> outs;
+  for (const bool constant_w : {true, false}) {
+    KernelTester t("QLinearConv", 10);
+    t.Input(MakeTensor<uint8_t>({n, c, len}, x)).Input(MakeTensor<float>({}, {0.05f}));
+    t.Input(MakeTensor<uint8_t>({}, {128}));
+    const Tensor wt = MakeTensor<int8_t>({m, c, k}, w);
+    if (constant_w) {
+      t.ConstantInput(wt).ConstantInput(MakeTensor<float>({m}, w_scale)).ConstantInput(MakeTensor<int8_t>({}, {0}));
+    } else {
+      t.Input(wt).Input(MakeTensor<float>({m}, w_scale)).Input(MakeTensor<int8_t>({}, {0}));
+    }
+    t.Input(MakeTensor<float>({}, {0.4f})).Input(MakeTensor<uint8_t>({}, {128}));
+    t.Attr("pads", std::vector<int64_t>{2, 1}).Attr("strides", std::vector<int64_t>{2});
+    auto out = RunAllCounts(t);
+    ASSERT_EQ(out.size(), 1u);
+    ASSERT_EQ(out[0].tensor().shape(), (Shape{n, m, 25}));
+    outs.push_back(out[0]);
+  }
+  ExpectIdentical(outs[0], outs[1], "1-D symmetric constant W vs W as an input");
+  const auto y = ToVector<uint8_t>(outs[0].tensor());
+  EXPECT_GT(std::count_if(y.begin(), y.end(), [](uint8_t v) { return v != 0 && v != 255; }),
+            static_cast<int64_t>(y.size() / 2));
+}
 
 // A constant B packed at creation, several row and column blocks of the engine.
 TEST(MatMulInteger, ConstantWeightsManyBlocks) {

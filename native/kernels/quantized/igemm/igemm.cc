@@ -395,6 +395,7 @@ Status RunTasks(const Blocking& l, int64_t m, const IgemmA& a, const IgemmPacked
   const bool bytes = l.bytes;
   const int64_t kp = l.kp, k_block = l.k_block, row_block = l.row_block, column_block = l.column_block;
   const int64_t column_tasks = l.column_tasks;
+  const bool edges = bytes ? kernel.edge_tile_u8s8 != nullptr : kernel.edge_tile != nullptr;
   // A byte-packed int8 A is stored shifted by +128: its zero point shifts alike.
   const int32_t a_shift = bytes && a.matrix.is_signed ? 128 : 0;
   const auto& column_sums = b.column_sums();
@@ -437,14 +438,21 @@ Status RunTasks(const Blocking& l, int64_t m, const IgemmA& a, const IgemmPacked
       const int64_t pc = std::min(k_block, kp - p0);
       for (int64_t jt = 0; jt < cols_padded; jt += nr) {
         const int64_t panel = (j0 + jt) / nr;
+        const int tile_cols = static_cast<int>(std::min<int64_t>(nr, cols - jt));
         for (int64_t it = 0; it < rows_padded; it += mr) {
           int64_t ld = 0;
           int32_t* c = tile_c(it, jt, &ld);
+          // The block's last row and column tiles are edge tiles when the kernel has them
+          // (no padding rows or columns computed; same sums in the cells they store).
+          const int tile_rows = static_cast<int>(std::min<int64_t>(mr, rows - it));
+          const bool full = !edges || (tile_rows == mr && tile_cols == nr);
           if (bytes) {
             const uint8_t* ap = reinterpret_cast<const uint8_t*>(a_panels) + (it * kp + p0 * mr) * 4;
-            kernel.tile_u8s8(pc, ap, b.byte_panel(panel) + p0 * nr * 4, c, ld, p0 > 0);
+            const IgemmByteTileFn tile = full ? kernel.tile_u8s8 : kernel.edge_tile_u8s8(tile_rows, tile_cols);
+            tile(pc, ap, b.byte_panel(panel) + p0 * nr * 4, c, ld, p0 > 0);
           } else {
-            kernel.tile(pc, a_panels + (it * kp + p0 * mr) * 2, b.panel(panel) + p0 * nr * 2, c, ld, p0 > 0);
+            const IgemmTileFn tile = full ? kernel.tile : kernel.edge_tile(tile_rows, tile_cols);
+            tile(pc, a_panels + (it * kp + p0 * mr) * 2, b.panel(panel) + p0 * nr * 2, c, ld, p0 > 0);
           }
         }
       }
@@ -576,6 +584,82 @@ Status IgemmComputeInto(const ParallelContext& parallel, Allocator* allocator, i
   const DirectC direct{c, ldc};
   const auto no_sink = [](int64_t, int, int64_t, int, const int32_t*, int64_t) {};
   return ComputeImpl(parallel, allocator, parallel_minimum_units, m, a, b, no_sink, &direct, scratch_bytes);
+}
+
+bool IgemmIndirectAvailable() {
+  const IgemmKernel& k = BestIgemmKernel();
+  return k.indirect_tile_u8s8 != nullptr || k.indirect_tile_pairs != nullptr;
+}
+
+bool IgemmIndirectSupported(const IgemmPackedB& b, int64_t segment) {
+  if (segment <= 0) return false;
+  if (b.bytes()) return b.kernel().indirect_tile_u8s8 != nullptr && segment % 4 == 0;
+  return b.kernel().indirect_tile_pairs != nullptr && segment % 2 == 0;
+}
+
+int IgemmIndirectElementBytes(const IgemmPackedB& b) { return b.bytes() ? 1 : 2; }
+
+Status IgemmComputeIndirect(const ParallelContext& parallel, Allocator* allocator, int64_t parallel_minimum_units,
+                            int64_t m, const IgemmIndirectA& a, const IgemmPackedB& b, IgemmSink sink,
+                            int64_t* scratch_bytes) {
+  const int64_t n = b.n();
+  if (!IgemmIndirectSupported(b, a.segment) || a.taps * a.segment != b.k()) {
+    return InvalidArgument("IgemmComputeIndirect: B (K ", b.k(), ") cannot take ", a.taps, " spans of ", a.segment,
+                           " bytes on kernel ", b.kernel().name);
+  }
+  if (m <= 0 || n <= 0) return Status::Ok();
+  const IgemmKernel& kernel = b.kernel();
+  const int mr = kernel.mr, nr = kernel.nr;
+  // Tasks of up to kRowBlock rows x kIndirectColumns columns, row block by row block (a
+  // participant's consecutive tasks read the same input rows); within a task, column panel
+  // by panel, so that a panel of B (nr columns x K) is read from cache for all its rows.
+  constexpr int64_t kIndirectColumns = 128;
+  const int64_t panels = (m + mr - 1) / mr, per_block = std::max<int64_t>(kRowBlock / mr, 1);
+  const int64_t row_blocks = (panels + per_block - 1) / per_block;
+  const int64_t row_block = (panels + row_blocks - 1) / row_blocks * mr;
+  const int64_t column_block = RoundUp(std::min<int64_t>(kIndirectColumns, n), nr);
+  const int64_t column_tasks = (n + column_block - 1) / column_block;
+  const int64_t tasks = row_blocks * column_tasks;
+  const double macs = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(b.k());
+  const bool serial = macs / static_cast<double>(kMacsPerUnit) < static_cast<double>(parallel_minimum_units);
+  const ParallelPlan plan{"igemm.indirect_blocks", 1};
+  const int participants = serial ? 1 : AvailableParticipants(parallel, plan);
+  const size_t per = Blocking::RoundUpBytes(sizeof(int32_t) * static_cast<size_t>(row_block * column_block));
+  const int64_t n_padded = RoundUp(n, nr);  // the column offsets, zero past n (tiles read whole 8-column steps)
+  ScratchArena arena(allocator, per * static_cast<size_t>(participants) + sizeof(int32_t) * n_padded + 128);
+  OL_RETURN_IF_ERROR(arena.status());
+  OL_ASSIGN_OR_RETURN(void* base, arena.Allocate(per * static_cast<size_t>(participants)));
+  OL_ASSIGN_OR_RETURN(int32_t * init, arena.AllocateArray<int32_t>(n_padded));
+  if (scratch_bytes != nullptr) *scratch_bytes = static_cast<int64_t>(arena.capacity());
+  std::fill(init, init + n_padded, 0);
+  if (a.column_offsets != nullptr) std::copy(a.column_offsets, a.column_offsets + n, init);
+  const int64_t groups = a.segment / (b.bytes() ? 4 : 2);  // quads or pairs per tap
+  const auto run = [&](int participant, int64_t begin, int64_t end) -> Status {
+    auto* c = reinterpret_cast<int32_t*>(static_cast<char*>(base) + per * static_cast<size_t>(participant));
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t i0 = task / column_tasks * row_block, rows = std::min(row_block, m - i0);
+      const int64_t j0 = task % column_tasks * column_block, cols = std::min(column_block, n - j0);
+      for (int64_t jt = 0; jt < cols; jt += nr) {
+        const int64_t panel = (j0 + jt) / nr;
+        const int tile_cols = static_cast<int>(std::min<int64_t>(nr, cols - jt));
+        for (int64_t it = 0; it < rows; it += mr) {
+          const int tile_rows = static_cast<int>(std::min<int64_t>(mr, rows - it));
+          int32_t* tile_c = c + it * column_block + jt;
+          if (b.bytes()) {
+            kernel.indirect_tile_u8s8(tile_rows, tile_cols)(a.taps, groups, a.rows + i0 + it, a.offsets,
+                                                            b.byte_panel(panel), init + j0 + jt, tile_c, column_block);
+          } else {
+            kernel.indirect_tile_pairs(tile_rows, tile_cols)(a.taps, groups, a.rows + i0 + it, a.offsets,
+                                                             b.panel(panel), init + j0 + jt, tile_c, column_block);
+          }
+        }
+      }
+      sink(i0, static_cast<int>(rows), j0, static_cast<int>(cols), c, column_block);
+    }
+    return Status::Ok();
+  };
+  if (serial || participants <= 1) return run(0, 0, tasks);
+  return ParallelForWithParticipant(parallel, tasks, ParallelPlan{"igemm.indirect_blocks", 1, participants}, run);
 }
 
 size_t IgemmSerialScratchBytes(int64_t m, const IgemmPackedB& b) {

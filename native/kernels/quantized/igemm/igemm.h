@@ -113,6 +113,41 @@ Status IgemmComputeInto(const ParallelContext& parallel, Allocator* allocator, i
 size_t IgemmSerialScratchBytes(int64_t m, const IgemmPackedB& b);
 Status IgemmComputeSerial(int64_t m, const IgemmA& a, const IgemmPackedB& b, IgemmSink sink, void* scratch);
 
+// Indirect rows (a convolution's output positions over an NHWC input, ONNX Runtime's
+// symmetric indirect convolution): C = A x B with B packed (IgemmPackedB, int8, K = taps x
+// segment, row t segment + c the tap t, channel c weights) and row i of A never packed: its
+// K values are the `taps` spans of `segment` values at rows[i] + offsets[t] (byte
+// addresses), read in place by the kernel's indirect tile: uint8 bytes for a kernel with a
+// byte tile (an int8 input is the caller's to shift by +128), else int16 values (two bytes
+// each, uint8 or int8 widened as they are): IgemmIndirectElementBytes.
+// No zero points are applied: C(i, j) = column_offsets[j] + sum_k A(i, k) B(k, j) exactly
+// (wrapping int32; column_offsets may be null: 0). With B's zero points 0 the caller passes
+// bias - azp x B's column sums (b.column_sums()) there, which the tile starts from. Blocks
+// go to `sink` as IgemmCompute's do: each once, disjoint, possibly concurrently; the bits
+// do not depend on the participant count.
+//
+//   if (IgemmIndirectSupported(*w, c)) {
+//     IgemmIndirectA a{origins, tap_offsets, taps, c};
+//     OL_RETURN_IF_ERROR(IgemmComputeIndirect(ctx.parallel(), ctx.allocator(), units, positions, a, *w, sink));
+//   }
+struct IgemmIndirectA {
+  const uint8_t* const* rows = nullptr;  // per row of C: its window's origin
+  const int64_t* offsets = nullptr;      // per tap: the byte offset of its span from the origin
+  int64_t taps = 0, segment = 0;
+  const int32_t* column_offsets = nullptr;  // n values added to every row (null: none)
+};
+// Whether the best kernel of this CPU has indirect tiles (VNNI's byte tile, AVX2's pairs).
+bool IgemmIndirectAvailable();
+// Whether IgemmComputeIndirect can run b with spans of `segment` values: the kernel has an
+// indirect tile for b's format, and segment is a multiple of its K group (4 bytes, 2
+// pairs: a group never straddles two taps).
+bool IgemmIndirectSupported(const IgemmPackedB& b, int64_t segment);
+// Bytes per value of A for IgemmComputeIndirect with b: 1 (uint8) or 2 (int16).
+int IgemmIndirectElementBytes(const IgemmPackedB& b);
+Status IgemmComputeIndirect(const ParallelContext& parallel, Allocator* allocator, int64_t parallel_minimum_units,
+                            int64_t m, const IgemmIndirectA& a, const IgemmPackedB& b, IgemmSink sink,
+                            int64_t* scratch_bytes = nullptr);
+
 // The transposed arrangement, for products whose left operand is the constant: a
 // convolution's weights (M output channels x K) times an activation block packed per run
 // (K x cols, e.g. im2col columns of output positions), so C's rows are output channels and

@@ -59,6 +59,22 @@ using RequantizeFn = void (*)(const int32_t* acc, int64_t n, int32_t bias, const
 using AddZeroPointTermsFn = void (*)(uint32_t* row, int64_t n, uint32_t row_term, uint32_t azp,
                                      const uint32_t* column_sums);
 
+// The indirect byte tile (IgemmComputeIndirect: a convolution's output positions as rows,
+// read in place): c[i * ldc + j] = init[j] + the sum over taps t < taps and quads q < quads
+// of the four bytes at rows[i] + offsets[t] + 4q (uint8) times B(t quads + q, j) (the byte
+// panel's int8 quads), wrapping, for the tile's rows i < rows and columns j < cols,
+// overwriting c; b points to the panel's first quad, init to the panel's nr column values.
+using IgemmIndirectTileFn = void (*)(int64_t taps, int64_t quads, const uint8_t* const* rows, const int64_t* offsets,
+                                     const int8_t* b, const int32_t* init, int32_t* c, int64_t ldc);
+// The indirect tile over the first `rows` (1..mr) rows and at least `cols` (1..nr) columns.
+using IgemmIndirectEdgeTileFn = IgemmIndirectTileFn (*)(int rows, int cols);
+// As IgemmIndirectTileFn over 16-bit pairs: A's values are int16 (two bytes each) at
+// rows[i] + offsets[t] (byte offsets) + 4p for pair p < pairs of tap t, B the pair panel.
+using IgemmIndirectPairTileFn = void (*)(int64_t taps, int64_t pairs, const uint8_t* const* rows,
+                                         const int64_t* offsets, const int16_t* b, const int32_t* init, int32_t* c,
+                                         int64_t ldc);
+using IgemmIndirectPairEdgeTileFn = IgemmIndirectPairTileFn (*)(int rows, int cols);
+
 struct IgemmKernel {
   const char* name;
   int mr;
@@ -69,8 +85,10 @@ struct IgemmKernel {
   // Edge tiles for the packed-A arrangement (IgemmMultiplyBlock); null: full tiles only.
   IgemmEdgeTileFn edge_tile = nullptr;
   IgemmByteEdgeTileFn edge_tile_u8s8 = nullptr;
-  IgemmPackPanelFn pack_panel = nullptr;               // in the format its packed A takes (byte if tile_u8s8)
-  AddZeroPointTermsFn add_zero_point_terms = nullptr;  // null: the scalar lanes (igemm.cc)
+  IgemmPackPanelFn pack_panel = nullptr;                      // in the format its packed A takes (byte if tile_u8s8)
+  AddZeroPointTermsFn add_zero_point_terms = nullptr;         // null: the scalar lanes (igemm.cc)
+  IgemmIndirectEdgeTileFn indirect_tile_u8s8 = nullptr;       // null: no IgemmComputeIndirect on byte panels
+  IgemmIndirectPairEdgeTileFn indirect_tile_pairs = nullptr;  // null: none on pair panels
 };
 
 // Per-ISA kernels: null when not compiled for this architecture or not enabled on this CPU.

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <string>
 #include <tuple>
@@ -464,6 +465,113 @@ TEST_P(IgemmVariantTest, ParallelComputeMatchesDirectSumsForEveryParticipantCoun
       }
     }
   }
+}
+
+// Indirect rows (IgemmComputeIndirect): row i of A is `taps` spans of `segment` values at
+// rows[i] + offsets[t] of one buffer (overlapping windows, as a convolution's are; bytes
+// for VNNI's byte tile, int16 for AVX2's pairs), read in place by the kernel's indirect tile; C = column offsets (for
+// the odd row counts, near the int32 limits) + A x B with no zero points, against direct 64-bit sums reduced modulo
+// 2^32. Every row count 1..12 of a tile and column edges of 8..32 (and several row and column blocks), serially and
+// with 2 and 3 participants. A kernel without indirect tiles must refuse the call.
+TEST_P(IgemmVariantTest, IndirectRowsMatchDirectSumsForEveryTileEdgeAndParticipantCount) {
+  SKIP_UNLESS_KERNEL(GetParam(), kernel);
+  struct Shape {
+    int64_t m, n, taps, segment;
+  };
+  const std::vector<Shape> shapes = {{1, 8, 1, 4},    {5, 20, 3, 8},   {12, 32, 9, 4},    {13, 45, 9, 12},
+                                     {49, 64, 9, 64}, {7, 24, 2, 132}, {200, 300, 4, 16}, {11, 16, 1, 1024}};
+  int seed = 3000;
+  for (const Shape& sh : shapes) {
+    const int64_t k = sh.taps * sh.segment, span = (sh.m + 3) * 4 + (sh.taps + 1) * sh.segment;
+    const auto x = RandomBytes(span + k, seed++), b = RandomBytes(k * sh.n, seed++);
+    auto packed = IgemmPackedB::Create(k, sh.n, IgemmMatrix{b.data(), true, sh.n, 1}, nullptr, 1, kernel);
+    ASSERT_TRUE(packed.ok());
+    // A's values: bytes (uint8) for a byte tile; int16 for pairs, the odd shapes' negative
+    // (x as int8) as a convolution's int8 input is.
+    const int e = IgemmIndirectElementBytes(**packed);
+    const bool negative = e == 2 && sh.m % 2 == 1;
+    const auto value = [&](int64_t pos) { return negative ? int64_t{static_cast<int8_t>(x[pos])} : int64_t{x[pos]}; };
+    std::vector<uint8_t> data(x.size() * e);
+    for (size_t pos = 0; pos < x.size(); ++pos) {
+      if (e == 1) {
+        data[pos] = x[pos];
+      } else {
+        const auto v = static_cast<int16_t>(value(static_cast<int64_t>(pos)));
+        std::memcpy(data.data() + 2 * pos, &v, sizeof(v));
+      }
+    }
+    std::vector<int64_t> origin(static_cast<size_t>(sh.m)), tap(static_cast<size_t>(sh.taps));
+    std::vector<const uint8_t*> rows(static_cast<size_t>(sh.m));
+    std::vector<int64_t> offsets(static_cast<size_t>(sh.taps));
+    for (int64_t i = 0; i < sh.m; ++i) {
+      origin[i] = (i * 4 + (i % 3)) % span;  // any alignment
+      rows[i] = data.data() + origin[i] * e;
+    }
+    for (int64_t t = 0; t < sh.taps; ++t) {
+      tap[t] = t * sh.segment + (t % 2) * 3;
+      offsets[t] = tap[t] * e;
+    }
+    // Column offsets for the odd row counts (none for the even ones), near the int32 limits.
+    std::vector<int32_t> column_offsets(static_cast<size_t>(sh.n), 0);
+    if (sh.m % 2 == 1) {
+      for (int64_t j = 0; j < sh.n; ++j)
+        column_offsets[j] = (j % 2 ? 2147480000 : -2147480000) + static_cast<int32_t>(j);
+    }
+    const bool with_offsets = sh.m % 2 == 1;
+    std::vector<int32_t> want(static_cast<size_t>(sh.m * sh.n));
+    for (int64_t i = 0; i < sh.m; ++i) {
+      for (int64_t j = 0; j < sh.n; ++j) {
+        int64_t sum = 0;
+        for (int64_t t = 0; t < sh.taps; ++t) {
+          for (int64_t cc = 0; cc < sh.segment; ++cc) {
+            sum += value(origin[i] + tap[t] + cc) * Value(b, true, (t * sh.segment + cc) * sh.n + j);
+          }
+        }
+        want[i * sh.n + j] =
+            static_cast<int32_t>(static_cast<uint32_t>(sum) + static_cast<uint32_t>(column_offsets[j]));
+      }
+    }
+    const IgemmIndirectA a{rows.data(), offsets.data(), sh.taps, sh.segment,
+                           with_offsets ? column_offsets.data() : nullptr};
+    const auto none = [](int64_t, int, int64_t, int, const int32_t*, int64_t) {};
+    if ((e == 1 ? kernel->indirect_tile_u8s8 == nullptr : kernel->indirect_tile_pairs == nullptr)) {
+      EXPECT_FALSE(IgemmIndirectSupported(**packed, sh.segment));
+      EXPECT_FALSE(IgemmComputeIndirect(ParallelContext{}, Allocator::Default(), 0, sh.m, a, **packed, none).ok());
+      continue;
+    }
+    ASSERT_TRUE(IgemmIndirectSupported(**packed, sh.segment));
+    for (int threads : {1, 2, 3}) {
+      SCOPED_TRACE(std::to_string(sh.m) + "x" + std::to_string(sh.n) + " taps=" + std::to_string(sh.taps) +
+                   " segment=" + std::to_string(sh.segment) + " threads=" + std::to_string(threads));
+      CpuExecutionPolicy policy;
+      policy.num_threads = threads;
+      auto executor = CpuExecutor::Create(policy);
+      ASSERT_TRUE(executor.ok());
+      ParallelContext parallel;
+      parallel.executor = executor->get();
+      std::vector<int32_t> got(want.size(), 0);
+      std::vector<std::atomic<int>> seen(want.size());
+      ASSERT_TRUE(
+          IgemmComputeIndirect(parallel, Allocator::Default(), /*parallel_minimum_units=*/0, sh.m, a, **packed,
+                               [&](int64_t i0, int count, int64_t j0, int cols, const int32_t* acc, int64_t ld) {
+                                 for (int r = 0; r < count; ++r) {
+                                   for (int q = 0; q < cols; ++q) {
+                                     got[(i0 + r) * sh.n + j0 + q] = acc[r * ld + q];
+                                     ++seen[(i0 + r) * sh.n + j0 + q];
+                                   }
+                                 }
+                               })
+              .ok());
+      for (size_t e = 0; e < want.size(); ++e) {
+        ASSERT_EQ(seen[e].load(), 1) << e;
+        ASSERT_EQ(got[e], want[e]) << e;
+      }
+    }
+  }
+  // Spans that are not whole K groups are refused.
+  auto packed = IgemmPackedB::Create(6, 8, IgemmMatrix{RandomBytes(48, 1).data(), true, 8, 1}, nullptr, 1, kernel);
+  ASSERT_TRUE(packed.ok());
+  EXPECT_FALSE(IgemmIndirectSupported(**packed, 3));
 }
 
 // C written in place (whole tiles accumulated in C, edge tiles through scratch): equal to

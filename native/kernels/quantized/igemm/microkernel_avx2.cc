@@ -71,6 +71,53 @@ IgemmTileFn EdgeTile(int rows, int cols) {
   return kTable[rows - 1][(cols + 7) / 8 - 1];
 }
 
+// The indirect pair tile (igemm_kernel.h): PanelTile's algorithm with row i's pairs read
+// at rows[i] + offsets[t] + 4p (int16 values) in place of a packed A panel, the
+// accumulators starting at the column values `init`.
+template <int R, int V>
+void IndirectTile(int64_t taps, int64_t pairs, const uint8_t* const* rows, const int64_t* offsets, const int16_t* b,
+                  const int32_t* init, int32_t* c, int64_t ldc) {
+  static_assert(R >= 1 && R <= kMr && V >= 1 && 8 * V <= kNr);
+  __m256i acc[R][V], start[V];
+  for (int v = 0; v < V; ++v) start[v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(init + 8 * v));
+#pragma GCC unroll 8
+  for (int i = 0; i < R; ++i) {
+    for (int v = 0; v < V; ++v) acc[i][v] = start[v];
+  }
+  for (int64_t t = 0; t < taps; ++t) {
+    const uint8_t* a[R];
+#pragma GCC unroll 8
+    for (int i = 0; i < R; ++i) a[i] = rows[i] + offsets[t];
+    for (int64_t p = 0; p < pairs; ++p) {
+      __m256i bv[V];
+      for (int v = 0; v < V; ++v) bv[v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 16 * v));
+#pragma GCC unroll 8
+      for (int i = 0; i < R; ++i) {
+        int32_t pair;
+        __builtin_memcpy(&pair, a[i] + 4 * p, sizeof(pair));
+        const __m256i ai = _mm256_set1_epi32(pair);
+        for (int v = 0; v < V; ++v) acc[i][v] = _mm256_add_epi32(acc[i][v], _mm256_madd_epi16(ai, bv[v]));
+      }
+      b += 2 * kNr;
+    }
+  }
+#pragma GCC unroll 8
+  for (int i = 0; i < R; ++i) {
+    __m256i* row = reinterpret_cast<__m256i*>(c + i * ldc);
+    for (int v = 0; v < V; ++v) _mm256_storeu_si256(row + v, acc[i][v]);
+  }
+}
+
+template <size_t... I>
+constexpr std::array<std::array<IgemmIndirectPairTileFn, kNr / 8>, kMr> IndirectTable(std::index_sequence<I...>) {
+  return {{{IndirectTile<I + 1, 1>, IndirectTile<I + 1, 2>}...}};
+}
+
+IgemmIndirectPairTileFn IndirectEdgeTile(int rows, int cols) {
+  static constexpr auto kTable = IndirectTable(std::make_index_sequence<kMr>());
+  return kTable[rows - 1][(cols + 7) / 8 - 1];
+}
+
 // Eight outputs: (acc + bias) * multiplier + zp in double, rounded half to even, clamped.
 template <bool Signed>
 void Requantize8(const int32_t* acc, __m256i bias, const float* multiplier, int64_t step, __m256d zp, void* out) {
@@ -174,8 +221,9 @@ void AddZeroPointTerms(uint32_t* row, int64_t n, uint32_t row_term, uint32_t azp
 }  // namespace
 
 // Constant-initialized: igemm.cc hands it out only when IsaEnabled(Isa::kAvx2).
-extern const IgemmKernel kIgemmAvx2Kernel = {"avx2",  kMr,      kNr,     Tile,           Requantize,
-                                             nullptr, EdgeTile, nullptr, PackPanelPairs, AddZeroPointTerms};
+extern const IgemmKernel kIgemmAvx2Kernel = {
+    "avx2",          kMr, kNr, Tile, Requantize, nullptr, EdgeTile, nullptr, PackPanelPairs, AddZeroPointTerms, nullptr,
+    IndirectEdgeTile};
 
 }  // namespace igemm
 }  // namespace onnx_light

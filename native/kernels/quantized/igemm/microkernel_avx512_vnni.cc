@@ -93,13 +93,79 @@ void PackPanelBytes(const IgemmRows& rows, int64_t col0, int64_t k, int64_t widt
   }
 }
 
+// The indirect byte tile (igemm_kernel.h): PanelTile's algorithm with row i's quads read
+// at rows[i] + offsets[t] + 4q in place of a packed A panel, the accumulators starting at
+// the column values `init`; rows [0, R), 16V + 8H columns.
+template <int R, int V, int H>
+void IndirectTile(int64_t taps, int64_t quads, const uint8_t* const* rows, const int64_t* offsets, const int8_t* b,
+                  const int32_t* init, int32_t* c, int64_t ldc) {
+  static_assert(R >= 1 && R <= kMr && V >= 0 && (H == 0 || H == 1) && V + H >= 1 && 16 * V + 8 * H <= kNr);
+  constexpr int kV = V > 0 ? V : 1;
+  __m512i acc[R][kV];
+  __m256i half[R];
+  __m512i start[kV];
+  for (int v = 0; v < V; ++v) start[v] = _mm512_loadu_si512(init + 16 * v);
+  __m256i start_half = _mm256_setzero_si256();
+  if constexpr (H != 0) start_half = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(init + 16 * V));
+#pragma GCC unroll 12
+  for (int i = 0; i < R; ++i) {
+    for (int v = 0; v < V; ++v) acc[i][v] = start[v];
+    if constexpr (H != 0) half[i] = start_half;
+  }
+  for (int64_t t = 0; t < taps; ++t) {
+    const uint8_t* a[R];
+#pragma GCC unroll 12
+    for (int i = 0; i < R; ++i) a[i] = rows[i] + offsets[t];
+    for (int64_t q = 0; q < quads; ++q) {
+      __m512i bv[kV];
+      for (int v = 0; v < V; ++v) bv[v] = _mm512_loadu_si512(b + v * 64);
+      __m256i bh = _mm256_setzero_si256();
+      if constexpr (H != 0) bh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + V * 64));
+#pragma GCC unroll 12
+      for (int i = 0; i < R; ++i) {
+        int32_t quad;
+        __builtin_memcpy(&quad, a[i] + 4 * q, sizeof(quad));
+        const __m512i ai = _mm512_set1_epi32(quad);
+        for (int v = 0; v < V; ++v) acc[i][v] = _mm512_dpbusd_epi32(acc[i][v], ai, bv[v]);
+        if constexpr (H != 0) half[i] = _mm256_dpbusd_epi32(half[i], _mm512_castsi512_si256(ai), bh);
+      }
+      b += 4 * kNr;
+    }
+  }
+#pragma GCC unroll 12
+  for (int i = 0; i < R; ++i) {
+    int32_t* row = c + i * ldc;
+    for (int v = 0; v < V; ++v) _mm512_storeu_si512(row + 16 * v, acc[i][v]);
+    if constexpr (H != 0) _mm256_storeu_si256(reinterpret_cast<__m256i*>(row + 16 * V), half[i]);
+  }
+}
+
+template <size_t... I>
+constexpr std::array<std::array<IgemmIndirectTileFn, kNr / 8>, kMr> IndirectTable(std::index_sequence<I...>) {
+  return {{{IndirectTile<I + 1, 0, 1>, IndirectTile<I + 1, 1, 0>, IndirectTile<I + 1, 1, 1>,
+            IndirectTile<I + 1, 2, 0>}...}};
+}
+
+IgemmIndirectTileFn IndirectEdgeTile(int rows, int cols) {
+  static constexpr auto kTable = IndirectTable(std::make_index_sequence<kMr>());
+  return kTable[rows - 1][(cols + 7) / 8 - 1];
+}
+
 }  // namespace
 
 // Constant-initialized: igemm.cc hands it out only when IsaEnabled(Isa::kAvx512) and the
 // CPU has AVX512-VNNI.
-extern const IgemmKernel kIgemmAvx512VnniKernel = {
-    "avx512_vnni",    kMr, kNr, Tile, Requantize, TileU8S8, EdgeTile<PairFormat>, EdgeTile<ByteFormat>, PackPanelBytes,
-    AddZeroPointTerms};
+extern const IgemmKernel kIgemmAvx512VnniKernel = {"avx512_vnni",
+                                                   kMr,
+                                                   kNr,
+                                                   Tile,
+                                                   Requantize,
+                                                   TileU8S8,
+                                                   EdgeTile<PairFormat>,
+                                                   EdgeTile<ByteFormat>,
+                                                   PackPanelBytes,
+                                                   AddZeroPointTerms,
+                                                   IndirectEdgeTile};
 
 }  // namespace igemm
 }  // namespace onnx_light
