@@ -373,7 +373,10 @@ StatusOr<std::vector<Value>> Session::Run(const std::vector<std::pair<std::strin
   // This run counts against the policy's threads for its whole length (fair shares for
   // concurrent callers, see CpuExecutor::Run).
   std::optional<CpuExecutor::CallerScope> caller;  // a serial session has no executor
-  if (executor_ != nullptr) caller.emplace(*executor_);
+  if (executor_ != nullptr) {
+    caller.emplace(*executor_);
+    executor_->Prepare();  // workers parked since the last run wake while the feeds are checked
+  }
   const Graph& graph = *graph_;
   std::vector<Value> frame = NewFrame(*plan_, nullptr);
   std::vector<bool> fed(graph.inputs.size(), false);
