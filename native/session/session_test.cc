@@ -86,6 +86,38 @@ TEST(SessionTest, RunsAChainSeriallyAndInParallelWithTheSameResult) {
   }
 }
 
+// A run wakes the session's workers parked since the last one (CpuExecutor::Prepare), so
+// that its first region finds them awake: here a run too small to open any region leaves
+// the worker awake, spinning its window (1 s, so that the test sees it), where it had
+// parked. Polls without timing anything.
+TEST(SessionTest, ARunWakesWorkersParkedSinceTheLastRun) {
+  CpuExecutionPolicy policy;
+  policy.num_threads = 2;
+  policy.spin_microseconds = CpuExecutionPolicy::kMaxSpinMicroseconds;
+  auto created = Session::Create(AddChain(1, 4), policy);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  std::unique_ptr<Session> session = std::move(created).value();
+  CpuExecutor* executor = session->executor();
+  ASSERT_NE(executor, nullptr);
+  const auto wait_until = [](const std::function<bool()>& pred) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (!pred()) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    return true;
+  };
+  ASSERT_TRUE(wait_until([&] { return executor->ParkedWorkers() == 1; }));
+  EventCollector events;
+  RunOptions options;
+  options.events = &events;
+  auto out = session->Run({{"x", Value(Floats({4}, 1.0f))}}, {}, options);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)[0].tensor().data<float>()[3], 2.0f);
+  EXPECT_TRUE(events.regions().empty()) << "the run opened a region: the test needs one that does not";
+  EXPECT_TRUE(wait_until([&] { return executor->ParkedWorkers() == 0; }));
+}
+
 TEST(SessionTest, OrdersNodesTopologically) {
   auto g = NewGraph();
   g->inputs.push_back(FloatInfo("x", {2}));
