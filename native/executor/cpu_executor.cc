@@ -20,6 +20,7 @@ namespace onnx_light {
 namespace {
 
 thread_local int tls_region_depth = 0;
+thread_local int64_t tls_regions_opened = 0;
 
 struct RegionDepthScope {
   RegionDepthScope() { ++tls_region_depth; }
@@ -62,6 +63,8 @@ bool SpinUntil(Pred pred, int64_t spin_microseconds) {
 }  // namespace
 
 bool CpuExecutor::InsideRegion() { return tls_region_depth > 0; }
+
+int64_t CpuExecutor::RegionsOpenedOnThisThread() { return tls_regions_opened; }
 
 namespace {
 // Bumped in every child the process forks: executors created before a fork know they are
@@ -233,6 +236,7 @@ int CpuExecutor::Run(int n, TaskFunction function, void* argument) {
     return 1;
   }
   n = std::min(n, share);
+  ++tls_regions_opened;
   Region& region = regions_[slot];
   region.function = function;
   region.argument = argument;

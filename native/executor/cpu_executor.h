@@ -73,6 +73,11 @@ class CpuExecutor {
   //   executor->Run(n, task, arg); // the first region finds it spinning
   bool Prepare();
 
+  // Regions the calling thread has opened with workers offered (not those Run ran inline),
+  // on any executor, since the thread started: Session::Run compares it before and after a
+  // run to learn whether the run wants workers at all.
+  static int64_t RegionsOpenedOnThisThread();
+
   // Workers currently parked (not spinning, not in a region): diagnostics and tests.
   int ParkedWorkers() const { return parked_workers_.load(std::memory_order_seq_cst); }
 

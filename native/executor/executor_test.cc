@@ -647,6 +647,26 @@ TEST_P(PrepareTest, InsideACallerScopeCountsTheCallerOnce) {
 
 INSTANTIATE_TEST_SUITE_P(Threads, PrepareTest, ::testing::Values(2, 4));
 
+// Session::Run learns from this count whether a run wanted workers: regions Run opens with
+// workers count, those it runs inline (serial executor, nested, share of one) do not.
+TEST(CpuExecutor, CountsRegionsOpenedWithWorkersOnTheCallingThread) {
+  auto executor = MakeExecutor(2);
+  auto serial = MakeExecutor(1);
+  const auto task = [](int) {};
+  const int64_t before = CpuExecutor::RegionsOpenedOnThisThread();
+  executor->Run(2, task);
+  EXPECT_EQ(CpuExecutor::RegionsOpenedOnThisThread(), before + 1);
+  serial->Run(2, task);
+  executor->Run(1, task);
+  executor->Run(2, [&](int p) {
+    if (p == 0) executor->Run(2, task);  // nested: inline
+  });
+  EXPECT_EQ(CpuExecutor::RegionsOpenedOnThisThread(), before + 2);
+  int64_t other_thread = -1;
+  std::thread([&] { other_thread = CpuExecutor::RegionsOpenedOnThisThread(); }).join();
+  EXPECT_EQ(other_thread, 0);
+}
+
 TEST(CpuExecutor, PrepareWithoutWorkersWakesNobody) {
   auto executor = MakeExecutor(1);
   EXPECT_FALSE(executor->Prepare());
