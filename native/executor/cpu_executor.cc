@@ -20,6 +20,7 @@ namespace onnx_light {
 namespace {
 
 thread_local int tls_region_depth = 0;
+thread_local int64_t tls_regions_opened = 0;
 
 struct RegionDepthScope {
   RegionDepthScope() { ++tls_region_depth; }
@@ -62,6 +63,8 @@ bool SpinUntil(Pred pred, int64_t spin_microseconds) {
 }  // namespace
 
 bool CpuExecutor::InsideRegion() { return tls_region_depth > 0; }
+
+int64_t CpuExecutor::RegionsOpenedOnThisThread() { return tls_regions_opened; }
 
 namespace {
 // Bumped in every child the process forks: executors created before a fork know they are
@@ -181,6 +184,21 @@ void CpuExecutor::WaitForWorkers(const Region& region, int expected) {
   parked_callers_.fetch_sub(1, std::memory_order_seq_cst);
 }
 
+bool CpuExecutor::Prepare() {
+  if (parked_workers_.load(std::memory_order_seq_cst) == 0 || Forked()) return false;
+  // The share Run would compute, counting this thread as a caller if it is not one yet.
+  const int callers = active_callers_.load(std::memory_order_seq_cst) + (tls_caller_of == this ? 0 : 1);
+  if (participants() / std::max(1, callers) <= 1) return false;
+  {
+    // Bumped under the lock: a worker between its spin and its wait re-checks the dispatch
+    // word under it, so it either sees the bump or is already waiting for the notify.
+    std::lock_guard<std::mutex> lock(parking_->mutex);
+    dispatch_.fetch_add(1, std::memory_order_seq_cst);
+  }
+  parking_->worker_cv.notify_all();
+  return true;
+}
+
 void CpuExecutor::RunInline(int n, TaskFunction function, void* argument) {
   RegionDepthScope scope;
   for (int p = 0; p < n; ++p) function(argument, p);
@@ -218,6 +236,7 @@ int CpuExecutor::Run(int n, TaskFunction function, void* argument) {
     return 1;
   }
   n = std::min(n, share);
+  ++tls_regions_opened;
   Region& region = regions_[slot];
   region.function = function;
   region.argument = argument;

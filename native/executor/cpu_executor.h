@@ -58,6 +58,29 @@ class CpuExecutor {
   using TaskFunction = void (*)(void* argument, int participant);
   int Run(int n, TaskFunction function, void* argument);
 
+  // Wakes the workers parked between runs, so that they are spinning (for their spin
+  // window) by the time the caller opens its first region instead of being woken by it:
+  // a parked worker takes 15-40 us to join (issue 14: each run's first region at 2
+  // threads), which then overlaps the run's set-up. Session::Run calls it first thing.
+  // Costs one load when no worker is parked (back-to-back runs, concurrent callers); wakes
+  // nobody when the calling thread's fair share (see Run) is one participant, in a forked
+  // child or without workers. Returns whether it woke any. A woken worker that finds no
+  // region spins its window (yielding, see SpinUntil) and parks again, exactly as after
+  // a region: the price of a run that opens none.
+  //
+  //   executor->Prepare();         // at the start of a run
+  //   ...                          // feeds checked, frame built: the worker wakes meanwhile
+  //   executor->Run(n, task, arg); // the first region finds it spinning
+  bool Prepare();
+
+  // Regions the calling thread has opened with workers offered (not those Run ran inline),
+  // on any executor, since the thread started: Session::Run compares it before and after a
+  // run to learn whether the run wants workers at all.
+  static int64_t RegionsOpenedOnThisThread();
+
+  // Workers currently parked (not spinning, not in a region): diagnostics and tests.
+  int ParkedWorkers() const { return parked_workers_.load(std::memory_order_seq_cst); }
+
   // Regions that may be open at once; further concurrent callers run inline.
   static constexpr int kMaxConcurrentRegions = 8;
 

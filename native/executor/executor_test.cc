@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <limits>
 #include <mutex>
 #include <set>
@@ -567,6 +568,109 @@ TEST(CpuExecutor, WorkersParkAfterSpinWindow) {
                 return Status::Ok();
               }).ok());
   EXPECT_EQ(ran.load(), 2);
+}
+
+// Prepare (the start of a session run) wakes workers parked between runs, so that the
+// run's first region finds them awake instead of waking them itself; they spin their
+// window (1 s here, so that the test sees them awake) and park again. Polls without
+// timing anything: a worker that never wakes fails the test at the deadline.
+class PrepareTest : public ::testing::TestWithParam<int> {};
+
+bool WaitUntil(const std::function<bool()>& pred) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!pred()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  return true;
+}
+
+std::shared_ptr<CpuExecutor> MakeParkedExecutor(int threads, int64_t spin_microseconds) {
+  CpuExecutionPolicy policy;
+  policy.num_threads = threads;
+  policy.spin_microseconds = spin_microseconds;
+  auto e = CpuExecutor::Create(policy);
+  EXPECT_TRUE(e.ok()) << e.status().ToString();
+  // New workers spin their window, then park.
+  EXPECT_TRUE(WaitUntil([&] { return (*e)->ParkedWorkers() == threads - 1; }));
+  return *e;
+}
+
+TEST_P(PrepareTest, WakesParkedWorkersBeforeTheFirstRegion) {
+  const int threads = GetParam();
+  auto executor = MakeParkedExecutor(threads, CpuExecutionPolicy::kMaxSpinMicroseconds);
+  EXPECT_TRUE(executor->Prepare());
+  EXPECT_TRUE(WaitUntil([&] { return executor->ParkedWorkers() == 0; })) << executor->ParkedWorkers() << " parked";
+  // Awake and spinning: a second Prepare has no one to wake.
+  EXPECT_FALSE(executor->Prepare());
+  // The prepared workers run the first region like any other: every index exactly once.
+  ParallelContext ctx{executor.get(), nullptr, nullptr, "Test"};
+  constexpr int64_t kTotal = 1009;
+  std::vector<std::atomic<int>> hits(kTotal);
+  ASSERT_TRUE(ParallelFor(ctx, kTotal, {"prepared", 7}, [&](int64_t b, int64_t e) {
+                for (int64_t i = b; i < e; ++i) hits[i].fetch_add(1);
+                return Status::Ok();
+              }).ok());
+  for (int64_t i = 0; i < kTotal; ++i) ASSERT_EQ(hits[i].load(), 1) << "index " << i;
+}
+
+// A run whose share of the pool is one participant opens no region (Run runs it inline),
+// so Prepare leaves the parked workers alone: here the other callers, each holding a
+// CallerScope as Session::Run does, take every thread.
+TEST_P(PrepareTest, LeavesWorkersParkedWhenTheCallersShareIsOne) {
+  const int threads = GetParam();
+  auto executor = MakeParkedExecutor(threads, /*spin_microseconds=*/0);
+  std::atomic<int> scoped{0};
+  std::atomic<bool> release{false};
+  std::vector<std::thread> others;
+  for (int i = 0; i < threads - 1; ++i) {
+    others.emplace_back([&] {
+      CpuExecutor::CallerScope scope(*executor);
+      scoped.fetch_add(1);
+      while (!release.load()) std::this_thread::yield();
+    });
+  }
+  ASSERT_TRUE(WaitUntil([&] { return scoped.load() == threads - 1; }));
+  EXPECT_FALSE(executor->Prepare()) << threads - 1 << " other callers on " << threads << " threads";
+  release.store(true);
+  for (auto& t : others) t.join();
+  // Alone again: the share is the whole pool.
+  EXPECT_TRUE(executor->Prepare());
+}
+
+TEST_P(PrepareTest, InsideACallerScopeCountsTheCallerOnce) {
+  const int threads = GetParam();
+  auto executor = MakeParkedExecutor(threads, /*spin_microseconds=*/0);
+  CpuExecutor::CallerScope scope(*executor);  // as Session::Run holds it around Prepare
+  EXPECT_TRUE(executor->Prepare());
+}
+
+INSTANTIATE_TEST_SUITE_P(Threads, PrepareTest, ::testing::Values(2, 4));
+
+// Session::Run learns from this count whether a run wanted workers: regions Run opens with
+// workers count, those it runs inline (serial executor, nested, share of one) do not.
+TEST(CpuExecutor, CountsRegionsOpenedWithWorkersOnTheCallingThread) {
+  auto executor = MakeExecutor(2);
+  auto serial = MakeExecutor(1);
+  const auto task = [](int) {};
+  const int64_t before = CpuExecutor::RegionsOpenedOnThisThread();
+  executor->Run(2, task);
+  EXPECT_EQ(CpuExecutor::RegionsOpenedOnThisThread(), before + 1);
+  serial->Run(2, task);
+  executor->Run(1, task);
+  executor->Run(2, [&](int p) {
+    if (p == 0) executor->Run(2, task);  // nested: inline
+  });
+  EXPECT_EQ(CpuExecutor::RegionsOpenedOnThisThread(), before + 2);
+  int64_t other_thread = -1;
+  std::thread([&] { other_thread = CpuExecutor::RegionsOpenedOnThisThread(); }).join();
+  EXPECT_EQ(other_thread, 0);
+}
+
+TEST(CpuExecutor, PrepareWithoutWorkersWakesNobody) {
+  auto executor = MakeExecutor(1);
+  EXPECT_FALSE(executor->Prepare());
+  EXPECT_EQ(executor->ParkedWorkers(), 0);
 }
 
 // A worker pinned to its caller's CPU (as when the scheduler wakes it there because the

@@ -373,7 +373,10 @@ StatusOr<std::vector<Value>> Session::Run(const std::vector<std::pair<std::strin
   // This run counts against the policy's threads for its whole length (fair shares for
   // concurrent callers, see CpuExecutor::Run).
   std::optional<CpuExecutor::CallerScope> caller;  // a serial session has no executor
-  if (executor_ != nullptr) caller.emplace(*executor_);
+  if (executor_ != nullptr) {
+    caller.emplace(*executor_);
+    PrepareWorkers();  // workers parked since the last run wake while the feeds are checked
+  }
   const Graph& graph = *graph_;
   std::vector<Value> frame = NewFrame(*plan_, nullptr);
   std::vector<bool> fed(graph.inputs.size(), false);
@@ -406,7 +409,13 @@ StatusOr<std::vector<Value>> Session::Run(const std::vector<std::pair<std::strin
     }
   }
   Runner runner(*this, options);
-  OL_RETURN_IF_ERROR(runner.Execute(*plan_, frame));
+  const int64_t regions_before = CpuExecutor::RegionsOpenedOnThisThread();
+  const Status executed = runner.Execute(*plan_, frame);
+  if (executor_ != nullptr) {
+    last_run_opened_region_.store(CpuExecutor::RegionsOpenedOnThisThread() != regions_before,
+                                  std::memory_order_relaxed);
+  }
+  OL_RETURN_IF_ERROR(executed);
   std::vector<Value> outputs;
   outputs.reserve(wanted.size());
   for (int slot : wanted) outputs.push_back(frame[slot]);
@@ -416,6 +425,11 @@ StatusOr<std::vector<Value>> Session::Run(const std::vector<std::pair<std::strin
     output = KeepingAllocatorAlive(owned, allocator_);
   }
   return outputs;
+}
+
+bool Session::PrepareWorkers() const {
+  if (executor_ == nullptr || !last_run_opened_region_.load(std::memory_order_relaxed)) return false;
+  return executor_->Prepare();
 }
 
 std::vector<TuningValueReport> Session::TuningReport() const {

@@ -2,6 +2,7 @@
 // tuning resolved, executor acquired), then Run any number of times, from any thread.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
@@ -100,6 +101,13 @@ class Session {
   StatusOr<std::vector<Value>> Run(const std::vector<std::pair<std::string, Value>>& feeds,
                                    const std::vector<std::string>& output_names, const RunOptions& options = {}) const;
 
+  // Wakes the executor's workers parked since the last run (CpuExecutor::Prepare) unless
+  // this session's last run opened no region with workers (a model too small to split, or
+  // runs that concurrent callers made serial): then a run would wake them for nothing.
+  // Run calls it; a binding may call it earlier, before converting feeds. Returns whether
+  // it woke any.
+  bool PrepareWorkers() const;
+
   // Every tuning value of every kernel instance created so far (subgraphs included).
   std::vector<TuningValueReport> TuningReport() const;
 
@@ -116,6 +124,9 @@ class Session {
   std::shared_ptr<Allocator> allocator_;  // outputs of Run keep it alive
   std::unique_ptr<GraphPlan> plan_;
   std::map<const Graph*, std::unique_ptr<GraphPlan>> subgraph_plans_;
+  // Whether the last run (of any caller) opened a region with workers; true until a run
+  // says otherwise. A hint: a stale value costs one needless or one missed wake-up.
+  mutable std::atomic<bool> last_run_opened_region_{true};
 };
 
 }  // namespace onnx_light

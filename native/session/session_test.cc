@@ -86,6 +86,70 @@ TEST(SessionTest, RunsAChainSeriallyAndInParallelWithTheSameResult) {
   }
 }
 
+// A run wakes the session's workers parked since the last one (CpuExecutor::Prepare), so
+// that its first region finds them awake: here the session's first run (which has no last
+// run that opened no region), too small to open any region itself, leaves the worker
+// awake, spinning its window (1 s, so that the test sees it), where it had parked. Polls
+// without timing anything.
+TEST(SessionTest, ARunWakesWorkersParkedSinceTheLastRun) {
+  CpuExecutionPolicy policy;
+  policy.num_threads = 2;
+  policy.spin_microseconds = CpuExecutionPolicy::kMaxSpinMicroseconds;
+  auto created = Session::Create(AddChain(1, 4), policy);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  std::unique_ptr<Session> session = std::move(created).value();
+  CpuExecutor* executor = session->executor();
+  ASSERT_NE(executor, nullptr);
+  const auto wait_until = [](const std::function<bool()>& pred) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (!pred()) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    return true;
+  };
+  ASSERT_TRUE(wait_until([&] { return executor->ParkedWorkers() == 1; }));
+  EventCollector events;
+  RunOptions options;
+  options.events = &events;
+  auto out = session->Run({{"x", Value(Floats({4}, 1.0f))}}, {}, options);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)[0].tensor().data<float>()[3], 2.0f);
+  EXPECT_TRUE(events.regions().empty()) << "the run opened a region: the test needs one that does not";
+  EXPECT_TRUE(wait_until([&] { return executor->ParkedWorkers() == 0; }));
+}
+
+// A session whose last run opened no region with workers (too small to split) does not
+// wake them for the next run, where they would only spin; one whose last run did, does.
+// Workers park at once here (spin window 0); PrepareWorkers says whether it woke any.
+TEST(SessionTest, PreparesWorkersOnlyAfterARunThatOpenedARegion) {
+  CpuExecutionPolicy policy;
+  policy.num_threads = 2;
+  policy.spin_microseconds = 0;
+  const auto wait_parked = [](CpuExecutor* executor) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (executor->ParkedWorkers() != 1) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    return true;
+  };
+  for (const int64_t elements : {int64_t{4}, int64_t{1} << 20}) {
+    auto created = Session::Create(AddChain(1, elements), policy);
+    ASSERT_TRUE(created.ok()) << created.status().ToString();
+    std::unique_ptr<Session> session = std::move(created).value();
+    EventCollector events;
+    RunOptions options;
+    options.events = &events;
+    ASSERT_TRUE(session->Run({{"x", Value(Floats({elements}, 1.0f))}}, {}, options).ok());
+    const bool opened = !events.regions().empty();
+    EXPECT_EQ(opened, elements > 4) << elements << " elements: the test needs a run that opens no region and one "
+                                    << "that does";
+    ASSERT_TRUE(wait_parked(session->executor()));
+    EXPECT_EQ(session->PrepareWorkers(), opened) << elements << " elements";
+  }
+}
+
 TEST(SessionTest, OrdersNodesTopologically) {
   auto g = NewGraph();
   g->inputs.push_back(FloatInfo("x", {2}));

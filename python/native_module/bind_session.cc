@@ -298,6 +298,9 @@ struct PyRunOptions {
 
 std::vector<nb::object> RunSession(const Session& session, nb::list feeds, const std::vector<std::string>& outputs,
                                    PyRunOptions* py_options, EventCollector* events) {
+  // Workers parked since the last run start waking now, while the feeds are converted
+  // (Session::Run asks again; by then it costs one load).
+  session.PrepareWorkers();
   std::vector<std::pair<std::string, Value>> native_feeds;
   native_feeds.reserve(feeds.size());
   for (nb::handle item : feeds) {
