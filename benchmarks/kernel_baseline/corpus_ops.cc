@@ -4,6 +4,9 @@
 // quantized ops). //tools:kernel_baseline_test fails when an op with a parallel path has
 // no case and is not listed there with a reason. Work units: what the family's
 // parallel.minimum_* counts (output elements for the elementwise and data-movement ops).
+#include <algorithm>
+#include <cmath>
+
 #include "benchmarks/kernel_baseline/corpus_inputs.h"
 
 namespace onnx_light {
@@ -457,6 +460,48 @@ void Convs(std::vector<CorpusCase>* corpus) {
                         r.Input(Typed(t, Shape({16}), -0.1f, 0.1f, 3)).Input(Typed(t, w2, -0.2f, 0.2f, 4));
                         r.Input(Typed(t, Shape({64}), -0.1f, 0.1f, 5));
                         r.Attr("activation", std::string("Relu")).Attr("gate_activation", std::string("Sigmoid"));
+                      }};
+  });
+  // The blocked-channel (NCHW16c) ops of native/kernels/nchwc (ai.onnx_light), as the
+  // layout pass writes them: 32 channels are two blocks of 16, X [1, 2, h, h, 16].
+  PerType(corpus, "NchwcConv", "ai.onnx_light", 1, kFloatOnly, [=](DataType t, int s) {
+    const int64_t h = hw[s];
+    const Shape x({1, 2, h, h, 16}), w({32, 32, 3, 3});
+    return CorpusSize{"", units(h), ShapeText({x, w}), [=](KernelRunner& r) {
+                        r.Input(Typed(t, x, -1, 1, 1)).ConstantInput(Typed(t, w, -0.1f, 0.1f, 2));
+                        r.Input(Typed(t, Shape({32}), -0.1f, 0.1f, 3));
+                        r.Attr("pads", std::vector<int64_t>{1, 1, 1, 1}).Attr("activation", std::string("Relu"));
+                      }};
+  });
+  PerType(corpus, "NchwcDepthwiseConv", "ai.onnx_light", 1, kFloatOnly, [=](DataType t, int s) {
+    const int64_t n = kElementSizes[s], h = std::max<int64_t>(3, static_cast<int64_t>(std::sqrt(n / 64.0)));
+    const Shape x({1, 4, h, h, 16}), w({64, 1, 3, 3});
+    return CorpusSize{"", 9 * 64 * h * h, ShapeText({x, w}), [=](KernelRunner& r) {
+                        r.Input(Typed(t, x, -1, 1, 1)).ConstantInput(Typed(t, w, -0.2f, 0.2f, 2));
+                        r.Attr("pads", std::vector<int64_t>{1, 1, 1, 1}).Attr("group", int64_t{64});
+                        r.Attr("activation", std::string("Swish")).Attr("activation_params", std::vector<float>{1.0f});
+                      }};
+  });
+  PerType(corpus, "NchwcSqueezeExcitation", "ai.onnx_light", 1, kFloatOnly, [=](DataType t, int s) {
+    const int64_t n = kElementSizes[s], plane = std::max<int64_t>(1, n / 64);
+    const Shape x({1, 4, plane, 1, 16}), w1({16, 64, 1, 1}), w2({64, 16, 1, 1});
+    return CorpusSize{"", 64 * plane, ShapeText({x, w1, w2}), [=](KernelRunner& r) {
+                        r.Input(Typed(t, x, -1, 1, 1)).Input(Typed(t, w1, -0.2f, 0.2f, 2));
+                        r.Input(Typed(t, Shape({16}), -0.1f, 0.1f, 3)).Input(Typed(t, w2, -0.2f, 0.2f, 4));
+                        r.Input(Typed(t, Shape({64}), -0.1f, 0.1f, 5));
+                        r.Attr("activation", std::string("Relu")).Attr("gate_activation", std::string("Sigmoid"));
+                      }};
+  });
+  PerType(corpus, "ReorderInput", "ai.onnx_light", 1, kFloatOnly, [=](DataType t, int s) {
+    const int64_t n = kElementSizes[s], plane = std::max<int64_t>(1, n / 40);
+    const Shape x({1, 40, plane, 1});
+    return CorpusSize{"", 40 * plane, ShapeText({x}), [=](KernelRunner& r) { r.Input(Typed(t, x, -1, 1, 1)); }};
+  });
+  PerType(corpus, "ReorderOutput", "ai.onnx_light", 1, kFloatOnly, [=](DataType t, int s) {
+    const int64_t n = kElementSizes[s], plane = std::max<int64_t>(1, n / 48);
+    const Shape x({1, 3, plane, 1, 16});
+    return CorpusSize{"", 48 * plane, ShapeText({x}), [=](KernelRunner& r) {
+                        r.Input(Typed(t, x, -1, 1, 1)).Attr("channels", int64_t{40});
                       }};
   });
   PerType(corpus, "ConvInteger", "", 10, kQuantized, [=](DataType t, int s) {

@@ -81,7 +81,8 @@ void PadPlanes(const conv::ConvGeometry& g, const Source& s, int64_t elems, cons
 
 conv::ImplicitTile ScalarBlockedTile() { return conv::ImplicitTile{kScalarRows, kBlock, nullptr, ScalarTile}; }
 
-PackedNchwcWeights PackedNchwcWeights::Pack(int64_t m, int64_t c, int64_t kh, int64_t kw, const float* w) {
+PackedNchwcWeights PackedNchwcWeights::Pack(int64_t m, int64_t c, int64_t kh, int64_t kw, const float* w,
+                                            const std::function<void(int64_t)>& rows_read) {
   PackedNchwcWeights p;
   p.m = m;
   p.c = c;
@@ -91,7 +92,7 @@ PackedNchwcWeights PackedNchwcWeights::Pack(int64_t m, int64_t c, int64_t kh, in
   p.tile = conv::ImplicitTileFor(m);
   if (p.tile.blocked_fn != nullptr) {
     p.panels.resize(conv::ImplicitPackedSize(m, k));
-    conv::PackImplicitWeights(m, k, w, p.panels.data());
+    conv::PackImplicitWeights(m, k, w, p.panels.data(), rows_read);
     return p;
   }
   p.tile = ScalarBlockedTile();
@@ -102,6 +103,7 @@ PackedNchwcWeights PackedNchwcWeights::Pack(int64_t m, int64_t c, int64_t kh, in
         p.panels[(block * k + kk) * kBlock + j] = w[(block * kBlock + j) * k + kk];
       }
     }
+    if (rows_read) rows_read(std::min(m, (block + 1) * kBlock));
   }
   return p;
 }

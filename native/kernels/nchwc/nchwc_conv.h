@@ -32,6 +32,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "native/kernels/conv/conv_float.h"
@@ -44,14 +45,17 @@ namespace onnx_light {
 namespace nchwc {
 
 // W [M, C, kh, kw] packed once for this process's ISA: the enabled tile's K x cols panels
-// (conv::PackImplicitWeights), or the scalar tile's K x 16 panels.
+// (conv::PackImplicitWeights), or the scalar tile's K x 16 panels. `rows_read`, when
+// given, is called with r after each block of output channels: rows [0, r) of w (M rows of
+// K floats) are never read again (as PackImplicitWeights's), so a session may release them.
 struct PackedNchwcWeights {
   int64_t m = 0, c = 0, kh = 0, kw = 0;
   conv::ImplicitTile tile;  // blocked_fn set
   std::vector<float> panels;
 
   int64_t k() const { return c * kh * kw; }
-  static PackedNchwcWeights Pack(int64_t m, int64_t c, int64_t kh, int64_t kw, const float* w);
+  static PackedNchwcWeights Pack(int64_t m, int64_t c, int64_t kh, int64_t kw, const float* w,
+                                 const std::function<void(int64_t)>& rows_read = nullptr);
 };
 
 // The scalar tile (4 positions x 16 channels) with ImplicitTileFn's blocked contract:

@@ -50,7 +50,19 @@ class NchwcConvKernel final : public OpKernel {
                              w->TypeAndShape());
     }
     w_shape_ = ws;
-    weights_ = nchwc::PackedNchwcWeights::Pack(ws[0], ws[1], ws[2], ws[3], w->data<float>());
+    // W's rows go back to the system as they are packed when the session allows it (as
+    // Conv's, conv_op.cc): W and its panels never coexist whole. The consumer is taken at
+    // the first report.
+    const size_t row_bytes = w->byte_size() / static_cast<size_t>(ws[0]);
+    ConstantConsumer consumer;
+    bool consuming = false;
+    weights_ = nchwc::PackedNchwcWeights::Pack(ws[0], ws[1], ws[2], ws[3], w->data<float>(), [&](int64_t rows) {
+      if (!consuming) {
+        consumer = info.ConsumeConstantInput(1);
+        consuming = true;
+      }
+      consumer.ReleaseThrough(static_cast<size_t>(rows) * row_bytes);
+    });
     // Compute reads only the packed panels (and W's shape, kept above): the session may
     // release W (registry/kernel.h, absorbing a constant input).
     return info.AbsorbConstantInput(1, static_cast<int64_t>(weights_.panels.size() * sizeof(float)));

@@ -399,6 +399,13 @@ def rewrite_to_blocked_layout(
 
     view.replace_nodes(set(by_id), inserted)
     view.drop_unused_initializers()
+    # The new tensors' element type (float; their shapes are not declared): the session
+    # creates a kernel at creation only when its dispatch input's type is known there, and
+    # only a kernel created at creation packs and releases its constant W (plan.cc).
+    model.graph.value_info.extend(
+        helper.make_tensor_value_info(name, TensorProto.FLOAT, None)
+        for name in [*blocked_name.values(), *reordered.values()]
+    )
     ensure_opset(model, DOMAIN, 1)
     view.opsets.setdefault(DOMAIN, 1)
     return model
